@@ -1,0 +1,45 @@
+/* Host-wide state: options, workspace, configuration, lifecycle. */
+#ifndef VTHOST_HOST_H
+#define VTHOST_HOST_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+
+#define VTHOST_VERSION "0.1.0"
+
+typedef struct host_options {
+    const char *workspace;      /* NULL: current directory */
+    const char *profile;        /* NULL: vtcode.toml [tools] profile, else default */
+    const char *config_path;    /* NULL: workspace's, else user's vtcode.toml */
+    const char *agent;          /* NULL: embedded default agent */
+    const char *const *plugin_dirs; /* extra --plugin-dir entries */
+    size_t plugin_dir_count;
+    const char *exe_path;       /* argv[0] or /proc/self/exe */
+    int log_level;              /* enum vt_log_level threshold for stderr */
+} host_options;
+
+/* Loads configuration, the profile and its plugins.  On failure *err is
+ * a malloc'd message for the user. */
+int host_open(const host_options *opts, char **err);
+/* Ends plugins (fini in reverse order) and frees everything. */
+void host_close(void);
+
+const char *host_workspace(void);      /* canonical absolute root */
+const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
+const char *host_config_path(void);    /* file it came from, or NULL */
+const char *host_profile_name(void);
+const char *host_default_agent(void);  /* --agent value, or NULL */
+const vt_host_api *host_api(void);
+
+/* The directory of the running executable (no trailing slash). */
+const char *host_exe_dir(void);
+
+/* Logging sink: front ends may redirect it (MCP notifications/message). */
+typedef void (*host_log_sink)(void *ctx, int level, const char *who, const char *msg);
+void host_set_log_sink(host_log_sink sink, void *ctx);
+void host_set_log_level(int level);
+void host_log(int level, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

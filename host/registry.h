@@ -1,0 +1,46 @@
+/* The tool registry: every tool of every loaded plugin, and which of them
+ * the model sees (public, expanded) or may discover (deferred). */
+#ifndef VTHOST_REGISTRY_H
+#define VTHOST_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+
+struct plugin_module;
+struct typed_tool;
+
+typedef struct tool_entry {
+    vt_tool t;                     /* full-size copy of the plugin's entry */
+    struct plugin_module *module;  /* owning plugin */
+    cJSON *schema;                 /* parsed schema incl. max_output_tokens */
+    struct typed_tool *typed;      /* non-NULL for typed (libffi) tools */
+    int is_public;                 /* listed by the active profile */
+    int is_expanded;               /* listed after search_tools found it */
+} tool_entry;
+
+/* Lookup by exact name; NULL when unknown.  Entries live until host_close. */
+const tool_entry *registry_find(const char *name);
+/* Listed now: profile tools in profile order, then expanded ones by name.
+ * *out is malloc'd (free it); the entries are borrowed. */
+int registry_listed(const tool_entry ***out, size_t *count);
+/* Every registered tool, sorted by name (same ownership as above). */
+int registry_all(const tool_entry ***out, size_t *count);
+/* Callable: listed, or deferred (not gated outside its profile). */
+int registry_callable(const tool_entry *e);
+/* Deferred and discoverable (not listed, not gated). */
+int registry_is_deferred(const tool_entry *e);
+/* Mark deferred tools listed; returns the new epoch in *epoch. */
+int registry_expand(const char *const *names, size_t count, uint64_t *epoch);
+uint64_t registry_epoch(void);
+/* Names of listed tools joined by ", " (malloc'd). */
+char *registry_listed_names(void);
+/* The closest callable tool name to `name` by edit distance, or NULL. */
+const char *registry_suggest(const char *name);
+
+/* Tool description as JSON: {"name","description","inputSchema",
+ * "annotations"}; format "mcp" or "openai". */
+cJSON *registry_describe(const tool_entry *e, const char *format);
+
+#endif

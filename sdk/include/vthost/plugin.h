@@ -1,0 +1,313 @@
+/*
+ * vthost/plugin.h — the one header a vthost plugin includes.
+ *
+ * A plugin is a shared object that exports one function, vt_plugin_v1(),
+ * returning a constant descriptor (vt_plugin).  The host reads and checks
+ * the descriptor before it runs any other plugin code, then calls
+ * init() with the host API table (vt_host_api), through which the plugin
+ * reaches every host service.
+ *
+ * Memory rules, everywhere in this header:
+ *   - Anything the host passes INTO a hook (arguments, the call handle,
+ *     strings) is borrowed: valid until the hook returns, never freed by
+ *     the plugin.
+ *   - Anything a host function hands OUT as `char *` or `void *` is owned
+ *     by the caller and released with api->free().  cJSON trees handed out
+ *     are released with cJSON_Delete() (host and plugins share the
+ *     system libcjson).
+ *   - Anything a plugin hands to the host through an out-parameter
+ *     (`cJSON **result`, `char **errmsg`) becomes the host's: allocate it
+ *     with cJSON or api->alloc()/api->strdup(), never free it yourself.
+ *   - The descriptor, its tools array and every string in them are
+ *     static data of the plugin and must stay valid until fini() returns.
+ *
+ * Errors: functions return 0 (VT_OK) or a negative vt_status.
+ *
+ * ABI: the major version is in the entry symbol's name.  Within a major,
+ * structs only grow at the end; the host accepts a plugin built against
+ * an older minor, refuses a newer minor, and accepts a larger descriptor
+ * only when the extra tail is all zero.  Test for host table members newer
+ * than the minor you built against with VT_HAS(api, member).
+ */
+#ifndef VTHOST_PLUGIN_H
+#define VTHOST_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VT_ABI_MAJOR 1
+#define VT_ABI_MINOR 0
+
+#if defined(__GNUC__)
+#define VT_EXPORT __attribute__((visibility("default")))
+#define VT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VT_EXPORT
+#define VT_PRINTF(a, b)
+#endif
+
+/* Status codes: 0 or negative. */
+typedef enum vt_status {
+    VT_OK = 0,
+    VT_ERR_INVALID = -1,     /* bad arguments or input */
+    VT_ERR_NOT_FOUND = -2,   /* no such file, session, tool, service */
+    VT_ERR_DENIED = -3,      /* refused by policy or permissions */
+    VT_ERR_IO = -4,          /* an operating-system call failed */
+    VT_ERR_NOMEM = -5,
+    VT_ERR_EXISTS = -6,      /* target already exists */
+    VT_ERR_OUTSIDE = -7,     /* path resolves outside the workspace */
+    VT_ERR_UNSUPPORTED = -8,
+    VT_ERR_BUSY = -9,        /* limit reached, try later */
+    VT_ERR_CANCELLED = -10,  /* the client cancelled the call */
+    VT_ERR_INTERNAL = -11
+} vt_status;
+
+/* What a tool does, declared once; drives MCP annotations, the
+ * permission engine's fixed exceptions and anti-blind-editing. */
+enum vt_effect {
+    VT_EFFECT_READ_ONLY = 1u << 0,
+    VT_EFFECT_MUTATES_WORKSPACE = 1u << 1,
+    VT_EFFECT_EXECUTES = 1u << 2,
+    VT_EFFECT_NETWORK = 1u << 3,
+    VT_EFFECT_IDEMPOTENT = 1u << 4
+};
+
+enum vt_tool_flag {
+    /* Not listed until search_tools finds it.  Tools of plugins outside
+     * the active profile are deferred whatever this flag says. */
+    VT_TOOL_DEFERRED = 1u << 0,
+    /* Callable only when a profile lists it publicly (code_search). */
+    VT_TOOL_PROFILE_GATED = 1u << 1
+};
+
+enum vt_log_level {
+    VT_LOG_DEBUG = 0,
+    VT_LOG_INFO = 1,
+    VT_LOG_NOTICE = 2,
+    VT_LOG_WARNING = 3,
+    VT_LOG_ERROR = 4
+};
+
+/* What a call would touch, as reported by a tool's subjects hook. */
+typedef enum vt_subject_kind {
+    VT_SUBJECT_COMMAND = 1,    /* one simple command, normalised text */
+    VT_SUBJECT_OPAQUE = 2,     /* a command the hook could not see into */
+    VT_SUBJECT_PATH_READ = 3,
+    VT_SUBJECT_PATH_EDIT = 4,  /* modified in place, or a redirect target */
+    VT_SUBJECT_PATH_CREATE = 5,
+    VT_SUBJECT_PATH_DELETE = 6,
+    VT_SUBJECT_DOMAIN = 7,     /* network host name */
+    VT_SUBJECT_CWD = 8,        /* directory relative subjects start from */
+    VT_SUBJECT_ESCALATION = 9  /* asks to run outside the sandbox; value
+                                  is the justification */
+} vt_subject_kind;
+
+/* Notes a plugin leaves for the host's guards (anti-blind-editing). */
+typedef enum vt_note_kind {
+    /* The call changed `value` workspace files (value > 0). */
+    VT_NOTE_MUTATION = 1,
+    /* A command finished: detail = command text, value = exit code. */
+    VT_NOTE_COMMAND_EXIT = 2
+} vt_note_kind;
+
+/* Flags for vt_host_api.resolve_path. */
+enum vt_resolve_flag {
+    VT_RESOLVE_MUST_EXIST = 1u << 0,  /* the target must exist */
+    VT_RESOLVE_NO_SYMLINKS = 1u << 1, /* refuse any symlink on the way */
+    VT_RESOLVE_DIRECTORY = 1u << 2    /* the target must be a directory */
+};
+
+typedef struct vt_call vt_call;           /* one tool call (opaque) */
+typedef struct vt_subjects vt_subjects;   /* subject sink (opaque) */
+typedef struct vt_spool vt_spool;         /* output spool (opaque) */
+typedef struct vt_host_api vt_host_api;
+
+/*
+ * A tool.  Arrays of tools end with an all-zero entry.  The host steps
+ * through the array with the descriptor's sizeof_tool, so a plugin built
+ * against an older, smaller vt_tool stays readable.
+ */
+typedef struct vt_tool {
+    const char *name;          /* [a-zA-Z0-9_.-], unique across plugins */
+    const char *description;   /* shown to the model */
+    /* JSON Schema text of the arguments (type object).  The host adds
+     * max_output_tokens.  NULL for a typed tool (see signature). */
+    const char *input_schema;
+    uint32_t effects;          /* enum vt_effect bits */
+    uint32_t flags;            /* enum vt_tool_flag bits */
+
+    /* Optional.  Pure validation beyond the schema: no I/O, no side
+     * effects.  Return 0, or report with api->call_error() and return
+     * its result (VT_ERR_INVALID). */
+    int (*preflight)(vt_call *call, const cJSON *args);
+
+    /* Optional.  The permission hook: report every command, path and
+     * domain the call would touch with api->subject_add().  Must not
+     * touch the filesystem beyond reading it. */
+    int (*subjects)(vt_call *call, const cJSON *args, vt_subjects *out);
+
+    /* Required unless typed.  Runs the tool.  On success store a new
+     * cJSON object in *result (the host takes it) and return 0.  On
+     * failure return api->call_error(...).  A tool whose output is large
+     * writes it to api->spool_open(call) instead of putting it in the
+     * result: the host fills "output" from the spool under the budget. */
+    int (*run)(vt_call *call, const cJSON *args, cJSON **result);
+
+    /* Typed tool (see docs/sdk.md): a C signature such as
+     * "int64 word_count(string path, bool unique)" and the function it
+     * describes.  The host derives the schema and calls fn via libffi.
+     * Leave both NULL for a JSON tool. */
+    const char *signature;
+    void (*typed_fn)(void);
+} vt_tool;
+
+/* The constant descriptor returned by vt_plugin_v1(). */
+typedef struct vt_plugin {
+    uint32_t struct_size;   /* sizeof(vt_plugin) the plugin was built with */
+    uint32_t sizeof_tool;   /* sizeof(vt_tool) the plugin was built with */
+    uint16_t abi_major;     /* VT_ABI_MAJOR */
+    uint16_t abi_minor;     /* VT_ABI_MINOR */
+    const char *name;       /* module name, e.g. "exec" */
+    const char *version;    /* plugin's own version string */
+    const char *license;    /* SPDX identifier */
+    /* NULL-terminated list, or NULL.  "NAME" needs plugin NAME loaded
+     * first; "service:NAME" needs a service published by then. */
+    const char *const *requires;
+    const vt_tool *tools;   /* ended by an all-zero entry */
+    /* Optional.  Called once after the checks pass.  On failure return a
+     * negative status and set *errmsg to a message allocated with
+     * api->strdup() (or leave it NULL).  `api` stays valid until fini. */
+    int (*init)(const vt_host_api *api, char **errmsg);
+    /* Optional.  Called once at host exit, in reverse load order. */
+    void (*fini)(void);
+} vt_plugin;
+
+/* Initialise a descriptor's header fields. */
+#define VT_PLUGIN_HEADER                                                  \
+    .struct_size = sizeof(vt_plugin), .sizeof_tool = sizeof(vt_tool),     \
+    .abi_major = VT_ABI_MAJOR, .abi_minor = VT_ABI_MINOR
+
+/* The entry symbol.  Define it with VT_PLUGIN_ENTRY. */
+typedef const vt_plugin *(*vt_plugin_entry_fn)(void);
+#define VT_PLUGIN_ENTRY_SYMBOL "vt_plugin_v1"
+#define VT_PLUGIN_ENTRY(desc)                                             \
+    VT_EXPORT const vt_plugin *vt_plugin_v1(void) { return &(desc); }
+
+/*
+ * Interface a reviewer plugin publishes as service "permissions.reviewer"
+ * to answer the permission engine's auto reviews.  `request` is borrowed;
+ * *reason is allocated with api->strdup() and freed by the host.
+ * Return 1 for ALLOW, 0 for BLOCK, negative when it cannot decide.
+ */
+typedef struct vt_reviewer_v1 {
+    uint32_t struct_size;
+    int (*review)(void *ud, const cJSON *request, char **reason);
+    void *ud;
+} vt_reviewer_v1;
+
+/*
+ * The host API table.  Append-only: new members go at the end and bump
+ * VT_ABI_MINOR.  Test for a member newer than your build's minor with
+ * VT_HAS(api, member) before calling it.
+ */
+struct vt_host_api {
+    uint32_t struct_size;
+    uint16_t abi_major;
+    uint16_t abi_minor;
+
+    /* ---- memory: what the host hands out is freed with free() ---- */
+    void *(*alloc)(size_t size);
+    void (*free)(void *ptr);
+    char *(*strdup)(const char *s);
+
+    /* ---- logging (stderr, or MCP notifications/message) ---- */
+    void (*log)(int level, const char *plugin, const char *fmt, ...)
+        VT_PRINTF(3, 4);
+
+    /* ---- calls ---- */
+    /* Record the call's error message and return `status` (negative).
+     * The host reports it to the model as a failed call. */
+    int (*call_error)(vt_call *call, int status, const char *fmt, ...)
+        VT_PRINTF(3, 4);
+    /* Host-wide unique id of the call (> 0). */
+    uint64_t (*call_id)(const vt_call *call);
+    /* The tool name the call was made with.  Borrowed. */
+    const char *(*call_tool)(const vt_call *call);
+    /* Non-zero once the client cancelled the call; long runs poll it. */
+    int (*call_cancelled)(const vt_call *call);
+    /* Report progress of a long call (progress grows; message may be
+     * NULL).  A no-op when the client asked for none. */
+    void (*call_progress)(vt_call *call, double progress, double total,
+                          const char *message);
+    /* Add a warning string to the call's result ("warnings" array). */
+    void (*call_warn)(vt_call *call, const char *fmt, ...) VT_PRINTF(2, 3);
+
+    /* ---- workspace ---- */
+    /* Absolute, canonical workspace root.  Borrowed, valid until fini. */
+    const char *(*workspace_root)(void);
+    /* Resolve `path` (relative to the workspace root, or absolute) to a
+     * canonical absolute path inside the workspace.  Returns
+     * VT_ERR_OUTSIDE when it (or, with VT_RESOLVE_NO_SYMLINKS, any
+     * symlink on the way) leaves the workspace.  *out is allocated;
+     * free with api->free(). */
+    int (*resolve_path)(const char *path, unsigned flags, char **out);
+    /* The host's configuration (vtcode.toml as a cJSON tree), or an
+     * empty object.  Borrowed, valid until fini; never modify it. */
+    const cJSON *(*config)(void);
+
+    /* ---- output spool ---- */
+    /* The call's spool, created on first use; owned by the host, which
+     * closes it after run returns.  Everything written is kept
+     * (streamed to .vtcode/context/tool_outputs/ when it outgrows the
+     * budget) and the host sets the result's "output", "truncated",
+     * "original_token_count" and "spool_path" from it.  Memory stays
+     * bounded however much is written. */
+    vt_spool *(*spool_open)(vt_call *call);
+    int (*spool_write)(vt_spool *spool, const void *buf, size_t len);
+
+    /* ---- named services ---- */
+    /* Publish `iface` under `name` (unique).  The pointer is borrowed
+     * and must stay valid until the publisher's fini. */
+    int (*service_publish)(const char *name, void *iface);
+    /* The interface published under `name`, or NULL.  Borrowed. */
+    void *(*service_lookup)(const char *name);
+
+    /* ---- permission subjects ---- */
+    /* Add a subject; `value` is copied. */
+    int (*subject_add)(vt_subjects *out, vt_subject_kind kind,
+                       const char *value);
+
+    /* ---- guard notes ---- */
+    void (*note)(vt_call *call, vt_note_kind kind, const char *detail,
+                 long value);
+
+    /* ---- deferred tool catalog (used by search_tools) ---- */
+    /* A new JSON array of the deferred tools the model may discover:
+     * [{"name","description","input_schema":{...}}], sorted by name.
+     * The caller frees it with cJSON_Delete(). */
+    cJSON *(*catalog_list)(void);
+    /* Make the named deferred tools listed from the next request on.
+     * Unknown names are skipped.  *epoch receives the catalog epoch
+     * after expansion (it changes whenever the listed set changes). */
+    int (*catalog_expand)(const char *const *names, size_t count,
+                          uint64_t *epoch);
+    /* The current catalog epoch. */
+    uint64_t (*catalog_epoch)(void);
+};
+
+#define VT_HAS(api, member)                                               \
+    ((api) != NULL &&                                                     \
+     (api)->struct_size >=                                                \
+         offsetof(vt_host_api, member) + sizeof((api)->member) &&         \
+     (api)->member != NULL)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VTHOST_PLUGIN_H */
