@@ -1,0 +1,9 @@
+/* The MCP server front end: `vthost serve`. */
+#ifndef VTHOST_MCP_H
+#define VTHOST_MCP_H
+
+/* Serve MCP over stdin/stdout until EOF or SIGTERM/SIGINT.  The host is
+ * already open (host_open).  Returns the process exit code. */
+int mcp_serve(void);
+
+#endif
