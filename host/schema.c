@@ -1,0 +1,866 @@
+/* JSON Schema validation for tool arguments: the subset tools use.
+ *
+ * schema_prepare() checks a plugin's schema once, at load time, so that
+ * schema_validate() can walk it without re-checking keyword types on every
+ * call.  Errors name the first offending field deterministically: required
+ * properties in declared order, then arguments in the order they were sent. */
+#include "schema.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <utf8proc.h>
+#include <vthost/plugin.h>
+
+#define MOT_NAME "max_output_tokens"
+#define MOT_DESCRIPTION                                                        \
+    "Upper bound on the tokens of output returned to the model (1-50000, "    \
+    "default 10000); the complete output is kept in a spool file."
+
+/* Longest argument value or key quoted in an error message, in bytes. */
+#define QUOTE_MAX 80
+
+/* ---- small string helpers ------------------------------------------- */
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+/* Length of the longest prefix of s (len bytes) not longer than max bytes
+ * that ends on a UTF-8 character boundary. */
+static size_t utf8_cut(const char *s, size_t len, size_t max)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + pos,
+                                              (utf8proc_ssize_t)(len - pos), &cp);
+        if (n <= 0)
+            n = 1; /* invalid byte: step over it alone */
+        if (pos + (size_t)n > max)
+            break;
+        pos += (size_t)n;
+    }
+    return pos;
+}
+
+/* A JSON rendering of a string, shortened to about QUOTE_MAX bytes. */
+static char *quote_string(const char *s)
+{
+    size_t len = strlen(s);
+    size_t keep = len > QUOTE_MAX ? utf8_cut(s, len, QUOTE_MAX) : len;
+    char *cut = strndup(s, keep);
+    if (!cut)
+        return NULL;
+    cJSON *tmp = cJSON_CreateString(cut);
+    free(cut);
+    char *json = tmp ? cJSON_PrintUnformatted(tmp) : NULL;
+    cJSON_Delete(tmp);
+    if (json && keep < len) {
+        char *more = xasprintf("%s...", json);
+        cJSON_free(json);
+        return more;
+    }
+    if (!json)
+        return NULL;
+    char *out = strdup(json);
+    cJSON_free(json);
+    return out;
+}
+
+static char *format_number(double v)
+{
+    if (isfinite(v) && floor(v) == v && fabs(v) < 1e15)
+        return xasprintf("%.0f", v);
+    return xasprintf("%.17g", v);
+}
+
+/* A short rendering of any value for "got ..." (objects and arrays are
+ * described, not printed: they can be arbitrarily large). */
+static char *render_value(const cJSON *v)
+{
+    if (cJSON_IsString(v))
+        return quote_string(v->valuestring);
+    if (cJSON_IsNumber(v))
+        return format_number(v->valuedouble);
+    if (cJSON_IsTrue(v))
+        return strdup("true");
+    if (cJSON_IsFalse(v))
+        return strdup("false");
+    if (cJSON_IsNull(v))
+        return strdup("null");
+    if (cJSON_IsArray(v))
+        return strdup("an array");
+    if (cJSON_IsObject(v))
+        return strdup("an object");
+    return strdup("an unknown value");
+}
+
+static const char *kind_article(const cJSON *v)
+{
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return "a boolean";
+    return NULL; /* null, arrays and objects already say what they are */
+}
+
+/* "got X" with the kind of X when it is not evident from X itself. */
+static char *render_got_typed(const cJSON *v)
+{
+    char *r = render_value(v);
+    if (!r)
+        return NULL;
+    const char *k = kind_article(v);
+    if (!k)
+        return r;
+    char *s = xasprintf("%s (%s)", r, k);
+    free(r);
+    return s;
+}
+
+/* ---- paths -------------------------------------------------------------- */
+
+static bool plain_key(const char *k)
+{
+    if (!*k)
+        return false;
+    for (const char *p = k; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return false;
+    }
+    return strlen(k) <= QUOTE_MAX;
+}
+
+/* Path of a member `key` of the object at `parent` (NULL = the arguments). */
+static char *path_member(const char *parent, const char *key)
+{
+    if (plain_key(key))
+        return parent ? xasprintf("%s.%s", parent, key) : strdup(key);
+    char *q = quote_string(key);
+    if (!q)
+        return NULL;
+    char *s = xasprintf("%s[%s]", parent ? parent : "", q);
+    free(q);
+    return s;
+}
+
+static char *path_index(const char *parent, int i)
+{
+    return xasprintf("%s[%d]", parent ? parent : "root", i);
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+typedef struct {
+    const char *tool;
+    char *err; /* first error, complete message */
+} vctx;
+
+static int fail(vctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(vctx *c, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    char *what = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&what, fmt, ap) < 0)
+        what = NULL;
+    va_end(ap);
+    if (!what)
+        return VT_ERR_NOMEM;
+    c->err = xasprintf("Invalid arguments for tool '%s': %s: %s", c->tool,
+                       path ? path : "root", what);
+    free(what);
+    return c->err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+}
+
+static bool is_whole(double v)
+{
+    return isfinite(v) && floor(v) == v;
+}
+
+static bool type_matches(const char *type, const cJSON *v)
+{
+    if (!strcmp(type, "object")) return cJSON_IsObject(v);
+    if (!strcmp(type, "array")) return cJSON_IsArray(v);
+    if (!strcmp(type, "string")) return cJSON_IsString(v);
+    if (!strcmp(type, "number")) return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+    if (!strcmp(type, "integer")) return cJSON_IsNumber(v) && is_whole(v->valuedouble);
+    if (!strcmp(type, "boolean")) return cJSON_IsBool(v);
+    if (!strcmp(type, "null")) return cJSON_IsNull(v);
+    return false;
+}
+
+static const cJSON *num_kw(const cJSON *schema, const char *kw)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(schema, kw);
+    return cJSON_IsNumber(n) ? n : NULL;
+}
+
+/* "from 1 to 5", ">= 1", "> 0 and <= 1" or "" for the numeric bounds. */
+static char *range_text(const cJSON *schema)
+{
+    const cJSON *mn = num_kw(schema, "minimum"), *mx = num_kw(schema, "maximum");
+    const cJSON *emn = num_kw(schema, "exclusiveMinimum");
+    const cJSON *emx = num_kw(schema, "exclusiveMaximum");
+    char *a = NULL, *b = NULL, *s = NULL;
+    if (mn && mx && !emn && !emx) {
+        a = format_number(mn->valuedouble);
+        b = format_number(mx->valuedouble);
+        s = (a && b) ? xasprintf(" from %s to %s", a, b) : NULL;
+        free(a);
+        free(b);
+        return s;
+    }
+    /* the tighter of each pair is what a value must satisfy; both are
+     * shown when both are given, which is rare enough to keep simple */
+    char *lo = NULL, *hi = NULL;
+    if (emn) {
+        a = format_number(emn->valuedouble);
+        lo = a ? xasprintf("> %s", a) : NULL;
+    } else if (mn) {
+        a = format_number(mn->valuedouble);
+        lo = a ? xasprintf(">= %s", a) : NULL;
+    }
+    if (emx) {
+        b = format_number(emx->valuedouble);
+        hi = b ? xasprintf("< %s", b) : NULL;
+    } else if (mx) {
+        b = format_number(mx->valuedouble);
+        hi = b ? xasprintf("<= %s", b) : NULL;
+    }
+    if (lo && hi)
+        s = xasprintf(" %s and %s", lo, hi);
+    else if (lo || hi)
+        s = xasprintf(" %s", lo ? lo : hi);
+    else
+        s = strdup("");
+    free(a);
+    free(b);
+    free(lo);
+    free(hi);
+    return s;
+}
+
+static bool in_range(const cJSON *schema, double v)
+{
+    const cJSON *k;
+    if ((k = num_kw(schema, "minimum")) && v < k->valuedouble) return false;
+    if ((k = num_kw(schema, "maximum")) && v > k->valuedouble) return false;
+    if ((k = num_kw(schema, "exclusiveMinimum")) && v <= k->valuedouble) return false;
+    if ((k = num_kw(schema, "exclusiveMaximum")) && v >= k->valuedouble) return false;
+    return true;
+}
+
+static int int_kw(const cJSON *schema, const char *kw)
+{
+    const cJSON *n = num_kw(schema, kw);
+    if (!n)
+        return -1;
+    if (n->valuedouble > 1e9)
+        return 1000000000;
+    return (int)n->valuedouble;
+}
+
+/* "of 1 to 5 UNITs", "of at least 1 UNIT", "" ... */
+static char *count_text(const cJSON *schema, const char *minkw, const char *maxkw,
+                        const char *unit)
+{
+    int mn = int_kw(schema, minkw), mx = int_kw(schema, maxkw);
+    /* unit is plural; "1 character", "1 item" drop the final s */
+    int ulen = (int)strlen(unit);
+    if (mn >= 0 && mx >= 0)
+        return xasprintf(" of %d to %d %.*s", mn, mx, mx == 1 ? ulen - 1 : ulen, unit);
+    if (mn >= 0)
+        return xasprintf(" of at least %d %.*s", mn, mn == 1 ? ulen - 1 : ulen, unit);
+    if (mx >= 0)
+        return xasprintf(" of at most %d %.*s", mx, mx == 1 ? ulen - 1 : ulen, unit);
+    return strdup("");
+}
+
+/* What a value of one JSON type must be, with that type's constraints. */
+static char *describe_type(const cJSON *schema, const char *type)
+{
+    if (!strcmp(type, "integer") || !strcmp(type, "number")) {
+        char *r = range_text(schema);
+        char *s = r ? xasprintf("%s%s", !strcmp(type, "integer") ? "an integer"
+                                                                 : "a number", r)
+                    : NULL;
+        free(r);
+        return s;
+    }
+    if (!strcmp(type, "string")) {
+        char *r = count_text(schema, "minLength", "maxLength", "characters");
+        char *s = r ? xasprintf("a string%s", r) : NULL;
+        free(r);
+        return s;
+    }
+    if (!strcmp(type, "array")) {
+        char *r = count_text(schema, "minItems", "maxItems", "items");
+        char *s = r ? xasprintf("an array%s", r) : NULL;
+        free(r);
+        return s;
+    }
+    if (!strcmp(type, "object")) return strdup("an object");
+    if (!strcmp(type, "boolean")) return strdup("a boolean (true or false)");
+    if (!strcmp(type, "null")) return strdup("null");
+    return xasprintf("of type %s", type);
+}
+
+/* "a string or null" for a list of types. */
+static char *describe_types(const cJSON *schema, const cJSON *type)
+{
+    if (cJSON_IsString(type))
+        return describe_type(schema, type->valuestring);
+    char *acc = NULL;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, type) {
+        char *d = describe_type(schema, t->valuestring);
+        if (!d) {
+            free(acc);
+            return NULL;
+        }
+        char *n = acc ? xasprintf("%s or %s", acc, d) : strdup(d);
+        free(acc);
+        free(d);
+        if (!n)
+            return NULL;
+        acc = n;
+    }
+    return acc ? acc : strdup("a value");
+}
+
+/* The JSON type of v as a schema type name ("integer" for whole numbers). */
+static const char *value_type(const cJSON *v)
+{
+    if (cJSON_IsObject(v)) return "object";
+    if (cJSON_IsArray(v)) return "array";
+    if (cJSON_IsString(v)) return "string";
+    if (cJSON_IsNumber(v)) return is_whole(v->valuedouble) ? "integer" : "number";
+    if (cJSON_IsBool(v)) return "boolean";
+    return "null";
+}
+
+/* The type whose constraints apply to v: the schema's matching type, or the
+ * value's own type when the schema leaves the type open. */
+static const char *effective_type(const cJSON *type, const cJSON *v)
+{
+    if (cJSON_IsString(type))
+        return type->valuestring;
+    if (cJSON_IsArray(type)) {
+        const cJSON *t;
+        /* prefer an exact match so "number" bounds read as numbers */
+        cJSON_ArrayForEach(t, type)
+            if (type_matches(t->valuestring, v) && !strcmp(t->valuestring, value_type(v)))
+                return t->valuestring;
+        cJSON_ArrayForEach(t, type)
+            if (type_matches(t->valuestring, v))
+                return t->valuestring;
+    }
+    return value_type(v);
+}
+
+static int fail_expected(vctx *c, const char *path, const cJSON *schema,
+                         const char *type, const cJSON *v)
+{
+    char *want = describe_type(schema, type);
+    char *got = render_value(v);
+    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got)
+                           : VT_ERR_NOMEM;
+    free(want);
+    free(got);
+    return rc;
+}
+
+static int validate_node(vctx *c, const cJSON *schema, const cJSON *v, const char *path);
+
+static int check_type(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(schema, "type");
+    if (!type)
+        return 0;
+    if (cJSON_IsString(type)) {
+        if (type_matches(type->valuestring, v))
+            return 0;
+    } else {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, type)
+            if (type_matches(t->valuestring, v))
+                return 0;
+    }
+    /* numbers print bare ("got 1.5"): their kind is evident, and for a
+     * fraction where an integer is wanted "a number" would mislead */
+    char *want = describe_types(schema, type);
+    char *got = cJSON_IsNumber(v) ? render_value(v) : render_got_typed(v);
+    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got)
+                           : VT_ERR_NOMEM;
+    free(want);
+    free(got);
+    return rc;
+}
+
+static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(schema, "enum");
+    if (!cJSON_IsArray(en))
+        return 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, en)
+        if (cJSON_Compare(e, v, true))
+            return 0;
+    /* list the allowed values as JSON, in declared order */
+    char *list = NULL;
+    cJSON_ArrayForEach(e, en) {
+        char *r = cJSON_IsString(e) ? quote_string(e->valuestring) : render_value(e);
+        char *n = r ? (list ? xasprintf("%s, %s", list, r) : strdup(r)) : NULL;
+        free(r);
+        free(list);
+        if (!n)
+            return VT_ERR_NOMEM;
+        list = n;
+    }
+    char *got = render_value(v);
+    int rc = (list && got) ? fail(c, path, "must be one of %s, got %s", list, got)
+                           : VT_ERR_NOMEM;
+    free(list);
+    free(got);
+    return rc;
+}
+
+static int check_string(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    int mn = int_kw(schema, "minLength"), mx = int_kw(schema, "maxLength");
+    if (mn < 0 && mx < 0)
+        return 0;
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)v->valuestring;
+    utf8proc_ssize_t len = (utf8proc_ssize_t)strlen(v->valuestring), pos = 0;
+    long count = 0;
+    while (pos < len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + pos, len - pos, &cp);
+        if (n <= 0)
+            return fail(c, path, "must be valid UTF-8 text, got an invalid byte at offset %ld",
+                        (long)pos);
+        pos += n;
+        count++;
+    }
+    if ((mn >= 0 && count < mn) || (mx >= 0 && count > mx)) {
+        char *want = describe_type(schema, "string");
+        int rc = want ? fail(c, path, "must be %s, got %ld character%s", want, count,
+                             count == 1 ? "" : "s")
+                      : VT_ERR_NOMEM;
+        free(want);
+        return rc;
+    }
+    return 0;
+}
+
+static int check_array(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    int n = cJSON_GetArraySize(v);
+    int mn = int_kw(schema, "minItems"), mx = int_kw(schema, "maxItems");
+    if ((mn >= 0 && n < mn) || (mx >= 0 && n > mx)) {
+        char *want = describe_type(schema, "array");
+        int rc = want ? fail(c, path, "must be %s, got %d item%s", want, n,
+                             n == 1 ? "" : "s")
+                      : VT_ERR_NOMEM;
+        free(want);
+        return rc;
+    }
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(schema, "items");
+    if (!cJSON_IsObject(items))
+        return 0;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v) {
+        char *p = path_index(path, i++);
+        if (!p)
+            return VT_ERR_NOMEM;
+        int rc = validate_node(c, items, e, p);
+        free(p);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static char *allowed_list(const cJSON *props)
+{
+    char *list = NULL;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, props) {
+        char *n = list ? xasprintf("%s, %s", list, p->string) : strdup(p->string);
+        free(list);
+        if (!n)
+            return NULL;
+        list = n;
+    }
+    return list ? list : strdup("(none)");
+}
+
+static int check_object(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+    const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, req) {
+        if (!cJSON_IsString(r) || cJSON_GetObjectItemCaseSensitive(v, r->valuestring))
+            continue;
+        char *p = path_member(path, r->valuestring);
+        int rc = p ? fail(c, p, "required property is missing") : VT_ERR_NOMEM;
+        free(p);
+        return rc;
+    }
+    const cJSON *m;
+    cJSON_ArrayForEach(m, v) {
+        const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
+        char *p = path_member(path, m->string);
+        if (!p)
+            return VT_ERR_NOMEM;
+        int rc = 0;
+        if (sub)
+            rc = validate_node(c, sub, m, p);
+        else if (cJSON_IsFalse(addl)) {
+            char *allowed = allowed_list(props);
+            rc = allowed ? fail(c, p, "unknown property; allowed: %s", allowed)
+                         : VT_ERR_NOMEM;
+            free(allowed);
+        } else if (cJSON_IsObject(addl))
+            rc = validate_node(c, addl, m, p);
+        free(p);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int validate_node(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    int rc = check_type(c, schema, v, path);
+    if (rc)
+        return rc;
+    if ((rc = check_enum(c, schema, v, path)))
+        return rc;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(schema, "type");
+    const char *eff = effective_type(type, v);
+    if (cJSON_IsNumber(v) && !in_range(schema, v->valuedouble))
+        return fail_expected(c, path, schema, eff, v);
+    if (cJSON_IsString(v))
+        return check_string(c, schema, v, path);
+    if (cJSON_IsArray(v))
+        return check_array(c, schema, v, path);
+    if (cJSON_IsObject(v))
+        return check_object(c, schema, v, path);
+    return 0;
+}
+
+int schema_validate(const cJSON *schema, const cJSON *args, const char *tool,
+                    char **err)
+{
+    vctx c = {.tool = tool ? tool : "?", .err = NULL};
+    if (err)
+        *err = NULL;
+    if (!schema)
+        return VT_ERR_INVALID;
+    int rc;
+    if (!cJSON_IsObject(args)) {
+        char *got = args ? render_got_typed(args) : strdup("nothing");
+        rc = got ? fail(&c, NULL, "must be an object, got %s", got) : VT_ERR_NOMEM;
+        free(got);
+    } else {
+        rc = validate_node(&c, schema, args, NULL);
+    }
+    if (rc && err)
+        *err = c.err;
+    else
+        free(c.err);
+    return rc;
+}
+
+int schema_max_output_tokens(const cJSON *args)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(args, MOT_NAME);
+    if (cJSON_IsNumber(m) && is_whole(m->valuedouble) && m->valuedouble >= 1 &&
+        m->valuedouble <= SCHEMA_MAX_OUTPUT_TOKENS_MAX)
+        return (int)m->valuedouble;
+    return SCHEMA_MAX_OUTPUT_TOKENS_DEFAULT;
+}
+
+/* ---- schema checks (load time) ----------------------------------------- */
+
+static const char *const known_types[] = {"object", "array", "string", "number",
+                                          "integer", "boolean", "null"};
+
+static bool known_type(const char *t)
+{
+    for (size_t i = 0; i < sizeof known_types / sizeof *known_types; i++)
+        if (!strcmp(t, known_types[i]))
+            return true;
+    return false;
+}
+
+static int bad(char **err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(char **err, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    char *what = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&what, fmt, ap) < 0)
+        what = NULL;
+    va_end(ap);
+    if (!what)
+        return VT_ERR_NOMEM;
+    if (err)
+        *err = path && *path ? xasprintf("input schema: %s%s", path, what)
+                             : xasprintf("input schema%s", what);
+    free(what);
+    return VT_ERR_INVALID;
+}
+
+static char *sub_path(const char *path, const char *kw)
+{
+    return *path ? xasprintf("%s.%s", path, kw) : strdup(kw);
+}
+
+/* Draft-4 boolean exclusiveMinimum/Maximum become the numeric form. */
+static int normalise_exclusive(cJSON *s, const char *path, const char *bound,
+                               const char *excl, char **err)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(s, excl);
+    if (!cJSON_IsBool(e))
+        return 0;
+    cJSON *b = cJSON_GetObjectItemCaseSensitive(s, bound);
+    if (cJSON_IsFalse(e)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(s, excl);
+        return 0;
+    }
+    if (!cJSON_IsNumber(b))
+        return bad(err, path, "%s%s: true needs a numeric %s", *path ? "." : ": ",
+                   excl, bound);
+    cJSON *n = cJSON_CreateNumber(b->valuedouble);
+    if (!n)
+        return VT_ERR_NOMEM;
+    cJSON_ReplaceItemInObjectCaseSensitive(s, excl, n);
+    cJSON_DeleteItemFromObjectCaseSensitive(s, bound);
+    return 0;
+}
+
+static int check_schema(cJSON *s, const char *path, char **err);
+
+/* "input schema: PATH.kw ..." or "input schema: kw ..." at top level. */
+#define KW(path, kw) (*(path) ? (path) : ""), (*(path) ? "." : ""), (kw)
+
+static int check_keywords(cJSON *s, const char *path, char **err)
+{
+    static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
+    static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
+                                         "exclusiveMaximum"};
+    int rc;
+    if ((rc = normalise_exclusive(s, path, "minimum", "exclusiveMinimum", err)) ||
+        (rc = normalise_exclusive(s, path, "maximum", "exclusiveMaximum", err)))
+        return rc;
+
+    cJSON *type = cJSON_GetObjectItemCaseSensitive(s, "type");
+    if (type) {
+        if (cJSON_IsString(type)) {
+            if (!known_type(type->valuestring))
+                return bad(err, "", ": %s%s%s: unknown type \"%s\"", KW(path, "type"),
+                           type->valuestring);
+        } else if (cJSON_IsArray(type) && cJSON_GetArraySize(type) > 0) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, type)
+                if (!cJSON_IsString(t) || !known_type(t->valuestring))
+                    return bad(err, "", ": %s%s%s: not a list of known type names",
+                               KW(path, "type"));
+        } else {
+            return bad(err, "", ": %s%s%s: must be a type name or a list of them",
+                       KW(path, "type"));
+        }
+    }
+    for (size_t i = 0; i < 4; i++) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, counts[i]);
+        if (k && !(cJSON_IsNumber(k) && is_whole(k->valuedouble) && k->valuedouble >= 0))
+            return bad(err, "", ": %s%s%s: must be a non-negative integer",
+                       KW(path, counts[i]));
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, bounds[i]);
+        if (b && !(cJSON_IsNumber(b) && isfinite(b->valuedouble)))
+            return bad(err, "", ": %s%s%s: must be a number", KW(path, bounds[i]));
+    }
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(s, "enum");
+    if (en && !(cJSON_IsArray(en) && cJSON_GetArraySize(en) > 0))
+        return bad(err, "", ": %s%s%s: must be a non-empty array", KW(path, "enum"));
+
+    cJSON *items = cJSON_GetObjectItemCaseSensitive(s, "items");
+    if (items) {
+        if (!cJSON_IsObject(items))
+            return bad(err, "", ": %s%s%s is not an object", KW(path, "items"));
+        char *p = sub_path(path, "items");
+        rc = p ? check_schema(items, p, err) : VT_ERR_NOMEM;
+        free(p);
+        if (rc)
+            return rc;
+    }
+
+    cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+    if (props) {
+        if (!cJSON_IsObject(props))
+            return bad(err, "", ": %s%s%s is not an object", KW(path, "properties"));
+        cJSON *p;
+        cJSON_ArrayForEach(p, props) {
+            char *pp = *path ? xasprintf("%s.properties.%s", path, p->string)
+                             : xasprintf("properties.%s", p->string);
+            if (!pp)
+                return VT_ERR_NOMEM;
+            if (!cJSON_IsObject(p))
+                rc = bad(err, "", ": %s is not an object", pp);
+            else
+                rc = check_schema(p, pp, err);
+            free(pp);
+            if (rc)
+                return rc;
+        }
+    }
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(s, "required");
+    if (req) {
+        if (!cJSON_IsArray(req))
+            return bad(err, "", ": %s%s%s is not an array of property names",
+                       KW(path, "required"));
+        int i = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, req) {
+            if (!cJSON_IsString(r))
+                return bad(err, "", ": %s%s%s[%d] is not a string", KW(path, "required"), i);
+            if (!cJSON_GetObjectItemCaseSensitive(props, r->valuestring))
+                return bad(err, "", ": %s%s%s[%d] names \"%s\", which is not in properties",
+                           KW(path, "required"), i, r->valuestring);
+            i++;
+        }
+    }
+    cJSON *addl = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
+    if (addl && !cJSON_IsBool(addl)) {
+        if (!cJSON_IsObject(addl))
+            return bad(err, "", ": %s%s%s must be true, false or a schema object",
+                       KW(path, "additionalProperties"));
+        char *p = sub_path(path, "additionalProperties");
+        rc = p ? check_schema(addl, p, err) : VT_ERR_NOMEM;
+        free(p);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_schema(cJSON *s, const char *path, char **err)
+{
+    return check_keywords(s, path, err);
+}
+
+static int replace_or_add(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return VT_ERR_NOMEM;
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+    else
+        cJSON_AddItemToObject(obj, key, item);
+    return 0;
+}
+
+/* Declare max_output_tokens, or force the shared bounds on a declaration. */
+static int add_max_output_tokens(cJSON *props)
+{
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(props, MOT_NAME);
+    if (!m) {
+        m = cJSON_CreateObject();
+        if (!m)
+            return VT_ERR_NOMEM;
+        cJSON_AddItemToObject(props, MOT_NAME, m);
+        if (!cJSON_AddStringToObject(m, "description", MOT_DESCRIPTION))
+            return VT_ERR_NOMEM;
+    }
+    static const char *const drop[] = {"exclusiveMinimum", "exclusiveMaximum", "enum"};
+    for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(m, drop[i]);
+    if (replace_or_add(m, "type", cJSON_CreateString("integer")) ||
+        replace_or_add(m, "minimum", cJSON_CreateNumber(1)) ||
+        replace_or_add(m, "maximum", cJSON_CreateNumber(SCHEMA_MAX_OUTPUT_TOKENS_MAX)) ||
+        replace_or_add(m, "default", cJSON_CreateNumber(SCHEMA_MAX_OUTPUT_TOKENS_DEFAULT)))
+        return VT_ERR_NOMEM;
+    return 0;
+}
+
+int schema_prepare(const char *schema_text, cJSON **out, char **err)
+{
+    if (out)
+        *out = NULL;
+    if (err)
+        *err = NULL;
+    if (!schema_text || !out)
+        return bad(err, NULL, " is missing");
+    const char *end = NULL;
+    cJSON *s = cJSON_ParseWithOpts(schema_text, &end, true);
+    if (!s) {
+        size_t at = end && end >= schema_text ? (size_t)(end - schema_text) : 0;
+        return bad(err, NULL, " is not valid JSON near byte %zu", at);
+    }
+    int rc;
+    if (!cJSON_IsObject(s)) {
+        char *got = render_got_typed(s);
+        rc = bad(err, NULL, " must be a JSON object, got %s", got ? got : "something else");
+        free(got);
+        goto fail;
+    }
+    cJSON *type = cJSON_GetObjectItemCaseSensitive(s, "type");
+    if (!type) {
+        if (!cJSON_GetObjectItemCaseSensitive(s, "properties")) {
+            rc = bad(err, NULL, ": no \"type\": \"object\" and no \"properties\"");
+            goto fail;
+        }
+        if (!cJSON_AddStringToObject(s, "type", "object")) {
+            rc = VT_ERR_NOMEM;
+            goto fail;
+        }
+    } else if (!cJSON_IsString(type) || strcmp(type->valuestring, "object")) {
+        char *got = render_value(type);
+        rc = bad(err, NULL, ": type must be \"object\", got %s", got ? got : "?");
+        free(got);
+        goto fail;
+    }
+    if ((rc = check_schema(s, "", err)))
+        goto fail;
+    cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+    if (!props && !(props = cJSON_AddObjectToObject(s, "properties"))) {
+        rc = VT_ERR_NOMEM;
+        goto fail;
+    }
+    if ((rc = add_max_output_tokens(props)))
+        goto fail;
+    if (!cJSON_GetObjectItemCaseSensitive(s, "additionalProperties") &&
+        !cJSON_AddFalseToObject(s, "additionalProperties")) {
+        rc = VT_ERR_NOMEM;
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    cJSON_Delete(s);
+    if (rc == VT_ERR_NOMEM && err && !*err)
+        *err = strdup("input schema: out of memory");
+    return rc;
+}
