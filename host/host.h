@@ -2,6 +2,7 @@
 #ifndef VTHOST_HOST_H
 #define VTHOST_HOST_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
@@ -32,6 +33,10 @@ const char *host_profile_name(void);
 const char *host_default_agent(void);  /* --agent value, or NULL */
 const vt_host_api *host_api(void);
 
+/* Plugin directories searched, in order. */
+size_t host_plugin_dir_count(void);
+const char *host_plugin_dir(size_t i);
+
 /* The directory of the running executable (no trailing slash). */
 const char *host_exe_dir(void);
 
@@ -41,5 +46,6 @@ void host_set_log_sink(host_log_sink sink, void *ctx);
 void host_set_log_level(int level);
 void host_log(int level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void host_vlog(int level, const char *who, const char *fmt, va_list ap);
 
 #endif

@@ -49,4 +49,11 @@ typedef struct call_result {
 int pipeline_call(const call_request *req, call_result *out);
 void call_result_free(call_result *r);
 
+/* The permission decision a call would get, with its trace, without
+ * running it: registry, schema, preflight and subjects as for a call,
+ * then permission_explain.  *out is {"tool", "subjects", "decision",
+ * "trace", ...}; on refusal before the permission step, out->status and
+ * message say why, as for pipeline_call. */
+int pipeline_explain(const call_request *req, call_result *out);
+
 #endif

@@ -43,4 +43,16 @@ const char *registry_suggest(const char *name);
  * "annotations"}; format "mcp" or "openai". */
 cJSON *registry_describe(const tool_entry *e, const char *format);
 
+/* ---- for the loader and host_open ---- */
+/* Check and register every tool of a loaded module, all or nothing.
+ * On refusal *err (malloc'd) says which tool and why. */
+int registry_add_module(struct plugin_module *m, char **err);
+/* Re-read descriptions after init (plugins may finalise them there). */
+void registry_refresh_descriptions(struct plugin_module *m);
+/* Mark the profile's public tools, in order; *err names a missing one. */
+int registry_set_public(const char *const *names, size_t count, char **err);
+/* Drop a module's tools again (its init failed). */
+void registry_remove_module(struct plugin_module *m);
+void registry_clear(void);
+
 #endif

@@ -1,0 +1,194 @@
+/* The host API table plugins receive, and the call handle behind it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "api.h"
+#include "call.h"
+#include "guard.h"
+#include "host.h"
+#include "paths.h"
+#include "registry.h"
+#include "services.h"
+#include "spool.h"
+#include "subjects.h"
+
+static void *api_alloc(size_t n) { return malloc(n ? n : 1); }
+static void api_free(void *p) { free(p); }
+static char *api_strdup(const char *s) { return s ? strdup(s) : NULL; }
+
+static void api_log(int level, const char *plugin, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    host_vlog(level, plugin, f, ap);
+    va_end(ap);
+}
+
+static int api_call_error(vt_call *call, int status, const char *f, ...)
+{
+    if (status >= 0)
+        status = VT_ERR_INTERNAL;
+    if (!call)
+        return status;
+    if (!call->error) {
+        va_list ap;
+        va_start(ap, f);
+        if (vasprintf(&call->error, f, ap) < 0)
+            call->error = NULL;
+        va_end(ap);
+        call->error_status = status;
+    }
+    return status;
+}
+
+static uint64_t api_call_id(const vt_call *call) { return call ? call->id : 0; }
+static const char *api_call_tool(const vt_call *call)
+{
+    return call && call->tool ? call->tool->t.name : NULL;
+}
+static int api_call_cancelled(const vt_call *call)
+{
+    return call && call->cancel && atomic_load(call->cancel);
+}
+
+static void api_call_progress(vt_call *call, double progress, double total, const char *msg)
+{
+    if (call && call->fe && call->fe->progress)
+        call->fe->progress(call->fe->ctx, progress, total, msg);
+}
+
+static void api_call_warn(vt_call *call, const char *f, ...)
+{
+    if (!call)
+        return;
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, f);
+    if (vasprintf(&msg, f, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (!msg)
+        return;
+    if (!call->warnings)
+        call->warnings = cJSON_CreateArray();
+    cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
+    free(msg);
+}
+
+static const char *api_workspace_root(void) { return host_workspace(); }
+
+static int api_resolve_path(const char *path, unsigned flags, char **out)
+{
+    return paths_resolve(host_workspace(), path, flags, out);
+}
+
+static const cJSON *api_config(void) { return host_config(); }
+
+static vt_spool *api_spool_open(vt_call *call)
+{
+    if (!call)
+        return NULL;
+    if (!call->spool) {
+        char id[64];
+        snprintf(id, sizeof id, "%ld-%llu", (long)getpid(), (unsigned long long)call->id);
+        call->spool = spool_new(host_workspace(), call->tool->t.name, id,
+                                call->max_output_tokens);
+    }
+    return call->spool;
+}
+
+static int api_spool_write(vt_spool *s, const void *buf, size_t len)
+{
+    return spool_append(s, buf, len);
+}
+
+static int api_subject_add(vt_subjects *out, vt_subject_kind kind, const char *value)
+{
+    return subjects_add(out, kind, value);
+}
+
+static void api_note(vt_call *call, vt_note_kind kind, const char *detail, long value)
+{
+    guard_note(call ? call->tool : NULL, kind, detail, value);
+}
+
+static cJSON *api_catalog_list(void)
+{
+    const tool_entry **v;
+    size_t n;
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || registry_all(&v, &n) != VT_OK)
+        return arr;
+    for (size_t i = 0; i < n; i++) {
+        if (!registry_is_deferred(v[i]))
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", v[i]->t.name);
+        cJSON_AddStringToObject(o, "description", v[i]->t.description ? v[i]->t.description : "");
+        cJSON_AddItemToObject(o, "input_schema", cJSON_Duplicate(v[i]->schema, 1));
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(v);
+    return arr;
+}
+
+static int api_catalog_expand(const char *const *names, size_t count, uint64_t *epoch)
+{
+    return registry_expand(names, count, epoch);
+}
+
+static uint64_t api_catalog_epoch(void) { return registry_epoch(); }
+
+static const vt_host_api table = {
+    .struct_size = sizeof(vt_host_api),
+    .abi_major = VT_ABI_MAJOR,
+    .abi_minor = VT_ABI_MINOR,
+    .alloc = api_alloc,
+    .free = api_free,
+    .strdup = api_strdup,
+    .log = api_log,
+    .call_error = api_call_error,
+    .call_id = api_call_id,
+    .call_tool = api_call_tool,
+    .call_cancelled = api_call_cancelled,
+    .call_progress = api_call_progress,
+    .call_warn = api_call_warn,
+    .workspace_root = api_workspace_root,
+    .resolve_path = api_resolve_path,
+    .config = api_config,
+    .spool_open = api_spool_open,
+    .spool_write = api_spool_write,
+    .service_publish = services_publish,
+    .service_lookup = services_lookup,
+    .subject_add = api_subject_add,
+    .note = api_note,
+    .catalog_list = api_catalog_list,
+    .catalog_expand = api_catalog_expand,
+    .catalog_epoch = api_catalog_epoch,
+};
+
+const vt_host_api *api_table(void) { return &table; }
+const vt_host_api *host_api(void) { return &table; }
+
+static atomic_uint_fast64_t next_call_id = 1;
+
+void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,
+               const frontend *fe, atomic_int *cancel)
+{
+    memset(call, 0, sizeof *call);
+    call->id = atomic_fetch_add(&next_call_id, 1);
+    call->tool = tool;
+    call->args = args;
+    call->fe = fe;
+    call->cancel = cancel;
+    call->max_output_tokens = 10000;
+}
+
+void call_release(vt_call *call)
+{
+    free(call->error);
+    cJSON_Delete(call->warnings);
+    spool_free(call->spool);
+    memset(call, 0, sizeof *call);
+}

@@ -1,0 +1,112 @@
+/* Shared state of the MCP engine's files (mcp_server.c, mcp_dispatch.c,
+ * mcp_call.c, mcp_out.c).  Not for use outside host/mcp_*.c. */
+#ifndef VTHOST_MCP_INTERNAL_H
+#define VTHOST_MCP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <cjson/cJSON.h>
+#include "mcp_reader.h"
+#include "mcp_server.h"
+#include "pipeline.h"
+
+/* JSON-RPC error codes. */
+#define RPC_PARSE_ERROR -32700
+#define RPC_INVALID_REQUEST -32600
+#define RPC_METHOD_NOT_FOUND -32601
+#define RPC_INVALID_PARAMS -32602
+#define RPC_INTERNAL_ERROR -32603
+
+/* Bound on concurrently running tools/call; beyond it a call is answered
+ * at once with a busy error instead of another thread. */
+#define MCP_MAX_CALLS 128
+/* Keep every message under the MCP clients' 10 MiB limit. */
+#define MCP_MAX_MESSAGE ((size_t)10 * 1024 * 1024 - 4096)
+
+/* One tools/call in flight. */
+typedef struct mcp_call {
+    struct mcp_call *next;
+    struct mcp_server *srv;
+    cJSON *msg;                 /* the request; owns everything below */
+    const cJSON *id;
+    const char *tool;
+    const cJSON *args;
+    const cJSON *progress_token;
+    const char *agent;
+    atomic_int cancel;          /* call_request.cancel */
+    int cancelled;              /* under srv->lock: send no response */
+    pthread_mutex_t mu;         /* orders progress before the response */
+    int finished;               /* under mu: no more progress */
+    double last_progress;       /* under mu */
+    frontend fe;
+} mcp_call;
+
+/* A request the server sent to the client (elicitation, sampling). */
+typedef struct mcp_pending {
+    struct mcp_pending *next;
+    double id;
+    cJSON *reply;               /* the client's response message */
+    int done;
+} mcp_pending;
+
+struct mcp_server {
+    mcp_ops ops;
+    int out_fd;
+    int wake[2];                /* self-pipe: stop requests, signals */
+    mcp_reader rd;              /* used only by the current leader */
+    int inline_calls;           /* memory mode: no threads, no prompts */
+
+    pthread_mutex_t wlock;      /* one writer on out_fd at a time */
+    int out_dead;               /* under wlock */
+
+    pthread_mutex_t lock;       /* everything below */
+    pthread_cond_t lead_cond;   /* followers waiting to lead */
+    pthread_cond_t reply_cond;  /* waiters for client replies */
+    pthread_cond_t exit_cond;   /* worker threads ending */
+    int has_leader, idle, threads, stopping;
+    int ncalls;
+    mcp_call *calls;
+    mcp_pending *pending;
+    long next_request_id;
+
+    atomic_int log_level;       /* notifications/message threshold */
+    atomic_int initialized;     /* initialize answered */
+    int cap_elicitation, cap_sampling;  /* set once by initialize */
+};
+
+/* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */
+/* Write one message.  Returns 0, or -1 once the output is broken. */
+int mcp_send(struct mcp_server *s, cJSON *msg);
+/* Write one already serialised message (no newline in it). */
+int mcp_send_text(struct mcp_server *s, const char *text, size_t len);
+void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result);
+void mcp_send_error(struct mcp_server *s, const cJSON *id, int code,
+                    const char *message);
+void mcp_send_notification(struct mcp_server *s, const char *method,
+                           cJSON *params);
+
+/* ---- dispatch (mcp_dispatch.c) ---- */
+/* Handle one input line.  A tools/call to run is registered and
+ * returned in *call (run it with mcp_call_run); everything else is
+ * answered here. */
+void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
+                       mcp_call **call);
+
+/* ---- calls (mcp_call.c) ---- */
+/* Validate a tools/call request (takes ownership of msg).  Returns a
+ * registered call, or NULL after answering the request itself. */
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
+                         const cJSON *params);
+/* Run the call, answer it (unless cancelled), unregister and free it. */
+void mcp_call_run(struct mcp_server *s, mcp_call *c);
+/* notifications/cancelled for request `id`. */
+void mcp_call_cancel(struct mcp_server *s, const cJSON *id);
+/* Cancel everything (shutdown); caller holds s->lock. */
+void mcp_call_cancel_all_locked(struct mcp_server *s);
+/* A response to one of the server's own requests (takes msg). */
+void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id);
+
+/* JSON-RPC ids are equal when both are equal strings or equal numbers. */
+int mcp_id_equal(const cJSON *a, const cJSON *b);
+
+#endif

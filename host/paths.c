@@ -1,0 +1,184 @@
+/* Workspace path resolution.  A path is resolved through every symlink
+ * and must land inside the workspace; with VT_RESOLVE_NO_SYMLINKS any
+ * symlink on the way is refused, even one that stays inside. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <vthost/plugin.h>
+#include "paths.h"
+
+char *paths_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    char *r = malloc(la + lb + 2);
+    if (!r)
+        return NULL;
+    memcpy(r, a, la);
+    r[la] = '/';
+    memcpy(r + la + 1, b, lb + 1);
+    return r;
+}
+
+int paths_is_within(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return path[0] == '/';
+    return strncmp(root, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int has_control_chars(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* Lexically normalise an absolute path: collapse "//", ".", "..". */
+static void normalise_lexically(char *p)
+{
+    char *out = p, *in = p;
+    while (*in) {
+        while (*in == '/')
+            in++;
+        if (!*in)
+            break;
+        char *seg = in;
+        while (*in && *in != '/')
+            in++;
+        size_t len = (size_t)(in - seg);
+        if (len == 1 && seg[0] == '.')
+            continue;
+        if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (out > p && *--out != '/')
+                ;
+            continue;
+        }
+        *out++ = '/';
+        memmove(out, seg, len);
+        out += len;
+    }
+    if (out == p)
+        *out++ = '/';
+    *out = '\0';
+}
+
+/* With NO_SYMLINKS: lstat every component below root. */
+static int check_no_symlinks(const char *root, const char *lexical)
+{
+    size_t n = strlen(root);
+    char buf[PATH_MAX];
+    if (strlen(lexical) >= sizeof buf)
+        return VT_ERR_INVALID;
+    strcpy(buf, lexical);
+    for (char *p = buf + n; *p; p++) {
+        if (*p != '/' || p == buf + n)
+            continue;
+        *p = '\0';
+        struct stat st;
+        int rc = lstat(buf, &st);
+        *p = '/';
+        if (rc == 0 && S_ISLNK(st.st_mode))
+            return VT_ERR_OUTSIDE;
+    }
+    struct stat st;
+    if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode))
+        return VT_ERR_OUTSIDE;
+    return VT_OK;
+}
+
+/* Canonicalise a path whose tail may not exist yet: realpath of the
+ * longest existing prefix, then the remaining components. */
+static int canonicalise(const char *lexical, char **out)
+{
+    char *r = realpath(lexical, NULL);
+    if (r) {
+        *out = r;
+        return VT_OK;
+    }
+    if (errno != ENOENT && errno != ENOTDIR)
+        return VT_ERR_IO;
+    char *copy = strdup(lexical);
+    if (!copy)
+        return VT_ERR_NOMEM;
+    char *slash = strrchr(copy, '/');
+    while (slash && slash != copy) {
+        *slash = '\0';
+        r = realpath(copy, NULL);
+        if (r) {
+            char *joined = paths_join(r, lexical + (slash - copy) + 1);
+            free(r);
+            free(copy);
+            if (!joined)
+                return VT_ERR_NOMEM;
+            *out = joined;
+            return VT_OK;
+        }
+        slash = strrchr(copy, '/');
+    }
+    free(copy);
+    return VT_ERR_NOT_FOUND;
+}
+
+int paths_resolve(const char *root, const char *path, unsigned flags, char **out)
+{
+    *out = NULL;
+    if (!path || !*path || has_control_chars(path))
+        return VT_ERR_INVALID;
+    char *abs = path[0] == '/' ? strdup(path) : paths_join(root, path);
+    if (!abs)
+        return VT_ERR_NOMEM;
+    normalise_lexically(abs);
+    if (!paths_is_within(root, abs)) {
+        free(abs);
+        return VT_ERR_OUTSIDE;
+    }
+    int rc = VT_OK;
+    if (flags & VT_RESOLVE_NO_SYMLINKS)
+        rc = check_no_symlinks(root, abs);
+    char *canon = NULL;
+    if (rc == VT_OK)
+        rc = canonicalise(abs, &canon);
+    free(abs);
+    if (rc != VT_OK)
+        return rc;
+    if (!paths_is_within(root, canon)) {
+        free(canon);
+        return VT_ERR_OUTSIDE;
+    }
+    struct stat st;
+    if ((flags & (VT_RESOLVE_MUST_EXIST | VT_RESOLVE_DIRECTORY)) && stat(canon, &st) != 0) {
+        free(canon);
+        return VT_ERR_NOT_FOUND;
+    }
+    if ((flags & VT_RESOLVE_DIRECTORY) && !S_ISDIR(st.st_mode)) {
+        free(canon);
+        return VT_ERR_INVALID;
+    }
+    *out = canon;
+    return VT_OK;
+}
+
+int paths_mkdirs(const char *abs_dir, int mode)
+{
+    char buf[PATH_MAX];
+    if (strlen(abs_dir) >= sizeof buf)
+        return VT_ERR_INVALID;
+    strcpy(buf, abs_dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+            return VT_ERR_IO;
+        *p = '/';
+    }
+    if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+        return VT_ERR_IO;
+    return VT_OK;
+}

@@ -1,0 +1,93 @@
+/* The permission engine's internal model: compiled rules, indexed rule
+ * sets, agent policies and settings.  Everything here is built once at
+ * init (or on first use of a per-call agent) and read-only afterwards, so
+ * concurrent calls share it without locks. */
+#ifndef VTHOST_PERM_TYPES_H
+#define VTHOST_PERM_TYPES_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stddef.h>
+
+typedef enum perm_decision {
+    PERM_ALLOW = 0,
+    PERM_ASK = 1,
+    PERM_AUTO = 2,
+    PERM_DENY = 3
+} perm_decision;
+
+typedef enum perm_tool_match {
+    PTOOL_EXACT = 0,  /* the tool name equals `tool` */
+    PTOOL_PREFIX = 1, /* the tool name starts with `tool` (mcp__x__*) */
+    PTOOL_SERVER = 2, /* mcp__server: exact, or mcp__server__... */
+    PTOOL_ANY = 3     /* WebFetch(domain:...): any tool's domains */
+} perm_tool_match;
+
+typedef enum perm_spec_kind {
+    PSPEC_NONE = 0,    /* bare tool rule */
+    PSPEC_COMMAND = 1, /* exec_command(<command pattern>) */
+    PSPEC_PATH = 2,    /* tool(<gitignore-style path pattern>) */
+    PSPEC_DOMAIN = 3   /* tool(domain:host) */
+} perm_spec_kind;
+
+typedef enum perm_path_base {
+    PBASE_ABS = 0, /* //, ~/ and / patterns: anchored to a known directory */
+    PBASE_CWD = 1  /* path and ./path: relative to the call's directory */
+} perm_path_base;
+
+typedef struct perm_rule {
+    char *text;          /* the rule as written */
+    char *source;        /* "file:line" or "file (key)" */
+    perm_tool_match tool_match;
+    char *tool;          /* canonical tool name (aliases resolved) */
+    perm_spec_kind spec;
+    perm_path_base base;
+    char *key;           /* index key: first command word or literal dir */
+    pcre2_code *re;      /* command or path pattern, anchored both ends */
+    char *domain;        /* PSPEC_DOMAIN, lower case */
+    int broad;           /* grants a command-running tool unrestricted */
+    size_t order;        /* position in its rule set */
+} perm_rule;
+
+struct perm_index;
+
+/* One bucket of rules (e.g. global deny), indexed for lookup. */
+typedef struct perm_ruleset {
+    perm_rule **rules;
+    size_t count, cap;
+    struct perm_index *index;  /* built by perm_ruleset_seal */
+} perm_ruleset;
+
+enum { PB_DENY = 0, PB_ASK = 1, PB_AUTO = 2, PB_ALLOW = 3, PB_COUNT = 4 };
+
+typedef struct perm_agent {
+    char *name;        /* "default" for the embedded agent */
+    char *path;        /* the spec file, or NULL when embedded */
+    int embedded;
+    perm_decision def;
+    char *default_source;
+    perm_ruleset sets[PB_COUNT];
+} perm_agent;
+
+typedef struct perm_string_list {
+    char **items;
+    size_t count;
+} perm_string_list;
+
+typedef struct perm_settings {
+    perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
+    int non_interactive_allow;       /* [permissions] non_interactive */
+    int audit_enabled;
+    /* [permissions.auto] */
+    char *model, *probe_model;
+    long max_consecutive_denials, max_total_denials;
+    int drop_broad_allow_rules;
+    perm_string_list block_rules, allow_exceptions;
+    char **command_argv;             /* NULL-terminated, or NULL */
+    long command_timeout_ms;
+    /* [permissions.auto.environment] */
+    perm_string_list trusted_paths, trusted_domains, trusted_git_hosts,
+        trusted_git_orgs, trusted_services;
+} perm_settings;
+
+#endif

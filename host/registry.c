@@ -1,0 +1,408 @@
+/* The tool registry.  Entries are created at load and never move; the
+ * listed set grows when search_tools expands deferred tools, under a
+ * lock because calls run concurrently. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "legacy.h"
+#include "loader.h"
+#include "registry.h"
+#include "schema.h"
+#include "typed.h"
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static tool_entry **entries;
+static size_t nentries;
+static const tool_entry **public_order;  /* profile order */
+static size_t npublic;
+static uint64_t epoch = 1;
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static tool_entry *find_locked(const char *name)
+{
+    for (size_t i = 0; name && i < nentries; i++)
+        if (strcmp(entries[i]->t.name, name) == 0)
+            return entries[i];
+    return NULL;
+}
+
+const tool_entry *registry_find(const char *name)
+{
+    pthread_rwlock_rdlock(&lock);
+    const tool_entry *e = find_locked(name);
+    pthread_rwlock_unlock(&lock);
+    return e;
+}
+
+static int valid_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len == 0 || len > 64)
+        return 0;
+    for (; *n; n++)
+        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
+              (*n >= '0' && *n <= '9') || *n == '_' || *n == '.' || *n == '-'))
+            return 0;
+    return 1;
+}
+
+static void entry_free(tool_entry *e)
+{
+    if (!e)
+        return;
+    cJSON_Delete(e->schema);
+    typed_tool_free(e->typed);
+    free(e);
+}
+
+/* Build an entry for one tool; *err says what is wrong with it. */
+static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **err)
+{
+    size_t n = m->desc->sizeof_tool < sizeof(vt_tool) ? m->desc->sizeof_tool
+                                                       : sizeof(vt_tool);
+    tool_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    memcpy(&e->t, raw, n);
+    e->module = m;
+    const char *name = e->t.name;
+    if (!name || !valid_name(name)) {
+        *err = fmt("tool name '%s' is not valid (1-64 of [A-Za-z0-9_.-])",
+                   name ? name : "(null)");
+        goto fail;
+    }
+    if (legacy_replacement(name)) {
+        *err = fmt("tool '%s' uses a removed legacy name; %s", name,
+                   legacy_replacement(name));
+        goto fail;
+    }
+    char *schema_text = NULL, *why = NULL;
+    if (e->t.signature) {
+        if (typed_tool_prepare(&e->t, &e->typed, &schema_text, &why) != VT_OK) {
+            *err = fmt("tool '%s': bad signature: %s", name, why ? why : "?");
+            free(why);
+            goto fail;
+        }
+    } else if (!e->t.run) {
+        *err = fmt("tool '%s' has no run hook", name);
+        goto fail;
+    } else if (!e->t.input_schema) {
+        *err = fmt("tool '%s' has no input schema", name);
+        goto fail;
+    }
+    int rc = schema_prepare(schema_text ? schema_text : e->t.input_schema, &e->schema, &why);
+    free(schema_text);
+    if (rc != VT_OK) {
+        *err = fmt("tool '%s': malformed input schema: %s", name, why ? why : "?");
+        free(why);
+        goto fail;
+    }
+    return e;
+fail:
+    entry_free(e);
+    return NULL;
+}
+
+int registry_add_module(plugin_module *m, char **err)
+{
+    *err = NULL;
+    size_t count = 0;
+    const unsigned char *p = (const unsigned char *)m->desc->tools;
+    for (; ((const vt_tool *)p)->name || ((const vt_tool *)p)->run ||
+           ((const vt_tool *)p)->signature;
+         p += m->desc->sizeof_tool)
+        count++;
+    tool_entry **fresh = calloc(count ? count : 1, sizeof *fresh);
+    if (!fresh)
+        return VT_ERR_NOMEM;
+    pthread_rwlock_wrlock(&lock);
+    int rc = VT_OK;
+    p = (const unsigned char *)m->desc->tools;
+    for (size_t i = 0; i < count && rc == VT_OK; i++, p += m->desc->sizeof_tool) {
+        fresh[i] = entry_new(m, p, err);
+        if (!fresh[i]) {
+            rc = *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+            break;
+        }
+        tool_entry *dup = find_locked(fresh[i]->t.name);
+        for (size_t j = 0; !dup && j < i; j++)
+            if (strcmp(fresh[j]->t.name, fresh[i]->t.name) == 0)
+                dup = fresh[j];
+        if (dup) {
+            *err = fmt("duplicate tool name '%s' (already registered by plugin '%s')",
+                       fresh[i]->t.name, dup->module->stem);
+            rc = VT_ERR_EXISTS;
+        }
+    }
+    if (rc == VT_OK) {
+        tool_entry **grown = realloc(entries, (nentries + count + 1) * sizeof *grown);
+        if (!grown) {
+            rc = VT_ERR_NOMEM;
+        } else {
+            entries = grown;
+            memcpy(entries + nentries, fresh, count * sizeof *fresh);
+            nentries += count;
+        }
+    }
+    if (rc != VT_OK)
+        for (size_t i = 0; i < count; i++)
+            entry_free(fresh[i]);
+    pthread_rwlock_unlock(&lock);
+    free(fresh);
+    return rc;
+}
+
+void registry_refresh_descriptions(plugin_module *m)
+{
+    pthread_rwlock_wrlock(&lock);
+    const unsigned char *p = (const unsigned char *)m->desc->tools;
+    for (; ((const vt_tool *)p)->name; p += m->desc->sizeof_tool) {
+        tool_entry *e = find_locked(((const vt_tool *)p)->name);
+        if (e && e->module == m)
+            e->t.description = ((const vt_tool *)p)->description;
+    }
+    pthread_rwlock_unlock(&lock);
+}
+
+void registry_remove_module(plugin_module *m)
+{
+    pthread_rwlock_wrlock(&lock);
+    size_t k = 0;
+    for (size_t i = 0; i < nentries; i++) {
+        if (entries[i]->module == m)
+            entry_free(entries[i]);
+        else
+            entries[k++] = entries[i];
+    }
+    nentries = k;
+    pthread_rwlock_unlock(&lock);
+}
+
+int registry_set_public(const char *const *names, size_t count, char **err)
+{
+    *err = NULL;
+    pthread_rwlock_wrlock(&lock);
+    free(public_order);
+    public_order = calloc(count ? count : 1, sizeof *public_order);
+    npublic = 0;
+    int rc = public_order ? VT_OK : VT_ERR_NOMEM;
+    for (size_t i = 0; rc == VT_OK && i < count; i++) {
+        tool_entry *e = find_locked(names[i]);
+        if (!e) {
+            *err = fmt("the profile lists tool '%s', but no loaded plugin provides it",
+                       names[i]);
+            rc = VT_ERR_NOT_FOUND;
+            break;
+        }
+        if (!e->is_public) {
+            e->is_public = 1;
+            public_order[npublic++] = e;
+        }
+    }
+    epoch++;
+    pthread_rwlock_unlock(&lock);
+    return rc;
+}
+
+static int gated_out(const tool_entry *e)
+{
+    return (e->t.flags & VT_TOOL_PROFILE_GATED) && !e->is_public;
+}
+
+int registry_callable(const tool_entry *e)
+{
+    return e && !gated_out(e);
+}
+
+int registry_is_deferred(const tool_entry *e)
+{
+    return e && !e->is_public && !e->is_expanded && !gated_out(e);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const tool_entry *x = *(const tool_entry *const *)a, *y = *(const tool_entry *const *)b;
+    return strcmp(x->t.name, y->t.name);
+}
+
+int registry_listed(const tool_entry ***out, size_t *count)
+{
+    pthread_rwlock_rdlock(&lock);
+    const tool_entry **v = malloc((nentries + 1) * sizeof *v);
+    size_t n = 0;
+    if (v) {
+        memcpy(v, public_order, npublic * sizeof *v);
+        n = npublic;
+        size_t first_expanded = n;
+        for (size_t i = 0; i < nentries; i++)
+            if (entries[i]->is_expanded && !entries[i]->is_public)
+                v[n++] = entries[i];
+        qsort(v + first_expanded, n - first_expanded, sizeof *v, by_name);
+    }
+    pthread_rwlock_unlock(&lock);
+    *out = v;
+    *count = n;
+    return v ? VT_OK : VT_ERR_NOMEM;
+}
+
+int registry_all(const tool_entry ***out, size_t *count)
+{
+    pthread_rwlock_rdlock(&lock);
+    const tool_entry **v = malloc((nentries + 1) * sizeof *v);
+    if (v)
+        memcpy(v, entries, nentries * sizeof *v);
+    size_t n = nentries;
+    pthread_rwlock_unlock(&lock);
+    if (v)
+        qsort(v, n, sizeof *v, by_name);
+    *out = v;
+    *count = v ? n : 0;
+    return v ? VT_OK : VT_ERR_NOMEM;
+}
+
+int registry_expand(const char *const *names, size_t count, uint64_t *out_epoch)
+{
+    pthread_rwlock_wrlock(&lock);
+    int changed = 0;
+    for (size_t i = 0; i < count; i++) {
+        tool_entry *e = find_locked(names[i]);
+        if (e && registry_is_deferred(e)) {
+            e->is_expanded = 1;
+            changed = 1;
+        }
+    }
+    if (changed)
+        epoch++;
+    if (out_epoch)
+        *out_epoch = epoch;
+    pthread_rwlock_unlock(&lock);
+    return VT_OK;
+}
+
+uint64_t registry_epoch(void)
+{
+    pthread_rwlock_rdlock(&lock);
+    uint64_t e = epoch;
+    pthread_rwlock_unlock(&lock);
+    return e;
+}
+
+char *registry_listed_names(void)
+{
+    const tool_entry **v;
+    size_t n;
+    if (registry_listed(&v, &n) != VT_OK)
+        return NULL;
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(v[i]->t.name) + 2;
+    char *s = malloc(len);
+    if (s) {
+        s[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                strcat(s, ", ");
+            strcat(s, v[i]->t.name);
+        }
+    }
+    free(v);
+    return s;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+const char *registry_suggest(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    pthread_rwlock_rdlock(&lock);
+    for (size_t i = 0; i < nentries; i++) {
+        const tool_entry *e = entries[i];
+        if (!e->is_public && !e->is_expanded)
+            continue;
+        size_t d = edit_distance(name, e->t.name);
+        if (d < best_d) {
+            best_d = d;
+            best = e->t.name;
+        }
+    }
+    pthread_rwlock_unlock(&lock);
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    return best_d <= limit ? best : NULL;
+}
+
+cJSON *registry_describe(const tool_entry *e, const char *format)
+{
+    cJSON *schema = cJSON_Duplicate(e->schema, 1);
+    const char *desc = e->t.description ? e->t.description : "";
+    if (format && strcmp(format, "openai") == 0) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "function");
+        cJSON *f = cJSON_AddObjectToObject(o, "function");
+        cJSON_AddStringToObject(f, "name", e->t.name);
+        cJSON_AddStringToObject(f, "description", desc);
+        cJSON_AddItemToObject(f, "parameters", schema);
+        return o;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", e->t.name);
+    cJSON_AddStringToObject(o, "description", desc);
+    cJSON_AddItemToObject(o, "inputSchema", schema);
+    uint32_t fx = e->t.effects;
+    int ro = (fx & VT_EFFECT_READ_ONLY) != 0;
+    cJSON *a = cJSON_AddObjectToObject(o, "annotations");
+    cJSON_AddBoolToObject(a, "readOnlyHint", ro);
+    cJSON_AddBoolToObject(a, "destructiveHint",
+                          !ro && (fx & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES)));
+    cJSON_AddBoolToObject(a, "idempotentHint", ro || (fx & VT_EFFECT_IDEMPOTENT));
+    cJSON_AddBoolToObject(a, "openWorldHint",
+                          (fx & (VT_EFFECT_NETWORK | VT_EFFECT_EXECUTES)) != 0);
+    return o;
+}
+
+void registry_clear(void)
+{
+    pthread_rwlock_wrlock(&lock);
+    for (size_t i = 0; i < nentries; i++)
+        entry_free(entries[i]);
+    free(entries);
+    entries = NULL;
+    nentries = 0;
+    free(public_order);
+    public_order = NULL;
+    npublic = 0;
+    epoch = 1;
+    pthread_rwlock_unlock(&lock);
+}

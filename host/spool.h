@@ -1,0 +1,30 @@
+/* Output spool and budget: the complete output goes to a file once it
+ * outgrows the budget; the model sees a head and a tail. */
+#ifndef VTHOST_SPOOL_H
+#define VTHOST_SPOOL_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+
+/* A spool for `tool`'s call `id` budgeted at max_tokens (4 bytes each). */
+vt_spool *spool_new(const char *workspace, const char *tool, const char *id,
+                    int max_tokens);
+int spool_append(vt_spool *s, const void *buf, size_t len);
+/* Set "output" (and, when cut, "truncated", "original_token_count",
+ * "spool_path") on `result`; closes the file. */
+int spool_finish(vt_spool *s, cJSON *result);
+void spool_free(vt_spool *s);
+
+/* Tokens as the host estimates them: ceil(bytes / 4). */
+size_t budget_tokens(size_t bytes);
+
+/* Cut `text` to the budget: head and tail on character boundaries with a
+ * marker between.  Returns a malloc'd preview; *omitted gets the tokens
+ * left out (0 when nothing was cut, and then the text is returned
+ * whole, with invalid UTF-8 replaced by U+FFFD). */
+char *budget_preview(const char *head, size_t head_len, const char *tail,
+                     size_t tail_len, size_t total, int max_tokens,
+                     size_t *omitted);
+
+#endif
