@@ -1,0 +1,262 @@
+/* search_tools: ranks the host's deferred tool catalog against a query
+ * and expands the matches so they are listed from the next request on.
+ *
+ * The BM25 index is built once per catalog and cached: the catalog only
+ * changes when the host's catalog epoch does.  Expansions this plugin
+ * makes itself are applied to the cached index in place (the expanded
+ * tools leave the catalog), so a run of searches does not rebuild it;
+ * any other epoch change rebuilds it from api->catalog_list(). */
+#include <pthread.h>
+#include <string.h>
+#include <vthost/plugin.h>
+#include "catalog.h"
+#include "tokenize.h"
+
+#define LIMIT_MIN 1
+#define LIMIT_MAX 25
+#define LIMIT_DEFAULT 5
+
+enum detail { DETAIL_NAME, DETAIL_NAME_DESCRIPTION, DETAIL_FULL };
+
+static const vt_host_api *g_api;
+
+/* The cached index and the epoch it reflects; g_mu guards both and
+ * serialises searches (one search is well under a millisecond). */
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static catalog_index *g_index;
+static uint64_t g_epoch;
+
+static const char *arg_string(const cJSON *args, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, key));
+}
+
+static int parse_detail(const char *s, enum detail *out)
+{
+    if (!s || strcmp(s, "name_description") == 0)
+        *out = DETAIL_NAME_DESCRIPTION;
+    else if (strcmp(s, "name") == 0)
+        *out = DETAIL_NAME;
+    else if (strcmp(s, "full") == 0)
+        *out = DETAIL_FULL;
+    else
+        return VT_ERR_INVALID;
+    return 0;
+}
+
+/* Pure: checks the arguments only.  The schema already enforces types
+ * and ranges; this catches what a schema cannot say (blank query) and
+ * keeps the tool safe behind a host that skipped the schema. */
+static int st_preflight(vt_call *call, const cJSON *args)
+{
+    const char *q = arg_string(args, "query");
+    if (!q)
+        return g_api->call_error(call, VT_ERR_INVALID,
+                                 "search_tools: 'query' must be a string");
+    if (tok_is_blank(q, strlen(q)))
+        return g_api->call_error(call, VT_ERR_INVALID,
+            "search_tools: 'query' is empty; give words to look for in tool "
+            "names and descriptions, e.g. \"GitHub pull request review\"");
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(args, "limit");
+    if (limit && (!cJSON_IsNumber(limit) || limit->valuedouble != (double)limit->valueint ||
+                  limit->valueint < LIMIT_MIN || limit->valueint > LIMIT_MAX))
+        return g_api->call_error(call, VT_ERR_INVALID,
+                                 "search_tools: 'limit' must be an integer from %d to %d",
+                                 LIMIT_MIN, LIMIT_MAX);
+    const cJSON *detail = cJSON_GetObjectItemCaseSensitive(args, "detail_level");
+    enum detail d;
+    if (detail && parse_detail(cJSON_GetStringValue(detail), &d) != 0)
+        return g_api->call_error(call, VT_ERR_INVALID,
+            "search_tools: 'detail_level' must be \"name\", \"name_description\" or \"full\"");
+    return 0;
+}
+
+/* Makes g_index current for the host's epoch.  Caller holds g_mu. */
+static int refresh_index(vt_call *call)
+{
+    /* Read the epoch before the list: if the catalog changes in between,
+     * the stored epoch is already stale and the next call rebuilds. */
+    uint64_t epoch = g_api->catalog_epoch();
+    if (g_index && epoch == g_epoch)
+        return 0;
+    cJSON *list = g_api->catalog_list();
+    if (!list)
+        return g_api->call_error(call, VT_ERR_INTERNAL,
+                                 "search_tools: the host returned no tool catalog");
+    catalog_index *ci;
+    int rc = catalog_index_build(list, &ci);
+    if (rc != 0)
+        return g_api->call_error(call, rc, "search_tools: cannot index the tool catalog");
+    catalog_index_free(g_index);
+    g_index = ci;
+    g_epoch = epoch;
+    return 0;
+}
+
+static cJSON *describe_hit(const bm25_hit *h, enum detail detail)
+{
+    const cJSON *e = catalog_index_entry(g_index, h->doc);
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", catalog_index_name(g_index, h->doc));
+    cJSON_AddNumberToObject(o, "score", h->score);
+    if (detail != DETAIL_NAME) {
+        const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "description"));
+        cJSON_AddStringToObject(o, "description", d ? d : "");
+    }
+    if (detail == DETAIL_FULL) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "input_schema");
+        cJSON_AddItemToObject(o, "parameters",
+                              s ? cJSON_Duplicate(s, 1) : cJSON_CreateObject());
+    }
+    return o;
+}
+
+/* Ranks, describes and expands.  Caller holds g_mu. */
+static int search_locked(vt_call *call, const char *query, size_t limit,
+                         enum detail detail, cJSON *tools, cJSON *expanded,
+                         uint64_t *next_epoch)
+{
+    int rc = refresh_index(call);
+    if (rc != 0)
+        return rc;
+    bm25_hit hits[LIMIT_MAX];
+    size_t n = 0, terms = 0;
+    rc = catalog_index_search(g_index, query, limit, hits, &n, &terms);
+    if (rc != 0)
+        return g_api->call_error(call, rc, "search_tools: search failed");
+    if (terms == 0)
+        g_api->call_warn(call, "the query has no searchable words (words of "
+                               "two or more letters or digits)");
+    const char *names[LIMIT_MAX];
+    for (size_t i = 0; i < n; i++) {
+        names[i] = catalog_index_name(g_index, hits[i].doc);
+        cJSON *o = describe_hit(&hits[i], detail);
+        if (!o || !cJSON_AddItemToArray(tools, o))
+            return g_api->call_error(call, VT_ERR_NOMEM, "search_tools: out of memory");
+    }
+    *next_epoch = g_epoch;
+    if (n == 0)
+        return 0;
+    uint64_t epoch = 0;
+    rc = g_api->catalog_expand(names, n, &epoch);
+    if (rc != 0) {
+        g_api->call_warn(call, "the matches could not be expanded (status %d); "
+                               "they are not listed", rc);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(expanded, cJSON_CreateString(names[i]));
+    /* The expanded tools are listed now, so they leave the catalog; the
+     * cached index follows without a rebuild. */
+    for (size_t i = 0; i < n; i++)
+        catalog_index_remove(g_index, hits[i].doc);
+    g_epoch = epoch;
+    *next_epoch = epoch;
+    return 0;
+}
+
+static int st_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    const char *query = arg_string(args, "query");
+    const cJSON *jl = cJSON_GetObjectItemCaseSensitive(args, "limit");
+    size_t limit = cJSON_IsNumber(jl) ? (size_t)jl->valueint : LIMIT_DEFAULT;
+    enum detail detail;
+    if (!query || limit < LIMIT_MIN || limit > LIMIT_MAX ||
+        parse_detail(arg_string(args, "detail_level"), &detail) != 0)
+        return g_api->call_error(call, VT_ERR_INVALID, "search_tools: invalid arguments");
+
+    cJSON *res = cJSON_CreateObject();
+    cJSON *tools = cJSON_CreateArray();
+    cJSON *expanded = cJSON_CreateArray();
+    if (!res || !tools || !expanded) {
+        cJSON_Delete(res);
+        cJSON_Delete(tools);
+        cJSON_Delete(expanded);
+        return g_api->call_error(call, VT_ERR_NOMEM, "search_tools: out of memory");
+    }
+    uint64_t next_epoch = 0;
+    pthread_mutex_lock(&g_mu);
+    int rc = search_locked(call, query, limit, detail, tools, expanded, &next_epoch);
+    pthread_mutex_unlock(&g_mu);
+
+    cJSON_AddStringToObject(res, "query", query);
+    cJSON_AddNumberToObject(res, "count", cJSON_GetArraySize(tools));
+    cJSON_AddItemToObject(res, "tools", tools);
+    cJSON_AddItemToObject(res, "expanded_for_next_segment", expanded);
+    cJSON_AddNumberToObject(res, "next_catalog_epoch", (double)next_epoch);
+    if (rc != 0) {
+        cJSON_Delete(res);
+        return rc;
+    }
+    *result = res;
+    return 0;
+}
+
+static int st_init(const vt_host_api *api, char **errmsg)
+{
+    if (!VT_HAS(api, catalog_list) || !VT_HAS(api, catalog_expand) ||
+        !VT_HAS(api, catalog_epoch)) {
+        if (VT_HAS(api, strdup))
+            *errmsg = api->strdup("search_tools needs a host with the deferred "
+                                  "tool catalog (catalog_list, catalog_expand, "
+                                  "catalog_epoch)");
+        return VT_ERR_UNSUPPORTED;
+    }
+    g_api = api;
+    return 0;
+}
+
+static void st_fini(void)
+{
+    pthread_mutex_lock(&g_mu);
+    catalog_index_free(g_index);
+    g_index = NULL;
+    g_epoch = 0;
+    pthread_mutex_unlock(&g_mu);
+}
+
+static const char st_schema[] =
+    "{\"type\":\"object\","
+    "\"properties\":{"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,"
+    "\"description\":\"Words to look for in the names, descriptions and "
+    "parameters of the deferred tools, e.g. \\\"GitHub pull request review\\\".\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":25,\"default\":5,"
+    "\"description\":\"Most tools to return (1-25, default 5).\"},"
+    "\"detail_level\":{\"type\":\"string\","
+    "\"enum\":[\"name\",\"name_description\",\"full\"],\"default\":\"name_description\","
+    "\"description\":\"name: names only; name_description: names and "
+    "descriptions; full: descriptions and each tool's full input schema.\"}"
+    "},"
+    "\"required\":[\"query\"],"
+    "\"additionalProperties\":false}";
+
+static const vt_tool st_tools[] = {
+    {
+        .name = "search_tools",
+        .description =
+            "Search the local catalog of deferred tools (tools that are "
+            "installed but not listed yet) by name, description and "
+            "parameters, ranked by BM25. The tools found are expanded: from "
+            "the next request on they are listed and can be called directly.",
+        .input_schema = st_schema,
+        .effects = VT_EFFECT_READ_ONLY,
+        .preflight = st_preflight,
+        .run = st_run,
+    },
+    {0},
+};
+
+static const vt_plugin st_plugin = {
+    VT_PLUGIN_HEADER,
+    .name = "search_tools",
+    .version = "0.1.0",
+    .license = "MIT",
+    .tools = st_tools,
+    .init = st_init,
+    .fini = st_fini,
+};
+
+VT_PLUGIN_ENTRY(st_plugin)
