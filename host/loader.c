@@ -246,9 +246,12 @@ static int try_init(plugin_module *m)
 
 int loader_load_all(void)
 {
-    for (size_t i = 0; i < nmods; i++)
-        if (mods[i]->state == PLUGIN_FOUND)
-            load_descriptor(mods[i]);
+    /* Profile modules first, so that a stray module can never take a
+     * profile tool's name away from it. */
+    for (int pass = 1; pass >= 0; pass--)
+        for (size_t i = 0; i < nmods; i++)
+            if (mods[i]->state == PLUGIN_FOUND && mods[i]->in_profile == pass)
+                load_descriptor(mods[i]);
     /* Initialise in dependency order: repeat until nothing moves. */
     for (int progress = 1; progress;) {
         progress = 0;
