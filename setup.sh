@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# vthost set-up: installs what is missing (Debian packages, the pinned npm
+# packages of the MCP tests), builds, then runs the requested job.
+#
+#   ./setup.sh serve        build and run `vthost serve` on the current directory
+#   ./setup.sh test         build and run the whole test suite (ctest)
+#   ./setup.sh test-asan    the same under AddressSanitizer + UBSan (build-asan/)
+#   ./setup.sh build        only install and build
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+job=${1:-build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+debian_packages=(cmake make gcc g++ pkg-config git
+    libffi-dev libcjson-dev libinih-dev libpcre2-dev libutf8proc-dev
+    libtomlplusplus-dev libyaml-dev libseccomp-dev libcmocka-dev)
+test_packages=(ripgrep valgrind python3 procps psmisc util-linux)
+
+install_missing() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq >&2
+    $sudo apt-get install -y -qq "${missing[@]}" >&2
+}
+
+npm_test_deps() {
+    local dir="$here/tests/integration/mcp"
+    [ -f "$dir/package-lock.json" ] || return 0
+    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+        echo "setup: installing the MCP test clients (npm ci)" >&2
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+        touch "$dir/node_modules"
+    fi
+}
+
+build() { # build DIR [cmake options...]
+    local dir=$1
+    shift
+    cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2
+    cmake --build "$dir" -j"$jobs" >&2
+}
+
+case "$job" in
+serve)
+    install_missing "${debian_packages[@]}"
+    build "$here/build"
+    exec "$here/build/bin/vthost" --workspace "$PWD" serve
+    ;;
+test)
+    install_missing "${debian_packages[@]}" "${test_packages[@]}"
+    npm_test_deps
+    build "$here/build" -DVTHOST_WERROR=ON
+    cd "$here/build" && ctest --output-on-failure -j"$jobs" --timeout 600
+    ;;
+test-asan)
+    install_missing "${debian_packages[@]}" "${test_packages[@]}"
+    npm_test_deps
+    build "$here/build-asan" -DVTHOST_SANITIZE=ON -DVTHOST_WERROR=ON
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    cd "$here/build-asan" && ctest --output-on-failure -j"$jobs" --timeout 900 -LE no-asan
+    ;;
+build)
+    install_missing "${debian_packages[@]}"
+    build "$here/build"
+    ;;
+*)
+    echo "usage: $0 serve|test|test-asan|build" >&2
+    exit 2
+    ;;
+esac
