@@ -1,0 +1,314 @@
+/* Computing an update: locate every chunk with a moving cursor, then
+ * build the new bytes and the edit script the diff is rendered from. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+#include "patch_apply.h"
+#include "patch_match.h"
+#include "patch_text.h"
+
+typedef struct edit {
+    size_t at;        /* first old line replaced */
+    size_t old_n;     /* old lines replaced */
+    size_t first, count; /* patch lines of the chunk actually used */
+} edit;
+
+typedef struct builder {
+    char *p;
+    size_t len, cap;
+    diff_item *items;
+    size_t n, cap_items;
+    int prev_noeol;
+    const char *eol;
+    size_t eol_len;
+    int oom;
+} builder;
+
+static void bput(builder *b, const char *s, size_t n)
+{
+    if (b->oom || n == 0)
+        return;
+    if (b->len + n > b->cap) {
+        size_t c = b->cap ? b->cap : 4096;
+        while (c < b->len + n)
+            c *= 2;
+        char *q = realloc(b->p, c);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static void item(builder *b, char op, const char *s, size_t len, int noeol)
+{
+    if (b->oom)
+        return;
+    if (b->n == b->cap_items) {
+        size_t c = b->cap_items ? b->cap_items * 2 : 256;
+        diff_item *q = realloc(b->items, c * sizeof *q);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->items = q;
+        b->cap_items = c;
+    }
+    b->items[b->n++] = (diff_item){op, (unsigned char)noeol, s, len};
+}
+
+static void out_line(builder *b, const char *s, size_t len, const char *eol, size_t eol_len)
+{
+    if (b->prev_noeol)
+        bput(b, b->eol, b->eol_len);
+    bput(b, s, len);
+    bput(b, eol, eol_len);
+    b->prev_noeol = eol_len == 0;
+}
+
+static void keep(builder *b, const text_lines *f, size_t i)
+{
+    const char *s = text_line_ptr(f, i);
+    size_t len = f->v[i].len;
+    out_line(b, s, len, s + len, f->v[i].eol);
+    if (f->v[i].eol == 0) {
+        /* The result gains a line ending here: show it as a change. */
+        item(b, '-', s, len, 1);
+        item(b, '+', s, len, 0);
+    } else {
+        item(b, ' ', s, len, 0);
+    }
+}
+
+static void add(builder *b, const char *s, size_t len)
+{
+    out_line(b, s, len, b->eol, b->eol_len);
+    item(b, '+', s, len, 0);
+}
+
+static int failf(char **err, const char *fmt, ...) VT_PRINTF(2, 3);
+static int failf(char **err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0)
+        *err = NULL;
+    va_end(ap);
+    return VT_ERR_INVALID;
+}
+
+/* The lines a chunk expects (context and removed). */
+static size_t pattern(const patch *p, size_t first, size_t count, match_span *pat)
+{
+    size_t n = 0;
+    for (size_t k = first; k < first + count; k++)
+        if (p->lines[k].kind != '+')
+            pat[n++] = (match_span){p->lines[k].text, p->lines[k].len};
+    return n;
+}
+
+static int not_found(char **err, const char *path, size_t chunk_no, const patch_chunk *c,
+                     const match_span *pat, size_t n)
+{
+    size_t cap = 64;
+    for (size_t k = 0; k < n && k < 40; k++)
+        cap += pat[k].len + 1;
+    char *lines = malloc(cap);
+    if (!lines)
+        return VT_ERR_NOMEM;
+    size_t o = 0;
+    for (size_t k = 0; k < n && k < 40; k++) {
+        memcpy(lines + o, pat[k].s, pat[k].len);
+        o += pat[k].len;
+        lines[o++] = '\n';
+    }
+    if (n > 40)
+        o += (size_t)snprintf(lines + o, cap - o, "... (%zu more lines)\n", n - 40);
+    lines[o] = '\0';
+    int rc = failf(err, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n%s%s",
+                   path, chunk_no, c->line_no, lines, c->eof ? "*** End of File\n" : "");
+    free(lines);
+    return rc;
+}
+
+/* Locate one chunk; fills e.  cursor is updated. */
+static int locate(const patch *p, const patch_chunk *c, size_t chunk_no, const char *path,
+                  matcher *m, size_t *cursor, match_span *pat, edit *e, char **err)
+{
+    const text_lines *f = m->file;
+    size_t from = *cursor;
+    if (c->ctx) {
+        match_span ctx = {c->ctx, c->ctx_len};
+        size_t idx;
+        int r = matcher_seek(m, *cursor, &ctx, 1, 0, &idx);
+        if (r < 0)
+            return r;
+        if (r == 0)
+            return failf(err, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n"
+                              "@@ %.*s\n", path, chunk_no, c->line_no, (int)c->ctx_len, c->ctx);
+        from = idx + 1;
+        /* Models often repeat the '@@' line as the first context line. */
+        size_t n0 = pattern(p, c->first, c->count, pat);
+        if (n0) {
+            size_t at;
+            r = matcher_seek(m, from, pat, n0, c->eof, &at);
+            if (r == 0)
+                from = idx;
+            else if (r < 0)
+                return r;
+        }
+    }
+    size_t count = c->count;
+    for (;;) {
+        size_t n = pattern(p, c->first, count, pat);
+        if (n == 0) {
+            /* Only additions: append at the end of the file. */
+            *e = (edit){f->n, 0, c->first, count};
+            *cursor = f->n;
+            return 0;
+        }
+        size_t at;
+        int r = matcher_seek(m, from, pat, n, c->eof, &at);
+        if (r < 0)
+            return r;
+        if (r == 1) {
+            *e = (edit){at, n, c->first, count};
+            *cursor = at + n;
+            return 0;
+        }
+        /* Blank lines trailing a chunk are usually spacing before the
+         * next header, not lines the file must have: retry without. */
+        const patch_line *last = &p->lines[c->first + count - 1];
+        if (count > 1 && last->kind == ' ' && last->len == 0) {
+            count--;
+            continue;
+        }
+        n = pattern(p, c->first, c->count, pat);
+        return not_found(err, path, chunk_no, c, pat, n);
+    }
+}
+
+static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
+                 file_result *out)
+{
+    builder b = {0};
+    b.eol = f->eol;
+    b.eol_len = f->eol_len;
+    size_t pos = 0;
+    for (size_t k = 0; k < ne; k++) {
+        for (; pos < ed[k].at; pos++)
+            keep(&b, f, pos);
+        for (size_t l = ed[k].first; l < ed[k].first + ed[k].count; l++) {
+            const patch_line *pl = &p->lines[l];
+            if (pl->kind == '+') {
+                add(&b, pl->text, pl->len);
+            } else if (pl->kind == ' ') {
+                keep(&b, f, pos++);
+            } else {
+                item(&b, '-', text_line_ptr(f, pos), f->v[pos].len,
+                     f->v[pos].eol == 0);
+                pos++;
+            }
+        }
+    }
+    for (; pos < f->n; pos++)
+        keep(&b, f, pos);
+    if (b.prev_noeol)
+        bput(&b, b.eol, b.eol_len);
+    int rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
+    free(b.items);
+    if (rc) {
+        free(b.p);
+        return rc;
+    }
+    out->data = b.p ? b.p : malloc(1);
+    out->size = b.len;
+    if (!out->data) {
+        diff_out_free(&out->diff);
+        return VT_ERR_NOMEM;
+    }
+    return 0;
+}
+
+int apply_update(const patch *p, const patch_op *op, const char *path, const char *old,
+                 size_t old_len, file_result *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    *err = NULL;
+    text_lines f;
+    int rc = text_split(old, old_len, &f);
+    if (rc)
+        return rc;
+    matcher m;
+    matcher_init(&m, &f);
+    edit *ed = calloc(op->chunk_count ? op->chunk_count : 1, sizeof *ed);
+    size_t maxn = 1;
+    for (size_t k = 0; k < op->chunk_count; k++)
+        if (p->chunks[op->chunk_first + k].count > maxn)
+            maxn = p->chunks[op->chunk_first + k].count;
+    match_span *pat = malloc(maxn * sizeof *pat);
+    if (!ed || !pat) {
+        rc = VT_ERR_NOMEM;
+        goto done;
+    }
+    size_t cursor = 0;
+    for (size_t k = 0; k < op->chunk_count && rc == 0; k++)
+        rc = locate(p, &p->chunks[op->chunk_first + k], k + 1, path, &m, &cursor, pat, &ed[k],
+                    err);
+    if (rc == 0)
+        rc = build(p, &f, ed, op->chunk_count, out);
+done:
+    free(pat);
+    free(ed);
+    matcher_free(&m);
+    text_lines_free(&f);
+    return rc;
+}
+
+int apply_add(const patch *p, const patch_op *op, file_result *out)
+{
+    memset(out, 0, sizeof *out);
+    builder b = {0};
+    b.eol = "\n";
+    b.eol_len = 1;
+    for (size_t l = op->first; l < op->first + op->count; l++)
+        add(&b, p->lines[l].text, p->lines[l].len);
+    int rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
+    free(b.items);
+    if (rc) {
+        free(b.p);
+        return rc;
+    }
+    out->data = b.p ? b.p : malloc(1);
+    out->size = b.len;
+    return out->data ? 0 : VT_ERR_NOMEM;
+}
+
+int apply_delete(const char *old, size_t old_len, file_result *out)
+{
+    memset(out, 0, sizeof *out);
+    text_lines f;
+    int rc = text_split(old, old_len, &f);
+    if (rc)
+        return rc;
+    builder b = {0};
+    for (size_t i = 0; i < f.n; i++)
+        item(&b, '-', text_line_ptr(&f, i), f.v[i].len, f.v[i].eol == 0);
+    rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
+    free(b.items);
+    text_lines_free(&f);
+    return rc;
+}
+
+void file_result_free(file_result *r)
+{
+    free(r->data);
+    r->data = NULL;
+    diff_out_free(&r->diff);
+}

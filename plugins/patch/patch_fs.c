@@ -1,0 +1,455 @@
+/* Workspace-confined file access (see patch_fs.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "patch_fs.h"
+
+static int failf(char **err, int rc, const char *fmt, ...) VT_PRINTF(3, 4);
+static int failf(char **err, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0)
+        *err = NULL;
+    va_end(ap);
+    return rc;
+}
+
+int fs_path_check(const char *path, char **norm, char **err)
+{
+    *norm = NULL;
+    *err = NULL;
+    if (!*path)
+        return failf(err, VT_ERR_INVALID, "Invalid path '': a file path is required");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return failf(err, VT_ERR_INVALID,
+                         "Invalid path '%s': control characters are not allowed in paths", path);
+    if (path[0] == '/')
+        return failf(err, VT_ERR_OUTSIDE,
+                     "Refused path '%s': absolute paths are not allowed; use a path relative "
+                     "to the workspace root", path);
+    size_t len = strlen(path);
+    char *out = malloc(len + 1);
+    if (!out)
+        return VT_ERR_NOMEM;
+    size_t o = 0;
+    const char *p = path;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* empty or '.' component */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (o == 0) {
+                free(out);
+                return failf(err, VT_ERR_OUTSIDE,
+                             "Refused path '%s': '..' leaves the workspace", path);
+            }
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
+        } else {
+            if (o)
+                out[o++] = '/';
+            memcpy(out + o, p, n);
+            o += n;
+        }
+        p += n;
+        if (*p == '/')
+            p++;
+    }
+    out[o] = '\0';
+    if (o == 0) {
+        free(out);
+        return failf(err, VT_ERR_INVALID, "Invalid path '%s': it names no file", path);
+    }
+    *norm = out;
+    return 0;
+}
+
+/* The fallback: one component at a time, never following a symlink. */
+static int walk_open(int root, const char *rel, int flags, mode_t mode)
+{
+    char *copy = strdup(rel);
+    if (!copy) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int cur = root;
+    char *p = copy;
+    int fd = -1;
+    for (;;) {
+        char *slash = strchr(p, '/');
+        if (!slash) {
+            fd = openat(cur, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+            break;
+        }
+        *slash = '\0';
+        int next = openat(cur, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (next >= 0 && (fstat(next, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            close(next);
+            next = -1;
+            errno = ELOOP;
+        }
+        if (next < 0) {
+            int e = errno == ENOTDIR ? ELOOP : errno;
+            /* An O_PATH open of a symlink with O_DIRECTORY reports
+             * ENOTDIR; tell a real file apart with fstatat. */
+            if (errno == ENOTDIR && fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                !S_ISLNK(st.st_mode))
+                e = ENOTDIR;
+            if (cur != root)
+                close(cur);
+            free(copy);
+            errno = e;
+            return -1;
+        }
+        if (cur != root)
+            close(cur);
+        cur = next;
+        p = slash + 1;
+    }
+    int e = errno;
+    if (cur != root)
+        close(cur);
+    free(copy);
+    errno = e;
+    return fd;
+}
+
+int fs_open_beneath(int root, const char *rel, int flags, mode_t mode)
+{
+    static atomic_int no_openat2;
+    if (!atomic_load(&no_openat2)) {
+        struct open_how how = {
+            .flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+            .mode = (flags & O_CREAT) ? mode : 0,
+            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+            return (int)fd;
+        if (errno == EPERM) {
+            /* A seccomp filter may refuse openat2 with EPERM; only trust
+             * that as "missing" if openat works where openat2 did not. */
+            int probe = openat(root, ".", O_PATH | O_CLOEXEC);
+            if (probe < 0)
+                return -1;
+            close(probe);
+        }
+        atomic_store(&no_openat2, 1);
+    }
+    return walk_open(root, rel, flags, mode);
+}
+
+static int open_error(char **err, const char *rel, int e)
+{
+    switch (e) {
+    case ENOENT:
+        return VT_ERR_NOT_FOUND;
+    case ELOOP:
+        return failf(err, VT_ERR_DENIED,
+                     "Refused path '%s': it is or goes through a symbolic link", rel);
+    case EXDEV:
+        return failf(err, VT_ERR_OUTSIDE, "Refused path '%s': it leaves the workspace", rel);
+    case ENOTDIR:
+        return failf(err, VT_ERR_INVALID,
+                     "Invalid path '%s': a component of it is not a directory", rel);
+    default:
+        return failf(err, VT_ERR_IO, "Cannot open '%s': %s", rel, strerror(e));
+    }
+}
+
+int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, char **err)
+{
+    *err = NULL;
+    *data = NULL;
+    int fd = fs_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, 0);
+    if (fd < 0)
+        return open_error(err, rel, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return failf(err, VT_ERR_IO, "Cannot stat '%s': %s", rel, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return failf(err, VT_ERR_INVALID, "'%s' is a directory, not a file", rel);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return failf(err, VT_ERR_INVALID, "'%s' is not a regular file", rel);
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            close(fd);
+            return VT_ERR_NOMEM;
+        }
+        if (n + 1 >= cap) {
+            char *q = realloc(buf, cap * 2);
+            if (!q)
+                free(buf);
+            buf = q;
+            cap *= 2;
+            continue;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return failf(err, VT_ERR_IO, "Cannot read '%s': %s", rel, strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    *mode = st.st_mode & 07777;
+    return 0;
+}
+
+int fs_absent(int root, const char *rel, char **err)
+{
+    *err = NULL;
+    int fd = fs_open_beneath(root, rel, O_PATH, 0);
+    if (fd >= 0) {
+        close(fd);
+        return VT_ERR_EXISTS;
+    }
+    int e = errno;
+    if (e != ENOENT)
+        return open_error(err, rel, e);
+    /* Missing: make sure the part of the way that exists has no
+     * symlink (the ENOENT could come from a dangling link's target). */
+    char *dir = strdup(rel);
+    if (!dir)
+        return VT_ERR_NOMEM;
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        fd = fs_open_beneath(root, dir, O_PATH, 0);
+        if (fd >= 0) {
+            close(fd);
+            break;
+        }
+        if (errno != ENOENT) {
+            int rc = open_error(err, dir, errno);
+            free(dir);
+            return rc;
+        }
+    }
+    free(dir);
+    return 0;
+}
+
+/* Open (creating when `dirs` is given) the parent directory of rel. */
+static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const char **leaf,
+                       char **err)
+{
+    const char *slash = strrchr(rel, '/');
+    *leaf = slash ? slash + 1 : rel;
+    if (!slash) {
+        int fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+        return fd >= 0 ? fd : failf(err, VT_ERR_IO, "Cannot open the workspace: %s",
+                                    strerror(errno));
+    }
+    char *dir = strndup(rel, (size_t)(slash - rel));
+    if (!dir)
+        return VT_ERR_NOMEM;
+    int fd = fs_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+    if (fd < 0 && errno == ENOENT && dirs) {
+        /* Create the missing directories from the top down. */
+        for (char *p = dir;; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
+            char saved = *p;
+            *p = '\0';
+            int d = fs_open_beneath(root, dir, O_PATH | O_DIRECTORY, 0);
+            if (d >= 0) {
+                close(d);
+            } else if (errno == ENOENT) {
+                const char *name = strrchr(dir, '/');
+                int pfd;
+                if (name) {
+                    *(char *)name = '\0';
+                    pfd = fs_open_beneath(root, dir, O_PATH | O_DIRECTORY, 0);
+                    *(char *)name = '/';
+                    name++;
+                } else {
+                    pfd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+                    name = dir;
+                }
+                int ok = pfd >= 0 && mkdirat(pfd, name, 0777) == 0;
+                int e = errno;
+                if (pfd >= 0)
+                    close(pfd);
+                if (!ok) {
+                    int rc = failf(err, VT_ERR_IO, "Cannot create directory '%s': %s", dir,
+                                   strerror(e));
+                    free(dir);
+                    return rc;
+                }
+                if (dirs->n == dirs->cap) {
+                    size_t c = dirs->cap ? dirs->cap * 2 : 8;
+                    char **q = realloc(dirs->v, c * sizeof *q);
+                    if (!q) {
+                        free(dir);
+                        return VT_ERR_NOMEM;
+                    }
+                    dirs->v = q;
+                    dirs->cap = c;
+                }
+                dirs->v[dirs->n] = strdup(dir);
+                if (dirs->v[dirs->n])
+                    dirs->n++;
+            } else {
+                int rc = open_error(err, dir, errno);
+                free(dir);
+                return rc;
+            }
+            *p = saved;
+            if (saved == '\0')
+                break;
+        }
+        fd = fs_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+    }
+    if (fd < 0) {
+        int rc = open_error(err, dir, errno);
+        if (rc == VT_ERR_NOT_FOUND && !*err)
+            rc = failf(err, VT_ERR_NOT_FOUND, "Directory '%s' does not exist", dir);
+        free(dir);
+        return rc;
+    }
+    free(dir);
+    return fd;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int fs_write(int root, const char *rel, const char *data, size_t len, int mode, int noreplace,
+             fs_created_dirs *dirs, char **err)
+{
+    *err = NULL;
+    const char *leaf;
+    int dfd = open_parent(root, rel, dirs, &leaf, err);
+    if (dfd < 0)
+        return dfd;
+    static atomic_uint seq;
+    char tmp[256];
+    int fd = -1;
+    for (int tries = 0; tries < 16 && fd < 0; tries++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(tmp, sizeof tmp, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
+                 atomic_fetch_add(&seq, 1), ts.tv_nsec);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        close(dfd);
+        return failf(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
+                     strerror(e));
+    }
+    int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
+             fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (ok) {
+        int r = noreplace ? renameat2(dfd, tmp, dfd, leaf, RENAME_NOREPLACE)
+                          : renameat(dfd, tmp, dfd, leaf);
+        if (r != 0 && noreplace && errno == EINVAL) /* filesystem without it */
+            r = linkat(dfd, tmp, dfd, leaf, 0) == 0 ? unlinkat(dfd, tmp, 0) : -1;
+        ok = r == 0;
+        e = errno;
+    }
+    if (!ok) {
+        unlinkat(dfd, tmp, 0);
+        close(dfd);
+        if (e == EEXIST)
+            return failf(err, VT_ERR_EXISTS, "'%s' appeared while the patch was applied", rel);
+        return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
+    }
+    fsync(dfd); /* make the rename durable */
+    close(dfd);
+    return 0;
+}
+
+int fs_unlink(int root, const char *rel, char **err)
+{
+    *err = NULL;
+    const char *leaf;
+    int dfd = open_parent(root, rel, NULL, &leaf, err);
+    if (dfd < 0)
+        return dfd;
+    int r = unlinkat(dfd, leaf, 0);
+    int e = errno;
+    if (r == 0)
+        fsync(dfd);
+    close(dfd);
+    if (r != 0)
+        return failf(err, VT_ERR_IO, "Cannot delete '%s': %s", rel, strerror(e));
+    return 0;
+}
+
+void fs_remove_dirs(int root, fs_created_dirs *dirs)
+{
+    for (size_t i = dirs->n; i-- > 0;) {
+        char *err = NULL;
+        const char *leaf;
+        int dfd = open_parent(root, dirs->v[i], NULL, &leaf, &err);
+        free(err);
+        if (dfd >= 0) {
+            unlinkat(dfd, leaf, AT_REMOVEDIR);
+            close(dfd);
+        }
+    }
+}
+
+void fs_created_dirs_free(fs_created_dirs *dirs)
+{
+    for (size_t i = 0; i < dirs->n; i++)
+        free(dirs->v[i]);
+    free(dirs->v);
+    memset(dirs, 0, sizeof *dirs);
+}

@@ -1,0 +1,46 @@
+/* Workspace file access that cannot leave the workspace: every open goes
+ * through openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the root
+ * directory descriptor (an O_NOFOLLOW walk where openat2 is missing), and
+ * every change is made through the parent directory's descriptor. */
+#ifndef VTPATCH_FS_H
+#define VTPATCH_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Check a patch path and normalise it to a workspace-relative path
+ * ("a/./b" -> "a/b").  Refuses empty, absolute, '..' leaving the root,
+ * control characters.  *err is malloc'd on refusal. */
+int fs_path_check(const char *path, char **norm, char **err);
+
+/* Open `rel` beneath the directory `root` without following symlinks
+ * anywhere.  Returns a descriptor or -1 with errno (ELOOP: a symlink). */
+int fs_open_beneath(int root, const char *rel, int flags, mode_t mode);
+
+/* Read a regular file.  VT_ERR_NOT_FOUND when missing; other refusals
+ * (symlink, directory, not regular) set *err. */
+int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, char **err);
+
+/* 0 when nothing exists at rel (and no symlink on the existing part of
+ * the way); VT_ERR_EXISTS when something does; else an error in *err. */
+int fs_absent(int root, const char *rel, char **err);
+
+/* A directory created by fs_write (so a rollback can remove it). */
+typedef struct fs_created_dirs {
+    char **v;
+    size_t n, cap;
+} fs_created_dirs;
+
+/* Write `data` to rel through a synced temporary file in the same
+ * directory, renamed into place.  mode < 0 keeps the umask default.
+ * With noreplace the rename fails if rel appeared meanwhile.  Missing
+ * parent directories are created and recorded in `dirs` (may be NULL
+ * when they must exist). */
+int fs_write(int root, const char *rel, const char *data, size_t len, int mode, int noreplace,
+             fs_created_dirs *dirs, char **err);
+int fs_unlink(int root, const char *rel, char **err);
+/* Remove the recorded directories, newest first (only if empty). */
+void fs_remove_dirs(int root, fs_created_dirs *dirs);
+void fs_created_dirs_free(fs_created_dirs *dirs);
+
+#endif

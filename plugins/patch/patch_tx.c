@@ -1,0 +1,274 @@
+/* Planning and committing a patch (see patch_tx.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+#include "patch_fs.h"
+#include "patch_tx.h"
+
+static int failf(char **err, int rc, const char *fmt, ...) VT_PRINTF(3, 4);
+static int failf(char **err, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0)
+        *err = NULL;
+    va_end(ap);
+    return rc;
+}
+
+typedef struct path_ref {
+    const char *path;
+    size_t line;
+} path_ref;
+
+static int ref_cmp(const void *a, const void *b)
+{
+    return strcmp(((const path_ref *)a)->path, ((const path_ref *)b)->path);
+}
+
+/* Two operations on one path (either end of a move) would make the
+ * outcome depend on their order: refuse.  Sorting keeps large patches
+ * cheap. */
+static int check_unique(tx *t, char **err)
+{
+    size_t m = 0;
+    path_ref *r = malloc((2 * t->n + 1) * sizeof *r);
+    if (!r)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < t->n; i++) {
+        r[m++] = (path_ref){t->e[i].path, t->e[i].op->line_no};
+        if (t->e[i].dest)
+            r[m++] = (path_ref){t->e[i].dest, t->e[i].op->move_line_no};
+    }
+    qsort(r, m, sizeof *r, ref_cmp);
+    int rc = 0;
+    for (size_t i = 1; i < m && !rc; i++)
+        if (strcmp(r[i - 1].path, r[i].path) == 0) {
+            size_t a = r[i - 1].line < r[i].line ? r[i - 1].line : r[i].line;
+            size_t b = r[i - 1].line < r[i].line ? r[i].line : r[i - 1].line;
+            rc = failf(err, VT_ERR_INVALID,
+                       "Invalid patch: '%s' is named by two operations (patch lines %zu and "
+                       "%zu); put all changes to one file in one operation",
+                       r[i].path, a, b);
+        }
+    free(r);
+    return rc;
+}
+
+int tx_parse(tx *t, const char *text, size_t len, char **err)
+{
+    memset(t, 0, sizeof *t);
+    t->root = -1;
+    *err = NULL;
+    int rc = patch_parse(text, len, &t->p, err);
+    if (rc)
+        return rc;
+    t->e = calloc(t->p.nops, sizeof *t->e);
+    if (!t->e)
+        return VT_ERR_NOMEM;
+    t->n = t->p.nops;
+    for (size_t i = 0; i < t->n; i++) {
+        tx_entry *e = &t->e[i];
+        e->op = &t->p.ops[i];
+        char *why = NULL;
+        rc = fs_path_check(e->op->path, &e->path, &why);
+        if (rc == 0 && e->op->move_to)
+            rc = fs_path_check(e->op->move_to, &e->dest, &why);
+        if (rc) {
+            failf(err, rc, "%s (patch line %zu)", why ? why : "Invalid path", e->op->line_no);
+            free(why);
+            return rc;
+        }
+        if (e->dest && strcmp(e->dest, e->path) == 0) {
+            free(e->dest); /* a move onto itself is no move */
+            e->dest = NULL;
+        }
+    }
+    return check_unique(t, err);
+}
+
+static int plan_entry(tx *t, tx_entry *e, char **err)
+{
+    char *why = NULL;
+    int rc;
+    switch (e->op->kind) {
+    case PATCH_ADD:
+        rc = fs_absent(t->root, e->path, &why);
+        if (rc == VT_ERR_EXISTS)
+            return failf(err, rc, "Cannot add '%s' (patch line %zu): it already exists; use "
+                                  "'*** Update File:' to change it, or delete it first",
+                         e->path, e->op->line_no);
+        if (rc)
+            break;
+        e->changed = 1;
+        return apply_add(&t->p, e->op, &e->res);
+    case PATCH_DELETE:
+    case PATCH_UPDATE:
+        rc = fs_read(t->root, e->path, &e->old, &e->old_len, &e->mode, &why);
+        if (rc == VT_ERR_NOT_FOUND && !why)
+            return failf(err, rc, "Cannot %s '%s' (patch line %zu): the file does not exist",
+                         e->op->kind == PATCH_DELETE ? "delete" : "update", e->path,
+                         e->op->line_no);
+        if (rc)
+            break;
+        if (e->op->kind == PATCH_DELETE) {
+            e->changed = 1;
+            return apply_delete(e->old, e->old_len, &e->res);
+        }
+        if (e->dest) {
+            rc = fs_absent(t->root, e->dest, &why);
+            if (rc == VT_ERR_EXISTS)
+                return failf(err, rc, "Cannot move '%s' to '%s' (patch line %zu): the "
+                                      "destination already exists",
+                             e->path, e->dest, e->op->move_line_no);
+            if (rc)
+                break;
+        }
+        rc = apply_update(&t->p, e->op, e->path, e->old, e->old_len, &e->res, &why);
+        if (rc)
+            break;
+        e->changed = e->dest != NULL || e->res.size != e->old_len ||
+                     memcmp(e->res.data, e->old, e->old_len) != 0;
+        return 0;
+    default:
+        return VT_ERR_INTERNAL;
+    }
+    if (why) {
+        *err = why;
+        return rc;
+    }
+    return failf(err, rc, "Cannot apply the patch to '%s' (patch line %zu)", e->path,
+                 e->op->line_no);
+}
+
+int tx_plan(tx *t, int root, const char *text, size_t len, char **err)
+{
+    int rc = tx_parse(t, text, len, err);
+    t->root = root;
+    for (size_t i = 0; i < t->n && rc == 0; i++)
+        rc = plan_entry(t, &t->e[i], err);
+    return rc;
+}
+
+/* ---- commit and rollback ---- */
+
+typedef struct undo {
+    int restore;        /* 1: write data back; 0: remove the file */
+    const char *path;
+    const char *data;
+    size_t len;
+    mode_t mode;
+} undo;
+
+typedef struct journal {
+    undo *u;
+    size_t n;
+    fs_created_dirs dirs;
+    long fail_at;       /* test hook: fail the step with this number */
+    long step;
+} journal;
+
+static int step(journal *j, char **err, const char *path)
+{
+    if (++j->step == j->fail_at)
+        return failf(err, VT_ERR_IO, "Cannot write '%s': injected failure at step %ld", path,
+                     j->step);
+    return 0;
+}
+
+static int commit_entry(tx *t, tx_entry *e, journal *j, char **err)
+{
+    int rc;
+    if (!e->changed)
+        return 0;
+    switch (e->op->kind) {
+    case PATCH_ADD:
+        if ((rc = step(j, err, e->path)) ||
+            (rc = fs_write(t->root, e->path, e->res.data, e->res.size, -1, 1, &j->dirs, err)))
+            return rc;
+        j->u[j->n++] = (undo){0, e->path, NULL, 0, 0};
+        return 0;
+    case PATCH_DELETE:
+        if ((rc = step(j, err, e->path)) || (rc = fs_unlink(t->root, e->path, err)))
+            return rc;
+        j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
+        return 0;
+    default:
+        if (!e->dest) {
+            if ((rc = step(j, err, e->path)) ||
+                (rc = fs_write(t->root, e->path, e->res.data, e->res.size, (int)e->mode, 0, NULL,
+                               err)))
+                return rc;
+            j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
+            return 0;
+        }
+        if ((rc = step(j, err, e->dest)) ||
+            (rc = fs_write(t->root, e->dest, e->res.data, e->res.size, (int)e->mode, 1, &j->dirs,
+                           err)))
+            return rc;
+        j->u[j->n++] = (undo){0, e->dest, NULL, 0, 0};
+        if ((rc = step(j, err, e->path)) || (rc = fs_unlink(t->root, e->path, err)))
+            return rc;
+        j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
+        return 0;
+    }
+}
+
+static int rollback(tx *t, journal *j)
+{
+    int bad = 0;
+    for (size_t i = j->n; i-- > 0;) {
+        char *err = NULL;
+        const undo *u = &j->u[i];
+        int rc = u->restore ? fs_write(t->root, u->path, u->data, u->len, (int)u->mode, 0, NULL,
+                                       &err)
+                            : fs_unlink(t->root, u->path, &err);
+        free(err);
+        bad |= rc != 0;
+    }
+    fs_remove_dirs(t->root, &j->dirs);
+    return bad;
+}
+
+int tx_commit(tx *t, char **err)
+{
+    *err = NULL;
+    journal j = {0};
+    j.u = calloc(2 * t->n + 1, sizeof *j.u);
+    if (!j.u)
+        return VT_ERR_NOMEM;
+    const char *fail_at = getenv("VTHOST_PATCH_FAIL_AT");
+    j.fail_at = fail_at ? strtol(fail_at, NULL, 10) : 0;
+    int rc = 0;
+    for (size_t i = 0; i < t->n && rc == 0; i++)
+        rc = commit_entry(t, &t->e[i], &j, err);
+    if (rc) {
+        int bad = rollback(t, &j);
+        char *msg = NULL;
+        if (asprintf(&msg, "%s; %s", *err ? *err : "Cannot apply the patch",
+                     bad ? "restoring the files already changed FAILED, check the tree"
+                         : "no file was changed (every change already made was undone)") >= 0) {
+            free(*err);
+            *err = msg;
+        }
+    }
+    fs_created_dirs_free(&j.dirs);
+    free(j.u);
+    return rc;
+}
+
+void tx_free(tx *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->e[i].path);
+        free(t->e[i].dest);
+        free(t->e[i].old);
+        file_result_free(&t->e[i].res);
+    }
+    free(t->e);
+    patch_free(&t->p);
+    memset(t, 0, sizeof *t);
+    t->root = -1;
+}
