@@ -1,0 +1,119 @@
+/* Descriptor checks, run on descriptors built in memory (the fixture
+ * plugins under tests/plugins/loader cover the same rules end to end). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "legacy.h"
+#include "loader.h"
+
+static int run(vt_call *c, const cJSON *a, cJSON **r)
+{
+    (void)c; (void)a; (void)r;
+    return 0;
+}
+
+static const vt_tool tools[] = {
+    {.name = "t", .input_schema = "{}", .run = run},
+    {0},
+};
+
+static vt_plugin good(void)
+{
+    vt_plugin d = {VT_PLUGIN_HEADER, .name = "p", .tools = tools};
+    return d;
+}
+
+static void expect_refusal(const vt_plugin *d, const char *needle)
+{
+    char *why = loader_check_descriptor(d);
+    assert_non_null(why);
+    assert_non_null(strstr(why, needle));
+    free(why);
+}
+
+static void test_good(void **st)
+{
+    (void)st;
+    vt_plugin d = good();
+    assert_null(loader_check_descriptor(&d));
+    /* an older minor is fine */
+    d.abi_minor = 0;
+    assert_null(loader_check_descriptor(&d));
+}
+
+static void test_abi(void **st)
+{
+    (void)st;
+    vt_plugin d = good();
+    d.abi_major = 2;
+    expect_refusal(&d, "ABI major version 2");
+    d = good();
+    d.abi_minor = VT_ABI_MINOR + 1;
+    expect_refusal(&d, "newer than this host's");
+    expect_refusal(NULL, "returned NULL");
+}
+
+static void test_sizes(void **st)
+{
+    (void)st;
+    vt_plugin d = good();
+    d.struct_size = 8;
+    expect_refusal(&d, "descriptor too small");
+    d = good();
+    d.sizeof_tool = 8;
+    expect_refusal(&d, "tool entry size");
+    /* larger descriptor with a zero tail is accepted */
+    struct {
+        vt_plugin base;
+        void *extra[2];
+    } big = {good(), {0, 0}};
+    big.base.struct_size = sizeof big;
+    assert_null(loader_check_descriptor(&big.base));
+    big.extra[1] = &big;
+    expect_refusal(&big.base, "non-zero fields beyond");
+}
+
+static void test_tool_stride(void **st)
+{
+    (void)st;
+    /* tools built with a larger vt_tool: the host steps by sizeof_tool */
+    struct big_tool {
+        vt_tool t;
+        void *future;
+    } bt[] = {{{.name = "a", .input_schema = "{}", .run = run}, NULL},
+              {{.name = "b", .input_schema = "{}", .run = run}, NULL},
+              {{0}, NULL}};
+    vt_plugin d = good();
+    d.tools = &bt[0].t;
+    d.sizeof_tool = sizeof(struct big_tool);
+    assert_null(loader_check_descriptor(&d));
+    bt[1].future = bt;
+    expect_refusal(&d, "tool #1 has non-zero fields");
+}
+
+static void test_legacy_names(void **st)
+{
+    (void)st;
+    assert_non_null(strstr(legacy_replacement("unified_exec"), "exec_command"));
+    assert_non_null(strstr(legacy_replacement("unified_exec"), "write_stdin"));
+    assert_non_null(strstr(legacy_replacement("unified_file"), "apply_patch"));
+    assert_non_null(strstr(legacy_replacement("unified_search"), "code_search"));
+    assert_null(legacy_replacement("exec_command"));
+    assert_null(legacy_replacement("unified"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_abi),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_tool_stride),
+        cmocka_unit_test(test_legacy_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

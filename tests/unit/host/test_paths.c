@@ -1,0 +1,126 @@
+/* Workspace containment: "..", absolute paths and symlinks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "paths.h"
+
+static char root[PATH_MAX];
+static char outside[PATH_MAX];
+
+static int setup(void **st)
+{
+    (void)st;
+    char tmpl[] = "/tmp/vthost-paths-XXXXXX";
+    char tmpl2[] = "/tmp/vthost-outside-XXXXXX";
+    if (!mkdtemp(tmpl) || !mkdtemp(tmpl2))
+        return -1;
+    if (!realpath(tmpl, root) || !realpath(tmpl2, outside))
+        return -1;
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/src", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/src/a.c", root);
+    fclose(fopen(p, "w"));
+    snprintf(p, sizeof p, "%s/escape", root);
+    if (symlink(outside, p) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/inner", root);
+    if (symlink("src", p) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[2 * PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, outside);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void expect(const char *path, unsigned flags, int rc, const char *suffix)
+{
+    char *out = NULL;
+    int got = paths_resolve(root, path, flags, &out);
+    assert_int_equal(got, rc);
+    if (rc == VT_OK) {
+        char want[PATH_MAX + 64];
+        snprintf(want, sizeof want, "%s%s", root, suffix);
+        assert_string_equal(out, want);
+    } else {
+        assert_null(out);
+    }
+    free(out);
+}
+
+static void test_relative(void **st)
+{
+    (void)st;
+    expect("src/a.c", VT_RESOLVE_MUST_EXIST, VT_OK, "/src/a.c");
+    expect("./src/../src/a.c", 0, VT_OK, "/src/a.c");
+    expect(".", VT_RESOLVE_DIRECTORY, VT_OK, "");
+    expect("new/dir/file.txt", 0, VT_OK, "/new/dir/file.txt");
+    expect("src/missing.c", VT_RESOLVE_MUST_EXIST, VT_ERR_NOT_FOUND, NULL);
+    expect("src/a.c", VT_RESOLVE_DIRECTORY, VT_ERR_INVALID, NULL);
+}
+
+static void test_escapes(void **st)
+{
+    (void)st;
+    expect("..", 0, VT_ERR_OUTSIDE, NULL);
+    expect("src/../../x", 0, VT_ERR_OUTSIDE, NULL);
+    expect("/etc/passwd", 0, VT_ERR_OUTSIDE, NULL);
+    expect("escape", 0, VT_ERR_OUTSIDE, NULL);
+    expect("escape/new.txt", 0, VT_ERR_OUTSIDE, NULL);
+    expect("bad\nname", 0, VT_ERR_INVALID, NULL);
+    expect("", 0, VT_ERR_INVALID, NULL);
+}
+
+static void test_absolute_inside(void **st)
+{
+    (void)st;
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/src", root);
+    expect(p, VT_RESOLVE_DIRECTORY, VT_OK, "/src");
+}
+
+static void test_symlinks(void **st)
+{
+    (void)st;
+    /* a symlink that stays inside resolves, unless symlinks are refused */
+    expect("inner/a.c", VT_RESOLVE_MUST_EXIST, VT_OK, "/src/a.c");
+    expect("inner/a.c", VT_RESOLVE_NO_SYMLINKS, VT_ERR_OUTSIDE, NULL);
+    expect("inner", VT_RESOLVE_NO_SYMLINKS, VT_ERR_OUTSIDE, NULL);
+    expect("src/a.c", VT_RESOLVE_NO_SYMLINKS, VT_OK, "/src/a.c");
+}
+
+static void test_within(void **st)
+{
+    (void)st;
+    assert_true(paths_is_within("/a/b", "/a/b"));
+    assert_true(paths_is_within("/a/b", "/a/b/c"));
+    assert_false(paths_is_within("/a/b", "/a/bc"));
+    assert_false(paths_is_within("/a/b", "/a"));
+    assert_true(paths_is_within("/", "/x"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_relative),
+        cmocka_unit_test(test_escapes),
+        cmocka_unit_test(test_absolute_inside),
+        cmocka_unit_test(test_symlinks),
+        cmocka_unit_test(test_within),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
