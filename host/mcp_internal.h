@@ -108,5 +108,8 @@ void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id);
 
 /* JSON-RPC ids are equal when both are equal strings or equal numbers. */
 int mcp_id_equal(const cJSON *a, const cJSON *b);
+/* A copy of a request id or progress token that prints exactly as an
+ * integer was sent (cJSON alone rounds past 15 digits). */
+cJSON *mcp_id_copy(const cJSON *id);
 
 #endif

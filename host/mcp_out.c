@@ -66,7 +66,7 @@ static cJSON *envelope(const cJSON *id)
     if (!m)
         return NULL;
     cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-    cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+    cJSON_AddItemToObject(m, "id", id ? mcp_id_copy(id) : cJSON_CreateNull());
     return m;
 }
 

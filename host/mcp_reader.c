@@ -149,6 +149,10 @@ int mcp_reader_next(mcp_reader *r, const char **line, size_t *len)
                            : NULL;
             if (nl) {
                 size_t at = (size_t)(nl - r->buf);
+                if (at - r->start > r->max_line) {
+                    r->start = at + 1;
+                    return MCP_READ_TOO_LONG;
+                }
                 emit(r, at, at + 1, line, len);
                 return MCP_READ_LINE;
             }

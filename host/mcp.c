@@ -1,0 +1,144 @@
+/* `vthost serve`: the MCP engine bound to the host's pipeline, registry
+ * and logging, on a private copy of stdin/stdout. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "host.h"
+#include "mcp.h"
+#include "mcp_server.h"
+#include "pipeline.h"
+#include "registry.h"
+#include "render.h"
+
+/* How long in-flight calls get to end after cancellation at shutdown;
+ * the MCP SDK client sends SIGTERM 2 s after closing stdin. */
+#define SHUTDOWN_GRACE_MS 1500
+
+static mcp_server *volatile g_server;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (g_server)
+        mcp_server_stop(g_server);
+}
+
+/* Writes to a vanished client fail with EPIPE instead of killing us.  A
+ * handler (not SIG_IGN) so that child processes still get the default. */
+static void on_sigpipe(int sig)
+{
+    (void)sig;
+}
+
+static cJSON *list_tools(void)
+{
+    const tool_entry **list = NULL;
+    size_t n = 0;
+    cJSON *arr = cJSON_CreateArray();
+    if (registry_listed(&list, &n) < 0)
+        return arr;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *d = registry_describe(list[i], "mcp");
+        if (d)
+            cJSON_AddItemToArray(arr, d);
+    }
+    free(list);
+    return arr;
+}
+
+/* agent.shell_prompt_profile: auto resolves to the platform's profile. */
+static const char *shell_profile(void)
+{
+    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(host_config(), "agent");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
+    const char *v = cJSON_IsString(p) ? p->valuestring : "auto";
+    if (strcmp(v, "powershell") == 0)
+        return "powershell";
+    return "unix_like";
+}
+
+static char *instructions(void)
+{
+    const char *shell = shell_profile();
+    char *names = registry_listed_names();
+    char *text = NULL;
+    int rc = asprintf(
+        &text,
+        "vthost serves the '%s' tool profile for the workspace %s. Tools: %s. "
+        "Shell profile: %s; %s. Use exec_command for commands (write_stdin to "
+        "answer a still-running session), apply_patch for every file edit, "
+        "and search_tools to find further tools, which become callable after "
+        "the tool list refreshes.",
+        host_profile_name() ? host_profile_name() : "default",
+        host_workspace() ? host_workspace() : ".", names ? names : "",
+        shell,
+        strcmp(shell, "powershell") == 0
+            ? "write exec_command.cmd in native PowerShell syntax"
+            : "write exec_command.cmd as Unix-like shell commands");
+    free(names);
+    return rc < 0 ? NULL : text;
+}
+
+/* Protocol traffic moves to private descriptors; fd 0 becomes /dev/null
+ * and fd 1 a copy of stderr, so that neither a child process nor a stray
+ * printf in a plugin can read or corrupt the JSON-RPC stream. */
+static int take_stdio(int *in_fd, int *out_fd)
+{
+    *in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+    *out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (*in_fd < 0 || *out_fd < 0)
+        return -1;
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 0);
+        close(null);
+    }
+    dup2(2, 1);
+    return 0;
+}
+
+int mcp_serve(void)
+{
+    int in_fd = -1, out_fd = -1;
+    if (take_stdio(&in_fd, &out_fd) < 0) {
+        fprintf(stderr, "vthost serve: cannot set up stdin/stdout\n");
+        return 1;
+    }
+    mcp_ops ops = {.call = pipeline_call, .list_tools = list_tools,
+                   .render = render_text, .instructions = instructions};
+    mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
+    if (!s) {
+        fprintf(stderr, "vthost serve: out of memory\n");
+        return 1;
+    }
+    g_server = s;
+    struct sigaction sa = {0}, old_term, old_int, old_pipe;
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = on_sigpipe;
+    sigaction(SIGPIPE, &sa, &old_pipe);
+    host_set_log_sink(mcp_server_log, s);
+
+    int rc = mcp_server_run(s, SHUTDOWN_GRACE_MS);
+
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    if (rc == 0) {
+        host_set_log_sink(NULL, NULL);
+        g_server = NULL;
+        mcp_server_free(s);
+    }
+    /* else: a call ignored its cancellation and still uses the server;
+     * it stays allocated (and keeps the log sink) until the process
+     * exits after host_close; so do its descriptors. */
+    if (rc == 0) {
+        close(in_fd);
+        close(out_fd);
+    }
+    return 0;
+}

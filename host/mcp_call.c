@@ -1,0 +1,239 @@
+/* tools/call: one call through the pipeline, with the MCP side of its
+ * frontend (progress notifications, cancellation) and the result shape
+ * (structuredContent plus one readable text block). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mcp_client.h"
+#include "mcp_internal.h"
+
+static void progress(void *ctx, double value, double total, const char *message)
+{
+    mcp_call *c = ctx;
+    if (!c->progress_token)
+        return;
+    pthread_mutex_lock(&c->mu);
+    /* Progress must grow, and none may follow the response. */
+    if (!c->finished && value > c->last_progress) {
+        c->last_progress = value;
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddItemToObject(p, "progressToken", mcp_id_copy(c->progress_token));
+        cJSON_AddNumberToObject(p, "progress", value);
+        if (total > 0)
+            cJSON_AddNumberToObject(p, "total", total);
+        if (message && *message)
+            cJSON_AddStringToObject(p, "message", message);
+        mcp_send_notification(c->srv, "notifications/progress", p);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void answer_busy(struct mcp_server *s, const cJSON *id)
+{
+    char text[160];
+    snprintf(text, sizeof text,
+             "The server is already running %d tool calls; wait for one to "
+             "finish and retry.", MCP_MAX_CALLS);
+    cJSON *r = cJSON_CreateObject();
+    cJSON *blk = cJSON_CreateObject();
+    cJSON_AddStringToObject(blk, "type", "text");
+    cJSON_AddStringToObject(blk, "text", text);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "content"), blk);
+    cJSON_AddBoolToObject(r, "isError", 1);
+    mcp_send_result(s, id, r);
+}
+
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
+                         const cJSON *params)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+    const char *why = NULL;
+    if (!cJSON_IsString(name) || !name->valuestring[0])
+        why = "Invalid params: tools/call needs a tool \"name\" (string)";
+    else if (args && !cJSON_IsObject(args) && !cJSON_IsNull(args))
+        why = "Invalid params: \"arguments\" must be an object";
+    else if (meta && !cJSON_IsObject(meta))
+        why = "Invalid params: \"_meta\" must be an object";
+    if (why) {
+        mcp_send_error(s, id, RPC_INVALID_PARAMS, why);
+        cJSON_Delete(msg);
+        return NULL;
+    }
+
+    mcp_call *c = calloc(1, sizeof *c);
+    if (!c) {
+        mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+        cJSON_Delete(msg);
+        return NULL;
+    }
+    c->srv = s;
+    c->msg = msg;
+    c->id = id;
+    c->tool = name->valuestring;
+    c->args = cJSON_IsObject(args) ? args : NULL;
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+    if (cJSON_IsString(tok) || cJSON_IsNumber(tok))
+        c->progress_token = tok;
+    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(meta, "vthost/agent");
+    if (cJSON_IsString(agent) && agent->valuestring[0])
+        c->agent = agent->valuestring;
+    atomic_init(&c->cancel, 0);
+    pthread_mutex_init(&c->mu, NULL);
+    c->fe.ctx = c;
+    c->fe.progress = progress;
+    mcp_client_frontend(s, c);
+
+    /* Registered before the next line is read, so a cancellation that
+     * follows the request at once still finds it. */
+    pthread_mutex_lock(&s->lock);
+    int busy = s->ncalls >= MCP_MAX_CALLS;
+    if (!busy) {
+        c->next = s->calls;
+        s->calls = c;
+        s->ncalls++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (busy) {
+        answer_busy(s, id);
+        pthread_mutex_destroy(&c->mu);
+        cJSON_Delete(msg);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static cJSON *text_block(const char *text)
+{
+    cJSON *blk = cJSON_CreateObject();
+    cJSON_AddStringToObject(blk, "type", "text");
+    cJSON_AddStringToObject(blk, "text", text ? text : "");
+    return blk;
+}
+
+/* The CallToolResult for a finished call (takes r->response). */
+static cJSON *tool_result(struct mcp_server *s, const char *tool, call_result *r)
+{
+    cJSON *res = cJSON_CreateObject();
+    cJSON *content = cJSON_AddArrayToObject(res, "content");
+    int failed = r->status != CALL_OK;
+    char *text = NULL;
+    if (failed && r->message)
+        text = strdup(r->message);
+    else if (r->response && s->ops.render)
+        text = s->ops.render(tool, r->response);
+    if (!text && r->response)
+        text = cJSON_PrintUnformatted(r->response);
+    cJSON_AddItemToArray(content, text_block(text ? text : "The tool failed."));
+    free(text);
+    if (cJSON_IsObject(r->response)) {
+        cJSON_AddItemToObject(res, "structuredContent", r->response);
+        r->response = NULL;
+    }
+    if (failed)
+        cJSON_AddBoolToObject(res, "isError", 1);
+    return res;
+}
+
+static void respond(struct mcp_server *s, mcp_call *c, call_result *r)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddItemToObject(m, "id", mcp_id_copy(c->id));
+    cJSON_AddItemToObject(m, "result", tool_result(s, c->tool, r));
+    char *text = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    if (text && strlen(text) > MCP_MAX_MESSAGE) {
+        /* The output budget normally prevents this; never send a message
+         * the client would refuse. */
+        free(text);
+        text = NULL;
+        m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+        cJSON_AddItemToObject(m, "id", mcp_id_copy(c->id));
+        cJSON *res = cJSON_AddObjectToObject(m, "result");
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "content"),
+                             text_block("The tool's response exceeds the 10 MiB message "
+                                        "limit; retry with a smaller max_output_tokens "
+                                        "or a narrower request."));
+        cJSON_AddBoolToObject(res, "isError", 1);
+        text = cJSON_PrintUnformatted(m);
+        cJSON_Delete(m);
+    }
+    if (text)
+        mcp_send_text(s, text, strlen(text));
+    free(text);
+}
+
+static void unregister(struct mcp_server *s, mcp_call *c, int *cancelled)
+{
+    pthread_mutex_lock(&s->lock);
+    for (mcp_call **p = &s->calls; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    }
+    s->ncalls--;
+    *cancelled = c->cancelled;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_call_run(struct mcp_server *s, mcp_call *c)
+{
+    call_request req = {.tool = c->tool, .args = c->args, .agent = c->agent,
+                        .fe = &c->fe, .cancel = &c->cancel};
+    call_result r = {0};
+    int rc = s->ops.call(&req, &r);
+
+    pthread_mutex_lock(&c->mu);
+    c->finished = 1;
+    pthread_mutex_unlock(&c->mu);
+    int cancelled;
+    unregister(s, c, &cancelled);
+
+    if (cancelled || r.status == CALL_CANCELLED) {
+        /* A cancelled request gets no response. */
+    } else if (r.status == CALL_UNKNOWN) {
+        mcp_send_error(s, c->id, RPC_INVALID_PARAMS,
+                       r.message ? r.message : "Unknown tool");
+    } else if (rc < 0 && !r.response && !r.message) {
+        mcp_send_error(s, c->id, RPC_INTERNAL_ERROR, "Internal error running the tool");
+    } else {
+        respond(s, c, &r);
+        if (r.list_changed)
+            mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+    }
+    /* call_result_free's contract, inlined so the engine needs nothing
+     * of the pipeline but the ops table. */
+    cJSON_Delete(r.response);
+    free(r.message);
+    pthread_mutex_destroy(&c->mu);
+    cJSON_Delete(c->msg);
+    free(c);
+}
+
+void mcp_call_cancel(struct mcp_server *s, const cJSON *id)
+{
+    pthread_mutex_lock(&s->lock);
+    for (mcp_call *c = s->calls; c; c = c->next) {
+        if (mcp_id_equal(c->id, id)) {
+            c->cancelled = 1;
+            atomic_store(&c->cancel, 1);
+        }
+    }
+    /* A call waiting on a client reply gives up. */
+    pthread_cond_broadcast(&s->reply_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_call_cancel_all_locked(struct mcp_server *s)
+{
+    for (mcp_call *c = s->calls; c; c = c->next) {
+        c->cancelled = 1;
+        atomic_store(&c->cancel, 1);
+    }
+    pthread_cond_broadcast(&s->reply_cond);
+}

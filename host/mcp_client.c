@@ -1,0 +1,242 @@
+/* Server-to-client requests: each waits on its own thread for the reply,
+ * which the reading thread matches by id (mcp_call_reply).  A wait ends
+ * early when the call is cancelled or the server stops. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mcp_client.h"
+
+/* Send `method` and wait for the client's result (*result, owned by the
+ * caller).  Returns 0, or -1 when there is no usable answer. */
+static int client_request(mcp_call *c, const char *method, cJSON *params,
+                          cJSON **result)
+{
+    struct mcp_server *s = c->srv;
+    mcp_pending p = {0};
+    *result = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping || c->cancelled) {
+        pthread_mutex_unlock(&s->lock);
+        cJSON_Delete(params);
+        return -1;
+    }
+    p.id = (double)++s->next_request_id;
+    p.next = s->pending;
+    s->pending = &p;
+    pthread_mutex_unlock(&s->lock);
+
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddNumberToObject(m, "id", p.id);
+    cJSON_AddStringToObject(m, "method", method);
+    cJSON_AddItemToObject(m, "params", params);
+    int sent = mcp_send(s, m) == 0;
+
+    pthread_mutex_lock(&s->lock);
+    while (sent && !p.done && !s->stopping && !c->cancelled)
+        pthread_cond_wait(&s->reply_cond, &s->lock);
+    for (mcp_pending **q = &s->pending; *q; q = &(*q)->next) {
+        if (*q == &p) {
+            *q = p.next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+
+    if (!p.done) {
+        if (sent) {
+            cJSON *n = cJSON_CreateObject();
+            cJSON_AddNumberToObject(n, "requestId", p.id);
+            cJSON_AddStringToObject(n, "reason", "the tool call was cancelled");
+            mcp_send_notification(s, "notifications/cancelled", n);
+        }
+        return -1;
+    }
+    cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(p.reply, "result");
+    cJSON_Delete(p.reply);
+    if (!cJSON_IsObject(res)) {
+        cJSON_Delete(res);
+        return -1;
+    }
+    *result = res;
+    return 0;
+}
+
+void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id)
+{
+    pthread_mutex_lock(&s->lock);
+    for (mcp_pending *p = s->pending; p; p = p->next) {
+        if (!p->done && cJSON_IsNumber(id) && id->valuedouble == p->id) {
+            p->reply = msg;
+            p->done = 1;
+            msg = NULL;
+            pthread_cond_broadcast(&s->reply_cond);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    cJSON_Delete(msg);  /* a reply nobody waits for is dropped */
+}
+
+static void put_value(FILE *f, const cJSON *v)
+{
+    if (cJSON_IsString(v)) {
+        fputs(v->valuestring, f);
+        return;
+    }
+    char *t = cJSON_PrintUnformatted(v);
+    if (t)
+        fputs(t, f);
+    free(t);
+}
+
+/* The approval question shown to the user: the action, what it touches
+ * and the rule that asked. */
+static char *prompt_text(const cJSON *request)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(request, "message");
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(request, "tool");
+    const cJSON *subjects = cJSON_GetObjectItemCaseSensitive(request, "subjects");
+    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(request, "rule");
+    fputs(cJSON_IsString(msg) ? msg->valuestring : "Allow this tool call?", f);
+    if (tool) {
+        fputs("\nTool: ", f);
+        put_value(f, tool);
+    }
+    if (cJSON_IsArray(subjects) && subjects->child) {
+        fputs("\nTouches:", f);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, subjects) {
+            const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");
+            const cJSON *value = cJSON_GetObjectItemCaseSensitive(it, "value");
+            fputs("\n  - ", f);
+            if (cJSON_IsString(kind) && value) {
+                fprintf(f, "%s: ", kind->valuestring);
+                put_value(f, value);
+            } else {
+                put_value(f, it);
+            }
+        }
+    } else if (subjects) {
+        fputs("\nTouches: ", f);
+        put_value(f, subjects);
+    }
+    if (rule && !cJSON_IsNull(rule)) {
+        fputs("\nRule: ", f);
+        put_value(f, rule);
+    }
+    fclose(f);
+    return text;
+}
+
+static int prompt(void *ctx, const cJSON *request)
+{
+    mcp_call *c = ctx;
+    char *text = prompt_text(request);
+    if (!text)
+        return -1;
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "message", text);
+    free(text);
+    cJSON *schema = cJSON_AddObjectToObject(params, "requestedSchema");
+    cJSON_AddStringToObject(schema, "type", "object");
+    cJSON *d = cJSON_AddObjectToObject(cJSON_AddObjectToObject(schema, "properties"),
+                                       "decision");
+    cJSON_AddStringToObject(d, "type", "string");
+    cJSON_AddStringToObject(d, "title", "Decision");
+    cJSON_AddStringToObject(d, "description",
+                            "approve runs this call once; deny refuses it");
+    const char *choices[] = {"approve", "deny"};
+    cJSON_AddItemToObject(d, "enum", cJSON_CreateStringArray(choices, 2));
+    const char *names[] = {"Approve", "Deny"};
+    cJSON_AddItemToObject(d, "enumNames", cJSON_CreateStringArray(names, 2));
+    const char *req[] = {"decision"};
+    cJSON_AddItemToObject(schema, "required", cJSON_CreateStringArray(req, 1));
+
+    cJSON *res = NULL;
+    if (client_request(c, "elicitation/create", params, &res) < 0)
+        return -1;
+    const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
+    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(content, "decision");
+    int approved = cJSON_IsString(action) && strcmp(action->valuestring, "accept") == 0 &&
+                   cJSON_IsString(decision) &&
+                   strcmp(decision->valuestring, "approve") == 0;
+    cJSON_Delete(res);
+    return approved;
+}
+
+/* Text of a sampling result: one content block or an array of them. */
+static char *sampled_text(const cJSON *content)
+{
+    if (cJSON_IsObject(content)) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(content, "text");
+        return cJSON_IsString(t) ? strdup(t->valuestring) : NULL;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, content) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "text");
+        if (cJSON_IsString(t))
+            fputs(t->valuestring, f);
+    }
+    fclose(f);
+    if (text && !*text) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
+static int sample(void *ctx, const char *system_prompt, const char *user_text,
+                  const char *model_hint, char **answer)
+{
+    mcp_call *c = ctx;
+    *answer = NULL;
+    cJSON *params = cJSON_CreateObject();
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "user");
+    cJSON *content = cJSON_AddObjectToObject(m, "content");
+    cJSON_AddStringToObject(content, "type", "text");
+    cJSON_AddStringToObject(content, "text", user_text ? user_text : "");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(params, "messages"), m);
+    if (system_prompt)
+        cJSON_AddStringToObject(params, "systemPrompt", system_prompt);
+    if (model_hint && *model_hint) {
+        cJSON *h = cJSON_CreateObject();
+        cJSON_AddStringToObject(h, "name", model_hint);
+        cJSON_AddItemToArray(
+            cJSON_AddArrayToObject(cJSON_AddObjectToObject(params, "modelPreferences"),
+                                   "hints"), h);
+    }
+    cJSON_AddStringToObject(params, "includeContext", "none");
+    cJSON_AddNumberToObject(params, "maxTokens", 256);
+
+    cJSON *res = NULL;
+    if (client_request(c, "sampling/createMessage", params, &res) < 0)
+        return -1;
+    *answer = sampled_text(cJSON_GetObjectItemCaseSensitive(res, "content"));
+    cJSON_Delete(res);
+    return *answer ? 0 : -1;
+}
+
+void mcp_client_frontend(struct mcp_server *s, mcp_call *c)
+{
+    if (s->inline_calls)
+        return;  /* nobody would read the reply */
+    pthread_mutex_lock(&s->lock);
+    if (s->cap_elicitation)
+        c->fe.prompt = prompt;
+    if (s->cap_sampling)
+        c->fe.sample = sample;
+    pthread_mutex_unlock(&s->lock);
+}

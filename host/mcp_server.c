@@ -1,0 +1,226 @@
+/* The MCP engine's threads: leader/follower over one input stream.
+ *
+ * One thread at a time (the leader) reads stdin and answers cheap
+ * messages (ping, initialize, tools/list, notifications, client replies)
+ * itself.  When it reads a tools/call it hands leadership to an idle
+ * follower (or a new thread) and runs the call on its own thread.  So a
+ * call costs no hand-off between threads on its path (the thread that
+ * read it runs it), while a call waiting 30 s for output never stops
+ * the reading: ping and other calls are answered meanwhile.  Threads
+ * stay around idle (a few) for the next calls, so sequential calls
+ * create no threads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "mcp_internal.h"
+
+/* Idle followers beyond this end themselves. */
+#define MAX_IDLE 4
+
+mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
+{
+    mcp_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        free(s);
+        return NULL;
+    }
+    s->ops = *ops;
+    s->out_fd = out_fd;
+    mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
+    pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->lead_cond, NULL);
+    pthread_cond_init(&s->reply_cond, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->exit_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&s->log_level, VT_LOG_WARNING);
+    atomic_init(&s->initialized, 0);
+    return s;
+}
+
+void mcp_server_stop(mcp_server *s)
+{
+    int saved = errno;
+    ssize_t n = write(s->wake[1], "x", 1);
+    (void)n;  /* a full pipe already wakes the reader */
+    errno = saved;
+}
+
+void mcp_server_free(mcp_server *s)
+{
+    if (!s)
+        return;
+    mcp_reader_free(&s->rd);
+    close(s->wake[0]);
+    close(s->wake[1]);
+    pthread_mutex_destroy(&s->wlock);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->lead_cond);
+    pthread_cond_destroy(&s->reply_cond);
+    pthread_cond_destroy(&s->exit_cond);
+    free(s);
+}
+
+/* Stop serving: no more leaders, every call cancelled, waiters woken. */
+static void begin_stop(mcp_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stopping = 1;
+    mcp_call_cancel_all_locked(s);
+    pthread_cond_broadcast(&s->lead_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Read and answer messages until a tools/call needs running (returned)
+ * or the server stops (NULL). */
+static mcp_call *lead(mcp_server *s)
+{
+    for (;;) {
+        const char *line;
+        size_t len;
+        int rc = mcp_reader_next(&s->rd, &line, &len);
+        if (rc == MCP_READ_LINE) {
+            mcp_call *call;
+            mcp_dispatch_line(s, line, len, &call);
+            if (call)
+                return call;
+        } else if (rc == MCP_READ_TOO_LONG) {
+            mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+                           "Invalid Request: message exceeds the 16 MiB line limit");
+        } else {
+            begin_stop(s);
+            return NULL;
+        }
+    }
+}
+
+static void *worker_main(void *arg);
+
+/* Give up leadership to an idle follower or a new thread.  Returns 0, or
+ * -1 when no thread could take over (the caller keeps leading). */
+static int hand_over(mcp_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->has_leader = 0;
+    if (s->idle > 0) {
+        pthread_cond_signal(&s->lead_cond);
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    s->threads++;
+    pthread_mutex_unlock(&s->lock);
+
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, worker_main, s);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    s->threads--;
+    pthread_cond_broadcast(&s->exit_cond);
+    s->has_leader = 1;
+    pthread_mutex_unlock(&s->lock);
+    return -1;
+}
+
+/* Lead, run calls, follow; until the server stops.  Worker threads that
+ * find enough idle followers end themselves. */
+static void serve(mcp_server *s, int is_main)
+{
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->has_leader && !s->stopping) {
+            if (!is_main && s->idle >= MAX_IDLE)
+                goto out;
+            s->idle++;
+            pthread_cond_wait(&s->lead_cond, &s->lock);
+            s->idle--;
+        }
+        if (s->stopping)
+            break;
+        s->has_leader = 1;
+        pthread_mutex_unlock(&s->lock);
+
+        mcp_call *call = lead(s);
+        while (call && hand_over(s) < 0) {
+            /* No thread to read meanwhile: run it here, then go on. */
+            mcp_call_run(s, call);
+            call = lead(s);
+        }
+        if (call)
+            mcp_call_run(s, call);
+        pthread_mutex_lock(&s->lock);
+        if (!call) {
+            s->has_leader = 0;
+            break;
+        }
+    }
+out:
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *worker_main(void *arg)
+{
+    mcp_server *s = arg;
+    serve(s, 0);
+    pthread_mutex_lock(&s->lock);
+    s->threads--;
+    pthread_cond_broadcast(&s->exit_cond);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int mcp_server_run(mcp_server *s, int grace_ms)
+{
+    serve(s, 1);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += grace_ms / 1000;
+    deadline.tv_nsec += (long)(grace_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (s->threads > 0) {
+        if (pthread_cond_timedwait(&s->exit_cond, &s->lock, &deadline) == ETIMEDOUT)
+            break;
+    }
+    int left = s->threads;
+    pthread_mutex_unlock(&s->lock);
+    return left > 0 ? -1 : 0;
+}
+
+void mcp_server_run_mem(mcp_server *s, const void *data, size_t len)
+{
+    mcp_reader_free(&s->rd);
+    mcp_reader_init_mem(&s->rd, data, len, MCP_MAX_LINE);
+    s->inline_calls = 1;
+    for (;;) {
+        const char *line;
+        size_t n;
+        int rc = mcp_reader_next(&s->rd, &line, &n);
+        if (rc == MCP_READ_LINE) {
+            mcp_call *call;
+            mcp_dispatch_line(s, line, n, &call);
+            if (call)
+                mcp_call_run(s, call);
+        } else if (rc == MCP_READ_TOO_LONG) {
+            mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+                           "Invalid Request: message exceeds the 16 MiB line limit");
+        } else {
+            break;
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/* MCP session methods: initialize, tools/list, logging/setLevel, and the
+ * log sink that turns host log lines into notifications/message. */
+#include <stdlib.h>
+#include <string.h>
+#include "host.h"
+#include "mcp_internal.h"
+#include "mcp_session.h"
+
+static const char *const protocol_versions[] = {
+    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+/* MCP (RFC 5424) level names; the host's five levels map onto the first
+ * five, and the three above error silence host logging entirely. */
+static const char *const level_names[] = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+#define LEVEL_COUNT (sizeof level_names / sizeof level_names[0])
+
+/* Form-mode elicitation: an empty capability object means form mode
+ * (2025-06-18); later revisions name the modes. */
+static int supports_form_elicitation(const cJSON *cap)
+{
+    if (!cJSON_IsObject(cap))
+        return 0;
+    return cap->child == NULL || cJSON_GetObjectItemCaseSensitive(cap, "form") != NULL;
+}
+
+void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
+                            const cJSON *params)
+{
+    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+    const char *version = protocol_versions[0];
+    for (size_t i = 0; cJSON_IsString(pv) &&
+                       i < sizeof protocol_versions / sizeof *protocol_versions; i++)
+        if (strcmp(pv->valuestring, protocol_versions[i]) == 0)
+            version = protocol_versions[i];
+
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+    pthread_mutex_lock(&s->lock);
+    s->cap_elicitation =
+        supports_form_elicitation(cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
+    s->cap_sampling = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "sampling"));
+    pthread_mutex_unlock(&s->lock);
+
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "protocolVersion", version);
+    cJSON *c = cJSON_AddObjectToObject(r, "capabilities");
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged", 1);
+    cJSON_AddObjectToObject(c, "logging");
+    cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
+    cJSON_AddStringToObject(info, "name", "vthost");
+    cJSON_AddStringToObject(info, "version", VTHOST_VERSION);
+    char *text = s->ops.instructions ? s->ops.instructions() : NULL;
+    if (text)
+        cJSON_AddStringToObject(r, "instructions", text);
+    free(text);
+    mcp_send_result(s, id, r);
+    atomic_store(&s->initialized, 1);
+}
+
+void mcp_session_tools_list(struct mcp_server *s, const cJSON *id,
+                            const cJSON *params)
+{
+    const cJSON *cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+    if (cursor && !cJSON_IsNull(cursor)) {
+        /* Every list fits one page, so no cursor was ever handed out. */
+        mcp_send_error(s, id, RPC_INVALID_PARAMS, "Invalid params: unknown cursor");
+        return;
+    }
+    cJSON *tools = s->ops.list_tools ? s->ops.list_tools() : NULL;
+    if (!tools)
+        tools = cJSON_CreateArray();
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddItemToObject(r, "tools", tools);
+    mcp_send_result(s, id, r);
+}
+
+void mcp_session_set_level(struct mcp_server *s, const cJSON *id,
+                           const cJSON *params)
+{
+    const cJSON *level = cJSON_GetObjectItemCaseSensitive(params, "level");
+    for (size_t i = 0; cJSON_IsString(level) && i < LEVEL_COUNT; i++) {
+        if (strcmp(level->valuestring, level_names[i]) == 0) {
+            atomic_store(&s->log_level, (int)i);
+            mcp_send_result(s, id, cJSON_CreateObject());
+            return;
+        }
+    }
+    mcp_send_error(s, id, RPC_INVALID_PARAMS,
+                   "Invalid params: level must be one of debug, info, notice, "
+                   "warning, error, critical, alert, emergency");
+}
+
+void mcp_server_log(void *server, int level, const char *who, const char *msg)
+{
+    struct mcp_server *s = server;
+    if (!s || !atomic_load(&s->initialized))
+        return;
+    if (level < 0)
+        level = 0;
+    if (level > VT_LOG_ERROR)
+        level = VT_LOG_ERROR;
+    if (level < atomic_load(&s->log_level))
+        return;
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "level", level_names[level]);
+    cJSON_AddStringToObject(p, "logger", who ? who : "vthost");
+    cJSON_AddStringToObject(p, "data", msg ? msg : "");
+    mcp_send_notification(s, "notifications/message", p);
+}
