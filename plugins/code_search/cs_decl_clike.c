@@ -1,0 +1,264 @@
+/* Declarations, step two: brace context for the C family.  A stack of
+ * brace levels knows whether it is at file or namespace level, in a
+ * class/struct body, an enum body, an initializer or a code block; within
+ * a level, the current statement starts after the last ';', '{' or '}'.
+ *   C/C++   functions and prototypes (name '(' ... ')' then a body, ';',
+ *           a qualifier, ...) at file/namespace level and in class bodies;
+ *           file-level variables; typedef names; enumerators
+ *   Java    methods and constructors in class bodies; static fields
+ *   JS/TS   methods in class bodies
+ *   Go      names in grouped type/const/var declarations */
+#include "cs_decl.h"
+#include "cs_types.h"
+
+#include <string.h>
+
+enum { K_FILE, K_NS, K_CLASS, K_ENUM, K_BLOCK, K_INIT };
+#define MAX_LEVELS 256
+
+typedef struct level {
+    int kind;
+    size_t st;       /* statement start of the enclosing level */
+    int pdepth;      /* its paren depth */
+    int cont;        /* the statement goes on after the closing brace */
+} level;
+
+typedef struct ctx {
+    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS */
+    const char *sh;
+    size_t n;
+    cs_toks *t;
+} ctx;
+
+static int in(char c, const char *set)
+{
+    return c && strchr(set, c) != NULL;
+}
+
+/* Index after the ')' matching the '(' at k (n when unbalanced). */
+static size_t after_paren(const ctx *c, size_t k)
+{
+    int d = 0;
+    for (size_t j = k; j < c->n; j++) {
+        if (c->sh[j] == '(')
+            d++;
+        else if (c->sh[j] == ')' && --d == 0)
+            return j + 1;
+        else if (c->sh[j] == '{' || c->sh[j] == '}' || c->sh[j] == ';')
+            return c->n;  /* not a parameter list */
+    }
+    return c->n;
+}
+
+/* Has the statement [st, k) a token from `set` at paren depth 0? */
+static int stmt_has(const ctx *c, size_t st, size_t k, const char *set)
+{
+    int d = 0;
+    for (size_t j = st; j < k; j++) {
+        char s = c->sh[j];
+        if (s == '(' || s == '[')
+            d++;
+        else if ((s == ')' || s == ']') && d > 0)
+            d--;
+        else if (d == 0 && in(s, set))
+            return 1;
+    }
+    return 0;
+}
+
+static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
+{
+    const char *sh = c->sh;
+    char prev = k > 0 ? sh[k - 1] : 0;
+    char prev2 = k > 1 ? sh[k - 2] : 0;
+    *cont = 1;
+    if (c->lang == 's' && prev == '>' && prev2 == '=') {  /* arrow body */
+        *cont = 0;
+        return K_BLOCK;
+    }
+    if (in(prev, "=,(r[?") || (c->lang == 's' && prev == ':'))
+        return K_INIT;
+    if (c->lang == 'c') {
+        if (stmt_has(c, st, k, "M") || (stmt_has(c, st, k, "x") && prev == '"')) {
+            *cont = 0;
+            return K_NS;
+        }
+        for (size_t j = st; j < k; j++)
+            if (in(sh[j], "SUE")) {
+                if (stmt_has(c, j, k, "("))
+                    break;
+                return sh[j] == 'E' ? K_ENUM : K_CLASS;
+            }
+    } else if (c->lang == 'j') {
+        if (stmt_has(c, st, k, "SIER") || (stmt_has(c, st, k, "n") && prev == ')'))
+            return K_CLASS;
+    } else if (stmt_has(c, st, k, "S")) {
+        return K_CLASS;
+    }
+    *cont = 0;
+    return K_BLOCK;
+}
+
+/* name '(' at k: a function or method declaration? */
+static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_init)
+{
+    const char *sh = c->sh;
+    size_t name = k - 1;
+    char prev = name > st ? sh[name - 1] : 0;
+    char prev2 = name > st + 1 ? sh[name - 2] : 0;
+    if (in_init || in(prev, ".n") || (prev == '>' && prev2 == '-'))
+        return;
+    size_t a = after_paren(c, k);
+    char next = a < c->n ? sh[a] : 0;
+    int ok = 0;
+    if (c->lang == 'c') {
+        if (kind != K_FILE && kind != K_NS && kind != K_CLASS)
+            return;
+        if (!in(next, "{;:ki=-r"))
+            return;
+        ok = in(prev, "ik*&>:~") ||
+             (kind == K_CLASS && prev == 0 && in(next, "{:"));
+    } else if (c->lang == 'j') {
+        ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");
+    } else {
+        ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*")) && in(next, "{:;");
+    }
+    if (ok)
+        c->t->v[name].def = 1;
+}
+
+/* A typedef statement [st, k) ending at ';' k: mark the new names. */
+static void typedef_names(const ctx *c, size_t st, size_t k)
+{
+    const char *sh = c->sh;
+    int bd = 0, pd = 0;
+    for (size_t j = st; j < k; j++) {
+        char s = sh[j];
+        if (s == '{') bd++;
+        else if (s == '}') bd--;
+        else if (s == '(') pd++;
+        else if (s == ')') pd--;
+        else if (s == 'i' && bd == 0) {
+            char nx = sh[j + 1];
+            if ((pd == 0 && in(nx, ",;[")) ||
+                (pd == 1 && j > 0 && sh[j - 1] == '*' && nx == ')'))
+                c->t->v[j].def = 1;
+        }
+    }
+}
+
+static void go_groups(const ctx *c, const int *depth)
+{
+    const char *sh = c->sh;
+    for (size_t k = 0; k + 1 < c->n; k++) {
+        if (!in(sh[k], "YCV") || sh[k + 1] != '(')
+            continue;
+        if (sh[k] != 'Y' && depth[k] != 0)
+            continue;
+        int d = 0;
+        for (size_t j = k + 1; j < c->n; j++) {
+            if (sh[j] == '(' || sh[j] == '{' || sh[j] == '[')
+                d++;
+            else if ((sh[j] == ')' || sh[j] == '}' || sh[j] == ']') && --d == 0)
+                break;
+            else if (d == 1 && sh[j] == 'i' && in(sh[j - 1], "(;"))
+                c->t->v[j].def = 1;
+        }
+    }
+}
+
+void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks *t)
+{
+    ctx c = {0, shape, t->n, t};
+    switch (lexer) {
+    case CS_LEX_C: case CS_LEX_CPP: c.lang = 'c'; break;
+    case CS_LEX_JAVA: c.lang = 'j'; break;
+    case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX: c.lang = 's'; break;
+    case CS_LEX_GO: go_groups(&c, depth); return;
+    default: return;
+    }
+    level stack[MAX_LEVELS];
+    int sp = 0;
+    stack[0] = (level){K_FILE, 0, 0, 0};
+    size_t st = 0;
+    int pd = 0, in_init = 0, decl_seen = 0;
+    for (size_t k = 0; k < c.n; k++) {
+        char s = shape[k];
+        int kind = stack[sp].kind;
+        switch (s) {
+        case 'P':  /* a preprocessor line is its own statement */
+            while (k < c.n && shape[k] != 'Q')
+                k++;
+            st = k + 1;
+            pd = in_init = decl_seen = 0;
+            break;
+        case ';':
+            if (c.lang == 'c' && pd == 0 && st < k && shape[st] == 't')
+                typedef_names(&c, st, k);
+            st = k + 1;
+            pd = in_init = decl_seen = 0;
+            break;
+        case '{': {
+            int cont;
+            int nk = classify_brace(&c, st, k, &cont);
+            if (sp + 1 < MAX_LEVELS)
+                stack[++sp] = (level){nk, st, pd, cont};
+            st = k + 1;
+            pd = in_init = decl_seen = 0;
+            break;
+        }
+        case '}':
+            if (sp > 0) {
+                level l = stack[sp--];
+                if (l.cont) {
+                    st = l.st;
+                    pd = l.pdepth;
+                    break;
+                }
+            }
+            st = k + 1;
+            pd = in_init = decl_seen = 0;
+            break;
+        case '(': case '[':
+            if (s == '(' && k > st && shape[k - 1] == 'i' && pd == 0)
+                try_function(&c, kind, st, k, in_init);
+            pd++;
+            break;
+        case ')': case ']':
+            if (pd > 0)
+                pd--;
+            break;
+        case '=':
+            if (pd == 0)
+                in_init = 1;
+            break;
+        case ',':
+            if (pd == 0)
+                in_init = 0;
+            break;
+        case 'i': {
+            if (pd != 0 || in_init || k + 1 >= c.n)
+                break;
+            char prev = k > st ? shape[k - 1] : 0;
+            char next = shape[k + 1];
+            if (kind == K_ENUM && c.lang == 'c') {
+                if (prev == 0 || prev == ',')
+                    t->v[k].def = 1;
+            } else if (c.lang == 'c' && (kind == K_FILE || kind == K_NS)) {
+                if (in(next, "=;,[") && !in(shape[st], "tuTr") &&
+                    !stmt_has(&c, st, k, "(") &&
+                    (in(prev, "ik*&>") || (prev == ',' && decl_seen))) {
+                    t->v[k].def = 1;
+                    decl_seen = 1;
+                }
+            } else if (c.lang == 'j' && kind == K_CLASS) {
+                if (in(next, "=;,") && in(prev, "ikK>]") && stmt_has(&c, st, k, "K"))
+                    t->v[k].def = 1;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}

@@ -1,0 +1,163 @@
+/* Per file: the literal search finds every match first; only files with a
+ * match are lexed, and each match then takes its category from the token
+ * it covers: a declaration's name, an identifier, or anything else. */
+#include "cs.h"
+#include "cs_file.h"
+#include "cs_snippet.h"
+#include "cs_types.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+#define BINARY_PROBE 8192
+#define MMAP_MIN (8u << 20)
+
+int cs_worker_init(cs_worker *w, const cs_query *q)
+{
+    memset(w, 0, sizeof *w);
+    return cs_matcher_init(&w->m, q);
+}
+
+void cs_worker_free(cs_worker *w)
+{
+    cs_matcher_free(&w->m);
+    free(w->sp);
+    cs_toks_free(&w->toks);
+    free(w->buf);
+    memset(w, 0, sizeof *w);
+}
+
+void cs_file_hits_free(cs_file_hits *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->v[i].snippet);
+        free(h->v[i].name);
+    }
+    free(h->v);
+    memset(h, 0, sizeof *h);
+}
+
+/* The identifier token exactly covering [s, e), or NULL. */
+static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].start < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->n && t->v[lo].start == s && t->v[lo].end == e && t->v[lo].kind == 'i')
+        return &t->v[lo];
+    return NULL;
+}
+
+int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
+                unsigned cats, size_t cap, cs_file_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    if (memchr(buf, '\0', len < BINARY_PROBE ? len : BINARY_PROBE))
+        return 0;
+    unsigned code = (1u << CS_DEF) | (1u << CS_USE);
+    int classify = lexer != CS_LEX_NONE && (cats & code);
+    /* Without code categories every match is text: stop at the cap. */
+    size_t limit = classify ? 0 : cap;
+    if (!classify && !(cats & (1u << CS_TEXT)))
+        return 0;
+    w->nsp = 0;
+    int rc = cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+    if (rc < 0 || w->nsp == 0)
+        return rc;
+    if (classify) {
+        if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0 ||
+            (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)
+            return rc;
+    }
+    out->v = calloc(w->nsp < 3 * cap ? w->nsp : 3 * cap, sizeof *out->v);
+    if (!out->v)
+        return VT_ERR_NOMEM;
+    size_t line = 1, ls = 0, pos = 0;
+    for (size_t i = 0; i < w->nsp; i++) {
+        cs_span s = w->sp[i];
+        int cat = CS_TEXT;
+        const cs_tok *tk = classify ? token_at(&w->toks, s.start, s.end) : NULL;
+        if (tk)
+            cat = tk->def ? CS_DEF : CS_USE;
+        if (!(cats & (1u << cat)) || out->counts[cat] >= cap)
+            continue;
+        /* Lines are counted incrementally: spans come in order. */
+        while (pos < s.start) {
+            const char *nl = memchr(buf + pos, '\n', s.start - pos);
+            if (!nl) {
+                pos = s.start;
+                break;
+            }
+            line++;
+            pos = (size_t)(nl - buf) + 1;
+            ls = pos;
+        }
+        size_t le = cs_scan_eol(buf, len, s.start);
+        cs_hit *h = &out->v[out->n];
+        h->cat = (unsigned char)cat;
+        h->line = (uint32_t)line;
+        h->col = (uint32_t)(s.start - ls + 1);
+        h->snippet = cs_snippet(buf + ls, le - ls, s.start - ls);
+        if (tk)
+            h->name = strndup(buf + s.start, s.end - s.start);
+        out->n++;
+        out->counts[cat]++;
+        if (!h->snippet || (tk && !h->name))
+            return VT_ERR_NOMEM;
+    }
+    return 0;
+}
+
+int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
+                 size_t cap, cs_file_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+        (uint64_t)st.st_size >= UINT32_MAX) {
+        close(fd);
+        return 0;
+    }
+    size_t size = (size_t)st.st_size;
+    int rc;
+    if (size >= MMAP_MIN) {
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (map == MAP_FAILED)
+            return 0;
+        rc = cs_buf_scan(w, map, size, lexer, cats, cap, out);
+        munmap(map, size);
+        return rc;
+    }
+    if (size + 1 > w->bufcap) {
+        char *nb = realloc(w->buf, size + 1);
+        if (!nb) {
+            close(fd);
+            return VT_ERR_NOMEM;
+        }
+        w->buf = nb;
+        w->bufcap = size + 1;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, w->buf + got, size - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return got ? cs_buf_scan(w, w->buf, got, lexer, cats, cap, out) : 0;
+}

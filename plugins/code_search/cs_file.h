@@ -1,0 +1,45 @@
+/* One file: read, prefilter, classify every match. */
+#ifndef CS_FILE_H
+#define CS_FILE_H
+
+#include "cs_lex.h"
+#include "cs_query.h"
+
+typedef struct cs_hit {
+    unsigned char cat;   /* enum cs_cat */
+    uint32_t line, col;
+    char *snippet;       /* malloc'd */
+    char *name;          /* malloc'd; definitions and usages */
+} cs_hit;
+
+typedef struct cs_file_hits {
+    cs_hit *v;
+    size_t n;
+    unsigned counts[3];  /* kept hits per content category */
+} cs_file_hits;
+
+/* Per-thread scratch space, reused from file to file. */
+typedef struct cs_worker {
+    cs_matcher m;
+    cs_span *sp;
+    size_t nsp, capsp;
+    cs_toks toks;
+    char *buf;
+    size_t bufcap;
+} cs_worker;
+
+int cs_worker_init(cs_worker *w, const cs_query *q);
+void cs_worker_free(cs_worker *w);
+
+/* Scan the file at `abs`, keeping at most `cap` hits per category of
+ * `cats` (bits of enum cs_cat), first ones first.  Unreadable and binary
+ * files give no hits.  Returns 0 or VT_ERR_NOMEM. */
+int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
+                 size_t cap, cs_file_hits *out);
+/* Classify matches in an in-memory buffer (what cs_file_scan does after
+ * reading). */
+int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
+                unsigned cats, size_t cap, cs_file_hits *out);
+void cs_file_hits_free(cs_file_hits *h);
+
+#endif

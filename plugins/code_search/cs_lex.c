@@ -1,0 +1,114 @@
+/* Lexer dispatch and the scanning helpers the lexers share. */
+#include "cs_lex.h"
+#include "cs_types.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+
+void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end)
+{
+    if (t->oom)
+        return;
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 1024;
+        cs_tok *nv = realloc(t->v, nc * sizeof *nv);
+        if (!nv) {
+            t->oom = 1;
+            return;
+        }
+        t->v = nv;
+        t->cap = nc;
+    }
+    t->v[t->n++] = (cs_tok){(uint32_t)start, (uint32_t)end, kind, 0};
+}
+
+void cs_toks_free(cs_toks *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+size_t cs_scan_ident(const char *b, size_t len, size_t i)
+{
+    while (i < len && cs_id_char((unsigned char)b[i]))
+        i++;
+    return i;
+}
+
+size_t cs_scan_number(const char *b, size_t len, size_t i, char sep)
+{
+    while (i < len) {
+        unsigned char c = (unsigned char)b[i];
+        if (cs_id_char(c) || c == '.' || (sep && c == (unsigned char)sep &&
+                                          i + 1 < len && cs_id_char((unsigned char)b[i + 1]))) {
+            i++;
+        } else if ((c == '+' || c == '-') &&
+                   (b[i - 1] == 'e' || b[i - 1] == 'E' || b[i - 1] == 'p' || b[i - 1] == 'P')) {
+            i++;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+size_t cs_scan_quoted(const char *b, size_t len, size_t i, char q, int multiline)
+{
+    for (i++; i < len; i++) {
+        if (b[i] == '\\') {
+            i++;
+        } else if (b[i] == q) {
+            return i + 1;
+        } else if (b[i] == '\n' && !multiline) {
+            return i;
+        }
+    }
+    return len;
+}
+
+size_t cs_scan_block_comment(const char *b, size_t len, size_t i, int nested)
+{
+    int depth = 1;
+    for (i += 2; i < len; i++) {
+        if (b[i] == '*' && i + 1 < len && b[i + 1] == '/') {
+            i++;
+            if (--depth == 0)
+                return i + 1;
+        } else if (nested && b[i] == '/' && i + 1 < len && b[i + 1] == '*') {
+            i++;
+            depth++;
+        }
+    }
+    return len;
+}
+
+size_t cs_scan_eol(const char *b, size_t len, size_t i)
+{
+    const char *nl = memchr(b + i, '\n', len - i);
+    return nl ? (size_t)(nl - b) : len;
+}
+
+int cs_lex(int lexer, const char *buf, size_t len, cs_toks *t)
+{
+    t->n = 0;
+    t->oom = 0;
+    switch (lexer) {
+    case CS_LEX_C: case CS_LEX_CPP: case CS_LEX_RUST: case CS_LEX_GO:
+    case CS_LEX_JAVA:
+        cs_lex_clike(lexer, buf, len, t);
+        break;
+    case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX:
+        cs_lex_js(lexer, buf, len, t);
+        break;
+    case CS_LEX_PYTHON:
+        cs_lex_python(buf, len, t);
+        break;
+    case CS_LEX_SHELL:
+        cs_lex_shell(buf, len, t);
+        break;
+    default:
+        break;
+    }
+    return t->oom ? VT_ERR_NOMEM : 0;
+}

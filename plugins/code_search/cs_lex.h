@@ -1,0 +1,66 @@
+/* Token streams.  Lexers keep identifiers, strings and punctuation (one
+ * token per character) and drop comments and whitespace, so identifiers
+ * inside comments or strings never become tokens.
+ *
+ * Token kinds:
+ *   'i'  identifier            '"'  string / character literal
+ *   '0'  number                'P'  start of a C preprocessor directive
+ *   'Q'  end of a C directive  'L'  start of a top-level line (Python,
+ *                                   shell: column 0, outside brackets)
+ *   ';'  also Go's automatic semicolon at a line end
+ *   any other ASCII punctuation character: itself */
+#ifndef CS_LEX_H
+#define CS_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cs_tok {
+    uint32_t start, end;  /* byte offsets [start, end) */
+    char kind;
+    unsigned char def;    /* set by cs_decl_mark: a declaration's name */
+} cs_tok;
+
+typedef struct cs_toks {
+    cs_tok *v;
+    size_t n, cap;
+    int oom;
+} cs_toks;
+
+/* Lex buf with lexer (enum cs_lexer), replacing t's contents.
+ * Returns 0 or VT_ERR_NOMEM. */
+int cs_lex(int lexer, const char *buf, size_t len, cs_toks *t);
+/* Mark declaration names (tok.def) in a lexed stream. */
+int cs_decl_mark(int lexer, const char *buf, cs_toks *t);
+void cs_toks_free(cs_toks *t);
+
+/* ---- for the lexers ---- */
+void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end);
+
+static inline int cs_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+static inline int cs_id_char(unsigned char c)
+{
+    return cs_id_start(c) || (c >= '0' && c <= '9');
+}
+/* End of the identifier starting at i. */
+size_t cs_scan_ident(const char *b, size_t len, size_t i);
+/* End of a number starting at i (digits, letters, '.', digit separators,
+ * exponent signs). */
+size_t cs_scan_number(const char *b, size_t len, size_t i, char sep);
+/* End of a quoted literal opened at i (b[i] == q) with backslash escapes;
+ * stops at a newline when !multiline. */
+size_t cs_scan_quoted(const char *b, size_t len, size_t i, char q, int multiline);
+/* End of a block comment opened at i ("/" "*"), nested when asked. */
+size_t cs_scan_block_comment(const char *b, size_t len, size_t i, int nested);
+/* End of the line (index of '\n' or len) from i. */
+size_t cs_scan_eol(const char *b, size_t len, size_t i);
+
+int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t);
+int cs_lex_js(int lexer, const char *b, size_t len, cs_toks *t);
+int cs_lex_python(const char *b, size_t len, cs_toks *t);
+int cs_lex_shell(const char *b, size_t len, cs_toks *t);
+
+#endif

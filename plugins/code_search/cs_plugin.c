@@ -1,0 +1,273 @@
+/* The code_search plugin: schema, argument checks, permission subjects and
+ * the JSON response around the search core (cs_search). */
+#include "cs.h"
+#include "cs_types.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+
+static const vt_host_api *api;
+
+static const char *const CAT_NAMES[CS_NCAT] = {"definition", "usage", "text", "path"};
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"query\"],"
+    "\"properties\":{"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,"
+    "\"description\":\"Searched literally (never a regex). All lower-case: "
+    "case-insensitive; any upper-case letter: case-sensitive.\"},"
+    "\"path\":{\"type\":\"string\",\"description\":\"One workspace file or "
+    "directory to limit the search to.\"},"
+    "\"file_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"Language names (rust, c, cpp, python, go, java, "
+    "javascript, typescript, shell, markdown, json, yaml, toml, ...) or "
+    "extensions (rs, .h).\"},"
+    "\"result_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+    "\"enum\":[\"definition\",\"usage\",\"text\",\"path\"]},"
+    "\"description\":\"Categories to return; omitted: all four.\"},"
+    "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,"
+    "\"default\":20,\"description\":\"Results to return (1-100).\"}"
+    "}}";
+
+/* Canonical language mask of file_types; on an unknown name *bad is it. */
+static int types_mask(const cJSON *ft, uint32_t *mask, const char **bad)
+{
+    *mask = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, ft) {
+        int l = cJSON_IsString(it) ? cs_lang_lookup(it->valuestring) : -1;
+        if (l < 0) {
+            *bad = cJSON_IsString(it) ? it->valuestring : "(not a string)";
+            return VT_ERR_INVALID;
+        }
+        *mask |= 1u << l;
+    }
+    return 0;
+}
+
+static int cats_of(const cJSON *rt, unsigned *cats)
+{
+    *cats = 0;
+    if (!rt)
+        return (*cats = CS_CAT_ALL), 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, rt) {
+        int found = 0;
+        for (int c = 0; c < CS_NCAT; c++)
+            if (cJSON_IsString(it) && strcmp(it->valuestring, CAT_NAMES[c]) == 0) {
+                *cats |= 1u << c;
+                found = 1;
+            }
+        if (!found)
+            return VT_ERR_INVALID;
+    }
+    if (!*cats)
+        *cats = CS_CAT_ALL;
+    return 0;
+}
+
+static int cs_preflight(vt_call *call, const cJSON *args)
+{
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(args, "query");
+    if (!cJSON_IsString(q) || !q->valuestring[0])
+        return api->call_error(call, VT_ERR_INVALID, "query must be a non-empty string");
+    const cJSON *ft = cJSON_GetObjectItemCaseSensitive(args, "file_types");
+    uint32_t mask;
+    const char *bad = NULL;
+    if (ft && types_mask(ft, &mask, &bad) < 0) {
+        char *known = cs_lang_known();
+        int rc = api->call_error(call, VT_ERR_INVALID,
+                                 "unknown file type '%s'; known types: %s "
+                                 "(or one of their extensions, such as rs or .h)",
+                                 bad, known ? known : "?");
+        free(known);
+        return rc;
+    }
+    unsigned cats;
+    if (cats_of(cJSON_GetObjectItemCaseSensitive(args, "result_types"), &cats) < 0)
+        return api->call_error(call, VT_ERR_INVALID,
+                               "result_types items must be definition, usage, text or path");
+    return 0;
+}
+
+/* Workspace-relative form of an absolute path inside the root ("." for
+ * the root itself); NULL when it is not inside. */
+static const char *relative(const char *abs)
+{
+    const char *root = api->workspace_root();
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (strncmp(abs, root, n) != 0)
+        return NULL;
+    if (abs[n] == '\0')
+        return ".";
+    if (abs[n] == '/' && abs[n + 1])
+        return abs + n + 1;
+    return n == 1 && root[0] == '/' ? abs + 1 : NULL;
+}
+
+static int cs_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)call;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
+    if (!cJSON_IsString(p) || !p->valuestring[0])
+        return api->subject_add(out, VT_SUBJECT_PATH_READ, ".");
+    char *abs = NULL;
+    int rc;
+    if (api->resolve_path(p->valuestring, 0, &abs) == 0 && relative(abs))
+        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, relative(abs));
+    else  /* reported as given: the policy judges it, run refuses it */
+        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, p->valuestring);
+    api->free(abs);
+    return rc;
+}
+
+static int cancelled(void *ud)
+{
+    return api->call_cancelled(ud);
+}
+
+static cJSON *filters_json(const char *path, uint32_t mask, unsigned cats, int max)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "path", path);
+    cJSON *ft = cJSON_AddArrayToObject(f, "file_types");
+    for (int l = 0; l < cs_lang_count(); l++)
+        if (mask & (1u << l))
+            cJSON_AddItemToArray(ft, cJSON_CreateString(cs_lang_name(l)));
+    cJSON *rt = cJSON_AddArrayToObject(f, "result_types");
+    for (int c = 0; c < CS_NCAT; c++)
+        if (cats & (1u << c))
+            cJSON_AddItemToArray(rt, cJSON_CreateString(CAT_NAMES[c]));
+    cJSON_AddNumberToObject(f, "max_results", max);
+    return f;
+}
+
+static cJSON *result_json(const cs_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "result_type", CAT_NAMES[r->cat]);
+    cJSON_AddStringToObject(o, "path", r->path);
+    if (r->cat != CS_PATH) {
+        cJSON_AddNumberToObject(o, "line", r->line);
+        cJSON_AddNumberToObject(o, "column", r->col);
+        cJSON_AddStringToObject(o, "snippet", r->snippet ? r->snippet : "");
+    }
+    if (r->name)
+        cJSON_AddStringToObject(o, "name", r->name);
+    return o;
+}
+
+static cJSON *hints_json(const cs_output *res, unsigned cats)
+{
+    cJSON *h = cJSON_CreateArray();
+    cJSON_AddItemToArray(h, cJSON_CreateString(
+        res->insensitive ? "The query is all lower-case, so it matched case-insensitively; "
+                           "include an upper-case letter for a case-sensitive search."
+                         : "The query has an upper-case letter, so it matched case-sensitively."));
+    if (cats & (1u << CS_USE))
+        cJSON_AddItemToArray(h, cJSON_CreateString(
+            "Usages are syntactic identifier matches, not resolved references: an "
+            "unrelated identifier with the same spelling may appear."));
+    if (res->truncated)
+        cJSON_AddItemToArray(h, cJSON_CreateString(
+            "More results may exist beyond this bounded search: narrow path, file_types "
+            "or result_types, or raise max_results (up to 100)."));
+    if (res->n == 0)
+        cJSON_AddItemToArray(h, cJSON_CreateString(
+            "No matches: check the spelling, the path and file_types; the search skips "
+            "ignored, hidden-by-.gitignore, binary and .env files."));
+    return h;
+}
+
+static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    int rc = cs_preflight(call, args);
+    if (rc < 0)
+        return rc;
+    const char *query = cJSON_GetObjectItemCaseSensitive(args, "query")->valuestring;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
+    const char *path = cJSON_IsString(p) && p->valuestring[0] ? p->valuestring : ".";
+    uint32_t mask = 0;
+    const char *bad;
+    unsigned cats;
+    types_mask(cJSON_GetObjectItemCaseSensitive(args, "file_types"), &mask, &bad);
+    cats_of(cJSON_GetObjectItemCaseSensitive(args, "result_types"), &cats);
+    const cJSON *mr = cJSON_GetObjectItemCaseSensitive(args, "max_results");
+    int max = cJSON_IsNumber(mr) ? mr->valueint : 20;
+    if (max < 1 || max > 100)
+        return api->call_error(call, VT_ERR_INVALID, "max_results must be 1..100");
+
+    char *abs = NULL;
+    rc = api->resolve_path(path, VT_RESOLVE_MUST_EXIST, &abs);
+    if (rc == VT_ERR_OUTSIDE)
+        return api->call_error(call, rc, "path '%s' is outside the workspace", path);
+    if (rc < 0)
+        return api->call_error(call, rc, "path '%s' does not exist in the workspace", path);
+    cs_options opt = {.root = api->workspace_root(), .scope = abs, .query = query,
+                      .lang_mask = mask, .categories = cats, .max_results = max,
+                      .cancelled = cancelled, .cancel_ud = call};
+    cs_output res;
+    char *err = NULL;
+    rc = cs_search(&opt, &res, &err);
+    api->free(abs);
+    if (rc < 0) {
+        rc = api->call_error(call, rc, "code_search: %s", err ? err : "failed");
+        free(err);
+        return rc;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "query", query);
+    cJSON_AddItemToObject(o, "filters", filters_json(path, mask, cats, max));
+    cJSON *arr = cJSON_AddArrayToObject(o, "results");
+    for (size_t i = 0; i < res.n; i++)
+        cJSON_AddItemToArray(arr, result_json(&res.v[i]));
+    cJSON_AddNumberToObject(o, "returned", (double)res.n);
+    cJSON_AddBoolToObject(o, "truncated", res.truncated);
+    cJSON_AddItemToObject(o, "hints", hints_json(&res, cats));
+    cs_output_free(&res);
+    *result = o;
+    return 0;
+}
+
+static int cs_init(const vt_host_api *host, char **errmsg)
+{
+    (void)errmsg;
+    api = host;
+    return 0;
+}
+
+static const vt_tool TOOLS[] = {
+    {
+        .name = "code_search",
+        .description =
+            "Bounded workspace search for a literal query. Returns, in this order, "
+            "definitions (declarations named exactly the query), usages (identifiers "
+            "in code equal to the query, outside comments and strings), text (every "
+            "other match: comments, strings, prose, config, parts of longer names) and "
+            "paths (files and directories whose name contains the query). Respects "
+            ".gitignore and .ignore. truncated:true means more may exist: narrow path, "
+            "file_types or result_types.",
+        .input_schema = SCHEMA,
+        .effects = VT_EFFECT_READ_ONLY | VT_EFFECT_IDEMPOTENT,
+        .flags = VT_TOOL_PROFILE_GATED,
+        .preflight = cs_preflight,
+        .subjects = cs_subjects,
+        .run = cs_run,
+    },
+    {0},
+};
+
+static const vt_plugin PLUGIN = {
+    VT_PLUGIN_HEADER,
+    .name = "code_search",
+    .version = "0.1.0",
+    .license = "MIT",
+    .tools = TOOLS,
+    .init = cs_init,
+};
+
+VT_PLUGIN_ENTRY(PLUGIN)

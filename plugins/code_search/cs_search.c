@@ -1,0 +1,277 @@
+/* The search: walk the scope, scan files on a thread per core, merge.
+ *
+ * Files are claimed in path order from a shared counter and each file's
+ * hits land in that file's slot, so the merged output does not depend on
+ * scheduling.  Early stop: once the completed prefix of files holds more
+ * hits of the first requested category than max_results, no later file
+ * can change the output, so the remaining files are skipped. */
+#include "cs.h"
+#include "cs_file.h"
+#include "cs_query.h"
+#include "cs_walk.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+typedef struct job {
+    const cs_options *opt;
+    const cs_query *q;
+    cs_walk *walk;
+    size_t *files;          /* indices of file entries in walk */
+    size_t nfiles;
+    cs_file_hits *hits;     /* one slot per file */
+    unsigned char *done;
+    size_t cap;             /* per-file, per-category bound */
+    int first_cat;          /* first requested content category */
+    atomic_size_t next;
+    atomic_int stop;
+    int rc;                 /* first error */
+    pthread_mutex_t lock;
+    size_t frontier;        /* files [0, frontier) are done */
+    size_t prefix_count;    /* their hits of first_cat */
+    int early;              /* stopped early: output is truncated */
+} job;
+
+static void finish_file(job *j, size_t i, int rc)
+{
+    pthread_mutex_lock(&j->lock);
+    j->done[i] = 1;
+    if (rc < 0 && j->rc == 0)
+        j->rc = rc;
+    while (j->frontier < j->nfiles && j->done[j->frontier]) {
+        j->prefix_count += j->hits[j->frontier].counts[j->first_cat];
+        j->frontier++;
+    }
+    if (rc < 0 || (j->prefix_count > (size_t)j->opt->max_results &&
+                   j->frontier < j->nfiles)) {
+        if (rc == 0)
+            j->early = 1;
+        atomic_store(&j->stop, 1);
+    }
+    pthread_mutex_unlock(&j->lock);
+}
+
+static void *worker_main(void *arg)
+{
+    job *j = arg;
+    cs_worker w;
+    char path[8192];
+    if (cs_worker_init(&w, j->q) < 0) {
+        finish_file(j, j->nfiles, VT_ERR_NOMEM);
+        cs_worker_free(&w);
+        return NULL;
+    }
+    while (!atomic_load(&j->stop)) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->nfiles)
+            break;
+        if (j->opt->cancelled && j->opt->cancelled(j->opt->cancel_ud)) {
+            pthread_mutex_lock(&j->lock);
+            if (j->rc == 0)
+                j->rc = VT_ERR_CANCELLED;
+            pthread_mutex_unlock(&j->lock);
+            atomic_store(&j->stop, 1);
+            break;
+        }
+        const cs_entry *e = &j->walk->v[j->files[i]];
+        int rc = 0;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", j->opt->root, e->rel) < sizeof path)
+            rc = cs_file_scan(&w, path, e->lexer, j->opt->categories, j->cap, &j->hits[i]);
+        finish_file(j, i, rc);
+    }
+    cs_worker_free(&w);
+    return NULL;
+}
+
+static int nthreads(const cs_options *opt, size_t nfiles)
+{
+    long n = opt->threads > 0 ? opt->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    if (n > 64)
+        n = 64;
+    if ((size_t)n > nfiles / 4 + 1)
+        n = (long)(nfiles / 4 + 1);
+    return (int)n;
+}
+
+typedef struct sort_item {
+    int cat;
+    size_t file;            /* order of the path */
+    uint32_t line, col;
+    cs_hit *hit;            /* NULL for path results */
+    const char *path;
+} sort_item;
+
+static int item_cmp(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    if (x->cat != y->cat)
+        return x->cat < y->cat ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* Path results: entries whose name (or, for a query with a slash, whose
+ * whole relative path) contains the query. */
+static int path_matches(cs_matcher *m, const cs_entry *e, const char *query)
+{
+    const char *s = e->rel;
+    if (!strchr(query, '/')) {
+        const char *slash = strrchr(s, '/');
+        if (slash)
+            s = slash + 1;
+    }
+    return cs_match_any(m, s, strlen(s));
+}
+
+static int run_scan(job *j)
+{
+    int nt = nthreads(j->opt, j->nfiles);
+    if (nt <= 1) {
+        worker_main(j);
+        return j->rc;
+    }
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    if (!th)
+        return VT_ERR_NOMEM;
+    int started = 0;
+    for (int i = 0; i < nt; i++, started++)
+        if (pthread_create(&th[i], NULL, worker_main, j) != 0)
+            break;
+    if (started == 0)
+        worker_main(j);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    return j->rc;
+}
+
+int cs_search(const cs_options *opt, cs_output *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    *err = NULL;
+    cs_query q;
+    int rc = cs_query_init(&q, opt->query, err);
+    if (rc < 0)
+        return rc;
+    out->insensitive = q.insensitive;
+    unsigned cats = opt->categories ? opt->categories : CS_CAT_ALL;
+    int want_paths = (cats & (1u << CS_PATH)) != 0;
+    unsigned content = cats & 7u;
+    cs_walk walk;
+    rc = cs_walk_run(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask, &walk);
+    if (rc < 0) {
+        cs_query_free(&q);
+        *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");
+        return rc;
+    }
+    job j = {.opt = opt, .q = &q, .walk = &walk, .cap = (size_t)opt->max_results + 1};
+    j.files = calloc(walk.n + 1, sizeof *j.files);
+    for (size_t i = 0; j.files && i < walk.n; i++)
+        if (!walk.v[i].is_dir)
+            j.files[j.nfiles++] = i;
+    j.hits = calloc(j.nfiles + 1, sizeof *j.hits);
+    j.done = calloc(j.nfiles + 1, 1);
+    pthread_mutex_init(&j.lock, NULL);
+    sort_item *items = NULL;
+    size_t nitems = 0, capitems = 0;
+    if (!j.files || !j.hits || !j.done) {
+        rc = VT_ERR_NOMEM;
+        goto done;
+    }
+    for (int c = 0; c < 3; c++)
+        if (content & (1u << c)) {
+            j.first_cat = c;
+            break;
+        }
+    if (content && (rc = run_scan(&j)) < 0)
+        goto done;
+
+    for (size_t i = 0; i < j.nfiles; i++)
+        capitems += j.hits[i].n;
+    capitems += j.cap + 1;
+    items = calloc(capitems, sizeof *items);
+    if (!items) {
+        rc = VT_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < j.nfiles; i++)
+        for (size_t k = 0; k < j.hits[i].n; k++) {
+            cs_hit *h = &j.hits[i].v[k];
+            items[nitems++] = (sort_item){h->cat, j.files[i], h->line, h->col, h,
+                                          walk.v[j.files[i]].rel};
+        }
+    if (want_paths) {
+        cs_matcher m;
+        if (cs_matcher_init(&m, &q) < 0) {
+            cs_matcher_free(&m);
+            rc = VT_ERR_NOMEM;
+            goto done;
+        }
+        size_t np = 0;
+        for (size_t i = 0; i < walk.n && np < j.cap; i++)
+            if (path_matches(&m, &walk.v[i], opt->query) && ++np)
+                items[nitems++] = (sort_item){CS_PATH, i, 0, 0, NULL, walk.v[i].rel};
+        cs_matcher_free(&m);
+    }
+    qsort(items, nitems, sizeof *items, item_cmp);
+    size_t keep = nitems < (size_t)opt->max_results ? nitems : (size_t)opt->max_results;
+    out->truncated = j.early || nitems > keep;
+    out->v = calloc(keep + 1, sizeof *out->v);
+    if (!out->v) {
+        rc = VT_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < keep; i++) {
+        cs_result *r = &out->v[out->n++];
+        r->cat = items[i].cat;
+        r->line = items[i].line;
+        r->col = items[i].col;
+        r->path = strdup(items[i].path);
+        if (items[i].hit) {  /* ownership moves to the output */
+            r->snippet = items[i].hit->snippet;
+            r->name = items[i].hit->name;
+            items[i].hit->snippet = items[i].hit->name = NULL;
+        }
+        if (!r->path) {
+            rc = VT_ERR_NOMEM;
+            goto done;
+        }
+    }
+done:
+    free(items);
+    for (size_t i = 0; j.hits && i < j.nfiles; i++)
+        cs_file_hits_free(&j.hits[i]);
+    free(j.hits);
+    free(j.done);
+    free(j.files);
+    pthread_mutex_destroy(&j.lock);
+    cs_walk_free(&walk);
+    cs_query_free(&q);
+    if (rc < 0) {
+        cs_output_free(out);
+        if (!*err)
+            *err = strdup(rc == VT_ERR_CANCELLED ? "cancelled" : "out of memory");
+    }
+    return rc;
+}
+
+void cs_output_free(cs_output *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        free(out->v[i].path);
+        free(out->v[i].snippet);
+        free(out->v[i].name);
+    }
+    free(out->v);
+    memset(out, 0, sizeof *out);
+}
