@@ -13,9 +13,12 @@
 #include "registry.h"
 #include "render.h"
 
-/* How long in-flight calls get to end after cancellation at shutdown;
- * the MCP SDK client sends SIGTERM 2 s after closing stdin. */
-#define SHUTDOWN_GRACE_MS 1500
+/* After end of input, calls already read get DRAIN_MS to finish and
+ * answer (a script piping requests gets its answers); then they are
+ * cancelled and get GRACE_MS to end.  Both together stay under the 2 s
+ * after which the MCP SDK client follows its stdin close with SIGTERM. */
+#define DRAIN_MS 300
+#define GRACE_MS 1200
 
 static mcp_server *volatile g_server;
 
@@ -124,7 +127,7 @@ int mcp_serve(void)
     sigaction(SIGPIPE, &sa, &old_pipe);
     host_set_log_sink(mcp_server_log, s);
 
-    int rc = mcp_server_run(s, SHUTDOWN_GRACE_MS);
+    int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
 
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGINT, &old_int, NULL);

@@ -69,6 +69,7 @@ struct mcp_server {
     mcp_pending *pending;
     long next_request_id;
 
+    atomic_int stop_requested;  /* mcp_server_stop: cancel, don't drain */
     atomic_int log_level;       /* notifications/message threshold */
     atomic_int initialized;     /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */

@@ -11,6 +11,7 @@
  * create no threads. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +42,7 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->exit_cond, &ca);
     pthread_condattr_destroy(&ca);
+    atomic_init(&s->stop_requested, 0);
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
     return s;
@@ -48,6 +50,7 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
 
 void mcp_server_stop(mcp_server *s)
 {
+    atomic_store(&s->stop_requested, 1);
     int saved = errno;
     ssize_t n = write(s->wake[1], "x", 1);
     (void)n;  /* a full pipe already wakes the reader */
@@ -69,14 +72,21 @@ void mcp_server_free(mcp_server *s)
     free(s);
 }
 
-/* Stop serving: no more leaders, every call cancelled, waiters woken. */
+/* No more reading: no more leaders, and waiters for client replies give
+ * up (no reply can come).  Running calls are left to mcp_server_run,
+ * which lets them finish briefly after end of input and cancels them at
+ * once on a stop request. */
 static void begin_stop(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
-    mcp_call_cancel_all_locked(s);
     pthread_cond_broadcast(&s->lead_cond);
+    pthread_cond_broadcast(&s->reply_cond);
     pthread_mutex_unlock(&s->lock);
+    int saved = errno;
+    ssize_t n = write(s->wake[1], "x", 1);
+    (void)n;
+    errno = saved;
 }
 
 /* Read and answer messages until a tools/call needs running (returned)
@@ -136,12 +146,12 @@ static int hand_over(mcp_server *s)
 
 /* Lead, run calls, follow; until the server stops.  Worker threads that
  * find enough idle followers end themselves. */
-static void serve(mcp_server *s, int is_main)
+static void serve(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (s->has_leader && !s->stopping) {
-            if (!is_main && s->idle >= MAX_IDLE)
+            if (s->idle >= MAX_IDLE)
                 goto out;
             s->idle++;
             pthread_cond_wait(&s->lead_cond, &s->lock);
@@ -173,7 +183,7 @@ out:
 static void *worker_main(void *arg)
 {
     mcp_server *s = arg;
-    serve(s, 0);
+    serve(s);
     pthread_mutex_lock(&s->lock);
     s->threads--;
     pthread_cond_broadcast(&s->exit_cond);
@@ -181,22 +191,57 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int mcp_server_run(mcp_server *s, int grace_ms)
+static void deadline_in(struct timespec *t, int ms)
 {
-    serve(s, 1);
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += grace_ms / 1000;
-    deadline.tv_nsec += (long)(grace_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
     }
-    pthread_mutex_lock(&s->lock);
-    while (s->threads > 0) {
-        if (pthread_cond_timedwait(&s->exit_cond, &s->lock, &deadline) == ETIMEDOUT)
+}
+
+/* Wait until every worker has ended or `ms` passed; with `watch`, also
+ * return early on a stop request.  Caller holds s->lock. */
+static void wait_workers(mcp_server *s, int ms, int watch)
+{
+    struct timespec end, step;
+    deadline_in(&end, ms);
+    while (s->threads > 0 && !(watch && atomic_load(&s->stop_requested))) {
+        /* Short steps: a signal can only set a flag, not signal us. */
+        deadline_in(&step, 10);
+        if (step.tv_sec > end.tv_sec ||
+            (step.tv_sec == end.tv_sec && step.tv_nsec > end.tv_nsec))
+            step = end;
+        if (pthread_cond_timedwait(&s->exit_cond, &s->lock, &step) == ETIMEDOUT &&
+            step.tv_sec == end.tv_sec && step.tv_nsec == end.tv_nsec)
             break;
     }
+}
+
+int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
+{
+    /* The first leader is a worker like every other; this thread only
+     * watches for the end, so that a call it ran could never delay it. */
+    pthread_mutex_lock(&s->lock);
+    s->has_leader = 1;
+    pthread_mutex_unlock(&s->lock);
+    if (hand_over(s) < 0)
+        return -1;
+
+    struct pollfd p = {.fd = s->wake[0], .events = POLLIN};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&s->lock);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->lead_cond);
+    pthread_cond_broadcast(&s->reply_cond);
+    /* End of input: calls already read may still finish and answer. */
+    if (!atomic_load(&s->stop_requested))
+        wait_workers(s, drain_ms, 1);
+    mcp_call_cancel_all_locked(s);
+    wait_workers(s, grace_ms, 0);
     int left = s->threads;
     pthread_mutex_unlock(&s->lock);
     return left > 0 ? -1 : 0;

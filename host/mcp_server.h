@@ -29,11 +29,12 @@ typedef struct mcp_server mcp_server;
 mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops);
 
 /* Serve until input ends, mcp_server_stop(), or the output breaks.
- * Calls run concurrently; at the end in-flight calls are cancelled and
- * joined for up to grace_ms.  Returns 0, or -1 when some call was still
- * running after the grace period (the server must then be leaked, not
- * freed, since that thread still uses it). */
-int mcp_server_run(mcp_server *s, int grace_ms);
+ * Calls run concurrently.  After end of input, calls already running get
+ * drain_ms to finish and answer; then (or at once after a stop request)
+ * they are cancelled and given grace_ms to end.  Returns 0, or -1 when
+ * some call was still running after that (the server must then be
+ * leaked, not freed, since that thread still uses it). */
+int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms);
 
 /* Process every line of a memory buffer, each call inline, then return
  * (the fuzzer's entry point: reader + dispatcher without threads).

@@ -113,7 +113,7 @@ static harness H;
 static void *server_thread(void *arg)
 {
     (void)arg;
-    H.run_rc = mcp_server_run(g_srv, 2000);
+    H.run_rc = mcp_server_run(g_srv, 300, 2000);
     return NULL;
 }
 
@@ -370,6 +370,43 @@ static void test_eof_cancels_in_flight(void **state)
     assert_null(recv_msg(50));
 }
 
+static void test_eof_answers_finished_calls(void **state)
+{
+    (void)state;
+    /* Requests piped in before end of input are still answered. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
+    close(H.to_srv[1]);
+    H.to_srv[1] = -1;
+    int seen = 0;
+    for (int i = 0; i < 2; i++) {
+        cJSON *m = must_recv();
+        seen |= 1 << get(m, "id")->valueint;
+        cJSON_Delete(m);
+    }
+    assert_int_equal(seen, 6);
+    pthread_join(H.thread, NULL);
+    H.joined = 1;
+    assert_int_equal(H.run_rc, 0);
+}
+
+static void test_stop_cancels_at_once(void **state)
+{
+    (void)state;
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
+    expect_ping("2");
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    mcp_server_stop(g_srv);
+    pthread_join(H.thread, NULL);
+    H.joined = 1;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    assert_true(ms < 250);  /* no drain period on a stop request */
+    assert_int_equal(atomic_load(&slow_done), 2);
+    assert_int_equal(H.run_rc, 0);
+}
+
 static void test_progress(void **state)
 {
     (void)state;
@@ -562,6 +599,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_call_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ping_during_slow_call_and_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eof_cancels_in_flight, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eof_answers_finished_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_cancels_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elicitation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_elicitation_without_capability, setup, teardown),
