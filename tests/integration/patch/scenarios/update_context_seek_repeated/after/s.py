@@ -1,0 +1,4 @@
+def a():
+    pass
+def b():
+    return 3
