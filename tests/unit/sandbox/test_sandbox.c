@@ -1,0 +1,245 @@
+/* The command sandbox, applied to real shells: what a confined command
+ * can and cannot write, and whether it reaches the network. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "sandbox.h"
+
+static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
+static int port;
+static int listener = -1;
+
+/* Run `cmd` with `sh -c` under `sb`; returns the exit status. */
+static int run_in(const sandbox *sb, const char *cmd)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *what = NULL;
+        if (sandbox_enter(sb, &what) != 0) {
+            fprintf(stderr, "sandbox_enter failed at %s\n", what);
+            _exit(126);
+        }
+        if (chdir(ws) != 0)
+            _exit(125);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static sandbox *make(const char *toml_mode, int network, const char *root)
+{
+    cJSON *cfg = cJSON_CreateObject();
+    cJSON *t = cJSON_AddObjectToObject(cfg, "sandbox");
+    cJSON_AddStringToObject(t, "mode", toml_mode);
+    cJSON_AddBoolToObject(t, "network_access", network);
+    if (root) {
+        cJSON *roots = cJSON_AddArrayToObject(t, "writable_roots");
+        cJSON_AddItemToArray(roots, cJSON_CreateString(root));
+    }
+    sandbox_config c;
+    char *err = NULL, *warning = NULL;
+    assert_int_equal(sandbox_config_parse(cfg, &c, &err), 0);
+    sandbox *sb = NULL;
+    assert_int_equal(sandbox_prepare(&c, ws, &sb, &warning, &err), 0);
+    if (warning)
+        printf("# note: %s\n", warning);
+    free(warning);
+    sandbox_config_free(&c);
+    cJSON_Delete(cfg);
+    return sb;
+}
+
+static int setup(void **st)
+{
+    (void)st;
+    char a[] = "/var/tmp/vthost-sbx-ws-XXXXXX", b[] = "/var/tmp/vthost-sbx-sib-XXXXXX",
+         c[] = "/var/tmp/vthost-sbx-extra-XXXXXX";
+    if (!mkdtemp(a) || !mkdtemp(b) || !mkdtemp(c))
+        return -1;
+    if (!realpath(a, ws) || !realpath(b, sibling) || !realpath(c, extra))
+        return -1;
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/.git", ws);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/.git/config", ws);
+    FILE *f = fopen(p, "w");
+    fputs("[core]\n", f);
+    fclose(f);
+    listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    if (bind(listener, (struct sockaddr *)&sa, sizeof sa) || listen(listener, 16) ||
+        getsockname(listener, (struct sockaddr *)&sa, &len))
+        return -1;
+    port = ntohs(sa.sin_port);
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[3 * PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", ws, sibling, extra);
+    close(listener);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_workspace_write(void **st)
+{
+    (void)st;
+    sandbox *sb = make("workspace-write", 0, extra);
+    assert_non_null(sb);
+    assert_int_equal(run_in(sb, "echo ok > inside.txt && mkdir -p sub/dir && echo x > sub/dir/f"), 0);
+    assert_int_equal(run_in(sb, "cat inside.txt >/dev/null && ls / >/dev/null"), 0);
+    /* /tmp and /dev/null stay writable */
+    assert_int_equal(run_in(sb, "f=$(mktemp /tmp/vthost-sbx-XXXXXX) && echo x > $f && rm $f"), 0);
+    assert_int_equal(run_in(sb, "echo x > /dev/null"), 0);
+    /* an extra writable root */
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "echo x > '%s/granted.txt'", extra);
+    assert_int_equal(run_in(sb, cmd), 0);
+    /* outside: home, /etc, a sibling of the workspace */
+    assert_int_not_equal(run_in(sb, "echo x > \"$HOME/vthost-sandbox-escape.txt\""), 0);
+    assert_int_not_equal(run_in(sb, "echo x > /etc/vthost-sandbox-escape"), 0);
+    snprintf(cmd, sizeof cmd, "echo x > '%s/escape.txt'", sibling);
+    assert_int_not_equal(run_in(sb, cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/escape.txt", sibling);
+    assert_int_not_equal(access(cmd, F_OK), 0);
+    /* renames out of the workspace are writes outside it */
+    snprintf(cmd, sizeof cmd, "mv inside.txt '%s/moved.txt'", sibling);
+    assert_int_not_equal(run_in(sb, cmd), 0);
+    sandbox_free(sb);
+}
+
+static void test_git_read_only(void **st)
+{
+    (void)st;
+    sandbox *sb = make("workspace-write", 0, NULL);
+    if (!sb) {
+        fail_msg("no sandbox");
+    }
+    int rc = run_in(sb, "echo '[evil]' >> .git/config");
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(run_in(sb, "grep -q core .git/config && ! grep -q evil .git/config"), 0);
+    /* the rest of the workspace stays writable in the namespace */
+    assert_int_equal(run_in(sb, "echo y > next-to-git.txt"), 0);
+    sandbox_free(sb);
+}
+
+static void test_read_only_mode(void **st)
+{
+    (void)st;
+    sandbox *sb = make("read-only", 0, NULL);
+    assert_int_not_equal(run_in(sb, "echo x > ro.txt"), 0);
+    assert_int_not_equal(run_in(sb, "echo x > /tmp/vthost-ro-escape"), 0);
+    assert_int_equal(run_in(sb, "echo x > /dev/null && ls . >/dev/null"), 0);
+    sandbox_free(sb);
+}
+
+static void test_network(void **st)
+{
+    (void)st;
+    char cmd[256];
+    /* bash's /dev/tcp opens a TCP socket: refused with network off */
+    snprintf(cmd, sizeof cmd, "exec 3<>/dev/tcp/127.0.0.1/%d", port);
+    char bash[300];
+    snprintf(bash, sizeof bash, "bash -c '%s'", cmd);
+    sandbox *off = make("workspace-write", 0, NULL);
+    assert_int_not_equal(run_in(off, bash), 0);
+    /* Unix-domain sockets still work */
+    assert_int_equal(run_in(off, "python3 -c 'import socket; socket.socket(socket.AF_UNIX)' "
+                                 "2>/dev/null || ! command -v python3 >/dev/null"), 0);
+    sandbox_free(off);
+    sandbox *on = make("workspace-write", 1, NULL);
+    assert_int_equal(run_in(on, bash), 0);
+    sandbox_free(on);
+}
+
+static void test_full_access(void **st)
+{
+    (void)st;
+    cJSON *cfg = cJSON_Parse("{\"sandbox\":{\"mode\":\"danger-full-access\"}}");
+    sandbox_config c;
+    char *err = NULL, *warning = NULL;
+    assert_int_equal(sandbox_config_parse(cfg, &c, &err), 0);
+    sandbox *sb = (sandbox *)1;
+    assert_int_equal(sandbox_prepare(&c, ws, &sb, &warning, &err), 0);
+    assert_null(sb);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "echo x > '%s/full.txt'", sibling);
+    assert_int_equal(run_in(NULL, cmd), 0);
+    sandbox_config_free(&c);
+    cJSON_Delete(cfg);
+}
+
+static void test_config_errors(void **st)
+{
+    (void)st;
+    const char *bad[] = {
+        "{\"sandbox\":{\"mode\":\"open\"}}", "{\"sandbox\":{\"network_access\":\"yes\"}}",
+        "{\"sandbox\":{\"writable_roots\":\"/tmp\"}}", "{\"sandbox\":{\"writable_roots\":[\"rel\"]}}",
+        "{\"sandbox\":{\"fallback\":1}}", "{\"sandbox\":5}",
+    };
+    const char *key[] = {"sandbox.mode", "sandbox.network_access", "sandbox.writable_roots",
+                         "sandbox.writable_roots", "sandbox.fallback", "'sandbox'"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *cfg = cJSON_Parse(bad[i]);
+        sandbox_config c;
+        char *err = NULL;
+        assert_int_not_equal(sandbox_config_parse(cfg, &c, &err), 0);
+        assert_non_null(err);
+        assert_non_null(strstr(err, key[i]));
+        free(err);
+        cJSON_Delete(cfg);
+    }
+}
+
+static void test_denial_scan(void **st)
+{
+    (void)st;
+    sandbox_denial_scan s = {0};
+    sandbox_denial_feed(&s, "all fine\n", 9);
+    assert_false(s.seen);
+    sandbox_denial_feed(&s, "sh: 1: cannot create /etc/x: Permis", 35);
+    assert_false(s.seen);
+    sandbox_denial_feed(&s, "sion denied\n", 12);
+    assert_true(s.seen);
+    sandbox_denial_scan r = {0};
+    sandbox_denial_feed(&r, "touch: cannot touch 'a': Read-only file system", 46);
+    assert_true(r.seen);
+}
+
+int main(void)
+{
+    if (sandbox_landlock_abi() <= 0) {
+        printf("SKIP: this kernel offers no Landlock; the sandbox cannot be tested here\n");
+        return 77;
+    }
+    printf("# Landlock ABI %d\n", sandbox_landlock_abi());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_workspace_write),
+        cmocka_unit_test(test_git_read_only),
+        cmocka_unit_test(test_read_only_mode),
+        cmocka_unit_test(test_network),
+        cmocka_unit_test(test_full_access),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_denial_scan),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
