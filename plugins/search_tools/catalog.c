@@ -44,7 +44,9 @@ static int schema_fields(field_list *fl, const cJSON *schema, int depth)
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *p;
     cJSON_ArrayForEach(p, props) {
-        if (!p->string)
+        /* The host adds max_output_tokens to every tool: it tells tools
+         * apart no more than a stop word does. */
+        if (!p->string || (depth == 0 && strcmp(p->string, "max_output_tokens") == 0))
             continue;
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "description");
         if ((rc = field_add(fl, p->string, 0)) != 0 ||

@@ -52,22 +52,22 @@ static int st_preflight(vt_call *call, const cJSON *args)
     const char *q = arg_string(args, "query");
     if (!q)
         return g_api->call_error(call, VT_ERR_INVALID,
-                                 "search_tools: 'query' must be a string");
+                                 "'query' must be a string");
     if (tok_is_blank(q, strlen(q)))
         return g_api->call_error(call, VT_ERR_INVALID,
-            "search_tools: 'query' is empty; give words to look for in tool "
+            "'query' is empty; give words to look for in tool "
             "names and descriptions, e.g. \"GitHub pull request review\"");
     const cJSON *limit = cJSON_GetObjectItemCaseSensitive(args, "limit");
     if (limit && (!cJSON_IsNumber(limit) || limit->valuedouble != (double)limit->valueint ||
                   limit->valueint < LIMIT_MIN || limit->valueint > LIMIT_MAX))
         return g_api->call_error(call, VT_ERR_INVALID,
-                                 "search_tools: 'limit' must be an integer from %d to %d",
+                                 "'limit' must be an integer from %d to %d",
                                  LIMIT_MIN, LIMIT_MAX);
     const cJSON *detail = cJSON_GetObjectItemCaseSensitive(args, "detail_level");
     enum detail d;
     if (detail && parse_detail(cJSON_GetStringValue(detail), &d) != 0)
         return g_api->call_error(call, VT_ERR_INVALID,
-            "search_tools: 'detail_level' must be \"name\", \"name_description\" or \"full\"");
+            "'detail_level' must be \"name\", \"name_description\" or \"full\"");
     return 0;
 }
 
@@ -220,7 +220,7 @@ static void st_fini(void)
 static const char st_schema[] =
     "{\"type\":\"object\","
     "\"properties\":{"
-    "\"query\":{\"type\":\"string\",\"minLength\":1,"
+    "\"query\":{\"type\":\"string\","
     "\"description\":\"Words to look for in the names, descriptions and "
     "parameters of the deferred tools, e.g. \\\"GitHub pull request review\\\".\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":25,\"default\":5,"

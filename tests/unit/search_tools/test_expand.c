@@ -1,0 +1,245 @@
+/* search_tools inside a real host: the default profile plus the catalog
+ * fixture plugin, calls through pipeline_call, expansion checked in the
+ * registry (what `vthost tools` and MCP tools/list print) and in the
+ * catalog the plugin sees. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "host.h"
+#include "pipeline.h"
+#include "registry.h"
+
+static char g_ws[] = "/tmp/vthost-search-expand-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(g_ws))
+        return -1;
+    const char *dirs[] = {CATALOG_FIXTURE_DIR};
+    host_options o = {.workspace = g_ws, .plugin_dirs = dirs, .plugin_dir_count = 1,
+                      .log_level = VT_LOG_ERROR};
+    char *err = NULL;
+    if (host_open(&o, &err) != 0) {
+        fprintf(stderr, "host_open: %s\n", err ? err : "failed");
+        free(err);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    host_close();
+    rmdir(g_ws);
+    return 0;
+}
+
+/* One search_tools call; the response is the caller's. */
+static cJSON *search(const char *json, call_status want, int *list_changed)
+{
+    cJSON *args = cJSON_Parse(json);
+    assert_non_null(args);
+    call_request req = {.tool = "search_tools", .args = args};
+    call_result r = {0};
+    assert_int_equal(pipeline_call(&req, &r), 0);
+    if (r.status != want)
+        fail_msg("status %d (want %d): %s", r.status, want, r.message ? r.message : "");
+    if (list_changed)
+        *list_changed = r.list_changed;
+    cJSON *resp = r.response;
+    r.response = NULL;
+    call_result_free(&r);
+    cJSON_Delete(args);
+    return resp;
+}
+
+static int listed_has(const char *name, size_t *pos)
+{
+    const tool_entry **v;
+    size_t n;
+    assert_int_equal(registry_listed(&v, &n), 0);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++)
+        if (strcmp(v[i]->t.name, name) == 0) {
+            found = 1;
+            if (pos)
+                *pos = i;
+        }
+    free(v);
+    return found;
+}
+
+static int catalog_has(const char *name)
+{
+    cJSON *cat = host_api()->catalog_list();
+    assert_non_null(cat);
+    int found = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cat)
+        if (strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0)
+            found = 1;
+    cJSON_Delete(cat);
+    return found;
+}
+
+static void expansion_lists_found_tools_from_the_next_request(void **state)
+{
+    (void)state;
+    assert_false(listed_has("github_review_pull_request", NULL));
+    assert_true(catalog_has("github_review_pull_request"));
+    uint64_t before = registry_epoch();
+
+    int changed = 0;
+    cJSON *r = search("{\"query\":\"GitHub pull request review\",\"limit\":3}",
+                      CALL_OK, &changed);
+    assert_true(changed);
+    const cJSON *exp = cJSON_GetObjectItem(r, "expanded_for_next_segment");
+    assert_int_equal(cJSON_GetArraySize(exp), 3);
+    assert_string_equal(cJSON_GetArrayItem(exp, 0)->valuestring, "github_review_pull_request");
+    uint64_t epoch = (uint64_t)cJSON_GetObjectItem(r, "next_catalog_epoch")->valuedouble;
+    assert_true(epoch != before);
+    assert_true(epoch == registry_epoch());
+
+    /* Listed now: profile tools first, then the expanded ones by name. */
+    const tool_entry **v;
+    size_t n;
+    assert_int_equal(registry_listed(&v, &n), 0);
+    size_t first_expanded = n;
+    for (size_t i = 0; i < n; i++)
+        if (v[i]->is_expanded && !v[i]->is_public) {
+            if (first_expanded == n)
+                first_expanded = i;
+        } else {
+            assert_true(first_expanded == n); /* no profile tool after */
+        }
+    assert_int_equal(n - first_expanded, 3);
+    for (size_t i = first_expanded + 1; i < n; i++)
+        assert_true(strcmp(v[i - 1]->t.name, v[i]->t.name) < 0);
+    free(v);
+    char first[3][64];
+    for (int i = 0; i < 3; i++) {
+        const char *nm = cJSON_GetArrayItem(exp, i)->valuestring;
+        assert_true(listed_has(nm, NULL));
+        assert_false(catalog_has(nm));
+        snprintf(first[i], sizeof first[i], "%s", nm);
+    }
+    cJSON_Delete(r);
+
+    /* Listed tools left the catalog: the same query now finds others. */
+    r = search("{\"query\":\"GitHub pull request review\",\"limit\":3}", CALL_OK, &changed);
+    assert_true(changed);
+    assert_int_equal(cJSON_GetObjectItem(r, "count")->valueint, 3);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools"))
+        for (int i = 0; i < 3; i++)
+            assert_string_not_equal(cJSON_GetObjectItem(t, "name")->valuestring, first[i]);
+    cJSON_Delete(r);
+}
+
+static void no_match_leaves_the_listed_set_alone(void **state)
+{
+    (void)state;
+    uint64_t before = registry_epoch();
+    int changed = 1;
+    cJSON *r = search("{\"query\":\"xylophone quartet\"}", CALL_OK, &changed);
+    assert_false(changed);
+    assert_int_equal(cJSON_GetObjectItem(r, "count")->valueint, 0);
+    assert_true((uint64_t)cJSON_GetObjectItem(r, "next_catalog_epoch")->valuedouble == before);
+    assert_true(registry_epoch() == before);
+    cJSON_Delete(r);
+}
+
+static void blank_query_is_refused_before_running(void **state)
+{
+    (void)state;
+    uint64_t before = registry_epoch();
+    cJSON *r = search("{\"query\":\" \\t \"}", CALL_INVALID, NULL);
+    char *text = cJSON_PrintUnformatted(r);
+    assert_non_null(strstr(text, "query"));
+    free(text);
+    cJSON_Delete(r);
+    assert_true(registry_epoch() == before);
+}
+
+static void code_search_is_never_in_the_default_catalog(void **state)
+{
+    (void)state;
+#ifdef CODE_SEARCH_BUILT
+    const tool_entry *cs = registry_find("code_search");
+    assert_non_null(cs); /* loaded, yet neither listed nor discoverable */
+    assert_false(registry_is_deferred(cs));
+#endif
+    assert_false(catalog_has("code_search"));
+    assert_false(listed_has("code_search", NULL));
+    cJSON *r = search("{\"query\":\"code_search code search definitions usages\","
+                      "\"limit\":25,\"detail_level\":\"name\"}", CALL_OK, NULL);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools"))
+        assert_string_not_equal(cJSON_GetObjectItem(t, "name")->valuestring, "code_search");
+    cJSON_Delete(r);
+    assert_false(listed_has("code_search", NULL));
+}
+
+/* Concurrent searches share one cached index; every expansion lands. */
+static void *searcher(void *arg)
+{
+    const char *q = arg;
+    char json[200];
+    snprintf(json, sizeof json, "{\"query\":\"%s\",\"limit\":2}", q);
+    cJSON *args = cJSON_Parse(json);
+    for (int i = 0; i < 10; i++) {
+        call_request req = {.tool = "search_tools", .args = args};
+        call_result r = {0};
+        if (pipeline_call(&req, &r) != 0 || r.status != CALL_OK) {
+            call_result_free(&r);
+            cJSON_Delete(args);
+            return (void *)1;
+        }
+        call_result_free(&r);
+    }
+    cJSON_Delete(args);
+    return NULL;
+}
+
+static void concurrent_searches_are_consistent(void **state)
+{
+    (void)state;
+    const char *qs[] = {"database table sql", "browser page", "slack docker", "jira linear"};
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, searcher, (void *)qs[i]), 0);
+    for (int i = 0; i < 4; i++) {
+        void *ret;
+        pthread_join(th[i], &ret);
+        assert_null(ret);
+    }
+    /* No tool is both listed and still in the catalog. */
+    cJSON *cat = host_api()->catalog_list();
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cat)
+        assert_false(listed_has(cJSON_GetObjectItem(e, "name")->valuestring, NULL));
+    cJSON_Delete(cat);
+    assert_true(listed_has("postgres_query", NULL));
+    assert_true(listed_has("browser_navigate", NULL) || listed_has("browser_screenshot", NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(expansion_lists_found_tools_from_the_next_request),
+        cmocka_unit_test(no_match_leaves_the_listed_set_alone),
+        cmocka_unit_test(blank_query_is_refused_before_running),
+        cmocka_unit_test(code_search_is_never_in_the_default_catalog),
+        cmocka_unit_test(concurrent_searches_are_consistent),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
