@@ -92,7 +92,7 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
     } else if (c->lang == 'j') {
         if (stmt_has(c, st, k, "SIER") || (stmt_has(c, st, k, "n") && prev == ')'))
             return K_CLASS;
-    } else if (stmt_has(c, st, k, "S")) {
+    } else if (stmt_has(c, st, k, "SI")) {
         return K_CLASS;
     }
     *cont = 0;

@@ -53,8 +53,10 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
         else
             hi = mid;
     }
-    if (lo < t->n && t->v[lo].start == s && t->v[lo].end == e && t->v[lo].kind == 'i')
-        return &t->v[lo];
+    /* Zero-length markers ('L', 'Q', ...) may share the start. */
+    for (; lo < t->n && t->v[lo].start == s; lo++)
+        if (t->v[lo].kind == 'i')
+            return t->v[lo].end == e ? &t->v[lo] : NULL;
     return NULL;
 }
 

@@ -1,9 +1,10 @@
 /* Lexer for POSIX shell and bash: '#' comments at a word start; '...',
  * $'...' and "..." strings (with $VAR, ${VAR} and $(...) inside double
  * quotes kept as code); here-documents (<<, <<-, quoted delimiters) whose
- * bodies are strings.  Words that are names become identifiers, NAME=
- * assignments give the name and '='; other words are 'w' tokens.  An 'L'
- * token marks the first word of every line. */
+ * bodies are strings.  A name in command position (a command or function
+ * name) is an identifier, as are variable references and the NAME of
+ * NAME=value; arguments and other words are 'w' tokens (they are data).
+ * An 'L' token marks the first word of every line. */
 #include "cs_lex.h"
 
 #include <string.h>
@@ -163,8 +164,21 @@ static size_t heredoc_bodies(sl *L, size_t i)
     return i;
 }
 
+/* Reserved words after which a command starts. */
+static int leads_command(const char *s, size_t n)
+{
+    static const char *const w[] = {"if", "then", "else", "elif", "do", "while",
+                                    "until", "time", "!", "function", "exec",
+                                    "command", "builtin", "sudo", "xargs", NULL};
+    for (int i = 0; w[i]; i++)
+        if (strlen(w[i]) == n && memcmp(w[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
 static size_t lex_sh(sl *L, size_t i, char until)
 {
+    int cmd = 1;  /* the next word is in command position */
     const char *b = L->b;
     size_t len = L->len;
     int line_start = until == 0 && i == 0;
@@ -180,6 +194,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
             if (L->nhd)
                 i = heredoc_bodies(L, i);
             line_start = 1;
+            cmd = 1;
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\r') {
@@ -209,6 +224,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
                    !(i + 2 < len && b[i + 2] == '<')) {
             i = heredoc_op(L, i);
         } else if (c == '(') {
+            cmd = 1;
             parens++;
             cs_tok_push(L->t, '(', i, i + 1);
             i++;
@@ -223,6 +239,8 @@ static size_t lex_sh(sl *L, size_t i, char until)
         } else if (c == '`') {
             i++;
         } else if (is_meta(c)) {
+            if (c == ';' || c == '&' || c == '|')
+                cmd = 1;
             cs_tok_push(L->t, (char)c, i, i + 1);
             i++;
         } else {
@@ -233,17 +251,27 @@ static size_t lex_sh(sl *L, size_t i, char until)
             if (e < len && b[e] == '=' && is_name(b + i, e - i)) {
                 cs_tok_push(L->t, 'i', i, e);       /* NAME=value */
                 cs_tok_push(L->t, '=', e, e + 1);
-                i = e + 1;
+                size_t v = e + 1;                   /* the value is data */
+                while (v < len && !is_meta((unsigned char)b[v]))
+                    v++;
+                if (v > e + 1)
+                    cs_tok_push(L->t, 'w', e + 1, v);
+                i = v;
                 continue;
             }
             while (e < len && !is_meta((unsigned char)b[e]))
                 e++;
-            if (is_name(b + i, e - i))
-                cs_tok_push(L->t, 'i', i, e);
-            else if (e - i == 1 && (c == '{' || c == '}'))
+            if (e - i == 1 && (c == '{' || c == '}')) {
                 cs_tok_push(L->t, (char)c, i, e);
-            else
+                cmd = 1;
+            } else if (cmd && is_name(b + i, e - i)) {
+                cs_tok_push(L->t, 'i', i, e);
+                cmd = leads_command(b + i, e - i) ||
+                      (e - i == 6 && memcmp(b + i, "export", 6) == 0);
+            } else {
                 cs_tok_push(L->t, 'w', i, e);
+                cmd = cmd && leads_command(b + i, e - i);
+            }
             i = e;
         }
     }
