@@ -441,6 +441,19 @@ static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *
     return rc;
 }
 
+static int check_const(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(schema, "const");
+    if (!k || cJSON_Compare(k, v, true))
+        return 0;
+    char *want = cJSON_IsString(k) ? quote_string(k->valuestring) : render_value(k);
+    char *got = render_value(v);
+    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got) : VT_ERR_NOMEM;
+    free(want);
+    free(got);
+    return rc;
+}
+
 static int check_string(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
 {
     int mn = int_kw(schema, "minLength"), mx = int_kw(schema, "maxLength");
@@ -554,7 +567,7 @@ static int validate_node(vctx *c, const cJSON *schema, const cJSON *v, const cha
     int rc = check_type(c, schema, v, path);
     if (rc)
         return rc;
-    if ((rc = check_enum(c, schema, v, path)))
+    if ((rc = check_enum(c, schema, v, path)) || (rc = check_const(c, schema, v, path)))
         return rc;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(schema, "type");
     const char *eff = effective_type(type, v);
@@ -614,6 +627,21 @@ static bool known_type(const char *t)
     return false;
 }
 
+/* Validation keywords outside the subset.  A schema using one is refused
+ * rather than half-enforced: its author would otherwise believe a
+ * constraint holds that nothing checks.  Annotations (description, title,
+ * default, examples, format, ...) are accepted and ignored. */
+static const char *const unsupported[] = {
+    "pattern", "patternProperties", "anyOf", "oneOf", "allOf", "not", "$ref",
+    "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas",
+    "propertyNames", "contains", "minContains", "maxContains", "prefixItems",
+    "additionalItems", "uniqueItems", "multipleOf", "minProperties", "maxProperties",
+    "unevaluatedProperties", "unevaluatedItems"};
+
+#define SUPPORTED                                                                      \
+    "type, properties, required, additionalProperties, enum, const, minimum, maximum, " \
+    "exclusiveMinimum, exclusiveMaximum, minLength, maxLength, items, minItems, maxItems"
+
 static int bad(char **err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int bad(char **err, const char *path, const char *fmt, ...)
@@ -672,6 +700,10 @@ static int check_keywords(cJSON *s, const char *path, char **err)
     static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
                                          "exclusiveMaximum"};
     int rc;
+    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++)
+        if (cJSON_GetObjectItemCaseSensitive(s, unsupported[i]))
+            return bad(err, "", ": %s%s%s: keyword not supported (supported: " SUPPORTED ")",
+                       KW(path, unsupported[i]));
     if ((rc = normalise_exclusive(s, path, "minimum", "exclusiveMinimum", err)) ||
         (rc = normalise_exclusive(s, path, "maximum", "exclusiveMaximum", err)))
         return rc;

@@ -45,7 +45,8 @@ static const char *const ALL_SCHEMA =
     "\"required\":[\"depth\"],\"additionalProperties\":false},"
     "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
     "\"free\":{\"type\":\"object\"},"
-    "\"any\":{}"
+    "\"any\":{},"
+    "\"mode\":{\"const\":\"fast\"}"
     "},\"required\":[\"a\",\"b\"]}";
 
 typedef struct {
@@ -163,6 +164,9 @@ static const vcase cases[] = {
     {ALL_SCHEMA, "{\"a\":\"\",\"b\":\"\",\"free\":{\"anything\":[1,{}]}}", NULL},
     {ALL_SCHEMA, "{\"a\":\"\",\"b\":\"\",\"any\":[1,\"x\",null]}", NULL},
     {ALL_SCHEMA, "{\"a\":1,\"b\":\"\"}", "a: must be a string, got 1"},
+    /* const */
+    {ALL_SCHEMA, "{\"a\":\"\",\"b\":\"\",\"mode\":\"fast\"}", NULL},
+    {ALL_SCHEMA, "{\"a\":\"\",\"b\":\"\",\"mode\":\"slow\"}", "mode: must be \"fast\", got \"slow\""},
 };
 
 static void test_case_table(void **state)
@@ -377,6 +381,14 @@ static const bad_schema bad_schemas[] = {
      "input schema: properties.a.properties.b.properties.c is not an object"},
     {"{\"properties\":{\"a\":{}},\"additionalProperties\":1}",
      "input schema: additionalProperties must be true, false or a schema object"},
+    {"{\"properties\":{\"a\":{\"type\":\"string\",\"pattern\":\"^x\"}}}",
+     "input schema: properties.a.pattern: keyword not supported (supported: type, properties, "
+     "required, additionalProperties, enum, const, minimum, maximum, exclusiveMinimum, "
+     "exclusiveMaximum, minLength, maxLength, items, minItems, maxItems)"},
+    {"{\"type\":\"object\",\"anyOf\":[]}",
+     "input schema: anyOf: keyword not supported (supported: type, properties, "
+     "required, additionalProperties, enum, const, minimum, maximum, exclusiveMinimum, "
+     "exclusiveMaximum, minLength, maxLength, items, minItems, maxItems)"},
     {"{\"type\":\"object\",\"exclusiveMinimum\":true}",
      "input schema: exclusiveMinimum: true needs a numeric minimum"},
 };
