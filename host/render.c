@@ -1,11 +1,257 @@
-/* Placeholder renderer: pretty JSON.  Replaced by the diff renderer. */
+/* Human renderings of tool responses: the CLI's --format text and the
+ * MCP text block.  Diffs (apply_patch and legacy diff_preview results)
+ * show a header per file, the unified content and the counts; other
+ * results show their "output" text, then their remaining fields. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "render.h"
 
-void render_normalize_diff(cJSON *response) { (void)response; }
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 256;
+        while (c < b->len + n + 1)
+            c *= 2;
+        char *q = realloc(b->p, c);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+static void sb_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_fmt(sbuf *b, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    sb_put(b, s, (size_t)n);
+    free(s);
+}
+
+static void sb_endline(sbuf *b)
+{
+    if (b->len && b->p[b->len - 1] != '\n')
+        sb_put(b, "\n", 1);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* Count '+' and '-' lines of a unified diff (not the ---/+++ headers). */
+static void count_changes(const char *content, long *add, long *del)
+{
+    *add = *del = 0;
+    for (const char *l = content; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (n && l[0] == '+' && !(n >= 3 && strncmp(l, "+++", 3) == 0))
+            (*add)++;
+        else if (n && l[0] == '-' && !(n >= 3 && strncmp(l, "---", 3) == 0))
+            (*del)++;
+        l = e ? e + 1 : l + n;
+    }
+}
+
+void render_normalize_diff(cJSON *response)
+{
+    cJSON *prev = cJSON_GetObjectItemCaseSensitive(response, "diff_preview");
+    if (!cJSON_IsObject(prev) || cJSON_GetObjectItemCaseSensitive(response, "diff"))
+        return;
+    const char *path = str(prev, "path");
+    const char *content = str(prev, "content");
+    const char *op = str(prev, "operation");
+    long add, del;
+    count_changes(content, &add, &del);
+    cJSON *arr = cJSON_CreateArray();
+    cJSON *e = cJSON_CreateObject();
+    if (!arr || !e) {
+        cJSON_Delete(arr);
+        cJSON_Delete(e);
+        return;
+    }
+    cJSON_AddStringToObject(e, "path", path ? path : "");
+    cJSON_AddStringToObject(e, "operation", op ? op : "updated");
+    cJSON_AddStringToObject(e, "content", content ? content : "");
+    cJSON_AddNumberToObject(e, "additions", num(prev, "additions", (double)add));
+    cJSON_AddNumberToObject(e, "deletions", num(prev, "deletions", (double)del));
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(prev, "truncated");
+    cJSON_AddBoolToObject(e, "truncated", cJSON_IsTrue(tr));
+    const cJSON *om = cJSON_GetObjectItemCaseSensitive(prev, "omitted_line_count");
+    if (cJSON_IsNumber(om))
+        cJSON_AddNumberToObject(e, "omitted_line_count", om->valuedouble);
+    cJSON_AddBoolToObject(e, "is_empty", !content || !*content);
+    cJSON_AddItemToArray(arr, e);
+    cJSON_DeleteItemFromObjectCaseSensitive(response, "diff_preview");
+    cJSON_AddItemToObject(response, "diff", arr);
+}
+
+static void render_diff_entry(sbuf *b, const cJSON *e)
+{
+    const char *path = str(e, "path");
+    const char *op = str(e, "operation");
+    const char *from = str(e, "from");
+    const char *content = str(e, "content");
+    sb_fmt(b, "--- %s %s", op ? op : "changed", path ? path : "(unknown path)");
+    if (from)
+        sb_fmt(b, " (from %s)", from);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "is_empty")))
+        sb_str(b, ": no changes");
+    else
+        sb_fmt(b, " (+%.0f -%.0f)", num(e, "additions", 0), num(e, "deletions", 0));
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "truncated")))
+        sb_fmt(b, ", %.0f diff lines omitted", num(e, "omitted_line_count", 0));
+    sb_str(b, "\n");
+    if (content && *content) {
+        sb_str(b, content);
+        sb_endline(b);
+    }
+}
+
+static void render_diffs(sbuf *b, const char *tool, const cJSON *diff)
+{
+    double add = 0, del = 0;
+    int files = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, diff) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "is_empty")))
+            continue;
+        files++;
+        add += num(e, "additions", 0);
+        del += num(e, "deletions", 0);
+    }
+    sb_fmt(b, "%s: %d file%s changed, %.0f insertion%s(+), %.0f deletion%s(-)\n",
+           tool ? tool : "result", files, files == 1 ? "" : "s", add, add == 1 ? "" : "s", del,
+           del == 1 ? "" : "s");
+    cJSON_ArrayForEach(e, diff) {
+        sb_str(b, "\n");
+        render_diff_entry(b, e);
+    }
+}
+
+/* "key: value" for the fields a diff or output rendering did not show. */
+static void render_fields(sbuf *b, const cJSON *r, const char *const *skip)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, r) {
+        int skipped = 0;
+        for (size_t i = 0; skip[i] && !skipped; i++)
+            skipped = strcmp(it->string, skip[i]) == 0;
+        if (skipped)
+            continue;
+        if (cJSON_IsString(it)) {
+            sb_fmt(b, "%s: %s", it->string, it->valuestring);
+            sb_endline(b);
+        } else if (cJSON_IsArray(it) && cJSON_GetArraySize(it) > 0 &&
+                   cJSON_IsString(cJSON_GetArrayItem(it, 0))) {
+            sb_fmt(b, "%s:\n", it->string);
+            const cJSON *s;
+            cJSON_ArrayForEach(s, it) {
+                char *v = cJSON_IsString(s) ? NULL : cJSON_PrintUnformatted(s);
+                sb_fmt(b, "  - %s\n", v ? v : s->valuestring);
+                free(v);
+            }
+        } else {
+            char *v = cJSON_PrintUnformatted(it);
+            sb_fmt(b, "%s: %s\n", it->string, v ? v : "?");
+            free(v);
+        }
+    }
+}
 
 char *render_text(const char *tool, const cJSON *response)
 {
-    (void)tool;
-    return cJSON_Print(response);
+    sbuf b = {0};
+    sb_str(&b, "");
+    if (!cJSON_IsObject(response)) {
+        char *v = response ? cJSON_Print(response) : NULL;
+        if (v) {
+            sb_str(&b, v);
+            free(v);
+        }
+        goto out;
+    }
+    cJSON *copy = NULL;
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(response, "diff_preview"))) {
+        copy = cJSON_Duplicate(response, 1);
+        render_normalize_diff(copy);
+        response = copy ? copy : response;
+    }
+    const cJSON *success = cJSON_GetObjectItemCaseSensitive(response, "success");
+    const char *error = str(response, "error");
+    if (cJSON_IsFalse(success) || (error && !success)) {
+        sb_fmt(&b, "%s failed: %s\n", tool ? tool : "call", error ? error : "(no message)");
+        static const char *const skip[] = {"success", "error", NULL};
+        render_fields(&b, response, skip);
+        cJSON_Delete(copy);
+        goto out;
+    }
+    const cJSON *diff = cJSON_GetObjectItemCaseSensitive(response, "diff");
+    const char *output = str(response, "output");
+    if (cJSON_IsArray(diff)) {
+        render_diffs(&b, tool, diff);
+        static const char *const skip[] = {"success", "diff", "applied", "modified_files", NULL};
+        sbuf rest = {0};
+        render_fields(&rest, response, skip);
+        if (rest.len) {
+            sb_str(&b, "\n");
+            sb_str(&b, rest.p);
+        }
+        free(rest.p);
+    } else if (output) {
+        sb_str(&b, output);
+        sb_endline(&b);
+        static const char *const skip[] = {"success", "output", NULL};
+        sbuf rest = {0};
+        render_fields(&rest, response, skip);
+        if (rest.len) {
+            if (*output)
+                sb_str(&b, "\n");
+            sb_str(&b, rest.p);
+        }
+        free(rest.p);
+    } else {
+        static const char *const skip[] = {"success", NULL};
+        render_fields(&b, response, skip);
+    }
+    cJSON_Delete(copy);
+out:
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
 }

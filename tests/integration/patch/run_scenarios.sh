@@ -73,7 +73,7 @@ for name in "${names[@]}"; do
     fi
     envs=()
     [ -f "$s/env" ] && while IFS= read -r l; do [ -n "$l" ] && envs+=("$l"); done < "$s/env"
-    env "${envs[@]}" "$VTHOST" --workspace "$ws" --profile "$PROFILE" call apply_patch - \
+    env "${envs[@]}" "$VTHOST" --workspace "$ws" --profile "$PROFILE" --yes call apply_patch - \
         < "$WORK/$name/args.json" > "$WORK/$name/out.json" 2> "$WORK/$name/err.txt"
     rc=$?
     ok=1
