@@ -218,6 +218,24 @@ static void parameters_are_searched(void **state)
     catalog_index_free(ci);
 }
 
+static void host_added_output_budget_is_not_searched(void **state)
+{
+    (void)state;
+    /* The host adds max_output_tokens to every schema it lists. */
+    const char *schema =
+        "{\"type\":\"object\",\"properties\":{\"max_output_tokens\":{\"type\":"
+        "\"integer\",\"description\":\"Output budget in tokens\"}}}";
+    cJSON *cat = cJSON_CreateArray();
+    cJSON_AddItemToArray(cat, entry("tool_a", "does things", schema));
+    cJSON_AddItemToArray(cat, entry("tool_b", "does other things", schema));
+    catalog_index *ci = build(cat);
+    bm25_hit h[25];
+    assert_int_equal(search(ci, "budget", 25, h), 0);
+    assert_int_equal(search(ci, "max_output_tokens", 25, h), 0);
+    assert_int_equal(search(ci, "things", 25, h), 2);
+    catalog_index_free(ci);
+}
+
 static void removal_equals_rebuild(void **state)
 {
     (void)state;
@@ -278,6 +296,7 @@ int main(void)
         cmocka_unit_test(name_match_counts_double),
         cmocka_unit_test(score_matches_bm25_formula),
         cmocka_unit_test(parameters_are_searched),
+        cmocka_unit_test(host_added_output_budget_is_not_searched),
         cmocka_unit_test(removal_equals_rebuild),
         cmocka_unit_test(entries_without_name_are_skipped),
     };
