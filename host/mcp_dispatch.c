@@ -104,7 +104,8 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
     if (only_space(line, line + len))
         return;  /* blank lines between messages are tolerated */
     const char *end = NULL;
-    cJSON *msg = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+    /* cJSON would skip a NUL byte as whitespace; JSON text has none. */
+    cJSON *msg = memchr(line, 0, len) ? NULL : cJSON_ParseWithLengthOpts(line, len, &end, 0);
     if (!msg || !end || !only_space(end, line + len)) {
         cJSON_Delete(msg);
         mcp_send_error(s, NULL, RPC_PARSE_ERROR, "Parse error: not valid JSON");
