@@ -99,6 +99,21 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
     return K_BLOCK;
 }
 
+/* A ')' at k closing a macro-wrapped return type or attribute, as in
+ * PyAPI_FUNC(PyObject *) name(...) or int __attribute__((x)) name(...). */
+static int macro_type(const ctx *c, size_t st, size_t k)
+{
+    int d = 0;
+    for (size_t j = k + 1; j-- > st;) {
+        if (c->sh[j] == ')')
+            d++;
+        else if (c->sh[j] == '(' && --d == 0)
+            return j > st && c->sh[j - 1] == 'i' &&
+                   (j - 1 == st || in(c->sh[j - 2], "ik*&"));
+    }
+    return 0;
+}
+
 /* name '(' at k: a function or method declaration? */
 static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_init)
 {
@@ -116,7 +131,7 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
             return;
         if (!in(next, "{;:ki=-r"))
             return;
-        ok = in(prev, "ik*&>:~") ||
+        ok = in(prev, "ik*&>:~") || (prev == ')' && macro_type(c, st, name - 1)) ||
              (kind == K_CLASS && prev == 0 && in(next, "{:"));
     } else if (c->lang == 'j') {
         ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");

@@ -116,7 +116,10 @@ static int add_rule(cs_ignore *ig, const char *line, size_t n)
         n--;
     }
     sbuf b = {0};
-    PUTS(&b, anchored ? "^" : "^(?:.*/)?");
+    if (anchored)
+        PUTS(&b, "^");
+    else
+        PUTS(&b, "^(?:.*/)?");
     translate(&b, line, n);
     PUTS(&b, "$");
     if (b.oom) {

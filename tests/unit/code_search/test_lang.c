@@ -1,0 +1,182 @@
+/* Per-language fixtures with known answers: for each query, every match
+ * in the fixture with its category (D definition, U usage, T text) and
+ * line:column.  The fixtures hold the declaration forms of each language
+ * and the same names inside comments, strings, raw strings, template
+ * literals, heredocs, JSX text and nested comments, which must stay text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_test_util.h"
+#include "cs_types.h"
+
+typedef struct expect { const char *file, *query, *want; } expect;
+
+static const expect CASES[] = {
+    /* C: macro, typedef struct/func pointer, enum constants, file-level
+     * variables (several declarators), prototype + definition; the name in
+     * a comment and a string is text. */
+    {"sample.c", "find_item", "D7:14 D15:14 U9:35 T8:4 T11:22"},
+    {"sample.c", "MAX_ITEMS", "D2:9 U13:29"},
+    {"sample.c", "item_t", "D3:33 U12:5"},
+    {"sample.c", "cmp_fn", "D4:15"},
+    {"sample.c", "RED", "D5:14 U13:41"},
+    {"sample.c", "GREEN", "D5:19"},
+    {"sample.c", "counter", "D6:12 U13:19"},
+    {"sample.c", "other", "D6:25"},
+    {"sample.c", "helper", "D9:12 U13:12"},
+    {"sample.c", "main", "D10:5"},
+    /* C++: namespace, class, constructor, method prototype and out-of-class
+     * definition, using alias, template function, raw string R"delim(...)". */
+    {"sample.cpp", "Point", "D3:7 D5:5 U10:31 U12:5 U15:18 T10:7 T14:27"},
+    {"sample.cpp", "norm", "D6:9 D12:12 U15:42"},
+    {"sample.cpp", "geo", "D2:11 U15:13"},
+    {"sample.cpp", "PointList", "D10:7"},
+    {"sample.cpp", "twice", "D11:25 U15:51"},
+    {"sample.cpp", "raw", "D14:13 T14:39"},
+    /* Rust: nested block comment, raw string r#"..."#, char vs lifetime. */
+    {"sample.rs", "Widget", "D4:12 U10:26 U14:36 U16:6 U17:17 U20:9 T1:20 T1:46 T10:6 T18:25"},
+    {"sample.rs", "LIMIT", "D12:7 U14:51"},
+    {"sample.rs", "COUNTER", "D13:12"},
+    {"sample.rs", "make_widget", "D14:14"},
+    {"sample.rs", "Shape", "D8:10"},
+    {"sample.rs", "Drawable", "D9:7"},
+    {"sample.rs", "WidgetRef", "D10:6"},
+    {"sample.rs", "widgets", "D11:5"},
+    /* Go: grouped type/var declarations, method with receiver, raw `...`. */
+    {"sample.go", "Server", "D6:6 U16:18 U20:10 U22:19 U23:7 T5:4 T16:9 T20:45 T22:9 T23:21"},
+    {"sample.go", "Handler", "D9:2"},
+    {"sample.go", "Port", "D10:2"},
+    {"sample.go", "MaxConn", "D13:7"},
+    {"sample.go", "defaultServer", "D16:2"},
+    {"sample.go", "verbose", "D17:2"},
+    {"sample.go", "Start", "D20:18"},
+    /* Python: docstring, f/rb prefixes, triple quotes, module-level
+     * assignments (plain and annotated); all lower-case matches Parser. */
+    {"sample.py", "parser", "D8:5 D13:7 U14:21 U20:16 U23:10 T1:30 T4:1 T5:1 T9:7 T15:15 T15:23 T16:16 T18:9"},
+    {"sample.py", "Parser", "D13:7"},
+    {"sample.py", "PARSER_LIMIT", "D4:1"},
+    {"sample.py", "parser_cache", "D5:1"},
+    /* JavaScript with JSX: template literal with ${} code, regex literal,
+     * JSX attribute string and text (with an apostrophe), class method. */
+    {"sample.js", "render", "D4:17 D10:3 U5:33 U6:45 U15:34 T1:4 T5:18 T6:22 T6:66 T11:13 T11:27 T15:7 T16:5"},
+    {"sample.js", "View", "D9:7"},
+    {"sample.js", "renderAll", "D15:7"},
+    {"sample.js", "twice", "T6:73"},
+    /* TypeScript: interface, type alias, enum, namespace, class, method. */
+    {"sample.ts", "Store", "D1:11 U5:37 U8:14 U9:25 T2:6 T4:11 T5:20 T8:32 T9:13 T10:4"},
+    {"sample.ts", "StoreKey", "D2:6"},
+    {"sample.ts", "Mode", "D3:6"},
+    {"sample.ts", "Stores", "D4:11"},
+    {"sample.ts", "MemoryStore", "D5:14 U8:26"},
+    {"sample.ts", "useStore", "D9:10"},
+    /* Java: class, constructor, method with throws, static constant, text
+     * block, nested interface/enum/record, javadoc. */
+    {"Sample.java", "Account", "D4:14 D8:12 U17:36 U19:18 T3:5 T12:13"},
+    {"Sample.java", "MAX_ACCOUNTS", "D5:22"},
+    {"Sample.java", "deposit", "D10:16"},
+    {"Sample.java", "Ledger", "D17:15"},
+    {"Sample.java", "Kind", "D18:10"},
+    {"Sample.java", "Entry", "D19:12"},
+    /* Shell: function forms, assignments (plain and export), heredoc body,
+     * comments, quoted arguments, $VAR in double quotes. */
+    {"sample.sh", "deploy", "D6:1 U15:5 U18:1 T2:3 T3:1 T4:8 T4:20 T8:11 T8:25 T10:1 T15:14 T18:9"},
+    {"sample.sh", "DEPLOY_DIR", "D3:1 U8:25 U15:14"},
+    {"sample.sh", "DEPLOY_USER", "D4:8"},
+    {"sample.sh", "rollback", "D14:10"},
+};
+
+static void test_fixtures(void **state)
+{
+    (void)state;
+    int failed = 0;
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const expect *e = &CASES[i];
+        char scope[4096];
+        snprintf(scope, sizeof scope, "%s/lang/%s", CS_FIXTURES, e->file);
+        char *got = tu_search(CS_FIXTURES "/lang", scope, e->query, 7, 100, 0, 1);
+        assert_non_null(got);
+        if (strcmp(got, e->want) != 0) {
+            print_error("%s %s:\n  want %s\n  got  %s\n", e->file, e->query, e->want, got);
+            failed++;
+        }
+        free(got);
+    }
+    assert_int_equal(failed, 0);
+}
+
+/* The same answers with all categories at once and several threads: the
+ * whole fixture directory, definitions first, deterministic. */
+static void test_all_files_order(void **state)
+{
+    (void)state;
+    char *a = tu_search_paths(CS_FIXTURES "/lang", NULL, "Point", 0, 100, 0, 4);
+    char *b = tu_search_paths(CS_FIXTURES "/lang", NULL, "Point", 0, 100, 0, 1);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    assert_string_equal(a, "D sample.cpp:3:7 D sample.cpp:5:5 U sample.cpp:10:31 "
+                           "U sample.cpp:12:5 U sample.cpp:15:18 T sample.cpp:10:7 "
+                           "T sample.cpp:14:27");
+    free(a);
+    free(b);
+}
+
+static void test_file_types(void **state)
+{
+    (void)state;
+    int rust = cs_lang_lookup("rust");
+    assert_true(rust >= 0);
+    assert_int_equal(cs_lang_lookup("rs"), rust);
+    assert_int_equal(cs_lang_lookup(".rs"), rust);
+    assert_int_equal(cs_lang_lookup("RUST"), rust);
+    assert_string_equal(cs_lang_name(cs_lang_lookup(".h")), "c");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("hpp")), "cpp");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("tsx")), "typescript");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("yml")), "yaml");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("bash")), "shell");
+    assert_int_equal(cs_lang_lookup("cobol"), -1);
+    assert_int_equal(cs_lang_lookup("."), -1);
+    assert_int_equal(cs_lang_lookup(""), -1);
+    char *known = cs_lang_known();
+    assert_non_null(strstr(known, "python"));
+    assert_non_null(strstr(known, "typescript"));
+    free(known);
+    int lexer;
+    assert_int_equal(cs_lang_of_file("main.RS", &lexer), rust);
+    assert_int_equal(lexer, CS_LEX_RUST);
+    cs_lang_of_file("App.tsx", &lexer);
+    assert_int_equal(lexer, CS_LEX_TSX);
+    cs_lang_of_file("app.ts", &lexer);
+    assert_int_equal(lexer, CS_LEX_TS);
+    assert_int_equal(cs_lang_of_file("README", &lexer), -1);
+    assert_int_equal(lexer, CS_LEX_NONE);
+}
+
+/* A file_types filter keeps only those languages. */
+static void test_type_filter(void **state)
+{
+    (void)state;
+    uint32_t mask = 1u << cs_lang_lookup("go");
+    char *s = tu_search_paths(CS_FIXTURES "/lang", NULL, "server", 7, 100, mask, 2);
+    assert_non_null(s);
+    assert_null(strstr(s, ".rs"));
+    assert_non_null(strstr(s, "D sample.go:6:6"));
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_all_files_order),
+        cmocka_unit_test(test_file_types),
+        cmocka_unit_test(test_type_filter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
