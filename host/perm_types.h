@@ -37,7 +37,10 @@ typedef enum perm_path_base {
 
 typedef struct perm_rule {
     char *text;          /* the rule as written */
-    char *source;        /* "file:line" or "file (key)" */
+    char *source;        /* "file:line", or the file when the line is
+                            looked up lazily (cfg_key below) */
+    const char *cfg_key; /* TOML dotted key of the array holding the rule */
+    int cfg_index;       /* its index there */
     perm_tool_match tool_match;
     char *tool;          /* canonical tool name (aliases resolved) */
     perm_spec_kind spec;
@@ -67,6 +70,9 @@ typedef struct perm_agent {
     perm_decision def;
     char *default_source;
     perm_ruleset sets[PB_COUNT];
+    /* broad exec allow rules not applied (drop_broad_allow_rules) */
+    perm_rule **dropped;
+    size_t ndropped;
 } perm_agent;
 
 typedef struct perm_string_list {
@@ -75,6 +81,9 @@ typedef struct perm_string_list {
 } perm_string_list;
 
 typedef struct perm_settings {
+    char *workspace;                 /* canonical workspace root */
+    char *home;                      /* $HOME, or NULL */
+    char *config_path;               /* for messages; may be NULL */
     perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
     int non_interactive_allow;       /* [permissions] non_interactive */
     int audit_enabled;

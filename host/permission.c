@@ -1,27 +1,535 @@
-/* Placeholder decision step: allows what the profile exposes.  Replaced
- * by the permission engine. */
+/* The permission step: policy decision (perm_engine), then prompts for
+ * ask, the reviewer pipeline for auto, denial counters, audit and the
+ * messages that say which rule would allow a refused call.  Settings and
+ * agents are immutable after loading; the agent cache and the counters
+ * are guarded by one mutex (calls run concurrently in the MCP server). */
 #include "permission.h"
+#include "host.h"
+#include "perm_agent.h"
+#include "perm_audit.h"
+#include "perm_config.h"
+#include "perm_engine.h"
+#include "perm_review.h"
+#include "perm_rules.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cached_agent {
+    char *spec;
+    perm_agent *agent;
+} cached_agent;
+
+static struct {
+    int ready;
+    perm_settings st;
+    perm_agent *embedded;
+    perm_agent *primary; /* --agent, or the embedded one */
+    cached_agent *cache;
+    size_t ncache;
+    long consecutive, total; /* auto-review denials */
+} P;
+
+static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+int permission_init_with(const cJSON *config, const char *config_path,
+                         const char *default_agent, const char *workspace, char **err)
+{
+    permission_fini();
+    *err = NULL;
+    perm_settings_defaults(&P.st);
+    const char *home = getenv("HOME");
+    P.st.workspace = strdup(workspace ? workspace : "/");
+    P.st.home = home && *home ? strdup(home) : NULL;
+    P.st.config_path = config_path ? strdup(config_path) : NULL;
+    if (!P.st.workspace)
+        return VT_ERR_NOMEM;
+    int rc = perm_config_load(&P.st, config, config_path, err);
+    for (int i = 0; rc == 0 && i < PB_COUNT; i++)
+        rc = perm_ruleset_seal(&P.st.global[i]);
+    if (rc == 0)
+        rc = perm_agent_embedded(&P.st, &P.embedded);
+    if (rc == 0 && default_agent)
+        rc = perm_agent_load(default_agent, &P.st, &P.primary, err);
+    if (rc < 0) {
+        permission_fini();
+        if (!*err)
+            *err = fmt("cannot load the permission settings (error %d)", rc);
+        return rc;
+    }
+    if (!P.primary)
+        P.primary = P.embedded;
+    P.ready = 1;
+    return 0;
+}
 
 int permission_init(const cJSON *config, const char *config_path,
                     const char *default_agent, char **err)
 {
-    (void)config; (void)config_path; (void)default_agent; (void)err;
-    return 0;
+    return permission_init_with(config, config_path, default_agent, host_workspace(), err);
 }
 
-void permission_fini(void) {}
+void permission_fini(void)
+{
+    if (P.primary && P.primary != P.embedded)
+        perm_agent_free(P.primary);
+    perm_agent_free(P.embedded);
+    for (size_t i = 0; i < P.ncache; i++) {
+        free(P.cache[i].spec);
+        perm_agent_free(P.cache[i].agent);
+    }
+    free(P.cache);
+    perm_settings_free(&P.st);
+    memset(&P, 0, sizeof P);
+}
+
+void permission_reset_counters(void)
+{
+    pthread_mutex_lock(&P_lock);
+    P.consecutive = P.total = 0;
+    pthread_mutex_unlock(&P_lock);
+}
+
+/* The agent of a call: the per-call one (loaded once, then cached), or
+ * the process's primary agent. */
+static int agent_for(const char *spec, const perm_agent **out, char **err)
+{
+    if (!spec || !*spec) {
+        *out = P.primary;
+        return 0;
+    }
+    int rc = 0;
+    pthread_mutex_lock(&P_lock);
+    for (size_t i = 0; i < P.ncache; i++)
+        if (strcmp(P.cache[i].spec, spec) == 0) {
+            *out = P.cache[i].agent;
+            pthread_mutex_unlock(&P_lock);
+            return 0;
+        }
+    perm_agent *a = NULL;
+    rc = perm_agent_load(spec, &P.st, &a, err);
+    if (rc == VT_ERR_NOT_FOUND && strcmp(spec, "default") == 0) {
+        free(*err);
+        *err = NULL;
+        *out = P.embedded;
+        pthread_mutex_unlock(&P_lock);
+        return 0;
+    }
+    if (rc == 0) {
+        cached_agent *nc = realloc(P.cache, (P.ncache + 1) * sizeof *nc);
+        char *s = strdup(spec);
+        if (!nc || !s) {
+            if (nc)
+                P.cache = nc;
+            free(s);
+            perm_agent_free(a);
+            rc = VT_ERR_NOMEM;
+        } else {
+            P.cache = nc;
+            P.cache[P.ncache++] = (cached_agent){s, a};
+            *out = a;
+        }
+    }
+    pthread_mutex_unlock(&P_lock);
+    return rc;
+}
+
+static int prepare(const perm_request *req, const perm_agent **agent, perm_eval *ev,
+                   char **err)
+{
+    *err = NULL;
+    if (!P.ready) {
+        *err = strdup("the permission engine is not initialised");
+        return VT_ERR_INTERNAL;
+    }
+    int rc = agent_for(req->agent, agent, err);
+    if (rc < 0)
+        return rc;
+    rc = perm_eval_prepare(ev, &P.st, *agent, req->tool->t.name, req->tool->t.effects,
+                           req->subjects, req->args);
+    if (rc == 0)
+        perm_eval_run(ev);
+    return rc;
+}
+
+/* "rule \"X\" (file:line)" for messages. */
+static char *rule_ref(const perm_rule *r)
+{
+    if (!r)
+        return strdup("no rule");
+    char *src = perm_rule_source(r);
+    char *s = fmt("rule \"%s\" (%s)", r->text, src ? src : r->source);
+    free(src);
+    return s;
+}
+
+static const char *subject_words(const perm_eval *ev)
+{
+    return ev->subject ? ev->subject : "";
+}
+
+static char *deny_message(const perm_eval *ev)
+{
+    char *ref = rule_ref(ev->rule), *m;
+    const char *file = ev->agent->path ? ev->agent->path : "the agent spec";
+    if (strcmp(ev->layer, "global.deny") == 0)
+        m = fmt("Permission denied: %s%s%s matches the global deny %s. Global deny rules "
+                "are a hard ceiling: remove or narrow that rule in [permissions] deny "
+                "of %s to allow this call.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ref,
+                P.st.config_path ? P.st.config_path : "vtcode.toml");
+    else if (strcmp(ev->layer, "agent.deny") == 0)
+        m = fmt("Permission denied: %s%s%s matches the %s agent's deny %s. Remove or "
+                "narrow it in permissions.deny of %s to allow this call.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
+                file);
+    else {
+        char *sug = perm_eval_suggest(ev);
+        m = fmt("Permission denied: the %s agent's default decision for %s is deny. Add "
+                "\"%s\" to permissions.allow in %s to allow it.",
+                ev->agent->name, ev->tool, sug ? sug : ev->tool, file);
+        free(sug);
+    }
+    free(ref);
+    return m;
+}
+
+/* Why an ask could not be approved, and what would allow it. */
+static char *ask_message(const perm_eval *ev, const char *why)
+{
+    char *sug = perm_eval_suggest(ev), *ref = rule_ref(ev->rule), *m;
+    const char *where = ev->agent->embedded
+                            ? "[permissions] allow in vtcode.toml (or the active agent's "
+                              "permissions.allow)"
+                            : NULL;
+    char *agent_where = ev->agent->path ? fmt("permissions.allow in %s", ev->agent->path) : NULL;
+    if (!where)
+        where = agent_where ? agent_where : "the agent's permissions.allow";
+    if (ev->escalated)
+        m = fmt("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s) "
+                "and %s. Escalation needs an interactive approval every time; no rule "
+                "or setting approves it.",
+                ev->tool, ev->justification ? ": " : "",
+                ev->justification ? ev->justification : "", why);
+    else if (ev->protected_hit)
+        m = fmt("Permission denied: %s edits the protected path %s and %s. Edits to "
+                ".git/, .vtcode/, .vscode/ and .idea/ need an interactive approval; no "
+                "rule or setting approves them.",
+                ev->tool, ev->protected_path, why);
+    else if (ev->global_ask)
+        m = fmt("Permission denied: %s%s%s matches the global ask %s and %s. Approve it "
+                "interactively (or with --yes), or narrow that rule in [permissions] ask.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ref, why);
+    else if (ev->rule && strcmp(ev->layer, "agent.ask") == 0)
+        m = fmt("Permission denied: %s%s%s matches the %s agent's ask %s and %s. Approve "
+                "it interactively (or with --yes), or replace that rule with \"%s\" in "
+                "permissions.allow.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
+                why, sug ? sug : ev->tool);
+    else
+        m = fmt("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
+                "To allow it, add \"%s\" to %s, or approve it with --yes.",
+                ev->tool, ev->agent->name, perm_decision_name(ev->agent->def), why,
+                sug ? sug : ev->tool, where);
+    free(agent_where);
+    free(sug);
+    free(ref);
+    return m;
+}
+
+typedef struct outcome {
+    int allowed;
+    const char *how;      /* "rule", "prompt", "review", "non_interactive" */
+    const char *prompt;   /* "approved", "denied", "unavailable", NULL */
+    perm_review review;
+    int reviewed;
+    const char *exception;
+    int limit_reached;
+} outcome;
+
+static cJSON *prompt_request(const perm_eval *ev, const cJSON *args, const char *message)
+{
+    cJSON *o = perm_review_request(ev, args);
+    if (!o)
+        return NULL;
+    if (ev->rule) {
+        char *src = perm_rule_source(ev->rule);
+        cJSON_AddStringToObject(o, "source", src ? src : ev->rule->source);
+        free(src);
+    }
+    cJSON_AddStringToObject(o, "decision", "ask");
+    cJSON_AddStringToObject(o, "message", message);
+    return o;
+}
+
+/* ask: the front end's prompter, else [permissions] non_interactive.
+ * `strict` calls (escalation, protected paths, the review fallback) are
+ * never approved without a prompt. */
+static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
+                  const char *reason, outcome *oc, char **message)
+{
+    const frontend *fe = req->fe;
+    char *question = NULL;
+    if (ev->escalated)
+        question = fmt("%s asks to run outside the sandbox: %s", ev->tool,
+                       ev->justification ? ev->justification : "(no justification)");
+    else if (ev->protected_hit)
+        question = fmt("%s edits protected path %s", ev->tool, ev->protected_path);
+    else
+        question = fmt("%s: %s", ev->tool, reason);
+    int answer = -1;
+    if (fe && fe->prompt) {
+        cJSON *r = prompt_request(ev, req->args, question ? question : ev->tool);
+        answer = r ? fe->prompt(fe->ctx, r) : -1;
+        cJSON_Delete(r);
+    }
+    free(question);
+    if (answer == 1) {
+        oc->allowed = 1;
+        oc->how = "prompt";
+        oc->prompt = "approved";
+        return 0;
+    }
+    if (answer == 0) {
+        oc->how = "prompt";
+        oc->prompt = "denied";
+        char *sug = perm_eval_suggest(ev);
+        *message = fmt("Permission denied by the user for %s%s%s.%s%s%s", ev->tool,
+                       ev->subject ? " " : "", subject_words(ev),
+                       sug && !ev->escalated && !ev->protected_hit ? " A rule such as \"" : "",
+                       sug && !ev->escalated && !ev->protected_hit ? sug : "",
+                       sug && !ev->escalated && !ev->protected_hit
+                           ? "\" in permissions.allow would allow it without asking." : "");
+        free(sug);
+        return VT_ERR_DENIED;
+    }
+    oc->prompt = "unavailable";
+    if (!strict && P.st.non_interactive_allow) {
+        oc->allowed = 1;
+        oc->how = "non_interactive";
+        return 0;
+    }
+    oc->how = "non_interactive";
+    char *why = fmt("%s; no prompt is possible here", reason);
+    *message = ask_message(ev, why ? why : "no prompt is possible here");
+    free(why);
+    return VT_ERR_DENIED;
+}
+
+static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
+                   char **message)
+{
+    const char *why;
+    if (perm_review_exception(ev, &why)) {
+        oc->allowed = 1;
+        oc->how = "review";
+        oc->exception = why;
+        return 0;
+    }
+    pthread_mutex_lock(&P_lock);
+    int limited = P.consecutive >= P.st.max_consecutive_denials ||
+                  P.total >= P.st.max_total_denials;
+    pthread_mutex_unlock(&P_lock);
+    if (limited) {
+        /* After repeated classifier denials a person decides. */
+        oc->limit_reached = 1;
+        return do_ask(req, ev, 1, "auto review reached its denial limit", oc, message);
+    }
+    const vt_host_api *api = host_api();
+    const vt_reviewer_v1 *rv =
+        api && api->service_lookup ? api->service_lookup("permissions.reviewer") : NULL;
+    cJSON *request = perm_review_request(ev, req->args);
+    perm_review_run(ev, request, rv, api ? api->free : free, req->fe, 0, &oc->review);
+    cJSON_Delete(request);
+    oc->reviewed = 1;
+    if (oc->review.outcome == PREVIEW_ALLOW) {
+        pthread_mutex_lock(&P_lock);
+        P.consecutive = 0;
+        pthread_mutex_unlock(&P_lock);
+        oc->allowed = 1;
+        oc->how = "review";
+        return 0;
+    }
+    if (oc->review.outcome == PREVIEW_BLOCK) {
+        pthread_mutex_lock(&P_lock);
+        P.consecutive++;
+        P.total++;
+        pthread_mutex_unlock(&P_lock);
+        oc->how = "review";
+        char *sug = perm_eval_suggest(ev);
+        *message = fmt("Permission denied: the auto reviewer (%s) blocked %s%s%s: %s. To run "
+                       "it without review, add \"%s\" to permissions.allow.",
+                       oc->review.stage, ev->tool, ev->subject ? " " : "",
+                       subject_words(ev), oc->review.reason ? oc->review.reason : "no reason",
+                       sug ? sug : ev->tool);
+        free(sug);
+        return VT_ERR_DENIED;
+    }
+    char *r = fmt("auto review could not decide (%s)",
+                  oc->review.reason ? oc->review.reason : "no reviewer");
+    int rc = do_ask(req, ev, 0, r ? r : "auto review could not decide", oc, message);
+    free(r);
+    return rc;
+}
+
+static void audit(const perm_request *req, const perm_eval *ev, const outcome *oc, int rc)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "tool", ev->tool);
+    cJSON_AddStringToObject(o, "agent", ev->agent->name);
+    cJSON_AddStringToObject(o, "decision", perm_decision_name(ev->decision));
+    cJSON_AddStringToObject(o, "outcome", rc == 0 ? "allow" : "deny");
+    if (oc->how)
+        cJSON_AddStringToObject(o, "via", oc->how);
+    if (oc->prompt)
+        cJSON_AddStringToObject(o, "prompt", oc->prompt);
+    if (oc->reviewed || oc->exception) {
+        cJSON *r = cJSON_AddObjectToObject(o, "review");
+        cJSON_AddStringToObject(r, "stage", oc->exception ? "exception" : oc->review.stage);
+        cJSON_AddStringToObject(r, "outcome", oc->exception ? "allow"
+                                : oc->review.outcome == PREVIEW_ALLOW ? "allow"
+                                : oc->review.outcome == PREVIEW_BLOCK ? "block" : "ask");
+        const char *reason = oc->exception ? oc->exception : oc->review.reason;
+        if (reason)
+            cJSON_AddStringToObject(r, "reason", reason);
+    }
+    cJSON_AddItemToObject(o, "subjects", perm_eval_subjects(ev));
+    cJSON_AddItemToObject(o, "trace", perm_eval_trace(ev));
+    (void)req;
+    if (perm_audit_append(P.st.workspace, o) < 0)
+        host_log(VT_LOG_WARNING, "permissions", "cannot append to the audit log");
+    cJSON_Delete(o);
+}
 
 int permission_check(const perm_request *req, char **message)
 {
-    (void)req; (void)message;
-    return 0;
+    *message = NULL;
+    perm_eval ev;
+    const perm_agent *agent = NULL;
+    char *err = NULL;
+    int rc = prepare(req, &agent, &ev, &err);
+    if (rc < 0) {
+        perm_eval_free(&ev);
+        *message = err ? fmt("Permission denied: %s", err) : strdup("Permission denied.");
+        free(err);
+        return VT_ERR_DENIED;
+    }
+    outcome oc;
+    memset(&oc, 0, sizeof oc);
+    switch (ev.decision) {
+    case PERM_ALLOW:
+        oc.allowed = 1;
+        oc.how = "rule";
+        rc = 0;
+        break;
+    case PERM_DENY:
+        oc.how = "rule";
+        *message = deny_message(&ev);
+        rc = VT_ERR_DENIED;
+        break;
+    case PERM_AUTO:
+        rc = do_auto(req, &ev, &oc, message);
+        break;
+    case PERM_ASK: {
+        char *why = ev.rule ? rule_ref(ev.rule) : fmt("the %s agent's default is ask",
+                                                      ev.agent->name);
+        char *reason = fmt("matched %s", why ? why : "an ask rule");
+        rc = do_ask(req, &ev, ev.escalated || ev.protected_hit, reason ? reason : "ask",
+                    &oc, message);
+        free(why);
+        free(reason);
+        break;
+    }
+    }
+    if (rc < 0 && !*message)
+        *message = strdup("Permission denied.");
+    if (P.st.audit_enabled)
+        audit(req, &ev, &oc, rc);
+    perm_review_clear(&oc.review);
+    perm_eval_free(&ev);
+    return rc < 0 ? VT_ERR_DENIED : 0;
 }
 
 int permission_explain(const perm_request *req, cJSON **out)
 {
-    (void)req;
-    *out = cJSON_CreateObject();
-    cJSON_AddStringToObject(*out, "decision", "allow");
-    cJSON_AddArrayToObject(*out, "trace");
+    *out = NULL;
+    perm_eval ev;
+    const perm_agent *agent = NULL;
+    char *err = NULL;
+    int rc = prepare(req, &agent, &ev, &err);
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        perm_eval_free(&ev);
+        free(err);
+        return VT_ERR_NOMEM;
+    }
+    if (rc < 0) {
+        cJSON_AddStringToObject(o, "decision", "deny");
+        cJSON_AddStringToObject(o, "error", err ? err : "cannot evaluate");
+        cJSON_AddArrayToObject(o, "trace");
+        free(err);
+        perm_eval_free(&ev);
+        *out = o;
+        return 0;
+    }
+    cJSON_AddStringToObject(o, "decision", perm_decision_name(ev.decision));
+    cJSON_AddStringToObject(o, "agent", ev.agent->name);
+    if (ev.agent->path)
+        cJSON_AddStringToObject(o, "agent_file", ev.agent->path);
+    if (ev.decision == PERM_AUTO) {
+        cJSON *r = cJSON_AddObjectToObject(o, "review");
+        const char *why;
+        pthread_mutex_lock(&P_lock);
+        long cons = P.consecutive, total = P.total;
+        pthread_mutex_unlock(&P_lock);
+        if (perm_review_exception(&ev, &why)) {
+            cJSON_AddStringToObject(r, "stage", "exception");
+            cJSON_AddStringToObject(r, "outcome", "allow");
+            cJSON_AddStringToObject(r, "reason", why);
+        } else if (cons >= P.st.max_consecutive_denials || total >= P.st.max_total_denials) {
+            cJSON_AddStringToObject(r, "stage", "limit");
+            cJSON_AddStringToObject(r, "outcome", "ask");
+            cJSON_AddStringToObject(r, "reason", "denial limit reached: manual prompts");
+        } else {
+            const vt_host_api *api = host_api();
+            const vt_reviewer_v1 *rv = api && api->service_lookup
+                                           ? api->service_lookup("permissions.reviewer") : NULL;
+            cJSON *request = perm_review_request(&ev, req->args);
+            perm_review pr;
+            /* explain never asks the client's model: that is a request
+             * to the user's side, like a prompt. */
+            perm_review_run(&ev, request, rv, api ? api->free : free, req->fe, 1, &pr);
+            cJSON_Delete(request);
+            cJSON_AddStringToObject(r, "stage", pr.stage);
+            cJSON_AddStringToObject(r, "outcome", pr.outcome == PREVIEW_ALLOW ? "allow"
+                                                  : pr.outcome == PREVIEW_BLOCK ? "block"
+                                                                                : "ask");
+            if (pr.reason)
+                cJSON_AddStringToObject(r, "reason", pr.reason);
+            perm_review_clear(&pr);
+        }
+        cJSON_AddNumberToObject(r, "consecutive_denials", (double)cons);
+        cJSON_AddNumberToObject(r, "total_denials", (double)total);
+    }
+    cJSON_AddItemToObject(o, "trace", perm_eval_trace(&ev));
+    perm_eval_free(&ev);
+    *out = o;
     return 0;
 }

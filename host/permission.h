@@ -30,4 +30,12 @@ int permission_check(const perm_request *req, char **message);
  * effects on counters: {"decision": ..., "trace": [...]}. */
 int permission_explain(const perm_request *req, cJSON **out);
 
+/* permission_init with an explicit workspace root (the host passes
+ * host_workspace()); for drivers and tests that run without host_open. */
+int permission_init_with(const cJSON *config, const char *config_path,
+                         const char *default_agent, const char *workspace, char **err);
+
+/* Zero the auto-review denial counters (consecutive and total). */
+void permission_reset_counters(void);
+
 #endif

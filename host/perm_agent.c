@@ -1,0 +1,321 @@
+/* Agent specs: markdown files whose YAML front matter carries a
+ * `permissions` block (default required; allow, ask, auto, deny lists).
+ * Parsed with libyaml's document API, which keeps line marks for
+ * messages and trace sources. */
+#include "perm_agent.h"
+#include "perm_rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 4096) {
+            char *nb = realloc(buf, cap + 65536);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+            cap += 65536;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static int fail(char **err, const char *file, size_t line, const char *fmt, const char *a)
+{
+    char *msg = NULL;
+    if (asprintf(&msg, fmt, a) < 0)
+        msg = NULL;
+    if (asprintf(err, "%s:%zu: %s", file, line, msg ? msg : "invalid agent spec") < 0)
+        *err = NULL;
+    free(msg);
+    return VT_ERR_INVALID;
+}
+
+/* Is this line the front matter fence `---` (trailing blanks allowed)? */
+static int is_fence(const char *p, const char **next)
+{
+    if (strncmp(p, "---", 3) != 0 && strncmp(p, "...", 3) != 0)
+        return 0;
+    const char *q = p + 3;
+    while (*q == ' ' || *q == '\t' || *q == '\r')
+        q++;
+    if (*q != '\n' && *q != 0)
+        return 0;
+    *next = *q ? q + 1 : q;
+    return 1;
+}
+
+static const char *scalar(yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int parse_decision(const char *s, perm_decision *d)
+{
+    static const char *const names[] = {"allow", "ask", "auto", "deny"};
+    for (int i = 0; i < 4; i++)
+        if (s && strcmp(s, names[i]) == 0) {
+            *d = (perm_decision)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int add_rule(perm_agent *a, int bucket, const char *text, const char *file,
+                    size_t line, const perm_settings *st, char **err)
+{
+    perm_rule_env env = {st->workspace, st->home};
+    char *src = NULL, *why = NULL;
+    perm_rule *r = NULL;
+    if (asprintf(&src, "%s:%zu", file, line) < 0)
+        return VT_ERR_NOMEM;
+    int rc = perm_rule_parse(text, src, &env, &r, &why);
+    free(src);
+    if (rc < 0) {
+        if (asprintf(err, "%s:%zu: %s", file, line, why ? why : "invalid rule") < 0)
+            *err = NULL;
+        free(why);
+        return rc;
+    }
+    /* An auto agent's unrestricted exec allow would bypass review. */
+    if (bucket == PB_ALLOW && r->broad && a->def == PERM_AUTO && st->drop_broad_allow_rules) {
+        perm_rule **nd = realloc(a->dropped, (a->ndropped + 1) * sizeof *nd);
+        if (!nd) {
+            perm_rule_free(r);
+            return VT_ERR_NOMEM;
+        }
+        a->dropped = nd;
+        a->dropped[a->ndropped++] = r;
+        return 0;
+    }
+    if ((rc = perm_ruleset_add(&a->sets[bucket], r)) < 0)
+        perm_rule_free(r);
+    return rc;
+}
+
+/* Line numbers: libyaml marks are 0-based from the front matter start. */
+#define LINE(node) ((node)->start_mark.line + 1 + offset)
+
+static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *key,
+                            yaml_node_t *perms, const char *file, size_t offset, const perm_settings *st,
+                            char **err)
+{
+    static const struct { const char *key; int bucket; } buckets[] = {
+        {"deny", PB_DENY}, {"ask", PB_ASK}, {"auto", PB_AUTO}, {"allow", PB_ALLOW}};
+    yaml_node_pair_t *p;
+    yaml_node_t *def = NULL;
+    if (perms->type != YAML_MAPPING_NODE)
+        return fail(err, file, LINE(perms), "%s", "permissions must be a mapping");
+    for (p = perms->data.mapping.pairs.start; p < perms->data.mapping.pairs.top; p++) {
+        const char *k = scalar(yaml_document_get_node(doc, p->key));
+        if (k && strcmp(k, "default") == 0)
+            def = yaml_document_get_node(doc, p->value);
+    }
+    if (!def)
+        return fail(err, file, LINE(key), "%s",
+                    "permissions.default is required (ask, allow, auto or deny)");
+    if (parse_decision(scalar(def), &a->def) < 0)
+        return fail(err, file, LINE(def),
+                    "permissions.default must be ask, allow, auto or deny, not \"%s\"",
+                    scalar(def) ? scalar(def) : "(not a scalar)");
+    if (asprintf(&a->default_source, "%s:%zu", file, LINE(def)) < 0)
+        return VT_ERR_NOMEM;
+    for (size_t b = 0; b < sizeof buckets / sizeof *buckets; b++)
+        for (p = perms->data.mapping.pairs.start; p < perms->data.mapping.pairs.top; p++) {
+            const char *k = scalar(yaml_document_get_node(doc, p->key));
+            yaml_node_t *v = yaml_document_get_node(doc, p->value);
+            if (!k || strcmp(k, buckets[b].key) != 0 || !v)
+                continue;
+            int rc;
+            if (v->type == YAML_SCALAR_NODE) {
+                if (!*scalar(v)) /* `allow:` with nothing after it */
+                    continue;
+                if ((rc = add_rule(a, buckets[b].bucket, scalar(v), file, LINE(v), st, err)))
+                    return rc;
+                continue;
+            }
+            if (v->type != YAML_SEQUENCE_NODE)
+                return fail(err, file, LINE(v), "permissions.%s must be a list of rules",
+                            buckets[b].key);
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++) {
+                yaml_node_t *n = yaml_document_get_node(doc, *it);
+                if (!scalar(n))
+                    return fail(err, file, LINE(n), "permissions.%s entries must be strings",
+                                buckets[b].key);
+                if ((rc = add_rule(a, buckets[b].bucket, scalar(n), file, LINE(n), st, err)))
+                    return rc;
+            }
+        }
+    return 0;
+}
+
+static int parse_spec(perm_agent *a, const char *file, const char *text,
+                      const perm_settings *st, char **err)
+{
+    const char *body;
+    if (!is_fence(text, &body))
+        return fail(err, file, 1, "%s",
+                    "agent spec has no YAML front matter (a first line of ---)");
+    const char *end = body, *after;
+    size_t lines = 1;
+    while (*end && !is_fence(end, &after)) {
+        const char *nl = strchr(end, '\n');
+        if (!nl) {
+            end += strlen(end);
+            break;
+        }
+        end = nl + 1;
+        lines++;
+    }
+    if (!*end)
+        return fail(err, file, lines, "%s", "YAML front matter is not closed with ---");
+    size_t offset = 1; /* the fence line */
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser))
+        return VT_ERR_NOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)body, (size_t)(end - body));
+    int rc = 0;
+    if (!yaml_parser_load(&parser, &doc)) {
+        rc = fail(err, file, parser.problem_mark.line + 1 + offset, "YAML: %s",
+                  parser.problem ? parser.problem : "syntax error");
+        yaml_parser_delete(&parser);
+        return rc;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    yaml_node_t *perms = NULL, *perms_key = NULL;
+    if (root && root->type == YAML_MAPPING_NODE)
+        for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+             p < root->data.mapping.pairs.top; p++) {
+            const char *k = scalar(yaml_document_get_node(&doc, p->key));
+            if (k && strcmp(k, "permissions") == 0) {
+                perms_key = yaml_document_get_node(&doc, p->key);
+                perms = yaml_document_get_node(&doc, p->value);
+            }
+        }
+    if (!perms)
+        rc = fail(err, file, 1, "%s",
+                  "agent spec has no permissions.default (ask, allow, auto or deny)");
+    else
+        rc = load_permissions(a, &doc, perms_key, perms, file, offset, st, err);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+static int seal(perm_agent *a)
+{
+    for (int i = 0; i < PB_COUNT; i++) {
+        int rc = perm_ruleset_seal(&a->sets[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
+                    char **err)
+{
+    *out = NULL;
+    perm_agent *a = calloc(1, sizeof *a);
+    if (!a)
+        return VT_ERR_NOMEM;
+    size_t sl = strlen(spec);
+    int is_path = strchr(spec, '/') || (sl > 3 && strcmp(spec + sl - 3, ".md") == 0);
+    int rc;
+    if (is_path)
+        a->path = strdup(spec);
+    else if (asprintf(&a->path, "%s/.vtcode/agents/%s.md", st->workspace, spec) < 0)
+        a->path = NULL;
+    const char *base = strrchr(spec, '/');
+    a->name = strdup(base ? base + 1 : spec);
+    if (!a->path || !a->name) {
+        perm_agent_free(a);
+        return VT_ERR_NOMEM;
+    }
+    size_t nl = strlen(a->name);
+    if (nl > 3 && strcmp(a->name + nl - 3, ".md") == 0)
+        a->name[nl - 3] = 0;
+    size_t len;
+    char *text = slurp(a->path, &len);
+    if (!text) {
+        if (asprintf(err, "agent '%s': cannot read %s%s", spec, a->path,
+                     is_path ? "" : " (agents are .vtcode/agents/NAME.md in the workspace)") < 0)
+            *err = NULL;
+        perm_agent_free(a);
+        return VT_ERR_NOT_FOUND;
+    }
+    rc = parse_spec(a, a->path, text, st, err);
+    free(text);
+    if (rc == 0)
+        rc = seal(a);
+    if (rc < 0) {
+        perm_agent_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+int perm_agent_embedded(const perm_settings *st, perm_agent **out)
+{
+    /* default ask; search_tools and code_search are read-only lookups */
+    static const char *const allow[] = {"search_tools", "code_search"};
+    perm_agent *a = calloc(1, sizeof *a);
+    char *err = NULL;
+    if (!a || !(a->name = strdup("default"))) {
+        free(a);
+        return VT_ERR_NOMEM;
+    }
+    a->embedded = 1;
+    a->def = PERM_ASK;
+    a->default_source = strdup("embedded default agent");
+    for (size_t i = 0; i < 2; i++)
+        if (add_rule(a, PB_ALLOW, allow[i], "embedded default agent", 0, st, &err) < 0) {
+            free(err);
+            perm_agent_free(a);
+            return VT_ERR_NOMEM;
+        }
+    int rc = seal(a);
+    if (rc < 0) {
+        perm_agent_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+void perm_agent_free(perm_agent *a)
+{
+    if (!a)
+        return;
+    for (int i = 0; i < PB_COUNT; i++)
+        perm_ruleset_free(&a->sets[i]);
+    for (size_t i = 0; i < a->ndropped; i++)
+        perm_rule_free(a->dropped[i]);
+    free(a->dropped);
+    free(a->name);
+    free(a->path);
+    free(a->default_source);
+    free(a);
+}

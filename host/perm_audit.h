@@ -1,0 +1,12 @@
+/* The permission audit log: one JSON line per decision appended to
+ * <workspace>/.vtcode/audit/permissions.jsonl when audit_enabled. */
+#ifndef VTHOST_PERM_AUDIT_H
+#define VTHOST_PERM_AUDIT_H
+
+#include <cjson/cJSON.h>
+
+/* Append `record` (a time stamp is added) as one line.  Concurrent
+ * writers each append whole lines (one O_APPEND write per record). */
+int perm_audit_append(const char *workspace, cJSON *record);
+
+#endif

@@ -1,0 +1,308 @@
+/* [permissions], [permissions.auto] and [permissions.auto.environment]
+ * from the vtcode.toml tree.  A known key of the wrong type is an error
+ * naming the file, the line and the key; unknown keys are ignored so a
+ * vtcode.toml shared with other tools still loads. */
+#include "perm_config.h"
+#include "perm_rules.h"
+#include "toml_reader.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *file_of(const char *path) { return path ? path : "vtcode.toml"; }
+
+/* "PATH:LINE: " or "PATH: " for messages about `dotted`. */
+static char *where(const char *path, const char *dotted, int index)
+{
+    int line = 0, rc = VT_ERR_NOT_FOUND;
+    if (path)
+        rc = index >= 0 ? toml_array_item_line(path, dotted, index, &line)
+                        : toml_key_line(path, dotted, &line);
+    char *s = NULL;
+    if (rc == 0 && line > 0) {
+        if (asprintf(&s, "%s:%d", file_of(path), line) < 0)
+            s = NULL;
+    } else if (asprintf(&s, "%s", file_of(path)) < 0) {
+        s = NULL;
+    }
+    return s;
+}
+
+static int type_error(const char *path, const char *dotted, const char *expect, char **err)
+{
+    char *w = where(path, dotted, -1);
+    if (asprintf(err, "%s: %s must be %s", w ? w : file_of(path), dotted, expect) < 0)
+        *err = NULL;
+    free(w);
+    return VT_ERR_INVALID;
+}
+
+static int get_string(const cJSON *t, const char *key, const char *dotted,
+                      const char *path, char **out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsString(v))
+        return type_error(path, dotted, "a string", err);
+    free(*out);
+    *out = strdup(v->valuestring);
+    return *out ? 0 : VT_ERR_NOMEM;
+}
+
+static int get_bool(const cJSON *t, const char *key, const char *dotted,
+                    const char *path, int *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsBool(v))
+        return type_error(path, dotted, "true or false", err);
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+static int get_count(const cJSON *t, const char *key, const char *dotted,
+                     const char *path, long *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e9 ||
+        floor(v->valuedouble) != v->valuedouble)
+        return type_error(path, dotted, "a non-negative integer", err);
+    *out = (long)v->valuedouble;
+    return 0;
+}
+
+static int get_strings(const cJSON *t, const char *key, const char *dotted,
+                       const char *path, perm_string_list *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    const cJSON *it;
+    if (!cJSON_IsArray(v))
+        return type_error(path, dotted, "an array of strings", err);
+    cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it))
+        return type_error(path, dotted, "an array of strings", err);
+    size_t n = (size_t)cJSON_GetArraySize(v);
+    out->items = calloc(n + 1, sizeof *out->items);
+    if (!out->items)
+        return VT_ERR_NOMEM;
+    cJSON_ArrayForEach(it, v)
+    {
+        if (!(out->items[out->count] = strdup(it->valuestring)))
+            return VT_ERR_NOMEM;
+        out->count++;
+    }
+    return 0;
+}
+
+static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key,
+                      const char *dotted, const char *path,
+                      const perm_rule_env *env, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(perms, key);
+    if (!v)
+        return 0;
+    const cJSON *it;
+    if (!cJSON_IsArray(v))
+        return type_error(path, dotted, "an array of rule strings", err);
+    int i = 0;
+    cJSON_ArrayForEach(it, v)
+    {
+        if (!cJSON_IsString(it)) {
+            char *w = where(path, dotted, i);
+            if (asprintf(err, "%s: %s[%d] must be a rule string", w ? w : file_of(path),
+                         dotted, i) < 0)
+                *err = NULL;
+            free(w);
+            return VT_ERR_INVALID;
+        }
+        perm_rule *r = NULL;
+        char *why = NULL;
+        int rc = perm_rule_parse(it->valuestring, file_of(path), env, &r, &why);
+        if (rc < 0) {
+            char *w = where(path, dotted, i);
+            if (asprintf(err, "%s: %s: %s", w ? w : file_of(path), dotted,
+                         why ? why : "invalid rule") < 0)
+                *err = NULL;
+            free(w);
+            free(why);
+            return rc;
+        }
+        /* The line is looked up when a trace or message shows it. */
+        if (path) {
+            r->cfg_key = dotted;
+            r->cfg_index = i;
+        }
+        if ((rc = perm_ruleset_add(set, r)) < 0) {
+            perm_rule_free(r);
+            return rc;
+        }
+        i++;
+    }
+    return 0;
+}
+
+static int load_command(perm_settings *st, const cJSON *au, const char *path, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(au, "command");
+    const char *dotted = "permissions.auto.command";
+    if (!v)
+        return 0;
+    if (cJSON_IsString(v)) {
+        if (!*v->valuestring)
+            return 0;
+        st->command_argv = calloc(4, sizeof(char *));
+        if (!st->command_argv)
+            return VT_ERR_NOMEM;
+        st->command_argv[0] = strdup("/bin/sh");
+        st->command_argv[1] = strdup("-c");
+        st->command_argv[2] = strdup(v->valuestring);
+        return st->command_argv[2] ? 0 : VT_ERR_NOMEM;
+    }
+    perm_string_list l = {0};
+    int rc = get_strings(au, "command", dotted, path, &l, err);
+    if (rc < 0) {
+        free(*err);
+        perm_strings_clear(&l);
+        return type_error(path, dotted, "a string or an array of strings", err);
+    }
+    if (l.count == 0) {
+        perm_strings_clear(&l);
+        return 0;
+    }
+    st->command_argv = l.items; /* NULL-terminated by get_strings */
+    return 0;
+}
+
+void perm_strings_clear(perm_string_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
+                     char **err)
+{
+    perm_rule_env env = {st->workspace, st->home};
+    const cJSON *perms = cJSON_GetObjectItemCaseSensitive(config, "permissions");
+    int rc = 0;
+    if (!perms)
+        return 0;
+    if (!cJSON_IsObject(perms))
+        return type_error(path, "permissions", "a table", err);
+    if ((rc = load_rules(&st->global[PB_DENY], perms, "deny", "permissions.deny", path, &env, err)) ||
+        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, &env, err)) ||
+        (rc = load_rules(&st->global[PB_ALLOW], perms, "allow", "permissions.allow", path, &env, err)))
+        return rc;
+    char *ni = NULL;
+    if ((rc = get_string(perms, "non_interactive", "permissions.non_interactive", path, &ni, err)))
+        return rc;
+    if (ni) {
+        int ok = strcmp(ni, "deny") == 0 || strcmp(ni, "allow") == 0;
+        st->non_interactive_allow = strcmp(ni, "allow") == 0;
+        free(ni);
+        if (!ok)
+            return type_error(path, "permissions.non_interactive", "\"deny\" or \"allow\"", err);
+    }
+    if ((rc = get_bool(perms, "audit_enabled", "permissions.audit_enabled", path,
+                       &st->audit_enabled, err)))
+        return rc;
+
+    const cJSON *au = cJSON_GetObjectItemCaseSensitive(perms, "auto");
+    if (!au)
+        return 0;
+    if (!cJSON_IsObject(au))
+        return type_error(path, "permissions.auto", "a table ([permissions.auto])", err);
+    if ((rc = get_string(au, "model", "permissions.auto.model", path, &st->model, err)) ||
+        (rc = get_string(au, "probe_model", "permissions.auto.probe_model", path,
+                         &st->probe_model, err)) ||
+        (rc = get_count(au, "max_consecutive_denials", "permissions.auto.max_consecutive_denials",
+                        path, &st->max_consecutive_denials, err)) ||
+        (rc = get_count(au, "max_total_denials", "permissions.auto.max_total_denials", path,
+                        &st->max_total_denials, err)) ||
+        (rc = get_bool(au, "drop_broad_allow_rules", "permissions.auto.drop_broad_allow_rules",
+                       path, &st->drop_broad_allow_rules, err)) ||
+        (rc = get_strings(au, "block_rules", "permissions.auto.block_rules", path,
+                          &st->block_rules, err)) ||
+        (rc = get_strings(au, "allow_exceptions", "permissions.auto.allow_exceptions", path,
+                          &st->allow_exceptions, err)) ||
+        (rc = get_count(au, "command_timeout_ms", "permissions.auto.command_timeout_ms", path,
+                        &st->command_timeout_ms, err)) ||
+        (rc = load_command(st, au, path, err)))
+        return rc;
+
+    const cJSON *envt = cJSON_GetObjectItemCaseSensitive(au, "environment");
+    if (!envt)
+        return 0;
+    if (!cJSON_IsObject(envt))
+        return type_error(path, "permissions.auto.environment", "a table", err);
+    static const struct { const char *key, *dotted; size_t off; } lists[] = {
+        {"trusted_paths", "permissions.auto.environment.trusted_paths",
+         offsetof(perm_settings, trusted_paths)},
+        {"trusted_domains", "permissions.auto.environment.trusted_domains",
+         offsetof(perm_settings, trusted_domains)},
+        {"trusted_git_hosts", "permissions.auto.environment.trusted_git_hosts",
+         offsetof(perm_settings, trusted_git_hosts)},
+        {"trusted_git_orgs", "permissions.auto.environment.trusted_git_orgs",
+         offsetof(perm_settings, trusted_git_orgs)},
+        {"trusted_services", "permissions.auto.environment.trusted_services",
+         offsetof(perm_settings, trusted_services)},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        perm_string_list *l = (perm_string_list *)((char *)st + lists[i].off);
+        if ((rc = get_strings(envt, lists[i].key, lists[i].dotted, path, l, err)))
+            return rc;
+    }
+    return 0;
+}
+
+void perm_settings_defaults(perm_settings *st)
+{
+    st->max_consecutive_denials = 3;
+    st->max_total_denials = 20;
+    st->drop_broad_allow_rules = 1;
+    st->command_timeout_ms = 10000;
+}
+
+void perm_settings_free(perm_settings *st)
+{
+    for (int i = 0; i < PB_COUNT; i++)
+        perm_ruleset_free(&st->global[i]);
+    free(st->workspace);
+    free(st->home);
+    free(st->config_path);
+    free(st->model);
+    free(st->probe_model);
+    perm_strings_clear(&st->block_rules);
+    perm_strings_clear(&st->allow_exceptions);
+    perm_strings_clear(&st->trusted_paths);
+    perm_strings_clear(&st->trusted_domains);
+    perm_strings_clear(&st->trusted_git_hosts);
+    perm_strings_clear(&st->trusted_git_orgs);
+    perm_strings_clear(&st->trusted_services);
+    if (st->command_argv)
+        for (char **p = st->command_argv; *p; p++)
+            free(*p);
+    free(st->command_argv);
+    memset(st, 0, sizeof *st);
+}
+
+char *perm_rule_source(const perm_rule *r)
+{
+    char *s = NULL;
+    if (r->cfg_key) {
+        s = where(r->source, r->cfg_key, r->cfg_index);
+        if (s)
+            return s;
+    }
+    return strdup(r->source);
+}

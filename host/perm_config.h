@@ -1,0 +1,23 @@
+/* Reading the permission settings from the vtcode.toml tree. */
+#ifndef VTHOST_PERM_CONFIG_H
+#define VTHOST_PERM_CONFIG_H
+
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+#include "perm_types.h"
+
+/* Defaults: 3 consecutive / 20 total denials, broad allows dropped,
+ * reviewer command timeout 10 s. */
+void perm_settings_defaults(perm_settings *st);
+/* Fill `st` (workspace and home already set) from config's [permissions].
+ * `path` names the file in messages (NULL: "vtcode.toml").  *err is a
+ * malloc'd "FILE:LINE: key must be ..." on failure. */
+int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
+                     char **err);
+void perm_settings_free(perm_settings *st);
+void perm_strings_clear(perm_string_list *l);
+
+/* "file:line" of a rule (looked up in the TOML file when needed). */
+char *perm_rule_source(const perm_rule *r);
+
+#endif

@@ -1,0 +1,510 @@
+/* The decision step.  Order (docs/permissions.md):
+ *   global deny > global ask (unless the agent denies) > agent deny > agent
+ *   ask > agent auto > agent allow > [embedded agent only: global allow] >
+ *   agent default; then protected edits and require_escalated turn allow
+ *   and auto into ask.
+ * deny and ask rules match when ANY subject matches (wrappers looked
+ * through); allow and auto rules must cover EVERY subject. */
+#include "perm_engine.h"
+#include "perm_config.h"
+#include "perm_match.h"
+#include "perm_rules.h"
+#include "subjects.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *perm_decision_name(perm_decision d)
+{
+    switch (d) {
+    case PERM_ALLOW: return "allow";
+    case PERM_ASK: return "ask";
+    case PERM_AUTO: return "auto";
+    case PERM_DENY: return "deny";
+    }
+    return "deny";
+}
+
+static int is_path(vt_subject_kind k)
+{
+    return k >= VT_SUBJECT_PATH_READ && k <= VT_SUBJECT_PATH_DELETE;
+}
+
+static int is_edit(vt_subject_kind k)
+{
+    return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
+}
+
+int perm_path_protected(const char *workspace, const char *abs)
+{
+    const char *rel = perm_path_below(workspace, abs);
+    if (!rel)
+        return 0;
+    const char *p = rel;
+    while (*p) {
+        size_t len = strcspn(p, "/");
+#define IS(s) (len == sizeof(s) - 1 && memcmp(p, s, len) == 0)
+        if (IS(".git") || IS(".vscode") || IS(".idea"))
+            return 1;
+        if (IS(".vtcode")) {
+            const char *q = p + len;
+            if (*q == 0)
+                return 1;
+            q++;
+            size_t ql = strcspn(q, "/");
+            int open = (ql == 8 && memcmp(q, "commands", 8) == 0) ||
+                       (ql == 6 && memcmp(q, "agents", 6) == 0) ||
+                       (ql == 6 && memcmp(q, "skills", 6) == 0);
+            if (!open)
+                return 1;
+        }
+#undef IS
+        p += len;
+        while (*p == '/')
+            p++;
+    }
+    return 0;
+}
+
+static void step(perm_eval *ev, const char *layer, const perm_rule *r,
+                 const char *subject, const char *note)
+{
+    if (ev->nsteps == ev->capsteps) {
+        size_t nc = ev->capsteps ? ev->capsteps * 2 : 8;
+        perm_step *ns = realloc(ev->steps, nc * sizeof *ns);
+        if (!ns)
+            return; /* the trace is best effort; the decision is not */
+        ev->steps = ns;
+        ev->capsteps = nc;
+    }
+    ev->steps[ev->nsteps++] = (perm_step){layer, r, subject, note};
+}
+
+/* ---- preparation ------------------------------------------------------ */
+
+int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
+                      const char *tool, uint32_t effects, const vt_subjects *subjects,
+                      const cJSON *args)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->st = st;
+    ev->agent = agent;
+    ev->tool = tool;
+    ev->effects = effects;
+    ev->is_exec = strcmp(tool, "exec_command") == 0 || (effects & VT_EFFECT_EXECUTES);
+    ev->md = pcre2_match_data_create(1, NULL);
+    if (!ev->md)
+        return VT_ERR_NOMEM;
+    size_t n = subjects ? subjects->count : 0;
+    const char *cwd = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const subject *s = &subjects->items[i];
+        if (s->kind == VT_SUBJECT_CWD && !cwd)
+            cwd = s->value;
+        if (s->kind == VT_SUBJECT_ESCALATION) {
+            ev->escalated = 1;
+            ev->justification = s->value;
+        }
+    }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
+    if (cJSON_IsString(sp) && strcmp(sp->valuestring, "require_escalated") == 0) {
+        ev->escalated = 1;
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(args, "justification");
+        if (!ev->justification && cJSON_IsString(j))
+            ev->justification = j->valuestring;
+    }
+    ev->cwd_lex = perm_path_lexical(st->workspace, cwd ? cwd : ".");
+    ev->cwd_res = perm_path_resolved(st->workspace, cwd ? cwd : ".");
+    ev->subj = calloc(n ? n : 1, sizeof *ev->subj);
+    if (!ev->cwd_lex || !ev->cwd_res || !ev->subj)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const subject *s = &subjects->items[i];
+        perm_subj *d = &ev->subj[ev->nsubj++];
+        d->kind = s->kind;
+        d->raw = s->value;
+        if (s->kind == VT_SUBJECT_COMMAND) {
+            d->norm = perm_command_normalise(s->value);
+            if (!d->norm || perm_command_variants(d->norm, &d->variants, &d->nvariants) < 0)
+                return VT_ERR_NOMEM;
+        } else if (is_path(s->kind)) {
+            d->lex = perm_path_lexical(ev->cwd_lex, s->value);
+            d->res = perm_path_resolved(ev->cwd_lex, s->value);
+            if (!d->lex || !d->res)
+                return VT_ERR_NOMEM;
+            d->rel_lex = perm_path_below(ev->cwd_lex, d->lex);
+            d->rel_res = perm_path_below(ev->cwd_res, d->res);
+            d->inside = perm_path_within(st->workspace, d->lex) &&
+                        perm_path_within(st->workspace, d->res);
+            d->protect = is_edit(s->kind) &&
+                         (perm_path_protected(st->workspace, d->lex) ||
+                          perm_path_protected(st->workspace, d->res));
+        }
+    }
+    return 0;
+}
+
+void perm_eval_free(perm_eval *ev)
+{
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        perm_subj *d = &ev->subj[i];
+        free(d->norm);
+        perm_strings_free(d->variants, d->nvariants);
+        free(d->lex);
+        free(d->res);
+    }
+    free(ev->subj);
+    free(ev->cwd_lex);
+    free(ev->cwd_res);
+    free(ev->steps);
+    if (ev->md)
+        pcre2_match_data_free(ev->md);
+    memset(ev, 0, sizeof *ev);
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
+                                  const char *text)
+{
+    perm_rule *const *v;
+    size_t n;
+    size_t w = strcspn(text, " ");
+    perm_ruleset_lookup(set, PIDX_CMD, ev->tool, text, w, &v, &n);
+    for (size_t i = 0; i < n; i++)
+        if (perm_regex_match(v[i]->re, text, ev->md))
+            return v[i];
+    perm_ruleset_lookup(set, PIDX_CMD_ANY, ev->tool, "", 0, &v, &n);
+    for (size_t i = 0; i < n; i++)
+        if (perm_regex_match(v[i]->re, text, ev->md))
+            return v[i];
+    return NULL;
+}
+
+/* A path rule matching `abs` (or `rel`, below the call's directory):
+ * every ancestor of the path is a possible literal key of a rule. */
+static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
+                                   const char *abs, const char *rel)
+{
+    perm_rule *const *v;
+    size_t n;
+    size_t len = strcmp(abs, "/") == 0 ? 0 : strlen(abs);
+    for (;;) {
+        perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
+        for (size_t i = 0; i < n; i++)
+            if (perm_regex_match(v[i]->re, abs, ev->md))
+                return v[i];
+        if (len == 0)
+            break;
+        while (len > 0 && abs[len - 1] != '/')
+            len--;
+        if (len > 0)
+            len--;
+    }
+    if (!rel)
+        return NULL;
+    len = strlen(rel);
+    for (;;) {
+        perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
+        for (size_t i = 0; i < n; i++)
+            if (perm_regex_match(v[i]->re, rel, ev->md))
+                return v[i];
+        if (len == 0)
+            break;
+        while (len > 0 && rel[len - 1] != '/')
+            len--;
+        if (len > 0)
+            len--;
+    }
+    return NULL;
+}
+
+static const perm_rule *domain_match(perm_eval *ev, const perm_ruleset *set,
+                                     const char *host)
+{
+    perm_rule *const *v;
+    size_t n;
+    perm_ruleset_domains(set, &v, &n);
+    for (size_t i = 0; i < n; i++)
+        if (perm_rule_tool_matches(v[i], ev->tool) && perm_domain_match(v[i]->domain, host))
+            return v[i];
+    return NULL;
+}
+
+/* deny / ask: the first rule matching the tool or any subject, looking
+ * through wrappers and both path forms. */
+static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set,
+                                  const char **subject)
+{
+    *subject = NULL;
+    if (!set->count)
+        return NULL;
+    const perm_rule *r = perm_ruleset_bare(set, ev->tool);
+    if (r)
+        return r;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        perm_subj *d = &ev->subj[i];
+        *subject = d->raw;
+        if (d->kind == VT_SUBJECT_COMMAND) {
+            if ((r = cmd_match(ev, set, d->norm)))
+                return r;
+            for (size_t j = 0; j < d->nvariants; j++)
+                if ((r = cmd_match(ev, set, d->variants[j])))
+                    return r;
+        } else if (is_path(d->kind)) {
+            if ((r = path_match(ev, set, d->lex, d->rel_lex)))
+                return r;
+            if (strcmp(d->lex, d->res) != 0 &&
+                (r = path_match(ev, set, d->res, d->rel_res)))
+                return r;
+        } else if (d->kind == VT_SUBJECT_DOMAIN) {
+            if ((r = domain_match(ev, set, d->raw)))
+                return r;
+        }
+    }
+    *subject = NULL;
+    return NULL;
+}
+
+/* allow / auto: does `set` cover subject d?  *rule is the covering rule
+ * (NULL for an exec redirect inside the workspace).  Returns -1 when the
+ * subject needs no coverage, 1 covered, 0 not. */
+static int covers(perm_eval *ev, const perm_ruleset *set, const perm_subj *d,
+                  const perm_rule **rule)
+{
+    *rule = NULL;
+    switch (d->kind) {
+    case VT_SUBJECT_COMMAND:
+        return (*rule = cmd_match(ev, set, d->norm)) != NULL;
+    case VT_SUBJECT_OPAQUE:
+        return 0; /* nothing can approve what nobody can see into */
+    case VT_SUBJECT_DOMAIN:
+        return (*rule = domain_match(ev, set, d->raw)) != NULL;
+    case VT_SUBJECT_PATH_READ:
+    case VT_SUBJECT_PATH_EDIT:
+    case VT_SUBJECT_PATH_CREATE:
+    case VT_SUBJECT_PATH_DELETE:
+        if (ev->is_exec)
+            return d->inside; /* a command's redirect: the workspace bounds it */
+        *rule = path_match(ev, set, d->lex, d->rel_lex);
+        if (!*rule)
+            return 0;
+        return strcmp(d->lex, d->res) == 0 ||
+               path_match(ev, set, d->res, d->rel_res) != NULL;
+    default:
+        return -1;
+    }
+}
+
+typedef struct cover_set {
+    const perm_ruleset *set;
+    const char *layer;
+} cover_set;
+
+/* Every subject covered by one of sets[0..n)?  Records the steps when
+ * `record`.  `which` (optional) receives, per set, whether it alone
+ * covered everything. */
+static int cover_all(perm_eval *ev, const cover_set *sets, size_t nsets, int record)
+{
+    for (size_t k = 0; k < nsets; k++) {
+        const perm_rule *bare = perm_ruleset_bare(sets[k].set, ev->tool);
+        if (bare) {
+            if (record)
+                step(ev, sets[k].layer, bare, NULL, NULL);
+            return 1;
+        }
+    }
+    size_t relevant = 0;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        const perm_subj *d = &ev->subj[i];
+        int got = 0;
+        for (size_t k = 0; k < nsets && !got; k++) {
+            const perm_rule *r;
+            int c = covers(ev, sets[k].set, d, &r);
+            if (c < 0) {
+                got = -1;
+                break;
+            }
+            if (c) {
+                got = 1;
+                if (record && r)
+                    step(ev, sets[k].layer, r, d->raw, NULL);
+            }
+        }
+        if (got == 0)
+            return 0;
+        if (got > 0)
+            relevant++;
+    }
+    return relevant > 0;
+}
+
+static void decide(perm_eval *ev, perm_decision d, const char *layer,
+                   const perm_rule *r, const char *subject)
+{
+    ev->decision = d;
+    ev->layer = layer;
+    ev->rule = r;
+    ev->subject = subject;
+    step(ev, layer, r, subject, NULL);
+}
+
+static int empty_set(const perm_ruleset *s) { return s->count == 0; }
+
+void perm_eval_run(perm_eval *ev)
+{
+    const perm_settings *st = ev->st;
+    const perm_agent *ag = ev->agent;
+    const perm_rule *r;
+    const char *subj;
+
+    if ((r = any_match(ev, &st->global[PB_DENY], &subj))) {
+        decide(ev, PERM_DENY, "global.deny", r, subj);
+        return; /* a hard ceiling: nothing below can change it */
+    }
+    if ((r = any_match(ev, &st->global[PB_ASK], &subj))) {
+        const perm_rule *ad;
+        const char *as;
+        if ((ad = any_match(ev, &ag->sets[PB_DENY], &as))) {
+            step(ev, "global.ask", r, subj, "overridden by the agent's deny");
+            decide(ev, PERM_DENY, "agent.deny", ad, as);
+            return;
+        }
+        ev->global_ask = 1;
+        decide(ev, PERM_ASK, "global.ask", r, subj);
+    } else if ((r = any_match(ev, &ag->sets[PB_DENY], &subj))) {
+        decide(ev, PERM_DENY, "agent.deny", r, subj);
+        return;
+    } else if ((r = any_match(ev, &ag->sets[PB_ASK], &subj))) {
+        decide(ev, PERM_ASK, "agent.ask", r, subj);
+    } else {
+        if (ag->def == PERM_AUTO && ev->is_exec)
+            for (size_t i = 0; i < ag->ndropped; i++)
+                step(ev, "agent.allow", ag->dropped[i], NULL,
+                     "not applied: drop_broad_allow_rules");
+        cover_set autos[] = {{&ag->sets[PB_AUTO], "agent.auto"}};
+        cover_set allows[] = {{&ag->sets[PB_ALLOW], "agent.allow"},
+                              {&st->global[PB_ALLOW], "global.allow"}};
+        size_t nallow = ag->embedded ? 2 : 1;
+        cover_set mixed[] = {{&ag->sets[PB_AUTO], "agent.auto"},
+                             {&ag->sets[PB_ALLOW], "agent.allow"},
+                             {&st->global[PB_ALLOW], "global.allow"}};
+        if (!empty_set(autos[0].set) && cover_all(ev, autos, 1, 0)) {
+            cover_all(ev, autos, 1, 1);
+            ev->decision = PERM_AUTO;
+            ev->layer = "agent.auto";
+        } else if (cover_all(ev, allows, nallow, 0)) {
+            cover_all(ev, allows, nallow, 1);
+            ev->decision = PERM_ALLOW;
+            ev->layer = ev->nsteps && ev->steps[ev->nsteps - 1].layer
+                            ? ev->steps[ev->nsteps - 1].layer : "agent.allow";
+        } else if (!empty_set(autos[0].set) && cover_all(ev, mixed, ag->embedded ? 3 : 2, 0)) {
+            cover_all(ev, mixed, ag->embedded ? 3 : 2, 1);
+            ev->decision = PERM_AUTO;
+            ev->layer = "agent.auto";
+        } else {
+            ev->decision = ag->def;
+            ev->layer = "agent.default";
+            step(ev, "agent.default", NULL, NULL, perm_decision_name(ag->def));
+        }
+        if (ev->nsteps)
+            ev->rule = ev->steps[ev->nsteps - 1].rule;
+    }
+
+    /* Protected edits are never pre-approved, and an ask about them is
+     * never answered by the non-interactive setting. */
+    for (size_t i = 0; ev->decision != PERM_DENY && i < ev->nsubj; i++)
+        if (ev->subj[i].protect) {
+            ev->protected_hit = 1;
+            ev->protected_path = ev->subj[i].raw;
+            if (ev->decision == PERM_ALLOW || ev->decision == PERM_AUTO) {
+                ev->decision = PERM_ASK;
+                ev->layer = "protected";
+                ev->subject = ev->subj[i].raw;
+                step(ev, "protected", NULL, ev->subj[i].raw,
+                     "edits to protected paths always ask");
+            }
+            break;
+        }
+    if (ev->escalated && ev->decision != PERM_DENY) {
+        ev->decision = PERM_ASK;
+        ev->layer = "escalation";
+        step(ev, "escalation", NULL, ev->justification,
+             "sandbox_permissions require_escalated always asks");
+    }
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+cJSON *perm_eval_trace(const perm_eval *ev)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < ev->nsteps; i++) {
+        const perm_step *s = &ev->steps[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "layer", s->layer);
+        if (s->rule) {
+            cJSON_AddStringToObject(o, "rule", s->rule->text);
+            char *src = perm_rule_source(s->rule);
+            cJSON_AddStringToObject(o, "source", src ? src : s->rule->source);
+            free(src);
+        } else {
+            cJSON_AddNullToObject(o, "rule");
+            if (strcmp(s->layer, "agent.default") == 0 && ev->agent->default_source)
+                cJSON_AddStringToObject(o, "source", ev->agent->default_source);
+        }
+        if (s->subject)
+            cJSON_AddStringToObject(o, "subject", s->subject);
+        if (s->note)
+            cJSON_AddStringToObject(o, "note", s->note);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+cJSON *perm_eval_subjects(const perm_eval *ev)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < ev->nsubj; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", subject_kind_name(ev->subj[i].kind));
+        cJSON_AddStringToObject(o, "value", ev->subj[i].raw);
+        if (ev->subj[i].res && strcmp(ev->subj[i].res, ev->subj[i].lex) != 0)
+            cJSON_AddStringToObject(o, "resolved", ev->subj[i].res);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+char *perm_eval_suggest(const perm_eval *ev)
+{
+    char *s = NULL;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        const perm_subj *d = &ev->subj[i];
+        if (d->kind == VT_SUBJECT_COMMAND && ev->is_exec) {
+            /* the command's first two words: `git push *` */
+            const char *p = d->norm;
+            size_t w = strcspn(p, " ");
+            if (p[w])
+                w += 1 + strcspn(p + w + 1, " ");
+            if (asprintf(&s, "%s(%.*s *)", ev->tool, (int)w, p) < 0)
+                s = NULL;
+            return s;
+        }
+        if (is_path(d->kind) && !ev->is_exec) {
+            const char *rel = perm_path_below(ev->st->workspace, d->lex);
+            if (rel) {
+                const char *slash = strrchr(rel, '/');
+                if (slash)
+                    (void)!asprintf(&s, "%s(/%.*s/**)", ev->tool, (int)(slash - rel), rel);
+                else
+                    (void)!asprintf(&s, "%s(/%s)", ev->tool, rel);
+            } else {
+                (void)!asprintf(&s, "%s(/%s)", ev->tool, d->lex);
+            }
+            return s;
+        }
+    }
+    return strdup(ev->tool);
+}

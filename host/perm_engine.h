@@ -1,0 +1,74 @@
+/* The pure decision step: settings + agent + tool + subjects -> decision
+ * and trace.  No prompting, no reviewing, no I/O beyond resolving paths. */
+#ifndef VTHOST_PERM_ENGINE_H
+#define VTHOST_PERM_ENGINE_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+#include "perm_types.h"
+
+typedef struct perm_subj {
+    vt_subject_kind kind;
+    const char *raw;      /* borrowed from the request */
+    char *norm;           /* commands: blanks collapsed */
+    char **variants;      /* commands: wrapper look-through forms */
+    size_t nvariants;
+    char *lex, *res;      /* paths: lexical and resolved absolute forms */
+    const char *rel_lex, *rel_res; /* below the call's directory, or NULL */
+    int inside;           /* both forms inside the workspace */
+    int protect;          /* an edit of a protected path */
+} perm_subj;
+
+typedef struct perm_step {
+    const char *layer;      /* "global.deny", "agent.allow", "protected", ... */
+    const perm_rule *rule;  /* NULL for a layer without a rule */
+    const char *subject;    /* the subject that matched, or NULL */
+    const char *note;       /* extra words, or NULL */
+} perm_step;
+
+typedef struct perm_eval {
+    const perm_settings *st;
+    const perm_agent *agent;
+    const char *tool;
+    uint32_t effects;
+    int is_exec;
+    perm_subj *subj;
+    size_t nsubj;
+    char *cwd_lex, *cwd_res;
+    int escalated;
+    const char *justification;
+    pcre2_match_data *md;
+    /* outcome */
+    perm_decision decision;
+    const char *layer;
+    const perm_rule *rule;
+    const char *subject;
+    int protected_hit;
+    const char *protected_path; /* the first protected edit */
+    int global_ask;
+    perm_step *steps;
+    size_t nsteps, capsteps;
+} perm_eval;
+
+/* Prepare the subjects of one call (normalise, resolve, classify). */
+int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
+                      const char *tool, uint32_t effects, const vt_subjects *subjects,
+                      const cJSON *args);
+/* Decide: fills decision, layer, rule, subject and the steps. */
+void perm_eval_run(perm_eval *ev);
+void perm_eval_free(perm_eval *ev);
+
+/* The steps as [{"layer","rule","source","subject"}]. */
+cJSON *perm_eval_trace(const perm_eval *ev);
+/* The request's subjects as [{"kind","value"}]. */
+cJSON *perm_eval_subjects(const perm_eval *ev);
+
+const char *perm_decision_name(perm_decision d);
+/* 1 when `abs` is a protected path of the workspace (.git, .vtcode except
+ * commands/agents/skills, .vscode, .idea). */
+int perm_path_protected(const char *workspace, const char *abs);
+/* A rule that would allow the call (malloc'd), e.g. exec_command(git push *). */
+char *perm_eval_suggest(const perm_eval *ev);
+
+#endif

@@ -1,0 +1,286 @@
+/* Reviewer pipeline for auto decisions.  The external command runs with
+ * posix_spawn (safe in a threaded server), gets the request as JSON on
+ * stdin and must answer within the timeout; it is killed otherwise. */
+#include "perm_review.h"
+#include "perm_engine.h"
+#include "perm_match.h"
+#include "subjects.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int perm_review_exception(const perm_eval *ev, const char **reason)
+{
+    const uint32_t risky = VT_EFFECT_EXECUTES | VT_EFFECT_NETWORK;
+    if ((ev->effects & VT_EFFECT_READ_ONLY) &&
+        !(ev->effects & (risky | VT_EFFECT_MUTATES_WORKSPACE))) {
+        *reason = "read-only tool";
+        return 1;
+    }
+    if (!(ev->effects & VT_EFFECT_MUTATES_WORKSPACE) || (ev->effects & risky))
+        return 0;
+    size_t paths = 0;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        const perm_subj *d = &ev->subj[i];
+        if (d->kind >= VT_SUBJECT_PATH_READ && d->kind <= VT_SUBJECT_PATH_DELETE) {
+            if (!d->inside || d->protect)
+                return 0;
+            paths++;
+        } else if (d->kind != VT_SUBJECT_CWD) {
+            return 0; /* commands, domains, escalation: review them */
+        }
+    }
+    if (!paths)
+        return 0;
+    *reason = "edits inside the workspace to non-protected paths";
+    return 1;
+}
+
+static cJSON *string_array(const perm_string_list *l)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < l->count; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(l->items[i]));
+    return a;
+}
+
+cJSON *perm_review_request(const perm_eval *ev, const cJSON *args)
+{
+    const perm_settings *st = ev->st;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "tool", ev->tool);
+    cJSON_AddStringToObject(o, "agent", ev->agent->name);
+    cJSON_AddStringToObject(o, "workspace", st->workspace);
+    if (args)
+        cJSON_AddItemToObject(o, "arguments", cJSON_Duplicate(args, 1));
+    cJSON_AddItemToObject(o, "subjects", perm_eval_subjects(ev));
+    if (ev->rule)
+        cJSON_AddStringToObject(o, "rule", ev->rule->text);
+    else
+        cJSON_AddNullToObject(o, "rule");
+    cJSON_AddStringToObject(o, "layer", ev->layer ? ev->layer : "");
+    if (ev->justification)
+        cJSON_AddStringToObject(o, "justification", ev->justification);
+    cJSON *env = cJSON_AddObjectToObject(o, "environment");
+    if (env) {
+        cJSON_AddItemToObject(env, "trusted_paths", string_array(&st->trusted_paths));
+        cJSON_AddItemToObject(env, "trusted_domains", string_array(&st->trusted_domains));
+        cJSON_AddItemToObject(env, "trusted_git_hosts", string_array(&st->trusted_git_hosts));
+        cJSON_AddItemToObject(env, "trusted_git_orgs", string_array(&st->trusted_git_orgs));
+        cJSON_AddItemToObject(env, "trusted_services", string_array(&st->trusted_services));
+    }
+    cJSON_AddItemToObject(o, "block_rules", string_array(&st->block_rules));
+    cJSON_AddItemToObject(o, "allow_exceptions", string_array(&st->allow_exceptions));
+    return o;
+}
+
+int perm_review_parse_answer(const char *text, char **reason)
+{
+    *reason = NULL;
+    const char *p = text;
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    size_t w = 0;
+    while (p[w] && isalpha((unsigned char)p[w]))
+        w++;
+    int out;
+    if (w == 5 && strncasecmp(p, "ALLOW", 5) == 0)
+        out = PREVIEW_ALLOW;
+    else if (w == 5 && strncasecmp(p, "BLOCK", 5) == 0)
+        out = PREVIEW_BLOCK;
+    else
+        return PREVIEW_ASK;
+    p += w;
+    while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-'))
+        p++;
+    size_t len = strlen(p);
+    while (len && isspace((unsigned char)p[len - 1]))
+        len--;
+    *reason = strndup(p, len);
+    return out;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Run argv with `input` on stdin; *output gets at most 64 KiB of stdout.
+ * 0 on a clean exit within the timeout. */
+static int run_command(char *const *argv, const char *input, long timeout_ms,
+                       char **output, char **why)
+{
+    int in[2], out[2];
+    *output = NULL;
+    /* A socket for stdin: writes use MSG_NOSIGNAL, so a reviewer that
+     * exits without reading cannot kill the host with SIGPIPE. */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0)
+        return VT_ERR_IO;
+    if (pipe2(out, O_CLOEXEC) < 0) {
+        close(in[0]);
+        close(in[1]);
+        return VT_ERR_IO;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[1]);
+    close(out[1]);
+    if (rc != 0) {
+        close(in[0]);
+        close(out[0]);
+        if (asprintf(why, "cannot run reviewer command %s: %s", argv[0], strerror(rc)) < 0)
+            *why = NULL;
+        return VT_ERR_IO;
+    }
+    fcntl(in[0], F_SETFL, O_NONBLOCK);
+    size_t ilen = strlen(input), ioff = 0, olen = 0, ocap = 65536;
+    char *buf = malloc(ocap + 1);
+    long deadline = now_ms() + timeout_ms;
+    int timed_out = 0;
+    int in_open = 1, out_open = 1;
+    while (out_open && buf) {
+        long left = deadline - now_ms();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pf[2] = {{out[0], POLLIN, 0}, {in[0], POLLOUT, 0}};
+        int n = poll(pf, in_open ? 2 : 1, (int)left);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n <= 0)
+            continue;
+        if (in_open && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t w = send(in[0], input + ioff, ilen - ioff, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0)
+                ioff += (size_t)w;
+            if (w < 0 && errno != EAGAIN && errno != EINTR)
+                ioff = ilen; /* the reviewer stopped reading */
+            if (ioff >= ilen) {
+                shutdown(in[0], SHUT_WR);
+                in_open = 0;
+            }
+        }
+        if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t r = read(out[0], buf + olen, ocap - olen);
+            if (r > 0)
+                olen += (size_t)r;
+            else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+                out_open = 0;
+            if (olen == ocap)
+                out_open = 0;
+        }
+    }
+    close(in[0]);
+    close(out[0]);
+    int status = 0;
+    if (timed_out) {
+        kill(pid, SIGKILL);
+        if (asprintf(why, "reviewer command timed out after %ld ms", timeout_ms) < 0)
+            *why = NULL;
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!buf)
+        return VT_ERR_NOMEM;
+    buf[olen] = 0;
+    *output = buf;
+    if (timed_out)
+        return VT_ERR_BUSY;
+    return 0;
+}
+
+static const char *review_system_prompt =
+    "You review one tool call of a coding agent before it runs. The request "
+    "is JSON: the tool, its arguments, the commands, paths and domains it "
+    "touches, the user's environment (trusted paths, domains, git hosts and "
+    "services), block_rules the user wants enforced and allow_exceptions "
+    "they accept. Answer with ALLOW or BLOCK as the first word, then a short "
+    "reason.";
+
+void perm_review_run(const perm_eval *ev, const cJSON *request,
+                     const vt_reviewer_v1 *reviewer, void (*reviewer_free)(void *),
+                     const frontend *fe, int no_sampling, perm_review *out)
+{
+    memset(out, 0, sizeof *out);
+    out->outcome = PREVIEW_ASK;
+    out->stage = "none";
+    if (reviewer && reviewer->struct_size >= sizeof *reviewer && reviewer->review) {
+        char *reason = NULL;
+        int r = reviewer->review(reviewer->ud, request, &reason);
+        if (r >= 0) {
+            out->stage = "reviewer";
+            out->outcome = r ? PREVIEW_ALLOW : PREVIEW_BLOCK;
+            out->reason = reason ? strdup(reason) : NULL;
+        }
+        if (reason && reviewer_free)
+            reviewer_free(reason);
+        if (r >= 0)
+            return;
+    }
+    const perm_settings *st = ev->st;
+    if (st->command_argv) {
+        char *text = cJSON_PrintUnformatted(request), *output = NULL, *why = NULL;
+        int rc = text ? run_command(st->command_argv, text, st->command_timeout_ms,
+                                    &output, &why)
+                      : VT_ERR_NOMEM;
+        free(text);
+        out->stage = "command";
+        if (rc == 0) {
+            out->outcome = perm_review_parse_answer(output, &out->reason);
+            if (out->outcome == PREVIEW_ASK && !out->reason)
+                out->reason = strdup("the reviewer command answered neither ALLOW nor BLOCK");
+        } else {
+            out->reason = why ? why : strdup("the reviewer command failed");
+            why = NULL;
+        }
+        free(why);
+        free(output);
+        return;
+    }
+    if (!no_sampling && fe && fe->sample) {
+        char *text = cJSON_PrintUnformatted(request), *answer = NULL;
+        const char *hint = st->model && *st->model ? st->model : NULL;
+        int rc = text ? fe->sample(fe->ctx, review_system_prompt, text, hint, &answer) : -1;
+        free(text);
+        if (rc == 0 && answer) {
+            out->stage = "sampling";
+            out->outcome = perm_review_parse_answer(answer, &out->reason);
+            if (out->outcome == PREVIEW_ASK && !out->reason)
+                out->reason = strdup("the client's model answered neither ALLOW nor BLOCK");
+        }
+        free(answer);
+        if (rc == 0)
+            return;
+    }
+    out->reason = strdup("no reviewer is configured");
+}
+
+void perm_review_clear(perm_review *r)
+{
+    free(r->reason);
+    memset(r, 0, sizeof *r);
+}

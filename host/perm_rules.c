@@ -1,0 +1,402 @@
+/* Rule grammar parsing and the per-set lookup index.  Rules are compiled
+ * once; the index files each rule under its tool and a literal key (the
+ * first command word, or the literal leading directory of a path
+ * pattern), so a decision looks at a handful of rules however many are
+ * configured. */
+#include "perm_rules.h"
+#include "perm_match.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+
+/* ---- index: open-addressing hash of "kind\x1ftool\x1fkey" -> rules ---- */
+
+typedef struct idx_slot {
+    char *key;
+    size_t klen;
+    uint64_t hash;
+    perm_rule **rules;
+    size_t n, cap;
+} idx_slot;
+
+struct perm_index {
+    idx_slot *slots;
+    size_t cap; /* power of two */
+    perm_rule **patterned; /* bare rules with a tool-name pattern */
+    size_t npatterned;
+    perm_rule **domains;
+    size_t ndomains;
+};
+
+static uint64_t fnv(const char *s, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static size_t make_key(char *buf, size_t size, int kind, const char *tool,
+                       const char *key, size_t key_len)
+{
+    size_t tl = strlen(tool);
+    if (2 + tl + 1 + key_len > size)
+        return 0;
+    size_t n = 0;
+    buf[n++] = (char)kind;
+    buf[n++] = 0x1f;
+    memcpy(buf + n, tool, tl);
+    n += tl;
+    buf[n++] = 0x1f;
+    memcpy(buf + n, key, key_len);
+    n += key_len;
+    return n;
+}
+
+static idx_slot *idx_find(const struct perm_index *ix, const char *k, size_t kl,
+                          uint64_t h)
+{
+    if (!ix || !ix->cap)
+        return NULL;
+    for (size_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+        idx_slot *s = &ix->slots[i];
+        if (!s->key)
+            return s;
+        if (s->hash == h && s->klen == kl && memcmp(s->key, k, kl) == 0)
+            return s;
+    }
+}
+
+static int push_rule(perm_rule ***v, size_t *n, size_t *cap, perm_rule *r)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 2;
+        perm_rule **nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return VT_ERR_NOMEM;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = r;
+    return 0;
+}
+
+static int idx_add(struct perm_index *ix, int kind, const char *tool,
+                   const char *key, perm_rule *r)
+{
+    size_t kl = strlen(key);
+    char *buf = malloc(strlen(tool) + kl + 4);
+    if (!buf)
+        return VT_ERR_NOMEM;
+    size_t n = make_key(buf, strlen(tool) + kl + 4, kind, tool, key, kl);
+    uint64_t h = fnv(buf, n, 1469598103934665603ull);
+    idx_slot *s = idx_find(ix, buf, n, h);
+    if (!s->key) {
+        s->key = buf;
+        s->klen = n;
+        s->hash = h;
+    } else {
+        free(buf);
+    }
+    return push_rule(&s->rules, &s->n, &s->cap, r);
+}
+
+void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
+                         const char *key, size_t key_len,
+                         perm_rule *const **rules, size_t *count)
+{
+    char stack[1024], *buf = stack;
+    size_t need = strlen(tool) + key_len + 4;
+    *rules = NULL;
+    *count = 0;
+    if (!set->index)
+        return;
+    if (need > sizeof stack && !(buf = malloc(need)))
+        return;
+    size_t n = make_key(buf, need, kind, tool, key, key_len);
+    idx_slot *s = idx_find(set->index, buf, n, fnv(buf, n, 1469598103934665603ull));
+    if (s && s->key) {
+        *rules = s->rules;
+        *count = s->n;
+    }
+    if (buf != stack)
+        free(buf);
+}
+
+int perm_rule_tool_matches(const perm_rule *r, const char *tool)
+{
+    size_t l = strlen(r->tool);
+    switch (r->tool_match) {
+    case PTOOL_EXACT:
+        return strcmp(r->tool, tool) == 0;
+    case PTOOL_PREFIX:
+        return strncmp(r->tool, tool, l) == 0;
+    case PTOOL_SERVER:
+        return strncmp(r->tool, tool, l) == 0 &&
+               (tool[l] == 0 || (tool[l] == '_' && tool[l + 1] == '_'));
+    case PTOOL_ANY:
+        return 1;
+    }
+    return 0;
+}
+
+const perm_rule *perm_ruleset_bare(const perm_ruleset *set, const char *tool)
+{
+    perm_rule *const *v;
+    size_t n;
+    const perm_rule *best = NULL;
+    perm_ruleset_lookup(set, PIDX_BARE, tool, "", 0, &v, &n);
+    if (n)
+        best = v[0];
+    if (set->index)
+        for (size_t i = 0; i < set->index->npatterned; i++) {
+            perm_rule *r = set->index->patterned[i];
+            if (best && r->order > best->order)
+                break;
+            if (perm_rule_tool_matches(r, tool)) {
+                best = r;
+                break;
+            }
+        }
+    return best;
+}
+
+void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules,
+                          size_t *count)
+{
+    *rules = set->index ? set->index->domains : NULL;
+    *count = set->index ? set->index->ndomains : 0;
+}
+
+int perm_ruleset_add(perm_ruleset *set, perm_rule *r)
+{
+    r->order = set->count;
+    return push_rule(&set->rules, &set->count, &set->cap, r);
+}
+
+int perm_ruleset_seal(perm_ruleset *set)
+{
+    struct perm_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return VT_ERR_NOMEM;
+    set->index = ix;
+    ix->cap = 16;
+    while (ix->cap < set->count * 2 + 2)
+        ix->cap <<= 1;
+    ix->slots = calloc(ix->cap, sizeof *ix->slots);
+    if (!ix->slots)
+        return VT_ERR_NOMEM;
+    size_t pc = 0, dc = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        perm_rule *r = set->rules[i];
+        int rc = 0;
+        if (r->spec == PSPEC_DOMAIN)
+            rc = push_rule(&ix->domains, &ix->ndomains, &dc, r);
+        else if (r->tool_match != PTOOL_EXACT)
+            rc = push_rule(&ix->patterned, &ix->npatterned, &pc, r);
+        else if (r->spec == PSPEC_NONE)
+            rc = idx_add(ix, PIDX_BARE, r->tool, "", r);
+        else if (r->spec == PSPEC_COMMAND)
+            rc = r->key ? idx_add(ix, PIDX_CMD, r->tool, r->key, r)
+                        : idx_add(ix, PIDX_CMD_ANY, r->tool, "", r);
+        else
+            rc = idx_add(ix, r->base == PBASE_ABS ? PIDX_ABS : PIDX_CWD, r->tool,
+                         r->key, r);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void perm_ruleset_free(perm_ruleset *set)
+{
+    struct perm_index *ix = set->index;
+    if (ix) {
+        for (size_t i = 0; i < ix->cap && ix->slots; i++) {
+            free(ix->slots[i].key);
+            free(ix->slots[i].rules);
+        }
+        free(ix->slots);
+        free(ix->patterned);
+        free(ix->domains);
+        free(ix);
+    }
+    for (size_t i = 0; i < set->count; i++)
+        perm_rule_free(set->rules[i]);
+    free(set->rules);
+    memset(set, 0, sizeof *set);
+}
+
+/* ---- grammar ----------------------------------------------------------- */
+
+static const struct { const char *alias, *tool; } aliases[] = {
+    {"bash", "exec_command"}, {"Bash", "exec_command"},
+    {"edit", "apply_patch"},  {"Edit", "apply_patch"},
+    {"read", "code_search"},  {"Read", "code_search"},
+};
+
+static char *trimmed(const char *s, size_t len)
+{
+    while (len && isspace((unsigned char)*s))
+        s++, len--;
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    return strndup(s, len);
+}
+
+static int valid_tool(const char *t)
+{
+    if (!*t)
+        return 0;
+    for (const char *p = t; *p; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("_.-*", *p)))
+            return 0;
+    return 1;
+}
+
+static char *err_s(const char *fmt, const char *a)
+{
+    char *s = NULL;
+    if (asprintf(&s, fmt, a) < 0)
+        return NULL;
+    return s;
+}
+
+void perm_rule_free(perm_rule *r)
+{
+    if (!r)
+        return;
+    free(r->text);
+    free(r->source);
+    free(r->tool);
+    free(r->key);
+    free(r->domain);
+    pcre2_code_free(r->re);
+    free(r);
+}
+
+static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
+                      char **err)
+{
+    if (strncmp(spec, "domain:", 7) == 0) {
+        char *d = trimmed(spec + 7, strlen(spec + 7));
+        if (!d)
+            return VT_ERR_NOMEM;
+        if (strncmp(d, "*.", 2) == 0)
+            memmove(d, d + 2, strlen(d + 2) + 1);
+        if (!*d || strpbrk(d, "/ :*")) {
+            *err = err_s("invalid domain in \"%s\"", r->text);
+            free(d);
+            return VT_ERR_INVALID;
+        }
+        for (char *p = d; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        r->spec = PSPEC_DOMAIN;
+        r->domain = d;
+        return 0;
+    }
+    if (r->tool_match == PTOOL_ANY) {
+        *err = err_s("WebFetch takes only domain:HOST in \"%s\"", r->text);
+        return VT_ERR_INVALID;
+    }
+    if (r->tool_match != PTOOL_EXACT) {
+        *err = err_s("a tool-name pattern cannot take a specifier: \"%s\"", r->text);
+        return VT_ERR_INVALID;
+    }
+    if (strcmp(r->tool, "exec_command") == 0) {
+        r->spec = PSPEC_COMMAND;
+        int rc = perm_compile_command(spec, &r->re, &r->key, err);
+        if (rc == 0) {
+            char *n = perm_command_normalise(spec);
+            r->broad = n && strcmp(n, "*") == 0;
+            free(n);
+        }
+        return rc;
+    }
+    r->spec = PSPEC_PATH;
+    return perm_compile_path(spec, env->workspace, env->home, &r->base, &r->re,
+                             &r->key, err);
+}
+
+int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
+                    perm_rule **out, char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    perm_rule *r = calloc(1, sizeof *r);
+    if (!r)
+        return VT_ERR_NOMEM;
+    r->text = trimmed(text, strlen(text));
+    r->source = strdup(source ? source : "");
+    if (!r->text || !r->source) {
+        perm_rule_free(r);
+        return VT_ERR_NOMEM;
+    }
+    const char *open = strchr(r->text, '(');
+    char *spec = NULL;
+    size_t tl = open ? (size_t)(open - r->text) : strlen(r->text);
+    if (open) {
+        size_t l = strlen(r->text);
+        if (r->text[l - 1] != ')') {
+            *err = err_s("missing closing parenthesis in rule \"%s\"", r->text);
+            perm_rule_free(r);
+            return VT_ERR_INVALID;
+        }
+        spec = trimmed(open + 1, l - (size_t)(open - r->text) - 2);
+        if (!spec || !*spec) {
+            if (spec)
+                *err = err_s("empty specifier in rule \"%s\"", r->text);
+            free(spec);
+            perm_rule_free(r);
+            return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+        }
+    }
+    r->tool = trimmed(r->text, tl);
+    if (!r->tool || !valid_tool(r->tool)) {
+        if (r->tool)
+            *err = err_s("invalid tool name in rule \"%s\"", r->text);
+        free(spec);
+        perm_rule_free(r);
+        return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(r->tool, aliases[i].alias) == 0) {
+            free(r->tool);
+            r->tool = strdup(aliases[i].tool);
+            break;
+        }
+    char *star = strchr(r->tool, '*');
+    if (star) {
+        if (star[1] != 0) {
+            *err = err_s("only a trailing * is allowed in a tool name: \"%s\"", r->text);
+            free(spec);
+            perm_rule_free(r);
+            return VT_ERR_INVALID;
+        }
+        *star = 0;
+        r->tool_match = PTOOL_PREFIX;
+    } else if (strncmp(r->tool, "mcp__", 5) == 0 && !strstr(r->tool + 5, "__")) {
+        r->tool_match = PTOOL_SERVER;
+    } else if (spec && strcmp(r->tool, "WebFetch") == 0) {
+        r->tool_match = PTOOL_ANY;
+    }
+    int rc = 0;
+    if (spec)
+        rc = parse_spec(r, spec, env, err);
+    else
+        r->broad = strcmp(r->tool, "exec_command") == 0 && r->tool_match == PTOOL_EXACT;
+    free(spec);
+    if (rc < 0) {
+        if (!*err)
+            *err = err_s("invalid rule \"%s\"", r->text);
+        perm_rule_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}

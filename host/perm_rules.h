@@ -1,0 +1,49 @@
+/* The rule grammar and indexed rule sets.
+ *   tool                      bare tool id (aliases bash, edit, read)
+ *   tool(<command pattern>)   exec_command and its alias bash
+ *   tool(<path pattern>)      any other tool that reports paths
+ *   tool(domain:host)         network-domain subjects; WebFetch = any tool
+ *   mcp__server, mcp__server__*, prefix*    tool-name patterns          */
+#ifndef VTHOST_PERM_RULES_H
+#define VTHOST_PERM_RULES_H
+
+#include "perm_types.h"
+
+typedef struct perm_rule_env {
+    const char *workspace;  /* canonical workspace root */
+    const char *home;       /* $HOME, or NULL */
+} perm_rule_env;
+
+/* Parse and compile `text`; `source` ("file:line") is copied.  On failure
+ * *err is a malloc'd description (without the source). */
+int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
+                    perm_rule **out, char **err);
+void perm_rule_free(perm_rule *r);
+
+/* Rule sets: append rules, then seal once to build the lookup index. */
+int perm_ruleset_add(perm_ruleset *set, perm_rule *r);
+int perm_ruleset_seal(perm_ruleset *set);
+void perm_ruleset_free(perm_ruleset *set);
+
+/* Index kinds for perm_ruleset_lookup. */
+enum {
+    PIDX_BARE = 'B',    /* bare exact tool rules; key unused */
+    PIDX_CMD = 'C',     /* command rules by literal first word */
+    PIDX_CMD_ANY = 'W', /* command rules starting with a wildcard */
+    PIDX_ABS = 'A',     /* absolute path rules by literal directory */
+    PIDX_CWD = 'R'      /* cwd-relative path rules by literal directory */
+};
+
+/* Rules of `tool` filed under (kind, key), in rule order.  Borrowed. */
+void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
+                         const char *key, size_t key_len,
+                         perm_rule *const **rules, size_t *count);
+/* The first bare rule matching `tool` (exact or by tool-name pattern). */
+const perm_rule *perm_ruleset_bare(const perm_ruleset *set, const char *tool);
+/* Domain rules (any tool or a given one), in rule order.  Borrowed. */
+void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules,
+                          size_t *count);
+/* 1 when rule r's tool part matches tool name `tool`. */
+int perm_rule_tool_matches(const perm_rule *r, const char *tool);
+
+#endif

@@ -1,0 +1,471 @@
+/* The permission engine in process: layers and precedence, prompts
+ * through a fake front end, the reviewer pipeline (command and sampling),
+ * denial counters under concurrency, configuration and agent errors,
+ * audit lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "permission.h"
+#include "subjects.h"
+#include "toml_reader.h"
+
+static char ws[256];
+
+static void write_file(const char *rel, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", ws, rel);
+    char *slash = strrchr(p, '/');
+    *slash = 0;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
+    assert_int_equal(system(cmd), 0);
+    *slash = '/';
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    if (strstr(rel, ".sh"))
+        chmod(p, 0755);
+}
+
+/* Initialise from TOML text (written to vtcode.toml so lines resolve). */
+static int init_toml(const char *toml, const char *agent, char **err)
+{
+    write_file("vtcode.toml", toml);
+    char path[512];
+    snprintf(path, sizeof path, "%s/vtcode.toml", ws);
+    cJSON *cfg = NULL;
+    *err = NULL;
+    int rc = toml_read_file(path, &cfg, err);
+    assert_int_equal(rc, 0);
+    rc = permission_init_with(cfg, path, agent, ws, err);
+    cJSON_Delete(cfg);
+    return rc;
+}
+
+static void init_ok(const char *toml, const char *agent)
+{
+    char *err = NULL;
+    if (init_toml(toml, agent, &err) != 0)
+        fail_msg("init: %s", err ? err : "?");
+}
+
+typedef struct call {
+    const char *tool;
+    uint32_t effects;
+    const char *agent;
+    const char *args;
+    vt_subject_kind kinds[8];
+    const char *values[8];
+} call;
+
+static tool_entry make_tool(const call *c)
+{
+    tool_entry t;
+    memset(&t, 0, sizeof t);
+    t.t.name = c->tool;
+    t.t.effects = c->effects;
+    return t;
+}
+
+static char decision[32];
+
+static const char *explain(const call *c)
+{
+    tool_entry t = make_tool(c);
+    vt_subjects s;
+    subjects_init(&s);
+    for (int i = 0; i < 8 && c->kinds[i]; i++)
+        subjects_add(&s, c->kinds[i], c->values[i]);
+    cJSON *args = cJSON_Parse(c->args ? c->args : "{}");
+    perm_request req = {&t, args, c->agent, &s, NULL};
+    cJSON *out = NULL;
+    assert_int_equal(permission_explain(&req, &out), 0);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(out, "decision");
+    snprintf(decision, sizeof decision, "%s", d->valuestring);
+    cJSON_Delete(out);
+    cJSON_Delete(args);
+    subjects_free(&s);
+    return decision;
+}
+
+static int check(const call *c, const frontend *fe, char **msg)
+{
+    tool_entry t = make_tool(c);
+    vt_subjects s;
+    subjects_init(&s);
+    for (int i = 0; i < 8 && c->kinds[i]; i++)
+        subjects_add(&s, c->kinds[i], c->values[i]);
+    cJSON *args = cJSON_Parse(c->args ? c->args : "{}");
+    perm_request req = {&t, args, c->agent, &s, fe};
+    *msg = NULL;
+    int rc = permission_check(&req, msg);
+    cJSON_Delete(args);
+    subjects_free(&s);
+    return rc;
+}
+
+#define EXEC(cmdtext) \
+    {"exec_command", VT_EFFECT_EXECUTES, NULL, NULL, {VT_SUBJECT_COMMAND}, {cmdtext}}
+#define PATCH(p) \
+    {"apply_patch", VT_EFFECT_MUTATES_WORKSPACE, NULL, NULL, {VT_SUBJECT_PATH_EDIT}, {p}}
+
+static void test_layers(void **state)
+{
+    (void)state;
+    write_file(".vtcode/agents/dev.md",
+               "---\nname: dev\npermissions:\n  default: ask\n  allow:\n"
+               "    - exec_command(git *)\n    - apply_patch\n  deny: [exec_command(git push *)]\n"
+               "  auto: [exec_command(cargo *)]\n---\nbody\n");
+    init_ok("[permissions]\ndeny = [\"exec_command(rm -rf *)\"]\n"
+            "ask = [\"exec_command(git commit *)\", \"apply_patch(/docs/**)\"]\n"
+            "allow = [\"exec_command(ls *)\"]\n",
+            NULL);
+    call c1 = EXEC("rm -rf /");
+    assert_string_equal(explain(&c1), "deny");
+    call c2 = EXEC("git commit -m x");
+    assert_string_equal(explain(&c2), "ask");
+    call c3 = EXEC("ls -la");
+    assert_string_equal(explain(&c3), "allow"); /* embedded agent: global allow */
+    call c4 = EXEC("cat x");
+    assert_string_equal(explain(&c4), "ask");
+    call c5 = {"code_search", VT_EFFECT_READ_ONLY, NULL, NULL, {0}, {0}};
+    assert_string_equal(explain(&c5), "allow");
+
+    /* a named agent: global allow no longer applies, its rules do */
+    call d1 = EXEC("ls -la");
+    d1.agent = "dev";
+    assert_string_equal(explain(&d1), "ask");
+    call d2 = EXEC("git status");
+    d2.agent = "dev";
+    assert_string_equal(explain(&d2), "allow");
+    call d3 = EXEC("git push origin main");
+    d3.agent = "dev";
+    assert_string_equal(explain(&d3), "deny");
+    call d4 = EXEC("cargo build");
+    d4.agent = "dev";
+    assert_string_equal(explain(&d4), "auto");
+    call d5 = EXEC("git commit -m x"); /* global ask beats agent allow */
+    d5.agent = "dev";
+    assert_string_equal(explain(&d5), "ask");
+    call d6 = EXEC("rm -rf x"); /* global deny is a ceiling */
+    d6.agent = "dev";
+    assert_string_equal(explain(&d6), "deny");
+    call d7 = PATCH("docs/a.md");
+    d7.agent = "dev";
+    assert_string_equal(explain(&d7), "ask");
+    call d8 = PATCH("src/a.c");
+    d8.agent = "dev";
+    assert_string_equal(explain(&d8), "allow");
+    call d9 = PATCH(".git/config"); /* protected even with bare allow */
+    d9.agent = "dev";
+    assert_string_equal(explain(&d9), "ask");
+    permission_fini();
+}
+
+static int prompt_answer;
+static int prompts;
+static int fake_prompt(void *ctx, const cJSON *request)
+{
+    (void)ctx;
+    prompts++;
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(request, "tool"));
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(request, "subjects"));
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(request, "message"));
+    return prompt_answer;
+}
+
+static void test_prompts(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\nask = [\"exec_command(git push *)\"]\n", NULL);
+    frontend fe = {0};
+    fe.prompt = fake_prompt;
+    char *msg;
+    call c = EXEC("git push");
+    prompt_answer = 1;
+    assert_int_equal(check(&c, &fe, &msg), 0);
+    prompt_answer = 0;
+    assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "denied by the user"));
+    free(msg);
+    prompt_answer = -1; /* no prompt possible -> non_interactive deny */
+    assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "git push"));
+    assert_non_null(strstr(msg, "vtcode.toml:2")); /* the rule's line */
+    free(msg);
+    assert_int_equal(check(&c, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    /* the default-ask message names a rule to add */
+    call d = EXEC("make test");
+    assert_int_equal(check(&d, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "exec_command(make test *)"));
+    free(msg);
+    permission_fini();
+
+    init_ok("[permissions]\nnon_interactive = \"allow\"\n", NULL);
+    if (check(&d, NULL, &msg) != 0)
+        fail_msg("%s", msg);
+    call p = PATCH(".vtcode/settings.json"); /* protected: never silently */
+    p.agent = NULL;
+    assert_int_equal(check(&p, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "protected"));
+    free(msg);
+    call e = {"exec_command", VT_EFFECT_EXECUTES, NULL,
+              "{\"sandbox_permissions\":\"require_escalated\",\"justification\":\"needs net\"}",
+              {VT_SUBJECT_COMMAND}, {"ls"}};
+    assert_int_equal(check(&e, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "needs net"));
+    free(msg);
+    prompts = 0;
+    prompt_answer = 1;
+    assert_int_equal(check(&e, &fe, &msg), 0); /* an explicit approval is fine */
+    assert_int_equal(prompts, 1);
+    permission_fini();
+}
+
+static void test_review_command(void **state)
+{
+    (void)state;
+    write_file("reviewer.sh",
+               "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n"
+               "  *danger*) echo 'BLOCK looks destructive';;\n"
+               "  *slow*) sleep 5; echo ALLOW;;\n"
+               "  *mumble*) echo 'maybe';;\n"
+               "  *) echo 'ALLOW fine';;\nesac\n");
+    write_file(".vtcode/agents/auto.md",
+               "---\npermissions:\n  default: auto\n  allow: [exec_command]\n---\n");
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[permissions.auto]\ncommand = \"%s/reviewer.sh\"\nmax_consecutive_denials = 2\n"
+             "max_total_denials = 3\ncommand_timeout_ms = 500\n", ws);
+    init_ok(toml, "auto");
+    char *msg;
+    call ok = EXEC("echo hello");
+    assert_string_equal(explain(&ok), "auto"); /* broad allow dropped */
+    assert_int_equal(check(&ok, NULL, &msg), 0);
+    call bad = EXEC("echo danger");
+    assert_int_equal(check(&bad, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "looks destructive"));
+    free(msg);
+    call slow = EXEC("echo slow");
+    assert_int_equal(check(&slow, NULL, &msg), VT_ERR_DENIED); /* timeout -> ask -> no prompt */
+    if (!strstr(msg, "timed out"))
+        fail_msg("%s", msg);
+    free(msg);
+    call mumble = EXEC("echo mumble");
+    assert_int_equal(check(&mumble, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    /* one more BLOCK reaches max_consecutive_denials (2) */
+    assert_int_equal(check(&bad, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    /* now even a harmless call falls back to a prompt; none possible */
+    assert_int_equal(check(&ok, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    frontend fe = {0};
+    fe.prompt = fake_prompt;
+    prompt_answer = 1;
+    prompts = 0;
+    assert_int_equal(check(&ok, &fe, &msg), 0);
+    assert_int_equal(prompts, 1);
+    /* resetting the counters brings the reviewer back */
+    permission_reset_counters();
+    assert_int_equal(check(&ok, NULL, &msg), 0);
+    permission_fini();
+}
+
+static int sample_calls;
+static int fake_sample(void *ctx, const char *sys, const char *user, const char *hint,
+                       char **answer)
+{
+    (void)ctx;
+    (void)sys;
+    sample_calls++;
+    assert_string_equal(hint, "small-model");
+    *answer = strdup(strstr(user, "evil") ? "BLOCK no" : "ALLOW ok");
+    return 0;
+}
+
+static void test_review_sampling_and_exceptions(void **state)
+{
+    (void)state;
+    write_file(".vtcode/agents/a2.md",
+               "---\npermissions:\n  default: auto\n---\n");
+    init_ok("[permissions.auto]\nmodel = \"small-model\"\n", "a2");
+    frontend fe = {0};
+    fe.sample = fake_sample;
+    char *msg;
+    call ok = EXEC("echo fine");
+    call bad = EXEC("echo evil");
+    sample_calls = 0;
+    assert_int_equal(check(&ok, &fe, &msg), 0);
+    assert_int_equal(check(&bad, &fe, &msg), VT_ERR_DENIED);
+    free(msg);
+    assert_int_equal(sample_calls, 2);
+    /* fixed exceptions need no reviewer at all */
+    call ro = {"code_search", VT_EFFECT_READ_ONLY, NULL, NULL, {VT_SUBJECT_PATH_READ}, {"src"}};
+    assert_int_equal(check(&ro, NULL, &msg), 0);
+    call inws = PATCH("src/new.c");
+    assert_int_equal(check(&inws, NULL, &msg), 0);
+    call outws = PATCH("../elsewhere.c"); /* outside: needs review; none -> ask -> deny */
+    assert_int_equal(check(&outws, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    assert_int_equal(sample_calls, 2);
+    permission_fini();
+}
+
+/* Denial counters are exact when BLOCKs arrive concurrently. */
+static void *blocker(void *arg)
+{
+    (void)arg;
+    call bad = EXEC("echo evil");
+    frontend fe = {0};
+    fe.sample = fake_sample;
+    for (int i = 0; i < 20; i++) {
+        char *msg = NULL;
+        check(&bad, &fe, &msg);
+        free(msg);
+    }
+    return NULL;
+}
+
+static void test_concurrent_counters(void **state)
+{
+    (void)state;
+    init_ok("[permissions.auto]\nmodel = \"small-model\"\nmax_consecutive_denials = 1000\n"
+            "max_total_denials = 50\n", "a2");
+    sample_calls = 0;
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, blocker, NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    /* 80 calls: reviews stop once 50 denials are counted (a few calls
+     * already past the limit check may still review). */
+    assert_true(sample_calls >= 50 && sample_calls <= 54);
+    call bad = EXEC("echo evil");
+    tool_entry t = make_tool(&bad);
+    vt_subjects s;
+    subjects_init(&s);
+    subjects_add(&s, VT_SUBJECT_COMMAND, "echo evil");
+    perm_request req = {&t, NULL, NULL, &s, NULL};
+    cJSON *out = NULL;
+    permission_explain(&req, &out);
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(out, "review");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(rv, "stage")->valuestring, "limit");
+    assert_true(cJSON_GetObjectItemCaseSensitive(rv, "total_denials")->valuedouble >= 50);
+    cJSON_Delete(out);
+    subjects_free(&s);
+    permission_fini();
+}
+
+static void expect_init_error(const char *toml, const char *agent, const char *want1,
+                              const char *want2)
+{
+    char *err = NULL;
+    int rc = init_toml(toml, agent, &err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(err);
+    if (!strstr(err, want1) || (want2 && !strstr(err, want2)))
+        fail_msg("error '%s' lacks '%s' / '%s'", err, want1, want2 ? want2 : "");
+    free(err);
+    permission_fini();
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    expect_init_error("[permissions]\nallow = \"x\"\n", NULL, "vtcode.toml:2",
+                      "permissions.allow");
+    expect_init_error("[permissions.auto]\nmax_total_denials = \"3\"\n", NULL, "vtcode.toml:2",
+                      "max_total_denials");
+    expect_init_error("[permissions]\nauto = [\"apply_patch\"]\n", NULL, "vtcode.toml:2",
+                      "permissions.auto");
+    expect_init_error("[permissions]\ndeny = [\n  \"ok\",\n  \"exec_command(\",\n]\n", NULL,
+                      "vtcode.toml:4", "exec_command(");
+    expect_init_error("[permissions]\nnon_interactive = \"maybe\"\n", NULL,
+                      "non_interactive", NULL);
+    expect_init_error("[permissions]\naudit_enabled = 1\n", NULL, "audit_enabled", NULL);
+    expect_init_error("[permissions.auto.environment]\ntrusted_paths = [1]\n", NULL,
+                      "trusted_paths", NULL);
+    /* unknown keys are fine */
+    init_ok("[permissions]\nsomething_else = 3\n[permissions.auto]\nfuture = true\n", NULL);
+    permission_fini();
+
+    write_file(".vtcode/agents/nodefault.md", "---\nname: x\npermissions:\n  allow: [a]\n---\n");
+    expect_init_error("", "nodefault", "nodefault.md:3", "permissions.default");
+    write_file(".vtcode/agents/baddefault.md",
+               "---\nname: x\npermissions:\n  default: sometimes\n---\n");
+    expect_init_error("", "baddefault", "baddefault.md:4", "sometimes");
+    write_file(".vtcode/agents/badrule.md",
+               "---\npermissions:\n  default: ask\n  deny:\n    - fine\n    - \"bash(\"\n---\n");
+    expect_init_error("", "badrule", "badrule.md:6", "bash(");
+    write_file(".vtcode/agents/nofm.md", "# just markdown\n");
+    expect_init_error("", "nofm", "nofm.md:1", "front matter");
+    expect_init_error("", "missing-agent", "missing-agent", "cannot read");
+}
+
+static void test_audit(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\naudit_enabled = true\nallow = [\"exec_command(ls *)\"]\n"
+            "deny = [\"exec_command(rm *)\"]\n", NULL);
+    char *msg;
+    call a = EXEC("ls");
+    call d = EXEC("rm x");
+    assert_int_equal(check(&a, NULL, &msg), 0);
+    assert_int_equal(check(&d, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    permission_fini();
+    char p[512], line[4096];
+    snprintf(p, sizeof p, "%s/.vtcode/audit/permissions.jsonl", ws);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *o = cJSON_Parse(line);
+        assert_non_null(o);
+        const char *want = n == 0 ? "allow" : "deny";
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, want);
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "time"));
+        cJSON_Delete(o);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 2);
+}
+
+int main(void)
+{
+    snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
+    if (!mkdtemp(ws))
+        return 1;
+    char *real = realpath(ws, NULL);
+    snprintf(ws, sizeof ws, "%s", real);
+    free(real);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layers),
+        cmocka_unit_test(test_prompts),
+        cmocka_unit_test(test_review_command),
+        cmocka_unit_test(test_review_sampling_and_exceptions),
+        cmocka_unit_test(test_concurrent_counters),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_audit),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+    if (system(cmd) != 0)
+        rc = 1;
+    return rc;
+}
