@@ -4,6 +4,9 @@
  * schema_validate() can walk it without re-checking keyword types on every
  * call.  Errors name the first offending field deterministically: required
  * properties in declared order, then arguments in the order they were sent. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* vasprintf */
+#endif
 #include "schema.h"
 
 #include <math.h>
@@ -689,12 +692,11 @@ static int normalise_exclusive(cJSON *s, const char *path, const char *bound,
     return 0;
 }
 
-static int check_schema(cJSON *s, const char *path, char **err);
-
 /* "input schema: PATH.kw ..." or "input schema: kw ..." at top level. */
 #define KW(path, kw) (*(path) ? (path) : ""), (*(path) ? "." : ""), (kw)
 
-static int check_keywords(cJSON *s, const char *path, char **err)
+/* Checks (and normalises) one schema object and everything below it. */
+static int check_schema(cJSON *s, const char *path, char **err)
 {
     static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
     static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
@@ -796,11 +798,6 @@ static int check_keywords(cJSON *s, const char *path, char **err)
             return rc;
     }
     return 0;
-}
-
-static int check_schema(cJSON *s, const char *path, char **err)
-{
-    return check_keywords(s, path, err);
 }
 
 static int replace_or_add(cJSON *obj, const char *key, cJSON *item)

@@ -203,6 +203,12 @@ static void test_syntax_error_position(void **state)
     assert_non_null(err);
     assert_true(strncmp(err, "--config:3:", 11) == 0);
     free(err);
+    /* without a name, messages still say where */
+    assert_int_equal(toml_read_string("x = ", NULL, &out, &err), VT_ERR_INVALID);
+    assert_true(strncmp(err, "<string>:1:", 11) == 0);
+    free(err);
+    assert_int_equal(toml_read_string(NULL, "n", &out, &err), VT_ERR_INVALID);
+    assert_null(out);
     /* invalid UTF-8 is a syntax error too */
     const char *path = write_file("utf8.toml", "x = \"a\xff\"\n");
     assert_int_equal(toml_read_file(path, &out, &err), VT_ERR_INVALID);
