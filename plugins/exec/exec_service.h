@@ -22,4 +22,24 @@ typedef struct exec_splitter_v1 {
 /* The sessions interface (exec_sessions_v1) is defined below by the exec
  * plugin. */
 
+/* Live exec sessions, as write_stdin reaches them.  Published by exec's
+ * init, valid until exec's fini.  Every call may come from any thread. */
+typedef struct exec_sessions_v1 {
+    uint32_t struct_size;
+    /* Send `len` bytes of `chars` (borrowed) to session `id`'s stdin, then
+     * wait up to yield_ms for output and exit, exactly as exec_command
+     * waits: output goes to the call's spool, and *result receives the
+     * same response object as exec_command builds.  `len` 0 only polls.
+     * A lone "\x03" interrupts the session's foreground process group
+     * (SIGINT) instead of being written.  Returns 0, or the status of
+     * api->call_error(): VT_ERR_NOT_FOUND for an unknown or released
+     * session, VT_ERR_BUSY when another call is waiting on it,
+     * VT_ERR_CANCELLED when the call was cancelled (the session lives
+     * on), VT_ERR_IO when the bytes could not be written. */
+    int (*write_and_wait)(vt_call *call, int64_t id, const char *chars,
+                          size_t len, int yield_ms, cJSON **result);
+    /* Number of live sessions. */
+    int (*live_count)(void);
+} exec_sessions_v1;
+
 #endif

@@ -1,0 +1,283 @@
+/* The exec plugin: the exec_command tool, its permission hook, and the
+ * services (command splitter, live sessions) other modules reach. */
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+
+#include "exec_service.h"
+#include "session.h"
+#include "shellenv.h"
+#include "splitter.h"
+
+#define YIELD_DEFAULT_MS 10000
+#define YIELD_MIN_MS 250
+#define YIELD_MAX_MS 30000
+
+static const vt_host_api *api;
+static shell_profile profile;
+static unsigned short pty_rows = 24, pty_cols = 80;
+
+static const char DESC_UNIX[] =
+    "Runs a shell command through the active shell profile (Unix-like: $SHELL -c, "
+    "else bash, else sh). Returns the output (stdout and stderr merged), exit_code "
+    "once the command has exited, else a session_id: feed or poll a running command "
+    "with write_stdin. Set tty for programs that need an interactive terminal. Long "
+    "output is cut to max_output_tokens; the complete text is kept at spool_path.\n"
+    "Example: {\"cmd\":\"rg -n \\\"ToolProfile\\\" vtcode-core\",\"workdir\":\"/repo\"}";
+
+static const char DESC_PWSH[] =
+    "Runs a command through the active shell profile (PowerShell: pwsh -NoProfile "
+    "-Command). Use native PowerShell syntax. Returns the output, exit_code once the "
+    "command has exited, else a session_id: feed or poll a running command with "
+    "write_stdin. Set tty for programs that need an interactive terminal. Long output "
+    "is cut to max_output_tokens; the complete text is kept at spool_path.\n"
+    "Example: {\"cmd\":\"Select-String -Path vtcode-core/**/*.rs -Pattern "
+    "ToolProfile\",\"workdir\":\"C:\\\\repo\"}";
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"cmd\":{\"type\":\"string\",\"description\":\"Command text, run through the active "
+    "shell profile.\"},"
+    "\"workdir\":{\"type\":\"string\",\"description\":\"Working directory, relative to the "
+    "workspace root or absolute; it must be inside the workspace.\"},"
+    "\"tty\":{\"type\":\"boolean\",\"description\":\"Allocate a PTY when the command needs "
+    "an interactive terminal (default false).\"},"
+    "\"yield_time_ms\":{\"type\":\"integer\",\"description\":\"How long to wait for output "
+    "before returning (default 10000, clamped to 250..30000).\"},"
+    "\"shell\":{\"type\":\"string\",\"description\":\"Shell binary to use instead of the "
+    "profile's.\"},"
+    "\"sandbox_permissions\":{\"type\":\"string\",\"enum\":[\"use_default\","
+    "\"require_escalated\"],\"description\":\"require_escalated asks to run outside the "
+    "sandbox (default use_default).\"},"
+    "\"justification\":{\"type\":\"string\",\"description\":\"Why escalation is needed; "
+    "required with require_escalated.\"}"
+    "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
+
+static const char *str_arg(const cJSON *args, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (!strchr(" \t\r\n", *s))
+            return 0;
+    return 1;
+}
+
+static int exec_preflight(vt_call *call, const cJSON *args)
+{
+    const char *cmd = str_arg(args, "cmd");
+    if (!cmd || blank(cmd))
+        return api->call_error(call, VT_ERR_INVALID, "cmd: must be a non-empty command");
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
+    if (sp && !(cJSON_IsString(sp) && (!strcmp(sp->valuestring, "use_default") ||
+                                       !strcmp(sp->valuestring, "require_escalated"))))
+        return api->call_error(call, VT_ERR_INVALID,
+                               "sandbox_permissions: must be \"use_default\" or "
+                               "\"require_escalated\"");
+    if (sp && !strcmp(sp->valuestring, "require_escalated") &&
+        blank(str_arg(args, "justification")))
+        return api->call_error(call, VT_ERR_INVALID,
+                               "justification: required and non-empty when "
+                               "sandbox_permissions is \"require_escalated\"");
+    const char *shell = str_arg(args, "shell");
+    if (shell && blank(shell))
+        return api->call_error(call, VT_ERR_INVALID, "shell: must name a shell binary");
+    return VT_OK;
+}
+
+static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)call;
+    split_list l = {0};
+    int rc = split_shell(str_arg(args, "cmd") ? str_arg(args, "cmd") : "", &l);
+    static const vt_subject_kind kinds[] = {
+        [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
+        [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
+    for (size_t k = 0; rc == VT_OK && k < l.count; k++)
+        rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
+    split_list_free(&l);
+    const char *wd = str_arg(args, "workdir");
+    if (rc == VT_OK && wd) {
+        char *abs = NULL;
+        if (api->resolve_path(wd, 0, &abs) == VT_OK && abs)
+            rc = api->subject_add(out, VT_SUBJECT_CWD, abs);
+        else
+            rc = api->subject_add(out, VT_SUBJECT_CWD, wd);
+        api->free(abs);
+    }
+    const char *sp = str_arg(args, "sandbox_permissions");
+    if (rc == VT_OK && sp && !strcmp(sp, "require_escalated"))
+        rc = api->subject_add(out, VT_SUBJECT_ESCALATION, str_arg(args, "justification"));
+    return rc;
+}
+
+static int clamp_yield(const cJSON *args)
+{
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(args, "yield_time_ms");
+    double v = cJSON_IsNumber(y) ? y->valuedouble : YIELD_DEFAULT_MS;
+    if (v < YIELD_MIN_MS)
+        return YIELD_MIN_MS;
+    if (v > YIELD_MAX_MS)
+        return YIELD_MAX_MS;
+    return (int)v;
+}
+
+static int workdir_error(vt_call *call, const char *wd, int rc)
+{
+    switch (rc) {
+    case VT_ERR_OUTSIDE:
+        return api->call_error(call, VT_ERR_OUTSIDE,
+                               "workdir '%s' is outside the workspace (%s)", wd,
+                               api->workspace_root());
+    case VT_ERR_NOT_FOUND:
+        return api->call_error(call, VT_ERR_NOT_FOUND, "workdir '%s' does not exist", wd);
+    default:
+        return api->call_error(call, rc < 0 ? rc : VT_ERR_INVALID,
+                               "workdir '%s' is not a directory inside the workspace", wd);
+    }
+}
+
+static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    const char *cmd = str_arg(args, "cmd");
+    const char *wd = str_arg(args, "workdir");
+    const cJSON *tty_v = cJSON_GetObjectItemCaseSensitive(args, "tty");
+    int tty = cJSON_IsTrue(tty_v);
+    char *abs = NULL;
+    if (wd) {
+        int rc = api->resolve_path(wd, VT_RESOLVE_MUST_EXIST | VT_RESOLVE_DIRECTORY, &abs);
+        if (rc != VT_OK) {
+            api->free(abs);
+            return workdir_error(call, wd, rc);
+        }
+    } else if (!(abs = api->strdup(api->workspace_root()))) {
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    }
+
+    shell_cmd sh;
+    const char *what = NULL;
+    if (shell_resolve(profile, str_arg(args, "shell"), cmd, &sh, &what) != VT_OK) {
+        api->free(abs);
+        return api->call_error(call, VT_ERR_NOT_FOUND,
+                               "no such shell: %s was not found (as a path or on PATH)", what);
+    }
+    char **env = env_build(tty);
+    if (!env) {
+        shell_cmd_free(&sh);
+        api->free(abs);
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    }
+    spawn_req req = {.path = sh.path, .argv = sh.argv, .envp = env, .workdir = abs,
+                     .tty = tty, .rows = pty_rows, .cols = pty_cols};
+    int rc = session_run(call, &req, cmd, clamp_yield(args), result);
+    env_free(env);
+    shell_cmd_free(&sh);
+    api->free(abs);
+    return rc;
+}
+
+/* ---- services ------------------------------------------------------------ */
+
+static int splitter_split(const char *cmd, cJSON **out)
+{
+    split_list l = {0};
+    *out = NULL;
+    int rc = split_shell(cmd ? cmd : "", &l);
+    cJSON *arr = rc == VT_OK ? cJSON_CreateArray() : NULL;
+    for (size_t k = 0; arr && k < l.count; k++) {
+        if (l.items[k].kind != SPLIT_COMMAND && l.items[k].kind != SPLIT_OPAQUE)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "command", l.items[k].text) ||
+            !cJSON_AddBoolToObject(o, "opaque", l.items[k].kind == SPLIT_OPAQUE) ||
+            !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
+    }
+    split_list_free(&l);
+    if (!arr)
+        return VT_ERR_NOMEM;
+    *out = arr;
+    return VT_OK;
+}
+
+static const exec_splitter_v1 splitter_service = {
+    .struct_size = sizeof(exec_splitter_v1), .split = splitter_split};
+
+static const exec_sessions_v1 sessions_service = {
+    .struct_size = sizeof(exec_sessions_v1),
+    .write_and_wait = session_write_and_wait,
+    .live_count = sessions_live};
+
+/* ---- descriptor ------------------------------------------------------------ */
+
+/* Not const: the description follows the configured shell profile and is
+ * set in init (the host copies descriptions after init). */
+static vt_tool tools[] = {
+    {.name = "exec_command",
+     .description = DESC_UNIX,
+     .input_schema = SCHEMA,
+     .effects = VT_EFFECT_EXECUTES,
+     .preflight = exec_preflight,
+     .subjects = exec_subjects,
+     .run = exec_run},
+    {0}};
+
+static void read_pty_size(const cJSON *config)
+{
+    const cJSON *pty = cJSON_GetObjectItemCaseSensitive(config, "pty");
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(pty, "default_rows");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(pty, "default_cols");
+    if (cJSON_IsNumber(r) && r->valuedouble >= 2 && r->valuedouble <= 1000)
+        pty_rows = (unsigned short)r->valuedouble;
+    if (cJSON_IsNumber(c) && c->valuedouble >= 10 && c->valuedouble <= 1000)
+        pty_cols = (unsigned short)c->valuedouble;
+}
+
+static int exec_init(const vt_host_api *host, char **errmsg)
+{
+    api = host;
+    if (shell_profile_from_config(api->config(), &profile) != VT_OK) {
+        *errmsg = api->strdup("agent.shell_prompt_profile must be \"auto\", "
+                              "\"unix_like\" or \"powershell\"");
+        return VT_ERR_INVALID;
+    }
+    tools[0].description = profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
+    read_pty_size(api->config());
+    int rc = sessions_init(api);
+    if (rc == VT_OK)
+        rc = spawn_init();
+    if (rc == VT_OK)
+        rc = api->service_publish(EXEC_SPLITTER_SERVICE, (void *)&splitter_service);
+    if (rc == VT_OK)
+        rc = api->service_publish(EXEC_SESSIONS_SERVICE, (void *)&sessions_service);
+    if (rc != VT_OK) {
+        spawn_fini();
+        *errmsg = api->strdup("cannot start the exec plugin's services");
+    }
+    return rc;
+}
+
+static void exec_fini(void)
+{
+    sessions_fini();
+    spawn_fini();
+}
+
+static const vt_plugin descriptor = {
+    VT_PLUGIN_HEADER,
+    .name = "exec",
+    .version = "0.1.0",
+    .license = "MIT",
+    .tools = tools,
+    .init = exec_init,
+    .fini = exec_fini,
+};
+
+VT_PLUGIN_ENTRY(descriptor)

@@ -1,0 +1,517 @@
+/* Locking: `mu` guards the table and every session's busy flag and LRU
+ * tick.  A call marks its session busy and then waits without the lock;
+ * a busy session is never pruned or freed by anyone else. */
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "termfilter.h"
+
+#define GRACE_MS 500
+#define SLICE_MS 100      /* cancellation is noticed within this */
+#define DRAIN_QUIET_MS 50 /* after exit, output still trickling in */
+#define READ_BYTES 65536
+
+typedef struct session {
+    int64_t id;
+    spawn_proc proc;
+    int is_pty;
+    int started;
+    int reaped, exit_code;
+    int out_eof;
+    int busy;
+    uint64_t last_used;
+    char *cmd;
+    char *workdir;
+    term_filter tf;
+} session;
+
+static const vt_host_api *api;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static session *table[SESSIONS_MAX];
+static int live;
+static int64_t next_id = 1;
+static uint64_t tick;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void session_free(session *s)
+{
+    if (!s)
+        return;
+    if (s->started) {
+        close(s->proc.out_fd);
+        if (s->proc.in_fd >= 0)
+            close(s->proc.in_fd);
+        if (s->proc.pidfd >= 0)
+            close(s->proc.pidfd);
+    }
+    free(s->cmd);
+    free(s->workdir);
+    free(s);
+}
+
+static int status_code(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return -1;
+}
+
+/* Reap the session's leader if it has exited; returns s->reaped. */
+static int try_reap(session *s)
+{
+    if (s->reaped || !s->started)
+        return s->reaped;
+    int st;
+    pid_t r = waitpid(s->proc.pid, &st, WNOHANG);
+    if (r == s->proc.pid) {
+        s->reaped = 1;
+        s->exit_code = status_code(st);
+    }
+    return s->reaped;
+}
+
+static int group_alive(const session *s)
+{
+    return kill(-s->proc.pid, 0) == 0;
+}
+
+/* End the process groups of `v` (none busy elsewhere, all out of the
+ * table): SIGTERM, up to GRACE_MS for them to go, then SIGKILL.  Every
+ * leader is reaped. */
+static void terminate(session **v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (v[k]->started)
+            kill(-v[k]->proc.pid, SIGTERM);
+    double end = now_s() + GRACE_MS / 1000.0;
+    for (;;) {
+        int pending = 0;
+        for (int k = 0; k < n; k++)
+            if (v[k]->started && (!try_reap(v[k]) || group_alive(v[k])))
+                pending = 1;
+        if (!pending || now_s() >= end)
+            break;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (int k = 0; k < n; k++) {
+        session *s = v[k];
+        if (!s->started)
+            continue;
+        if (!s->reaped || group_alive(s))
+            kill(-s->proc.pid, SIGKILL);
+        if (!s->reaped) {
+            int st;
+            while (waitpid(s->proc.pid, &st, 0) < 0 && errno == EINTR)
+                ;
+            s->reaped = 1;
+        }
+    }
+}
+
+static void remove_locked(session *s)
+{
+    for (int k = 0; k < SESSIONS_MAX; k++)
+        if (table[k] == s) {
+            table[k] = NULL;
+            live--;
+            return;
+        }
+}
+
+/* The session to drop when the table is full: never one of the
+ * SESSIONS_PROTECTED most recently used, never a busy one; the least
+ * recently used exited one first, else the least recently used. */
+static session *pick_victim_locked(void)
+{
+    session *by_age[SESSIONS_MAX];
+    int n = 0;
+    for (int k = 0; k < SESSIONS_MAX; k++)
+        if (table[k])
+            by_age[n++] = table[k];
+    /* insertion sort, most recent first: n <= 64 */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && by_age[j]->last_used > by_age[j - 1]->last_used; j--) {
+            session *t = by_age[j];
+            by_age[j] = by_age[j - 1];
+            by_age[j - 1] = t;
+        }
+    session *exited = NULL, *running = NULL;
+    for (int i = n - 1; i >= SESSIONS_PROTECTED; i--) {
+        session *s = by_age[i];
+        if (s->busy)
+            continue;
+        if (!exited && try_reap(s))
+            exited = s;
+        if (!running)
+            running = s;
+    }
+    return exited ? exited : running;
+}
+
+/* ---- waiting ------------------------------------------------------------ */
+
+typedef struct waiter {
+    vt_call *call;
+    session *s;
+    char *fbuf; /* filtered PTY output, READ_BYTES + 1 */
+    vt_spool *spool;
+    int spool_failed;
+} waiter;
+
+static void emit_output(waiter *w, char *buf, size_t n)
+{
+    if (w->s->is_pty) {
+        n = term_filter_run(&w->s->tf, buf, n, w->fbuf);
+        buf = w->fbuf;
+    }
+    if (!n || w->spool_failed)
+        return;
+    if (!w->spool)
+        w->spool = api->spool_open(w->call);
+    if (!w->spool || api->spool_write(w->spool, buf, n) != VT_OK) {
+        w->spool_failed = 1;
+        api->call_warn(w->call, "part of the command's output could not be kept");
+    }
+}
+
+/* Read what is there; returns 1 when something was read. */
+static int drain(waiter *w, char *buf)
+{
+    session *s = w->s;
+    int got = 0;
+    for (int rounds = 0; rounds < 64 && !s->out_eof; rounds++) {
+        ssize_t r = read(s->proc.out_fd, buf, READ_BYTES);
+        if (r > 0) {
+            emit_output(w, buf, (size_t)r);
+            got = 1;
+        } else if (r == 0) {
+            s->out_eof = 1;
+        } else if (errno == EINTR) {
+            continue;
+        } else if (errno == EAGAIN) {
+            break;
+        } else {
+            s->out_eof = 1; /* EIO: the PTY's last slave closed */
+        }
+    }
+    return got;
+}
+
+static cJSON *build_response(session *s, double t0)
+{
+    cJSON *r = cJSON_CreateObject();
+    if (!r)
+        return NULL;
+    cJSON_AddBoolToObject(r, "success", 1);
+    if (s->reaped)
+        cJSON_AddNumberToObject(r, "exit_code", s->exit_code);
+    else
+        cJSON_AddNumberToObject(r, "session_id", (double)s->id);
+    cJSON_AddBoolToObject(r, "is_exited", s->reaped);
+    cJSON_AddNumberToObject(r, "wall_time", now_s() - t0);
+    cJSON_AddStringToObject(r, "working_directory", s->workdir);
+    if (!cJSON_AddStringToObject(r, "backend", s->is_pty ? "pty" : "pipe")) {
+        cJSON_Delete(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Wait for output and exit until yield_ms passes.  The caller holds the
+ * session busy; this releases it (and frees it once exited). */
+static int collect(vt_call *call, session *s, double t0, int yield_ms,
+                   int kill_on_cancel, cJSON **result)
+{
+    /* Opened up front so that "output" is always set, "" when silent. */
+    waiter w = {.call = call, .s = s, .spool = api->spool_open(call)};
+    char *buf = malloc(READ_BYTES);
+    w.fbuf = s->is_pty ? malloc(READ_BYTES + 1) : NULL;
+    double deadline = t0 + yield_ms / 1000.0;
+    double next_progress = t0 + 1.0, quiet_end = 0;
+    int cancelled = 0, oom = !buf || (s->is_pty && !w.fbuf);
+    if (oom)
+        goto done;
+    for (;;) {
+        if (api->call_cancelled(call)) {
+            cancelled = 1;
+            break;
+        }
+        double now = now_s();
+        if (s->reaped && (s->out_eof || now >= quiet_end))
+            break;
+        if (now >= deadline)
+            break;
+        if (now >= next_progress) {
+            api->call_progress(call, now - t0, yield_ms / 1000.0, "waiting for output");
+            next_progress = now + 1.0;
+        }
+        struct pollfd fds[2];
+        int nfds = 0, out_ix = -1, pid_ix = -1;
+        if (!s->out_eof) {
+            out_ix = nfds;
+            fds[nfds++] = (struct pollfd){.fd = s->proc.out_fd, .events = POLLIN};
+        }
+        if (!s->reaped && s->proc.pidfd >= 0) {
+            pid_ix = nfds;
+            fds[nfds++] = (struct pollfd){.fd = s->proc.pidfd, .events = POLLIN};
+        }
+        double limit = deadline;
+        if (s->reaped && quiet_end < limit)
+            limit = quiet_end;
+        int timeout = (int)((limit - now) * 1000.0) + 1;
+        if (timeout > SLICE_MS)
+            timeout = SLICE_MS;
+        if (!s->reaped && s->proc.pidfd < 0 && timeout > 10)
+            timeout = 10; /* no pidfd: look for the exit now and then */
+        int pr = poll(fds, (nfds_t)nfds, timeout);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (out_ix >= 0 && pr > 0 && fds[out_ix].revents) {
+            if (drain(&w, buf) && s->reaped)
+                quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
+        }
+        if (!s->reaped && (s->proc.pidfd < 0 || s->out_eof ||
+                           (pid_ix >= 0 && pr > 0 && fds[pid_ix].revents))) {
+            if (try_reap(s)) {
+                drain(&w, buf);
+                quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
+            }
+        }
+    }
+done:
+    free(buf);
+    free(w.fbuf);
+    if (cancelled || oom) {
+        long long id = (long long)s->id;
+        int end = kill_on_cancel || oom;
+        pthread_mutex_lock(&mu);
+        if (end)
+            remove_locked(s);
+        else
+            s->busy = 0;
+        pthread_mutex_unlock(&mu);
+        if (end) {
+            terminate(&s, 1);
+            session_free(s);
+        }
+        if (oom)
+            return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+        if (end)
+            return api->call_error(call, VT_ERR_CANCELLED,
+                                   "cancelled; the command's process group was ended");
+        return api->call_error(call, VT_ERR_CANCELLED,
+                               "cancelled; exec session %lld keeps running", id);
+    }
+    if (s->reaped && s->is_pty) {
+        char c;
+        if (term_filter_flush(&s->tf, &c) && w.spool)
+            api->spool_write(w.spool, &c, 1);
+    }
+    *result = build_response(s, t0);
+    if (s->reaped)
+        api->note(call, VT_NOTE_COMMAND_EXIT, s->cmd, s->exit_code);
+    pthread_mutex_lock(&mu);
+    if (s->reaped)
+        remove_locked(s);
+    else {
+        s->busy = 0;
+        s->last_used = ++tick;
+    }
+    int n = live;
+    pthread_mutex_unlock(&mu);
+    if (s->reaped)
+        session_free(s);
+    if (n >= SESSIONS_WARN)
+        api->call_warn(call,
+                       "%d of %d exec sessions are live; from then on the least recently "
+                       "used are ended: finish or poll the ones you need",
+                       n, SESSIONS_MAX);
+    if (!*result)
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    return VT_OK;
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+int session_run(vt_call *call, const spawn_req *req, const char *cmd,
+                int yield_ms, cJSON **result)
+{
+    double t0 = now_s();
+    session *s = calloc(1, sizeof *s);
+    if (!s || !(s->cmd = strdup(cmd)) || !(s->workdir = strdup(req->workdir))) {
+        session_free(s);
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    }
+    s->is_pty = req->tty;
+    s->busy = 1;
+
+    session *victim = NULL;
+    pthread_mutex_lock(&mu);
+    if (live >= SESSIONS_MAX) {
+        victim = pick_victim_locked();
+        if (victim)
+            remove_locked(victim);
+    }
+    int slot = -1;
+    for (int k = 0; k < SESSIONS_MAX && slot < 0; k++)
+        if (!table[k])
+            slot = k;
+    if (slot >= 0) {
+        table[slot] = s;
+        live++;
+        s->id = next_id++;
+        s->last_used = ++tick;
+    }
+    pthread_mutex_unlock(&mu);
+    if (victim) {
+        terminate(&victim, 1);
+        session_free(victim);
+    }
+    if (slot < 0) {
+        session_free(s);
+        return api->call_error(call, VT_ERR_BUSY,
+                               "all %d exec sessions are in use by running calls; "
+                               "try again when one returns", SESSIONS_MAX);
+    }
+
+    int rc = spawn_start(req, &s->proc);
+    if (rc != VT_OK) {
+        pthread_mutex_lock(&mu);
+        remove_locked(s);
+        pthread_mutex_unlock(&mu);
+        session_free(s);
+        return api->call_error(call, rc, "cannot start the command: %s",
+                               strerror(errno ? errno : EIO));
+    }
+    s->started = 1;
+    return collect(call, s, t0, yield_ms, 1, result);
+}
+
+/* Write all of buf, waiting for room until the deadline.  SIGPIPE is
+ * kept to this thread and swallowed: a command that stopped reading is
+ * reported, never a reason for the host to die. */
+static int write_all(vt_call *call, int fd, const char *buf, size_t len, double deadline)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    int rc = VT_OK;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t r = write(fd, buf + off, len - off);
+        if (r > 0) {
+            off += (size_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN && now_s() < deadline && !api->call_cancelled(call)) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            poll(&p, 1, SLICE_MS);
+            continue;
+        }
+        rc = errno == EAGAIN ? VT_ERR_BUSY : VT_ERR_IO;
+        break;
+    }
+    if (rc == VT_ERR_IO && errno == EPIPE) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == VT_ERR_BUSY)
+        api->call_warn(call, "only %zu of %zu bytes were written: the command is not reading its input",
+                       off, len);
+    else if (rc != VT_OK)
+        api->call_warn(call, "the input could not be written: the command no longer reads it");
+    return rc;
+}
+
+int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
+                           size_t len, int yield_ms, cJSON **result)
+{
+    double t0 = now_s();
+    session *s = NULL;
+    int busy = 0;
+    pthread_mutex_lock(&mu);
+    for (int k = 0; k < SESSIONS_MAX && !s; k++)
+        if (table[k] && table[k]->id == id)
+            s = table[k];
+    if (s && s->busy)
+        busy = 1;
+    else if (s) {
+        s->busy = 1;
+        s->last_used = ++tick;
+    }
+    pthread_mutex_unlock(&mu);
+    if (!s)
+        return api->call_error(call, VT_ERR_NOT_FOUND,
+                               "exec session %lld not found: it has finished (its exit was "
+                               "already reported and the session released) or was never "
+                               "started; run the command again with exec_command",
+                               (long long)id);
+    if (busy)
+        return api->call_error(call, VT_ERR_BUSY,
+                               "exec session %lld is being waited on by another call",
+                               (long long)id);
+    if (len == 1 && chars[0] == 0x03) {
+        pid_t pg = s->is_pty ? tcgetpgrp(s->proc.out_fd) : -1;
+        if (pg <= 0)
+            pg = s->proc.pid;
+        kill(-pg, SIGINT);
+    } else if (len > 0 && !s->reaped) {
+        write_all(call, s->proc.in_fd, chars, len, t0 + yield_ms / 1000.0);
+    }
+    return collect(call, s, t0, yield_ms, 0, result);
+}
+
+int sessions_live(void)
+{
+    pthread_mutex_lock(&mu);
+    int n = live;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+int sessions_init(const vt_host_api *host)
+{
+    api = host;
+    return VT_OK;
+}
+
+void sessions_fini(void)
+{
+    session *all[SESSIONS_MAX];
+    int n = 0;
+    pthread_mutex_lock(&mu);
+    for (int k = 0; k < SESSIONS_MAX; k++)
+        if (table[k]) {
+            all[n++] = table[k];
+            table[k] = NULL;
+        }
+    live = 0;
+    pthread_mutex_unlock(&mu);
+    terminate(all, n);
+    for (int k = 0; k < n; k++)
+        session_free(all[k]);
+}

@@ -1,0 +1,31 @@
+/* The live sessions of exec_command: a bounded table of running
+ * commands, waited on by exec_command and by write_stdin (through the
+ * exec.sessions service). */
+#ifndef VTHOST_EXEC_SESSION_H
+#define VTHOST_EXEC_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+#include "spawn.h"
+
+#define SESSIONS_MAX 64
+#define SESSIONS_WARN 60
+#define SESSIONS_PROTECTED 8 /* most recently used, never pruned */
+
+int sessions_init(const vt_host_api *api);
+/* End every session's process group (TERM, grace, KILL) and reap. */
+void sessions_fini(void);
+int sessions_live(void);
+
+/* Start `req` as a new session and wait up to yield_ms for it: the
+ * exec_command run.  `cmd` and `workdir` are borrowed (copied). */
+int session_run(vt_call *call, const spawn_req *req, const char *cmd,
+                int yield_ms, cJSON **result);
+
+/* write_stdin: see exec_sessions_v1.write_and_wait. */
+int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
+                           size_t len, int yield_ms, cJSON **result);
+
+#endif

@@ -1,0 +1,162 @@
+#include "shellenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+extern char **environ;
+
+int shell_profile_from_config(const cJSON *config, shell_profile *out)
+{
+    *out = SHELL_UNIX_LIKE;
+    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(config, "agent");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
+    if (!p)
+        return VT_OK;
+    if (!cJSON_IsString(p))
+        return VT_ERR_INVALID;
+    if (!strcmp(p->valuestring, "powershell"))
+        *out = SHELL_POWERSHELL;
+    else if (strcmp(p->valuestring, "auto") && strcmp(p->valuestring, "unix_like"))
+        return VT_ERR_INVALID;
+    return VT_OK;
+}
+
+static int executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* `name` as execvp would find it; a malloc'd absolute path or NULL. */
+static char *find_program(const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    if (strchr(name, '/'))
+        return executable(name) ? realpath(name, NULL) : NULL;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    size_t nl = strlen(name);
+    for (const char *p = path;;) {
+        const char *e = strchr(p, ':');
+        size_t dl = e ? (size_t)(e - p) : strlen(p);
+        char *cand = malloc(dl + nl + 3);
+        if (!cand)
+            return NULL;
+        memcpy(cand, dl ? p : ".", dl ? dl : 1);
+        size_t o = dl ? dl : 1;
+        cand[o++] = '/';
+        memcpy(cand + o, name, nl + 1);
+        if (executable(cand)) {
+            char *abs = realpath(cand, NULL);
+            free(cand);
+            return abs;
+        }
+        free(cand);
+        if (!e)
+            return NULL;
+        p = e + 1;
+    }
+}
+
+static int is_powershell(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    return !strcmp(b, "pwsh") || !strcmp(b, "powershell") ||
+           !strcmp(b, "pwsh.exe") || !strcmp(b, "powershell.exe");
+}
+
+int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
+                  shell_cmd *out, const char **what)
+{
+    memset(out, 0, sizeof *out);
+    if (shell) {
+        *what = shell;
+        out->path = find_program(shell);
+    } else if (prof == SHELL_POWERSHELL) {
+        *what = "pwsh";
+        out->path = find_program("pwsh");
+    } else {
+        *what = "$SHELL, bash or sh";
+        const char *env_shell = getenv("SHELL");
+        if (env_shell && *env_shell)
+            out->path = find_program(env_shell);
+        if (!out->path)
+            out->path = find_program("bash");
+        if (!out->path)
+            out->path = find_program("sh");
+    }
+    if (!out->path)
+        return VT_ERR_NOT_FOUND;
+    /* argv[0] keeps the path the user would see in ps. */
+    out->argv[0] = out->path;
+    if (is_powershell(out->path)) {
+        out->argv[1] = "-NoProfile";
+        out->argv[2] = "-Command";
+        out->argv[3] = (char *)cmd;
+    } else {
+        out->argv[1] = "-c";
+        out->argv[2] = (char *)cmd;
+    }
+    return VT_OK;
+}
+
+void shell_cmd_free(shell_cmd *c)
+{
+    free(c->path);
+    c->path = NULL;
+}
+
+static int overridden(const char *entry, const char *const *keys)
+{
+    for (; *keys; keys++) {
+        size_t n = strlen(*keys);
+        if (!strncmp(entry, *keys, n) && entry[n] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+char **env_build(int tty)
+{
+    static const char *const keys[] = {"NO_COLOR", "PAGER", "GIT_PAGER", "TERM", NULL};
+    const char *overlay[] = {"NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat",
+                             tty ? "TERM=xterm" : "TERM=dumb", NULL, NULL};
+    const char *lang = getenv("LANG");
+    if (!lang || !*lang)
+        overlay[4] = "LANG=C.UTF-8";
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **env = calloc(n + 6, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (overridden(*e, keys))
+            continue;
+        if (!(env[k++] = strdup(*e)))
+            goto oom;
+    }
+    for (const char *const *o = overlay; *o; o++)
+        if (!(env[k++] = strdup(*o)))
+            goto oom;
+    return env;
+oom:
+    env_free(env);
+    return NULL;
+}
+
+void env_free(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}

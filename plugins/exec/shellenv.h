@@ -1,0 +1,35 @@
+/* Which shell runs a command, and the environment it runs in. */
+#ifndef VTHOST_EXEC_SHELLENV_H
+#define VTHOST_EXEC_SHELLENV_H
+
+#include <cjson/cJSON.h>
+
+typedef enum shell_profile {
+    SHELL_UNIX_LIKE = 0,
+    SHELL_POWERSHELL = 1
+} shell_profile;
+
+/* [agent] shell_prompt_profile: auto | unix_like | powershell.  auto is
+ * unix_like on Linux and macOS.  An unknown value is VT_ERR_INVALID. */
+int shell_profile_from_config(const cJSON *config, shell_profile *out);
+
+typedef struct shell_cmd {
+    char *path;     /* absolute path of the shell */
+    char *argv[5];  /* shell, flags..., cmd, NULL (argv[k] borrowed but argv[0]) */
+} shell_cmd;
+
+/* The shell for `cmd`: `shell` when given (a path, or a name found on
+ * PATH), else the profile's (unix_like: $SHELL, then bash, then sh;
+ * powershell: pwsh).  `cmd` stays borrowed.  On failure returns
+ * VT_ERR_NOT_FOUND and *what names the shell that was looked for. */
+int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
+                  shell_cmd *out, const char **what);
+void shell_cmd_free(shell_cmd *c);
+
+/* The command's environment: the host's, with NO_COLOR=1, PAGER=cat,
+ * GIT_PAGER=cat, TERM=dumb (xterm on a PTY) and LANG=C.UTF-8 when unset.
+ * NULL when out of memory; free with env_free. */
+char **env_build(int tty);
+void env_free(char **env);
+
+#endif

@@ -1,0 +1,36 @@
+/* Starting one command: the only place that forks.  Everything the child
+ * does before exec lives in spawn.c, so that confinement (Landlock,
+ * seccomp) has one place to go. */
+#ifndef VTHOST_EXEC_SPAWN_H
+#define VTHOST_EXEC_SPAWN_H
+
+#include <sys/types.h>
+
+typedef struct spawn_req {
+    const char *path;      /* absolute path of the program to run */
+    char *const *argv;     /* NULL-terminated */
+    char *const *envp;     /* NULL-terminated */
+    const char *workdir;   /* absolute */
+    int tty;               /* 1: a PTY, else pipes */
+    unsigned short rows, cols;
+} spawn_req;
+
+typedef struct spawn_proc {
+    pid_t pid;    /* leader of the command's session and process group */
+    int pidfd;    /* readable once pid has exited; -1 when unsupported */
+    int out_fd;   /* output: pipe read end or PTY master; non-blocking */
+    int in_fd;    /* input: pipe write end or a PTY master duplicate */
+} spawn_proc;
+
+/* Start the spawner thread.  Children get a parent-death signal, which
+ * Linux ties to the forking thread: forking from one thread that lives
+ * until spawn_fini keeps that signal meaning "the host is gone". */
+int spawn_init(void);
+void spawn_fini(void);
+
+/* Start `req`.  Every descriptor is close-on-exec.  The caller reaps
+ * out->pid and closes the descriptors.  Returns 0 or a negative
+ * vt_status. */
+int spawn_start(const spawn_req *req, spawn_proc *out);
+
+#endif

@@ -1,0 +1,109 @@
+/* The stdin plugin: write_stdin feeds and polls the sessions that the exec
+ * plugin owns, reached only through the exec.sessions service. */
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+
+#include "exec_service.h"
+
+#define WRITE_YIELD_DEFAULT_MS 250
+#define POLL_YIELD_DEFAULT_MS 1000
+#define WRITE_YIELD_MAX_MS 30000
+#define POLL_YIELD_MAX_MS 300000
+
+static const vt_host_api *api;
+static const exec_sessions_v1 *sessions;
+
+static const char DESCRIPTION[] =
+    "Sends input to a live session created by exec_command and returns the output "
+    "produced since the last call, with exit_code once the process has exited (the "
+    "session is then released). chars are sent verbatim (no newline added); empty "
+    "chars only polls; \"\\u0003\" alone interrupts the session (Ctrl-C).\n"
+    "Example: {\"session_id\":42,\"chars\":\"q\"}";
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"session_id\":{\"type\":[\"integer\",\"string\"],\"description\":\"Identifier "
+    "returned by a still-running exec_command.\"},"
+    "\"chars\":{\"type\":\"string\",\"description\":\"Bytes or text to send, verbatim; "
+    "empty polls for output.\"},"
+    "\"yield_time_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"How long to "
+    "wait for output (default 250 after a write, 1000 for an empty poll; at most 30000 "
+    "after a write, 300000 for a poll).\"}"
+    "},\"required\":[\"session_id\"],\"additionalProperties\":false}";
+
+/* session_id as an integer, or a string of digits; 0 when invalid. */
+static long long session_id(const cJSON *args)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, "session_id");
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        return d >= 1 && d <= 9007199254740992.0 && d == (double)(long long)d ? (long long)d : 0;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > 15)
+        return 0;
+    for (const char *c = v->valuestring; *c; c++)
+        if (*c < '0' || *c > '9')
+            return 0;
+    return strtoll(v->valuestring, NULL, 10);
+}
+
+static int stdin_preflight(vt_call *call, const cJSON *args)
+{
+    if (session_id(args) <= 0)
+        return api->call_error(call, VT_ERR_INVALID,
+                               "session_id: must be a positive integer (or a string of "
+                               "digits) returned by exec_command");
+    return VT_OK;
+}
+
+static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "chars");
+    const char *chars = cJSON_IsString(c) ? c->valuestring : "";
+    size_t len = strlen(chars);
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(args, "yield_time_ms");
+    double yield = cJSON_IsNumber(y) ? y->valuedouble
+                                     : (len ? WRITE_YIELD_DEFAULT_MS : POLL_YIELD_DEFAULT_MS);
+    double max = len ? WRITE_YIELD_MAX_MS : POLL_YIELD_MAX_MS;
+    if (yield > max)
+        yield = max;
+    if (yield < 0)
+        yield = 0;
+    return sessions->write_and_wait(call, session_id(args), chars, len, (int)yield, result);
+}
+
+static vt_tool tools[] = {
+    {.name = "write_stdin",
+     .description = DESCRIPTION,
+     .input_schema = SCHEMA,
+     .effects = VT_EFFECT_EXECUTES,
+     .preflight = stdin_preflight,
+     .run = stdin_run},
+    {0}};
+
+static int stdin_init(const vt_host_api *host, char **errmsg)
+{
+    api = host;
+    sessions = api->service_lookup(EXEC_SESSIONS_SERVICE);
+    if (!sessions || sessions->struct_size < sizeof(exec_sessions_v1)) {
+        *errmsg = api->strdup("the exec plugin's " EXEC_SESSIONS_SERVICE
+                              " service is missing or too old");
+        return VT_ERR_NOT_FOUND;
+    }
+    return VT_OK;
+}
+
+static const char *const requires_list[] = {"exec", "service:" EXEC_SESSIONS_SERVICE, NULL};
+
+static const vt_plugin descriptor = {
+    VT_PLUGIN_HEADER,
+    .name = "stdin",
+    .version = "0.1.0",
+    .license = "MIT",
+    .requires = requires_list,
+    .tools = tools,
+    .init = stdin_init,
+};
+
+VT_PLUGIN_ENTRY(descriptor)

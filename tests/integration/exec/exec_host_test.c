@@ -1,0 +1,602 @@
+/* exec_command and write_stdin through one running host (host_open +
+ * pipeline_call, the way every front end calls), with real processes:
+ * sessions, PTYs, Ctrl-C, cancellation, pruning, and no descriptor or
+ * zombie leak. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec_service.h"
+#include "host.h"
+#include "pipeline.h"
+
+static char ws[256];
+
+static call_result run_call(const char *tool, atomic_int *cancel, const char *fmt, ...)
+{
+    char json[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(json, sizeof json, fmt, ap);
+    va_end(ap);
+    cJSON *args = cJSON_Parse(json);
+    if (!args)
+        fail_msg("bad test JSON: %s", json);
+    call_request req = {.tool = tool, .args = args, .cancel = cancel};
+    call_result res;
+    pipeline_call(&req, &res);
+    cJSON_Delete(args);
+    return res;
+}
+
+static call_result run(const char *tool, const char *fmt, ...)
+{
+    char json[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(json, sizeof json, fmt, ap);
+    va_end(ap);
+    return run_call(tool, NULL, "%s", json);
+}
+
+static const cJSON *field(const call_result *r, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(r->response, k);
+}
+
+static const char *output(const call_result *r)
+{
+    const cJSON *o = field(r, "output");
+    return cJSON_IsString(o) ? o->valuestring : "";
+}
+
+static long long sid(const call_result *r)
+{
+    const cJSON *s = field(r, "session_id");
+    return cJSON_IsNumber(s) ? (long long)s->valuedouble : -1;
+}
+
+static int exit_code(const call_result *r)
+{
+    const cJSON *e = field(r, "exit_code");
+    return cJSON_IsNumber(e) ? (int)e->valuedouble : -1000;
+}
+
+static void dump(const call_result *r)
+{
+    char *s = cJSON_PrintUnformatted(r->response);
+    fprintf(stderr, "status %d message %s response %s\n", r->status,
+            r->message ? r->message : "-", s ? s : "?");
+    free(s);
+}
+
+#define ASSERT_OK(r)                                                       \
+    do {                                                                   \
+        if ((r).status != CALL_OK)                                         \
+            dump(&(r));                                                    \
+        assert_int_equal((r).status, CALL_OK);                             \
+    } while (0)
+
+static const exec_sessions_v1 *sessions(void)
+{
+    return host_api()->service_lookup(EXEC_SESSIONS_SERVICE);
+}
+
+/* Poll a session until it exits (or the time is up). */
+static call_result poll_until_exit(long long id, int seconds)
+{
+    call_result r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":%d}", id,
+                        seconds * 1000);
+    return r;
+}
+
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Children of this process that are zombies, or (any state) all children. */
+static int count_children(int zombies_only)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        char *rp = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (rp && sscanf(rp + 2, "%c %d", &state, &ppid) == 2 && ppid == getpid() &&
+            (!zombies_only || state == 'Z'))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A process is gone when it no longer exists or is only a zombie that
+ * is not ours to reap. */
+static int process_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && rp[2] == 'Z';
+}
+
+static int wait_gone(pid_t pid, int ms)
+{
+    for (int t = 0; t < ms / 10; t++) {
+        if (process_gone(pid))
+            return 1;
+        usleep(10000);
+    }
+    return process_gone(pid);
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+static void test_quick_exit(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command", "{\"cmd\":\"echo hello; echo oops >&2\"}");
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 0);
+    assert_true(cJSON_IsTrue(field(&r, "is_exited")));
+    assert_true(cJSON_IsTrue(field(&r, "success")));
+    assert_null(field(&r, "session_id"));
+    assert_string_equal(output(&r), "hello\noops\n");
+    assert_string_equal(field(&r, "backend")->valuestring, "pipe");
+    assert_string_equal(field(&r, "working_directory")->valuestring, ws);
+    assert_true(cJSON_IsNumber(field(&r, "wall_time")));
+    call_result_free(&r);
+}
+
+static void test_nonzero_exit(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command", "{\"cmd\":\"printf partial; exit 7\"}");
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 7);
+    assert_string_equal(output(&r), "partial");
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"kill -TERM $$\"}");
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 128 + SIGTERM);
+    call_result_free(&r);
+}
+
+static void test_environment_and_workdir(void **state)
+{
+    (void)state;
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/sub dir", ws);
+    mkdir(sub, 0755);
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"echo $NO_COLOR $PAGER $GIT_PAGER $TERM; pwd\","
+                        "\"workdir\":\"sub dir\"}");
+    ASSERT_OK(r);
+    char want[400];
+    snprintf(want, sizeof want, "1 cat cat dumb\n%s\n", sub);
+    assert_string_equal(output(&r), want);
+    assert_string_equal(field(&r, "working_directory")->valuestring, sub);
+    call_result_free(&r);
+
+    r = run("exec_command", "{\"cmd\":\"pwd\",\"workdir\":\"/\"}");
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    assert_non_null(strstr(r.message, "outside the workspace"));
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"pwd\",\"workdir\":\"../..\"}");
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"pwd\",\"workdir\":\"no-such-dir\"}");
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    assert_non_null(strstr(r.message, "does not exist"));
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"true\",\"shell\":\"/no/such/zsh\"}");
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    assert_non_null(strstr(r.message, "no such shell"));
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"echo $0\",\"shell\":\"sh\"}");
+    ASSERT_OK(r);
+    assert_non_null(strstr(output(&r), "sh\n"));
+    call_result_free(&r);
+}
+
+static void test_preflight(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"id\",\"sandbox_permissions\":\"require_escalated\"}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"id\",\"sandbox_permissions\":\"require_escalated\","
+                            "\"justification\":\"  \"}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"id\",\"sandbox_permissions\":\"root\"}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":\"12x\"}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
+}
+
+static void test_long_output_spooled(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"seq 1 200000\",\"max_output_tokens\":200}");
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 0);
+    assert_true(cJSON_IsTrue(field(&r, "truncated")));
+    assert_true(strlen(output(&r)) < 2000);
+    assert_non_null(strstr(output(&r), "200000\n"));
+    const cJSON *sp = field(&r, "spool_path");
+    assert_true(cJSON_IsString(sp));
+    char path[600];
+    snprintf(path, sizeof path, "%s%s%s", sp->valuestring[0] == '/' ? "" : ws,
+             sp->valuestring[0] == '/' ? "" : "/", sp->valuestring);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[32];
+    long want = 1;
+    int ok = 1;
+    while (fgets(line, sizeof line, f))
+        ok &= atol(line) == want++;
+    fclose(f);
+    assert_true(ok);
+    assert_int_equal(want, 200001);
+    call_result_free(&r);
+}
+
+static void test_pty_prompt_answered(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"printf '\\\\033[1mbold\\\\033[0m\\\\n'; read -p 'name? ' n; "
+                        "echo \\\"hello $n\\\"; [ -t 0 ] && echo tty\","
+                        "\"tty\":true,\"yield_time_ms\":800,\"shell\":\"bash\"}");
+    ASSERT_OK(r);
+    long long id = sid(&r);
+    assert_true(id > 0);
+    assert_false(cJSON_IsTrue(field(&r, "is_exited")));
+    assert_string_equal(field(&r, "backend")->valuestring, "pty");
+    assert_string_equal(output(&r), "bold\nname? ");
+    call_result_free(&r);
+
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"bob\\n\",\"yield_time_ms\":3000}", id);
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 0);
+    /* the terminal echoes the input; CRLF became LF */
+    assert_string_equal(output(&r), "bob\nhello bob\ntty\n");
+    call_result_free(&r);
+
+    r = run("write_stdin", "{\"session_id\":\"%lld\"}", id);
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    char want[64];
+    snprintf(want, sizeof want, "exec session %lld not found", id);
+    assert_non_null(strstr(r.message, want));
+    call_result_free(&r);
+}
+
+static void test_pipe_stdin(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command", "{\"cmd\":\"for i in 1 2; do read l; echo got $l; done\","
+                                        "\"yield_time_ms\":250}");
+    ASSERT_OK(r);
+    long long id = sid(&r);
+    assert_true(id > 0);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"one\\n\"}", id);
+    ASSERT_OK(r);
+    assert_string_equal(output(&r), "got one\n");
+    assert_int_equal(sid(&r), id);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"two\\nthree\\n\",\"yield_time_ms\":3000}", id);
+    ASSERT_OK(r);
+    assert_string_equal(output(&r), "got two\n");
+    assert_int_equal(exit_code(&r), 0);
+    call_result_free(&r);
+}
+
+static void test_outlives_yield_then_polled(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"echo start; sleep 1; echo done\",\"yield_time_ms\":250}");
+    ASSERT_OK(r);
+    long long id = sid(&r);
+    assert_true(id > 0);
+    assert_string_equal(output(&r), "start\n");
+    double wall = field(&r, "wall_time")->valuedouble;
+    assert_true(wall >= 0.24 && wall < 0.9);
+    call_result_free(&r);
+    r = poll_until_exit(id, 10);
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(output(&r), "done\n");
+    call_result_free(&r);
+}
+
+static void ctrl_c(int tty)
+{
+    call_result r = run("exec_command",
+                        "{\"cmd\":\"echo $$; sleep 30; echo not-reached\",\"tty\":%s,"
+                        "\"yield_time_ms\":300}", tty ? "true" : "false");
+    ASSERT_OK(r);
+    long long id = sid(&r);
+    pid_t pid = (pid_t)atoi(output(&r));
+    assert_true(id > 0 && pid > 0);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\",\"yield_time_ms\":5000}", id);
+    ASSERT_OK(r);
+    assert_true(cJSON_IsTrue(field(&r, "is_exited")));
+    assert_int_equal(exit_code(&r), 128 + SIGINT);
+    assert_null(strstr(output(&r), "not-reached"));
+    call_result_free(&r);
+    assert_true(wait_gone(pid, 2000));
+}
+
+static void test_ctrl_c_pipe(void **state)
+{
+    (void)state;
+    ctrl_c(0);
+}
+
+static void test_ctrl_c_pty(void **state)
+{
+    (void)state;
+    ctrl_c(1);
+}
+
+typedef struct canceller {
+    atomic_int *flag;
+    int after_ms;
+} canceller;
+
+static void *cancel_later(void *arg)
+{
+    canceller *c = arg;
+    usleep((useconds_t)c->after_ms * 1000);
+    atomic_store(c->flag, 1);
+    return NULL;
+}
+
+static void test_cancel_ends_group(void **state)
+{
+    (void)state;
+    char pidfile[300];
+    snprintf(pidfile, sizeof pidfile, "%s/cancel.pid", ws);
+    atomic_int flag = 0;
+    canceller c = {&flag, 400};
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_later, &c);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    call_result r = run_call("exec_command", &flag,
+                             "{\"cmd\":\"sleep 30 & echo $! > cancel.pid; wait\","
+                             "\"yield_time_ms\":20000}");
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    pthread_join(t, NULL);
+    assert_int_equal(r.status, CALL_CANCELLED);
+    assert_true((b.tv_sec - a.tv_sec) < 3);
+    call_result_free(&r);
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    int pid = 0;
+    assert_int_equal(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    assert_true(wait_gone(pid, 2000));
+}
+
+/* ---- pruning ---------------------------------------------------------- */
+
+typedef struct filler {
+    int count;
+    long long ids[16];
+    int warned;
+} filler;
+
+static void *fill(void *arg)
+{
+    filler *f = arg;
+    for (int k = 0; k < f->count; k++) {
+        call_result r = run("exec_command", "{\"cmd\":\"exec sleep 60\",\"yield_time_ms\":250}");
+        f->ids[k] = sid(&r);
+        if (cJSON_GetObjectItemCaseSensitive(r.response, "warnings"))
+            f->warned = 1;
+        call_result_free(&r);
+    }
+    return NULL;
+}
+
+static void test_prune_at_64(void **state)
+{
+    (void)state;
+    int base = sessions()->live_count();
+    assert_int_equal(base, 0);
+    /* R: running, least recently used.  E: exits unobserved. */
+    call_result r = run("exec_command", "{\"cmd\":\"exec sleep 60\",\"yield_time_ms\":250}");
+    long long rid = sid(&r);
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"sleep 0.3\",\"yield_time_ms\":250}");
+    long long eid = sid(&r);
+    call_result_free(&r);
+    assert_true(rid > 0 && eid > 0);
+
+    enum { THREADS = 8 };
+    filler fl[THREADS] = {0};
+    pthread_t th[THREADS];
+    int total = 0;
+    for (int k = 0; k < THREADS; k++) {
+        fl[k].count = k < 6 ? 8 : 7; /* 62 fillers: 64 live in all */
+        total += fl[k].count;
+        pthread_create(&th[k], NULL, fill, &fl[k]);
+    }
+    int warned = 0;
+    for (int k = 0; k < THREADS; k++) {
+        pthread_join(th[k], NULL);
+        warned |= fl[k].warned;
+        for (int j = 0; j < fl[k].count; j++)
+            assert_true(fl[k].ids[j] > 0);
+    }
+    assert_int_equal(total, 62);
+    assert_int_equal(sessions()->live_count(), 64);
+    assert_true(warned);
+
+    /* Full: the exited session goes first, though R is older. */
+    r = run("exec_command", "{\"cmd\":\"exec sleep 60\",\"yield_time_ms\":250}");
+    ASSERT_OK(r);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(r.response, "warnings"));
+    long long newest = sid(&r);
+    call_result_free(&r);
+    assert_int_equal(sessions()->live_count(), 64);
+    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", eid);
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    call_result_free(&r);
+
+    /* Then the least recently used running one: R. */
+    r = run("exec_command", "{\"cmd\":\"echo $$; exec sleep 60\",\"yield_time_ms\":250}");
+    ASSERT_OK(r);
+    call_result_free(&r);
+    assert_int_equal(sessions()->live_count(), 64);
+    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", rid);
+    assert_int_equal(r.status, CALL_TOOL_FAILED);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", newest);
+    ASSERT_OK(r);
+    assert_false(cJSON_IsTrue(field(&r, "is_exited")));
+    call_result_free(&r);
+
+    /* End them all: Ctrl-C each one, as a client would. */
+    for (int k = 0; k < THREADS; k++)
+        for (int j = 0; j < fl[k].count; j++) {
+            r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\","
+                                   "\"yield_time_ms\":2000}", fl[k].ids[j]);
+            call_result_free(&r);
+        }
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\"}", newest);
+    call_result_free(&r);
+    /* the last one, whose id we did not keep */
+    for (long long id = newest + 1; id < newest + 3; id++) {
+        r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\"}", id);
+        call_result_free(&r);
+    }
+    assert_int_equal(sessions()->live_count(), 0);
+    assert_int_equal(count_children(0), 0);
+}
+
+static void test_no_leaks_after_200(void **state)
+{
+    (void)state;
+    /* warm up: the spool directory, lazily opened files */
+    call_result r = run("exec_command", "{\"cmd\":\"true\"}");
+    call_result_free(&r);
+    r = run("exec_command", "{\"cmd\":\"true\",\"tty\":true}");
+    call_result_free(&r);
+    int fds = count_fds();
+    for (int k = 0; k < 200; k++) {
+        r = run("exec_command", "{\"cmd\":\"echo %d\",\"tty\":%s}", k, k % 4 ? "false" : "true");
+        ASSERT_OK(r);
+        assert_int_equal(exit_code(&r), 0);
+        call_result_free(&r);
+    }
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(1), 0);
+    assert_int_equal(count_children(0), 0);
+    assert_int_equal(sessions()->live_count(), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(ws, sizeof ws, "/tmp/vthost-exec-test-XXXXXX");
+    if (!mkdtemp(ws))
+        return -1;
+    char path[300];
+    snprintf(path, sizeof path, "%s/vtcode.toml", ws);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n", f);
+    fclose(f);
+    char *real = realpath(ws, NULL);
+    snprintf(ws, sizeof ws, "%s", real);
+    free(real);
+    const char *profile = getenv("VTHOST_TEST_PROFILE");
+    host_options o = {.workspace = ws, .profile = profile, .exe_path = "/proc/self/exe",
+                      .log_level = VT_LOG_WARNING};
+    char *err = NULL;
+    if (host_open(&o, &err) != 0) {
+        fprintf(stderr, "host_open: %s\n", err ? err : "?");
+        free(err);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    host_close();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quick_exit),
+        cmocka_unit_test(test_nonzero_exit),
+        cmocka_unit_test(test_environment_and_workdir),
+        cmocka_unit_test(test_preflight),
+        cmocka_unit_test(test_long_output_spooled),
+        cmocka_unit_test(test_pty_prompt_answered),
+        cmocka_unit_test(test_pipe_stdin),
+        cmocka_unit_test(test_outlives_yield_then_polled),
+        cmocka_unit_test(test_ctrl_c_pipe),
+        cmocka_unit_test(test_ctrl_c_pty),
+        cmocka_unit_test(test_cancel_ends_group),
+        cmocka_unit_test(test_prune_at_64),
+        cmocka_unit_test(test_no_leaks_after_200),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
