@@ -229,8 +229,8 @@ static char *range_text(const cJSON *schema)
         free(b);
         return s;
     }
-    /* the tighter of each pair is what a value must satisfy; both are
-     * shown when both are given, which is rare enough to keep simple */
+    /* a schema giving both forms of one bound is rare: the message names
+     * the exclusive one, while in_range() enforces both */
     char *lo = NULL, *hi = NULL;
     if (emn) {
         a = format_number(emn->valuedouble);
