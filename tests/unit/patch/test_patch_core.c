@@ -1,0 +1,318 @@
+/* Parser, matcher, line endings and diff rendering of apply_patch. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/plugin.h>
+#include "patch_apply.h"
+#include "patch_fs.h"
+#include "patch_match.h"
+#include "patch_parse.h"
+#include "patch_text.h"
+
+static int parse(const char *text, patch *p, char **err)
+{
+    return patch_parse(text, strlen(text), p, err);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+    patch p;
+    char *err = NULL;
+    assert_int_equal(parse(text, &p, &err), VT_ERR_INVALID);
+    assert_non_null(err);
+    if (!strstr(err, needle))
+        fail_msg("error '%s' lacks '%s'", err, needle);
+    free(err);
+}
+
+static void test_parse_all_operations(void **state)
+{
+    (void)state;
+    const char *t = "*** Begin Patch\n"
+                    "*** Add File: a.txt\n+one\n+two\n"
+                    "*** Delete File: b.txt\n"
+                    "*** Update File: c.txt\n*** Move to: d/c.txt\n"
+                    "@@ def f():\n ctx\n-old\n+new\n"
+                    "@@\n-x\n+y\n*** End of File\n"
+                    "*** End Patch\n";
+    patch p;
+    char *err = NULL;
+    assert_int_equal(parse(t, &p, &err), 0);
+    assert_int_equal(p.nops, 3);
+    assert_int_equal(p.ops[0].kind, PATCH_ADD);
+    assert_string_equal(p.ops[0].path, "a.txt");
+    assert_int_equal(p.ops[0].count, 2);
+    assert_int_equal(p.ops[1].kind, PATCH_DELETE);
+    assert_int_equal(p.ops[2].kind, PATCH_UPDATE);
+    assert_string_equal(p.ops[2].move_to, "d/c.txt");
+    assert_int_equal(p.ops[2].chunk_count, 2);
+    const patch_chunk *c0 = &p.chunks[p.ops[2].chunk_first];
+    assert_int_equal(c0->ctx_len, strlen("def f():"));
+    assert_memory_equal(c0->ctx, "def f():", c0->ctx_len);
+    assert_int_equal(c0->count, 3);
+    assert_int_equal(c0->eof, 0);
+    assert_int_equal(c0->line_no, 8);
+    const patch_chunk *c1 = c0 + 1;
+    assert_null(c1->ctx);
+    assert_int_equal(c1->eof, 1);
+    assert_int_equal(p.lines[c1->first].kind, '-');
+    patch_free(&p);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    expect_error("*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch\n",
+                 "Invalid patch hunk on line 2: '*** Frobnicate File: foo' is not a valid hunk "
+                 "header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', "
+                 "'*** Update File: {path}'");
+    expect_error("*** Begin Patch\n*** End Patch\n", "No files were modified.");
+    expect_error("", "the patch is empty");
+    expect_error("hello\n*** End Patch\n", "line 1: The first line of the patch must be");
+    expect_error("*** Begin Patch\n*** Add File: a\n+a\n", "must be '*** End Patch'");
+    expect_error("*** Begin Patch\n*** Update File: a\n@@\n-x\nbad\n*** End Patch\n",
+                 "line 5: Unexpected line found in update hunk: 'bad'");
+    expect_error("*** Begin Patch\n*** Update File: a\n@@\n@@\n-x\n*** End Patch\n",
+                 "line 3: Update hunk for 'a' does not contain any lines");
+    expect_error("*** Begin Patch\n*** Add File:   \n*** End Patch\n", "needs a path");
+    expect_error("*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+                 "Update file hunk for path 'a' is empty");
+    expect_error("*** Begin Patch\n*** Add File: a\n+a\n*** End Patch\ntrailing\n",
+                 "must be '*** End Patch'");
+}
+
+static void test_parse_leniency(void **state)
+{
+    (void)state;
+    const char *ok[] = {
+        "<<'EOF'\n*** Begin Patch\n*** Add File: a\n+a\n*** End Patch\nEOF\n",
+        "<<\"EOF\"\n*** Begin Patch\n*** Add File: a\n+a\n*** End Patch\nEOF",
+        "<<EOF\n*** Begin Patch\n*** Add File: a\n+a\n*** End Patch\nEOF\n\n",
+        "\n  *** Begin Patch \n  *** Add File: a  \n+a\n\t*** End Patch\t\n\n\n",
+        "*** Begin Patch\r\n*** Add File: a\r\n+a\r\n*** End Patch\r\n",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        patch p;
+        char *err = NULL;
+        if (parse(ok[i], &p, &err) != 0)
+            fail_msg("case %zu: %s", i, err);
+        assert_int_equal(p.nops, 1);
+        assert_string_equal(p.ops[0].path, "a");
+        assert_int_equal(p.lines[p.ops[0].first].len, 1);
+        patch_free(&p);
+    }
+    /* An unclosed heredoc is not unwrapped. */
+    expect_error("<<EOF\n*** Begin Patch\n*** Add File: a\n+a\n*** End Patch\n",
+                 "first line of the patch must be");
+    /* Unified-diff range headers keep only their section text. */
+    patch p;
+    char *err = NULL;
+    assert_int_equal(parse("*** Begin Patch\n*** Update File: a\n@@ -1,2 +1,2 @@ int main()\n"
+                           "-x\n+y\n*** End Patch\n", &p, &err), 0);
+    assert_int_equal(p.chunks[0].ctx_len, strlen("int main()"));
+    patch_free(&p);
+    assert_int_equal(parse("*** Begin Patch\n*** Update File: a\n@@ -3 +3 @@\n-x\n+y\n"
+                           "*** End Patch\n", &p, &err), 0);
+    assert_null(p.chunks[0].ctx);
+    patch_free(&p);
+}
+
+static void test_text_split_endings(void **state)
+{
+    (void)state;
+    const char *s = "a\r\nb\nc\rd";
+    text_lines t;
+    assert_int_equal(text_split(s, strlen(s), &t), 0);
+    assert_int_equal(t.n, 4);
+    assert_int_equal(t.v[0].eol, 2);
+    assert_int_equal(t.v[1].eol, 1);
+    assert_int_equal(t.v[2].eol, 1);
+    assert_int_equal(t.v[3].eol, 0);
+    assert_int_equal(t.v[3].len, 1);
+    assert_memory_equal(t.eol, "\r\n", 2);
+    text_lines_free(&t);
+    assert_int_equal(text_split("", 0, &t), 0);
+    assert_int_equal(t.n, 0);
+    assert_memory_equal(t.eol, "\n", 1);
+    text_lines_free(&t);
+}
+
+static void test_fold(void **state)
+{
+    (void)state;
+    /* en dash, minus, curly quotes, no-break and thin spaces; invalid
+     * UTF-8 bytes pass through. */
+    const char *in = "  \xe2\x80\x93\xe2\x88\x92 \xe2\x80\x98x\xe2\x80\x99 \xe2\x80\x9cy\xe2\x80\x9d"
+                     "\xc2\xa0z\xe2\x80\x89\xff\xc3\xa9 \xc2\xa0";
+    size_t n;
+    char *f = text_fold(in, strlen(in), &n);
+    assert_string_equal(f, "-- 'x' \"y\" z \xff\xc3\xa9");
+    assert_int_equal(n, strlen(f));
+    free(f);
+}
+
+static size_t seek(const char *file, const char *const *pat, size_t n, size_t from, int eof)
+{
+    text_lines t;
+    assert_int_equal(text_split(file, strlen(file), &t), 0);
+    match_span sp[8];
+    for (size_t i = 0; i < n; i++)
+        sp[i] = (match_span){pat[i], strlen(pat[i])};
+    matcher m;
+    matcher_init(&m, &t);
+    size_t at = (size_t)-1;
+    int r = matcher_seek(&m, from, sp, n, eof, &at);
+    matcher_free(&m);
+    text_lines_free(&t);
+    return r == 1 ? at : (size_t)-1;
+}
+
+static void test_match_passes(void **state)
+{
+    (void)state;
+    const char *f = "x  \ny\nx\n  y \n\xe2\x80\x9cq\xe2\x80\x9d\n";
+    const char *x[] = {"x"};
+    assert_int_equal(seek(f, x, 1, 0, 0), 2);        /* exact beats rstrip */
+    const char *xy[] = {"x", "y"};
+    assert_int_equal(seek(f, xy, 2, 0, 0), 0);       /* rstrip */
+    const char *xy2[] = {"x", "y"};
+    assert_int_equal(seek(f, xy2, 2, 1, 0), 2);      /* trim, from the cursor */
+    const char *q[] = {"\"q\""};
+    assert_int_equal(seek(f, q, 1, 0, 0), 4);        /* folded quotes */
+    const char *none[] = {"zzz"};
+    assert_int_equal(seek(f, none, 1, 0, 0), (size_t)-1);
+    const char *end[] = {"x"};
+    assert_int_equal(seek("x\ny\nx\n", end, 1, 0, 1), 2);
+    assert_int_equal(seek("x\ny\n", end, 1, 0, 1), (size_t)-1);
+    const char *big[] = {"a", "b", "c"};
+    assert_int_equal(seek("a\nb\n", big, 3, 0, 0), (size_t)-1);
+}
+
+static char *run_update(const char *file, const char *patch_text, char **diff, char **err)
+{
+    patch p;
+    assert_int_equal(parse(patch_text, &p, err), 0);
+    file_result r;
+    int rc = apply_update(&p, &p.ops[0], "f", file, strlen(file), &r, err);
+    patch_free(&p);
+    if (rc)
+        return NULL;
+    char *out = strndup(r.data, r.size);
+    *diff = strdup(r.diff.content);
+    file_result_free(&r);
+    return out;
+}
+
+static void test_update_endings(void **state)
+{
+    (void)state;
+    char *diff = NULL, *err = NULL;
+    char *o = run_update("a\r\nb\nc", "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n+N\n"
+                                      "*** End Patch\n", &diff, &err);
+    assert_non_null(o);
+    /* New lines take the first ending; the last line gains one. */
+    assert_string_equal(o, "a\r\nB\r\nN\r\nc\r\n");
+    assert_string_equal(diff, "@@ -1,3 +1,4 @@\n a\n-b\n+B\n+N\n-c\n\\ No newline at end of file\n+c\n");
+    free(o);
+    free(diff);
+    o = run_update("only", "*** Begin Patch\n*** Update File: f\n+more\n*** End Patch\n", &diff,
+                   &err);
+    assert_string_equal(o, "only\nmore\n");
+    free(o);
+    free(diff);
+    o = run_update("x\n", "*** Begin Patch\n*** Update File: f\n-y\n+z\n*** End Patch\n", &diff,
+                   &err);
+    assert_null(o);
+    assert_non_null(strstr(err, "Failed to find expected lines in f (chunk 1, patch line 3):\ny\n"));
+    free(err);
+}
+
+static void test_diff_hunks_and_truncation(void **state)
+{
+    (void)state;
+    /* Two changes 10 lines apart: two hunks; 6 apart: one. */
+    char file[4096] = "", pt[4096];
+    for (int i = 1; i <= 30; i++)
+        sprintf(file + strlen(file), "l%d\n", i);
+    char *diff = NULL, *err = NULL;
+    char *o = run_update(file, "*** Begin Patch\n*** Update File: f\n@@\n-l5\n+L5\n@@\n-l15\n"
+                               "+L15\n*** End Patch\n", &diff, &err);
+    assert_non_null(o);
+    assert_string_equal(diff, "@@ -2,7 +2,7 @@\n l2\n l3\n l4\n-l5\n+L5\n l6\n l7\n l8\n"
+                              "@@ -12,7 +12,7 @@\n l12\n l13\n l14\n-l15\n+L15\n l16\n l17\n l18\n");
+    free(o);
+    free(diff);
+    o = run_update(file, "*** Begin Patch\n*** Update File: f\n@@\n-l5\n+L5\n@@\n-l12\n"
+                         "+L12\n*** End Patch\n", &diff, &err);
+    assert_non_null(strstr(diff, "@@ -2,14 +2,14 @@\n"));
+    assert_null(strstr(diff + 1, "@@ -"));
+    free(o);
+    free(diff);
+    /* A 300-line addition is cut to 80 + marker + 80 lines. */
+    strcpy(pt, "*** Begin Patch\n*** Add File: big\n");
+    patch p;
+    char *big = malloc(300 * 16 + 64);
+    strcpy(big, pt);
+    for (int i = 0; i < 300; i++)
+        sprintf(big + strlen(big), "+%d\n", i);
+    strcat(big, "*** End Patch\n");
+    assert_int_equal(parse(big, &p, &err), 0);
+    file_result r;
+    assert_int_equal(apply_add(&p, &p.ops[0], &r), 0);
+    assert_int_equal(r.diff.additions, 300);
+    assert_true(r.diff.truncated);
+    assert_int_equal(r.diff.omitted, 301 - 160);
+    size_t lines = 0;
+    for (const char *c = r.diff.content; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 161);
+    assert_non_null(strstr(r.diff.content, "\n... 141 lines omitted ...\n+220\n"));
+    assert_non_null(strstr(r.diff.content, "+299\n"));
+    file_result_free(&r);
+    patch_free(&p);
+    free(big);
+}
+
+static void test_path_check(void **state)
+{
+    (void)state;
+    struct { const char *in, *out; int rc; } cases[] = {
+        {"a/b.txt", "a/b.txt", 0},   {"./a//b/./c", "a/b/c", 0}, {"a/../b", "b", 0},
+        {"../x", NULL, VT_ERR_OUTSIDE}, {"a/../../x", NULL, VT_ERR_OUTSIDE},
+        {"/etc/passwd", NULL, VT_ERR_OUTSIDE}, {"", NULL, VT_ERR_INVALID},
+        {".", NULL, VT_ERR_INVALID}, {"a\tb", NULL, VT_ERR_INVALID},
+        {"a\x7f", NULL, VT_ERR_INVALID},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *norm = NULL, *err = NULL;
+        int rc = fs_path_check(cases[i].in, &norm, &err);
+        assert_int_equal(rc, cases[i].rc);
+        if (cases[i].out)
+            assert_string_equal(norm, cases[i].out);
+        else
+            assert_non_null(err);
+        free(norm);
+        free(err);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_all_operations),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_leniency),
+        cmocka_unit_test(test_text_split_endings),
+        cmocka_unit_test(test_fold),
+        cmocka_unit_test(test_match_passes),
+        cmocka_unit_test(test_update_endings),
+        cmocka_unit_test(test_diff_hunks_and_truncation),
+        cmocka_unit_test(test_path_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
