@@ -86,7 +86,7 @@ static int add_rule(perm_agent *a, int bucket, const char *text, const char *fil
     perm_rule_env env = {st->workspace, st->home};
     char *src = NULL, *why = NULL;
     perm_rule *r = NULL;
-    if (asprintf(&src, "%s:%zu", file, line) < 0)
+    if ((line ? asprintf(&src, "%s:%zu", file, line) : asprintf(&src, "%s", file)) < 0)
         return VT_ERR_NOMEM;
     int rc = perm_rule_parse(text, src, &env, &r, &why);
     free(src);

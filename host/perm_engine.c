@@ -424,6 +424,9 @@ void perm_eval_run(perm_eval *ev)
                 ev->subject = ev->subj[i].raw;
                 step(ev, "protected", NULL, ev->subj[i].raw,
                      "edits to protected paths always ask");
+            } else {
+                step(ev, "protected", NULL, ev->subj[i].raw,
+                     "never approved without a prompt");
             }
             break;
         }

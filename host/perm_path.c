@@ -219,16 +219,18 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
     if (!pat)
         return VT_ERR_NOMEM;
 
-    /* Segments: lexically fold "." and ".." of the literal part. */
-    if (*base == PBASE_ABS) {
-        if (strstr(pat, "/../") || strstr(pat, "/./") || strstr(pat, "//")) {
-            size_t l = strlen(pat);
-            if (!has_glob(pat, l))
-                normalise_abs(pat);
-        }
-        size_t l = strlen(pat);
-        while (l > 1 && pat[l - 1] == '/')
-            pat[--l] = 0;
+    /* Lexical normalisation: "//" runs collapse everywhere; "." and ".."
+     * fold when the pattern has no glob characters. */
+    {
+        size_t j = 0;
+        for (size_t i = 0; pat[i]; i++)
+            if (!(pat[i] == '/' && j > 0 && pat[j - 1] == '/'))
+                pat[j++] = pat[i];
+        pat[j] = 0;
+        if (*base == PBASE_ABS && !has_glob(pat, j))
+            normalise_abs(pat);
+        while (j > 1 && pat[j - 1] == '/')
+            pat[--j] = 0;
     }
 
     size_t plen = strlen(pat);
