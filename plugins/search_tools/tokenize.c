@@ -22,12 +22,16 @@ typedef struct cp_info {
     uint8_t cat;  /* utf8proc category */
 } cp_info;
 
+/* Runs longer than this spill to the heap; most words fit. */
+#define TOK_INLINE_CPS 128
+
 typedef struct tok_state {
     tok_fn fn;
     void *ctx;
     const char *text;
-    cp_info *cps;
+    cp_info *cps;   /* `inline_cps` or a heap copy */
     size_t ncps, cap;
+    cp_info inline_cps[TOK_INLINE_CPS];
     utf8proc_int32_t fold[TOK_FOLD_CAP + 1];
 } tok_state;
 
@@ -135,10 +139,13 @@ static int emit_run(tok_state *st)
 static int push_cp(tok_state *st, size_t off, size_t len, int cls, int cat)
 {
     if (st->ncps == st->cap) {
-        size_t ncap = st->cap ? st->cap * 2 : 64;
-        cp_info *p = realloc(st->cps, ncap * sizeof *p);
+        size_t ncap = st->cap * 2;
+        cp_info *p = st->cps == st->inline_cps ? malloc(ncap * sizeof *p)
+                                               : realloc(st->cps, ncap * sizeof *p);
         if (!p)
             return VT_ERR_NOMEM;
+        if (st->cps == st->inline_cps)
+            memcpy(p, st->inline_cps, sizeof st->inline_cps);
         st->cps = p;
         st->cap = ncap;
     }
@@ -148,14 +155,14 @@ static int push_cp(tok_state *st, size_t off, size_t len, int cls, int cat)
 
 int tok_split(const char *text, size_t len, tok_fn fn, void *ctx)
 {
-    tok_state *st = malloc(sizeof *st);
-    if (!st)
-        return VT_ERR_NOMEM;
+    /* On the stack: one split per field, many fields per catalog. */
+    tok_state state, *st = &state;
     st->fn = fn;
     st->ctx = ctx;
     st->text = text;
-    st->cps = NULL;
-    st->ncps = st->cap = 0;
+    st->cps = st->inline_cps;
+    st->ncps = 0;
+    st->cap = TOK_INLINE_CPS;
 
     const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)text;
     size_t i = 0;
@@ -181,8 +188,8 @@ int tok_split(const char *text, size_t len, tok_fn fn, void *ctx)
         }
         i += n;
     }
-    free(st->cps);
-    free(st);
+    if (st->cps != st->inline_cps)
+        free(st->cps);
     return rc;
 }
 

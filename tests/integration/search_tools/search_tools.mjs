@@ -14,6 +14,9 @@ if (!vthost || !fixtureDir) {
   process.exit(2);
 }
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-search-'));
+// Fixture tools declare network effects: allow the one the test calls.
+fs.writeFileSync(path.join(ws, 'vtcode.toml'),
+  '[permissions]\nallow = ["github_create_issue"]\n');
 
 function run(args, { fixture = true } = {}) {
   const argv = ['--workspace', ws];
