@@ -164,6 +164,15 @@ static void init_rules(void)
     }
 }
 
+void cs_decl_release(void)
+{
+    for (int r = 0; r < R_COUNT; r++)
+        for (size_t i = 0; i < RULESET[r].npat; i++) {
+            pcre2_code_free(RULESET[r].pats[i].code);
+            RULESET[r].pats[i].code = NULL;
+        }
+}
+
 static int rules_of(int lexer)
 {
     switch (lexer) {

@@ -33,6 +33,9 @@ int cs_lex(int lexer, const char *buf, size_t len, cs_toks *t);
 /* Mark declaration names (tok.def) in a lexed stream. */
 int cs_decl_mark(int lexer, const char *buf, cs_toks *t);
 void cs_toks_free(cs_toks *t);
+/* Free the compiled declaration patterns (at unload; no search may run
+ * afterwards). */
+void cs_decl_release(void);
 
 /* ---- for the lexers ---- */
 void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end);

@@ -1,10 +1,13 @@
 /* The code_search plugin: schema, argument checks, permission subjects and
  * the JSON response around the search core (cs_search). */
 #include "cs.h"
+#include "cs_lex.h"
 #include "cs_types.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <vthost/plugin.h>
 
 static const vt_host_api *api;
@@ -109,6 +112,11 @@ static const char *relative(const char *abs)
     return n == 1 && root[0] == '/' ? abs + 1 : NULL;
 }
 
+/* The scope as a path subject: a file as itself, the whole workspace as
+ * ".", and a directory as its path followed by a slash and two stars:
+ * everything the search may read below it.  So an allow rule for
+ * everything below src covers path "src", and a deny rule for everything
+ * below secret refuses path "secret". */
 static int cs_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 {
     (void)call;
@@ -116,11 +124,28 @@ static int cs_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     if (!cJSON_IsString(p) || !p->valuestring[0])
         return api->subject_add(out, VT_SUBJECT_PATH_READ, ".");
     char *abs = NULL;
+    const char *rel = NULL;
+    if (api->resolve_path(p->valuestring, 0, &abs) == 0)
+        rel = relative(abs);
     int rc;
-    if (api->resolve_path(p->valuestring, 0, &abs) == 0 && relative(abs))
-        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, relative(abs));
-    else  /* reported as given: the policy judges it, run refuses it */
+    struct stat st;
+    if (!rel) {  /* reported as given: the policy judges it, run refuses it */
         rc = api->subject_add(out, VT_SUBJECT_PATH_READ, p->valuestring);
+    } else if (strcmp(rel, ".") == 0) {
+        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, ".");
+    } else if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(rel) + 4;
+        char *s = malloc(n);
+        if (!s) {
+            api->free(abs);
+            return VT_ERR_NOMEM;
+        }
+        snprintf(s, n, "%s/**", rel);
+        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, s);
+        free(s);
+    } else {
+        rc = api->subject_add(out, VT_SUBJECT_PATH_READ, rel);
+    }
     api->free(abs);
     return rc;
 }
@@ -240,6 +265,11 @@ static int cs_init(const vt_host_api *host, char **errmsg)
     return 0;
 }
 
+static void cs_fini(void)
+{
+    cs_decl_release();
+}
+
 static const vt_tool TOOLS[] = {
     {
         .name = "code_search",
@@ -268,6 +298,7 @@ static const vt_plugin PLUGIN = {
     .license = "MIT",
     .tools = TOOLS,
     .init = cs_init,
+    .fini = cs_fini,
 };
 
 VT_PLUGIN_ENTRY(PLUGIN)
