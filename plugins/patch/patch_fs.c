@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -362,6 +363,57 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* Create and fill a temporary file in dfd; *tmp receives its name. */
+static int write_temp(int dfd, const char *rel, const char *leaf, const char *data, size_t len,
+                      int mode, int do_sync, char tmp[256], char **err)
+{
+    static atomic_uint seq;
+    int fd = -1;
+    for (int tries = 0; tries < 16 && fd < 0; tries++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(tmp, 256, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
+                 atomic_fetch_add(&seq, 1), ts.tv_nsec);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        return failf(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
+                     strerror(errno));
+    int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
+             (!do_sync || fsync(fd) == 0);
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        unlinkat(dfd, tmp, 0);
+        return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
+    }
+    return 0;
+}
+
+static int rename_into(int dfd, const char *tmp, const char *leaf, int noreplace)
+{
+    int r = noreplace ? renameat2(dfd, tmp, dfd, leaf, RENAME_NOREPLACE)
+                      : renameat(dfd, tmp, dfd, leaf);
+    if (r != 0 && noreplace && errno == EINVAL) { /* filesystem without it */
+        r = linkat(dfd, tmp, dfd, leaf, 0);
+        if (r == 0)
+            unlinkat(dfd, tmp, 0);
+    }
+    return r;
+}
+
+static int rename_error(char **err, const char *rel, int e)
+{
+    if (e == EEXIST)
+        return failf(err, VT_ERR_EXISTS, "'%s' appeared while the patch was applied", rel);
+    return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
+}
+
 int fs_write(int root, const char *rel, const char *data, size_t len, int mode, int noreplace,
              fs_created_dirs *dirs, char **err)
 {
@@ -370,48 +422,113 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
     int dfd = open_parent(root, rel, dirs, &leaf, err);
     if (dfd < 0)
         return dfd;
-    static atomic_uint seq;
     char tmp[256];
-    int fd = -1;
-    for (int tries = 0; tries < 16 && fd < 0; tries++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        snprintf(tmp, sizeof tmp, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
-                 atomic_fetch_add(&seq, 1), ts.tv_nsec);
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        int e = errno;
-        close(dfd);
-        return failf(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
-                     strerror(e));
-    }
-    int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
-             fsync(fd) == 0;
-    int e = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok) {
-        int r = noreplace ? renameat2(dfd, tmp, dfd, leaf, RENAME_NOREPLACE)
-                          : renameat(dfd, tmp, dfd, leaf);
-        if (r != 0 && noreplace && errno == EINVAL) /* filesystem without it */
-            r = linkat(dfd, tmp, dfd, leaf, 0) == 0 ? unlinkat(dfd, tmp, 0) : -1;
-        ok = r == 0;
-        e = errno;
-    }
-    if (!ok) {
+    int rc = write_temp(dfd, rel, leaf, data, len, mode, 1, tmp, err);
+    if (rc == 0 && rename_into(dfd, tmp, leaf, noreplace) != 0) {
+        rc = rename_error(err, rel, errno);
         unlinkat(dfd, tmp, 0);
-        close(dfd);
-        if (e == EEXIST)
-            return failf(err, VT_ERR_EXISTS, "'%s' appeared while the patch was applied", rel);
-        return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
     }
-    fsync(dfd); /* make the rename durable */
+    if (rc == 0)
+        fsync(dfd); /* make the rename durable */
     close(dfd);
+    return rc;
+}
+
+int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
+             fs_created_dirs *dirs, char **tmp_rel, char **err)
+{
+    *err = NULL;
+    *tmp_rel = NULL;
+    const char *leaf;
+    int dfd = open_parent(root, rel, dirs, &leaf, err);
+    if (dfd < 0)
+        return dfd;
+    char tmp[256];
+    int rc = write_temp(dfd, rel, leaf, data, len, mode, 0, tmp, err);
+    if (rc == 0 && asprintf(tmp_rel, "%.*s%s", (int)(leaf - rel), rel, tmp) < 0) {
+        unlinkat(dfd, tmp, 0);
+        *tmp_rel = NULL;
+        rc = VT_ERR_NOMEM;
+    }
+    close(dfd);
+    return rc;
+}
+
+int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, char **err)
+{
+    *err = NULL;
+    const char *leaf;
+    int dfd = open_parent(root, rel, NULL, &leaf, err);
+    if (dfd < 0)
+        return dfd;
+    const char *slash = strrchr(tmp_rel, '/');
+    int rc = 0;
+    if (rename_into(dfd, slash ? slash + 1 : tmp_rel, leaf, noreplace) != 0)
+        rc = rename_error(err, rel, errno);
+    close(dfd);
+    return rc;
+}
+
+void fs_discard(int root, const char *tmp_rel)
+{
+    char *err = NULL;
+    const char *leaf;
+    int dfd = open_parent(root, tmp_rel, NULL, &leaf, &err);
+    free(err);
+    if (dfd >= 0) {
+        unlinkat(dfd, leaf, 0);
+        close(dfd);
+    }
+}
+
+typedef struct sync_job {
+    int root;
+    char *const *rels;
+    size_t n;
+    atomic_size_t next;
+    atomic_int failed;     /* index + 1 of the first failure */
+    atomic_int err_no;
+} sync_job;
+
+static void *sync_worker(void *arg)
+{
+    sync_job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n)
+            return NULL;
+        const char *rel = j->rels[i];
+        int fd = *rel ? fs_open_beneath(j->root, rel, O_RDONLY, 0)
+                      : fcntl(j->root, F_DUPFD_CLOEXEC, 0);
+        int ok = fd >= 0 && fsync(fd) == 0;
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        int none = 0;
+        if (!ok && atomic_compare_exchange_strong(&j->failed, &none, (int)i + 1))
+            atomic_store(&j->err_no, e);
+    }
+}
+
+int fs_sync_paths(int root, char *const *rels, size_t n, char **err)
+{
+    *err = NULL;
+    sync_job j = {.root = root, .rels = rels, .n = n};
+    /* Concurrent fsyncs share journal commits (ext4, xfs): far fewer
+     * device flushes than one fsync after another. */
+    enum { MAX_WORKERS = 16 };
+    pthread_t th[MAX_WORKERS];
+    size_t nth = n < MAX_WORKERS ? n : MAX_WORKERS, started = 0;
+    for (size_t i = 1; i < nth; i++)
+        if (pthread_create(&th[started], NULL, sync_worker, &j) == 0)
+            started++;
+    sync_worker(&j);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    int f = atomic_load(&j.failed);
+    if (f)
+        return failf(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
+                     strerror(atomic_load(&j.err_no)));
     return 0;
 }
 

@@ -39,6 +39,18 @@ typedef struct fs_created_dirs {
 int fs_write(int root, const char *rel, const char *data, size_t len, int mode, int noreplace,
              fs_created_dirs *dirs, char **err);
 int fs_unlink(int root, const char *rel, char **err);
+
+/* Two-phase writing for a whole patch: stage every new content as a
+ * temporary file beside its target (*tmp_rel, malloc'd), sync them all
+ * together, then publish (rename) each into place.  fs_discard removes
+ * a staged file that will not be published. */
+int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
+             fs_created_dirs *dirs, char **tmp_rel, char **err);
+int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, char **err);
+void fs_discard(int root, const char *tmp_rel);
+/* fsync each file or directory in rels, several at once so the
+ * filesystem can commit them together.  Returns the first error. */
+int fs_sync_paths(int root, char *const *rels, size_t n, char **err);
 /* Remove the recorded directories, newest first (only if empty). */
 void fs_remove_dirs(int root, fs_created_dirs *dirs);
 void fs_created_dirs_free(fs_created_dirs *dirs);

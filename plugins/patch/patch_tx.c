@@ -165,6 +165,7 @@ typedef struct undo {
 typedef struct journal {
     undo *u;
     size_t n;
+    char **tmp;         /* per entry: its staged temporary file, or NULL */
     fs_created_dirs dirs;
     long fail_at;       /* test hook: fail the step with this number */
     long step;
@@ -178,47 +179,94 @@ static int step(journal *j, char **err, const char *path)
     return 0;
 }
 
-static int commit_entry(tx *t, tx_entry *e, journal *j, char **err)
+/* Where an entry's new content goes, or NULL when it writes none. */
+static const char *target(const tx_entry *e)
 {
+    if (!e->changed || e->op->kind == PATCH_DELETE)
+        return NULL;
+    return e->dest ? e->dest : e->path;
+}
+
+/* Phase 1: every new content into a temporary file beside its target,
+ * then all of them synced at once.  Nothing visible has changed yet. */
+static int stage_all(tx *t, journal *j, char **err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const tx_entry *e = &t->e[i];
+        const char *to = target(e);
+        if (!to)
+            continue;
+        int mode = e->op->kind == PATCH_ADD ? -1 : (int)e->mode;
+        int rc = step(j, err, to);
+        if (rc == 0)
+            rc = fs_stage(t->root, to, e->res.data, e->res.size, mode, &j->dirs, &j->tmp[i], err);
+        if (rc)
+            return rc;
+        n++;
+    }
+    char **list = malloc((n ? n : 1) * sizeof *list);
+    if (!list)
+        return VT_ERR_NOMEM;
+    n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (j->tmp[i])
+            list[n++] = j->tmp[i];
+    int rc = fs_sync_paths(t->root, list, n, err);
+    free(list);
+    return rc;
+}
+
+/* Phase 2: rename the staged files into place and delete, in patch
+ * order, journaling how to undo each step. */
+static int publish_entry(tx *t, size_t i, journal *j, char **err)
+{
+    tx_entry *e = &t->e[i];
     int rc;
     if (!e->changed)
         return 0;
     switch (e->op->kind) {
     case PATCH_ADD:
         if ((rc = step(j, err, e->path)) ||
-            (rc = fs_write(t->root, e->path, e->res.data, e->res.size, -1, 1, &j->dirs, err)))
+            (rc = fs_publish(t->root, j->tmp[i], e->path, 1, err)))
             return rc;
         j->u[j->n++] = (undo){0, e->path, NULL, 0, 0};
-        return 0;
+        break;
     case PATCH_DELETE:
         if ((rc = step(j, err, e->path)) || (rc = fs_unlink(t->root, e->path, err)))
             return rc;
         j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
-        return 0;
+        break;
     default:
         if (!e->dest) {
             if ((rc = step(j, err, e->path)) ||
-                (rc = fs_write(t->root, e->path, e->res.data, e->res.size, (int)e->mode, 0, NULL,
-                               err)))
+                (rc = fs_publish(t->root, j->tmp[i], e->path, 0, err)))
                 return rc;
             j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
-            return 0;
+            break;
         }
         if ((rc = step(j, err, e->dest)) ||
-            (rc = fs_write(t->root, e->dest, e->res.data, e->res.size, (int)e->mode, 1, &j->dirs,
-                           err)))
+            (rc = fs_publish(t->root, j->tmp[i], e->dest, 1, err)))
             return rc;
         j->u[j->n++] = (undo){0, e->dest, NULL, 0, 0};
+        free(j->tmp[i]);
+        j->tmp[i] = NULL;
         if ((rc = step(j, err, e->path)) || (rc = fs_unlink(t->root, e->path, err)))
             return rc;
         j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
-        return 0;
+        break;
     }
+    free(j->tmp[i]);
+    j->tmp[i] = NULL;
+    return 0;
 }
 
 static int rollback(tx *t, journal *j)
 {
     int bad = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (j->tmp[i])
+            fs_discard(t->root, j->tmp[i]);
     for (size_t i = j->n; i-- > 0;) {
         char *err = NULL;
         const undo *u = &j->u[i];
@@ -232,18 +280,70 @@ static int rollback(tx *t, journal *j)
     return bad;
 }
 
+static char *parent_of(const char *rel)
+{
+    const char *s = strrchr(rel, '/');
+    return s ? strndup(rel, (size_t)(s - rel)) : strdup("");
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Phase 3: make the renames, unlinks and new directories durable by
+ * syncing each directory that holds one (once each). */
+static void sync_dirs(tx *t, journal *j)
+{
+    size_t cap = 2 * t->n + j->dirs.n + 1, n = 0;
+    char **v = malloc(cap * sizeof *v);
+    if (!v)
+        return;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!t->e[i].changed)
+            continue;
+        v[n++] = parent_of(t->e[i].path);
+        if (t->e[i].dest)
+            v[n++] = parent_of(t->e[i].dest);
+    }
+    for (size_t i = 0; i < j->dirs.n; i++)
+        v[n++] = parent_of(j->dirs.v[i]);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i])
+            v[m++] = v[i];
+    qsort(v, m, sizeof *v, str_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (u && strcmp(v[u - 1], v[i]) == 0)
+            free(v[i]);
+        else
+            v[u++] = v[i];
+    }
+    char *err = NULL;
+    fs_sync_paths(t->root, v, u, &err); /* the change is made; this only hardens it */
+    free(err);
+    for (size_t i = 0; i < u; i++)
+        free(v[i]);
+    free(v);
+}
+
 int tx_commit(tx *t, char **err)
 {
     *err = NULL;
     journal j = {0};
     j.u = calloc(2 * t->n + 1, sizeof *j.u);
-    if (!j.u)
+    j.tmp = calloc(t->n + 1, sizeof *j.tmp);
+    if (!j.u || !j.tmp) {
+        free(j.u);
+        free(j.tmp);
         return VT_ERR_NOMEM;
+    }
     const char *fail_at = getenv("VTHOST_PATCH_FAIL_AT");
     j.fail_at = fail_at ? strtol(fail_at, NULL, 10) : 0;
-    int rc = 0;
+    int rc = stage_all(t, &j, err);
     for (size_t i = 0; i < t->n && rc == 0; i++)
-        rc = commit_entry(t, &t->e[i], &j, err);
+        rc = publish_entry(t, i, &j, err);
     if (rc) {
         int bad = rollback(t, &j);
         char *msg = NULL;
@@ -253,7 +353,12 @@ int tx_commit(tx *t, char **err)
             free(*err);
             *err = msg;
         }
+    } else {
+        sync_dirs(t, &j);
     }
+    for (size_t i = 0; i < t->n; i++)
+        free(j.tmp[i]);
+    free(j.tmp);
     fs_created_dirs_free(&j.dirs);
     free(j.u);
     return rc;
