@@ -1,0 +1,105 @@
+# Debian packages (cpack -G DEB in the build directory), one per install
+# component:
+#   vthost                    bin/vthost, profiles, man page, docs
+#   vthost-dev                plugin.h, pkg-config and CMake files, examples
+#   vthost-plugin-<name>      one per plugin module that was built
+# A plugin needs a host that speaks its ABI: the host Provides
+# vthost-abi-<major> (= <major>.<minor>) and each plugin Depends on
+# vthost-abi-<major> (>= <major>.<minor>), since a host accepts plugins
+# built against its own or an older minor of the same major.
+# Included from the top-level CMakeLists.txt: CPack must be set up there.
+
+file(STRINGS "${CMAKE_SOURCE_DIR}/sdk/include/vthost/plugin.h" _vt_abi
+     REGEX "^#define VT_ABI_(MAJOR|MINOR) +[0-9]+")
+string(REGEX REPLACE ".*VT_ABI_MAJOR +([0-9]+).*" "\\1" _vt_abi_major "${_vt_abi}")
+string(REGEX REPLACE ".*VT_ABI_MINOR +([0-9]+).*" "\\1" _vt_abi_minor "${_vt_abi}")
+set(_vt_abi_pkg "vthost-abi-${_vt_abi_major}")
+set(_vt_ver "${PROJECT_VERSION}")
+
+set(CPACK_PACKAGE_NAME "vthost")
+set(CPACK_PACKAGE_VERSION "${_vt_ver}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "tool host for coding agents")
+if(NOT CPACK_PACKAGE_CONTACT)
+  set(CPACK_PACKAGE_CONTACT "vthost maintainers <vthost@localhost>")
+endif()
+set(CPACK_GENERATOR "DEB")
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+# 0755 directories whatever the builder's umask: the host refuses plugin
+# directories that others can write.
+set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+    WORLD_READ WORLD_EXECUTE)
+# Library dependencies (libcjson1, libpcre2-8-0, ...) come from the
+# binaries themselves when dpkg-shlibdeps is available.
+find_program(VTHOST_DPKG_SHLIBDEPS dpkg-shlibdeps)
+find_program(VTHOST_FILE_PROGRAM file)
+if(VTHOST_DPKG_SHLIBDEPS AND VTHOST_FILE_PROGRAM)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+endif()
+
+# Only what was built is packaged; a build with plugins switched off
+# simply has fewer packages.
+set(_vt_components host dev)
+foreach(p IN LISTS VTHOST_ALL_PLUGINS)
+  if(TARGET vtplugin_${p})
+    string(REPLACE "_" "-" _dash "${p}")
+    list(APPEND _vt_components "plugin-${_dash}")
+  endif()
+endforeach()
+set(CPACK_COMPONENTS_ALL ${_vt_components})
+
+# ---- vthost ---------------------------------------------------------------
+set(CPACK_DEBIAN_HOST_PACKAGE_NAME "vthost")
+set(CPACK_DEBIAN_HOST_PACKAGE_PROVIDES "${_vt_abi_pkg} (= ${_vt_abi_major}.${_vt_abi_minor})")
+# The default profile's modules: apt installs them with the host unless
+# told not to; without them the default profile says which are missing.
+set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS
+    "vthost-plugin-exec, vthost-plugin-stdin, vthost-plugin-patch, vthost-plugin-search-tools")
+set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "vthost-plugin-code-search, vthost-dev")
+set(CPACK_COMPONENT_HOST_DESCRIPTION
+"tool host for coding agents
+ vthost gives a coding agent its model-facing tools (exec_command,
+ write_stdin, apply_patch, search_tools, code_search) as plugin modules,
+ chosen by a profile and guarded by a permission engine, over the Model
+ Context Protocol (stdio) or from the command line.
+ .
+ This package holds the host, its profiles and documentation. The tools
+ themselves are in the vthost-plugin-* packages.")
+
+# ---- vthost-dev -----------------------------------------------------------
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME "vthost-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libcjson-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "pkg-config")
+set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "vthost (>= ${_vt_ver})")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+"SDK for vthost tool plugins
+ The plugin header vthost/plugin.h (plugin ABI ${_vt_abi_major}.${_vt_abi_minor}), a pkg-config
+ file (vthost-plugin), a CMake package (find_package(vthost-plugin)) and an
+ example plugin with a typed tool and a full tool.")
+
+# ---- vthost-plugin-* ------------------------------------------------------
+set(_vt_plugin_depends "vthost (>= ${_vt_ver}), ${_vt_abi_pkg} (>= ${_vt_abi_major}.${_vt_abi_minor})")
+set(_vt_desc_exec "exec_command: run commands and interactive sessions in the workspace")
+set(_vt_desc_stdin "write_stdin: write to sessions started by exec_command")
+set(_vt_desc_patch "apply_patch: apply structured patches to workspace files")
+set(_vt_desc_search_tools "search_tools: find deferred tools of installed plugins")
+set(_vt_desc_code_search "code_search: bounded search for definitions, usages, text and paths")
+foreach(p IN LISTS VTHOST_ALL_PLUGINS)
+  string(REPLACE "_" "-" _dash "${p}")
+  string(TOUPPER "PLUGIN-${_dash}" _C)
+  set(CPACK_DEBIAN_${_C}_PACKAGE_NAME "vthost-plugin-${_dash}")
+  set(CPACK_DEBIAN_${_C}_PACKAGE_DEPENDS "${_vt_plugin_depends}")
+  set(CPACK_COMPONENT_${_C}_DESCRIPTION
+"vthost plugin: ${_vt_desc_${p}}
+ The ${p}.so module for vthost, loaded by the profiles that name it.")
+endforeach()
+# write_stdin drives the sessions exec publishes (service exec.sessions),
+# so it needs the exec module of the same build.
+string(APPEND CPACK_DEBIAN_PLUGIN-STDIN_PACKAGE_DEPENDS ", vthost-plugin-exec (= ${_vt_ver})")
+
+include(CPack)
