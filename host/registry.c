@@ -105,7 +105,7 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     int rc = schema_prepare(schema_text ? schema_text : e->t.input_schema, &e->schema, &why);
     free(schema_text);
     if (rc != VT_OK) {
-        *err = fmt("tool '%s': malformed input schema: %s", name, why ? why : "?");
+        *err = fmt("tool '%s': %s", name, why ? why : "malformed input schema");
         free(why);
         goto fail;
     }

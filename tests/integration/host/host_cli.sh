@@ -29,7 +29,7 @@ check "duplicate tool" "duplicate tool name 'fx_echo' (already registered by plu
 check "missing plugin" "missing required plugin 'no_such_plugin'" "$out"
 check "missing service" "missing required service 'no.such.service'" "$out"
 check "init failure" "init failed (-4): database not reachable" "$out"
-check "malformed schema" "tool 'fx_bad_schema': malformed input schema" "$out"
+check "malformed schema" "tool 'fx_bad_schema': input schema is not valid JSON" "$out"
 check "legacy name" "tool 'unified_exec' uses a removed legacy name" "$out"
 check "ok loaded" "loaded   fixture_ok" "$out"
 check "deferred tool" "fx_hidden                deferred" "$out"
