@@ -8,6 +8,10 @@ WS=$(mktemp -d)
 trap 'rm -rf "$WS"' EXIT
 cd "$WS"
 fails=0
+# The fixture tools are allowed by a global rule; permissions have tests of their own.
+CFG=$(mktemp)
+trap 'rm -rf "$WS" "$CFG"' EXIT
+printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden"]\n' > "$CFG"
 check() { # check NAME EXPECTED ACTUAL
     if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
@@ -16,7 +20,7 @@ check_eq() {
     if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
 }
-vt() { "$V" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
+vt() { "$V" --config "$CFG" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
 
 # ---- loader: one fixture per rule -------------------------------------
 out=$(vt plugins 2>&1)
@@ -132,10 +136,17 @@ check "config syntax error names file" "vtcode.toml:1:" "$out"
 rm -f "$WS/vtcode.toml"
 out=$("$V" --profile nosuch tools 2>&1); rc=$?
 check "unknown profile" "unknown profile 'nosuch'" "$out"
-E=$(mktemp -d)
-out=$("$V" --plugin-dir "$E" --profile advanced_vtcode tools 2>&1)
-check "advanced alias needs code_search" "code_search.so" "$out"
-rmdir "$E"
+out=$("$V" --profile advanced_vtcode plugins 2>&1)
+check "advanced_vtcode alias" "profile: advanced" "$out"
+out=$("$V" --profile vt_code plugins 2>&1)
+check "vt_code alias" "profile: default" "$out"
+printf '[profile]\nname = needs\ntools = fx_echo\n[module.fixture_ok]\npackage = a\n[module.not_installed_mod]\npackage = vthost-plugin-not-installed\n' > "$WS/needs.ini"
+out=$("$V" --profile "$WS/needs.ini" --plugin-dir "$FIX" tools 2>&1); rc=$?
+check_eq "missing module exit" 1 "$rc"
+check "missing module names file" "needs plugin module(s) not_installed_mod.so, not installed" "$out"
+check "missing module names dirs" "Searched: " "$out"
+check "missing module names fixture dir" "$(cd "$FIX" && pwd -P)" "$out"
+check "missing module names package" "Install the package(s): vthost-plugin-not-installed" "$out"
 
 # ---- gating: a gated tool outside a profile that lists it --------------
 printf '[profile]\nname = mini\ntools = fx_echo\n[module.fixture_ok]\npackage = x\n' > "$WS/mini.ini"

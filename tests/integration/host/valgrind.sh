@@ -8,11 +8,15 @@ WS=$(mktemp -d)
 trap 'rm -rf "$WS"' EXIT
 cd "$WS"
 fails=0
+# The fixture tools are allowed by a global rule; permissions have tests of their own.
+CFG=$(mktemp)
+trap 'rm -rf "$WS" "$CFG"' EXIT
+printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden"]\n' > "$CFG"
 vg() {
     # Plugins stay mapped so leak reports can name their functions.
     VTHOST_NO_DLCLOSE=1 valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
         --errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
-        "$V" --profile "$PROF" --plugin-dir "$FIX" "$@" >/dev/null 2>"$WS/vg.log"
+        "$V" --config "$CFG" --profile "$PROF" --plugin-dir "$FIX" "$@" >/dev/null 2>"$WS/vg.log"
     local rc=$?
     if [ $rc -eq 99 ]; then
         echo "FAIL valgrind: $*"; cat "$WS/vg.log"; fails=$((fails + 1))
