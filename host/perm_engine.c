@@ -11,9 +11,12 @@
 #include "perm_rules.h"
 #include "subjects.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 const char *perm_decision_name(perm_decision d)
 {
@@ -83,6 +86,118 @@ static void step(perm_eval *ev, const char *layer, const perm_rule *r,
 
 /* ---- preparation ------------------------------------------------------ */
 
+/* Resolved directories of one decision: a patch's paths share a few
+ * directories, so each is resolved once.  When a decision has many
+ * paths, a directory is also listed once (d_type says which entries are
+ * symlinks) instead of one lstat per path. */
+typedef struct dir_entry {
+    char *dir, *real;
+    int listed;       /* links[] is complete for this directory */
+    char **links;     /* names of symlinks (or entries of unknown type) */
+    size_t nlinks;
+} dir_entry;
+
+typedef struct dir_cache {
+    dir_entry e[16];
+    size_t n;
+    int list_dirs;
+} dir_cache;
+
+static void dir_cache_free(dir_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->e[i].dir);
+        free(c->e[i].real);
+        perm_strings_free(c->e[i].links, c->e[i].nlinks);
+    }
+}
+
+static void list_links(dir_entry *e)
+{
+    DIR *d = opendir(e->real);
+    if (!d)
+        return;
+    struct dirent *de;
+    size_t seen = 0, cap = 0;
+    int ok = 1;
+    while (ok && (de = readdir(d))) {
+        if (++seen > 4096) {
+            ok = 0; /* a huge directory: per-path lstat is cheaper */
+            break;
+        }
+        if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+            continue;
+        if (e->nlinks == cap) {
+            size_t nc = cap ? cap * 2 : 4;
+            char **nl = realloc(e->links, nc * sizeof *nl);
+            if (!nl) {
+                ok = 0;
+                break;
+            }
+            e->links = nl;
+            cap = nc;
+        }
+        if (!(e->links[e->nlinks] = strdup(de->d_name)))
+            ok = 0;
+        else
+            e->nlinks++;
+    }
+    closedir(d);
+    e->listed = ok;
+}
+
+static int has_dotdot(const char *p)
+{
+    for (const char *q = strstr(p, ".."); q; q = strstr(q + 1, ".."))
+        if ((q == p || q[-1] == '/') && (q[2] == 0 || q[2] == '/'))
+            return 1;
+    return 0;
+}
+
+static char *resolve(dir_cache *c, const char *base, const char *raw, const char *lex)
+{
+    const char *slash = strrchr(lex, '/');
+    if (has_dotdot(raw) || !slash || slash == lex)
+        return perm_path_resolved(base, raw);
+    size_t dl = (size_t)(slash - lex);
+    dir_entry *e = NULL;
+    for (size_t i = 0; i < c->n && !e; i++)
+        if (strlen(c->e[i].dir) == dl && memcmp(c->e[i].dir, lex, dl) == 0)
+            e = &c->e[i];
+    if (!e) {
+        char *d = strndup(lex, dl);
+        char *r = d ? perm_path_resolved("/", d) : NULL;
+        if (!d || !r || c->n == 16) {
+            free(d);
+            free(r);
+            return perm_path_resolved(base, raw);
+        }
+        e = &c->e[c->n++];
+        memset(e, 0, sizeof *e);
+        e->dir = d;
+        e->real = r;
+        if (c->list_dirs)
+            list_links(e);
+    }
+    int link = 0;
+    if (e->listed) {
+        for (size_t i = 0; i < e->nlinks && !link; i++)
+            link = strcmp(e->links[i], slash + 1) == 0;
+    } else {
+        struct stat st;
+        link = lstat(lex, &st) == 0 && S_ISLNK(st.st_mode);
+    }
+    if (link)
+        return perm_path_resolved(base, raw);
+    size_t rl = strcmp(e->real, "/") == 0 ? 0 : strlen(e->real), ll = strlen(slash);
+    char *out = malloc(rl + ll + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, e->real, rl);
+    memcpy(out + rl, slash, ll + 1);
+    return out;
+}
+
 int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
                       const char *tool, uint32_t effects, const vt_subjects *subjects,
                       const cJSON *args)
@@ -114,12 +229,22 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         if (!ev->justification && cJSON_IsString(j))
             ev->justification = j->valuestring;
     }
+    size_t any_path = 0;
+    for (size_t i = 0; i < n; i++)
+        any_path += is_path(subjects->items[i].kind) != 0;
     ev->cwd_lex = perm_path_lexical(st->workspace, cwd ? cwd : ".");
-    ev->cwd_res = perm_path_resolved(st->workspace, cwd ? cwd : ".");
+    /* the resolved directory matters only to path subjects */
+    /* the workspace root is canonical already; other directories matter
+     * only to path subjects */
+    ev->cwd_res = any_path && cwd ? perm_path_resolved(st->workspace, cwd)
+                                  : (ev->cwd_lex ? strdup(ev->cwd_lex) : NULL);
     ev->subj = calloc(n ? n : 1, sizeof *ev->subj);
     if (!ev->cwd_lex || !ev->cwd_res || !ev->subj)
         return VT_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++) {
+    dir_cache dc = {0};
+    dc.list_dirs = any_path >= 8;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         const subject *s = &subjects->items[i];
         perm_subj *d = &ev->subj[ev->nsubj++];
         d->kind = s->kind;
@@ -127,12 +252,14 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         if (s->kind == VT_SUBJECT_COMMAND) {
             d->norm = perm_command_normalise(s->value);
             if (!d->norm || perm_command_variants(d->norm, &d->variants, &d->nvariants) < 0)
-                return VT_ERR_NOMEM;
+                rc = VT_ERR_NOMEM;
         } else if (is_path(s->kind)) {
             d->lex = perm_path_lexical(ev->cwd_lex, s->value);
-            d->res = perm_path_resolved(ev->cwd_lex, s->value);
-            if (!d->lex || !d->res)
-                return VT_ERR_NOMEM;
+            d->res = d->lex ? resolve(&dc, ev->cwd_lex, s->value, d->lex) : NULL;
+            if (!d->lex || !d->res) {
+                rc = VT_ERR_NOMEM;
+                break;
+            }
             d->rel_lex = perm_path_below(ev->cwd_lex, d->lex);
             d->rel_res = perm_path_below(ev->cwd_res, d->res);
             d->inside = perm_path_within(st->workspace, d->lex) &&
@@ -142,6 +269,9 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
                           perm_path_protected(st->workspace, d->res));
         }
     }
+    dir_cache_free(&dc);
+    if (rc < 0)
+        return rc;
     return 0;
 }
 
@@ -171,10 +301,14 @@ static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
     perm_rule *const *v;
     size_t n;
     size_t w = strcspn(text, " ");
-    perm_ruleset_lookup(set, PIDX_CMD, ev->tool, text, w, &v, &n);
-    for (size_t i = 0; i < n; i++)
-        if (perm_regex_match(v[i]->re, text, ev->md))
-            return v[i];
+    if (perm_ruleset_has(set, PIDX_CMD)) {
+        perm_ruleset_lookup(set, PIDX_CMD, ev->tool, text, w, &v, &n);
+        for (size_t i = 0; i < n; i++)
+            if (perm_regex_match(v[i]->re, text, ev->md))
+                return v[i];
+    }
+    if (!perm_ruleset_has(set, PIDX_CMD_ANY))
+        return NULL;
     perm_ruleset_lookup(set, PIDX_CMD_ANY, ev->tool, "", 0, &v, &n);
     for (size_t i = 0; i < n; i++)
         if (perm_regex_match(v[i]->re, text, ev->md))
@@ -190,7 +324,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     perm_rule *const *v;
     size_t n;
     size_t len = strcmp(abs, "/") == 0 ? 0 : strlen(abs);
-    for (;;) {
+    for (int more = perm_ruleset_has(set, PIDX_ABS); more;) {
         perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
         for (size_t i = 0; i < n; i++)
             if (perm_regex_match(v[i]->re, abs, ev->md))
@@ -205,7 +339,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     if (!rel)
         return NULL;
     len = strlen(rel);
-    for (;;) {
+    for (int more = perm_ruleset_has(set, PIDX_CWD); more;) {
         perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
         for (size_t i = 0; i < n; i++)
             if (perm_regex_match(v[i]->re, rel, ev->md))
@@ -216,6 +350,28 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
             len--;
         if (len > 0)
             len--;
+    }
+    /* "*.ext" and "name" at any depth: looked up per path component */
+    int ext = perm_ruleset_has(set, PIDX_EXT), name = perm_ruleset_has(set, PIDX_NAME);
+    for (const char *c = rel; (ext || name) && *c;) {
+        size_t cl = strcspn(c, "/");
+        if (name) {
+            perm_ruleset_lookup(set, PIDX_NAME, ev->tool, c, cl, &v, &n);
+            for (size_t i = 0; i < n; i++)
+                if (perm_regex_match(v[i]->re, rel, ev->md))
+                    return v[i];
+        }
+        for (size_t k = 1; ext && k < cl; k++) {
+            if (c[k - 1] != '.')
+                continue;
+            perm_ruleset_lookup(set, PIDX_EXT, ev->tool, c + k, cl - k, &v, &n);
+            for (size_t i = 0; i < n; i++)
+                if (perm_regex_match(v[i]->re, rel, ev->md))
+                    return v[i];
+        }
+        c += cl;
+        while (*c == '/')
+            c++;
     }
     return NULL;
 }
@@ -315,7 +471,7 @@ static int cover_all(perm_eval *ev, const cover_set *sets, size_t nsets, int rec
             return 1;
         }
     }
-    size_t relevant = 0;
+    size_t relevant = 0, mark = ev->nsteps;
     for (size_t i = 0; i < ev->nsubj; i++) {
         const perm_subj *d = &ev->subj[i];
         int got = 0;
@@ -332,11 +488,15 @@ static int cover_all(perm_eval *ev, const cover_set *sets, size_t nsets, int rec
                     step(ev, sets[k].layer, r, d->raw, NULL);
             }
         }
-        if (got == 0)
+        if (got == 0) {
+            ev->nsteps = mark; /* not covered: forget the partial steps */
             return 0;
+        }
         if (got > 0)
             relevant++;
     }
+    if (!relevant)
+        ev->nsteps = mark;
     return relevant > 0;
 }
 
@@ -390,17 +550,14 @@ void perm_eval_run(perm_eval *ev)
         cover_set mixed[] = {{&ag->sets[PB_AUTO], "agent.auto"},
                              {&ag->sets[PB_ALLOW], "agent.allow"},
                              {&st->global[PB_ALLOW], "global.allow"}};
-        if (!empty_set(autos[0].set) && cover_all(ev, autos, 1, 0)) {
-            cover_all(ev, autos, 1, 1);
+        if (!empty_set(autos[0].set) && cover_all(ev, autos, 1, 1)) {
             ev->decision = PERM_AUTO;
             ev->layer = "agent.auto";
-        } else if (cover_all(ev, allows, nallow, 0)) {
-            cover_all(ev, allows, nallow, 1);
+        } else if (cover_all(ev, allows, nallow, 1)) {
             ev->decision = PERM_ALLOW;
             ev->layer = ev->nsteps && ev->steps[ev->nsteps - 1].layer
                             ? ev->steps[ev->nsteps - 1].layer : "agent.allow";
-        } else if (!empty_set(autos[0].set) && cover_all(ev, mixed, ag->embedded ? 3 : 2, 0)) {
-            cover_all(ev, mixed, ag->embedded ? 3 : 2, 1);
+        } else if (!empty_set(autos[0].set) && cover_all(ev, mixed, ag->embedded ? 3 : 2, 1)) {
             ev->decision = PERM_AUTO;
             ev->layer = "agent.auto";
         } else {

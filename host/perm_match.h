@@ -18,6 +18,11 @@ int perm_compile_command(const char *pat, pcre2_code **re, char **key, char **er
 int perm_compile_path(const char *spec, const char *workspace, const char *home,
                       perm_path_base *base, pcre2_code **re, char **key, char **err);
 
+/* For a relative pattern without a slash: 'E' and *key = "pem" for
+ * "*.pem" (matched by file-name suffix), 'N' and *key = the name for a
+ * literal name, else 0. */
+int perm_path_floating_key(const char *spec, char **key);
+
 /* Full match of `s` against an anchored pattern. */
 int perm_regex_match(const pcre2_code *re, const char *s, pcre2_match_data *md);
 

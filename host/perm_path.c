@@ -44,11 +44,15 @@ static void normalise_abs(char *s)
 
 static char *join(const char *base, const char *p)
 {
-    char *s = NULL;
     if (p[0] == '/')
         return strdup(p);
-    if (asprintf(&s, "%s/%s", base, p) < 0)
+    size_t bl = strlen(base), pl = strlen(p);
+    char *s = malloc(bl + pl + 2);
+    if (!s)
         return NULL;
+    memcpy(s, base, bl);
+    s[bl] = '/';
+    memcpy(s + bl + 1, p, pl + 1);
     return s;
 }
 
@@ -305,4 +309,26 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
     pcre2_jit_compile(*re, PCRE2_JIT_COMPLETE);
     *key = k;
     return 0;
+}
+
+int perm_path_floating_key(const char *spec, char **key)
+{
+    *key = NULL;
+    if (spec[0] == '/' || spec[0] == '~')
+        return 0;
+    while (spec[0] == '.' && spec[1] == '/')
+        spec += 2;
+    size_t len = strlen(spec);
+    while (len && spec[len - 1] == '/')
+        len--;
+    if (!len || memchr(spec, '/', len) || (len == 1 && spec[0] == '.'))
+        return 0;
+    if (len > 2 && spec[0] == '*' && spec[1] == '.' && !has_glob(spec + 2, len - 2)) {
+        *key = strndup(spec + 2, len - 2);
+        return *key ? 'E' : 0;
+    }
+    if (has_glob(spec, len) || (len == 2 && spec[0] == '.' && spec[1] == '.'))
+        return 0;
+    *key = strndup(spec, len);
+    return *key ? 'N' : 0;
 }

@@ -30,6 +30,10 @@ struct perm_index {
     size_t npatterned;
     perm_rule **domains;
     size_t ndomains;
+    unsigned char has[128]; /* index kinds present */
+    /* per kind, bit (key length % 64) set when some key has that length:
+     * most ancestor lookups of a path end here without hashing */
+    uint64_t lens[128];
 };
 
 static uint64_t fnv(const char *s, size_t n, uint64_t h)
@@ -89,6 +93,8 @@ static int push_rule(perm_rule ***v, size_t *n, size_t *cap, perm_rule *r)
 static int idx_add(struct perm_index *ix, int kind, const char *tool,
                    const char *key, perm_rule *r)
 {
+    ix->has[kind & 127] = 1;
+    ix->lens[kind & 127] |= 1ull << (strlen(key) & 63);
     size_t kl = strlen(key);
     char *buf = malloc(strlen(tool) + kl + 4);
     if (!buf)
@@ -110,12 +116,12 @@ void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
                          const char *key, size_t key_len,
                          perm_rule *const **rules, size_t *count)
 {
-    char stack[1024], *buf = stack;
-    size_t need = strlen(tool) + key_len + 4;
     *rules = NULL;
     *count = 0;
-    if (!set->index)
+    if (!set->index || !(set->index->lens[kind & 127] & (1ull << (key_len & 63))))
         return;
+    char stack[1024], *buf = stack;
+    size_t need = strlen(tool) + key_len + 4;
     if (need > sizeof stack && !(buf = malloc(need)))
         return;
     size_t n = make_key(buf, need, kind, tool, key, key_len);
@@ -126,6 +132,11 @@ void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
     }
     if (buf != stack)
         free(buf);
+}
+
+int perm_ruleset_has(const perm_ruleset *set, int kind)
+{
+    return set->index && set->index->has[kind & 127];
 }
 
 int perm_rule_tool_matches(const perm_rule *r, const char *tool)
@@ -205,8 +216,7 @@ int perm_ruleset_seal(perm_ruleset *set)
             rc = r->key ? idx_add(ix, PIDX_CMD, r->tool, r->key, r)
                         : idx_add(ix, PIDX_CMD_ANY, r->tool, "", r);
         else
-            rc = idx_add(ix, r->base == PBASE_ABS ? PIDX_ABS : PIDX_CWD, r->tool,
-                         r->key, r);
+            rc = idx_add(ix, r->idx, r->tool, r->key, r);
         if (rc < 0)
             return rc;
     }
@@ -319,8 +329,19 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
         return rc;
     }
     r->spec = PSPEC_PATH;
-    return perm_compile_path(spec, env->workspace, env->home, &r->base, &r->re,
-                             &r->key, err);
+    int rc = perm_compile_path(spec, env->workspace, env->home, &r->base, &r->re,
+                               &r->key, err);
+    if (rc < 0)
+        return rc;
+    r->idx = r->base == PBASE_ABS ? PIDX_ABS : PIDX_CWD;
+    char *fk = NULL;
+    int kind = perm_path_floating_key(spec, &fk);
+    if (kind) {
+        free(r->key);
+        r->key = fk;
+        r->idx = kind;
+    }
+    return 0;
 }
 
 int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,

@@ -31,8 +31,14 @@ enum {
     PIDX_CMD = 'C',     /* command rules by literal first word */
     PIDX_CMD_ANY = 'W', /* command rules starting with a wildcard */
     PIDX_ABS = 'A',     /* absolute path rules by literal directory */
-    PIDX_CWD = 'R'      /* cwd-relative path rules by literal directory */
+    PIDX_CWD = 'R',     /* cwd-relative path rules by literal directory */
+    PIDX_EXT = 'E',     /* "*.ext" at any depth, by extension */
+    PIDX_NAME = 'N'     /* "name" at any depth, by name */
 };
+
+/* Whether any rule of the set is filed under index kind `kind` (lets a
+ * decision skip lookups that cannot find anything). */
+int perm_ruleset_has(const perm_ruleset *set, int kind);
 
 /* Rules of `tool` filed under (kind, key), in rule order.  Borrowed. */
 void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,

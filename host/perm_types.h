@@ -46,6 +46,7 @@ typedef struct perm_rule {
     perm_spec_kind spec;
     perm_path_base base;
     char *key;           /* index key: first command word or literal dir */
+    int idx;             /* PIDX_* kind the rule is filed under (path rules) */
     pcre2_code *re;      /* command or path pattern, anchored both ends */
     char *domain;        /* PSPEC_DOMAIN, lower case */
     int broad;           /* grants a command-running tool unrestricted */
