@@ -172,5 +172,23 @@ run_checks() { # run_checks LABEL PLUGIN_DIR
 run_checks make "$T/plugins-make"
 run_checks cmake "$T/plugins-cmake"
 
+# The version file refuses an SDK older than requested.
+mkdir -p "$T/newer"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(x NONE)\nfind_package(vthost-plugin 99 REQUIRED)\n' \
+    >"$T/newer/CMakeLists.txt"
+out=$("$CMAKE" -S "$T/newer" -B "$T/newer/build" -DCMAKE_PREFIX_PATH="$P" 2>&1); rc=$?
+check_eq "find_package refuses a newer requested version: exit" 1 "$rc"
+check "find_package names the installed version" "$("$V" --version | awk '{print $2}')" "$out"
+
+# "make install" puts the module in the installed host's own plugin
+# directory: found there without --plugin-dir.
+PKG_CONFIG_PATH="$P/lib/pkgconfig" make -C "$T/mk" install >"$T/make-install.log" 2>&1 ||
+    { cat "$T/make-install.log"; die "make install"; }
+out=$("$V" --workspace "$WS" plugins 2>&1)
+check "make install: loaded from the prefix" "loaded   wordtools" "$out"
+out=$("$V" --workspace "$WS" call word_count '{"path":"notes.txt","unique":true}' 2>&1); rc=$?
+check_eq "make install: callable without --plugin-dir" 0 "$rc"
+check "make install: result" '"result":4' "$out"
+
 if ((fails)); then echo "$fails check(s) failed"; exit 1; fi
 echo "all checks passed"
