@@ -402,7 +402,9 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
         return api->call_error(call, rc, "cannot start the command: %s",
                                strerror(errno ? errno : EIO));
     }
+    pthread_mutex_lock(&mu);
     s->started = 1;
+    pthread_mutex_unlock(&mu);
     return collect(call, s, t0, yield_ms, 1, result);
 }
 
@@ -501,17 +503,35 @@ int sessions_init(const vt_host_api *host)
 
 void sessions_fini(void)
 {
-    session *all[SESSIONS_MAX];
-    int n = 0;
+    session *idle[SESSIONS_MAX];
+    pid_t waited[SESSIONS_MAX];
+    int n = 0, nw = 0;
     pthread_mutex_lock(&mu);
-    for (int k = 0; k < SESSIONS_MAX; k++)
-        if (table[k]) {
-            all[n++] = table[k];
-            table[k] = NULL;
-        }
+    for (int k = 0; k < SESSIONS_MAX; k++) {
+        session *s = table[k];
+        if (!s)
+            continue;
+        /* A session a call is still waiting on belongs to that call: only
+         * its process group is ended here; the call reaps and frees it. */
+        if (!s->busy)
+            idle[n++] = s;
+        else if (s->started)
+            waited[nw++] = s->proc.pid;
+        table[k] = NULL;
+    }
     live = 0;
     pthread_mutex_unlock(&mu);
-    terminate(all, n);
+    for (int k = 0; k < nw; k++)
+        kill(-waited[k], SIGTERM);
+    terminate(idle, n);
+    double end = now_s() + GRACE_MS / 1000.0;
+    for (int k = 0; k < nw; k++) {
+        while (kill(-waited[k], 0) == 0 && now_s() < end) {
+            struct timespec ts = {0, 10 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        kill(-waited[k], SIGKILL);
+    }
     for (int k = 0; k < n; k++)
-        session_free(all[k]);
+        session_free(idle[k]);
 }

@@ -5,7 +5,9 @@
  *                               fork/exec of `sh -c true`; prints the ratio
  *   exec_bench throughput [MiB] `head -c SIZE /dev/zero` through
  *                               exec_command against a plain pipe read by
- *                               this process; prints MiB/s and peak RSS */
+ *                               this process; prints MiB/s and peak RSS
+ *   exec_bench forkexec N SHELL N fork/exec of `SHELL -c true` alone;
+ *                               prints the seconds (for serve_overhead.sh) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -78,6 +80,18 @@ static int call_exec(const char *json)
     return ok ? 0 : -1;
 }
 
+/* CPU seconds of this process and its reaped children: steadier than
+ * wall time on a shared machine. */
+static double cpu_s(void)
+{
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+           (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
+                    b.ru_stime.tv_usec) / 1e6;
+}
+
 static double run_fork_exec(const char *shell, int n)
 {
     double t0 = now_s();
@@ -105,15 +119,17 @@ static int overhead(int n)
     for (int s = 0; s < 2; s++) {
         char json[128];
         snprintf(json, sizeof json, "{\"cmd\":\"true\",\"shell\":\"%s\"}", shells[s]);
-        double t0 = now_s();
+        double c0 = cpu_s(), t0 = now_s();
         for (int k = 0; k < n; k++)
             if (call_exec(json))
                 return 1;
-        double host = now_s() - t0;
-        double base = run_fork_exec(shells[s], n);
+        double host = now_s() - t0, host_cpu = cpu_s() - c0;
+        c0 = cpu_s();
+        double base = run_fork_exec(shells[s], n), base_cpu = cpu_s() - c0;
         printf("overhead %-9s: %d exec_command calls %.3f s (%.2f ms each); %d fork/exec "
-               "%.3f s (%.2f ms each); ratio %.2fx\n",
-               shells[s], n, host, host * 1000 / n, n, base, base * 1000 / n, host / base);
+               "%.3f s (%.2f ms each); ratio %.2fx wall, %.2fx CPU (%.3f s vs %.3f s)\n",
+               shells[s], n, host, host * 1000 / n, n, base, base * 1000 / n, host / base,
+               host_cpu / base_cpu, host_cpu, base_cpu);
     }
     close_host();
     return 0;
@@ -186,8 +202,12 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "overhead"))
         return overhead(argc >= 3 ? atoi(argv[2]) : 200);
+    if (argc >= 4 && !strcmp(argv[1], "forkexec")) {
+        printf("%.6f\n", run_fork_exec(argv[3], atoi(argv[2])));
+        return 0;
+    }
     if (argc >= 2 && !strcmp(argv[1], "throughput"))
         return throughput(argc >= 3 ? atol(argv[2]) : 1024);
-    fprintf(stderr, "usage: exec_bench overhead [N] | throughput [MiB]\n");
+    fprintf(stderr, "usage: exec_bench overhead [N] | throughput [MiB] | forkexec N SHELL\n");
     return 2;
 }

@@ -44,4 +44,45 @@ for sig in KILL TERM; do
         fi
     done
 done
+# `vthost serve` holding an idle session (the call already returned its
+# session_id): the host's shutdown (SIGTERM) and its death (SIGKILL) both
+# end the session's group.
+for sig in TERM KILL; do
+    marker="28$RANDOM.$$"
+    rm -f "$WS/in"
+    mkfifo "$WS/in"
+    "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" serve \
+        < "$WS/in" > "$WS/serve.out" 2>&1 &
+    host=$!
+    {
+        printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+        printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+        printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"exec_command\",\"arguments\":{\"cmd\":\"sleep $marker & sleep $marker\",\"yield_time_ms\":250}}}"
+        exec sleep 30 # keeps the server's input open
+    } > "$WS/in" 2>/dev/null &
+    writer=$!
+    for _ in $(seq 100); do
+        grep -q '"id":2' "$WS/serve.out" 2>/dev/null && break
+        sleep 0.05
+    done
+    if ! grep -q '"session_id"' "$WS/serve.out"; then
+        echo "FAIL: serve did not return a session (signal $sig)"; cat "$WS/serve.out"
+        fail=1
+    fi
+    kill -"$sig" "$host"
+    for _ in $(seq 60); do
+        [ "$(count "$marker")" -eq 0 ] && break
+        sleep 0.05
+    done
+    left=$(count "$marker")
+    if [ "$left" -ne 0 ]; then
+        echo "FAIL: $left process(es) left after serve got SIG$sig"; pgrep -af "sleep $marker"
+        pkill -f "sleep $marker"
+        fail=1
+    else
+        echo "ok: serve, SIG$sig: no process left"
+    fi
+    kill "$writer" 2>/dev/null
+    wait "$host" "$writer" 2>/dev/null
+done
 exit $fail
