@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include "mcp_reader.h"
 #include "mcp_server.h"
@@ -64,6 +65,8 @@ struct mcp_server {
     pthread_cond_t reply_cond;  /* waiters for client replies */
     pthread_cond_t exit_cond;   /* worker threads ending */
     int has_leader, idle, threads, stopping;
+    int standby, standby_sleeping;  /* see mcp_server.c */
+    int64_t last_call_us;           /* when the last call started */
     int ncalls;
     mcp_call *calls;
     mcp_pending *pending;

@@ -2,14 +2,21 @@
  *
  * One thread at a time (the leader) reads stdin and answers cheap
  * messages (ping, initialize, tools/list, notifications, client replies)
- * itself.  When it reads a tools/call it hands leadership to an idle
- * follower (or a new thread) and runs the call on its own thread.  So a
- * call costs no hand-off between threads on its path (the thread that
- * read it runs it), while a call waiting 30 s for output never stops
- * the reading: ping and other calls are answered meanwhile.  Threads
- * stay around idle (a few) for the next calls, so sequential calls
- * create no threads. */
+ * itself.  When it reads a tools/call it gives up leadership and runs
+ * the call itself, so the thread that read a call runs it: no hand-off
+ * between threads on a call's path.
+ *
+ * Leadership is given up quietly (no wake-up on the call's path): one
+ * idle thread, the standby, polls every STANDBY_POLL_US while calls are
+ * coming in and takes over reading when the leader is busy in a call.
+ * So a call waiting 30 s for output (or for the user's approval) never
+ * stops the reading: ping, replies and other calls are answered within
+ * a millisecond, while a quick call is over before the standby looks and
+ * its thread simply goes on reading.  After a quiet second the standby
+ * sleeps and is woken explicitly.  Threads beyond a few idle ones end,
+ * and sequential calls create none. */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -20,6 +27,10 @@
 
 /* Idle followers beyond this end themselves. */
 #define MAX_IDLE 4
+/* How often the standby looks whether the leader is busy in a call, and
+ * how long after the last call it keeps looking before it sleeps. */
+#define STANDBY_POLL_US 1000
+#define QUIET_US 1000000
 
 mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
 {
@@ -114,20 +125,16 @@ static mcp_call *lead(mcp_server *s)
 
 static void *worker_main(void *arg);
 
-/* Give up leadership to an idle follower or a new thread.  Returns 0, or
- * -1 when no thread could take over (the caller keeps leading). */
-static int hand_over(mcp_server *s)
+static int64_t now_us(void)
 {
-    pthread_mutex_lock(&s->lock);
-    s->has_leader = 0;
-    if (s->idle > 0) {
-        pthread_cond_signal(&s->lead_cond);
-        pthread_mutex_unlock(&s->lock);
-        return 0;
-    }
-    s->threads++;
-    pthread_mutex_unlock(&s->lock);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 
+/* Start one more worker thread.  Caller holds s->lock. */
+static int spawn_locked(mcp_server *s)
+{
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -135,48 +142,77 @@ static int hand_over(mcp_server *s)
     int rc = pthread_create(&t, &attr, worker_main, s);
     pthread_attr_destroy(&attr);
     if (rc == 0)
-        return 0;
-    pthread_mutex_lock(&s->lock);
-    s->threads--;
-    pthread_cond_broadcast(&s->exit_cond);
-    s->has_leader = 1;
-    pthread_mutex_unlock(&s->lock);
-    return -1;
+        s->threads++;
+    return rc == 0 ? 0 : -1;
 }
 
-/* Lead, run calls, follow; until the server stops.  Worker threads that
- * find enough idle followers end themselves. */
+/* The leader starts a call: leave reading to the standby, or make sure
+ * some thread will pick it up.  Caller holds s->lock. */
+static void release_leadership_locked(mcp_server *s)
+{
+    s->has_leader = 0;
+    s->last_call_us = now_us();
+    if (s->standby && !s->standby_sleeping)
+        return;  /* it is polling and will notice if the call takes long */
+    if (s->idle > 0)
+        pthread_cond_signal(&s->lead_cond);
+    else
+        spawn_locked(s);  /* on failure: reading resumes after the call */
+}
+
+/* Wait until leadership is free.  One waiter is the standby: it polls
+ * while calls are coming in and sleeps after a quiet second.  Returns 0
+ * to lead, -1 to end this thread.  Caller holds s->lock. */
+static int wait_to_lead(mcp_server *s)
+{
+    int standby = 0;
+    while (s->has_leader && !s->stopping) {
+        if (!s->standby) {
+            s->standby = 1;
+            standby = 1;
+        }
+        if (!standby && s->idle >= MAX_IDLE)
+            return -1;
+        s->idle++;
+        if (standby && now_us() - s->last_call_us < QUIET_US) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            t.tv_nsec += STANDBY_POLL_US * 1000L;
+            if (t.tv_nsec >= 1000000000L) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&s->lead_cond, &s->lock, &t);
+        } else {
+            s->standby_sleeping = standby;
+            pthread_cond_wait(&s->lead_cond, &s->lock);
+            s->standby_sleeping = 0;
+        }
+        s->idle--;
+    }
+    if (standby)
+        s->standby = 0;
+    return s->stopping ? -1 : 0;
+}
+
+/* Lead, run calls, follow; until the server stops. */
 static void serve(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->has_leader && !s->stopping) {
-            if (s->idle >= MAX_IDLE)
-                goto out;
-            s->idle++;
-            pthread_cond_wait(&s->lead_cond, &s->lock);
-            s->idle--;
-        }
-        if (s->stopping)
-            break;
+    while (wait_to_lead(s) == 0) {
         s->has_leader = 1;
         pthread_mutex_unlock(&s->lock);
-
         mcp_call *call = lead(s);
-        while (call && hand_over(s) < 0) {
-            /* No thread to read meanwhile: run it here, then go on. */
-            mcp_call_run(s, call);
-            call = lead(s);
-        }
-        if (call)
-            mcp_call_run(s, call);
         pthread_mutex_lock(&s->lock);
         if (!call) {
             s->has_leader = 0;
             break;
         }
+        release_leadership_locked(s);
+        pthread_mutex_unlock(&s->lock);
+        mcp_call_run(s, call);
+        pthread_mutex_lock(&s->lock);
     }
-out:
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -225,9 +261,9 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
     /* The first leader is a worker like every other; this thread only
      * watches for the end, so that a call it ran could never delay it. */
     pthread_mutex_lock(&s->lock);
-    s->has_leader = 1;
+    int rc = spawn_locked(s);
     pthread_mutex_unlock(&s->lock);
-    if (hand_over(s) < 0)
+    if (rc < 0)
         return -1;
 
     struct pollfd p = {.fd = s->wake[0], .events = POLLIN};

@@ -407,6 +407,42 @@ static void test_stop_cancels_at_once(void **state)
     assert_int_equal(H.run_rc, 0);
 }
 
+static void test_pipelined_burst(void **state)
+{
+    (void)state;
+    /* 300 calls in one write: every one answered once, whatever order. */
+    enum { N = 300 };
+    static char burst[N * 96];
+    size_t off = 0;
+    for (int i = 0; i < N; i++)
+        off += (size_t)snprintf(burst + off, sizeof burst - off,
+                                "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+                                "\"params\":{\"name\":\"echo\"}}\n", i);
+    size_t done = 0;
+    static unsigned char seen[N];
+    memset(seen, 0, sizeof seen);
+    int got = 0;
+    while (got < N) {
+        if (done < off) {
+            ssize_t w = write(H.to_srv[1], burst + done, off - done > 4096 ? 4096 : off - done);
+            assert_true(w > 0);
+            done += (size_t)w;
+        }
+        cJSON *m = recv_msg(done < off ? 0 : 5000);
+        if (!m) {
+            assert_true(done < off);
+            continue;
+        }
+        int id = get(m, "id")->valueint;
+        assert_true(id >= 0 && id < N);
+        assert_int_equal(seen[id], 0);
+        seen[id] = 1;
+        got++;
+        cJSON_Delete(m);
+    }
+    expect_ping("\"end\"");
+}
+
 static void test_progress(void **state)
 {
     (void)state;
@@ -601,6 +637,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_eof_cancels_in_flight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eof_answers_finished_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_cancels_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pipelined_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elicitation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_elicitation_without_capability, setup, teardown),
