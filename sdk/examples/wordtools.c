@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <vthost/plugin.h>
 
 /* Files larger than this are not counted: a typed tool has no spool. */
@@ -145,8 +146,13 @@ static int file_head_run(vt_call *call, const cJSON *args, cJSON **result)
         return api->call_error(call, rc, "path: '%s' does not exist in the workspace", path);
     FILE *f = fopen(abs, "r");
     api->free(abs);
+    struct stat st;
     if (!f)
         return api->call_error(call, VT_ERR_IO, "path: cannot open '%s'", path);
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return api->call_error(call, VT_ERR_INVALID, "path: '%s' is not a regular file", path);
+    }
 
     /* The lines go to the spool: the host puts them in "output" under
      * the call's token budget, however long they are. */

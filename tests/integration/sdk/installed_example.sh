@@ -86,7 +86,7 @@ done
 
 # ---- the workspace ------------------------------------------------------
 WS=$T/ws
-mkdir -p "$WS/secret" "$WS/docs"
+mkdir -p "$WS/secret" "$WS/docs" "$WS/dir.txt"
 printf 'the cat the dog\nthe end\n' >"$WS/notes.txt"
 printf 'alpha beta\ngamma\n' >"$WS/secret/keys.txt"
 printf 'one two three\n' >"$WS/docs/readme.md"
@@ -144,6 +144,9 @@ run_checks() { # run_checks LABEL PLUGIN_DIR
     out=$(vt call file_head '{"path":"docs/"}' 2>&1); rc=$?
     check_eq "$L: preflight refusal exit" 2 "$rc"
     check "$L: preflight message" "names a directory" "$out"
+    out=$(vt call file_head '{"path":"dir.txt"}' 2>&1); rc=$?
+    check_eq "$L: run refuses a directory: exit" 1 "$rc"
+    check "$L: run refuses a directory: message" "is not a regular file" "$out"
 
     # Permission subjects: the deny rule matches the reported path and
     # beats the broader allow; outside it the allow applies; with no rule
