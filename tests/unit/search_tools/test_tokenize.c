@@ -118,6 +118,57 @@ static void blank_detection(void **state)
     assert_false(tok_is_blank("\xff", 1));
 }
 
+static int check_term(void *ctx, const char *term, size_t len)
+{
+    ++*(size_t *)ctx;
+    assert_int_equal(term[len], '\0');
+    /* Well-formed UTF-8 of at least two characters, no punctuation
+     * other than the joiners kept inside identifiers. */
+    size_t chars = 0;
+    const unsigned char *s = (const unsigned char *)term;
+    for (size_t i = 0; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            chars++;
+    assert_true(chars >= 2);
+    assert_null(memchr(term, ' ', len));
+    assert_null(memchr(term, ',', len));
+    return 0;
+}
+
+static void arbitrary_bytes_give_well_formed_terms(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "a", "Z", "_", ".", "-", " ", ",", "\xc3\xa9", "e\xcc\x81", "\xe2\x80\x83",
+        "\xff", "\xc3", "\xf0\x9f\x98\x80", "\xef\xbc\xa7", "\xc3\x9f", "7", "Ab", "HTTP"};
+    unsigned seed = 42;
+    char buf[512];
+    size_t terms = 0;
+    for (int round = 0; round < 2000; round++) {
+        size_t len = 0;
+        seed = seed * 1103515245u + 12345u;
+        int n = (int)(seed >> 16) % 60;
+        for (int k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])];
+            size_t pl = strlen(p);
+            if (len + pl >= sizeof buf)
+                break;
+            memcpy(buf + len, p, pl);
+            len += pl;
+        }
+        assert_true(tok_split(buf, len, check_term, &terms) == 0);
+    }
+    assert_true(terms > 1000);
+    /* A very long run spills past the inline buffer. */
+    char big[5000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (i % 7 == 6) ? '_' : (char)('a' + i % 26);
+    size_t before = terms;
+    assert_int_equal(tok_split(big, sizeof big, check_term, &terms), 0);
+    assert_true(terms > before + 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -129,6 +180,7 @@ int main(void)
         cmocka_unit_test(invalid_utf8_separates),
         cmocka_unit_test(callback_can_stop),
         cmocka_unit_test(blank_detection),
+        cmocka_unit_test(arbitrary_bytes_give_well_formed_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
