@@ -233,6 +233,26 @@ static int seal(perm_agent *a)
     return 0;
 }
 
+int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
+                          perm_agent **out, char **err)
+{
+    *out = NULL;
+    perm_agent *a = calloc(1, sizeof *a);
+    if (!a || !(a->path = strdup(file)) || !(a->name = strdup(file))) {
+        perm_agent_free(a);
+        return VT_ERR_NOMEM;
+    }
+    int rc = parse_spec(a, file, text, st, err);
+    if (rc == 0)
+        rc = seal(a);
+    if (rc < 0) {
+        perm_agent_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
 int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
                     char **err)
 {

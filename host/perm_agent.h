@@ -11,6 +11,9 @@
  * naming the file and line. */
 int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
                     char **err);
+/* Parse spec text (`file` names it in messages and sources). */
+int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
+                          perm_agent **out, char **err);
 /* default ask; allow search_tools and code_search. */
 int perm_agent_embedded(const perm_settings *st, perm_agent **out);
 void perm_agent_free(perm_agent *a);

@@ -637,34 +637,54 @@ cJSON *perm_eval_subjects(const perm_eval *ev)
     return a;
 }
 
-char *perm_eval_suggest(const perm_eval *ev)
+/* One suggested rule for subject d, or NULL. */
+static char *suggest_one(const perm_eval *ev, const perm_subj *d)
 {
     char *s = NULL;
-    for (size_t i = 0; i < ev->nsubj; i++) {
-        const perm_subj *d = &ev->subj[i];
-        if (d->kind == VT_SUBJECT_COMMAND && ev->is_exec) {
-            /* the command's first two words: `git push *` */
-            const char *p = d->norm;
-            size_t w = strcspn(p, " ");
-            if (p[w])
-                w += 1 + strcspn(p + w + 1, " ");
-            if (asprintf(&s, "%s(%.*s *)", ev->tool, (int)w, p) < 0)
-                s = NULL;
-            return s;
-        }
-        if (is_path(d->kind) && !ev->is_exec) {
-            const char *rel = perm_path_below(ev->st->workspace, d->lex);
-            if (rel) {
-                const char *slash = strrchr(rel, '/');
-                if (slash)
-                    (void)!asprintf(&s, "%s(/%.*s/**)", ev->tool, (int)(slash - rel), rel);
-                else
-                    (void)!asprintf(&s, "%s(/%s)", ev->tool, rel);
-            } else {
-                (void)!asprintf(&s, "%s(/%s)", ev->tool, d->lex);
-            }
-            return s;
-        }
+    int rc = 0;
+    if (d->kind == VT_SUBJECT_COMMAND && ev->is_exec) {
+        /* the command's first two words: `git push *` */
+        const char *p = d->norm;
+        size_t w = strcspn(p, " ");
+        if (p[w])
+            w += 1 + strcspn(p + w + 1, " ");
+        rc = asprintf(&s, "\"%s(%.*s *)\"", ev->tool, (int)w, p);
+    } else if (is_path(d->kind) && !ev->is_exec) {
+        const char *rel = perm_path_below(ev->st->workspace, d->lex);
+        const char *slash = rel ? strrchr(rel, '/') : NULL;
+        if (rel && slash)
+            rc = asprintf(&s, "\"%s(/%.*s/**)\"", ev->tool, (int)(slash - rel), rel);
+        else if (rel)
+            rc = asprintf(&s, "\"%s(/%s)\"", ev->tool, rel);
+        else
+            rc = asprintf(&s, "\"%s(/%s)\"", ev->tool, d->lex);
+    } else if (d->kind == VT_SUBJECT_DOMAIN) {
+        rc = asprintf(&s, "\"%s(domain:%s)\"", ev->tool, d->raw);
     }
-    return strdup(ev->tool);
+    return rc < 0 ? NULL : s;
+}
+
+char *perm_eval_suggest(const perm_eval *ev)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
+    int n = 0;
+    for (size_t i = 0; i < ev->nsubj && n < 6; i++) {
+        char *one = suggest_one(ev, &ev->subj[i]);
+        if (!one)
+            continue;
+        fflush(f);
+        if (!out || !strstr(out, one)) {
+            fprintf(f, "%s%s", n ? ", " : "", one);
+            n++;
+        }
+        free(one);
+    }
+    if (!n)
+        fprintf(f, "\"%s\"", ev->tool);
+    fclose(f);
+    return out;
 }

@@ -201,7 +201,7 @@ static char *deny_message(const perm_eval *ev)
     else {
         char *sug = perm_eval_suggest(ev);
         m = fmt("Permission denied: the %s agent's default decision for %s is deny. Add "
-                "\"%s\" to permissions.allow in %s to allow it.",
+                "%s to permissions.allow in %s to allow it.",
                 ev->agent->name, ev->tool, sug ? sug : ev->tool, file);
         free(sug);
     }
@@ -237,13 +237,13 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ref, why);
     else if (ev->rule && strcmp(ev->layer, "agent.ask") == 0)
         m = fmt("Permission denied: %s%s%s matches the %s agent's ask %s and %s. Approve "
-                "it interactively (or with --yes), or replace that rule with \"%s\" in "
+                "it interactively (or with --yes), or replace that rule with %s in "
                 "permissions.allow.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
                 why, sug ? sug : ev->tool);
     else
         m = fmt("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
-                "To allow it, add \"%s\" to %s, or approve it with --yes.",
+                "To allow it, add %s to %s, or approve it with --yes.",
                 ev->tool, ev->agent->name, perm_decision_name(ev->agent->def), why,
                 sug ? sug : ev->tool, where);
     free(agent_where);
@@ -277,6 +277,44 @@ static cJSON *prompt_request(const perm_eval *ev, const cJSON *args, const char 
     return o;
 }
 
+/* What the call touches, for a person: one line per subject (at most
+ * 20).  malloc'd. */
+static char *summary(const perm_eval *ev)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    size_t shown = 0;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        const perm_subj *d = &ev->subj[i];
+        const char *verb = NULL;
+        switch (d->kind) {
+        case VT_SUBJECT_COMMAND: verb = "run"; break;
+        case VT_SUBJECT_OPAQUE: verb = "run (opaque)"; break;
+        case VT_SUBJECT_PATH_READ: verb = "read"; break;
+        case VT_SUBJECT_PATH_EDIT: verb = "edit"; break;
+        case VT_SUBJECT_PATH_CREATE: verb = "create"; break;
+        case VT_SUBJECT_PATH_DELETE: verb = "delete"; break;
+        case VT_SUBJECT_DOMAIN: verb = "connect to"; break;
+        default: break;
+        }
+        if (!verb)
+            continue;
+        if (++shown > 20) {
+            fprintf(f, "  ... and %zu more\n", ev->nsubj - i);
+            break;
+        }
+        fprintf(f, "  %s: %s", verb, d->raw);
+        if (d->res && strcmp(d->res, d->lex) != 0)
+            fprintf(f, " (resolves to %s)", d->res);
+        fputc('\n', f);
+    }
+    fclose(f);
+    return buf;
+}
+
 /* ask: the front end's prompter, else [permissions] non_interactive.
  * `strict` calls (escalation, protected paths, the review fallback) are
  * never approved without a prompt. */
@@ -284,14 +322,17 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
                   const char *reason, outcome *oc, char **message)
 {
     const frontend *fe = req->fe;
-    char *question = NULL;
+    char *what = summary(ev), *question = NULL;
     if (ev->escalated)
-        question = fmt("%s asks to run outside the sandbox: %s", ev->tool,
-                       ev->justification ? ev->justification : "(no justification)");
+        question = fmt("%s asks to run outside the sandbox: %s\n%s", ev->tool,
+                       ev->justification ? ev->justification : "(no justification)",
+                       what ? what : "");
     else if (ev->protected_hit)
-        question = fmt("%s edits protected path %s", ev->tool, ev->protected_path);
+        question = fmt("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
+                       what ? what : "");
     else
-        question = fmt("%s: %s", ev->tool, reason);
+        question = fmt("%s (%s)\n%s", ev->tool, reason, what ? what : "");
+    free(what);
     int answer = -1;
     if (fe && fe->prompt) {
         cJSON *r = prompt_request(ev, req->args, question ? question : ev->tool);
@@ -311,10 +352,10 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
         char *sug = perm_eval_suggest(ev);
         *message = fmt("Permission denied by the user for %s%s%s.%s%s%s", ev->tool,
                        ev->subject ? " " : "", subject_words(ev),
-                       sug && !ev->escalated && !ev->protected_hit ? " A rule such as \"" : "",
+                       sug && !ev->escalated && !ev->protected_hit ? " Rules such as " : "",
                        sug && !ev->escalated && !ev->protected_hit ? sug : "",
                        sug && !ev->escalated && !ev->protected_hit
-                           ? "\" in permissions.allow would allow it without asking." : "");
+                           ? " in permissions.allow would allow it without asking." : "");
         free(sug);
         return VT_ERR_DENIED;
     }
@@ -325,7 +366,10 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
         return 0;
     }
     oc->how = "non_interactive";
-    char *why = fmt("%s; no prompt is possible here", reason);
+    /* the reason adds to the message only for auto's fallback; an ask
+     * rule or default is already named by ask_message */
+    char *why = ev->decision == PERM_AUTO ? fmt("%s; no prompt is possible here", reason)
+                                          : strdup("no prompt is possible here");
     *message = ask_message(ev, why ? why : "no prompt is possible here");
     free(why);
     return VT_ERR_DENIED;
@@ -373,7 +417,7 @@ static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
         oc->how = "review";
         char *sug = perm_eval_suggest(ev);
         *message = fmt("Permission denied: the auto reviewer (%s) blocked %s%s%s: %s. To run "
-                       "it without review, add \"%s\" to permissions.allow.",
+                       "it without review, add %s to permissions.allow.",
                        oc->review.stage, ev->tool, ev->subject ? " " : "",
                        subject_words(ev), oc->review.reason ? oc->review.reason : "no reason",
                        sug ? sug : ev->tool);
@@ -448,9 +492,9 @@ int permission_check(const perm_request *req, char **message)
         rc = do_auto(req, &ev, &oc, message);
         break;
     case PERM_ASK: {
-        char *why = ev.rule ? rule_ref(ev.rule) : fmt("the %s agent's default is ask",
-                                                      ev.agent->name);
-        char *reason = fmt("matched %s", why ? why : "an ask rule");
+        char *why = ev.rule ? rule_ref(ev.rule) : NULL;
+        char *reason = why ? fmt("matched %s", why)
+                           : fmt("the %s agent's default is ask", ev.agent->name);
         rc = do_ask(req, &ev, ev.escalated || ev.protected_hit, reason ? reason : "ask",
                     &oc, message);
         free(why);

@@ -185,6 +185,7 @@ function fail(name, msg) { failures++; console.log(`FAIL ${name}: ${msg}`); }
 function explainCase(name, c, want) {
   count++;
   jobs.push({ args: [...base(c), 'explain', c.tool, JSON.stringify(c.args)], done: (r) => {
+    if (/Sanitizer|runtime error/.test(r.err)) return fail(name, `sanitizer: ${r.err}`);
     let o;
     try { o = JSON.parse(r.out); } catch { return fail(name, `no JSON (exit ${r.code}): ${r.out} ${r.err}`); }
     if (o.decision !== want.decision)
@@ -206,6 +207,7 @@ function explainCase(name, c, want) {
 function callCase(name, c, flags, want) {
   count++;
   const r = run([...base(c), 'call', c.tool, JSON.stringify(c.args), ...flags]);
+  if (/Sanitizer|runtime error/.test(r.err)) return fail(name, `sanitizer: ${r.err}`);
   if (r.code !== want.code) return fail(name, `exit ${r.code}, want ${want.code}: ${r.out} ${r.err}`);
   if (want.text && !(r.out + r.err).includes(want.text))
     return fail(name, `output lacks "${want.text}": ${r.out} ${r.err}`);
@@ -355,6 +357,7 @@ for (const c of bypass) {
     count++;
     const name = `bypass [${rule}] ${JSON.stringify(c)}`;
     jobs.push({ args: [...base({ cfg: rule }), 'explain', 'exec_command', JSON.stringify(cmd(c))], done: (r) => {
+      if (/Sanitizer|runtime error/.test(r.err)) return fail(name, `sanitizer: ${r.err}`);
       let o = null;
       try { o = JSON.parse(r.out); } catch { /* invalid arguments are not allowed either */ }
       if (o && o.decision === 'allow') fail(name, r.out);
