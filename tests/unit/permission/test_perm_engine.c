@@ -17,6 +17,7 @@
 #include "permission.h"
 #include "subjects.h"
 #include "toml_reader.h"
+#include "services.h"
 
 static char ws[256];
 
@@ -342,6 +343,7 @@ static void *blocker(void *arg)
 static void test_concurrent_counters(void **state)
 {
     (void)state;
+    write_file(".vtcode/agents/a2.md", "---\npermissions:\n  default: auto\n---\n");
     init_ok("[permissions.auto]\nmodel = \"small-model\"\nmax_consecutive_denials = 1000\n"
             "max_total_denials = 50\n", "a2");
     sample_calls = 0;
@@ -445,6 +447,94 @@ static void test_audit(void **state)
     assert_int_equal(n, 2);
 }
 
+static void test_domains_and_tool_patterns(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\ndeny = [\"WebFetch(domain:evil.com)\"]\n"
+            "ask = [\"fetch(domain:internal.corp)\"]\n"
+            "allow = [\"fetch(domain:example.com)\", \"mcp__context7\", \"mcp__gh__*\"]\n",
+            NULL);
+    call a = {"fetch", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_DOMAIN}, {"docs.Example.com"}};
+    assert_string_equal(explain(&a), "allow");
+    call b = {"fetch", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_DOMAIN, VT_SUBJECT_DOMAIN},
+              {"example.com", "other.org"}};
+    assert_string_equal(explain(&b), "ask"); /* every domain must be covered */
+    call c = {"anytool", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_DOMAIN}, {"x.evil.com"}};
+    assert_string_equal(explain(&c), "deny"); /* WebFetch: any tool */
+    call d = {"fetch", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_DOMAIN}, {"notexample.com"}};
+    assert_string_equal(explain(&d), "ask");
+    call e = {"fetch", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_DOMAIN}, {"a.internal.corp"}};
+    assert_string_equal(explain(&e), "ask");
+    call m1 = {"mcp__context7__search-docs", 0, NULL, NULL, {0}, {0}};
+    assert_string_equal(explain(&m1), "allow");
+    call m2 = {"mcp__context7x__a", 0, NULL, NULL, {0}, {0}};
+    assert_string_equal(explain(&m2), "ask");
+    call m3 = {"mcp__gh__issues", 0, NULL, NULL, {0}, {0}};
+    assert_string_equal(explain(&m3), "allow");
+    call m4 = {"mcp__gh", 0, NULL, NULL, {0}, {0}};
+    assert_string_equal(explain(&m4), "ask");
+    permission_fini();
+}
+
+static int reviews;
+static int fake_review(void *ud, const cJSON *request, char **reason)
+{
+    (void)ud;
+    reviews++;
+    const cJSON *subj = cJSON_GetObjectItemCaseSensitive(request, "subjects");
+    char *text = cJSON_PrintUnformatted(subj);
+    int verdict = strstr(text, "evil") ? 0 : strstr(text, "unsure") ? -1 : 1;
+    free(text);
+    *reason = strdup(verdict ? "plugin says fine" : "plugin says no");
+    return verdict;
+}
+
+static void test_reviewer_service(void **state)
+{
+    (void)state;
+    static vt_reviewer_v1 rv = {sizeof(vt_reviewer_v1), fake_review, NULL};
+    assert_int_equal(services_publish("permissions.reviewer", &rv), 0);
+    write_file(".vtcode/agents/a3.md", "---\npermissions:\n  default: auto\n---\n");
+    init_ok("", "a3");
+    char *msg;
+    call ok = EXEC("echo fine");
+    call bad = EXEC("echo evil");
+    call unsure = EXEC("echo unsure");
+    reviews = 0;
+    assert_int_equal(check(&ok, NULL, &msg), 0);
+    assert_int_equal(check(&bad, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "plugin says no"));
+    free(msg);
+    /* the plugin passes: no command, no sampling -> ask -> no prompt */
+    assert_int_equal(check(&unsure, NULL, &msg), VT_ERR_DENIED);
+    free(msg);
+    assert_int_equal(reviews, 3);
+    services_clear();
+    permission_fini();
+}
+
+static void test_workdir_relative_rules(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\ndeny = [\"apply_patch(build/**)\", \"apply_patch(*.lock)\"]\n"
+            "allow = [\"apply_patch(./gen/*.c)\"]\n", NULL);
+    call a = {"apply_patch", VT_EFFECT_MUTATES_WORKSPACE, NULL, NULL,
+              {VT_SUBJECT_CWD, VT_SUBJECT_PATH_EDIT}, {"pkg", "build/x.o"}};
+    assert_string_equal(explain(&a), "deny");
+    call b = {"apply_patch", VT_EFFECT_MUTATES_WORKSPACE, NULL, NULL,
+              {VT_SUBJECT_CWD, VT_SUBJECT_PATH_EDIT}, {"pkg", "gen/a.c"}};
+    assert_string_equal(explain(&b), "allow");
+    call c = PATCH("gen/a.c"); /* cwd = workspace root: also matches */
+    assert_string_equal(explain(&c), "allow");
+    call d = {"apply_patch", VT_EFFECT_MUTATES_WORKSPACE, NULL, NULL,
+              {VT_SUBJECT_CWD, VT_SUBJECT_PATH_EDIT}, {"pkg", "../gen/a.c"}};
+    assert_string_equal(explain(&d), "ask"); /* above the working directory */
+    call e = {"apply_patch", VT_EFFECT_MUTATES_WORKSPACE, NULL, NULL,
+              {VT_SUBJECT_CWD, VT_SUBJECT_PATH_EDIT}, {"pkg", "deep/x/Cargo.lock"}};
+    assert_string_equal(explain(&e), "deny");
+    permission_fini();
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
@@ -461,6 +551,9 @@ int main(void)
         cmocka_unit_test(test_concurrent_counters),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_audit),
+        cmocka_unit_test(test_domains_and_tool_patterns),
+        cmocka_unit_test(test_reviewer_service),
+        cmocka_unit_test(test_workdir_relative_rules),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
