@@ -5,6 +5,20 @@
 #include <vthost/plugin.h>
 #include "patch_text.h"
 
+/* The next line break at or after p: "\n", "\r\n" or a lone "\r".
+ * Returns its position and *len (0 when there is none). */
+static const char *next_break(const char *p, const char *end, int has_cr, size_t *len)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *cr = has_cr ? memchr(p, '\r', (size_t)((nl ? nl : end) - p)) : NULL;
+    if (cr) {
+        *len = (cr + 1 < end && cr[1] == '\n') ? 2 : 1;
+        return cr;
+    }
+    *len = nl ? 1 : 0;
+    return nl;
+}
+
 int text_split(const char *base, size_t size, text_lines *out)
 {
     memset(out, 0, sizeof *out);
@@ -12,37 +26,35 @@ int text_split(const char *base, size_t size, text_lines *out)
     out->size = size;
     out->eol = "\n";
     out->eol_len = 1;
-    /* Count first so one allocation serves a 100k-line file. */
-    size_t n = 0;
-    for (size_t i = 0; i < size; i++) {
-        if (base[i] == '\n' || (base[i] == '\r' && (i + 1 >= size || base[i + 1] != '\n')))
-            n++;
-    }
-    if (size && base[size - 1] != '\n' && base[size - 1] != '\r')
-        n++;
-    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    /* memchr does the scanning; only files with a CR need the second. */
+    int has_cr = size && memchr(base, '\r', size) != NULL;
+    size_t cap = size / 40 + 16;
+    out->v = malloc(cap * sizeof *out->v);
     if (!out->v)
         return VT_ERR_NOMEM;
-    int have_eol = 0;
-    size_t start = 0, i = 0;
-    while (i < size) {
-        char ch = base[i];
-        if (ch != '\n' && ch != '\r') {
-            i++;
-            continue;
+    const char *p = base, *end = base + size;
+    while (p < end) {
+        size_t eol;
+        const char *brk = next_break(p, end, has_cr, &eol);
+        if (out->n == cap) {
+            text_line *q = realloc(out->v, (cap *= 2) * sizeof *q);
+            if (!q) {
+                text_lines_free(out);
+                return VT_ERR_NOMEM;
+            }
+            out->v = q;
         }
-        uint8_t step = (ch == '\r' && i + 1 < size && base[i + 1] == '\n') ? 2 : 1;
-        out->v[out->n++] = (text_line){start, i - start, step};
-        if (!have_eol) {
-            out->eol = base + i;
-            out->eol_len = step;
-            have_eol = 1;
+        if (!brk) {
+            out->v[out->n++] = (text_line){(size_t)(p - base), (size_t)(end - p), 0};
+            break;
         }
-        i += step;
-        start = i;
+        out->v[out->n++] = (text_line){(size_t)(p - base), (size_t)(brk - p), (uint8_t)eol};
+        if (out->n == 1 || out->eol_len == 0) {
+            out->eol = brk;
+            out->eol_len = eol;
+        }
+        p = brk + eol;
     }
-    if (start < size)
-        out->v[out->n++] = (text_line){start, size - start, 0};
     return 0;
 }
 
