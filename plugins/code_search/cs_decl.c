@@ -123,14 +123,17 @@ static pat P_SH[] = {
     {"Lx(?:w)*(i)=", 1, 0},
 };
 
+#define KW_SLOTS 512  /* open-addressing table, well above every keyword count */
+
 typedef struct lang_rules {
     kw *kws;
     size_t nkw;
     pat *pats;
     size_t npat;
+    short slot[KW_SLOTS];  /* index into kws + 1; 0 empty */
 } lang_rules;
 
-#define RULES(k, p) {k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0]}
+#define RULES(k, p) {k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], {0}}
 enum { R_CPP, R_RUST, R_GO, R_PY, R_JS, R_JAVA, R_SH, R_COUNT };
 static lang_rules RULESET[R_COUNT] = {
     RULES(KW_CPP, P_CPP), RULES(KW_RUST, P_RUST), RULES(KW_GO, P_GO),
@@ -141,15 +144,24 @@ static lang_rules RULESET[R_COUNT] = {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_failed;
 
-static int kw_cmp(const void *a, const void *b)
+static unsigned kw_hash(const char *s, size_t n)
 {
-    return strcmp(((const kw *)a)->w, ((const kw *)b)->w);
+    unsigned h = 2166136261u;  /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
 }
 
 static void init_rules(void)
 {
     for (int r = 0; r < R_COUNT; r++) {
-        qsort(RULESET[r].kws, RULESET[r].nkw, sizeof(kw), kw_cmp);
+        lang_rules *lr = &RULESET[r];
+        for (size_t i = 0; i < lr->nkw; i++) {
+            unsigned h = kw_hash(lr->kws[i].w, strlen(lr->kws[i].w)) % KW_SLOTS;
+            while (lr->slot[h])
+                h = (h + 1) % KW_SLOTS;
+            lr->slot[h] = (short)(i + 1);
+        }
         for (size_t i = 0; i < RULESET[r].npat; i++) {
             pat *p = &RULESET[r].pats[i];
             int errc;
@@ -189,19 +201,10 @@ static int rules_of(int lexer)
 
 static char keyword(const lang_rules *r, const char *s, size_t n)
 {
-    size_t lo = 0, hi = r->nkw;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const char *w = r->kws[mid].w;
-        int c = strncmp(w, s, n);
-        if (c == 0)
-            c = w[n] ? 1 : 0;
-        if (c == 0)
-            return r->kws[mid].c;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    for (unsigned h = kw_hash(s, n) % KW_SLOTS; r->slot[h]; h = (h + 1) % KW_SLOTS) {
+        const kw *k = &r->kws[r->slot[h] - 1];
+        if (strncmp(k->w, s, n) == 0 && k->w[n] == '\0')
+            return k->c;
     }
     return 'i';
 }

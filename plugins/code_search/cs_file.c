@@ -60,6 +60,25 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
     return NULL;
 }
 
+/* Could [s, e) be a whole identifier token?  Not when an identifier
+ * character touches either end ('$' joins identifiers in JS/TS only). */
+static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
+{
+    int dollar = lexer == CS_LEX_JS || lexer == CS_LEX_JSX || lexer == CS_LEX_TS ||
+                 lexer == CS_LEX_TSX;
+    if (sp.start > 0) {
+        unsigned char c = (unsigned char)buf[sp.start - 1];
+        if (cs_id_char(c) || (dollar && c == '$'))
+            return 0;
+    }
+    if (sp.end < len) {
+        unsigned char c = (unsigned char)buf[sp.end];
+        if (cs_id_char(c) || (dollar && c == '$'))
+            return 0;
+    }
+    return 1;
+}
+
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
                 unsigned cats, size_t cap, cs_file_hits *out)
 {
@@ -76,6 +95,13 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
     int rc = cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
     if (rc < 0 || w->nsp == 0)
         return rc;
+    /* Lexing only decides between identifier and text: skip it when no
+     * match can be a whole identifier. */
+    if (classify) {
+        classify = 0;
+        for (size_t i = 0; i < w->nsp && !classify; i++)
+            classify = word_bounded(buf, len, w->sp[i], lexer);
+    }
     if (classify) {
         if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0 ||
             (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)

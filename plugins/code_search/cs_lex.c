@@ -6,21 +6,30 @@
 #include <string.h>
 #include <vthost/plugin.h>
 
-void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end)
+#define ALPHA3(c) ['a' + (c)] = 3, ['A' + (c)] = 3
+const unsigned char cs_byte_class[256] = {
+    ALPHA3(0), ALPHA3(1), ALPHA3(2), ALPHA3(3), ALPHA3(4), ALPHA3(5), ALPHA3(6),
+    ALPHA3(7), ALPHA3(8), ALPHA3(9), ALPHA3(10), ALPHA3(11), ALPHA3(12), ALPHA3(13),
+    ALPHA3(14), ALPHA3(15), ALPHA3(16), ALPHA3(17), ALPHA3(18), ALPHA3(19),
+    ALPHA3(20), ALPHA3(21), ALPHA3(22), ALPHA3(23), ALPHA3(24), ALPHA3(25),
+    ['_'] = 3,
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2,
+    ['7'] = 2, ['8'] = 2, ['9'] = 2,
+    [0x80 ... 0xFF] = 3,
+};
+
+void cs_tok_grow(cs_toks *t)
 {
     if (t->oom)
         return;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 1024;
-        cs_tok *nv = realloc(t->v, nc * sizeof *nv);
-        if (!nv) {
-            t->oom = 1;
-            return;
-        }
-        t->v = nv;
-        t->cap = nc;
+    size_t nc = t->cap ? t->cap * 2 : 4096;
+    cs_tok *nv = realloc(t->v, nc * sizeof *nv);
+    if (!nv) {
+        t->oom = 1;
+        return;
     }
-    t->v[t->n++] = (cs_tok){(uint32_t)start, (uint32_t)end, kind, 0};
+    t->v = nv;
+    t->cap = nc;
 }
 
 void cs_toks_free(cs_toks *t)
@@ -69,6 +78,10 @@ size_t cs_scan_quoted(const char *b, size_t len, size_t i, char q, int multiline
 
 size_t cs_scan_block_comment(const char *b, size_t len, size_t i, int nested)
 {
+    if (!nested) {
+        const char *e = i + 2 < len ? memmem(b + i + 2, len - i - 2, "*/", 2) : NULL;
+        return e ? (size_t)(e - b) + 2 : len;
+    }
     int depth = 1;
     for (i += 2; i < len; i++) {
         if (b[i] == '*' && i + 1 < len && b[i + 1] == '/') {

@@ -38,15 +38,26 @@ void cs_toks_free(cs_toks *t);
 void cs_decl_release(void);
 
 /* ---- for the lexers ---- */
-void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end);
+void cs_tok_grow(cs_toks *t);
+static inline void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end)
+{
+    if (t->n == t->cap)
+        cs_tok_grow(t);
+    if (t->oom)
+        return;
+    t->v[t->n++] = (cs_tok){(uint32_t)start, (uint32_t)end, kind, 0};
+}
 
+/* Byte classes: bit 1 starts an identifier (letters, '_', and every
+ * byte of a UTF-8 sequence), bit 2 continues one (adds digits). */
+extern const unsigned char cs_byte_class[256];
 static inline int cs_id_start(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+    return cs_byte_class[c] & 1;
 }
 static inline int cs_id_char(unsigned char c)
 {
-    return cs_id_start(c) || (c >= '0' && c <= '9');
+    return cs_byte_class[c] & 2;
 }
 /* End of the identifier starting at i. */
 size_t cs_scan_ident(const char *b, size_t len, size_t i);
