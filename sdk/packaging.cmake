@@ -18,7 +18,10 @@ set(_vt_ver "${PROJECT_VERSION}")
 
 set(CPACK_PACKAGE_NAME "vthost")
 set(CPACK_PACKAGE_VERSION "${_vt_ver}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "tool host for coding agents")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would prefix it to every
+# package's description.  Each description below is plain text, first
+# line the synopsis, an empty line between paragraphs; CPack indents it
+# into Debian control form.
 if(NOT CPACK_PACKAGE_CONTACT)
   set(CPACK_PACKAGE_CONTACT "vthost maintainers <vthost@localhost>")
 endif()
@@ -62,13 +65,13 @@ set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS
 set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "vthost-plugin-code-search, vthost-dev")
 set(CPACK_COMPONENT_HOST_DESCRIPTION
 "tool host for coding agents
- vthost gives a coding agent its model-facing tools (exec_command,
- write_stdin, apply_patch, search_tools, code_search) as plugin modules,
- chosen by a profile and guarded by a permission engine, over the Model
- Context Protocol (stdio) or from the command line.
- .
- This package holds the host, its profiles and documentation. The tools
- themselves are in the vthost-plugin-* packages.")
+vthost gives a coding agent its model-facing tools (exec_command,
+write_stdin, apply_patch, search_tools, code_search) as plugin modules,
+chosen by a profile and guarded by a permission engine, over the Model
+Context Protocol (stdio) or from the command line.
+
+This package holds the host, its profiles and documentation. The tools
+themselves are in the vthost-plugin-* packages.")
 
 # ---- vthost-dev -----------------------------------------------------------
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME "vthost-dev")
@@ -78,17 +81,17 @@ set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "pkg-config")
 set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "vthost (>= ${_vt_ver})")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
 "SDK for vthost tool plugins
- The plugin header vthost/plugin.h (plugin ABI ${_vt_abi_major}.${_vt_abi_minor}), a pkg-config
- file (vthost-plugin), a CMake package (find_package(vthost-plugin)) and an
- example plugin with a typed tool and a full tool.")
+The plugin header vthost/plugin.h (plugin ABI ${_vt_abi_major}.${_vt_abi_minor}), the
+pkg-config module vthost-plugin, the CMake package vthost-plugin and an
+example plugin with a typed tool and a full tool.")
 
 # ---- vthost-plugin-* ------------------------------------------------------
 set(_vt_plugin_depends "vthost (>= ${_vt_ver}), ${_vt_abi_pkg} (>= ${_vt_abi_major}.${_vt_abi_minor})")
-set(_vt_desc_exec "exec_command: run commands and interactive sessions in the workspace")
-set(_vt_desc_stdin "write_stdin: write to sessions started by exec_command")
-set(_vt_desc_patch "apply_patch: apply structured patches to workspace files")
-set(_vt_desc_search_tools "search_tools: find deferred tools of installed plugins")
-set(_vt_desc_code_search "code_search: bounded search for definitions, usages, text and paths")
+set(_vt_desc_exec "run commands and interactive sessions (exec_command)")
+set(_vt_desc_stdin "write to sessions of exec_command (write_stdin)")
+set(_vt_desc_patch "apply patches to workspace files (apply_patch)")
+set(_vt_desc_search_tools "find the deferred tools of other plugins (search_tools)")
+set(_vt_desc_code_search "bounded search for definitions, usages, text (code_search)")
 foreach(p IN LISTS VTHOST_ALL_PLUGINS)
   string(REPLACE "_" "-" _dash "${p}")
   string(TOUPPER "PLUGIN-${_dash}" _C)
@@ -96,7 +99,7 @@ foreach(p IN LISTS VTHOST_ALL_PLUGINS)
   set(CPACK_DEBIAN_${_C}_PACKAGE_DEPENDS "${_vt_plugin_depends}")
   set(CPACK_COMPONENT_${_C}_DESCRIPTION
 "vthost plugin: ${_vt_desc_${p}}
- The ${p}.so module for vthost, loaded by the profiles that name it.")
+The ${p}.so module for vthost, loaded by the profiles that name it.")
 endforeach()
 # write_stdin drives the sessions exec publishes (service exec.sessions),
 # so it needs the exec module of the same build.

@@ -73,6 +73,9 @@ echo "ok   cpack built $(ls "$T/out"/*.deb | wc -l) packages"
 VERSION=$(dpkg-deb -f "$HOST" Version)
 info=$(dpkg-deb --info "$HOST")
 check "host package name" "Package: vthost" "$info"
+check_eq "host description in control form" \
+    $'tool host for coding agents\n vthost gives a coding agent' \
+    "$(dpkg-deb -f "$HOST" Description | head -2 | cut -c1-28)"
 out=$(dpkg-deb -f "$HOST" Provides)
 [[ "$out" =~ ^vthost-abi-([0-9]+)\ \(=\ ([0-9]+)\.([0-9]+)\)$ ]] &&
     echo "ok   host provides its ABI: $out" ||
