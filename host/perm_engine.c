@@ -295,6 +295,15 @@ void perm_eval_free(perm_eval *ev)
 
 /* ---- matching --------------------------------------------------------- */
 
+/* A pattern that cannot finish (match limit on a pathological subject)
+ * counts as a match for deny and ask and as no match for allow and auto:
+ * the engine fails closed either way. */
+static int hit(perm_eval *ev, const perm_rule *r, const char *s)
+{
+    int m = perm_regex_match(r->re, s, ev->md);
+    return m > 0 || (m < 0 && ev->fail_closed);
+}
+
 static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
                                   const char *text)
 {
@@ -304,14 +313,14 @@ static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
     if (perm_ruleset_has(set, PIDX_CMD)) {
         perm_ruleset_lookup(set, PIDX_CMD, ev->tool, text, w, &v, &n);
         for (size_t i = 0; i < n; i++)
-            if (perm_regex_match(v[i]->re, text, ev->md))
+            if (hit(ev, v[i], text))
                 return v[i];
     }
     if (!perm_ruleset_has(set, PIDX_CMD_ANY))
         return NULL;
     perm_ruleset_lookup(set, PIDX_CMD_ANY, ev->tool, "", 0, &v, &n);
     for (size_t i = 0; i < n; i++)
-        if (perm_regex_match(v[i]->re, text, ev->md))
+        if (hit(ev, v[i], text))
             return v[i];
     return NULL;
 }
@@ -327,7 +336,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     for (int more = perm_ruleset_has(set, PIDX_ABS); more;) {
         perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
         for (size_t i = 0; i < n; i++)
-            if (perm_regex_match(v[i]->re, abs, ev->md))
+            if (hit(ev, v[i], abs))
                 return v[i];
         if (len == 0)
             break;
@@ -342,7 +351,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     for (int more = perm_ruleset_has(set, PIDX_CWD); more;) {
         perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
         for (size_t i = 0; i < n; i++)
-            if (perm_regex_match(v[i]->re, rel, ev->md))
+            if (hit(ev, v[i], rel))
                 return v[i];
         if (len == 0)
             break;
@@ -358,7 +367,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
         if (name) {
             perm_ruleset_lookup(set, PIDX_NAME, ev->tool, c, cl, &v, &n);
             for (size_t i = 0; i < n; i++)
-                if (perm_regex_match(v[i]->re, rel, ev->md))
+                if (hit(ev, v[i], rel))
                     return v[i];
         }
         for (size_t k = 1; ext && k < cl; k++) {
@@ -366,7 +375,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
                 continue;
             perm_ruleset_lookup(set, PIDX_EXT, ev->tool, c + k, cl - k, &v, &n);
             for (size_t i = 0; i < n; i++)
-                if (perm_regex_match(v[i]->re, rel, ev->md))
+                if (hit(ev, v[i], rel))
                     return v[i];
         }
         c += cl;
@@ -388,6 +397,9 @@ static const perm_rule *domain_match(perm_eval *ev, const perm_ruleset *set,
     return NULL;
 }
 
+static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set,
+                                     const char **subject);
+
 /* deny / ask: the first rule matching the tool or any subject, looking
  * through wrappers and both path forms. */
 static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set,
@@ -396,6 +408,15 @@ static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set,
     *subject = NULL;
     if (!set->count)
         return NULL;
+    ev->fail_closed = 1;
+    const perm_rule *r = any_match_in(ev, set, subject);
+    ev->fail_closed = 0;
+    return r;
+}
+
+static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set,
+                                     const char **subject)
+{
     const perm_rule *r = perm_ruleset_bare(set, ev->tool);
     if (r)
         return r;

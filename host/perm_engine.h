@@ -39,6 +39,7 @@ typedef struct perm_eval {
     int escalated;
     const char *justification;
     pcre2_match_data *md;
+    int fail_closed;      /* matching for deny/ask (see hit()) */
     /* outcome */
     perm_decision decision;
     const char *layer;

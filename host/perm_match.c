@@ -3,6 +3,7 @@
 #include "perm_match.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,9 +131,28 @@ int perm_compile_command(const char *pat, pcre2_code **re, char **key, char **er
     return rc;
 }
 
+/* Bounds the work of one match: `*` patterns against long subjects could
+ * otherwise backtrack for a long time.  Created once, then shared
+ * read-only by all threads. */
+static pcre2_match_context *limits;
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+
+static void limits_init(void)
+{
+    limits = pcre2_match_context_create(NULL);
+    if (limits) {
+        pcre2_set_match_limit(limits, 200000);
+        pcre2_set_depth_limit(limits, 10000);
+    }
+}
+
 int perm_regex_match(const pcre2_code *re, const char *s, pcre2_match_data *md)
 {
-    return pcre2_match(re, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 0;
+    pthread_once(&limits_once, limits_init);
+    int rc = pcre2_match(re, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, md, limits);
+    if (rc >= 0)
+        return 1;
+    return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
 void perm_first_word(const char *cmd, char *buf, size_t size)

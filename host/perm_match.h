@@ -23,7 +23,9 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
  * literal name, else 0. */
 int perm_path_floating_key(const char *spec, char **key);
 
-/* Full match of `s` against an anchored pattern. */
+/* Full match of `s` against an anchored pattern: 1, 0, or -1 when the
+ * match could not finish within the work limits (the caller decides
+ * which way that fails). */
 int perm_regex_match(const pcre2_code *re, const char *s, pcre2_match_data *md);
 
 /* `p` joined to `base` when relative and lexically normalised ("." and

@@ -535,6 +535,33 @@ static void test_workdir_relative_rules(void **state)
     permission_fini();
 }
 
+/* A pattern that backtracks without end hits the match limit: deny and
+ * ask count it as a match, allow does not. */
+static void test_pathological_patterns(void **state)
+{
+    (void)state;
+    write_file(".vtcode/agents/open2.md", "---\npermissions:\n  default: allow\n---\n");
+    write_file(".vtcode/agents/closed2.md",
+               "---\npermissions:\n  default: deny\n"
+               "  allow: [\"exec_command(* * * * * * * * * * * * * * y)\"]\n---\n");
+    init_ok("[permissions]\nask = [\"exec_command(* * * * * * * * * * * * * * x)\"]\n",
+            "open2");
+    char *long_cmd = malloc(8001);
+    for (int i = 0; i < 4000; i++)
+        memcpy(long_cmd + 2 * i, "a ", 2);
+    long_cmd[7999] = 'z';
+    long_cmd[2] = 'x'; /* present, so the searches cannot skip */
+    long_cmd[4] = 'y';
+    long_cmd[8000] = 0;
+    call c = {"exec_command", VT_EFFECT_EXECUTES, NULL, NULL, {VT_SUBJECT_COMMAND}, {long_cmd}};
+    assert_string_equal(explain(&c), "ask"); /* not the agent's default allow */
+    permission_fini();
+    init_ok("", "closed2");
+    assert_string_equal(explain(&c), "deny"); /* the allow did not apply */
+    permission_fini();
+    free(long_cmd);
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
@@ -554,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_domains_and_tool_patterns),
         cmocka_unit_test(test_reviewer_service),
         cmocka_unit_test(test_workdir_relative_rules),
+        cmocka_unit_test(test_pathological_patterns),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
