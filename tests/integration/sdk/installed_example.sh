@@ -193,5 +193,13 @@ out=$("$V" --workspace "$WS" call word_count '{"path":"notes.txt","unique":true}
 check_eq "make install: callable without --plugin-dir" 0 "$rc"
 check "make install: result" '"result":4' "$out"
 
+# The relocated host reads the profiles of its own prefix (not only the
+# copies built into it): an edit there shows.
+sed -i 's/^tools = exec_command, write_stdin, /tools = exec_command, /' \
+    "$P/share/vthost/profiles/default.ini"
+out=$("$V" --workspace "$WS" tools 2>&1)
+check_eq "installed profile file is the one used" \
+    $'exec_command\napply_patch\nsearch_tools' "$out"
+
 if ((fails)); then echo "$fails check(s) failed"; exit 1; fi
 echo "all checks passed"
