@@ -38,6 +38,7 @@ async function connect(ws, { profile, pluginDirs, capabilities = {} } = {}) {
   });
   let stderr = "";
   transport.stderr?.on("data", (d) => (stderr += d));
+
   const client = new Client({ name: "vthost-sdk-test", version: "1.0.0" }, { capabilities });
   await client.connect(transport);
   clients.push(client);
@@ -289,4 +290,13 @@ test("closing the client ends the server and its sessions promptly", async () =>
   // The SDK sends SIGTERM 2 s after closing stdin; we must be gone first.
   assert.ok(Date.now() - t0 < 1900, `close took ${Date.now() - t0} ms`);
   await waitFor(() => !alive(pid), 3000, `session process ${pid} to end`);
+});
+
+test("no server reported a sanitizer error or wrote noise to stderr", async () => {
+  // close() returns once the server process has exited (its stderr is in)
+  for (const c of clients) await c.close().catch(() => {});
+  for (const c of clients) {
+    const err = c.stderrText();
+    assert.doesNotMatch(err, /Sanitizer|runtime error|LeakSanitizer/, err.slice(0, 4000));
+  }
 });
