@@ -334,7 +334,9 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     size_t n;
     size_t len = strcmp(abs, "/") == 0 ? 0 : strlen(abs);
     for (int more = perm_ruleset_has(set, PIDX_ABS); more;) {
-        perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
+        n = 0;
+        if (perm_ruleset_maybe(set, PIDX_ABS, len))
+            perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
         for (size_t i = 0; i < n; i++)
             if (hit(ev, v[i], abs))
                 return v[i];
@@ -349,7 +351,9 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
         return NULL;
     len = strlen(rel);
     for (int more = perm_ruleset_has(set, PIDX_CWD); more;) {
-        perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
+        n = 0;
+        if (perm_ruleset_maybe(set, PIDX_CWD, len))
+            perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
         for (size_t i = 0; i < n; i++)
             if (hit(ev, v[i], rel))
                 return v[i];
@@ -364,14 +368,14 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     int ext = perm_ruleset_has(set, PIDX_EXT), name = perm_ruleset_has(set, PIDX_NAME);
     for (const char *c = rel; (ext || name) && *c;) {
         size_t cl = strcspn(c, "/");
-        if (name) {
+        if (name && perm_ruleset_maybe(set, PIDX_NAME, cl)) {
             perm_ruleset_lookup(set, PIDX_NAME, ev->tool, c, cl, &v, &n);
             for (size_t i = 0; i < n; i++)
                 if (hit(ev, v[i], rel))
                     return v[i];
         }
         for (size_t k = 1; ext && k < cl; k++) {
-            if (c[k - 1] != '.')
+            if (c[k - 1] != '.' || !perm_ruleset_maybe(set, PIDX_EXT, cl - k))
                 continue;
             perm_ruleset_lookup(set, PIDX_EXT, ev->tool, c + k, cl - k, &v, &n);
             for (size_t i = 0; i < n; i++)

@@ -30,10 +30,6 @@ struct perm_index {
     size_t npatterned;
     perm_rule **domains;
     size_t ndomains;
-    unsigned char has[128]; /* index kinds present */
-    /* per kind, bit (key length % 64) set when some key has that length:
-     * most ancestor lookups of a path end here without hashing */
-    uint64_t lens[128];
 };
 
 static uint64_t fnv(const char *s, size_t n, uint64_t h)
@@ -90,11 +86,10 @@ static int push_rule(perm_rule ***v, size_t *n, size_t *cap, perm_rule *r)
     return 0;
 }
 
-static int idx_add(struct perm_index *ix, int kind, const char *tool,
+static int idx_add(perm_ruleset *set, struct perm_index *ix, int kind, const char *tool,
                    const char *key, perm_rule *r)
 {
-    ix->has[kind & 127] = 1;
-    ix->lens[kind & 127] |= 1ull << (strlen(key) & 63);
+    set->lens[kind] |= 1ull << (strlen(key) & 63);
     size_t kl = strlen(key);
     char *buf = malloc(strlen(tool) + kl + 4);
     if (!buf)
@@ -118,7 +113,7 @@ void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
 {
     *rules = NULL;
     *count = 0;
-    if (!set->index || !(set->index->lens[kind & 127] & (1ull << (key_len & 63))))
+    if (!set->index || !perm_ruleset_maybe(set, kind, key_len))
         return;
     char stack[1024], *buf = stack;
     size_t need = strlen(tool) + key_len + 4;
@@ -132,11 +127,6 @@ void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
     }
     if (buf != stack)
         free(buf);
-}
-
-int perm_ruleset_has(const perm_ruleset *set, int kind)
-{
-    return set->index && set->index->has[kind & 127];
 }
 
 int perm_rule_tool_matches(const perm_rule *r, const char *tool)
@@ -211,12 +201,12 @@ int perm_ruleset_seal(perm_ruleset *set)
         else if (r->tool_match != PTOOL_EXACT)
             rc = push_rule(&ix->patterned, &ix->npatterned, &pc, r);
         else if (r->spec == PSPEC_NONE)
-            rc = idx_add(ix, PIDX_BARE, r->tool, "", r);
+            rc = idx_add(set, ix, PIDX_BARE, r->tool, "", r);
         else if (r->spec == PSPEC_COMMAND)
-            rc = r->key ? idx_add(ix, PIDX_CMD, r->tool, r->key, r)
-                        : idx_add(ix, PIDX_CMD_ANY, r->tool, "", r);
+            rc = r->key ? idx_add(set, ix, PIDX_CMD, r->tool, r->key, r)
+                        : idx_add(set, ix, PIDX_CMD_ANY, r->tool, "", r);
         else
-            rc = idx_add(ix, r->idx, r->tool, r->key, r);
+            rc = idx_add(set, ix, r->idx, r->tool, r->key, r);
         if (rc < 0)
             return rc;
     }

@@ -27,18 +27,28 @@ void perm_ruleset_free(perm_ruleset *set);
 
 /* Index kinds for perm_ruleset_lookup. */
 enum {
-    PIDX_BARE = 'B',    /* bare exact tool rules; key unused */
-    PIDX_CMD = 'C',     /* command rules by literal first word */
-    PIDX_CMD_ANY = 'W', /* command rules starting with a wildcard */
-    PIDX_ABS = 'A',     /* absolute path rules by literal directory */
-    PIDX_CWD = 'R',     /* cwd-relative path rules by literal directory */
-    PIDX_EXT = 'E',     /* "*.ext" at any depth, by extension */
-    PIDX_NAME = 'N'     /* "name" at any depth, by name */
+    PIDX_BARE = 1,    /* bare exact tool rules; key unused */
+    PIDX_CMD = 2,     /* command rules by literal first word */
+    PIDX_CMD_ANY = 3, /* command rules starting with a wildcard */
+    PIDX_ABS = 4,     /* absolute path rules by literal directory */
+    PIDX_CWD = 5,     /* cwd-relative path rules by literal directory */
+    PIDX_EXT = 6,     /* "*.ext" at any depth, by extension */
+    PIDX_NAME = 7     /* "name" at any depth, by name */
 };
 
 /* Whether any rule of the set is filed under index kind `kind` (lets a
  * decision skip lookups that cannot find anything). */
-int perm_ruleset_has(const perm_ruleset *set, int kind);
+static inline int perm_ruleset_has(const perm_ruleset *set, int kind)
+{
+    return set->lens[kind] != 0;
+}
+
+/* Whether some key of that kind has this length (modulo 64): most
+ * ancestor lookups of a path stop here, without hashing. */
+static inline int perm_ruleset_maybe(const perm_ruleset *set, int kind, size_t len)
+{
+    return (set->lens[kind] >> (len & 63)) & 1;
+}
 
 /* Rules of `tool` filed under (kind, key), in rule order.  Borrowed. */
 void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,

@@ -60,6 +60,8 @@ typedef struct perm_ruleset {
     perm_rule **rules;
     size_t count, cap;
     struct perm_index *index;  /* built by perm_ruleset_seal */
+    /* per index kind (PIDX_*), bit (key length % 64) of the keys filed */
+    unsigned long long lens[8];
 } perm_ruleset;
 
 enum { PB_DENY = 0, PB_ASK = 1, PB_AUTO = 2, PB_ALLOW = 3, PB_COUNT = 4 };
