@@ -89,6 +89,8 @@ static int push_rule(perm_rule ***v, size_t *n, size_t *cap, perm_rule *r)
 static int idx_add(perm_ruleset *set, struct perm_index *ix, int kind, const char *tool,
                    const char *key, perm_rule *r)
 {
+    if (kind < PIDX_BARE || kind > PIDX_NAME)
+        return VT_ERR_INTERNAL;
     set->lens[kind] |= 1ull << (strlen(key) & 63);
     size_t kl = strlen(key);
     char *buf = malloc(strlen(tool) + kl + 4);
@@ -329,7 +331,7 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
     if (kind) {
         free(r->key);
         r->key = fk;
-        r->idx = kind;
+        r->idx = kind == 'E' ? PIDX_EXT : PIDX_NAME;
     }
     return 0;
 }
