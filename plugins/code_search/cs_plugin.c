@@ -244,15 +244,41 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         free(err);
         return rc;
     }
+    /* The response is structured (no "output" string for the host to cut),
+     * so the results themselves stay within max_output_tokens, estimated
+     * like the host does: 4 bytes a token. */
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
+    size_t budget = (size_t)(cJSON_IsNumber(mt) && mt->valueint > 0 ? mt->valueint : 10000) * 4;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "query", query);
     cJSON_AddItemToObject(o, "filters", filters_json(path, mask, cats, max));
     cJSON *arr = cJSON_AddArrayToObject(o, "results");
-    for (size_t i = 0; i < res.n; i++)
-        cJSON_AddItemToArray(arr, result_json(&res.v[i]));
-    cJSON_AddNumberToObject(o, "returned", (double)res.n);
+    size_t used = 1024 + strlen(query) + strlen(path);  /* envelope and hints */
+    size_t returned = 0;
+    int over_budget = 0;
+    for (size_t i = 0; i < res.n; i++) {
+        cJSON *r = result_json(&res.v[i]);
+        char *txt = cJSON_PrintUnformatted(r);
+        size_t n = txt ? strlen(txt) + 1 : 0;
+        free(txt);
+        if (returned > 0 && used + n > budget) {
+            cJSON_Delete(r);
+            over_budget = 1;
+            break;
+        }
+        used += n;
+        cJSON_AddItemToArray(arr, r);
+        returned++;
+    }
+    if (over_budget)
+        res.truncated = 1;
+    cJSON_AddNumberToObject(o, "returned", (double)returned);
     cJSON_AddBoolToObject(o, "truncated", res.truncated);
-    cJSON_AddItemToObject(o, "hints", hints_json(&res, cats));
+    cJSON *hints = hints_json(&res, cats);
+    if (over_budget)
+        cJSON_AddItemToArray(hints, cJSON_CreateString(
+            "Results were cut to fit max_output_tokens; raise it or narrow the search."));
+    cJSON_AddItemToObject(o, "hints", hints);
     cs_output_free(&res);
     *result = o;
     return 0;

@@ -88,6 +88,12 @@ check "bounded and truncated" '.returned == 2 and (.results | length) == 2 and .
 call advanced '{"query":"Widget","result_types":["usage"],"path":"src"}'
 check "exact count not truncated" '.returned == 2 and .truncated == false'
 
+# The structured results stay within max_output_tokens.
+call advanced '{"query":"e","max_results":100,"max_output_tokens":500}'
+check "results cut to max_output_tokens" '.returned >= 1 and .returned < 100 and
+  (.results | length) == .returned and .truncated == true and
+  (.hints | map(test("max_output_tokens")) | any) and (tostring | length) < 4000'
+
 # Smart case.
 call advanced '{"query":"widget","result_types":["definition"],"file_types":["rust"]}'
 check "lower-case query is case-insensitive" '.returned == 1 and .results[0].name == "Widget" and
