@@ -315,6 +315,31 @@ static void test_pty_prompt_answered(void **state)
     call_result_free(&r);
 }
 
+static void test_pty_size_and_term(void **state)
+{
+    (void)state;
+    call_result r = run("exec_command", "{\"cmd\":\"stty size; echo $TERM\",\"tty\":true}");
+    ASSERT_OK(r);
+    assert_string_equal(output(&r), "24 80\nxterm\n");
+    call_result_free(&r);
+}
+
+/* The splitter service the host's guard uses. */
+static void test_splitter_service(void **state)
+{
+    (void)state;
+    const exec_splitter_v1 *sp = host_api()->service_lookup(EXEC_SPLITTER_SERVICE);
+    assert_non_null(sp);
+    assert_true(sp->struct_size >= sizeof(exec_splitter_v1));
+    cJSON *out = NULL;
+    assert_int_equal(sp->split("make test && eval \"$x\" > log", &out), 0);
+    char *s = cJSON_PrintUnformatted(out);
+    assert_string_equal(s, "[{\"command\":\"make test\",\"opaque\":false},"
+                           "{\"command\":\"eval \\\"$x\\\"\",\"opaque\":true}]");
+    free(s);
+    cJSON_Delete(out);
+}
+
 static void test_pipe_stdin(void **state)
 {
     (void)state;
@@ -590,6 +615,8 @@ int main(void)
         cmocka_unit_test(test_preflight),
         cmocka_unit_test(test_long_output_spooled),
         cmocka_unit_test(test_pty_prompt_answered),
+        cmocka_unit_test(test_pty_size_and_term),
+        cmocka_unit_test(test_splitter_service),
         cmocka_unit_test(test_pipe_stdin),
         cmocka_unit_test(test_outlives_yield_then_polled),
         cmocka_unit_test(test_ctrl_c_pipe),
