@@ -5,7 +5,7 @@
 // prompt exit on close.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv, catalogDir, ALLOW_ALL } from "./lib.mjs";
 
@@ -13,7 +13,9 @@ requireClients();
 const bin = vthostBin();
 const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-const { ToolListChangedNotificationSchema, ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+const { ToolListChangedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } = await import(
+  "@modelcontextprotocol/sdk/types.js"
+);
 
 const DEFAULT_TOOLS = ["exec_command", "write_stdin", "apply_patch", "search_tools"];
 const workspaces = [];
@@ -227,6 +229,32 @@ test("permission prompts go to the client as elicitation", async () => {
   const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo denied-run > out.txt" } });
   assert.equal(no.isError, true);
   assert.ok(!existsSync(join(ws, "out.txt")));
+});
+
+test("the auto reviewer asks the client's model through sampling (per-call agent)", async () => {
+  const ws = workspace(`[permissions.auto]
+model = "review-model"
+`);
+  mkdirSync(join(ws, ".vtcode", "agents"), { recursive: true });
+  writeFileSync(join(ws, ".vtcode", "agents", "auto.md"), "---\nname: auto\npermissions:\n  default: auto\n---\nReviewed agent.\n");
+  const c = await connect(ws, { capabilities: { sampling: {} } });
+  const asked = [];
+  let verdict = "ALLOW: harmless echo";
+  c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    asked.push(req.params);
+    return { role: "assistant", model: "review-model", content: { type: "text", text: verdict } };
+  });
+  const meta = { "vthost/agent": "auto" };
+  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo reviewed-run" }, _meta: meta });
+  assert.ok(asked.length >= 1, "sampling/createMessage was sent");
+  assert.match(JSON.stringify(asked[0].messages), /reviewed-run/);
+  assert.equal(asked[0].modelPreferences?.hints?.[0]?.name, "review-model");
+  assert.ok(!ok.isError, text(ok));
+  assert.match(ok.structuredContent.output, /reviewed-run/);
+  verdict = "BLOCK: not today";
+  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo blocked > blocked.txt" }, _meta: meta });
+  assert.equal(no.isError, true);
+  assert.ok(!existsSync(join(ws, "blocked.txt")));
 });
 
 test("progress notifications for a long exec_command", async () => {
