@@ -48,8 +48,9 @@ static int wt_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 
 /* ---- word_count: the typed tool ------------------------------------ */
 
-/* Reads a workspace file whole.  NULL when it is outside the workspace,
- * missing, unreadable or larger than WT_MAX_BYTES. */
+/* Reads a regular workspace file whole.  NULL when it is outside the
+ * workspace, missing, not a regular file, unreadable or larger than
+ * WT_MAX_BYTES. */
 static char *read_workspace_file(const char *path, size_t *len)
 {
     char *abs = NULL;
@@ -59,14 +60,23 @@ static char *read_workspace_file(const char *path, size_t *len)
     api->free(abs);
     if (!f)
         return NULL;
-    char *buf = malloc(WT_MAX_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, WT_MAX_BYTES + 1, f) : 0;
-    int bad = !buf || ferror(f) || n > WT_MAX_BYTES;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    size_t n = 0;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size <= WT_MAX_BYTES) {
+        /* One byte more than the size shows a file that grew meanwhile. */
+        size_t want = (size_t)st.st_size + 1;
+        buf = malloc(want + 1);
+        n = buf ? fread(buf, 1, want, f) : 0;
+        if (buf && (ferror(f) || n == want)) {
+            free(buf);
+            buf = NULL;
+        }
     }
+    fclose(f);
+    if (!buf)
+        return NULL;
     buf[n] = '\0';
     *len = n;
     return buf;
