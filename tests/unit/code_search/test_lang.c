@@ -75,6 +75,13 @@ static const expect CASES[] = {
     {"sample.ts", "Stores", "D4:11"},
     {"sample.ts", "MemoryStore", "D5:14 U8:26"},
     {"sample.ts", "useStore", "D9:10"},
+    /* TSX: generic call vs JSX, nested template literals, JSX text with an
+     * apostrophe, a component tag as a usage, an attribute name as text. */
+    {"sample.tsx", "Banner", "D3:17 U5:42 U8:65 T5:16 T5:59 T6:58 T8:14"},
+    {"sample.tsx", "BannerList", "D8:14"},
+    {"sample.tsx", "Props", "D2:6 U3:35 U8:35"},
+    {"sample.tsx", "setOpen", "U4:16"},
+    {"sample.tsx", "title", "U2:16 U3:26 U8:81 T8:72"},
     /* Java: class, constructor, method with throws, static constant, text
      * block, nested interface/enum/record, javadoc. */
     {"Sample.java", "Account", "D4:14 D8:12 U17:36 U19:18 T3:5 T12:13"},
