@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// Runs every scenario under scenarios/: copies before/ into a fresh
+// workspace, applies `patch` (or the raw arguments in input.json) with
+// `vthost call apply_patch -`, then checks the tree against after/ (or,
+// with an `error` file, that the call failed with that text and left the
+// tree byte-for-byte as before/).  response.json, when present, must be a
+// subset of the response.  `env` holds VAR=value lines for the call.
+// Usage: node run_scenarios.js VTHOST [NAME...]
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const [vthost, ...only] = process.argv.slice(2);
+if (!vthost) { console.error('usage: run_scenarios.js VTHOST [NAME...]'); process.exit(2); }
+const here = __dirname;
+const profile = path.join(here, 'patch-only.ini');
+const scenDir = path.join(here, 'scenarios');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-patch-scen.'));
+
+// The tree as a sorted list: type, exec bit of files, link targets, and
+// the file bytes (compared separately).
+function tree(root) {
+  const out = new Map();
+  if (!fs.existsSync(root)) return out;
+  (function walk(rel) {
+    for (const name of fs.readdirSync(path.join(root, rel)).sort()) {
+      const r = rel ? rel + '/' + name : name;
+      const p = path.join(root, r);
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) out.set(r, { kind: 'l -> ' + fs.readlinkSync(p) });
+      else if (st.isDirectory()) { out.set(r, { kind: 'd' }); walk(r); }
+      else out.set(r, { kind: 'f ' + ((st.mode & 0o100) ? 'x' : '-'), data: fs.readFileSync(p) });
+    }
+  })('');
+  return out;
+}
+
+function compareTrees(want, got) {
+  const problems = [];
+  for (const [k, v] of want) {
+    const g = got.get(k);
+    if (!g) problems.push(`missing ${k}`);
+    else if (g.kind !== v.kind) problems.push(`${k}: ${g.kind} instead of ${v.kind}`);
+    else if (v.data && !v.data.equals(g.data))
+      problems.push(`${k}: content ${JSON.stringify(g.data.toString('latin1'))} instead of ` +
+                    JSON.stringify(v.data.toString('latin1')));
+  }
+  for (const k of got.keys()) if (!want.has(k)) problems.push(`unexpected ${k}`);
+  return problems;
+}
+
+function copyTree(from, to) {
+  fs.mkdirSync(to, { recursive: true });
+  if (fs.existsSync(from)) fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+}
+
+function subset(w, g, at) {
+  if (Array.isArray(w)) {
+    if (!Array.isArray(g) || g.length !== w.length)
+      return `${at}: array length ${g && g.length} != ${w.length}`;
+    for (let i = 0; i < w.length; i++) { const e = subset(w[i], g[i], `${at}[${i}]`); if (e) return e; }
+    return null;
+  }
+  if (w && typeof w === 'object') {
+    if (!g || typeof g !== 'object') return `${at}: not an object`;
+    for (const k of Object.keys(w)) { const e = subset(w[k], g[k], `${at}.${k}`); if (e) return e; }
+    return null;
+  }
+  return w === g ? null : `${at}: ${JSON.stringify(g)} != ${JSON.stringify(w)}`;
+}
+
+const names = only.length ? only
+  : fs.readdirSync(scenDir).filter(n => fs.statSync(path.join(scenDir, n)).isDirectory()).sort();
+let pass = 0, fail = 0;
+for (const name of names) {
+  const s = path.join(scenDir, name);
+  const ws = path.join(work, name);
+  copyTree(path.join(s, 'before'), ws);
+  const args = fs.existsSync(path.join(s, 'input.json'))
+    ? fs.readFileSync(path.join(s, 'input.json'))
+    : JSON.stringify({ input: fs.readFileSync(path.join(s, 'patch'), 'utf8') });
+  const env = { ...process.env };
+  if (fs.existsSync(path.join(s, 'env')))
+    for (const l of fs.readFileSync(path.join(s, 'env'), 'utf8').split('\n'))
+      if (l.includes('=')) env[l.slice(0, l.indexOf('='))] = l.slice(l.indexOf('=') + 1);
+  const r = spawnSync(vthost, ['--workspace', ws, '--profile', profile, '--yes',
+                               'call', 'apply_patch', '-'], { input: args, env });
+  const problems = [];
+  let resp = null;
+  try { resp = JSON.parse(r.stdout.toString()); } catch (e) { problems.push('response is not JSON: ' + r.stdout); }
+  const stderr = r.stderr.toString();
+  if (/Sanitizer|runtime error:/.test(stderr)) problems.push('sanitizer report:\n' + stderr);
+  const errFile = path.join(s, 'error');
+  if (fs.existsSync(errFile)) {
+    const want = fs.readFileSync(errFile, 'utf8').replace(/\n$/, '');
+    if (r.status === 0) problems.push('expected a failure, exit code was 0');
+    const got = resp && typeof resp.error === 'string' ? resp.error : '';
+    if (!got.includes(want)) problems.push(`error text differs\n    want: ${want}\n    got:  ${got}`);
+    for (const p of compareTrees(tree(path.join(s, 'before')), tree(ws)))
+      problems.push('tree changed although the patch failed: ' + p);
+  } else {
+    if (r.status !== 0) problems.push(`exit code ${r.status}: ${r.stdout}${stderr}`);
+    for (const p of compareTrees(tree(path.join(s, 'after')), tree(ws)))
+      problems.push('tree differs from after/: ' + p);
+  }
+  const respFile = path.join(s, 'response.json');
+  if (resp && fs.existsSync(respFile)) {
+    const e = subset(JSON.parse(fs.readFileSync(respFile, 'utf8')), resp, '$');
+    if (e) problems.push('response differs: ' + e);
+  }
+  if (problems.length) {
+    fail++;
+    console.log(`FAIL ${name}`);
+    for (const p of problems) console.log('  ' + p);
+  } else {
+    pass++;
+  }
+}
+fs.rmSync(work, { recursive: true, force: true });
+console.log(`${pass} passed, ${fail} failed`);
+process.exit(fail ? 1 : 0);
