@@ -172,8 +172,9 @@ char *loader_check_descriptor(const vt_plugin *d)
             !tail_is_zero(p, sizeof(vt_tool), d->sizeof_tool))
             return fmt("tool #%zu has non-zero fields beyond the %zu bytes this host "
                        "knows: it needs a newer host", i, sizeof(vt_tool));
-        if (i > 4096)
-            return strdup("tools array is not terminated by an all-zero entry");
+        if (i >= 65536)
+            return strdup("more than 65536 tools, or a tools array without its "
+                          "all-zero end entry");
         (void)t;
     }
     return NULL;

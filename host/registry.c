@@ -30,11 +30,48 @@ static char *fmt(const char *f, ...)
     return s;
 }
 
+/* Name index: open addressing over `entries`, rebuilt whenever entries
+ * are added or removed (load time only), so lookups stay O(1) with tens
+ * of thousands of tools. */
+static tool_entry **index_slots;
+static size_t index_cap;
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int index_rebuild(void)
+{
+    size_t cap = 64;
+    while (cap < nentries * 2 + 1)
+        cap *= 2;
+    tool_entry **slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < nentries; i++) {
+        size_t k = name_hash(entries[i]->t.name) & (cap - 1);
+        while (slots[k])
+            k = (k + 1) & (cap - 1);
+        slots[k] = entries[i];
+    }
+    free(index_slots);
+    index_slots = slots;
+    index_cap = cap;
+    return VT_OK;
+}
+
 static tool_entry *find_locked(const char *name)
 {
-    for (size_t i = 0; name && i < nentries; i++)
-        if (strcmp(entries[i]->t.name, name) == 0)
-            return entries[i];
+    if (!name || !index_cap)
+        return NULL;
+    for (size_t k = name_hash(name) & (index_cap - 1); index_slots[k];
+         k = (k + 1) & (index_cap - 1))
+        if (strcmp(index_slots[k]->t.name, name) == 0)
+            return index_slots[k];
     return NULL;
 }
 
@@ -91,8 +128,8 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     char *schema_text = NULL, *why = NULL;
     if (e->t.signature) {
         if (typed_tool_prepare(&e->t, &e->typed, &schema_text, &why) != VT_OK) {
-            *err = fmt("tool '%s': bad signature: %s", name, why ? why : "?");
-            free(why);
+            *err = why ? why : fmt("tool '%s': bad signature", name);
+            why = NULL;
             goto fail;
         }
     } else if (!e->t.run) {
@@ -137,9 +174,6 @@ int registry_add_module(plugin_module *m, char **err)
             break;
         }
         tool_entry *dup = find_locked(fresh[i]->t.name);
-        for (size_t j = 0; !dup && j < i; j++)
-            if (strcmp(fresh[j]->t.name, fresh[i]->t.name) == 0)
-                dup = fresh[j];
         if (dup) {
             *err = fmt("duplicate tool name '%s' (already registered by plugin '%s')",
                        fresh[i]->t.name, dup->module->stem);
@@ -154,6 +188,20 @@ int registry_add_module(plugin_module *m, char **err)
             entries = grown;
             memcpy(entries + nentries, fresh, count * sizeof *fresh);
             nentries += count;
+            rc = index_rebuild();
+            /* Duplicates inside the module show up as two equal names. */
+            for (size_t i = 0; rc == VT_OK && i < count; i++) {
+                tool_entry *first = find_locked(fresh[i]->t.name);
+                if (first != fresh[i]) {
+                    *err = fmt("duplicate tool name '%s' (declared twice by plugin '%s')",
+                               fresh[i]->t.name, m->stem);
+                    rc = VT_ERR_EXISTS;
+                }
+            }
+            if (rc != VT_OK) {
+                nentries -= count;
+                index_rebuild();
+            }
         }
     }
     if (rc != VT_OK)
@@ -187,6 +235,7 @@ void registry_remove_module(plugin_module *m)
             entries[k++] = entries[i];
     }
     nentries = k;
+    index_rebuild();
     pthread_rwlock_unlock(&lock);
 }
 
@@ -400,6 +449,9 @@ void registry_clear(void)
     free(entries);
     entries = NULL;
     nentries = 0;
+    free(index_slots);
+    index_slots = NULL;
+    index_cap = 0;
     free(public_order);
     public_order = NULL;
     npublic = 0;
