@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <vthost/plugin.h>
 
-/* Files larger than this are not counted: a typed tool has no spool. */
+/* Bounds the memory one call takes; larger files count as unreadable. */
 #define WT_MAX_BYTES (16u << 20)
 
 static const vt_host_api *api;   /* valid from init until fini */
