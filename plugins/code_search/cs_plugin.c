@@ -12,6 +12,9 @@
 
 static const vt_host_api *api;
 
+/* A literal longer than this is not a code search. */
+#define MAX_QUERY 1024
+
 static const char *const CAT_NAMES[CS_NCAT] = {"definition", "usage", "text", "path"};
 
 static const char SCHEMA[] =
@@ -76,6 +79,8 @@ static int cs_preflight(vt_call *call, const cJSON *args)
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(args, "query");
     if (!cJSON_IsString(q) || !q->valuestring[0])
         return api->call_error(call, VT_ERR_INVALID, "query must be a non-empty string");
+    if (strlen(q->valuestring) > MAX_QUERY)
+        return api->call_error(call, VT_ERR_INVALID, "query is longer than %d bytes", MAX_QUERY);
     const cJSON *ft = cJSON_GetObjectItemCaseSensitive(args, "file_types");
     uint32_t mask;
     const char *bad = NULL;
