@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Anti-blind-editing end to end over MCP: effective apply_patch calls are
+// counted (failed and no-op patches are not), the next mutation is
+// blocked with the documented response, exec_command stays allowed, and
+// only a verification command that exits 0 lifts the block.
+// Usage: node guard_mcp.js VTHOST
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const assert = require('assert');
+
+const vthost = process.argv[2];
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-guard.'));
+fs.writeFileSync(path.join(ws, 'vtcode.toml'), `
+[permissions]
+allow = ["exec_command", "apply_patch"]
+
+[tools.anti_blind_editing]
+enabled = true
+max_unverified_mutations = 2
+verification_commands = ["true", "re:^test -d "]
+`);
+const child = spawn(vthost, ['--workspace', ws, '--profile', path.join(__dirname, 'exec-patch.ini'),
+                             'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const timer = setTimeout(() => { console.error('timed out'); child.kill(); process.exit(1); }, 60000);
+let buf = '';
+const waiting = new Map();
+child.stdout.on('data', d => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const msg = JSON.parse(line);
+    if (msg.id !== undefined && waiting.has(msg.id)) { waiting.get(msg.id)(msg); waiting.delete(msg.id); }
+  }
+});
+let nextId = 1;
+function rpc(method, params) {
+  const id = nextId++;
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  return new Promise(res => waiting.set(id, res));
+}
+async function call(name, args) {
+  const r = await rpc('tools/call', { name, arguments: args });
+  assert.ok(r.result, 'no result: ' + JSON.stringify(r));
+  return r.result.structuredContent || {};
+}
+const add = f => call('apply_patch', { input: `*** Begin Patch\n*** Add File: ${f}\n+x\n*** End Patch\n` });
+const exec = cmd => call('exec_command', { cmd });
+
+(async () => {
+  await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'guard-test', version: '1' } });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+
+  let r = await call('apply_patch', { input: '*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch\n' });
+  assert.notStrictEqual(r.success, true, 'a failed patch');
+  assert.strictEqual((await add('f1.txt')).success, true);
+  r = await call('apply_patch', { input: '*** Begin Patch\n*** Update File: f1.txt\n-x\n+x\n*** End Patch\n' });
+  assert.strictEqual(r.diff[0].is_empty, true, 'a no-op patch');
+  assert.strictEqual((await add('f2.txt')).success, true, 'second effective mutation still allowed');
+
+  r = await add('f3.txt');
+  assert.strictEqual(r.success, false);
+  assert.strictEqual(r.blocked, true);
+  assert.strictEqual(r.failure_kind, 'anti_blind_editing_verification_required');
+  assert.strictEqual(r.pending_mutations, 2);
+  assert.match(r.hint, /verification command/);
+  assert.ok(!fs.existsSync(path.join(ws, 'f3.txt')), 'blocked patch wrote nothing');
+
+  // Commands stay allowed; failing or mixed commands do not verify.
+  r = await exec('false');
+  assert.strictEqual(r.exit_code, 1);
+  assert.strictEqual((await add('f3.txt')).blocked, true, 'a failing command does not verify');
+  r = await exec('true && echo hi');
+  assert.strictEqual(r.exit_code, 0);
+  assert.strictEqual((await add('f3.txt')).blocked, true, 'every simple command must verify');
+  r = await exec('test -d . && true');
+  assert.strictEqual(r.exit_code, 0);
+  r = await add('f3.txt');
+  assert.strictEqual(r.success, true, 'a verification command lifts the block: ' + JSON.stringify(r));
+  assert.ok(fs.existsSync(path.join(ws, 'f3.txt')));
+
+  clearTimeout(timer);
+  child.stdin.end();
+  child.on('exit', () => { fs.rmSync(ws, { recursive: true, force: true }); console.log('1 passed, 0 failed'); });
+})().catch(e => { console.error(e); child.kill(); fs.rmSync(ws, { recursive: true, force: true }); process.exit(1); });
