@@ -119,6 +119,9 @@ static _Noreturn void supervise(const child_plan *c)
         say("vthost: cannot enter ", c->req->workdir);
         _exit(126);
     }
+    /* Confinement of the command (Landlock, seccomp) belongs here: after
+     * the working directory is entered, before the command is started,
+     * so that the supervisor and everything it starts are confined. */
     sa.sa_handler = on_host_gone;
     sigaction(c->death_sig, &sa, NULL);
     sa.sa_handler = on_keyboard_signal;

@@ -3,7 +3,7 @@
  *
  *   exec_bench overhead [N]     N exec_command "true" calls against N
  *                               fork/exec of `sh -c true`; prints the ratio
- *   exec_bench throughput [MiB] `head -c SIZE /dev/zero` through
+ *   exec_bench throughput [MiB [ROUNDS]]  `head -c SIZE /dev/zero` through
  *                               exec_command against a plain pipe read by
  *                               this process; prints MiB/s and peak RSS
  *   exec_bench forkexec N SHELL N fork/exec of `SHELL -c true` alone;
@@ -172,7 +172,9 @@ static long peak_rss_kib(void)
     return ru.ru_maxrss;
 }
 
-static int throughput(long mib)
+/* Rounds alternate the two ways and the best of each is kept: on a shared
+ * machine the best run is the one least disturbed by others. */
+static int throughput(long mib, int rounds)
 {
     if (open_host())
         return 1;
@@ -181,19 +183,28 @@ static int throughput(long mib)
     snprintf(json, sizeof json,
              "{\"cmd\":\"head -c %ldM /dev/zero\",\"yield_time_ms\":30000,\"shell\":\"/bin/sh\"}",
              mib);
-    double t0 = now_s();
-    if (call_exec(json))
-        return 1;
-    double host = now_s() - t0;
+    double best_host = 1e9, best_base = 1e9;
+    for (int r = 0; r < rounds; r++) {
+        double t0 = now_s();
+        if (call_exec(json))
+            return 1;
+        double host = now_s() - t0;
+        double base = plain_pipe(mib);
+        if (base < 0)
+            return 1;
+        printf("round %d: exec_command %.0f MiB/s, plain pipe %.0f MiB/s\n", r + 1,
+               mib / host, mib / base);
+        if (host < best_host)
+            best_host = host;
+        if (base < best_base)
+            best_base = base;
+    }
     long rss1 = peak_rss_kib();
     close_host();
-    double base = plain_pipe(mib);
-    if (base < 0)
-        return 1;
-    printf("throughput: %ld MiB through exec_command %.0f MiB/s (%.2f s); plain pipe "
-           "%.0f MiB/s (%.2f s); ratio %.2f of the pipe's rate\n",
-           mib, mib / host, host, mib / base, base, base / host);
-    printf("peak RSS of the host process: %.1f MiB (%.1f MiB before the call)\n",
+    printf("throughput: %ld MiB through exec_command %.0f MiB/s; plain pipe %.0f MiB/s "
+           "(best of %d); ratio %.2f of the pipe's rate\n",
+           mib, mib / best_host, mib / best_base, rounds, best_base / best_host);
+    printf("peak RSS of the host process: %.1f MiB (%.1f MiB before the calls)\n",
            rss1 / 1024.0, rss0 / 1024.0);
     return 0;
 }
@@ -207,7 +218,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "throughput"))
-        return throughput(argc >= 3 ? atol(argv[2]) : 1024);
-    fprintf(stderr, "usage: exec_bench overhead [N] | throughput [MiB] | forkexec N SHELL\n");
+        return throughput(argc >= 3 ? atol(argv[2]) : 1024, argc >= 4 ? atoi(argv[3]) : 3);
+    fprintf(stderr, "usage: exec_bench overhead [N] | throughput [MiB [ROUNDS]] | forkexec N SHELL\n");
     return 2;
 }
