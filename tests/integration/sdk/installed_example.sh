@@ -71,6 +71,9 @@ inc=$(pkg-config --variable=includedir vthost-plugin)
 check_eq "pkg-config includedir follows the moved tree" "$P/include" "$(realpath -m "$inc")"
 pdir=$(pkg-config --variable=plugindir vthost-plugin)
 check_eq "pkg-config plugindir" "$P/lib/vthost/plugins" "$(realpath -m "$pdir")"
+check_eq "pkg-config ABI is the host's" \
+    "$("$V" --version | sed -E 's/.*plugin ABI ([0-9]+\.[0-9]+).*/\1/')" \
+    "$(pkg-config --variable=abi_major vthost-plugin).$(pkg-config --variable=abi_minor vthost-plugin)"
 check_eq "pkg-config version" "$("$V" --version | sed -E 's/^vthost ([^ ]+).*/\1/')" \
     "$(pkg-config --modversion vthost-plugin)"
 
