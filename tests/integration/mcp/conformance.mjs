@@ -15,10 +15,10 @@ const ws = makeWorkspace(ALLOW_ALL);
 const bridge = await startBridge(bin, serverArgs(ws), process.env);
 const failed = [];
 try {
-  for (const sc of scenarios) {
-    // Each run is a separate process: the suite's exit status tells.
-    // (asynchronously: the bridge serves it from this process)
-    const r = await new Promise((resolve) => {
+  // One suite process per scenario, in parallel (each gets its own
+  // session, so its own vthost): the suite's exit status and summary tell.
+  const run = (sc) =>
+    new Promise((resolve) => {
       const p = spawn(process.execPath, [cli, "server", "--url", bridge.url, "--scenario", sc], {
         cwd: ws,
         env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
@@ -29,16 +29,17 @@ try {
       const t = setTimeout(() => p.kill("SIGKILL"), 120000);
       p.on("close", (status) => {
         clearTimeout(t);
-        resolve({ status, stdout, stderr });
+        resolve({ sc, status, stdout, stderr });
       });
     });
+  for (const r of await Promise.all(scenarios.map(run))) {
     const text = `${r.stdout || ""}${r.stderr || ""}`;
-    process.stdout.write(text.split("\n").map((l) => `  [${sc}] ${l}`).join("\n") + "\n");
+    process.stdout.write(text.split("\n").map((l) => `  [${r.sc}] ${l}`).join("\n") + "\n");
     // "Passed: 1/1, 0 failed, 0 warnings" (or "Total: N passed, N failed")
     const m = /Passed:\s*(\d+)\/(\d+),\s*(\d+)\s*failed/.exec(text);
     const t = /Total:\s*(\d+)\s*passed,\s*(\d+)\s*failed/.exec(text);
     const ok = m ? Number(m[1]) > 0 && m[1] === m[2] && m[3] === "0" : t ? Number(t[1]) > 0 && t[2] === "0" : false;
-    if (r.status !== 0 || !ok) failed.push(sc);
+    if (r.status !== 0 || !ok) failed.push(r.sc);
   }
 } finally {
   await bridge.close();
