@@ -218,14 +218,23 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
     if (init_failed)
         return VT_ERR_INTERNAL;
     const lang_rules *r = &RULESET[ri];
-    char *shape = malloc(t->n + 1);
-    int *depth = malloc((t->n + 1) * sizeof *depth);
-    pcre2_match_data *md = pcre2_match_data_create(8, NULL);
-    int rc = 0;
-    if (!shape || !depth || !md) {
-        rc = VT_ERR_NOMEM;
-        goto out;
+    if (t->n + 1 > t->scap) {
+        size_t nc = (t->n + 1) * 2;
+        char *ns = realloc(t->shape, nc);
+        if (ns)
+            t->shape = ns;
+        int *nd = realloc(t->depth, nc * sizeof *nd);
+        if (nd)
+            t->depth = nd;
+        if (!ns || !nd)
+            return VT_ERR_NOMEM;
+        t->scap = nc;
     }
+    if (!t->md && !(t->md = pcre2_match_data_create(8, NULL)))
+        return VT_ERR_NOMEM;
+    char *shape = t->shape;
+    int *depth = t->depth;
+    pcre2_match_data *md = t->md;
     int d = 0;
     for (size_t k = 0; k < t->n; k++) {
         cs_tok *tk = &t->v[k];
@@ -260,9 +269,5 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
         }
     }
     cs_decl_structural(lexer, shape, depth, t);
-out:
-    free(shape);
-    free(depth);
-    pcre2_match_data_free(md);
-    return rc;
+    return 0;
 }

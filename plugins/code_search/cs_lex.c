@@ -2,6 +2,9 @@
 #include "cs_lex.h"
 #include "cs_types.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
@@ -35,6 +38,9 @@ void cs_tok_grow(cs_toks *t)
 void cs_toks_free(cs_toks *t)
 {
     free(t->v);
+    free(t->shape);
+    free(t->depth);
+    pcre2_match_data_free(t->md);
     memset(t, 0, sizeof *t);
 }
 

@@ -25,6 +25,11 @@ typedef struct cs_toks {
     cs_tok *v;
     size_t n, cap;
     int oom;
+    /* Scratch space of cs_decl_mark, kept between files. */
+    char *shape;
+    int *depth;
+    size_t scap;
+    void *md;        /* pcre2_match_data */
 } cs_toks;
 
 /* Lex buf with lexer (enum cs_lexer), replacing t's contents.
