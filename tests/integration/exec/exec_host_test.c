@@ -291,7 +291,7 @@ static void test_pty_prompt_answered(void **state)
     call_result r = run("exec_command",
                         "{\"cmd\":\"printf '\\\\033[1mbold\\\\033[0m\\\\n'; read -p 'name? ' n; "
                         "echo \\\"hello $n\\\"; [ -t 0 ] && echo tty\","
-                        "\"tty\":true,\"yield_time_ms\":800,\"shell\":\"bash\"}");
+                        "\"tty\":true,\"yield_time_ms\":1500,\"shell\":\"bash\"}");
     ASSERT_OK(r);
     long long id = sid(&r);
     assert_true(id > 0);
@@ -349,7 +349,7 @@ static void test_pipe_stdin(void **state)
     long long id = sid(&r);
     assert_true(id > 0);
     call_result_free(&r);
-    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"one\\n\"}", id);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"one\\n\",\"yield_time_ms\":1000}", id);
     ASSERT_OK(r);
     assert_string_equal(output(&r), "got one\n");
     assert_int_equal(sid(&r), id);
@@ -365,13 +365,13 @@ static void test_outlives_yield_then_polled(void **state)
 {
     (void)state;
     call_result r = run("exec_command",
-                        "{\"cmd\":\"echo start; sleep 1; echo done\",\"yield_time_ms\":250}");
+                        "{\"cmd\":\"echo start; sleep 2; echo done\",\"yield_time_ms\":1000}");
     ASSERT_OK(r);
     long long id = sid(&r);
     assert_true(id > 0);
     assert_string_equal(output(&r), "start\n");
     double wall = field(&r, "wall_time")->valuedouble;
-    assert_true(wall >= 0.24 && wall < 0.9);
+    assert_true(wall >= 0.99 && wall < 1.9);
     call_result_free(&r);
     r = poll_until_exit(id, 10);
     ASSERT_OK(r);
@@ -384,7 +384,7 @@ static void ctrl_c(int tty)
 {
     call_result r = run("exec_command",
                         "{\"cmd\":\"echo $$; sleep 30; echo not-reached\",\"tty\":%s,"
-                        "\"yield_time_ms\":300}", tty ? "true" : "false");
+                        "\"yield_time_ms\":1000}", tty ? "true" : "false");
     ASSERT_OK(r);
     long long id = sid(&r);
     pid_t pid = (pid_t)atoi(output(&r));
@@ -430,7 +430,7 @@ static void test_cancel_ends_group(void **state)
     char pidfile[300];
     snprintf(pidfile, sizeof pidfile, "%s/cancel.pid", ws);
     atomic_int flag = 0;
-    canceller c = {&flag, 400};
+    canceller c = {&flag, 1000};
     pthread_t t;
     pthread_create(&t, NULL, cancel_later, &c);
     struct timespec a, b;
@@ -441,7 +441,7 @@ static void test_cancel_ends_group(void **state)
     clock_gettime(CLOCK_MONOTONIC, &b);
     pthread_join(t, NULL);
     assert_int_equal(r.status, CALL_CANCELLED);
-    assert_true((b.tv_sec - a.tv_sec) < 3);
+    assert_true((b.tv_sec - a.tv_sec) < 5);
     call_result_free(&r);
     FILE *f = fopen(pidfile, "r");
     assert_non_null(f);
@@ -481,7 +481,7 @@ static void test_prune_at_64(void **state)
     call_result r = run("exec_command", "{\"cmd\":\"exec sleep 60\",\"yield_time_ms\":250}");
     long long rid = sid(&r);
     call_result_free(&r);
-    r = run("exec_command", "{\"cmd\":\"sleep 0.3\",\"yield_time_ms\":250}");
+    r = run("exec_command", "{\"cmd\":\"sleep 1\",\"yield_time_ms\":250}");
     long long eid = sid(&r);
     call_result_free(&r);
     assert_true(rid > 0 && eid > 0);
