@@ -608,8 +608,11 @@ static const char *base_name(const char *s)
     return b ? b + 1 : s;
 }
 
-/* `bash -c SCRIPT ...`: the index of SCRIPT among the words, or -1. */
-static int shell_script_index(word *ws, int nw, int name)
+/* `bash -c SCRIPT ...` with the shell at word `name`: the index of SCRIPT
+ * (nw when it is missing or read from stdin), or -1 when no script runs
+ * out of sight.  With need_c, only `-c` counts (a shell met as an
+ * argument, as in `sudo bash -c ...` or `find -exec sh -c ...`). */
+static int shell_script_index(word *ws, int nw, int name, int need_c)
 {
     static const char *const SHELLS[] = {"sh", "bash", "dash", "zsh", "ksh",
                                          "mksh", "ash", NULL};
@@ -632,6 +635,8 @@ static int shell_script_index(word *ws, int nw, int name)
     }
     if (has_c)
         return k; /* nw when the script is missing */
+    if (need_c)
+        return -1;
     /* No -c: a script file runs (a command), or with no operand the
      * shell reads its script from stdin, out of sight. */
     return k < nw ? -1 : nw;
@@ -652,7 +657,7 @@ static void finish_command(parser *p, word *ws, int nw)
         word_render(p, &ws[k], &text);
     }
     const char *nm = sb_str(&ws[name].lit);
-    int script = shell_script_index(ws, nw, name);
+    int script = shell_script_index(ws, nw, name, 0);
     if (ws[name].has_exp || (ws[name].glob && strcmp(nm, "[") && strcmp(nm, "[["))) {
         emit(p, SPLIT_OPAQUE, sb_str(&text));
     } else if (!strcmp(nm, "eval")) {
@@ -666,6 +671,20 @@ static void finish_command(parser *p, word *ws, int nw)
             split_text(p, sb_str(&ws[script].lit), ws[script].lit.len);
     } else {
         emit(p, SPLIT_COMMAND, sb_str(&text));
+        /* A wrapper's shell script (sudo/timeout/xargs/find -exec ...
+         * sh -c SCRIPT) is split too: more subjects, never fewer. */
+        for (int k = name + 1; k < nw && !p->error; k++) {
+            int sc = shell_script_index(ws, nw, k, 1);
+            if (sc < 0)
+                continue;
+            if (sc >= nw || ws[sc].has_exp)
+                emit(p, SPLIT_OPAQUE, sb_str(&text));
+            else if (p->depth >= MAX_DEPTH)
+                p->error = 1;
+            else
+                split_text(p, sb_str(&ws[sc].lit), ws[sc].lit.len);
+            break;
+        }
     }
     if (text.oom)
         p->oom = 1;
