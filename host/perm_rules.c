@@ -32,13 +32,23 @@ struct perm_index {
     size_t ndomains;
 };
 
+/* Word-at-a-time hash: keys are paths tens of bytes long and every
+ * decision hashes a few of them per rule set. */
 static uint64_t fnv(const char *s, size_t n, uint64_t h)
 {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    h ^= n * 0x9E3779B97F4A7C15ull;
+    while (n >= 8) {
+        uint64_t k;
+        memcpy(&k, s, 8);
+        h = (h ^ (k * 0xBF58476D1CE4E5B9ull)) * 0x94D049BB133111EBull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
     }
-    return h;
+    uint64_t k = 0;
+    memcpy(&k, s, n);
+    h = (h ^ (k * 0xBF58476D1CE4E5B9ull)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
 }
 
 static size_t make_key(char *buf, size_t size, int kind, const char *tool,
