@@ -153,6 +153,7 @@ static int prepare(const perm_request *req, const perm_agent **agent, perm_eval 
                    char **err)
 {
     *err = NULL;
+    memset(ev, 0, sizeof *ev); /* freed by the caller whatever happens */
     if (!P.ready) {
         *err = strdup("the permission engine is not initialised");
         return VT_ERR_INTERNAL;

@@ -562,6 +562,31 @@ static void test_pathological_patterns(void **state)
     free(long_cmd);
 }
 
+/* A per-call agent that cannot load denies that call (with the reason)
+ * and leaves the process's agent alone. */
+static void test_per_call_agent_errors(void **state)
+{
+    (void)state;
+    write_file(".vtcode/agents/broken.md", "---\npermissions:\n  default: never\n---\n");
+    init_ok("", NULL);
+    char *msg;
+    call c = EXEC("ls");
+    c.agent = "broken";
+    assert_int_equal(check(&c, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "broken.md:3"));
+    free(msg);
+    c.agent = "no-such-agent";
+    assert_int_equal(check(&c, NULL, &msg), VT_ERR_DENIED);
+    assert_non_null(strstr(msg, "no-such-agent"));
+    free(msg);
+    assert_string_equal(explain(&c), "deny");
+    c.agent = "default"; /* no file: the embedded agent */
+    assert_string_equal(explain(&c), "ask");
+    c.agent = NULL;
+    assert_string_equal(explain(&c), "ask");
+    permission_fini();
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
@@ -582,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_reviewer_service),
         cmocka_unit_test(test_workdir_relative_rules),
         cmocka_unit_test(test_pathological_patterns),
+        cmocka_unit_test(test_per_call_agent_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
