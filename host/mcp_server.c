@@ -46,11 +46,12 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->lead_cond, NULL);
     pthread_cond_init(&s->reply_cond, NULL);
+    /* Timed waits (standby polling, shutdown) count on the monotonic clock. */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->lead_cond, &ca);
     pthread_cond_init(&s->exit_cond, &ca);
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop_requested, 0);
@@ -184,9 +185,11 @@ static int wait_to_lead(mcp_server *s)
             }
             pthread_cond_timedwait(&s->lead_cond, &s->lock, &t);
         } else {
-            s->standby_sleeping = standby;
+            if (standby)
+                s->standby_sleeping = 1;
             pthread_cond_wait(&s->lead_cond, &s->lock);
-            s->standby_sleeping = 0;
+            if (standby)
+                s->standby_sleeping = 0;
         }
         s->idle--;
     }

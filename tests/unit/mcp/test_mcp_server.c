@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -407,6 +408,28 @@ static void test_stop_cancels_at_once(void **state)
     assert_int_equal(H.run_rc, 0);
 }
 
+static double cpu_ms(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+static void test_idle_standby_does_not_spin(void **state)
+{
+    (void)state;
+    /* Right after a call the standby polls; it must sleep between looks. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
+    cJSON_Delete(must_recv());
+    double c0 = cpu_ms();
+    sleep_ms(500);
+    double used = cpu_ms() - c0;
+    if (used > 60)
+        fail_msg("%.0f ms of CPU in 500 ms of idling", used);
+    expect_ping("2");
+}
+
 static void test_pipelined_burst(void **state)
 {
     (void)state;
@@ -638,6 +661,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_eof_answers_finished_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_cancels_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pipelined_burst, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_standby_does_not_spin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elicitation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_elicitation_without_capability, setup, teardown),
