@@ -86,5 +86,10 @@ const exec = cmd => call('exec_command', { cmd });
 
   clearTimeout(timer);
   child.stdin.end();
-  child.on('exit', () => { fs.rmSync(ws, { recursive: true, force: true }); console.log('1 passed, 0 failed'); });
+  child.on('exit', code => {
+    fs.rmSync(ws, { recursive: true, force: true });
+    // A sanitizer or leak report makes the server exit non-zero.
+    if (code !== 0) { console.log(`server exited with ${code}\n0 passed, 1 failed`); process.exit(1); }
+    console.log('1 passed, 0 failed');
+  });
 })().catch(e => { console.error(e); child.kill(); fs.rmSync(ws, { recursive: true, force: true }); process.exit(1); });
