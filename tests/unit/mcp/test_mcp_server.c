@@ -430,6 +430,31 @@ static void test_idle_standby_does_not_spin(void **state)
     expect_ping("2");
 }
 
+static void test_ping_during_call_after_quiet_period(void **state)
+{
+    (void)state;
+    /* Two long calls outlast a quiet second, then end one after the
+     * other (the first thread back becomes the sleeping standby, the
+     * second an ordinary follower): a new long call must still leave
+     * someone reading. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
+    expect_ping("1");
+    sleep_ms(1200);
+    send_line("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"a\"}}");
+    sleep_ms(150);
+    send_line("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"b\"}}");
+    sleep_ms(150);
+    atomic_store(&slow_done, 0);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    cJSON *m = recv_msg(1500);
+    assert_non_null(m);
+    assert_int_equal(get(m, "id")->valueint, 2);
+    assert_int_equal(atomic_load(&slow_done), 0); /* answered while c ran */
+    cJSON_Delete(m);
+}
+
 static void test_pipelined_burst(void **state)
 {
     (void)state;
@@ -661,6 +686,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_eof_answers_finished_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_cancels_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pipelined_burst, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ping_during_call_after_quiet_period, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_standby_does_not_spin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elicitation, setup, teardown),
