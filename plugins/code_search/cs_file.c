@@ -80,7 +80,7 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
 }
 
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
-                unsigned cats, size_t cap, cs_file_hits *out)
+                unsigned cats, unsigned live, size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
     if (memchr(buf, '\0', len < BINARY_PROBE ? len : BINARY_PROBE))
@@ -117,8 +117,12 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
         const cs_tok *tk = classify ? token_at(&w->toks, s.start, s.end) : NULL;
         if (tk)
             cat = tk->def ? CS_DEF : CS_USE;
-        if (!(cats & (1u << cat)) || out->counts[cat] >= cap)
+        if (!(cats & (1u << cat)))
             continue;
+        if (!(live & (1u << cat)) || out->counts[cat] >= cap) {
+            out->dropped = 1;
+            continue;
+        }
         /* Lines are counted incrementally: spans come in order. */
         while (pos < s.start) {
             const char *nl = memchr(buf + pos, '\n', s.start - pos);
@@ -147,7 +151,7 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
 }
 
 int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
-                 size_t cap, cs_file_hits *out)
+                 unsigned live, size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
     int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -166,7 +170,7 @@ int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
         close(fd);
         if (map == MAP_FAILED)
             return 0;
-        rc = cs_buf_scan(w, map, size, lexer, cats, cap, out);
+        rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
         munmap(map, size);
         return rc;
     }
@@ -187,5 +191,5 @@ int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
         got += (size_t)r;
     }
     close(fd);
-    return got ? cs_buf_scan(w, w->buf, got, lexer, cats, cap, out) : 0;
+    return got ? cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out) : 0;
 }

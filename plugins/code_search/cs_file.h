@@ -16,6 +16,7 @@ typedef struct cs_file_hits {
     cs_hit *v;
     size_t n;
     unsigned counts[3];  /* kept hits per content category */
+    int dropped;         /* a hit of a requested category was not kept */
 } cs_file_hits;
 
 /* Per-thread scratch space, reused from file to file. */
@@ -31,15 +32,16 @@ typedef struct cs_worker {
 int cs_worker_init(cs_worker *w, const cs_query *q);
 void cs_worker_free(cs_worker *w);
 
-/* Scan the file at `abs`, keeping at most `cap` hits per category of
- * `cats` (bits of enum cs_cat), first ones first.  Unreadable and binary
- * files give no hits.  Returns 0 or VT_ERR_NOMEM. */
+/* Scan the file at `abs` for hits of the categories `cats` (bits of enum
+ * cs_cat).  Hits of `live` categories are kept, at most `cap` per category,
+ * first ones first; a hit of any other requested category only sets
+ * out->dropped.  Unreadable and binary files give no hits.  Returns 0 or
+ * VT_ERR_NOMEM. */
 int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
-                 size_t cap, cs_file_hits *out);
-/* Classify matches in an in-memory buffer (what cs_file_scan does after
- * reading). */
+                 unsigned live, size_t cap, cs_file_hits *out);
+/* The same for an in-memory buffer (what cs_file_scan does after reading). */
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
-                unsigned cats, size_t cap, cs_file_hits *out);
+                unsigned cats, unsigned live, size_t cap, cs_file_hits *out);
 void cs_file_hits_free(cs_file_hits *h);
 
 #endif

@@ -2,9 +2,13 @@
  *
  * Files are claimed in path order from a shared counter and each file's
  * hits land in that file's slot, so the merged output does not depend on
- * scheduling.  Early stop: once the completed prefix of files holds more
- * hits of the first requested category than max_results, no later file
- * can change the output, so the remaining files are skipped. */
+ * scheduling.  Pruning: a hit sorts after every hit of a lower category
+ * and after the hits of its own category in earlier files, so once the
+ * completed prefix of files holds max_results hits of categories up to c,
+ * later files' hits of category c and above cannot be returned: they are
+ * no longer kept, only noticed (then the output is truncated).  Early
+ * stop: once nothing later can be returned and truncation is certain, the
+ * remaining files are skipped. */
 #include "cs.h"
 #include "cs_file.h"
 #include "cs_query.h"
@@ -28,27 +32,48 @@ typedef struct job {
     unsigned char *done;
     size_t cap;             /* per-file, per-category bound */
     int first_cat;          /* first requested content category */
+    unsigned cats;          /* requested content categories */
+    atomic_uint live;       /* categories whose hits may still be returned */
     atomic_size_t next;
     atomic_int stop;
     int rc;                 /* first error */
     pthread_mutex_t lock;
     size_t frontier;        /* files [0, frontier) are done */
-    size_t prefix_count;    /* their hits of first_cat */
+    size_t prefix[3];       /* their kept hits per category */
+    int dropped;            /* some file noticed a hit it did not keep */
     int early;              /* stopped early: output is truncated */
 } job;
 
 static void finish_file(job *j, size_t i, int rc)
 {
+    size_t max = (size_t)j->opt->max_results;
     pthread_mutex_lock(&j->lock);
-    j->done[i] = 1;
+    if (i < j->nfiles) {
+        j->done[i] = 1;
+        if (j->hits[i].dropped)
+            j->dropped = 1;
+    }
     if (rc < 0 && j->rc == 0)
         j->rc = rc;
     while (j->frontier < j->nfiles && j->done[j->frontier]) {
-        j->prefix_count += j->hits[j->frontier].counts[j->first_cat];
+        for (int c = 0; c < 3; c++)
+            j->prefix[c] += j->hits[j->frontier].counts[c];
         j->frontier++;
     }
-    if (rc < 0 || (j->prefix_count > (size_t)j->opt->max_results &&
-                   j->frontier < j->nfiles)) {
+    size_t cum = 0;
+    unsigned live = 0;
+    for (int c = 0; c < 3; c++) {
+        if (!(j->cats & (1u << c)))
+            continue;
+        cum += j->prefix[c];
+        if (cum < max)
+            live |= 1u << c;
+        else
+            break;  /* and every later category */
+    }
+    atomic_store(&j->live, live);
+    int certain = j->prefix[j->first_cat] > max || (live == 0 && j->dropped);
+    if (rc < 0 || (certain && j->frontier < j->nfiles)) {
         if (rc == 0)
             j->early = 1;
         atomic_store(&j->stop, 1);
@@ -81,7 +106,8 @@ static void *worker_main(void *arg)
         const cs_entry *e = &j->walk->v[j->files[i]];
         int rc = 0;
         if ((size_t)snprintf(path, sizeof path, "%s/%s", j->opt->root, e->rel) < sizeof path)
-            rc = cs_file_scan(&w, path, e->lexer, j->opt->categories, j->cap, &j->hits[i]);
+            rc = cs_file_scan(&w, path, e->lexer, j->cats, atomic_load(&j->live), j->cap,
+                              &j->hits[i]);
         finish_file(j, i, rc);
     }
     cs_worker_free(&w);
@@ -193,6 +219,8 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
             j.first_cat = c;
             break;
         }
+    j.cats = content;
+    atomic_init(&j.live, content);
     if (content && (rc = run_scan(&j)) < 0)
         goto done;
 
@@ -225,7 +253,7 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     }
     qsort(items, nitems, sizeof *items, item_cmp);
     size_t keep = nitems < (size_t)opt->max_results ? nitems : (size_t)opt->max_results;
-    out->truncated = j.early || nitems > keep;
+    out->truncated = j.early || j.dropped || nitems > keep;
     out->v = calloc(keep + 1, sizeof *out->v);
     if (!out->v) {
         rc = VT_ERR_NOMEM;

@@ -157,6 +157,22 @@ static void test_bounds_truncation(void **state)
     s = tu_search_paths(root, "big.txt", "needle", TEXT, 3, 0, 1);
     assert_string_equal(s, "T big.txt:1:1 T big.txt:1:8 T big.txt:1:15 +");
     free(s);
+    /* Usages fill the bound early, yet a definition in the last file still
+     * comes first: later files are scanned for the categories that can
+     * still be returned. */
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "p/f%02d.c", i);
+        tu_write(root, name, i == 19 ? "void g(void) { needle(); needle(); }\n// needle\nint needle(void);\n"
+                                     : "void g(void) { needle(); needle(); }\n// needle\n", -1);
+    }
+    for (int th = 1; th <= 4; th *= 2) {
+        s = tu_search_paths(root, "p", "needle", 0, 3, 0, th);
+        assert_string_equal(s, "D p/f19.c:3:5 U p/f00.c:1:16 U p/f00.c:1:26 +");
+        free(s);
+        s = tu_search_paths(root, "p", "needle", USES | TEXT, 41, 0, th);
+        assert_non_null(strstr(s, "U p/f19.c:1:26 T p/f00.c:2:4 +"));
+        free(s);
+    }
     /* The same output whatever the thread count (early stop included). */
     char *ref = tu_search_paths(root, NULL, "needle", 0, 7, 0, 1);
     for (int th = 2; th <= 8; th *= 2)
