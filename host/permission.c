@@ -244,7 +244,7 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 why, sug ? sug : ev->tool);
     else
         m = fmt("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
-                "To allow it, add %s to %s, or approve it with --yes.",
+                "To allow it, add %s to %s, or approve it when asked (vthost call: --yes).",
                 ev->tool, ev->agent->name, perm_decision_name(ev->agent->def), why,
                 sug ? sug : ev->tool, where);
     free(agent_where);
