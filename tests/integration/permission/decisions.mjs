@@ -415,9 +415,9 @@ callCase('reviewer saw block_rules', { ...X('true'), cfg: 'auto', agent: 'auto' 
   },
 });
 callCase('auto BLOCK denies', { ...X(`echo danger > ${marker('i')}`), cfg: 'auto', agent: 'auto' }, ['--yes'], { code: 1, text: 'looks destructive', check: absent('i') });
-// Counters persist within one process only (each CLI call is a process),
-// so the fallback after repeated denials is covered by the unit tests; a
-// CLI call shows the limit as configured through explain.
+// Counters live as long as the process (each CLI call is one), so the
+// fallback after repeated denials is tested in one `vthost serve` process
+// by counters.mjs, and in process by the unit tests.
 
 // ---- 12. audit -------------------------------------------------------------
 callCase('audit allow', { ...X('echo one'), cfg: 'audit' }, [], { code: 0 });
