@@ -131,9 +131,12 @@ static int walk_open(int root, const char *rel, int flags, mode_t mode)
     return fd;
 }
 
+static atomic_int no_openat2;
+
+void fs_force_walk(int on) { atomic_store(&no_openat2, on); }
+
 int fs_open_beneath(int root, const char *rel, int flags, mode_t mode)
 {
-    static atomic_int no_openat2;
     if (!atomic_load(&no_openat2)) {
         struct open_how how = {
             .flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -154,6 +157,22 @@ int fs_open_beneath(int root, const char *rel, int flags, mode_t mode)
         atomic_store(&no_openat2, 1);
     }
     return walk_open(root, rel, flags, mode);
+}
+
+/* O_NOFOLLOW | O_DIRECTORY on a symlink reports ENOTDIR: tell a
+ * symlink apart from a plain file in the way. */
+static int refine(int root, const char *rel, int e)
+{
+    if (e != ENOTDIR)
+        return e;
+    int fd = fs_open_beneath(root, rel, O_PATH, 0);
+    if (fd >= 0) {
+        struct stat st;
+        int lnk = fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+        close(fd);
+        return lnk ? ELOOP : e;
+    }
+    return errno == ELOOP ? ELOOP : e;
 }
 
 static int open_error(char **err, const char *rel, int e)
@@ -339,7 +358,7 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
         fd = fs_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
     }
     if (fd < 0) {
-        int rc = open_error(err, dir, errno);
+        int rc = open_error(err, dir, refine(root, dir, errno));
         if (rc == VT_ERR_NOT_FOUND && !*err)
             rc = failf(err, VT_ERR_NOT_FOUND, "Directory '%s' does not exist", dir);
         free(dir);

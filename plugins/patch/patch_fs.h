@@ -16,6 +16,8 @@ int fs_path_check(const char *path, char **norm, char **err);
 /* Open `rel` beneath the directory `root` without following symlinks
  * anywhere.  Returns a descriptor or -1 with errno (ELOOP: a symlink). */
 int fs_open_beneath(int root, const char *rel, int flags, mode_t mode);
+/* Use the O_NOFOLLOW walk even where openat2 exists (for tests). */
+void fs_force_walk(int on);
 
 /* Read a regular file.  VT_ERR_NOT_FOUND when missing; other refusals
  * (symlink, directory, not regular) set *err. */

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_apply.h"
 #include "patch_fs.h"
@@ -301,6 +304,84 @@ static void test_path_check(void **state)
     }
 }
 
+/* The confinement rules, with openat2 and with the O_NOFOLLOW walk. */
+static void check_fs(int walk)
+{
+    fs_force_walk(walk);
+    char dir[] = "/tmp/vtpatch-fs.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && printf 'a\\n' > a.txt && mkdir d && printf 'x\\n' > d/x.txt && "
+             "ln -s a.txt ln && ln -s d dl && ln -s /etc out && chmod 750 a.txt", dir);
+    assert_int_equal(system(cmd), 0);
+    int root = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(root >= 0);
+    char *data = NULL, *err = NULL;
+    size_t len;
+    mode_t mode;
+    assert_int_equal(fs_read(root, "a.txt", &data, &len, &mode, &err), 0);
+    assert_int_equal(len, 2);
+    assert_int_equal(mode, 0750);
+    free(data);
+    const char *refused[] = {"ln", "dl/x.txt", "out/hostname"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(fs_read(root, refused[i], &data, &len, &mode, &err), VT_ERR_DENIED);
+        assert_non_null(strstr(err, "symbolic link"));
+        free(err);
+    }
+    assert_int_equal(fs_read(root, "d", &data, &len, &mode, &err), VT_ERR_INVALID);
+    free(err);
+    assert_int_equal(fs_read(root, "none", &data, &len, &mode, &err), VT_ERR_NOT_FOUND);
+    assert_int_equal(fs_absent(root, "d/new.txt", &err), 0);
+    assert_int_equal(fs_absent(root, "new/deeper/f.txt", &err), 0);
+    assert_int_equal(fs_absent(root, "a.txt", &err), VT_ERR_EXISTS);
+    assert_int_equal(fs_absent(root, "ln", &err), VT_ERR_EXISTS);
+    assert_int_equal(fs_absent(root, "dl/new.txt", &err), VT_ERR_DENIED);
+    free(err);
+    assert_true(fs_absent(root, "a.txt/x", &err) < 0);
+    free(err);
+    /* Writing creates missing directories and records them. */
+    fs_created_dirs dirs = {0};
+    assert_int_equal(fs_write(root, "n/m/f.txt", "hi\n", 3, -1, 1, &dirs, &err), 0);
+    assert_int_equal(dirs.n, 2);
+    assert_string_equal(dirs.v[0], "n");
+    assert_string_equal(dirs.v[1], "n/m");
+    assert_int_equal(fs_write(root, "n/m/f.txt", "x", 1, -1, 1, NULL, &err), VT_ERR_EXISTS);
+    free(err);
+    assert_int_equal(fs_write(root, "dl/y.txt", "x", 1, -1, 0, &dirs, &err), VT_ERR_DENIED);
+    free(err);
+    char *tmp = NULL;
+    assert_int_equal(fs_stage(root, "d/x.txt", "new\n", 4, 0640, NULL, &tmp, &err), 0);
+    assert_int_equal(fs_sync_paths(root, &tmp, 1, &err), 0);
+    assert_int_equal(fs_publish(root, tmp, "d/x.txt", 0, &err), 0);
+    free(tmp);
+    assert_int_equal(fs_read(root, "d/x.txt", &data, &len, &mode, &err), 0);
+    assert_memory_equal(data, "new\n", 4);
+    assert_int_equal(mode, 0640);
+    free(data);
+    assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
+    fs_remove_dirs(root, &dirs);
+    fs_created_dirs_free(&dirs);
+    assert_int_equal(fs_absent(root, "n", &err), 0);
+    close(root);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    fs_force_walk(0);
+}
+
+static void test_fs_openat2(void **state)
+{
+    (void)state;
+    check_fs(0);
+}
+
+static void test_fs_walk_fallback(void **state)
+{
+    (void)state;
+    check_fs(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_update_endings),
         cmocka_unit_test(test_diff_hunks_and_truncation),
         cmocka_unit_test(test_path_check),
+        cmocka_unit_test(test_fs_openat2),
+        cmocka_unit_test(test_fs_walk_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
