@@ -101,9 +101,11 @@ int main(int argc, char **argv)
     fclose(f);
 
     char *err = NULL;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (permission_init_with(cfg, "bench.toml", "bench", root, &err) != 0) {
         fprintf(stderr, "init: %s\n", err);
-        return 1;
+        return system(cmd) == 0 ? 1 : 2;
     }
 
     tool_entry exec;
@@ -148,8 +150,6 @@ int main(int argc, char **argv)
     subjects_free(&paths);
     permission_fini();
     cJSON_Delete(cfg);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     free(root);
     return system(cmd) == 0 ? 0 : 1;
 }
