@@ -92,16 +92,10 @@ static int exec_preflight(vt_call *call, const cJSON *args)
 static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 {
     (void)call;
-    split_list l = {0};
-    int rc = split_shell(str_arg(args, "cmd") ? str_arg(args, "cmd") : "", &l);
-    static const vt_subject_kind kinds[] = {
-        [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
-        [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
-    for (size_t k = 0; rc == VT_OK && k < l.count; k++)
-        rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
-    split_list_free(&l);
+    int rc = VT_OK;
+    /* The working directory first: relative paths below start from it. */
     const char *wd = str_arg(args, "workdir");
-    if (rc == VT_OK && wd) {
+    if (wd) {
         char *abs = NULL;
         if (api->resolve_path(wd, 0, &abs) == VT_OK && abs)
             rc = api->subject_add(out, VT_SUBJECT_CWD, abs);
@@ -109,9 +103,19 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
             rc = api->subject_add(out, VT_SUBJECT_CWD, wd);
         api->free(abs);
     }
+    split_list l = {0};
+    if (rc == VT_OK)
+        rc = split_shell(str_arg(args, "cmd") ? str_arg(args, "cmd") : "", &l);
+    static const vt_subject_kind kinds[] = {
+        [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
+        [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
+    for (size_t k = 0; rc == VT_OK && k < l.count; k++)
+        rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
+    split_list_free(&l);
     const char *sp = str_arg(args, "sandbox_permissions");
+    const char *why = str_arg(args, "justification");
     if (rc == VT_OK && sp && !strcmp(sp, "require_escalated"))
-        rc = api->subject_add(out, VT_SUBJECT_ESCALATION, str_arg(args, "justification"));
+        rc = api->subject_add(out, VT_SUBJECT_ESCALATION, why ? why : "");
     return rc;
 }
 
