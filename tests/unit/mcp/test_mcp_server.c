@@ -76,6 +76,13 @@ static int fake_call(const call_request *req, call_result *out)
         cJSON_AddNumberToObject(out->response, "rc", rc);
         cJSON_AddStringToObject(out->response, "answer", answer ? answer : "");
         free(answer);
+    } else if (strcmp(t, "huge") == 0) {
+        size_t n = 11u * 1024 * 1024;
+        char *big = malloc(n + 1);
+        memset(big, 'x', n);
+        big[n] = 0;
+        cJSON_AddStringToObject(out->response, "output", big);
+        free(big);
     } else if (strcmp(t, "expand") == 0) {
         out->list_changed = 1;
     } else if (strcmp(t, "log") == 0) {
@@ -335,6 +342,18 @@ static void test_call_results(void **state)
     cJSON_Delete(m);
     m = must_recv();
     assert_string_equal(get(m, "method")->valuestring, "notifications/tools/list_changed");
+    cJSON_Delete(m);
+}
+
+static void test_response_over_limit(void **state)
+{
+    (void)state;
+    /* Never a message over the clients' 10 MiB limit: an error result. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"huge\"}}");
+    cJSON *m = must_recv();
+    assert_true(cJSON_IsTrue(get(m, "result.isError")));
+    assert_non_null(strstr(get(m, "result.content.0.text")->valuestring, "10 MiB"));
+    assert_null(get(m, "result.structuredContent"));
     cJSON_Delete(m);
 }
 
@@ -681,6 +700,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ids_echoed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_initialize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_results, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_response_over_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ping_during_slow_call_and_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eof_cancels_in_flight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eof_answers_finished_calls, setup, teardown),
