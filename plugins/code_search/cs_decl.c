@@ -93,34 +93,37 @@ static kw KW_SH[] = {
     {"typeset", 'x'}, {"local", 'l'},
 };
 
-typedef struct pat { const char *re; int toplevel; pcre2_code *code; } pat;
+/* toplevel: only names at brace depth 0.  every: group 1 spans a list
+ * and each identifier in it is a name (a, b = ...). */
+typedef struct pat { const char *re; int toplevel; int every; pcre2_code *code; } pat;
+#define PAT(re, top) {re, top, 0, NULL}
+#define PATN(re, top) {re, top, 1, NULL}
 
 static pat P_CPP[] = {
-    {"Pd(i)", 0, 0},
-    {"[SUE]S?(?:\\[\\[[^\\]]*\\]\\]|i\\((?:[^()]|\\([^()]*\\))*\\))*(i)(?:<[^{};]*>)?i?[{:]", 0, 0},
-    {"M(i)", 0, 0},
-    {"u(i)=", 0, 0},
+    PAT("Pd(i)", 0),
+    PAT("[SUE]S?(?:\\[\\[[^\\]]*\\]\\]|i\\((?:[^()]|\\([^()]*\\))*\\))*(i)(?:<[^{};]*>)?i?[{:]", 0),
+    PAT("M(i)", 0),
+    PAT("u(i)=", 0),
 };
 static pat P_RUST[] = {
-    {"[FSETYMU](i)", 0, 0}, {"C(i)", 0, 0}, {"Km?(i)", 0, 0}, {"R!(i)", 0, 0},
+    PAT("[FSETYMU](i)", 0), PAT("C(i)", 0), PAT("Km?(i)", 0), PAT("R!(i)", 0),
 };
 static pat P_GO[] = {
-    {"F(i)", 0, 0}, {"F\\((?:[^()]|\\([^()]*\\))*\\)(i)", 0, 0}, {"Y(i)", 0, 0},
-    {"[CV](i)", 1, 0},
+    PAT("F(i)", 0), PAT("F\\((?:[^()]|\\([^()]*\\))*\\)(i)", 0), PAT("Y(i)", 0),
+    PATN("[CV]((?:i,)*i)", 1),
 };
 static pat P_PY[] = {
-    {"[FS](i)", 0, 0}, {"L(i)(?:=(?!=)|:)", 0, 0},
+    PAT("[FS](i)", 0), PAT("L(i)(?:=(?!=)|:)", 0), PATN("L((?:i,)+i)=(?!=)", 0),
 };
 static pat P_JS[] = {
-    {"F\\*?(i)", 0, 0}, {"[SIE](i)", 0, 0}, {"Y(i)(?=[=<])", 0, 0},
-    {"M(i)(?=[.{])", 0, 0}, {"(?<!\\()C(i)", 1, 0},
+    PAT("F\\*?(i)", 0), PAT("[SIE](i)", 0), PAT("Y(i)(?=[=<])", 0),
+    PAT("M(i)(?=[.{])", 0), PAT("(?<!\\()C(i)", 1),
 };
 static pat P_JAVA[] = {
-    {"[SIE](i)", 0, 0}, {"R(i)\\(", 0, 0},
+    PAT("[SIE](i)", 0), PAT("R(i)\\(", 0),
 };
 static pat P_SH[] = {
-    {"F(i)", 0, 0}, {"(?<=^|[L;{}&|])(i)\\(\\)", 0, 0}, {"L(i)=", 1, 0},
-    {"Lx(?:w)*(i)=", 1, 0},
+    PAT("F(i)", 0), PAT("(?<=^|[L;{}&|])(i)\\(\\)", 0), PAT("(i)=", 1),
 };
 
 #define KW_SLOTS 512  /* open-addressing table, well above every keyword count */
@@ -261,9 +264,10 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
             for (int g = 1; g < m; g++) {
                 if (ov[2 * g] == PCRE2_UNSET)
                     continue;
-                size_t k = ov[2 * g];
-                if (!pt->toplevel || depth[k] == 0)
-                    t->v[k].def = 1;
+                size_t end = pt->every ? ov[2 * g + 1] : ov[2 * g] + 1;
+                for (size_t k = ov[2 * g]; k < end; k++)
+                    if (shape[k] == 'i' && (!pt->toplevel || depth[k] == 0))
+                        t->v[k].def = 1;
             }
             start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
         }

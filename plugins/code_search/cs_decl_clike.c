@@ -136,7 +136,7 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
     } else if (c->lang == 'j') {
         ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");
     } else {
-        ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*")) && in(next, "{:;");
+        ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*#")) && in(next, "{:;");
     }
     if (ok)
         c->t->v[name].def = 1;
@@ -252,6 +252,14 @@ void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks 
                 in_init = 0;
             break;
         case 'i': {
+            /* int (*handler)(int) = ...: a function pointer variable */
+            if (c.lang == 'c' && pd == 1 && !in_init && (kind == K_FILE || kind == K_NS) &&
+                k >= 2 && shape[k - 1] == '*' && shape[k - 2] == '(' && k + 2 < c.n &&
+                shape[k + 1] == ')' && in(shape[k + 2], "([") && shape[st] != 't' &&
+                k - 2 > st && in(shape[k - 3], "ik*&")) {
+                t->v[k].def = 1;
+                break;
+            }
             if (pd != 0 || in_init || k + 1 >= c.n)
                 break;
             char prev = k > st ? shape[k - 1] : 0;

@@ -2,8 +2,10 @@
  * $'...' and "..." strings (with $VAR, ${VAR} and $(...) inside double
  * quotes kept as code); here-documents (<<, <<-, quoted delimiters) whose
  * bodies are strings.  A name in command position (a command or function
- * name) is an identifier, as are variable references and the NAME of
- * NAME=value; arguments and other words are 'w' tokens (they are data).
+ * name) is an identifier, as are variable references and the NAME of an
+ * assignment (NAME=value in command position, also after export,
+ * readonly, declare and typeset and their options); arguments and other
+ * words are 'w' tokens (they are data).
  * An 'L' token marks the first word of every line. */
 #include "cs_lex.h"
 
@@ -176,9 +178,20 @@ static int leads_command(const char *s, size_t n)
     return 0;
 }
 
+/* Builtins whose arguments may be assignments. */
+static int is_decl_word(const char *s, size_t n)
+{
+    static const char *const w[] = {"export", "readonly", "declare", "typeset", NULL};
+    for (int i = 0; w[i]; i++)
+        if (strlen(w[i]) == n && memcmp(w[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
 static size_t lex_sh(sl *L, size_t i, char until)
 {
-    int cmd = 1;  /* the next word is in command position */
+    int cmd = 1;   /* the next word is in command position */
+    int decl = 0;  /* after export/readonly/declare/typeset */
     const char *b = L->b;
     size_t len = L->len;
     int line_start = until == 0 && i == 0;
@@ -248,7 +261,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
             size_t e = i;
             while (e < len && !is_meta((unsigned char)b[e]) && b[e] != '=')
                 e++;
-            if (e < len && b[e] == '=' && is_name(b + i, e - i)) {
+            if (cmd && e < len && b[e] == '=' && is_name(b + i, e - i)) {
                 cs_tok_push(L->t, 'i', i, e);       /* NAME=value */
                 cs_tok_push(L->t, '=', e, e + 1);
                 size_t v = e + 1;                   /* the value is data */
@@ -266,12 +279,14 @@ static size_t lex_sh(sl *L, size_t i, char until)
                 cmd = 1;
             } else if (cmd && is_name(b + i, e - i)) {
                 cs_tok_push(L->t, 'i', i, e);
-                cmd = leads_command(b + i, e - i) ||
-                      (e - i == 6 && memcmp(b + i, "export", 6) == 0);
+                cmd = leads_command(b + i, e - i) || is_decl_word(b + i, e - i);
             } else {
                 cs_tok_push(L->t, 'w', i, e);
-                cmd = cmd && leads_command(b + i, e - i);
+                /* declare -r NAME=...: options keep the assignment position */
+                cmd = cmd && (leads_command(b + i, e - i) || (c == '-' && decl));
             }
+            decl = L->t->n && L->t->v[L->t->n - 1].kind == 'i' ? is_decl_word(b + i, e - i)
+                                                                : decl && c == '-';
             i = e;
         }
     }
