@@ -188,6 +188,40 @@ const { code, signal } = await exited;
 const ms = Date.now() - t0;
 if (code !== 0) failures.push(`server exit: code ${code} signal ${signal}; stderr: ${stderr.slice(0, 2000)}`);
 if (ms > 3000) failures.push(`server took ${ms} ms to exit after end of input`);
+
+// SIGTERM during a long call: the server ends promptly, and so does the
+// command's process group.
+{
+  const srv = spawn(bin, serverArgs(ws), { env: serverEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const gone = new Promise((r) => srv.on("exit", (code, signal) => r({ code, signal })));
+  srv.stdout.resume();
+  srv.stderr.resume();
+  const pidFile = `${ws}/term.pid`;
+  srv.stdin.write(req(1, "tools/call", { name: "exec_command", arguments: { cmd: `echo $$ > ${pidFile}; exec sleep 30`, yield_time_ms: 20000 } }) + "\n");
+  const { existsSync, readFileSync } = await import("node:fs");
+  const until = Date.now() + 10000;
+  while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : 0);
+  if (!pid) failures.push("SIGTERM case: the command did not start");
+  const t1 = Date.now();
+  srv.kill("SIGTERM");
+  const end = await gone;
+  const termMs = Date.now() - t1;
+  if (end.code !== 0) failures.push(`SIGTERM case: exit code ${end.code} signal ${end.signal}`);
+  if (termMs > 1500) failures.push(`SIGTERM case: the server took ${termMs} ms to exit`);
+  const alive = (p) => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 3000;
+  while (pid && alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (pid && alive(pid)) failures.push(`SIGTERM case: command process ${pid} still runs after the server exited`);
+  console.log(`SIGTERM during a long call: server exit in ${termMs} ms`);
+}
 removeWorkspace(ws);
 
 for (const f of failures) console.log(`FAIL ${f}`);
