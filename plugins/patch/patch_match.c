@@ -104,7 +104,11 @@ int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int e
                 }
             }
         }
+        /* End of File: only where the lines end the file, and not
+         * before the cursor. */
         size_t lo = eof ? total - n : from;
+        if (lo < from)
+            break;
         for (size_t i = lo; i + n <= total; i++) {
             int r = try_at(m, pass, i, pat, folded, n);
             if (r < 0) {
