@@ -28,6 +28,22 @@ static void progress(void *ctx, double value, double total, const char *message)
     pthread_mutex_unlock(&c->mu);
 }
 
+
+/* A client may pick a per-call agent by name only: a path would let it
+ * load any readable file as a permission policy. */
+static int agent_name_ok(const cJSON *agent)
+{
+    if (!agent)
+        return 1;
+    if (!cJSON_IsString(agent) || !agent->valuestring[0] || agent->valuestring[0] == '.')
+        return 0;
+    for (const char *p = agent->valuestring; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-' || *p == '.'))
+            return 0;
+    return 1;
+}
+
 static void answer_busy(struct mcp_server *s, const cJSON *id)
 {
     char text[160];
@@ -56,6 +72,9 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
         why = "Invalid params: \"arguments\" must be an object";
     else if (meta && !cJSON_IsObject(meta))
         why = "Invalid params: \"_meta\" must be an object";
+    else if (!agent_name_ok(cJSON_GetObjectItemCaseSensitive(meta, "vthost/agent")))
+        why = "Invalid params: _meta \"vthost/agent\" must be the name of an agent in "
+              ".vtcode/agents/ (letters, digits, '_', '-', '.'), not a path";
     if (why) {
         mcp_send_error(s, id, RPC_INVALID_PARAMS, why);
         cJSON_Delete(msg);

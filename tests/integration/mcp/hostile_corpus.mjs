@@ -61,6 +61,8 @@ const corpus = [
   ["tools/call arguments string", call(37, { name: "search_tools", arguments: "q" }), err(-32602, 37)],
   ["tools/call arguments array", call(38, { name: "search_tools", arguments: [1] }), err(-32602, 38)],
   ["tools/call _meta string", call(39, { name: "search_tools", arguments: { query: "x" }, _meta: "m" }), err(-32602, 39)],
+  ["tools/call agent as a path", call(72, { name: "search_tools", arguments: { query: "x" }, _meta: { "vthost/agent": "/etc/passwd" } }), err(-32602, 72)],
+  ["tools/call agent with ..", call(73, { name: "search_tools", arguments: { query: "x" }, _meta: { "vthost/agent": "../x" } }), err(-32602, 73)],
   ["unknown tool", call(40, { name: "no_such_tool", arguments: {} }), err(-32602, 40)],
   ["legacy tool name", call(41, { name: "unified_exec", arguments: {} }), err(-32602, 41)],
   ["tool name with path", call(42, { name: "../../etc/passwd", arguments: {} }), err(-32602, 42)],
