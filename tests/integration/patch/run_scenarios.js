@@ -118,6 +118,30 @@ for (const name of names) {
     pass++;
   }
 }
+// Argument checks and the text rendering, beside the scenarios.
+function check(name, argv, input, expectStatus, expectText) {
+  if (only.length) return;
+  const ws = path.join(work, 'check-' + name);
+  fs.mkdirSync(ws, { recursive: true });
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\n');
+  const r = spawnSync(vthost, ['--workspace', ws, '--profile', profile, '--yes', ...argv],
+                      { input, maxBuffer: 1 << 26 });
+  const out = r.stdout.toString() + r.stderr.toString();
+  if (r.status === expectStatus && out.includes(expectText)) { pass++; return; }
+  fail++;
+  console.log(`FAIL ${name}\n  exit ${r.status} (want ${expectStatus}), output lacks ${JSON.stringify(expectText)}:\n  ${out.slice(0, 600)}`);
+}
+const big = '*** Begin Patch\n*** Add File: big.txt\n' + '+0123456789abcdef\n'.repeat(58252) + '*** End Patch\n';
+check('too_large', ['call', 'apply_patch', '-'], JSON.stringify({ input: big }), 2,
+      `Patch too large: ${Buffer.byteLength(big)} bytes; the limit is 1048576 bytes (1 MiB)`);
+check('both_input_and_patch', ['call', 'apply_patch', '-'], JSON.stringify({ input: 'x', patch: 'y' }), 2,
+      "Give the patch in 'input' or in 'patch', not both");
+check('no_patch', ['call', 'apply_patch', '{}'], '', 2, "Missing patch: give the patch text in 'input'");
+check('unknown_argument', ['call', 'apply_patch', '-'], JSON.stringify({ input: 'x', diff: 'y' }), 2, 'diff');
+check('text_rendering', ['call', '--format', 'text', 'apply_patch', '-'],
+      JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.txt\n one\n-two\n+TWO\n*** End Patch\n' }), 0,
+      'apply_patch: 1 file changed, 1 insertion(+), 1 deletion(-)\n\n--- updated a.txt (+1 -1)\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
+
 fs.rmSync(work, { recursive: true, force: true });
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(fail ? 1 : 0);
