@@ -3,6 +3,7 @@
  * files; a case-insensitive non-ASCII query folds candidate lines with
  * utf8proc and searches the folded text, mapping hits back to bytes. */
 #include "cs_query.h"
+#include "cs_lex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,12 +148,24 @@ static int push(cs_span **v, size_t *n, size_t *cap, size_t s, size_t e)
     return 0;
 }
 
-static int has_high(const char *s, size_t n)
+/* Offset of the first byte >= 0x80 in s[from, n), or n.  Eight bytes at a
+ * time: most text is ASCII. */
+static size_t find_high(const char *s, size_t from, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = from;
+    while (i < n && (i & 7))
+        if ((unsigned char)s[i++] >= 0x80)
+            return i - 1;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull)
+            break;
+    }
+    for (; i < n; i++)
         if ((unsigned char)s[i] >= 0x80)
-            return 1;
-    return 0;
+            return i;
+    return n;
 }
 
 /* Fold line [ls, le) into m->fbuf; returns the folded length or -1. */
@@ -241,22 +254,25 @@ int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit,
         }
         return 0;
     }
-    /* Folding: only lines with non-ASCII bytes or a byte hit can match. */
-    if (!has_high(buf, len) && !(q->re && re_next(m, buf, len, 0, &s, &e)))
-        return 0;
-    size_t ls = 0;
-    while (ls < len) {
-        const char *nl = memchr(buf + ls, '\n', len - ls);
-        size_t le = nl ? (size_t)(nl - buf) : len;
-        if (has_high(buf + ls, le - ls) ||
-            (q->re && re_next(m, buf, le, ls, &s, &e))) {
-            int rc = fold_matches(m, buf, ls, le, limit, v, n, cap);
-            if (rc < 0)
-                return rc;
-            if (limit && *n >= limit)
-                return 0;
-        }
-        ls = le + 1;
+    /* Folding: only lines with a non-ASCII byte or a byte hit of an ASCII
+     * folded query can match; jump from one such line to the next. */
+    size_t hi = find_high(buf, 0, len);
+    size_t hit = q->re && re_next(m, buf, len, 0, &s, &e) ? s : len;
+    while (hi < len || hit < len) {
+        size_t at = hi < hit ? hi : hit;
+        size_t ls = at;
+        while (ls > 0 && buf[ls - 1] != '\n')
+            ls--;
+        size_t le = cs_scan_eol(buf, len, at);
+        int rc = fold_matches(m, buf, ls, le, limit, v, n, cap);
+        if (rc < 0)
+            return rc;
+        if ((limit && *n >= limit) || le >= len)
+            return 0;
+        if (hi <= le)
+            hi = find_high(buf, le + 1, len);
+        if (hit <= le)
+            hit = q->re && re_next(m, buf, len, le + 1, &s, &e) ? s : len;
     }
     return 0;
 }
