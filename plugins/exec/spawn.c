@@ -2,14 +2,18 @@
  * leads the command's session and process group, starts the shell with
  * vfork+exec and relays its exit status.  The supervisor exists so that
  * a host that dies (even by SIGKILL) takes the whole process group with
- * it: the parent-death signal reaches the supervisor, which ends the
- * group, grandchildren included.  Between fork and exec only
- * async-signal-safe calls are made (the host is multi-threaded). */
+ * it, grandchildren included.  It learns of the host's death from a
+ * "lifeline" pipe whose write end only the host holds: its read end
+ * reports EOF when the host process is gone, whichever thread forked.
+ * (A parent-death signal alone fires when the forking *thread* exits,
+ * which the MCP server's worker threads do; it is kept as a wake-up.)
+ * Between fork and exec only async-signal-safe calls are made (the host
+ * is multi-threaded). */
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ typedef struct child_plan {
     const spawn_req *req;
     pid_t host;
     int death_sig;
+    int lifeline;      /* read end; EOF once the host is gone */
     int in_rd, out_wr; /* pipes */
     int slave;         /* PTY */
 } child_plan;
@@ -82,6 +87,15 @@ static _Noreturn void end_group(pid_t cmd)
     _exit(137);
 }
 
+#define LIFELINE_FD 3
+
+/* Whether the host is gone: its lifeline reads EOF (or errors). */
+static int lifeline_cut(int timeout_ms)
+{
+    struct pollfd f = {.fd = LIFELINE_FD, .events = POLLIN};
+    return poll(&f, 1, timeout_ms) > 0;
+}
+
 static int setup_stdio(const child_plan *c)
 {
     if (c->req->tty) {
@@ -110,10 +124,14 @@ static _Noreturn void supervise(const child_plan *c)
         say("vthost: cannot set up the command's terminal or pipes", NULL);
         _exit(126);
     }
-    /* The supervisor never execs, so close-on-exec does not protect the
-     * host's descriptors here: drop them all (output EOF depends on it). */
-    if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
-        for (int fd = 3; fd < 4096; fd++)
+    /* The lifeline moves to fd 3 (close-on-exec: the command must not
+     * hold it).  The supervisor never execs, so close-on-exec does not
+     * protect the host's other descriptors here: drop them all (output
+     * EOF and the lifeline's EOF depend on it). */
+    if (dup2(c->lifeline, LIFELINE_FD) < 0 || fcntl(LIFELINE_FD, F_SETFD, FD_CLOEXEC) < 0)
+        _exit(126);
+    if (syscall(SYS_close_range, LIFELINE_FD + 1, ~0U, 0) < 0)
+        for (int fd = LIFELINE_FD + 1; fd < 4096; fd++)
             close(fd);
     if (chdir(c->req->workdir) < 0) {
         say("vthost: cannot enter ", c->req->workdir);
@@ -128,7 +146,7 @@ static _Noreturn void supervise(const child_plan *c)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
     prctl(PR_SET_PDEATHSIG, c->death_sig);
-    if (getppid() != c->host)
+    if (lifeline_cut(0))
         host_gone = 1;
     sigset_t none;
     sigemptyset(&none);
@@ -149,11 +167,30 @@ static _Noreturn void supervise(const child_plan *c)
     if (cmd < 0)
         _exit(126);
     int st;
+    int pidfd = (int)syscall(SYS_pidfd_open, cmd, 0);
     for (;;) {
+        if (pidfd >= 0) {
+            /* the command's exit, or the host's death, whichever first */
+            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
+                                  {.fd = pidfd, .events = POLLIN}};
+            if (poll(f, 2, -1) < 0 && errno != EINTR)
+                _exit(126);
+            if (f[0].revents)
+                end_group(cmd);
+            if (!f[1].revents)
+                continue;
+            pid_t r = waitpid(cmd, &st, WNOHANG);
+            if (r == cmd)
+                break;
+            if (r < 0 && errno != EINTR)
+                _exit(126);
+            continue;
+        }
+        /* no pidfd (old kernel): the parent-death signal interrupts */
         pid_t r = waitpid(cmd, &st, 0);
         if (r == cmd)
             break;
-        if (host_gone)
+        if (host_gone && lifeline_cut(0))
             end_group(cmd);
         if (r < 0 && errno != EINTR)
             _exit(126);
@@ -169,6 +206,8 @@ static _Noreturn void supervise(const child_plan *c)
 }
 
 /* ---- the host side ----------------------------------------------------- */
+
+static int lifeline[2] = {-1, -1}; /* read end for supervisors; write end held */
 
 static int open_pty(const spawn_req *req, int *master, int *slave)
 {
@@ -195,7 +234,7 @@ static int open_pty(const spawn_req *req, int *master, int *slave)
 static int fork_child(const spawn_req *req, spawn_proc *out)
 {
     child_plan c = {.req = req, .host = getpid(), .death_sig = SIGRTMIN + 1,
-                    .in_rd = -1, .out_wr = -1, .slave = -1};
+                    .lifeline = lifeline[0], .in_rd = -1, .out_wr = -1, .slave = -1};
     int in[2] = {-1, -1}, outp[2] = {-1, -1};
     int master = -1, rc = VT_OK;
     if (req->tty) {
@@ -251,76 +290,30 @@ fail:
     return rc;
 }
 
-/* ---- the spawner thread ---------------------------------------------- */
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static pthread_mutex_t submit_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t thread;
-static int running, stopping;
-static const spawn_req *job;
-static spawn_proc *job_out;
-static int job_rc, job_done;
-
-static void *spawner_main(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&mu);
-    for (;;) {
-        while (!job && !stopping)
-            pthread_cond_wait(&cv, &mu);
-        if (!job)
-            break;
-        job_rc = fork_child(job, job_out);
-        job = NULL;
-        job_done = 1;
-        pthread_cond_broadcast(&cv);
-    }
-    pthread_mutex_unlock(&mu);
-    return NULL;
-}
+/* ---- the lifeline ------------------------------------------------------ */
 
 int spawn_init(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    /* Signals are the host's business, never this thread's. */
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    stopping = 0;
-    int rc = pthread_create(&thread, NULL, spawner_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc)
-        return VT_ERR_NOMEM;
-    running = 1;
-    return VT_OK;
+    if (lifeline[0] >= 0)
+        return VT_OK;
+    return pipe2(lifeline, O_CLOEXEC) == 0 ? VT_OK : VT_ERR_IO;
 }
 
 void spawn_fini(void)
 {
-    if (!running)
-        return;
-    pthread_mutex_lock(&mu);
-    stopping = 1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
-    pthread_join(thread, NULL);
-    running = 0;
+    /* Cutting the lifeline tells every supervisor still alive (there
+     * should be none: the sessions were ended first) that the host is
+     * gone. */
+    for (int k = 0; k < 2; k++)
+        if (lifeline[k] >= 0) {
+            close(lifeline[k]);
+            lifeline[k] = -1;
+        }
 }
 
 int spawn_start(const spawn_req *req, spawn_proc *out)
 {
-    if (!running)
+    if (lifeline[0] < 0)
         return VT_ERR_INTERNAL;
-    pthread_mutex_lock(&submit_mu);
-    pthread_mutex_lock(&mu);
-    job = req;
-    job_out = out;
-    job_done = 0;
-    pthread_cond_broadcast(&cv);
-    while (!job_done)
-        pthread_cond_wait(&cv, &mu);
-    int rc = job_rc;
-    pthread_mutex_unlock(&mu);
-    pthread_mutex_unlock(&submit_mu);
-    return rc;
+    return fork_child(req, out);
 }

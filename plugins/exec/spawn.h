@@ -22,9 +22,9 @@ typedef struct spawn_proc {
     int in_fd;    /* input: pipe write end or a PTY master duplicate */
 } spawn_proc;
 
-/* Start the spawner thread.  Children get a parent-death signal, which
- * Linux ties to the forking thread: forking from one thread that lives
- * until spawn_fini keeps that signal meaning "the host is gone". */
+/* Create the lifeline through which supervisors learn that the host is
+ * gone (see spawn.c).  spawn_fini cuts it: call it after every session
+ * was ended. */
 int spawn_init(void);
 void spawn_fini(void);
 

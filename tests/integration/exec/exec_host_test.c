@@ -451,6 +451,36 @@ static void test_cancel_ends_group(void **state)
     assert_true(wait_gone(pid, 2000));
 }
 
+/* A session started by a thread that then exits lives on: the MCP
+ * server's worker threads come and go (a parent-death signal fires when
+ * the forking thread exits, which must not end the command). */
+static void *start_session(void *arg)
+{
+    call_result r = run("exec_command", "{\"cmd\":\"sleep 30\",\"yield_time_ms\":250}");
+    *(long long *)arg = sid(&r);
+    call_result_free(&r);
+    return NULL;
+}
+
+static void test_session_outlives_its_thread(void **state)
+{
+    (void)state;
+    long long id = -1;
+    pthread_t t;
+    pthread_create(&t, NULL, start_session, &id);
+    pthread_join(t, NULL);
+    assert_true(id > 0);
+    usleep(300 * 1000);
+    call_result r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", id);
+    ASSERT_OK(r);
+    assert_false(cJSON_IsTrue(field(&r, "is_exited")));
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\",\"yield_time_ms\":3000}", id);
+    ASSERT_OK(r);
+    assert_int_equal(exit_code(&r), 128 + SIGINT);
+    call_result_free(&r);
+}
+
 /* ---- pruning ---------------------------------------------------------- */
 
 typedef struct filler {
@@ -622,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_ctrl_c_pipe),
         cmocka_unit_test(test_ctrl_c_pty),
         cmocka_unit_test(test_cancel_ends_group),
+        cmocka_unit_test(test_session_outlives_its_thread),
         cmocka_unit_test(test_prune_at_64),
         cmocka_unit_test(test_no_leaks_after_200),
     };
