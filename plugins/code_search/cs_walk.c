@@ -49,8 +49,9 @@ static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lex
     return 0;
 }
 
-/* Load the rules of directory `rel` (length n, "" for the root). */
-static int push_frame(walker *k, const char *rel, size_t n)
+/* Load the rules of directory `rel` (length n, "" for the root): bit 0 of
+ * `which` loads .ignore, bit 1 .gitignore. */
+static int push_frame(walker *k, const char *rel, size_t n, unsigned which)
 {
     if (k->nfr == k->capfr) {
         size_t nc = k->capfr ? k->capfr * 2 : 16;
@@ -65,6 +66,8 @@ static int push_frame(walker *k, const char *rel, size_t n)
     f->prefix = n ? n + 1 : 0;
     static const char *const names[2] = {".ignore", ".gitignore"};
     for (int i = 0; i < 2; i++) {
+        if (!(which & (1u << i)))
+            continue;
         size_t len = k->rootlen + 1 + n + 1 + strlen(names[i]) + 1;
         char *p = malloc(len);
         if (!p)
@@ -123,28 +126,72 @@ static int entry_cmp(const void *a, const void *b)
     return strcmp(((const cs_entry *)a)->rel, ((const cs_entry *)b)->rel);
 }
 
-/* Walk directory rel (length n; "" = root), whose frame is pushed. */
-static int walk_dir(walker *k, size_t n)
+typedef struct dent { char *name; int type; } dent;
+
+/* The directory's entries (without ".", "..", .git and .env files), and
+ * which ignore files it has. */
+static int list_dir(const char *path, dent **out, size_t *count, unsigned *which)
 {
-    char *path = k->path;
+    *out = NULL;
+    *count = 0;
+    *which = 0;
     DIR *d = opendir(path);
     if (!d)
         return 0;  /* unreadable directories are skipped, like rg */
+    size_t cap = 0;
     int rc = 0;
-    size_t base = k->rootlen + 1 + n + (n ? 1 : 0);
     struct dirent *de;
-    while (rc == 0 && (de = readdir(d)) != NULL) {
+    while ((de = readdir(d)) != NULL) {
         const char *name = de->d_name;
         if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
             continue;
         if (strcmp(name, ".git") == 0 || is_env(name))
             continue;
+        if (strcmp(name, ".ignore") == 0)
+            *which |= 1;
+        else if (strcmp(name, ".gitignore") == 0)
+            *which |= 2;
+        if (*count == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            dent *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                rc = VT_ERR_NOMEM;
+                break;
+            }
+            *out = nv;
+            cap = nc;
+        }
+        char *nm = strdup(name);
+        if (!nm) {
+            rc = VT_ERR_NOMEM;
+            break;
+        }
+        (*out)[(*count)++] = (dent){nm, de->d_type};
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Walk directory rel (length n; "" = root): its own rules, then entries. */
+static int walk_dir(walker *k, size_t n)
+{
+    char *path = k->path;
+    dent *ents;
+    size_t count;
+    unsigned which;
+    size_t frames = k->nfr;
+    int rc = list_dir(path, &ents, &count, &which);
+    if (rc == 0)
+        rc = push_frame(k, path + k->rootlen + 1, n, which);
+    size_t base = k->rootlen + 1 + n + (n ? 1 : 0);
+    for (size_t e = 0; rc == 0 && e < count; e++) {
+        const char *name = ents[e].name;
         size_t nl = strlen(name);
         if (base + nl + 2 >= sizeof k->path)
             continue;
         path[base - 1] = '/';
         memcpy(path + base, name, nl + 1);
-        int type = de->d_type;
+        int type = ents[e].type;
         if (type == DT_UNKNOWN) {
             struct stat st;
             if (lstat(path, &st) < 0)
@@ -165,14 +212,14 @@ static int walk_dir(walker *k, size_t n)
         if (k->want_dirs)
             rc = push_entry(k->out, rel, 1, -1, 0);
         if (rc == 0)
-            rc = push_frame(k, rel, rlen);
-        if (rc == 0) {
             rc = walk_dir(k, rlen);
-            pop_frame(k);
-        }
         path[base + nl] = '\0';
     }
-    closedir(d);
+    while (k->nfr > frames)
+        pop_frame(k);
+    for (size_t e = 0; e < count; e++)
+        free(ents[e].name);
+    free(ents);
     path[k->rootlen + n + (n ? 1 : 0)] = '\0';
     return rc;
 }
@@ -204,13 +251,13 @@ int cs_walk_run(const char *root, const char *scope, uint32_t lang_mask,
         if (S_ISREG(st.st_mode) && !is_env(slash + 1))
             rc = add_file(&k, srel, slash + 1);
     } else {
-        /* Rule sets of the root and of every directory down to the scope. */
-        rc = push_frame(&k, "", 0);
+        /* Rule sets of the root and of every directory above the scope;
+         * walk_dir adds the scope's own. */
+        if (srlen)
+            rc = push_frame(&k, "", 0, 3);
         for (size_t i = 0; rc == 0 && i < srlen; i++)
             if (srel[i] == '/')
-                rc = push_frame(&k, srel, i);
-        if (rc == 0 && srlen)
-            rc = push_frame(&k, srel, srlen);
+                rc = push_frame(&k, srel, i, 3);
         memcpy(k.path, root, k.rootlen);
         k.path[k.rootlen] = '/';
         memcpy(k.path + k.rootlen + 1, srel, srlen + 1);
