@@ -368,6 +368,49 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
     return fd;
 }
 
+void fs_dircache_free(fs_dircache *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->dir[i]);
+        close(c->fd[i]);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* open_parent through the cache: the descriptor belongs to the cache
+ * (do not close it) when *owned is 0. */
+static int cached_parent(int root, const char *rel, fs_created_dirs *dirs, fs_dircache *c,
+                         const char **leaf, int *owned, char **err)
+{
+    *owned = 1;
+    if (!c)
+        return open_parent(root, rel, dirs, leaf, err);
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) : 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (strlen(c->dir[i]) == dl && memcmp(c->dir[i], rel, dl) == 0) {
+            *leaf = slash ? slash + 1 : rel;
+            *owned = 0;
+            return c->fd[i];
+        }
+    int fd = open_parent(root, rel, dirs, leaf, err);
+    char *key = fd >= 0 ? strndup(rel, dl) : NULL;
+    if (!key)
+        return fd;
+    size_t slot;
+    if (c->n < 16) {
+        slot = c->n++;
+    } else {
+        slot = c->next++ % 16;
+        free(c->dir[slot]);
+        close(c->fd[slot]);
+    }
+    c->dir[slot] = key;
+    c->fd[slot] = fd;
+    *owned = 0;
+    return fd;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
     while (len) {
@@ -384,7 +427,7 @@ static int write_all(int fd, const char *data, size_t len)
 
 /* Create and fill a temporary file in dfd; *tmp receives its name. */
 static int write_temp(int dfd, const char *rel, const char *leaf, const char *data, size_t len,
-                      int mode, int do_sync, char tmp[256], char **err)
+                      int mode, int do_sync, char tmp[256], int *keep, char **err)
 {
     static atomic_uint seq;
     int fd = -1;
@@ -403,6 +446,10 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
     int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
              (!do_sync || fsync(fd) == 0);
     int e = errno;
+    if (ok && keep) {
+        *keep = fd; /* the caller syncs and closes it */
+        return 0;
+    }
     if (close(fd) != 0 && ok) {
         ok = 0;
         e = errno;
@@ -442,7 +489,7 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
     if (dfd < 0)
         return dfd;
     char tmp[256];
-    int rc = write_temp(dfd, rel, leaf, data, len, mode, 1, tmp, err);
+    int rc = write_temp(dfd, rel, leaf, data, len, mode, 1, tmp, NULL, err);
     if (rc == 0 && rename_into(dfd, tmp, leaf, noreplace) != 0) {
         rc = rename_error(err, rel, errno);
         unlinkat(dfd, tmp, 0);
@@ -454,37 +501,49 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
 }
 
 int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
-             fs_created_dirs *dirs, char **tmp_rel, char **err)
+             fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd,
+             char **err)
 {
     *err = NULL;
     *tmp_rel = NULL;
+    if (keep_fd)
+        *keep_fd = -1;
     const char *leaf;
-    int dfd = open_parent(root, rel, dirs, &leaf, err);
+    int owned;
+    int dfd = cached_parent(root, rel, dirs, cache, &leaf, &owned, err);
     if (dfd < 0)
         return dfd;
     char tmp[256];
-    int rc = write_temp(dfd, rel, leaf, data, len, mode, 0, tmp, err);
+    int rc = write_temp(dfd, rel, leaf, data, len, mode, 0, tmp, keep_fd, err);
     if (rc == 0 && asprintf(tmp_rel, "%.*s%s", (int)(leaf - rel), rel, tmp) < 0) {
         unlinkat(dfd, tmp, 0);
         *tmp_rel = NULL;
         rc = VT_ERR_NOMEM;
+        if (keep_fd && *keep_fd >= 0) {
+            close(*keep_fd);
+            *keep_fd = -1;
+        }
     }
-    close(dfd);
+    if (owned)
+        close(dfd);
     return rc;
 }
 
-int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, char **err)
+int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace,
+               fs_dircache *cache, char **err)
 {
     *err = NULL;
     const char *leaf;
-    int dfd = open_parent(root, rel, NULL, &leaf, err);
+    int owned;
+    int dfd = cached_parent(root, rel, NULL, cache, &leaf, &owned, err);
     if (dfd < 0)
         return dfd;
     const char *slash = strrchr(tmp_rel, '/');
     int rc = 0;
     if (rename_into(dfd, slash ? slash + 1 : tmp_rel, leaf, noreplace) != 0)
         rc = rename_error(err, rel, errno);
-    close(dfd);
+    if (owned)
+        close(dfd);
     return rc;
 }
 
@@ -503,6 +562,7 @@ void fs_discard(int root, const char *tmp_rel)
 typedef struct sync_job {
     int root;
     char *const *rels;
+    const int *fds;
     size_t n;
     atomic_size_t next;
     atomic_int failed;     /* index + 1 of the first failure */
@@ -517,11 +577,13 @@ static void *sync_worker(void *arg)
         if (i >= j->n)
             return NULL;
         const char *rel = j->rels[i];
-        int fd = *rel ? fs_open_beneath(j->root, rel, O_RDONLY, 0)
-                      : fcntl(j->root, F_DUPFD_CLOEXEC, 0);
+        int borrowed = j->fds && j->fds[i] >= 0;
+        int fd = borrowed ? j->fds[i]
+                 : *rel   ? fs_open_beneath(j->root, rel, O_RDONLY, 0)
+                          : fcntl(j->root, F_DUPFD_CLOEXEC, 0);
         int ok = fd >= 0 && fsync(fd) == 0;
         int e = errno;
-        if (fd >= 0)
+        if (fd >= 0 && !borrowed)
             close(fd);
         int none = 0;
         if (!ok && atomic_compare_exchange_strong(&j->failed, &none, (int)i + 1))
@@ -529,10 +591,10 @@ static void *sync_worker(void *arg)
     }
 }
 
-int fs_sync_paths(int root, char *const *rels, size_t n, char **err)
+int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **err)
 {
     *err = NULL;
-    sync_job j = {.root = root, .rels = rels, .n = n};
+    sync_job j = {.root = root, .rels = rels, .fds = fds, .n = n};
     /* Concurrent fsyncs share journal commits (ext4, xfs): far fewer
      * device flushes than one fsync after another. */
     enum { MAX_WORKERS = 16 };

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
 #include "patch_tx.h"
@@ -166,6 +167,8 @@ typedef struct journal {
     undo *u;
     size_t n;
     char **tmp;         /* per entry: its staged temporary file, or NULL */
+    int *fd;            /* per entry: the staged file kept open, or -1 */
+    fs_dircache cache;
     fs_created_dirs dirs;
     long fail_at;       /* test hook: fail the step with this number */
     long step;
@@ -177,6 +180,18 @@ static int step(journal *j, char **err, const char *path)
         return failf(err, VT_ERR_IO, "Cannot write '%s': injected failure at step %ld", path,
                      j->step);
     return 0;
+}
+
+/* Staged files kept open (to sync without reopening) up to this many. */
+#define KEEP_OPEN_MAX 256
+
+static void close_staged(tx *t, journal *j)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (j->fd[i] >= 0) {
+            close(j->fd[i]);
+            j->fd[i] = -1;
+        }
 }
 
 /* Where an entry's new content goes, or NULL when it writes none. */
@@ -200,20 +215,27 @@ static int stage_all(tx *t, journal *j, char **err)
         int mode = e->op->kind == PATCH_ADD ? -1 : (int)e->mode;
         int rc = step(j, err, to);
         if (rc == 0)
-            rc = fs_stage(t->root, to, e->res.data, e->res.size, mode, &j->dirs, &j->tmp[i], err);
+            rc = fs_stage(t->root, to, e->res.data, e->res.size, mode, &j->dirs, &j->cache,
+                          &j->tmp[i], n < KEEP_OPEN_MAX ? &j->fd[i] : NULL, err);
         if (rc)
             return rc;
         n++;
     }
     char **list = malloc((n ? n : 1) * sizeof *list);
-    if (!list)
-        return VT_ERR_NOMEM;
-    n = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (j->tmp[i])
-            list[n++] = j->tmp[i];
-    int rc = fs_sync_paths(t->root, list, n, err);
+    int *fds = malloc((n ? n : 1) * sizeof *fds);
+    int rc = VT_ERR_NOMEM;
+    if (list && fds) {
+        n = 0;
+        for (size_t i = 0; i < t->n; i++)
+            if (j->tmp[i]) {
+                list[n] = j->tmp[i];
+                fds[n++] = j->fd[i];
+            }
+        rc = fs_sync_paths(t->root, list, fds, n, err);
+    }
     free(list);
+    free(fds);
+    close_staged(t, j);
     return rc;
 }
 
@@ -228,7 +250,7 @@ static int publish_entry(tx *t, size_t i, journal *j, char **err)
     switch (e->op->kind) {
     case PATCH_ADD:
         if ((rc = step(j, err, e->path)) ||
-            (rc = fs_publish(t->root, j->tmp[i], e->path, 1, err)))
+            (rc = fs_publish(t->root, j->tmp[i], e->path, 1, &j->cache, err)))
             return rc;
         j->u[j->n++] = (undo){0, e->path, NULL, 0, 0};
         break;
@@ -240,13 +262,13 @@ static int publish_entry(tx *t, size_t i, journal *j, char **err)
     default:
         if (!e->dest) {
             if ((rc = step(j, err, e->path)) ||
-                (rc = fs_publish(t->root, j->tmp[i], e->path, 0, err)))
+                (rc = fs_publish(t->root, j->tmp[i], e->path, 0, &j->cache, err)))
                 return rc;
             j->u[j->n++] = (undo){1, e->path, e->old, e->old_len, e->mode};
             break;
         }
         if ((rc = step(j, err, e->dest)) ||
-            (rc = fs_publish(t->root, j->tmp[i], e->dest, 1, err)))
+            (rc = fs_publish(t->root, j->tmp[i], e->dest, 1, &j->cache, err)))
             return rc;
         j->u[j->n++] = (undo){0, e->dest, NULL, 0, 0};
         free(j->tmp[i]);
@@ -321,7 +343,7 @@ static void sync_dirs(tx *t, journal *j)
             v[u++] = v[i];
     }
     char *err = NULL;
-    fs_sync_paths(t->root, v, u, &err); /* the change is made; this only hardens it */
+    fs_sync_paths(t->root, v, NULL, u, &err); /* the change is made; this only hardens it */
     free(err);
     for (size_t i = 0; i < u; i++)
         free(v[i]);
@@ -334,16 +356,24 @@ int tx_commit(tx *t, char **err)
     journal j = {0};
     j.u = calloc(2 * t->n + 1, sizeof *j.u);
     j.tmp = calloc(t->n + 1, sizeof *j.tmp);
-    if (!j.u || !j.tmp) {
+    j.fd = malloc((t->n + 1) * sizeof *j.fd);
+    if (!j.u || !j.tmp || !j.fd) {
         free(j.u);
         free(j.tmp);
+        free(j.fd);
         return VT_ERR_NOMEM;
     }
+    for (size_t i = 0; i <= t->n; i++)
+        j.fd[i] = -1;
     const char *fail_at = getenv("VTHOST_PATCH_FAIL_AT");
     j.fail_at = fail_at ? strtol(fail_at, NULL, 10) : 0;
     int rc = stage_all(t, &j, err);
+    close_staged(t, &j);
     for (size_t i = 0; i < t->n && rc == 0; i++)
         rc = publish_entry(t, i, &j, err);
+    /* Rollback and the directory sync go by path: the cached directory
+     * descriptors are not needed past the renames. */
+    fs_dircache_free(&j.cache);
     if (rc) {
         int bad = rollback(t, &j);
         char *msg = NULL;
@@ -359,6 +389,7 @@ int tx_commit(tx *t, char **err)
     for (size_t i = 0; i < t->n; i++)
         free(j.tmp[i]);
     free(j.tmp);
+    free(j.fd);
     fs_created_dirs_free(&j.dirs);
     free(j.u);
     return rc;

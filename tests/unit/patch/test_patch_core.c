@@ -352,9 +352,17 @@ static void check_fs(int walk)
     assert_int_equal(fs_write(root, "dl/y.txt", "x", 1, -1, 0, &dirs, &err), VT_ERR_DENIED);
     free(err);
     char *tmp = NULL;
-    assert_int_equal(fs_stage(root, "d/x.txt", "new\n", 4, 0640, NULL, &tmp, &err), 0);
-    assert_int_equal(fs_sync_paths(root, &tmp, 1, &err), 0);
-    assert_int_equal(fs_publish(root, tmp, "d/x.txt", 0, &err), 0);
+    fs_dircache cache = {0};
+    int kept = -1;
+    assert_int_equal(fs_stage(root, "d/x.txt", "new\n", 4, 0640, NULL, &cache, &tmp, &kept, &err),
+                     0);
+    assert_true(kept >= 0);
+    assert_int_equal(fs_sync_paths(root, &tmp, &kept, 1, &err), 0);
+    close(kept);
+    assert_int_equal(fs_sync_paths(root, &tmp, NULL, 1, &err), 0);
+    assert_int_equal(fs_publish(root, tmp, "d/x.txt", 0, &cache, &err), 0);
+    assert_int_equal(cache.n, 1);
+    fs_dircache_free(&cache);
     free(tmp);
     assert_int_equal(fs_read(root, "d/x.txt", &data, &len, &mode, &err), 0);
     assert_memory_equal(data, "new\n", 4);
