@@ -200,6 +200,24 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
     builder b = {0};
     b.eol = f->eol;
     b.eol_len = f->eol_len;
+    /* Size both buffers once: a 100,000-line file would otherwise be
+     * copied again on every doubling. */
+    size_t added = 0, added_bytes = 0;
+    for (size_t k = 0; k < ne; k++)
+        for (size_t l = ed[k].first; l < ed[k].first + ed[k].count; l++)
+            if (p->lines[l].kind == '+') {
+                added++;
+                added_bytes += p->lines[l].len + 2;
+            }
+    b.cap = f->size + added_bytes + 2;
+    b.p = malloc(b.cap);
+    b.cap_items = f->n + added + 2;
+    b.items = malloc(b.cap_items * sizeof *b.items);
+    if (!b.p || !b.items) {
+        free(b.p);
+        free(b.items);
+        return VT_ERR_NOMEM;
+    }
     size_t pos = 0;
     for (size_t k = 0; k < ne; k++) {
         for (; pos < ed[k].at; pos++)
