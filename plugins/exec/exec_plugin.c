@@ -5,6 +5,7 @@
 #include <vthost/plugin.h>
 
 #include "exec_service.h"
+#include "sandbox.h"
 #include "session.h"
 #include "shellenv.h"
 #include "splitter.h"
@@ -14,6 +15,10 @@
 #define YIELD_MAX_MS 30000
 
 static const vt_host_api *api;
+static sandbox_config sandbox_cfg;
+static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
+static char *sandbox_warning;    /* what this machine cannot protect */
+static char *sandbox_error;      /* why sandboxed commands cannot run */
 static shell_profile profile;
 static unsigned short pty_rows = 24, pty_cols = 80;
 
@@ -177,7 +182,23 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     }
     spawn_req req = {.path = sh.path, .argv = sh.argv, .envp = env, .workdir = abs,
                      .tty = tty, .rows = pty_rows, .cols = pty_cols};
-    int rc = session_run(call, &req, cmd, clamp_yield(args), result);
+    /* An escalated call reaches run only once the user approved it: the
+     * permission engine always asks for require_escalated. */
+    const char *sp = str_arg(args, "sandbox_permissions");
+    int escalated = sp && strcmp(sp, "require_escalated") == 0;
+    int rc = VT_OK;
+    if (!escalated && sandbox_error)
+        rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
+    if (rc == VT_OK) {
+        req.sandbox = escalated ? NULL : sandbox_state;
+        if (!escalated && sandbox_warning)
+            api->call_warn(call, "%s", sandbox_warning);
+        rc = session_run(call, &req, cmd, clamp_yield(args), result);
+    }
+    if (rc == VT_OK && *result)
+        cJSON_AddStringToObject(*result, "sandbox",
+                                escalated || !sandbox_state ? "none"
+                                                            : sandbox_mode_name(sandbox_cfg.mode));
     env_free(env);
     shell_cmd_free(&sh);
     api->free(abs);
@@ -244,9 +265,31 @@ static void read_pty_size(const cJSON *config)
         pty_cols = (unsigned short)c->valuedouble;
 }
 
+/* The sandbox is prepared once: commands only apply it.  A kernel
+ * without Landlock is not an init failure: sandboxed commands are refused
+ * with sandbox_error, escalated ones still run. */
+static int sandbox_setup(char **errmsg)
+{
+    char *err = NULL;
+    if (sandbox_config_parse(api->config(), &sandbox_cfg, &err) != VT_OK) {
+        *errmsg = api->strdup(err ? err : "invalid [sandbox] settings");
+        free(err);
+        return VT_ERR_INVALID;
+    }
+    int rc = sandbox_prepare(&sandbox_cfg, api->workspace_root(), &sandbox_state,
+                             &sandbox_warning, &sandbox_error);
+    if (rc != VT_OK && rc != VT_ERR_UNSUPPORTED) {
+        *errmsg = api->strdup(sandbox_error ? sandbox_error : "cannot prepare the sandbox");
+        return rc;
+    }
+    return VT_OK;
+}
+
 static int exec_init(const vt_host_api *host, char **errmsg)
 {
     api = host;
+    if (sandbox_setup(errmsg) != VT_OK)
+        return VT_ERR_INVALID;
     if (shell_profile_from_config(api->config(), &profile) != VT_OK) {
         *errmsg = api->strdup("agent.shell_prompt_profile must be \"auto\", "
                               "\"unix_like\" or \"powershell\"");
@@ -272,6 +315,12 @@ static void exec_fini(void)
 {
     sessions_fini();
     spawn_fini();
+    sandbox_free(sandbox_state);
+    sandbox_state = NULL;
+    sandbox_config_free(&sandbox_cfg);
+    free(sandbox_warning);
+    free(sandbox_error);
+    sandbox_warning = sandbox_error = NULL;
 }
 
 static const vt_plugin descriptor = {

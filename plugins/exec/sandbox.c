@@ -208,10 +208,14 @@ static int build_ruleset(const sandbox_config *cfg, const char *workspace, int a
 {
     uint64_t handled = handled_rights(abi);
     struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (rs < 0)
+    int low = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (low < 0)
         return VT_ERR_UNSUPPORTED;
-    fcntl(rs, F_SETFD, FD_CLOEXEC);
+    /* Kept above the low descriptors a child rearranges before exec. */
+    int rs = fcntl(low, F_DUPFD_CLOEXEC, 64);
+    close(low);
+    if (rs < 0)
+        return VT_ERR_IO;
     uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
                     LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
     uint64_t term = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
@@ -431,7 +435,12 @@ static int enter_mounts(const sandbox *sb, const char **what)
     return 0;
 }
 
-int sandbox_enter(const sandbox *sb, const char **what)
+int sandbox_ruleset_fd(const sandbox *sb)
+{
+    return sb ? sb->ruleset_fd : -1;
+}
+
+int sandbox_enter(const sandbox *sb, int ruleset_fd, const char **what)
 {
     static const char *unused;
     if (!what)
@@ -445,7 +454,7 @@ int sandbox_enter(const sandbox *sb, const char **what)
     if (rc)
         return rc;
     *what = "Landlock";
-    if (syscall(SYS_landlock_restrict_self, sb->ruleset_fd, 0) != 0)
+    if (syscall(SYS_landlock_restrict_self, ruleset_fd >= 0 ? ruleset_fd : sb->ruleset_fd, 0) != 0)
         return -errno;
     if (sb->seccomp.len) {
         *what = "seccomp network filter";

@@ -45,9 +45,13 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
 void sandbox_free(sandbox *sb);
 
 /* In the child, before exec: no_new_privs, mount namespace, Landlock,
- * seccomp.  Async-signal-safe.  Returns 0 or -errno; on failure *what
- * names the step. */
-int sandbox_enter(const sandbox *sb, const char **what);
+ * seccomp.  Async-signal-safe.  `ruleset_fd` is the Landlock ruleset as
+ * the child holds it (a child that closes descriptors moves it first; see
+ * sandbox_ruleset_fd), or -1 for where the parent keeps it.  Returns 0 or
+ * -errno; on failure *what names the step. */
+int sandbox_enter(const sandbox *sb, int ruleset_fd, const char **what);
+/* The descriptor of the prepared Landlock ruleset (close-on-exec). */
+int sandbox_ruleset_fd(const sandbox *sb);
 
 /* The best Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "termfilter.h"
 
 #define GRACE_MS 500
@@ -33,6 +34,8 @@ typedef struct session {
     char *cmd;
     char *workdir;
     term_filter tf;
+    int sandboxed;                 /* ran under the sandbox */
+    sandbox_denial_scan denials;   /* its output, watched for refusals */
 } session;
 
 static const vt_host_api *api;
@@ -183,7 +186,11 @@ static void emit_output(waiter *w, char *buf, size_t n)
         n = term_filter_run(&w->s->tf, buf, n, w->fbuf);
         buf = w->fbuf;
     }
-    if (!n || w->spool_failed)
+    if (!n)
+        return;
+    if (w->s->sandboxed)
+        sandbox_denial_feed(&w->s->denials, buf, n);
+    if (w->spool_failed)
         return;
     if (!w->spool)
         w->spool = api->spool_open(w->call);
@@ -229,6 +236,15 @@ static cJSON *build_response(session *s, double t0)
     cJSON_AddBoolToObject(r, "is_exited", s->reaped);
     cJSON_AddNumberToObject(r, "wall_time", now_s() - t0);
     cJSON_AddStringToObject(r, "working_directory", s->workdir);
+    if (s->sandboxed && s->reaped && s->exit_code != 0 && s->denials.seen) {
+        cJSON_AddBoolToObject(r, "sandbox_denied", 1);
+        cJSON_AddStringToObject(r, "sandbox_hint",
+                                "The command failed and its output looks like a sandbox "
+                                "refusal (a write outside the writable roots, or a network "
+                                "connection). If it needs that access, retry with "
+                                "\"sandbox_permissions\": \"require_escalated\" and a "
+                                "\"justification\"; the user will be asked.");
+    }
     if (!cJSON_AddStringToObject(r, "backend", s->is_pty ? "pty" : "pipe")) {
         cJSON_Delete(r);
         return NULL;
@@ -362,6 +378,7 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     }
     s->is_pty = req->tty;
+    s->sandboxed = req->sandbox != NULL;
     s->busy = 1;
 
     session *victim = NULL;

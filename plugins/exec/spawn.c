@@ -10,6 +10,7 @@
  * Between fork and exec only async-signal-safe calls are made (the host
  * is multi-threaded). */
 #include "spawn.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,7 @@ static _Noreturn void end_group(pid_t cmd)
 }
 
 #define LIFELINE_FD 3
+#define SANDBOX_FD 4 /* the Landlock ruleset, while the supervisor sets up */
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -130,16 +132,32 @@ static _Noreturn void supervise(const child_plan *c)
      * EOF and the lifeline's EOF depend on it). */
     if (dup2(c->lifeline, LIFELINE_FD) < 0 || fcntl(LIFELINE_FD, F_SETFD, FD_CLOEXEC) < 0)
         _exit(126);
-    if (syscall(SYS_close_range, LIFELINE_FD + 1, ~0U, 0) < 0)
-        for (int fd = LIFELINE_FD + 1; fd < 4096; fd++)
+    /* The sandbox's Landlock ruleset survives as fd 4. */
+    int keep = LIFELINE_FD;
+    if (c->req->sandbox) {
+        keep = SANDBOX_FD;
+        if (dup2(sandbox_ruleset_fd(c->req->sandbox), SANDBOX_FD) < 0 ||
+            fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
+            _exit(126);
+    }
+    if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
+        for (int fd = keep + 1; fd < 4096; fd++)
             close(fd);
     if (chdir(c->req->workdir) < 0) {
         say("vthost: cannot enter ", c->req->workdir);
         _exit(126);
     }
-    /* Confinement of the command (Landlock, seccomp) belongs here: after
-     * the working directory is entered, before the command is started,
-     * so that the supervisor and everything it starts are confined. */
+    /* Confinement: after the working directory is entered, before the
+     * command starts, so the supervisor and all it starts are confined.
+     * Before the parent-death signal is set: entering a user namespace
+     * clears it. */
+    if (c->req->sandbox) {
+        const char *what = "sandbox";
+        if (sandbox_enter(c->req->sandbox, SANDBOX_FD, &what) != 0) {
+            say("vthost: cannot sandbox the command: ", what);
+            _exit(126);
+        }
+    }
     sa.sa_handler = on_host_gone;
     sigaction(c->death_sig, &sa, NULL);
     sa.sa_handler = on_keyboard_signal;

@@ -13,6 +13,7 @@ typedef struct spawn_req {
     const char *workdir;   /* absolute */
     int tty;               /* 1: a PTY, else pipes */
     unsigned short rows, cols;
+    const struct sandbox *sandbox; /* confinement, or NULL to run unsandboxed */
 } spawn_req;
 
 typedef struct spawn_proc {

@@ -42,6 +42,10 @@ static int open_host(void)
     if (!f)
         return -1;
     fputs("[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n", f);
+    /* Extra settings, e.g. [sandbox] for the sandbox's start-up benchmark. */
+    const char *extra = getenv("VTHOST_BENCH_TOML");
+    if (extra)
+        fprintf(f, "%s\n", extra);
     fclose(f);
     host_options o = {.workspace = ws, .profile = getenv("VTHOST_TEST_PROFILE"),
                       .exe_path = "/proc/self/exe", .log_level = VT_LOG_WARNING};

@@ -28,7 +28,7 @@ static int run_in(const sandbox *sb, const char *cmd)
     pid_t pid = fork();
     if (pid == 0) {
         const char *what = NULL;
-        if (sandbox_enter(sb, &what) != 0) {
+        if (sandbox_enter(sb, -1, &what) != 0) {
             fprintf(stderr, "sandbox_enter failed at %s\n", what);
             _exit(126);
         }
