@@ -57,10 +57,8 @@ for f in bin/vthost include/vthost/plugin.h lib/pkgconfig/vthost-plugin.pc \
     if [[ -f "$P/$f" ]]; then echo "ok   installed $f"; else
         echo "FAIL installed $f: missing"; fails=$((fails + 1)); fi
 done
-if command -v man >/dev/null; then
-    out=$(MANWIDTH=80 man -l "$P/share/man/man1/vthost.1" 2>&1)
-    check "man page renders" "EXIT STATUS" "$out"
-fi
+out=$(MANWIDTH=80 man -l "$P/share/man/man1/vthost.1" 2>&1)
+check "man page renders (needs man-db)" "EXIT STATUS" "$out"
 
 # ---- pkg-config, relocated ---------------------------------------------
 export PKG_CONFIG_PATH="$P/lib/pkgconfig"
