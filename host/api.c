@@ -8,6 +8,7 @@
 #include "guard.h"
 #include "host.h"
 #include "paths.h"
+#include "permission.h"
 #include "registry.h"
 #include "services.h"
 #include "spool.h"
@@ -140,6 +141,13 @@ static int api_catalog_expand(const char *const *names, size_t count, uint64_t *
 
 static uint64_t api_catalog_epoch(void) { return registry_epoch(); }
 
+static int api_path_denied(vt_call *call, vt_subject_kind kind, const char *path)
+{
+    if (!call || !path)
+        return 0;
+    return permission_path_denied(call->tool, call->agent, kind, path);
+}
+
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
     .abi_major = VT_ABI_MAJOR,
@@ -166,6 +174,7 @@ static const vt_host_api table = {
     .catalog_list = api_catalog_list,
     .catalog_expand = api_catalog_expand,
     .catalog_epoch = api_catalog_epoch,
+    .path_denied = api_path_denied,
 };
 
 const vt_host_api *api_table(void) { return &table; }

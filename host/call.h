@@ -20,6 +20,7 @@ struct vt_call {
     struct vt_spool *spool; /* NULL until spool_open */
     const frontend *fe;
     atomic_int *cancel;
+    const char *agent;      /* per-call agent, or NULL */
 };
 
 void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,

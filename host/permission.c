@@ -512,6 +512,45 @@ int permission_check(const perm_request *req, char **message)
     return rc < 0 ? VT_ERR_DENIED : 0;
 }
 
+static int has_path_rules(const perm_ruleset *rs)
+{
+    for (size_t i = 0; i < rs->count; i++)
+        if (rs->rules[i]->spec == PSPEC_PATH)
+            return 1;
+    return 0;
+}
+
+int permission_path_denied(const tool_entry *tool, const char *agent,
+                           vt_subject_kind kind, const char *path)
+{
+    if (!P.ready || !tool || !path)
+        return 0;
+    const perm_agent *a = NULL;
+    char *err = NULL;
+    if (agent_for(agent, &a, &err) < 0) {
+        free(err);
+        return 1; /* an agent that does not load decides nothing: fail closed */
+    }
+    /* Most policies have no path deny rule: nothing to evaluate. */
+    if (!has_path_rules(&P.st.global[PB_DENY]) && !has_path_rules(&a->sets[PB_DENY]))
+        return 0;
+    vt_subjects subj;
+    subjects_init(&subj);
+    int denied = 1;
+    if (subjects_add(&subj, kind, path) == VT_OK) {
+        perm_request req = {.tool = tool, .agent = agent, .subjects = &subj};
+        const perm_agent *used;
+        perm_eval ev;
+        if (prepare(&req, &used, &ev, &err) == 0)
+            denied = ev.decision == PERM_DENY &&
+                     (strcmp(ev.layer, "global.deny") == 0 || strcmp(ev.layer, "agent.deny") == 0);
+        perm_eval_free(&ev);
+        free(err);
+    }
+    subjects_free(&subj);
+    return denied;
+}
+
 int permission_explain(const perm_request *req, cJSON **out)
 {
     *out = NULL;

@@ -26,6 +26,11 @@ void permission_fini(void);
  * why and what rule would allow it. */
 int permission_check(const perm_request *req, char **message);
 
+/* 1 when a deny rule (global, or the agent's) matches `tool` with one
+ * path subject of `kind`; for paths a tool discovers while running. */
+int permission_path_denied(const tool_entry *tool, const char *agent,
+                           vt_subject_kind kind, const char *path);
+
 /* The decision with its trace, without prompting or reviewing side
  * effects on counters: {"decision": ..., "trace": [...]}. */
 int permission_explain(const perm_request *req, cJSON **out);

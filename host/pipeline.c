@@ -115,6 +115,7 @@ int pipeline_call(const call_request *req, call_result *out)
     vt_call call;
     call_init(&call, e, args, req->fe, req->cancel);
     call.max_output_tokens = schema_max_output_tokens(args);
+    call.agent = req->agent;
     uint64_t epoch_before = registry_epoch();
     cJSON *resp = NULL;
     vt_subjects subjects;

@@ -21,6 +21,10 @@ typedef struct cs_options {
     /* Polled between files; non-zero stops the search (cancellation). */
     int (*cancelled)(void *ud);
     void *cancel_ud;
+    /* Optional: non-zero to leave out a workspace-relative path found by
+     * the walk (permission deny rules); called on the walking thread. */
+    int (*skip_path)(void *ud, const char *rel, int is_dir);
+    void *skip_ud;
 } cs_options;
 
 typedef struct cs_result {

@@ -155,6 +155,27 @@ static int cs_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     return rc;
 }
 
+/* A deny rule on a subtree holds inside a search of a wider scope.  A
+ * directory is left out (and not entered) when it, or everything in it,
+ * is denied: DIR followed by a slash and a star stands for any entry, so
+ * a rule on all of secret/ prunes "secret", while a rule on only its .key
+ * files leaves the walk to check each file. */
+static int denied_path(void *ud, const char *rel, int is_dir)
+{
+    if (api->path_denied(ud, VT_SUBJECT_PATH_READ, rel))
+        return 1;
+    if (!is_dir)
+        return 0;
+    char *any = api->alloc(strlen(rel) + 3);
+    if (!any)
+        return 1;
+    strcpy(any, rel);
+    strcat(any, "/*");
+    int denied = api->path_denied(ud, VT_SUBJECT_PATH_READ, any);
+    api->free(any);
+    return denied;
+}
+
 static int cancelled(void *ud)
 {
     return api->call_cancelled(ud);
@@ -239,7 +260,9 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         return api->call_error(call, rc, "path '%s' does not exist in the workspace", path);
     cs_options opt = {.root = api->workspace_root(), .scope = abs, .query = query,
                       .lang_mask = mask, .categories = cats, .max_results = max,
-                      .cancelled = cancelled, .cancel_ud = call};
+                      .cancelled = cancelled, .cancel_ud = call,
+                      .skip_path = VT_HAS(api, path_denied) ? denied_path : NULL,
+                      .skip_ud = call};
     cs_output res;
     char *err = NULL;
     rc = cs_search(&opt, &res, &err);

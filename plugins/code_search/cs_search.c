@@ -194,7 +194,9 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     int want_paths = (cats & (1u << CS_PATH)) != 0;
     unsigned content = cats & 7u;
     cs_walk walk;
-    rc = cs_walk_run(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask, &walk);
+    rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask,
+                              want_paths && !opt->lang_mask, opt->skip_path, opt->skip_ud,
+                              &walk);
     if (rc < 0) {
         cs_query_free(&q);
         *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");

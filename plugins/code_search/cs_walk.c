@@ -28,6 +28,8 @@ typedef struct walker {
     frame *fr;
     size_t nfr, capfr;
     pcre2_match_data *md;
+    int (*skip)(void *ud, const char *rel, int is_dir);
+    void *skip_ud;
     char path[8192];     /* root + "/" + rel */
 } walker;
 
@@ -205,6 +207,8 @@ static int walk_dir(walker *k, size_t n)
         size_t rlen = base + nl - (k->rootlen + 1);
         if (ignored(k, rel, rlen, type == DT_DIR))
             continue;
+        if (k->skip && k->skip(k->skip_ud, rel, type == DT_DIR))
+            continue;
         if (type == DT_REG) {
             rc = add_file(k, rel, name);
             continue;
@@ -227,9 +231,16 @@ static int walk_dir(walker *k, size_t n)
 int cs_walk_run(const char *root, const char *scope, uint32_t lang_mask,
                 int want_dirs, cs_walk *out)
 {
+    return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, out);
+}
+
+int cs_walk_run_filtered(const char *root, const char *scope, uint32_t lang_mask,
+                         int want_dirs, int (*skip)(void *, const char *, int), void *ud,
+                         cs_walk *out)
+{
     memset(out, 0, sizeof *out);
     walker k = {.root = root, .rootlen = strlen(root), .mask = lang_mask,
-                .want_dirs = want_dirs, .out = out};
+                .want_dirs = want_dirs, .out = out, .skip = skip, .skip_ud = ud};
     while (k.rootlen > 1 && root[k.rootlen - 1] == '/')
         k.rootlen--;
     size_t slen = strlen(scope);

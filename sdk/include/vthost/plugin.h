@@ -299,6 +299,16 @@ struct vt_host_api {
                           uint64_t *epoch);
     /* The current catalog epoch. */
     uint64_t (*catalog_epoch)(void);
+
+    /* ---- paths found while running ---- */
+    /* 1 when a deny rule of the permission policy (global, or the call's
+     * agent's) refuses this call's tool `kind` access to `path`
+     * (workspace-relative or absolute), else 0.  The subjects hook names
+     * what a call asks for; a tool that discovers more paths while it
+     * runs (a search walking a directory) checks each here and skips the
+     * denied ones, so a deny rule on a subtree holds inside a wider
+     * search.  Thread-safe. */
+    int (*path_denied)(vt_call *call, vt_subject_kind kind, const char *path);
 };
 
 #define VT_HAS(api, member)                                               \

@@ -135,6 +135,12 @@ call advanced '{"query":"Widget","path":"secret"}'
 check "deny rule on the scope" '.success == false and (.error | test("denied"))'
 call advanced '{"query":"Widget","path":"secret/s.txt"}'
 check "deny rule on a file in scope" '.success == false'
+# ... and inside a search of the whole workspace: the walk skips it.
+call advanced '{"query":"Widget","max_results":100}'
+check "deny rule holds inside a wider search" '.success != false and .returned > 0 and
+  ([.results[].path | select(startswith("secret"))] | length) == 0'
+call advanced '{"query":"secret","result_types":["path","text"]}'
+check "denied subtree not found by path either" '([.results[].path | select(startswith("secret"))] | length) == 0'
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
