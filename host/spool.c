@@ -141,7 +141,8 @@ int spool_append(vt_spool *s, const void *buf, size_t len)
     return VT_OK;
 }
 
-/* Append `len` bytes as valid UTF-8 (invalid bytes become U+FFFD). */
+/* Append `len` bytes as valid UTF-8 (invalid bytes become U+FFFD, NUL
+ * becomes U+2400). */
 static size_t put_sanitised(char *out, const char *in, size_t len)
 {
     size_t o = 0, i = 0;
@@ -151,6 +152,11 @@ static size_t put_sanitised(char *out, const char *in, size_t len)
                                               (utf8proc_ssize_t)(len - i), &cp);
         if (n <= 0) {
             memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i += 1;
+        } else if (cp == 0) {
+            /* A NUL would end the JSON string early: show U+2400. */
+            memcpy(out + o, "\xE2\x90\x80", 3);
             o += 3;
             i += 1;
         } else {

@@ -87,6 +87,10 @@ static void test_invalid_utf8_replaced(void **st)
     char *p = budget_preview("a\xFF" "b", 3, NULL, 0, 3, 10, &omitted);
     assert_string_equal(p, "a\xEF\xBF\xBD" "b");
     free(p);
+    /* NUL bytes stay visible instead of ending the string */
+    p = budget_preview("a\0b", 3, NULL, 0, 3, 10, &omitted);
+    assert_string_equal(p, "a\xE2\x90\x80" "b");
+    free(p);
 }
 
 static void test_spool_streams(void **st)
