@@ -12,6 +12,7 @@
 #include "pipeline.h"
 #include "registry.h"
 #include "render.h"
+#include "strutil.h"
 
 static atomic_int interrupted;
 
@@ -21,27 +22,6 @@ static void on_signal(int sig)
     atomic_store(&interrupted, 1);
 }
 
-static char *read_stdin_all(void)
-{
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len - 1, stdin);
-        if (n == 0)
-            break;
-        len += n;
-        if (cap - len < 2) {
-            char *g = realloc(buf, cap *= 2);
-            if (!g)
-                free(buf);
-            buf = g;
-        }
-    }
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
 /* Parse the call's JSON argument ("-" reads stdin).  Exit code 2 on error. */
 static int parse_args(const char *json, cJSON **out)
 {
@@ -49,7 +29,7 @@ static int parse_args(const char *json, cJSON **out)
     if (!json)
         json = "{}";
     else if (strcmp(json, "-") == 0)
-        json = owned = read_stdin_all();
+        json = owned = file_read_all(stdin);
     if (!json) {
         fprintf(stderr, "vthost: cannot read arguments from stdin\n");
         return 2;

@@ -16,6 +16,7 @@
 #include "registry.h"
 #include "services.h"
 #include "toml_reader.h"
+#include "strutil.h"
 
 static struct {
     char *workspace;
@@ -34,18 +35,6 @@ const char *host_config_path(void) { return H.config_path; }
 const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
 const char *host_default_agent(void) { return H.default_agent; }
 const char *host_exe_dir(void) { return H.exe_dir; }
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
 
 static char *find_exe_dir(void)
 {
@@ -76,8 +65,8 @@ static int load_config(const char *explicit_path, char **err)
         } else {
             free(ws);
             const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-            char *user = xdg && *xdg ? fmt("%s/vtcode/vtcode.toml", xdg)
-                         : home     ? fmt("%s/.config/vtcode/vtcode.toml", home)
+            char *user = xdg && *xdg ? str_printf("%s/vtcode/vtcode.toml", xdg)
+                         : home     ? str_printf("%s/.config/vtcode/vtcode.toml", home)
                                     : NULL;
             if (user && file_exists(user))
                 path = user;
@@ -104,24 +93,24 @@ static int check_host_keys(char **err)
     const char *file = H.config_path ? H.config_path : "(config)";
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(H.config, "tools");
     if (tools && !cJSON_IsObject(tools)) {
-        *err = fmt("%s: key 'tools' must be a table", file);
+        *err = str_printf("%s: key 'tools' must be a table", file);
         return VT_ERR_INVALID;
     }
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(tools, "profile");
     if (p && !cJSON_IsString(p)) {
-        *err = fmt("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")", file);
+        *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")", file);
         return VT_ERR_INVALID;
     }
     const cJSON *agent = cJSON_GetObjectItemCaseSensitive(H.config, "agent");
     if (agent && !cJSON_IsObject(agent)) {
-        *err = fmt("%s: key 'agent' must be a table", file);
+        *err = str_printf("%s: key 'agent' must be a table", file);
         return VT_ERR_INVALID;
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
     if (sp && (!cJSON_IsString(sp) || (strcmp(sp->valuestring, "auto") != 0 &&
                                        strcmp(sp->valuestring, "unix_like") != 0 &&
                                        strcmp(sp->valuestring, "powershell") != 0))) {
-        *err = fmt("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
+        *err = str_printf("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
                    "or \"powershell\"", file);
         return VT_ERR_INVALID;
     }
@@ -149,7 +138,7 @@ static int add_dir(const char *d)
 
 static int plugin_dirs_init(const host_options *o)
 {
-    char *own = fmt("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
+    char *own = str_printf("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
     int rc = add_dir(own);
     free(own);
     for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++)
@@ -191,9 +180,9 @@ static int check_profile_modules(char **err)
             continue;
         }
         const char *pkg = H.prof.packages[i] ? H.prof.packages[i] : "(unknown package)";
-        char *a = fmt("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
+        char *a = str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
                       H.prof.modules[i]);
-        char *b = fmt("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
+        char *b = str_printf("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
         free(missing);
         free(packages);
         missing = a;
@@ -202,7 +191,7 @@ static int check_profile_modules(char **err)
     if (!missing)
         return VT_OK;
     char *dirs = searched_dirs();
-    *err = fmt("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
+    *err = str_printf("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
                "Install the package(s): %s",
                H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
                packages);
@@ -217,7 +206,7 @@ static int check_profile_loaded(char **err)
     for (size_t i = 0; i < H.prof.nmodules; i++) {
         plugin_module *m = loader_find(H.prof.modules[i]);
         if (m && m->state != PLUGIN_LOADED) {
-            *err = fmt("profile '%s' needs plugin module %s, which was refused: %s",
+            *err = str_printf("profile '%s' needs plugin module %s, which was refused: %s",
                        H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
             return VT_ERR_INVALID;
         }
@@ -235,7 +224,7 @@ int host_open(const host_options *o, char **err)
     H.workspace = realpath(ws, NULL);
     struct stat st;
     if (!H.workspace || stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        *err = fmt("workspace '%s' is not a directory: %s", ws, strerror(errno ? errno : ENOTDIR));
+        *err = str_printf("workspace '%s' is not a directory: %s", ws, strerror(errno ? errno : ENOTDIR));
         host_close();
         return VT_ERR_NOT_FOUND;
     }
@@ -250,7 +239,7 @@ int host_open(const host_options *o, char **err)
             cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
         pname = cJSON_IsString(p) ? p->valuestring : "default";
     }
-    char *profile_dir = fmt("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
+    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
     const char *pdirs[] = {profile_dir};
     if (rc == VT_OK)
         rc = profile_load(pname, pdirs, 1, &H.prof, err);
@@ -273,7 +262,7 @@ int host_open(const host_options *o, char **err)
         rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
     if (rc != VT_OK) {
         if (!*err)
-            *err = fmt("cannot start (error %d)", rc);
+            *err = str_printf("cannot start (error %d)", rc);
         host_close();
     }
     return rc;

@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "services.h"
 #include "api.h"
+#include "strutil.h"
 
 static plugin_module **mods;
 static size_t nmods;
@@ -30,18 +31,6 @@ plugin_module *loader_find(const char *stem)
     return NULL;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
 static void refuse(plugin_module *m, char *why)
 {
     m->state = PLUGIN_REFUSED;
@@ -54,7 +43,7 @@ static void refuse(plugin_module *m, char *why)
 static char *unsafe_mode(const char *path, const struct stat *st)
 {
     if (st->st_mode & (S_IWGRP | S_IWOTH))
-        return fmt("%s is group- or world-writable; refusing to load it "
+        return str_printf("%s is group- or world-writable; refusing to load it "
                    "(chmod go-w %s)", path, path);
     return NULL;
 }
@@ -84,9 +73,9 @@ static int add_module(const char *dir, const char *name)
     mods[nmods++] = m;
     struct stat st;
     if (!m->path || stat(m->path, &st) != 0)
-        refuse(m, fmt("cannot stat %s: %s", name, strerror(errno)));
+        refuse(m, str_printf("cannot stat %s: %s", name, strerror(errno)));
     else if (!S_ISREG(st.st_mode))
-        refuse(m, fmt("%s is not a regular file", m->path));
+        refuse(m, str_printf("%s is not a regular file", m->path));
     else {
         char *bad = unsafe_mode(m->path, &st);
         if (bad)
@@ -143,20 +132,20 @@ char *loader_check_descriptor(const vt_plugin *d)
     if (!d)
         return strdup("vt_plugin_v1() returned NULL");
     if (d->struct_size < MIN_PLUGIN_SIZE)
-        return fmt("descriptor too small (%u bytes, at least %zu expected)",
+        return str_printf("descriptor too small (%u bytes, at least %zu expected)",
                    d->struct_size, (size_t)MIN_PLUGIN_SIZE);
     if (d->abi_major != VT_ABI_MAJOR)
-        return fmt("ABI major version %u, this host speaks %u: rebuild the plugin "
+        return str_printf("ABI major version %u, this host speaks %u: rebuild the plugin "
                    "against this host's SDK", d->abi_major, VT_ABI_MAJOR);
     if (d->abi_minor > VT_ABI_MINOR)
-        return fmt("built for ABI %u.%u, newer than this host's %u.%u: upgrade vthost",
+        return str_printf("built for ABI %u.%u, newer than this host's %u.%u: upgrade vthost",
                    d->abi_major, d->abi_minor, VT_ABI_MAJOR, VT_ABI_MINOR);
     if (d->struct_size > sizeof(vt_plugin) &&
         !tail_is_zero(d, sizeof(vt_plugin), d->struct_size))
-        return fmt("descriptor is %u bytes with non-zero fields beyond the %zu this "
+        return str_printf("descriptor is %u bytes with non-zero fields beyond the %zu this "
                    "host knows: it needs a newer host", d->struct_size, sizeof(vt_plugin));
     if (d->sizeof_tool < MIN_TOOL_SIZE)
-        return fmt("tool entry size %u is smaller than the minimum %zu",
+        return str_printf("tool entry size %u is smaller than the minimum %zu",
                    d->sizeof_tool, (size_t)MIN_TOOL_SIZE);
     if (!d->name || !*d->name)
         return strdup("descriptor has no name");
@@ -170,7 +159,7 @@ char *loader_check_descriptor(const vt_plugin *d)
             break;
         if (d->sizeof_tool > sizeof(vt_tool) &&
             !tail_is_zero(p, sizeof(vt_tool), d->sizeof_tool))
-            return fmt("tool #%zu has non-zero fields beyond the %zu bytes this host "
+            return str_printf("tool #%zu has non-zero fields beyond the %zu bytes this host "
                        "knows: it needs a newer host", i, sizeof(vt_tool));
         if (i >= 65536)
             return strdup("more than 65536 tools, or a tools array without its "
@@ -186,13 +175,13 @@ static void load_descriptor(plugin_module *m)
     m->handle = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
     if (!m->handle) {
         const char *e = dlerror();
-        refuse(m, fmt("cannot load: %s", e ? e : "dlopen failed"));
+        refuse(m, str_printf("cannot load: %s", e ? e : "dlopen failed"));
         return;
     }
     vt_plugin_entry_fn entry;
     *(void **)&entry = dlsym(m->handle, VT_PLUGIN_ENTRY_SYMBOL);
     if (!entry) {
-        refuse(m, fmt("not a vthost plugin: no %s symbol (ABI major %d)",
+        refuse(m, str_printf("not a vthost plugin: no %s symbol (ABI major %d)",
                       VT_PLUGIN_ENTRY_SYMBOL, VT_ABI_MAJOR));
         return;
     }
@@ -232,7 +221,7 @@ static int try_init(plugin_module *m)
         int rc = m->desc->init(api_table(), &err);
         if (rc != VT_OK) {
             registry_remove_module(m);
-            refuse(m, fmt("init failed (%d): %s", rc, err ? err : "no message"));
+            refuse(m, str_printf("init failed (%d): %s", rc, err ? err : "no message"));
             free(err);
             return 1;
         }
@@ -272,10 +261,10 @@ int loader_load_all(void)
             }
         registry_remove_module(m);
         if (missing && strncmp(missing, "service:", 8) == 0)
-            refuse(m, fmt("missing required service '%s' (no loaded plugin publishes it)",
+            refuse(m, str_printf("missing required service '%s' (no loaded plugin publishes it)",
                           missing + 8));
         else
-            refuse(m, fmt("missing required plugin '%s' (install it or remove %s)",
+            refuse(m, str_printf("missing required plugin '%s' (install it or remove %s)",
                           missing ? missing : "?", m->path));
     }
     return VT_OK;

@@ -11,6 +11,7 @@
 #include "perm_engine.h"
 #include "perm_review.h"
 #include "perm_rules.h"
+#include "strutil.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,18 +36,6 @@ static struct {
 
 static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
 int permission_init_with(const cJSON *config, const char *config_path,
                          const char *default_agent, const char *workspace, char **err)
 {
@@ -69,7 +58,7 @@ int permission_init_with(const cJSON *config, const char *config_path,
     if (rc < 0) {
         permission_fini();
         if (!*err)
-            *err = fmt("cannot load the permission settings (error %d)", rc);
+            *err = str_printf("cannot load the permission settings (error %d)", rc);
         return rc;
     }
     if (!P.primary)
@@ -174,7 +163,7 @@ static char *rule_ref(const perm_rule *r)
     if (!r)
         return strdup("no rule");
     char *src = perm_rule_source(r);
-    char *s = fmt("rule \"%s\" (%s)", r->text, src ? src : r->source);
+    char *s = str_printf("rule \"%s\" (%s)", r->text, src ? src : r->source);
     free(src);
     return s;
 }
@@ -189,19 +178,19 @@ static char *deny_message(const perm_eval *ev)
     char *ref = rule_ref(ev->rule), *m;
     const char *file = ev->agent->path ? ev->agent->path : "the agent spec";
     if (strcmp(ev->layer, "global.deny") == 0)
-        m = fmt("Permission denied: %s%s%s matches the global deny %s. Global deny rules "
+        m = str_printf("Permission denied: %s%s%s matches the global deny %s. Global deny rules "
                 "are a hard ceiling: remove or narrow that rule in [permissions] deny "
                 "of %s to allow this call.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ref,
                 P.st.config_path ? P.st.config_path : "vtcode.toml");
     else if (strcmp(ev->layer, "agent.deny") == 0)
-        m = fmt("Permission denied: %s%s%s matches the %s agent's deny %s. Remove or "
+        m = str_printf("Permission denied: %s%s%s matches the %s agent's deny %s. Remove or "
                 "narrow it in permissions.deny of %s to allow this call.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
                 file);
     else {
         char *sug = perm_eval_suggest(ev);
-        m = fmt("Permission denied: the %s agent's default decision for %s is deny. Add "
+        m = str_printf("Permission denied: the %s agent's default decision for %s is deny. Add "
                 "%s to permissions.allow in %s to allow it.",
                 ev->agent->name, ev->tool, sug ? sug : ev->tool, file);
         free(sug);
@@ -218,32 +207,32 @@ static char *ask_message(const perm_eval *ev, const char *why)
                             ? "[permissions] allow in vtcode.toml (or the active agent's "
                               "permissions.allow)"
                             : NULL;
-    char *agent_where = ev->agent->path ? fmt("permissions.allow in %s", ev->agent->path) : NULL;
+    char *agent_where = ev->agent->path ? str_printf("permissions.allow in %s", ev->agent->path) : NULL;
     if (!where)
         where = agent_where ? agent_where : "the agent's permissions.allow";
     if (ev->escalated)
-        m = fmt("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s) "
+        m = str_printf("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s) "
                 "and %s. Escalation needs an interactive approval every time; no rule "
                 "or setting approves it.",
                 ev->tool, ev->justification ? ": " : "",
                 ev->justification ? ev->justification : "", why);
     else if (ev->protected_hit)
-        m = fmt("Permission denied: %s edits the protected path %s and %s. Edits to "
+        m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
                 ".git/, .vtcode/, .vscode/ and .idea/ need an interactive approval; no "
                 "rule or setting approves them.",
                 ev->tool, ev->protected_path, why);
     else if (ev->global_ask)
-        m = fmt("Permission denied: %s%s%s matches the global ask %s and %s. Approve it "
+        m = str_printf("Permission denied: %s%s%s matches the global ask %s and %s. Approve it "
                 "interactively (or with --yes), or narrow that rule in [permissions] ask.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ref, why);
     else if (ev->rule && strcmp(ev->layer, "agent.ask") == 0)
-        m = fmt("Permission denied: %s%s%s matches the %s agent's ask %s and %s. Approve "
+        m = str_printf("Permission denied: %s%s%s matches the %s agent's ask %s and %s. Approve "
                 "it interactively (or with --yes), or replace that rule with %s in "
                 "permissions.allow.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
                 why, sug ? sug : ev->tool);
     else
-        m = fmt("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
+        m = str_printf("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
                 "To allow it, add %s to %s, or approve it when asked (vthost call: --yes).",
                 ev->tool, ev->agent->name, perm_decision_name(ev->agent->def), why,
                 sug ? sug : ev->tool, where);
@@ -325,14 +314,14 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
     const frontend *fe = req->fe;
     char *what = summary(ev), *question = NULL;
     if (ev->escalated)
-        question = fmt("%s asks to run outside the sandbox: %s\n%s", ev->tool,
+        question = str_printf("%s asks to run outside the sandbox: %s\n%s", ev->tool,
                        ev->justification ? ev->justification : "(no justification)",
                        what ? what : "");
     else if (ev->protected_hit)
-        question = fmt("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
+        question = str_printf("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
                        what ? what : "");
     else
-        question = fmt("%s (%s)\n%s", ev->tool, reason, what ? what : "");
+        question = str_printf("%s (%s)\n%s", ev->tool, reason, what ? what : "");
     free(what);
     int answer = -1;
     if (fe && fe->prompt) {
@@ -351,7 +340,7 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
         oc->how = "prompt";
         oc->prompt = "denied";
         char *sug = perm_eval_suggest(ev);
-        *message = fmt("Permission denied by the user for %s%s%s.%s%s%s", ev->tool,
+        *message = str_printf("Permission denied by the user for %s%s%s.%s%s%s", ev->tool,
                        ev->subject ? " " : "", subject_words(ev),
                        sug && !ev->escalated && !ev->protected_hit ? " Rules such as " : "",
                        sug && !ev->escalated && !ev->protected_hit ? sug : "",
@@ -369,7 +358,7 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
     oc->how = "non_interactive";
     /* the reason adds to the message only for auto's fallback; an ask
      * rule or default is already named by ask_message */
-    char *why = ev->decision == PERM_AUTO ? fmt("%s; no prompt is possible here", reason)
+    char *why = ev->decision == PERM_AUTO ? str_printf("%s; no prompt is possible here", reason)
                                           : strdup("no prompt is possible here");
     *message = ask_message(ev, why ? why : "no prompt is possible here");
     free(why);
@@ -417,7 +406,7 @@ static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
         pthread_mutex_unlock(&P_lock);
         oc->how = "review";
         char *sug = perm_eval_suggest(ev);
-        *message = fmt("Permission denied: the auto reviewer (%s) blocked %s%s%s: %s. To run "
+        *message = str_printf("Permission denied: the auto reviewer (%s) blocked %s%s%s: %s. To run "
                        "it without review, add %s to permissions.allow.",
                        oc->review.stage, ev->tool, ev->subject ? " " : "",
                        subject_words(ev), oc->review.reason ? oc->review.reason : "no reason",
@@ -425,7 +414,7 @@ static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
         free(sug);
         return VT_ERR_DENIED;
     }
-    char *r = fmt("auto review could not decide (%s)",
+    char *r = str_printf("auto review could not decide (%s)",
                   oc->review.reason ? oc->review.reason : "no reviewer");
     int rc = do_ask(req, ev, 0, r ? r : "auto review could not decide", oc, message);
     free(r);
@@ -472,7 +461,7 @@ int permission_check(const perm_request *req, char **message)
     int rc = prepare(req, &agent, &ev, &err);
     if (rc < 0) {
         perm_eval_free(&ev);
-        *message = err ? fmt("Permission denied: %s", err) : strdup("Permission denied.");
+        *message = err ? str_printf("Permission denied: %s", err) : strdup("Permission denied.");
         free(err);
         return VT_ERR_DENIED;
     }
@@ -494,8 +483,8 @@ int permission_check(const perm_request *req, char **message)
         break;
     case PERM_ASK: {
         char *why = ev.rule ? rule_ref(ev.rule) : NULL;
-        char *reason = why ? fmt("matched %s", why)
-                           : fmt("the %s agent's default is ask", ev.agent->name);
+        char *reason = why ? str_printf("matched %s", why)
+                           : str_printf("the %s agent's default is ask", ev.agent->name);
         rc = do_ask(req, &ev, ev.escalated || ev.protected_hit, reason ? reason : "ask",
                     &oc, message);
         free(why);

@@ -14,18 +14,7 @@
 #include "spool.h"
 #include "subjects.h"
 #include "typed.h"
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
+#include "strutil.h"
 
 /* A failed call: {"success": false, "error": message}. */
 static int fail(call_result *out, call_status status, char *message)
@@ -44,17 +33,17 @@ static char *unknown_tool_message(const char *name)
 {
     const char *repl = legacy_replacement(name);
     if (repl)
-        return fmt("Tool '%s' was removed: %s.", name, repl);
+        return str_printf("Tool '%s' was removed: %s.", name, repl);
     const tool_entry *e = registry_find(name);
     if (e && !registry_callable(e))
-        return fmt("Tool '%s' is available only in a profile that lists it (for "
+        return str_printf("Tool '%s' is available only in a profile that lists it (for "
                    "code_search: --profile advanced, or [tools] profile = \"advanced\" "
                    "in vtcode.toml).", name);
     char *names = registry_listed_names();
     const char *hint = registry_suggest(name);
-    char *m = hint ? fmt("Unknown tool: %s. Available tools: %s. Did you mean '%s'?", name,
+    char *m = hint ? str_printf("Unknown tool: %s. Available tools: %s. Did you mean '%s'?", name,
                          names ? names : "", hint)
-                   : fmt("Unknown tool: %s. Available tools: %s.", name, names ? names : "");
+                   : str_printf("Unknown tool: %s. Available tools: %s.", name, names ? names : "");
     free(names);
     return m;
 }
@@ -103,7 +92,7 @@ int pipeline_call(const call_request *req, call_result *out)
     if (!cJSON_IsObject(args)) {
         cJSON_Delete(empty);
         return fail(out, CALL_INVALID,
-                    fmt("Invalid arguments for tool '%s': root: must be a JSON object",
+                    str_printf("Invalid arguments for tool '%s': root: must be a JSON object",
                         e->t.name));
     }
     char *err = NULL;
@@ -123,20 +112,20 @@ int pipeline_call(const call_request *req, call_result *out)
 
     if (e->t.preflight && e->t.preflight(&call, args) != VT_OK) {
         fail(out, CALL_INVALID,
-             fmt("Invalid arguments for tool '%s': %s", e->t.name,
+             str_printf("Invalid arguments for tool '%s': %s", e->t.name,
                  call.error ? call.error : "rejected by the tool's preflight check"));
         goto done;
     }
     if (e->t.subjects && e->t.subjects(&call, args, &subjects) != VT_OK) {
         fail(out, CALL_INVALID, call.error ? strdup(call.error)
-                                           : fmt("tool '%s' could not describe what the "
+                                           : str_printf("tool '%s' could not describe what the "
                                                  "call touches", e->t.name));
         goto done;
     }
     perm_request preq = {e, args, req->agent, &subjects, req->fe};
     char *why = NULL;
     if (permission_check(&preq, &why) != VT_OK) {
-        fail(out, CALL_DENIED, why ? why : fmt("Permission denied for tool '%s'.", e->t.name));
+        fail(out, CALL_DENIED, why ? why : str_printf("Permission denied for tool '%s'.", e->t.name));
         goto done;
     }
     cJSON *blocked = NULL;
@@ -158,7 +147,7 @@ int pipeline_call(const call_request *req, call_result *out)
         cJSON_Delete(resp);
         resp = NULL;
         fail(out, CALL_TOOL_FAILED,
-             call.error ? strdup(call.error) : fmt("tool '%s' failed (%d)", e->t.name, rc));
+             call.error ? strdup(call.error) : str_printf("tool '%s' failed (%d)", e->t.name, rc));
         goto done;
     }
     if (!cJSON_IsObject(resp)) {
@@ -211,7 +200,7 @@ int pipeline_explain(const call_request *req, call_result *out)
     if (!cJSON_IsObject(args) || schema_validate(e->schema, args, e->t.name, &err) != VT_OK) {
         cJSON_Delete(empty);
         return fail(out, CALL_INVALID,
-                    err ? err : fmt("Invalid arguments for tool '%s': root: must be a JSON "
+                    err ? err : str_printf("Invalid arguments for tool '%s': root: must be a JSON "
                                     "object", e->t.name));
     }
     vt_call call;
@@ -219,7 +208,7 @@ int pipeline_explain(const call_request *req, call_result *out)
     vt_subjects subjects;
     subjects_init(&subjects);
     if (e->t.preflight && e->t.preflight(&call, args) != VT_OK) {
-        fail(out, CALL_INVALID, fmt("Invalid arguments for tool '%s': %s", e->t.name,
+        fail(out, CALL_INVALID, str_printf("Invalid arguments for tool '%s': %s", e->t.name,
                                     call.error ? call.error : "rejected by preflight"));
     } else if (e->t.subjects && e->t.subjects(&call, args, &subjects) != VT_OK) {
         fail(out, CALL_INVALID, call.error ? strdup(call.error) : strdup("subjects failed"));

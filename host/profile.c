@@ -7,6 +7,7 @@
 #include <vthost/plugin.h>
 #include "paths.h"
 #include "profile.h"
+#include "strutil.h"
 
 const char *profile_canonical_name(const char *name)
 {
@@ -119,24 +120,9 @@ static char *read_file(const char *path)
     FILE *f = fopen(path, "re");
     if (!f)
         return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len - 1, f);
-        if (n == 0)
-            break;
-        len += n;
-        if (cap - len < 2) {
-            char *g = realloc(buf, cap *= 2);
-            if (!g)
-                free(buf);
-            buf = g;
-        }
-    }
+    char *text = file_read_all(f);
     fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
+    return text;
 }
 
 int profile_load(const char *name, const char *const *dirs, size_t ndirs,

@@ -10,6 +10,7 @@
 #include "registry.h"
 #include "schema.h"
 #include "typed.h"
+#include "strutil.h"
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static tool_entry **entries;
@@ -17,18 +18,6 @@ static size_t nentries;
 static const tool_entry **public_order;  /* profile order */
 static size_t npublic;
 static uint64_t epoch = 1;
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
 
 /* Name index: open addressing over `entries`, rebuilt whenever entries
  * are added or removed (load time only), so lookups stay O(1) with tens
@@ -116,33 +105,33 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     e->module = m;
     const char *name = e->t.name;
     if (!name || !valid_name(name)) {
-        *err = fmt("tool name '%s' is not valid (1-64 of [A-Za-z0-9_.-])",
+        *err = str_printf("tool name '%s' is not valid (1-64 of [A-Za-z0-9_.-])",
                    name ? name : "(null)");
         goto fail;
     }
     if (legacy_replacement(name)) {
-        *err = fmt("tool '%s' uses a removed legacy name; %s", name,
+        *err = str_printf("tool '%s' uses a removed legacy name; %s", name,
                    legacy_replacement(name));
         goto fail;
     }
     char *schema_text = NULL, *why = NULL;
     if (e->t.signature) {
         if (typed_tool_prepare(&e->t, &e->typed, &schema_text, &why) != VT_OK) {
-            *err = why ? why : fmt("tool '%s': bad signature", name);
+            *err = why ? why : str_printf("tool '%s': bad signature", name);
             why = NULL;
             goto fail;
         }
     } else if (!e->t.run) {
-        *err = fmt("tool '%s' has no run hook", name);
+        *err = str_printf("tool '%s' has no run hook", name);
         goto fail;
     } else if (!e->t.input_schema) {
-        *err = fmt("tool '%s' has no input schema", name);
+        *err = str_printf("tool '%s' has no input schema", name);
         goto fail;
     }
     int rc = schema_prepare(schema_text ? schema_text : e->t.input_schema, &e->schema, &why);
     free(schema_text);
     if (rc != VT_OK) {
-        *err = fmt("tool '%s': %s", name, why ? why : "malformed input schema");
+        *err = str_printf("tool '%s': %s", name, why ? why : "malformed input schema");
         free(why);
         goto fail;
     }
@@ -175,7 +164,7 @@ int registry_add_module(plugin_module *m, char **err)
         }
         tool_entry *dup = find_locked(fresh[i]->t.name);
         if (dup) {
-            *err = fmt("duplicate tool name '%s' (already registered by plugin '%s')",
+            *err = str_printf("duplicate tool name '%s' (already registered by plugin '%s')",
                        fresh[i]->t.name, dup->module->stem);
             rc = VT_ERR_EXISTS;
         }
@@ -193,7 +182,7 @@ int registry_add_module(plugin_module *m, char **err)
             for (size_t i = 0; rc == VT_OK && i < count; i++) {
                 tool_entry *first = find_locked(fresh[i]->t.name);
                 if (first != fresh[i]) {
-                    *err = fmt("duplicate tool name '%s' (declared twice by plugin '%s')",
+                    *err = str_printf("duplicate tool name '%s' (declared twice by plugin '%s')",
                                fresh[i]->t.name, m->stem);
                     rc = VT_ERR_EXISTS;
                 }
@@ -250,7 +239,7 @@ int registry_set_public(const char *const *names, size_t count, char **err)
     for (size_t i = 0; rc == VT_OK && i < count; i++) {
         tool_entry *e = find_locked(names[i]);
         if (!e) {
-            *err = fmt("the profile lists tool '%s', but no loaded plugin provides it",
+            *err = str_printf("the profile lists tool '%s', but no loaded plugin provides it",
                        names[i]);
             rc = VT_ERR_NOT_FOUND;
             break;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "typed.h"
+#include "strutil.h"
 
 /* A signature is a declaration, not a program: a bound keeps the
  * marshalling arrays small and fixed. */
@@ -65,23 +66,11 @@ typedef struct parser {
     char *err;
 } parser;
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
 /* Records the first error at the current position (1-based character). */
 static int perr(parser *ps, const char *what)
 {
     if (!ps->err)
-        ps->err = fmt("tool '%s': signature \"%s\", character %zu: %s", ps->tool,
+        ps->err = str_printf("tool '%s': signature \"%s\", character %zu: %s", ps->tool,
                       ps->sig, (size_t)(ps->p - ps->sig) + 1, what);
     return VT_ERR_INVALID;
 }
@@ -97,7 +86,7 @@ static int read_ident(parser *ps, char *out, const char *what)
     skip_ws(ps);
     const char *s = ps->p;
     if (!isalpha((unsigned char)*s) && *s != '_') {
-        char *m = fmt("expected %s", what);
+        char *m = str_printf("expected %s", what);
         int rc = perr(ps, m ? m : what);
         free(m);
         return rc;
@@ -130,7 +119,7 @@ static int read_type(parser *ps, int allow_void, ttype *out)
             return 0;
         }
     ps->p = at;
-    char *m = fmt("unknown type '%s' (expected string, int64, double, bool, json%s)",
+    char *m = str_printf("unknown type '%s' (expected string, int64, double, bool, json%s)",
                   word, allow_void ? " or void" : "");
     int rc = perr(ps, m ? m : "unknown type");
     free(m);
@@ -176,7 +165,7 @@ static int read_default(parser *ps, tparam *pa)
     cJSON *v = cJSON_ParseWithOpts(ps->p, &end, 0);
     if (!v || !default_fits(v, pa->type)) {
         cJSON_Delete(v);
-        char *m = fmt("default of %s parameter '%s' must be a JSON %s", type_name(pa->type),
+        char *m = str_printf("default of %s parameter '%s' must be a JSON %s", type_name(pa->type),
                       pa->name,
                       pa->type == T_STRING ? "string in double quotes"
                       : pa->type == T_INT64 ? "integer"
@@ -307,7 +296,7 @@ int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
     *err = NULL;
     const char *name = t->name ? t->name : "(unnamed)";
     if (!t->signature || !t->typed_fn) {
-        *err = fmt("tool '%s': a typed tool needs both a signature and a function", name);
+        *err = str_printf("tool '%s': a typed tool needs both a signature and a function", name);
         return VT_ERR_INVALID;
     }
     struct typed_tool *tt = calloc(1, sizeof *tt);
@@ -318,7 +307,7 @@ int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
     tt->fn = t->typed_fn;
     parser ps = {.sig = t->signature, .p = t->signature, .tool = name};
     if (parse(&ps, tt) != 0) {
-        *err = ps.err ? ps.err : fmt("tool '%s': bad signature", name);
+        *err = ps.err ? ps.err : str_printf("tool '%s': bad signature", name);
         typed_tool_free(tt);
         return VT_ERR_INVALID;
     }
@@ -326,7 +315,7 @@ int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
         tt->atypes[i] = ffi_of(tt->params[i].type);
     if (ffi_prep_cif(&tt->cif, FFI_DEFAULT_ABI, (unsigned)tt->nparams, ffi_of(tt->ret),
                      tt->atypes) != FFI_OK) {
-        *err = fmt("tool '%s': libffi cannot prepare a call for \"%s\"", name, t->signature);
+        *err = str_printf("tool '%s': libffi cannot prepare a call for \"%s\"", name, t->signature);
         typed_tool_free(tt);
         return VT_ERR_UNSUPPORTED;
     }
@@ -373,7 +362,7 @@ static int to_c(const struct typed_tool *tt, const tparam *pa, const cJSON *v, t
     case T_VOID: break;
     }
     if (!ok)
-        *err = fmt("tool '%s': parameter '%s' must be %s %s", tt->tool, pa->name,
+        *err = str_printf("tool '%s': parameter '%s' must be %s %s", tt->tool, pa->name,
                    pa->type == T_INT64 ? "an" : "a",
                    pa->type == T_INT64 ? "integer in the int64 range" : type_name(pa->type));
     return ok ? 0 : VT_ERR_INVALID;
@@ -421,7 +410,7 @@ int typed_tool_call(struct typed_tool *tt, const cJSON *args, cJSON **result, ch
         if (!v)
             v = pa->def;
         if (!v) {
-            *err = fmt("tool '%s': required parameter '%s' is missing", tt->tool, pa->name);
+            *err = str_printf("tool '%s': required parameter '%s' is missing", tt->tool, pa->name);
             return VT_ERR_INVALID;
         }
         int rc = to_c(tt, pa, v, &vals[i], err);

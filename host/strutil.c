@@ -1,0 +1,36 @@
+/* Small string and file helpers shared by the host's modules. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include "strutil.h"
+
+char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+char *file_read_all(FILE *f)
+{
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        if (n == 0)
+            break;
+        len += n;
+        if (cap - len < 2) {
+            char *g = realloc(buf, cap *= 2);
+            if (!g)
+                free(buf);
+            buf = g;
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
