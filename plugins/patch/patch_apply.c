@@ -30,17 +30,9 @@ static void bput(builder *b, const char *s, size_t n)
 {
     if (b->oom || n == 0)
         return;
-    if (b->len + n > b->cap) {
-        size_t c = b->cap ? b->cap : 4096;
-        while (c < b->len + n)
-            c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
+    if (patch_grow(&b->p, &b->cap, b->len + n) != 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->len, s, n);
     b->len += n;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "patch_diff.h"
+#include "patch_text.h"
 
 typedef struct buf {
     char *p;
@@ -17,17 +18,9 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 4096;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
+    if (patch_grow(&b->p, &b->cap, b->len + n + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->len, s, n);
     b->len += n;

@@ -136,3 +136,18 @@ char *text_fold(const char *s, size_t len, size_t *out_len)
     *out_len = tl;
     return o;
 }
+
+int patch_grow(char **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need)
+        c *= 2;
+    char *q = realloc(*p, c);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
