@@ -20,6 +20,8 @@
 #include <string.h>
 #include <vthost/plugin.h>
 
+#define SHAPE_SLACK 32
+
 typedef struct kw { const char *w; char c; } kw;
 
 static kw KW_CPP[] = {
@@ -221,8 +223,10 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
     if (init_failed)
         return VT_ERR_INTERNAL;
     const lang_rules *r = &RULESET[ri];
-    if (t->n + 1 > t->scap) {
-        size_t nc = (t->n + 1) * 2;
+    /* The shape string keeps SHAPE_SLACK zeroed bytes after its end:
+     * PCRE2's JIT reads the subject in 16-byte blocks. */
+    if (t->n + SHAPE_SLACK > t->scap) {
+        size_t nc = (t->n + SHAPE_SLACK) * 2;
         char *ns = realloc(t->shape, nc);
         if (ns)
             t->shape = ns;
@@ -252,7 +256,7 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
         if (c == '{')
             d++;
     }
-    shape[t->n] = '\0';
+    memset(shape + t->n, 0, SHAPE_SLACK);
     for (size_t p = 0; p < r->npat; p++) {
         const pat *pt = &r->pats[p];
         size_t start = 0;

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
+#define BUF_SLACK 64 /* bytes after a read file's data, zeroed */
+
 #define BINARY_PROBE 8192
 #define MMAP_MIN (8u << 20)
 
@@ -174,14 +176,16 @@ int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
         munmap(map, size);
         return rc;
     }
-    if (size + 1 > w->bufcap) {
-        char *nb = realloc(w->buf, size + 1);
+    /* Zeroed slack after the data: PCRE2's JIT and vectorised searches
+     * read whole 16-byte blocks, which must stay inside the allocation. */
+    if (size + BUF_SLACK > w->bufcap) {
+        char *nb = realloc(w->buf, size + BUF_SLACK);
         if (!nb) {
             close(fd);
             return VT_ERR_NOMEM;
         }
         w->buf = nb;
-        w->bufcap = size + 1;
+        w->bufcap = size + BUF_SLACK;
     }
     size_t got = 0;
     while (got < size) {
@@ -191,5 +195,6 @@ int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
         got += (size_t)r;
     }
     close(fd);
+    memset(w->buf + got, 0, BUF_SLACK);
     return got ? cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out) : 0;
 }
