@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* vasprintf */
 #endif
 #include "schema.h"
+#include "strutil.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,18 +29,6 @@
 #define QUOTE_MAX 80
 
 /* ---- small string helpers ------------------------------------------- */
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
 
 /* Length of the longest prefix of s (len bytes) not longer than max bytes
  * that ends on a UTF-8 character boundary. */
@@ -72,7 +61,7 @@ static char *quote_string(const char *s)
     char *json = tmp ? cJSON_PrintUnformatted(tmp) : NULL;
     cJSON_Delete(tmp);
     if (json && keep < len) {
-        char *more = xasprintf("%s...", json);
+        char *more = str_printf("%s...", json);
         cJSON_free(json);
         return more;
     }
@@ -86,8 +75,8 @@ static char *quote_string(const char *s)
 static char *format_number(double v)
 {
     if (isfinite(v) && floor(v) == v && fabs(v) < 1e15)
-        return xasprintf("%.0f", v);
-    return xasprintf("%.17g", v);
+        return str_printf("%.0f", v);
+    return str_printf("%.17g", v);
 }
 
 /* A short rendering of any value for "got ..." (objects and arrays are
@@ -128,7 +117,7 @@ static char *render_got_typed(const cJSON *v)
     const char *k = kind_article(v);
     if (!k)
         return r;
-    char *s = xasprintf("%s (%s)", r, k);
+    char *s = str_printf("%s (%s)", r, k);
     free(r);
     return s;
 }
@@ -152,18 +141,18 @@ static bool plain_key(const char *k)
 static char *path_member(const char *parent, const char *key)
 {
     if (plain_key(key))
-        return parent ? xasprintf("%s.%s", parent, key) : strdup(key);
+        return parent ? str_printf("%s.%s", parent, key) : strdup(key);
     char *q = quote_string(key);
     if (!q)
         return NULL;
-    char *s = xasprintf("%s[%s]", parent ? parent : "", q);
+    char *s = str_printf("%s[%s]", parent ? parent : "", q);
     free(q);
     return s;
 }
 
 static char *path_index(const char *parent, int i)
 {
-    return xasprintf("%s[%d]", parent ? parent : "root", i);
+    return str_printf("%s[%d]", parent ? parent : "root", i);
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -185,7 +174,7 @@ static int fail(vctx *c, const char *path, const char *fmt, ...)
     va_end(ap);
     if (!what)
         return VT_ERR_NOMEM;
-    c->err = xasprintf("Invalid arguments for tool '%s': %s: %s", c->tool,
+    c->err = str_printf("Invalid arguments for tool '%s': %s: %s", c->tool,
                        path ? path : "root", what);
     free(what);
     return c->err ? VT_ERR_INVALID : VT_ERR_NOMEM;
@@ -224,7 +213,7 @@ static char *range_text(const cJSON *schema)
     if (mn && mx && !emn && !emx) {
         a = format_number(mn->valuedouble);
         b = format_number(mx->valuedouble);
-        s = (a && b) ? xasprintf(" from %s to %s", a, b) : NULL;
+        s = (a && b) ? str_printf(" from %s to %s", a, b) : NULL;
         free(a);
         free(b);
         return s;
@@ -234,22 +223,22 @@ static char *range_text(const cJSON *schema)
     char *lo = NULL, *hi = NULL;
     if (emn) {
         a = format_number(emn->valuedouble);
-        lo = a ? xasprintf("> %s", a) : NULL;
+        lo = a ? str_printf("> %s", a) : NULL;
     } else if (mn) {
         a = format_number(mn->valuedouble);
-        lo = a ? xasprintf(">= %s", a) : NULL;
+        lo = a ? str_printf(">= %s", a) : NULL;
     }
     if (emx) {
         b = format_number(emx->valuedouble);
-        hi = b ? xasprintf("< %s", b) : NULL;
+        hi = b ? str_printf("< %s", b) : NULL;
     } else if (mx) {
         b = format_number(mx->valuedouble);
-        hi = b ? xasprintf("<= %s", b) : NULL;
+        hi = b ? str_printf("<= %s", b) : NULL;
     }
     if (lo && hi)
-        s = xasprintf(" %s and %s", lo, hi);
+        s = str_printf(" %s and %s", lo, hi);
     else if (lo || hi)
-        s = xasprintf(" %s", lo ? lo : hi);
+        s = str_printf(" %s", lo ? lo : hi);
     else
         s = strdup("");
     free(a);
@@ -287,11 +276,11 @@ static char *count_text(const cJSON *schema, const char *minkw, const char *maxk
     /* unit is plural; "1 character", "1 item" drop the final s */
     int ulen = (int)strlen(unit);
     if (mn >= 0 && mx >= 0)
-        return xasprintf(" of %d to %d %.*s", mn, mx, mx == 1 ? ulen - 1 : ulen, unit);
+        return str_printf(" of %d to %d %.*s", mn, mx, mx == 1 ? ulen - 1 : ulen, unit);
     if (mn >= 0)
-        return xasprintf(" of at least %d %.*s", mn, mn == 1 ? ulen - 1 : ulen, unit);
+        return str_printf(" of at least %d %.*s", mn, mn == 1 ? ulen - 1 : ulen, unit);
     if (mx >= 0)
-        return xasprintf(" of at most %d %.*s", mx, mx == 1 ? ulen - 1 : ulen, unit);
+        return str_printf(" of at most %d %.*s", mx, mx == 1 ? ulen - 1 : ulen, unit);
     return strdup("");
 }
 
@@ -300,7 +289,7 @@ static char *describe_type(const cJSON *schema, const char *type)
 {
     if (!strcmp(type, "integer") || !strcmp(type, "number")) {
         char *r = range_text(schema);
-        char *s = r ? xasprintf("%s%s", !strcmp(type, "integer") ? "an integer"
+        char *s = r ? str_printf("%s%s", !strcmp(type, "integer") ? "an integer"
                                                                  : "a number", r)
                     : NULL;
         free(r);
@@ -308,20 +297,20 @@ static char *describe_type(const cJSON *schema, const char *type)
     }
     if (!strcmp(type, "string")) {
         char *r = count_text(schema, "minLength", "maxLength", "characters");
-        char *s = r ? xasprintf("a string%s", r) : NULL;
+        char *s = r ? str_printf("a string%s", r) : NULL;
         free(r);
         return s;
     }
     if (!strcmp(type, "array")) {
         char *r = count_text(schema, "minItems", "maxItems", "items");
-        char *s = r ? xasprintf("an array%s", r) : NULL;
+        char *s = r ? str_printf("an array%s", r) : NULL;
         free(r);
         return s;
     }
     if (!strcmp(type, "object")) return strdup("an object");
     if (!strcmp(type, "boolean")) return strdup("a boolean (true or false)");
     if (!strcmp(type, "null")) return strdup("null");
-    return xasprintf("of type %s", type);
+    return str_printf("of type %s", type);
 }
 
 /* "a string or null" for a list of types. */
@@ -337,7 +326,7 @@ static char *describe_types(const cJSON *schema, const cJSON *type)
             free(acc);
             return NULL;
         }
-        char *n = acc ? xasprintf("%s or %s", acc, d) : strdup(d);
+        char *n = acc ? str_printf("%s or %s", acc, d) : strdup(d);
         free(acc);
         free(d);
         if (!n)
@@ -429,7 +418,7 @@ static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *
     char *list = NULL;
     cJSON_ArrayForEach(e, en) {
         char *r = cJSON_IsString(e) ? quote_string(e->valuestring) : render_value(e);
-        char *n = r ? (list ? xasprintf("%s, %s", list, r) : strdup(r)) : NULL;
+        char *n = r ? (list ? str_printf("%s, %s", list, r) : strdup(r)) : NULL;
         free(r);
         free(list);
         if (!n)
@@ -519,7 +508,7 @@ static char *allowed_list(const cJSON *props)
     char *list = NULL;
     const cJSON *p;
     cJSON_ArrayForEach(p, props) {
-        char *n = list ? xasprintf("%s, %s", list, p->string) : strdup(p->string);
+        char *n = list ? str_printf("%s, %s", list, p->string) : strdup(p->string);
         free(list);
         if (!n)
             return NULL;
@@ -658,15 +647,15 @@ static int bad(char **err, const char *path, const char *fmt, ...)
     if (!what)
         return VT_ERR_NOMEM;
     if (err)
-        *err = path && *path ? xasprintf("input schema: %s%s", path, what)
-                             : xasprintf("input schema%s", what);
+        *err = path && *path ? str_printf("input schema: %s%s", path, what)
+                             : str_printf("input schema%s", what);
     free(what);
     return VT_ERR_INVALID;
 }
 
 static char *sub_path(const char *path, const char *kw)
 {
-    return *path ? xasprintf("%s.%s", path, kw) : strdup(kw);
+    return *path ? str_printf("%s.%s", path, kw) : strdup(kw);
 }
 
 /* Draft-4 boolean exclusiveMinimum/Maximum become the numeric form. */
@@ -757,8 +746,8 @@ static int check_schema(cJSON *s, const char *path, char **err)
             return bad(err, "", ": %s%s%s is not an object", KW(path, "properties"));
         cJSON *p;
         cJSON_ArrayForEach(p, props) {
-            char *pp = *path ? xasprintf("%s.properties.%s", path, p->string)
-                             : xasprintf("properties.%s", p->string);
+            char *pp = *path ? str_printf("%s.properties.%s", path, p->string)
+                             : str_printf("properties.%s", p->string);
             if (!pp)
                 return VT_ERR_NOMEM;
             if (!cJSON_IsObject(p))
