@@ -253,8 +253,10 @@ static int build_seccomp(struct sock_fprog *out)
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
         return VT_ERR_NOMEM;
-    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                              SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    const struct scmp_arg_cmp not_unix = {.arg = 0, .op = SCMP_CMP_NE,
+                                          .datum_a = AF_UNIX, .datum_b = 0};
+    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                                    &not_unix);
     /* io_uring can open sockets without socket(2). */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
