@@ -21,6 +21,7 @@
 
 #include "host.h"
 #include "pipeline.h"
+#include "test_host.h"
 
 static char ws[256];
 
@@ -33,37 +34,18 @@ static double now_s(void)
 
 static int open_host(void)
 {
-    snprintf(ws, sizeof ws, "/tmp/vthost-exec-bench-XXXXXX");
-    if (!mkdtemp(ws))
-        return -1;
-    char path[300];
-    snprintf(path, sizeof path, "%s/vtcode.toml", ws);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs("[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n", f);
     /* Extra settings, e.g. [sandbox] for the sandbox's start-up benchmark. */
     const char *extra = getenv("VTHOST_BENCH_TOML");
-    if (extra)
-        fprintf(f, "%s\n", extra);
-    fclose(f);
-    host_options o = {.workspace = ws, .profile = getenv("VTHOST_TEST_PROFILE"),
-                      .exe_path = "/proc/self/exe", .log_level = VT_LOG_WARNING};
-    char *err = NULL;
-    if (host_open(&o, &err) != 0) {
-        fprintf(stderr, "host_open: %s\n", err ? err : "?");
-        free(err);
-        return -1;
-    }
-    return 0;
+    char toml[4096];
+    snprintf(toml, sizeof toml, "[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n%s\n",
+             extra ? extra : "");
+    snprintf(ws, sizeof ws, "/tmp/vthost-exec-bench-XXXXXX");
+    return test_host_open(ws, sizeof ws, toml, NULL, 1);
 }
 
 static void close_host(void)
 {
-    host_close();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
-    if (system(cmd) != 0)
+    if (test_host_close(ws) != 0)
         fprintf(stderr, "could not remove %s\n", ws);
 }
 

@@ -20,6 +20,7 @@
 #include "catalog.h"
 #ifdef BENCH_HOST
 #include "host.h"
+#include "test_host.h"
 #include "pipeline.h"
 #endif
 
@@ -151,19 +152,9 @@ static void bench_core(const char *dir, size_t rounds)
 #ifdef BENCH_HOST
 static void bench_host(const char *dir, size_t rounds)
 {
-    const char *dirs[] = {dir};
-    char ws[] = "/tmp/vthost-bench-XXXXXX";
-    if (!mkdtemp(ws)) {
-        perror("mkdtemp");
+    char ws[256] = "/tmp/vthost-bench-XXXXXX";
+    if (test_host_open(ws, sizeof ws, NULL, dir, 0) != 0)
         exit(1);
-    }
-    host_options o = {.workspace = ws, .plugin_dirs = dirs, .plugin_dir_count = 1,
-                      .log_level = VT_LOG_ERROR};
-    char *err = NULL;
-    if (host_open(&o, &err) != 0) {
-        fprintf(stderr, "bench_search: host_open: %s\n", err ? err : "failed");
-        exit(1);
-    }
     cJSON *cat = host_api()->catalog_list();
     printf("host catalog: %d deferred tools\n", cJSON_GetArraySize(cat));
     if (cJSON_GetArraySize(cat) < 10) {
@@ -195,8 +186,7 @@ static void bench_host(const char *dir, size_t rounds)
     printf("first host call (builds the index): %.1f ms\n", t[0] / 1000.0);
     report("host: search_tools call, limit 5", t + 1, n - 1);
     free(t);
-    host_close();
-    rmdir(ws);
+    test_host_close(ws);
 }
 #endif
 

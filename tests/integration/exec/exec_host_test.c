@@ -23,6 +23,7 @@
 #include "exec_service.h"
 #include "host.h"
 #include "pipeline.h"
+#include "test_host.h"
 
 static char ws[256];
 
@@ -603,37 +604,15 @@ static int setup(void **state)
 {
     (void)state;
     snprintf(ws, sizeof ws, "/tmp/vthost-exec-test-XXXXXX");
-    if (!mkdtemp(ws))
-        return -1;
-    char path[300];
-    snprintf(path, sizeof path, "%s/vtcode.toml", ws);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs("[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n", f);
-    fclose(f);
-    char *real = realpath(ws, NULL);
-    snprintf(ws, sizeof ws, "%s", real);
-    free(real);
-    const char *profile = getenv("VTHOST_TEST_PROFILE");
-    host_options o = {.workspace = ws, .profile = profile, .exe_path = "/proc/self/exe",
-                      .log_level = VT_LOG_WARNING};
-    char *err = NULL;
-    if (host_open(&o, &err) != 0) {
-        fprintf(stderr, "host_open: %s\n", err ? err : "?");
-        free(err);
-        return -1;
-    }
-    return 0;
+    return test_host_open(ws, sizeof ws,
+                          "[permissions]\nallow = [\"exec_command\", \"write_stdin\"]\n",
+                          NULL, 1);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    host_close();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_host_close(ws);
 }
 
 int main(void)

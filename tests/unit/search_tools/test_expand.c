@@ -15,32 +15,20 @@
 #include "host.h"
 #include "pipeline.h"
 #include "registry.h"
+#include "test_host.h"
 
-static char g_ws[] = "/tmp/vthost-search-expand-XXXXXX";
+static char g_ws[256] = "/tmp/vthost-search-expand-XXXXXX";
 
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(g_ws))
-        return -1;
-    const char *dirs[] = {CATALOG_FIXTURE_DIR};
-    host_options o = {.workspace = g_ws, .plugin_dirs = dirs, .plugin_dir_count = 1,
-                      .log_level = VT_LOG_ERROR};
-    char *err = NULL;
-    if (host_open(&o, &err) != 0) {
-        fprintf(stderr, "host_open: %s\n", err ? err : "failed");
-        free(err);
-        return -1;
-    }
-    return 0;
+    return test_host_open(g_ws, sizeof g_ws, NULL, CATALOG_FIXTURE_DIR, 0);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    host_close();
-    rmdir(g_ws);
-    return 0;
+    return test_host_close(g_ws);
 }
 
 /* One search_tools call; the response is the caller's. */

@@ -13,43 +13,24 @@
 #include "host.h"
 #include "pipeline.h"
 #include "registry.h"
+#include "test_host.h"
 
-static char g_ws[] = "/tmp/vthost-typed-XXXXXX";
+static char g_ws[256] = "/tmp/vthost-typed-XXXXXX";
 
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(g_ws))
-        return -1;
     /* Read-only tools still ask by default: allow the fixture's. */
-    char cfg[128];
-    snprintf(cfg, sizeof cfg, "%s/vtcode.toml", g_ws);
-    FILE *f = fopen(cfg, "w");
-    if (!f)
-        return -1;
-    fputs("[permissions]\nallow = [\"word_count\", \"object_keys\", \"shout_text\"]\n", f);
-    fclose(f);
-    const char *dirs[] = {TYPED_FIXTURE_DIR};
-    host_options o = {.workspace = g_ws, .plugin_dirs = dirs, .plugin_dir_count = 1,
-                      .log_level = VT_LOG_ERROR};
-    char *err = NULL;
-    if (host_open(&o, &err) != 0) {
-        fprintf(stderr, "host_open: %s\n", err ? err : "failed");
-        free(err);
-        return -1;
-    }
-    return 0;
+    return test_host_open(g_ws, sizeof g_ws,
+                          "[permissions]\nallow = [\"word_count\", \"object_keys\", "
+                          "\"shout_text\"]\n",
+                          TYPED_FIXTURE_DIR, 0);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    host_close();
-    char cfg[128];
-    snprintf(cfg, sizeof cfg, "%s/vtcode.toml", g_ws);
-    unlink(cfg);
-    rmdir(g_ws);
-    return 0;
+    return test_host_close(g_ws);
 }
 
 static char *call(const char *tool, const char *json, call_status want)
