@@ -180,6 +180,16 @@ static int fail(vctx *c, const char *path, const char *fmt, ...)
     return c->err ? VT_ERR_INVALID : VT_ERR_NOMEM;
 }
 
+/* fail() with "WHAT WANT, got GOT", taking both strings; NULL for either
+ * means the rendering ran out of memory. */
+static int fail_got(vctx *c, const char *path, const char *what, char *want, char *got)
+{
+    int rc = (want && got) ? fail(c, path, "%s %s, got %s", what, want, got) : VT_ERR_NOMEM;
+    free(want);
+    free(got);
+    return rc;
+}
+
 static bool is_whole(double v)
 {
     return isfinite(v) && floor(v) == v;
@@ -371,11 +381,7 @@ static int fail_expected(vctx *c, const char *path, const cJSON *schema,
 {
     char *want = describe_type(schema, type);
     char *got = render_value(v);
-    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got)
-                           : VT_ERR_NOMEM;
-    free(want);
-    free(got);
-    return rc;
+    return fail_got(c, path, "must be", want, got);
 }
 
 static int validate_node(vctx *c, const cJSON *schema, const cJSON *v, const char *path);
@@ -398,11 +404,7 @@ static int check_type(vctx *c, const cJSON *schema, const cJSON *v, const char *
      * fraction where an integer is wanted "a number" would mislead */
     char *want = describe_types(schema, type);
     char *got = cJSON_IsNumber(v) ? render_value(v) : render_got_typed(v);
-    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got)
-                           : VT_ERR_NOMEM;
-    free(want);
-    free(got);
-    return rc;
+    return fail_got(c, path, "must be", want, got);
 }
 
 static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
@@ -426,11 +428,7 @@ static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *
         list = n;
     }
     char *got = render_value(v);
-    int rc = (list && got) ? fail(c, path, "must be one of %s, got %s", list, got)
-                           : VT_ERR_NOMEM;
-    free(list);
-    free(got);
-    return rc;
+    return fail_got(c, path, "must be one of", list, got);
 }
 
 static int check_const(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
@@ -440,10 +438,7 @@ static int check_const(vctx *c, const cJSON *schema, const cJSON *v, const char 
         return 0;
     char *want = cJSON_IsString(k) ? quote_string(k->valuestring) : render_value(k);
     char *got = render_value(v);
-    int rc = (want && got) ? fail(c, path, "must be %s, got %s", want, got) : VT_ERR_NOMEM;
-    free(want);
-    free(got);
-    return rc;
+    return fail_got(c, path, "must be", want, got);
 }
 
 static int check_string(vctx *c, const cJSON *schema, const cJSON *v, const char *path)
