@@ -1,7 +1,9 @@
-/* Command sandbox: Landlock (filesystem), seccomp through libseccomp
- * (network), a private mount namespace (read-only .git and .vtcode).
- * See sandbox.h for the split between parent and child. */
-#include "sandbox.h"
+/* Command sandbox: configuration, preparation (Landlock ruleset,
+ * seccomp filter, namespaces probe, pids cgroup), the per-call plan, and
+ * the child-side steps in their order.  See sandbox.h for the split
+ * between parent and child; the pieces live in sandbox_seccomp.c,
+ * sandbox_paths.c and sandbox_limits.c. */
+#include "sandbox_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +23,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,18 +42,17 @@
 #define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
 #endif
 
-#define MAX_PROTECTED 32
-
-struct sandbox {
-    int ruleset_fd;                /* Landlock ruleset, applied in the child */
-    struct sock_fprog seccomp;     /* network filter, or .len == 0 */
-    /* read-only bind mounts in a private mount namespace */
-    char *protect[MAX_PROTECTED];
-    unsigned long protect_flags[MAX_PROTECTED];
-    size_t nprotect;
-    int own_userns;                /* not root: a user namespace is needed */
-    char uid_map[64], gid_map[64];
+/* Landlock scopes and network rights, newer than Debian 12's headers:
+ * the ruleset attribute is passed with the size this kernel knows. */
+struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
 };
+#define LL_NET_BIND_TCP (1ULL << 0)
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LL_SCOPE_SIGNAL (1ULL << 1)
 
 const char *sandbox_mode_name(sandbox_mode m)
 {
@@ -80,6 +81,8 @@ static char *fmt(const char *f, ...)
 int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
 {
     memset(out, 0, sizeof *out);
+    out->max_processes = SANDBOX_DEFAULT_PROCESSES;
+    out->cpu_time_seconds = SANDBOX_DEFAULT_CPU_SECONDS;
     *err = NULL;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
     if (!t)
@@ -118,6 +121,26 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
             return VT_ERR_INVALID;
         }
         out->fallback_unsandboxed = !strcmp(fb->valuestring, "unsandboxed");
+    }
+    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(t, "max_processes");
+    if (mp) {
+        if (!cJSON_IsNumber(mp) || mp->valuedouble != (double)(long)mp->valuedouble ||
+            mp->valuedouble < 16 || mp->valuedouble > 1000000) {
+            *err = strdup("vtcode.toml: key 'sandbox.max_processes' must be an integer "
+                          "from 16 to 1000000 (processes and threads per command session)");
+            return VT_ERR_INVALID;
+        }
+        out->max_processes = (unsigned)mp->valuedouble;
+    }
+    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(t, "cpu_time_seconds");
+    if (cpu) {
+        if (!cJSON_IsNumber(cpu) || cpu->valuedouble != (double)(long)cpu->valuedouble ||
+            cpu->valuedouble < 0 || cpu->valuedouble > 31536000) {
+            *err = strdup("vtcode.toml: key 'sandbox.cpu_time_seconds' must be an integer "
+                          "number of seconds, 0 for no limit");
+            return VT_ERR_INVALID;
+        }
+        out->cpu_time_seconds = (unsigned)cpu->valuedouble;
     }
     const cJSON *roots = cJSON_GetObjectItemCaseSensitive(t, "writable_roots");
     if (roots && !cJSON_IsArray(roots)) {
@@ -207,8 +230,20 @@ static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t h
 static int build_ruleset(const sandbox_config *cfg, const char *workspace, int abi, int *out)
 {
     uint64_t handled = handled_rights(abi);
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
-    int low = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    struct ruleset_attr attr = {.handled_access_fs = handled};
+    size_t size = sizeof attr.handled_access_fs;
+    /* ABI 4: TCP bind/connect, refused outright with the network off
+     * (seccomp refuses the sockets too: two locks). */
+    if (abi >= 4 && !cfg->network_access) {
+        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+        size = offsetof(struct ruleset_attr, scoped);
+    }
+    /* ABI 6: no signal to, no abstract socket of, a process outside. */
+    if (abi >= 6) {
+        attr.scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+        size = sizeof attr;
+    }
+    int low = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (low < 0)
         return VT_ERR_UNSUPPORTED;
     /* Kept above the low descriptors a child rearranges before exec. */
@@ -244,91 +279,35 @@ static int build_ruleset(const sandbox_config *cfg, const char *workspace, int a
     return VT_OK;
 }
 
-/* ---- seccomp --------------------------------------------------------------- */
+/* ---- namespaces ------------------------------------------------------------ */
 
-/* Build the network filter once and keep it as BPF, so the child only
- * has to hand it to the kernel. */
-static int build_seccomp(struct sock_fprog *out)
+/* Whether a session can have its own PID and mount namespace here (as
+ * root directly, else inside a user namespace) and mount a fresh /proc. */
+static int namespaces_probe(int own_userns)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx)
-        return VT_ERR_NOMEM;
-    const struct scmp_arg_cmp not_unix = {.arg = 0, .op = SCMP_CMP_NE,
-                                          .datum_a = AF_UNIX, .datum_b = 0};
-    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                                    &not_unix);
-    /* io_uring can open sockets without socket(2). */
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
-    int mfd = rc == 0 ? memfd_create("vthost-seccomp", MFD_CLOEXEC) : -1;
-    if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
-        off_t n = lseek(mfd, 0, SEEK_END);
-        struct sock_filter *prog = n > 0 ? malloc((size_t)n) : NULL;
-        if (prog && pread(mfd, prog, (size_t)n, 0) == n) {
-            out->filter = prog;
-            out->len = (unsigned short)((size_t)n / sizeof *prog);
-            rc = 0;
-        } else {
-            free(prog);
-            rc = -1;
-        }
-    } else {
-        rc = -1;
-    }
-    if (mfd >= 0)
-        close(mfd);
-    seccomp_release(ctx);
-    return rc == 0 ? VT_OK : VT_ERR_IO;
-}
-
-/* ---- mount namespace --------------------------------------------------------- */
-
-static int userns_probe(int own_userns)
-{
-    static int cached = -1;
-    if (cached >= 0)
-        return cached;
     pid_t pid = fork();
     if (pid == 0) {
-        int flags = CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
-        _exit(unshare(flags) == 0 ? 0 : 1);
+        int flags = CLONE_NEWPID | CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
+        if (unshare(flags) != 0)
+            _exit(1);
+        pid_t init = fork();
+        if (init == 0)
+            _exit(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                NULL) == 0
+                      ? 0
+                      : 1);
+        int st = 0;
+        _exit(init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) &&
+                      WEXITSTATUS(st) == 0
+                  ? 0
+                  : 1);
     }
     int st = 0;
-    cached = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    return cached;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-static unsigned long mount_flags_of(const char *path)
-{
-    struct statvfs sv;
-    unsigned long f = 0;
-    if (statvfs(path, &sv) != 0)
-        return 0;
-    if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
-    if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
-    if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
-    if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
-    if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
-    if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
-    return f;
-}
-
-static void add_protected(sandbox *sb, const char *root)
-{
-    static const char *names[] = {".git", ".vtcode"};
-    for (size_t i = 0; i < 2 && sb->nprotect < MAX_PROTECTED; i++) {
-        char *p = fmt("%s/%s", root, names[i]);
-        struct stat st;
-        if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            sb->protect_flags[sb->nprotect] = mount_flags_of(p);
-            sb->protect[sb->nprotect++] = p;
-        } else {
-            free(p);
-        }
-    }
-}
-
-/* ---- prepare / enter ----------------------------------------------------------- */
+/* ---- prepare ---------------------------------------------------------------- */
 
 void sandbox_free(sandbox *sb)
 {
@@ -337,9 +316,29 @@ void sandbox_free(sandbox *sb)
     if (sb->ruleset_fd >= 0)
         close(sb->ruleset_fd);
     free(sb->seccomp.filter);
-    for (size_t i = 0; i < sb->nprotect; i++)
-        free(sb->protect[i]);
+    for (size_t i = 0; i < sb->nroots; i++)
+        free(sb->roots[i]);
+    free(sb->roots);
+    free(sb->cgroup_base);
     free(sb);
+}
+
+static int add_root(sandbox *sb, const char *root)
+{
+    char **r = realloc(sb->roots, (sb->nroots + 1) * sizeof *r);
+    if (!r)
+        return VT_ERR_NOMEM;
+    sb->roots = r;
+    return (r[sb->nroots] = strdup(root)) ? (sb->nroots++, VT_OK) : VT_ERR_NOMEM;
+}
+
+static void warn_more(char **warning, const char *text)
+{
+    char *w = *warning ? fmt("%s; %s", *warning, text) : strdup(text);
+    if (w) {
+        free(*warning);
+        *warning = w;
+    }
 }
 
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
@@ -366,36 +365,117 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
     if (!sb)
         return VT_ERR_NOMEM;
     sb->ruleset_fd = -1;
+    sb->mode = cfg->mode;
+    sb->network_access = cfg->network_access;
+    sb->landlock_abi = abi;
+    sb->max_processes = cfg->max_processes;
+    sb->cpu_seconds = cfg->cpu_time_seconds;
     int rc = build_ruleset(cfg, workspace, abi, &sb->ruleset_fd);
-    if (rc == VT_OK && !cfg->network_access)
-        rc = build_seccomp(&sb->seccomp);
+    const char *step = "Landlock ruleset";
+    if (rc == VT_OK) {
+        step = "seccomp filter";
+        rc = sandbox_seccomp_build(cfg->network_access, &sb->seccomp);
+    }
+    if (rc == VT_OK) {
+        step = "writable roots";
+        rc = add_root(sb, workspace);
+        for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE &&
+                           i < cfg->nwritable; i++)
+            rc = add_root(sb, cfg->writable_roots[i]);
+    }
     if (rc != VT_OK) {
-        *err = fmt("cannot prepare the command sandbox (%s)",
-                   sb->ruleset_fd < 0 ? "Landlock ruleset" : "seccomp filter");
+        *err = fmt("cannot prepare the command sandbox (%s)", step);
         sandbox_free(sb);
         return rc;
     }
-    if (cfg->mode == SANDBOX_WORKSPACE_WRITE) {
-        add_protected(sb, workspace);
-        for (size_t i = 0; i < cfg->nwritable; i++)
-            add_protected(sb, cfg->writable_roots[i]);
-    }
-    if (sb->nprotect) {
-        sb->own_userns = geteuid() != 0;
-        snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
-        snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
-        if (!userns_probe(sb->own_userns)) {
-            for (size_t i = 0; i < sb->nprotect; i++)
-                free(sb->protect[i]);
-            sb->nprotect = 0;
-            *warning = strdup("this machine offers no unprivileged user namespaces: .git "
-                              "and .vtcode inside writable roots are not protected from "
-                              "writes");
-        }
+    sb->own_userns = geteuid() != 0;
+    snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
+    snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
+    sb->namespaces = namespaces_probe(sb->own_userns);
+    if (!sb->namespaces)
+        warn_more(warning, sb->own_userns
+                               ? "this machine offers no unprivileged user namespaces: "
+                                 "commands share the host's PID namespace (processes "
+                                 "outside are visible, background processes may outlive "
+                                 "the session) and .git/.vtcode are not read-only"
+                               : "cannot create PID and mount namespaces: commands share "
+                                 "the host's processes and .git/.vtcode are not read-only");
+    if (cfg->max_processes) {
+        sb->cgroup_base = sandbox_cgroup_find();
+        if (!sb->cgroup_base && !(sb->own_userns && sb->namespaces))
+            warn_more(warning, "no writable pids cgroup and no per-session user namespace: "
+                               "[sandbox] max_processes is not enforced on this machine");
     }
     *out = sb;
     return VT_OK;
 }
+
+int sandbox_namespaces(const sandbox *sb)
+{
+    return sb && sb->namespaces;
+}
+
+int sandbox_ruleset_fd(const sandbox *sb)
+{
+    return sb ? sb->ruleset_fd : -1;
+}
+
+/* ---- the per-call plan ------------------------------------------------------ */
+
+void sandbox_plan_free(sandbox_plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nro; i++)
+        free(p->ro[i]);
+    for (size_t i = 0; i < p->nhide; i++)
+        free(p->hide[i]);
+    free(p->ro);
+    free(p->ro_flags);
+    free(p->hide);
+    free(p->cgroup);
+    free(p->cgroup_procs);
+    free(p->truncated);
+    free(p);
+}
+
+int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
+{
+    *out = NULL;
+    sandbox_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return VT_ERR_NOMEM;
+    p->sb = sb;
+    p->tty = tty;
+    int rc = sandbox_paths_plan(sb, p);
+    if (rc == VT_OK && sb->namespaces && sandbox_cgroup_make(sb, p) != VT_OK) {
+        /* a cgroup that cannot be made now: bound by nothing, say so */
+        free(p->cgroup);
+        free(p->cgroup_procs);
+        p->cgroup = p->cgroup_procs = NULL;
+        if (!p->truncated)
+            p->truncated = strdup("cannot create this session's pids cgroup: its process "
+                                  "count is not bounded");
+    }
+    if (rc != VT_OK) {
+        sandbox_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return VT_OK;
+}
+
+const char *sandbox_plan_warning(const sandbox_plan *p)
+{
+    return p ? p->truncated : NULL;
+}
+
+const char *sandbox_plan_cgroup(const sandbox_plan *p)
+{
+    return p ? p->cgroup : NULL;
+}
+
+/* ---- the child side ------------------------------------------------------------ */
 
 static int write_file(const char *path, const char *text)
 {
@@ -408,61 +488,80 @@ static int write_file(const char *path, const char *text)
     return rc;
 }
 
-static int enter_mounts(const sandbox *sb, const char **what)
+int sandbox_unshare(const sandbox *sb, const char **what)
 {
-    if (!sb->nprotect)
+    *what = "PID and mount namespaces";
+    if (!sb->namespaces)
         return 0;
-    *what = "private mount namespace";
-    if (unshare(CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0)) != 0)
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0)) != 0)
         return -errno;
-    if (sb->own_userns) {
-        int rc = write_file("/proc/self/setgroups", "deny");
-        if (rc == 0)
-            rc = write_file("/proc/self/uid_map", sb->uid_map);
-        if (rc == 0)
-            rc = write_file("/proc/self/gid_map", sb->gid_map);
-        if (rc)
-            return rc;
-    }
+    if (!sb->own_userns)
+        return 0;
+    *what = "user namespace id maps";
+    int rc = write_file("/proc/self/setgroups", "deny");
+    if (rc == 0)
+        rc = write_file("/proc/self/uid_map", sb->uid_map);
+    if (rc == 0)
+        rc = write_file("/proc/self/gid_map", sb->gid_map);
+    return rc;
+}
+
+/* In the session's init: its own view of the filesystem. */
+static int enter_mounts(const sandbox_plan *p, const char **what)
+{
+    *what = "private mount propagation";
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return -errno;
-    *what = "read-only bind mount of .git/.vtcode";
-    for (size_t i = 0; i < sb->nprotect; i++) {
-        if (mount(sb->protect[i], sb->protect[i], NULL, MS_BIND | MS_REC, NULL) != 0)
+    /* /proc of this PID namespace: nothing outside is visible (and
+     * /proc/PID/root of a host process is not there to walk through). */
+    *what = "a fresh /proc";
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        return -errno;
+    /* A host socket's path now leads to /dev/null: connect() is refused. */
+    for (size_t i = 0; i < p->nhide; i++)
+        (void)mount("/dev/null", p->hide[i], NULL, MS_BIND, NULL);
+    *what = "read-only bind mount of .git/.vtcode/vtcode.toml";
+    for (size_t i = 0; i < p->nro; i++) {
+        if (mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) != 0) {
+            if (errno == ENOENT)
+                continue; /* removed since the plan was made */
             return -errno;
-        if (mount(NULL, sb->protect[i], NULL,
-                  MS_BIND | MS_REMOUNT | MS_RDONLY | sb->protect_flags[i], NULL) != 0)
+        }
+        if (mount(NULL, p->ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i],
+                  NULL) != 0)
             return -errno;
     }
     return 0;
 }
 
-int sandbox_ruleset_fd(const sandbox *sb)
-{
-    return sb ? sb->ruleset_fd : -1;
-}
-
-int sandbox_enter(const sandbox *sb, int ruleset_fd, const char **what)
+int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
+                    const char **what)
 {
     static const char *unused;
     if (!what)
         what = &unused;
-    if (!sb)
-        return 0;
+    const sandbox *sb = p->sb;
+    int rc = 0;
+    if (sb->namespaces && (rc = enter_mounts(p, what)) != 0)
+        return rc;
+    /* Only now: a workdir inside .git resolves on the read-only mount. */
+    *what = "the working directory";
+    if (workdir && chdir(workdir) != 0)
+        return -errno;
+    if ((rc = sandbox_limits_apply(p, what)) != 0)
+        return rc;
+    *what = "dropping capabilities";
+    if ((rc = sandbox_caps_drop()) != 0)
+        return rc;
     *what = "no_new_privs";
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
-    int rc = enter_mounts(sb, what);
-    if (rc)
-        return rc;
     *what = "Landlock";
     if (syscall(SYS_landlock_restrict_self, ruleset_fd >= 0 ? ruleset_fd : sb->ruleset_fd, 0) != 0)
         return -errno;
-    if (sb->seccomp.len) {
-        *what = "seccomp network filter";
-        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sb->seccomp, 0, 0) != 0)
-            return -errno;
-    }
+    *what = "seccomp filter";
+    if (sb->seccomp.len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sb->seccomp, 0, 0) != 0)
+        return -errno;
     return 0;
 }
 

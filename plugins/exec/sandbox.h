@@ -1,10 +1,12 @@
-/* The sandbox of exec_command's commands (Linux): Landlock for the
- * filesystem, a seccomp filter for the network, and a private mount
- * namespace that keeps .git and .vtcode read-only inside writable roots.
- * Everything that allocates or can fail slowly happens in the parent
- * (sandbox_prepare); the child only makes system calls (sandbox_enter),
- * because the host is multi-threaded and the child runs between fork and
- * exec. */
+/* The sandbox of exec_command's commands (Linux): no capabilities,
+ * no_new_privs, Landlock (filesystem, signals, abstract sockets), a
+ * seccomp filter (network, mounts, namespaces, kernel interfaces), a PID
+ * and mount namespace per session (fresh /proc, read-only .git/.vtcode/
+ * policy files, masked host sockets) and resource bounds.
+ * Everything that allocates or can fail slowly happens in the host
+ * (sandbox_prepare once, sandbox_plan_make per call); the children only
+ * make system calls, because the host is multi-threaded and they run
+ * between fork and exec. */
 #ifndef VTHOST_EXEC_SANDBOX_H
 #define VTHOST_EXEC_SANDBOX_H
 
@@ -24,7 +26,12 @@ typedef struct sandbox_config {
     int network_access;       /* default 0 */
     int fallback_unsandboxed; /* run unsandboxed (with a warning) when
                                  Landlock is unavailable */
+    unsigned max_processes;   /* per session; default SANDBOX_DEFAULT_PROCESSES */
+    unsigned cpu_time_seconds;/* per process of a non-interactive run; 0: none */
 } sandbox_config;
+
+#define SANDBOX_DEFAULT_PROCESSES 1024
+#define SANDBOX_DEFAULT_CPU_SECONDS 3600
 
 /* Read [sandbox] from the configuration tree.  A wrong type or value is
  * an error naming the key (*err, malloc'd). */
@@ -33,23 +40,49 @@ void sandbox_config_free(sandbox_config *c);
 const char *sandbox_mode_name(sandbox_mode m);
 
 typedef struct sandbox sandbox;
+typedef struct sandbox_plan sandbox_plan;
 
-/* Prepare the confinement of commands run in `workspace` under `cfg`.
+/* Prepare the confinement of commands run in `workspace` under `cfg`
+ * (the Landlock ruleset and the seccomp filter are built here, once).
  * *out is NULL for danger-full-access.  When the kernel lacks Landlock,
  * fails with a clear *err unless the config allows the fallback; then
  * *out is NULL and *warning says so.  *warning (malloc'd or NULL) also
- * reports protections this machine cannot give (read-only .git without
- * user namespaces). */
+ * reports protections this machine cannot give (no namespaces, no
+ * process bound). */
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
                     char **warning, char **err);
 void sandbox_free(sandbox *sb);
 
-/* In the child, before exec: no_new_privs, mount namespace, Landlock,
+/* Per call, in the host right before the fork: the protected paths as
+ * they are now (every .git, gitfile target, .vtcode, vtcode.toml), the
+ * host's unix sockets to mask, this session's pids cgroup.  *out is
+ * owned by the caller: sandbox_plan_free after the fork (the children
+ * keep their copy).  `tty`: interactive runs get no CPU limit. */
+int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out);
+void sandbox_plan_free(sandbox_plan *p);
+/* Why the plan protects less than it should (a walk budget hit), or NULL. */
+const char *sandbox_plan_warning(const sandbox_plan *p);
+/* The session's cgroup directory to remove once it is empty, or NULL. */
+const char *sandbox_plan_cgroup(const sandbox_plan *p);
+
+/* Whether sessions get their own PID and mount namespace. */
+int sandbox_namespaces(const sandbox *sb);
+
+/* In the supervisor, after setsid: new PID and mount namespaces (and a
+ * user namespace when not root), so that the next fork is the session's
+ * init.  Async-signal-safe.  Returns 0 or -errno, *what names the step. */
+int sandbox_unshare(const sandbox *sb, const char **what);
+
+/* In the session's init (or, without namespaces, the supervisor), before
+ * the shell is started: mounts (fresh /proc, masked host sockets,
+ * read-only protected paths), then chdir(workdir) so that a workdir
+ * inside a protected directory lands on the read-only mount, then the
+ * pids cgroup and rlimits, no capabilities, no_new_privs, Landlock,
  * seccomp.  Async-signal-safe.  `ruleset_fd` is the Landlock ruleset as
- * the child holds it (a child that closes descriptors moves it first; see
- * sandbox_ruleset_fd), or -1 for where the parent keeps it.  Returns 0 or
- * -errno; on failure *what names the step. */
-int sandbox_enter(const sandbox *sb, int ruleset_fd, const char **what);
+ * the child holds it, or -1 for where the parent keeps it.  Returns 0
+ * or -errno; *what names the step that failed. */
+int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
+                    const char **what);
 /* The descriptor of the prepared Landlock ruleset (close-on-exec). */
 int sandbox_ruleset_fd(const sandbox *sb);
 

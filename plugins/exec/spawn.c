@@ -28,6 +28,7 @@
 #include <vthost/plugin.h>
 
 #define GRACE_MS 500
+#define INIT_GRACE_MS 200 /* leftovers after the shell exited */
 #define PIPE_BYTES (1 << 20)
 
 /* ---- the child side ---------------------------------------------------- */
@@ -39,6 +40,7 @@ typedef struct child_plan {
     int lifeline;      /* read end; EOF once the host is gone */
     int in_rd, out_wr; /* pipes */
     int slave;         /* PTY */
+    const sandbox_plan *plan; /* this call's confinement, or NULL */
 } child_plan;
 
 static volatile sig_atomic_t host_gone;
@@ -114,6 +116,161 @@ static int setup_stdio(const child_plan *c)
     return 0;
 }
 
+/* How the supervisor learns the shell's status from the session's init
+ * (init cannot re-raise a signal on itself: pid 1 ignores it). */
+#define STATUS_FD 5
+/* Read end held by init; EOF once the supervisor is gone. */
+#define ALIVE_FD 6
+
+static volatile sig_atomic_t term_seen;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    term_seen = 1;
+}
+
+/* Reap whatever has exited; returns 1 once no child is left. */
+static int reap_all(pid_t shell, int *shell_st, int hang)
+{
+    for (;;) {
+        int st;
+        pid_t r = waitpid(-1, &st, hang ? 0 : WNOHANG);
+        if (r == shell)
+            *shell_st = st;
+        if (r > 0)
+            continue;
+        if (r < 0 && errno == EINTR)
+            continue;
+        return r < 0 && errno == ECHILD;
+    }
+}
+
+/* pid 1 of the session's PID namespace.  Confines itself (everything it
+ * starts inherits it), starts the shell, reaps orphans, and when the
+ * shell is done ends everything left in the namespace: TERM, a short
+ * grace, KILL.  Its own exit ends the namespace (the kernel kills what
+ * is left), and its parent's death kills it (PDEATHSIG), so the
+ * session's processes, daemons included, never outlive the session. */
+static _Noreturn void session_init(const child_plan *c)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd alive = {.fd = ALIVE_FD, .events = POLLIN};
+    if (poll(&alive, 1, 0) > 0)
+        _exit(137); /* the supervisor died before PDEATHSIG was set */
+    const char *what = "sandbox";
+    int rc = sandbox_confine(c->plan, SANDBOX_FD, c->req->workdir, &what);
+    if (rc != 0) {
+        if (!strcmp(what, "the working directory"))
+            say("vthost: cannot enter ", c->req->workdir);
+        else
+            say("vthost: cannot sandbox the command: ", what);
+        _exit(126);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    /* Execve trapping (seccomp user notification) belongs here: after
+     * all confinement (no_new_privs is set, which a listener filter
+     * needs), right before the shell is exec'd.  Only one listener
+     * filter may exist per task chain; the sandbox's filter has none. */
+    pid_t shell = vfork();
+    if (shell == 0) {
+        execve(c->req->path, c->req->argv, c->req->envp);
+        say("vthost: cannot execute ", c->req->path);
+        _exit(127);
+    }
+    close(0);
+    close(1);
+    close(2);
+    int st = 126 << 8, done = shell < 0, forwarded = 0;
+    while (!done) {
+        int w;
+        pid_t r = waitpid(-1, &w, 0);
+        if (r == shell) {
+            st = w;
+            done = 1;
+        } else if (r < 0 && errno == ECHILD) {
+            done = 1;
+        } else if (r < 0 && errno == EINTR && term_seen && !forwarded) {
+            kill(-1, SIGTERM); /* the session ends: pass it on to everyone */
+            forwarded = 1;
+        }
+    }
+    /* The shell is done: nothing it started may stay. */
+    if (kill(-1, SIGTERM) == 0) {
+        for (int t = 0; t < INIT_GRACE_MS / 10 && !reap_all(shell, &st, 0); t++)
+            sleep_ms(10);
+        kill(-1, SIGKILL);
+    }
+    reap_all(shell, &st, 1);
+    ssize_t n = write(STATUS_FD, &st, sizeof st);
+    (void)n;
+    _exit(0);
+}
+
+/* The supervisor's wait for its child (the shell, or the session's
+ * init): its exit, or the host's death, whichever first.  Returns the
+ * child's wait status. */
+static int wait_child(pid_t child, int is_init)
+{
+    int st = 0;
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    for (;;) {
+        if (is_init && term_seen) {
+            /* TERM to the supervisor (session end): init forwards it */
+            kill(child, SIGTERM);
+            term_seen = 0;
+        }
+        if (pidfd >= 0) {
+            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
+                                  {.fd = pidfd, .events = POLLIN}};
+            if (poll(f, 2, -1) < 0 && errno != EINTR)
+                _exit(126);
+            if (f[0].revents)
+                end_group(child);
+            if (!f[1].revents)
+                continue;
+            pid_t r = waitpid(child, &st, WNOHANG);
+            if (r == child)
+                return st;
+            if (r < 0 && errno != EINTR)
+                _exit(126);
+            continue;
+        }
+        /* no pidfd (old kernel): the parent-death signal interrupts */
+        pid_t r = waitpid(child, &st, 0);
+        if (r == child)
+            return st;
+        if (host_gone && lifeline_cut(0))
+            end_group(child);
+        if (r < 0 && errno != EINTR)
+            _exit(126);
+    }
+}
+
+/* A pipe above the fixed descriptors, so that moving its ends onto them
+ * never overwrites the other end. */
+static int high_pipe(int p[2])
+{
+    int low[2];
+    if (pipe2(low, O_CLOEXEC) < 0)
+        return -1;
+    p[0] = fcntl(low[0], F_DUPFD_CLOEXEC, 16);
+    p[1] = fcntl(low[1], F_DUPFD_CLOEXEC, 16);
+    close(low[0]);
+    close(low[1]);
+    return p[0] < 0 || p[1] < 0 ? -1 : 0;
+}
+
+static void remove_cgroup(const char *dir)
+{
+    /* Empty only once the kernel has released the namespace's tasks. */
+    for (int t = 0; dir && t < 100 && rmdir(dir) != 0 && errno == EBUSY; t++)
+        sleep_ms(2);
+}
+
 static _Noreturn void supervise(const child_plan *c)
 {
     struct sigaction sa;
@@ -143,26 +300,36 @@ static _Noreturn void supervise(const child_plan *c)
     if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
         for (int fd = keep + 1; fd < 4096; fd++)
             close(fd);
-    if (chdir(c->req->workdir) < 0) {
-        say("vthost: cannot enter ", c->req->workdir);
-        _exit(126);
-    }
-    /* Confinement: after the working directory is entered, before the
-     * command starts, so the supervisor and all it starts are confined.
-     * Before the parent-death signal is set: entering a user namespace
-     * clears it. */
-    if (c->req->sandbox) {
-        const char *what = "sandbox";
-        if (sandbox_enter(c->req->sandbox, SANDBOX_FD, &what) != 0) {
+    int ns = c->req->sandbox && sandbox_namespaces(c->req->sandbox);
+    if (ns) {
+        const char *what = "namespaces";
+        if (sandbox_unshare(c->req->sandbox, &what) != 0) {
             say("vthost: cannot sandbox the command: ", what);
             _exit(126);
         }
+    } else if (c->req->sandbox) {
+        /* No namespaces on this machine: the supervisor confines itself
+         * and starts the shell directly. */
+        const char *what = "sandbox";
+        if (sandbox_confine(c->plan, SANDBOX_FD, c->req->workdir, &what) != 0) {
+            say("vthost: cannot sandbox the command: ", what);
+            _exit(126);
+        }
+    } else if (chdir(c->req->workdir) < 0) {
+        say("vthost: cannot enter ", c->req->workdir);
+        _exit(126);
     }
+    /* Before the parent-death signal is set: entering a user namespace
+     * clears it. */
     sa.sa_handler = on_host_gone;
     sigaction(c->death_sig, &sa, NULL);
     sa.sa_handler = on_keyboard_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    if (ns) {
+        sa.sa_handler = on_term;
+        sigaction(SIGTERM, &sa, NULL);
+    }
     prctl(PR_SET_PDEATHSIG, c->death_sig);
     if (lifeline_cut(0))
         host_gone = 1;
@@ -170,8 +337,23 @@ static _Noreturn void supervise(const child_plan *c)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 
-    pid_t cmd = host_gone ? -1 : vfork();
-    if (cmd == 0) {
+    int status_pipe[2] = {-1, -1}, alive_pipe[2] = {-1, -1};
+    if (ns && (high_pipe(status_pipe) < 0 || high_pipe(alive_pipe) < 0 ||
+               dup2(status_pipe[1], STATUS_FD) < 0 || dup2(alive_pipe[0], ALIVE_FD) < 0 ||
+               fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) < 0 ||
+               fcntl(ALIVE_FD, F_SETFD, FD_CLOEXEC) < 0)) {
+        say("vthost: cannot set up the command's session", NULL);
+        _exit(126);
+    }
+    pid_t child = -1;
+    if (!host_gone)
+        child = ns ? fork() : vfork();
+    if (child == 0) {
+        if (ns) {
+            close(status_pipe[0]);
+            close(alive_pipe[1]);
+            session_init(c);
+        }
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
@@ -180,38 +362,25 @@ static _Noreturn void supervise(const child_plan *c)
     close(0);
     close(1);
     close(2);
+    if (ns) {
+        close(STATUS_FD);
+        close(ALIVE_FD);
+        close(status_pipe[1]);
+        close(alive_pipe[0]);
+    }
     if (host_gone)
-        end_group(cmd);
-    if (cmd < 0)
+        end_group(child);
+    if (child < 0)
         _exit(126);
-    int st;
-    int pidfd = (int)syscall(SYS_pidfd_open, cmd, 0);
-    for (;;) {
-        if (pidfd >= 0) {
-            /* the command's exit, or the host's death, whichever first */
-            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
-                                  {.fd = pidfd, .events = POLLIN}};
-            if (poll(f, 2, -1) < 0 && errno != EINTR)
-                _exit(126);
-            if (f[0].revents)
-                end_group(cmd);
-            if (!f[1].revents)
-                continue;
-            pid_t r = waitpid(cmd, &st, WNOHANG);
-            if (r == cmd)
-                break;
-            if (r < 0 && errno != EINTR)
-                _exit(126);
-            continue;
-        }
-        /* no pidfd (old kernel): the parent-death signal interrupts */
-        pid_t r = waitpid(cmd, &st, 0);
-        if (r == cmd)
-            break;
-        if (host_gone && lifeline_cut(0))
-            end_group(cmd);
-        if (r < 0 && errno != EINTR)
-            _exit(126);
+    int st = wait_child(child, ns);
+    if (ns) {
+        /* init's exit status is its own; the shell's comes through the pipe */
+        int shell_st;
+        if (read(status_pipe[0], &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
+            st = shell_st;
+        else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            st = 126 << 8;
+        remove_cgroup(sandbox_plan_cgroup(c->plan));
     }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
@@ -268,9 +437,14 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
         /* A bigger pipe means fewer wake-ups for chatty commands. */
         (void)fcntl(outp[0], F_SETPIPE_SZ, PIPE_BYTES);
     }
+    sandbox_plan *plan = NULL;
+    if (req->sandbox && (rc = sandbox_plan_make(req->sandbox, req->tty, &plan)) != VT_OK)
+        goto fail;
+    c.plan = plan;
     pid_t pid = fork();
     if (pid == 0)
         supervise(&c);
+    sandbox_plan_free(plan);
     if (pid < 0) {
         rc = VT_ERR_IO;
         goto fail;

@@ -160,14 +160,39 @@ static int process_gone(pid_t pid)
     return rp && rp[2] == 'Z';
 }
 
-static int wait_gone(pid_t pid, int ms)
+/* Commands run in their own PID namespace: the pids they print are not
+ * the host's.  A process is found by an argument no other has. */
+static int marker_gone(const char *marker)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], buf[4096];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        for (size_t k = 0; k < n && !found; k += strlen(buf + k) + 1)
+            found = !strcmp(buf + k, marker) && !process_gone((pid_t)atoi(e->d_name));
+    }
+    if (d)
+        closedir(d);
+    return !found;
+}
+
+static int wait_marker_gone(const char *marker, int ms)
 {
     for (int t = 0; t < ms / 10; t++) {
-        if (process_gone(pid))
+        if (marker_gone(marker))
             return 1;
         usleep(10000);
     }
-    return process_gone(pid);
+    return marker_gone(marker);
 }
 
 /* ---- tests ----------------------------------------------------------- */
@@ -384,8 +409,8 @@ static void test_outlives_yield_then_polled(void **state)
 static void ctrl_c(int tty)
 {
     call_result r = run("exec_command",
-                        "{\"cmd\":\"echo $$; sleep 30; echo not-reached\",\"tty\":%s,"
-                        "\"yield_time_ms\":1000}", tty ? "true" : "false");
+                        "{\"cmd\":\"echo $$; sleep 30.%d; echo not-reached\",\"tty\":%s,"
+                        "\"yield_time_ms\":1000}", 400 + tty, tty ? "true" : "false");
     ASSERT_OK(r);
     long long id = sid(&r);
     pid_t pid = (pid_t)atoi(output(&r));
@@ -397,7 +422,9 @@ static void ctrl_c(int tty)
     assert_int_equal(exit_code(&r), 128 + SIGINT);
     assert_null(strstr(output(&r), "not-reached"));
     call_result_free(&r);
-    assert_true(wait_gone(pid, 2000));
+    char marker[16];
+    snprintf(marker, sizeof marker, "30.%d", 400 + tty);
+    assert_true(wait_marker_gone(marker, 2000));
 }
 
 static void test_ctrl_c_pipe(void **state)
@@ -437,7 +464,7 @@ static void test_cancel_ends_group(void **state)
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     call_result r = run_call("exec_command", &flag,
-                             "{\"cmd\":\"sleep 30 & echo $! > cancel.pid; wait\","
+                             "{\"cmd\":\"sleep 30.402 & echo $! > cancel.pid; wait\","
                              "\"yield_time_ms\":20000}");
     clock_gettime(CLOCK_MONOTONIC, &b);
     pthread_join(t, NULL);
@@ -449,7 +476,8 @@ static void test_cancel_ends_group(void **state)
     int pid = 0;
     assert_int_equal(fscanf(f, "%d", &pid), 1);
     fclose(f);
-    assert_true(wait_gone(pid, 2000));
+    assert_true(pid > 0);
+    assert_true(wait_marker_gone("30.402", 2000));
 }
 
 /* A session started by a thread that then exits lives on: the MCP

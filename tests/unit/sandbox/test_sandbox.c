@@ -22,23 +22,41 @@ static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
 static int port;
 static int listener = -1;
 
-/* Run `cmd` with `sh -c` under `sb`; returns the exit status. */
+/* Run `cmd` with `sh -c` under `sb`, as spawn.c does: the supervisor
+ * unshares, its child (the session's init) confines itself and runs the
+ * command.  Returns the exit status. */
 static int run_in(const sandbox *sb, const char *cmd)
 {
+    sandbox_plan *plan = NULL;
+    if (sb)
+        assert_int_equal(sandbox_plan_make(sb, 0, &plan), 0);
     pid_t pid = fork();
     if (pid == 0) {
         const char *what = NULL;
-        if (sandbox_enter(sb, -1, &what) != 0) {
-            fprintf(stderr, "sandbox_enter failed at %s\n", what);
+        if (sb && sandbox_unshare(sb, &what) != 0) {
+            fprintf(stderr, "sandbox_unshare failed at %s\n", what);
             _exit(126);
         }
-        if (chdir(ws) != 0)
-            _exit(125);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
+        pid_t init = sb && sandbox_namespaces(sb) ? fork() : 0;
+        if (init == 0) {
+            if (sb && sandbox_confine(plan, -1, ws, &what) != 0) {
+                fprintf(stderr, "sandbox_confine failed at %s\n", what);
+                _exit(126);
+            }
+            if (chdir(ws) != 0)
+                _exit(125);
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(init, &st, 0);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
     int st = 0;
     waitpid(pid, &st, 0);
+    if (plan && sandbox_plan_cgroup(plan))
+        rmdir(sandbox_plan_cgroup(plan));
+    sandbox_plan_free(plan);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 

@@ -1,0 +1,57 @@
+/* Private to the sandbox's files (sandbox*.c): the prepared sandbox, the
+ * per-call plan and the pieces each file provides.  spawn.c and the rest
+ * of the plugin see only sandbox.h. */
+#ifndef VTHOST_EXEC_SANDBOX_INT_H
+#define VTHOST_EXEC_SANDBOX_INT_H
+
+#include <linux/filter.h>
+#include <stddef.h>
+#include "sandbox.h"
+
+struct sandbox {
+    sandbox_mode mode;
+    int network_access;
+    int landlock_abi;
+    int ruleset_fd;              /* Landlock ruleset, applied in the session's init */
+    struct sock_fprog seccomp;   /* the whole filter as BPF, built once */
+    char **roots;                /* workspace + writable roots: where .git is looked for */
+    size_t nroots;
+    int namespaces;              /* PID + mount namespace per session */
+    int own_userns;              /* not root: the namespaces sit in a user namespace */
+    char uid_map[64], gid_map[64];
+    char *cgroup_base;           /* a pids cgroup (v1 or delegated v2) we may create
+                                    children in, or NULL */
+    unsigned max_processes;      /* 0: unbounded */
+    unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
+};
+
+/* One call's confinement, computed in the host right before the fork
+ * (it allocates); the session's init only makes system calls with it. */
+struct sandbox_plan {
+    const sandbox *sb;
+    int tty;
+    char **ro;                   /* protected paths: read-only bind mounts */
+    unsigned long *ro_flags;     /* the mount flags each must keep */
+    size_t nro;
+    char **hide;                 /* path sockets outside the workspace, masked */
+    size_t nhide;
+    char *cgroup;                /* this session's pids cgroup directory, or NULL */
+    char *cgroup_procs;          /* its cgroup.procs */
+    char *truncated;             /* why protection is incomplete, or NULL */
+};
+
+/* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
+int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
+
+/* sandbox_paths.c: what this call protects and hides (parent side). */
+int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
+/* How long the last walk for .git directories took (for the benchmark). */
+
+/* sandbox_limits.c: the pids cgroup (parent side) and, in the child,
+ * rlimits and the dropping of every capability. */
+char *sandbox_cgroup_find(void);
+int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
+int sandbox_limits_apply(const sandbox_plan *p, const char **what);
+int sandbox_caps_drop(void);
+
+#endif

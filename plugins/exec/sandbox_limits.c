@@ -1,0 +1,201 @@
+/* Resource bounds and privileges of a session: its pids cgroup (made by
+ * the host per call, joined by the session's init), rlimits, and the
+ * dropping of every capability.  The child-side functions make system
+ * calls only (async-signal-safe). */
+#include "sandbox_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+static char *fmt2(const char *a, const char *b)
+{
+    char *s = NULL;
+    return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
+}
+
+static int can_make_child(const char *dir)
+{
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/vthost-probe-%d", dir, (int)getpid());
+    if (mkdir(probe, 0755) != 0)
+        return 0;
+    snprintf(probe + strlen(probe), sizeof probe - strlen(probe), "/pids.max");
+    int ok = access(probe, W_OK) == 0;
+    probe[strlen(probe) - strlen("/pids.max")] = '\0';
+    rmdir(probe);
+    return ok;
+}
+
+/* Remove what killed hosts left behind: empty vthost-* children. */
+static void sweep(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "vthost-", 7) || e->d_type != DT_DIR)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        rmdir(path); /* fails while in use: fine */
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The pids cgroup this host may make session children in: the v1 pids
+ * hierarchy (writable as root), or a delegated v2 cgroup whose
+ * subtree_control already enables pids.  NULL when there is none. */
+char *sandbox_cgroup_find(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return NULL;
+    char line[4096], *found = NULL;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = '\0';
+        const char *ctrl = c1 + 1, *path = c2 + 1;
+        char dir[4096];
+        if (!strcmp(ctrl, "pids")) {
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/pids%s", path);
+        } else if (!*ctrl && !strcmp(line, "0")) {
+            const char *mnt = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+                                  ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+            snprintf(dir, sizeof dir, "%s%s", mnt, path);
+            char sub[4200], ctl[256] = "";
+            snprintf(sub, sizeof sub, "%s/cgroup.subtree_control", dir);
+            FILE *s = fopen(sub, "re");
+            if (!s)
+                continue;
+            if (!fgets(ctl, sizeof ctl, s))
+                ctl[0] = '\0';
+            fclose(s);
+            if (!strstr(ctl, "pids"))
+                continue;
+        } else {
+            continue;
+        }
+        size_t n = strlen(dir);
+        if (n > 1 && dir[n - 1] == '/')
+            dir[n - 1] = '\0';
+        if (can_make_child(dir)) {
+            sweep(dir);
+            found = strdup(dir);
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
+{
+    static atomic_uint seq;
+    if (!sb->cgroup_base || !sb->max_processes)
+        return VT_OK;
+    char name[64];
+    snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
+    p->cgroup = fmt2(sb->cgroup_base, name);
+    p->cgroup_procs = p->cgroup ? fmt2(p->cgroup, "/cgroup.procs") : NULL;
+    if (!p->cgroup_procs)
+        return VT_ERR_NOMEM;
+    if (mkdir(p->cgroup, 0755) != 0)
+        return VT_ERR_IO;
+    char *max = fmt2(p->cgroup, "/pids.max");
+    FILE *f = max ? fopen(max, "we") : NULL;
+    int ok = f && fprintf(f, "%u\n", sb->max_processes) > 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    free(max);
+    if (!ok) {
+        rmdir(p->cgroup);
+        return VT_ERR_IO;
+    }
+    return VT_OK;
+}
+
+static int write_str(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t n = strlen(text);
+    int rc = write(fd, text, n) == (ssize_t)n ? 0 : -errno;
+    close(fd);
+    return rc;
+}
+
+int sandbox_limits_apply(const sandbox_plan *p, const char **what)
+{
+    const sandbox *sb = p->sb;
+    if (p->cgroup_procs) {
+        *what = "joining the session's pids cgroup";
+        int rc = write_str(p->cgroup_procs, "0");
+        if (rc)
+            return rc;
+    } else if (sb->own_userns && sb->max_processes) {
+        /* Processes are counted per user *and user namespace* (Linux
+         * 5.14+): in the session's own user namespace, RLIMIT_NPROC
+         * bounds this session alone. */
+        *what = "RLIMIT_NPROC";
+        struct rlimit r = {sb->max_processes, sb->max_processes};
+        if (setrlimit(RLIMIT_NPROC, &r) != 0)
+            return -errno;
+    }
+    if (!p->tty && sb->cpu_seconds) {
+        *what = "RLIMIT_CPU";
+        struct rlimit r = {sb->cpu_seconds, sb->cpu_seconds + 5};
+        if (setrlimit(RLIMIT_CPU, &r) != 0)
+            return -errno;
+    }
+    return 0;
+}
+
+/* Root's command is as weak as anyone's: lock root's special treatment
+ * off, empty the bounding and ambient sets, then every other set. */
+int sandbox_caps_drop(void)
+{
+    if (prctl(PR_GET_SECUREBITS) >= 0)
+        (void)prctl(PR_SET_SECUREBITS,
+                    SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                        SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED);
+    int dropped = 0;
+    for (int cap = 0; cap < 64; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+            dropped = 1;
+        else if (errno == EINVAL)
+            break;
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        return -errno;
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d) != 0)
+        return -errno;
+    /* With CAP_SETPCAP the bounding set is empty now; without it (an
+     * ordinary user without namespaces) there was nothing to gain. */
+    if (dropped && prctl(PR_CAPBSET_READ, 0, 0, 0, 0) > 0)
+        return -EPERM;
+    return 0;
+}

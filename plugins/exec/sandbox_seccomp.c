@@ -1,0 +1,146 @@
+/* The sandbox's seccomp filter, built once with libseccomp and exported
+ * as BPF so that the session's init only hands it to the kernel.
+ * Refusals return EPERM (ENOSYS for clone3), never kill: tools see an
+ * ordinary error and can say so.  The filter covers every syscall ABI an
+ * x86-64 kernel accepts (x86-64, x32, i386), so a 32-bit binary is
+ * filtered the same way. */
+#include "sandbox_int.h"
+
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* Syscalls no sandboxed command needs and that reach past its sandbox:
+ * the mount API (would undo the read-only mounts), namespaces, the
+ * kernel keyring, BPF and perf, module and kexec loading, swap, reboot,
+ * file handles (open_by_handle_at escapes any directory confinement),
+ * io_uring (performs socket and file operations that seccomp never
+ * sees).  Most already need a capability the command does not have;
+ * the filter holds even where one is left (a user namespace's root). */
+static const char *const refused[] = {
+    "mount", "umount", "umount2", "mount_setattr", "open_tree", "move_mount", "fsopen",
+    "fsconfig", "fsmount", "fspick", "pivot_root", "chroot", "setns", "unshare",
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "kexec_load",
+    "kexec_file_load", "init_module", "finit_module", "delete_module", "swapon",
+    "swapoff", "reboot", "open_by_handle_at", "name_to_handle_at", "io_uring_setup",
+    "io_uring_enter", "io_uring_register", "userfaultfd", "acct", "quotactl",
+    "lookup_dcookie", "vhangup", "iopl", "ioperm",
+};
+
+static int add(scmp_filter_ctx ctx, int errno_, const char *name, unsigned n,
+               const struct scmp_arg_cmp *cmp)
+{
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR)
+        return 0; /* unknown to this libseccomp: nothing to refuse */
+    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errno_), nr, n, cmp);
+    /* -EDOM/-EINVAL: the syscall does not exist on one of the ABIs, or
+     * cannot be compared there (i386's multiplexed socketcall, below). */
+    return rc == -EDOM ? 0 : rc;
+}
+
+static struct scmp_arg_cmp masked(unsigned arg, uint64_t mask, uint64_t value)
+{
+    struct scmp_arg_cmp c = {.arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
+                             .datum_b = value};
+    return c;
+}
+
+static int build_rules(scmp_filter_ctx ctx, int network_access)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof refused / sizeof *refused; i++)
+        rc = add(ctx, EPERM, refused[i], 0, NULL);
+    /* clone with any namespace flag (CLONE_NEWTIME shares its bit with
+     * the exit signal in clone's flags and is refused by unshare). */
+    static const uint64_t ns_flags[] = {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS,
+                                        CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+                                        CLONE_NEWNET};
+    for (size_t i = 0; rc == 0 && i < sizeof ns_flags / sizeof *ns_flags; i++) {
+        struct scmp_arg_cmp c = masked(0, ns_flags[i], ns_flags[i]);
+        rc = add(ctx, EPERM, "clone", 1, &c);
+    }
+    /* clone3 passes its flags in memory, where seccomp cannot look:
+     * ENOSYS makes libc fall back to clone, whose flags are checked. */
+    if (rc == 0)
+        rc = add(ctx, ENOSYS, "clone3", 0, NULL);
+    /* TIOCSTI types into a terminal, TIOCLINUX reads and pastes the
+     * console.  The kernel compares the request as 32 bits: so does this. */
+    struct scmp_arg_cmp sti = masked(1, 0xffffffffu, TIOCSTI);
+    struct scmp_arg_cmp linux_ = masked(1, 0xffffffffu, TIOCLINUX);
+    if (rc == 0)
+        rc = add(ctx, EPERM, "ioctl", 1, &sti);
+    if (rc == 0)
+        rc = add(ctx, EPERM, "ioctl", 1, &linux_);
+    /* mknod/mknodat: FIFOs and sockets only (the file type is 4 bits). */
+    for (unsigned t = 0; rc == 0 && t < 16; t++) {
+        mode_t type = (mode_t)t << 12;
+        if (type == S_IFIFO || type == S_IFSOCK)
+            continue;
+        struct scmp_arg_cmp m1 = masked(1, S_IFMT, type), m2 = masked(2, S_IFMT, type);
+        rc = add(ctx, EPERM, "mknod", 1, &m1);
+        if (rc == 0)
+            rc = add(ctx, EPERM, "mknodat", 1, &m2);
+    }
+    if (network_access || rc)
+        return rc;
+    /* Network off: only Unix-domain sockets (path ones outside the
+     * workspace are masked by the mount namespace, abstract ones by
+     * Landlock's scope). */
+    struct scmp_arg_cmp not_unix = {.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX,
+                                    .datum_b = 0};
+    rc = add(ctx, EPERM, "socket", 1, &not_unix);
+    /* i386 may also create sockets through socketcall(2), whose
+     * arguments are in memory: refused there (no other ABI has it). */
+    if (rc == 0)
+        rc = add(ctx, EPERM, "socketcall", 0, NULL);
+    return rc;
+}
+
+int sandbox_seccomp_build(int network_access, struct sock_fprog *out)
+{
+    out->filter = NULL;
+    out->len = 0;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return VT_ERR_NOMEM;
+    int rc = 0;
+    if (seccomp_arch_native() == SCMP_ARCH_X86_64) {
+        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+        if (rc == 0 || rc == -EEXIST)
+            rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
+        if (rc == -EEXIST)
+            rc = 0;
+    }
+    if (rc == 0)
+        rc = build_rules(ctx, network_access);
+    int mfd = rc == 0 ? memfd_create("vthost-seccomp", MFD_CLOEXEC) : -1;
+    rc = -1;
+    if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
+        off_t n = lseek(mfd, 0, SEEK_END);
+        struct sock_filter *prog = n > 0 ? malloc((size_t)n) : NULL;
+        if (prog && pread(mfd, prog, (size_t)n, 0) == n) {
+            out->filter = prog;
+            out->len = (unsigned short)((size_t)n / sizeof *prog);
+            rc = 0;
+        } else {
+            free(prog);
+        }
+    }
+    if (mfd >= 0)
+        close(mfd);
+    seccomp_release(ctx);
+    return rc == 0 ? VT_OK : VT_ERR_IO;
+}
