@@ -167,6 +167,9 @@ static _Noreturn void session_init(const child_plan *c)
             say("vthost: cannot sandbox the command: ", what);
         _exit(126);
     }
+    /* The session's processes share init's domain; not being dumpable
+     * keeps them from ptracing it (it holds the status pipe). */
+    prctl(PR_SET_DUMPABLE, 0);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
