@@ -3,6 +3,7 @@
 // and after each the server must still answer a ping; at the end it must
 // exit cleanly on end of input.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync as readProc } from "node:fs";
 import { vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv, ALLOW_ALL } from "./lib.mjs";
 
 const bin = vthostBin();
@@ -199,7 +200,7 @@ if (ms > 3000) failures.push(`server took ${ms} ms to exit after end of input`);
   srv.stdout.resume();
   srv.stderr.resume();
   const pidFile = `${ws}/term.pid`;
-  srv.stdin.write(req(1, "tools/call", { name: "exec_command", arguments: { cmd: `echo $$ > ${pidFile}; exec sleep 30`, yield_time_ms: 20000 } }) + "\n");
+  srv.stdin.write(req(1, "tools/call", { name: "exec_command", arguments: { cmd: `echo $$ > ${pidFile}; exec sleep 30.${process.pid}3`, yield_time_ms: 20000 } }) + "\n");
   const { existsSync, readFileSync } = await import("node:fs");
   const until = Date.now() + 10000;
   while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -211,13 +212,18 @@ if (ms > 3000) failures.push(`server took ${ms} ms to exit after end of input`);
   const termMs = Date.now() - t1;
   if (end.code !== 0) failures.push(`SIGTERM case: exit code ${end.code} signal ${end.signal}`);
   if (termMs > 1500) failures.push(`SIGTERM case: the server took ${termMs} ms to exit`);
-  const alive = (p) => {
-    try {
-      process.kill(p, 0);
-      return true;
-    } catch {
-      return false;
+  // Commands run in their own PID namespace: the pid they print is not
+  // the host's; the process is found by its unique argument instead.
+  const alive = () => {
+    for (const d of readdirSync("/proc")) {
+      if (!/^[0-9]+$/.test(d)) continue;
+      try {
+        const args = readProc(`/proc/${d}/cmdline`, "utf8").split("\0");
+        const stat = readProc(`/proc/${d}/stat`, "utf8");
+        if (args.includes(`30.${process.pid}3`) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
+      } catch {}
     }
+    return false;
   };
   const deadline = Date.now() + 3000;
   while (pid && alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

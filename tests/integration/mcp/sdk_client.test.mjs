@@ -5,7 +5,7 @@
 // prompt exit on close.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv, catalogDir, ALLOW_ALL } from "./lib.mjs";
 
@@ -50,6 +50,20 @@ async function connect(ws, { profile, pluginDirs, capabilities = {} } = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (r) => r.content?.[0]?.text ?? "";
+
+// Commands run in their own PID namespace: the pid they print is not the
+// host's.  A process is found by an argument no other process has.
+function aliveMarker(marker) {
+  for (const d of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      if (args.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
+    } catch {}
+  }
+  return false;
+}
 
 function alive(pid) {
   try {
@@ -292,18 +306,19 @@ test("cancelling a call ends its process", async () => {
   const ws = workspace();
   const c = await connect(ws);
   const ac = new AbortController();
+  const marker1 = `30.${process.pid}1`;
   const pending = c.callTool(
-    { name: "exec_command", arguments: { cmd: "echo $$ > pid.txt; exec sleep 30", yield_time_ms: 20000 } },
+    { name: "exec_command", arguments: { cmd: `echo $$ > pid.txt; exec sleep ${marker1}`, yield_time_ms: 20000 } },
     undefined,
     { signal: ac.signal, timeout: 60000 },
   );
   const pidFile = join(ws, "pid.txt");
   await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5000, "the command to start");
   const pid = Number(readFileSync(pidFile, "utf8").trim());
-  assert.ok(alive(pid));
+  assert.ok(pid > 0 && aliveMarker(marker1));
   ac.abort("test cancels");
   await assert.rejects(pending);
-  await waitFor(() => !alive(pid), 5000, `process ${pid} to end after cancellation`);
+  await waitFor(() => !aliveMarker(marker1), 5000, `process ${pid} to end after cancellation`);
   await c.ping(); // the server is fine
 });
 
@@ -311,15 +326,16 @@ test("closing the client ends the server and its sessions promptly", async () =>
   const ws = workspace();
   const c = await connect(ws);
   // A session left running in the background of the server.
-  const r = await c.callTool({ name: "exec_command", arguments: { cmd: "echo $$ > pid2.txt; exec sleep 30", yield_time_ms: 300 } });
+  const marker2 = `30.${process.pid}2`;
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd: `echo $$ > pid2.txt; exec sleep ${marker2}`, yield_time_ms: 300 } });
   assert.ok(r.structuredContent.session_id !== undefined, text(r));
   const pid = Number(readFileSync(join(ws, "pid2.txt"), "utf8").trim());
-  assert.ok(alive(pid));
+  assert.ok(pid > 0 && aliveMarker(marker2));
   const t0 = Date.now();
   await c.close();
   // The SDK sends SIGTERM 2 s after closing stdin; we must be gone first.
   assert.ok(Date.now() - t0 < 1900, `close took ${Date.now() - t0} ms`);
-  await waitFor(() => !alive(pid), 3000, `session process ${pid} to end`);
+  await waitFor(() => !aliveMarker(marker2), 3000, `session process ${pid} to end`);
 });
 
 test("no server reported a sanitizer error or wrote noise to stderr", async () => {
