@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,10 @@ static void sweep(const char *dir)
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (strncmp(e->d_name, "vthost-", 7) || e->d_type != DT_DIR)
+            continue;
+        /* only a dead host's: a live one may have just made it */
+        int owner = atoi(e->d_name + 7);
+        if (owner <= 0 || kill(owner, 0) == 0 || errno != ESRCH)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
