@@ -11,6 +11,7 @@
  * is multi-threaded). */
 #include "spawn.h"
 #include "sandbox.h"
+#include "execwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,7 @@ static _Noreturn void end_group(pid_t cmd)
 
 #define LIFELINE_FD 3
 #define SANDBOX_FD 4 /* the Landlock ruleset, while the supervisor sets up */
+#define WATCH_FD 5   /* execwatch's socket, kept until the supervisor exits */
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -140,6 +142,13 @@ static _Noreturn void supervise(const child_plan *c)
             fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
             _exit(126);
     }
+    if (c->req->watch_sock > 2) {
+        if (!c->req->sandbox)
+            close(SANDBOX_FD);
+        if (dup2(c->req->watch_sock, WATCH_FD) < 0 || fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0)
+            _exit(126);
+        keep = WATCH_FD;
+    }
     if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
         for (int fd = keep + 1; fd < 4096; fd++)
             close(fd);
@@ -157,6 +166,11 @@ static _Noreturn void supervise(const child_plan *c)
             say("vthost: cannot sandbox the command: ", what);
             _exit(126);
         }
+    }
+    /* Run-time enforcement: every execve from here on is judged. */
+    if (c->req->watch_sock > 2 && execwatch_child_install(WATCH_FD) != 0) {
+        say("vthost: cannot start the run-time command checks", NULL);
+        _exit(126);
     }
     sa.sa_handler = on_host_gone;
     sigaction(c->death_sig, &sa, NULL);
