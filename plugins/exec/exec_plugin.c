@@ -154,9 +154,12 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
         [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
     /* Under run-time enforcement an opaque part is judged program by
-     * program as it runs; without it, nothing can approve it up front. */
+     * program as it runs; without it, nothing can approve it up front.
+     * A changed environment stays opaque: it alters what an allowed
+     * program does, which no execve check sees. */
     for (size_t k = 0; rc == VT_OK && k < l.count; k++)
-        if (!(enforce && l.items[k].kind == SPLIT_OPAQUE))
+        if (!(enforce && l.items[k].kind == SPLIT_OPAQUE &&
+              !split_opaque_environment(l.items[k].text)))
             rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
     split_list_free(&l);
     /* The shell is a subject: another interpreter turns the text into
