@@ -280,6 +280,9 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         }
         if (req.watch_sock > 2)
             close(req.watch_sock);
+        if (rc == VT_OK && *result &&
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited")))
+            execwatch_wait(w, 1000);
         cJSON *denied = execwatch_denied(w);
         if (rc == VT_OK && *result && denied)
             cJSON_AddItemToObject(*result, "denied_execs", denied);

@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct sock_fprog filter;   /* built once; read-only afterwards */
@@ -56,6 +57,7 @@ struct execwatch {
     int refs;            /* owner + thread */
     vt_call *live;
     int asking;          /* decisions in flight that may prompt */
+    int done;            /* the thread stopped serving */
     cJSON *denied;
     pid_t shell;         /* the first program: the command's shell */
     unsigned long long shell_start;
@@ -449,14 +451,18 @@ static void serve(execwatch *w)
     if (seccomp_notify_alloc(&req, &resp) != 0)
         return;
     for (;;) {
-        struct pollfd f[2] = {{.fd = w->listener, .events = POLLIN},
-                              {.fd = w->stop[0], .events = POLLIN}};
-        if (poll(f, 2, -1) < 0) {
+        /* The supervisor holds its end of the socket until it exits:
+         * then the command is over (what it left behind can no longer
+         * execute anything: the closed listener fails its execve). */
+        struct pollfd f[3] = {{.fd = w->listener, .events = POLLIN},
+                              {.fd = w->stop[0], .events = POLLIN},
+                              {.fd = w->sock, .events = POLLIN}};
+        if (poll(f, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (f[1].revents)
+        if (f[1].revents || (f[2].revents && !(f[0].revents & POLLIN)))
             break;
         if (f[0].revents & (POLLHUP | POLLERR) && !(f[0].revents & POLLIN))
             break; /* every process of the command is gone */
@@ -498,7 +504,14 @@ static void *thread_main(void *arg)
     pthread_mutex_lock(&w->mu);
     if (w->listener >= 0)
         close(w->listener);
-    w->listener = -1;
+    if (w->sock >= 0)
+        close(w->sock);
+    for (int k = 0; k < 2; k++)
+        if (w->stop[k] >= 0)
+            close(w->stop[k]);
+    w->listener = w->sock = w->stop[0] = w->stop[1] = -1;
+    w->done = 1;
+    pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     pthread_mutex_lock(&all_mu);
     for (execwatch **p = &all_head; *p; p = &(*p)->next)
@@ -566,13 +579,37 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     return VT_OK;
 }
 
+int execwatch_wait(execwatch *w, int ms)
+{
+    if (!w)
+        return 1;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
+        ;
+    int done = w->done;
+    pthread_mutex_unlock(&w->mu);
+    return done;
+}
+
 void execwatch_fini(void)
 {
     pthread_mutex_lock(&all_mu);
     stopping = 1;
     for (execwatch *w = all_head; w; w = w->next) {
-        ssize_t r = write(w->stop[1], "x", 1);
-        (void)r;
+        pthread_mutex_lock(&w->mu);
+        if (w->stop[1] >= 0) {
+            ssize_t r = write(w->stop[1], "x", 1);
+            (void)r;
+        }
+        pthread_mutex_unlock(&w->mu);
     }
     while (all_head)
         pthread_cond_wait(&all_cv, &all_mu);

@@ -54,6 +54,10 @@ void execwatch_set_live(execwatch *w, vt_call *call);
  * "argv","reason"} (NULL when none). */
 cJSON *execwatch_denied(execwatch *w);
 
+/* Wait up to `ms` for the watcher to stop once the command is over (so
+ * its descriptors are closed when the call returns).  1 when it stopped. */
+int execwatch_wait(execwatch *w, int ms);
+
 /* Drop the caller's reference; the watcher thread lives on while the
  * command's processes do. */
 void execwatch_release(execwatch *w);
