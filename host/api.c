@@ -8,6 +8,7 @@
 #include "guard.h"
 #include "host.h"
 #include "paths.h"
+#include "perm_exec.h"
 #include "permission.h"
 #include "registry.h"
 #include "services.h"
@@ -175,6 +176,7 @@ static const vt_host_api table = {
     .catalog_expand = api_catalog_expand,
     .catalog_epoch = api_catalog_epoch,
     .path_denied = api_path_denied,
+    .exec_policy = perm_exec_policy,
 };
 
 const vt_host_api *api_table(void) { return &table; }

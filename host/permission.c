@@ -157,6 +157,12 @@ static int prepare(const perm_request *req, const perm_agent **agent, perm_eval 
     return rc;
 }
 
+int permission_evaluate(const perm_request *req, perm_eval *ev, char **err)
+{
+    const perm_agent *agent;
+    return prepare(req, &agent, ev, err);
+}
+
 /* "rule \"X\" (file:line)" for messages. */
 static char *rule_ref(const perm_rule *r)
 {

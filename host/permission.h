@@ -40,6 +40,12 @@ int permission_explain(const perm_request *req, cJSON **out);
 int permission_init_with(const cJSON *config, const char *config_path,
                          const char *default_agent, const char *workspace, char **err);
 
+/* The policy's decision for `req` without prompting, reviewing or
+ * auditing (perm_eval, see perm_engine.h).  `ev` is freed by the caller
+ * with perm_eval_free whatever the result; *err is malloc'd on failure. */
+struct perm_eval;
+int permission_evaluate(const perm_request *req, struct perm_eval *ev, char **err);
+
 /* Zero the auto-review denial counters (consecutive and total). */
 void permission_reset_counters(void);
 

@@ -1,10 +1,13 @@
 /* The exec plugin: the exec_command tool, its permission hook, and the
  * services (command splitter, live sessions) other modules reach. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vthost/plugin.h>
 
 #include "exec_service.h"
+#include "execwatch.h"
 #include "sandbox.h"
 #include "session.h"
 #include "shellenv.h"
@@ -57,6 +60,42 @@ static const char SCHEMA[] =
     "\"justification\":{\"type\":\"string\",\"description\":\"Why escalation is needed; "
     "required with require_escalated.\"}"
     "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
+
+static int enforce; /* run-time enforcement of every execve (execwatch.h) */
+
+/* Where a sandboxed command can write (NULL-terminated, malloc'd), or
+ * NULL when it runs unconfined. */
+static char **writable_dirs(int confined)
+{
+    if (!confined)
+        return NULL;
+    const char *tmpdir = getenv("TMPDIR");
+    size_t n = 0;
+    char **v = calloc(sandbox_cfg.nwritable + 6, sizeof *v);
+    if (!v)
+        return NULL;
+    const char *fixed[] = {api->workspace_root(), "/tmp", "/var/tmp", "/dev/shm",
+                           tmpdir && tmpdir[0] == '/' ? tmpdir : NULL};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (fixed[i] && !(v[n++] = strdup(fixed[i])))
+            goto oom;
+    for (size_t i = 0; i < sandbox_cfg.nwritable; i++)
+        if (!(v[n++] = strdup(sandbox_cfg.writable_roots[i])))
+            goto oom;
+    return v;
+oom:
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+    return NULL;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
 
 static const char *str_arg(const cJSON *args, const char *key)
 {
@@ -114,9 +153,32 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     static const vt_subject_kind kinds[] = {
         [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
         [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
+    /* Under run-time enforcement an opaque part is judged program by
+     * program as it runs; without it, nothing can approve it up front.
+     * A changed environment stays opaque: it alters what an allowed
+     * program does, which no execve check sees. */
     for (size_t k = 0; rc == VT_OK && k < l.count; k++)
-        rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
+        if (!(enforce && l.items[k].kind == SPLIT_OPAQUE &&
+              !split_opaque_environment(l.items[k].text)))
+            rc = api->subject_add(out, kinds[l.items[k].kind], l.items[k].text);
     split_list_free(&l);
+    /* The shell is a subject: another interpreter turns the text into
+     * code, and a workspace executable could be anything. */
+    const char *shell = str_arg(args, "shell");
+    if (rc == VT_OK && shell) {
+        char **wr = writable_dirs(1);
+        int own = wr && shell_is_profile_shell(profile, shell, (const char *const *)wr);
+        strv_free(wr);
+        if (!own) {
+            size_t n = strlen(shell) + 7;
+            char *subj = malloc(n);
+            if (!subj)
+                return VT_ERR_NOMEM;
+            snprintf(subj, n, "shell:%s", shell);
+            rc = api->subject_add(out, VT_SUBJECT_COMMAND, subj);
+            free(subj);
+        }
+    }
     const char *sp = str_arg(args, "sandbox_permissions");
     const char *why = str_arg(args, "justification");
     if (rc == VT_OK && sp && !strcmp(sp, "require_escalated"))
@@ -148,6 +210,21 @@ static int workdir_error(vt_call *call, const char *wd, int rc)
         return api->call_error(call, rc < 0 ? rc : VT_ERR_INVALID,
                                "workdir '%s' is not a directory inside the workspace", wd);
     }
+}
+
+static int watch_start(vt_call *call, int confined, execwatch **w, int *sock)
+{
+    vt_exec_policy *pol = NULL;
+    if (!VT_HAS(api, exec_policy) || api->exec_policy(call, &pol) != VT_OK)
+        return api->call_error(call, VT_ERR_UNSUPPORTED,
+                               "the host cannot judge the programs a command runs");
+    /* Unconfined commands can write more, but the user's own directories
+     * (and everything, for root) would then name every program by path. */
+    (void)confined;
+    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1)};
+    if (execwatch_start(&o, w, sock) != VT_OK)
+        return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
+    return VT_OK;
 }
 
 static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
@@ -193,7 +270,25 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         req.sandbox = escalated ? NULL : sandbox_state;
         if (!escalated && sandbox_warning)
             api->call_warn(call, "%s", sandbox_warning);
-        rc = session_run(call, &req, cmd, clamp_yield(args), result);
+        execwatch *w = NULL;
+        if (enforce)
+            rc = watch_start(call, req.sandbox != NULL, &w, &req.watch_sock);
+        if (rc == VT_OK) {
+            execwatch_set_live(w, call);
+            rc = session_run(call, &req, cmd, clamp_yield(args), result);
+            execwatch_set_live(w, NULL);
+        }
+        if (req.watch_sock > 2)
+            close(req.watch_sock);
+        if (rc == VT_OK && *result &&
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited")))
+            execwatch_wait(w, 1000);
+        cJSON *denied = execwatch_denied(w);
+        if (rc == VT_OK && *result && denied)
+            cJSON_AddItemToObject(*result, "denied_execs", denied);
+        else
+            cJSON_Delete(denied);
+        execwatch_release(w);
     }
     if (rc == VT_OK && *result)
         cJSON_AddStringToObject(*result, "sandbox",
@@ -297,6 +392,15 @@ static int exec_init(const vt_host_api *host, char **errmsg)
     }
     tools[0].description = profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
     read_pty_size(api->config());
+    /* Run-time enforcement needs the host's exec policy (ABI 1.1) and a
+     * kernel that can continue trapped calls; without it the static
+     * check stays conservative (opaque texts are not pre-approved). */
+    if (VT_HAS(api, exec_policy) && execwatch_prepare() == VT_OK)
+        enforce = !getenv("VTHOST_NO_EXEC_CHECKS");
+    else
+        api->log(VT_LOG_WARNING, "exec",
+                 "run-time command checks are unavailable (Linux 5.5 and libseccomp 2.5 "
+                 "needed): command rules hold only for the command text");
     int rc = sessions_init(api);
     if (rc == VT_OK)
         rc = spawn_init();
@@ -315,6 +419,8 @@ static void exec_fini(void)
 {
     sessions_fini();
     spawn_fini();
+    execwatch_fini();
+    enforce = 0;
     sandbox_free(sandbox_state);
     sandbox_state = NULL;
     sandbox_config_free(&sandbox_cfg);

@@ -106,6 +106,41 @@ int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
     return VT_OK;
 }
 
+static int below(const char *root, const char *p)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == 0 || n == 1);
+}
+
+int shell_is_profile_shell(shell_profile prof, const char *shell,
+                           const char *const *writable)
+{
+    static const char *const unix_shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", NULL};
+    static const char *const pwsh[] = {"pwsh", "powershell", NULL};
+    const char *b = strrchr(shell, '/');
+    b = b ? b + 1 : shell;
+    int named = 0;
+    for (const char *const *s = prof == SHELL_POWERSHELL ? pwsh : unix_shells; *s; s++)
+        named |= !strcmp(*s, b);
+    const char *env_shell = getenv("SHELL");
+    if (!named && prof == SHELL_UNIX_LIKE && env_shell && *env_shell) {
+        const char *eb = strrchr(env_shell, '/');
+        named = !strcmp(eb ? eb + 1 : env_shell, b);
+    }
+    if (!named)
+        return 0;
+    /* Both the path as found and its target must lie outside what the
+     * command (or the agent) can write. */
+    char *path = find_program(shell);
+    int ok = path != NULL;
+    for (const char *const *w = writable; ok && w && *w; w++)
+        ok = !below(*w, path);
+    free(path);
+    return ok;
+}
+
 void shell_cmd_free(shell_cmd *c)
 {
     free(c->path);

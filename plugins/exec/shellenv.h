@@ -26,6 +26,15 @@ int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
                   shell_cmd *out, const char **what);
 void shell_cmd_free(shell_cmd *c);
 
+/* 1 when the call's `shell` argument names one of the profile's own
+ * shells (unix_like: sh, bash, dash, zsh, ksh, mksh or $SHELL's name;
+ * powershell: pwsh, powershell) installed outside every directory in
+ * `writable` (NULL-terminated): such a shell needs no rule.  Any other
+ * shell (an interpreter, a workspace executable) is a permission subject
+ * of its own, "shell:<argument>". */
+int shell_is_profile_shell(shell_profile prof, const char *shell,
+                           const char *const *writable);
+
 /* The command's environment: the host's, with NO_COLOR=1, PAGER=cat,
  * GIT_PAGER=cat, TERM=dumb (xterm on a PTY) and LANG=C.UTF-8 when unset.
  * NULL when out of memory; free with env_free. */

@@ -11,6 +11,7 @@
  * is multi-threaded). */
 #include "spawn.h"
 #include "sandbox.h"
+#include "execwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +93,9 @@ static _Noreturn void end_group(pid_t cmd)
 
 #define LIFELINE_FD 3
 #define SANDBOX_FD 4 /* the Landlock ruleset, while the supervisor sets up */
+/* Run-time enforcement's socket (execwatch.h), kept by the supervisor
+ * and the session's init until they exit; above STATUS_FD/ALIVE_FD. */
+#define WATCH_FD 7
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -174,10 +178,14 @@ static _Noreturn void session_init(const child_plan *c)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);
-    /* Execve trapping (seccomp user notification) belongs here: after
-     * all confinement (no_new_privs is set, which a listener filter
-     * needs), right before the shell is exec'd.  Only one listener
-     * filter may exist per task chain; the sandbox's filter has none. */
+    /* Run-time enforcement: after all confinement (no_new_privs is set,
+     * which a listener filter needs), right before the shell is exec'd,
+     * so every execve of the session is judged.  Only one listener filter
+     * may exist per task chain; the sandbox's filter has none. */
+    if (c->req->watch_sock > 2 && execwatch_child_install(WATCH_FD) != 0) {
+        say("vthost: cannot start the run-time command checks", NULL);
+        _exit(126);
+    }
     pid_t shell = vfork();
     if (shell == 0) {
         execve(c->req->path, c->req->argv, c->req->envp);
@@ -300,9 +308,17 @@ static _Noreturn void supervise(const child_plan *c)
             fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
             _exit(126);
     }
-    if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
+    /* The host made watch_sock >= 64, so the moves above cannot clobber
+     * it; it goes to WATCH_FD and everything else above `keep` closes. */
+    int watch = c->req->watch_sock > 2;
+    if (watch && (dup2(c->req->watch_sock, WATCH_FD) < 0 ||
+                  fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0))
+        _exit(126);
+    if (syscall(SYS_close_range, keep + 1, watch ? WATCH_FD - 1 : ~0U, 0) < 0 ||
+        (watch && syscall(SYS_close_range, WATCH_FD + 1, ~0U, 0) < 0))
         for (int fd = keep + 1; fd < 4096; fd++)
-            close(fd);
+            if (!watch || fd != WATCH_FD)
+                close(fd);
     int ns = c->req->sandbox && sandbox_namespaces(c->req->sandbox);
     if (ns) {
         const char *what = "namespaces";
@@ -320,6 +336,12 @@ static _Noreturn void supervise(const child_plan *c)
         }
     } else if (chdir(c->req->workdir) < 0) {
         say("vthost: cannot enter ", c->req->workdir);
+        _exit(126);
+    }
+    /* Without a session init the supervisor itself starts the shell:
+     * the run-time checks go here (in the init otherwise). */
+    if (!ns && watch && execwatch_child_install(WATCH_FD) != 0) {
+        say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
     /* Before the parent-death signal is set: entering a user namespace

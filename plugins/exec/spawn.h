@@ -14,6 +14,8 @@ typedef struct spawn_req {
     int tty;               /* 1: a PTY, else pipes */
     unsigned short rows, cols;
     const struct sandbox *sandbox; /* confinement, or NULL to run unsandboxed */
+    int watch_sock;        /* > 2: run-time enforcement (execwatch.h) reports
+                              its listener here; 0: none */
 } spawn_req;
 
 typedef struct spawn_proc {

@@ -10,6 +10,7 @@
 #include <vthost/plugin.h>
 
 #define MAX_DEPTH 24
+#define MAX_NEST 64 /* ${ ${ "$( ... nesting inside one word */
 #define MAX_HEREDOCS 16
 
 typedef struct sbuf {
@@ -52,6 +53,7 @@ typedef struct parser {
     const char *s;
     size_t i, n;
     int depth;
+    int nest;  /* parse_dollar recursion: past MAX_NEST the text is opaque */
     int error; /* syntax the reader does not accept */
     int oom;
     split_list *out;
@@ -133,6 +135,9 @@ static void parse_subst(parser *p)
 static void skip_arith(parser *p, size_t start)
 {
     int level = 2;
+    /* Arithmetic evaluates variables whose values may hold a[$(...)]:
+     * what runs depends on values the text does not show. */
+    emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
     while (p->i < p->n && level > 0) {
         char c = p->s[p->i++];
         if (c == '(')
@@ -224,6 +229,26 @@ static void parse_dquote(parser *p, word *w)
 static void parse_brace_param(parser *p, word *w)
 {
     int level = 1;
+    /* Modelled: ${name}, ${#name} and ${name OP word} with OP one of
+     * :- := :+ :? - = + ? # ## % %% / // ^ ^^ , ,,.  Indirection (${!x}),
+     * transformations (${x@P}), subscripts and substrings (arithmetic)
+     * are not: their effect depends on values the text does not show. */
+    size_t j = p->i;
+    if (j < p->n && p->s[j] == '#' && j + 1 < p->n && p->s[j + 1] != '}')
+        j++;
+    size_t name = j;
+    if (j < p->n && is_name_start((unsigned char)p->s[j]))
+        while (j < p->n && is_name_char((unsigned char)p->s[j]))
+            j++;
+    else if (j < p->n && strchr("0123456789@*#?$-", p->s[j]))
+        j++;
+    int ok = j > name && j < p->n;
+    if (ok && p->s[j] == ':')
+        ok = j + 1 < p->n && strchr("-=+?", p->s[j + 1]);
+    else if (ok)
+        ok = strchr("}-=+?#%/^,", p->s[j]) != NULL;
+    if (!ok)
+        emit(p, SPLIT_OPAQUE, "parameter expansion the splitter does not model");
     while (level > 0) {
         int c = peek(p, 0);
         if (c < 0) {
@@ -256,10 +281,38 @@ static void parse_brace_param(parser *p, word *w)
     }
 }
 
-/* After a "$" (already consumed). */
+static void parse_dollar_in(parser *p, word *w);
+
+/* After a "$" (already consumed).  Every nesting of the word grammar
+ * passes through here: past MAX_NEST the text is opaque, so no input can
+ * exhaust the stack. */
 static void parse_dollar(parser *p, word *w)
 {
+    if (p->nest >= MAX_NEST) {
+        p->error = 1;
+        p->i = p->n;
+        return;
+    }
+    p->nest++;
+    parse_dollar_in(p, w);
+    p->nest--;
+}
+
+static void parse_dollar_in(parser *p, word *w)
+{
     int c = peek(p, 0);
+    if (c == '[') {
+        /* $[ ... ]: old arithmetic */
+        w->has_exp = 1;
+        emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
+        while (peek(p, 0) >= 0 && peek(p, 0) != ']')
+            p->i++;
+        if (peek(p, 0) < 0)
+            p->error = 1;
+        else
+            p->i++;
+        return;
+    }
     if (c == '(' && peek(p, 1) == '(') {
         w->has_exp = 1;
         p->i += 2;
@@ -362,6 +415,14 @@ static void parse_word(parser *p, word *w)
         case '[':
             /* Globs expand to file names: keep the source text. */
             w->glob = 1;
+            sb_putc(&w->lit, (char)c);
+            break;
+        case '{':
+            /* {rm,-f,x} and {a..b}: brace expansion spells other words. */
+            for (size_t j = p->i; j < p->n && !is_meta((unsigned char)p->s[j]) &&
+                                  p->s[j] != '}'; j++)
+                if (p->s[j] == ',' || (p->s[j] == '.' && j + 1 < p->n && p->s[j + 1] == '.'))
+                    w->has_exp = 1;
             sb_putc(&w->lit, (char)c);
             break;
         default:
@@ -526,6 +587,10 @@ static void parse_redirect(parser *p, size_t len, char kind, int strip)
             h->delim = strdup(sb_str(&w.lit));
             h->strip_tabs = strip;
             h->expands = !w.quoted;
+            /* bash's delimiter is the word's text, unexpanded: whatever
+             * the splitter reads as the delimiter may not be it. */
+            if (w.has_exp || w.glob)
+                emit(p, SPLIT_OPAQUE, "here-document whose delimiter holds an expansion");
             if (!h->delim)
                 p->oom = 1;
         } else {
@@ -579,11 +644,12 @@ static void skip_heredocs(parser *p)
                 !strncmp(p->s + a, h->delim, le - a))
                 break;
             for (size_t j = ls; j < le; j++)
-                if (p->s[j] == '`' || (p->s[j] == '$' && j + 1 < le && p->s[j + 1] == '('))
+                if (p->s[j] == '`' ||
+                    (p->s[j] == '$' && j + 1 < le && strchr("({[", p->s[j + 1])))
                     substitutes = 1;
         }
         if (h->expands && substitutes)
-            emit(p, SPLIT_OPAQUE, "command substitution inside a here-document");
+            emit(p, SPLIT_OPAQUE, "expansion inside a here-document");
         free(h->delim);
         h->delim = NULL;
     }
@@ -642,14 +708,96 @@ static int shell_script_index(word *ws, int nw, int name, int need_c)
     return k < nw ? -1 : nw;
 }
 
+/* Variables that change what later programs do (where they are found,
+ * which configuration and start-up files they read, what they load). */
+static int sensitive_var(const char *s, size_t n)
+{
+    static const char *const names[] = {
+        "PATH", "HOME", "BASH_ENV", "ENV", "IFS", "CDPATH", "GLOBIGNORE", "SHELLOPTS",
+        "BASHOPTS", "PS4", "PROMPT_COMMAND", "BASH_XTRACEFD", "TMPDIR", "SHELL",
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "INPUTRC", "PAGER", "EDITOR",
+        "VISUAL", "LESSOPEN", "LESSCLOSE", "MANPAGER", "BROWSER", "PYTHONPATH",
+        "PYTHONSTARTUP", "PYTHONHOME", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT",
+        "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "GCONV_PATH", "MAKEFLAGS", "MFLAGS",
+        "CC", "CXX", "SSH_ASKPASS", "SUDO_ASKPASS", "NPM_CONFIG_PREFIX", NULL};
+    static const char *const prefixes[] = {"LD_", "GIT_", "BASH_FUNC_", "DYLD_",
+                                           "npm_config_", "NPM_CONFIG_", NULL};
+    for (const char *const *k = names; *k; k++)
+        if (strlen(*k) == n && !strncmp(*k, s, n))
+            return 1;
+    for (const char *const *k = prefixes; *k; k++)
+        if (n >= strlen(*k) && !strncmp(*k, s, strlen(*k)))
+            return 1;
+    return 0;
+}
+
+/* NAME=, NAME+= or NAME[..]= at the start of `w`: is NAME sensitive? */
+static int sensitive_assignment(const parser *p, const word *w)
+{
+    const char *s = p->s + w->start;
+    size_t n = 0;
+    while (w->start + n < w->end && is_name_char((unsigned char)s[n]))
+        n++;
+    return sensitive_var(s, n);
+}
+
+/* A shell started interactive or as a login shell reads start-up files. */
+static int rc_shell(const parser *p, word *ws, int nw, int name)
+{
+    static const char *const SHELLS[] = {"sh", "bash", "dash", "zsh", "ksh",
+                                         "mksh", "ash", "rbash", NULL};
+    (void)p;
+    if (!in_list(base_name(sb_str(&ws[name].lit)), SHELLS))
+        return 0;
+    for (int k = name + 1; k < nw; k++) {
+        const char *t = sb_str(&ws[k].lit);
+        if (t[0] != '-' && t[0] != '+')
+            break;
+        if (ws[k].has_exp)
+            return 1;
+        if (!strcmp(t, "--login") || !strcmp(t, "--rcfile") || !strcmp(t, "--init-file") ||
+            !strcmp(t, "--interactive") || !strcmp(t, "-o") || !strcmp(t, "+o") ||
+            !strcmp(t, "-O") || !strcmp(t, "+O"))
+            return 1;
+        if (t[1] != '-' && (strchr(t, 'i') || strchr(t, 'l') || strchr(t, 's')))
+            return 1;
+    }
+    return 0;
+}
+
 /* Emit one finished simple command. */
 static void finish_command(parser *p, word *ws, int nw)
 {
     int name = 0;
     while (name < nw && is_assignment(p, &ws[name]))
         name++;
+    for (int k = 0; k < name; k++)
+        if (sensitive_assignment(p, &ws[k])) {
+            emit(p, SPLIT_OPAQUE, "assignment to a variable that changes what programs do");
+            break;
+        }
     if (name == nw)
         return; /* assignments only: nothing runs (substitutions were seen) */
+    /* Builtins that define aliases, traps, hashed paths or arithmetic, or
+     * read a script: what runs afterwards is not what the text shows. */
+    static const char *const REDEFINE[] = {"unset", "alias", "enable", "shopt", "source",
+                                           ".", "hash", "trap", "let", "coproc", NULL};
+    static const char *const DECLARE[] = {"export", "declare", "typeset", "local",
+                                          "readonly", "printf", "read", NULL};
+    const char *cmd0 = sb_str(&ws[name].lit);
+    int opaque = 0;
+    if (!ws[name].has_exp && in_list(cmd0, REDEFINE))
+        opaque = 1;
+    else if (!ws[name].has_exp && in_list(cmd0, DECLARE))
+        for (int k = name + 1; !opaque && k < nw; k++)
+            opaque = (strcmp(cmd0, "printf") && (ws[k].has_exp || sensitive_var(
+                                                     sb_str(&ws[k].lit), ws[k].lit.len) ||
+                                                 sensitive_assignment(p, &ws[k]))) ||
+                     !strcmp(sb_str(&ws[k].lit), "-v") || !strcmp(sb_str(&ws[k].lit), "-n");
+    if (opaque)
+        emit(p, SPLIT_OPAQUE, "builtin that changes what later commands run");
+    if (rc_shell(p, ws, nw, name))
+        emit(p, SPLIT_OPAQUE, "interactive or login shell (reads start-up files)");
     sbuf text = {0};
     for (int k = 0; k < nw; k++) {
         if (k)
@@ -804,6 +952,7 @@ static void parse_command(parser *p)
                 continue;
             }
             if (ws.n == 1 && !ws.w[0].has_exp) { /* name () body */
+                emit(p, SPLIT_OPAQUE, "function definition");
                 p->i++;
                 skip_blanks(p);
                 if (peek(p, 0) != ')') {
@@ -834,6 +983,8 @@ static void parse_command(parser *p)
         }
         const char *t = sb_str(&w->lit);
         int keyword = ws.n == 0 && !w->has_exp && !w->quoted;
+        if (keyword && (!strcmp(t, "while") || !strcmp(t, "until")))
+            emit(p, SPLIT_OPAQUE, "loop");
         if (keyword && in_list(t, SKIP_WORDS)) {
             after_time = !strcmp(t, "time");
             word_free(w);
@@ -858,8 +1009,12 @@ static void parse_command(parser *p)
             continue;
         }
         if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") ||
-                        !strcmp(t, "function")))
+                        !strcmp(t, "function"))) {
+            /* a loop variable or a function body: names and values the
+             * text does not show (`for x do ... done` even hides its body) */
+            emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");
             discard = 1;
+        }
         ws.n++;
         /* "function f {": the body's "{" follows the header directly. */
         if (discard && ws.n == 2 && !strcmp(sb_str(&ws.w[0].lit), "function")) {
@@ -927,12 +1082,26 @@ static void split_text(parser *parent, const char *text, size_t len)
 int split_shell(const char *cmd, split_list *out)
 {
     parser p = {.s = cmd, .n = strlen(cmd), .out = out};
+    /* bash reads a carriage return or other control character as part of
+     * a word, where the splitter's reading may differ: opaque. */
+    for (const char *c = cmd; *c; c++)
+        if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f) {
+            emit(&p, SPLIT_OPAQUE, "control character in the command text");
+            break;
+        }
     parse_list(&p, 0);
     for (int k = 0; k < p.nhd; k++)
         free(p.hd[k].delim);
     if (p.error == 1)
         emit(&p, SPLIT_OPAQUE, cmd);
     return p.oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+int split_opaque_environment(const char *text)
+{
+    return !strcmp(text, "assignment to a variable that changes what programs do") ||
+           !strcmp(text, "builtin that changes what later commands run") ||
+           !strcmp(text, "interactive or login shell (reads start-up files)");
 }
 
 void split_list_free(split_list *l)

@@ -27,6 +27,12 @@ typedef struct split_list {
  * Never fails on hostile input: what cannot be parsed is reported as
  * SPLIT_OPAQUE.  Returns 0, or VT_ERR_NOMEM. */
 int split_shell(const char *cmd, split_list *out);
+
+/* 1 when an opaque item changes the environment or start-up files of what
+ * runs later (sensitive assignments, export/alias/source..., rc-reading
+ * shells): run-time checks see the program but not its configuration, so
+ * such a text is never pre-approved by allow rules. */
+int split_opaque_environment(const char *text);
 void split_list_free(split_list *l);
 
 #endif

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 0
+#define VT_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -127,6 +127,41 @@ typedef struct vt_call vt_call;           /* one tool call (opaque) */
 typedef struct vt_subjects vt_subjects;   /* subject sink (opaque) */
 typedef struct vt_spool vt_spool;         /* output spool (opaque) */
 typedef struct vt_host_api vt_host_api;
+
+/*
+ * Run-time command enforcement (added in 1.1).  A plugin that watches
+ * the programs a command executes (the exec plugin's supervisor traps
+ * every execve) asks the permission policy about each one through a
+ * vt_exec_policy obtained from api->exec_policy().
+ */
+typedef struct vt_exec_program {
+    uint32_t struct_size;     /* sizeof(vt_exec_program) */
+    /* The name rules match: the base name of the executable (or its path
+     * when it lies where the command can write).  Borrowed. */
+    const char *name;
+    /* Absolute path of the executable as the process named it.  Borrowed. */
+    const char *path;
+    /* argv[1..] as passed to execve; NULL-terminated.  Borrowed. */
+    const char *const *args;
+    /* 1: the command text's own shell (or a subshell of it) runs this
+     * program, so allow/ask rules apply; 0: a program started by an
+     * already approved program runs it, so only deny rules apply. */
+    int by_shell;
+} vt_exec_program;
+
+typedef struct vt_exec_policy vt_exec_policy;
+struct vt_exec_policy {
+    uint32_t struct_size;     /* sizeof(vt_exec_policy) of the host */
+    /* 0 when `prog` may run, VT_ERR_DENIED when it may not; *reason
+     * (allocated, free with api->free(); may be NULL) says why.  `live`
+     * is a call of the same client in progress through which the user
+     * can be asked, or NULL (then what needs asking is refused).
+     * Thread-safe: may be called from any thread, concurrently. */
+    int (*decide)(vt_exec_policy *self, vt_call *live, const vt_exec_program *prog,
+                  char **reason);
+    /* Release the policy; no decide() may be running or follow. */
+    void (*release)(vt_exec_policy *self);
+};
 
 /*
  * A tool.  Arrays of tools end with an all-zero entry.  The host steps
@@ -309,6 +344,16 @@ struct vt_host_api {
      * denied ones, so a deny rule on a subtree holds inside a wider
      * search.  Thread-safe. */
     int (*path_denied)(vt_call *call, vt_subject_kind kind, const char *path);
+
+    /* ---- added in 1.1: run-time command enforcement ---- */
+    /* The policy for the programs call `call` (a command-running tool
+     * whose permission check passed, from inside its run hook) starts:
+     * it remembers the call's tool, agent and whether a person or the
+     * reviewer approved the call (that approval covers the programs the
+     * command text runs itself).  It stays valid after the call returns
+     * (a command may outlive it); *out is owned by the caller and freed
+     * with (*out)->release().  Thread-safe. */
+    int (*exec_policy)(vt_call *call, vt_exec_policy **out);
 };
 
 #define VT_HAS(api, member)                                               \

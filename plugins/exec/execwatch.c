@@ -1,0 +1,621 @@
+/* Run-time command enforcement: the filter, its installation in the
+ * supervisor, and the watcher thread that judges every execve.
+ *
+ * Which programs are "the command text's own" (by_shell): the first
+ * program (the shell) and every process that has not become another
+ * program since it was forked from it (subshells, pipelines, command
+ * substitutions).  The watcher records each process it let exec a
+ * program (pid and start time, so a reused pid is not mistaken), and a
+ * trapped process is by_shell unless it or one of its ancestors is such
+ * a program.  A known shell run by the shell (bash -c TEXT, sh script,
+ * echo ... | bash) stays part of the command text: the programs it runs
+ * are judged as if the text had named them.  Orphans whose lineage is
+ * lost count as by_shell (the stricter reading). */
+#include "execwatch.h"
+#include "execwatch_proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct sock_fprog filter;   /* built once; read-only afterwards */
+static int nr_execve = -1, nr_execveat = -1;
+
+static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t all_cv = PTHREAD_COND_INITIALIZER;
+static execwatch *all_head;        /* watchers whose thread runs */
+static int stopping;
+
+typedef struct program_mark {
+    pid_t pid;
+    unsigned long long start;
+} program_mark;
+
+struct execwatch {
+    const vt_host_api *api;
+    vt_exec_policy *policy;
+    char **writable;
+    int sock;            /* our end; the listener arrives here */
+    int listener;
+    int stop[2];         /* fini wakes the thread */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;            /* owner + thread */
+    vt_call *live;
+    int asking;          /* decisions in flight that may prompt */
+    int done;            /* the thread stopped serving */
+    cJSON *denied;
+    pid_t shell;         /* the first program: the command's shell */
+    unsigned long long shell_start;
+    program_mark *marks;
+    size_t nmarks, capmarks;
+    execwatch *next;
+};
+
+/* ---- the filter -------------------------------------------------------- */
+
+int execwatch_available(void) { return filter.len > 0; }
+
+int execwatch_prepare(void)
+{
+    if (filter.len)
+        return VT_OK;
+    /* Level 6: the kernel can continue a trapped call (Linux 5.5). */
+    if (seccomp_api_get() < 6)
+        return VT_ERR_UNSUPPORTED;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return VT_ERR_NOMEM;
+    nr_execve = seccomp_syscall_resolve_name("execve");
+    nr_execveat = seccomp_syscall_resolve_name("execveat");
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0);
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0);
+    int mfd = rc == 0 ? memfd_create("vthost-execwatch", MFD_CLOEXEC) : -1;
+    rc = -1;
+    if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
+        off_t n = lseek(mfd, 0, SEEK_END);
+        struct sock_filter *prog = n > 0 ? malloc((size_t)n) : NULL;
+        if (prog && pread(mfd, prog, (size_t)n, 0) == n) {
+            filter.filter = prog;
+            filter.len = (unsigned short)((size_t)n / sizeof *prog);
+            rc = 0;
+        } else {
+            free(prog);
+        }
+    }
+    if (mfd >= 0)
+        close(mfd);
+    seccomp_release(ctx);
+    return rc == 0 ? VT_OK : VT_ERR_IO;
+}
+
+int execwatch_child_install(int sock)
+{
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -errno;
+    int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                          SECCOMP_FILTER_FLAG_NEW_LISTENER, &filter);
+    if (fd < 0)
+        return -errno;
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    char byte = 'L';
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
+                       .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t r;
+    do
+        r = sendmsg(sock, &m, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    int e = r == 1 ? 0 : -errno;
+    close(fd); /* the supervisor must not answer its own traps */
+    return e ? e : (r == 1 ? 0 : -EIO);
+}
+
+/* ---- lifetime ---------------------------------------------------------- */
+
+static void watch_free(execwatch *w)
+{
+    if (w->policy)
+        w->policy->release(w->policy);
+    ew_strv_free(w->writable);
+    if (w->sock >= 0)
+        close(w->sock);
+    if (w->listener >= 0)
+        close(w->listener);
+    for (int k = 0; k < 2; k++)
+        if (w->stop[k] >= 0)
+            close(w->stop[k]);
+    cJSON_Delete(w->denied);
+    free(w->marks);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+static void unref(execwatch *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last)
+        watch_free(w);
+}
+
+void execwatch_release(execwatch *w)
+{
+    if (w)
+        unref(w);
+}
+
+void execwatch_set_live(execwatch *w, vt_call *call)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->live = call;
+    while (!call && w->asking)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
+cJSON *execwatch_denied(execwatch *w)
+{
+    if (!w)
+        return NULL;
+    pthread_mutex_lock(&w->mu);
+    cJSON *d = w->denied && cJSON_GetArraySize(w->denied) ? cJSON_Duplicate(w->denied, 1)
+                                                          : NULL;
+    pthread_mutex_unlock(&w->mu);
+    return d;
+}
+
+/* ---- judging one execve -------------------------------------------------- */
+
+static int within(const char *root, const char *p)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == 0 || n == 1);
+}
+
+/* Can the command have put a file in the directory of `p`? */
+static int writable_dir(const execwatch *w, const char *p)
+{
+    char *d = strdup(p);
+    if (!d)
+        return 1;
+    char *s = strrchr(d, '/');
+    if (s)
+        s[s == d ? 1 : 0] = 0;
+    int wr = 0;
+    if (!w->writable)
+        wr = access(d, W_OK) == 0;
+    else
+        for (char **r = w->writable; *r && !wr; r++)
+            wr = within(*r, d);
+    free(d);
+    return wr;
+}
+
+static const char *base_of(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+static int known_shell(const char *name)
+{
+    static const char *const shells[] = {"sh", "bash", "dash", "rbash", "zsh",
+                                         "ksh", "mksh", NULL};
+    for (const char *const *s = shells; *s; s++)
+        if (!strcmp(*s, name))
+            return 1;
+    return 0;
+}
+
+static int marked(const execwatch *w, pid_t pid, unsigned long long start)
+{
+    for (size_t i = 0; i < w->nmarks; i++)
+        if (w->marks[i].pid == pid && w->marks[i].start == start)
+            return 1;
+    return 0;
+}
+
+static void mark(execwatch *w, pid_t pid, unsigned long long start)
+{
+    if (marked(w, pid, start))
+        return;
+    if (w->nmarks == w->capmarks) {
+        /* forget the dead first */
+        size_t k = 0;
+        for (size_t i = 0; i < w->nmarks; i++) {
+            pid_t pp;
+            unsigned long long st;
+            if (ew_proc_stat(w->marks[i].pid, &pp, &st) == 0 && st == w->marks[i].start)
+                w->marks[k++] = w->marks[i];
+        }
+        w->nmarks = k;
+    }
+    if (w->nmarks == w->capmarks) {
+        size_t cap = w->capmarks ? w->capmarks * 2 : 64;
+        program_mark *m = realloc(w->marks, cap * sizeof *m);
+        if (!m)
+            return;
+        w->marks = m;
+        w->capmarks = cap;
+    }
+    w->marks[w->nmarks++] = (program_mark){pid, start};
+}
+
+/* Is `pid` still the command text's shell (or a subshell of it)? */
+static int by_shell(const execwatch *w, pid_t pid, unsigned long long *self_start)
+{
+    *self_start = 0;
+    pid_t cur = pid;
+    for (int depth = 0; depth < 256 && cur > 1; depth++) {
+        pid_t pp;
+        unsigned long long st;
+        if (ew_proc_stat(cur, &pp, &st) < 0)
+            return 1;
+        if (depth == 0)
+            *self_start = st;
+        if (marked(w, cur, st))
+            return 0;
+        if (cur == w->shell && st == w->shell_start)
+            return 1;
+        cur = pp;
+    }
+    return 1;
+}
+
+static void record_denied(execwatch *w, const char *name, const char *path,
+                          char **args, const char *why)
+{
+    pthread_mutex_lock(&w->mu);
+    if (!w->denied)
+        w->denied = cJSON_CreateArray();
+    cJSON *o = cJSON_CreateObject();
+    cJSON *argv = o ? cJSON_AddArrayToObject(o, "argv") : NULL;
+    if (argv && w->denied) {
+        cJSON_AddStringToObject(o, "program", name);
+        cJSON_AddStringToObject(o, "path", path);
+        cJSON_AddItemToArray(argv, cJSON_CreateString(name));
+        for (char **a = args; a && *a; a++)
+            cJSON_AddItemToArray(argv, cJSON_CreateString(*a));
+        cJSON_AddStringToObject(o, "reason", why);
+        /* bounded: a loop of refusals must not grow the result forever */
+        if (cJSON_GetArraySize(w->denied) < 100)
+            cJSON_AddItemToArray(w->denied, o);
+        else
+            cJSON_Delete(o);
+    } else {
+        cJSON_Delete(o);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+static int ask_policy(execwatch *w, const vt_exec_program *prog, char **why)
+{
+    pthread_mutex_lock(&w->mu);
+    vt_call *live = w->live;
+    if (live)
+        w->asking++;
+    pthread_mutex_unlock(&w->mu);
+    int rc = w->policy->decide(w->policy, live, prog, why);
+    if (live) {
+        pthread_mutex_lock(&w->mu);
+        w->asking--;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+    return rc;
+}
+
+/* 1 to let the execve run, 0 to fail it with EPERM. */
+static int judge(execwatch *w, const struct seccomp_notif *n)
+{
+    pid_t pid = (pid_t)n->pid;
+    int at = n->data.nr == nr_execveat;
+    uint64_t path_addr = at ? n->data.args[1] : n->data.args[0];
+    uint64_t argv_addr = at ? n->data.args[2] : n->data.args[1];
+    int dirfd = at ? (int)n->data.args[0] : AT_FDCWD;
+    int flags = at ? (int)n->data.args[4] : 0;
+
+    int cut = 0, ok = 0;
+    char *given = ew_read_string(pid, path_addr, PATH_MAX);
+    char **args = ew_read_args(pid, argv_addr, &cut);
+    char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
+    const char *name = NULL;
+    if (!given || !args) {
+        why = strdup("cannot read the program's path or arguments");
+        goto out;
+    }
+    if (given[0] != '/') {
+        char what[32];
+        if (dirfd == AT_FDCWD)
+            snprintf(what, sizeof what, "cwd");
+        else
+            snprintf(what, sizeof what, "fd/%d", dirfd);
+        base = ew_proc_link(pid, what);
+        if (!base) {
+            why = strdup("cannot resolve the program's directory");
+            goto out;
+        }
+    }
+    abs = !given[0] && (flags & AT_EMPTY_PATH) && base ? strdup(base)
+                                                        : ew_path_join(base ? base : "/", given);
+    if (!abs) {
+        why = strdup("out of memory");
+        goto out;
+    }
+    real = realpath(abs, NULL);
+    unsigned long long start;
+    int shell = by_shell(w, pid, &start);
+    int trusted = !writable_dir(w, abs) && (!real || !writable_dir(w, real));
+    name = trusted ? base_of(abs) : given[0] ? given : abs;
+    vt_exec_program prog = {.struct_size = sizeof prog, .name = name, .path = abs,
+                            .args = (const char *const *)args, .by_shell = shell};
+    /* A link's target meets the deny rules under its own name too. */
+    if (real && strcmp(base_of(real), base_of(abs)) != 0) {
+        vt_exec_program target = prog;
+        target.name = base_of(real);
+        target.by_shell = 0;
+        if (ask_policy(w, &target, &why) != VT_OK)
+            goto out;
+        w->api->free(why);
+        why = NULL;
+    }
+    /* A known, installed shell run by the shell is part of the text:
+     * deny rules only, and what it runs is judged as by_shell. */
+    int nested = shell && trusted && known_shell(name);
+    if (nested)
+        prog.by_shell = 0;
+    if (ask_policy(w, &prog, &why) != VT_OK)
+        goto out;
+    ok = 1;
+    if (shell && !nested)
+        mark(w, pid, start);
+out:
+    if (!ok) {
+        const char *reason = why ? why : "refused";
+        record_denied(w, name ? name : given ? given : "?", abs ? abs : given ? given : "?",
+                      args, reason);
+    }
+    if (why)
+        w->api->free(why);
+    free(given);
+    ew_strv_free(args);
+    free(base);
+    free(abs);
+    free(real);
+    return ok;
+}
+
+/* ---- the thread ------------------------------------------------------------ */
+
+static int receive_listener(execwatch *w)
+{
+    for (;;) {
+        struct pollfd f[2] = {{.fd = w->sock, .events = POLLIN},
+                              {.fd = w->stop[0], .events = POLLIN}};
+        if (poll(f, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (f[1].revents)
+            return -1;
+        char cbuf[CMSG_SPACE(sizeof(int))], byte;
+        struct iovec iov = {&byte, 1};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
+                           .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+        ssize_t r = recvmsg(w->sock, &m, MSG_CMSG_CLOEXEC);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1; /* the supervisor is gone before it started the shell */
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+            return -1;
+        memcpy(&w->listener, CMSG_DATA(c), sizeof(int));
+        return 0;
+    }
+}
+
+static void serve(execwatch *w)
+{
+    struct seccomp_notif *req = NULL;
+    struct seccomp_notif_resp *resp = NULL;
+    if (seccomp_notify_alloc(&req, &resp) != 0)
+        return;
+    for (;;) {
+        /* The supervisor holds its end of the socket until it exits:
+         * then the command is over (what it left behind can no longer
+         * execute anything: the closed listener fails its execve). */
+        struct pollfd f[3] = {{.fd = w->listener, .events = POLLIN},
+                              {.fd = w->stop[0], .events = POLLIN},
+                              {.fd = w->sock, .events = POLLIN}};
+        if (poll(f, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (f[1].revents || (f[2].revents && !(f[0].revents & POLLIN)))
+            break;
+        if (f[0].revents & (POLLHUP | POLLERR) && !(f[0].revents & POLLIN))
+            break; /* every process of the command is gone */
+        memset(req, 0, sizeof *req);
+        if (seccomp_notify_receive(w->listener, req) != 0)
+            continue; /* the process died meanwhile */
+        int allow;
+        if (!w->shell) {
+            /* The first execve is the supervisor starting the shell the
+             * call's permission check already judged. */
+            pid_t pp;
+            w->shell = (pid_t)req->pid;
+            if (ew_proc_stat(w->shell, &pp, &w->shell_start) < 0)
+                w->shell_start = 0;
+            allow = 1;
+        } else {
+            allow = judge(w, req);
+        }
+        /* What was read must still belong to this trap. */
+        if (seccomp_notify_id_valid(w->listener, req->id) != 0)
+            continue;
+        memset(resp, 0, sizeof *resp);
+        resp->id = req->id;
+        if (allow)
+            resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        else
+            resp->error = -EPERM;
+        (void)seccomp_notify_respond(w->listener, resp);
+    }
+    seccomp_notify_free(req, resp);
+}
+
+static void *thread_main(void *arg)
+{
+    execwatch *w = arg;
+    if (receive_listener(w) == 0)
+        serve(w);
+    /* Closing the listener fails any execve still to come (ENOSYS). */
+    pthread_mutex_lock(&w->mu);
+    if (w->listener >= 0)
+        close(w->listener);
+    if (w->sock >= 0)
+        close(w->sock);
+    for (int k = 0; k < 2; k++)
+        if (w->stop[k] >= 0)
+            close(w->stop[k]);
+    w->listener = w->sock = w->stop[0] = w->stop[1] = -1;
+    w->done = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_lock(&all_mu);
+    for (execwatch **p = &all_head; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    pthread_cond_broadcast(&all_cv);
+    pthread_mutex_unlock(&all_mu);
+    unref(w);
+    return NULL;
+}
+
+int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
+{
+    *out = NULL;
+    *child_sock = -1;
+    execwatch *w = calloc(1, sizeof *w);
+    if (!w) {
+        o->policy->release(o->policy);
+        ew_strv_free(o->writable);
+        return VT_ERR_NOMEM;
+    }
+    w->api = o->api;
+    w->policy = o->policy;
+    w->writable = o->writable;
+    w->sock = w->listener = w->stop[0] = w->stop[1] = -1;
+    w->refs = 2;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    int sv[2] = {-1, -1}, child = -1;
+    if (!filter.len || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+        pipe2(w->stop, O_CLOEXEC) < 0) {
+        if (sv[0] >= 0) {
+            close(sv[0]);
+            close(sv[1]);
+        }
+        watch_free(w);
+        return filter.len ? VT_ERR_IO : VT_ERR_UNSUPPORTED;
+    }
+    w->sock = sv[0];
+    /* High, so the child's rearranging of low descriptors cannot hit it. */
+    child = fcntl(sv[1], F_DUPFD_CLOEXEC, 64);
+    close(sv[1]);
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&all_mu);
+    int rc = child < 0 || stopping ? -1 : pthread_create(&t, &attr, thread_main, w);
+    if (rc == 0) {
+        w->next = all_head;
+        all_head = w;
+    }
+    pthread_mutex_unlock(&all_mu);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        if (child >= 0)
+            close(child);
+        watch_free(w);
+        return VT_ERR_IO;
+    }
+    *out = w;
+    *child_sock = child;
+    return VT_OK;
+}
+
+int execwatch_wait(execwatch *w, int ms)
+{
+    if (!w)
+        return 1;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
+        ;
+    int done = w->done;
+    pthread_mutex_unlock(&w->mu);
+    return done;
+}
+
+void execwatch_fini(void)
+{
+    pthread_mutex_lock(&all_mu);
+    stopping = 1;
+    for (execwatch *w = all_head; w; w = w->next) {
+        pthread_mutex_lock(&w->mu);
+        if (w->stop[1] >= 0) {
+            ssize_t r = write(w->stop[1], "x", 1);
+            (void)r;
+        }
+        pthread_mutex_unlock(&w->mu);
+    }
+    while (all_head)
+        pthread_cond_wait(&all_cv, &all_mu);
+    stopping = 0;
+    pthread_mutex_unlock(&all_mu);
+    free(filter.filter);
+    filter.filter = NULL;
+    filter.len = 0;
+}

@@ -1,0 +1,65 @@
+/* Run-time command enforcement: a seccomp user-notification filter traps
+ * every execve/execveat of a command's process tree, and a watcher thread
+ * in the host asks the permission policy (vt_exec_policy) about each
+ * program before the kernel runs it.
+ *
+ * The filter is built once in the parent (execwatch_prepare); the
+ * supervisor child installs it after no_new_privs and hands the listener
+ * descriptor to the host over a socket (execwatch_child_install, async-
+ * signal-safe).  One watcher thread per command reads the notifications. */
+#ifndef VTHOST_EXEC_EXECWATCH_H
+#define VTHOST_EXEC_EXECWATCH_H
+
+#include <cjson/cJSON.h>
+#include <vthost/plugin.h>
+
+/* Build the filter.  VT_ERR_UNSUPPORTED when the kernel or libseccomp
+ * cannot continue a trapped system call (user notification with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE: Linux 5.5, libseccomp API level 6). */
+int execwatch_prepare(void);
+/* 1 once execwatch_prepare succeeded. */
+int execwatch_available(void);
+/* Stop every watcher still running (their commands' later execs then
+ * fail) and free the filter.  Call at plugin fini. */
+void execwatch_fini(void);
+
+/* In the supervisor child, after no_new_privs and the sandbox, before
+ * the shell starts: install the filter and send its listener over `sock`
+ * (which stays open until the supervisor exits).  Async-signal-safe.
+ * Returns 0 or -errno. */
+int execwatch_child_install(int sock);
+
+typedef struct execwatch execwatch;
+
+typedef struct execwatch_opts {
+    const vt_host_api *api;
+    vt_exec_policy *policy;    /* taken: released with the watcher */
+    /* Directories the command can write (absolute, canonical), NULL-
+     * terminated; NULL when unconfined (then: what the user can write).
+     * A program whose file lies there is named by its path, not its base
+     * name, so a copy or link cannot borrow an allowed name. */
+    char **writable;           /* taken (array and strings, free()) */
+} execwatch_opts;
+
+/* Start a watcher; *child_sock is the descriptor for spawn_req.watch_sock
+ * (close it once the command was spawned).  On failure the policy and
+ * the writable list are released. */
+int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock);
+
+/* The call in progress through which refusals can be asked, or NULL.
+ * Clearing waits for a question in flight to be answered. */
+void execwatch_set_live(execwatch *w, vt_call *call);
+
+/* The programs refused so far, as a new array of {"program","path",
+ * "argv","reason"} (NULL when none). */
+cJSON *execwatch_denied(execwatch *w);
+
+/* Wait up to `ms` for the watcher to stop once the command is over (so
+ * its descriptors are closed when the call returns).  1 when it stopped. */
+int execwatch_wait(execwatch *w, int ms);
+
+/* Drop the caller's reference; the watcher thread lives on while the
+ * command's processes do. */
+void execwatch_release(execwatch *w);
+
+#endif
