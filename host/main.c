@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "host.h"
 #include "mcp.h"
+#include "perm_trust.h"
 
 static void usage(FILE *to)
 {
@@ -17,6 +18,7 @@ static void usage(FILE *to)
           "  explain TOOL [JSON|-]  the permission decision for a call, with its trace\n"
           "  tools                  the profile's tool list\n"
           "  plugins                plugin modules found, loaded or refused (and why)\n"
+          "  trust [DIR]            trust a workspace's own vtcode.toml allow rules and agents\n"
           "\n"
           "Options:\n"
           "  -w, --workspace DIR    workspace root (default: current directory)\n"
@@ -86,8 +88,9 @@ int main(int argc, char **argv)
     int nargs = argc - optind - 1;
     char **args = argv + optind + 1;
     int known = !strcmp(cmd, "serve") || !strcmp(cmd, "call") || !strcmp(cmd, "explain") ||
-                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins");
+                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "trust");
     int arity_ok = (!strcmp(cmd, "call") || !strcmp(cmd, "explain")) ? (nargs == 1 || nargs == 2)
+                   : !strcmp(cmd, "trust")                            ? nargs <= 1
                                                                       : nargs == 0;
     if (!known || !arity_ok) {
         fprintf(stderr, known ? "vthost: wrong arguments for '%s'\n"
@@ -97,12 +100,22 @@ int main(int argc, char **argv)
         return 2;
     }
     char *err = NULL;
+    if (!strcmp(cmd, "trust")) {
+        /* only the user's own config changes: no plugin, no policy runs */
+        int trc = perm_trust_add(nargs ? args[0] : ho.workspace ? ho.workspace : ".", &err);
+        fprintf(trc ? stderr : stdout, "vthost: %s\n", err ? err : "cannot trust");
+        free(err);
+        free(dirs);
+        return trc ? 1 : 0;
+    }
     if (host_open(&ho, &err) != 0) {
         fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
         free(err);
         free(dirs);
-        return strcmp(cmd, "call") == 0 ? 1 : 1;
+        return host_config_failed() ? 2 : 1;
     }
+    if (!strcmp(cmd, "serve"))
+        host_warn_untrusted();
     int rc;
     if (!strcmp(cmd, "serve"))
         rc = mcp_serve();

@@ -14,6 +14,11 @@ void perm_settings_defaults(perm_settings *st);
  * malloc'd "FILE:LINE: key must be ..." on failure. */
 int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
                      char **err);
+/* One configuration layer: rules take `origin` ("user", "workspace",
+ * "config"); an untrusted layer's allow rules, non_interactive = "allow"
+ * and [permissions.auto] are checked but not applied. */
+int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *path,
+                           const char *origin, int trusted, char **err);
 void perm_settings_free(perm_settings *st);
 void perm_strings_clear(perm_string_list *l);
 
