@@ -164,8 +164,7 @@ static int load_config(const char *explicit_path, char **err)
     H.trusted = 0;
     H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
     for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
-        if (strcmp(H.layer_name[i], "user") == 0)
-            rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
+        rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
     if (rc == VT_OK && named) {
         H.trusted = 1;
         H.trust_reason = "trusted: its vtcode.toml is named by --config";

@@ -625,7 +625,9 @@ void perm_eval_run(perm_eval *ev)
             const perm_subj *d = &ev->subj[i];
             ev->protected_hit = 1;
             ev->policy_hit = d->policy != NULL;
-            ev->protected_path = d->policy ? d->policy : d->raw;
+            /* the file itself (resolved) for a path; the policy path a
+             * writer names for a command */
+            ev->protected_path = d->policy && d->res ? d->res : d->policy ? d->policy : d->raw;
             if (ev->decision == PERM_ALLOW || ev->decision == PERM_AUTO) {
                 ev->decision = PERM_ASK;
                 ev->layer = "protected";
