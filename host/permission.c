@@ -127,8 +127,6 @@ int permission_init_layers(const perm_layer *layers, size_t n, const char *defau
     int rc = init_common(workspace, workspace_trusted, trust_reason);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const perm_layer *l = &layers[i];
-        if (l->path && !P.st.config_path) /* messages name the first file */
-            P.st.config_path = NULL;
         if (l->path) {
             char *abs = absolute(l->path);
             rc = abs ? perm_policy_add(&P.st, abs) : VT_ERR_NOMEM;
@@ -377,10 +375,9 @@ static char *deny_message(const perm_eval *ev)
     const char *file = ev->agent->path ? ev->agent->path : "the agent spec";
     if (strcmp(ev->layer, "global.deny") == 0)
         m = str_printf("Permission denied: %s%s%s matches the global deny %s. Global deny rules "
-                "are a hard ceiling: remove or narrow that rule in [permissions] deny "
-                "of %s to allow this call.",
-                ev->tool, ev->subject ? " " : "", subject_words(ev), ref,
-                P.st.config_path ? P.st.config_path : "vtcode.toml");
+                "of every configuration layer are a hard ceiling: remove or narrow that rule "
+                "in the [permissions] deny of the file named to allow this call.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ref);
     else if (strcmp(ev->layer, "agent.deny") == 0)
         m = str_printf("Permission denied: %s%s%s matches the %s agent's deny %s. Remove or "
                 "narrow it in permissions.deny of %s to allow this call.",
