@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "guard.h"
 #include "host.h"
@@ -107,6 +108,38 @@ static cJSON *untrusted_view(const cJSON *t)
         }
     }
     return c;
+}
+
+/* The approval presets other than ask run commands without asking, so
+ * the sandbox must exist and bound them: never danger-full-access, never
+ * the unsandboxed fallback; read-only forces a read-only sandbox. */
+static int apply_approval(char **err)
+{
+    const char *preset = permission_approval();
+    if (strcmp(preset, "ask") == 0)
+        return VT_OK;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */);
+    if (abi < 1) {
+        *err = str_printf("the approval preset '%s' runs commands without asking inside the "
+                          "sandbox, and this kernel offers none (Landlock is unavailable: "
+                          "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK and landlock in "
+                          "the lsm= list). Use --approval ask.", preset);
+        return VT_ERR_UNSUPPORTED;
+    }
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
+    if (!cJSON_IsObject(sb)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(H.config, "sandbox");
+        sb = cJSON_AddObjectToObject(H.config, "sandbox");
+        if (!sb)
+            return VT_ERR_NOMEM;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "fallback");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
+    int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "mode");
+    cJSON_AddStringToObject(sb, "mode", ro || strcmp(preset, "read-only") == 0
+                                            ? "read-only" : "workspace-write");
+    return VT_OK;
 }
 
 static int same_file(const char *a, const char *b)
@@ -364,6 +397,11 @@ int host_open(const host_options *o, char **err)
         rc = check_profile_modules(err);
     if (rc == VT_OK && (rc = guard_init(H.config, err)) != VT_OK)
         config_failed = 1;
+    if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
+        *err = str_printf("--approval must be ask, sandboxed or read-only, not '%s'", o->approval);
+        rc = VT_ERR_INVALID;
+        config_failed = 1;
+    }
     if (rc == VT_OK) {
         perm_layer layers[3];
         for (size_t i = 0; i < H.nlayers; i++)
@@ -373,6 +411,8 @@ int host_open(const host_options *o, char **err)
                                     H.trust_reason, err);
         config_failed = rc != VT_OK;
     }
+    if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
+        config_failed = 1;
     if (rc == VT_OK)
         rc = loader_load_all();
     if (rc == VT_OK)

@@ -18,6 +18,7 @@ typedef struct host_options {
     size_t plugin_dir_count;
     const char *exe_path;       /* argv[0] or /proc/self/exe */
     int log_level;              /* enum vt_log_level threshold for stderr */
+    const char *approval;       /* --approval preset, or NULL (config, else ask) */
 } host_options;
 
 /* Loads configuration, the profile and its plugins.  On failure *err is

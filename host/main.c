@@ -25,6 +25,7 @@ static void usage(FILE *to)
           "  -p, --profile NAME     tool profile: default or advanced\n"
           "  -c, --config FILE      vtcode.toml to use\n"
           "  -a, --agent NAME|FILE  agent spec whose permissions apply\n"
+          "      --approval PRESET  with no agent: ask (default), sandboxed or read-only\n"
           "      --plugin-dir DIR   also load plugins from DIR (repeatable)\n"
           "      --format FMT       call: json|text; tools: names|mcp|openai\n"
           "      --yes, --no        answer permission prompts non-interactively\n"
@@ -39,12 +40,13 @@ static void usage(FILE *to)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_PLUGIN_DIR = 256, OPT_FORMAT, OPT_YES, OPT_NO };
+    enum { OPT_PLUGIN_DIR = 256, OPT_FORMAT, OPT_YES, OPT_NO, OPT_APPROVAL };
     static const struct option longopts[] = {
         {"workspace", required_argument, 0, 'w'},
         {"profile", required_argument, 0, 'p'},
         {"config", required_argument, 0, 'c'},
         {"agent", required_argument, 0, 'a'},
+        {"approval", required_argument, 0, OPT_APPROVAL},
         {"plugin-dir", required_argument, 0, OPT_PLUGIN_DIR},
         {"format", required_argument, 0, OPT_FORMAT},
         {"yes", no_argument, 0, OPT_YES},
@@ -70,6 +72,7 @@ int main(int argc, char **argv)
         case OPT_FORMAT: co.format = optarg; break;
         case OPT_YES: co.answer = 1; break;
         case OPT_NO: co.answer = 0; break;
+        case OPT_APPROVAL: ho.approval = optarg; break;
         case 'v': ho.log_level = VT_LOG_DEBUG; break;
         case 'h': usage(stdout); free(dirs); return 0;
         case 'V': printf("vthost %s (plugin ABI %d.%d)\n", VTHOST_VERSION, VT_ABI_MAJOR,

@@ -193,7 +193,21 @@ void perm_strings_clear(perm_string_list *l)
 }
 
 static const char *const perm_keys[] = {"allow", "ask", "deny", "non_interactive",
-                                        "audit_enabled", "auto", NULL};
+                                        "audit_enabled", "auto", "approval", NULL};
+
+int perm_approval_parse(const char *s)
+{
+    static const char *const names[] = {"ask", "sandboxed", "read-only"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *perm_approval_name(int a)
+{
+    return a == 1 ? "sandboxed" : a == 2 ? "read-only" : "ask";
+}
 static const char *const auto_keys[] = {
     "model", "probe_model", "max_consecutive_denials", "max_total_denials",
     "drop_broad_allow_rules", "block_rules", "allow_exceptions", "command",
@@ -301,6 +315,20 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
             return type_error(path, "permissions.non_interactive", "\"deny\" or \"allow\"", err);
         if (trusted || !allow)
             st->non_interactive_allow = allow;
+        else
+            st->ignored_settings = 1;
+    }
+    char *ap = NULL;
+    if ((rc = get_string(perms, "approval", "permissions.approval", path, &ap, err)))
+        return rc;
+    if (ap) {
+        int a = perm_approval_parse(ap);
+        free(ap);
+        if (a < 0)
+            return type_error(path, "permissions.approval",
+                              "\"ask\", \"sandboxed\" or \"read-only\"", err);
+        if (trusted || a != 1) /* an untrusted workspace may not pick sandboxed */
+            st->approval = a;
         else
             st->ignored_settings = 1;
     }

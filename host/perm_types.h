@@ -96,6 +96,9 @@ typedef struct perm_settings {
     char *home;                      /* $HOME, or NULL */
     char *config_path;               /* for messages; may be NULL */
     perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
+    /* approval preset of the embedded default agent: 0 ask,
+     * 1 sandboxed, 2 read-only */
+    int approval;
     /* layering and trust */
     int workspace_trusted;
     const char *trust_reason;        /* static text for explain */

@@ -118,6 +118,19 @@ static int init_finish(const char *default_agent, char **err)
     return 0;
 }
 
+static int approval_override = -1; /* --approval, or -1 */
+
+int permission_set_approval(const char *preset)
+{
+    approval_override = preset ? perm_approval_parse(preset) : -1;
+    return preset && approval_override < 0 ? VT_ERR_INVALID : 0;
+}
+
+const char *permission_approval(void)
+{
+    return perm_approval_name(P.st.approval);
+}
+
 int permission_init_layers(const perm_layer *layers, size_t n, const char *default_agent,
                            const char *workspace, int workspace_trusted,
                            const char *trust_reason, char **err)
@@ -151,6 +164,8 @@ int permission_init_layers(const perm_layer *layers, size_t n, const char *defau
             *err = str_printf("cannot load the permission settings (error %d)", rc);
         return rc;
     }
+    if (approval_override >= 0)
+        P.st.approval = approval_override; /* the command line wins */
     return init_finish(default_agent, err);
 }
 
@@ -434,6 +449,16 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 "permissions.allow.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
                 why, sug ? sug : ev->tool);
+    else if (ev->agent->embedded)
+        m = str_printf("Permission denied: %s needs approval (approval preset %s: the default "
+                "agent asks) and %s. To allow it, add %s to %s, or approve it when asked "
+                "(vthost call: --yes).%s",
+                ev->tool, perm_approval_name(P.st.approval), why, sug ? sug : ev->tool, where,
+                P.st.approval == 0
+                    ? " For a client that cannot prompt, --approval sandboxed (or [permissions] "
+                      "approval = \"sandboxed\") runs commands and workspace edits inside the "
+                      "sandbox without asking."
+                    : "");
     else
         m = str_printf("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
                 "To allow it, add %s to %s, or approve it when asked (vthost call: --yes).",

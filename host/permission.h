@@ -67,6 +67,13 @@ int permission_validate_tools(char **err);
  * settings are ignored (malloc'd), or NULL. */
 char *permission_untrusted_note(void);
 
+/* --approval PRESET (ask, sandboxed, read-only), applied over the
+ * configuration's [permissions] approval at the next init; NULL clears.
+ * VT_ERR_INVALID for an unknown preset. */
+int permission_set_approval(const char *preset);
+/* The active preset's name ("ask" until init). */
+const char *permission_approval(void);
+
 /* Zero the auto-review denial counters (consecutive and total). */
 void permission_reset_counters(void);
 
