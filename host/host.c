@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "guard.h"
 #include "host.h"
 #include "loader.h"
 #include "paths.h"
+#include "perm_trust.h"
 #include "permission.h"
 #include "profile.h"
 #include "registry.h"
@@ -27,7 +29,19 @@ static struct {
     profile prof;
     char **plugin_dirs;
     size_t nplugin_dirs;
+    /* configuration layers (user, workspace, --config), read apart */
+    cJSON *layer_tree[3];
+    char *layer_path[3];
+    const char *layer_name[3];
+    size_t nlayers;
+    int trusted;
+    const char *trust_reason;
 } H;
+
+/* Set when host_open failed on the configuration (CLI exit 2). */
+static int config_failed;
+
+int host_config_failed(void) { return config_failed; }
 
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
@@ -52,39 +66,168 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* --config, else the workspace's vtcode.toml, else the user's. */
-static int load_config(const char *explicit_path, char **err)
+/* A copy of `b` merged over `a` (tables merged key by key, anything else
+ * replaced); `a` is consumed. */
+static cJSON *merge(cJSON *a, const cJSON *b)
 {
-    char *path = NULL;
-    if (explicit_path) {
-        path = strdup(explicit_path);
-    } else {
-        char *ws = paths_join(H.workspace, "vtcode.toml");
-        if (ws && file_exists(ws)) {
-            path = ws;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, b)
+    {
+        cJSON *have = cJSON_GetObjectItemCaseSensitive(a, it->string);
+        if (have && cJSON_IsObject(have) && cJSON_IsObject(it)) {
+            cJSON *m = merge(cJSON_Duplicate(have, 1), it);
+            cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, m);
         } else {
-            free(ws);
-            const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-            char *user = xdg && *xdg ? str_printf("%s/vtcode/vtcode.toml", xdg)
-                         : home     ? str_printf("%s/.config/vtcode/vtcode.toml", home)
-                                    : NULL;
-            if (user && file_exists(user))
-                path = user;
+            cJSON *d = cJSON_Duplicate(it, 1);
+            if (have)
+                cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, d);
             else
-                free(user);
+                cJSON_AddItemToObject(a, it->string, d);
         }
     }
-    if (!path) {
-        H.config = cJSON_CreateObject();
-        return H.config ? VT_OK : VT_ERR_NOMEM;
+    return a;
+}
+
+/* What an untrusted workspace's vtcode.toml may set outside the
+ * permission tables: anything but sandbox widening (only mode =
+ * "read-only" is kept) and the trust list. */
+static cJSON *untrusted_view(const cJSON *t)
+{
+    cJSON *c = cJSON_Duplicate(t, 1);
+    if (!c)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(c, "trust");
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(c, "sandbox");
+    if (sb) {
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
+        int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "sandbox");
+        if (ro) {
+            cJSON *n = cJSON_AddObjectToObject(c, "sandbox");
+            cJSON_AddStringToObject(n, "mode", "read-only");
+        }
     }
-    int rc = toml_read_file(path, &H.config, err);
-    if (rc != VT_OK) {
-        free(path);
-        return rc;
+    return c;
+}
+
+/* The approval presets other than ask run commands without asking, so
+ * the sandbox must exist and bound them: never danger-full-access, never
+ * the unsandboxed fallback; read-only forces a read-only sandbox. */
+static int apply_approval(char **err)
+{
+    const char *preset = permission_approval();
+    if (strcmp(preset, "ask") == 0)
+        return VT_OK;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */);
+    if (abi < 1) {
+        *err = str_printf("the approval preset '%s' runs commands without asking inside the "
+                          "sandbox, and this kernel offers none (Landlock is unavailable: "
+                          "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK and landlock in "
+                          "the lsm= list). Use --approval ask.", preset);
+        return VT_ERR_UNSUPPORTED;
     }
-    H.config_path = path;
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
+    if (!cJSON_IsObject(sb)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(H.config, "sandbox");
+        sb = cJSON_AddObjectToObject(H.config, "sandbox");
+        if (!sb)
+            return VT_ERR_NOMEM;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "fallback");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
+    int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "mode");
+    cJSON_AddStringToObject(sb, "mode", ro || strcmp(preset, "read-only") == 0
+                                            ? "read-only" : "workspace-write");
     return VT_OK;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The layers, lowest precedence first: the user's vtcode.toml, the
+ * workspace's, --config.  Each is read on its own (for the permission
+ * engine, which keeps their rules apart); the host and the plugins see
+ * them merged. */
+static int load_config(const char *explicit_path, char **err)
+{
+    char *user = perm_trust_user_config();
+    char *ws = paths_join(H.workspace, "vtcode.toml");
+    if (user && !file_exists(user)) {
+        free(user);
+        user = NULL;
+    }
+    if (ws && !file_exists(ws)) {
+        free(ws);
+        ws = NULL;
+    }
+    int named = 0;
+    if (explicit_path && same_file(explicit_path, ws)) {
+        free(ws); /* --config names the workspace's own file: trusted */
+        ws = NULL;
+        named = 1;
+    }
+    if (explicit_path && same_file(explicit_path, user)) {
+        free(user);
+        user = NULL;
+    }
+    static const char *const names[] = {"user", "workspace", "config"};
+    const char *paths[] = {user, ws, explicit_path};
+    int rc = VT_OK;
+    for (int i = 0; i < 3 && rc == VT_OK; i++) {
+        if (!paths[i])
+            continue;
+        cJSON *t = NULL;
+        rc = toml_read_file(paths[i], &t, err);
+        if (rc == VT_OK && !(H.layer_path[H.nlayers] = strdup(paths[i]))) {
+            cJSON_Delete(t);
+            rc = VT_ERR_NOMEM;
+        }
+        if (rc == VT_OK) {
+            H.layer_tree[H.nlayers] = t;
+            H.layer_name[H.nlayers] = names[i];
+            H.nlayers++;
+        }
+    }
+    /* trust: the user's own list, or an explicit --config */
+    H.trusted = 0;
+    H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
+        rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
+    if (rc == VT_OK && named) {
+        H.trusted = 1;
+        H.trust_reason = "trusted: its vtcode.toml is named by --config";
+    }
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers && !H.trusted; i++)
+        if (strcmp(H.layer_name[i], "user") == 0 && perm_trust_listed(H.layer_tree[i], H.workspace)) {
+            H.trusted = 1;
+            H.trust_reason = "trusted: listed in the user's [trust] workspaces";
+        }
+    H.config = cJSON_CreateObject();
+    if (!H.config && rc == VT_OK)
+        rc = VT_ERR_NOMEM;
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++) {
+        int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
+        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i])
+                                : cJSON_Duplicate(H.layer_tree[i], 1);
+        if (!view) {
+            rc = VT_ERR_NOMEM;
+            break;
+        }
+        /* each layer's permissions are the engine's, never merged */
+        cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
+        H.config = merge(H.config, view);
+        cJSON_Delete(view);
+        free(H.config_path); /* messages name the strongest file */
+        H.config_path = strdup(H.layer_path[i]);
+    }
+    free(user);
+    free(ws);
+    return rc;
 }
 
 /* Keys the host itself reads; a wrong type is an error, never ignored. */
@@ -230,9 +373,11 @@ int host_open(const host_options *o, char **err)
     }
     if (o->agent)
         H.default_agent = strdup(o->agent);
+    config_failed = 0;
     int rc = load_config(o->config_path, err);
     if (rc == VT_OK)
         rc = check_host_keys(err);
+    config_failed = rc != VT_OK;
     const char *pname = o->profile;
     if (!pname) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(
@@ -250,14 +395,30 @@ int host_open(const host_options *o, char **err)
         rc = loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
     if (rc == VT_OK)
         rc = check_profile_modules(err);
-    if (rc == VT_OK)
-        rc = guard_init(H.config, err);
-    if (rc == VT_OK)
-        rc = permission_init(H.config, H.config_path, H.default_agent, err);
+    if (rc == VT_OK && (rc = guard_init(H.config, err)) != VT_OK)
+        config_failed = 1;
+    if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
+        *err = str_printf("--approval must be ask, sandboxed or read-only, not '%s'", o->approval);
+        rc = VT_ERR_INVALID;
+        config_failed = 1;
+    }
+    if (rc == VT_OK) {
+        perm_layer layers[3];
+        for (size_t i = 0; i < H.nlayers; i++)
+            layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
+                                     strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
+        rc = permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
+                                    H.trust_reason, err);
+        config_failed = rc != VT_OK;
+    }
+    if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
+        config_failed = 1;
     if (rc == VT_OK)
         rc = loader_load_all();
     if (rc == VT_OK)
         rc = check_profile_loaded(err);
+    if (rc == VT_OK && (rc = permission_validate_tools(err)) != VT_OK)
+        config_failed = 1;
     if (rc == VT_OK)
         rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
     if (rc != VT_OK) {
@@ -277,6 +438,10 @@ void host_close(void)
     guard_fini();
     profile_free(&H.prof);
     cJSON_Delete(H.config);
+    for (size_t i = 0; i < H.nlayers; i++) {
+        cJSON_Delete(H.layer_tree[i]);
+        free(H.layer_path[i]);
+    }
     for (size_t i = 0; i < H.nplugin_dirs; i++)
         free(H.plugin_dirs[i]);
     free(H.plugin_dirs);
@@ -289,3 +454,11 @@ void host_close(void)
 
 size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
 const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
+
+void host_warn_untrusted(void)
+{
+    char *note = permission_untrusted_note();
+    if (note)
+        host_log(VT_LOG_WARNING, "permissions", "%s", note);
+    free(note);
+}

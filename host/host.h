@@ -12,17 +12,23 @@
 typedef struct host_options {
     const char *workspace;      /* NULL: current directory */
     const char *profile;        /* NULL: vtcode.toml [tools] profile, else default */
-    const char *config_path;    /* NULL: workspace's, else user's vtcode.toml */
+    const char *config_path;    /* --config: a layer over the user's and the workspace's */
     const char *agent;          /* NULL: embedded default agent */
     const char *const *plugin_dirs; /* extra --plugin-dir entries */
     size_t plugin_dir_count;
     const char *exe_path;       /* argv[0] or /proc/self/exe */
     int log_level;              /* enum vt_log_level threshold for stderr */
+    const char *approval;       /* --approval preset, or NULL (config, else ask) */
 } host_options;
 
 /* Loads configuration, the profile and its plugins.  On failure *err is
  * a malloc'd message for the user. */
 int host_open(const host_options *opts, char **err);
+/* 1 when the last host_open failed on the configuration (a policy or
+ * vtcode.toml mistake): the CLI exits 2. */
+int host_config_failed(void);
+/* Logs one line when an untrusted workspace's grants are ignored. */
+void host_warn_untrusted(void);
 /* Ends plugins (fini in reverse order) and frees everything. */
 void host_close(void);
 

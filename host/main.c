@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "host.h"
 #include "mcp.h"
+#include "perm_trust.h"
 
 static void usage(FILE *to)
 {
@@ -17,12 +18,14 @@ static void usage(FILE *to)
           "  explain TOOL [JSON|-]  the permission decision for a call, with its trace\n"
           "  tools                  the profile's tool list\n"
           "  plugins                plugin modules found, loaded or refused (and why)\n"
+          "  trust [DIR]            trust a workspace's own vtcode.toml allow rules and agents\n"
           "\n"
           "Options:\n"
           "  -w, --workspace DIR    workspace root (default: current directory)\n"
           "  -p, --profile NAME     tool profile: default or advanced\n"
           "  -c, --config FILE      vtcode.toml to use\n"
           "  -a, --agent NAME|FILE  agent spec whose permissions apply\n"
+          "      --approval PRESET  with no agent: ask (default), sandboxed or read-only\n"
           "      --plugin-dir DIR   also load plugins from DIR (repeatable)\n"
           "      --format FMT       call: json|text; tools: names|mcp|openai\n"
           "      --yes, --no        answer permission prompts non-interactively\n"
@@ -37,12 +40,13 @@ static void usage(FILE *to)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_PLUGIN_DIR = 256, OPT_FORMAT, OPT_YES, OPT_NO };
+    enum { OPT_PLUGIN_DIR = 256, OPT_FORMAT, OPT_YES, OPT_NO, OPT_APPROVAL };
     static const struct option longopts[] = {
         {"workspace", required_argument, 0, 'w'},
         {"profile", required_argument, 0, 'p'},
         {"config", required_argument, 0, 'c'},
         {"agent", required_argument, 0, 'a'},
+        {"approval", required_argument, 0, OPT_APPROVAL},
         {"plugin-dir", required_argument, 0, OPT_PLUGIN_DIR},
         {"format", required_argument, 0, OPT_FORMAT},
         {"yes", no_argument, 0, OPT_YES},
@@ -68,6 +72,7 @@ int main(int argc, char **argv)
         case OPT_FORMAT: co.format = optarg; break;
         case OPT_YES: co.answer = 1; break;
         case OPT_NO: co.answer = 0; break;
+        case OPT_APPROVAL: ho.approval = optarg; break;
         case 'v': ho.log_level = VT_LOG_DEBUG; break;
         case 'h': usage(stdout); free(dirs); return 0;
         case 'V': printf("vthost %s (plugin ABI %d.%d)\n", VTHOST_VERSION, VT_ABI_MAJOR,
@@ -86,8 +91,9 @@ int main(int argc, char **argv)
     int nargs = argc - optind - 1;
     char **args = argv + optind + 1;
     int known = !strcmp(cmd, "serve") || !strcmp(cmd, "call") || !strcmp(cmd, "explain") ||
-                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins");
+                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "trust");
     int arity_ok = (!strcmp(cmd, "call") || !strcmp(cmd, "explain")) ? (nargs == 1 || nargs == 2)
+                   : !strcmp(cmd, "trust")                            ? nargs <= 1
                                                                       : nargs == 0;
     if (!known || !arity_ok) {
         fprintf(stderr, known ? "vthost: wrong arguments for '%s'\n"
@@ -97,12 +103,22 @@ int main(int argc, char **argv)
         return 2;
     }
     char *err = NULL;
+    if (!strcmp(cmd, "trust")) {
+        /* only the user's own config changes: no plugin, no policy runs */
+        int trc = perm_trust_add(nargs ? args[0] : ho.workspace ? ho.workspace : ".", &err);
+        fprintf(trc ? stderr : stdout, "vthost: %s\n", err ? err : "cannot trust");
+        free(err);
+        free(dirs);
+        return trc ? 1 : 0;
+    }
     if (host_open(&ho, &err) != 0) {
         fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
         free(err);
         free(dirs);
-        return strcmp(cmd, "call") == 0 ? 1 : 1;
+        return host_config_failed() ? 2 : 1;
     }
+    if (!strcmp(cmd, "serve"))
+        host_warn_untrusted();
     int rc;
     if (!strcmp(cmd, "serve"))
         rc = mcp_serve();

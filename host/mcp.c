@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "host.h"
 #include "mcp.h"
+#include "permission.h"
 #include "mcp_server.h"
 #include "pipeline.h"
 #include "registry.h"
@@ -74,13 +75,14 @@ static char *instructions(void)
         "Shell profile: %s; %s. Use exec_command for commands (write_stdin to "
         "answer a still-running session), apply_patch for every file edit, "
         "and search_tools to find further tools, which become callable after "
-        "the tool list refreshes.",
+        "the tool list refreshes. Approval preset: %s.",
         host_profile_name() ? host_profile_name() : "default",
         host_workspace() ? host_workspace() : ".", names ? names : "",
         shell,
         strcmp(shell, "powershell") == 0
             ? "write exec_command.cmd in native PowerShell syntax"
-            : "write exec_command.cmd as Unix-like shell commands");
+            : "write exec_command.cmd as Unix-like shell commands",
+        permission_approval());
     free(names);
     return rc < 0 ? NULL : text;
 }

@@ -30,14 +30,20 @@ static void progress(void *ctx, double value, double total, const char *message)
 
 
 /* A client may pick a per-call agent by name only: a path would let it
- * load any readable file as a permission policy. */
+ * load any readable file as a permission policy.  The same rule as
+ * perm_agent_name_valid (which the engine applies again). */
 static int agent_name_ok(const cJSON *agent)
 {
     if (!agent)
         return 1;
     if (!cJSON_IsString(agent) || !agent->valuestring[0] || agent->valuestring[0] == '.')
         return 0;
-    for (const char *p = agent->valuestring; *p; p++)
+    const char *n = agent->valuestring;
+    size_t len = strlen(n);
+    if (len > 128 || strstr(n, "..") ||
+        (len >= 3 && n[len - 3] == '.' && (n[len - 2] | 0x20) == 'm' && (n[len - 1] | 0x20) == 'd'))
+        return 0;
+    for (const char *p = n; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '_' || *p == '-' || *p == '.'))
             return 0;
@@ -74,7 +80,8 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
         why = "Invalid params: \"_meta\" must be an object";
     else if (!agent_name_ok(cJSON_GetObjectItemCaseSensitive(meta, "vthost/agent")))
         why = "Invalid params: _meta \"vthost/agent\" must be the name of an agent in "
-              ".vtcode/agents/ (letters, digits, '_', '-', '.'), not a path";
+              ".vtcode/agents/ (letters, digits, '_', '-', '.'; no leading dot, no '..', "
+              "no .md suffix), not a path";
     if (why) {
         mcp_send_error(s, id, RPC_INVALID_PARAMS, why);
         cJSON_Delete(msg);

@@ -6,11 +6,23 @@
 #include <vthost/plugin.h>
 #include "perm_types.h"
 
-/* Load `spec`: a NAME (<workspace>/.vtcode/agents/NAME.md) or a path (it
- * contains '/' or ends in .md).  On failure *err is a malloc'd message
- * naming the file and line. */
+/* Load `spec`: a path when it contains '/' (the CLI user's --agent FILE,
+ * trusted), else a NAME (perm_agent_load_name).  On failure *err is a
+ * malloc'd message naming the file and line. */
 int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
                     char **err);
+/* An agent by name: <workspace>/.vtcode/agents/NAME.md (trusted only as
+ * far as the workspace is), else <user dir>/agents/NAME.md.  A name with
+ * '/', '\\', '..', a leading dot or a .md suffix is VT_ERR_INVALID. */
+int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out,
+                         char **err);
+/* The spec file at `path`; `name` NULL: its base name without .md.  An
+ * untrusted spec keeps only its deny and ask rules and asks instead of
+ * a default of allow or auto. */
+int perm_agent_load_file(const char *path, const char *name, int trusted,
+                         const perm_settings *st, perm_agent **out, char **err);
+/* 1 when `name` is a valid agent name; else 0 and *why (static). */
+int perm_agent_name_valid(const char *name, const char **why);
 /* Parse spec text (`file` names it in messages and sources). */
 int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
                           perm_agent **out, char **err);

@@ -1,9 +1,11 @@
 /* [permissions], [permissions.auto] and [permissions.auto.environment]
- * from the vtcode.toml tree.  A known key of the wrong type is an error
- * naming the file, the line and the key; unknown keys are ignored so a
- * vtcode.toml shared with other tools still loads. */
+ * from one vtcode.toml layer.  Inside these tables everything is strict:
+ * an unknown key, a known key of the wrong type or a rule that does not
+ * parse is an error naming the file, the line and the key.  The rest of
+ * vtcode.toml is shared with other tools and stays free-form. */
 #include "perm_config.h"
 #include "perm_rules.h"
+#include "perm_strict.h"
 #include "toml_reader.h"
 
 #include <math.h>
@@ -102,7 +104,7 @@ static int get_strings(const cJSON *t, const char *key, const char *dotted,
 }
 
 static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key,
-                      const char *dotted, const char *path,
+                      const char *dotted, const char *path, const char *origin,
                       const perm_rule_env *env, char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(perms, key);
@@ -134,6 +136,7 @@ static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key,
             free(why);
             return rc;
         }
+        r->origin = origin;
         /* The line is looked up when a trace or message shows it. */
         if (path) {
             r->cfg_key = dotted;
@@ -189,39 +192,37 @@ void perm_strings_clear(perm_string_list *l)
     l->count = 0;
 }
 
-int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
-                     char **err)
-{
-    perm_rule_env env = {st->workspace, st->home};
-    const cJSON *perms = cJSON_GetObjectItemCaseSensitive(config, "permissions");
-    int rc = 0;
-    if (!perms)
-        return 0;
-    if (!cJSON_IsObject(perms))
-        return type_error(path, "permissions", "a table", err);
-    if ((rc = load_rules(&st->global[PB_DENY], perms, "deny", "permissions.deny", path, &env, err)) ||
-        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, &env, err)) ||
-        (rc = load_rules(&st->global[PB_ALLOW], perms, "allow", "permissions.allow", path, &env, err)))
-        return rc;
-    char *ni = NULL;
-    if ((rc = get_string(perms, "non_interactive", "permissions.non_interactive", path, &ni, err)))
-        return rc;
-    if (ni) {
-        int ok = strcmp(ni, "deny") == 0 || strcmp(ni, "allow") == 0;
-        st->non_interactive_allow = strcmp(ni, "allow") == 0;
-        free(ni);
-        if (!ok)
-            return type_error(path, "permissions.non_interactive", "\"deny\" or \"allow\"", err);
-    }
-    if ((rc = get_bool(perms, "audit_enabled", "permissions.audit_enabled", path,
-                       &st->audit_enabled, err)))
-        return rc;
+static const char *const perm_keys[] = {"allow", "ask", "deny", "non_interactive",
+                                        "audit_enabled", "auto", "approval", NULL};
 
-    const cJSON *au = cJSON_GetObjectItemCaseSensitive(perms, "auto");
-    if (!au)
-        return 0;
+int perm_approval_parse(const char *s)
+{
+    static const char *const names[] = {"ask", "sandboxed", "read-only"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *perm_approval_name(int a)
+{
+    return a == 1 ? "sandboxed" : a == 2 ? "read-only" : "ask";
+}
+static const char *const auto_keys[] = {
+    "model", "probe_model", "max_consecutive_denials", "max_total_denials",
+    "drop_broad_allow_rules", "block_rules", "allow_exceptions", "command",
+    "command_timeout_ms", "environment", NULL};
+static const char *const env_keys[] = {"trusted_paths", "trusted_domains", "trusted_git_hosts",
+                                       "trusted_git_orgs", "trusted_services", NULL};
+
+/* [permissions.auto] and its environment into `st`. */
+static int load_auto(perm_settings *st, const cJSON *au, const char *path, char **err)
+{
+    int rc;
     if (!cJSON_IsObject(au))
         return type_error(path, "permissions.auto", "a table ([permissions.auto])", err);
+    if ((rc = perm_strict_keys(au, "permissions.auto", auto_keys, path, err)))
+        return rc;
     if ((rc = get_string(au, "model", "permissions.auto.model", path, &st->model, err)) ||
         (rc = get_string(au, "probe_model", "permissions.auto.probe_model", path,
                          &st->probe_model, err)) ||
@@ -230,21 +231,33 @@ int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
         (rc = get_count(au, "max_total_denials", "permissions.auto.max_total_denials", path,
                         &st->max_total_denials, err)) ||
         (rc = get_bool(au, "drop_broad_allow_rules", "permissions.auto.drop_broad_allow_rules",
-                       path, &st->drop_broad_allow_rules, err)) ||
-        (rc = get_strings(au, "block_rules", "permissions.auto.block_rules", path,
+                       path, &st->drop_broad_allow_rules, err)))
+        return rc;
+    perm_strings_clear(&st->block_rules);
+    perm_strings_clear(&st->allow_exceptions);
+    if ((rc = get_strings(au, "block_rules", "permissions.auto.block_rules", path,
                           &st->block_rules, err)) ||
         (rc = get_strings(au, "allow_exceptions", "permissions.auto.allow_exceptions", path,
                           &st->allow_exceptions, err)) ||
         (rc = get_count(au, "command_timeout_ms", "permissions.auto.command_timeout_ms", path,
-                        &st->command_timeout_ms, err)) ||
-        (rc = load_command(st, au, path, err)))
+                        &st->command_timeout_ms, err)))
         return rc;
-
+    if (cJSON_GetObjectItemCaseSensitive(au, "command")) {
+        if (st->command_argv)
+            for (char **p = st->command_argv; *p; p++)
+                free(*p);
+        free(st->command_argv);
+        st->command_argv = NULL;
+        if ((rc = load_command(st, au, path, err)))
+            return rc;
+    }
     const cJSON *envt = cJSON_GetObjectItemCaseSensitive(au, "environment");
     if (!envt)
         return 0;
     if (!cJSON_IsObject(envt))
         return type_error(path, "permissions.auto.environment", "a table", err);
+    if ((rc = perm_strict_keys(envt, "permissions.auto.environment", env_keys, path, err)))
+        return rc;
     static const struct { const char *key, *dotted; size_t off; } lists[] = {
         {"trusted_paths", "permissions.auto.environment.trusted_paths",
          offsetof(perm_settings, trusted_paths)},
@@ -259,10 +272,90 @@ int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
     };
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
         perm_string_list *l = (perm_string_list *)((char *)st + lists[i].off);
+        if (!cJSON_GetObjectItemCaseSensitive(envt, lists[i].key))
+            continue;
+        perm_strings_clear(l);
         if ((rc = get_strings(envt, lists[i].key, lists[i].dotted, path, l, err)))
             return rc;
     }
     return 0;
+}
+
+int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *path,
+                           const char *origin, int trusted, char **err)
+{
+    perm_rule_env env = {st->workspace, st->home};
+    int rc = perm_strict_top(config, path, err);
+    if (rc)
+        return rc;
+    const cJSON *perms = cJSON_GetObjectItemCaseSensitive(config, "permissions");
+    if (!perms)
+        return 0;
+    if (!cJSON_IsObject(perms))
+        return type_error(path, "permissions", "a table", err);
+    if ((rc = perm_strict_keys(perms, "permissions", perm_keys, path, err)))
+        return rc;
+    /* deny and ask of every layer are in force; allow rules of an
+     * untrusted layer are kept aside, for explain to show as ignored */
+    if ((rc = load_rules(&st->global[PB_DENY], perms, "deny", "permissions.deny", path, origin,
+                         &env, err)) ||
+        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, origin,
+                         &env, err)) ||
+        (rc = load_rules(trusted ? &st->global[PB_ALLOW] : &st->ignored_allow, perms, "allow",
+                         "permissions.allow", path, origin, &env, err)))
+        return rc;
+    char *ni = NULL;
+    if ((rc = get_string(perms, "non_interactive", "permissions.non_interactive", path, &ni, err)))
+        return rc;
+    if (ni) {
+        int ok = strcmp(ni, "deny") == 0 || strcmp(ni, "allow") == 0;
+        int allow = strcmp(ni, "allow") == 0;
+        free(ni);
+        if (!ok)
+            return type_error(path, "permissions.non_interactive", "\"deny\" or \"allow\"", err);
+        if (trusted || !allow)
+            st->non_interactive_allow = allow;
+        else
+            st->ignored_settings = 1;
+    }
+    char *ap = NULL;
+    if ((rc = get_string(perms, "approval", "permissions.approval", path, &ap, err)))
+        return rc;
+    if (ap) {
+        int a = perm_approval_parse(ap);
+        free(ap);
+        if (a < 0)
+            return type_error(path, "permissions.approval",
+                              "\"ask\", \"sandboxed\" or \"read-only\"", err);
+        if (trusted || a != 1) /* an untrusted workspace may not pick sandboxed */
+            st->approval = a;
+        else
+            st->ignored_settings = 1;
+    }
+    int audit = 0;
+    if ((rc = get_bool(perms, "audit_enabled", "permissions.audit_enabled", path, &audit, err)))
+        return rc;
+    st->audit_enabled |= audit; /* any layer may ask for the audit log */
+
+    const cJSON *au = cJSON_GetObjectItemCaseSensitive(perms, "auto");
+    if (!au)
+        return 0;
+    if (trusted)
+        return load_auto(st, au, path, err);
+    /* checked like any other layer, then not applied */
+    perm_settings tmp;
+    memset(&tmp, 0, sizeof tmp);
+    perm_settings_defaults(&tmp);
+    rc = load_auto(&tmp, au, path, err);
+    perm_settings_free(&tmp);
+    st->ignored_settings = 1;
+    return rc;
+}
+
+int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
+                     char **err)
+{
+    return perm_config_load_layer(st, config, path, "config", 1, err);
 }
 
 void perm_settings_defaults(perm_settings *st)
@@ -277,6 +370,12 @@ void perm_settings_free(perm_settings *st)
 {
     for (int i = 0; i < PB_COUNT; i++)
         perm_ruleset_free(&st->global[i]);
+    perm_ruleset_free(&st->ignored_allow);
+    for (size_t i = 0; i < st->npolicy; i++)
+        free(st->policy[i]);
+    free(st->policy);
+    free(st->user_dir);
+    cJSON_Delete(st->layers);
     free(st->workspace);
     free(st->home);
     free(st->config_path);

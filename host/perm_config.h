@@ -14,7 +14,15 @@ void perm_settings_defaults(perm_settings *st);
  * malloc'd "FILE:LINE: key must be ..." on failure. */
 int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
                      char **err);
+/* One configuration layer: rules take `origin` ("user", "workspace",
+ * "config"); an untrusted layer's allow rules, non_interactive = "allow"
+ * and [permissions.auto] are checked but not applied. */
+int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *path,
+                           const char *origin, int trusted, char **err);
 void perm_settings_free(perm_settings *st);
+/* Approval presets: "ask" 0, "sandboxed" 1, "read-only" 2; -1 unknown. */
+int perm_approval_parse(const char *s);
+const char *perm_approval_name(int approval);
 void perm_strings_clear(perm_string_list *l);
 
 /* "file:line" of a rule (looked up in the TOML file when needed). */

@@ -8,6 +8,7 @@
 #include "perm_engine.h"
 #include "perm_config.h"
 #include "perm_match.h"
+#include "perm_protect.h"
 #include "perm_rules.h"
 #include "subjects.h"
 
@@ -48,20 +49,8 @@ int perm_path_protected(const char *workspace, const char *abs)
     while (*p) {
         size_t len = strcspn(p, "/");
 #define IS(s) (len == sizeof(s) - 1 && memcmp(p, s, len) == 0)
-        if (IS(".git") || IS(".vscode") || IS(".idea"))
+        if (IS(".git") || IS(".vscode") || IS(".idea") || IS(".vtcode"))
             return 1;
-        if (IS(".vtcode")) {
-            const char *q = p + len;
-            if (*q == 0)
-                return 1;
-            q++;
-            size_t ql = strcspn(q, "/");
-            int open = (ql == 8 && memcmp(q, "commands", 8) == 0) ||
-                       (ql == 6 && memcmp(q, "agents", 6) == 0) ||
-                       (ql == 6 && memcmp(q, "skills", 6) == 0);
-            if (!open)
-                return 1;
-        }
 #undef IS
         p += len;
         while (*p == '/')
@@ -253,9 +242,25 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
             d->norm = perm_command_normalise(s->value);
             if (!d->norm || perm_command_variants(d->norm, &d->variants, &d->nvariants) < 0)
                 rc = VT_ERR_NOMEM;
+            /* a known writer naming a policy file, or an opaque file */
+            if (rc == 0 && ev->is_exec &&
+                perm_command_writes(st, ev->cwd_lex, s->value, &d->policy, &d->opaque) < 0)
+                rc = VT_ERR_NOMEM;
         } else if (is_path(s->kind)) {
-            d->lex = perm_path_lexical(ev->cwd_lex, s->value);
-            d->res = d->lex ? resolve(&dc, ev->cwd_lex, s->value, d->lex) : NULL;
+            const char *p = s->value;
+            if (ev->is_exec) {
+                /* a redirect target as the shell sees it: literal, or
+                 * opaque when it expands ($X, ~, globs, braces, $'..') */
+                int lit = perm_shell_word(s->value, &d->lit);
+                if (lit < 0 || !d->lit) {
+                    rc = VT_ERR_NOMEM;
+                    break;
+                }
+                d->opaque = !lit;
+                p = d->lit;
+            }
+            d->lex = perm_path_lexical(ev->cwd_lex, p);
+            d->res = d->lex ? resolve(&dc, ev->cwd_lex, p, d->lex) : NULL;
             if (!d->lex || !d->res) {
                 rc = VT_ERR_NOMEM;
                 break;
@@ -267,6 +272,8 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
             d->protect = is_edit(s->kind) &&
                          (perm_path_protected(st->workspace, d->lex) ||
                           perm_path_protected(st->workspace, d->res));
+            if (is_edit(s->kind))
+                d->policy = perm_policy_hit(st, d->lex, d->res);
         }
     }
     dir_cache_free(&dc);
@@ -283,6 +290,7 @@ void perm_eval_free(perm_eval *ev)
         perm_strings_free(d->variants, d->nvariants);
         free(d->lex);
         free(d->res);
+        free(d->lit);
     }
     free(ev->subj);
     free(ev->cwd_lex);
@@ -455,6 +463,8 @@ static int covers(perm_eval *ev, const perm_ruleset *set, const perm_subj *d,
                   const perm_rule **rule)
 {
     *rule = NULL;
+    if (d->opaque)
+        return 0; /* no rule can approve a path nobody can see yet */
     switch (d->kind) {
     case VT_SUBJECT_COMMAND:
         return (*rule = cmd_match(ev, set, d->norm)) != NULL;
@@ -586,9 +596,23 @@ void perm_eval_run(perm_eval *ev)
             ev->decision = PERM_AUTO;
             ev->layer = "agent.auto";
         } else {
+            /* rules an untrusted workspace wrote: shown, never applied */
+            cover_set ign_ws[] = {{&st->ignored_allow, "global.allow"}};
+            cover_set ign_ag[] = {{&ag->ignored, "agent.allow"}};
+            size_t mark = ev->nsteps;
+            if (ag->embedded && !empty_set(&st->ignored_allow) && cover_all(ev, ign_ws, 1, 1))
+                for (size_t i = mark; i < ev->nsteps; i++)
+                    ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
+            mark = ev->nsteps;
+            if (!empty_set(&ag->ignored) && cover_all(ev, ign_ag, 1, 1))
+                for (size_t i = mark; i < ev->nsteps; i++)
+                    ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
             ev->decision = ag->def;
             ev->layer = "agent.default";
-            step(ev, "agent.default", NULL, NULL, perm_decision_name(ag->def));
+            step(ev, "agent.default", NULL, NULL,
+                 ag->ignored_default ? "ask: the spec says allow or auto, and the workspace is "
+                                       "not trusted (vthost trust)"
+                                     : perm_decision_name(ag->def));
         }
         if (ev->nsteps)
             ev->rule = ev->steps[ev->nsteps - 1].rule;
@@ -597,17 +621,22 @@ void perm_eval_run(perm_eval *ev)
     /* Protected edits are never pre-approved, and an ask about them is
      * never answered by the non-interactive setting. */
     for (size_t i = 0; ev->decision != PERM_DENY && i < ev->nsubj; i++)
-        if (ev->subj[i].protect) {
+        if (ev->subj[i].protect || ev->subj[i].policy) {
+            const perm_subj *d = &ev->subj[i];
             ev->protected_hit = 1;
-            ev->protected_path = ev->subj[i].raw;
+            ev->policy_hit = d->policy != NULL;
+            /* the file itself (resolved) for a path; the policy path a
+             * writer names for a command */
+            ev->protected_path = d->policy && d->res ? d->res : d->policy ? d->policy : d->raw;
             if (ev->decision == PERM_ALLOW || ev->decision == PERM_AUTO) {
                 ev->decision = PERM_ASK;
                 ev->layer = "protected";
-                ev->subject = ev->subj[i].raw;
-                step(ev, "protected", NULL, ev->subj[i].raw,
-                     "edits to protected paths always ask");
+                ev->subject = d->raw;
+                step(ev, "protected", NULL, ev->protected_path,
+                     d->policy ? "changes to policy files always ask"
+                               : "edits to protected paths always ask");
             } else {
-                step(ev, "protected", NULL, ev->subj[i].raw,
+                step(ev, "protected", NULL, ev->protected_path,
                      "never approved without a prompt");
             }
             break;
@@ -634,6 +663,8 @@ cJSON *perm_eval_trace(const perm_eval *ev)
             char *src = perm_rule_source(s->rule);
             cJSON_AddStringToObject(o, "source", src ? src : s->rule->source);
             free(src);
+            if (s->rule->origin)
+                cJSON_AddStringToObject(o, "origin", s->rule->origin);
         } else {
             cJSON_AddNullToObject(o, "rule");
             if (strcmp(s->layer, "agent.default") == 0 && ev->agent->default_source)

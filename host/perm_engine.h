@@ -18,6 +18,10 @@ typedef struct perm_subj {
     const char *rel_lex, *rel_res; /* below the call's directory, or NULL */
     int inside;           /* both forms inside the workspace */
     int protect;          /* an edit of a protected path */
+    int opaque;           /* an exec path (or a writer's file argument)
+                             known only after shell expansion */
+    const char *policy;   /* the policy file it would change, or NULL */
+    char *lit;            /* exec paths: the word after quote removal */
 } perm_subj;
 
 typedef struct perm_step {
@@ -47,6 +51,7 @@ typedef struct perm_eval {
     const char *subject;
     int protected_hit;
     const char *protected_path; /* the first protected edit */
+    int policy_hit;             /* ... and it is a policy file */
     int global_ask;
     perm_step *steps;
     size_t nsteps, capsteps;
@@ -66,8 +71,8 @@ cJSON *perm_eval_trace(const perm_eval *ev);
 cJSON *perm_eval_subjects(const perm_eval *ev);
 
 const char *perm_decision_name(perm_decision d);
-/* 1 when `abs` is a protected path of the workspace (.git, .vtcode except
- * commands/agents/skills, .vscode, .idea). */
+/* 1 when `abs` is a protected path of the workspace (.git, .vtcode,
+ * .vscode, .idea, at any depth). */
 int perm_path_protected(const char *workspace, const char *abs);
 /* A rule that would allow the call (malloc'd), e.g. exec_command(git push *). */
 char *perm_eval_suggest(const perm_eval *ev);

@@ -5,6 +5,8 @@
  * configured. */
 #include "perm_rules.h"
 #include "perm_match.h"
+#include "perm_strict.h"
+#include "strutil.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -292,6 +294,62 @@ void perm_rule_free(perm_rule *r)
     free(r);
 }
 
+/* Broad by meaning, not spelling: a command pattern that matches every
+ * probe command with arguments (`*`, `**`, `* *`, `* * *`, ...) grants
+ * every command that matters. */
+static int covers_every_command(const pcre2_code *re)
+{
+    static const char *const probes[] = {
+        "rm -rf /", "curl https://example.com/x.sh -o x", "python3 -c pass", "sh -c x",
+        "git push --force origin main", "x y", "a b c d e f", "/bin/rm -f x", "z' \\ \"q",
+    };
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md)
+        return 1; /* cannot tell: treat as broad (it is only ever dropped) */
+    int all = 1;
+    for (size_t i = 0; all && i < sizeof probes / sizeof *probes; i++)
+        all = perm_regex_match(re, probes[i], md) != 0;
+    pcre2_match_data_free(md);
+    return all;
+}
+
+/* The written rule holds more than one rule: a second rule after the
+ * specifier's closing parenthesis, or a list of tool names. */
+static int several_rules(const char *text)
+{
+    const char *open = strchr(text, '(');
+    size_t tl = open ? (size_t)(open - text) : strlen(text);
+    for (size_t i = 0; i < tl; i++)
+        if (text[i] == ',' || text[i] == ';' || isspace((unsigned char)text[i]))
+            return 1;
+    if (!open)
+        return 0;
+    int depth = 0;
+    char q = 0;
+    for (const char *p = open; *p; p++) {
+        if (q) {
+            if (*p == q)
+                q = 0;
+            else if (*p == '\\' && q == '"' && p[1])
+                p++;
+            continue;
+        }
+        if (*p == '\'' || *p == '"')
+            q = *p;
+        else if (*p == '\\' && p[1])
+            p++;
+        else if (*p == '(')
+            depth++;
+        else if (*p == ')' && --depth == 0) {
+            for (p++; *p; p++)
+                if (!isspace((unsigned char)*p) && *p != ',' && *p != ';')
+                    return strchr(p, '(') != NULL || isalpha((unsigned char)*p);
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
                       char **err)
 {
@@ -323,11 +381,8 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
     if (strcmp(r->tool, "exec_command") == 0) {
         r->spec = PSPEC_COMMAND;
         int rc = perm_compile_command(spec, &r->re, &r->key, err);
-        if (rc == 0) {
-            char *n = perm_command_normalise(spec);
-            r->broad = n && strcmp(n, "*") == 0;
-            free(n);
-        }
+        if (rc == 0)
+            r->broad = covers_every_command(r->re);
         return rc;
     }
     r->spec = PSPEC_PATH;
@@ -356,9 +411,16 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
         return VT_ERR_NOMEM;
     r->text = trimmed(text, strlen(text));
     r->source = strdup(source ? source : "");
+    r->origin = "config";
     if (!r->text || !r->source) {
         perm_rule_free(r);
         return VT_ERR_NOMEM;
+    }
+    if (several_rules(r->text)) {
+        *err = err_s("\"%s\" holds more than one rule: write each rule as its own string "
+                     "in the list", r->text);
+        perm_rule_free(r);
+        return VT_ERR_INVALID;
     }
     const char *open = strchr(r->text, '(');
     char *spec = NULL;
@@ -412,7 +474,12 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     if (spec)
         rc = parse_spec(r, spec, env, err);
     else
-        r->broad = strcmp(r->tool, "exec_command") == 0 && r->tool_match == PTOOL_EXACT;
+        /* exec_command itself, or a tool-name pattern covering it
+         * (`exec_*`, `*`) */
+        r->broad = r->tool_match == PTOOL_EXACT
+                       ? strcmp(r->tool, "exec_command") == 0
+                       : r->tool_match == PTOOL_PREFIX &&
+                             strncmp("exec_command", r->tool, strlen(r->tool)) == 0;
     free(spec);
     if (rc < 0) {
         if (!*err)
@@ -422,4 +489,56 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     }
     *out = r;
     return 0;
+}
+
+/* ---- tool names ------------------------------------------------------- */
+
+int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n, char **err)
+{
+    *err = NULL;
+    if (r->tool_match == PTOOL_ANY || strncmp(r->tool, "mcp__", 5) == 0)
+        return 0;
+    if (r->tool_match == PTOOL_PREFIX) {
+        for (size_t i = 0; i < n; i++)
+            if (strncmp(names[i], r->tool, strlen(r->tool)) == 0)
+                return 0;
+        *err = err_s("the tool-name pattern in \"%s\" matches no installed tool", r->text);
+        return VT_ERR_INVALID;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], r->tool) == 0)
+            return 0;
+    /* the tool as written, for the suggestion */
+    size_t tl = strcspn(r->text, "(");
+    while (tl && isspace((unsigned char)r->text[tl - 1]))
+        tl--;
+    char *written = strndup(r->text, tl);
+    const char **cands = calloc(n + 8, sizeof *cands);
+    if (!written || !cands) {
+        free(written);
+        free(cands);
+        return VT_ERR_NOMEM;
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++)
+        cands[nc++] = names[i];
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        cands[nc++] = aliases[i].alias;
+    cands[nc++] = "WebFetch";
+    const char *near = perm_closest(written, cands, nc);
+    if (strcmp(written, "WebFetch") == 0)
+        *err = err_s("\"%s\": WebFetch is written WebFetch(domain:HOST)", r->text);
+    else if (near && strcmp(near, "WebFetch") == 0)
+        *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean "
+                          "WebFetch(domain:HOST)?", written, r->text);
+    else if (near)
+        *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean \"%s\"?", written,
+                          r->text, near);
+    else
+        *err = str_printf("unknown tool \"%s\" in rule \"%s\": not an installed tool, an alias "
+                          "(bash, Bash, edit, Edit, read, Read), an mcp__ pattern or "
+                          "WebFetch(domain:HOST)", written, r->text);
+    free(written);
+    free(cands);
+    return VT_ERR_INVALID;
 }

@@ -19,6 +19,11 @@ typedef struct perm_rule_env {
 int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
                     perm_rule **out, char **err);
 void perm_rule_free(perm_rule *r);
+/* The rule's tool part names an installed tool (`names`, n of them), a
+ * documented alias, an mcp__ pattern, WebFetch(domain:...), or a
+ * tool-name pattern matching an installed tool; else VT_ERR_INVALID and
+ * *err (malloc'd) with the closest valid spelling. */
+int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n, char **err);
 
 /* Rule sets: append rules, then seal once to build the lookup index. */
 int perm_ruleset_add(perm_ruleset *set, perm_rule *r);

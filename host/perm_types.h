@@ -8,6 +8,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stddef.h>
+#include <cjson/cJSON.h>
 
 typedef enum perm_decision {
     PERM_ALLOW = 0,
@@ -51,6 +52,8 @@ typedef struct perm_rule {
     char *domain;        /* PSPEC_DOMAIN, lower case */
     int broad;           /* grants a command-running tool unrestricted */
     size_t order;        /* position in its rule set */
+    const char *origin;  /* layer it came from: "user", "workspace",
+                            "config", "agent", "embedded" (static) */
 } perm_rule;
 
 struct perm_index;
@@ -76,6 +79,11 @@ typedef struct perm_agent {
     /* broad exec allow rules not applied (drop_broad_allow_rules) */
     perm_rule **dropped;
     size_t ndropped;
+    /* a workspace agent of an untrusted workspace: its allow and auto
+     * rules are not applied, and a default of allow or auto asks */
+    int untrusted;
+    perm_ruleset ignored;          /* its allow and auto rules */
+    const char *ignored_default;   /* "allow"/"auto" replaced by ask, or NULL */
 } perm_agent;
 
 typedef struct perm_string_list {
@@ -88,6 +96,19 @@ typedef struct perm_settings {
     char *home;                      /* $HOME, or NULL */
     char *config_path;               /* for messages; may be NULL */
     perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
+    /* approval preset of the embedded default agent: 0 ask,
+     * 1 sandboxed, 2 read-only */
+    int approval;
+    /* layering and trust */
+    int workspace_trusted;
+    const char *trust_reason;        /* static text for explain */
+    char *user_dir;                  /* the user's vtcode directory, or NULL */
+    perm_ruleset ignored_allow;      /* an untrusted workspace's allow rules */
+    int ignored_settings;            /* it also set auto/non_interactive */
+    cJSON *layers;                   /* [{"layer","file","trusted"}] for explain */
+    /* policy files: pairs of lexical and resolved absolute paths */
+    char **policy;
+    size_t npolicy;
     int non_interactive_allow;       /* [permissions] non_interactive */
     int audit_enabled;
     /* [permissions.auto] */

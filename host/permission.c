@@ -9,6 +9,8 @@
 #include "perm_audit.h"
 #include "perm_config.h"
 #include "perm_engine.h"
+#include "perm_match.h"
+#include "perm_protect.h"
 #include "perm_review.h"
 #include "perm_rules.h"
 #include "strutil.h"
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct cached_agent {
     char *spec;
@@ -29,6 +32,8 @@ static struct {
     perm_settings st;
     perm_agent *embedded;
     perm_agent *primary; /* --agent, or the embedded one */
+    char *primary_spec;  /* the --agent value (a name or a CLI path) */
+    int check_tools;     /* plugins are loaded: check agents' tool names */
     cached_agent *cache;
     size_t ncache;
     long consecutive, total; /* auto-review denials */
@@ -36,25 +41,71 @@ static struct {
 
 static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int permission_init_with(const cJSON *config, const char *config_path,
-                         const char *default_agent, const char *workspace, char **err)
+/* The user's vtcode directory: $XDG_CONFIG_HOME/vtcode, else
+ * ~/.config/vtcode.  malloc'd, or NULL. */
+static char *user_dir(const char *home)
 {
-    permission_fini();
-    *err = NULL;
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    if (xdg && xdg[0] == '/')
+        return str_printf("%s/vtcode", xdg);
+    return home ? str_printf("%s/.config/vtcode", home) : NULL;
+}
+
+static char *absolute(const char *p)
+{
+    char cwd[4096];
+    if (p[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return perm_path_lexical("/", p);
+    return perm_path_lexical(cwd, p);
+}
+
+/* Settings every layer shares; the policy files of this workspace. */
+static int init_common(const char *workspace, int trusted, const char *reason)
+{
     perm_settings_defaults(&P.st);
     const char *home = getenv("HOME");
     P.st.workspace = strdup(workspace ? workspace : "/");
     P.st.home = home && *home ? strdup(home) : NULL;
-    P.st.config_path = config_path ? strdup(config_path) : NULL;
-    if (!P.st.workspace)
+    P.st.user_dir = user_dir(P.st.home);
+    P.st.workspace_trusted = trusted;
+    P.st.trust_reason = reason;
+    P.st.layers = cJSON_CreateArray();
+    if (!P.st.workspace || !P.st.layers)
         return VT_ERR_NOMEM;
-    int rc = perm_config_load(&P.st, config, config_path, err);
+    char *wsfile = str_printf("%s/vtcode.toml", P.st.workspace);
+    char *wsdir = str_printf("%s/.vtcode", P.st.workspace);
+    char *homedir = P.st.home ? str_printf("%s/.config/vtcode", P.st.home) : NULL;
+    int rc = 0;
+    if (!wsfile || !wsdir)
+        rc = VT_ERR_NOMEM;
+    if (rc == 0)
+        rc = perm_policy_add(&P.st, wsfile);
+    if (rc == 0)
+        rc = perm_policy_add(&P.st, wsdir);
+    if (rc == 0 && P.st.user_dir)
+        rc = perm_policy_add(&P.st, P.st.user_dir);
+    if (rc == 0 && homedir)
+        rc = perm_policy_add(&P.st, homedir);
+    free(wsfile);
+    free(wsdir);
+    free(homedir);
+    return rc;
+}
+
+static int init_finish(const char *default_agent, char **err)
+{
+    int rc = 0;
     for (int i = 0; rc == 0 && i < PB_COUNT; i++)
         rc = perm_ruleset_seal(&P.st.global[i]);
     if (rc == 0)
+        rc = perm_ruleset_seal(&P.st.ignored_allow);
+    if (rc == 0)
         rc = perm_agent_embedded(&P.st, &P.embedded);
-    if (rc == 0 && default_agent)
+    if (rc == 0 && default_agent) {
         rc = perm_agent_load(default_agent, &P.st, &P.primary, err);
+        if (rc == 0 && !(P.primary_spec = strdup(default_agent)))
+            rc = VT_ERR_NOMEM;
+    }
     if (rc < 0) {
         permission_fini();
         if (!*err)
@@ -67,10 +118,164 @@ int permission_init_with(const cJSON *config, const char *config_path,
     return 0;
 }
 
+static int approval_override = -1; /* --approval, or -1 */
+
+int permission_set_approval(const char *preset)
+{
+    approval_override = preset ? perm_approval_parse(preset) : -1;
+    return preset && approval_override < 0 ? VT_ERR_INVALID : 0;
+}
+
+const char *permission_approval(void)
+{
+    return perm_approval_name(P.st.approval);
+}
+
+int permission_init_layers(const perm_layer *layers, size_t n, const char *default_agent,
+                           const char *workspace, int workspace_trusted,
+                           const char *trust_reason, char **err)
+{
+    permission_fini();
+    *err = NULL;
+    int rc = init_common(workspace, workspace_trusted, trust_reason);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const perm_layer *l = &layers[i];
+        if (l->path) {
+            char *abs = absolute(l->path);
+            rc = abs ? perm_policy_add(&P.st, abs) : VT_ERR_NOMEM;
+            free(abs);
+            free(P.st.config_path);
+            P.st.config_path = strdup(l->path); /* the last (strongest) layer */
+        }
+        if (rc == 0)
+            rc = perm_config_load_layer(&P.st, l->tree, l->path, l->name, l->trusted, err);
+        cJSON *o = cJSON_CreateObject();
+        if (o) {
+            cJSON_AddStringToObject(o, "layer", l->name);
+            if (l->path)
+                cJSON_AddStringToObject(o, "file", l->path);
+            cJSON_AddBoolToObject(o, "trusted", l->trusted);
+            cJSON_AddItemToArray(P.st.layers, o);
+        }
+    }
+    if (rc < 0) {
+        permission_fini();
+        if (!*err)
+            *err = str_printf("cannot load the permission settings (error %d)", rc);
+        return rc;
+    }
+    if (approval_override >= 0)
+        P.st.approval = approval_override; /* the command line wins */
+    return init_finish(default_agent, err);
+}
+
+int permission_init_with(const cJSON *config, const char *config_path,
+                         const char *default_agent, const char *workspace, char **err)
+{
+    perm_layer l = {"config", config_path, config, 1};
+    return permission_init_layers(&l, 1, default_agent, workspace, 1,
+                                  "named by --config", err);
+}
+
 int permission_init(const cJSON *config, const char *config_path,
                     const char *default_agent, char **err)
 {
     return permission_init_with(config, config_path, default_agent, host_workspace(), err);
+}
+
+/* ---- tool names ---------------------------------------------------------- */
+
+static int check_set(const perm_ruleset *set, const char *const *names, size_t n, char **err)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        char *why = NULL;
+        int rc = perm_rule_check_tool(set->rules[i], names, n, &why);
+        if (rc < 0) {
+            char *src = perm_rule_source(set->rules[i]);
+            *err = str_printf("%s: %s", src ? src : set->rules[i]->source,
+                              why ? why : "unknown tool");
+            free(src);
+            free(why);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int check_agent(const perm_agent *a, const char *const *names, size_t n, char **err)
+{
+    int rc = check_set(&a->ignored, names, n, err);
+    for (int b = 0; rc == 0 && b < PB_COUNT; b++)
+        rc = check_set(&a->sets[b], names, n, err);
+    for (size_t i = 0; rc == 0 && i < a->ndropped; i++) {
+        perm_ruleset one = {.rules = &a->dropped[i], .count = 1};
+        rc = check_set(&one, names, n, err);
+    }
+    return rc;
+}
+
+/* Installed tool names (every loaded module's, deferred ones included). */
+static const char **tool_names(size_t *n)
+{
+    const tool_entry **v = NULL;
+    *n = 0;
+    if (registry_all(&v, n) != VT_OK)
+        return NULL;
+    const char **names = calloc(*n + 1, sizeof *names);
+    for (size_t i = 0; names && i < *n; i++)
+        names[i] = v[i]->t.name;
+    free(v);
+    return names;
+}
+
+static int validate_agent(const perm_agent *a, char **err)
+{
+    if (!P.check_tools || a->embedded)
+        return 0;
+    size_t n;
+    const char **names = tool_names(&n);
+    if (!names)
+        return VT_ERR_NOMEM;
+    int rc = check_agent(a, names, n, err);
+    free(names);
+    return rc;
+}
+
+int permission_validate_tools(char **err)
+{
+    *err = NULL;
+    size_t n;
+    const char **names = tool_names(&n);
+    if (!names)
+        return VT_ERR_NOMEM;
+    int rc = check_set(&P.st.ignored_allow, names, n, err);
+    for (int b = 0; rc == 0 && b < PB_COUNT; b++)
+        rc = check_set(&P.st.global[b], names, n, err);
+    if (rc == 0 && P.primary && !P.primary->embedded)
+        rc = check_agent(P.primary, names, n, err);
+    free(names);
+    if (rc == 0)
+        P.check_tools = 1;
+    return rc;
+}
+
+char *permission_untrusted_note(void)
+{
+    if (!P.ready || P.st.workspace_trusted)
+        return NULL;
+    size_t nallow = P.st.ignored_allow.count;
+    int agent = P.primary && (P.primary->ignored.count || P.primary->ignored_default);
+    if (!nallow && !P.st.ignored_settings && !agent)
+        return NULL;
+    return str_printf("the workspace %s is not trusted: its %s%s%s%s are ignored (its deny and "
+                      "ask rules apply). To trust it, run: vthost trust %s",
+                      P.st.workspace, nallow ? "allow rules" : "",
+                      nallow && (P.st.ignored_settings || agent) ? " and " : "",
+                      P.st.ignored_settings ? "permission settings (non_interactive, "
+                                              "[permissions.auto])" : "",
+                      agent ? (nallow || P.st.ignored_settings ? " and agent grants"
+                                                               : "agent grants") : "",
+                      P.st.workspace);
 }
 
 void permission_fini(void)
@@ -83,6 +288,7 @@ void permission_fini(void)
         perm_agent_free(P.cache[i].agent);
     }
     free(P.cache);
+    free(P.primary_spec);
     perm_settings_free(&P.st);
     memset(&P, 0, sizeof P);
 }
@@ -98,7 +304,7 @@ void permission_reset_counters(void)
  * the process's primary agent. */
 static int agent_for(const char *spec, const perm_agent **out, char **err)
 {
-    if (!spec || !*spec) {
+    if (!spec || !*spec || (P.primary_spec && strcmp(spec, P.primary_spec) == 0)) {
         *out = P.primary;
         return 0;
     }
@@ -111,7 +317,12 @@ static int agent_for(const char *spec, const perm_agent **out, char **err)
             return 0;
         }
     perm_agent *a = NULL;
-    rc = perm_agent_load(spec, &P.st, &a, err);
+    /* a per-call agent is a name, never a path */
+    rc = perm_agent_load_name(spec, &P.st, &a, err);
+    if (rc == 0 && (rc = validate_agent(a, err)) < 0) {
+        perm_agent_free(a);
+        a = NULL;
+    }
     if (rc == VT_ERR_NOT_FOUND && strcmp(spec, "default") == 0) {
         free(*err);
         *err = NULL;
@@ -185,10 +396,9 @@ static char *deny_message(const perm_eval *ev)
     const char *file = ev->agent->path ? ev->agent->path : "the agent spec";
     if (strcmp(ev->layer, "global.deny") == 0)
         m = str_printf("Permission denied: %s%s%s matches the global deny %s. Global deny rules "
-                "are a hard ceiling: remove or narrow that rule in [permissions] deny "
-                "of %s to allow this call.",
-                ev->tool, ev->subject ? " " : "", subject_words(ev), ref,
-                P.st.config_path ? P.st.config_path : "vtcode.toml");
+                "of every configuration layer are a hard ceiling: remove or narrow that rule "
+                "in the [permissions] deny of the file named to allow this call.",
+                ev->tool, ev->subject ? " " : "", subject_words(ev), ref);
     else if (strcmp(ev->layer, "agent.deny") == 0)
         m = str_printf("Permission denied: %s%s%s matches the %s agent's deny %s. Remove or "
                 "narrow it in permissions.deny of %s to allow this call.",
@@ -222,6 +432,14 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 "or setting approves it.",
                 ev->tool, ev->justification ? ": " : "",
                 ev->justification ? ev->justification : "", why);
+    else if (ev->policy_hit)
+        m = str_printf("Permission denied: %s would change the protected policy file %s and %s. "
+                "Policy files (the workspace's vtcode.toml and .vtcode/, the user's vtcode "
+                "configuration directory, the --config file) decide what tools may do, so a "
+                "change needs an interactive approval that names the file; no rule or "
+                "setting approves it. Edit the file yourself, or approve the call when "
+                "asked (vthost call: --yes).",
+                ev->tool, ev->protected_path, why);
     else if (ev->protected_hit)
         m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
                 ".git/, .vtcode/, .vscode/ and .idea/ need an interactive approval; no "
@@ -237,6 +455,16 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 "permissions.allow.",
                 ev->tool, ev->subject ? " " : "", subject_words(ev), ev->agent->name, ref,
                 why, sug ? sug : ev->tool);
+    else if (ev->agent->embedded)
+        m = str_printf("Permission denied: %s needs approval (approval preset %s: the default "
+                "agent asks) and %s. To allow it, add %s to %s, or approve it when asked "
+                "(vthost call: --yes).%s",
+                ev->tool, perm_approval_name(P.st.approval), why, sug ? sug : ev->tool, where,
+                P.st.approval == 0
+                    ? " For a client that cannot prompt, --approval sandboxed (or [permissions] "
+                      "approval = \"sandboxed\") runs commands and workspace edits inside the "
+                      "sandbox without asking."
+                    : "");
     else
         m = str_printf("Permission denied: %s needs approval (the %s agent's default is %s) and %s. "
                 "To allow it, add %s to %s, or approve it when asked (vthost call: --yes).",
@@ -323,6 +551,10 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
         question = str_printf("%s asks to run outside the sandbox: %s\n%s", ev->tool,
                        ev->justification ? ev->justification : "(no justification)",
                        what ? what : "");
+    else if (ev->policy_hit)
+        question = str_printf("%s would change the policy file %s (permission settings: "
+                              "approve only if you meant to change them)\n%s",
+                              ev->tool, ev->protected_path, what ? what : "");
     else if (ev->protected_hit)
         question = str_printf("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
                        what ? what : "");
@@ -570,6 +802,10 @@ int permission_explain(const perm_request *req, cJSON **out)
     }
     cJSON_AddStringToObject(o, "decision", perm_decision_name(ev.decision));
     cJSON_AddStringToObject(o, "agent", ev.agent->name);
+    cJSON_AddBoolToObject(o, "workspace_trusted", P.st.workspace_trusted);
+    if (P.st.trust_reason)
+        cJSON_AddStringToObject(o, "trust", P.st.trust_reason);
+    cJSON_AddItemToObject(o, "layers", cJSON_Duplicate(P.st.layers, 1));
     if (ev.agent->path)
         cJSON_AddStringToObject(o, "agent_file", ev.agent->path);
     if (ev.decision == PERM_AUTO) {

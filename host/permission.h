@@ -46,6 +46,40 @@ int permission_init_with(const cJSON *config, const char *config_path,
 struct perm_eval;
 int permission_evaluate(const perm_request *req, struct perm_eval *ev, char **err);
 
+/* One configuration layer, lowest precedence first: "user", "workspace",
+ * "config" (the --config file). */
+typedef struct perm_layer {
+    const char *name;
+    const char *path;     /* the file, for messages and traces */
+    const cJSON *tree;
+    int trusted;          /* its allow rules and auto settings apply */
+} perm_layer;
+
+/* Load every layer: deny and ask rules of all are in force; allow rules,
+ * non_interactive = "allow" and [permissions.auto] only from trusted
+ * layers.  `workspace_trusted` also decides whether the workspace's agent
+ * specs may grant; `trust_reason` (static) is shown by explain. */
+int permission_init_layers(const perm_layer *layers, size_t n, const char *default_agent,
+                           const char *workspace, int workspace_trusted,
+                           const char *trust_reason, char **err);
+
+/* Once plugins are loaded: every rule's tool is an installed tool, an
+ * alias, an mcp__ pattern or WebFetch(domain:...).  *err names file, line
+ * and the closest valid spelling.  Per-call agents are checked on load
+ * from then on. */
+int permission_validate_tools(char **err);
+
+/* One line for the log when an untrusted workspace's allow rules or
+ * settings are ignored (malloc'd), or NULL. */
+char *permission_untrusted_note(void);
+
+/* --approval PRESET (ask, sandboxed, read-only), applied over the
+ * configuration's [permissions] approval at the next init; NULL clears.
+ * VT_ERR_INVALID for an unknown preset. */
+int permission_set_approval(const char *preset);
+/* The active preset's name ("ask" until init). */
+const char *permission_approval(void);
+
 /* Zero the auto-review denial counters (consecutive and total). */
 void permission_reset_counters(void);
 

@@ -307,3 +307,21 @@ extern "C" int toml_array_item_line(const char *path, const char *dotted_key,
         return 0;
     });
 }
+
+extern "C" int toml_key_position(const char *path, const char *dotted_key, int *line,
+                                 int *column)
+{
+    if (!path || !dotted_key || !line || !column)
+        return VT_ERR_INVALID;
+    return guarded(nullptr, [&] {
+        std::optional<toml::table> t;
+        if (int rc = load(path, t))
+            return rc;
+        toml::node_view<const toml::node> v = toml::at_path(std::as_const(*t), dotted_key);
+        if (!v)
+            return static_cast<int>(VT_ERR_NOT_FOUND);
+        *line = static_cast<int>(v.node()->source().begin.line);
+        *column = static_cast<int>(v.node()->source().begin.column);
+        return 0;
+    });
+}

@@ -27,6 +27,10 @@ int toml_key_line(const char *path, const char *dotted_key, int *line);
 int toml_array_item_line(const char *path, const char *dotted_key, int index,
                          int *line);
 
+/* Where the value at `dotted_key` begins: 1-based line and column (in
+ * characters), for tools that edit the file in place. */
+int toml_key_position(const char *path, const char *dotted_key, int *line, int *column);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,8 +19,8 @@ int test_host_open(char *ws, size_t size, const char *toml, const char *plugin_d
     }
     strcpy(ws, real);
     free(real);
+    char path[4096];
     if (toml) {
-        char path[4096];
         snprintf(path, sizeof path, "%s/vtcode.toml", ws);
         FILE *f = fopen(path, "w");
         if (!f || fputs(toml, f) < 0) {
@@ -32,7 +32,10 @@ int test_host_open(char *ws, size_t size, const char *toml, const char *plugin_d
         fclose(f);
     }
     const char *dirs[] = {plugin_dir};
+    /* --config names the workspace's file: its allow rules apply (an
+     * untrusted workspace's would be ignored) */
     host_options o = {.workspace = ws,
+                      .config_path = toml ? path : NULL,
                       .profile = env_profile ? getenv("VTHOST_TEST_PROFILE") : NULL,
                       .plugin_dirs = plugin_dir ? dirs : NULL,
                       .plugin_dir_count = plugin_dir ? 1 : 0,

@@ -16,7 +16,7 @@ count() { pgrep -f "sleep $1" | wc -l; }
 for sig in KILL TERM; do
     marker="29$RANDOM.$$"
     for tty in false true; do
-        "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" \
+        "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" --config "$WS/vtcode.toml" \
             call exec_command "{\"cmd\":\"sleep $marker & sleep $marker; echo never\",\"tty\":$tty,\"yield_time_ms\":30000}" \
             > "$WS/out" 2>&1 &
         host=$!
@@ -51,7 +51,7 @@ for sig in TERM KILL; do
     marker="28$RANDOM.$$"
     rm -f "$WS/in"
     mkfifo "$WS/in"
-    "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" serve \
+    "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" --config "$WS/vtcode.toml" serve \
         < "$WS/in" > "$WS/serve.out" 2>&1 &
     host=$!
     {

@@ -17,7 +17,7 @@ decision() {
     s=${s//$'\n'/\\n}
     s=${s//$'\t'/\\t}
     args="{\"cmd\":\"$s\"}"
-    "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" \
+    "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" --config "$WS/vtcode.toml" \
         explain exec_command "$args" 2>/dev/null |
         sed -n 's/^{"decision":"\([a-z]*\)".*/\1/p'
 }

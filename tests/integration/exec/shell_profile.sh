@@ -6,7 +6,7 @@ VTHOST=${1:?usage: shell_profile.sh path/to/vthost}
 WS=$(mktemp -d /tmp/vthost-exec-profile-XXXXXX)
 trap 'rm -rf "$WS"' EXIT
 fail=0
-run() { "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" "$@"; }
+run() { "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" --config "$WS/vtcode.toml" "$@"; }
 check() { # description: want-substring reject-substring profile
     printf '[agent]\nshell_prompt_profile = "%s"\n[permissions]\nallow = ["exec_command"]\n' "$3" \
         > "$WS/vtcode.toml"

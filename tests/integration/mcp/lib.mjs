@@ -59,6 +59,9 @@ export function serverEnv(extra = {}) {
 
 export function serverArgs(workspace, { profile, pluginDirs = [] } = {}) {
   const args = ["--workspace", workspace];
+  // the workspace's own vtcode.toml, named so its allow rules apply
+  // (an untrusted workspace's allow rules are ignored)
+  if (existsSync(join(workspace, "vtcode.toml"))) args.push("--config", join(workspace, "vtcode.toml"));
   if (profile) args.push("--profile", profile);
   for (const d of pluginDirs) args.push("--plugin-dir", d);
   args.push("serve");

@@ -22,7 +22,7 @@ enabled = true
 max_unverified_mutations = 2
 verification_commands = ["true", "re:^test -d "]
 `);
-const child = spawn(vthost, ['--workspace', ws, '--profile', path.join(__dirname, 'exec-patch.ini'),
+const child = spawn(vthost, ['--workspace', ws, '--config', path.join(ws, 'vtcode.toml'), '--profile', path.join(__dirname, 'exec-patch.ini'),
                              'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const timer = setTimeout(() => { console.error('timed out'); child.kill(); process.exit(1); }, 60000);
 let buf = '';

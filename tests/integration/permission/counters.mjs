@@ -15,6 +15,10 @@ const VTHOST = process.argv[2];
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-permc-')));
 const ws = path.join(root, 'ws');
 fs.mkdirSync(path.join(ws, '.vtcode/agents'), { recursive: true });
+// the user's config trusts the workspace, so its auto agent applies
+const home = path.join(root, 'home');
+fs.mkdirSync(path.join(home, '.config/vtcode'), { recursive: true });
+fs.writeFileSync(path.join(home, '.config/vtcode/vtcode.toml'), `[trust]\nworkspaces = ['${ws}']\n`);
 const log = path.join(root, 'reviewer.log');
 fs.writeFileSync(path.join(ws, 'reviewer.sh'), `#!/bin/sh
 input=$(cat)
@@ -40,7 +44,8 @@ const check = (name, ok, detail) => { count++; if (!ok) { failures++; console.lo
 
 function session(config, capabilities, handlers) {
   const p = spawn(VTHOST, ['--workspace', ws, '--config', config, '--agent', 'auto', 'serve'],
-    { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    { stdio: ['pipe', 'pipe', 'pipe'], detached: true,
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
   let stderr = '';
   p.stderr.on('data', (d) => { stderr += d; });
   const pending = new Map();

@@ -25,6 +25,10 @@ fs.symlinkSync(`${ws}/.git`, `${ws}/gitlink`);  // an innocent name for .git
 fs.symlinkSync(`${ws}/docs`, `${ws}/docs_link`);
 fs.symlinkSync(`${ws}/src`, `${ws}/src_link`);
 
+// The user's config trusts the workspace: its agents may grant.
+fs.mkdirSync(`${home}/.config/vtcode`, { recursive: true });
+fs.writeFileSync(`${home}/.config/vtcode/vtcode.toml`, `[trust]\nworkspaces = ['${ws}']\n`);
+
 const w = (rel, text, mode) => {
   const p = path.join(ws, rel);
   fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -140,13 +144,13 @@ fs.writeFileSync(elsewhere, '---\npermissions:\n  default: deny\n  allow: [exec_
 function run(args, { input, env } = {}) {
   const r = spawnSync(VTHOST, args, {
     input: input ?? '', encoding: 'utf8', timeout: 30000, detached: true,
-    env: { ...process.env, HOME: home, ...env },
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', ...env },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 function runAsync(args) {
   return new Promise((resolve) => {
-    const p = spawn(VTHOST, args, { detached: true, env: { ...process.env, HOME: home },
+    const p = spawn(VTHOST, args, { detached: true, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' },
       stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     p.stdout.on('data', (d) => { out += d; });
@@ -305,9 +309,10 @@ E('symlink out, base allow', { ...P(add('src/escape/y.c')), cfg: 'base' }, 'ask'
 // ---- 5. protected paths -----------------------------------------------------
 E('protected .git with bare allow', { ...P(upd('.git/config')), cfg: 'empty', agent: 'dev' }, 'ask', { layer: 'protected' });
 E('protected .vtcode', { ...P(add('.vtcode/settings.json')), cfg: 'empty', agent: 'dev' }, 'ask', { layer: 'protected' });
-E('.vtcode/commands open', { ...P(add('.vtcode/commands/x.md')), cfg: 'empty', agent: 'dev' }, 'allow');
-E('.vtcode/agents open', { ...P(add('.vtcode/agents/new.md')), cfg: 'empty', agent: 'dev' }, 'allow');
-E('.vtcode/skills open', { ...P(add('.vtcode/skills/s.md')), cfg: 'empty', agent: 'dev' }, 'allow');
+// everything under .vtcode/ is policy (agents included): always asks
+E('.vtcode/commands protected', { ...P(add('.vtcode/commands/x.md')), cfg: 'empty', agent: 'dev' }, 'ask', { layer: 'protected' });
+E('.vtcode/agents protected', { ...P(add('.vtcode/agents/new.md')), cfg: 'empty', agent: 'dev' }, 'ask', { layer: 'protected' });
+E('.vtcode/skills protected', { ...P(add('.vtcode/skills/s.md')), cfg: 'empty', agent: 'dev' }, 'ask', { layer: 'protected' });
 E('protected .vscode', { ...P(add('.vscode/settings.json')), cfg: 'empty', agent: 'open' }, 'ask', { layer: 'protected' });
 E('protected .idea', { ...P(add('.idea/x.xml')), cfg: 'empty', agent: 'open' }, 'ask');
 E('protected nested .git', { ...P(add('vendor/lib/.git/config')), cfg: 'empty', agent: 'open' }, 'ask');
@@ -451,11 +456,13 @@ configError('auto list', '[permissions]\nauto = ["apply_patch"]\n', ['FILE:2', '
 configError('bad rule line', '[permissions]\nask = [\n  "git",\n  "exec_command(x",\n]\n', ['FILE:4', 'exec_command(x']);
 configError('non_interactive value', '[permissions]\nnon_interactive = "yes"\n', ['non_interactive']);
 configError('drop_broad type', '[permissions.auto]\ndrop_broad_allow_rules = "no"\n', ['drop_broad_allow_rules']);
+// unknown keys inside [permissions] are errors; other tables stay free
+configError('unknown key in permissions', '[permissions]\nfuture_key = 1\n', ['FILE:2', 'future_key']);
 count++;
 {
-  const f = w('cfg/unknown.toml', '[permissions]\nfuture_key = 1\nallow = ["exec_command(ls *)"]\n[other_tool]\nx = 1\n');
+  const f = w('cfg/unknown.toml', '[permissions]\nallow = ["exec_command(ls *)"]\n[other_tool]\nx = 1\n');
   const r = run(['--workspace', ws, '--config', f, 'explain', 'exec_command', '{"cmd":"ls"}']);
-  if (r.code !== 0 || !r.out.includes('"allow"')) fail('unknown keys ignored', r.out + r.err);
+  if (r.code !== 0 || !r.out.includes('"allow"')) fail('other tables ignored', r.out + r.err);
 }
 function agentError(name, fm, wants) {
   count++;

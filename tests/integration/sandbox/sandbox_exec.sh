@@ -34,7 +34,7 @@ fails=0
 check() { if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else echo "FAIL $1: expected [$2] in [$3]"; fails=$((fails+1)); fi; }
 absent() { if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else echo "FAIL $1: unexpected [$2] in [$3]"; fails=$((fails+1)); fi; }
 config() { printf '[permissions]\nallow = ["exec_command"]\n%s\n' "$1" > "$WS/vtcode.toml"; }
-run() { "$V" --workspace "$WS" "$@" 2>/dev/null; }
+run() { "$V" --workspace "$WS" --config "$WS/vtcode.toml" "$@" 2>/dev/null; }
 ex() { run call exec_command "$(python3 -c 'import json,sys; print(json.dumps({"cmd": sys.argv[1]}))' "$1")"; }
 
 config ''
@@ -76,23 +76,23 @@ check "danger-full-access unsandboxed" 'full-ok' "$out"
 check "danger-full-access reported" '"sandbox":"none"' "$out"
 
 config $'[sandbox]\nmode = "sideways"'
-out=$("$V" --workspace "$WS" call exec_command '{"cmd":"true"}' 2>&1)
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" call exec_command '{"cmd":"true"}' 2>&1)
 check "bad mode names the key" "sandbox.mode" "$out"
 
 # escalation: justification required, always asked, runs unsandboxed once approved
 config ''
-out=$("$V" --workspace "$WS" call exec_command '{"cmd":"true","sandbox_permissions":"require_escalated"}' 2>&1); rc=$?
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" call exec_command '{"cmd":"true","sandbox_permissions":"require_escalated"}' 2>&1); rc=$?
 check "escalation needs justification" "justification" "$out"
 [ $rc -eq 2 ] && echo "ok   escalation without justification is invalid (exit 2)" || { echo "FAIL exit $rc"; fails=$((fails+1)); }
 esc=$(python3 -c 'import json,sys; print(json.dumps({"cmd": "echo x > " + sys.argv[1] + "/esc.txt && echo esc-ok", "sandbox_permissions": "require_escalated", "justification": "write the sibling"}))' "$SIB")
-out=$("$V" --workspace "$WS" explain exec_command "$esc" 2>&1)
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" explain exec_command "$esc" 2>&1)
 check "escalation asks despite allow rule" '"decision":"ask"' "$out"
-out=$("$V" --workspace "$WS" --no call exec_command "$esc" 2>&1)
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" --no call exec_command "$esc" 2>&1)
 check "escalation refused when the user says no" 'denied' "$out"
 [ ! -e "$SIB/esc.txt" ] && echo "ok   no write without approval" || { echo "FAIL escalated ran without approval"; fails=$((fails+1)); }
-out=$("$V" --workspace "$WS" call exec_command "$esc" 2>&1 </dev/null)
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" call exec_command "$esc" 2>&1 </dev/null)
 check "escalation not approved non-interactively" 'denied' "$out"
-out=$("$V" --workspace "$WS" --yes call exec_command "$esc" 2>&1)
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" --yes call exec_command "$esc" 2>&1)
 check "approved escalation runs unsandboxed" 'esc-ok' "$out"
 check "approved escalation reported" '"sandbox":"none"' "$out"
 

@@ -108,7 +108,7 @@ TOML
 
 run_checks() { # run_checks LABEL PLUGIN_DIR
     local L=$1 D=$2 out rc
-    vt() { "$V" --workspace "$WS" --plugin-dir "$D" "$@"; }
+    vt() { "$V" --workspace "$WS" --config "$WS/vtcode.toml" --plugin-dir "$D" "$@"; }
 
     out=$(vt plugins 2>&1)
     check "$L: host searches its own relocated plugin dir" \
@@ -199,7 +199,7 @@ PKG_CONFIG_PATH="$P/lib/pkgconfig" make -C "$T/mk" install >"$T/make-install.log
     { cat "$T/make-install.log"; die "make install"; }
 out=$("$V" --workspace "$WS" plugins 2>&1)
 check "make install: loaded from the prefix" "loaded   wordtools" "$out"
-out=$("$V" --workspace "$WS" call word_count '{"path":"notes.txt","unique":true}' 2>&1); rc=$?
+out=$("$V" --workspace "$WS" --config "$WS/vtcode.toml" call word_count '{"path":"notes.txt","unique":true}' 2>&1); rc=$?
 check_eq "make install: callable without --plugin-dir" 0 "$rc"
 check "make install: result" '"result":4' "$out"
 

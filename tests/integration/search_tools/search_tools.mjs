@@ -19,7 +19,11 @@ fs.writeFileSync(path.join(ws, 'vtcode.toml'),
   '[permissions]\nallow = ["github_create_issue"]\n');
 
 function run(args, { fixture = true } = {}) {
-  const argv = ['--workspace', ws];
+  // the workspace's rules name a fixture tool: without the fixture the
+  // host is started elsewhere (an unknown tool in a rule is an error);
+  // with it, --config names the file so its allow rule applies
+  const argv = fixture ? ['--workspace', ws, '--config', path.join(ws, 'vtcode.toml')]
+    : ['--workspace', os.tmpdir()];
   if (fixture) argv.push('--plugin-dir', fixtureDir);
   const r = spawnSync(vthost, [...argv, ...args], { encoding: 'utf8', timeout: 20000 });
   if (r.error) throw r.error;

@@ -400,9 +400,10 @@ static void test_config_errors(void **state)
     expect_init_error("[permissions]\naudit_enabled = 1\n", NULL, "audit_enabled", NULL);
     expect_init_error("[permissions.auto.environment]\ntrusted_paths = [1]\n", NULL,
                       "trusted_paths", NULL);
-    /* unknown keys are fine */
-    init_ok("[permissions]\nsomething_else = 3\n[permissions.auto]\nfuture = true\n", NULL);
-    permission_fini();
+    /* unknown keys inside the permission tables are errors */
+    expect_init_error("[permissions]\nsomething_else = 3\n", NULL, "vtcode.toml:2",
+                      "something_else");
+    expect_init_error("[permissions.auto]\nfuture = true\n", NULL, "vtcode.toml:2", "future");
 
     write_file(".vtcode/agents/nodefault.md", "---\nname: x\npermissions:\n  allow: [a]\n---\n");
     expect_init_error("", "nodefault", "nodefault.md:3", "permissions.default");
@@ -414,7 +415,7 @@ static void test_config_errors(void **state)
     expect_init_error("", "badrule", "badrule.md:6", "bash(");
     write_file(".vtcode/agents/nofm.md", "# just markdown\n");
     expect_init_error("", "nofm", "nofm.md:1", "front matter");
-    expect_init_error("", "missing-agent", "missing-agent", "cannot read");
+    expect_init_error("", "missing-agent", "missing-agent", "no ");
 }
 
 static void test_audit(void **state)

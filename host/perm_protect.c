@@ -1,0 +1,346 @@
+/* Policy-file protection: which paths hold policy, the shell words that
+ * name a path only after expansion (opaque), and the known writers whose
+ * file arguments would change a policy file. */
+#include "perm_protect.h"
+#include "perm_match.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <vthost/plugin.h>
+
+int perm_policy_add(perm_settings *st, const char *path)
+{
+    if (!path || path[0] != '/')
+        return 0;
+    char *lex = perm_path_lexical("/", path);
+    char *res = lex ? perm_path_resolved("/", lex) : NULL;
+    char **np = realloc(st->policy, (st->npolicy + 2) * sizeof *np);
+    if (!lex || !res || !np) {
+        free(lex);
+        free(res);
+        if (np)
+            st->policy = np;
+        return VT_ERR_NOMEM;
+    }
+    st->policy = np;
+    np[st->npolicy++] = lex;
+    np[st->npolicy++] = res;
+    return 0;
+}
+
+const char *perm_policy_hit(const perm_settings *st, const char *lex, const char *res)
+{
+    for (size_t i = 0; i < st->npolicy; i++)
+        if ((lex && perm_path_within(st->policy[i], lex)) ||
+            (res && perm_path_within(st->policy[i], res)))
+            return st->policy[i & ~(size_t)1]; /* its lexical form */
+    return NULL;
+}
+
+/* ---- shell words -------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} sbuf;
+
+static void put(sbuf *b, char c)
+{
+    if (b->n + 2 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 64;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+    b->p[b->n++] = c;
+    b->p[b->n] = 0;
+}
+
+/* One word from *pp (rendered as the splitter renders words: literal
+ * text plain or single-quoted, expanding words as written).  Returns 1
+ * for a literal word, 0 for an opaque one; *pp moves past the word. */
+static int next_shell_word(const char **pp, sbuf *b)
+{
+    const char *p = *pp;
+    int literal = 1;
+    b->n = 0;
+    put(b, 0);
+    b->n = 0;
+    for (const char *start = p; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++) {
+        char c = *p;
+        if (c == '\'') {
+            for (p++; *p && *p != '\''; p++)
+                put(b, *p);
+            if (!*p)
+                break;
+        } else if (c == '"') {
+            for (p++; *p && *p != '"'; p++) {
+                if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1]))
+                    p++;
+                else if (*p == '$' || *p == '`')
+                    literal = 0;
+                put(b, *p);
+            }
+            if (!*p)
+                break;
+        } else if (c == '\\' && p[1]) {
+            put(b, *++p);
+        } else {
+            /* expansions, globs, brace expansion, tilde: the path is
+             * known only once the shell has run */
+            if (strchr("$`*?[", c) || (c == '~' && p == start))
+                literal = 0;
+            put(b, c);
+        }
+        /* The splitter quotes a word holding braces, so a quoted brace
+         * may have been an unquoted brace expansion: opaque either way. */
+        if (c == '{' || c == '}' || (c == '\'' && b->n && strpbrk(b->p, "{}")))
+            literal = 0;
+    }
+    *pp = p;
+    return literal;
+}
+
+int perm_shell_word(const char *raw, char **literal)
+{
+    sbuf b = {0};
+    const char *p = raw;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    int lit = next_shell_word(&p, &b);
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p)
+        lit = 0; /* more than one word: not one literal path */
+    if (b.oom || !b.p) {
+        free(b.p);
+        *literal = strdup(raw);
+        return *literal ? 0 : VT_ERR_NOMEM;
+    }
+    *literal = b.p;
+    return lit;
+}
+
+/* ---- known writers ------------------------------------------------------- */
+
+enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5 };
+
+static const struct { const char *name; int how; } writers[] = {
+    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},   {"rm", W_ALL},
+    {"rmdir", W_ALL},    {"unlink", W_ALL},   {"shred", W_ALL},   {"chmod", W_ALL},
+    {"chown", W_ALL},    {"chgrp", W_ALL},    {"mkdir", W_ALL},   {"mkfifo", W_ALL},
+    {"patch", W_ALL},    {"setfacl", W_ALL},  {"chattr", W_ALL},  {"cp", W_LAST},
+    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},  {"scp", W_LAST},
+    {"mv", W_MOVE},      {"sed", W_INPLACE},  {"perl", W_INPLACE}, {"dd", W_DD},
+};
+
+typedef struct wargs {
+    char **w;
+    int *lit;
+    size_t n;
+} wargs;
+
+static void wargs_free(wargs *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->w[i]);
+    free(a->w);
+    free(a->lit);
+}
+
+static int split(const char *cmd, wargs *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t cap = 0;
+    sbuf b = {0};
+    for (const char *p = cmd;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        int lit = next_shell_word(&p, &b);
+        if (b.oom)
+            break;
+        if (a->n == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **nw = realloc(a->w, cap * sizeof *nw);
+            int *nl = nw ? realloc(a->lit, cap * sizeof *nl) : NULL;
+            if (nw)
+                a->w = nw;
+            if (!nw || !nl) {
+                free(b.p);
+                return VT_ERR_NOMEM;
+            }
+            a->lit = nl;
+        }
+        a->w[a->n] = strdup(b.p ? b.p : "");
+        a->lit[a->n] = lit;
+        if (!a->w[a->n]) {
+            free(b.p);
+            return VT_ERR_NOMEM;
+        }
+        a->n++;
+    }
+    free(b.p);
+    return b.oom ? VT_ERR_NOMEM : 0;
+}
+
+typedef struct wctx {
+    const perm_settings *st;
+    const char *cwd;
+    const char *hit;
+    int opaque;
+} wctx;
+
+/* A file argument: does it name (or lie inside) a policy path? */
+static void check_path(wctx *c, const char *word, int lit)
+{
+    if (!lit) {
+        c->opaque = 1;
+        return;
+    }
+    if (c->hit || !*word)
+        return;
+    char *lex = perm_path_lexical(c->cwd, word);
+    char *res = lex ? perm_path_resolved(c->cwd, word) : NULL;
+    c->hit = perm_policy_hit(c->st, lex, res);
+    free(lex);
+    free(res);
+}
+
+static int is_dir(const char *cwd, const char *word)
+{
+    char *res = perm_path_resolved(cwd, word);
+    struct stat sb;
+    int d = res && stat(res, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(res);
+    return d;
+}
+
+/* cp/mv/install/ln SRC... DIR writes DIR/basename(SRC): a source named
+ * like a policy entry (or "." for a directory's contents) lands on it. */
+static void check_into_dir(wctx *c, const wargs *a, size_t first, size_t dest)
+{
+    if (c->hit || !a->lit[dest] || !is_dir(c->cwd, a->w[dest]))
+        return;
+    for (size_t i = first; i < a->n && !c->hit; i++) {
+        if (i == dest || a->w[i][0] == '-')
+            continue;
+        const char *w = a->w[i];
+        size_t len = strlen(w);
+        while (len > 1 && w[len - 1] == '/')
+            len--;
+        const char *base = w + len;
+        while (base > w && base[-1] != '/')
+            base--;
+        size_t bl = (size_t)(w + len - base);
+        int contents = !a->lit[i] || (bl == 1 && base[0] == '.');
+        for (size_t k = 0; k < c->st->npolicy && !c->hit; k += 2) {
+            const char *pp = c->st->policy[k];
+            const char *pb = strrchr(pp, '/');
+            if (!pb)
+                continue;
+            char *dirpath = strndup(pp, (size_t)(pb - pp) ? (size_t)(pb - pp) : 1);
+            char *lex = dirpath ? perm_path_lexical(c->cwd, a->w[dest]) : NULL;
+            char *res = lex ? perm_path_resolved(c->cwd, a->w[dest]) : NULL;
+            int same = lex && res && (strcmp(lex, dirpath) == 0 || strcmp(res, dirpath) == 0);
+            if (same && (contents || (strlen(pb + 1) == bl && memcmp(pb + 1, base, bl) == 0)))
+                c->hit = pp;
+            free(dirpath);
+            free(lex);
+            free(res);
+        }
+    }
+}
+
+static int inplace_flag(const char *w)
+{
+    if (strncmp(w, "--in-place", 10) == 0)
+        return 1;
+    return w[0] == '-' && w[1] != '-' && strchr(w + 1, 'i') != NULL;
+}
+
+static void check_writer(wctx *c, const wargs *a, size_t at)
+{
+    const char *prog = strrchr(a->w[at], '/');
+    prog = prog ? prog + 1 : a->w[at];
+    int how = 0;
+    for (size_t i = 0; i < sizeof writers / sizeof *writers; i++)
+        if (strcmp(prog, writers[i].name) == 0)
+            how = writers[i].how;
+    if (!how || !a->lit[at])
+        return;
+    size_t first = at + 1;
+    if (how == W_INPLACE) {
+        int inplace = 0;
+        for (size_t i = first; i < a->n; i++)
+            inplace |= inplace_flag(a->w[i]);
+        if (!inplace)
+            return;
+        how = W_ALL;
+    }
+    size_t last = 0;
+    int have_last = 0, dashdash = 0;
+    for (size_t i = first; i < a->n; i++) {
+        const char *w = a->w[i];
+        if (!dashdash && strcmp(w, "--") == 0) {
+            dashdash = 1;
+            continue;
+        }
+        if (!dashdash && w[0] == '-' && w[1]) {
+            /* --target-directory=DIR, --output=FILE, -t DIR */
+            const char *eq = strchr(w, '=');
+            if (eq)
+                check_path(c, eq + 1, a->lit[i]);
+            if ((strcmp(w, "-t") == 0 || strcmp(w, "--target-directory") == 0) && i + 1 < a->n) {
+                check_path(c, a->w[i + 1], a->lit[i + 1]);
+                check_into_dir(c, a, first, i + 1);
+                i++;
+            }
+            continue;
+        }
+        if (how == W_DD) {
+            if (strncmp(w, "of=", 3) == 0)
+                check_path(c, w + 3, a->lit[i]);
+            continue;
+        }
+        if (how == W_ALL || how == W_MOVE)
+            check_path(c, w, a->lit[i]);
+        last = i;
+        have_last = 1;
+    }
+    if ((how == W_LAST || how == W_MOVE) && have_last) {
+        check_path(c, a->w[last], a->lit[last]);
+        check_into_dir(c, a, first, last);
+    }
+}
+
+int perm_command_writes(const perm_settings *st, const char *cwd, const char *cmd,
+                        const char **hit, int *opaque)
+{
+    *hit = NULL;
+    *opaque = 0;
+    char **vars = NULL;
+    size_t nvars = 0;
+    int rc = perm_command_variants(cmd, &vars, &nvars);
+    if (rc < 0)
+        return rc;
+    wctx c = {st, cwd, NULL, 0};
+    for (size_t v = 0; v <= nvars && rc == 0; v++) {
+        wargs a;
+        rc = split(v == 0 ? cmd : vars[v - 1], &a);
+        if (rc == 0 && a.n)
+            check_writer(&c, &a, 0);
+        wargs_free(&a);
+    }
+    perm_strings_free(vars, nvars);
+    *hit = c.hit;
+    *opaque = c.opaque;
+    return rc;
+}
