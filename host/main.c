@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "host.h"
 #include "mcp.h"
+#include "spool_dir.h"
 
 static void usage(FILE *to)
 {
@@ -86,8 +87,9 @@ int main(int argc, char **argv)
     int nargs = argc - optind - 1;
     char **args = argv + optind + 1;
     int known = !strcmp(cmd, "serve") || !strcmp(cmd, "call") || !strcmp(cmd, "explain") ||
-                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins");
+                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "spool");
     int arity_ok = (!strcmp(cmd, "call") || !strcmp(cmd, "explain")) ? (nargs == 1 || nargs == 2)
+                   : !strcmp(cmd, "spool")                          ? nargs <= 1
                                                                       : nargs == 0;
     if (!known || !arity_ok) {
         fprintf(stderr, known ? "vthost: wrong arguments for '%s'\n"
@@ -112,6 +114,8 @@ int main(int argc, char **argv)
         rc = cli_explain(args[0], nargs > 1 ? args[1] : NULL, &co);
     else if (!strcmp(cmd, "tools"))
         rc = cli_tools(&co);
+    else if (!strcmp(cmd, "spool"))
+        rc = spool_cli(host_workspace(), nargs, args);
     else
         rc = cli_plugins();
     host_close();
