@@ -18,6 +18,7 @@ static void usage(FILE *to)
           "  explain TOOL [JSON|-]  the permission decision for a call, with its trace\n"
           "  tools                  the profile's tool list\n"
           "  plugins                plugin modules found, loaded or refused (and why)\n"
+          "  spool [list|clean]     the output spool's files, or delete those not in use\n"
           "\n"
           "Options:\n"
           "  -w, --workspace DIR    workspace root (default: current directory)\n"
