@@ -164,10 +164,17 @@ def client(conn, k):
 
 def spool_mib(ws):
     d = os.path.join(ws, SPOOL)
+    total = 0
     try:
-        return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)) / 2**20
+        names = os.listdir(d)
     except OSError:
         return 0.0
+    for f in names:
+        try:  # a file may be deleted by the cap between listing and stat
+            total += os.path.getsize(os.path.join(d, f))
+        except OSError:
+            pass
+    return total / 2**20
 
 
 def main():
