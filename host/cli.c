@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "json_exact.h"
 #include "host.h"
 #include "loader.h"
 #include "pipeline.h"
@@ -35,7 +36,12 @@ static int parse_args(const char *json, cJSON **out)
         return 2;
     }
     const char *end = NULL;
-    *out = cJSON_ParseWithOpts(json, &end, 1);
+    /* Numbers keep their text: 1.0 is not an integer literal. */
+    *out = json_parse_exact(json, strlen(json), &end);
+    if (*out && end && end[strspn(end, " \t\r\n")]) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
     if (!*out) {
         fprintf(stderr, "vthost: arguments are not valid JSON (near byte %ld); pass one "
                 "JSON object, e.g. '{\"cmd\":\"ls\"}'\n", end ? (long)(end - json) : 0L);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "guard.h"
 #include "host.h"
+#include "spool_dir.h"
 #include "loader.h"
 #include "paths.h"
 #include "perm_trust.h"
@@ -377,6 +378,8 @@ int host_open(const host_options *o, char **err)
     int rc = load_config(o->config_path, err);
     if (rc == VT_OK)
         rc = check_host_keys(err);
+    if (rc == VT_OK)  /* [tools.spool]; old spool files go at start */
+        rc = spool_configure(H.workspace, H.config, H.config_path, err);
     config_failed = rc != VT_OK;
     const char *pname = o->profile;
     if (!pname) {

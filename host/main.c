@@ -7,6 +7,7 @@
 #include "host.h"
 #include "mcp.h"
 #include "perm_trust.h"
+#include "spool_dir.h"
 
 static void usage(FILE *to)
 {
@@ -19,6 +20,7 @@ static void usage(FILE *to)
           "  tools                  the profile's tool list\n"
           "  plugins                plugin modules found, loaded or refused (and why)\n"
           "  trust [DIR]            trust a workspace's own vtcode.toml allow rules and agents\n"
+          "  spool [list|clean]     the output spool's files, or delete those not in use\n"
           "\n"
           "Options:\n"
           "  -w, --workspace DIR    workspace root (default: current directory)\n"
@@ -91,9 +93,10 @@ int main(int argc, char **argv)
     int nargs = argc - optind - 1;
     char **args = argv + optind + 1;
     int known = !strcmp(cmd, "serve") || !strcmp(cmd, "call") || !strcmp(cmd, "explain") ||
-                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "trust");
+                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "trust") ||
+                !strcmp(cmd, "spool");
     int arity_ok = (!strcmp(cmd, "call") || !strcmp(cmd, "explain")) ? (nargs == 1 || nargs == 2)
-                   : !strcmp(cmd, "trust")                            ? nargs <= 1
+                   : (!strcmp(cmd, "trust") || !strcmp(cmd, "spool")) ? nargs <= 1
                                                                       : nargs == 0;
     if (!known || !arity_ok) {
         fprintf(stderr, known ? "vthost: wrong arguments for '%s'\n"
@@ -128,6 +131,8 @@ int main(int argc, char **argv)
         rc = cli_explain(args[0], nargs > 1 ? args[1] : NULL, &co);
     else if (!strcmp(cmd, "tools"))
         rc = cli_tools(&co);
+    else if (!strcmp(cmd, "spool"))
+        rc = spool_cli(host_workspace(), nargs, args);
     else
         rc = cli_plugins();
     host_close();

@@ -64,6 +64,21 @@ static const char *shell_profile(void)
     return "unix_like";
 }
 
+/* [mcp] max_concurrent_calls: a positive integer, else the default. */
+static int max_concurrent_calls(void)
+{
+    const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(host_config(), "mcp");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(mcp, "max_concurrent_calls");
+    if (!n)
+        return 0;
+    if (!cJSON_IsNumber(n) || n->valuedouble < 1 || n->valuedouble > 4096) {
+        host_log(VT_LOG_WARNING, NULL,
+                 "[mcp] max_concurrent_calls must be an integer from 1 to 4096; using 128");
+        return 0;
+    }
+    return (int)n->valuedouble;
+}
+
 static char *instructions(void)
 {
     const char *shell = shell_profile();
@@ -120,6 +135,7 @@ int mcp_serve(void)
         return 1;
     }
     g_server = s;
+    mcp_server_set_max_calls(s, max_concurrent_calls());
     struct sigaction sa = {0}, old_term, old_int, old_pipe;
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);

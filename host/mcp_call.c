@@ -50,19 +50,15 @@ static int agent_name_ok(const cJSON *agent)
     return 1;
 }
 
+/* A JSON-RPC error (server error range), so that a client retries
+ * instead of reading it as the tool's own failure. */
 static void answer_busy(struct mcp_server *s, const cJSON *id)
 {
-    char text[160];
+    char text[200];
     snprintf(text, sizeof text,
-             "The server is already running %d tool calls; wait for one to "
-             "finish and retry.", MCP_MAX_CALLS);
-    cJSON *r = cJSON_CreateObject();
-    cJSON *blk = cJSON_CreateObject();
-    cJSON_AddStringToObject(blk, "type", "text");
-    cJSON_AddStringToObject(blk, "text", text);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "content"), blk);
-    cJSON_AddBoolToObject(r, "isError", 1);
-    mcp_send_result(s, id, r);
+             "Server busy: %d tool calls are already running (the limit, [mcp] "
+             "max_concurrent_calls); wait for one to finish and retry.", s->max_calls);
+    mcp_send_error(s, id, RPC_SERVER_BUSY, text);
 }
 
 mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
@@ -114,7 +110,7 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
     /* Registered before the next line is read, so a cancellation that
      * follows the request at once still finds it. */
     pthread_mutex_lock(&s->lock);
-    int busy = s->ncalls >= MCP_MAX_CALLS;
+    int busy = s->ncalls >= s->max_calls;
     if (!busy) {
         c->next = s->calls;
         s->calls = c;
@@ -193,7 +189,17 @@ static void respond(struct mcp_server *s, mcp_call *c, call_result *r)
     free(text);
 }
 
-static void unregister(struct mcp_server *s, mcp_call *c, int *cancelled)
+static int was_cancelled(struct mcp_server *s, mcp_call *c)
+{
+    pthread_mutex_lock(&s->lock);
+    int cancelled = c->cancelled;
+    pthread_mutex_unlock(&s->lock);
+    return cancelled;
+}
+
+/* After the response is queued: until then the call counts against the
+ * limit, so threads waiting for output room stay bounded by it. */
+static void unregister(struct mcp_server *s, mcp_call *c)
 {
     pthread_mutex_lock(&s->lock);
     for (mcp_call **p = &s->calls; *p; p = &(*p)->next) {
@@ -203,7 +209,6 @@ static void unregister(struct mcp_server *s, mcp_call *c, int *cancelled)
         }
     }
     s->ncalls--;
-    *cancelled = c->cancelled;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -217,8 +222,7 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     pthread_mutex_lock(&c->mu);
     c->finished = 1;
     pthread_mutex_unlock(&c->mu);
-    int cancelled;
-    unregister(s, c, &cancelled);
+    int cancelled = was_cancelled(s, c);
 
     if (cancelled || r.status == CALL_CANCELLED) {
         /* A cancelled request gets no response. */
@@ -232,6 +236,7 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
         if (r.list_changed)
             mcp_send_notification(s, "notifications/tools/list_changed", NULL);
     }
+    unregister(s, c);
     /* call_result_free's contract, inlined so the engine needs nothing
      * of the pipeline but the ops table. */
     cJSON_Delete(r.response);

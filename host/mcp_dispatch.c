@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "json_exact.h"
 #include "mcp_internal.h"
 #include "mcp_session.h"
 
@@ -16,15 +17,23 @@ int mcp_id_equal(const cJSON *a, const cJSON *b)
         return 0;
     if (cJSON_IsString(a) && cJSON_IsString(b))
         return strcmp(a->valuestring, b->valuestring) == 0;
-    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-        return a->valuedouble == b->valuedouble;
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
+        /* Past 2^53 doubles merge neighbours: compare the text sent. */
+        const char *la = json_number_lexeme(a), *lb = json_number_lexeme(b);
+        if (la && lb && strcmp(la, lb) == 0)
+            return 1;
+        return a->valuedouble == b->valuedouble && fabs(a->valuedouble) < 9007199254740992.0;
+    }
     return 0;
 }
 
 cJSON *mcp_id_copy(const cJSON *id)
 {
-    /* cJSON prints large integers in 15 significant digits; an integral
-     * id is printed whole so that it is echoed exactly. */
+    /* A number is echoed as the exact text the client sent. */
+    if (json_number_lexeme(id))
+        return json_copy_exact(id);
+    /* Built in memory: cJSON prints large integers in 15 significant
+     * digits, so an integral id is printed whole. */
     if (cJSON_IsNumber(id) && id->valuedouble == floor(id->valuedouble) &&
         fabs(id->valuedouble) < 1e17) {
         char buf[32];
@@ -105,7 +114,7 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
         return;  /* blank lines between messages are tolerated */
     const char *end = NULL;
     /* cJSON would skip a NUL byte as whitespace; JSON text has none. */
-    cJSON *msg = memchr(line, 0, len) ? NULL : cJSON_ParseWithLengthOpts(line, len, &end, 0);
+    cJSON *msg = memchr(line, 0, len) ? NULL : json_parse_exact(line, len, &end);
     if (!msg || !end || !only_space(end, line + len)) {
         cJSON_Delete(msg);
         mcp_send_error(s, NULL, RPC_PARSE_ERROR, "Parse error: not valid JSON");

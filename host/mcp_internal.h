@@ -17,10 +17,18 @@
 #define RPC_METHOD_NOT_FOUND -32601
 #define RPC_INVALID_PARAMS -32602
 #define RPC_INTERNAL_ERROR -32603
+#define RPC_SERVER_BUSY -32000   /* implementation-defined server error */
 
-/* Bound on concurrently running tools/call; beyond it a call is answered
- * at once with a busy error instead of another thread. */
+/* Default bound on concurrently running tools/call ([mcp]
+ * max_concurrent_calls); beyond it a call is answered at once with a busy
+ * error instead of another thread. */
 #define MCP_MAX_CALLS 128
+/* Output queue bounds.  Past OUT_SOFT queued bytes the leader stops
+ * reading requests until the client has read enough (backpressure); past
+ * OUT_HARD a finishing call waits for room (its thread is still counted
+ * among the running calls, so threads stay bounded too). */
+#define MCP_OUT_SOFT ((size_t)1 * 1024 * 1024)
+#define MCP_OUT_HARD ((size_t)32 * 1024 * 1024)
 /* Keep every message under the MCP clients' 10 MiB limit. */
 #define MCP_MAX_MESSAGE ((size_t)10 * 1024 * 1024 - 4096)
 
@@ -57,8 +65,18 @@ struct mcp_server {
     mcp_reader rd;              /* used only by the current leader */
     int inline_calls;           /* memory mode: no threads, no prompts */
 
-    pthread_mutex_t wlock;      /* one writer on out_fd at a time */
-    int out_dead;               /* under wlock */
+    /* The output queue, drained by one writer thread (or written
+     * directly in memory mode and before the writer starts). */
+    pthread_mutex_t wlock;      /* everything in this block */
+    pthread_cond_t out_cond;    /* writer: something queued, or stop */
+    pthread_cond_t room_cond;   /* producers: the queue shrank */
+    struct mcp_out_msg *out_head, *out_tail;
+    size_t out_bytes;           /* queued, not yet written */
+    int out_dead;               /* output broken: drop everything */
+    int writer_running, writer_stop;
+    pthread_t writer;
+    int out_wake[2];            /* wakes the writer out of poll() */
+    int max_calls;              /* [mcp] max_concurrent_calls */
 
     pthread_mutex_t lock;       /* everything below */
     pthread_cond_t lead_cond;   /* followers waiting to lead */
@@ -79,6 +97,14 @@ struct mcp_server {
 };
 
 /* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */
+/* Start the writer thread; until then (and in memory mode) sends write
+ * directly.  Returns 0 or -1. */
+int mcp_out_start(struct mcp_server *s);
+/* Let the writer flush for up to ms, then stop and join it. */
+void mcp_out_finish(struct mcp_server *s, int ms);
+/* The leader's backpressure: wait while more than MCP_OUT_SOFT bytes are
+ * queued.  Returns early on a stop request or broken output. */
+void mcp_out_wait_room(struct mcp_server *s);
 /* Write one message.  Returns 0, or -1 once the output is broken. */
 int mcp_send(struct mcp_server *s, cJSON *msg);
 /* Write one already serialised message (no newline in it). */

@@ -1,13 +1,33 @@
-/* MCP output: one JSON-RPC message per line on the protocol descriptor,
- * written whole under one lock so concurrent calls never interleave. */
+/* MCP output: one JSON-RPC message per line on the protocol descriptor.
+ *
+ * Messages go through a bounded queue drained by one writer thread, so a
+ * call's thread never blocks on a client that stopped reading: it queues
+ * its response and is free.  The queue is bounded twice: past
+ * MCP_OUT_SOFT the leader stops reading new requests (mcp_out_wait_room),
+ * past MCP_OUT_HARD a producer waits for room.  Whole messages are queued
+ * in order, so concurrent calls never interleave and a call's progress
+ * always precedes its response. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "mcp_internal.h"
 
-static int write_all(int fd, const char *body, size_t len)
+/* One write per poll: a pipe that polls writable takes PIPE_BUF bytes
+ * without blocking, so the writer can always be stopped. */
+#define CHUNK 4096
+
+typedef struct mcp_out_msg {
+    struct mcp_out_msg *next;
+    size_t len;      /* including the '\n' */
+    char text[];
+} mcp_out_msg;
+
+static int write_direct(int fd, const char *body, size_t len)
 {
     struct iovec iov[2] = {{(void *)body, len}, {"\n", 1}};
     int n = 2;
@@ -33,16 +53,176 @@ static int write_all(int fd, const char *body, size_t len)
     return 0;
 }
 
+/* 0 written, -1 output broken, -2 told to stop. */
+static int write_polled(struct mcp_server *s, const char *p, size_t len)
+{
+    while (len > 0) {
+        struct pollfd fds[2] = {{.fd = s->out_fd, .events = POLLOUT},
+                                {.fd = s->out_wake[0], .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (fds[1].revents)
+            return -2;
+        if (!(fds[0].revents & (POLLOUT | POLLERR | POLLHUP)))
+            continue;
+        ssize_t w = write(s->out_fd, p, len < CHUNK ? len : CHUNK);
+        if (w < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static void drop_queue_locked(struct mcp_server *s)
+{
+    while (s->out_head) {
+        mcp_out_msg *m = s->out_head;
+        s->out_head = m->next;
+        free(m);
+    }
+    s->out_tail = NULL;
+    s->out_bytes = 0;
+    pthread_cond_broadcast(&s->room_cond);
+}
+
+/* The output is gone: nothing more can be answered, so stop.  Caller
+ * holds wlock. */
+static void mark_dead_locked(struct mcp_server *s)
+{
+    if (!s->out_dead) {
+        s->out_dead = 1;
+        drop_queue_locked(s);
+        mcp_server_stop(s);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    struct mcp_server *s = arg;
+    pthread_mutex_lock(&s->wlock);
+    for (;;) {
+        while (!s->out_head && !s->writer_stop)
+            pthread_cond_wait(&s->out_cond, &s->wlock);
+        mcp_out_msg *m = s->out_head;
+        if (!m)
+            break;
+        s->out_head = m->next;
+        if (!s->out_head)
+            s->out_tail = NULL;
+        pthread_mutex_unlock(&s->wlock);
+        int rc = write_polled(s, m->text, m->len);
+        pthread_mutex_lock(&s->wlock);
+        s->out_bytes -= m->len;
+        free(m);
+        pthread_cond_broadcast(&s->room_cond);
+        if (rc == -1)
+            mark_dead_locked(s);
+        if (rc < 0)
+            break;
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return NULL;
+}
+
+int mcp_out_start(struct mcp_server *s)
+{
+    if (pipe2(s->out_wake, O_CLOEXEC | O_NONBLOCK) < 0)
+        return -1;
+    pthread_mutex_lock(&s->wlock);
+    int rc = pthread_create(&s->writer, NULL, writer_main, s);
+    if (rc == 0)
+        s->writer_running = 1;
+    pthread_mutex_unlock(&s->wlock);
+    return rc == 0 ? 0 : -1;
+}
+
+static void deadline_after(struct timespec *t, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+void mcp_out_finish(struct mcp_server *s, int ms)
+{
+    pthread_mutex_lock(&s->wlock);
+    if (!s->writer_running) {
+        pthread_mutex_unlock(&s->wlock);
+        return;
+    }
+    struct timespec end;
+    deadline_after(&end, ms);
+    while (s->out_bytes > 0 && !s->out_dead)
+        if (pthread_cond_timedwait(&s->room_cond, &s->wlock, &end) == ETIMEDOUT)
+            break;
+    s->writer_stop = 1;
+    pthread_cond_broadcast(&s->out_cond);
+    pthread_mutex_unlock(&s->wlock);
+    ssize_t n = write(s->out_wake[1], "x", 1);
+    (void)n;
+    pthread_join(s->writer, NULL);
+    pthread_mutex_lock(&s->wlock);
+    s->writer_running = 0;
+    /* A call still running after shutdown has nobody to write for it. */
+    s->out_dead = 1;
+    drop_queue_locked(s);
+    pthread_mutex_unlock(&s->wlock);
+}
+
+void mcp_out_wait_room(struct mcp_server *s)
+{
+    pthread_mutex_lock(&s->wlock);
+    while (s->writer_running && !s->out_dead && !s->writer_stop &&
+           s->out_bytes > MCP_OUT_SOFT && !atomic_load(&s->stop_requested)) {
+        /* Timed: a stop request only writes to the wake pipe. */
+        struct timespec t;
+        deadline_after(&t, 50);
+        pthread_cond_timedwait(&s->room_cond, &s->wlock, &t);
+    }
+    pthread_mutex_unlock(&s->wlock);
+}
+
 int mcp_send_text(struct mcp_server *s, const char *text, size_t len)
 {
     int rc = 0;
     pthread_mutex_lock(&s->wlock);
-    if (s->out_dead || write_all(s->out_fd, text, len) < 0) {
+    if (s->out_dead) {
         rc = -1;
-        if (!s->out_dead) {
-            /* The client is gone: nothing more can be answered, so stop. */
-            s->out_dead = 1;
-            mcp_server_stop(s);
+    } else if (!s->writer_running) {
+        if (write_direct(s->out_fd, text, len) < 0) {
+            mark_dead_locked(s);
+            rc = -1;
+        }
+    } else {
+        while (!s->out_dead && !s->writer_stop && s->out_bytes > 0 &&
+               s->out_bytes + len + 1 > MCP_OUT_HARD)
+            pthread_cond_wait(&s->room_cond, &s->wlock);
+        mcp_out_msg *m = s->out_dead || s->writer_stop ? NULL : malloc(sizeof *m + len + 1);
+        if (!m) {
+            rc = -1;
+        } else {
+            memcpy(m->text, text, len);
+            m->text[len] = '\n';
+            m->len = len + 1;
+            m->next = NULL;
+            if (s->out_tail)
+                s->out_tail->next = m;
+            else
+                s->out_head = m;
+            s->out_tail = m;
+            s->out_bytes += m->len;
+            pthread_cond_signal(&s->out_cond);
         }
     }
     pthread_mutex_unlock(&s->wlock);

@@ -43,6 +43,8 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     }
     s->ops = *ops;
     s->out_fd = out_fd;
+    s->out_wake[0] = s->out_wake[1] = -1;
+    s->max_calls = MCP_MAX_CALLS;
     mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
@@ -53,11 +55,19 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->lead_cond, &ca);
     pthread_cond_init(&s->exit_cond, &ca);
+    pthread_cond_init(&s->room_cond, &ca);
+    pthread_cond_init(&s->out_cond, NULL);
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop_requested, 0);
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
     return s;
+}
+
+void mcp_server_set_max_calls(mcp_server *s, int n)
+{
+    if (n > 0)
+        s->max_calls = n;
 }
 
 void mcp_server_stop(mcp_server *s)
@@ -76,6 +86,12 @@ void mcp_server_free(mcp_server *s)
     mcp_reader_free(&s->rd);
     close(s->wake[0]);
     close(s->wake[1]);
+    if (s->out_wake[0] >= 0) {
+        close(s->out_wake[0]);
+        close(s->out_wake[1]);
+    }
+    pthread_cond_destroy(&s->room_cond);
+    pthread_cond_destroy(&s->out_cond);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->lead_cond);
@@ -108,6 +124,9 @@ static mcp_call *lead(mcp_server *s)
     for (;;) {
         const char *line;
         size_t len;
+        /* Backpressure: a client that does not read gets no more of its
+         * requests read, so nothing grows while it sleeps. */
+        mcp_out_wait_room(s);
         int rc = mcp_reader_next(&s->rd, &line, &len);
         if (rc == MCP_READ_LINE) {
             mcp_call *call;
@@ -263,11 +282,15 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
 {
     /* The first leader is a worker like every other; this thread only
      * watches for the end, so that a call it ran could never delay it. */
+    if (mcp_out_start(s) < 0)
+        return -1;
     pthread_mutex_lock(&s->lock);
     int rc = spawn_locked(s);
     pthread_mutex_unlock(&s->lock);
-    if (rc < 0)
+    if (rc < 0) {
+        mcp_out_finish(s, 0);
         return -1;
+    }
 
     struct pollfd p = {.fd = s->wake[0], .events = POLLIN};
     while (poll(&p, 1, -1) < 0 && errno == EINTR)
@@ -283,6 +306,9 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
     wait_workers(s, grace_ms, 0);
     int left = s->threads;
     pthread_mutex_unlock(&s->lock);
+    /* Answers already queued reach a reading client; one that stopped
+     * reading does not hold the exit up for long. */
+    mcp_out_finish(s, atomic_load(&s->stop_requested) ? grace_ms : drain_ms + grace_ms);
     return left > 0 ? -1 : 0;
 }
 

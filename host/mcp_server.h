@@ -28,6 +28,10 @@ typedef struct mcp_server mcp_server;
  * borrowed, never closed here).  NULL on allocation failure. */
 mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops);
 
+/* At most n tools/call run at once (default 128); more are answered at
+ * once with a busy error.  Call before mcp_server_run. */
+void mcp_server_set_max_calls(mcp_server *s, int n);
+
 /* Serve until input ends, mcp_server_stop(), or the output breaks.
  * Calls run concurrently.  After end of input, calls already running get
  * drain_ms to finish and answer; then (or at once after a stop request)

@@ -59,7 +59,7 @@ static int budget_plain_output(vt_call *call, cJSON *response)
     if (!s)
         return VT_ERR_NOMEM;
     int rc = spool_append(s, o->valuestring, len);
-    return rc != VT_OK ? rc : spool_finish(s, response);
+    return rc != VT_OK ? rc : spool_finish(s, response, &call->warnings);
 }
 
 static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON **resp)
@@ -157,7 +157,7 @@ int pipeline_call(const call_request *req, call_result *out)
         resp = wrapped;
     }
     if (call.spool)
-        rc = spool_finish(call.spool, resp);
+        rc = spool_finish(call.spool, resp, &call.warnings);
     else
         rc = budget_plain_output(&call, resp);
     if (rc != VT_OK)

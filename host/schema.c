@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* vasprintf */
 #endif
 #include "schema.h"
+#include "json_exact.h"
 #include "strutil.h"
 
 #include <math.h>
@@ -85,6 +86,8 @@ static char *render_value(const cJSON *v)
 {
     if (cJSON_IsString(v))
         return quote_string(v->valuestring);
+    if (json_number_lexeme(v))  /* as sent: "got 1.0" */
+        return strdup(json_number_lexeme(v));
     if (cJSON_IsNumber(v))
         return format_number(v->valuedouble);
     if (cJSON_IsTrue(v))
@@ -201,7 +204,8 @@ static bool type_matches(const char *type, const cJSON *v)
     if (!strcmp(type, "array")) return cJSON_IsArray(v);
     if (!strcmp(type, "string")) return cJSON_IsString(v);
     if (!strcmp(type, "number")) return cJSON_IsNumber(v) && isfinite(v->valuedouble);
-    if (!strcmp(type, "integer")) return cJSON_IsNumber(v) && is_whole(v->valuedouble);
+    /* only an integer literal is an integer: 1.0, 1e3 and -0 are not */
+    if (!strcmp(type, "integer")) return json_is_integer_literal(v);
     if (!strcmp(type, "boolean")) return cJSON_IsBool(v);
     if (!strcmp(type, "null")) return cJSON_IsNull(v);
     return false;
@@ -352,7 +356,7 @@ static const char *value_type(const cJSON *v)
     if (cJSON_IsObject(v)) return "object";
     if (cJSON_IsArray(v)) return "array";
     if (cJSON_IsString(v)) return "string";
-    if (cJSON_IsNumber(v)) return is_whole(v->valuedouble) ? "integer" : "number";
+    if (cJSON_IsNumber(v)) return json_is_integer_literal(v) ? "integer" : "number";
     if (cJSON_IsBool(v)) return "boolean";
     return "null";
 }
@@ -595,7 +599,7 @@ int schema_validate(const cJSON *schema, const cJSON *args, const char *tool,
 int schema_max_output_tokens(const cJSON *args)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(args, MOT_NAME);
-    if (cJSON_IsNumber(m) && is_whole(m->valuedouble) && m->valuedouble >= 1 &&
+    if (json_is_integer_literal(m) && m->valuedouble >= 1 &&
         m->valuedouble <= SCHEMA_MAX_OUTPUT_TOKENS_MAX)
         return (int)m->valuedouble;
     return SCHEMA_MAX_OUTPUT_TOKENS_DEFAULT;

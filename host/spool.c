@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <utf8proc.h>
-#include "paths.h"
+#include "strutil.h"
 #include "spool.h"
+#include "spool_dir.h"
 
-#define SPOOL_DIR ".vtcode/context/tool_outputs"
+/* Past this many bytes written, the directory's cap is checked again. */
+#define ENFORCE_EVERY ((uint64_t)64 * 1024 * 1024)
 
 struct vt_spool {
     char *workspace;
@@ -24,7 +26,11 @@ struct vt_spool {
     size_t ring_pos;    /* next write position */
     size_t total;
     int fd;             /* -1 until the output outgrows the budget */
-    int failed;         /* a write to the file failed */
+    int failed;         /* the file could not be created or written */
+    int capped;         /* the file reached the per-call cap */
+    uint64_t written;   /* bytes in the file */
+    uint64_t since_enforce;
+    char *why;          /* why the file is missing or incomplete */
 };
 
 size_t budget_tokens(size_t bytes)
@@ -45,6 +51,9 @@ vt_spool *spool_new(const char *workspace, const char *tool, const char *id,
     s->head = malloc(s->budget);
     size_t n = strlen(SPOOL_DIR) + strlen(tool) + strlen(id) + 8;
     s->rel_path = malloc(n);
+    /* A tool name is a file name part here: never a path. */
+    if (strchr(tool, '/') || strchr(id, '/'))
+        tool = "tool";
     if (!s->workspace || !s->head || !s->rel_path) {
         spool_free(s);
         return NULL;
@@ -59,6 +68,7 @@ void spool_free(vt_spool *s)
         return;
     if (s->fd >= 0)
         close(s->fd);
+    free(s->why);
     free(s->workspace);
     free(s->rel_path);
     free(s->head);
@@ -66,35 +76,53 @@ void spool_free(vt_spool *s)
     free(s);
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* Write to the file up to the per-call cap.  A failed write (disk full,
+ * file size limit) stops the file, never the command or the preview. */
+static void file_put(vt_spool *s, const char *p, size_t n)
 {
+    uint64_t cap = spool_call_cap();
+    if (s->failed || s->capped || s->fd < 0)
+        return;
+    if (s->written + n > cap) {
+        n = (size_t)(cap - s->written);
+        s->capped = 1;
+    }
     while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return VT_ERR_IO;
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            s->failed = 1;
+            free(s->why);
+            s->why = str_printf("writing the spool file failed after %llu bytes (%s); "
+                                "it holds only the start of the output",
+                                (unsigned long long)s->written,
+                                strerror(w < 0 ? errno : ENOSPC));
+            return;
         }
         p += w;
         n -= (size_t)w;
+        s->written += (uint64_t)w;
+        s->since_enforce += (uint64_t)w;
     }
-    return VT_OK;
+    if (s->since_enforce >= ENFORCE_EVERY) {
+        s->since_enforce = 0;
+        spool_dir_enforce(s->workspace);
+    }
 }
 
-static int spill_open(vt_spool *s)
+static void spill_open(vt_spool *s)
 {
-    char *dir = paths_join(s->workspace, SPOOL_DIR);
-    char *file = paths_join(s->workspace, s->rel_path);
-    int rc = VT_ERR_NOMEM;
-    if (dir && file && paths_mkdirs(dir, 0755) == VT_OK) {
-        s->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        rc = s->fd >= 0 ? write_all(s->fd, s->head, s->head_len) : VT_ERR_IO;
-    } else if (dir && file) {
-        rc = VT_ERR_IO;
+    /* Room first: the cap counts finished files only. */
+    spool_dir_enforce(s->workspace);
+    const char *name = s->rel_path + strlen(SPOOL_DIR) + 1;
+    int fd = spool_dir_create(s->workspace, name, &s->why);
+    if (fd < 0) {
+        s->failed = 1;
+        return;
     }
-    free(dir);
-    free(file);
-    return rc;
+    s->fd = fd;
+    file_put(s, s->head, s->head_len);
 }
 
 static void ring_put(vt_spool *s, const char *p, size_t n)
@@ -128,15 +156,12 @@ int spool_append(vt_spool *s, const void *buf, size_t len)
     s->head_len += to_head;
     ring_put(s, p, len);
     s->total += len;
+    /* The head and the ring above stay exact whatever happens to the
+     * file, so the preview always shows the real start and end. */
     if (s->total > s->budget && !s->failed) {
-        int rc = VT_OK;
         if (s->fd < 0)
-            rc = spill_open(s);          /* writes the whole head */
-        if (rc == VT_OK)
-            rc = write_all(s->fd, p + to_head, len - to_head);
-        if (rc != VT_OK)
-            s->failed = 1;
-        return rc;
+            spill_open(s);          /* writes the whole head */
+        file_put(s, p + to_head, len - to_head);
     }
     return VT_OK;
 }
@@ -229,7 +254,7 @@ char *budget_preview(const char *head, size_t head_len, const char *tail,
     return out;
 }
 
-int spool_finish(vt_spool *s, cJSON *result)
+int spool_finish(vt_spool *s, cJSON *result, cJSON **warnings)
 {
     char *tail = NULL;
     size_t tail_len = 0;
@@ -256,15 +281,28 @@ int spool_finish(vt_spool *s, cJSON *result)
         cJSON_AddBoolToObject(result, "truncated", 1);
         cJSON_AddNumberToObject(result, "original_token_count",
                                 (double)budget_tokens(s->total));
-        if (s->fd >= 0 && !s->failed)
+        if (s->fd >= 0)
             cJSON_AddStringToObject(result, "spool_path", s->rel_path);
-        else
-            cJSON_AddStringToObject(result, "spool_error",
-                                    "the complete output could not be written to the spool");
+        if (s->capped) {
+            cJSON_AddBoolToObject(result, "spool_truncated", 1);
+            free(s->why);
+            s->why = str_printf("the spool file stopped at the per-call cap of %llu MiB "
+                                "([tools.spool] max_call_mib); the preview's end is the "
+                                "output's real end",
+                                (unsigned long long)(spool_call_cap() >> 20));
+        }
+        if (s->failed)
+            cJSON_AddBoolToObject(result, "spool_incomplete", 1);
+        if (s->why && warnings) {
+            if (!*warnings)
+                *warnings = cJSON_CreateArray();
+            cJSON_AddItemToArray(*warnings, cJSON_CreateString(s->why));
+        }
     }
     if (s->fd >= 0) {
-        close(s->fd);
+        close(s->fd);  /* releases the lock: the file is finished */
         s->fd = -1;
+        spool_dir_enforce(s->workspace);
     }
     return VT_OK;
 }

@@ -12,8 +12,11 @@ vt_spool *spool_new(const char *workspace, const char *tool, const char *id,
                     int max_tokens);
 int spool_append(vt_spool *s, const void *buf, size_t len);
 /* Set "output" (and, when cut, "truncated", "original_token_count",
- * "spool_path") on `result`; closes the file. */
-int spool_finish(vt_spool *s, cJSON *result);
+ * "spool_path", and "spool_truncated" past the per-call cap or
+ * "spool_incomplete" when the file could not be written whole) on
+ * `result`; closes the file.  Why the file is missing or incomplete is
+ * appended to *warnings (an array, created when NULL; may be NULL). */
+int spool_finish(vt_spool *s, cJSON *result, cJSON **warnings);
 void spool_free(vt_spool *s);
 
 /* Tokens as the host estimates them: ceil(bytes / 4). */

@@ -1,9 +1,16 @@
 /* Locking: `mu` guards the table and every session's busy flag and LRU
  * tick.  A call marks its session busy and then waits without the lock;
- * a busy session is never pruned or freed by anyone else. */
+ * a busy session is never pruned or freed by anyone else.
+ *
+ * Reaping: a session nobody is waiting on is watched by the reaper
+ * thread (its pidfd, polled).  When its supervisor exits the reaper
+ * collects the exit status at once (no zombie), keeps what output is
+ * left (bounded by FINAL_MAX) and closes the session's descriptors; the
+ * next write_stdin reports both, then the session is released. */
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,6 +28,9 @@
 #define SLICE_MS 100      /* cancellation is noticed within this */
 #define DRAIN_QUIET_MS 50 /* after exit, output still trickling in */
 #define READ_BYTES 65536
+#define FINAL_MAX (256 * 1024)     /* output kept after a reaped exit */
+#define FINAL_READ_MAX (4 * FINAL_MAX) /* read (and drop) no more than this */
+#define REAPER_POLL_MS 200         /* sessions without a pidfd are looked at this often */
 
 typedef struct session {
     int64_t id;
@@ -34,6 +44,10 @@ typedef struct session {
     char *cmd;
     char *workdir;
     term_filter tf;
+    int closed;                    /* reaped by the reaper: fds closed */
+    int reaping;                   /* busy because the reaper finishes it */
+    char *final;                   /* output read by the reaper */
+    size_t final_len, final_dropped;
     int sandboxed;                 /* ran under the sandbox */
     sandbox_denial_scan denials;   /* its output, watched for refusals */
 } session;
@@ -44,6 +58,9 @@ static session *table[SESSIONS_MAX];
 static int live;
 static int64_t next_id = 1;
 static uint64_t tick;
+static pthread_t reaper;
+static int reaper_running, reaper_stop;
+static int reaper_wake[2] = {-1, -1};
 
 static double now_s(void)
 {
@@ -57,12 +74,14 @@ static void session_free(session *s)
     if (!s)
         return;
     if (s->started) {
-        close(s->proc.out_fd);
+        if (s->proc.out_fd >= 0)
+            close(s->proc.out_fd);
         if (s->proc.in_fd >= 0)
             close(s->proc.in_fd);
         if (s->proc.pidfd >= 0)
             close(s->proc.pidfd);
     }
+    free(s->final);
     free(s->cmd);
     free(s->workdir);
     free(s);
@@ -170,6 +189,110 @@ static session *pick_victim_locked(void)
     return exited ? exited : running;
 }
 
+/* ---- the reaper ---------------------------------------------------------- */
+
+static void reaper_poke(void)
+{
+    if (reaper_wake[1] >= 0) {
+        ssize_t n = write(reaper_wake[1], "x", 1);
+        (void)n;  /* a full pipe already wakes it */
+    }
+}
+
+/* The supervisor of `s` (held busy by the reaper) has exited: collect
+ * it, keep the output that is left, close every descriptor. */
+static void finalize(session *s)
+{
+    if (!try_reap(s))
+        return;
+    char *buf = malloc(READ_BYTES);
+    size_t read_total = 0;
+    double quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0, hard_end = now_s() + 0.5;
+    while (buf && !s->out_eof && read_total < FINAL_READ_MAX && now_s() < quiet_end &&
+           now_s() < hard_end) {
+        ssize_t r = read(s->proc.out_fd, buf, READ_BYTES);
+        if (r > 0) {
+            read_total += (size_t)r;
+            size_t keep = FINAL_MAX - s->final_len;
+            if (keep > (size_t)r)
+                keep = (size_t)r;
+            if (keep && !s->final)
+                s->final = malloc(FINAL_MAX);
+            if (keep && s->final) {
+                memcpy(s->final + s->final_len, buf, keep);
+                s->final_len += keep;
+            } else {
+                keep = 0;
+            }
+            s->final_dropped += (size_t)r - keep;
+            quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
+        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+            s->out_eof = 1;
+        } else if (errno == EAGAIN) {
+            struct pollfd p = {.fd = s->proc.out_fd, .events = POLLIN};
+            poll(&p, 1, DRAIN_QUIET_MS);
+        }
+    }
+    free(buf);
+    close(s->proc.out_fd);
+    if (s->proc.in_fd >= 0)
+        close(s->proc.in_fd);
+    if (s->proc.pidfd >= 0)
+        close(s->proc.pidfd);
+    s->proc.out_fd = s->proc.in_fd = s->proc.pidfd = -1;
+    s->out_eof = 1;
+    s->closed = 1;
+}
+
+static void *reaper_main(void *arg)
+{
+    (void)arg;
+    struct pollfd fds[SESSIONS_MAX + 1];
+    int64_t ids[SESSIONS_MAX + 1];
+    pthread_mutex_lock(&mu);
+    while (!reaper_stop) {
+        int n = 1, no_pidfd = 0;
+        fds[0] = (struct pollfd){.fd = reaper_wake[0], .events = POLLIN};
+        for (int k = 0; k < SESSIONS_MAX; k++) {
+            session *s = table[k];
+            if (!s || s->busy || !s->started || s->reaped)
+                continue;
+            if (s->proc.pidfd < 0) {
+                no_pidfd = 1;
+                continue;
+            }
+            ids[n] = s->id;
+            fds[n++] = (struct pollfd){.fd = s->proc.pidfd, .events = POLLIN};
+        }
+        pthread_mutex_unlock(&mu);
+        /* Idle with nothing to watch: sleep until poked. */
+        int pr = poll(fds, (nfds_t)n, n > 1 || no_pidfd ? REAPER_POLL_MS : -1);
+        if (pr > 0 && fds[0].revents) {
+            char drainbuf[64];
+            while (read(reaper_wake[0], drainbuf, sizeof drainbuf) > 0)
+                ;
+        }
+        pthread_mutex_lock(&mu);
+        for (int k = 0; k < SESSIONS_MAX && !reaper_stop; k++) {
+            session *s = table[k];
+            if (!s || s->busy || !s->started || s->reaped)
+                continue;
+            int ready = s->proc.pidfd < 0;
+            for (int i = 1; i < n && !ready; i++)
+                ready = ids[i] == s->id && fds[i].revents;
+            if (!ready)
+                continue;
+            s->busy = s->reaping = 1;  /* ours while we finish it */
+            pthread_mutex_unlock(&mu);
+            finalize(s);
+            pthread_mutex_lock(&mu);
+            s->busy = s->reaping = 0;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
 /* ---- waiting ------------------------------------------------------------ */
 
 typedef struct waiter {
@@ -266,6 +389,21 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
     int cancelled = 0, oom = !buf || (s->is_pty && !w.fbuf);
     if (oom)
         goto done;
+    if (s->closed && s->final) {
+        /* What the reaper kept, through the same filter as live output. */
+        for (size_t off = 0; off < s->final_len; off += READ_BYTES) {
+            size_t n = s->final_len - off < READ_BYTES ? s->final_len - off : READ_BYTES;
+            memcpy(buf, s->final + off, n);
+            emit_output(&w, buf, n);
+        }
+        free(s->final);
+        s->final = NULL;
+        if (s->final_dropped)
+            api->call_warn(call, "%zu bytes of output the command printed after %zu were "
+                           "dropped: nobody was waiting on the session when it ended",
+                           s->final_dropped, s->final_len);
+        s->final_len = 0;
+    }
     for (;;) {
         if (api->call_cancelled(call)) {
             cancelled = 1;
@@ -325,6 +463,8 @@ done:
         else
             s->busy = 0;
         pthread_mutex_unlock(&mu);
+        if (!end)
+            reaper_poke();
         if (end) {
             terminate(&s, 1);
             session_free(s);
@@ -356,6 +496,8 @@ done:
     pthread_mutex_unlock(&mu);
     if (s->reaped)
         session_free(s);
+    else
+        reaper_poke();  /* watch it while nobody waits on it */
     if (n >= SESSIONS_WARN)
         api->call_warn(call,
                        "%d of %d exec sessions are live; from then on the least recently "
@@ -473,9 +615,19 @@ int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
     session *s = NULL;
     int busy = 0;
     pthread_mutex_lock(&mu);
-    for (int k = 0; k < SESSIONS_MAX && !s; k++)
-        if (table[k] && table[k]->id == id)
-            s = table[k];
+    for (int waited = 0;; waited++) {
+        s = NULL;
+        for (int k = 0; k < SESSIONS_MAX && !s; k++)
+            if (table[k] && table[k]->id == id)
+                s = table[k];
+        /* The reaper is finishing it (well under a second): wait. */
+        if (!s || !s->reaping || waited >= 100)
+            break;
+        pthread_mutex_unlock(&mu);
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&mu);
+    }
     if (s && s->busy)
         busy = 1;
     else if (s) {
@@ -493,7 +645,7 @@ int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
         return api->call_error(call, VT_ERR_BUSY,
                                "exec session %lld is being waited on by another call",
                                (long long)id);
-    if (len == 1 && chars[0] == 0x03) {
+    if (len == 1 && chars[0] == 0x03 && !s->reaped) {
         pid_t pg = s->is_pty ? tcgetpgrp(s->proc.out_fd) : -1;
         if (pg <= 0)
             pg = s->proc.pid;
@@ -515,11 +667,37 @@ int sessions_live(void)
 int sessions_init(const vt_host_api *host)
 {
     api = host;
+    if (pipe2(reaper_wake, O_CLOEXEC | O_NONBLOCK) < 0)
+        return VT_ERR_IO;
+    reaper_stop = 0;
+    if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0) {
+        close(reaper_wake[0]);
+        close(reaper_wake[1]);
+        reaper_wake[0] = reaper_wake[1] = -1;
+        return VT_ERR_NOMEM;
+    }
+    reaper_running = 1;
     return VT_OK;
+}
+
+static void reaper_end(void)
+{
+    if (!reaper_running)
+        return;
+    pthread_mutex_lock(&mu);
+    reaper_stop = 1;
+    pthread_mutex_unlock(&mu);
+    reaper_poke();
+    pthread_join(reaper, NULL);
+    reaper_running = 0;
+    close(reaper_wake[0]);
+    close(reaper_wake[1]);
+    reaper_wake[0] = reaper_wake[1] = -1;
 }
 
 void sessions_fini(void)
 {
+    reaper_end();
     session *idle[SESSIONS_MAX];
     pid_t waited[SESSIONS_MAX];
     int n = 0, nw = 0;

@@ -106,7 +106,7 @@ static void test_spool_streams(void **st)
         assert_int_equal(spool_append(s, chunk, sizeof chunk), 0);
     assert_int_equal(spool_append(s, "END", 3), 0);
     cJSON *r = cJSON_CreateObject();
-    assert_int_equal(spool_finish(s, r), 0);
+    assert_int_equal(spool_finish(s, r, NULL), 0);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(r, "truncated")));
     assert_int_equal(cJSON_GetObjectItem(r, "original_token_count")->valuedouble,
                      (1000 * 1000 + 3 + 3) / 4);
@@ -135,7 +135,7 @@ static void test_spool_small_no_file(void **st)
     vt_spool *s = spool_new(dir, "tool", "8", 10);
     assert_int_equal(spool_append(s, "short", 5), 0);
     cJSON *r = cJSON_CreateObject();
-    assert_int_equal(spool_finish(s, r), 0);
+    assert_int_equal(spool_finish(s, r, NULL), 0);
     assert_string_equal(cJSON_GetObjectItem(r, "output")->valuestring, "short");
     assert_null(cJSON_GetObjectItem(r, "truncated"));
     assert_null(cJSON_GetObjectItem(r, "spool_path"));

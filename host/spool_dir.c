@@ -1,0 +1,353 @@
+/* The spool directory: see spool_dir.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "spool_dir.h"
+#include "strutil.h"
+
+#define MIB ((uint64_t)1024 * 1024)
+
+static uint64_t call_cap = 256 * MIB;
+static uint64_t dir_cap = 1024 * MIB;
+static double max_age_s = 7 * 86400.0;
+
+uint64_t spool_call_cap(void)
+{
+    return call_cap;
+}
+
+static int open_beneath(int root, const char *rel, int flags, mode_t mode)
+{
+    struct open_how how = {.flags = (uint64_t)flags, .mode = mode,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        return fd;
+    /* No openat2 (or a seccomp filter refusing it): walk the path one
+     * component at a time, never following a link. */
+    char *copy = strdup(rel);
+    if (!copy)
+        return -1;
+    int dir = dup(root);
+    char *save = NULL, *comp = strtok_r(copy, "/", &save);
+    while (dir >= 0 && comp) {
+        char *next = strtok_r(NULL, "/", &save);
+        int f = next ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : flags | O_NOFOLLOW;
+        int nd = strcmp(comp, "..") ? openat(dir, comp, f, mode) : (errno = EXDEV, -1);
+        int saved = errno;
+        close(dir);
+        errno = saved;
+        dir = nd;
+        comp = next;
+    }
+    free(copy);
+    return dir;
+}
+
+static char *refusal(const char *what, int err)
+{
+    if (err == ELOOP || err == ENOTDIR || err == EXDEV)
+        return str_printf("%s is a symbolic link (or not a directory); the host never "
+                          "follows links there, so the complete output was not kept", what);
+    return str_printf("%s cannot be used: %s", what, strerror(err));
+}
+
+/* Make and enter SPOOL_DIR without following links: a descriptor of it. */
+static int enter_dir(int root, char **why)
+{
+    static const char *const comps[] = {".vtcode", ".vtcode/context", SPOOL_DIR};
+    for (size_t i = 0; i < 3; i++) {
+        int fd = open_beneath(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        if (fd < 0 && errno == ENOENT) {
+            const char *slash = strrchr(comps[i], '/');
+            int parent = slash ? open_beneath(root, i ? comps[i - 1] : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
+                               : dup(root);
+            if (parent >= 0) {
+                if (mkdirat(parent, slash ? slash + 1 : comps[i], 0755) < 0 && errno != EEXIST) {
+                    int e = errno;
+                    close(parent);
+                    *why = refusal(comps[i], e);
+                    return -1;
+                }
+                close(parent);
+            }
+            fd = open_beneath(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        }
+        if (fd < 0) {
+            *why = refusal(comps[i], errno);
+            return -1;
+        }
+        if (i < 2)
+            close(fd);
+        else
+            return fd;
+    }
+    return -1;
+}
+
+int spool_dir_create(const char *workspace, const char *name, char **why)
+{
+    *why = NULL;
+    int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) {
+        *why = refusal("the workspace", errno);
+        return VT_ERR_IO;
+    }
+    int dir = enter_dir(root, why);
+    if (dir < 0) {
+        close(root);
+        return VT_ERR_DENIED;
+    }
+    close(dir);
+    char *rel = str_printf("%s/%s", SPOOL_DIR, name);
+    int fd = -1;
+    for (int attempt = 0; rel && attempt < 2; attempt++) {
+        fd = open_beneath(root, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+            *why = refusal(rel, errno);
+            break;
+        }
+        flock(fd, LOCK_SH);
+        /* A cleaner may have deleted it between create and lock. */
+        struct stat st;
+        if (fstat(fd, &st) == 0 && st.st_nlink > 0)
+            break;
+        close(fd);
+        fd = -1;
+    }
+    free(rel);
+    close(root);
+    if (fd < 0 && !*why)
+        *why = strdup("the spool file could not be created");
+    return fd >= 0 ? fd : VT_ERR_IO;
+}
+
+/* ---- listing and deleting ---------------------------------------------- */
+
+typedef struct entry {
+    char *name;
+    uint64_t size;
+    double mtime;
+    int in_use;
+} entry;
+
+static int by_mtime(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+static int file_in_use(int dir, const char *name)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 1;
+    int busy = flock(fd, LOCK_EX | LOCK_NB) < 0;
+    close(fd);
+    return busy;
+}
+
+/* Regular files of the spool directory, oldest first.  Returns the
+ * directory fd (or -1) and the entries in *v / *n. */
+static int list_dir(const char *workspace, entry **v, size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return -1;
+    int dfd = open_beneath(root, SPOOL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    close(root);
+    if (dfd < 0)
+        return -1;
+    int iter = dup(dfd);
+    DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
+    if (!d) {
+        if (iter >= 0)
+            close(iter);
+        return dfd;
+    }
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        struct stat st;
+        if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            entry *nv = realloc(*v, cap * sizeof **v);
+            if (!nv)
+                break;
+            *v = nv;
+        }
+        (*v)[(*n)++] = (entry){strdup(de->d_name), (uint64_t)st.st_size,
+                               (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9, 0};
+    }
+    closedir(d);
+    if (*n)
+        qsort(*v, *n, sizeof **v, by_mtime);
+    return dfd;
+}
+
+static void free_list(entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+}
+
+/* Delete a finished file: 1 when deleted. */
+static int delete_finished(int dir, const char *name)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    int ok = flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dir, name, 0) == 0;
+    close(fd);
+    return ok;
+}
+
+static double now_wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+void spool_dir_enforce(const char *workspace)
+{
+    entry *v;
+    size_t n;
+    int dfd = list_dir(workspace, &v, &n);
+    if (dfd < 0)
+        return;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i].size;
+    for (size_t i = 0; i < n && total > dir_cap; i++)
+        if (delete_finished(dfd, v[i].name))
+            total -= v[i].size;
+    free_list(v, n);
+    close(dfd);
+}
+
+static void clean_by_age(const char *workspace)
+{
+    if (max_age_s <= 0)
+        return;
+    entry *v;
+    size_t n;
+    int dfd = list_dir(workspace, &v, &n);
+    if (dfd < 0)
+        return;
+    double now = now_wall();
+    for (size_t i = 0; i < n && now - v[i].mtime > max_age_s; i++)
+        delete_finished(dfd, v[i].name);
+    free_list(v, n);
+    close(dfd);
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static int read_key(const cJSON *t, const char *key, const char *file, double lo, double hi,
+                    double *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return VT_OK;
+    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble ||
+        v->valuedouble < lo || v->valuedouble > hi) {
+        *err = str_printf("%s: key 'tools.spool.%s' must be an integer from %.0f to %.0f",
+                          file, key, lo, hi);
+        return VT_ERR_INVALID;
+    }
+    *out = v->valuedouble;
+    return VT_OK;
+}
+
+int spool_configure(const char *workspace, const cJSON *config, const char *file, char **err)
+{
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(tools, "spool");
+    if (!file)
+        file = "(config)";
+    if (t && !cJSON_IsObject(t)) {
+        *err = str_printf("%s: key 'tools.spool' must be a table", file);
+        return VT_ERR_INVALID;
+    }
+    double callm = 256, dirm = 1024, days = 7;
+    int rc = read_key(t, "max_call_mib", file, 1, 1048576, &callm, err);
+    if (rc == VT_OK)
+        rc = read_key(t, "max_dir_mib", file, 1, 16777216, &dirm, err);
+    if (rc == VT_OK)
+        rc = read_key(t, "max_age_days", file, 0, 36500, &days, err);
+    if (rc != VT_OK)
+        return rc;
+    call_cap = (uint64_t)callm * MIB;
+    dir_cap = (uint64_t)dirm * MIB;
+    max_age_s = days * 86400.0;
+    clean_by_age(workspace);
+    return VT_OK;
+}
+
+/* ---- vthost spool list|clean ------------------------------------------ */
+
+int spool_cli(const char *workspace, int argc, char **argv)
+{
+    const char *sub = argc > 0 ? argv[0] : "list";
+    if (argc > 1 || (strcmp(sub, "list") && strcmp(sub, "clean"))) {
+        fprintf(stderr, "usage: vthost spool [list|clean]\n");
+        return 2;
+    }
+    entry *v;
+    size_t n;
+    int dfd = list_dir(workspace, &v, &n);
+    if (dfd < 0) {
+        if (errno == ENOENT) {
+            printf("no spool files (%s/%s does not exist)\n", workspace, SPOOL_DIR);
+            return 0;
+        }
+        fprintf(stderr, "vthost: cannot open %s/%s: %s\n", workspace, SPOOL_DIR,
+                errno == ELOOP || errno == ENOTDIR || errno == EXDEV
+                    ? "a symbolic link on the way (refused)" : strerror(errno));
+        return 1;
+    }
+    uint64_t total = 0, freed = 0;
+    size_t deleted = 0;
+    double now = now_wall();
+    int clean = !strcmp(sub, "clean");
+    for (size_t i = 0; i < n; i++) {
+        if (clean) {
+            if (delete_finished(dfd, v[i].name)) {
+                deleted++;
+                freed += v[i].size;
+            }
+            continue;
+        }
+        int busy = file_in_use(dfd, v[i].name);
+        total += v[i].size;
+        printf("%12llu  %8.0fs ago  %s/%s%s\n", (unsigned long long)v[i].size,
+               now - v[i].mtime, SPOOL_DIR, v[i].name, busy ? "  (in use)" : "");
+    }
+    if (clean)
+        printf("deleted %zu spool files (%.1f MiB); files in use were kept\n", deleted,
+               (double)freed / MIB);
+    else
+        printf("%zu files, %.1f MiB (cap %llu MiB per call, %llu MiB in all)\n", n,
+               (double)total / MIB, (unsigned long long)(call_cap / MIB),
+               (unsigned long long)(dir_cap / MIB));
+    free_list(v, n);
+    close(dfd);
+    return 0;
+}

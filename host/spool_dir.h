@@ -1,0 +1,43 @@
+/* The spool directory (.vtcode/context/tool_outputs): safe paths, size
+ * bounds and retention, and the `vthost spool` command.
+ *
+ * Configuration, [tools.spool] in vtcode.toml:
+ *   max_call_mib  (256)  one call's spool file stops growing here
+ *   max_dir_mib   (1024) the directory's total; the oldest files of
+ *                        finished calls are deleted past it
+ *   max_age_days  (7)    files of finished calls older than this are
+ *                        deleted when vthost starts (0: never)
+ * A file is in use while a call writes it: its writer holds a shared
+ * flock(2) on it, and only files that can be locked exclusively are
+ * deleted, by this process or any other. */
+#ifndef VTHOST_SPOOL_DIR_H
+#define VTHOST_SPOOL_DIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#define SPOOL_DIR ".vtcode/context/tool_outputs"
+
+/* Read [tools.spool] (a wrong type or range is an error naming the key,
+ * *err malloc'd) and delete files past max_age_days. */
+int spool_configure(const char *workspace, const cJSON *config, const char *file, char **err);
+
+uint64_t spool_call_cap(void);
+
+/* Create (truncate) SPOOL_DIR/name for writing, locked shared.  The
+ * directories are made and walked without following a symbolic link,
+ * and the file is opened with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS) from the workspace root (an O_NOFOLLOW walk where
+ * openat2 is missing).  Returns the fd, or a negative vt_status with
+ * *why (malloc'd) saying what was refused. */
+int spool_dir_create(const char *workspace, const char *name, char **why);
+
+/* Delete the oldest finished files until the directory fits
+ * max_dir_mib. */
+void spool_dir_enforce(const char *workspace);
+
+/* `vthost spool list|clean`: exit status. */
+int spool_cli(const char *workspace, int argc, char **argv);
+
+#endif

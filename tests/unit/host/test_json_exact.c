@@ -1,0 +1,82 @@
+/* The JSON boundary: numbers keep their exact text; integer literals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "json_exact.h"
+
+static cJSON *parse(const char *s)
+{
+    return json_parse_exact(s, strlen(s), NULL);
+}
+
+static void test_lexemes_in_document_order(void **state)
+{
+    (void)state;
+    cJSON *v = parse("{\"a\":9007199254740993,\"s\":\"-1 2e5 \\\" 7\",\"b\":[1.0,{\"c\":-0}],"
+                     "\"d\":1e300,\"e\":1E+2}");
+    assert_non_null(v);
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(v, "a")), "9007199254740993");
+    cJSON *b = cJSON_GetObjectItem(v, "b");
+    assert_string_equal(json_number_lexeme(cJSON_GetArrayItem(b, 0)), "1.0");
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(cJSON_GetArrayItem(b, 1), "c")), "-0");
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(v, "d")), "1e300");
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(v, "e")), "1E+2");
+    assert_null(json_number_lexeme(cJSON_GetObjectItem(v, "s")));
+    /* copies print exactly; duplicates keep the text too */
+    cJSON *c = json_copy_exact(cJSON_GetObjectItem(v, "a"));
+    char *t = cJSON_PrintUnformatted(c);
+    assert_string_equal(t, "9007199254740993");
+    cJSON_free(t);
+    cJSON_Delete(c);
+    cJSON *d = cJSON_Duplicate(v, 1);
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(d, "d")), "1e300");
+    cJSON_Delete(d);
+    cJSON_Delete(v);
+}
+
+static void test_integer_literals(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {"0", "1", "-1", "50000", "9007199254740993"};
+    static const char *const no[] = {"1.0", "1e3", "-0", "1E0", "0.5", "-0.0", "1e-2"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        cJSON *v = parse(yes[i]);
+        assert_true(json_is_integer_literal(v));
+        cJSON_Delete(v);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        cJSON *v = parse(no[i]);
+        assert_non_null(v);
+        assert_false(json_is_integer_literal(v));
+        cJSON_Delete(v);
+    }
+    /* built in memory: whole and not negative zero */
+    cJSON *m = cJSON_CreateNumber(3);
+    assert_true(json_is_integer_literal(m));
+    cJSON_SetNumberValue(m, -0.0);
+    assert_false(json_is_integer_literal(m));
+    cJSON_Delete(m);
+}
+
+static void test_not_json_numbers_refused(void **state)
+{
+    (void)state;
+    /* cJSON (strtod) alone would take these */
+    static const char *const bad[] = {"[01]", "[1.]", "{\"a\":-01}", "[1.e5]", "[.5]", "[+1]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_null(parse(bad[i]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lexemes_in_document_order),
+        cmocka_unit_test(test_integer_literals),
+        cmocka_unit_test(test_not_json_numbers_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
