@@ -128,27 +128,52 @@ static const char *operation(const tx_entry *e)
     case PATCH_DELETE:
         return "deleted";
     default:
-        return e->dest ? "moved" : "updated";
+        return "updated";
     }
 }
 
-static cJSON *diff_entry(const tx_entry *e)
+/* One diff entry.  An entry that changed nothing (is_empty) carries no
+ * content lines and zero counts, whatever the edit script held. */
+static cJSON *diff_entry(const char *path, const char *op, const diff_out *df, int changed)
 {
     cJSON *d = cJSON_CreateObject();
     if (!d)
         return NULL;
-    cJSON_AddStringToObject(d, "path", e->dest ? e->dest : e->path);
-    cJSON_AddStringToObject(d, "operation", operation(e));
-    if (e->dest)
-        cJSON_AddStringToObject(d, "from", e->path);
-    cJSON_AddStringToObject(d, "content", e->res.diff.content ? e->res.diff.content : "");
-    cJSON_AddNumberToObject(d, "additions", (double)e->res.diff.additions);
-    cJSON_AddNumberToObject(d, "deletions", (double)e->res.diff.deletions);
-    cJSON_AddBoolToObject(d, "truncated", e->res.diff.truncated);
-    if (e->res.diff.truncated)
-        cJSON_AddNumberToObject(d, "omitted_line_count", (double)e->res.diff.omitted);
-    cJSON_AddBoolToObject(d, "is_empty", !e->changed);
+    cJSON_AddStringToObject(d, "path", path);
+    cJSON_AddStringToObject(d, "operation", op);
+    cJSON_AddStringToObject(d, "content", changed && df->content ? df->content : "");
+    cJSON_AddNumberToObject(d, "additions", changed ? (double)df->additions : 0);
+    cJSON_AddNumberToObject(d, "deletions", changed ? (double)df->deletions : 0);
+    cJSON_AddBoolToObject(d, "truncated", changed && df->truncated);
+    if (changed && df->truncated)
+        cJSON_AddNumberToObject(d, "omitted_line_count", (double)df->omitted);
+    cJSON_AddBoolToObject(d, "is_empty", !changed);
     return d;
+}
+
+/* Diff entries of one patch operation: a move is reported as the original
+ * tool does, the source `deleted` (its whole old content) and the
+ * destination `created` (its whole new content).  Returns 0 or
+ * VT_ERR_NOMEM. */
+static int add_diff_entries(cJSON *arr, const tx_entry *e)
+{
+    if (!e->dest)
+        return cJSON_AddItemToArray(arr, diff_entry(e->path, operation(e), &e->res.diff,
+                                                    e->changed))
+                   ? 0
+                   : VT_ERR_NOMEM;
+    file_result del, cre;
+    int rc = apply_delete(e->old, e->old_len, &del);
+    if (rc)
+        return rc;
+    rc = apply_created_diff(e->res.data, e->res.size, &cre);
+    if (rc == 0 &&
+        (!cJSON_AddItemToArray(arr, diff_entry(e->path, "deleted", &del.diff, 1)) ||
+         !cJSON_AddItemToArray(arr, diff_entry(e->dest, "created", &cre.diff, 1))))
+        rc = VT_ERR_NOMEM;
+    file_result_free(&del);
+    file_result_free(&cre);
+    return rc;
 }
 
 static cJSON *response(const tx *t, size_t *nchanged)
@@ -183,7 +208,13 @@ static cJSON *response(const tx *t, size_t *nchanged)
                 cJSON_AddItemToArray(modified, cJSON_CreateString(e->path));
             cJSON_AddItemToArray(modified, cJSON_CreateString(e->dest ? e->dest : e->path));
         }
-        cJSON_AddItemToArray(diff, diff_entry(e));
+        if (add_diff_entries(diff, e) < 0) {
+            cJSON_Delete(applied);
+            cJSON_Delete(modified);
+            cJSON_Delete(diff);
+            cJSON_Delete(r);
+            return NULL;
+        }
     }
     cJSON_AddItemToObject(r, "applied", applied);
     cJSON_AddItemToObject(r, "modified_files", modified);
