@@ -285,7 +285,8 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint32_t lang_mask
         cs_walk_free(out);
         return rc;
     }
-    qsort(out->v, out->n, sizeof *out->v, entry_cmp);
+    if (out->n > 1)  /* an empty scope has no array: qsort(NULL, 0) is undefined */
+        qsort(out->v, out->n, sizeof *out->v, entry_cmp);
     return 0;
 }
 
