@@ -230,6 +230,29 @@ static void test_columns_bytes(void **state)
     free(root);
 }
 
+/* One text set: a match that is not returned as a definition or usage is
+ * text, whichever other categories are requested. */
+static void test_text_is_one_set(void **state)
+{
+    (void)state;
+    char *root = tu_mkdtemp();
+    tu_write(root, "t.c", "int calc(int x);\n"     /* 1: definition */
+                          "int y = calc(2);\n"      /* 2: usage */
+                          "/* calc here */\n"       /* 3: text */
+                          "int calcx;\n", -1);      /* 4: text (longer name) */
+    expect_search(root, NULL, "calc", 0, 20,
+                  "D t.c:1:5 U t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", TEXT, 20, "T t.c:1:5 T t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", DEFS | TEXT, 20,
+                  "D t.c:1:5 T t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", USES | TEXT, 20,
+                  "U t.c:2:9 T t.c:1:5 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", DEFS | USES, 20, "D t.c:1:5 U t.c:2:9");
+    expect_search(root, NULL, "calc", DEFS, 20, "D t.c:1:5");
+    tu_rmrf(root);
+    free(root);
+}
+
 /* An empty workspace, or an empty directory as the scope, is an empty
  * result (it once sorted a NULL array, which the sanitizers abort on). */
 static void test_empty_scope(void **state)
@@ -282,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_bounds_truncation),
         cmocka_unit_test(test_snippet),
         cmocka_unit_test(test_columns_bytes),
+        cmocka_unit_test(test_text_is_one_set),
         cmocka_unit_test(test_empty_scope),
         cmocka_unit_test(test_lexer_trailing_backslash),
     };
