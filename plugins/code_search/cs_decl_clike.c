@@ -92,6 +92,11 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
     } else if (c->lang == 'j') {
         if (stmt_has(c, st, k, "SIER") || (stmt_has(c, st, k, "n") && prev == ')'))
             return K_CLASS;
+    } else if (c->lang == 'n' || c->lang == 'd' || c->lang == 'o') {
+        /* C#, Dart, Solidity: type bodies; enum bodies list members */
+        for (size_t j = st; j < k; j++)
+            if (in(sh[j], "SIERM"))
+                return sh[j] == 'E' ? K_ENUM : sh[j] == 'M' ? K_NS : K_CLASS;
     } else if (stmt_has(c, st, k, "SI")) {
         return K_CLASS;
     }
@@ -135,6 +140,13 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
              (kind == K_CLASS && prev == 0 && in(next, "{:"));
     } else if (c->lang == 'j') {
         ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");
+    } else if (c->lang == 'n') {
+        ok = kind == K_CLASS && in(prev, "ikK>]?") && in(next, "{;t=k:");
+    } else if (c->lang == 'd') {
+        ok = (kind == K_CLASS || kind == K_FILE) && in(next, "{;=ik:") &&
+             (in(prev, "ik>]?") || (prev == 0 && kind == K_CLASS));
+    } else if (c->lang == 'o') {
+        ok = 0;  /* functions are keyword-led (function, modifier, event) */
     } else {
         ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*#")) && in(next, "{:;");
     }
@@ -182,12 +194,54 @@ static void go_groups(const ctx *c, const int *depth)
     }
 }
 
-void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks *t)
+/* HCL: a block's last label ("name" in resource "type" "name" { }) is its
+ * name: the string token shrinks to the label's text and becomes a
+ * definition.  Attributes of a locals block are definitions too. */
+static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
+{
+    const char *sh = c->sh;
+    cs_toks *t = c->t;
+    for (size_t k = 0; k + 1 < c->n; k++) {
+        if (sh[k] == '"' && sh[k + 1] == '{' && k > 0 && in(sh[k - 1], "i\"")) {
+            size_t j = k;
+            while (j > 0 && sh[j - 1] == '"')
+                j--;
+            cs_tok *tk = &t->v[k];
+            if (j > 0 && sh[j - 1] == 'i' && tk->end - tk->start >= 3 &&
+                buf[tk->start] == '"' && buf[tk->end - 1] == '"') {
+                tk->start++;
+                tk->end--;
+                tk->kind = 'i';
+                tk->def = 1;
+            }
+        } else if (sh[k] == 'G' && sh[k + 1] == '{') {
+            int d = depth[k + 1] + 1;
+            for (size_t j = k + 2; j + 1 < c->n && depth[j] >= d; j++)
+                if (depth[j] == d && sh[j] == 'i' && sh[j + 1] == '=' &&
+                    (sh[j - 1] == '{' || t->v[j - 1].end <= t->v[j].start) &&
+                    in(sh[j - 1], "{}\"0i)],") && (j + 2 >= c->n || sh[j + 2] != '=')) {
+                    /* first token on its line: the previous token ends
+                     * before a newline */
+                    const char *nl = memchr(buf + t->v[j - 1].end, '\n',
+                                            t->v[j].start - t->v[j - 1].end);
+                    if (nl || sh[j - 1] == '{')
+                        t->v[j].def = 1;
+                }
+        }
+    }
+}
+
+void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
+                        cs_toks *t)
 {
     ctx c = {0, shape, t->n, t};
     switch (lexer) {
     case CS_LEX_C: case CS_LEX_CPP: c.lang = 'c'; break;
     case CS_LEX_JAVA: c.lang = 'j'; break;
+    case CS_LEX_CSHARP: c.lang = 'n'; break;
+    case CS_LEX_DART: c.lang = 'd'; break;
+    case CS_LEX_SOLIDITY: c.lang = 'o'; break;
+    case CS_LEX_HCL: hcl_blocks(&c, buf, depth); return;
     case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX: c.lang = 's'; break;
     case CS_LEX_GO: go_groups(&c, depth); return;
     default: return;
@@ -214,6 +268,11 @@ void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks 
             pd = in_init = decl_seen = 0;
             break;
         case '{': {
+            /* C# property: Type Name { get; set; } */
+            if (c.lang == 'n' && kind == K_CLASS && pd == 0 && !in_init && k >= st + 2 &&
+                shape[k - 1] == 'i' && in(shape[k - 2], "ikK>]?") &&
+                !stmt_has(&c, st, k - 1, "SIERMn=("))
+                t->v[k - 1].def = 1;
             int cont;
             int nk = classify_brace(&c, st, k, &cont);
             if (sp + 1 < MAX_LEVELS)
@@ -276,6 +335,15 @@ void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks 
                 }
             } else if (c.lang == 'j' && kind == K_CLASS) {
                 if (in(next, "=;,") && in(prev, "ikK>]") && stmt_has(&c, st, k, "K"))
+                    t->v[k].def = 1;
+            } else if (kind == K_ENUM && in(c.lang, "ndo")) {
+                if ((prev == 0 || prev == ',') && in(next, ",;}=("))
+                    t->v[k].def = 1;
+            } else if (in(c.lang, "ndo") &&
+                       (kind == K_CLASS || (c.lang == 'd' && kind == K_FILE)) &&
+                       !in(shape[st], "rnuFx")) {
+                /* fields and state variables: Type name; Type name = ... */
+                if (in(next, "=;,") && in(prev, "ikK>]?)"))
                     t->v[k].def = 1;
             }
             break;

@@ -57,7 +57,7 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
     }
     /* Zero-length markers ('L', 'Q', ...) may share the start. */
     for (; lo < t->n && t->v[lo].start == s; lo++)
-        if (t->v[lo].kind == 'i')
+        if (t->v[lo].kind == 'i' || t->v[lo].kind == 'D')
             return t->v[lo].end == e ? &t->v[lo] : NULL;
     return NULL;
 }

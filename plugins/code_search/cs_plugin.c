@@ -38,7 +38,7 @@ static const char SCHEMA[] =
     "}}";
 
 /* Canonical language mask of file_types; on an unknown name *bad is it. */
-static int types_mask(const cJSON *ft, uint32_t *mask, const char **bad)
+static int types_mask(const cJSON *ft, uint64_t *mask, const char **bad)
 {
     *mask = 0;
     const cJSON *it;
@@ -48,7 +48,7 @@ static int types_mask(const cJSON *ft, uint32_t *mask, const char **bad)
             *bad = cJSON_IsString(it) ? it->valuestring : "(not a string)";
             return VT_ERR_INVALID;
         }
-        *mask |= 1u << l;
+        *mask |= (uint64_t)1 << l;
     }
     return 0;
 }
@@ -82,7 +82,7 @@ static int cs_preflight(vt_call *call, const cJSON *args)
     if (strlen(q->valuestring) > MAX_QUERY)
         return api->call_error(call, VT_ERR_INVALID, "query is longer than %d bytes", MAX_QUERY);
     const cJSON *ft = cJSON_GetObjectItemCaseSensitive(args, "file_types");
-    uint32_t mask;
+    uint64_t mask;
     const char *bad = NULL;
     if (ft && types_mask(ft, &mask, &bad) < 0) {
         char *known = cs_lang_known();
@@ -181,13 +181,13 @@ static int cancelled(void *ud)
     return api->call_cancelled(ud);
 }
 
-static cJSON *filters_json(const char *path, uint32_t mask, unsigned cats, int max)
+static cJSON *filters_json(const char *path, uint64_t mask, unsigned cats, int max)
 {
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "path", path);
     cJSON *ft = cJSON_AddArrayToObject(f, "file_types");
     for (int l = 0; l < cs_lang_count(); l++)
-        if (mask & (1u << l))
+        if (mask & ((uint64_t)1 << l))
             cJSON_AddItemToArray(ft, cJSON_CreateString(cs_lang_name(l)));
     cJSON *rt = cJSON_AddArrayToObject(f, "result_types");
     for (int c = 0; c < CS_NCAT; c++)
@@ -242,7 +242,7 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
     const char *query = cJSON_GetObjectItemCaseSensitive(args, "query")->valuestring;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
     const char *path = cJSON_IsString(p) && p->valuestring[0] ? p->valuestring : ".";
-    uint32_t mask = 0;
+    uint64_t mask = 0;
     const char *bad;
     unsigned cats;
     types_mask(cJSON_GetObjectItemCaseSensitive(args, "file_types"), &mask, &bad);

@@ -191,9 +191,11 @@ static void test_file_types(void **state)
     assert_int_equal(cs_lang_lookup("RUST"), rust);
     assert_string_equal(cs_lang_name(cs_lang_lookup(".h")), "c");
     assert_string_equal(cs_lang_name(cs_lang_lookup("hpp")), "cpp");
-    assert_string_equal(cs_lang_name(cs_lang_lookup("tsx")), "typescript");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("tsx")), "tsx");
     assert_string_equal(cs_lang_name(cs_lang_lookup("yml")), "yaml");
-    assert_string_equal(cs_lang_name(cs_lang_lookup("bash")), "shell");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("bash")), "bash");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("shell")), "bash");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("markdown")), "md");
     assert_int_equal(cs_lang_lookup("cobol"), -1);
     assert_int_equal(cs_lang_lookup("."), -1);
     assert_int_equal(cs_lang_lookup(""), -1);
@@ -212,11 +214,65 @@ static void test_file_types(void **state)
     assert_int_equal(lexer, CS_LEX_NONE);
 }
 
+/* Every canonical name of the original tool, and its extension aliases. */
+static void test_all_languages(void **state)
+{
+    (void)state;
+    static const char *const canon[] = {
+        "rust", "python", "javascript", "typescript", "tsx", "go", "java", "md", "c", "cpp",
+        "csharp", "css", "html", "json", "yaml", "ruby", "php", "kotlin", "swift", "lua",
+        "bash", "sql", "scala", "elixir", "dockerfile", "toml", "hcl", "dart", "zig",
+        "proto", "haskell", "nix", "solidity"};
+    int defs = 0, uses = 0;
+    for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+        int l = cs_lang_lookup(canon[i]);
+        if (l < 0)
+            print_error("unknown language %s\n", canon[i]);
+        assert_true(l >= 0);
+        assert_string_equal(cs_lang_name(l), canon[i]);
+        defs += (cs_lang_support(l) & CS_SUPPORT_DEF) != 0;
+        uses += (cs_lang_support(l) & CS_SUPPORT_USE) != 0;
+    }
+    assert_true(defs >= 25);
+    assert_true(uses >= 12);
+    static const char *const alias[][2] = {
+        {".h", "c"}, {"cc", "cpp"}, {"cxx", "cpp"}, {"hpp", "cpp"}, {"hxx", "cpp"},
+        {"hh", "cpp"}, {"cu", "cpp"}, {"ino", "cpp"}, {"c++", "cpp"}, {"py3", "python"},
+        {"pyi", "python"}, {"bzl", "python"}, {"jsx", "javascript"}, {"cjs", "javascript"},
+        {"mjs", "javascript"}, {"cts", "typescript"}, {"mts", "typescript"}, {"mdx", "md"},
+        {"jsonc", "json"}, {"zsh", "bash"}, {"bats", "bash"}, {"ksh", "bash"}, {"tf", "hcl"},
+        {"tfvars", "hcl"}, {"rb", "ruby"}, {"php", "php"}, {"kt", "kotlin"},
+        {"kts", "kotlin"}, {"swift", "swift"}, {"cs", "csharp"}, {"lua", "lua"},
+        {"scala", "scala"}, {"sc", "scala"}, {"ex", "elixir"}, {"exs", "elixir"},
+        {"hs", "haskell"}, {"nix", "nix"}, {"sol", "solidity"}, {"dart", "dart"},
+        {"zig", "zig"}, {"proto", "proto"}, {"sql", "sql"}, {"toml", "toml"},
+        {"yaml", "yaml"}, {"yml", "yaml"}, {"css", "css"}, {"html", "html"}, {"htm", "html"},
+        {"md", "md"}, {"json", "json"}, {".tsx", "tsx"}, {"sh", "bash"},
+        /* vthost's older names stay accepted */
+        {"shell", "bash"}, {"markdown", "md"}, {"cmake", "cmake"}, {"make", "make"},
+        {"text", "text"}, {"xml", "xml"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++) {
+        int l = cs_lang_lookup(alias[i][0]);
+        if (l < 0 || strcmp(cs_lang_name(l), alias[i][1]) != 0)
+            print_error("%s -> %s, want %s\n", alias[i][0], l < 0 ? "?" : cs_lang_name(l),
+                        alias[i][1]);
+        assert_true(l >= 0);
+        assert_string_equal(cs_lang_name(l), alias[i][1]);
+    }
+    int lexer;
+    assert_string_equal(cs_lang_name(cs_lang_of_file("Dockerfile", &lexer)), "dockerfile");
+    assert_int_equal(lexer, CS_LEX_DOCKERFILE);
+    assert_string_equal(cs_lang_name(cs_lang_of_file("Dockerfile.build", &lexer)),
+                        "dockerfile");
+    assert_string_equal(cs_lang_name(cs_lang_of_file("main.tf", &lexer)), "hcl");
+    assert_string_equal(cs_lang_name(cs_lang_of_file("x.C++", &lexer)), "cpp");
+}
+
 /* A file_types filter keeps only those languages. */
 static void test_type_filter(void **state)
 {
     (void)state;
-    uint32_t mask = 1u << cs_lang_lookup("go");
+    uint64_t mask = (uint64_t)1 << cs_lang_lookup("go");
     char *s = tu_search_paths(CS_FIXTURES "/lang", NULL, "server", 7, 100, mask, 2);
     assert_non_null(s);
     assert_null(strstr(s, ".rs"));
@@ -231,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_all_files_order),
         cmocka_unit_test(test_file_types),
         cmocka_unit_test(test_type_filter),
+        cmocka_unit_test(test_all_languages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
