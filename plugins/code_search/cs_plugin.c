@@ -212,9 +212,50 @@ static cJSON *result_json(const cs_result *r)
     return o;
 }
 
-static cJSON *hints_json(const cs_output *res, unsigned cats)
+/* "html, xml" (malloc'd): the languages in mask without `what` support;
+ * NULL when there are none. */
+static char *unsupported(uint64_t mask, unsigned what)
+{
+    char *s = NULL;
+    size_t len = 0;
+    for (int l = 0; l < cs_lang_count(); l++) {
+        if (!(mask & ((uint64_t)1 << l)) || (cs_lang_support(l) & what))
+            continue;
+        const char *name = cs_lang_name(l);
+        char *ns = realloc(s, len + strlen(name) + 3);
+        if (!ns)
+            break;
+        s = ns;
+        len += (size_t)sprintf(s + len, "%s%s", len ? ", " : "", name);
+    }
+    return s;
+}
+
+static cJSON *hints_json(const cs_output *res, unsigned cats, uint64_t mask)
 {
     cJSON *h = cJSON_CreateArray();
+    char *nodef = cats & (1u << CS_DEF) ? unsupported(mask, CS_SUPPORT_DEF) : NULL;
+    if (nodef) {
+        char *m = malloc(strlen(nodef) + 160);
+        if (m) {
+            sprintf(m, "Definitions are unavailable for %s: those files give text, usage "
+                       "(where the language has them) and path results.", nodef);
+            cJSON_AddItemToArray(h, cJSON_CreateString(m));
+            free(m);
+        }
+        free(nodef);
+    }
+    char *nouse = cats & (1u << CS_USE) ? unsupported(mask, CS_SUPPORT_USE) : NULL;
+    if (nouse) {
+        char *m = malloc(strlen(nouse) + 160);
+        if (m) {
+            sprintf(m, "Usages are unavailable for %s (data or markup): a matching name is a "
+                       "definition (a declared key or heading) or text.", nouse);
+            cJSON_AddItemToArray(h, cJSON_CreateString(m));
+            free(m);
+        }
+        free(nouse);
+    }
     cJSON_AddItemToArray(h, cJSON_CreateString(
         res->insensitive ? "The query is all lower-case, so it matched case-insensitively; "
                            "include an upper-case letter for a case-sensitive search."
@@ -302,7 +343,7 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         res.truncated = 1;
     cJSON_AddNumberToObject(o, "returned", (double)returned);
     cJSON_AddBoolToObject(o, "truncated", res.truncated);
-    cJSON *hints = hints_json(&res, cats);
+    cJSON *hints = hints_json(&res, cats, mask);
     if (over_budget)
         cJSON_AddItemToArray(hints, cJSON_CreateString(
             "Results were cut to fit max_output_tokens; raise it or narrow the search."));
