@@ -315,8 +315,8 @@ static pat P_PHP[] = {
     PAT("k[k?i|&]*\\$(i)(?=[;=,)])", 0), PAT("c(i)[;=]", 0),
 };
 static pat P_RUBY[] = {
-    PAT("F(?:i\\.)?(i)", 0), PAT("S(?:i::)*(i)", 0), PAT("L(i)=(?![=~>])", 0),
-    PATN("A((?::i,)*:i)", 0),
+    PAT("F(?:[iNr]\\.)?([iN])", 0), PAT("S(?:N::)*(N)", 0),
+    PAT("L(N)=(?![=~>])", 0), PATN("A((?::i,)*:i)", 0),
 };
 static pat P_LUA[] = {
     PAT("F(?:i[.:])*(i)", 0), PATN("l((?:i(?:<i>)?,)*i)", 0),
@@ -327,7 +327,8 @@ static pat P_ELIXIR[] = {
 };
 static pat P_HASKELL[] = {
     PAT("L[SY](?:[^L=]*?=>)?(i)", 0), PATN("L((?:i,)*i)::", 0),
-    PAT("L(i)[^L:]*?(?<![=<>/!])=(?![=>])", 0),
+    PAT("L(i)[^L:]*?(?<![=<>/!])=(?![=>])", 0), PAT("LS[^L=]*=(i)", 0),
+    PATN("(?<=[{,])((?:i,)*i)::", 0),
 };
 static pat P_NIX[] = {
     PAT("(?<=[{;l])(?:i\\.)*(i)=(?!=)", 0),
@@ -493,6 +494,9 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
             c = keyword(r, buf + tk->start, tk->end - tk->start);
         else if (c == 'D')
             tk->def = 1;
+        /* Ruby: a capitalised name is a constant (N), declared by '=' */
+        if (c == 'i' && ri == R_RUBY && buf[tk->start] >= 'A' && buf[tk->start] <= 'Z')
+            c = 'N';
         shape[k] = c;
         if (c == '}' && d > 0)
             d--;
@@ -514,7 +518,8 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
                     continue;
                 size_t end = pt->every ? ov[2 * g + 1] : ov[2 * g] + 1;
                 for (size_t k = ov[2 * g]; k < end; k++)
-                    if (shape[k] == 'i' && (!pt->toplevel || depth[k] == 0))
+                    if ((shape[k] == 'i' || shape[k] == 'N') &&
+                        (!pt->toplevel || depth[k] == 0))
                         t->v[k].def = 1;
             }
             start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;

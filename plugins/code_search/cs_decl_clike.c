@@ -94,7 +94,8 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
             return K_CLASS;
     } else if (c->lang == 'n' || c->lang == 'd' || c->lang == 'o') {
         /* C#, Dart, Solidity: type bodies; enum bodies list members */
-        for (size_t j = st; j < k; j++)
+        *cont = 0;  /* a type body ends its declaration */
+        for (size_t j = k; j-- > st;)
             if (in(sh[j], "SIERM"))
                 return sh[j] == 'E' ? K_ENUM : sh[j] == 'M' ? K_NS : K_CLASS;
     } else if (stmt_has(c, st, k, "SI")) {

@@ -25,6 +25,7 @@ enum {
     G_HASH_ATTR = 1u << 13,  /* '#[' is not a comment (PHP attributes) */
     G_DASH_COMMENT_HS = 1u << 14, /* '--' starts a comment only when not an operator */
     G_BACKTICK_ID = 1u << 15, /* `name` is an identifier (Kotlin, Scala, Swift) */
+    G_LINE_MARK_ALL = 1u << 16, /* 'L' before the first token of every line */
 };
 
 typedef struct gsyn {
@@ -48,11 +49,11 @@ static const gsyn SYN[CS_LEX_FIRST_DATA - CS_LEX_FIRST_GENERIC] = {
     ROW(CS_LEX_SOLIDITY) = {{"//"}, "/*", "*/", 0, "\"'", "", 0},
     ROW(CS_LEX_PHP) = {{"//", "#"}, "/*", "*/", 0, "\"'`", "\"'`", G_HEREDOC | G_HASH_ATTR},
     ROW(CS_LEX_RUBY) = {{"#"}, NULL, NULL, 0, "\"'`", "\"'`",
-                        G_RUBY_DOC | G_ID_SUFFIX | G_HEREDOC | G_LINE_MARK},
+                        G_RUBY_DOC | G_ID_SUFFIX | G_HEREDOC | G_LINE_MARK_ALL},
     ROW(CS_LEX_LUA) = {{"--"}, NULL, NULL, 0, "\"'", "", G_LUA_LONG | G_LINE_MARK},
     ROW(CS_LEX_ELIXIR) = {{"#"}, NULL, NULL, 0, "\"'", "\"'", G_TRIPLE | G_ID_SUFFIX | G_SIGIL},
     ROW(CS_LEX_HASKELL) = {{"--"}, "{-", "-}", 1, "\"'", "",
-                           G_ID_PRIME | G_LINE_MARK | G_DASH_COMMENT_HS},
+                           G_ID_PRIME | G_LINE_MARK_ALL | G_DASH_COMMENT_HS},
     ROW(CS_LEX_NIX) = {{"#"}, "/*", "*/", 0, "\"", "\"", G_NIX_STR | G_ID_PRIME | G_ID_DASH},
     ROW(CS_LEX_SQL) = {{"--", "#"}, "/*", "*/", 0, "'\"`", "'\"`", 0},
     ROW(CS_LEX_HCL) = {{"#", "//"}, "/*", "*/", 0, "\"", "", G_HEREDOC},
@@ -298,7 +299,7 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
             i = j;
             continue;
         }
-        if (col0 && (f & G_LINE_MARK))
+        if ((col0 && (f & G_LINE_MARK)) || ((f & G_LINE_MARK_ALL) && first_on_line(&L, i)))
             cs_tok_push(t, 'L', i, i);
         if ((f & G_BACKTICK_ID) && c == '`') {
             const char *q = memchr(b + i + 1, '`', len - i - 1);
