@@ -24,10 +24,11 @@ typedef struct level {
 } level;
 
 typedef struct ctx {
-    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS */
+    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS, 'n' C#, 'd' Dart, 'o' Solidity */
     const char *sh;
     size_t n;
     cs_toks *t;
+    const char *buf;
 } ctx;
 
 static int in(char c, const char *set)
@@ -115,7 +116,29 @@ static int macro_type(const ctx *c, size_t st, size_t k)
             d++;
         else if (c->sh[j] == '(' && --d == 0)
             return j > st && c->sh[j - 1] == 'i' &&
-                   (j - 1 == st || in(c->sh[j - 2], "ik*&"));
+                   (j - 1 == st || in(c->sh[j - 2], "ik*&x"));
+    }
+    return 0;
+}
+
+/* Does [st, name) already hold a declarator's parameter list, as in
+ * int f(int) __THROW __nonnull((1))?  Then name( is an attribute macro.
+ * Groups opened by __attribute__ or __declspec do not count. */
+static int after_declarator(const ctx *c, size_t st, size_t name)
+{
+    int d = 0;
+    for (size_t j = st; j < name; j++) {
+        char s = c->sh[j];
+        if (s == '(' && d++ == 0 && j > st && c->sh[j - 1] == 'i') {
+            const cs_tok *id = &c->t->v[j - 1];
+            const char *w = c->buf + id->start;
+            size_t n = id->end - id->start;
+            if (!(n >= 13 && memcmp(w, "__attribute", 11) == 0) &&
+                !(n >= 10 && memcmp(w, "__declspec", 10) == 0))
+                return 1;
+        } else if (s == ')' && d > 0) {
+            d--;
+        }
     }
     return 0;
 }
@@ -137,7 +160,8 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
             return;
         if (!in(next, "{;:ki=-r"))
             return;
-        ok = in(prev, "ik*&>:~") || (prev == ')' && macro_type(c, st, name - 1)) ||
+        ok = (in(prev, "ik*&>:~") && !after_declarator(c, st, name)) ||
+             (prev == ')' && macro_type(c, st, name - 1)) ||
              (kind == K_CLASS && prev == 0 && in(next, "{:"));
     } else if (c->lang == 'j') {
         ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");
@@ -235,7 +259,7 @@ static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
 void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
                         cs_toks *t)
 {
-    ctx c = {0, shape, t->n, t};
+    ctx c = {0, shape, t->n, t, buf};
     switch (lexer) {
     case CS_LEX_C: case CS_LEX_CPP: c.lang = 'c'; break;
     case CS_LEX_JAVA: c.lang = 'j'; break;
