@@ -312,7 +312,7 @@ static void css_decl(const char *b, size_t s, size_t e, cs_toks *t)
             cs_tok_push(t, 'D', ns, z);
             i = c + 1;
         }
-    } else if (b[i] == '@' && e - i > 8 && memcmp(b + i, "@include", 8) == 0) {
+    } else if (i < e && b[i] == '@' && e - i > 8 && memcmp(b + i, "@include", 8) == 0) {
         size_t a = skip_sp(b, e, i + 8);
         size_t z = css_ident(b, e, a);
         if (z > a)
