@@ -14,7 +14,7 @@ typedef struct cs_options {
     const char *root;      /* absolute canonical workspace root (borrowed) */
     const char *scope;     /* absolute canonical file/dir inside root */
     const char *query;     /* literal, UTF-8 */
-    uint32_t lang_mask;    /* 0: every file; else bit (1 << lang) per type */
+    uint64_t lang_mask;    /* 0: every file; else bit (1 << lang) per type */
     unsigned categories;   /* bit (1 << cs_cat) per requested category */
     int max_results;       /* 1..100 */
     int threads;           /* 0: one per online core */

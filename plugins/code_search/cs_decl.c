@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <vthost/plugin.h>
 
 #define SHAPE_SLACK 32
@@ -95,6 +96,159 @@ static kw KW_SH[] = {
     {"typeset", 'x'}, {"local", 'l'},
 };
 
+/* ---- the table-driven languages ---- */
+#define CTRL(w) {w, 'r'}
+#define MOD(w) {w, 'k'}
+static kw KW_CSHARP[] = {
+    {"class", 'S'}, {"struct", 'S'}, {"interface", 'I'}, {"enum", 'E'}, {"record", 'R'},
+    {"namespace", 'M'}, {"delegate", 'F'}, {"static", 'K'}, {"const", 'K'}, {"new", 'n'},
+    {"event", 'k'}, {"using", 'u'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("for"), CTRL("foreach"), CTRL("while"),
+    CTRL("do"), CTRL("switch"), CTRL("case"), CTRL("throw"), CTRL("try"), CTRL("catch"),
+    CTRL("finally"), CTRL("in"), CTRL("is"), CTRL("as"), CTRL("await"), CTRL("typeof"),
+    CTRL("nameof"), CTRL("sizeof"), CTRL("lock"), CTRL("yield"), CTRL("get"), CTRL("set"),
+    CTRL("init"), CTRL("value"), CTRL("base"), CTRL("this"),
+    MOD("public"), MOD("private"), MOD("protected"), MOD("internal"), MOD("abstract"),
+    MOD("sealed"), MOD("virtual"), MOD("override"), MOD("readonly"), MOD("async"),
+    MOD("partial"), MOD("extern"), MOD("unsafe"), MOD("volatile"), MOD("void"), MOD("int"),
+    MOD("long"), MOD("short"), MOD("byte"), MOD("char"), MOD("bool"), MOD("float"),
+    MOD("double"), MOD("decimal"), MOD("string"), MOD("object"), MOD("var"), MOD("uint"),
+    MOD("ulong"), MOD("ushort"), MOD("sbyte"), MOD("dynamic"), MOD("required"),
+    MOD("ref"), MOD("out"), MOD("params"), MOD("where"),
+};
+static kw KW_KOTLIN[] = {
+    {"fun", 'F'}, {"class", 'S'}, {"interface", 'S'}, {"object", 'S'}, {"typealias", 'Y'},
+    {"val", 'C'}, {"var", 'C'}, {"constructor", 'k'}, {"companion", 'k'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("when"), CTRL("for"), CTRL("while"),
+    CTRL("do"), CTRL("in"), CTRL("is"), CTRL("as"), CTRL("throw"), CTRL("try"),
+    CTRL("catch"), CTRL("this"), CTRL("super"),
+    MOD("package"), MOD("import"), MOD("private"), MOD("public"), MOD("internal"),
+    MOD("protected"), MOD("open"), MOD("abstract"), MOD("override"), MOD("data"),
+    MOD("sealed"), MOD("enum"), MOD("inline"), MOD("suspend"), MOD("const"), MOD("lateinit"),
+    MOD("operator"), MOD("infix"), MOD("annotation"), MOD("inner"), MOD("value"),
+};
+static kw KW_SWIFT[] = {
+    {"func", 'F'}, {"class", 'S'}, {"struct", 'S'}, {"enum", 'S'}, {"protocol", 'S'},
+    {"actor", 'S'}, {"typealias", 'Y'}, {"let", 'C'}, {"var", 'C'}, {"case", 'c'},
+    {"extension", 'x'}, {"init", 'k'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("guard"), CTRL("for"), CTRL("while"),
+    CTRL("in"), CTRL("switch"), CTRL("throw"), CTRL("try"), CTRL("catch"), CTRL("is"),
+    CTRL("as"), CTRL("await"), CTRL("self"), CTRL("super"), CTRL("repeat"), CTRL("default"),
+    MOD("import"), MOD("public"), MOD("private"), MOD("fileprivate"), MOD("internal"),
+    MOD("open"), MOD("static"), MOD("final"), MOD("override"), MOD("mutating"),
+    MOD("lazy"), MOD("weak"), MOD("async"), MOD("throws"), MOD("indirect"), MOD("inout"),
+};
+static kw KW_SCALA[] = {
+    {"def", 'F'}, {"class", 'S'}, {"object", 'S'}, {"trait", 'S'}, {"enum", 'S'},
+    {"type", 'Y'}, {"val", 'C'}, {"var", 'C'}, {"given", 'k'}, {"new", 'n'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("match"), CTRL("case"), CTRL("for"),
+    CTRL("while"), CTRL("yield"), CTRL("throw"), CTRL("try"), CTRL("catch"), CTRL("then"),
+    CTRL("do"), CTRL("this"), CTRL("super"),
+    MOD("package"), MOD("import"), MOD("extends"), MOD("with"), MOD("private"),
+    MOD("protected"), MOD("override"), MOD("abstract"), MOD("final"), MOD("sealed"),
+    MOD("implicit"), MOD("lazy"), MOD("case"), MOD("inline"), MOD("opaque"),
+};
+static kw KW_DART[] = {
+    {"class", 'S'}, {"mixin", 'S'}, {"enum", 'E'}, {"extension", 'S'}, {"typedef", 'Y'},
+    {"var", 'C'}, {"final", 'C'}, {"const", 'C'}, {"new", 'n'}, {"static", 'K'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("for"), CTRL("while"), CTRL("do"),
+    CTRL("switch"), CTRL("case"), CTRL("throw"), CTRL("try"), CTRL("catch"), CTRL("in"),
+    CTRL("is"), CTRL("as"), CTRL("await"), CTRL("yield"), CTRL("assert"), CTRL("this"),
+    CTRL("super"), CTRL("get"), CTRL("set"),
+    MOD("import"), MOD("export"), MOD("library"), MOD("part"), MOD("void"), MOD("late"),
+    MOD("abstract"), MOD("external"), MOD("factory"), MOD("async"), MOD("sealed"),
+    MOD("base"), MOD("extends"), MOD("implements"), MOD("with"), MOD("required"),
+    MOD("covariant"), MOD("operator"), MOD("dynamic"),
+};
+static kw KW_ZIG[] = {
+    {"fn", 'F'}, {"const", 'C'}, {"var", 'C'}, {"test", 'k'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("while"), CTRL("for"), CTRL("switch"),
+    CTRL("try"), CTRL("catch"), CTRL("orelse"), CTRL("defer"), CTRL("errdefer"),
+    CTRL("break"), CTRL("continue"),
+    MOD("pub"), MOD("extern"), MOD("export"), MOD("inline"), MOD("comptime"),
+    MOD("struct"), MOD("enum"), MOD("union"), MOD("error"), MOD("threadlocal"),
+    MOD("usingnamespace"),
+};
+static kw KW_PROTO[] = {
+    {"message", 'S'}, {"enum", 'S'}, {"service", 'S'}, {"rpc", 'F'}, {"oneof", 'S'},
+    {"extend", 'x'}, {"option", 'o'}, {"returns", 'r'}, {"reserved", 'r'},
+    MOD("syntax"), MOD("edition"), MOD("package"), MOD("import"), MOD("repeated"),
+    MOD("optional"), MOD("required"), MOD("map"), MOD("stream"),
+};
+static kw KW_SOLIDITY[] = {
+    {"contract", 'S'}, {"interface", 'S'}, {"library", 'S'}, {"struct", 'S'}, {"enum", 'E'},
+    {"function", 'F'}, {"event", 'F'}, {"modifier", 'F'}, {"error", 'F'}, {"new", 'n'},
+    {"constructor", 'F'}, {"type", 'Y'},
+    CTRL("return"), CTRL("returns"), CTRL("if"), CTRL("else"), CTRL("for"), CTRL("while"),
+    CTRL("emit"), CTRL("revert"), CTRL("require"), CTRL("delete"), CTRL("try"),
+    CTRL("catch"), CTRL("using"), CTRL("import"), CTRL("pragma"), CTRL("assembly"),
+    MOD("public"), MOD("private"), MOD("internal"), MOD("external"), MOD("view"),
+    MOD("pure"), MOD("payable"), MOD("constant"), MOD("immutable"), MOD("override"),
+    MOD("virtual"), MOD("abstract"), MOD("memory"), MOD("storage"), MOD("calldata"),
+    MOD("indexed"), MOD("is"), MOD("mapping"),
+};
+static kw KW_PHP[] = {
+    {"function", 'F'}, {"class", 'S'}, {"interface", 'S'}, {"trait", 'S'}, {"enum", 'S'},
+    {"const", 'C'}, {"namespace", 'M'}, {"new", 'n'}, {"fn", 'r'}, {"case", 'c'},
+    CTRL("return"), CTRL("if"), CTRL("else"), CTRL("elseif"), CTRL("for"),
+    CTRL("foreach"), CTRL("while"), CTRL("do"), CTRL("switch"), CTRL("throw"), CTRL("try"),
+    CTRL("catch"), CTRL("finally"), CTRL("echo"), CTRL("print"), CTRL("use"), CTRL("as"),
+    CTRL("instanceof"), CTRL("match"), CTRL("yield"), CTRL("global"), CTRL("require"),
+    CTRL("require_once"), CTRL("include"), CTRL("include_once"),
+    MOD("public"), MOD("private"), MOD("protected"), MOD("static"), MOD("abstract"),
+    MOD("final"), MOD("readonly"), MOD("var"), MOD("extends"), MOD("implements"),
+};
+static kw KW_RUBY[] = {
+    {"def", 'F'}, {"class", 'S'}, {"module", 'S'}, {"attr_accessor", 'A'},
+    {"attr_reader", 'A'}, {"attr_writer", 'A'},
+    CTRL("end"), CTRL("do"), CTRL("if"), CTRL("unless"), CTRL("else"), CTRL("elsif"),
+    CTRL("while"), CTRL("until"), CTRL("for"), CTRL("in"), CTRL("case"), CTRL("when"),
+    CTRL("return"), CTRL("yield"), CTRL("begin"), CTRL("rescue"), CTRL("ensure"),
+    CTRL("then"), CTRL("and"), CTRL("or"), CTRL("not"), CTRL("self"), CTRL("super"),
+    MOD("require"), MOD("require_relative"), MOD("include"), MOD("extend"),
+    MOD("private"), MOD("public"), MOD("protected"),
+};
+static kw KW_LUA[] = {
+    {"function", 'F'}, {"local", 'l'},
+    CTRL("end"), CTRL("do"), CTRL("if"), CTRL("then"), CTRL("else"), CTRL("elseif"),
+    CTRL("while"), CTRL("for"), CTRL("in"), CTRL("repeat"), CTRL("until"), CTRL("return"),
+    CTRL("and"), CTRL("or"), CTRL("not"), CTRL("goto"), CTRL("break"),
+};
+static kw KW_ELIXIR[] = {
+    {"defmodule", 'M'}, {"defprotocol", 'M'}, {"def", 'F'}, {"defp", 'F'},
+    {"defmacro", 'F'}, {"defmacrop", 'F'}, {"defguard", 'F'}, {"defguardp", 'F'},
+    {"defdelegate", 'F'},
+    CTRL("do"), CTRL("end"), CTRL("fn"), CTRL("if"), CTRL("else"), CTRL("unless"),
+    CTRL("case"), CTRL("cond"), CTRL("with"), CTRL("when"), CTRL("in"), CTRL("and"),
+    CTRL("or"), CTRL("not"), CTRL("receive"), CTRL("try"), CTRL("rescue"),
+    MOD("defstruct"), MOD("defimpl"), MOD("defexception"), MOD("alias"), MOD("import"),
+    MOD("require"), MOD("use"),
+};
+static kw KW_HASKELL[] = {
+    {"data", 'S'}, {"newtype", 'S'}, {"class", 'S'}, {"type", 'Y'}, {"module", 'M'},
+    {"instance", 'x'}, {"family", 'k'},
+    CTRL("where"), CTRL("let"), CTRL("in"), CTRL("case"), CTRL("of"), CTRL("if"),
+    CTRL("then"), CTRL("else"), CTRL("do"), CTRL("import"), CTRL("deriving"),
+    CTRL("qualified"), CTRL("hiding"), CTRL("infixl"), CTRL("infixr"), CTRL("infix"),
+    CTRL("foreign"), CTRL("pattern"),
+};
+static kw KW_NIX[] = {
+    {"let", 'l'}, {"inherit", 'I'},
+    CTRL("in"), CTRL("with"), CTRL("rec"), CTRL("if"), CTRL("then"), CTRL("else"),
+    CTRL("assert"), CTRL("or"),
+};
+static kw KW_SQL[] = {  /* matched without case */
+    {"create", 'C'}, {"table", 'T'}, {"view", 'T'}, {"function", 'T'}, {"procedure", 'T'},
+    {"index", 'T'}, {"trigger", 'T'}, {"type", 'T'}, {"sequence", 'T'}, {"schema", 'T'},
+    {"database", 'T'}, {"domain", 'T'}, {"extension", 'T'},
+    MOD("or"), MOD("replace"), MOD("temp"), MOD("temporary"), MOD("unique"),
+    MOD("materialized"), MOD("if"), MOD("not"), MOD("exists"), MOD("unlogged"),
+    MOD("global"), MOD("local"), MOD("virtual"), MOD("recursive"), MOD("concurrently"),
+};
+static kw KW_HCL[] = {
+    {"locals", 'G'},
+};
+
 /* toplevel: only names at brace depth 0.  every: group 1 spans a list
  * and each identifier in it is a name (a, b = ...). */
 typedef struct pat { const char *re; int toplevel; int every; pcre2_code *code; } pat;
@@ -128,6 +282,61 @@ static pat P_SH[] = {
     PAT("F(i)", 0), PAT("(?<=^|[L;{}&|])(i)\\(\\)", 0), PAT("(i)=", 1),
 };
 
+static pat P_CSHARP[] = {
+    PAT("[SIERM](?:i\\.)*(i)", 0), PAT("F[^;(]*?(i)(?:<[^;(]*>)?\\(", 0),
+};
+/* fun <T> Receiver<X>.name(  /  class/object/interface Name  /  val name */
+static pat P_KOTLIN[] = {
+    PAT("F(?:<[^(]*?>)?(?:i(?:<[^(]*?>)?\\??\\.)*(i)", 0), PAT("S(i)", 0), PAT("Y(i)", 0),
+    PAT("C(?:<[^=]*?>)?(?:i\\.)?(i)", 0), PATN("C\\(((?:i(?::i)?,)*i)", 0),
+};
+static pat P_SWIFT[] = {
+    PAT("F(i)", 0), PAT("S(i)", 0), PAT("Y(i)", 0), PAT("C(i)", 0),
+    PATN("(?<=[{;}])c((?:i(?:\\([^()]*\\))?(?:=[^,;{}]*)?,)*i)", 0),
+};
+static pat P_SCALA[] = {
+    PAT("F(i)", 0), PAT("S(i)", 0), PAT("Y(i)", 0), PAT("C(i)", 0),
+};
+static pat P_DART[] = {
+    PAT("[SE](i)", 0), PAT("Y(?:i(?:<[^=;]*?>)?\\?{0,1})?(i)[=(<]", 0),
+    PAT("C(?:i(?:<[^;={}]*>)?\\?{0,1})?(i)(?=[=;,])", 0),
+};
+static pat P_ZIG[] = {
+    PAT("F(i)", 0), PAT("C(i)", 0),
+};
+static pat P_PROTO[] = {
+    PAT("[SF](i)", 0), PAT("(?<![\\[,o])(i)=-?0", 0),
+};
+static pat P_SOLIDITY[] = {
+    PAT("[SEF](i)", 0), PAT("Y(i)", 0),
+};
+static pat P_PHP[] = {
+    PAT("F&?(i)", 0), PAT("S(i)", 0), PAT("M(?:i\\\\)*(i)", 0), PAT("C(?:i(?=i))?(i)=", 0),
+    PAT("k[k?i|&]*\\$(i)(?=[;=,)])", 0), PAT("c(i)[;=]", 0),
+};
+static pat P_RUBY[] = {
+    PAT("F(?:[iNr]\\.)?([iN])", 0), PAT("S(?:N::)*(N)", 0),
+    PAT("L(N)=(?![=~>])", 0), PATN("A((?::i,)*:i)", 0),
+};
+static pat P_LUA[] = {
+    PAT("F(?:i[.:])*(i)", 0), PATN("l((?:i(?:<i>)?,)*i)", 0),
+    PAT("L(?:i\\.)*(i)=(?!=)", 0),
+};
+static pat P_ELIXIR[] = {
+    PAT("M(?:i\\.)*(i)", 0), PAT("F(i)", 0),
+};
+static pat P_HASKELL[] = {
+    PAT("L[SY](?:[^L=]*?=>)?(i)", 0), PATN("L((?:i,)*i)::", 0),
+    PAT("L(i)[^L:]*?(?<![=<>/!])=(?![=>])", 0), PAT("LS[^L=]*=(i)", 0),
+    PATN("(?<=[{,])((?:i,)*i)::", 0),
+};
+static pat P_NIX[] = {
+    PAT("(?<=[{;l])(?:i\\.)*(i)=(?!=)", 0),
+};
+static pat P_SQL[] = {
+    PAT("Ck*T(?:k*)(?:i\\.)?(i)", 0),
+};
+
 #define KW_SLOTS 512  /* open-addressing table, well above every keyword count */
 
 typedef struct lang_rules {
@@ -135,25 +344,39 @@ typedef struct lang_rules {
     size_t nkw;
     pat *pats;
     size_t npat;
+    int nocase;            /* keywords match in any case (SQL) */
     short slot[KW_SLOTS];  /* index into kws + 1; 0 empty */
 } lang_rules;
 
-#define RULES(k, p) {k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], {0}}
-enum { R_CPP, R_RUST, R_GO, R_PY, R_JS, R_JAVA, R_SH, R_COUNT };
+#define RULES(k, p) {k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], 0, {0}}
+#define RULES_NOCASE(k, p) {k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], 1, {0}}
+#define KWONLY(k) {k, sizeof k / sizeof k[0], NULL, 0, 0, {0}}
+enum { R_CPP, R_RUST, R_GO, R_PY, R_JS, R_JAVA, R_SH, R_CSHARP, R_KOTLIN, R_SWIFT,
+       R_SCALA, R_DART, R_ZIG, R_PROTO, R_SOLIDITY, R_PHP, R_RUBY, R_LUA, R_ELIXIR,
+       R_HASKELL, R_NIX, R_SQL, R_HCL, R_COUNT };
 static lang_rules RULESET[R_COUNT] = {
     RULES(KW_CPP, P_CPP), RULES(KW_RUST, P_RUST), RULES(KW_GO, P_GO),
     RULES(KW_PY, P_PY), RULES(KW_JS, P_JS), RULES(KW_JAVA, P_JAVA),
-    RULES(KW_SH, P_SH),
+    RULES(KW_SH, P_SH), RULES(KW_CSHARP, P_CSHARP), RULES(KW_KOTLIN, P_KOTLIN),
+    RULES(KW_SWIFT, P_SWIFT), RULES(KW_SCALA, P_SCALA), RULES(KW_DART, P_DART),
+    RULES(KW_ZIG, P_ZIG), RULES(KW_PROTO, P_PROTO), RULES(KW_SOLIDITY, P_SOLIDITY),
+    RULES(KW_PHP, P_PHP), RULES(KW_RUBY, P_RUBY), RULES(KW_LUA, P_LUA),
+    RULES(KW_ELIXIR, P_ELIXIR), RULES(KW_HASKELL, P_HASKELL), RULES(KW_NIX, P_NIX),
+    RULES_NOCASE(KW_SQL, P_SQL), KWONLY(KW_HCL),
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_failed;
 
-static unsigned kw_hash(const char *s, size_t n)
+static unsigned kw_hash(const char *s, size_t n, int nocase)
 {
     unsigned h = 2166136261u;  /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (nocase && c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        h = (h ^ c) * 16777619u;
+    }
     return h;
 }
 
@@ -162,7 +385,7 @@ static void init_rules(void)
     for (int r = 0; r < R_COUNT; r++) {
         lang_rules *lr = &RULESET[r];
         for (size_t i = 0; i < lr->nkw; i++) {
-            unsigned h = kw_hash(lr->kws[i].w, strlen(lr->kws[i].w)) % KW_SLOTS;
+            unsigned h = kw_hash(lr->kws[i].w, strlen(lr->kws[i].w), lr->nocase) % KW_SLOTS;
             while (lr->slot[h])
                 h = (h + 1) % KW_SLOTS;
             lr->slot[h] = (short)(i + 1);
@@ -200,15 +423,31 @@ static int rules_of(int lexer)
     case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX: return R_JS;
     case CS_LEX_JAVA: return R_JAVA;
     case CS_LEX_SHELL: return R_SH;
+    case CS_LEX_CSHARP: return R_CSHARP;
+    case CS_LEX_KOTLIN: return R_KOTLIN;
+    case CS_LEX_SWIFT: return R_SWIFT;
+    case CS_LEX_SCALA: return R_SCALA;
+    case CS_LEX_DART: return R_DART;
+    case CS_LEX_ZIG: return R_ZIG;
+    case CS_LEX_PROTO: return R_PROTO;
+    case CS_LEX_SOLIDITY: return R_SOLIDITY;
+    case CS_LEX_PHP: return R_PHP;
+    case CS_LEX_RUBY: return R_RUBY;
+    case CS_LEX_LUA: return R_LUA;
+    case CS_LEX_ELIXIR: return R_ELIXIR;
+    case CS_LEX_HASKELL: return R_HASKELL;
+    case CS_LEX_NIX: return R_NIX;
+    case CS_LEX_SQL: return R_SQL;
+    case CS_LEX_HCL: return R_HCL;
     default: return -1;
     }
 }
 
 static char keyword(const lang_rules *r, const char *s, size_t n)
 {
-    for (unsigned h = kw_hash(s, n) % KW_SLOTS; r->slot[h]; h = (h + 1) % KW_SLOTS) {
+    for (unsigned h = kw_hash(s, n, r->nocase) % KW_SLOTS; r->slot[h]; h = (h + 1) % KW_SLOTS) {
         const kw *k = &r->kws[r->slot[h] - 1];
-        if (strncmp(k->w, s, n) == 0 && k->w[n] == '\0')
+        if ((r->nocase ? strncasecmp(k->w, s, n) : strncmp(k->w, s, n)) == 0 && k->w[n] == '\0')
             return k->c;
     }
     return 'i';
@@ -217,8 +456,12 @@ static char keyword(const lang_rules *r, const char *s, size_t n)
 int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
 {
     int ri = rules_of(lexer);
-    if (ri < 0 || t->n == 0)
+    if (ri < 0 || t->n == 0) {
+        /* Data and markup: the lexer already knows the declared names. */
+        for (size_t k = 0; k < t->n; k++)
+            t->v[k].def = t->v[k].kind == 'D';
         return 0;
+    }
     pthread_once(&once, init_rules);
     if (init_failed)
         return VT_ERR_INTERNAL;
@@ -249,6 +492,11 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
         char c = tk->kind;
         if (c == 'i' && tk->end - tk->start <= 16)
             c = keyword(r, buf + tk->start, tk->end - tk->start);
+        else if (c == 'D')
+            tk->def = 1;
+        /* Ruby: a capitalised name is a constant (N), declared by '=' */
+        if (c == 'i' && ri == R_RUBY && buf[tk->start] >= 'A' && buf[tk->start] <= 'Z')
+            c = 'N';
         shape[k] = c;
         if (c == '}' && d > 0)
             d--;
@@ -270,12 +518,13 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
                     continue;
                 size_t end = pt->every ? ov[2 * g + 1] : ov[2 * g] + 1;
                 for (size_t k = ov[2 * g]; k < end; k++)
-                    if (shape[k] == 'i' && (!pt->toplevel || depth[k] == 0))
+                    if ((shape[k] == 'i' || shape[k] == 'N') &&
+                        (!pt->toplevel || depth[k] == 0))
                         t->v[k].def = 1;
             }
             start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
         }
     }
-    cs_decl_structural(lexer, shape, depth, t);
+    cs_decl_structural(lexer, buf, shape, depth, t);
     return 0;
 }

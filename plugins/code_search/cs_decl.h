@@ -8,6 +8,7 @@
 
 /* shape[k] is one character per token: its kind, or for a keyword the
  * language's letter for it (see cs_decl.c). */
-void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks *t);
+void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
+                        cs_toks *t);
 
 #endif

@@ -24,10 +24,11 @@ typedef struct level {
 } level;
 
 typedef struct ctx {
-    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS */
+    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS, 'n' C#, 'd' Dart, 'o' Solidity */
     const char *sh;
     size_t n;
     cs_toks *t;
+    const char *buf;
 } ctx;
 
 static int in(char c, const char *set)
@@ -92,6 +93,12 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
     } else if (c->lang == 'j') {
         if (stmt_has(c, st, k, "SIER") || (stmt_has(c, st, k, "n") && prev == ')'))
             return K_CLASS;
+    } else if (c->lang == 'n' || c->lang == 'd' || c->lang == 'o') {
+        /* C#, Dart, Solidity: type bodies; enum bodies list members */
+        *cont = 0;  /* a type body ends its declaration */
+        for (size_t j = k; j-- > st;)
+            if (in(sh[j], "SIERM"))
+                return sh[j] == 'E' ? K_ENUM : sh[j] == 'M' ? K_NS : K_CLASS;
     } else if (stmt_has(c, st, k, "SI")) {
         return K_CLASS;
     }
@@ -109,7 +116,29 @@ static int macro_type(const ctx *c, size_t st, size_t k)
             d++;
         else if (c->sh[j] == '(' && --d == 0)
             return j > st && c->sh[j - 1] == 'i' &&
-                   (j - 1 == st || in(c->sh[j - 2], "ik*&"));
+                   (j - 1 == st || in(c->sh[j - 2], "ik*&x"));
+    }
+    return 0;
+}
+
+/* Does [st, name) already hold a declarator's parameter list, as in
+ * int f(int) __THROW __nonnull((1))?  Then name( is an attribute macro.
+ * Groups opened by __attribute__ or __declspec do not count. */
+static int after_declarator(const ctx *c, size_t st, size_t name)
+{
+    int d = 0;
+    for (size_t j = st; j < name; j++) {
+        char s = c->sh[j];
+        if (s == '(' && d++ == 0 && j > st && c->sh[j - 1] == 'i') {
+            const cs_tok *id = &c->t->v[j - 1];
+            const char *w = c->buf + id->start;
+            size_t n = id->end - id->start;
+            if (!(n >= 13 && memcmp(w, "__attribute", 11) == 0) &&
+                !(n >= 10 && memcmp(w, "__declspec", 10) == 0))
+                return 1;
+        } else if (s == ')' && d > 0) {
+            d--;
+        }
     }
     return 0;
 }
@@ -131,10 +160,18 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
             return;
         if (!in(next, "{;:ki=-r"))
             return;
-        ok = in(prev, "ik*&>:~") || (prev == ')' && macro_type(c, st, name - 1)) ||
+        ok = (in(prev, "ik*&>:~") && !after_declarator(c, st, name)) ||
+             (prev == ')' && macro_type(c, st, name - 1)) ||
              (kind == K_CLASS && prev == 0 && in(next, "{:"));
     } else if (c->lang == 'j') {
         ok = kind == K_CLASS && in(prev, "ikK>]") && in(next, "{;tk");
+    } else if (c->lang == 'n') {
+        ok = kind == K_CLASS && in(prev, "ikK>]?") && in(next, "{;t=k:");
+    } else if (c->lang == 'd') {
+        ok = (kind == K_CLASS || kind == K_FILE) && in(next, "{;=ik:") &&
+             (in(prev, "ik>]?") || (prev == 0 && kind == K_CLASS));
+    } else if (c->lang == 'o') {
+        ok = 0;  /* functions are keyword-led (function, modifier, event) */
     } else {
         ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*#")) && in(next, "{:;");
     }
@@ -182,12 +219,54 @@ static void go_groups(const ctx *c, const int *depth)
     }
 }
 
-void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks *t)
+/* HCL: a block's last label ("name" in resource "type" "name" { }) is its
+ * name: the string token shrinks to the label's text and becomes a
+ * definition.  Attributes of a locals block are definitions too. */
+static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
 {
-    ctx c = {0, shape, t->n, t};
+    const char *sh = c->sh;
+    cs_toks *t = c->t;
+    for (size_t k = 0; k + 1 < c->n; k++) {
+        if (sh[k] == '"' && sh[k + 1] == '{' && k > 0 && in(sh[k - 1], "i\"")) {
+            size_t j = k;
+            while (j > 0 && sh[j - 1] == '"')
+                j--;
+            cs_tok *tk = &t->v[k];
+            if (j > 0 && sh[j - 1] == 'i' && tk->end - tk->start >= 3 &&
+                buf[tk->start] == '"' && buf[tk->end - 1] == '"') {
+                tk->start++;
+                tk->end--;
+                tk->kind = 'i';
+                tk->def = 1;
+            }
+        } else if (sh[k] == 'G' && sh[k + 1] == '{') {
+            int d = depth[k + 1] + 1;
+            for (size_t j = k + 2; j + 1 < c->n && depth[j] >= d; j++)
+                if (depth[j] == d && sh[j] == 'i' && sh[j + 1] == '=' &&
+                    (sh[j - 1] == '{' || t->v[j - 1].end <= t->v[j].start) &&
+                    in(sh[j - 1], "{}\"0i)],") && (j + 2 >= c->n || sh[j + 2] != '=')) {
+                    /* first token on its line: the previous token ends
+                     * before a newline */
+                    const char *nl = memchr(buf + t->v[j - 1].end, '\n',
+                                            t->v[j].start - t->v[j - 1].end);
+                    if (nl || sh[j - 1] == '{')
+                        t->v[j].def = 1;
+                }
+        }
+    }
+}
+
+void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
+                        cs_toks *t)
+{
+    ctx c = {0, shape, t->n, t, buf};
     switch (lexer) {
     case CS_LEX_C: case CS_LEX_CPP: c.lang = 'c'; break;
     case CS_LEX_JAVA: c.lang = 'j'; break;
+    case CS_LEX_CSHARP: c.lang = 'n'; break;
+    case CS_LEX_DART: c.lang = 'd'; break;
+    case CS_LEX_SOLIDITY: c.lang = 'o'; break;
+    case CS_LEX_HCL: hcl_blocks(&c, buf, depth); return;
     case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX: c.lang = 's'; break;
     case CS_LEX_GO: go_groups(&c, depth); return;
     default: return;
@@ -214,6 +293,11 @@ void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks 
             pd = in_init = decl_seen = 0;
             break;
         case '{': {
+            /* C# property: Type Name { get; set; } */
+            if (c.lang == 'n' && kind == K_CLASS && pd == 0 && !in_init && k >= st + 2 &&
+                shape[k - 1] == 'i' && in(shape[k - 2], "ikK>]?") &&
+                !stmt_has(&c, st, k - 1, "SIERMn=("))
+                t->v[k - 1].def = 1;
             int cont;
             int nk = classify_brace(&c, st, k, &cont);
             if (sp + 1 < MAX_LEVELS)
@@ -276,6 +360,15 @@ void cs_decl_structural(int lexer, const char *shape, const int *depth, cs_toks 
                 }
             } else if (c.lang == 'j' && kind == K_CLASS) {
                 if (in(next, "=;,") && in(prev, "ikK>]") && stmt_has(&c, st, k, "K"))
+                    t->v[k].def = 1;
+            } else if (kind == K_ENUM && in(c.lang, "ndo")) {
+                if ((prev == 0 || prev == ',') && in(next, ",;}=("))
+                    t->v[k].def = 1;
+            } else if (in(c.lang, "ndo") &&
+                       (kind == K_CLASS || (c.lang == 'd' && kind == K_FILE)) &&
+                       !in(shape[st], "rnuFx")) {
+                /* fields and state variables: Type name; Type name = ... */
+                if (in(next, "=;,") && in(prev, "ikK>]?)"))
                     t->v[k].def = 1;
             }
             break;

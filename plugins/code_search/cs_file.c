@@ -57,7 +57,7 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
     }
     /* Zero-length markers ('L', 'Q', ...) may share the start. */
     for (; lo < t->n && t->v[lo].start == s; lo++)
-        if (t->v[lo].kind == 'i')
+        if (t->v[lo].kind == 'i' || t->v[lo].kind == 'D')
             return t->v[lo].end == e ? &t->v[lo] : NULL;
     return NULL;
 }
@@ -119,8 +119,14 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
         const cs_tok *tk = classify ? token_at(&w->toks, s.start, s.end) : NULL;
         if (tk)
             cat = tk->def ? CS_DEF : CS_USE;
-        if (!(cats & (1u << cat)))
-            continue;
+        /* One text set: a match that is not returned as a definition or a
+         * usage (not requested) is text, whatever else is requested. */
+        if (!(cats & (1u << cat))) {
+            cat = CS_TEXT;
+            tk = NULL;
+            if (!(cats & (1u << CS_TEXT)))
+                continue;
+        }
         if (!(live & (1u << cat)) || out->counts[cat] >= cap) {
             out->dropped = 1;
             continue;

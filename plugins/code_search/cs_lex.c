@@ -127,6 +127,10 @@ int cs_lex(int lexer, const char *buf, size_t len, cs_toks *t)
         cs_lex_shell(buf, len, t);
         break;
     default:
+        if (lexer >= CS_LEX_FIRST_DATA && lexer < CS_LEX_COUNT)
+            cs_lex_data(lexer, buf, len, t);
+        else if (lexer >= CS_LEX_FIRST_GENERIC)
+            cs_lex_generic(lexer, buf, len, t);
         break;
     }
     return t->oom ? VT_ERR_NOMEM : 0;

@@ -7,6 +7,8 @@
  *   '0'  number                'P'  start of a C preprocessor directive
  *   'Q'  end of a C directive  'L'  start of a top-level line (Python,
  *                                   shell: column 0, outside brackets)
+ *   'D'  a name the lexer itself knows is declared (data and markup:
+ *        keys, headings, selectors); always a definition
  *   ';'  also Go's automatic semicolon at a line end
  *   any other ASCII punctuation character: itself */
 #ifndef CS_LEX_H
@@ -81,5 +83,7 @@ int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t);
 int cs_lex_js(int lexer, const char *b, size_t len, cs_toks *t);
 int cs_lex_python(const char *b, size_t len, cs_toks *t);
 int cs_lex_shell(const char *b, size_t len, cs_toks *t);
+int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t);
+int cs_lex_data(int lexer, const char *b, size_t len, cs_toks *t);
 
 #endif

@@ -50,7 +50,7 @@ static size_t scan_regex(const jl *L, size_t i)
     const char *b = L->b;
     int cls = 0;
     for (i++; i < L->len && b[i] != '\n'; i++) {
-        if (b[i] == '\\')
+        if (b[i] == '\\' && i + 1 < L->len)  /* a trailing backslash ends it */
             i++;
         else if (b[i] == '[')
             cls = 1;

@@ -27,9 +27,10 @@ static const char SCHEMA[] =
     "\"path\":{\"type\":\"string\",\"description\":\"One workspace file or "
     "directory to limit the search to.\"},"
     "\"file_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-    "\"description\":\"Language names (rust, c, cpp, python, go, java, "
-    "javascript, typescript, shell, markdown, json, yaml, toml, ...) or "
-    "extensions (rs, .h).\"},"
+    "\"description\":\"Language names (rust, python, javascript, typescript, "
+    "tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, lua, bash, sql, scala, "
+    "elixir, dart, zig, proto, haskell, nix, solidity, hcl, dockerfile, md, css, html, "
+    "json, yaml, toml) or extensions (rs, .h, tf).\"},"
     "\"result_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
     "\"enum\":[\"definition\",\"usage\",\"text\",\"path\"]},"
     "\"description\":\"Categories to return; omitted: all four.\"},"
@@ -38,7 +39,7 @@ static const char SCHEMA[] =
     "}}";
 
 /* Canonical language mask of file_types; on an unknown name *bad is it. */
-static int types_mask(const cJSON *ft, uint32_t *mask, const char **bad)
+static int types_mask(const cJSON *ft, uint64_t *mask, const char **bad)
 {
     *mask = 0;
     const cJSON *it;
@@ -48,7 +49,7 @@ static int types_mask(const cJSON *ft, uint32_t *mask, const char **bad)
             *bad = cJSON_IsString(it) ? it->valuestring : "(not a string)";
             return VT_ERR_INVALID;
         }
-        *mask |= 1u << l;
+        *mask |= (uint64_t)1 << l;
     }
     return 0;
 }
@@ -82,7 +83,7 @@ static int cs_preflight(vt_call *call, const cJSON *args)
     if (strlen(q->valuestring) > MAX_QUERY)
         return api->call_error(call, VT_ERR_INVALID, "query is longer than %d bytes", MAX_QUERY);
     const cJSON *ft = cJSON_GetObjectItemCaseSensitive(args, "file_types");
-    uint32_t mask;
+    uint64_t mask;
     const char *bad = NULL;
     if (ft && types_mask(ft, &mask, &bad) < 0) {
         char *known = cs_lang_known();
@@ -181,13 +182,13 @@ static int cancelled(void *ud)
     return api->call_cancelled(ud);
 }
 
-static cJSON *filters_json(const char *path, uint32_t mask, unsigned cats, int max)
+static cJSON *filters_json(const char *path, uint64_t mask, unsigned cats, int max)
 {
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "path", path);
     cJSON *ft = cJSON_AddArrayToObject(f, "file_types");
     for (int l = 0; l < cs_lang_count(); l++)
-        if (mask & (1u << l))
+        if (mask & ((uint64_t)1 << l))
             cJSON_AddItemToArray(ft, cJSON_CreateString(cs_lang_name(l)));
     cJSON *rt = cJSON_AddArrayToObject(f, "result_types");
     for (int c = 0; c < CS_NCAT; c++)
@@ -212,9 +213,50 @@ static cJSON *result_json(const cs_result *r)
     return o;
 }
 
-static cJSON *hints_json(const cs_output *res, unsigned cats)
+/* "html, xml" (malloc'd): the languages in mask without `what` support;
+ * NULL when there are none. */
+static char *unsupported(uint64_t mask, unsigned what)
+{
+    char *s = NULL;
+    size_t len = 0;
+    for (int l = 0; l < cs_lang_count(); l++) {
+        if (!(mask & ((uint64_t)1 << l)) || (cs_lang_support(l) & what))
+            continue;
+        const char *name = cs_lang_name(l);
+        char *ns = realloc(s, len + strlen(name) + 3);
+        if (!ns)
+            break;
+        s = ns;
+        len += (size_t)sprintf(s + len, "%s%s", len ? ", " : "", name);
+    }
+    return s;
+}
+
+static cJSON *hints_json(const cs_output *res, unsigned cats, uint64_t mask)
 {
     cJSON *h = cJSON_CreateArray();
+    char *nodef = cats & (1u << CS_DEF) ? unsupported(mask, CS_SUPPORT_DEF) : NULL;
+    if (nodef) {
+        char *m = malloc(strlen(nodef) + 160);
+        if (m) {
+            sprintf(m, "Definitions are unavailable for %s: those files give text, usage "
+                       "(where the language has them) and path results.", nodef);
+            cJSON_AddItemToArray(h, cJSON_CreateString(m));
+            free(m);
+        }
+        free(nodef);
+    }
+    char *nouse = cats & (1u << CS_USE) ? unsupported(mask, CS_SUPPORT_USE) : NULL;
+    if (nouse) {
+        char *m = malloc(strlen(nouse) + 160);
+        if (m) {
+            sprintf(m, "Usages are unavailable for %s (data or markup): a matching name is a "
+                       "definition (a declared key or heading) or text.", nouse);
+            cJSON_AddItemToArray(h, cJSON_CreateString(m));
+            free(m);
+        }
+        free(nouse);
+    }
     cJSON_AddItemToArray(h, cJSON_CreateString(
         res->insensitive ? "The query is all lower-case, so it matched case-insensitively; "
                            "include an upper-case letter for a case-sensitive search."
@@ -242,7 +284,7 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
     const char *query = cJSON_GetObjectItemCaseSensitive(args, "query")->valuestring;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
     const char *path = cJSON_IsString(p) && p->valuestring[0] ? p->valuestring : ".";
-    uint32_t mask = 0;
+    uint64_t mask = 0;
     const char *bad;
     unsigned cats;
     types_mask(cJSON_GetObjectItemCaseSensitive(args, "file_types"), &mask, &bad);
@@ -302,7 +344,7 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         res.truncated = 1;
     cJSON_AddNumberToObject(o, "returned", (double)returned);
     cJSON_AddBoolToObject(o, "truncated", res.truncated);
-    cJSON *hints = hints_json(&res, cats);
+    cJSON *hints = hints_json(&res, cats, mask);
     if (over_budget)
         cJSON_AddItemToArray(hints, cJSON_CreateString(
             "Results were cut to fit max_output_tokens; raise it or narrow the search."));

@@ -253,7 +253,8 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
                 items[nitems++] = (sort_item){CS_PATH, i, 0, 0, NULL, walk.v[i].rel};
         cs_matcher_free(&m);
     }
-    qsort(items, nitems, sizeof *items, item_cmp);
+    if (nitems > 1)
+        qsort(items, nitems, sizeof *items, item_cmp);
     size_t keep = nitems < (size_t)opt->max_results ? nitems : (size_t)opt->max_results;
     out->truncated = j.early || j.dropped || nitems > keep;
     out->v = calloc(keep + 1, sizeof *out->v);

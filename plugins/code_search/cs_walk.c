@@ -22,7 +22,7 @@ typedef struct frame {
 typedef struct walker {
     const char *root;
     size_t rootlen;
-    uint32_t mask;
+    uint64_t mask;
     int want_dirs;
     cs_walk *out;
     frame *fr;
@@ -118,7 +118,7 @@ static int add_file(walker *k, const char *rel, const char *base)
 {
     int lexer;
     int lang = cs_lang_of_file(base, &lexer);
-    if (k->mask && (lang < 0 || !(k->mask & (1u << lang))))
+    if (k->mask && (lang < 0 || !(k->mask & ((uint64_t)1 << lang))))
         return 0;
     return push_entry(k->out, rel, 0, lang, lexer);
 }
@@ -228,13 +228,13 @@ static int walk_dir(walker *k, size_t n)
     return rc;
 }
 
-int cs_walk_run(const char *root, const char *scope, uint32_t lang_mask,
+int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask,
                 int want_dirs, cs_walk *out)
 {
     return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, out);
 }
 
-int cs_walk_run_filtered(const char *root, const char *scope, uint32_t lang_mask,
+int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask,
                          int want_dirs, int (*skip)(void *, const char *, int), void *ud,
                          cs_walk *out)
 {
@@ -285,7 +285,8 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint32_t lang_mask
         cs_walk_free(out);
         return rc;
     }
-    qsort(out->v, out->n, sizeof *out->v, entry_cmp);
+    if (out->n > 1)  /* an empty scope has no array: qsort(NULL, 0) is undefined */
+        qsort(out->v, out->n, sizeof *out->v, entry_cmp);
     return 0;
 }
 

@@ -300,20 +300,31 @@ int apply_add(const patch *p, const patch_op *op, file_result *out)
     return out->data ? 0 : VT_ERR_NOMEM;
 }
 
-int apply_delete(const char *old, size_t old_len, file_result *out)
+/* The diff of a whole content removed ('-') or added ('+'). */
+static int whole_file_diff(char op, const char *data, size_t len, file_result *out)
 {
     memset(out, 0, sizeof *out);
     text_lines f;
-    int rc = text_split(old, old_len, &f);
+    int rc = text_split(data, len, &f);
     if (rc)
         return rc;
     builder b = {0};
     for (size_t i = 0; i < f.n; i++)
-        item(&b, '-', text_line_ptr(&f, i), f.v[i].len, f.v[i].eol == 0);
+        item(&b, op, text_line_ptr(&f, i), f.v[i].len, op == '-' && f.v[i].eol == 0);
     rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
     free(b.items);
     text_lines_free(&f);
     return rc;
+}
+
+int apply_delete(const char *old, size_t old_len, file_result *out)
+{
+    return whole_file_diff('-', old, old_len, out);
+}
+
+int apply_created_diff(const char *data, size_t len, file_result *out)
+{
+    return whole_file_diff('+', data, len, out);
 }
 
 void file_result_free(file_result *r)

@@ -23,6 +23,9 @@ int apply_update(const patch *p, const patch_op *op, const char *path, const cha
 int apply_add(const patch *p, const patch_op *op, file_result *out);
 /* The diff of deleting a file whose content is `old`. */
 int apply_delete(const char *old, size_t old_len, file_result *out);
+/* The diff of creating a file whose content is `data` (out->data stays
+ * NULL): a move's destination is reported like an added file. */
+int apply_created_diff(const char *data, size_t len, file_result *out);
 void file_result_free(file_result *r);
 
 #endif

@@ -128,27 +128,52 @@ static const char *operation(const tx_entry *e)
     case PATCH_DELETE:
         return "deleted";
     default:
-        return e->dest ? "moved" : "updated";
+        return "updated";
     }
 }
 
-static cJSON *diff_entry(const tx_entry *e)
+/* One diff entry.  An entry that changed nothing (is_empty) carries no
+ * content lines and zero counts, whatever the edit script held. */
+static cJSON *diff_entry(const char *path, const char *op, const diff_out *df, int changed)
 {
     cJSON *d = cJSON_CreateObject();
     if (!d)
         return NULL;
-    cJSON_AddStringToObject(d, "path", e->dest ? e->dest : e->path);
-    cJSON_AddStringToObject(d, "operation", operation(e));
-    if (e->dest)
-        cJSON_AddStringToObject(d, "from", e->path);
-    cJSON_AddStringToObject(d, "content", e->res.diff.content ? e->res.diff.content : "");
-    cJSON_AddNumberToObject(d, "additions", (double)e->res.diff.additions);
-    cJSON_AddNumberToObject(d, "deletions", (double)e->res.diff.deletions);
-    cJSON_AddBoolToObject(d, "truncated", e->res.diff.truncated);
-    if (e->res.diff.truncated)
-        cJSON_AddNumberToObject(d, "omitted_line_count", (double)e->res.diff.omitted);
-    cJSON_AddBoolToObject(d, "is_empty", !e->changed);
+    cJSON_AddStringToObject(d, "path", path);
+    cJSON_AddStringToObject(d, "operation", op);
+    cJSON_AddStringToObject(d, "content", changed && df->content ? df->content : "");
+    cJSON_AddNumberToObject(d, "additions", changed ? (double)df->additions : 0);
+    cJSON_AddNumberToObject(d, "deletions", changed ? (double)df->deletions : 0);
+    cJSON_AddBoolToObject(d, "truncated", changed && df->truncated);
+    if (changed && df->truncated)
+        cJSON_AddNumberToObject(d, "omitted_line_count", (double)df->omitted);
+    cJSON_AddBoolToObject(d, "is_empty", !changed);
     return d;
+}
+
+/* Diff entries of one patch operation: a move is reported as the original
+ * tool does, the source `deleted` (its whole old content) and the
+ * destination `created` (its whole new content).  Returns 0 or
+ * VT_ERR_NOMEM. */
+static int add_diff_entries(cJSON *arr, const tx_entry *e)
+{
+    if (!e->dest)
+        return cJSON_AddItemToArray(arr, diff_entry(e->path, operation(e), &e->res.diff,
+                                                    e->changed))
+                   ? 0
+                   : VT_ERR_NOMEM;
+    file_result del, cre;
+    int rc = apply_delete(e->old, e->old_len, &del);
+    if (rc)
+        return rc;
+    rc = apply_created_diff(e->res.data, e->res.size, &cre);
+    if (rc == 0 &&
+        (!cJSON_AddItemToArray(arr, diff_entry(e->path, "deleted", &del.diff, 1)) ||
+         !cJSON_AddItemToArray(arr, diff_entry(e->dest, "created", &cre.diff, 1))))
+        rc = VT_ERR_NOMEM;
+    file_result_free(&del);
+    file_result_free(&cre);
+    return rc;
 }
 
 static cJSON *response(const tx *t, size_t *nchanged)
@@ -183,12 +208,54 @@ static cJSON *response(const tx *t, size_t *nchanged)
                 cJSON_AddItemToArray(modified, cJSON_CreateString(e->path));
             cJSON_AddItemToArray(modified, cJSON_CreateString(e->dest ? e->dest : e->path));
         }
-        cJSON_AddItemToArray(diff, diff_entry(e));
+        if (add_diff_entries(diff, e) < 0) {
+            cJSON_Delete(applied);
+            cJSON_Delete(modified);
+            cJSON_Delete(diff);
+            cJSON_Delete(r);
+            return NULL;
+        }
     }
     cJSON_AddItemToObject(r, "applied", applied);
     cJSON_AddItemToObject(r, "modified_files", modified);
     cJSON_AddItemToObject(r, "diff", diff);
     return r;
+}
+
+/* The output budget, as the host applies it to every tool: a response
+ * whose JSON text is longer than max_output_tokens (4 bytes a token) goes
+ * whole to the call's spool, and the host replaces it with the spool's
+ * head and tail (cut on character boundaries) in "output", with
+ * "truncated", "original_token_count" and "spool_path".  The fields named
+ * in `keep` (small, needed to go on) stay in the result; the rest are in
+ * the spool and the preview. */
+static int apply_budget(const vt_host_api *host, vt_call *call, const cJSON *args,
+                        cJSON *res, const char *const *keep)
+{
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
+    double tokens = cJSON_IsNumber(mt) && mt->valuedouble >= 1 ? mt->valuedouble : 10000;
+    char *text = cJSON_Print(res);
+    if (!text)
+        return VT_ERR_NOMEM;
+    size_t len = strlen(text);
+    if ((double)len <= tokens * 4) {
+        free(text);
+        return 0;
+    }
+    vt_spool *sp = host->spool_open(call);
+    int rc = sp ? host->spool_write(sp, text, len) : VT_ERR_NOMEM;
+    free(text);
+    if (rc != 0)
+        return rc;
+    for (cJSON *f = res->child, *next; f; f = next) {
+        next = f->next;
+        int kept = 0;
+        for (const char *const *k = keep; *k && !kept; k++)
+            kept = strcmp(f->string, *k) == 0;
+        if (!kept)
+            cJSON_Delete(cJSON_DetachItemViaPointer(res, f));
+    }
+    return 0;
 }
 
 static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
@@ -220,6 +287,11 @@ static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
     tx_free(&t);
     if (!*result)
         return api->call_error(call, VT_ERR_NOMEM, "Out of memory building the response");
+    static const char *const keep[] = {"success", NULL};
+    /* The patch is applied: a response that cannot be spooled is kept
+     * whole rather than turned into a failure. */
+    if ((rc = apply_budget(api, call, args, *result, keep)) != 0)
+        api->log(VT_LOG_WARNING, "patch", "cannot spool the response (%d)", rc);
     if (nchanged > 0)
         api->note(call, VT_NOTE_MUTATION, NULL, (long)nchanged);
     return 0;

@@ -7,6 +7,7 @@
  * tools leave the catalog), so a run of searches does not rebuild it;
  * any other epoch change rebuilds it from api->catalog_list(). */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
@@ -157,6 +158,42 @@ static int search_locked(vt_call *call, const char *query, size_t limit,
     return 0;
 }
 
+/* The output budget, as the host applies it to every tool: a response
+ * whose JSON text is longer than max_output_tokens (4 bytes a token) goes
+ * whole to the call's spool, and the host replaces it with the spool's
+ * head and tail (cut on character boundaries) in "output", with
+ * "truncated", "original_token_count" and "spool_path".  The fields named
+ * in `keep` (small, needed to go on) stay in the result; the rest are in
+ * the spool and the preview. */
+static int apply_budget(const vt_host_api *host, vt_call *call, const cJSON *args,
+                        cJSON *res, const char *const *keep)
+{
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
+    double tokens = cJSON_IsNumber(mt) && mt->valuedouble >= 1 ? mt->valuedouble : 10000;
+    char *text = cJSON_Print(res);
+    if (!text)
+        return VT_ERR_NOMEM;
+    size_t len = strlen(text);
+    if ((double)len <= tokens * 4) {
+        free(text);
+        return 0;
+    }
+    vt_spool *sp = host->spool_open(call);
+    int rc = sp ? host->spool_write(sp, text, len) : VT_ERR_NOMEM;
+    free(text);
+    if (rc != 0)
+        return rc;
+    for (cJSON *f = res->child, *next; f; f = next) {
+        next = f->next;
+        int kept = 0;
+        for (const char *const *k = keep; *k && !kept; k++)
+            kept = strcmp(f->string, *k) == 0;
+        if (!kept)
+            cJSON_Delete(cJSON_DetachItemViaPointer(res, f));
+    }
+    return 0;
+}
+
 static int st_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const char *query = arg_string(args, "query");
@@ -186,6 +223,10 @@ static int st_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON_AddItemToObject(res, "tools", tools);
     cJSON_AddItemToObject(res, "expanded_for_next_segment", expanded);
     cJSON_AddNumberToObject(res, "next_catalog_epoch", (double)next_epoch);
+    static const char *const keep[] = {"query", "count", "expanded_for_next_segment",
+                                       "next_catalog_epoch", NULL};
+    if (rc == 0 && (rc = apply_budget(g_api, call, args, res, keep)) != 0)
+        rc = g_api->call_error(call, rc, "search_tools: cannot spool the response");
     if (rc != 0) {
         cJSON_Delete(res);
         return rc;

@@ -17,20 +17,20 @@ static const exec_sessions_v1 *sessions;
 static const char DESCRIPTION[] =
     "Sends input to a live session created by exec_command and returns the output "
     "produced since the last call, with exit_code once the process has exited (the "
-    "session is then released). chars are sent verbatim (no newline added); empty "
-    "chars only polls; \"\\u0003\" alone interrupts the session (Ctrl-C).\n"
+    "session is then released). chars (required) is sent verbatim (no newline added); "
+    "the empty string only polls; \"\\u0003\" alone interrupts the session (Ctrl-C).\n"
     "Example: {\"session_id\":42,\"chars\":\"q\"}";
 
 static const char SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"session_id\":{\"type\":[\"integer\",\"string\"],\"description\":\"Identifier "
     "returned by a still-running exec_command.\"},"
-    "\"chars\":{\"type\":\"string\",\"description\":\"Bytes or text to send, verbatim; "
-    "empty polls for output.\"},"
+    "\"chars\":{\"type\":\"string\",\"description\":\"Bytes or text to send, verbatim "
+    "(required); the empty string only polls for output.\"},"
     "\"yield_time_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"How long to "
     "wait for output (default 250 after a write, 1000 for an empty poll; at most 30000 "
     "after a write, 300000 for a poll).\"}"
-    "},\"required\":[\"session_id\"],\"additionalProperties\":false}";
+    "},\"required\":[\"session_id\",\"chars\"],\"additionalProperties\":false}";
 
 /* session_id as an integer, or a string of digits; 0 when invalid. */
 static long long session_id(const cJSON *args)
@@ -54,13 +54,21 @@ static int stdin_preflight(vt_call *call, const cJSON *args)
         return api->call_error(call, VT_ERR_INVALID,
                                "session_id: must be a positive integer (or a string of "
                                "digits) returned by exec_command");
+    /* The schema already requires it; this also covers callers that skip
+     * schema validation, and names the way to poll. */
+    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(args, "chars")))
+        return api->call_error(call, VT_ERR_INVALID,
+                               "chars: required string (use \"\" to poll for output)");
     return VT_OK;
 }
 
 static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "chars");
-    const char *chars = cJSON_IsString(c) ? c->valuestring : "";
+    if (!cJSON_IsString(c))
+        return api->call_error(call, VT_ERR_INVALID,
+                               "chars: required string (use \"\" to poll for output)");
+    const char *chars = c->valuestring;
     size_t len = strlen(chars);
     const cJSON *y = cJSON_GetObjectItemCaseSensitive(args, "yield_time_ms");
     double yield = cJSON_IsNumber(y) ? y->valuedouble

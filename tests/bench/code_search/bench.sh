@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # code_search vs ripgrep on a large real tree (/usr/include plus
-# /usr/lib/python3*), whole processes, timed with hyperfine.
+# /usr/lib/python3*, plus 200 copies of the per-language fixtures: every
+# language code_search reads), whole processes, timed with hyperfine.
 #
 #   tests/bench/code_search/bench.sh [BUILD_DIR] [RUNS]
 #
@@ -35,11 +36,20 @@ if [ ! -d "$TREE" ]; then
         cp -al "$d" "$TREE/lib/" 2>/dev/null || cp -r "$d" "$TREE/lib/"
     done
 fi
+# The multi-language part: the repository's per-language fixtures (all 33
+# languages of code_search), replicated so every language weighs in.
+REPO=$(cd "$(dirname "$0")/../../.." && pwd)
+if [ ! -d "$TREE/langs" ]; then
+    for i in $(seq 1 200); do
+        mkdir -p "$TREE/langs/$i"
+        cp -r "$REPO/tests/unit/code_search/fixtures/." "$TREE/langs/$i/"
+    done
+fi
 nfiles=$(find "$TREE" -type f | wc -l)
 size=$(du -sh "$TREE" | cut -f1)
 echo "tree: $TREE ($nfiles files, $size); cores: $(nproc); runs: $RUNS"
 
-QUERIES=${CS_BENCH_QUERIES:-"PyObject_GetAttrString Py_DECREF pthread_mutex_lock straße size_t self"}
+QUERIES=${CS_BENCH_QUERIES:-"PyObject_GetAttrString Py_DECREF pthread_mutex_lock straße size_t self Widget widget_count"}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # Wall time is what a user waits for; CPU time (user+sys) is steadier on a

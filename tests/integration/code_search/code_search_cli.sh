@@ -142,6 +142,34 @@ check "deny rule holds inside a wider search" '.success != false and .returned >
 call advanced '{"query":"secret","result_types":["path","text"]}'
 check "denied subtree not found by path either" '([.results[].path | select(startswith("secret"))] | length) == 0'
 
+# Every language of the original is accepted, by name and by extension.
+for t in rust python javascript typescript tsx go java md c cpp csharp css html json yaml \
+         ruby php kotlin swift lua bash sql scala elixir dockerfile toml hcl dart zig proto \
+         haskell nix solidity rb kt cs tf tfvars ex hs sol cc hpp cu ino py3 bzl jsx mjs cts \
+         mdx jsonc zsh bats shell markdown; do
+    call advanced "{\"query\":\"Widget\",\"file_types\":[\"$t\"]}"
+    [ "$RC" -eq 0 ] || { echo "FAIL: file type $t refused: ${OUT:0:300}"; fails=$((fails + 1)); }
+done
+echo "ok: all file types accepted"
+# A type without definitions says so.
+mkdir -p "$WS/web"
+printf '<div id="Widget">Widget</div>\n' > "$WS/web/page.html"
+call advanced '{"query":"Widget","file_types":["html"]}'
+check "html: text results and a hint that definitions are unavailable" \
+  '.returned == 2 and ([.results[].result_type] | unique) == ["text"] and
+   (.hints | map(select(test("Definitions are unavailable for html"))) | length) == 1'
+call advanced '{"query":"Widget","file_types":["rust"]}'
+check "rust: no such hint" '(.hints | map(select(test("unavailable"))) | length) == 0'
+# Text is one set: with definitions and text requested, usages come back as text.
+call advanced '{"query":"Widget","path":"src","result_types":["definition","text"]}'
+check "usages come back as text" '.returned == 2 and ([.results[].result_type] | unique) == ["text"]'
+call advanced '{"query":"Widget","path":"src","result_types":["text"]}'
+check "text alone: every match" '.returned == 2'
+# An empty directory is an empty result, not a failure.
+mkdir -p "$WS/void"
+call advanced '{"query":"Widget","path":"void"}'
+check "empty scope" '.returned == 0 and .truncated == false'
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
     exit 1

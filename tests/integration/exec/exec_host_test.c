@@ -100,7 +100,7 @@ static const exec_sessions_v1 *sessions(void)
 /* Poll a session until it exits (or the time is up). */
 static call_result poll_until_exit(long long id, int seconds)
 {
-    call_result r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":%d}", id,
+    call_result r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":%d}", id,
                         seconds * 1000);
     return r;
 }
@@ -281,6 +281,13 @@ static void test_preflight(void **state)
     r = run("write_stdin", "{\"session_id\":\"12x\"}");
     assert_int_equal(r.status, CALL_INVALID);
     call_result_free(&r);
+    /* chars is required: "" polls, a missing one is refused. */
+    r = run("write_stdin", "{\"session_id\":1}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
+    r = run("write_stdin", "{\"session_id\":1,\"chars\":5}");
+    assert_int_equal(r.status, CALL_INVALID);
+    call_result_free(&r);
 }
 
 static void test_long_output_spooled(void **state)
@@ -333,7 +340,7 @@ static void test_pty_prompt_answered(void **state)
     assert_string_equal(output(&r), "bob\nhello bob\ntty\n");
     call_result_free(&r);
 
-    r = run("write_stdin", "{\"session_id\":\"%lld\"}", id);
+    r = run("write_stdin", "{\"session_id\":\"%lld\",\"chars\":\"\"}", id);
     assert_int_equal(r.status, CALL_TOOL_FAILED);
     char want[64];
     snprintf(want, sizeof want, "exec session %lld not found", id);
@@ -500,7 +507,7 @@ static void test_session_outlives_its_thread(void **state)
     pthread_join(t, NULL);
     assert_true(id > 0);
     usleep(300 * 1000);
-    call_result r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", id);
+    call_result r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", id);
     ASSERT_OK(r);
     assert_false(cJSON_IsTrue(field(&r, "is_exited")));
     call_result_free(&r);
@@ -572,7 +579,7 @@ static void test_prune_at_64(void **state)
     long long newest = sid(&r);
     call_result_free(&r);
     assert_int_equal(sessions()->live_count(), 64);
-    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", eid);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", eid);
     assert_int_equal(r.status, CALL_TOOL_FAILED);
     call_result_free(&r);
 
@@ -581,10 +588,10 @@ static void test_prune_at_64(void **state)
     ASSERT_OK(r);
     call_result_free(&r);
     assert_int_equal(sessions()->live_count(), 64);
-    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", rid);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", rid);
     assert_int_equal(r.status, CALL_TOOL_FAILED);
     call_result_free(&r);
-    r = run("write_stdin", "{\"session_id\":%lld,\"yield_time_ms\":0}", newest);
+    r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", newest);
     ASSERT_OK(r);
     assert_false(cJSON_IsTrue(field(&r, "is_exited")));
     call_result_free(&r);

@@ -142,6 +142,40 @@ check('text_rendering', ['call', '--format', 'text', 'apply_patch', '-'],
       JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.txt\n one\n-two\n+TWO\n*** End Patch\n' }), 0,
       'apply_patch: 1 file changed, 1 insertion(+), 1 deletion(-)\n\n--- updated a.txt (+1 -1)\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
 
+// max_output_tokens: a response over the budget is spooled whole and
+// previewed in `output`, like every tool's; within it, nothing changes.
+(function budget() {
+  if (only.length) return;
+  const ws = path.join(work, 'check-budget');
+  fs.mkdirSync(ws, { recursive: true });
+  let patch = '*** Begin Patch\n';
+  for (let i = 0; i < 40; i++) patch += `*** Add File: f${i}.txt\n+line ${i} of a file with some text\n`;
+  patch += '*** End Patch\n';
+  const call = (extra) => spawnSync(vthost, ['--workspace', ws, '--profile', profile, '--yes',
+                                             'call', 'apply_patch', '-'],
+                                    { input: JSON.stringify({ input: patch, ...extra }) });
+  const problems = [];
+  const r = call({ max_output_tokens: 200 });
+  let j = null;
+  try { j = JSON.parse(r.stdout.toString()); } catch (e) { problems.push('not JSON: ' + r.stdout); }
+  if (j) {
+    if (r.status !== 0) problems.push('exit ' + r.status);
+    if (j.success !== true || j.truncated !== true) problems.push('success/truncated: ' + JSON.stringify(j).slice(0, 300));
+    if ('diff' in j || 'applied' in j) problems.push('structured fields kept beyond the budget');
+    if (!(j.original_token_count > 200)) problems.push('original_token_count ' + j.original_token_count);
+    if (typeof j.output !== 'string' || j.output.length > 200 * 4 + 120) problems.push('output over the budget: ' + (j.output || '').length);
+    if (!j.output.includes('"applied"')) problems.push('output is not the head of the response');
+    const full = j.spool_path ? JSON.parse(fs.readFileSync(path.join(ws, j.spool_path), 'utf8')) : null;
+    if (!full || full.diff.length !== 40 || full.applied.length !== 40 || full.diff[39].path !== 'f39.txt')
+      problems.push('the spool does not hold the complete response');
+  }
+  for (const f of fs.readdirSync(ws)) if (/^f\d+\.txt$/.test(f)) fs.rmSync(path.join(ws, f));
+  const r2 = call({ max_output_tokens: 10000 });
+  const j2 = JSON.parse(r2.stdout.toString());
+  if (j2.truncated !== undefined || j2.diff.length !== 40 || 'output' in j2) problems.push('within budget it changed: ' + r2.stdout.toString().slice(0, 200));
+  if (problems.length) { fail++; console.log('FAIL budget\n  ' + problems.join('\n  ')); } else pass++;
+})();
+
 fs.rmSync(work, { recursive: true, force: true });
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(fail ? 1 : 0);

@@ -172,6 +172,26 @@ if (codeSearchSo) {
 }
 
 let passed = 0, failed = 0;
+test('max_output_tokens: over the budget the response is spooled and previewed', () => {
+  const full = search({ query: 'github', limit: 20, detail_level: 'full' });
+  assert.equal(full.status, 0, full.stderr);
+  assert.ok(full.json.count > 3);
+  assert.equal(full.json.truncated, undefined);
+  const r = search({ query: 'github', limit: 20, detail_level: 'full', max_output_tokens: 50 });
+  assert.equal(r.status, 0, r.stderr);
+  const j = r.json;
+  assert.equal(j.truncated, true);
+  assert.equal(j.tools, undefined, 'the tool list moved to the spool');
+  assert.equal(j.count, full.json.count);
+  assert.deepEqual(j.expanded_for_next_segment, full.json.expanded_for_next_segment);
+  assert.ok(j.output.length <= 50 * 4 + 100, `preview within the budget: ${j.output.length}`);
+  assert.match(j.output, /tokens omitted/);
+  assert.ok(j.original_token_count > 50);
+  const spooled = JSON.parse(fs.readFileSync(path.join(ws, j.spool_path), 'utf8'));
+  assert.deepEqual(spooled.tools, full.json.tools, 'the spool holds the complete response');
+  assert.equal(j.original_token_count, Math.ceil(fs.statSync(path.join(ws, j.spool_path)).size / 4));
+});
+
 for (const t of tests) {
   try {
     t.fn();

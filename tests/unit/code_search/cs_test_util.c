@@ -51,7 +51,7 @@ void tu_rmrf(const char *root)
 }
 
 static char *run(const char *root, const char *scope, const char *query,
-                 unsigned cats, int max, uint32_t mask, int threads, int paths)
+                 unsigned cats, int max, uint64_t mask, int threads, int paths)
 {
     char sc[PATH_MAX];
     if (scope && scope[0] != '/')
@@ -90,13 +90,13 @@ static char *run(const char *root, const char *scope, const char *query,
 }
 
 char *tu_search(const char *root, const char *scope, const char *query,
-                unsigned cats, int max, uint32_t mask, int threads)
+                unsigned cats, int max, uint64_t mask, int threads)
 {
     return run(root, scope, query, cats, max, mask, threads, 0);
 }
 
 char *tu_search_paths(const char *root, const char *scope, const char *query,
-                      unsigned cats, int max, uint32_t mask, int threads)
+                      unsigned cats, int max, uint64_t mask, int threads)
 {
     return run(root, scope, query, cats, max, mask, threads, 1);
 }

@@ -14,9 +14,9 @@ void tu_rmrf(const char *root);
  * compact form "D4:12 U10:26 T1:20 P:path" (malloc'd), with " +" appended
  * when truncated, or NULL when the search failed. */
 char *tu_search(const char *root, const char *scope, const char *query,
-                unsigned cats, int max, uint32_t lang_mask, int threads);
+                unsigned cats, int max, uint64_t lang_mask, int threads);
 /* Like tu_search, but prefixes every location with its path: "D a.c:1:2". */
 char *tu_search_paths(const char *root, const char *scope, const char *query,
-                      unsigned cats, int max, uint32_t lang_mask, int threads);
+                      unsigned cats, int max, uint64_t lang_mask, int threads);
 
 #endif

@@ -143,6 +143,148 @@ static const expect CASES[] = {
     {"forms/m.sh", "cleanup", "D4:1"},
     {"forms/m.sh", "VERSION", "D5:10"},
     {"forms/m.sh", "LEVEL", "D6:15"},
+    /* The other languages of the original (fixtures/langs): per file, the
+     * declaration forms of the language, the same names in comments,
+     * strings, heredocs, raw/long strings and doc blocks (text), and uses
+     * (usages; data and markup files have none).  A name that is declared
+     * nowhere in a file never comes back as a definition. */
+    {"langs/sample.cs", "Widget", "D6:18 D10:16 U12:22 U12:36 U13:25 U14:29 U18:34 T1:4 T5:23 T6:28 T8:48"},
+    {"langs/sample.cs", "Count", "D9:20"},
+    {"langs/sample.cs", "Size", "D5:36 D11:20 U13:38"},
+    {"langs/sample.cs", "Red", "D4:25"},
+    {"langs/sample.cs", "Label", "D8:39"},
+    {"langs/sample.cs", "Clone", "D12:30"},
+    {"langs/sample.cs", "Handler", "D18:26"},
+    {"langs/sample.cs", "Point", "D17:19"},
+    {"langs/sample.cs", "IWidget", "D5:22 U6:27"},
+    {"langs/sample.kt", "Widget", "D5:12 U3:29 U10:33 U11:16 U13:24 U13:33 T2:4 T3:11 T13:14 T15:21 T16:19"},
+    {"langs/sample.kt", "size", "D4:23 D6:18 T4:11 T5:52"},
+    {"langs/sample.kt", "toWidget", "D13:12 U15:19"},
+    {"langs/sample.kt", "LIMIT", "D7:34"},
+    {"langs/sample.kt", "widgets", "D10:9 U11:26"},
+    {"langs/sample.kt", "WidgetList", "D3:11"},
+    {"langs/sample.kt", "Registry", "D9:8 U17:5"},
+    {"langs/sample.swift", "Widget", "D4:8 U10:29 U13:19 U16:11 T2:4 T2:21 T7:37 T10:11 T12:16"},
+    {"langs/sample.swift", "draw", "D3:26 D7:10 T3:10 T4:16"},
+    {"langs/sample.swift", "square", "D9:27"},
+    {"langs/sample.swift", "items", "D12:9 U13:29"},
+    {"langs/sample.swift", "WidgetMap", "D10:11 U12:16"},
+    {"langs/sample.swift", "Drawable", "D3:10 U4:16"},
+    {"langs/sample.scala", "Widget", "D4:12 D7:8 U9:22 U9:31 U11:24 U14:14 T2:4 T5:26 T11:6 T13:14"},
+    {"langs/sample.scala", "draw", "D3:22 D5:7 T3:7 T4:50"},
+    {"langs/sample.scala", "Limit", "D8:7"},
+    {"langs/sample.scala", "make", "D9:7"},
+    {"langs/sample.scala", "WidgetList", "D11:6 U13:14"},
+    {"langs/sample.scala", "items", "D13:7 U14:32 U14:45"},
+    {"langs/sample.dart", "Widget", "D5:7 D9:3 U3:25 U11:3 U12:17 U16:16 U17:1 U17:30 T1:4 T3:9 T7:18 T17:12 T18:14 T18:27"},
+    {"langs/sample.dart", "name", "D7:10"},
+    {"langs/sample.dart", "limit", "D8:16"},
+    {"langs/sample.dart", "copy", "D11:10"},
+    {"langs/sample.dart", "makeWidget", "D17:8 U18:23"},
+    {"langs/sample.dart", "defaultWidget", "D18:7"},
+    {"langs/sample.dart", "dark", "D4:20"},
+    {"langs/sample.dart", "WidgetBuilder", "D3:9"},
+    {"langs/sample.dart", "Sized", "D16:7"},
+    {"langs/sample.zig", "Widget", "D3:11 U5:23 U13:28 U15:12 T1:4 T10:7 T13:12 T17:7 T18:19"},
+    {"langs/sample.zig", "size", "D5:12 U19:11"},
+    {"langs/sample.zig", "counter", "D12:5 U14:5"},
+    {"langs/sample.zig", "makeWidget", "D13:8 U18:15"},
+    {"langs/sample.proto", "Widget", "D5:9 U16:44 T3:4 T4:33 T15:9 T16:10 T16:20 T18:12"},
+    {"langs/sample.proto", "KIND_SMALL", "D11:5"},
+    {"langs/sample.proto", "Kind", "D9:8 U13:3"},
+    {"langs/sample.proto", "GetWidget", "D16:7 T16:17 T18:9"},
+    {"langs/sample.proto", "tags", "D8:22"},
+    {"langs/sample.proto", "deprecated", "U7:20"},
+    {"langs/sample.proto", "WidgetService", "D15:9"},
+    {"langs/sample.sol", "Widget", "D5:12 U7:24 U14:26 T3:4 T4:10 T9:11 T10:13 T11:65 T12:17 T15:14"},
+    {"langs/sample.sol", "widgets", "D7:39 U11:43 U14:9 T4:10"},
+    {"langs/sample.sol", "count", "D8:20 U13:9 U14:17 U14:33 U15:26 U16:16"},
+    {"langs/sample.sol", "WidgetAdded", "D9:11 U15:14"},
+    {"langs/sample.sol", "NoWidget", "D10:11"},
+    {"langs/sample.sol", "exists", "D11:14"},
+    {"langs/sample.sol", "addWidget", "D12:14"},
+    {"langs/sample.sol", "Retired", "D6:26"},
+    {"langs/sample.sol", "WidgetStore", "D4:10"},
+    {"langs/sample.php", "Widget", "D6:7 U12:48 U13:20 U18:12 T3:4 T4:11 T17:15 T21:1"},
+    {"langs/sample.php", "LIMIT", "D7:11"},
+    {"langs/sample.php", "count", "D8:18 U11:49"},
+    {"langs/sample.php", "registry", "D9:20"},
+    {"langs/sample.php", "size", "D5:35 D11:21 T5:11 T6:25"},
+    {"langs/sample.php", "make", "D12:28 U18:20 T16:10"},
+    {"langs/sample.php", "make_widget", "D16:10"},
+    {"langs/sample.php", "Spades", "D23:31"},
+    {"langs/sample.php", "Sized", "D5:11 U6:25"},
+    {"langs/sample.rb", "Widget", "D4:9 U11:7 U21:17 T1:3 T19:1 T23:3"},
+    {"langs/sample.rb", "name", "D5:20 U7:20 U8:8 U8:15 U10:20 U11:18 U14:8"},
+    {"langs/sample.rb", "size", "D5:27"},
+    {"langs/sample.rb", "LIMIT", "D6:5"},
+    {"langs/sample.rb", "initialize", "D7:9"},
+    {"langs/sample.rb", "build", "D10:14 U21:24"},
+    {"langs/sample.rb", "valid?", "D13:9"},
+    {"langs/sample.rb", "DEFAULT", "D21:1"},
+    {"langs/sample.rb", "Shop", "D3:8 U21:11"},
+    {"langs/sample.lua", "Widget", "D4:7 U5:1 U5:18 U6:10 U7:33 U11:10 U17:8 T1:4 T2:6 T15:16"},
+    {"langs/sample.lua", "new", "D6:17"},
+    {"langs/sample.lua", "size", "D11:17"},
+    {"langs/sample.lua", "helper", "D14:16 U16:9"},
+    {"langs/sample.lua", "count", "D16:1"},
+    {"langs/sample.ex", "Widget", "D2:16 U7:26 U15:14 U16:19 T1:3 T4:3 T17:21"},
+    {"langs/sample.ex", "new", "D7:7"},
+    {"langs/sample.ex", "helper", "D8:8 U10:5"},
+    {"langs/sample.ex", "valid?", "D9:7 U16:26"},
+    {"langs/sample.ex", "widget_macro", "D12:12"},
+    {"langs/sample.ex", "Store", "D14:16"},
+    {"langs/sample.hs", "Widget", "D5:6 D5:15 U1:13 U7:17 U10:22 U11:16 T2:4 T3:4 T6:9 T6:20 T7:6 T10:5 T11:5 T12:11 T14:10"},
+    {"langs/sample.hs", "WidgetId", "D6:9 D6:20"},
+    {"langs/sample.hs", "Widgets", "D7:6 U12:11"},
+    {"langs/sample.hs", "Sized", "D8:7"},
+    {"langs/sample.hs", "size", "D9:3 T8:7"},
+    {"langs/sample.hs", "makeWidget", "D10:1 D11:1"},
+    {"langs/sample.hs", "count'", "D12:1 D13:1"},
+    {"langs/sample.hs", "label", "D14:1"},
+    {"langs/sample.hs", "widgetId", "D5:24"},
+    {"langs/sample.nix", "widget", "D8:3 U13:11 T1:3 T4:3 T4:18 T6:5 T8:14 T8:21 T10:5 T12:6"},
+    {"langs/sample.nix", "widget-name", "D4:3 U8:21"},
+    {"langs/sample.nix", "version", "D5:3 U6:60"},
+    {"langs/sample.nix", "mkWidget", "D6:3 U8:12"},
+    {"langs/sample.nix", "description", "D9:8"},
+    {"langs/sample.sql", "widgets", "D2:14 U6:44 U8:17 U9:75 U10:13 T6:28 T7:33 T10:37 T11:4"},
+    {"langs/sample.sql", "widgets_name", "D6:28"},
+    {"langs/sample.sql", "big_widgets", "D7:29"},
+    {"langs/sample.sql", "widget_count", "D9:17"},
+    {"langs/main.tf", "widget", "D10:26 U19:24 T1:3 T2:11 T7:3 T7:18 T8:26 T11:23 T18:9 T21:9"},
+    {"langs/main.tf", "widget_count", "D2:11 U11:23"},
+    {"langs/main.tf", "widget_name", "D7:3"},
+    {"langs/main.tf", "base", "D15:17 U12:32"},
+    {"langs/main.tf", "widget_ids", "D18:9"},
+    {"langs/main.tf", "widget_net", "D21:9"},
+    {"langs/Dockerfile", "widget", "T4:5 T4:22 T5:5 T6:14 T6:26 T8:11 T8:20 T10:26 T10:42"},
+    {"langs/Dockerfile", "builder", "D3:17 U7:6 U10:13"},
+    {"langs/Dockerfile", "BASE", "D2:5 U3:8"},
+    {"langs/Dockerfile", "WIDGET_HOME", "D4:5 U6:14"},
+    {"langs/Dockerfile", "WIDGET_MODE", "D5:5 U8:20"},
+    {"langs/Dockerfile", "test", "D7:17"},
+    {"langs/config.toml", "widget", "D3:2 D6:3 T1:3 T2:10 T9:1"},
+    {"langs/config.toml", "parts", "D6:10"},
+    {"langs/config.toml", "width", "D5:6"},
+    {"langs/config.toml", "title", "D2:1"},
+    {"langs/config.toml", "quoted key", "D12:2"},
+    {"langs/config.yaml", "widget", "D2:1 T1:3 T4:3 T7:14 T10:3 T11:8"},
+    {"langs/config.yaml", "part_id", "D6:7 D8:7"},
+    {"langs/config.yaml", "quoted key", "D12:2"},
+    {"langs/config.yaml", "script", "D9:1"},
+    {"langs/data.json", "widget", "D2:4 T3:14 T4:6 T5:35"},
+    {"langs/data.json", "part_id", "D5:19"},
+    {"langs/style.css", "widget", "D3:2 D3:26 T1:5 T2:11 T3:11 T4:17 T7:12 T8:30 T9:9 T9:30"},
+    {"langs/style.css", "--widget-gap", "D2:9 U4:15"},
+    {"langs/style.css", "widget-main", "D3:11"},
+    {"langs/style.css", "widget-spin", "D7:12"},
+    {"langs/style.css", "widget-small", "D8:30"},
+    {"langs/README.md", "Widget", "D1:3 T3:1 T8:3"},
+    {"langs/README.md", "widget", "D1:3 D15:2 T3:1 T8:3 T9:1 T15:31"},
+    {"langs/README.md", "Usage", "D5:4"},
+    {"langs/README.md", "Install Guide", "D12:1"},
+    {"langs/page.html", "widget", "T3:10 T3:25 T3:33 T4:6"},
 };
 
 static void test_fixtures(void **state)
@@ -191,9 +333,11 @@ static void test_file_types(void **state)
     assert_int_equal(cs_lang_lookup("RUST"), rust);
     assert_string_equal(cs_lang_name(cs_lang_lookup(".h")), "c");
     assert_string_equal(cs_lang_name(cs_lang_lookup("hpp")), "cpp");
-    assert_string_equal(cs_lang_name(cs_lang_lookup("tsx")), "typescript");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("tsx")), "tsx");
     assert_string_equal(cs_lang_name(cs_lang_lookup("yml")), "yaml");
-    assert_string_equal(cs_lang_name(cs_lang_lookup("bash")), "shell");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("bash")), "bash");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("shell")), "bash");
+    assert_string_equal(cs_lang_name(cs_lang_lookup("markdown")), "md");
     assert_int_equal(cs_lang_lookup("cobol"), -1);
     assert_int_equal(cs_lang_lookup("."), -1);
     assert_int_equal(cs_lang_lookup(""), -1);
@@ -212,11 +356,65 @@ static void test_file_types(void **state)
     assert_int_equal(lexer, CS_LEX_NONE);
 }
 
+/* Every canonical name of the original tool, and its extension aliases. */
+static void test_all_languages(void **state)
+{
+    (void)state;
+    static const char *const canon[] = {
+        "rust", "python", "javascript", "typescript", "tsx", "go", "java", "md", "c", "cpp",
+        "csharp", "css", "html", "json", "yaml", "ruby", "php", "kotlin", "swift", "lua",
+        "bash", "sql", "scala", "elixir", "dockerfile", "toml", "hcl", "dart", "zig",
+        "proto", "haskell", "nix", "solidity"};
+    int defs = 0, uses = 0;
+    for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+        int l = cs_lang_lookup(canon[i]);
+        if (l < 0)
+            print_error("unknown language %s\n", canon[i]);
+        assert_true(l >= 0);
+        assert_string_equal(cs_lang_name(l), canon[i]);
+        defs += (cs_lang_support(l) & CS_SUPPORT_DEF) != 0;
+        uses += (cs_lang_support(l) & CS_SUPPORT_USE) != 0;
+    }
+    assert_true(defs >= 25);
+    assert_true(uses >= 12);
+    static const char *const alias[][2] = {
+        {".h", "c"}, {"cc", "cpp"}, {"cxx", "cpp"}, {"hpp", "cpp"}, {"hxx", "cpp"},
+        {"hh", "cpp"}, {"cu", "cpp"}, {"ino", "cpp"}, {"c++", "cpp"}, {"py3", "python"},
+        {"pyi", "python"}, {"bzl", "python"}, {"jsx", "javascript"}, {"cjs", "javascript"},
+        {"mjs", "javascript"}, {"cts", "typescript"}, {"mts", "typescript"}, {"mdx", "md"},
+        {"jsonc", "json"}, {"zsh", "bash"}, {"bats", "bash"}, {"ksh", "bash"}, {"tf", "hcl"},
+        {"tfvars", "hcl"}, {"rb", "ruby"}, {"php", "php"}, {"kt", "kotlin"},
+        {"kts", "kotlin"}, {"swift", "swift"}, {"cs", "csharp"}, {"lua", "lua"},
+        {"scala", "scala"}, {"sc", "scala"}, {"ex", "elixir"}, {"exs", "elixir"},
+        {"hs", "haskell"}, {"nix", "nix"}, {"sol", "solidity"}, {"dart", "dart"},
+        {"zig", "zig"}, {"proto", "proto"}, {"sql", "sql"}, {"toml", "toml"},
+        {"yaml", "yaml"}, {"yml", "yaml"}, {"css", "css"}, {"html", "html"}, {"htm", "html"},
+        {"md", "md"}, {"json", "json"}, {".tsx", "tsx"}, {"sh", "bash"},
+        /* vthost's older names stay accepted */
+        {"shell", "bash"}, {"markdown", "md"}, {"cmake", "cmake"}, {"make", "make"},
+        {"text", "text"}, {"xml", "xml"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++) {
+        int l = cs_lang_lookup(alias[i][0]);
+        if (l < 0 || strcmp(cs_lang_name(l), alias[i][1]) != 0)
+            print_error("%s -> %s, want %s\n", alias[i][0], l < 0 ? "?" : cs_lang_name(l),
+                        alias[i][1]);
+        assert_true(l >= 0);
+        assert_string_equal(cs_lang_name(l), alias[i][1]);
+    }
+    int lexer;
+    assert_string_equal(cs_lang_name(cs_lang_of_file("Dockerfile", &lexer)), "dockerfile");
+    assert_int_equal(lexer, CS_LEX_DOCKERFILE);
+    assert_string_equal(cs_lang_name(cs_lang_of_file("Dockerfile.build", &lexer)),
+                        "dockerfile");
+    assert_string_equal(cs_lang_name(cs_lang_of_file("main.tf", &lexer)), "hcl");
+    assert_string_equal(cs_lang_name(cs_lang_of_file("x.C++", &lexer)), "cpp");
+}
+
 /* A file_types filter keeps only those languages. */
 static void test_type_filter(void **state)
 {
     (void)state;
-    uint32_t mask = 1u << cs_lang_lookup("go");
+    uint64_t mask = (uint64_t)1 << cs_lang_lookup("go");
     char *s = tu_search_paths(CS_FIXTURES "/lang", NULL, "server", 7, 100, mask, 2);
     assert_non_null(s);
     assert_null(strstr(s, ".rs"));
@@ -231,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_all_files_order),
         cmocka_unit_test(test_file_types),
         cmocka_unit_test(test_type_filter),
+        cmocka_unit_test(test_all_languages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
+#include "cs_lex.h"
 #include "cs_snippet.h"
 #include "cs_test_util.h"
 #include "cs_types.h"
@@ -229,6 +230,72 @@ static void test_columns_bytes(void **state)
     free(root);
 }
 
+/* One text set: a match that is not returned as a definition or usage is
+ * text, whichever other categories are requested. */
+static void test_text_is_one_set(void **state)
+{
+    (void)state;
+    char *root = tu_mkdtemp();
+    tu_write(root, "t.c", "int calc(int x);\n"     /* 1: definition */
+                          "int y = calc(2);\n"      /* 2: usage */
+                          "/* calc here */\n"       /* 3: text */
+                          "int calcx;\n", -1);      /* 4: text (longer name) */
+    expect_search(root, NULL, "calc", 0, 20,
+                  "D t.c:1:5 U t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", TEXT, 20, "T t.c:1:5 T t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", DEFS | TEXT, 20,
+                  "D t.c:1:5 T t.c:2:9 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", USES | TEXT, 20,
+                  "U t.c:2:9 T t.c:1:5 T t.c:3:4 T t.c:4:5");
+    expect_search(root, NULL, "calc", DEFS | USES, 20, "D t.c:1:5 U t.c:2:9");
+    expect_search(root, NULL, "calc", DEFS, 20, "D t.c:1:5");
+    tu_rmrf(root);
+    free(root);
+}
+
+/* An empty workspace, or an empty directory as the scope, is an empty
+ * result (it once sorted a NULL array, which the sanitizers abort on). */
+static void test_empty_scope(void **state)
+{
+    (void)state;
+    char *root = tu_mkdtemp();
+    expect_search(root, NULL, "anything", 0, 20, "");
+    expect_search(root, NULL, "anything", PATHS, 20, "");
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/empty", root);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    tu_write(root, "full/a.c", "int anything;\n", -1);
+    expect_search(root, "empty", "anything", 0, 20, "");
+    expect_search(root, "empty", "anything", TEXT | PATHS, 20, "");
+    tu_rmrf(root);
+    free(root);
+}
+
+/* JS/TS regex literals ending in a backslash at the end of the buffer: no
+ * token may end past the data (the lexer once stepped over it twice). */
+static void test_lexer_trailing_backslash(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"x = /ab\\", "/\\", "a(/[\\", "`${/\\",
+                                         "s = '\\", "`\\"};
+    static const int lexers[] = {CS_LEX_JS, CS_LEX_JSX, CS_LEX_TS, CS_LEX_TSX};
+    cs_toks t = {0};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
+        for (size_t l = 0; l < sizeof lexers / sizeof lexers[0]; l++) {
+            size_t len = strlen(inputs[i]);
+            char *copy = malloc(len);  /* exact size: ASan sees any over-read */
+            memcpy(copy, inputs[i], len);
+            assert_int_equal(cs_lex(lexers[l], copy, len, &t), 0);
+            for (size_t k = 0; k < t.n; k++) {
+                assert_true(t.v[k].start <= t.v[k].end);
+                assert_true(t.v[k].end <= len);
+            }
+            assert_int_equal(cs_decl_mark(lexers[l], copy, &t), 0);
+            free(copy);
+        }
+    cs_toks_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +305,9 @@ int main(void)
         cmocka_unit_test(test_bounds_truncation),
         cmocka_unit_test(test_snippet),
         cmocka_unit_test(test_columns_bytes),
+        cmocka_unit_test(test_text_is_one_set),
+        cmocka_unit_test(test_empty_scope),
+        cmocka_unit_test(test_lexer_trailing_backslash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
