@@ -27,7 +27,10 @@ static struct {
     profile prof;
     char **plugin_dirs;
     size_t nplugin_dirs;
+    int listing_open;   /* list_only: open for listing despite the profile */
 } H;
+
+int host_listing_open(void) { return H.listing_open; }
 
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
@@ -248,18 +251,37 @@ int host_open(const host_options *o, char **err)
         rc = plugin_dirs_init(o);
     if (rc == VT_OK)
         rc = loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+    /* list_only: the profile's own failure is kept for the end, so that
+     * `vthost plugins` can still show what was found and why. */
+    char *profile_err = NULL;
     if (rc == VT_OK)
         rc = check_profile_modules(err);
+    if (rc != VT_OK && o->list_only && *err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
     if (rc == VT_OK)
         rc = guard_init(H.config, err);
     if (rc == VT_OK)
         rc = permission_init(H.config, H.config_path, H.default_agent, err);
     if (rc == VT_OK)
         rc = loader_load_all();
-    if (rc == VT_OK)
+    if (rc == VT_OK && !profile_err)
         rc = check_profile_loaded(err);
-    if (rc == VT_OK)
+    if (rc != VT_OK && o->list_only && *err && !profile_err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
+    if (rc == VT_OK && !profile_err)
         rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
+    if (rc == VT_OK && profile_err) {
+        *err = profile_err;
+        H.listing_open = 1;
+        return VT_ERR_NOT_FOUND;
+    }
+    free(profile_err);
     if (rc != VT_OK) {
         if (!*err)
             *err = str_printf("cannot start (error %d)", rc);

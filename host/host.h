@@ -18,11 +18,16 @@ typedef struct host_options {
     size_t plugin_dir_count;
     const char *exe_path;       /* argv[0] or /proc/self/exe */
     int log_level;              /* enum vt_log_level threshold for stderr */
+    int list_only;              /* a profile that cannot load still leaves the
+                                   loader's listing open (see host_listing_open) */
 } host_options;
 
 /* Loads configuration, the profile and its plugins.  On failure *err is
  * a malloc'd message for the user. */
 int host_open(const host_options *opts, char **err);
+/* After host_open failed with list_only: whether the modules and tools
+ * found can still be listed (the error was the profile's). */
+int host_listing_open(void);
 /* Ends plugins (fini in reverse order) and frees everything. */
 void host_close(void);
 
