@@ -202,11 +202,12 @@ f="$T/destdir-make$P/lib/vthost/plugins/wordtools.so"
 [[ -f "$f" ]] && echo "ok   make install DESTDIR: staged at \$DESTDIR$P/lib/vthost/plugins" ||
     { echo "FAIL make install DESTDIR: no $f"; find "$T/destdir-make" -type f; fails=$((fails + 1)); }
 check_eq "make install DESTDIR: mode 0644" "644" "$(stat -c %a "$f" 2>&1)"
-DESTDIR="$T/destdir-cmake" "$CMAKE" --install "$T/cm/build" --prefix "$P" >"$T/cm-destdir.log" 2>&1 ||
+DESTDIR="$T/destdir-cmake" "$CMAKE" --install "$T/cm/build" >"$T/cm-destdir.log" 2>&1 ||
     { cat "$T/cm-destdir.log"; die "cmake --install DESTDIR"; }
 f="$T/destdir-cmake$P/lib/vthost/plugins/wordtools.so"
 [[ -f "$f" ]] && echo "ok   cmake --install DESTDIR: staged under the plugin directory" ||
     { echo "FAIL cmake --install DESTDIR: no $f"; find "$T/destdir-cmake" -type f; fails=$((fails + 1)); }
+check_eq "cmake --install DESTDIR: mode 0644" "644" "$(stat -c %a "$f" 2>&1)"
 
 # "make install" puts the module in the installed host's own plugin
 # directory: found there without --plugin-dir.
