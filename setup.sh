@@ -38,14 +38,16 @@ install_missing() { # install_missing [--node] PACKAGE...
     $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
-npm_test_deps() {
-    local dir="$here/tests/integration/mcp"
-    [ -f "$dir/package-lock.json" ] || return 0
-    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
-        echo "setup: installing the MCP test clients (npm ci)" >&2
-        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
-        touch "$dir/node_modules"
-    fi
+npm_test_deps() { # the pinned npm packages of the test directories that have a lock file
+    local dir
+    for dir in "$here/tests/integration/mcp" "$here/tests/integration/clients"; do
+        [ -f "$dir/package-lock.json" ] || continue
+        if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+            echo "setup: installing the test clients of ${dir#"$here"/} (npm ci)" >&2
+            (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+            touch "$dir/node_modules"
+        fi
+    done
 }
 
 build() { # build DIR [cmake options...]
