@@ -99,7 +99,7 @@ static char *instructions(void)
         "and search_tools to find further tools, which become callable after "
         "the tool list refreshes.",
         host_profile_name() ? host_profile_name() : "default",
-        host_workspace() ? host_workspace() : ".", names ? names : "",
+        serve_workspace_label(), names ? names : "",
         shell,
         strcmp(shell, "powershell") == 0
             ? "write exec_command.cmd in native PowerShell syntax"

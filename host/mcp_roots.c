@@ -38,6 +38,14 @@ void mcp_roots_initialize(const cJSON *capabilities)
     pthread_mutex_unlock(&mu);
 }
 
+int mcp_roots_expected(void)
+{
+    pthread_mutex_lock(&mu);
+    int yes = enabled && declared;
+    pthread_mutex_unlock(&mu);
+    return yes;
+}
+
 void mcp_roots_initialized(struct mcp_server *s)
 {
     pthread_mutex_lock(&mu);

@@ -13,6 +13,8 @@ struct mcp_server;
 void mcp_roots_enable(int on);
 /* initialize: note whether the client declared the roots capability. */
 void mcp_roots_initialize(const cJSON *capabilities);
+/* Whether roots will be asked for (enabled, and the client declared them). */
+int mcp_roots_expected(void);
 /* notifications/initialized: send roots/list once, when declared. */
 void mcp_roots_initialized(struct mcp_server *s);
 /* A response message with id `id`: 1 when it answers our roots/list

@@ -292,7 +292,8 @@ int registry_listed(const tool_entry ***out, size_t *count)
     const tool_entry **v = malloc((nentries + 1) * sizeof *v);
     size_t n = 0;
     if (v) {
-        memcpy(v, public_order, npublic * sizeof *v);
+        if (npublic)
+            memcpy(v, public_order, npublic * sizeof *v);
         n = npublic;
         size_t first_expanded = n;
         for (size_t i = 0; i < nentries; i++)
@@ -310,7 +311,7 @@ int registry_all(const tool_entry ***out, size_t *count)
 {
     pthread_rwlock_rdlock(&lock);
     const tool_entry **v = malloc((nentries + 1) * sizeof *v);
-    if (v)
+    if (v && nentries)  /* entries is NULL while nothing is registered */
         memcpy(v, entries, nentries * sizeof *v);
     size_t n = nentries;
     pthread_rwlock_unlock(&lock);

@@ -4,6 +4,7 @@
  * client's roots name the project instead. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@
 #define ROOTS_WAIT_MS 5000
 
 static const host_options *opts;
-static int explicit_ws, settled, told;
+static int explicit_ws, told;
+static atomic_int settled;  /* read by serve_workspace_label without the gate */
 static char *refusal;
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t host_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -172,6 +174,13 @@ const char *serve_workspace_gate(int *reopened)
     }
     pthread_mutex_unlock(&gate_mu);
     return refusal;
+}
+
+const char *serve_workspace_label(void)
+{
+    if (!settled && !explicit_ws && mcp_roots_expected())
+        return "given by the client's first root";
+    return host_workspace() ? host_workspace() : ".";
 }
 
 void serve_workspace_read_lock(void) { pthread_rwlock_rdlock(&host_lock); }

@@ -18,6 +18,9 @@ const char *serve_workspace_gate(int *reopened);
  * while the host may be reopened. */
 void serve_workspace_read_lock(void);
 void serve_workspace_read_unlock(void);
+/* The workspace as the initialize instructions name it: the directory,
+ * or "the client's first root" while that is still to come. */
+const char *serve_workspace_label(void);
 /* A directory that is never a workspace unless named explicitly. */
 int serve_workspace_refused(const char *canonical);
 

@@ -27,6 +27,7 @@ test("a client declaring roots: the first file:// root is the workspace", async 
     cwd: start,
     roots: [{ uri: "https://example.com/not-a-dir" }, fileUri(project), fileUri(other)],
   });
+  assert.match(c.getInstructions(), /for the workspace given by the client's first root\./);
   const { r, dir } = await pwd(c);
   assert.ok(!r.isError, text(r));
   assert.equal(dir, project);
@@ -55,6 +56,7 @@ test("a root with percent-encoded characters is decoded", async () => {
 test("a client without roots: the working directory", async () => {
   const here = s.dir("cwd-project");
   const c = await open({ cwd: here });
+  assert.match(c.getInstructions(), new RegExp(`for the workspace ${here}\\.`));
   const { r, dir } = await pwd(c);
   assert.ok(!r.isError, text(r));
   assert.equal(dir, here);
