@@ -15,7 +15,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 debian_packages=(cmake make gcc g++ pkg-config git
     libffi-dev libcjson-dev libinih-dev libpcre2-dev libutf8proc-dev
     libtomlplusplus-dev libyaml-dev libseccomp-dev libcmocka-dev)
-test_packages=(ripgrep valgrind python3 jq man-db procps psmisc util-linux)
+test_packages=(ripgrep valgrind python3 jq man-db procps psmisc util-linux
+    zsh fish lintian)
 
 install_missing() { # install_missing [--node] PACKAGE...
     local missing=() node=0
@@ -37,13 +38,13 @@ install_missing() { # install_missing [--node] PACKAGE...
     $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
-npm_test_deps() {
-    # The MCP test clients, and ast-grep for code_search's definition oracle.
+npm_test_deps() { # the pinned npm packages of the test directories that have a lock file
     local dir
-    for dir in "$here/tests/integration/mcp" "$here/tests/integration/code_search/oracle"; do
+    for dir in "$here/tests/integration/mcp" "$here/tests/integration/clients" \
+        "$here/tests/integration/code_search/oracle"; do
         [ -f "$dir/package-lock.json" ] || continue
         if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
-            echo "setup: installing test tools in ${dir#$here/} (npm ci)" >&2
+            echo "setup: installing the test tools of ${dir#"$here"/} (npm ci)" >&2
             (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
             touch "$dir/node_modules"
         fi

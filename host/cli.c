@@ -1,4 +1,5 @@
-/* CLI commands: call, explain, tools, plugins.  Every call goes through
+/* CLI commands: call, explain, tools, plugins (and the table of every
+ * command, help and completion included).  Every call goes through
  * pipeline_call like any other front end. */
 #include <fcntl.h>
 #include <signal.h>
@@ -8,8 +9,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "json_exact.h"
+#include "perm_trust.h"
+#include "spool_dir.h"
 #include "host.h"
-#include "loader.h"
+#include "mcp.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "render.h"
@@ -85,15 +88,20 @@ static void print_json(const cJSON *v)
 static int exit_code(call_status st)
 {
     switch (st) {
-    case CALL_OK: return 0;
-    case CALL_INVALID: return 2;
-    case CALL_UNKNOWN: return 2;
-    default: return 1;
+    case CALL_OK: return CLI_EXIT_OK;
+    case CALL_INVALID: return CLI_EXIT_USAGE;
+    case CALL_UNKNOWN: return CLI_EXIT_USAGE;
+    default: return CLI_EXIT_FAILED;
     }
 }
 
-int cli_call(const char *tool, const char *json, const cli_options *o)
+static int cli_call(int argc, char **argv, const cli_options *o)
 {
+    const char *tool = argv[0], *json = argc > 1 ? argv[1] : NULL;
+    if (o->format && strcmp(o->format, "json") && strcmp(o->format, "text")) {
+        fprintf(stderr, "vthost: unknown format '%s' for call (json or text)\n", o->format);
+        return CLI_EXIT_USAGE;
+    }
     cJSON *args = NULL;
     int rc = parse_args(json, &args);
     if (rc)
@@ -125,8 +133,9 @@ int cli_call(const char *tool, const char *json, const cli_options *o)
     return rc;
 }
 
-int cli_explain(const char *tool, const char *json, const cli_options *o)
+static int cli_explain(int argc, char **argv, const cli_options *o)
 {
+    const char *tool = argv[0], *json = argc > 1 ? argv[1] : NULL;
     cJSON *args = NULL;
     int rc = parse_args(json, &args);
     if (rc)
@@ -143,17 +152,19 @@ int cli_explain(const char *tool, const char *json, const cli_options *o)
     return rc;
 }
 
-int cli_tools(const cli_options *o)
+static int cli_tools(int argc, char **argv, const cli_options *o)
 {
+    (void)argc;
+    (void)argv;
     const char *format = o->format ? o->format : "names";
     if (strcmp(format, "names") && strcmp(format, "mcp") && strcmp(format, "openai")) {
-        fprintf(stderr, "vthost: unknown format '%s' (names, mcp or openai)\n", format);
-        return 2;
+        fprintf(stderr, "vthost: unknown format '%s' for tools (names, mcp or openai)\n", format);
+        return CLI_EXIT_USAGE;
     }
     const tool_entry **v;
     size_t n;
     if (registry_listed(&v, &n) != VT_OK)
-        return 1;
+        return CLI_EXIT_FAILED;
     if (strcmp(format, "names") == 0) {
         for (size_t i = 0; i < n; i++)
             printf("%s\n", v[i]->t.name);
@@ -171,35 +182,115 @@ int cli_tools(const cli_options *o)
     return 0;
 }
 
-int cli_plugins(void)
+
+static int cli_serve(int argc, char **argv, const cli_options *o)
 {
-    printf("profile: %s\n", host_profile_name());
-    for (size_t i = 0; i < host_plugin_dir_count(); i++)
-        printf("plugin directory: %s\n", host_plugin_dir(i));
-    for (size_t i = 0; i < loader_count(); i++) {
-        const plugin_module *m = loader_at(i);
-        if (m->state == PLUGIN_LOADED) {
-            printf("loaded   %-14s %s %s (%s)%s\n", m->stem, m->desc->name,
-                   m->desc->version ? m->desc->version : "",
-                   m->desc->license ? m->desc->license : "no license",
-                   m->in_profile ? " [profile]" : "");
-            const tool_entry **v;
-            size_t n;
-            if (registry_all(&v, &n) == VT_OK) {
-                for (size_t k = 0; k < n; k++) {
-                    if (v[k]->module != m)
-                        continue;
-                    const char *how = v[k]->is_public || v[k]->is_expanded ? "listed"
-                                      : registry_is_deferred(v[k])      ? "deferred"
-                                                                        : "gated";
-                    printf("           tool %-24s %s\n", v[k]->t.name, how);
-                }
-                free(v);
-            }
-        } else {
-            printf("refused  %-14s %s: %s\n", m->stem, m->path,
-                   m->refusal ? m->refusal : "unknown reason");
-        }
-    }
-    return 0;
+    (void)argc;
+    (void)argv;
+    (void)o;
+    return mcp_serve();
+}
+
+static int cli_trust(int argc, char **argv, const cli_options *o)
+{
+    /* Only the user's own config changes: no plugin, no policy runs. */
+    char *msg = NULL;
+    int rc = perm_trust_add(argc ? argv[0] : o->workspace ? o->workspace : ".", &msg);
+    fprintf(rc ? stderr : stdout, "vthost: %s\n", msg ? msg : "cannot trust");
+    free(msg);
+    return rc ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}
+
+static int cli_spool(int argc, char **argv, const cli_options *o)
+{
+    (void)o;
+    return spool_cli(host_workspace(), argc, argv);
+}
+
+/* ---- the command line, as data ---------------------------------------- */
+
+const cli_option cli_options_table[] = {
+    {"workspace", 'w', "DIR", CLI_OPT_WORKSPACE,
+     "workspace root (serve: else the client's roots, else the current directory)", NULL},
+    {"profile", 'p', "NAME", CLI_OPT_PROFILE, "tool profile: default or advanced (or an .ini file)",
+     "default advanced"},
+    {"config", 'c', "FILE", CLI_OPT_CONFIG, "vtcode.toml to use", NULL},
+    {"agent", 'a', "NAME", CLI_OPT_AGENT, "agent spec whose permissions apply", NULL},
+    {"plugin-dir", 0, "DIR", CLI_OPT_PLUGIN_DIR, "also load plugins from DIR (repeatable)", NULL},
+    {"format", 0, "FMT", CLI_OPT_FORMAT,
+     "call: json|text; tools: names|mcp|openai; plugins: text|json",
+     "json text names mcp openai"},
+    {"yes", 0, NULL, CLI_OPT_ANSWER, "call: approve permission prompts", NULL},
+    {"no", 0, NULL, CLI_OPT_ANSWER, "call: decline permission prompts", NULL},
+    {"verbose", 'v', NULL, CLI_OPT_VERBOSE, "log more to stderr", NULL},
+    {"approval", 0, "PRESET", CLI_OPT_APPROVAL,
+     "with no agent: ask (default), sandboxed or read-only", "ask sandboxed read-only"},
+    {NULL, 0, NULL, 0, NULL, NULL},
+};
+
+/* One entry per command, in help order. */
+const cli_command cli_commands[] = {
+    {"serve", "", "MCP server on stdin/stdout (the main job)",
+     "Serves the Model Context Protocol on stdin/stdout. The workspace is\n"
+     "--workspace DIR; else the client's first file:// root (roots/list,\n"
+     "when the client declares roots); else the current directory. /, the\n"
+     "home directory and system directories are refused unless named with\n"
+     "--workspace. Permission prompts go to the client (elicitation).\n",
+     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, cli_serve},
+    {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
+     "Runs one tool call through the whole pipeline and prints the response.\n"
+     "JSON is one object of arguments (default {}); - reads it from stdin.\n"
+     "Prompts are asked on the terminal, or answered by --yes / --no.\n",
+     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER,
+     "json text", CLI_HOST,
+     cli_call},
+    {"explain", "TOOL [JSON|-]", "the permission decision for a call, with its trace",
+     "Prints the decision a call would get (allow, deny, ask or auto), the\n"
+     "subjects the tool reported and the rules that decided; runs nothing.\n",
+     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, cli_explain},
+    {"tools", "", "the profile's tool list",
+     "Prints the listed tools, one name a line, or with --format mcp|openai\n"
+     "as a JSON array with schemas and annotations.\n",
+     0, 0, CLI_OPT_HOST | CLI_OPT_FORMAT, "names mcp openai", CLI_HOST, cli_tools},
+    {"plugins", "", "plugin modules found, loaded or refused (and why)",
+     "Prints the profile, the plugin directories and every module: loaded\n"
+     "(with its tools: listed, deferred or gated) or refused, with the reason;\n"
+     "--format json for a JSON object. Lists even when the profile cannot\n"
+     "load, and then exits 1.\n",
+     0, 0, CLI_OPT_HOST | CLI_OPT_FORMAT, "text json", CLI_HOST_LISTING, cli_plugins},
+    {"trust", "[DIR]", "trust a workspace's own vtcode.toml allow rules and agents",
+     "Adds DIR (default: --workspace, else the current directory) to the\n"
+     "user's [trust] workspaces in ~/.config/vtcode/vtcode.toml, so that its\n"
+     "own allow rules, [permissions.auto] and permissive agents apply.\n",
+     0, 1, CLI_OPT_WORKSPACE, NULL, CLI_NO_HOST, cli_trust},
+    {"spool", "[list|clean]", "the output spool's files, or delete those not in use",
+     "list (the default) prints the workspace's spool files with size, age\n"
+     "and whether a running call writes them, and the [tools.spool] caps;\n"
+     "clean deletes every spool file no call is writing.\n",
+     0, 1, CLI_OPT_HOST, NULL, CLI_HOST, cli_spool},
+    {"help", "[COMMAND]", "this overview, or one command's help", "", 0, 1, 0, NULL, CLI_NO_HOST,
+     cli_help},
+    {"completion", "bash|zsh|fish", "a shell completion script on stdout",
+     "Prints a completion script. For example:\n"
+     "  vthost completion bash > ~/.local/share/bash-completion/completions/vthost\n"
+     "  vthost completion zsh > \"${fpath[1]}/_vthost\"\n"
+     "  vthost completion fish > ~/.config/fish/completions/vthost.fish\n",
+     1, 1, 0, NULL, CLI_NO_HOST, cli_completion_cmd},
+    {NULL, NULL, NULL, NULL, 0, 0, 0, NULL, CLI_NO_HOST, NULL},
+};
+
+const cli_command *cli_find(const char *name)
+{
+    for (const cli_command *c = cli_commands; name && c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+const char *cli_option_name(unsigned bit)
+{
+    for (const cli_option *op = cli_options_table; op->name; op++)
+        if (op->bit == bit)
+            return op->name;
+    return "?";
 }

@@ -37,12 +37,14 @@ static struct {
     size_t nlayers;
     int trusted;
     const char *trust_reason;
+    int listing_open;   /* list_only: open for listing despite the profile */
 } H;
 
 /* Set when host_open failed on the configuration (CLI exit 2). */
 static int config_failed;
 
 int host_config_failed(void) { return config_failed; }
+int host_listing_open(void) { return H.listing_open; }
 
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
@@ -396,8 +398,16 @@ int host_open(const host_options *o, char **err)
         rc = plugin_dirs_init(o);
     if (rc == VT_OK)
         rc = loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+    /* list_only: the profile's own failure is kept for the end, so that
+     * `vthost plugins` can still show what was found and why. */
+    char *profile_err = NULL;
     if (rc == VT_OK)
         rc = check_profile_modules(err);
+    if (rc != VT_OK && o->list_only && *err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
     if (rc == VT_OK && (rc = guard_init(H.config, err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
@@ -418,12 +428,23 @@ int host_open(const host_options *o, char **err)
         config_failed = 1;
     if (rc == VT_OK)
         rc = loader_load_all();
-    if (rc == VT_OK)
+    if (rc == VT_OK && !profile_err)
         rc = check_profile_loaded(err);
-    if (rc == VT_OK && (rc = permission_validate_tools(err)) != VT_OK)
+    if (rc != VT_OK && o->list_only && *err && !profile_err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
+    if (rc == VT_OK && !profile_err && (rc = permission_validate_tools(err)) != VT_OK)
         config_failed = 1;
-    if (rc == VT_OK)
+    if (rc == VT_OK && !profile_err)
         rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
+    if (rc == VT_OK && profile_err) {
+        *err = profile_err;
+        H.listing_open = 1;
+        return VT_ERR_NOT_FOUND;
+    }
+    free(profile_err);
     if (rc != VT_OK) {
         if (!*err)
             *err = str_printf("cannot start (error %d)", rc);

@@ -19,6 +19,8 @@ typedef struct host_options {
     const char *exe_path;       /* argv[0] or /proc/self/exe */
     int log_level;              /* enum vt_log_level threshold for stderr */
     const char *approval;       /* --approval preset, or NULL (config, else ask) */
+    int list_only;              /* a profile that cannot load still leaves the
+                                   loader's listing open (see host_listing_open) */
 } host_options;
 
 /* Loads configuration, the profile and its plugins.  On failure *err is
@@ -29,6 +31,9 @@ int host_open(const host_options *opts, char **err);
 int host_config_failed(void);
 /* Logs one line when an untrusted workspace's grants are ignored. */
 void host_warn_untrusted(void);
+/* After host_open failed with list_only: whether the modules and tools
+ * found can still be listed (the error was the profile's). */
+int host_listing_open(void);
 /* Ends plugins (fini in reverse order) and frees everything. */
 void host_close(void);
 

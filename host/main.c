@@ -1,141 +1,149 @@
-/* vthost: command line entry point. */
+/* vthost: command line entry point.  Options are parsed with the table in
+ * cli.c; an option that does not apply to the command is a usage error. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "host.h"
-#include "mcp.h"
-#include "perm_trust.h"
-#include "spool_dir.h"
+#include "serve_workspace.h"
 
-static void usage(FILE *to)
+enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
+
+/* getopt_long's tables from cli_options_table. */
+static int build_getopt(struct option *longopts, char *shortopts)
 {
-    fputs("Usage: vthost [OPTIONS] COMMAND [ARGS]\n"
-          "\n"
-          "Commands:\n"
-          "  serve                  MCP server on stdin/stdout (the main job)\n"
-          "  call TOOL [JSON|-]     run one tool call; response JSON on stdout\n"
-          "  explain TOOL [JSON|-]  the permission decision for a call, with its trace\n"
-          "  tools                  the profile's tool list\n"
-          "  plugins                plugin modules found, loaded or refused (and why)\n"
-          "  trust [DIR]            trust a workspace's own vtcode.toml allow rules and agents\n"
-          "  spool [list|clean]     the output spool's files, or delete those not in use\n"
-          "\n"
-          "Options:\n"
-          "  -w, --workspace DIR    workspace root (default: current directory)\n"
-          "  -p, --profile NAME     tool profile: default or advanced\n"
-          "  -c, --config FILE      vtcode.toml to use\n"
-          "  -a, --agent NAME|FILE  agent spec whose permissions apply\n"
-          "      --approval PRESET  with no agent: ask (default), sandboxed or read-only\n"
-          "      --plugin-dir DIR   also load plugins from DIR (repeatable)\n"
-          "      --format FMT       call: json|text; tools: names|mcp|openai\n"
-          "      --yes, --no        answer permission prompts non-interactively\n"
-          "  -v, --verbose          log more to stderr\n"
-          "  -h, --help             this help\n"
-          "  -V, --version          print the version\n"
-          "\n"
-          "Exit codes of call: 0 the tool ran, 1 it failed or was denied,\n"
-          "2 bad usage or invalid arguments.\n",
-          to);
+    size_t n = 0, k = 0;
+    for (const cli_option *op = cli_options_table; op->name; op++, n++) {
+        longopts[n] = (struct option){op->name, op->arg ? required_argument : no_argument, 0,
+                                      op->short_name ? op->short_name : OPT_LONG_BASE + (int)n};
+        if (op->short_name) {
+            shortopts[k++] = op->short_name;
+            if (op->arg)
+                shortopts[k++] = ':';
+        }
+    }
+    longopts[n++] = (struct option){"help", no_argument, 0, OPT_HELP};
+    longopts[n++] = (struct option){"version", no_argument, 0, OPT_VERSION};
+    longopts[n] = (struct option){0, 0, 0, 0};
+    memcpy(shortopts + k, "hV", 3);
+    return 0;
+}
+
+static const cli_option *option_of(int c)
+{
+    size_t n = 0;
+    for (const cli_option *op = cli_options_table; op->name; op++, n++)
+        if (c == op->short_name || c == OPT_LONG_BASE + (int)n)
+            return op;
+    return NULL;
+}
+
+static int usage_error(const char *fmt, const char *what, const cli_command *cmd)
+{
+    fputs("vthost: ", stderr);
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "; see vthost help%s%s\n", cmd ? " " : "", cmd ? cmd->name : "");
+    return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-    enum { OPT_PLUGIN_DIR = 256, OPT_FORMAT, OPT_YES, OPT_NO, OPT_APPROVAL };
-    static const struct option longopts[] = {
-        {"workspace", required_argument, 0, 'w'},
-        {"profile", required_argument, 0, 'p'},
-        {"config", required_argument, 0, 'c'},
-        {"agent", required_argument, 0, 'a'},
-        {"approval", required_argument, 0, OPT_APPROVAL},
-        {"plugin-dir", required_argument, 0, OPT_PLUGIN_DIR},
-        {"format", required_argument, 0, OPT_FORMAT},
-        {"yes", no_argument, 0, OPT_YES},
-        {"no", no_argument, 0, OPT_NO},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
+    struct option longopts[32];
+    char shortopts[64];
+    build_getopt(longopts, shortopts);
     host_options ho = {0};
     ho.log_level = VT_LOG_WARNING;
     cli_options co = {.answer = -1};
-    const char **dirs = calloc((size_t)argc, sizeof *dirs);
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     size_t ndirs = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "w:p:c:a:vhV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'w': ho.workspace = optarg; break;
-        case 'p': ho.profile = optarg; break;
-        case 'c': ho.config_path = optarg; break;
-        case 'a': ho.agent = optarg; co.agent = optarg; break;
-        case OPT_PLUGIN_DIR: dirs[ndirs++] = optarg; break;
-        case OPT_FORMAT: co.format = optarg; break;
-        case OPT_YES: co.answer = 1; break;
-        case OPT_NO: co.answer = 0; break;
-        case OPT_APPROVAL: ho.approval = optarg; break;
-        case 'v': ho.log_level = VT_LOG_DEBUG; break;
-        case 'h': usage(stdout); free(dirs); return 0;
-        case 'V': printf("vthost %s (plugin ABI %d.%d)\n", VTHOST_VERSION, VT_ABI_MAJOR,
-                         VT_ABI_MINOR); free(dirs); return 0;
-        default: usage(stderr); free(dirs); return 2;
+    unsigned given = 0;
+    const char *yes_no = NULL;
+    int help = 0, c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            help = 1;
+            continue;
+        }
+        if (c == OPT_VERSION) {
+            printf("vthost %s (plugin ABI %d.%d)\n", VTHOST_VERSION, VT_ABI_MAJOR, VT_ABI_MINOR);
+            free(dirs);
+            return CLI_EXIT_OK;
+        }
+        const cli_option *op = option_of(c);
+        if (!op) {  /* getopt has said what was wrong */
+            fputs("Try 'vthost help'.\n", stderr);
+            free(dirs);
+            return CLI_EXIT_USAGE;
+        }
+        given |= op->bit;
+        switch (op->bit) {
+        case CLI_OPT_WORKSPACE: ho.workspace = optarg; break;
+        case CLI_OPT_PROFILE: ho.profile = optarg; break;
+        case CLI_OPT_CONFIG: ho.config_path = optarg; break;
+        case CLI_OPT_AGENT: ho.agent = co.agent = optarg; break;
+        case CLI_OPT_PLUGIN_DIR: dirs[ndirs++] = optarg; break;
+        case CLI_OPT_FORMAT: co.format = optarg; break;
+        case CLI_OPT_VERBOSE: ho.log_level = VT_LOG_DEBUG; break;
+        case CLI_OPT_APPROVAL: ho.approval = optarg; break;
+        case CLI_OPT_ANSWER:
+            if (yes_no && strcmp(yes_no, op->name)) {
+                free(dirs);
+                return usage_error("%s", "--yes and --no exclude each other", NULL);
+            }
+            yes_no = op->name;
+            co.answer = strcmp(op->name, "yes") == 0;
+            break;
         }
     }
     ho.plugin_dirs = dirs;
     ho.plugin_dir_count = ndirs;
-    if (optind >= argc) {
-        usage(stderr);
-        free(dirs);
-        return 2;
-    }
-    const char *cmd = argv[optind];
-    int nargs = argc - optind - 1;
-    char **args = argv + optind + 1;
-    int known = !strcmp(cmd, "serve") || !strcmp(cmd, "call") || !strcmp(cmd, "explain") ||
-                !strcmp(cmd, "tools") || !strcmp(cmd, "plugins") || !strcmp(cmd, "trust") ||
-                !strcmp(cmd, "spool");
-    int arity_ok = (!strcmp(cmd, "call") || !strcmp(cmd, "explain")) ? (nargs == 1 || nargs == 2)
-                   : (!strcmp(cmd, "trust") || !strcmp(cmd, "spool")) ? nargs <= 1
-                                                                      : nargs == 0;
-    if (!known || !arity_ok) {
-        fprintf(stderr, known ? "vthost: wrong arguments for '%s'\n"
-                              : "vthost: unknown command '%s'\n", cmd);
-        usage(stderr);
-        free(dirs);
-        return 2;
-    }
-    char *err = NULL;
-    if (!strcmp(cmd, "trust")) {
-        /* only the user's own config changes: no plugin, no policy runs */
-        int trc = perm_trust_add(nargs ? args[0] : ho.workspace ? ho.workspace : ".", &err);
-        fprintf(trc ? stderr : stdout, "vthost: %s\n", err ? err : "cannot trust");
-        free(err);
-        free(dirs);
-        return trc ? 1 : 0;
-    }
-    if (host_open(&ho, &err) != 0) {
-        fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
-        free(err);
-        free(dirs);
-        return host_config_failed() ? 2 : 1;
-    }
-    if (!strcmp(cmd, "serve"))
-        host_warn_untrusted();
+    co.workspace = ho.workspace;
+    const cli_command *cmd = optind < argc ? cli_find(argv[optind]) : NULL;
     int rc;
-    if (!strcmp(cmd, "serve"))
-        rc = mcp_serve();
-    else if (!strcmp(cmd, "call"))
-        rc = cli_call(args[0], nargs > 1 ? args[1] : NULL, &co);
-    else if (!strcmp(cmd, "explain"))
-        rc = cli_explain(args[0], nargs > 1 ? args[1] : NULL, &co);
-    else if (!strcmp(cmd, "tools"))
-        rc = cli_tools(&co);
-    else if (!strcmp(cmd, "spool"))
-        rc = spool_cli(host_workspace(), nargs, args);
-    else
-        rc = cli_plugins();
-    host_close();
+    if (optind >= argc) {
+        if (!help)
+            fputs("vthost: no command given\n", stderr);
+        cli_usage(help ? stdout : stderr);
+        rc = help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    } else if (!cmd) {
+        rc = usage_error("unknown command '%s'", argv[optind], NULL);
+    } else if (help) {
+        cli_command_help(stdout, cmd);
+        rc = CLI_EXIT_OK;
+    } else if (given & ~cmd->options) {
+        unsigned bit = given & ~cmd->options;
+        bit &= -bit;  /* the first one */
+        const char *name = bit == CLI_OPT_ANSWER ? yes_no : cli_option_name(bit);
+        char what[80];
+        snprintf(what, sizeof what, "--%s does not apply to '%s'", name, cmd->name);
+        if (!strcmp(cmd->name, "serve") && bit == CLI_OPT_ANSWER)
+            snprintf(what, sizeof what, "--%s does not apply to 'serve': the client answers "
+                     "permission prompts", name);
+        rc = usage_error("%s", what, cmd);
+    } else if (argc - optind - 1 < cmd->min_args || argc - optind - 1 > cmd->max_args) {
+        rc = usage_error("wrong number of arguments for '%s'", cmd->name, cmd);
+    } else if (cmd->host == CLI_NO_HOST) {
+        rc = cmd->run(argc - optind - 1, argv + optind + 1, &co);
+    } else {
+        char *err = NULL;
+        if (!strcmp(cmd->name, "serve"))
+            serve_workspace_prepare(&ho);  /* may take the workspace from the client */
+        ho.list_only = cmd->host == CLI_HOST_LISTING;
+        rc = host_open(&ho, &err);
+        if (rc != 0 && !(ho.list_only && err && host_listing_open())) {
+            fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
+            /* a policy or vtcode.toml mistake is the user's input: usage */
+            rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+        } else {
+            if (!strcmp(cmd->name, "serve"))
+                host_warn_untrusted();
+            co.host_error = rc != 0 ? err : NULL;
+            rc = cmd->run(argc - optind - 1, argv + optind + 1, &co);
+        }
+        host_close();
+        free(err);
+    }
     free(dirs);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "registry.h"
 #include "render.h"
+#include "serve_workspace.h"
 
 /* After end of input, calls already read get DRAIN_MS to finish and
  * answer (a script piping requests gets its answers); then they are
@@ -42,15 +43,37 @@ static cJSON *list_tools(void)
     const tool_entry **list = NULL;
     size_t n = 0;
     cJSON *arr = cJSON_CreateArray();
-    if (registry_listed(&list, &n) < 0)
-        return arr;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *d = registry_describe(list[i], "mcp");
-        if (d)
-            cJSON_AddItemToArray(arr, d);
+    serve_workspace_read_lock();
+    if (registry_listed(&list, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            cJSON *d = registry_describe(list[i], "mcp");
+            if (d)
+                cJSON_AddItemToArray(arr, d);
+        }
     }
+    serve_workspace_read_unlock();
     free(list);
     return arr;
+}
+
+/* Every call first settles the workspace (see serve_workspace.c). */
+static int call_in_workspace(const call_request *req, call_result *out)
+{
+    int reopened = 0;
+    const char *refused = serve_workspace_gate(&reopened);
+    if (refused) {
+        memset(out, 0, sizeof *out);
+        out->status = CALL_DENIED;
+        out->message = strdup(refused);
+        out->response = cJSON_CreateObject();
+        cJSON_AddBoolToObject(out->response, "success", 0);
+        cJSON_AddStringToObject(out->response, "error", refused);
+        return VT_ERR_DENIED;
+    }
+    int rc = pipeline_call(req, out);
+    if (reopened)
+        out->list_changed = 1;  /* the root's vtcode.toml may pick another profile */
+    return rc;
 }
 
 /* agent.shell_prompt_profile: auto resolves to the platform's profile. */
@@ -92,7 +115,7 @@ static char *instructions(void)
         "and search_tools to find further tools, which become callable after "
         "the tool list refreshes. Approval preset: %s.",
         host_profile_name() ? host_profile_name() : "default",
-        host_workspace() ? host_workspace() : ".", names ? names : "",
+        serve_workspace_label(), names ? names : "",
         shell,
         strcmp(shell, "powershell") == 0
             ? "write exec_command.cmd in native PowerShell syntax"
@@ -127,7 +150,7 @@ int mcp_serve(void)
         fprintf(stderr, "vthost serve: cannot set up stdin/stdout\n");
         return 1;
     }
-    mcp_ops ops = {.call = pipeline_call, .list_tools = list_tools,
+    mcp_ops ops = {.call = call_in_workspace, .list_tools = list_tools,
                    .render = render_text, .instructions = instructions};
     mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
     if (!s) {
@@ -144,6 +167,7 @@ int mcp_serve(void)
     sa.sa_handler = on_sigpipe;
     sigaction(SIGPIPE, &sa, &old_pipe);
     host_set_log_sink(mcp_server_log, s);
+    registry_require_search(1);
 
     int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
 

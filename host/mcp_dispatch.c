@@ -9,6 +9,7 @@
 #include <string.h>
 #include "json_exact.h"
 #include "mcp_internal.h"
+#include "mcp_roots.h"
 #include "mcp_session.h"
 
 int mcp_id_equal(const cJSON *a, const cJSON *b)
@@ -80,9 +81,11 @@ static void notification(struct mcp_server *s, const char *method,
         const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
         if (valid_id(rid))
             mcp_call_cancel(s, rid);
+    } else if (strcmp(method, "notifications/initialized") == 0) {
+        mcp_roots_initialized(s);
     }
-    /* notifications/initialized, roots/list_changed and anything else:
-     * nothing to do, and notifications are never answered. */
+    /* roots/list_changed and anything else: nothing to do (the workspace
+     * is settled once), and notifications are never answered. */
 }
 
 /* A request; a tools/call to run is returned through *call. */
@@ -147,7 +150,8 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
         int has_result = cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL;
         int has_error = cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL;
         if (id && has_result != has_error) {
-            mcp_call_reply(s, msg, id);  /* a response to our request */
+            if (!mcp_roots_reply(msg, id))
+                mcp_call_reply(s, msg, id);  /* a response to our request */
             return;
         }
         why = "Invalid Request: no \"method\"";

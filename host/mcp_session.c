@@ -4,6 +4,7 @@
 #include <string.h>
 #include "host.h"
 #include "mcp_internal.h"
+#include "mcp_roots.h"
 #include "mcp_session.h"
 
 static const char *const protocol_versions[] = {
@@ -40,6 +41,7 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
         supports_form_elicitation(cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
     s->cap_sampling = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "sampling"));
     pthread_mutex_unlock(&s->lock);
+    mcp_roots_initialize(caps);
 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "protocolVersion", version);

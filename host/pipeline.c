@@ -35,6 +35,10 @@ static char *unknown_tool_message(const char *name)
     if (repl)
         return str_printf("Tool '%s' was removed: %s.", name, repl);
     const tool_entry *e = registry_find(name);
+    if (e && registry_needs_search(e))
+        return str_printf("Tool '%s' is deferred: it is not in the tool list yet. Find it with "
+                          "search_tools first (a query describing what you need); the tools "
+                          "it finds are listed and callable from then on.", name);
     if (e && !registry_callable(e))
         return str_printf("Tool '%s' is available only in a profile that lists it (for "
                    "code_search: --profile advanced, or [tools] profile = \"advanced\" "

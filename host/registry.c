@@ -3,6 +3,7 @@
  * lock because calls run concurrently. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "legacy.h"
@@ -259,9 +260,19 @@ static int gated_out(const tool_entry *e)
     return (e->t.flags & VT_TOOL_PROFILE_GATED) && !e->is_public;
 }
 
+/* Set by `vthost serve`: a model calls only what it was shown. */
+static atomic_int require_search;
+
+void registry_require_search(int on) { atomic_store(&require_search, on); }
+
+int registry_needs_search(const tool_entry *e)
+{
+    return atomic_load(&require_search) && registry_is_deferred(e);
+}
+
 int registry_callable(const tool_entry *e)
 {
-    return e && !gated_out(e);
+    return e && !gated_out(e) && !registry_needs_search(e);
 }
 
 int registry_is_deferred(const tool_entry *e)
@@ -281,7 +292,8 @@ int registry_listed(const tool_entry ***out, size_t *count)
     const tool_entry **v = malloc((nentries + 1) * sizeof *v);
     size_t n = 0;
     if (v) {
-        memcpy(v, public_order, npublic * sizeof *v);
+        if (npublic)
+            memcpy(v, public_order, npublic * sizeof *v);
         n = npublic;
         size_t first_expanded = n;
         for (size_t i = 0; i < nentries; i++)
@@ -299,7 +311,7 @@ int registry_all(const tool_entry ***out, size_t *count)
 {
     pthread_rwlock_rdlock(&lock);
     const tool_entry **v = malloc((nentries + 1) * sizeof *v);
-    if (v)
+    if (v && nentries)  /* entries is NULL while nothing is registered */
         memcpy(v, entries, nentries * sizeof *v);
     size_t n = nentries;
     pthread_rwlock_unlock(&lock);

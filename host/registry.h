@@ -27,8 +27,14 @@ const tool_entry *registry_find(const char *name);
 int registry_listed(const tool_entry ***out, size_t *count);
 /* Every registered tool, sorted by name (same ownership as above). */
 int registry_all(const tool_entry ***out, size_t *count);
-/* Callable: listed, or deferred (not gated outside its profile). */
+/* Callable: listed, or deferred (not gated outside its profile) unless
+ * registry_require_search is on. */
 int registry_callable(const tool_entry *e);
+/* On: a deferred tool is callable only once search_tools expanded it (the
+ * MCP server; the CLI names its tools explicitly and leaves this off). */
+void registry_require_search(int on);
+/* Deferred, and not callable until search_tools finds it. */
+int registry_needs_search(const tool_entry *e);
 /* Deferred and discoverable (not listed, not gated). */
 int registry_is_deferred(const tool_entry *e);
 /* Mark deferred tools listed; returns the new epoch in *epoch. */

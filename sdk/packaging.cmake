@@ -22,15 +22,17 @@ set(CPACK_PACKAGE_VERSION "${_vt_ver}")
 # package's description.  Each description below is plain text, first
 # line the synopsis, an empty line between paragraphs; CPack indents it
 # into Debian control form.
-if(NOT CPACK_PACKAGE_CONTACT)
-  set(CPACK_PACKAGE_CONTACT "vthost maintainers <vthost@localhost>")
-endif()
+# The Maintainer field and the changelog's trailer (VTHOST_MAINTAINER is
+# defined in sdk/CMakeLists.txt; a distribution sets its own).
+set(CPACK_PACKAGE_CONTACT "${VTHOST_MAINTAINER}")
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+# Stripped binaries; their debug symbols go to <package>-dbgsym (.ddeb).
+set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
 # 0755 directories whatever the builder's umask: the host refuses plugin
 # directories that others can write.
 set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
@@ -76,6 +78,9 @@ themselves are in the vthost-plugin-* packages.")
 # ---- vthost-dev -----------------------------------------------------------
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME "vthost-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+# Headers, pkg-config and CMake files only: the same on every architecture.
+set(CPACK_DEBIAN_DEV_PACKAGE_ARCHITECTURE all)
+set(CPACK_DEBIAN_DEV_DEBUGINFO_PACKAGE OFF)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libcjson-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "pkg-config")
 set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "vthost (>= ${_vt_ver})")
@@ -99,7 +104,9 @@ foreach(p IN LISTS VTHOST_ALL_PLUGINS)
   set(CPACK_DEBIAN_${_C}_PACKAGE_DEPENDS "${_vt_plugin_depends}")
   set(CPACK_COMPONENT_${_C}_DESCRIPTION
 "vthost plugin: ${_vt_desc_${p}}
-The ${p}.so module for vthost, loaded by the profiles that name it.")
+The ${p}.so module for vthost, the tool host for coding agents. The
+host loads it when the active profile names it; otherwise its tools are
+deferred, found through search_tools.")
 endforeach()
 # write_stdin drives the sessions exec publishes (service exec.sessions),
 # so it needs the exec module of the same build.

@@ -46,24 +46,25 @@ fi
 mv "$T/stage" "$T/prefix"
 P=$T/prefix
 V=$P/bin/vthost
-for f in bin/vthost include/vthost/plugin.h lib/pkgconfig/vthost-plugin.pc \
+for f in bin/vthost include/vthost/plugin.h share/pkgconfig/vthost-plugin.pc \
          lib/cmake/vthost-plugin/vthost-pluginConfig.cmake \
          lib/cmake/vthost-plugin/vthost-pluginConfigVersion.cmake \
          share/vthost/profiles/default.ini share/vthost/profiles/advanced.ini \
-         share/man/man1/vthost.1 share/doc/vthost/sdk.md \
+         share/man/man1/vthost.1.gz share/doc/vthost/sdk.md \
          share/doc/vthost-dev/examples/wordtools.c \
          share/doc/vthost-dev/examples/CMakeLists.txt \
          share/doc/vthost-dev/examples/Makefile; do
     if [[ -f "$P/$f" ]]; then echo "ok   installed $f"; else
         echo "FAIL installed $f: missing"; fails=$((fails + 1)); fi
 done
-out=$(MANWIDTH=80 man -l "$P/share/man/man1/vthost.1" 2>&1)
+out=$(MANWIDTH=80 man -l "$P/share/man/man1/vthost.1.gz" 2>&1)
 check "man page renders (needs man-db)" "EXIT STATUS" "$out"
 
 # ---- pkg-config, relocated ---------------------------------------------
-export PKG_CONFIG_PATH="$P/lib/pkgconfig"
+export PKG_CONFIG_PATH="$P/share/pkgconfig"
 out=$(pkg-config --cflags --libs vthost-plugin 2>&1)
-check "pkg-config cflags" "-fvisibility=hidden" "$out"
+check "pkg-config cflags: the SDK's include directory" "-I$P/share/pkgconfig/../../include" "$out"
+check_not "pkg-config cflags: no compiler policy in Cflags" "-fvisibility" "$out"
 check "pkg-config pulls in cJSON" "-lcjson" "$out"
 inc=$(pkg-config --variable=includedir vthost-plugin)
 check_eq "pkg-config includedir follows the moved tree" "$P/include" "$(realpath -m "$inc")"
@@ -193,9 +194,24 @@ out=$("$CMAKE" -S "$T/newer" -B "$T/newer/build" -DCMAKE_PREFIX_PATH="$P" 2>&1);
 check_eq "find_package refuses a newer requested version: exit" 1 "$rc"
 check "find_package names the installed version" "$("$V" --version | awk '{print $2}')" "$out"
 
+# DESTDIR staging (what a package build does) works for both builds and
+# lands under the plugin directory the SDK names.
+PKG_CONFIG_PATH="$P/share/pkgconfig" make -C "$T/mk" install DESTDIR="$T/destdir-make" \
+    >"$T/make-destdir.log" 2>&1 || { cat "$T/make-destdir.log"; die "make install DESTDIR"; }
+f="$T/destdir-make$P/lib/vthost/plugins/wordtools.so"
+[[ -f "$f" ]] && echo "ok   make install DESTDIR: staged at \$DESTDIR$P/lib/vthost/plugins" ||
+    { echo "FAIL make install DESTDIR: no $f"; find "$T/destdir-make" -type f; fails=$((fails + 1)); }
+check_eq "make install DESTDIR: mode 0644" "644" "$(stat -c %a "$f" 2>&1)"
+DESTDIR="$T/destdir-cmake" "$CMAKE" --install "$T/cm/build" >"$T/cm-destdir.log" 2>&1 ||
+    { cat "$T/cm-destdir.log"; die "cmake --install DESTDIR"; }
+f="$T/destdir-cmake$P/lib/vthost/plugins/wordtools.so"
+[[ -f "$f" ]] && echo "ok   cmake --install DESTDIR: staged under the plugin directory" ||
+    { echo "FAIL cmake --install DESTDIR: no $f"; find "$T/destdir-cmake" -type f; fails=$((fails + 1)); }
+check_eq "cmake --install DESTDIR: mode 0644" "644" "$(stat -c %a "$f" 2>&1)"
+
 # "make install" puts the module in the installed host's own plugin
 # directory: found there without --plugin-dir.
-PKG_CONFIG_PATH="$P/lib/pkgconfig" make -C "$T/mk" install >"$T/make-install.log" 2>&1 ||
+PKG_CONFIG_PATH="$P/share/pkgconfig" make -C "$T/mk" install >"$T/make-install.log" 2>&1 ||
     { cat "$T/make-install.log"; die "make install"; }
 out=$("$V" --workspace "$WS" plugins 2>&1)
 check "make install: loaded from the prefix" "loaded   wordtools" "$out"

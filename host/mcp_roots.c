@@ -1,0 +1,111 @@
+/* roots/list: one request per server life, sent after the client's
+ * notifications/initialized (the earliest point the protocol allows),
+ * answered on the reading thread and waited for by the first tool call.
+ * Our request has a string id of its own, so replies are told apart from
+ * the numbered elicitation and sampling requests without sharing their
+ * bookkeeping. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include "mcp_internal.h"
+#include "mcp_roots.h"
+
+#define ROOTS_ID "vthost-roots-list"
+
+enum { IDLE, ASKED, ANSWERED };
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int enabled, declared, state = IDLE;
+static cJSON *answer;   /* the response message, under mu */
+
+void mcp_roots_enable(int on)
+{
+    pthread_mutex_lock(&mu);
+    enabled = on;
+    declared = 0;
+    state = IDLE;
+    cJSON_Delete(answer);
+    answer = NULL;
+    pthread_mutex_unlock(&mu);
+}
+
+void mcp_roots_initialize(const cJSON *capabilities)
+{
+    pthread_mutex_lock(&mu);
+    declared = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(capabilities, "roots"));
+    pthread_mutex_unlock(&mu);
+}
+
+int mcp_roots_expected(void)
+{
+    pthread_mutex_lock(&mu);
+    int yes = enabled && declared;
+    pthread_mutex_unlock(&mu);
+    return yes;
+}
+
+void mcp_roots_initialized(struct mcp_server *s)
+{
+    pthread_mutex_lock(&mu);
+    int ask = enabled && declared && state == IDLE;
+    if (ask)
+        state = ASKED;
+    pthread_mutex_unlock(&mu);
+    if (!ask)
+        return;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddStringToObject(m, "id", ROOTS_ID);
+    cJSON_AddStringToObject(m, "method", "roots/list");
+    if (mcp_send(s, m) != 0) {
+        pthread_mutex_lock(&mu);
+        state = ANSWERED;  /* nothing will come: the waiter goes on at once */
+        pthread_cond_broadcast(&cv);
+        pthread_mutex_unlock(&mu);
+    }
+}
+
+int mcp_roots_reply(cJSON *msg, const cJSON *id)
+{
+    if (!cJSON_IsString(id) || strcmp(id->valuestring, ROOTS_ID) != 0)
+        return 0;
+    pthread_mutex_lock(&mu);
+    if (state == ASKED) {
+        answer = msg;
+        msg = NULL;
+        state = ANSWERED;
+        pthread_cond_broadcast(&cv);
+    }
+    pthread_mutex_unlock(&mu);
+    cJSON_Delete(msg);  /* a second answer is dropped */
+    return 1;
+}
+
+int mcp_roots_wait(int timeout_ms, cJSON **roots)
+{
+    *roots = NULL;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&mu);
+    if (state == IDLE) {
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    while (state == ASKED)
+        if (pthread_cond_timedwait(&cv, &mu, &until) == ETIMEDOUT)
+            break;
+    const cJSON *result = cJSON_GetObjectItemCaseSensitive(answer, "result");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(result, "roots");
+    if (cJSON_IsArray(list))
+        *roots = cJSON_Duplicate(list, 1);
+    pthread_mutex_unlock(&mu);
+    return 1;
+}
