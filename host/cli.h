@@ -18,7 +18,7 @@ enum {
     CLI_OPT_APPROVAL = 1u << 8,
 };
 /* What every command that opens the host accepts. */
-#define CLI_OPT_HOST (CLI_OPT_WORKSPACE | CLI_OPT_PROFILE | CLI_OPT_CONFIG | \
+#define CLI_OPT_HOST (CLI_OPT_WORKSPACE | CLI_OPT_PROFILE | CLI_OPT_CONFIG | CLI_OPT_APPROVAL | \
                       CLI_OPT_PLUGIN_DIR | CLI_OPT_VERBOSE)
 
 typedef struct cli_option {

@@ -14,15 +14,17 @@ const { StdioClientTransport } = await sdk("client/stdio.js");
 export const types = await sdk("types.js");
 export const bin = vthostBin();
 
-// A scratch tree: a home with a user config allowing the default tools
+// A scratch tree: a home with a user config allowing `allow`
 // (the user's config is trusted, so no workspace trust is involved).
-export function scratch() {
+// `allow` may only name installed tools: a rule naming a tool that is not
+// installed is a configuration error that stops the host.
+export function scratch(allow = ["exec_command", "search_tools"]) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "vthost-serve-")));
   const home = join(root, "home");
   mkdirSync(join(home, ".config", "vtcode"), { recursive: true });
   writeFileSync(
     join(home, ".config", "vtcode", "vtcode.toml"),
-    `[permissions]\nallow = ["exec_command", "search_tools", "github_review_pull_request"]\n`,
+    `[permissions]\nallow = ${JSON.stringify(allow)}\n`,
   );
   const dir = (name) => {
     const d = join(root, name);

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { connect, scratch, text, types } from "./client.mjs";
 
-const s = scratch();
+const s = scratch(["exec_command", "search_tools", "github_review_pull_request"]);
 const clients = [];
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});
