@@ -13,6 +13,7 @@
  * lost count as by_shell (the stricter reading). */
 #include "execwatch.h"
 #include "execwatch_proc.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,23 +86,7 @@ int execwatch_prepare(void)
     int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0);
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0);
-    int mfd = rc == 0 ? memfd_create("vthost-execwatch", MFD_CLOEXEC) : -1;
-    rc = -1;
-    if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
-        off_t n = lseek(mfd, 0, SEEK_END);
-        struct sock_filter *prog = n > 0 ? malloc((size_t)n) : NULL;
-        if (prog && pread(mfd, prog, (size_t)n, 0) == n) {
-            filter.filter = prog;
-            filter.len = (unsigned short)((size_t)n / sizeof *prog);
-            rc = 0;
-        } else {
-            free(prog);
-        }
-    }
-    if (mfd >= 0)
-        close(mfd);
-    seccomp_release(ctx);
-    return rc == 0 ? VT_OK : VT_ERR_IO;
+    return sandbox_bpf_export(ctx, rc, &filter);
 }
 
 int execwatch_child_install(int sock)

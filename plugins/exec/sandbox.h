@@ -99,4 +99,11 @@ typedef struct sandbox_denial_scan {
 } sandbox_denial_scan;
 void sandbox_denial_feed(sandbox_denial_scan *s, const char *buf, size_t len);
 
+/* Export a libseccomp filter context as BPF for a child to install after
+ * fork (no allocation there).  `rc` is the status of building `ctx` so
+ * far: on non-zero nothing is exported.  Releases `ctx` in every case;
+ * out->filter is malloc'd.  Returns 0 or a negative vt_status. */
+struct sock_fprog;
+int sandbox_bpf_export(void *ctx, int rc, struct sock_fprog *out);
+
 #endif

@@ -109,23 +109,8 @@ static int build_rules(scmp_filter_ctx ctx, int network_access)
     return rc;
 }
 
-int sandbox_seccomp_build(int network_access, struct sock_fprog *out)
+int sandbox_bpf_export(void *ctx, int rc, struct sock_fprog *out)
 {
-    out->filter = NULL;
-    out->len = 0;
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx)
-        return VT_ERR_NOMEM;
-    int rc = 0;
-    if (seccomp_arch_native() == SCMP_ARCH_X86_64) {
-        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
-        if (rc == 0 || rc == -EEXIST)
-            rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
-        if (rc == -EEXIST)
-            rc = 0;
-    }
-    if (rc == 0)
-        rc = build_rules(ctx, network_access);
     int mfd = rc == 0 ? memfd_create("vthost-seccomp", MFD_CLOEXEC) : -1;
     rc = -1;
     if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
@@ -143,4 +128,24 @@ int sandbox_seccomp_build(int network_access, struct sock_fprog *out)
         close(mfd);
     seccomp_release(ctx);
     return rc == 0 ? VT_OK : VT_ERR_IO;
+}
+
+int sandbox_seccomp_build(int network_access, struct sock_fprog *out)
+{
+    out->filter = NULL;
+    out->len = 0;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return VT_ERR_NOMEM;
+    int rc = 0;
+    if (seccomp_arch_native() == SCMP_ARCH_X86_64) {
+        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+        if (rc == 0 || rc == -EEXIST)
+            rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
+        if (rc == -EEXIST)
+            rc = 0;
+    }
+    if (rc == 0)
+        rc = build_rules(ctx, network_access);
+    return sandbox_bpf_export(ctx, rc, out);
 }
