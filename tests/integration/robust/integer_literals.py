@@ -8,6 +8,14 @@ import json, os, shutil, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcp_client import Server
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 BIN = sys.argv[1]
 ws = tempfile.mkdtemp(prefix="vthost-int-")
 with open(os.path.join(ws, "vtcode.toml"), "w") as f:
@@ -21,12 +29,12 @@ cases = [("exec_command", '{"cmd":"true","max_output_tokens":@}', "max_output_to
 for tool, text, field in cases:
     for bad in ["1.0", "1e3", "-0", "5E0"]:
         args = text.replace("@", bad)
-        p = subprocess.run([BIN, "--workspace", ws, "call", tool, args], capture_output=True, text=True)
+        p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "call", tool, args], capture_output=True, text=True)
         want = f"{field}: must be"
         if p.returncode != 2 or want not in p.stdout or f"got {bad}" not in p.stdout:
             fails.append(f"CLI {tool} {args}: exit {p.returncode} {p.stdout.strip()[:160]}")
     good = text.replace("@", "1000" if field != "limit" else "3")
-    p = subprocess.run([BIN, "--workspace", ws, "call", tool, good], capture_output=True, text=True)
+    p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "call", tool, good], capture_output=True, text=True)
     if "must be" in p.stdout:
         fails.append(f"CLI {tool} {good} refused: {p.stdout.strip()[:160]}")
 

@@ -11,6 +11,14 @@ are answered as JSON-RPC says (id null, -32600).
 usage: mcp_backpressure.py VTHOST_BIN"""
 import json, os, shutil, subprocess, sys, tempfile, threading, time
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 BIN = sys.argv[1]
 MAX_CALLS = 16
 N = 2000
@@ -32,7 +40,7 @@ def main():
         f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n'
                 f"[mcp]\nmax_concurrent_calls = {MAX_CALLS}\n")
     err = open(os.path.join(ws, "stderr.txt"), "w+")
-    p = subprocess.Popen([BIN, "--workspace", ws, "serve"], stdin=subprocess.PIPE,
+    p = subprocess.Popen([BIN, "--workspace", ws, *trusted_config(ws), "serve"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=err, bufsize=0)
     out = p.stdout
     buf = b""
@@ -107,8 +115,12 @@ def main():
     done_writing = threading.Event()
 
     def writer():
-        for l in lines:
+        # The large outputs first, and time for them to fill the output
+        # queue: from then on the server must stop reading requests.
+        for i, l in enumerate(lines):
             p.stdin.write(l.encode() + b"\n")
+            if i == 11:
+                time.sleep(2)
         send({"jsonrpc": "2.0", "id": "after", "method": "ping"})
         done_writing.set()
     t = threading.Thread(target=writer, daemon=True)
@@ -121,7 +133,9 @@ def main():
         time.sleep(0.05)
     print(f"while not reading: max {max_threads} threads, {max_rss} MiB RSS; "
           f"all requests read by the server: {done_writing.is_set()}")
-    if max_threads > MAX_CALLS + 10:
+    # A running exec_command has its own thread for the run-time execve
+    # checks besides the call's thread.
+    if max_threads > 2 * MAX_CALLS + 10:
         fails.append(f"threads grew to {max_threads} (limit {MAX_CALLS} calls)")
     if max_rss > base_rss + (320 if asan else 64):
         fails.append(f"RSS grew to {max_rss} MiB from {base_rss}")

@@ -3,10 +3,18 @@ tests, and /proc sampling of the server process."""
 import json, os, subprocess, time
 
 
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
+
 class Server:
     def __init__(self, bin_, ws, extra=()):
         self.err = open(os.path.join(ws, ".stderr.txt"), "w+")
-        self.p = subprocess.Popen([bin_, "--workspace", ws, *extra, "serve"],
+        self.p = subprocess.Popen([bin_, "--workspace", ws, *trusted_config(ws), *extra, "serve"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=self.err, bufsize=0)
         self.buf = b""

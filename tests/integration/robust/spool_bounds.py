@@ -11,6 +11,14 @@ the real head and end in the preview, and `vthost spool list|clean`
 usage: spool_bounds.py VTHOST_BIN"""
 import fcntl, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 BIN = sys.argv[1]
 SPOOL = ".vtcode/context/tool_outputs"
 fails = []
@@ -30,7 +38,7 @@ def workspace(extra=""):
 
 
 def call(ws, args, preexec=None):
-    p = subprocess.run([BIN, "--workspace", ws, "call", "exec_command", json.dumps(args)],
+    p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "call", "exec_command", json.dumps(args)],
                        capture_output=True, text=True, preexec_fn=preexec, timeout=120)
     try:
         return json.loads(p.stdout)
@@ -133,13 +141,13 @@ for i in range(3):
 files = spool_files(ws)
 held = open(os.path.join(ws, SPOOL, files[0]))
 fcntl.flock(held, fcntl.LOCK_SH)  # as a running call's writer holds it
-p = subprocess.run([BIN, "--workspace", ws, "spool", "list"], capture_output=True, text=True)
+p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "spool", "list"], capture_output=True, text=True)
 check(p.returncode == 0 and all(f in p.stdout for f in files) and "(in use)" in p.stdout,
       "spool list: every file, the one in use marked")
-p = subprocess.run([BIN, "--workspace", ws, "spool", "clean"], capture_output=True, text=True)
+p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "spool", "clean"], capture_output=True, text=True)
 check(p.returncode == 0 and spool_files(ws) == [files[0]], f"spool clean: all but the file in use deleted ({p.stdout.strip()})")
 held.close()
-p = subprocess.run([BIN, "--workspace", ws, "spool", "clean"], capture_output=True, text=True)
+p = subprocess.run([BIN, "--workspace", ws, *trusted_config(ws), "spool", "clean"], capture_output=True, text=True)
 check(spool_files(ws) == [], "spool clean: the file once released")
 shutil.rmtree(ws)
 

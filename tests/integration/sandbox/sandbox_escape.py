@@ -27,6 +27,14 @@ import threading
 import time
 import tty
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 V = sys.argv[1]
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.syscall(444, None, 0, 1) <= 0:
@@ -78,7 +86,7 @@ def call(cmd, workdir=None, timeout=60, **extra):
     if workdir:
         args["workdir"] = workdir
     args.update(extra)
-    p = subprocess.run([V, "--workspace", WS, "--yes", "call", "exec_command", json.dumps(args)],
+    p = subprocess.run([V, "--workspace", WS, *trusted_config(WS), "--yes", "call", "exec_command", json.dumps(args)],
                        capture_output=True, text=True, timeout=timeout)
     try:
         return json.loads(p.stdout)
@@ -278,7 +286,7 @@ ok("gitfile itself protected", open(os.path.join(WS, "sub/.git")).read().startsw
 
 
 def serve_calls(cmds):
-    p = subprocess.Popen([V, "--workspace", WS, "serve"], stdin=subprocess.PIPE,
+    p = subprocess.Popen([V, "--workspace", WS, *trusted_config(WS), "serve"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
     def send(o):

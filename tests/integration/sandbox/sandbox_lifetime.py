@@ -15,6 +15,14 @@ import sys
 import tempfile
 import time
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 V = sys.argv[1]
 base = tempfile.mkdtemp(prefix="vthost-lifetime-", dir="/var/tmp")
 os.chmod(base, 0o755)
@@ -59,7 +67,7 @@ def in_namespaces(nss):
 
 
 host_ns = pidns_of(os.getpid())
-p = subprocess.Popen([V, "--workspace", WS, "serve"], stdin=subprocess.PIPE,
+p = subprocess.Popen([V, "--workspace", WS, *trusted_config(WS), "serve"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 

@@ -17,6 +17,14 @@ import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading,
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robust"))
 from mcp_client import sample, sanitized, zombie_ages
 
+
+def trusted_config(ws):
+    """--config naming the workspace's own vtcode.toml: an explicit --config
+    is trusted, so its allow rules apply (a workspace's own file alone only
+    tightens)."""
+    path = os.path.join(ws, "vtcode.toml")
+    return ["--config", path] if os.path.exists(path) else []
+
 ap = argparse.ArgumentParser()
 ap.add_argument("bin")
 ap.add_argument("--seconds", type=float, default=60)
@@ -33,7 +41,7 @@ class Conn:
 
     def __init__(self, ws):
         self.err = open(os.path.join(ws, ".stderr.txt"), "w+")
-        self.p = subprocess.Popen([opt.bin, "--workspace", ws, "serve"], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([opt.bin, "--workspace", ws, *trusted_config(ws), "serve"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.err, bufsize=0)
         self.lock = threading.Lock()
         self.pending = {}
