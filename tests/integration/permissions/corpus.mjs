@@ -84,6 +84,8 @@ const big = "ls ${x:-".repeat(3 * 1024 * 1024 / 7) + "}".repeat(3 * 1024 * 1024 
 let failed = 0;
 const fail = (name, why) => { failed++; console.log(`FAIL ${name}: ${why}`); };
 
+// The workspace is not trusted, so its own vtcode.toml rules apply only when
+// named explicitly with --config (an explicit --config is trusted).
 function workspace() {
   const ws = mkdtempSync(join(tmpdir(), "vthost-bypass-"));
   writeFileSync(join(ws, "vtcode.toml"), TOML);
@@ -121,9 +123,9 @@ for (const c of corpus) {
   const name = JSON.stringify(c);
   const ws = workspace();
   const a = JSON.stringify(argsOf(c));
-  const ex = spawnSync(bin, ["--workspace", ws, "explain", "exec_command", a], { encoding: "utf8", timeout: 30000 });
+  const ex = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "explain", "exec_command", a], { encoding: "utf8", timeout: 30000 });
   if (crashed(ex)) fail(`explain ${name}`, `status ${ex.status} signal ${ex.signal} ${ex.stderr}`);
-  const r = spawnSync(bin, ["--workspace", ws, "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
+  const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
   if (crashed(r)) fail(`call ${name}`, `status ${r.status} signal ${r.signal} ${r.stderr}`);
   spawnSync("sleep", ["0.2"]);
   check(`call ${name}`, ws);
@@ -135,7 +137,7 @@ for (const c of corpus) {
   const f = join(ws, "big.json");
   writeFileSync(f, JSON.stringify({ cmd: big }));
   for (const verb of ["explain", "call"]) {
-    const r = spawnSync(bin, ["--workspace", ws, verb, "exec_command", "-"], { input: JSON.stringify({ cmd: big }), encoding: "utf8", timeout: 60000, maxBuffer: 64 << 20 });
+    const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), verb, "exec_command", "-"], { input: JSON.stringify({ cmd: big }), encoding: "utf8", timeout: 60000, maxBuffer: 64 << 20 });
     if (crashed(r)) fail(`${verb} 3 MB nesting`, `status ${r.status} signal ${r.signal}`);
   }
   rmSync(ws, { recursive: true, force: true });
@@ -144,7 +146,7 @@ for (const c of corpus) {
 // ---- serve: the same texts through one MCP server, raw JSON-RPC ------------------
 async function serve() {
   const ws = workspace();
-  const p = spawn(bin, ["--workspace", ws, "serve"], { stdio: ["pipe", "pipe", "pipe"] });
+  const p = spawn(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "serve"], { stdio: ["pipe", "pipe", "pipe"] });
   let buf = "", waiters = new Map(), stderr = "";
   p.stderr.on("data", (d) => { stderr += d; if (stderr.length > 1e5) stderr = stderr.slice(-5e4); });
   p.stdout.on("data", (d) => {
@@ -184,10 +186,10 @@ await serve();
 // the corpus is not vacuous: the allowed commands run
 {
   const ws = workspace();
-  const r = spawnSync(bin, ["--workspace", ws, "call", "exec_command", JSON.stringify({ cmd: "git status && ls -la" })], { encoding: "utf8" });
+  const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", JSON.stringify({ cmd: "git status && ls -la" })], { encoding: "utf8" });
   let o = {}; try { o = JSON.parse(r.stdout); } catch { /* below */ }
   if (o.exit_code !== 0 || !/victim/.test(o.output || "")) fail("allowed commands run", r.stdout + r.stderr);
-  const d = spawnSync(bin, ["--workspace", ws, "call", "exec_command", JSON.stringify({ cmd: "X=rm; ls; $X victim" })], { encoding: "utf8" });
+  const d = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", JSON.stringify({ cmd: "X=rm; ls; $X victim" })], { encoding: "utf8" });
   try { o = JSON.parse(d.stdout); } catch { o = {}; }
   if (!Array.isArray(o.denied_execs) || o.denied_execs[0].program !== "rm" || o.denied_execs[0].argv[1] !== V)
     fail("denied_execs lists the refused rm", d.stdout + d.stderr);

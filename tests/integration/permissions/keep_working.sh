@@ -34,7 +34,9 @@ printf '#!/bin/sh\necho hook-ran > .hook-ran\n' > "$WS/.git/hooks/pre-commit"
 chmod +x "$WS/.git/hooks/pre-commit"
 git -C "$WS" add src Makefile run-tests
 
-call() { "$V" --workspace "$WS" call exec_command "$(printf '{"cmd":%s,"yield_time_ms":20000}' "$1")" 2>&1; }
+# The workspace is not trusted: its vtcode.toml (rules and [sandbox]) applies
+# only when named explicitly with --config.
+call() { "$V" --workspace "$WS" --config "$WS/vtcode.toml" call exec_command "$(printf '{"cmd":%s,"yield_time_ms":20000}' "$1")" 2>&1; }
 out=$(call '"make app"')
 [[ $out == *'"exit_code":0'* && -x $WS/app ]] && "$WS/app" || fail "make builds a C project" "$out"
 out=$(call '"git commit -qm first"')
