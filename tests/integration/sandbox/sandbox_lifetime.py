@@ -126,6 +126,14 @@ left_ns = in_namespaces(nss)
 if left or left_ns:
     print("FAIL after SIGKILL: %d by marker, %d in the sessions' namespaces" % (len(left), len(left_ns)))
     for pid in set(left + left_ns):
+        try:  # what is left, for the log: state, parent, command line
+            with open("/proc/%d/stat" % pid) as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            print("     left: pid %d state %s ppid %s: %s" % (pid, rest[0], rest[1], cmd[:120]))
+        except OSError:
+            pass
         os.kill(pid, signal.SIGKILL)
     fails += 1
 else:
