@@ -40,6 +40,25 @@ static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t all_cv = PTHREAD_COND_INITIALIZER;
 static execwatch *all_head;        /* watchers whose thread runs */
 static int stopping;
+/* Threads that left all_head and still need joining.  They are joinable,
+ * not detached, so that fini can wait until each has returned: the code
+ * they run lives in this module, which the host may unload right after. */
+static pthread_t *ended;
+static size_t nended, capended;
+
+/* Join the threads that have ended (they are returning: short waits). */
+static void join_ended(void)
+{
+    pthread_mutex_lock(&all_mu);
+    pthread_t *list = ended;
+    size_t n = nended;
+    ended = NULL;
+    nended = capended = 0;
+    pthread_mutex_unlock(&all_mu);
+    for (size_t i = 0; i < n; i++)
+        pthread_join(list[i], NULL);
+    free(list);
+}
 
 typedef struct program_mark {
     pid_t pid;
@@ -504,6 +523,18 @@ static void *thread_main(void *arg)
             *p = w->next;
             break;
         }
+    if (nended == capended) {
+        size_t cap = capended ? 2 * capended : 16;
+        pthread_t *g = realloc(ended, cap * sizeof *g);
+        if (g) {
+            ended = g;
+            capended = cap;
+        }
+    }
+    if (nended < capended)
+        ended[nended++] = pthread_self();
+    else
+        pthread_detach(pthread_self()); /* no memory: cannot be joined */
     pthread_cond_broadcast(&all_cv);
     pthread_mutex_unlock(&all_mu);
     unref(w);
@@ -541,18 +572,15 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     /* High, so the child's rearranging of low descriptors cannot hit it. */
     child = fcntl(sv[1], F_DUPFD_CLOEXEC, 64);
     close(sv[1]);
-    pthread_attr_t attr;
+    join_ended();
     pthread_t t;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_mutex_lock(&all_mu);
-    int rc = child < 0 || stopping ? -1 : pthread_create(&t, &attr, thread_main, w);
+    int rc = child < 0 || stopping ? -1 : pthread_create(&t, NULL, thread_main, w);
     if (rc == 0) {
         w->next = all_head;
         all_head = w;
     }
     pthread_mutex_unlock(&all_mu);
-    pthread_attr_destroy(&attr);
     if (rc != 0) {
         if (child >= 0)
             close(child);
@@ -600,6 +628,7 @@ void execwatch_fini(void)
         pthread_cond_wait(&all_cv, &all_mu);
     stopping = 0;
     pthread_mutex_unlock(&all_mu);
+    join_ended();
     free(filter.filter);
     filter.filter = NULL;
     filter.len = 0;
