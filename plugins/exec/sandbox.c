@@ -477,7 +477,7 @@ const char *sandbox_plan_cgroup(const sandbox_plan *p)
 
 /* ---- the child side ------------------------------------------------------------ */
 
-static int write_file(const char *path, const char *text)
+int sandbox_write_file(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -498,11 +498,11 @@ int sandbox_unshare(const sandbox *sb, const char **what)
     if (!sb->own_userns)
         return 0;
     *what = "user namespace id maps";
-    int rc = write_file("/proc/self/setgroups", "deny");
+    int rc = sandbox_write_file("/proc/self/setgroups", "deny");
     if (rc == 0)
-        rc = write_file("/proc/self/uid_map", sb->uid_map);
+        rc = sandbox_write_file("/proc/self/uid_map", sb->uid_map);
     if (rc == 0)
-        rc = write_file("/proc/self/gid_map", sb->gid_map);
+        rc = sandbox_write_file("/proc/self/gid_map", sb->gid_map);
     return rc;
 }
 

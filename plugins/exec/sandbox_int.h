@@ -45,7 +45,6 @@ int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
 
 /* sandbox_paths.c: what this call protects and hides (parent side). */
 int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
-/* How long the last walk for .git directories took (for the benchmark). */
 
 /* sandbox_limits.c: the pids cgroup (parent side) and, in the child,
  * rlimits and the dropping of every capability. */
@@ -53,5 +52,9 @@ char *sandbox_cgroup_find(void);
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);
 int sandbox_caps_drop(void);
+
+/* sandbox.c: write `text` to the existing file `path` (the child's
+ * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */
+int sandbox_write_file(const char *path, const char *text);
 
 #endif

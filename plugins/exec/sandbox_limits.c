@@ -139,23 +139,12 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
     return VT_OK;
 }
 
-static int write_str(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    size_t n = strlen(text);
-    int rc = write(fd, text, n) == (ssize_t)n ? 0 : -errno;
-    close(fd);
-    return rc;
-}
-
 int sandbox_limits_apply(const sandbox_plan *p, const char **what)
 {
     const sandbox *sb = p->sb;
     if (p->cgroup_procs) {
         *what = "joining the session's pids cgroup";
-        int rc = write_str(p->cgroup_procs, "0");
+        int rc = sandbox_write_file(p->cgroup_procs, "0");
         if (rc)
             return rc;
     } else if (sb->own_userns && sb->max_processes) {
