@@ -6,15 +6,8 @@ the same values written as integers are accepted.
 usage: integer_literals.py VTHOST_BIN"""
 import json, os, shutil, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcp_client import Server
+from mcp_client import Server, trusted_config
 
-
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 BIN = sys.argv[1]
 ws = tempfile.mkdtemp(prefix="vthost-int-")

@@ -10,14 +10,8 @@ are answered as JSON-RPC says (id null, -32600).
 
 usage: mcp_backpressure.py VTHOST_BIN"""
 import json, os, shutil, subprocess, sys, tempfile, threading, time
+from mcp_client import trusted_config
 
-
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 BIN = sys.argv[1]
 MAX_CALLS = 16

@@ -10,14 +10,8 @@ the real head and end in the preview, and `vthost spool list|clean`
 
 usage: spool_bounds.py VTHOST_BIN"""
 import fcntl, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
+from mcp_client import trusted_config
 
-
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 BIN = sys.argv[1]
 SPOOL = ".vtcode/context/tool_outputs"

@@ -15,15 +15,8 @@ without exactly one response, or an unclean exit.
 usage: soak.py VTHOST_BIN [--seconds N] [--step S] [--clients N] [--dir-mib M]"""
 import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robust"))
-from mcp_client import sample, sanitized, zombie_ages
+from mcp_client import sample, sanitized, trusted_config, zombie_ages
 
-
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 ap = argparse.ArgumentParser()
 ap.add_argument("bin")
