@@ -175,8 +175,11 @@ static int marker_gone(const char *marker)
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        size_t n = fread(buf, 1, sizeof buf, f);
+        /* A command line longer than buf is cut; the terminator keeps
+         * the last (cut) argument a string. */
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
         fclose(f);
+        buf[n] = 0;
         for (size_t k = 0; k < n && !found; k += strlen(buf + k) + 1)
             found = !strcmp(buf + k, marker) && !process_gone((pid_t)atoi(e->d_name));
     }
