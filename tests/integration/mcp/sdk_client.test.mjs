@@ -315,7 +315,9 @@ test("cancelling a call ends its process", async () => {
   const pidFile = join(ws, "pid.txt");
   await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5000, "the command to start");
   const pid = Number(readFileSync(pidFile, "utf8").trim());
-  assert.ok(pid > 0 && aliveMarker(marker1));
+  assert.ok(pid > 0);
+  // pid.txt is written just before the shell execs sleep: wait for the exec.
+  await waitFor(() => aliveMarker(marker1), 5000, "the sleep to be exec'd");
   ac.abort("test cancels");
   await assert.rejects(pending);
   await waitFor(() => !aliveMarker(marker1), 5000, `process ${pid} to end after cancellation`);
@@ -330,7 +332,8 @@ test("closing the client ends the server and its sessions promptly", async () =>
   const r = await c.callTool({ name: "exec_command", arguments: { cmd: `echo $$ > pid2.txt; exec sleep ${marker2}`, yield_time_ms: 300 } });
   assert.ok(r.structuredContent.session_id !== undefined, text(r));
   const pid = Number(readFileSync(join(ws, "pid2.txt"), "utf8").trim());
-  assert.ok(pid > 0 && aliveMarker(marker2));
+  assert.ok(pid > 0);
+  await waitFor(() => aliveMarker(marker2), 5000, "the sleep to be exec'd");
   const t0 = Date.now();
   await c.close();
   // The SDK sends SIGTERM 2 s after closing stdin; we must be gone first.
