@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -110,9 +111,32 @@ static int try_reap(session *s)
     return s->reaped;
 }
 
+/* Signal the session's process group.  The leader's pid names the
+ * group; once the leader is reaped and the group is empty, the kernel
+ * may hand that number to a new process, and a new supervisor (setsid)
+ * makes it a group id again: a signal by the old number would then end
+ * another session.  So after the reap: a session in its own PID
+ * namespace has nothing left (its init took every process with it) and
+ * gets no signal; otherwise the group is signalled only while no
+ * process holds the number (a live group member keeps it from reuse).
+ * Returns kill's result, or -1 with ESRCH when nothing was signalled. */
+static int group_signal(const session *s, int sig)
+{
+    pid_t pid = s->proc.pid;
+    if (s->reaped) {
+        char path[32];
+        snprintf(path, sizeof path, "/proc/%d", (int)pid);
+        if (s->proc.own_pidns || access(path, F_OK) == 0) {
+            errno = ESRCH;
+            return -1;
+        }
+    }
+    return kill(-pid, sig);
+}
+
 static int group_alive(const session *s)
 {
-    return kill(-s->proc.pid, 0) == 0;
+    return group_signal(s, 0) == 0;
 }
 
 /* End the process groups of `v` (none busy elsewhere, all out of the
@@ -122,7 +146,7 @@ static void terminate(session **v, int n)
 {
     for (int k = 0; k < n; k++)
         if (v[k]->started)
-            kill(-v[k]->proc.pid, SIGTERM);
+            group_signal(v[k], SIGTERM);
     double end = now_s() + GRACE_MS / 1000.0;
     for (;;) {
         int pending = 0;
@@ -139,7 +163,7 @@ static void terminate(session **v, int n)
         if (!s->started)
             continue;
         if (!s->reaped || group_alive(s))
-            kill(-s->proc.pid, SIGKILL);
+            group_signal(s, SIGKILL);
         if (!s->reaped) {
             int st;
             while (waitpid(s->proc.pid, &st, 0) < 0 && errno == EINTR)

@@ -476,6 +476,7 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     }
     out->pid = pid;
     out->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    out->own_pidns = req->sandbox && sandbox_namespaces(req->sandbox);
     if (req->tty) {
         close(c.slave);
         out->out_fd = master;

@@ -23,6 +23,8 @@ typedef struct spawn_proc {
     int pidfd;    /* readable once pid has exited; -1 when unsupported */
     int out_fd;   /* output: pipe read end or PTY master; non-blocking */
     int in_fd;    /* input: pipe write end or a PTY master duplicate */
+    int own_pidns; /* the command ran in its own PID namespace: once pid
+                    * is reaped, nothing of the session can be left */
 } spawn_proc;
 
 /* Create the lifeline through which supervisors learn that the host is

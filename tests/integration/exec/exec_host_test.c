@@ -629,6 +629,10 @@ static void test_no_leaks_after_200(void **state)
     for (int k = 0; k < 200; k++) {
         r = run("exec_command", "{\"cmd\":\"echo %d\",\"tty\":%s}", k, k % 4 ? "false" : "true");
         ASSERT_OK(r);
+        if (exit_code(&r) != 0) {
+            fprintf(stderr, "call %d: ", k);
+            dump(&r);
+        }
         assert_int_equal(exit_code(&r), 0);
         call_result_free(&r);
     }
