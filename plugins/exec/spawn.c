@@ -44,12 +44,15 @@ typedef struct child_plan {
     const sandbox_plan *plan; /* this call's confinement, or NULL */
 } child_plan;
 
-static volatile sig_atomic_t host_gone;
+/* The parent-death signal fired: the forking thread ended, which the
+ * host's worker threads do while the host lives on.  Only a wake-up:
+ * the lifeline alone says whether the host is gone. */
+static volatile sig_atomic_t parent_died;
 
-static void on_host_gone(int sig)
+static void on_parent_died(int sig)
 {
     (void)sig;
-    host_gone = 1;
+    parent_died = 1;
 }
 
 static void on_keyboard_signal(int sig)
@@ -254,7 +257,7 @@ static int wait_child(pid_t child, int is_init)
         pid_t r = waitpid(child, &st, 0);
         if (r == child)
             return st;
-        if (host_gone && lifeline_cut(0))
+        if (parent_died && lifeline_cut(0))
             end_group(child);
         if (r < 0 && errno != EINTR)
             _exit(126);
@@ -346,7 +349,7 @@ static _Noreturn void supervise(const child_plan *c)
     }
     /* Before the parent-death signal is set: entering a user namespace
      * clears it. */
-    sa.sa_handler = on_host_gone;
+    sa.sa_handler = on_parent_died;
     sigaction(c->death_sig, &sa, NULL);
     sa.sa_handler = on_keyboard_signal;
     sigaction(SIGINT, &sa, NULL);
@@ -356,8 +359,7 @@ static _Noreturn void supervise(const child_plan *c)
         sigaction(SIGTERM, &sa, NULL);
     }
     prctl(PR_SET_PDEATHSIG, c->death_sig);
-    if (lifeline_cut(0))
-        host_gone = 1;
+    int host_gone = lifeline_cut(0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

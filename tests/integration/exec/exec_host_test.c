@@ -520,6 +520,48 @@ static void test_session_outlives_its_thread(void **state)
     call_result_free(&r);
 }
 
+static void *start_session_quick(void *arg)
+{
+    call_result r = run("exec_command", "{\"cmd\":\"exec sleep 30\",\"yield_time_ms\":0}");
+    *(long long *)arg = sid(&r);
+    call_result_free(&r);
+    return NULL;
+}
+
+/* A thread that ends while its command's supervisor is still setting up
+ * (the parent-death signal fires then) must not end the command. */
+static void test_sessions_of_short_lived_threads(void **state)
+{
+    (void)state;
+    enum { N = 16 };
+    long long id[N];
+    pthread_t t[N];
+    for (int k = 0; k < N; k++) {
+        id[k] = -1;
+        pthread_create(&t[k], NULL, start_session_quick, &id[k]);
+    }
+    for (int k = 0; k < N; k++)
+        pthread_join(t[k], NULL);
+    usleep(500 * 1000);
+    for (int k = 0; k < N; k++) {
+        assert_true(id[k] > 0);
+        call_result r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\","
+                                           "\"yield_time_ms\":0}", id[k]);
+        ASSERT_OK(r);
+        if (cJSON_IsTrue(field(&r, "is_exited")))
+            dump(&r);
+        assert_false(cJSON_IsTrue(field(&r, "is_exited")));
+        call_result_free(&r);
+    }
+    for (int k = 0; k < N; k++) {
+        call_result r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\\u0003\","
+                                           "\"yield_time_ms\":3000}", id[k]);
+        ASSERT_OK(r);
+        assert_int_equal(exit_code(&r), 128 + SIGINT);
+        call_result_free(&r);
+    }
+}
+
 /* ---- pruning ---------------------------------------------------------- */
 
 typedef struct filler {
@@ -592,9 +634,22 @@ static void test_prune_at_64(void **state)
     call_result_free(&r);
     assert_int_equal(sessions()->live_count(), 64);
     r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", rid);
+    if (r.status != CALL_TOOL_FAILED) /* which session went instead of R, and why */
+        for (int k = 0; k < THREADS; k++)
+            for (int j = 0; j < fl[k].count; j++) {
+                call_result q = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\","
+                                                   "\"yield_time_ms\":0}", fl[k].ids[j]);
+                if (q.status != CALL_OK || cJSON_IsTrue(field(&q, "is_exited"))) {
+                    fprintf(stderr, "filler %lld: ", fl[k].ids[j]);
+                    dump(&q);
+                }
+                call_result_free(&q);
+            }
     assert_int_equal(r.status, CALL_TOOL_FAILED);
     call_result_free(&r);
     r = run("write_stdin", "{\"session_id\":%lld,\"chars\":\"\",\"yield_time_ms\":0}", newest);
+    if (r.status != CALL_OK)
+        dump(&r);
     ASSERT_OK(r);
     assert_false(cJSON_IsTrue(field(&r, "is_exited")));
     call_result_free(&r);
@@ -674,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_ctrl_c_pty),
         cmocka_unit_test(test_cancel_ends_group),
         cmocka_unit_test(test_session_outlives_its_thread),
+        cmocka_unit_test(test_sessions_of_short_lived_threads),
         cmocka_unit_test(test_prune_at_64),
         cmocka_unit_test(test_no_leaks_after_200),
     };
