@@ -71,7 +71,7 @@ static int prepare_schema(tool_entry *e, const char *text)
         cJSON_AddStringToObject(m, "description", "Token budget for this call's output.");
     }
     e->shown_schema = given;
-    return schema_prepare("{\"type\":\"object\"}", &e->schema, &why) == VT_OK
+    return schema_prepare("{\"type\":\"object\",\"additionalProperties\":true}", &e->schema, &why) == VT_OK
                ? VT_OK
                : (free(why), VT_ERR_INVALID);
 }
