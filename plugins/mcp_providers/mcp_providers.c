@@ -26,6 +26,12 @@
 static mcpp_config g_cfg;
 static pthread_t g_eager;
 static int g_eager_running;
+/* Re-lists providers that announced a tool list change, off the reader
+ * thread (which must keep reading the answer). */
+static pthread_t g_refresher;
+static int g_refresher_running, g_refresh_stop, g_refresh_wanted;
+static pthread_mutex_t g_refresh_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_refresh_cond = PTHREAD_COND_INITIALIZER;
 
 static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
 
@@ -451,6 +457,42 @@ static void on_demand(void *ud, const char *tool)
     }
 }
 
+static void on_list_changed(provider *p)
+{
+    (void)p;
+    pthread_mutex_lock(&g_refresh_mu);
+    g_refresh_wanted = 1;
+    pthread_cond_signal(&g_refresh_cond);
+    pthread_mutex_unlock(&g_refresh_mu);
+}
+
+static void *refresh_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_refresh_mu);
+    for (;;) {
+        while (!g_refresh_wanted && !g_refresh_stop)
+            pthread_cond_wait(&g_refresh_cond, &g_refresh_mu);
+        if (g_refresh_stop)
+            break;
+        g_refresh_wanted = 0;
+        pthread_mutex_unlock(&g_refresh_mu);
+        for (size_t i = 0; i < g_cfg.count; i++) {
+            provider *p = g_cfg.providers[i];
+            pthread_mutex_lock(&p->mu);
+            int due = p->state == PROV_READY && p->list_dirty;
+            pthread_mutex_unlock(&p->mu);
+            char *err = NULL;
+            if (due)
+                ensure_ready(p, NULL, 0, &err);
+            free(err);
+        }
+        pthread_mutex_lock(&g_refresh_mu);
+    }
+    pthread_mutex_unlock(&g_refresh_mu);
+    return NULL;
+}
+
 static void *eager_main(void *arg)
 {
     (void)arg;
@@ -524,6 +566,10 @@ static int init(const vt_host_api *api, char **errmsg)
     if (g_cfg.count == 0 || !g_cfg.enabled)
         return VT_OK;
     api->catalog_on_demand(MCPP_PLUGIN, on_demand, NULL);
+    g_refresh_stop = 0;
+    g_refresher_running = pthread_create(&g_refresher, NULL, refresh_main, NULL) == 0;
+    if (g_refresher_running)
+        mcpp_list_changed = on_list_changed;
     int eager = 0;
     for (size_t i = 0; i < g_cfg.count; i++)
         eager |= g_cfg.providers[i]->eager;
@@ -538,6 +584,15 @@ static void fini(void)
     if (g_eager_running)
         pthread_join(g_eager, NULL);
     g_eager_running = 0;
+    if (g_refresher_running) {
+        pthread_mutex_lock(&g_refresh_mu);
+        g_refresh_stop = 1;
+        pthread_cond_signal(&g_refresh_cond);
+        pthread_mutex_unlock(&g_refresh_mu);
+        pthread_join(g_refresher, NULL);
+        g_refresher_running = 0;
+    }
+    mcpp_list_changed = NULL;
     for (size_t i = 0; i < g_cfg.count; i++)
         provider_stop(g_cfg.providers[i]);
     tools_clear();

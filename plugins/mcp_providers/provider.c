@@ -22,6 +22,7 @@
 #include "provider.h"
 
 const vt_host_api *mcpp_api;
+void (*mcpp_list_changed)(provider *p);
 
 struct rpc_wait {
     rpc_wait *next;
@@ -194,6 +195,8 @@ static int handle_line(provider *p, const char *line, size_t len)
             pthread_mutex_lock(&p->mu);
             p->list_dirty = 1;
             pthread_mutex_unlock(&p->mu);
+            if (mcpp_list_changed)
+                mcpp_list_changed(p);
         } else if (strcmp(method, "notifications/progress") == 0) {
             on_progress(p, params);
         } else if (strcmp(method, "notifications/message") == 0) {

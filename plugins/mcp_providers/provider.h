@@ -80,6 +80,9 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
 int provider_notify(provider *p, const char *method, cJSON *params);
 
 const char *provider_state_name(provider_state s);
+/* Called (from the reader thread, no lock held) when a provider says
+ * its tools changed; set by the plugin. */
+extern void (*mcpp_list_changed)(provider *p);
 /* The plugin's host API (set by init). */
 extern const vt_host_api *mcpp_api;
 
