@@ -35,14 +35,15 @@ static int valid_name(const char *n)
     return 1;
 }
 
+/* The listener runs under `mu`, so that once on_listed_change(NULL)
+ * returns no call into the old listener is still running (the front end
+ * frees its server next).  Listeners must not call back into this file. */
 static void listed_changed(void)
 {
     pthread_mutex_lock(&mu);
-    void (*fn)(void *) = listed_fn;
-    void *ud = listed_ud;
+    if (listed_fn)
+        listed_fn(listed_ud);
     pthread_mutex_unlock(&mu);
-    if (fn)
-        fn(ud);
 }
 
 /* The schema the host validates with.  A schema the validator's subset

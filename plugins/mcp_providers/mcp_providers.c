@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vthost/mcp_providers.h>
 #include "config.h"
-#include "mcpp_status.h"
 #include "provider.h"
 #include "tools.h"
 

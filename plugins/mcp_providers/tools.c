@@ -13,6 +13,7 @@ typedef struct ptool {
     char *tool;            /* the provider's name */
     cJSON *def;            /* the provider's Tool object */
     int seen;              /* in the latest list */
+    int unavailable;       /* registered with the unavailable mark */
 } ptool;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -125,9 +126,14 @@ void tools_sync(provider *p, cJSON *tools)
             memcpy(t->vt_name, vt, sizeof vt);
             t->tool = strdup(name);
         }
+        t->seen = 1;
+        /* unchanged: keep the registered entry (every replacement stays
+         * allocated in the host until exit) */
+        if (t->def && !t->unavailable && cJSON_Compare(t->def, def, 1))
+            continue;
         cJSON_Delete(t->def);
         t->def = cJSON_Duplicate(def, 1);
-        t->seen = 1;
+        t->unavailable = 0;
         add_locked(t, NULL);
     }
     for (size_t i = g_n; i-- > 0;)
@@ -144,8 +150,10 @@ void tools_mark(provider *p, int available)
     pthread_mutex_unlock(&p->mu);
     pthread_mutex_lock(&g_mu);
     for (size_t i = 0; i < g_n; i++)
-        if (g_tools[i].p == p)
+        if (g_tools[i].p == p && g_tools[i].unavailable == available) {
             add_locked(&g_tools[i], available ? NULL : why);
+            g_tools[i].unavailable = !available;
+        }
     pthread_mutex_unlock(&g_mu);
     free(why);
 }

@@ -197,13 +197,20 @@ test("a provider crash mid-call fails that call; the next call restarts it", asy
   const c = await connect(ws);
   await search(c, "exit the provider process in the middle of the call");
   await search(c, "echo a text back unchanged");
+  const before = c.changed;
   const r = await c.callTool({ name: "mcp__test__crash", arguments: {} });
   assert.equal(r.isError, true);
   assert.match(text(r), /MCP provider 'test' (exited|was killed)/);
+  // its listed tools stay, marked unavailable, and the client is told
+  await waitFor(() => c.changed > before, 5000, "list_changed for the unavailable tools");
+  const marked = (await c.listTools()).tools.find((t) => t.name === "mcp__test__echo");
+  assert.match(marked.description, /^\[unavailable: MCP provider 'test' (exited|was killed)/);
   const again = await c.callTool({ name: "mcp__test__echo", arguments: { text: "back" } });
   assert.ok(!again.isError, text(again));
   assert.match(text(again), /echo: back/);
   assert.equal(starts(join(ws, "test.log")).length, 2, "restarted once");
+  const back = (await c.listTools()).tools.find((t) => t.name === "mcp__test__echo");
+  assert.ok(!back.description.includes("unavailable"), back.description);
 });
 
 test("malformed output, huge messages and hangs fail only that provider", async () => {
@@ -252,6 +259,22 @@ test("pagination, list changes and schemas beyond the validator's subset", async
   assert.ok((await search(c, "zebra giraffe")).includes("mcp__test__late_arrival"));
   const late = await c.callTool({ name: "mcp__test__late_arrival", arguments: {} });
   assert.match(text(late), /late/);
+});
+
+test("names are sanitised, cut at 64 with a hash, and map back to the provider's names", async () => {
+  const c = await connect(workspace());
+  assert.ok((await search(c, "quokka")).includes("mcp__raw__odd_name_with_spaces"));
+  const odd = await c.callTool({ name: "mcp__raw__odd_name_with_spaces", arguments: {} });
+  assert.match(text(odd), /raw odd\.name\/with spaces/);
+  const long = (await search(c, "wombat long name")).filter((n) => n.startsWith("mcp__raw__a_very"));
+  assert.equal(long.length, 2, long.join(","));
+  for (const n of long) {
+    assert.ok(n.length <= 64, n);
+    assert.match(n, /_[0-9a-f]{8}$/);
+  }
+  assert.notEqual(long[0], long[1]);
+  const r = await c.callTool({ name: long[0], arguments: {} });
+  assert.match(text(r), /raw a_very_long_tool_name/);
 });
 
 test("progress is forwarded and cancellation reaches the provider", async () => {

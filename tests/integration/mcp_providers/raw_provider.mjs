@@ -22,6 +22,9 @@ const page1 = [
   tool("garbage", "Answer with a line that is not JSON."),
   tool("huge", "Answer with one huge message."),
   tool("crash", "Exit the process."),
+  tool("odd.name/with spaces", "A name with characters outside the allowed set: quokka."),
+  tool("a_very_long_tool_name_that_goes_on_and_on_past_the_limit_of_sixty_four", "A long name: wombat."),
+  tool("a_very_long_tool_name_that_goes_on_and_on_past_the_limit_of_sixty_four_too", "Another long name: wombat."),
   {
     name: "anyof",
     description: "A schema beyond vthost's validator subset.",
@@ -65,7 +68,7 @@ rl.on("line", (line) => {
     send({ jsonrpc: "2.0", id: m.id, result: {} });
   } else if (m.method === "tools/call") {
     const name = m.params.name;
-    if (name === "ok" || name === "page2_tool")
+    if (name === "ok" || name === "page2_tool" || name.startsWith("odd") || name.startsWith("a_very"))
       send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: `raw ${name}` }] } });
     else if (name === "anyof")
       send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: `v=${JSON.stringify(m.params.arguments.v)}` }] } });

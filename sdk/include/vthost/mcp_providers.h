@@ -1,7 +1,12 @@
-/* Service "mcp_providers.status" (version 1): what the CLI shows about
- * MCP providers (`vthost mcp list|tools`, `vthost plugins`). */
-#ifndef MCPP_STATUS_H
-#define MCPP_STATUS_H
+/*
+ * vthost/mcp_providers.h — service "mcp_providers.status" (version 1),
+ * published by the mcp_providers plugin: the state of the configured MCP
+ * providers, for the CLI (`vthost mcp list|tools`, `vthost plugins`).
+ * Look it up with api->service_lookup(MCPP_STATUS_SERVICE); the table is
+ * the plugin's static data, valid until its fini.  Thread-safe.
+ */
+#ifndef VTHOST_MCP_PROVIDERS_H
+#define VTHOST_MCP_PROVIDERS_H
 
 #include <stdint.h>
 #include <cjson/cJSON.h>
