@@ -202,6 +202,10 @@ int pipeline_explain(const call_request *req, call_result *out)
 {
     memset(out, 0, sizeof *out);
     const tool_entry *e = req && req->tool ? registry_find(req->tool) : NULL;
+    if (!e && req && req->tool && !legacy_replacement(req->tool)) {
+        registry_dynamic_demand(req->tool);  /* as pipeline_call */
+        e = registry_find(req->tool);
+    }
     if (!e || !registry_callable(e) || legacy_replacement(req->tool))
         return fail(out, CALL_UNKNOWN, unknown_tool_message(req && req->tool ? req->tool : ""));
     cJSON *empty = NULL;

@@ -16,6 +16,7 @@ cat >"$T/vtcode.toml" <<TOML
 name = "test"
 command = "$NODE"
 args = ["$HERE/sdk_provider.mjs"]
+env = { PROVIDER_MARKER = "$T/danger.marker" }
 
 [[mcp.providers]]
 name = "broken"
@@ -57,6 +58,18 @@ out=$(vt mcp tools nosuch 2>&1); rc=$?
 check_eq "mcp tools of an unknown provider: usage error" 2 "$rc"
 out=$(vt mcp frobnicate 2>&1); rc=$?
 check_eq "mcp with a bad subcommand: usage error" 2 "$rc"
+
+# call and explain start the provider that owns the name (lazy start)
+printf '[permissions]\ndeny = ["mcp__test__danger"]\nallow = ["mcp__test__echo"]\n' >>"$T/vtcode.toml"
+out=$(vt call mcp__test__echo '{"text":"from the cli"}' 2>&1); rc=$?
+check_eq "call starts the provider: exit 0" 0 "$rc"
+check "call: provider output" "echo: from the cli" "$out"
+out=$(vt explain mcp__test__danger '{}' 2>&1)
+check "explain: the deny rule decides" "deny" "$out"
+out=$(vt call mcp__test__danger '{}' 2>&1); rc=$?
+check_eq "call of a denied provider tool exits 1" 1 "$rc"
+[ ! -e "$T/danger.marker" ] && echo "ok   denied tool did not run" ||
+    { echo "FAIL denied tool ran"; fails=$((fails + 1)); }
 
 # a configuration error names the key
 printf '[mcp]\ntool_timeout_seconds = "soon"\n' >"$T/bad.toml"
