@@ -24,7 +24,11 @@ const workspaces = [];
 const clients = [];
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});
+  await sleep(500);
   for (const w of workspaces) removeWorkspace(w);
+  // under ASan/UBSan builds: any report on vthost's stderr fails the file
+  for (const c of clients)
+    assert.doesNotMatch(c.stderrText(), /Sanitizer|runtime error:/, c.stderrText());
 });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
