@@ -11,6 +11,7 @@
 #include "perm_exec.h"
 #include "permission.h"
 #include "registry.h"
+#include "registry_dynamic.h"
 #include "services.h"
 #include "spool.h"
 #include "subjects.h"
@@ -119,6 +120,8 @@ static cJSON *api_catalog_list(void)
 {
     const tool_entry **v;
     size_t n;
+    /* lazy tool sources (MCP providers) fill the catalog first */
+    registry_dynamic_demand(NULL);
     cJSON *arr = cJSON_CreateArray();
     if (!arr || registry_all(&v, &n) != VT_OK)
         return arr;
@@ -128,7 +131,9 @@ static cJSON *api_catalog_list(void)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", v[i]->t.name);
         cJSON_AddStringToObject(o, "description", v[i]->t.description ? v[i]->t.description : "");
-        cJSON_AddItemToObject(o, "input_schema", cJSON_Duplicate(v[i]->schema, 1));
+        cJSON_AddItemToObject(o, "input_schema",
+                              cJSON_Duplicate(v[i]->shown_schema ? v[i]->shown_schema
+                                                                 : v[i]->schema, 1));
         cJSON_AddItemToArray(arr, o);
     }
     free(v);
@@ -177,6 +182,9 @@ static const vt_host_api table = {
     .catalog_epoch = api_catalog_epoch,
     .path_denied = api_path_denied,
     .exec_policy = perm_exec_policy,
+    .tool_add = registry_dynamic_add,
+    .tool_remove = registry_dynamic_remove,
+    .catalog_on_demand = registry_dynamic_on_demand,
 };
 
 const vt_host_api *api_table(void) { return &table; }

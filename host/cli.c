@@ -258,6 +258,12 @@ const cli_command cli_commands[] = {
      "--format json for a JSON object. Lists even when the profile cannot\n"
      "load, and then exits 1.\n",
      0, 0, CLI_OPT_HOST | CLI_OPT_FORMAT, "text json", CLI_HOST_LISTING, cli_plugins},
+    {"mcp", "list|tools PROVIDER", "MCP providers: state and tool counts, or one's tools",
+     "list starts every configured [[mcp.providers]] server and prints its\n"
+     "state, tool count and command (and why one is unavailable); tools\n"
+     "PROVIDER starts that one and prints its tools as vthost names them\n"
+     "(mcp__PROVIDER__TOOL). --format json for JSON.\n",
+     1, 2, CLI_OPT_HOST | CLI_OPT_FORMAT, "text json", CLI_HOST, cli_mcp},
     {"trust", "[DIR]", "trust a workspace's own vtcode.toml allow rules and agents",
      "Adds DIR (default: --workspace, else the current directory) to the\n"
      "user's [trust] workspaces in ~/.config/vtcode/vtcode.toml, so that its\n"

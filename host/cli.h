@@ -84,5 +84,9 @@ int cli_completion(FILE *to, const char *shell);
 int cli_plugins(int argc, char **argv, const cli_options *o);
 int cli_help(int argc, char **argv, const cli_options *o);
 int cli_completion_cmd(int argc, char **argv, const cli_options *o);
+/* cli_mcp.c: `vthost mcp`, and the providers' lines in `vthost plugins`. */
+int cli_mcp(int argc, char **argv, const cli_options *o);
+void cli_mcp_plugins_text(void);
+struct cJSON *cli_mcp_plugins_json(void);  /* new array, or NULL */
 
 #endif

@@ -66,6 +66,7 @@ static void print_text(const tool_entry **all, size_t n, const char *error)
             if (all[k]->module == m)
                 printf("           tool %-24s %s\n", all[k]->t.name, tool_state(all[k]));
     }
+    cli_mcp_plugins_text();
     if (error)
         printf("error: %s\n", error);
 }
@@ -83,6 +84,9 @@ static void print_json(const tool_entry **all, size_t n, const char *error)
     cJSON *mods = cJSON_AddArrayToObject(j, "modules");
     for (size_t i = 0; i < loader_count(); i++)
         cJSON_AddItemToArray(mods, module_json(loader_at(i), all, n));
+    cJSON *providers = cli_mcp_plugins_json();
+    if (providers)
+        cJSON_AddItemToObject(j, "mcp_providers", providers);
     char *s = cJSON_Print(j);
     if (s)
         printf("%s\n", s);

@@ -17,6 +17,7 @@
 #include "permission.h"
 #include "profile.h"
 #include "registry.h"
+#include "registry_dynamic.h"
 #include "services.h"
 #include "toml_reader.h"
 #include "strutil.h"
@@ -455,6 +456,7 @@ int host_open(const host_options *o, char **err)
 
 void host_close(void)
 {
+    registry_dynamic_reset();  /* its hooks point into the modules */
     loader_unload_all();
     registry_clear();
     services_clear();

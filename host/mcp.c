@@ -12,6 +12,7 @@
 #include "mcp_server.h"
 #include "pipeline.h"
 #include "registry.h"
+#include "registry_dynamic.h"
 #include "render.h"
 #include "serve_workspace.h"
 
@@ -168,8 +169,10 @@ int mcp_serve(void)
     sigaction(SIGPIPE, &sa, &old_pipe);
     host_set_log_sink(mcp_server_log, s);
     registry_require_search(1);
+    registry_dynamic_on_listed_change(mcp_server_tools_changed, s);
 
     int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
+    registry_dynamic_on_listed_change(NULL, NULL);
 
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGINT, &old_int, NULL);

@@ -334,3 +334,10 @@ void mcp_server_run_mem(mcp_server *s, const void *data, size_t len)
         }
     }
 }
+
+void mcp_server_tools_changed(void *server)
+{
+    mcp_server *s = server;
+    if (s && atomic_load(&s->initialized))
+        mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+}

@@ -52,6 +52,10 @@ void mcp_server_stop(mcp_server *s);
  * logging/setLevel as notifications/message (after initialize). */
 void mcp_server_log(void *server, int level, const char *who, const char *msg);
 
+/* Tell the client (once initialized) that the listed tools changed:
+ * notifications/tools/list_changed.  Thread-safe. */
+void mcp_server_tools_changed(void *server);
+
 void mcp_server_free(mcp_server *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include "permission.h"
 #include "pipeline.h"
 #include "registry.h"
+#include "registry_dynamic.h"
 #include "render.h"
 #include "schema.h"
 #include "spool.h"
@@ -86,6 +87,11 @@ int pipeline_call(const call_request *req, call_result *out)
     if (!req || !req->tool)
         return fail(out, CALL_INVALID, strdup("no tool name given"));
     const tool_entry *e = registry_find(req->tool);
+    if (!e && !legacy_replacement(req->tool)) {
+        /* a lazy tool source (an MCP provider) may own the name */
+        registry_dynamic_demand(req->tool);
+        e = registry_find(req->tool);
+    }
     if (!e || !registry_callable(e) || legacy_replacement(req->tool))
         return fail(out, CALL_UNKNOWN, unknown_tool_message(req->tool));
 
@@ -196,6 +202,10 @@ int pipeline_explain(const call_request *req, call_result *out)
 {
     memset(out, 0, sizeof *out);
     const tool_entry *e = req && req->tool ? registry_find(req->tool) : NULL;
+    if (!e && req && req->tool && !legacy_replacement(req->tool)) {
+        registry_dynamic_demand(req->tool);  /* as pipeline_call */
+        e = registry_find(req->tool);
+    }
     if (!e || !registry_callable(e) || legacy_replacement(req->tool))
         return fail(out, CALL_UNKNOWN, unknown_tool_message(req && req->tool ? req->tool : ""));
     cJSON *empty = NULL;

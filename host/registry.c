@@ -19,6 +19,10 @@ static size_t nentries;
 static const tool_entry **public_order;  /* profile order */
 static size_t npublic;
 static uint64_t epoch = 1;
+/* Dynamic entries replaced or removed: kept until registry_clear, since
+ * registry_find hands out borrowed pointers that calls in flight hold. */
+static tool_entry **graveyard;
+static size_t ngraveyard;
 
 /* Name index: open addressing over `entries`, rebuilt whenever entries
  * are added or removed (load time only), so lookups stay O(1) with tens
@@ -91,7 +95,93 @@ static void entry_free(tool_entry *e)
         return;
     cJSON_Delete(e->schema);
     typed_tool_free(e->typed);
+    free(e->own_name);
+    free(e->own_description);
+    free(e->own_schema_text);
+    cJSON_Delete(e->annotations);
+    cJSON_Delete(e->shown_schema);
     free(e);
+}
+
+void registry_entry_free(tool_entry *e) { entry_free(e); }
+
+static int bury_locked(tool_entry *e)
+{
+    tool_entry **g = realloc(graveyard, (ngraveyard + 1) * sizeof *g);
+    if (!g)
+        return VT_ERR_NOMEM;
+    graveyard = g;
+    graveyard[ngraveyard++] = e;
+    return VT_OK;
+}
+
+static void unpublic_locked(const tool_entry *e)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < npublic; i++)
+        if (public_order[i] != e)
+            public_order[k++] = public_order[i];
+    npublic = k;
+}
+
+int registry_dyn_put(tool_entry *fresh, int *was_listed)
+{
+    *was_listed = 0;
+    pthread_rwlock_wrlock(&lock);
+    int rc = VT_OK;
+    tool_entry *old = find_locked(fresh->t.name);
+    if (old && (!old->dynamic || old->module != fresh->module)) {
+        rc = VT_ERR_EXISTS;
+    } else if (old) {
+        if ((rc = bury_locked(old)) == VT_OK) {
+            *was_listed = old->is_public || old->is_expanded;
+            fresh->is_public = old->is_public;
+            fresh->is_expanded = old->is_expanded;
+            for (size_t i = 0; i < nentries; i++)
+                if (entries[i] == old)
+                    entries[i] = fresh;
+            for (size_t i = 0; i < npublic; i++)
+                if (public_order[i] == old)
+                    public_order[i] = fresh;
+            rc = index_rebuild();
+        }
+    } else {
+        tool_entry **grown = realloc(entries, (nentries + 1) * sizeof *grown);
+        if (!grown) {
+            rc = VT_ERR_NOMEM;
+        } else {
+            entries = grown;
+            entries[nentries++] = fresh;
+            if ((rc = index_rebuild()) != VT_OK)
+                nentries--;
+        }
+    }
+    if (rc == VT_OK)
+        epoch++;
+    pthread_rwlock_unlock(&lock);
+    return rc;
+}
+
+int registry_dyn_drop(const char *name, const plugin_module *m, int *was_listed)
+{
+    *was_listed = 0;
+    pthread_rwlock_wrlock(&lock);
+    tool_entry *e = find_locked(name);
+    int rc = !e ? VT_ERR_NOT_FOUND
+             : (!e->dynamic || e->module != m) ? VT_ERR_DENIED : bury_locked(e);
+    if (rc == VT_OK) {
+        *was_listed = e->is_public || e->is_expanded;
+        unpublic_locked(e);
+        size_t k = 0;
+        for (size_t i = 0; i < nentries; i++)
+            if (entries[i] != e)
+                entries[k++] = entries[i];
+        nentries = k;
+        index_rebuild();
+        epoch++;
+    }
+    pthread_rwlock_unlock(&lock);
+    return rc;
 }
 
 /* Build an entry for one tool; *err says what is wrong with it. */
@@ -415,7 +505,7 @@ const char *registry_suggest(const char *name)
 
 cJSON *registry_describe(const tool_entry *e, const char *format)
 {
-    cJSON *schema = cJSON_Duplicate(e->schema, 1);
+    cJSON *schema = cJSON_Duplicate(e->shown_schema ? e->shown_schema : e->schema, 1);
     const char *desc = e->t.description ? e->t.description : "";
     if (format && strcmp(format, "openai") == 0) {
         cJSON *o = cJSON_CreateObject();
@@ -430,6 +520,10 @@ cJSON *registry_describe(const tool_entry *e, const char *format)
     cJSON_AddStringToObject(o, "name", e->t.name);
     cJSON_AddStringToObject(o, "description", desc);
     cJSON_AddItemToObject(o, "inputSchema", schema);
+    if (e->annotations) {
+        cJSON_AddItemToObject(o, "annotations", cJSON_Duplicate(e->annotations, 1));
+        return o;
+    }
     uint32_t fx = e->t.effects;
     int ro = (fx & VT_EFFECT_READ_ONLY) != 0;
     cJSON *a = cJSON_AddObjectToObject(o, "annotations");
@@ -450,6 +544,11 @@ void registry_clear(void)
     free(entries);
     entries = NULL;
     nentries = 0;
+    for (size_t i = 0; i < ngraveyard; i++)
+        entry_free(graveyard[i]);
+    free(graveyard);
+    graveyard = NULL;
+    ngraveyard = 0;
     free(index_slots);
     index_slots = NULL;
     index_cap = 0;

@@ -18,6 +18,13 @@ typedef struct tool_entry {
     struct typed_tool *typed;      /* non-NULL for typed (libffi) tools */
     int is_public;                 /* listed by the active profile */
     int is_expanded;               /* listed after search_tools found it */
+    /* ---- dynamic tools (registry_dynamic.c); zero for descriptor tools ---- */
+    int dynamic;                   /* added after init: strings below owned */
+    char *own_name, *own_description, *own_schema_text;
+    cJSON *annotations;            /* MCP annotations shown as given, or NULL */
+    cJSON *shown_schema;           /* schema listed when it is beyond the
+                                      validator's subset (then `schema` checks
+                                      only the object shape), else NULL */
 } tool_entry;
 
 /* Lookup by exact name; NULL when unknown.  Entries live until host_close. */
@@ -60,5 +67,16 @@ int registry_set_public(const char *const *names, size_t count, char **err);
 /* Drop a module's tools again (its init failed). */
 void registry_remove_module(struct plugin_module *m);
 void registry_clear(void);
+
+/* ---- dynamic tools (used by registry_dynamic.c) ---- */
+/* Insert `fresh`, or replace the entry of the same name when `fresh->module`
+ * owns it (its listed state carries over).  The replaced entry stays
+ * allocated until registry_clear: calls in flight may still hold it.
+ * *was_listed: the name was listed before.  Bumps the epoch. */
+int registry_dyn_put(tool_entry *fresh, int *was_listed);
+/* Remove the dynamic tool `name` of module m (kept allocated as above). */
+int registry_dyn_drop(const char *name, const struct plugin_module *m, int *was_listed);
+/* Free an entry that never made it into the registry. */
+void registry_entry_free(tool_entry *e);
 
 #endif

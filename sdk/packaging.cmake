@@ -63,7 +63,7 @@ set(CPACK_DEBIAN_HOST_PACKAGE_PROVIDES "${_vt_abi_pkg} (= ${_vt_abi_major}.${_vt
 # The default profile's modules: apt installs them with the host unless
 # told not to; without them the default profile says which are missing.
 set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS
-    "vthost-plugin-exec, vthost-plugin-stdin, vthost-plugin-patch, vthost-plugin-search-tools")
+    "vthost-plugin-exec, vthost-plugin-stdin, vthost-plugin-patch, vthost-plugin-search-tools, vthost-plugin-mcp-providers")
 set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "vthost-plugin-code-search, vthost-dev")
 set(CPACK_COMPONENT_HOST_DESCRIPTION
 "tool host for coding agents
@@ -97,6 +97,7 @@ set(_vt_desc_stdin "write to sessions of exec_command (write_stdin)")
 set(_vt_desc_patch "apply patches to workspace files (apply_patch)")
 set(_vt_desc_search_tools "find the deferred tools of other plugins (search_tools)")
 set(_vt_desc_code_search "bounded search for definitions, usages, text (code_search)")
+set(_vt_desc_mcp_providers "other MCP servers' tools as deferred mcp__server__tool tools")
 foreach(p IN LISTS VTHOST_ALL_PLUGINS)
   string(REPLACE "_" "-" _dash "${p}")
   string(TOUPPER "PLUGIN-${_dash}" _C)

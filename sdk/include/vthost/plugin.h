@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 1
+#define VT_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -354,6 +354,39 @@ struct vt_host_api {
      * (a command may outlive it); *out is owned by the caller and freed
      * with (*out)->release().  Thread-safe. */
     int (*exec_policy)(vt_call *call, vt_exec_policy **out);
+
+    /* ---- added in 1.2: dynamic tools ---- */
+    /* Add a tool after init (from init on, any thread), or replace one
+     * this plugin added earlier under the same name.  `plugin` is the
+     * caller's module name (its file name without .so).  The host copies
+     * name, description, input_schema, effects and flags (read through
+     * `sizeof_tool`, the caller's sizeof(vt_tool)); the hooks are the
+     * plugin's code and must stay valid until its fini.  One run hook may
+     * serve many tools: api->call_tool(call) names the one called.
+     * `annotations_json` (may be NULL) is a JSON object shown as the
+     * tool's MCP annotations instead of those derived from `effects`;
+     * copied.  A schema beyond the host's validator subset is still
+     * listed as given; the host then checks only that the arguments are
+     * an object and the tool's own run hook must validate the rest.
+     * The tool is deferred unless a profile lists it.  The catalog epoch
+     * changes, and when the name was listed the MCP client is sent
+     * notifications/tools/list_changed.  Returns VT_ERR_EXISTS when
+     * another plugin (or a descriptor) owns the name, VT_ERR_INVALID for
+     * a bad name or schema.  Thread-safe. */
+    int (*tool_add)(const char *plugin, const vt_tool *tool, size_t sizeof_tool,
+                    const char *annotations_json);
+    /* Remove a tool this plugin added.  Calls already running keep a
+     * valid tool (the host frees removed tools only at exit).
+     * Thread-safe. */
+    int (*tool_remove)(const char *plugin, const char *name);
+    /* Register `fn`, called when the host needs the plugin's tools now:
+     * with tool == NULL before the deferred catalog is searched, with a
+     * name when a call names a tool nobody registered (yet).  `fn` runs
+     * on the caller's thread with no host lock held, may call tool_add,
+     * and should return within a bounded time (a lazily started source
+     * waits for its tools there).  `ud` is borrowed until fini. */
+    int (*catalog_on_demand)(const char *plugin,
+                             void (*fn)(void *ud, const char *tool), void *ud);
 };
 
 #define VT_HAS(api, member)                                               \

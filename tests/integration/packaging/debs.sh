@@ -3,7 +3,7 @@
 # unpacked with dpkg -x into temporary roots, each run as installed:
 #   host alone                   -> the default profile names the missing
 #                                   packages (vthost-plugin-exec, ...)
-#   host + the four default ones -> the default profile works
+#   host + the five default ones -> the default profile works
 #                                   --profile advanced names
 #                                   vthost-plugin-code-search
 #   ... + vthost-plugin-code-search -> the advanced profile works
@@ -15,7 +15,7 @@ umask 022
 for tool in dpkg-deb "$CPACK"; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool not available"; exit 77; }
 done
-PLUGINS=(exec stdin patch search-tools code-search)
+PLUGINS=(exec stdin patch search-tools code-search mcp-providers)
 comps=$(sed -n 's/^set(CPACK_COMPONENTS_ALL "\(.*\)")$/\1/p' "$BUILD/CPackConfig.cmake")
 missing=()
 for p in "${PLUGINS[@]}"; do
@@ -79,7 +79,7 @@ out=$(dpkg-deb -f "$HOST" Provides)
     { echo "FAIL host Provides: [$out]"; fails=$((fails + 1)); }
 ABI_MAJOR=${BASH_REMATCH[1]:-?} ABI_MINOR=${BASH_REMATCH[3]:-?}
 check "host recommends the default plugins" \
-    "vthost-plugin-exec, vthost-plugin-stdin, vthost-plugin-patch, vthost-plugin-search-tools" \
+    "vthost-plugin-exec, vthost-plugin-stdin, vthost-plugin-patch, vthost-plugin-search-tools, vthost-plugin-mcp-providers" \
     "$(dpkg-deb -f "$HOST" Recommends)"
 if command -v dpkg-shlibdeps >/dev/null; then
     check "host depends on its libraries" "libcjson1" "$(dpkg-deb -f "$HOST" Depends)"
@@ -197,7 +197,7 @@ out=$(vt --version 2>&1)
 check "unpacked host runs" "plugin ABI $ABI_MAJOR.$ABI_MINOR" "$out"
 out=$(vt tools 2>&1); rc=$?
 check_eq "host alone: default profile fails" 1 "$rc"
-for p in exec stdin patch search-tools; do
+for p in exec stdin patch search-tools mcp-providers; do
     check "host alone: names vthost-plugin-$p" "vthost-plugin-$p" "$out"
 done
 check "host alone: names the modules" "exec.so" "$out"
@@ -206,7 +206,8 @@ check "host alone: names the modules" "exec.so" "$out"
     { echo "FAIL host alone: searched directory not named: [$out]"; fails=$((fails + 1)); }
 check_not "host alone: code_search not needed by default" "vthost-plugin-code-search" "$out"
 
-unpack "$R" "${PKG[exec]}" "${PKG[stdin]}" "${PKG[patch]}" "${PKG[search-tools]}"
+unpack "$R" "${PKG[exec]}" "${PKG[stdin]}" "${PKG[patch]}" "${PKG[search-tools]}" \
+    "${PKG[mcp-providers]}"
 out=$(vt tools 2>&1); rc=$?
 check_eq "default plugins: tools exit" 0 "$rc"
 check_eq "default plugins: default profile's tools" \

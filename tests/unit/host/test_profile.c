@@ -30,9 +30,11 @@ static void test_embedded_default(void **st)
     assert_string_equal(p.tools[1], "write_stdin");
     assert_string_equal(p.tools[2], "apply_patch");
     assert_string_equal(p.tools[3], "search_tools");
-    assert_int_equal(p.nmodules, 4);
+    assert_int_equal(p.nmodules, 5);
     assert_string_equal(p.modules[3], "search_tools");
     assert_string_equal(p.packages[3], "vthost-plugin-search-tools");
+    assert_string_equal(p.modules[4], "mcp_providers");
+    assert_string_equal(p.packages[4], "vthost-plugin-mcp-providers");
     assert_string_equal(p.source, "(embedded)");
     profile_free(&p);
 }

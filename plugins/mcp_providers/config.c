@@ -1,0 +1,306 @@
+/* Configuration of the MCP providers, in the shape VT Code's vtcode.toml
+ * uses:
+ *   [mcp] enabled, max_concurrent_connections, request_timeout_seconds,
+ *         retry_attempts, startup_timeout_seconds, tool_timeout_seconds,
+ *         eager_start, max_message_bytes
+ *   [[mcp.providers]] name, command, args, working_directory, env,
+ *         enabled, eager_start (stdio); endpoint, headers, api_key_env,
+ *         protocol_version (Streamable HTTP)
+ *   [mcp.requirements] enforce, allowed_stdio_commands,
+ *         allowed_http_endpoints */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include "config.h"
+#include "naming.h"
+
+static char *errf(const char *fmt, const char *a, const char *b)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, fmt, a, b ? b : "");
+    return strdup(buf);
+}
+
+/* A number of seconds or a count: absent -> def; wrong type -> error. */
+static int get_int(const cJSON *t, const char *key, int lo, int hi, int def, int *out,
+                   char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
+        v->valuedouble < lo || v->valuedouble > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "an integer from %d to %d", lo, hi);
+        *err = errf("vtcode.toml: [mcp] %s must be %s", key, range);
+        return -1;
+    }
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+static int get_bool(const cJSON *t, const char *where, const char *key, int def, int *out,
+                    char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsBool(v)) {
+        *err = errf("vtcode.toml: %s %s must be true or false", where, key);
+        return -1;
+    }
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* An array of strings (absent: empty).  *out NULL-terminated, malloc'd. */
+static int get_strings(const cJSON *t, const char *where, const char *key, char ***out,
+                       size_t *n, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    *out = NULL;
+    *n = 0;
+    if (!v)
+        return 0;
+    const cJSON *it;
+    if (!cJSON_IsArray(v))
+        goto bad;
+    cJSON_ArrayForEach(it, v)
+        if (!cJSON_IsString(it))
+            goto bad;
+    *out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof **out);
+    if (!*out)
+        return -1;
+    cJSON_ArrayForEach(it, v)
+        (*out)[(*n)++] = strdup(it->valuestring);
+    return 0;
+bad:
+    *err = errf("vtcode.toml: %s %s must be an array of strings", where, key);
+    return -1;
+}
+
+static void free_strings(char **v)
+{
+    for (char **a = v; a && *a; a++)
+        free(*a);
+    free(v);
+}
+
+static int push_env(char ***envp, size_t *n, const char *k, const char *v)
+{
+    char **g = realloc(*envp, (*n + 2) * sizeof *g);
+    if (!g)
+        return -1;
+    *envp = g;
+    size_t len = strlen(k) + strlen(v) + 2;
+    g[*n] = malloc(len);
+    if (!g[*n])
+        return -1;
+    snprintf(g[*n], len, "%s=%s", k, v);
+    g[++*n] = NULL;
+    return 0;
+}
+
+/* Only what is configured, plus PATH and HOME unless configured: the
+ * host's own environment (tokens, credentials) does not leak into
+ * every server. */
+static int build_env(provider *p, const cJSON *env, char **err)
+{
+    size_t n = 0;
+    char **envp = calloc(1, sizeof *envp);
+    int has_path = 0, has_home = 0;
+    const cJSON *it;
+    if (env && !cJSON_IsObject(env)) {
+        free(envp);
+        *err = errf("vtcode.toml: [[mcp.providers]] '%s': env must be a table of strings%s",
+                    p->name, NULL);
+        return -1;
+    }
+    cJSON_ArrayForEach(it, env) {
+        if (!cJSON_IsString(it) || !it->string[0] || strchr(it->string, '=')) {
+            free_strings(envp);
+            *err = errf("vtcode.toml: [[mcp.providers]] '%s': env.%s must be a string",
+                        p->name, it->string);
+            return -1;
+        }
+        has_path |= strcmp(it->string, "PATH") == 0;
+        has_home |= strcmp(it->string, "HOME") == 0;
+        push_env(&envp, &n, it->string, it->valuestring);
+    }
+    const char *path = getenv("PATH"), *home = getenv("HOME");
+    if (!has_path)
+        push_env(&envp, &n, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+    if (!has_home && home)
+        push_env(&envp, &n, "HOME", home);
+    p->envp = envp;
+    return 0;
+}
+
+static int allowed_by(const cJSON *list, const char *value)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+        if (cJSON_IsString(it) && strcmp(it->valuestring, value) == 0)
+            return 1;
+    return 0;
+}
+
+static void disable(provider *p, const char *why)
+{
+    p->state = PROV_DISABLED;
+    free(p->reason);
+    p->reason = strdup(why);
+}
+
+static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
+                         const char *workspace, provider *p, char **err)
+{
+    const char *W = "[[mcp.providers]]";
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+    if (!cJSON_IsString(name) || !name->valuestring[0]) {
+        *err = errf("vtcode.toml: every %s needs a name (a string)%s", W, NULL);
+        return -1;
+    }
+    p->name = strdup(name->valuestring);
+    p->prefix = naming_prefix(p->name);
+    p->lim = c->lim;
+    int enabled = 1;
+    if (get_bool(t, W, "enabled", 1, &enabled, err) < 0 ||
+        get_bool(t, W, "eager_start", c->eager, &p->eager, err) < 0)
+        return -1;
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t, "command");
+    const cJSON *endpoint = cJSON_GetObjectItemCaseSensitive(t, "endpoint");
+    if (cmd && !cJSON_IsString(cmd)) {
+        *err = errf("vtcode.toml: %s '%s': command must be a string", W, p->name);
+        return -1;
+    }
+    char **args = NULL;
+    size_t nargs = 0;
+    if (get_strings(t, W, "args", &args, &nargs, err) < 0)
+        return -1;
+    p->argv = calloc(nargs + 2, sizeof *p->argv);
+    if (!p->argv) {
+        free_strings(args);
+        return -1;
+    }
+    p->argv[0] = strdup(cJSON_IsString(cmd) ? cmd->valuestring : "");
+    for (size_t i = 0; i < nargs; i++)
+        p->argv[i + 1] = args[i];
+    free(args);
+    if (build_env(p, cJSON_GetObjectItemCaseSensitive(t, "env"), err) < 0)
+        return -1;
+    const cJSON *wd = cJSON_GetObjectItemCaseSensitive(t, "working_directory");
+    if (wd && !cJSON_IsString(wd)) {
+        *err = errf("vtcode.toml: %s '%s': working_directory must be a string", W, p->name);
+        return -1;
+    }
+    const char *dir = wd ? wd->valuestring : NULL;
+    char joined[PATH_MAX];
+    if (dir && dir[0] != '/') {
+        snprintf(joined, sizeof joined, "%s/%s", workspace, dir);
+        dir = joined;
+    }
+    p->cwd = strdup(dir ? dir : workspace);
+
+    int enforce = 0;
+    if (get_bool(req, "[mcp.requirements]", "enforce", 0, &enforce, err) < 0)
+        return -1;
+    char why[600];
+    if (!enabled) {
+        disable(p, "disabled in vtcode.toml (enabled = false)");
+    } else if (cJSON_IsString(endpoint) && !cmd) {
+        snprintf(why, sizeof why, "MCP provider '%s': Streamable HTTP providers (endpoint) "
+                 "are not supported by this build; use a stdio command", p->name);
+        disable(p, why);
+    } else if (!cJSON_IsString(cmd) || !cmd->valuestring[0]) {
+        *err = errf("vtcode.toml: %s '%s' needs a command (stdio) or an endpoint", W, p->name);
+        return -1;
+    } else if (enforce &&
+               !allowed_by(cJSON_GetObjectItemCaseSensitive(req, "allowed_stdio_commands"),
+                           cmd->valuestring)) {
+        snprintf(why, sizeof why, "MCP provider '%s': command '%s' is not in "
+                 "[mcp.requirements] allowed_stdio_commands", p->name, cmd->valuestring);
+        disable(p, why);
+    }
+    return 0;
+}
+
+int mcpp_config_load(const cJSON *root, const char *workspace, mcpp_config *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    *err = NULL;
+    const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(root, "mcp");
+    if (!mcp)
+        return 0;
+    if (!cJSON_IsObject(mcp)) {
+        *err = strdup("vtcode.toml: mcp must be a table");
+        return -1;
+    }
+    int s_req, s_start, s_tool, maxmsg;
+    if (get_bool(mcp, "[mcp]", "enabled", 1, &out->enabled, err) < 0 ||
+        get_bool(mcp, "[mcp]", "eager_start", 0, &out->eager, err) < 0 ||
+        get_int(mcp, "max_concurrent_connections", 1, 1024, 5, &out->lim.max_concurrent, err) ||
+        get_int(mcp, "request_timeout_seconds", 1, 3600, 30, &s_req, err) ||
+        get_int(mcp, "retry_attempts", 0, 100, 3, &out->lim.retry_attempts, err) ||
+        get_int(mcp, "startup_timeout_seconds", 1, 3600, 30, &s_start, err) ||
+        get_int(mcp, "tool_timeout_seconds", 1, 86400, 300, &s_tool, err) ||
+        get_int(mcp, "max_message_bytes", 1024, 256 << 20, 16 << 20, &maxmsg, err))
+        return -1;
+    out->lim.request_timeout_ms = s_req * 1000;
+    out->lim.startup_timeout_ms = s_start * 1000;
+    out->lim.tool_timeout_ms = s_tool * 1000;
+    out->lim.max_message = (size_t)maxmsg;
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(mcp, "requirements");
+    if (req && !cJSON_IsObject(req)) {
+        *err = strdup("vtcode.toml: mcp.requirements must be a table");
+        return -1;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(mcp, "providers");
+    if (!list)
+        return 0;
+    if (!cJSON_IsArray(list)) {
+        *err = strdup("vtcode.toml: mcp.providers must be an array of tables ([[mcp.providers]])");
+        return -1;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    out->providers = calloc(n ? n : 1, sizeof *out->providers);
+    if (!out->providers)
+        return -1;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, list) {
+        if (!cJSON_IsObject(t)) {
+            *err = strdup("vtcode.toml: each [[mcp.providers]] entry must be a table");
+            return -1;
+        }
+        provider *p = malloc(sizeof *p);
+        if (!p)
+            return -1;
+        provider_init(p);
+        out->providers[out->count++] = p;
+        if (load_provider(t, out, req, workspace, p, err) < 0)
+            return -1;
+        for (size_t i = 0; i + 1 < out->count; i++)
+            if (strcmp(out->providers[i]->prefix, p->prefix) == 0) {
+                *err = errf("vtcode.toml: two [[mcp.providers]] are named '%s' (after "
+                            "replacing characters outside [a-zA-Z0-9_-]): '%s'",
+                            out->providers[i]->name, p->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+void mcpp_config_free(mcpp_config *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        provider_free(c->providers[i]);
+        free(c->providers[i]);
+    }
+    free(c->providers);
+    memset(c, 0, sizeof *c);
+}

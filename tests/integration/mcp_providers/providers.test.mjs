@@ -1,0 +1,313 @@
+// MCP providers through `vthost serve`, driven by the official SDK client:
+// a provider written with the SDK (sdk_provider.mjs) and a raw one that
+// breaks the protocol on purpose (raw_provider.mjs).  Real processes,
+// real files: a denied tool's marker file must not appear, a killed
+// vthost must leave no provider behind.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
+
+requireClients();
+const bin = vthostBin();
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(join(here, "../mcp/package.json"));
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { ToolListChangedNotificationSchema, ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+
+const node = process.execPath;
+const workspaces = [];
+const clients = [];
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await sleep(500);
+  for (const w of workspaces) removeWorkspace(w);
+  // under ASan/UBSan builds: any report on vthost's stderr fails the file
+  for (const c of clients)
+    assert.doesNotMatch(c.stderrText(), /Sanitizer|runtime error:/, c.stderrText());
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const text = (r) => r.content?.map((c) => c.text ?? "").join("") ?? "";
+async function waitFor(pred, ms, what) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await pred()) return;
+    await sleep(50);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+  } catch {
+    return false;
+  }
+};
+const starts = (log) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l.startsWith("start ")) : []);
+
+// A workspace whose vtcode.toml configures the providers (and is passed
+// with --config, so its allow rules count).
+function workspace({ rules = "", mcp = "", extra = "" } = {}) {
+  const w = makeWorkspace("x");
+  workspaces.push(w);
+  const toml = `[permissions]
+allow = ["search_tools", "mcp__test", "mcp__raw"]
+${rules}
+
+[mcp]
+tool_timeout_seconds = 3
+startup_timeout_seconds = 8
+max_message_bytes = 1048576
+${mcp}
+
+[[mcp.providers]]
+name = "test"
+command = "${node}"
+args = ["${join(here, "sdk_provider.mjs")}"]
+env = { PROVIDER_LOG = "${join(w, "test.log")}", PROVIDER_MARKER = "${join(w, "danger.marker")}" }
+
+[[mcp.providers]]
+name = "raw"
+command = "${node}"
+args = ["${join(here, "raw_provider.mjs")}"]
+env = { RAW_LOG = "${join(w, "raw.log")}" }
+${extra}
+`;
+  writeFileSync(join(w, "vtcode.toml"), toml);
+  return w;
+}
+
+async function connect(ws, { capabilities = {} } = {}) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: serverArgs(ws),
+    env: serverEnv({ VTHOST_SECRET_TOKEN: "must-not-leak" }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const client = new Client({ name: "vthost-providers-test", version: "1.0.0" }, { capabilities });
+  client.changed = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => client.changed++);
+  await client.connect(transport);
+  clients.push(client);
+  client.stderrText = () => stderr;
+  client.pid = transport.pid;
+  return client;
+}
+
+async function search(c, query, limit = 5) {
+  const r = await c.callTool({ name: "search_tools", arguments: { query, limit, detail_level: "full" } });
+  assert.ok(!r.isError, text(r));
+  return r.structuredContent.tools.map((t) => t.name);
+}
+
+test("initialize and tools/list never wait for a provider; search starts them", async () => {
+  const ws = workspace({
+    extra: `
+[[mcp.providers]]
+name = "stuck"
+command = "${node}"
+args = ["${join(here, "raw_provider.mjs")}"]
+eager_start = true
+env = { RAW_MODE = "hang_init" }
+`,
+  });
+  const t0 = Date.now();
+  const c = await connect(ws);
+  const list = await c.listTools();
+  assert.ok(Date.now() - t0 < 7000, "initialize + tools/list waited for a provider");
+  assert.ok(!list.tools.some((t) => t.name.startsWith("mcp__")), "provider tools listed before search");
+  assert.equal(starts(join(ws, "test.log")).length, 0, "lazy provider started before any search");
+
+  const found = await search(c, "echo a text back unchanged");
+  assert.ok(found.includes("mcp__test__echo"), found.join(","));
+  await waitFor(() => c.changed > 0, 5000, "notifications/tools/list_changed");
+  const after = await c.listTools();
+  const echo = after.tools.find((t) => t.name === "mcp__test__echo");
+  assert.ok(echo, "expanded provider tool is listed");
+  assert.equal(echo.annotations.readOnlyHint, true, "provider annotations passed through");
+  assert.equal(echo.annotations.title, "Echo");
+  assert.equal(echo.inputSchema.properties.text.type, "string");
+  const r = await c.callTool({ name: "mcp__test__echo", arguments: { text: "hi there" } });
+  assert.ok(!r.isError, text(r));
+  assert.match(text(r), /echo: hi there/);
+  assert.equal(starts(join(ws, "test.log")).length, 1);
+});
+
+test("the environment holds only what is configured plus PATH and HOME", async () => {
+  const c = await connect(workspace());
+  await search(c, "names of the provider's environment variables");
+  const r = await c.callTool({ name: "mcp__test__env_keys", arguments: {} });
+  assert.ok(!r.isError, text(r));
+  const keys = r.structuredContent.structured_content.keys;
+  assert.deepEqual(keys.filter((k) => !["PATH", "HOME", "PROVIDER_LOG", "PROVIDER_MARKER"].includes(k)), []);
+  assert.ok(!text(r).includes("VTHOST_SECRET_TOKEN"));
+});
+
+test("deny rules hold: mcp__test__danger and a whole server", async () => {
+  const ws = workspace({
+    rules: `deny = ["mcp__test__danger", "mcp__raw__ok", "mcp__blocked"]`,
+    extra: `
+[[mcp.providers]]
+name = "blocked"
+command = "${node}"
+args = ["${join(here, "raw_provider.mjs")}"]
+`,
+  });
+  const c = await connect(ws);
+  assert.ok((await search(c, "destructive delete everything")).includes("mcp__test__danger"));
+  const r = await c.callTool({ name: "mcp__test__danger", arguments: {} });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /deni|denied|block/i);
+  await sleep(300);
+  assert.ok(!existsSync(join(ws, "danger.marker")), "the denied tool ran");
+  await search(c, "answer fine raw provider", 10);
+  const raw = await c.callTool({ name: "mcp__raw__ok", arguments: {} });
+  assert.equal(raw.isError, true);
+  assert.match(text(raw), /deni/i);
+  const b = await c.callTool({ name: "mcp__blocked__ok", arguments: {} });
+  assert.equal(b.isError, true, text(b));
+  assert.match(text(b), /deni/i);
+});
+
+test("an ask rule prompts through elicitation", async () => {
+  const ws = workspace({ rules: `ask = ["mcp__test__echo"]` });
+  const c = await connect(ws, { capabilities: { elicitation: {} } });
+  const asked = [];
+  let answer = "approve";
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { decision: answer } };
+  });
+  await search(c, "echo a text back unchanged");
+  const ok = await c.callTool({ name: "mcp__test__echo", arguments: { text: "asked" } });
+  assert.ok(!ok.isError, text(ok));
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /mcp__test__echo/);
+  answer = "deny";
+  const no = await c.callTool({ name: "mcp__test__echo", arguments: { text: "asked" } });
+  assert.equal(no.isError, true);
+});
+
+test("a provider crash mid-call fails that call; the next call restarts it", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  await search(c, "exit the provider process in the middle of the call");
+  await search(c, "echo a text back unchanged");
+  const before = c.changed;
+  const r = await c.callTool({ name: "mcp__test__crash", arguments: {} });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /MCP provider 'test' (exited|was killed)/);
+  // its listed tools stay, marked unavailable, and the client is told
+  await waitFor(() => c.changed > before, 5000, "list_changed for the unavailable tools");
+  const marked = (await c.listTools()).tools.find((t) => t.name === "mcp__test__echo");
+  assert.match(marked.description, /^\[unavailable: MCP provider 'test' (exited|was killed)/);
+  const again = await c.callTool({ name: "mcp__test__echo", arguments: { text: "back" } });
+  assert.ok(!again.isError, text(again));
+  assert.match(text(again), /echo: back/);
+  assert.equal(starts(join(ws, "test.log")).length, 2, "restarted once");
+  const back = (await c.listTools()).tools.find((t) => t.name === "mcp__test__echo");
+  assert.ok(!back.description.includes("unavailable"), back.description);
+});
+
+test("malformed output, huge messages and hangs fail only that provider", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  for (const q of ["line that is not JSON", "one huge message", "never answer"]) await search(c, q, 10);
+  await search(c, "echo a text back unchanged");
+  const g = await c.callTool({ name: "mcp__raw__garbage", arguments: {} });
+  assert.equal(g.isError, true);
+  assert.match(text(g), /malformed/);
+  const echo1 = await c.callTool({ name: "mcp__test__echo", arguments: { text: "still" } });
+  assert.match(text(echo1), /echo: still/);
+  const h = await c.callTool({ name: "mcp__raw__huge", arguments: {} });
+  assert.equal(h.isError, true);
+  assert.match(text(h), /over 1048576 bytes/);
+  const t0 = Date.now();
+  const hang = await c.callTool({ name: "mcp__raw__hang", arguments: {} });
+  assert.equal(hang.isError, true);
+  assert.match(text(hang), /did not answer tools\/call within 3 s/);
+  assert.ok(Date.now() - t0 < 15000);
+  const echo2 = await c.callTool({ name: "mcp__test__echo", arguments: { text: "fine" } });
+  assert.match(text(echo2), /echo: fine/);
+  // the raw provider was killed (hung) and comes back on its next call
+  await search(c, "answer fine raw provider", 10);
+  const ok = await c.callTool({ name: "mcp__raw__ok", arguments: {} });
+  assert.ok(!ok.isError, text(ok));
+  assert.match(text(ok), /raw ok/);
+});
+
+test("pagination, list changes and schemas beyond the validator's subset", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  assert.ok((await search(c, "pangolin armadillo")).includes("mcp__raw__page2_tool"), "second tools/list page");
+  const r = await c.callTool({ name: "mcp__raw__page2_tool", arguments: {} });
+  assert.match(text(r), /raw page2_tool/);
+  // anyOf is passed through to the provider, not refused or weakened
+  await search(c, "schema beyond validator subset");
+  const any = await c.callTool({ name: "mcp__raw__anyof", arguments: { v: 5 } });
+  assert.match(text(any), /v=5/);
+  const listed = (await c.listTools()).tools.find((t) => t.name === "mcp__raw__anyof");
+  assert.ok(listed.inputSchema.properties.v.anyOf, "the provider's schema is listed as given");
+  // the provider adds a tool and says so; the next search finds it
+  await search(c, "register one more tool");
+  await c.callTool({ name: "mcp__test__add_tool", arguments: {} });
+  await sleep(300);
+  assert.ok((await search(c, "zebra giraffe")).includes("mcp__test__late_arrival"));
+  const late = await c.callTool({ name: "mcp__test__late_arrival", arguments: {} });
+  assert.match(text(late), /late/);
+});
+
+test("names are sanitised, cut at 64 with a hash, and map back to the provider's names", async () => {
+  const c = await connect(workspace());
+  assert.ok((await search(c, "quokka")).includes("mcp__raw__odd_name_with_spaces"));
+  const odd = await c.callTool({ name: "mcp__raw__odd_name_with_spaces", arguments: {} });
+  assert.match(text(odd), /raw odd\.name\/with spaces/);
+  const long = (await search(c, "wombat long name")).filter((n) => n.startsWith("mcp__raw__a_very"));
+  assert.equal(long.length, 2, long.join(","));
+  for (const n of long) {
+    assert.ok(n.length <= 64, n);
+    assert.match(n, /_[0-9a-f]{8}$/);
+  }
+  assert.notEqual(long[0], long[1]);
+  const r = await c.callTool({ name: long[0], arguments: {} });
+  assert.match(text(r), /raw a_very_long_tool_name/);
+});
+
+test("progress is forwarded and cancellation reaches the provider", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  await search(c, "wait a while reporting progress");
+  const progress = [];
+  const done = await c.callTool({ name: "mcp__test__slow", arguments: { ms: 500 } }, undefined, {
+    onprogress: (p) => progress.push(p.progress),
+  });
+  assert.match(text(done), /slow done/);
+  assert.ok(progress.length >= 3, `progress forwarded: ${progress}`);
+  const ac = new AbortController();
+  const pending = c.callTool({ name: "mcp__test__slow", arguments: { ms: 20000 } }, undefined, {
+    signal: ac.signal,
+    onprogress: () => ac.abort(),
+  });
+  await assert.rejects(pending);
+  await waitFor(() => existsSync(join(ws, "test.log")) && readFileSync(join(ws, "test.log"), "utf8").includes("cancelled slow"),
+    10000, "the provider to see the cancellation");
+});
+
+test("every provider dies with vthost, SIGKILL included", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  await search(c, "anything at all");
+  const pids = [...starts(join(ws, "test.log")), ...starts(join(ws, "raw.log"))].map((l) => Number(l.split(" ")[1]));
+  assert.equal(pids.length, 2, "both providers started by the search");
+  for (const p of pids) assert.ok(alive(p));
+  process.kill(c.pid, "SIGKILL");
+  await waitFor(() => pids.every((p) => !alive(p)), 5000, "provider processes to end");
+});
