@@ -149,6 +149,11 @@ static int api_path_denied(vt_call *call, vt_subject_kind kind, const char *path
     return permission_path_denied(call->tool, call->agent, kind, path);
 }
 
+static int api_call_one_shot(const vt_call *call)
+{
+    return call && call->fe && call->fe->one_shot;
+}
+
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
     .abi_major = VT_ABI_MAJOR,
@@ -177,6 +182,7 @@ static const vt_host_api table = {
     .catalog_epoch = api_catalog_epoch,
     .path_denied = api_path_denied,
     .exec_policy = perm_exec_policy,
+    .call_one_shot = api_call_one_shot,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 1
+#define VT_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -200,6 +200,18 @@ typedef struct vt_tool {
      * Leave both NULL for a JSON tool. */
     const char *signature;
     void (*typed_fn)(void);
+
+    /* ---- added in 1.2: title and output schema ---- */
+    /* Optional.  A short human-readable name ("Run a shell command"),
+     * shown by clients as the tool's title.  NULL: none. */
+    const char *title;
+    /* Optional.  JSON Schema text (type object) of the result object the
+     * run hook returns on success: its "properties" and "required".  The
+     * host adds the fields it sets itself (output budget, warnings) and
+     * the shape of a failed call ({"success": false, "error": ...}), and
+     * lists the result as MCP outputSchema.  NULL: no output schema
+     * (typed tools get one derived from their return type). */
+    const char *output_schema;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */
@@ -354,6 +366,14 @@ struct vt_host_api {
      * (a command may outlive it); *out is owned by the caller and freed
      * with (*out)->release().  Thread-safe. */
     int (*exec_policy)(vt_call *call, vt_exec_policy **out);
+
+    /* ---- added in 1.2: one-shot front ends ---- */
+    /* Non-zero when nothing started by `call` can outlive it: the front
+     * end exits after this one call (`vthost call`).  A tool that would
+     * leave work running past its answer (a command session) runs it to
+     * completion instead, polling call_cancelled(), which turns non-zero
+     * on the front end's timeout or interrupt. */
+    int (*call_one_shot)(const vt_call *call);
 };
 
 #define VT_HAS(api, member)                                               \
