@@ -18,6 +18,7 @@ typedef struct tool_entry {
     struct typed_tool *typed;      /* non-NULL for typed (libffi) tools */
     int is_public;                 /* listed by the active profile */
     int is_expanded;               /* listed after search_tools found it */
+    cJSON *output_schema;          /* completed MCP outputSchema, or NULL */
 } tool_entry;
 
 /* Lookup by exact name; NULL when unknown.  Entries live until host_close. */
@@ -45,8 +46,9 @@ char *registry_listed_names(void);
 /* The closest callable tool name to `name` by edit distance, or NULL. */
 const char *registry_suggest(const char *name);
 
-/* Tool description as JSON: {"name","description","inputSchema",
- * "annotations"}; format "mcp" or "openai". */
+/* Tool description as JSON: {"name","title","description","inputSchema",
+ * "outputSchema","annotations"} (title and outputSchema when the tool has
+ * them); format "mcp" or "openai". */
 cJSON *registry_describe(const tool_entry *e, const char *format);
 
 /* ---- for the loader and host_open ---- */
