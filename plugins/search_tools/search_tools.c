@@ -11,6 +11,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
+#include "stem.h"
 #include "tokenize.h"
 
 #define LIMIT_MIN 1
@@ -256,6 +257,7 @@ static void st_fini(void)
     g_index = NULL;
     g_epoch = 0;
     pthread_mutex_unlock(&g_mu);
+    stem_release();
 }
 
 static const char st_schema[] =
