@@ -50,8 +50,10 @@ int cli_call_end(call_result *res, double timeout_s, int exit_code)
     struct itimerval off = {0};
     setitimer(ITIMER_REAL, &off, NULL);
     int sig = stop_signal;
-    /* A call that finished before the tool noticed the signal stands. */
-    if (!sig || res->status != CALL_CANCELLED)
+    /* A call that finished before the tool noticed the signal stands;
+     * any other end after a signal (cancelled, or a prompt cut short) is
+     * the signal's doing. */
+    if (!sig || res->status == CALL_OK)
         return exit_code;
     char *msg = sig == SIGALRM
                     ? str_printf("timed out after %g s (--timeout): the call was ended before "
