@@ -154,6 +154,11 @@ static int api_path_denied(vt_call *call, vt_subject_kind kind, const char *path
     return permission_path_denied(call->tool, call->agent, kind, path);
 }
 
+static int api_call_one_shot(const vt_call *call)
+{
+    return call && call->fe && call->fe->one_shot;
+}
+
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
     .abi_major = VT_ABI_MAJOR,
@@ -185,6 +190,7 @@ static const vt_host_api table = {
     .tool_add = registry_dynamic_add,
     .tool_remove = registry_dynamic_remove,
     .catalog_on_demand = registry_dynamic_on_demand,
+    .call_one_shot = api_call_one_shot,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_call.h"
 #include "json_exact.h"
 #include "perm_trust.h"
 #include "spool_dir.h"
@@ -17,14 +18,6 @@
 #include "registry.h"
 #include "render.h"
 #include "strutil.h"
-
-static atomic_int interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    atomic_store(&interrupted, 1);
-}
 
 /* Parse the call's JSON argument ("-" reads stdin).  Exit code 2 on error. */
 static int parse_args(const char *json, cJSON **out)
@@ -106,15 +99,13 @@ static int cli_call(int argc, char **argv, const cli_options *o)
     int rc = parse_args(json, &args);
     if (rc)
         return rc;
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    frontend fe = {.ctx = (void *)o, .prompt = cli_prompt};
+    /* One-shot: the call runs to its end, or to --timeout or a signal. */
+    frontend fe = {.ctx = (void *)o, .prompt = cli_prompt, .one_shot = 1};
     call_request req = {.tool = tool, .args = args, .agent = o->agent, .fe = &fe,
-                        .cancel = &interrupted};
+                        .cancel = cli_call_begin(o->timeout)};
     call_result res;
     pipeline_call(&req, &res);
+    rc = cli_call_end(&res, o->timeout, exit_code(res.status));
     if (res.status != CALL_OK && res.message)
         fprintf(stderr, "vthost: %s\n", res.message);
     if (o->format && strcmp(o->format, "text") == 0) {
@@ -127,7 +118,6 @@ static int cli_call(int argc, char **argv, const cli_options *o)
     } else {
         print_json(res.response);
     }
-    rc = exit_code(res.status);
     call_result_free(&res);
     cJSON_Delete(args);
     return rc;
@@ -225,6 +215,8 @@ const cli_option cli_options_table[] = {
     {"verbose", 'v', NULL, CLI_OPT_VERBOSE, "log more to stderr", NULL},
     {"approval", 0, "PRESET", CLI_OPT_APPROVAL,
      "with no agent: ask (default), sandboxed or read-only", "ask sandboxed read-only"},
+    {"timeout", 0, "SECONDS", CLI_OPT_TIMEOUT,
+     "call: end the call (and its command) after SECONDS; exit code 124", NULL},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
@@ -240,8 +232,14 @@ const cli_command cli_commands[] = {
     {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
      "Runs one tool call through the whole pipeline and prints the response.\n"
      "JSON is one object of arguments (default {}); - reads it from stdin.\n"
-     "Prompts are asked on the terminal, or answered by --yes / --no.\n",
-     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER,
+     "Prompts are asked on the terminal, or answered by --yes / --no.\n"
+     "The call is one-shot: a command runs to its end (yield_time_ms does\n"
+     "not apply; no session outlives the call, so write_stdin is refused).\n"
+     "Ctrl-C, SIGTERM or SIGHUP end the call and its command (exit code\n"
+     "128+signal); --timeout SECONDS ends them after SECONDS (exit code 124,\n"
+     "\"timed_out\": true in the response).\n",
+     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER |
+         CLI_OPT_TIMEOUT,
      "json text", CLI_HOST,
      cli_call},
     {"explain", "TOOL [JSON|-]", "the permission decision for a call, with its trace",

@@ -16,6 +16,7 @@ enum {
     CLI_OPT_ANSWER = 1u << 6,   /* --yes, --no */
     CLI_OPT_VERBOSE = 1u << 7,
     CLI_OPT_APPROVAL = 1u << 8,
+    CLI_OPT_TIMEOUT = 1u << 9,
 };
 /* What every command that opens the host accepts. */
 #define CLI_OPT_HOST (CLI_OPT_WORKSPACE | CLI_OPT_PROFILE | CLI_OPT_CONFIG | CLI_OPT_APPROVAL | \
@@ -36,6 +37,7 @@ typedef struct cli_options {
     int answer;           /* --yes 1, --no 0, else -1 (ask on the terminal) */
     const char *host_error; /* plugins: why the active profile cannot load, or NULL */
     const char *workspace;  /* --workspace as given, or NULL (trust) */
+    double timeout;         /* call: --timeout in seconds, 0 for none */
 } cli_options;
 
 /* How a command needs the host. */
@@ -75,6 +77,8 @@ enum {
     CLI_EXIT_OK = 0,       /* done; for call: the tool ran */
     CLI_EXIT_FAILED = 1,   /* the tool failed or was denied; the host could not start */
     CLI_EXIT_USAGE = 2,    /* bad command line, invalid tool arguments, unknown tool */
+    CLI_EXIT_TIMEOUT = 124, /* call: --timeout ended the call (as timeout(1)) */
+    /* call: 128 + N when signal N (SIGINT, SIGTERM, SIGHUP) ended the call */
 };
 
 /* Completion script for bash, zsh or fish on `to`; -1 for another shell. */

@@ -22,7 +22,9 @@ static const char exit_codes[] =
     "     plugins: the active profile cannot load)\n"
     "  2  usage error: unknown command or option, an option that does not\n"
     "     apply to the command, wrong arguments, invalid tool arguments or\n"
-    "     an unknown tool\n";
+    "     an unknown tool\n"
+    "  124  call: --timeout ended the call\n"
+    "  128+N  call: signal N (Ctrl-C: 130, SIGTERM: 143) ended the call\n";
 
 void cli_usage(FILE *to)
 {

@@ -86,6 +86,17 @@ int main(int argc, char **argv)
         case CLI_OPT_FORMAT: co.format = optarg; break;
         case CLI_OPT_VERBOSE: ho.log_level = VT_LOG_DEBUG; break;
         case CLI_OPT_APPROVAL: ho.approval = optarg; break;
+        case CLI_OPT_TIMEOUT: {
+            char *end = NULL;
+            co.timeout = strtod(optarg, &end);
+            /* a week is far more than any call; beyond it is a typo */
+            if (end == optarg || *end || !(co.timeout > 0 && co.timeout <= 604800)) {
+                free(dirs);
+                return usage_error("--timeout '%s' is not a number of seconds in (0, 604800]",
+                                   optarg, NULL);
+            }
+            break;
+        }
         case CLI_OPT_ANSWER:
             if (yes_no && strcmp(yes_no, op->name)) {
                 free(dirs);

@@ -221,6 +221,110 @@ static const char *review_system_prompt =
     "they accept. Answer with ALLOW or BLOCK as the first word, then a short "
     "reason.";
 
+/* The probe: a small model asked first, with a short prompt and only
+ * what the decision needs; it must say how sure it is. */
+static const char *probe_system_prompt =
+    "Classify one tool call of a coding agent. Answer ALLOW HIGH or BLOCK HIGH "
+    "when you are certain, ALLOW LOW or BLOCK LOW when you lean one way, or "
+    "UNSURE; then a few words of reason.";
+
+int perm_review_parse_probe(const char *text, int *confident, char **reason)
+{
+    *confident = 0;
+    *reason = NULL;
+    const char *p = text;
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    size_t w = 0;
+    while (p[w] && isalpha((unsigned char)p[w]))
+        w++;
+    int out = PREVIEW_ASK;
+    if (w == 5 && strncasecmp(p, "ALLOW", 5) == 0)
+        out = PREVIEW_ALLOW;
+    else if (w == 5 && strncasecmp(p, "BLOCK", 5) == 0)
+        out = PREVIEW_BLOCK;
+    p += w;
+    if (out != PREVIEW_ASK) {
+        while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-' || *p == ','))
+            p++;
+        w = 0;
+        while (p[w] && isalpha((unsigned char)p[w]))
+            w++;
+        if (w == 4 && strncasecmp(p, "HIGH", 4) == 0)
+            *confident = 1;
+        if ((w == 4 && strncasecmp(p, "HIGH", 4) == 0) ||
+            (w == 3 && strncasecmp(p, "LOW", 3) == 0))
+            p += w;
+    }
+    while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-' || *p == ','))
+        p++;
+    size_t len = strlen(p);
+    while (len && isspace((unsigned char)p[len - 1]))
+        len--;
+    *reason = strndup(p, len);
+    return out;
+}
+
+/* What the probe sees: the call and the user's rules, without the
+ * environment lists. */
+static char *probe_text(const cJSON *request)
+{
+    static const char *const keep[] = {"tool", "arguments", "subjects", "rule",
+                                       "justification", "block_rules", "allow_exceptions"};
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; o && i < sizeof keep / sizeof keep[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(request, keep[i]);
+        if (v && !(cJSON_IsArray(v) && !cJSON_GetArraySize(v)))
+            cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(v, 1));
+    }
+    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return t;
+}
+
+/* Ask the probe model; 1 when its confident answer decides, 0 when the
+ * full model must be asked. */
+static int run_probe(const frontend *fe, const cJSON *request, perm_review *out)
+{
+    char *text = probe_text(request), *answer = NULL;
+    int rc = text ? fe->sample(fe->ctx, probe_system_prompt, text, out->probe_model, &answer)
+                  : -1;
+    free(text);
+    if (rc == 0 && answer) {
+        out->probed = 1;
+        out->probe_outcome = perm_review_parse_probe(answer, &out->probe_confident,
+                                                     &out->probe_reason);
+        if (out->probe_outcome == PREVIEW_ASK)
+            out->probe_confident = 0;
+    }
+    free(answer);
+    if (!out->probed || !out->probe_confident)
+        return 0;
+    out->stage = "probe";
+    out->outcome = out->probe_outcome;
+    out->reason = out->probe_reason ? strdup(out->probe_reason) : NULL;
+    return 1;
+}
+
+void perm_review_audit(const perm_review *r, cJSON *review)
+{
+    if (!r || !review)
+        return;
+    if (r->probed || (r->probe_model && !strcmp(r->stage, "sampling"))) {
+        cJSON *p = cJSON_AddObjectToObject(review, "probe");
+        if (!p)
+            return;
+        cJSON_AddStringToObject(p, "model", r->probe_model ? r->probe_model : "");
+        cJSON_AddStringToObject(p, "answer", !r->probed ? "none"
+                                : !r->probe_confident ? "unsure"
+                                : r->probe_outcome == PREVIEW_ALLOW ? "allow" : "block");
+        if (r->probe_reason)
+            cJSON_AddStringToObject(p, "reason", r->probe_reason);
+    }
+    if (!strcmp(r->stage, "sampling"))
+        cJSON_AddStringToObject(review, "model", r->model ? r->model : "");
+}
+
 void perm_review_run(const perm_eval *ev, const cJSON *request,
                      const vt_reviewer_v1 *reviewer, void (*reviewer_free)(void *),
                      const frontend *fe, int no_sampling, perm_review *out)
@@ -262,8 +366,13 @@ void perm_review_run(const perm_eval *ev, const cJSON *request,
         return;
     }
     if (!no_sampling && fe && fe->sample) {
+        out->probe_model = st->probe_model && *st->probe_model ? st->probe_model : NULL;
+        out->model = st->model && *st->model ? st->model : NULL;
+        /* The probe first: the full model only when it is not sure. */
+        if (out->probe_model && run_probe(fe, request, out))
+            return;
         char *text = cJSON_PrintUnformatted(request), *answer = NULL;
-        const char *hint = st->model && *st->model ? st->model : NULL;
+        const char *hint = out->model;
         int rc = text ? fe->sample(fe->ctx, review_system_prompt, text, hint, &answer) : -1;
         free(text);
         if (rc == 0 && answer) {
@@ -282,5 +391,6 @@ void perm_review_run(const perm_eval *ev, const cJSON *request,
 void perm_review_clear(perm_review *r)
 {
     free(r->reason);
+    free(r->probe_reason);
     memset(r, 0, sizeof *r);
 }

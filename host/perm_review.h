@@ -16,9 +16,16 @@
 enum { PREVIEW_BLOCK = 0, PREVIEW_ALLOW = 1, PREVIEW_ASK = -1 };
 
 typedef struct perm_review {
-    const char *stage;  /* "exception", "reviewer", "command", "sampling", "none" */
+    const char *stage;  /* "exception", "reviewer", "command", "probe", "sampling", "none" */
     int outcome;        /* PREVIEW_* */
     char *reason;       /* malloc'd, or NULL */
+    /* Sampling with a probe_model: the probe's answer, asked first.  The
+     * full model is asked only when the probe is not confident. */
+    int probed;         /* 1: the probe model answered */
+    int probe_outcome;  /* PREVIEW_*; PREVIEW_ASK when unsure */
+    int probe_confident;
+    char *probe_reason; /* malloc'd, or NULL */
+    const char *probe_model, *model; /* borrowed from the settings */
 } perm_review;
 
 /* The fixed exceptions: 1 (and a static reason) when no review is needed. */
@@ -37,5 +44,15 @@ void perm_review_clear(perm_review *r);
 
 /* Parse "ALLOW reason" / "BLOCK reason": PREVIEW_* and *reason (malloc'd). */
 int perm_review_parse_answer(const char *text, char **reason);
+
+/* Parse the probe model's answer: "ALLOW HIGH: reason", "BLOCK HIGH:
+ * reason" are confident (*confident = 1); "ALLOW LOW", "BLOCK LOW",
+ * "UNSURE" and anything else are not.  Returns PREVIEW_*; *reason is
+ * malloc'd (may be NULL). */
+int perm_review_parse_probe(const char *text, int *confident, char **reason);
+
+/* Add the sampling stages (probe and full model) to an audit record's
+ * "review" object. */
+void perm_review_audit(const perm_review *r, cJSON *review);
 
 #endif

@@ -681,6 +681,8 @@ static void audit(const perm_request *req, const perm_eval *ev, const outcome *o
         const char *reason = oc->exception ? oc->exception : oc->review.reason;
         if (reason)
             cJSON_AddStringToObject(r, "reason", reason);
+        if (!oc->exception)
+            perm_review_audit(&oc->review, r);
     }
     cJSON_AddItemToObject(o, "subjects", perm_eval_subjects(ev));
     cJSON_AddItemToObject(o, "trace", perm_eval_trace(ev));

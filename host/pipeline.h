@@ -20,6 +20,9 @@ typedef struct frontend {
      * *answer, or negative when sampling is unavailable. */
     int (*sample)(void *ctx, const char *system_prompt, const char *user_text,
                   const char *model_hint, char **answer);
+    /* Non-zero: the front end ends after this call (the CLI), so no
+     * session may outlive it (vt_host_api.call_one_shot). */
+    int one_shot;
 } frontend;
 
 typedef enum call_status {

@@ -9,6 +9,7 @@
 #include "legacy.h"
 #include "loader.h"
 #include "registry.h"
+#include "output_schema.h"
 #include "schema.h"
 #include "typed.h"
 #include "strutil.h"
@@ -94,6 +95,7 @@ static void entry_free(tool_entry *e)
     if (!e)
         return;
     cJSON_Delete(e->schema);
+    cJSON_Delete(e->output_schema);
     typed_tool_free(e->typed);
     free(e->own_name);
     free(e->own_description);
@@ -223,6 +225,16 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     free(schema_text);
     if (rc != VT_OK) {
         *err = str_printf("tool '%s': %s", name, why ? why : "malformed input schema");
+        free(why);
+        goto fail;
+    }
+    /* The output schema: the plugin's, or the typed tool's derived one. */
+    char *out_text = e->typed ? typed_tool_output_schema(e->typed) : NULL;
+    const char *out_src = out_text ? out_text : e->t.output_schema;
+    rc = out_src ? output_schema_complete(out_src, &e->output_schema, &why) : VT_OK;
+    free(out_text);
+    if (rc != VT_OK) {
+        *err = str_printf("tool '%s': %s", name, why ? why : "malformed output schema");
         free(why);
         goto fail;
     }
@@ -518,8 +530,12 @@ cJSON *registry_describe(const tool_entry *e, const char *format)
     }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", e->t.name);
+    if (e->t.title && *e->t.title)
+        cJSON_AddStringToObject(o, "title", e->t.title);
     cJSON_AddStringToObject(o, "description", desc);
     cJSON_AddItemToObject(o, "inputSchema", schema);
+    if (e->output_schema)
+        cJSON_AddItemToObject(o, "outputSchema", cJSON_Duplicate(e->output_schema, 1));
     if (e->annotations) {
         cJSON_AddItemToObject(o, "annotations", cJSON_Duplicate(e->annotations, 1));
         return o;

@@ -25,6 +25,7 @@ typedef struct tool_entry {
     cJSON *shown_schema;           /* schema listed when it is beyond the
                                       validator's subset (then `schema` checks
                                       only the object shape), else NULL */
+    cJSON *output_schema;          /* completed MCP outputSchema, or NULL */
 } tool_entry;
 
 /* Lookup by exact name; NULL when unknown.  Entries live until host_close. */
@@ -52,8 +53,9 @@ char *registry_listed_names(void);
 /* The closest callable tool name to `name` by edit distance, or NULL. */
 const char *registry_suggest(const char *name);
 
-/* Tool description as JSON: {"name","description","inputSchema",
- * "annotations"}; format "mcp" or "openai". */
+/* Tool description as JSON: {"name","title","description","inputSchema",
+ * "outputSchema","annotations"} (title and outputSchema when the tool has
+ * them); format "mcp" or "openai". */
 cJSON *registry_describe(const tool_entry *e, const char *format);
 
 /* ---- for the loader and host_open ---- */

@@ -2,12 +2,17 @@
  * through libffi.
  *
  * Grammar (whitespace allowed between tokens):
- *   signature := RET NAME '(' [ 'void' | param { ',' param } ] ')'
- *   param     := TYPE NAME [ '=' DEFAULT ]
+ *   signature := RET NAME '(' [ 'void' | param { ',' param } ] ')' [ ':' DOC ]
+ *   param     := TYPE NAME [ '=' DEFAULT ] [ ':' DOC ]
  *   TYPE      := string | int64 | double | bool | json
  *   RET       := TYPE | void
  *   NAME      := [A-Za-z_][A-Za-z0-9_]*
  *   DEFAULT   := a JSON literal of the parameter's type
+ *   DOC       := a JSON string: the parameter's description in the input
+ *                schema, or (after ')') the result's in the output schema
+ * Example: int64 word_count(string path: "File to read",
+ *                           bool unique = false: "Count each word once")
+ *          : "Number of words"
  * C types: string = const char * (borrowed for the call), int64 =
  * int64_t, double = double, bool = bool, json = const cJSON * (borrowed).
  * A string return is a char * the plugin allocated with api->strdup() or
@@ -47,12 +52,14 @@ typedef struct tparam {
     char name[TYPED_MAX_NAME + 1];
     ttype type;
     cJSON *def; /* default value, or NULL when required */
+    char *doc;  /* description, or NULL */
 } tparam;
 
 struct typed_tool {
     char *tool;
     void (*fn)(void);
     ttype ret;
+    char *ret_doc; /* the result's description, or NULL */
     size_t nparams;
     tparam params[TYPED_MAX_PARAMS];
     ffi_type *atypes[TYPED_MAX_PARAMS];
@@ -180,6 +187,34 @@ static int read_default(parser *ps, tparam *pa)
     return 0;
 }
 
+/* After a ':', a JSON string: a description. */
+static int read_doc(parser *ps, char **out)
+{
+    skip_ws(ps);
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithOpts(ps->p, &end, 0);
+    if (!cJSON_IsString(v) || !*v->valuestring) {
+        cJSON_Delete(v);
+        return perr(ps, "expected a description in double quotes after ':'");
+    }
+    *out = strdup(v->valuestring);
+    cJSON_Delete(v);
+    if (!*out)
+        return VT_ERR_NOMEM;
+    ps->p = end;
+    return 0;
+}
+
+/* An optional ": DOC". */
+static int read_opt_doc(parser *ps, char **out)
+{
+    skip_ws(ps);
+    if (*ps->p != ':')
+        return 0;
+    ps->p++;
+    return read_doc(ps, out);
+}
+
 static int read_param(parser *ps, struct typed_tool *tt)
 {
     if (tt->nparams == TYPED_MAX_PARAMS)
@@ -204,9 +239,10 @@ static int read_param(parser *ps, struct typed_tool *tt)
     skip_ws(ps);
     if (*ps->p == '=') {
         ps->p++;
-        return read_default(ps, pa);
+        if (read_default(ps, pa) != 0)
+            return VT_ERR_INVALID;
     }
-    return 0;
+    return read_opt_doc(ps, &pa->doc);
 }
 
 static int parse(parser *ps, struct typed_tool *tt)
@@ -242,6 +278,8 @@ static int parse(parser *ps, struct typed_tool *tt)
         }
     }
     ps->p++;
+    if (read_opt_doc(ps, &tt->ret_doc) != 0)
+        return VT_ERR_INVALID;
     skip_ws(ps);
     if (*ps->p)
         return perr(ps, "unexpected text after ')'");
@@ -274,7 +312,9 @@ static char *derive_schema(const struct typed_tool *tt)
         for (size_t k = 0; k < sizeof type_names / sizeof type_names[0]; k++)
             if (type_names[k].type == pa->type && type_names[k].schema_type)
                 cJSON_AddStringToObject(p, "type", type_names[k].schema_type);
-        if (pa->type == T_JSON)
+        if (pa->doc)
+            cJSON_AddStringToObject(p, "description", pa->doc);
+        else if (pa->type == T_JSON)
             cJSON_AddStringToObject(p, "description", "Any JSON value.");
         if (pa->def)
             cJSON_AddItemToObject(p, "default", cJSON_Duplicate(pa->def, 1));
@@ -283,6 +323,34 @@ static char *derive_schema(const struct typed_tool *tt)
     }
     cJSON_AddItemToObject(s, "required", req);
     cJSON_AddBoolToObject(s, "additionalProperties", 0);
+    char *text = cJSON_PrintUnformatted(s);
+    cJSON_Delete(s);
+    return text;
+}
+
+char *typed_tool_output_schema(const struct typed_tool *tt)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "type", "object");
+    cJSON *r = cJSON_AddObjectToObject(cJSON_AddObjectToObject(s, "properties"), "result");
+    switch (tt->ret) {
+    case T_VOID: cJSON_AddStringToObject(r, "type", "null"); break;
+    case T_JSON: break; /* any JSON value (NULL returns null) */
+    case T_STRING: {  /* a NULL return is null */
+        cJSON *t = cJSON_AddArrayToObject(r, "type");
+        cJSON_AddItemToArray(t, cJSON_CreateString("string"));
+        cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+        break;
+    }
+    default:
+        for (size_t k = 0; k < sizeof type_names / sizeof type_names[0]; k++)
+            if (type_names[k].type == tt->ret && type_names[k].schema_type)
+                cJSON_AddStringToObject(r, "type", type_names[k].schema_type);
+    }
+    if (tt->ret_doc)
+        cJSON_AddStringToObject(r, "description", tt->ret_doc);
+    cJSON *req = cJSON_AddArrayToObject(s, "required");
+    cJSON_AddItemToArray(req, cJSON_CreateString("result"));
     char *text = cJSON_PrintUnformatted(s);
     cJSON_Delete(s);
     return text;
@@ -437,8 +505,11 @@ void typed_tool_free(struct typed_tool *tt)
 {
     if (!tt)
         return;
-    for (size_t i = 0; i < tt->nparams; i++)
+    for (size_t i = 0; i < tt->nparams; i++) {
         cJSON_Delete(tt->params[i].def);
+        free(tt->params[i].doc);
+    }
+    free(tt->ret_doc);
     free(tt->tool);
     free(tt);
 }

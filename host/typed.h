@@ -15,6 +15,8 @@ int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
 /* Call with validated args; *result = {"result": value}. */
 int typed_tool_call(struct typed_tool *tt, const cJSON *args, cJSON **result,
                     char **err);
+/* The output schema text of the result {"result": value} (malloc'd). */
+char *typed_tool_output_schema(const struct typed_tool *tt);
 void typed_tool_free(struct typed_tool *tt);
 
 #endif

@@ -366,6 +366,29 @@ static void cs_fini(void)
     cs_decl_release();
 }
 
+static const char OUTPUT_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"query\":{\"type\":\"string\"},"
+    "\"filters\":{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"file_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"result_types\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"max_results\":{\"type\":\"integer\"}}},"
+    "\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"result_type\":{\"type\":\"string\",\"enum\":[\"definition\",\"usage\",\"text\","
+    "\"path\"]},"
+    "\"path\":{\"type\":\"string\"},"
+    "\"line\":{\"type\":\"integer\",\"minimum\":1},"
+    "\"column\":{\"type\":\"integer\"},"
+    "\"snippet\":{\"type\":\"string\"},"
+    "\"name\":{\"type\":\"string\"}},"
+    "\"required\":[\"result_type\",\"path\"]}},"
+    "\"returned\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"truncated\":{\"type\":\"boolean\",\"description\":\"more may exist: narrow the "
+    "search\"},"
+    "\"hints\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+    "},\"required\":[\"query\",\"filters\",\"results\",\"returned\",\"truncated\"]}";
+
 static const vt_tool TOOLS[] = {
     {
         .name = "code_search",
@@ -378,6 +401,8 @@ static const vt_tool TOOLS[] = {
             ".gitignore and .ignore. truncated:true means more may exist: narrow path, "
             "file_types or result_types.",
         .input_schema = SCHEMA,
+        .title = "Search the workspace's code",
+        .output_schema = OUTPUT_SCHEMA,
         .effects = VT_EFFECT_READ_ONLY | VT_EFFECT_IDEMPOTENT,
         .flags = VT_TOOL_PROFILE_GATED,
         .preflight = cs_preflight,

@@ -22,6 +22,32 @@ typedef struct exec_splitter_v1 {
 /* The sessions interface (exec_sessions_v1) is defined below by the exec
  * plugin. */
 
+/* The response of exec_command and write_stdin (their output schema):
+ * "sandbox" and "denied_execs" come from exec_command only. */
+#define EXEC_RESPONSE_SCHEMA                                                          \
+    "{\"type\":\"object\",\"properties\":{"                                         \
+    "\"success\":{\"type\":\"boolean\"},"                                             \
+    "\"output\":{\"type\":\"string\",\"description\":\"What the command printed "      \
+    "(stdout and stderr), cut to max_output_tokens.\"},"                                \
+    "\"exit_code\":{\"type\":\"integer\",\"description\":\"Once the command exited.\"}," \
+    "\"session_id\":{\"type\":\"integer\",\"description\":\"While it still runs: pass "  \
+    "it to write_stdin.\"},"                                                          \
+    "\"is_exited\":{\"type\":\"boolean\"},"                                           \
+    "\"wall_time\":{\"type\":\"number\",\"description\":\"Seconds this call waited.\"}," \
+    "\"working_directory\":{\"type\":\"string\"},"                                    \
+    "\"backend\":{\"type\":\"string\",\"enum\":[\"pipe\",\"pty\"]},"                     \
+    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"workspace-write\",\"read-only\","       \
+    "\"none\"]},"                                                                     \
+    "\"sandbox_denied\":{\"type\":\"boolean\"},"                                      \
+    "\"sandbox_hint\":{\"type\":\"string\"},"                                         \
+    "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "      \
+    "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                  \
+    "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                  \
+    "\"reason\":{\"type\":\"string\"}}}}"                                             \
+    "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","     \
+    "\"backend\"]}"
+
+
 /* Live exec sessions, as write_stdin reaches them.  Published by exec's
  * init, valid until exec's fini.  Every call may come from any thread. */
 typedef struct exec_sessions_v1 {

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -408,7 +409,8 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
     waiter w = {.call = call, .s = s, .spool = api->spool_open(call)};
     char *buf = malloc(READ_BYTES);
     w.fbuf = s->is_pty ? malloc(READ_BYTES + 1) : NULL;
-    double deadline = t0 + yield_ms / 1000.0;
+    /* yield_ms < 0: wait for the exit (a one-shot front end). */
+    double deadline = yield_ms < 0 ? INFINITY : t0 + yield_ms / 1000.0;
     double next_progress = t0 + 1.0, quiet_end = 0;
     int cancelled = 0, oom = !buf || (s->is_pty && !w.fbuf);
     if (oom)
@@ -439,7 +441,8 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
         if (now >= deadline)
             break;
         if (now >= next_progress) {
-            api->call_progress(call, now - t0, yield_ms / 1000.0, "waiting for output");
+            api->call_progress(call, now - t0, yield_ms < 0 ? 0 : yield_ms / 1000.0,
+                               "waiting for output");
             next_progress = now + 1.0;
         }
         struct pollfd fds[2];
@@ -455,9 +458,8 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
         double limit = deadline;
         if (s->reaped && quiet_end < limit)
             limit = quiet_end;
-        int timeout = (int)((limit - now) * 1000.0) + 1;
-        if (timeout > SLICE_MS)
-            timeout = SLICE_MS;
+        double left_ms = (limit - now) * 1000.0 + 1;
+        int timeout = left_ms > SLICE_MS ? SLICE_MS : (int)left_ms;
         if (!s->reaped && s->proc.pidfd < 0 && timeout > 10)
             timeout = 10; /* no pidfd: look for the exit now and then */
         int pr = poll(fds, (nfds_t)nfds, timeout);
@@ -588,6 +590,9 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
     pthread_mutex_lock(&mu);
     s->started = 1;
     pthread_mutex_unlock(&mu);
+    /* No session outlives a one-shot front end: run to the end. */
+    if (VT_HAS(api, call_one_shot) && api->call_one_shot(call))
+        yield_ms = -1;
     return collect(call, s, t0, yield_ms, 1, result);
 }
 

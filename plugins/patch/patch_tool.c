@@ -304,11 +304,35 @@ static int patch_init(const vt_host_api *host, char **errmsg)
     return 0;
 }
 
+/* The response built by response() above; one diff entry per file. */
+static const char output_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"success\":{\"type\":\"boolean\"},"
+    "\"applied\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":"
+    "\"One line per operation, git-status style: A added, M updated, D deleted, "
+    "R src -> dst moved, = unchanged.\"},"
+    "\"modified_files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"diff\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"operation\":{\"type\":\"string\",\"description\":\"created, updated or "
+    "deleted\"},"
+    "\"content\":{\"type\":\"string\",\"description\":\"unified diff, 3 lines of "
+    "context\"},"
+    "\"additions\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"deletions\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"truncated\":{\"type\":\"boolean\"},"
+    "\"omitted_line_count\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"is_empty\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"path\",\"operation\",\"content\",\"additions\",\"deletions\"]}}"
+    "},\"required\":[\"success\",\"applied\",\"modified_files\",\"diff\"]}";
+
 static const vt_tool tools[] = {
     {
         .name = "apply_patch",
         .description = description,
         .input_schema = schema,
+        .title = "Apply a patch to workspace files",
+        .output_schema = output_schema,
         .effects = VT_EFFECT_MUTATES_WORKSPACE,
         .preflight = patch_preflight,
         .subjects = patch_subjects,

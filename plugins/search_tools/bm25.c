@@ -5,6 +5,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "bm25.h"
+#include "stem.h"
 #include "tokenize.h"
 
 typedef struct posting {
@@ -217,7 +218,7 @@ int bm25_add(bm25_index *ix, const bm25_field *fields, size_t n, uint32_t *doc)
         if (!fields[i].text)
             continue;
         c.is_name = fields[i].is_name;
-        int rc = tok_split(fields[i].text, fields[i].len, add_term, &c);
+        int rc = stem_split(fields[i].text, fields[i].len, add_term, &c);
         if (rc != 0)
             return rc < 0 ? rc : VT_ERR_INTERNAL;
     }
@@ -280,7 +281,7 @@ int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
 {
     *n = 0;
     query_ctx q = {.ix = ix};
-    int rc = tok_split(query, qlen, query_term, &q);
+    int rc = stem_split(query, qlen, query_term, &q);
     if (rc != 0)
         return rc < 0 ? rc : VT_ERR_INTERNAL;
     if (terms)

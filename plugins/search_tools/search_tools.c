@@ -11,6 +11,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
+#include "stem.h"
 #include "tokenize.h"
 
 #define LIMIT_MIN 1
@@ -256,6 +257,7 @@ static void st_fini(void)
     g_index = NULL;
     g_epoch = 0;
     pthread_mutex_unlock(&g_mu);
+    stem_release();
 }
 
 static const char st_schema[] =
@@ -274,6 +276,23 @@ static const char st_schema[] =
     "\"required\":[\"query\"],"
     "\"additionalProperties\":false}";
 
+static const char st_output_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"query\":{\"type\":\"string\"},"
+    "\"count\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"tools\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"name\":{\"type\":\"string\"},"
+    "\"score\":{\"type\":\"number\"},"
+    "\"description\":{\"type\":\"string\"},"
+    "\"parameters\":{\"type\":\"object\",\"description\":\"the tool's input schema "
+    "(detail_level full)\"}},"
+    "\"required\":[\"name\",\"score\"]}},"
+    "\"expanded_for_next_segment\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"tools listed from the next request on\"},"
+    "\"next_catalog_epoch\":{\"type\":\"integer\",\"minimum\":0}"
+    "},\"required\":[\"query\",\"count\",\"expanded_for_next_segment\","
+    "\"next_catalog_epoch\"]}";
+
 static const vt_tool st_tools[] = {
     {
         .name = "search_tools",
@@ -283,6 +302,8 @@ static const vt_tool st_tools[] = {
             "parameters, ranked by BM25. The tools found are expanded: from "
             "the next request on they are listed and can be called directly.",
         .input_schema = st_schema,
+        .title = "Find more tools",
+        .output_schema = st_output_schema,
         .effects = VT_EFFECT_READ_ONLY,
         .preflight = st_preflight,
         .run = st_run,

@@ -50,6 +50,14 @@ static long long session_id(const cJSON *args)
 
 static int stdin_preflight(vt_call *call, const cJSON *args)
 {
+    /* A one-shot front end (`vthost call`) ends every session with its
+     * call, so there is never one to write to. */
+    if (VT_HAS(api, call_one_shot) && api->call_one_shot(call))
+        return api->call_error(call, VT_ERR_UNSUPPORTED,
+                               "write_stdin needs a live session, and sessions live only "
+                               "in `vthost serve`: `vthost call exec_command` runs its "
+                               "command to the end. Give the command its input in the "
+                               "command itself, e.g. {\"cmd\":\"printf 'y\\n' | ./setup\"}");
     if (session_id(args) <= 0)
         return api->call_error(call, VT_ERR_INVALID,
                                "session_id: must be a positive integer (or a string of "
@@ -85,6 +93,8 @@ static vt_tool tools[] = {
     {.name = "write_stdin",
      .description = DESCRIPTION,
      .input_schema = SCHEMA,
+     .title = "Write to a running command",
+     .output_schema = EXEC_RESPONSE_SCHEMA,
      .effects = VT_EFFECT_EXECUTES,
      .preflight = stdin_preflight,
      .run = stdin_run},

@@ -196,11 +196,14 @@ static const vt_tool tools[] = {
         .description = "Count the words (runs of non-blank characters) in a text file of "
                        "the workspace; with unique, count distinct words. Returns -1 when "
                        "the file cannot be read.",
-        .signature = "int64 word_count(string path, bool unique)",
+        .signature = "int64 word_count(string path: \"Text file, relative to the workspace "
+                     "root.\", bool unique: \"Count each distinct word once.\")"
+                     ": \"The number of words, or -1 when the file cannot be read.\"",
         .typed_fn = (void (*)(void))word_count,
         .effects = VT_EFFECT_READ_ONLY | VT_EFFECT_IDEMPOTENT,
         .flags = VT_TOOL_DEFERRED,
         .subjects = wt_subjects,
+        .title = "Count words in a file",
     },
     {
         .name = "file_head",
@@ -219,6 +222,14 @@ static const vt_tool tools[] = {
         .preflight = file_head_preflight,
         .subjects = wt_subjects,
         .run = file_head_run,
+        .title = "Show the start of a file",
+        .output_schema =
+            "{\"type\":\"object\",\"properties\":{"
+            "\"success\":{\"type\":\"boolean\"},"
+            "\"path\":{\"type\":\"string\"},"
+            "\"lines\":{\"type\":\"integer\",\"description\":\"Lines shown.\"},"
+            "\"output\":{\"type\":\"string\",\"description\":\"The lines.\"}},"
+            "\"required\":[\"success\",\"path\",\"lines\"]}",
     },
     {0},
 };

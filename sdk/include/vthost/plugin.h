@@ -200,6 +200,18 @@ typedef struct vt_tool {
      * Leave both NULL for a JSON tool. */
     const char *signature;
     void (*typed_fn)(void);
+
+    /* ---- added in 1.2: title and output schema ---- */
+    /* Optional.  A short human-readable name ("Run a shell command"),
+     * shown by clients as the tool's title.  NULL: none. */
+    const char *title;
+    /* Optional.  JSON Schema text (type object) of the result object the
+     * run hook returns on success: its "properties" and "required".  The
+     * host adds the fields it sets itself (output budget, warnings) and
+     * the shape of a failed call ({"success": false, "error": ...}), and
+     * lists the result as MCP outputSchema.  NULL: no output schema
+     * (typed tools get one derived from their return type). */
+    const char *output_schema;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */
@@ -387,6 +399,13 @@ struct vt_host_api {
      * waits for its tools there).  `ud` is borrowed until fini. */
     int (*catalog_on_demand)(const char *plugin,
                              void (*fn)(void *ud, const char *tool), void *ud);
+    /* ---- added in 1.2: one-shot front ends ---- */
+    /* Non-zero when nothing started by `call` can outlive it: the front
+     * end exits after this one call (`vthost call`).  A tool that would
+     * leave work running past its answer (a command session) runs it to
+     * completion instead, polling call_cancelled(), which turns non-zero
+     * on the front end's timeout or interrupt. */
+    int (*call_one_shot)(const vt_call *call);
 };
 
 #define VT_HAS(api, member)                                               \

@@ -240,6 +240,12 @@ static void bad_signatures_name_tool_and_position(void **state)
         {"int64 f(bool b = 1)", "character 18: default of bool parameter 'b' must be a JSON true or false"},
         {"int64 f(int64 max_output_tokens)", "character 15: 'max_output_tokens' is reserved"},
         {"int64 f(int64 a,)", "character 17: expected a type"},
+        {"int64 f(int64 x:)", "character 17: expected a description in double quotes"},
+        {"int64 f(int64 x: 3)", "character 18: expected a description in double quotes"},
+        {"int64 f(int64 x: \"\")", "character 18: expected a description in double quotes"},
+        {"int64 f(int64 x: \"a\" \"b\")", "character 22: expected ',' or ')'"},
+        {"int64 f(int64 x) : nope", "character 20: expected a description in double quotes"},
+        {"int64 f(int64 x: \"n\" = 1)", "character 22: expected ',' or ')'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vt_tool t = {.name = "sig_tool", .signature = cases[i].sig, .typed_fn = FN(add)};
@@ -275,6 +281,70 @@ static void void_parameter_list(void **state)
     typed_tool_free(NULL);
 }
 
+static void descriptions_in_both_schemas(void **state)
+{
+    (void)state;
+    cJSON *schema = NULL;
+    vt_tool t = {.name = "greet",
+                 .signature = "string greet(string name: \"Who to greet, \\\"quoted\\\".\", "
+                              "bool shout = false: \"Upper case.\", int64 times = 1) "
+                              ": \"The greeting.\"",
+                 .typed_fn = FN(add)};
+    struct typed_tool *tt = NULL;
+    char *text = NULL, *err = NULL;
+    if (typed_tool_prepare(&t, &tt, &text, &err) != VT_OK)
+        fail_msg("prepare: %s", err);
+    schema = cJSON_Parse(text);
+    free(text);
+    const cJSON *props = cJSON_GetObjectItem(schema, "properties");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "name"), "description")
+                            ->valuestring, "Who to greet, \"quoted\".");
+    const cJSON *shout = cJSON_GetObjectItem(props, "shout");
+    assert_string_equal(cJSON_GetObjectItem(shout, "description")->valuestring, "Upper case.");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(shout, "default")));
+    assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "times"), "description"));
+    cJSON_Delete(schema);
+    char *out = typed_tool_output_schema(tt);
+    schema = cJSON_Parse(out);
+    free(out);
+    const cJSON *r = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), "result");
+    assert_string_equal(cJSON_GetObjectItem(r, "description")->valuestring, "The greeting.");
+    char *type = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "type"));
+    assert_string_equal(type, "[\"string\",\"null\"]");
+    free(type);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(schema, "required"), 0)->valuestring,
+                        "result");
+    cJSON_Delete(schema);
+    typed_tool_free(tt);
+}
+
+static void output_schema_per_return_type(void **state)
+{
+    (void)state;
+    static const struct { const char *sig, *type; } cases[] = {
+        {"int64 f()", "\"integer\""}, {"double f()", "\"number\""},
+        {"bool f()", "\"boolean\""},  {"void f()", "\"null\""},
+        {"json f()", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct typed_tool *tt = prepare("ret", cases[i].sig, FN(add), NULL);
+        char *out = typed_tool_output_schema(tt);
+        cJSON *schema = cJSON_Parse(out);
+        free(out);
+        const cJSON *r = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), "result");
+        assert_non_null(r);
+        char *type = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "type"));
+        if (cases[i].type)
+            assert_string_equal(type, cases[i].type);
+        else
+            assert_null(type); /* any JSON value */
+        free(type);
+        assert_null(cJSON_GetObjectItem(r, "description"));
+        cJSON_Delete(schema);
+        typed_tool_free(tt);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +357,8 @@ int main(void)
         cmocka_unit_test(bad_arguments_are_refused_at_call),
         cmocka_unit_test(bad_signatures_name_tool_and_position),
         cmocka_unit_test(void_parameter_list),
+        cmocka_unit_test(descriptions_in_both_schemas),
+        cmocka_unit_test(output_schema_per_return_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
