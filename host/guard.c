@@ -18,7 +18,7 @@
  *   additional_verification_commands = [...]  extends them
  *   require_success = false     only runs that exit 0 verify
  *   detect_shell_edits = true   snapshot the workspace around commands
- *   max_snapshot_entries = 200000 */
+ *   max_snapshot_entries = 100000 */
 #include "guard.h"
 
 #include <stdarg.h>
@@ -34,7 +34,7 @@
 #include "subjects.h"
 
 #define GUARD_DEFAULT_THRESHOLD 4
-#define GUARD_DEFAULT_MAX_ENTRIES 200000
+#define GUARD_DEFAULT_MAX_ENTRIES 100000
 #define NAMES_SHOWN 5
 
 static const char *const default_rules[] = {
