@@ -158,7 +158,8 @@ int guard_snapshot_take(const char *root, size_t max_entries, guard_snapshot **o
         guard_snapshot_free(s);
         return VT_ERR_NOMEM;
     }
-    qsort(s->v, s->n, sizeof *s->v, by_key);
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, by_key);
     *out = s;
     return VT_OK;
 }

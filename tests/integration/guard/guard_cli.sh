@@ -8,7 +8,7 @@
 set -u
 vthost=$1
 ws=$(mktemp -d /tmp/vthost-guard-cli.XXXXXX)
-trap 'rm -rf "$ws"' EXIT
+trap 'rm -rf "$ws" "$ws.stderr"' EXIT
 cat >"$ws/vtcode.toml" <<'TOML'
 [permissions]
 allow = ["exec_command", "apply_patch"]
@@ -18,7 +18,8 @@ pass=0 fail=0
 check() { # check NAME CONDITION-STATUS
     if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1"; fi
 }
-vt() { "$vthost" --workspace "$ws" --config "$ws/vtcode.toml" call "$@"; }
+errs=$ws.stderr
+vt() { "$vthost" --workspace "$ws" --config "$ws/vtcode.toml" call "$@" 2>>"$errs"; }
 run() { vt exec_command "{\"cmd\":\"$1\",\"yield_time_ms\":10000}"; }
 add() { vt apply_patch "{\"input\":\"*** Begin Patch\\n*** Add File: $1\\n+x\\n*** End Patch\\n\"}"; }
 blocked() { grep -q '"failure_kind":"anti_blind_editing_verification_required"' <<<"$1"; }
@@ -49,7 +50,7 @@ out=$(add g.txt); grep -q '"success":true' <<<"$out"; check "make verified" $?
 for n in 1 2; do out=$(add "pre$n.txt"); done
 pids=()
 for i in 0 1 2 3 4 5; do
-    add "race$i.txt" >"$ws.out$i" 2>/dev/null &
+    add "race$i.txt" >"$ws.out$i" &
     pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
@@ -61,5 +62,7 @@ check "the other five were blocked (got $blk)" "$([ "$blk" -eq 5 ]; echo $?)"
 files=$(ls "$ws"/race*.txt 2>/dev/null | wc -l)
 check "one race file on disk (got $files)" "$([ "$files" -eq 1 ]; echo $?)"
 
+! grep -qE 'Sanitizer|runtime error:' "$errs"; check "no sanitizer report" $?
+grep -E 'Sanitizer|runtime error:' -A20 "$errs" | head -40
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -23,10 +23,14 @@ const workspaces = [];
 const clients = [];
 let passed = 0;
 
+// The servers' stderr: a sanitizer's report there fails the test.
+let serverErrors = "";
+
 async function connect(ws) {
   const transport = new StdioClientTransport({
-    command: bin, args: serverArgs(ws), env: serverEnv(), stderr: "inherit",
+    command: bin, args: serverArgs(ws), env: serverEnv(), stderr: "pipe",
   });
+  transport.stderr?.on("data", (d) => { serverErrors += d; process.stderr.write(d); });
   const client = new Client({ name: "vthost-guard-test", version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
   clients.push(client);
@@ -139,5 +143,10 @@ try {
   process.exitCode = 1;
 } finally {
   for (const c of clients) await c.close().catch(() => {});
+  await new Promise((r) => setTimeout(r, 500)); // let exit-time reports arrive
   for (const w of workspaces) removeWorkspace(w);
+  if (/Sanitizer|runtime error:/.test(serverErrors)) {
+    console.log("a server reported a sanitizer error (above)");
+    process.exitCode = 1;
+  }
 }
