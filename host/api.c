@@ -113,7 +113,7 @@ static int api_subject_add(vt_subjects *out, vt_subject_kind kind, const char *v
 
 static void api_note(vt_call *call, vt_note_kind kind, const char *detail, long value)
 {
-    guard_note(call ? call->tool : NULL, kind, detail, value);
+    guard_note(call, kind, detail, value);
 }
 
 static cJSON *api_catalog_list(void)

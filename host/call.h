@@ -21,6 +21,7 @@ struct vt_call {
     const frontend *fe;
     atomic_int *cancel;
     const char *agent;      /* per-call agent, or NULL */
+    struct guard_call *guard; /* anti-blind-editing state while it runs */
 };
 
 void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,

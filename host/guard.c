@@ -1,58 +1,75 @@
-/* Anti-blind-editing: count effective workspace mutations (notes from
- * tools such as apply_patch) and, once max_unverified_mutations of them
- * happened without a verification command succeeding in between, block
- * tools that declare VT_EFFECT_MUTATES_WORKSPACE until one does.
+/* Anti-blind-editing: count effective workspace mutations and, once
+ * max_unverified_mutations of them happened without a verification run in
+ * between, refuse further mutations until one completes.
+ *
+ * A mutation is an apply_patch-like tool's note (VT_NOTE_MUTATION), or a
+ * command that changed workspace files, seen by comparing metadata
+ * snapshots taken before and after the call (guard_snapshot.c).  A
+ * verification is judged from what the command actually executed, as
+ * the exec plugin reports it at exit (VT_NOTE_COMMAND_RAN): every program
+ * the command text ran must be a verification run or neutral, at least
+ * one a verification, none refused, and the command must have completed
+ * (exited by itself, with require_success: with 0).
  *
  * Configuration, [tools.anti_blind_editing] in vtcode.toml:
  *   enabled = true
  *   max_unverified_mutations = 4
  *   verification_commands = [...]             replaces the defaults
  *   additional_verification_commands = [...]  extends them
- * A rule is a command prefix in words ("cargo test" matches
- * "cargo test --all"; the program may be given as a path), or a PCRE2
- * pattern written "re:<pattern>" matched against the simple command. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-#include <pthread.h>
+ *   require_success = false     only runs that exit 0 verify
+ *   detect_shell_edits = true   snapshot the workspace around commands
+ *   max_snapshot_entries = 100000 */
+#include "guard.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../plugins/exec/exec_service.h"
-#include "guard.h"
-#include "host.h"
+#include "call.h"
+#include "guard_match.h"
+#include "guard_snapshot.h"
+#include "guard_state.h"
+#include "paths.h"
+#include "strutil.h"
+#include "subjects.h"
 
 #define GUARD_DEFAULT_THRESHOLD 4
+#define GUARD_DEFAULT_MAX_ENTRIES 100000
+#define NAMES_SHOWN 5
 
 static const char *const default_rules[] = {
     "make", "gmake", "ninja", "ctest", "cmake --build", "meson test", "meson compile",
     "cargo check", "cargo build", "cargo test", "cargo clippy", "cargo nextest",
     "go build", "go test", "go vet",
-    "npm test", "npm run test", "npm run build", "npm build",
-    "pnpm test", "pnpm run test", "pnpm build", "pnpm run build",
-    "yarn test", "yarn run test", "yarn build", "yarn run build",
-    "pytest", "python -m pytest", "python3 -m pytest", "tsc", "npx tsc",
-    "gradle", "gradlew", "mvn", "mvnw",
-    NULL};
+    "npm test", "npm run test", "npm run lint", "npm run build", "npm run check",
+    "pnpm test", "pnpm run test", "pnpm lint", "pnpm run lint", "pnpm build", "pnpm run build",
+    "yarn test", "yarn run test", "yarn lint", "yarn run lint", "yarn build", "yarn run build",
+    "npx tsc", "npx eslint", "npx jest", "npx vitest", "tsc", "eslint", "jest", "vitest",
+    "pytest", "py.test", "python -m pytest", "python3 -m pytest", "python -m unittest",
+    "python3 -m unittest", "ruff check", "mypy", "tox", "nox",
+    "mvn test", "mvn verify", "mvn package", "mvn compile", "mvn install",
+    "mvnw test", "mvnw verify", "mvnw package", "mvnw compile", "mvnw install",
+    "gradle test", "gradle build", "gradle check", "gradlew test", "gradlew build",
+    "gradlew check", "dotnet test", "dotnet build", "swift test", "swift build",
+    "zig build", "deno test", "bun test", "mix test", "rspec", "bundle exec rspec",
+    "rake test", "phpunit", NULL};
 
-/* Commands that may stand beside a verification command without
- * spoiling it ("cd build && ctest"), but verify nothing alone. */
-static const char *const neutral_commands[] = {"cd", "pushd", "popd", NULL};
-
-typedef struct rule {
-    char **words;     /* prefix rule */
-    size_t nwords;
-    pcre2_code *re;   /* or a pattern */
-} rule;
+struct guard_call {
+    int locked;              /* st is held for the whole run */
+    guard_state st;
+    int mutated;             /* the tool noted an effective mutation */
+    int verified;            /* a command it finished was a verification */
+    long pending_before;
+    guard_snapshot *before;  /* commands: the workspace before the run */
+};
 
 static struct {
-    pthread_mutex_t lock;
-    int enabled;
+    int enabled, require_success, detect;
     long threshold;
-    long pending;     /* effective mutations since the last verification */
-    rule *rules;
-    size_t nrules;
-} G = {PTHREAD_MUTEX_INITIALIZER, 0, GUARD_DEFAULT_THRESHOLD, 0, NULL, 0};
+    size_t max_entries;
+    guard_rules *rules;
+    const char *workspace;
+} G;
 
 static int failf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int failf(char **err, const char *fmt, ...)
@@ -65,82 +82,6 @@ static int failf(char **err, const char *fmt, ...)
     return VT_ERR_INVALID;
 }
 
-/* Split on blanks; returns the word count, *out malloc'd. */
-static size_t split_words(const char *s, char ***out)
-{
-    size_t n = 0, cap = 4;
-    char **v = malloc(cap * sizeof *v);
-    while (v && *s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (!*s)
-            break;
-        const char *e = s;
-        while (*e && *e != ' ' && *e != '\t')
-            e++;
-        if (n == cap) {
-            char **q = realloc(v, (cap *= 2) * sizeof *v);
-            if (!q)
-                break;
-            v = q;
-        }
-        v[n++] = strndup(s, (size_t)(e - s));
-        s = e;
-    }
-    *out = v;
-    return v ? n : 0;
-}
-
-static void free_words(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-static void free_rules(void)
-{
-    for (size_t i = 0; i < G.nrules; i++) {
-        free_words(G.rules[i].words, G.rules[i].nwords);
-        pcre2_code_free(G.rules[i].re);
-    }
-    free(G.rules);
-    G.rules = NULL;
-    G.nrules = 0;
-}
-
-static int add_rule(const char *text, char **err)
-{
-    rule r = {0};
-    if (strncmp(text, "re:", 3) == 0) {
-        int ec;
-        PCRE2_SIZE off;
-        r.re = pcre2_compile((PCRE2_SPTR)(text + 3), PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &off,
-                             NULL);
-        if (!r.re) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(ec, msg, sizeof msg);
-            return failf(err, "[tools.anti_blind_editing] verification rule '%s': %s at "
-                              "offset %zu", text, (char *)msg, (size_t)off);
-        }
-    } else {
-        r.nwords = split_words(text, &r.words);
-        if (r.nwords == 0) {
-            free_words(r.words, 0);
-            return failf(err, "[tools.anti_blind_editing] verification rule '%s' is empty", text);
-        }
-    }
-    rule *q = realloc(G.rules, (G.nrules + 1) * sizeof *q);
-    if (!q) {
-        free_words(r.words, r.nwords);
-        pcre2_code_free(r.re);
-        return VT_ERR_NOMEM;
-    }
-    G.rules = q;
-    G.rules[G.nrules++] = r;
-    return 0;
-}
-
 static int add_rule_array(const cJSON *arr, const char *key, char **err)
 {
     if (!cJSON_IsArray(arr))
@@ -149,214 +90,381 @@ static int add_rule_array(const cJSON *arr, const char *key, char **err)
     cJSON_ArrayForEach(it, arr) {
         if (!cJSON_IsString(it))
             return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
-        int rc = add_rule(it->valuestring, err);
+        int rc = guard_rules_add(G.rules, it->valuestring, err);
         if (rc)
             return rc;
     }
     return 0;
 }
 
+static int read_bool(const cJSON *sec, const char *key, int *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsBool(v))
+        return failf(err, "[tools.anti_blind_editing] %s must be true or false", key);
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+static int read_count(const cJSON *sec, const char *key, double max, double *out, char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > max ||
+        v->valuedouble != (double)(long)v->valuedouble)
+        return failf(err, "[tools.anti_blind_editing] %s must be an integer of at least 1", key);
+    *out = v->valuedouble;
+    return 0;
+}
+
 static int read_config(const cJSON *sec, char **err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, "enabled");
-    if (v) {
-        if (!cJSON_IsBool(v))
-            return failf(err, "[tools.anti_blind_editing] enabled must be true or false");
-        G.enabled = cJSON_IsTrue(v);
-    }
-    v = cJSON_GetObjectItemCaseSensitive(sec, "max_unverified_mutations");
-    if (v) {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble != (double)(long)v->valuedouble)
-            return failf(err, "[tools.anti_blind_editing] max_unverified_mutations must be an "
-                              "integer of at least 1");
-        G.threshold = (long)v->valuedouble;
-    }
+    double threshold = GUARD_DEFAULT_THRESHOLD, entries = GUARD_DEFAULT_MAX_ENTRIES;
+    int rc = read_bool(sec, "enabled", &G.enabled, err);
+    if (!rc)
+        rc = read_bool(sec, "require_success", &G.require_success, err);
+    if (!rc)
+        rc = read_bool(sec, "detect_shell_edits", &G.detect, err);
+    if (!rc)
+        rc = read_count(sec, "max_unverified_mutations", 1e9, &threshold, err);
+    if (!rc)
+        rc = read_count(sec, "max_snapshot_entries", 1e8, &entries, err);
+    G.threshold = (long)threshold;
+    G.max_entries = (size_t)entries;
+    if (!rc)
+        rc = guard_rules_new(&G.rules);
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(sec, "verification_commands");
-    int rc = 0;
-    if (rules)
+    if (!rc && rules)
         rc = add_rule_array(rules, "verification_commands", err);
-    else
-        for (size_t i = 0; default_rules[i] && rc == 0; i++)
-            rc = add_rule(default_rules[i], err);
+    for (size_t i = 0; !rc && !rules && default_rules[i]; i++)
+        rc = guard_rules_add(G.rules, default_rules[i], err);
     const cJSON *extra = cJSON_GetObjectItemCaseSensitive(sec, "additional_verification_commands");
-    if (rc == 0 && extra)
+    if (!rc && extra)
         rc = add_rule_array(extra, "additional_verification_commands", err);
     return rc;
 }
 
-int guard_init(const cJSON *config, char **err)
+int guard_init(const cJSON *config, const char *workspace, char **err)
 {
     guard_fini();
-    pthread_mutex_lock(&G.lock);
     G.enabled = 1;
-    G.threshold = GUARD_DEFAULT_THRESHOLD;
-    G.pending = 0;
+    G.detect = 1;
+    G.require_success = 0;
+    G.workspace = workspace;
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
-    int rc;
-    if (sec && !cJSON_IsObject(sec))
-        rc = failf(err, "[tools.anti_blind_editing] must be a table");
-    else
-        rc = read_config(sec, err);
+    int rc = sec && !cJSON_IsObject(sec)
+                 ? failf(err, "[tools.anti_blind_editing] must be a table")
+                 : read_config(sec, err);
     if (rc)
-        free_rules();
-    pthread_mutex_unlock(&G.lock);
+        guard_fini();
     return rc;
 }
 
 void guard_fini(void)
 {
-    pthread_mutex_lock(&G.lock);
-    free_rules();
-    G.pending = 0;
-    pthread_mutex_unlock(&G.lock);
+    guard_rules_free(G.rules);
+    G.rules = NULL;
+    G.enabled = 0;
+    G.workspace = NULL;
+    guard_state_reset_local();
 }
 
-static const char *base_name(const char *w)
-{
-    const char *s = strrchr(w, '/');
-    return s ? s + 1 : w;
-}
+/* ---- verification ------------------------------------------------------ */
 
-static int is_assignment(const char *w)
+/* A command text with nothing a shell would interpret: its words are
+ * the one program it runs.  Only used when no watcher reported. */
+static int plain_text(const char *s)
 {
-    const char *eq = strchr(w, '=');
-    if (!eq || eq == w)
-        return 0;
-    for (const char *c = w; c < eq; c++)
-        if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-              (c > w && *c >= '0' && *c <= '9')))
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                     " _./:=,+@%-", *s))
             return 0;
     return 1;
 }
 
-static int rule_matches(const rule *r, const char *cmd, char **w, size_t nw)
+/* 1 verifies, 0 neutral, -1 neither. */
+static int classify_json_argv(const cJSON *argv)
 {
-    if (r->re) {
-        pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
-        if (!md)
-            return 0;
-        int m = pcre2_match(r->re, (PCRE2_SPTR)cmd, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
-        pcre2_match_data_free(md);
-        return m >= 0;
+    int n = cJSON_GetArraySize(argv);
+    if (!cJSON_IsArray(argv) || n < 1)
+        return -1;
+    char **v = calloc((size_t)n, sizeof *v);
+    if (!v)
+        return -1;
+    int i = 0, ok = 1;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, argv) {
+        if (!cJSON_IsString(a)) {
+            ok = 0;
+            break;
+        }
+        v[i++] = a->valuestring;
     }
-    if (nw < r->nwords)
-        return 0;
-    for (size_t i = 0; i < r->nwords; i++) {
-        const char *word = i == 0 ? base_name(w[i]) : w[i];
-        if (strcmp(word, r->words[i]) != 0)
-            return 0;
-    }
-    return 1;
+    int k = ok ? guard_classify(G.rules, v, (size_t)n) : -1;
+    free(v);
+    return k;
 }
 
-/* 1 verifies, 0 neutral, -1 neither.  Called with the lock held. */
-static int classify(const char *cmd)
+static int text_verifies(const char *cmd)
 {
+    if (!cmd || !plain_text(cmd))
+        return 0;
     char **w;
-    size_t nw = split_words(cmd, &w);
-    size_t skip = 0;
-    while (skip < nw && is_assignment(w[skip]))
-        skip++;
-    int result = -1;
-    for (size_t i = 0; i < G.nrules && result < 0; i++)
-        if (rule_matches(&G.rules[i], cmd, w + skip, nw - skip))
-            result = 1;
-    for (size_t i = 0; result < 0 && skip < nw && neutral_commands[i]; i++)
-        if (strcmp(w[skip], neutral_commands[i]) == 0)
-            result = 0;
-    free_words(w, nw);
-    return result;
+    size_t n = guard_split_words(cmd, &w);
+    int k = n ? guard_classify(G.rules, w, n) : -1;
+    guard_free_words(w, n);
+    return k == 1;
 }
 
-/* Every simple command verifies or is neutral, and at least one verifies.
- * An opaque part (one the splitter cannot see into) spoils it.  The
- * splitter is another plugin's code: it runs without the lock held. */
-static int is_verification(const char *command)
+/* The exec plugin's exit report (VT_NOTE_COMMAND_RAN). */
+static int report_verifies(const char *detail)
 {
-    const vt_host_api *api = host_api();
-    exec_splitter_v1 *sp = api ? api->service_lookup(EXEC_SPLITTER_SERVICE) : NULL;
-    if (!sp || sp->struct_size < sizeof *sp || !sp->split || !command)
-        return 0;
-    cJSON *parts = NULL;
-    if (sp->split(command, &parts) != 0 || !cJSON_IsArray(parts)) {
-        cJSON_Delete(parts);
-        return 0;
-    }
-    int verifies = 0, ok = cJSON_GetArraySize(parts) > 0;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, parts) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "command");
-        if (!cJSON_IsString(c) || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "opaque"))) {
-            ok = 0;
-            break;
+    cJSON *r = cJSON_Parse(detail ? detail : "");
+    const cJSON *progs = cJSON_GetObjectItemCaseSensitive(r, "programs");
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(r, "command");
+    int verifies = 0;
+    if (!progs) {
+        verifies = cJSON_IsString(cmd) && text_verifies(cmd->valuestring);
+    } else if (cJSON_IsArray(progs) &&
+               !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "complete")) &&
+               !(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "refused")) > 0)) {
+        const cJSON *p;
+        int ok = 1;
+        cJSON_ArrayForEach(p, progs) {
+            int k = classify_json_argv(p);
+            if (k < 0)
+                ok = 0;
+            verifies |= k == 1;
         }
-        pthread_mutex_lock(&G.lock);
-        int k = classify(c->valuestring);
-        pthread_mutex_unlock(&G.lock);
-        if (k < 0) {
-            ok = 0;
-            break;
-        }
-        verifies |= k == 1;
+        verifies &= ok;
     }
-    cJSON_Delete(parts);
-    return ok && verifies;
+    cJSON_Delete(r);
+    return verifies;
 }
 
-void guard_note(const tool_entry *tool, vt_note_kind kind, const char *detail, long value)
+static int completed(long exit_code)
 {
-    (void)tool;
-    if (kind == VT_NOTE_MUTATION && value > 0) {
-        pthread_mutex_lock(&G.lock);
-        G.pending++;
-        pthread_mutex_unlock(&G.lock);
-    } else if (kind == VT_NOTE_COMMAND_EXIT && value == 0) {
-        pthread_mutex_lock(&G.lock);
-        int enabled = G.enabled;
-        pthread_mutex_unlock(&G.lock);
-        if (enabled && is_verification(detail)) {
-            pthread_mutex_lock(&G.lock);
-            G.pending = 0;
-            pthread_mutex_unlock(&G.lock);
-        }
-    }
+    /* 126/127: not runnable or not found; 128+N: ended by a signal. */
+    return G.require_success ? exit_code == 0 : exit_code >= 0 && exit_code < 126;
 }
 
-int guard_check(const tool_entry *tool, const cJSON *args, cJSON **blocked_response)
+/* ---- would a command mutate? -------------------------------------------- */
+
+static int inside_workspace(const char *cwd, const char *path)
 {
-    (void)args;
-    *blocked_response = NULL;
-    if (!tool || !(tool->t.effects & VT_EFFECT_MUTATES_WORKSPACE))
-        return 0;
-    pthread_mutex_lock(&G.lock);
-    long pending = G.pending, threshold = G.threshold;
-    int block = G.enabled && pending >= threshold;
-    pthread_mutex_unlock(&G.lock);
-    if (!block)
-        return 0;
-    char *hint = NULL;
-    if (asprintf(&hint,
-                 "%ld workspace changes since the last verification (the limit is %ld): run a "
-                 "verification command through exec_command that exits 0 (e.g. make, ctest, "
-                 "cmake --build, cargo test, go test, npm test, pytest), then retry. Reads, "
-                 "code_search, search_tools and exec_command stay allowed.",
-                 pending, threshold) < 0)
-        hint = NULL;
+    char *joined = path[0] == '/' ? strdup(path) : paths_join(cwd, path);
+    char *out = NULL;
+    int rc = joined ? paths_resolve(G.workspace, joined, 0, &out) : VT_ERR_NOMEM;
+    free(joined);
+    free(out);
+    return rc != VT_ERR_OUTSIDE;
+}
+
+/* What the call's subjects say it would change in the workspace: a
+ * malloc'd description, or NULL. */
+static char *would_mutate(const vt_subjects *subj)
+{
+    const char *cwd = G.workspace ? G.workspace : ".";
+    for (size_t i = 0; subj && i < subj->count; i++) {
+        const subject *s = &subj->items[i];
+        if (s->kind == VT_SUBJECT_CWD) {
+            cwd = s->value;
+        } else if (s->kind == VT_SUBJECT_PATH_EDIT || s->kind == VT_SUBJECT_PATH_CREATE ||
+                   s->kind == VT_SUBJECT_PATH_DELETE) {
+            if (!G.workspace || inside_workspace(cwd, s->value))
+                return str_printf("it writes %s", s->value);
+        } else if (s->kind == VT_SUBJECT_COMMAND) {
+            char **w;
+            size_t n = guard_split_words(s->value, &w);
+            const char *what = NULL;
+            char *why = n && guard_known_writer(w, n, &what)
+                            ? str_printf("%s changes files (`%s`)", what, s->value)
+                            : NULL;
+            guard_free_words(w, n);
+            if (why)
+                return why;
+        }
+    }
+    return NULL;
+}
+
+/* ---- the call ------------------------------------------------------------ */
+
+static cJSON *blocked_response(const vt_call *call, long pending, const char *because)
+{
+    char *hint = str_printf(
+        "%ld workspace changes since the last verification (the limit is %ld): run a "
+        "verification command through exec_command (e.g. make, ctest, cmake --build, cargo "
+        "test, go test, npm test, pytest) and let it complete, then retry. Reads, "
+        "code_search, search_tools and commands that change no files stay allowed.",
+        pending, G.threshold);
+    char *error = because ? str_printf("Blocked by anti-blind-editing: this command would "
+                                       "change the workspace (%s); verify your changes first.",
+                                       because)
+                          : NULL;
     cJSON *r = cJSON_CreateObject();
     if (!r) {
         free(hint);
-        return 0;
+        free(error);
+        return NULL;
     }
     cJSON_AddBoolToObject(r, "success", 0);
     cJSON_AddBoolToObject(r, "blocked", 1);
     cJSON_AddStringToObject(r, "failure_kind", "anti_blind_editing_verification_required");
-    cJSON_AddStringToObject(r, "tool", tool->t.name ? tool->t.name : "");
+    cJSON_AddStringToObject(r, "tool", call->tool->t.name ? call->tool->t.name : "");
     cJSON_AddNumberToObject(r, "pending_mutations", (double)pending);
-    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)threshold);
-    cJSON_AddStringToObject(r, "error", "Blocked by anti-blind-editing: verify your changes first.");
+    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)G.threshold);
+    cJSON_AddStringToObject(r, "error", error ? error
+                                              : "Blocked by anti-blind-editing: verify your "
+                                                "changes first.");
     cJSON_AddStringToObject(r, "hint", hint ? hint : "run a verification command first");
     free(hint);
-    *blocked_response = r;
-    return 1;
+    free(error);
+    return r;
+}
+
+int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
+{
+    *blocked = NULL;
+    call->guard = NULL;
+    uint32_t fx = call->tool ? call->tool->t.effects : 0;
+    int mutator = fx & VT_EFFECT_MUTATES_WORKSPACE, runner = fx & VT_EFFECT_EXECUTES;
+    if (!G.enabled || !(mutator || runner))
+        return 0;
+    struct guard_call *g = calloc(1, sizeof *g);
+    if (!g)
+        return 0;
+    guard_state_lock(G.workspace, &g->st);
+    g->pending_before = g->st.pending;
+    int over = g->st.pending >= G.threshold;
+    char *because = over && !mutator ? would_mutate(subjects) : NULL;
+    if (over && (mutator || because)) {
+        guard_state_unlock(&g->st);
+        *blocked = blocked_response(call, g->pending_before, because);
+        free(because);
+        free(g);
+        return *blocked != NULL;
+    }
+    if (mutator) {
+        g->locked = 1; /* held until guard_end: check and count are one step */
+    } else {
+        guard_state_unlock(&g->st);
+    }
+    if (runner && G.detect && G.workspace &&
+        guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
+        g->before = NULL;
+    call->guard = g;
+    return 0;
+}
+
+static void warn(vt_call *call, char *msg)
+{
+    if (!msg)
+        return;
+    if (!call->warnings)
+        call->warnings = cJSON_CreateArray();
+    cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
+    free(msg);
+}
+
+/* "a, b, c and 4 more" */
+static char *name_list(char **names, size_t shown, size_t total)
+{
+    char *s = strdup("");
+    for (size_t i = 0; s && i < shown; i++) {
+        char *t = str_printf("%s%s%s", s, i ? ", " : "", names[i] ? names[i] : "?");
+        free(s);
+        s = t;
+    }
+    if (s && total > shown) {
+        char *t = str_printf("%s and %zu more", s, total - shown);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+void guard_end(vt_call *call)
+{
+    struct guard_call *g = call->guard;
+    if (!g)
+        return;
+    call->guard = NULL;
+    size_t changed = 0;
+    char *names[NAMES_SHOWN] = {0};
+    if (g->before) {
+        guard_snapshot *after = NULL;
+        if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
+            changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
+        guard_snapshot_free(after);
+        guard_snapshot_free(g->before);
+    }
+    if (!g->locked)
+        guard_state_lock(G.workspace, &g->st);
+    long before = g->st.pending;
+    if (g->verified) {
+        g->st.pending = 0;
+    } else if (g->mutated || changed) {
+        g->st.pending++;
+    }
+    g->st.changed = g->st.pending != before;
+    long now = g->st.pending;
+    guard_state_unlock(&g->st);
+    if (changed && !g->verified) {
+        size_t shown = changed < NAMES_SHOWN ? changed : NAMES_SHOWN;
+        char *list = name_list(names, shown, changed);
+        if (g->pending_before >= G.threshold)
+            warn(call, str_printf("anti-blind-editing: this command changed the workspace (%s) "
+                                  "while verification was required: %ld unverified changes "
+                                  "(the limit is %ld); run a verification command before "
+                                  "changing anything else", list ? list : "", now,
+                                  G.threshold));
+        else if (now >= G.threshold)
+            warn(call, str_printf("anti-blind-editing: this command changed the workspace (%s); "
+                                  "%ld unverified changes reach the limit: further changes "
+                                  "are refused until a verification command completes",
+                                  list ? list : "", now));
+        free(list);
+    }
+    for (size_t i = 0; i < NAMES_SHOWN; i++)
+        free(names[i]);
+    free(g);
+}
+
+static void apply_now(int verified, int mutated)
+{
+    guard_state st;
+    guard_state_lock(G.workspace, &st);
+    long before = st.pending;
+    if (verified)
+        st.pending = 0;
+    else if (mutated)
+        st.pending++;
+    st.changed = st.pending != before;
+    guard_state_unlock(&st);
+}
+
+void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value)
+{
+    if (!G.enabled)
+        return;
+    struct guard_call *g = call ? call->guard : NULL;
+    int mutated = kind == VT_NOTE_MUTATION && value > 0;
+    int verified = 0;
+    if (kind == VT_NOTE_COMMAND_RAN)
+        verified = completed(value) && report_verifies(detail);
+    else if (kind == VT_NOTE_COMMAND_EXIT)
+        verified = completed(value) && text_verifies(detail);
+    if (!mutated && !verified)
+        return;
+    if (g) {
+        g->mutated |= mutated;
+        g->verified |= verified;
+    } else {
+        apply_now(verified, mutated);
+    }
 }

@@ -409,7 +409,7 @@ int host_open(const host_options *o, char **err)
         *err = NULL;
         rc = VT_OK;
     }
-    if (rc == VT_OK && (rc = guard_init(H.config, err)) != VT_OK)
+    if (rc == VT_OK && (rc = guard_init(H.config, H.workspace, err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
         *err = str_printf("--approval must be ask, sandboxed or read-only, not '%s'", o->approval);

@@ -139,7 +139,7 @@ int pipeline_call(const call_request *req, call_result *out)
         goto done;
     }
     cJSON *blocked = NULL;
-    if (guard_check(e, args, &blocked)) {
+    if (guard_begin(&call, &subjects, &blocked)) {
         out->response = blocked;
         cJSON *h = cJSON_GetObjectItemCaseSensitive(blocked, "hint");
         fail(out, CALL_DENIED,
@@ -149,6 +149,7 @@ int pipeline_call(const call_request *req, call_result *out)
     }
 
     int rc = run_tool(&call, e, args, &resp);
+    guard_end(&call);
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && host_api()->call_cancelled(&call))) {
         fail(out, CALL_CANCELLED, strdup("cancelled"));
         goto done;

@@ -275,7 +275,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             rc = watch_start(call, req.sandbox != NULL, &w, &req.watch_sock);
         if (rc == VT_OK) {
             execwatch_set_live(w, call);
-            rc = session_run(call, &req, cmd, clamp_yield(args), result);
+            rc = session_run(call, &req, cmd, w, clamp_yield(args), result);
             execwatch_set_live(w, NULL);
         }
         if (req.watch_sock > 2)

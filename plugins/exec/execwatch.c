@@ -79,6 +79,8 @@ struct execwatch {
     int asking;          /* decisions in flight that may prompt */
     int done;            /* the thread stopped serving */
     cJSON *denied;
+    cJSON *programs;     /* the text's own programs, argv arrays (bounded) */
+    int programs_cut;    /* more ran than `programs` holds */
     pid_t shell;         /* the first program: the command's shell */
     unsigned long long shell_start;
     program_mark *marks;
@@ -151,6 +153,7 @@ static void watch_free(execwatch *w)
         if (w->stop[k] >= 0)
             close(w->stop[k]);
     cJSON_Delete(w->denied);
+    cJSON_Delete(w->programs);
     free(w->marks);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
@@ -164,6 +167,16 @@ static void unref(execwatch *w)
     pthread_mutex_unlock(&w->mu);
     if (last)
         watch_free(w);
+}
+
+execwatch *execwatch_retain(execwatch *w)
+{
+    if (w) {
+        pthread_mutex_lock(&w->mu);
+        w->refs++;
+        pthread_mutex_unlock(&w->mu);
+    }
+    return w;
 }
 
 void execwatch_release(execwatch *w)
@@ -192,6 +205,18 @@ cJSON *execwatch_denied(execwatch *w)
                                                           : NULL;
     pthread_mutex_unlock(&w->mu);
     return d;
+}
+
+cJSON *execwatch_programs(execwatch *w, int *complete)
+{
+    *complete = 1;
+    if (!w)
+        return NULL;
+    pthread_mutex_lock(&w->mu);
+    cJSON *p = w->programs ? cJSON_Duplicate(w->programs, 1) : cJSON_CreateArray();
+    *complete = !w->programs_cut && p;
+    pthread_mutex_unlock(&w->mu);
+    return p;
 }
 
 /* ---- judging one execve -------------------------------------------------- */
@@ -320,6 +345,28 @@ static void record_denied(execwatch *w, const char *name, const char *path,
     pthread_mutex_unlock(&w->mu);
 }
 
+#define PROGRAMS_MAX 64
+
+/* The guard judges a run by the programs the text itself ran. */
+static void record_program(execwatch *w, const char *name, char **args)
+{
+    cJSON *argv = cJSON_CreateArray();
+    int ok = argv && cJSON_AddItemToArray(argv, cJSON_CreateString(name));
+    for (char **a = args; ok && a && *a; a++)
+        ok = cJSON_AddItemToArray(argv, cJSON_CreateString(*a));
+    pthread_mutex_lock(&w->mu);
+    if (!w->programs)
+        w->programs = cJSON_CreateArray();
+    if (ok && w->programs && cJSON_GetArraySize(w->programs) < PROGRAMS_MAX) {
+        cJSON_AddItemToArray(w->programs, argv);
+        argv = NULL;
+    } else {
+        w->programs_cut = 1;
+    }
+    pthread_mutex_unlock(&w->mu);
+    cJSON_Delete(argv);
+}
+
 static int ask_policy(execwatch *w, const vt_exec_program *prog, char **why)
 {
     pthread_mutex_lock(&w->mu);
@@ -399,8 +446,10 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
     if (ask_policy(w, &prog, &why) != VT_OK)
         goto out;
     ok = 1;
-    if (shell && !nested)
+    if (shell && !nested) {
         mark(w, pid, start);
+        record_program(w, name, args);
+    }
 out:
     if (!ok) {
         const char *reason = why ? why : "refused";

@@ -54,6 +54,14 @@ void execwatch_set_live(execwatch *w, vt_call *call);
  * "argv","reason"} (NULL when none). */
 cJSON *execwatch_denied(execwatch *w);
 
+/* The programs the command text itself ran (not those its programs
+ * started), in order: a new array of argv arrays whose first element is
+ * the name rules match; *complete is 0 when more ran than are kept. */
+cJSON *execwatch_programs(execwatch *w, int *complete);
+
+/* Take another reference (a session keeps one to report at its exit). */
+execwatch *execwatch_retain(execwatch *w);
+
 /* Wait up to `ms` for the watcher to stop once the command is over (so
  * its descriptors are closed when the call returns).  1 when it stopped. */
 int execwatch_wait(execwatch *w, int ms);

@@ -52,6 +52,7 @@ typedef struct session {
     size_t final_len, final_dropped;
     int sandboxed;                 /* ran under the sandbox */
     sandbox_denial_scan denials;   /* its output, watched for refusals */
+    execwatch *watch;              /* a reference, or NULL */
 } session;
 
 static const vt_host_api *api;
@@ -83,6 +84,7 @@ static void session_free(session *s)
         if (s->proc.pidfd >= 0)
             close(s->proc.pidfd);
     }
+    execwatch_release(s->watch);
     free(s->final);
     free(s->cmd);
     free(s->workdir);
@@ -400,6 +402,32 @@ static cJSON *build_response(session *s, double t0)
     return r;
 }
 
+/* The guard learns what the command ran from the watcher, not from its
+ * text; without a watcher the report has no "programs". */
+static void note_exit(vt_call *call, const session *s)
+{
+    cJSON *r = cJSON_CreateObject();
+    int ok = r && cJSON_AddStringToObject(r, "command", s->cmd);
+    if (ok && s->watch) {
+        int complete = 1;
+        cJSON *progs = execwatch_programs(s->watch, &complete);
+        cJSON *denied = execwatch_denied(s->watch);
+        ok = progs && cJSON_AddItemToObject(r, "programs", progs) &&
+             cJSON_AddBoolToObject(r, "complete", complete) &&
+             cJSON_AddNumberToObject(r, "refused", denied ? cJSON_GetArraySize(denied) : 0);
+        if (!ok && progs && !cJSON_GetObjectItemCaseSensitive(r, "programs"))
+            cJSON_Delete(progs);
+        cJSON_Delete(denied);
+    }
+    char *text = ok ? cJSON_PrintUnformatted(r) : NULL;
+    if (text)
+        api->note(call, VT_NOTE_COMMAND_RAN, text, s->exit_code);
+    else /* no memory: what little can be said */
+        api->note(call, VT_NOTE_COMMAND_EXIT, s->cmd, s->exit_code);
+    free(text);
+    cJSON_Delete(r);
+}
+
 /* Wait for output and exit until yield_ms passes.  The caller holds the
  * session busy; this releases it (and frees it once exited). */
 static int collect(vt_call *call, session *s, double t0, int yield_ms,
@@ -510,7 +538,7 @@ done:
     }
     *result = build_response(s, t0);
     if (s->reaped)
-        api->note(call, VT_NOTE_COMMAND_EXIT, s->cmd, s->exit_code);
+        note_exit(call, s);
     pthread_mutex_lock(&mu);
     if (s->reaped)
         remove_locked(s);
@@ -537,7 +565,7 @@ done:
 /* ---- the calls ---------------------------------------------------------- */
 
 int session_run(vt_call *call, const spawn_req *req, const char *cmd,
-                int yield_ms, cJSON **result)
+                execwatch *watch, int yield_ms, cJSON **result)
 {
     double t0 = now_s();
     session *s = calloc(1, sizeof *s);
@@ -547,6 +575,7 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
     }
     s->is_pty = req->tty;
     s->sandboxed = req->sandbox != NULL;
+    s->watch = execwatch_retain(watch);
     s->busy = 1;
 
     session *victim = NULL;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
+#include "execwatch.h"
 #include "spawn.h"
 
 #define SESSIONS_MAX 64
@@ -20,9 +21,11 @@ void sessions_fini(void);
 int sessions_live(void);
 
 /* Start `req` as a new session and wait up to yield_ms for it: the
- * exec_command run.  `cmd` and `workdir` are borrowed (copied). */
+ * exec_command run.  `cmd` and `workdir` are borrowed (copied); `watch`
+ * (may be NULL) is the command's run-time watcher: the session keeps a
+ * reference, to report the programs the command ran when it exits. */
 int session_run(vt_call *call, const spawn_req *req, const char *cmd,
-                int yield_ms, cJSON **result);
+                execwatch *watch, int yield_ms, cJSON **result);
 
 /* write_stdin: see exec_sessions_v1.write_and_wait. */
 int session_write_and_wait(vt_call *call, int64_t id, const char *chars,

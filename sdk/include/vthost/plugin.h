@@ -113,7 +113,19 @@ typedef enum vt_note_kind {
     /* The call changed `value` workspace files (value > 0). */
     VT_NOTE_MUTATION = 1,
     /* A command finished: detail = command text, value = exit code. */
-    VT_NOTE_COMMAND_EXIT = 2
+    VT_NOTE_COMMAND_EXIT = 2,
+    /* ---- added in 1.2: the programs a finished command ran ---- */
+    /* A command finished; value = exit code (128+N: ended by signal N);
+     * detail = a JSON object (text, borrowed):
+     *   "command":  the command text,
+     *   "programs": [[argv0, arg1, ...], ...] the programs its own shell
+     *               (or a subshell) executed, in order, argv0 the name
+     *               rules match; absent when nothing watched the execs,
+     *   "complete": false when more programs ran than are listed,
+     *   "refused":  the number of execs the run-time checks refused.
+     * Sent instead of VT_NOTE_COMMAND_EXIT by plugins that watch what
+     * their commands execute; the guard judges verification from it. */
+    VT_NOTE_COMMAND_RAN = 3
 } vt_note_kind;
 
 /* Flags for vt_host_api.resolve_path. */

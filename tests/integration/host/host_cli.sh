@@ -26,7 +26,8 @@ vt() { "$V" --config "$CFG" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
 out=$(vt plugins 2>&1)
 check "not a plugin" "fixture_not_a_plugin.so: not a vthost plugin: no vt_plugin_v1 symbol" "$out"
 check "abi major" "fixture_abi_major.so: ABI major version 2, this host speaks 1" "$out"
-check "newer minor" "fixture_newer_minor.so: built for ABI 1.3, newer than this host's 1.2" "$out"
+read -r abi_major abi_minor < <("$V" --version | sed -n 's/.*plugin ABI \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+check "newer minor" "fixture_newer_minor.so: built for ABI $abi_major.$((abi_minor + 1)), newer than this host's $abi_major.$abi_minor" "$out"
 check "non-zero tail" "fixture_nonzero_tail.so: descriptor is" "$out"
 check "non-zero tail reason" "non-zero fields beyond" "$out"
 check "duplicate tool" "duplicate tool name 'fx_echo' (already registered by plugin 'fixture_ok')" "$out"

@@ -2,7 +2,7 @@
 // Anti-blind-editing end to end over MCP: effective apply_patch calls are
 // counted (failed and no-op patches are not), the next mutation is
 // blocked with the documented response, exec_command stays allowed, and
-// only a verification command that exits 0 lifts the block.
+// only a verification run (judged from the programs it executed) lifts it.
 // Usage: node guard_mcp.js VTHOST
 'use strict';
 const fs = require('fs');
@@ -71,14 +71,17 @@ const exec = cmd => call('exec_command', { cmd });
   assert.match(r.hint, /verification command/);
   assert.ok(!fs.existsSync(path.join(ws, 'f3.txt')), 'blocked patch wrote nothing');
 
-  // Commands stay allowed; failing or mixed commands do not verify.
-  r = await exec('false');
+  // Commands stay allowed; what they executed is judged, not their text.
+  r = await exec('/bin/false');
   assert.strictEqual(r.exit_code, 1);
-  assert.strictEqual((await add('f3.txt')).blocked, true, 'a failing command does not verify');
-  r = await exec('true && echo hi');
+  assert.strictEqual((await add('f3.txt')).blocked, true, 'a command that is no verification');
+  r = await exec('/bin/true && /usr/bin/id -u');
   assert.strictEqual(r.exit_code, 0);
-  assert.strictEqual((await add('f3.txt')).blocked, true, 'every simple command must verify');
-  r = await exec('test -d . && true');
+  assert.strictEqual((await add('f3.txt')).blocked, true, 'every program run must verify');
+  r = await exec('true');
+  assert.strictEqual(r.exit_code, 0);
+  assert.strictEqual((await add('f3.txt')).blocked, true, 'a shell builtin executes nothing');
+  r = await exec('/usr/bin/test -d . && /bin/true');
   assert.strictEqual(r.exit_code, 0);
   r = await add('f3.txt');
   assert.strictEqual(r.success, true, 'a verification command lifts the block: ' + JSON.stringify(r));

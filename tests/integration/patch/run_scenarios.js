@@ -20,12 +20,14 @@ const scenDir = path.join(here, 'scenarios');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-patch-scen.'));
 
 // The tree as a sorted list: type, exec bit of files, link targets, and
-// the file bytes (compared separately).
+// the file bytes (compared separately).  The host's own .vtcode/ (the
+// guard's counter, spools) is not the patch's business.
 function tree(root) {
   const out = new Map();
   if (!fs.existsSync(root)) return out;
   (function walk(rel) {
     for (const name of fs.readdirSync(path.join(root, rel)).sort()) {
+      if (!rel && name === '.vtcode') continue;
       const r = rel ? rel + '/' + name : name;
       const p = path.join(root, r);
       const st = fs.lstatSync(p);
