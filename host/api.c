@@ -13,6 +13,7 @@
 #include "registry.h"
 #include "services.h"
 #include "spool.h"
+#include "strbuf.h"
 #include "subjects.h"
 
 static void *api_alloc(size_t n) { return malloc(n ? n : 1); }
@@ -177,6 +178,12 @@ static const vt_host_api table = {
     .catalog_epoch = api_catalog_epoch,
     .path_denied = api_path_denied,
     .exec_policy = perm_exec_policy,
+    .format = strbuf_format,
+    .vformat = strbuf_vformat,
+    .strbuf_append = strbuf_append,
+    .strbuf_printf = strbuf_printf,
+    .strbuf_take = strbuf_take,
+    .strbuf_reset = strbuf_reset,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -17,7 +17,8 @@
 #define YIELD_MIN_MS 250
 #define YIELD_MAX_MS 30000
 
-static const vt_host_api *api;
+/* Shared with session.c (session.h); set by the host before init. */
+VT_PLUGIN_API(api);
 static sandbox_config sandbox_cfg;
 static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
 static char *sandbox_warning;    /* what this machine cannot protect */
@@ -382,7 +383,7 @@ static int sandbox_setup(char **errmsg)
 
 static int exec_init(const vt_host_api *host, char **errmsg)
 {
-    api = host;
+    (void)host; /* the same table as api */
     if (sandbox_setup(errmsg) != VT_OK)
         return VT_ERR_INVALID;
     if (shell_profile_from_config(api->config(), &profile) != VT_OK) {
@@ -401,7 +402,7 @@ static int exec_init(const vt_host_api *host, char **errmsg)
         api->log(VT_LOG_WARNING, "exec",
                  "run-time command checks are unavailable (Linux 5.5 and libseccomp 2.5 "
                  "needed): command rules hold only for the command text");
-    int rc = sessions_init(api);
+    int rc = sessions_init();
     if (rc == VT_OK)
         rc = spawn_init();
     if (rc == VT_OK)
@@ -434,6 +435,7 @@ static const vt_plugin descriptor = {
     .name = "exec",
     .version = "0.1.0",
     .license = "MIT",
+    .api_slot = &api,
     .tools = tools,
     .init = exec_init,
     .fini = exec_fini,

@@ -52,7 +52,6 @@ typedef struct session {
     sandbox_denial_scan denials;   /* its output, watched for refusals */
 } session;
 
-static const vt_host_api *api;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static session *table[SESSIONS_MAX];
 static int live;
@@ -664,9 +663,8 @@ int sessions_live(void)
     return n;
 }
 
-int sessions_init(const vt_host_api *host)
+int sessions_init(void)
 {
-    api = host;
     if (pipe2(reaper_wake, O_CLOEXEC | O_NONBLOCK) < 0)
         return VT_ERR_IO;
     reaper_stop = 0;

@@ -14,7 +14,10 @@
 #define SESSIONS_WARN 60
 #define SESSIONS_PROTECTED 8 /* most recently used, never pruned */
 
-int sessions_init(const vt_host_api *api);
+/* The plugin's host API table (exec_plugin.c), set before init. */
+extern const vt_host_api *api;
+
+int sessions_init(void);
 /* End every session's process group (TERM, grace, KILL) and reap. */
 void sessions_fini(void);
 int sessions_live(void);

@@ -11,7 +11,7 @@
 #define WRITE_YIELD_MAX_MS 30000
 #define POLL_YIELD_MAX_MS 300000
 
-static const vt_host_api *api;
+static VT_PLUGIN_API(api);
 static const exec_sessions_v1 *sessions;
 
 static const char DESCRIPTION[] =
@@ -92,7 +92,7 @@ static vt_tool tools[] = {
 
 static int stdin_init(const vt_host_api *host, char **errmsg)
 {
-    api = host;
+    (void)host; /* the same table as api */
     sessions = api->service_lookup(EXEC_SESSIONS_SERVICE);
     if (!sessions || sessions->struct_size < sizeof(exec_sessions_v1)) {
         *errmsg = api->strdup("the exec plugin's " EXEC_SESSIONS_SERVICE
@@ -110,6 +110,7 @@ static const vt_plugin descriptor = {
     .version = "0.1.0",
     .license = "MIT",
     .requires = requires_list,
+    .api_slot = &api,
     .tools = tools,
     .init = stdin_init,
 };

@@ -11,7 +11,7 @@ fails=0
 # The fixture tools are allowed by a global rule; permissions have tests of their own.
 CFG=$(mktemp)
 trap 'rm -rf "$WS" "$CFG"' EXIT
-printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden"]\n' > "$CFG"
+printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden", "fx_format"]\n' > "$CFG"
 check() { # check NAME EXPECTED ACTUAL
     if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
@@ -26,7 +26,9 @@ vt() { "$V" --config "$CFG" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
 out=$(vt plugins 2>&1)
 check "not a plugin" "fixture_not_a_plugin.so: not a vthost plugin: no vt_plugin_v1 symbol" "$out"
 check "abi major" "fixture_abi_major.so: ABI major version 2, this host speaks 1" "$out"
-check "newer minor" "fixture_newer_minor.so: built for ABI 1.2, newer than this host's 1.1" "$out"
+check "newer minor" "fixture_newer_minor.so: built for ABI 1.3, newer than this host's 1.2" "$out"
+check "cjson major" "fixture_cjson_major.so: built against cJSON 2.2.3, but this host uses cJSON 1." "$out"
+check "cjson major advice" "rebuild the plugin against cJSON 1.x" "$out"
 check "non-zero tail" "fixture_nonzero_tail.so: descriptor is" "$out"
 check "non-zero tail reason" "non-zero fields beyond" "$out"
 check "duplicate tool" "duplicate tool name 'fx_echo' (already registered by plugin 'fixture_ok')" "$out"
@@ -86,6 +88,13 @@ done
 check "legacy unified_search names replacement" "code_search in the advanced profile" \
     "$(vt call unified_search '{}' 2>&1)"
 check "legacy unified_file names replacement" "apply_patch" "$(vt call unified_file '{}' 2>&1)"
+# fixture_ok has no init: its API pointer comes from .api_slot (1.2),
+# and fx_format uses the 1.2 string builder and api->format through it.
+out=$(vt call fx_format '{"text":"ab","n":3}'); rc=$?
+check_eq "api slot without init exit" 0 "$rc"
+check "string builder" '"text":"[ab0;ab1;ab2;end] 15"' "$out"
+out=$(vt call fx_format '{"n":1000}'); rc=$?
+check "string builder grows" ';999;end] 3893"' "$out"
 out=$(vt call fx_hidden '{}'); rc=$?
 check_eq "deferred tool callable" 0 "$rc"
 out=$("$V" --plugin-dir "$FIX" --profile "$PROF" call 2>&1); rc=$?
