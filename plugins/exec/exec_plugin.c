@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
-#include "exec_service.h"
+#include <vthost/services.h>
 #include "execwatch.h"
 #include "sandbox.h"
 #include "session.h"
@@ -328,11 +328,11 @@ static int splitter_split(const char *cmd, cJSON **out)
     return VT_OK;
 }
 
-static const exec_splitter_v1 splitter_service = {
-    .struct_size = sizeof(exec_splitter_v1), .split = splitter_split};
+static const vt_splitter_v1 splitter_service = {
+    .struct_size = sizeof(vt_splitter_v1), .split = splitter_split};
 
-static const exec_sessions_v1 sessions_service = {
-    .struct_size = sizeof(exec_sessions_v1),
+static const vt_sessions_v1 sessions_service = {
+    .struct_size = sizeof(vt_sessions_v1),
     .write_and_wait = session_write_and_wait,
     .live_count = sessions_live};
 
@@ -406,9 +406,9 @@ static int exec_init(const vt_host_api *host, char **errmsg)
     if (rc == VT_OK)
         rc = spawn_init();
     if (rc == VT_OK)
-        rc = api->service_publish(EXEC_SPLITTER_SERVICE, (void *)&splitter_service);
+        rc = api->service_publish(VT_SPLITTER_SERVICE, (void *)&splitter_service);
     if (rc == VT_OK)
-        rc = api->service_publish(EXEC_SESSIONS_SERVICE, (void *)&sessions_service);
+        rc = api->service_publish(VT_SESSIONS_SERVICE, (void *)&sessions_service);
     if (rc != VT_OK) {
         spawn_fini();
         *errmsg = api->strdup("cannot start the exec plugin's services");

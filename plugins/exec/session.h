@@ -27,7 +27,7 @@ int sessions_live(void);
 int session_run(vt_call *call, const spawn_req *req, const char *cmd,
                 int yield_ms, cJSON **result);
 
-/* write_stdin: see exec_sessions_v1.write_and_wait. */
+/* write_stdin: see vt_sessions_v1.write_and_wait. */
 int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
                            size_t len, int yield_ms, cJSON **result);
 
