@@ -408,6 +408,9 @@ int host_open(const host_options *o, char **err)
         *err = NULL;
         rc = VT_OK;
     }
+    /* descriptors first: the permission rules depend on what tools declare */
+    if (rc == VT_OK)
+        rc = loader_read_all();
     if (rc == VT_OK && (rc = guard_init(H.config, err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {

@@ -196,6 +196,8 @@ char *loader_check_descriptor(const vt_plugin *d)
 
 static void load_descriptor(plugin_module *m)
 {
+    if (m->desc) /* read already (loader_read_all) */
+        return;
     dlerror();
     m->handle = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
     if (!m->handle) {
@@ -262,7 +264,7 @@ static int try_init(plugin_module *m)
     return 1;
 }
 
-int loader_load_all(void)
+int loader_read_all(void)
 {
     /* Profile modules first, so that a stray module can never take a
      * profile tool's name away from it. */
@@ -270,6 +272,12 @@ int loader_load_all(void)
         for (size_t i = 0; i < nmods; i++)
             if (mods[i]->state == PLUGIN_FOUND && mods[i]->in_profile == pass)
                 load_descriptor(mods[i]);
+    return VT_OK;
+}
+
+int loader_load_all(void)
+{
+    loader_read_all();
     /* Initialise in dependency order: repeat until nothing moves. */
     for (int progress = 1; progress;) {
         progress = 0;

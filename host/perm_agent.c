@@ -86,7 +86,7 @@ static int parse_decision(const char *s, perm_decision *d)
 static int add_rule(perm_agent *a, int bucket, const char *text, const char *file,
                     size_t line, const perm_settings *st, char **err)
 {
-    perm_rule_env env = {st->workspace, st->home};
+    perm_rule_env env = {st->workspace, st->home, st->tools};
     char *src = NULL, *why = NULL;
     perm_rule *r = NULL;
     if ((line ? asprintf(&src, "%s:%zu", file, line) : asprintf(&src, "%s", file)) < 0)

@@ -196,7 +196,7 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
     ev->agent = agent;
     ev->tool = tool;
     ev->effects = effects;
-    ev->is_exec = strcmp(tool, "exec_command") == 0 || (effects & VT_EFFECT_EXECUTES);
+    ev->is_exec = perm_tool_command(st->tools, tool) || (effects & VT_EFFECT_EXECUTES);
     ev->md = pcre2_match_data_create(1, NULL);
     if (!ev->md)
         return VT_ERR_NOMEM;

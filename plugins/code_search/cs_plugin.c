@@ -359,9 +359,13 @@ static void cs_fini(void)
     cs_decl_release();
 }
 
+/* Rules written for other agents (Claude Code's Read) read the same. */
+static const char *const RULE_ALIASES[] = {"read", "Read", NULL};
+
 static const vt_tool TOOLS[] = {
     {
         .name = "code_search",
+        .rule_aliases = RULE_ALIASES,
         .description =
             "Bounded workspace search for a literal query. Returns, in this order, "
             "definitions (declarations named exactly the query), usages (identifiers "

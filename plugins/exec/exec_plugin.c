@@ -340,11 +340,16 @@ static const vt_sessions_v1 sessions_service = {
 
 /* Not const: the description follows the configured shell profile and is
  * set in init (the host copies descriptions after init). */
+/* Rules written for other agents (Claude Code's Bash) read the same. */
+static const char *const rule_aliases[] = {"bash", "Bash", NULL};
+
 static vt_tool tools[] = {
     {.name = "exec_command",
      .description = DESC_UNIX,
      .input_schema = SCHEMA,
      .effects = VT_EFFECT_EXECUTES,
+     .flags = VT_TOOL_COMMAND_RULES,
+     .rule_aliases = rule_aliases,
      .preflight = exec_preflight,
      .subjects = exec_subjects,
      .run = exec_run},

@@ -297,9 +297,13 @@ static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
     return 0;
 }
 
+/* Rules written for other agents (Claude Code's Edit) read the same. */
+static const char *const rule_aliases[] = {"edit", "Edit", NULL};
+
 static const vt_tool tools[] = {
     {
         .name = "apply_patch",
+        .rule_aliases = rule_aliases,
         .description = description,
         .input_schema = schema,
         .effects = VT_EFFECT_MUTATES_WORKSPACE,

@@ -83,7 +83,13 @@ enum vt_tool_flag {
      * the active profile are deferred whatever this flag says. */
     VT_TOOL_DEFERRED = 1u << 0,
     /* Callable only when a profile lists it publicly (code_search). */
-    VT_TOOL_PROFILE_GATED = 1u << 1
+    VT_TOOL_PROFILE_GATED = 1u << 1,
+    /* Added in 1.2.  The tool runs command text: permission rules on it
+     * take command patterns (`tool(git push *)`, matched against the
+     * commands its subjects hook reports), and a rule granting the tool
+     * outright counts as broad (see drop_broad_allow_rules).  Rules on
+     * other tools take path patterns. */
+    VT_TOOL_COMMAND_RULES = 1u << 2
 };
 
 enum vt_log_level {
@@ -214,6 +220,13 @@ typedef struct vt_tool {
      * Leave both NULL for a JSON tool. */
     const char *signature;
     void (*typed_fn)(void);
+
+    /* ---- added in 1.2: permission rule names ---- */
+    /* Other names permission rules may give this tool (e.g. "bash" for a
+     * command tool, so rules written for other agents read the same),
+     * NULL-terminated, or NULL.  Static data, like the name.  An alias
+     * already claimed by another tool is refused at load. */
+    const char *const *rule_aliases;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         const char *a = actions[(i / COUNT(services)) % COUNT(actions)];
         const char *o = objects[(i / (COUNT(services) * COUNT(actions))) % COUNT(objects)];
         const char *fill = fillers[(seed >> 16) % COUNT(fillers)];
-        fprintf(f, "{\"%s_%s_%s\", \"%c%s a %s %s in %s. %s\",\n \"{\\\"type\\\":\\\"object\\\","
+        fprintf(f, "{.name = \"%s_%s_%s\", .description = \"%c%s a %s %s in %s. %s\",\n .input_schema = \"{\\\"type\\\":\\\"object\\\","
                    "\\\"properties\\\":{",
                 s, a, o, a[0] - 'a' + 'A', a + 1, s, o, s, fill);
         unsigned np = 2 + (seed >> 8) % 3, first = (seed >> 4) % COUNT(params);
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
             fprintf(f, "%s\\\"%s\\\":{\\\"type\\\":\\\"string\\\",\\\"description\\\":\\\"%s\\\"}",
                     k ? "," : "", p[0], p[1]);
         }
-        fprintf(f, "}}\", VT_EFFECT_READ_ONLY, VT_TOOL_DEFERRED, 0, 0, run, 0, 0},\n");
+        fprintf(f, "}}\", .effects = VT_EFFECT_READ_ONLY, .flags = VT_TOOL_DEFERRED, .run = run},\n");
     }
     fprintf(f, "{0}};\n"
                "static const vt_plugin plugin = {VT_PLUGIN_HEADER, .name = \"%s\",\n"
