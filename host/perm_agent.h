@@ -26,7 +26,7 @@ int perm_agent_name_valid(const char *name, const char **why);
 /* Parse spec text (`file` names it in messages and sources). */
 int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
                           perm_agent **out, char **err);
-/* default ask; allow search_tools and code_search. */
+/* default ask; allow what st->embedded_allow names for the preset. */
 int perm_agent_embedded(const perm_settings *st, perm_agent **out);
 void perm_agent_free(perm_agent *a);
 

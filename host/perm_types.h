@@ -110,6 +110,9 @@ typedef struct perm_settings {
     char *home;                      /* $HOME, or NULL */
     char *config_path;               /* for messages; may be NULL */
     const perm_tool_decls *tools;    /* the tools' declarations (borrowed) */
+    /* the embedded default agent's allow rules under each approval
+     * preset (profile data), NULL-terminated, or NULL (borrowed) */
+    const char *const *embedded_allow[3];
     perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
     /* approval preset of the embedded default agent: 0 ask,
      * 1 sandboxed, 2 read-only */

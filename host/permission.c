@@ -44,6 +44,13 @@ static struct {
 static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static perm_tool_decls declared; /* permission_declare_tools */
+static const char *const *embedded_policy[3]; /* permission_set_embedded_policy */
+
+void permission_set_embedded_policy(const char *const *const lists[3])
+{
+    for (int i = 0; i < 3; i++)
+        embedded_policy[i] = lists ? lists[i] : NULL;
+}
 
 void permission_declare_tools(const perm_tool_decl *decls, size_t n)
 {
@@ -100,6 +107,8 @@ static int init_common(const char *workspace, int trusted, const char *reason)
     if (collect_tools() < 0)
         return VT_ERR_NOMEM;
     P.st.tools = &P.tools;
+    for (int i = 0; i < 3; i++)
+        P.st.embedded_allow[i] = embedded_policy[i];
     const char *home = getenv("HOME");
     P.st.workspace = strdup(workspace ? workspace : "/");
     P.st.home = home && *home ? strdup(home) : NULL;

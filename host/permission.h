@@ -24,6 +24,11 @@ typedef struct perm_request {
  * borrowed until the next call; NULL goes back to the registry. */
 void permission_declare_tools(const perm_tool_decl *decls, size_t n);
 
+/* The embedded default agent's allow rules under each approval preset
+ * (ask, sandboxed, read-only), from the profile: NULL-terminated lists,
+ * borrowed until the next call or permission_fini's caller frees them. */
+void permission_set_embedded_policy(const char *const *const lists[3]);
+
 /* Load agent specs and [permissions] from the configuration.  *err is a
  * malloc'd message naming file and line/key on failure. */
 int permission_init(const cJSON *config, const char *config_path,

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     cJSON_AddItemToArray(allow, cJSON_CreateString("exec_command(cc *)"));
     char *err = NULL;
     permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
     if (permission_init_with(cfg, NULL, NULL, ws, &err) != 0) {
         fprintf(stderr, "init: %s\n", err);
         return 1;

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     perm_settings_defaults(&st);
     st.workspace = strdup("/tmp");
     st.home = strdup("/root");
-    st.tools = &test_tools;
+    TEST_DECLARE(&st);
     perm_agent *a = NULL;
     char *err = NULL;
     int rc = perm_agent_parse_text("fuzz.md", text, &st, &a, &err);

@@ -24,7 +24,7 @@ static void settings(perm_settings *st)
     perm_settings_defaults(st);
     st->workspace = strdup("/tmp");
     st->home = strdup("/root");
-    st->tools = &test_tools;
+    TEST_DECLARE(st);
 }
 
 static void fuzz_rules(char *text)
