@@ -10,7 +10,6 @@
 #include "profile.h"
 #include "pipeline.h"
 #include "registry.h"
-#include "render.h"
 #include "schema.h"
 #include "spool.h"
 #include "subjects.h"
@@ -172,7 +171,6 @@ int pipeline_call(const call_request *req, call_result *out)
         rc = budget_plain_output(&call, resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", e->t.name, rc);
-    render_normalize_diff(resp);
     if (call.warnings) {
         cJSON_AddItemToObject(resp, "warnings", call.warnings);
         call.warnings = NULL;
