@@ -95,6 +95,23 @@ check_eq "api slot without init exit" 0 "$rc"
 check "string builder" '"text":"[ab0;ab1;ab2;end] 15"' "$out"
 out=$(vt call fx_format '{"n":1000}'); rc=$?
 check "string builder grows" ';999;end] 3893"' "$out"
+# A third-party tool declares that its rules take command patterns and
+# an alias (fx_cmd, alias fxsh): the host parses its rules as commands.
+CFG2=$(mktemp)
+printf '[permissions]\nallow = ["fxsh(ls *)"]\ndeny = ["fx_cmd(rm *)"]\n' > "$CFG2"
+vc() { "$V" --config "$CFG2" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
+out=$(vc call fx_cmd '{"cmd":"ls -l"}'); rc=$?
+check_eq "declared command rule allows" 0 "$rc"
+out=$(vc call fx_cmd '{"cmd":"rm -rf x"}' 2>&1); rc=$?
+check_eq "declared command rule denies" 1 "$rc"
+check "deny names the command rule" 'fx_cmd(rm *)' "$out"
+out=$(vc explain fx_cmd '{"cmd":"ls -a"}')
+check "alias resolved to the tool" '"rule":"fxsh(ls *)"' "$out"
+check "explain allows" '"decision":"allow"' "$out"
+printf '[permissions]\nallow = ["fxs(ls)"]\n' > "$CFG2"
+out=$(vc tools 2>&1)
+check "declared alias suggested" 'did you mean "fxsh"?' "$out"
+rm -f "$CFG2"
 out=$(vt call fx_hidden '{}'); rc=$?
 check_eq "deferred tool callable" 0 "$rc"
 out=$("$V" --plugin-dir "$FIX" --profile "$PROF" call 2>&1); rc=$?

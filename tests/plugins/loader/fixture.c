@@ -83,6 +83,18 @@ static int format_run(vt_call *call, const cJSON *args, cJSON **result)
     return VT_OK;
 }
 
+/* A third-party command tool: it declares (1.2) that its rules take
+ * command patterns and that rules may call it "fxsh"; the host knows no
+ * more of it than that.  Reports "cmd" as one command; runs nothing. */
+static int cmd_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)call;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "cmd");
+    return api->subject_add(out, VT_SUBJECT_COMMAND, cJSON_IsString(c) ? c->valuestring : "");
+}
+
+static const char *const cmd_aliases[] = {"fxsh", NULL};
+
 static int picky_preflight(vt_call *call, const cJSON *args)
 {
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(args, "word");
@@ -113,6 +125,11 @@ static const vt_tool tools[] = {
      .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
                      "\"n\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000}}}",
      .effects = VT_EFFECT_READ_ONLY, .run = format_run},
+    {.name = "fx_cmd", .description = "Pretend to run a command.",
+     .input_schema = "{\"type\":\"object\",\"properties\":{\"cmd\":{\"type\":\"string\"}},"
+                     "\"required\":[\"cmd\"]}",
+     .flags = VT_TOOL_COMMAND_RULES, .rule_aliases = cmd_aliases,
+     .subjects = cmd_subjects, .run = echo_run},
     {.name = "fx_hidden", .description = "A deferred tool.",
      .input_schema = "{\"type\":\"object\",\"properties\":{}}", .run = echo_run},
     {0},
