@@ -398,8 +398,11 @@ int perm_agent_name_valid(const char *name, const char **why)
     return *why == NULL;
 }
 
-int perm_agent_load_file(const char *path, const char *name, int trusted,
-                         const perm_settings *st, perm_agent **out, char **err)
+/* The spec file at `path`; `name` NULL: its base name without .md.  An
+ * untrusted spec keeps only its deny and ask rules and asks instead of
+ * a default of allow or auto. */
+static int perm_agent_load_file(const char *path, const char *name, int trusted,
+                                const perm_settings *st, perm_agent **out, char **err)
 {
     *out = NULL;
     perm_agent *a = calloc(1, sizeof *a);

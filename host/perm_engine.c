@@ -40,7 +40,9 @@ static int is_edit(vt_subject_kind k)
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
 }
 
-int perm_path_protected(const char *workspace, const char *abs)
+/* 1 when `abs` is a protected path of the workspace (.git, .vtcode,
+ * .vscode, .idea, at any depth). */
+static int perm_path_protected(const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
     if (!rel)

@@ -249,7 +249,8 @@ void perm_ruleset_free(perm_ruleset *set)
 
 /* ---- grammar ----------------------------------------------------------- */
 
-const perm_tool_decl *perm_tool_find(const perm_tool_decls *d, const char *tool)
+/* The tool's declaration, or NULL (tool names are exact). */
+static const perm_tool_decl *perm_tool_find(const perm_tool_decls *d, const char *tool)
 {
     for (size_t i = 0; d && i < d->count; i++)
         if (strcmp(d->items[i].name, tool) == 0)

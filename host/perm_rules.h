@@ -15,8 +15,6 @@ typedef struct perm_rule_env {
     const perm_tool_decls *tools; /* declarations of the known tools, or NULL */
 } perm_rule_env;
 
-/* The tool's declaration, or NULL (tool names are exact). */
-const perm_tool_decl *perm_tool_find(const perm_tool_decls *d, const char *tool);
 /* 1 when `tool` declares that its rules take command patterns. */
 int perm_tool_command(const perm_tool_decls *d, const char *tool);
 
