@@ -14,6 +14,7 @@
 #include "registry_dynamic.h"
 #include "services.h"
 #include "spool.h"
+#include "strbuf.h"
 #include "subjects.h"
 
 static void *api_alloc(size_t n) { return malloc(n ? n : 1); }
@@ -191,6 +192,12 @@ static const vt_host_api table = {
     .tool_remove = registry_dynamic_remove,
     .catalog_on_demand = registry_dynamic_on_demand,
     .call_one_shot = api_call_one_shot,
+    .format = strbuf_format,
+    .vformat = strbuf_vformat,
+    .strbuf_append = strbuf_append,
+    .strbuf_printf = strbuf_printf,
+    .strbuf_take = strbuf_take,
+    .strbuf_reset = strbuf_reset,
 };
 
 const vt_host_api *api_table(void) { return &table; }

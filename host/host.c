@@ -51,6 +51,7 @@ const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
 const char *host_config_path(void) { return H.config_path; }
 const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
+const profile *host_profile(void) { return &H.prof; }
 const char *host_default_agent(void) { return H.default_agent; }
 const char *host_exe_dir(void) { return H.exe_dir; }
 
@@ -395,6 +396,12 @@ int host_open(const host_options *o, char **err)
     if (rc == VT_OK)
         rc = profile_load(pname, pdirs, 1, &H.prof, err);
     free(profile_dir);
+    if (rc == VT_OK) { /* the embedded agent's policy is profile data */
+        const char *const *allow[3];
+        for (int i = 0; i < 3; i++)
+            allow[i] = (const char *const *)H.prof.approval[i];
+        permission_set_embedded_policy(allow);
+    }
     if (rc == VT_OK)
         rc = plugin_dirs_init(o);
     if (rc == VT_OK)
@@ -409,6 +416,9 @@ int host_open(const host_options *o, char **err)
         *err = NULL;
         rc = VT_OK;
     }
+    /* descriptors first: the permission rules depend on what tools declare */
+    if (rc == VT_OK)
+        rc = loader_read_all();
     if (rc == VT_OK && (rc = guard_init(H.config, H.workspace, err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
@@ -462,6 +472,7 @@ void host_close(void)
     services_clear();
     permission_fini();
     guard_fini();
+    permission_set_embedded_policy(NULL); /* it pointed into H.prof */
     profile_free(&H.prof);
     cJSON_Delete(H.config);
     for (size_t i = 0; i < H.nlayers; i++) {

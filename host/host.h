@@ -41,6 +41,9 @@ const char *host_workspace(void);      /* canonical absolute root */
 const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
 const char *host_config_path(void);    /* file it came from, or NULL */
 const char *host_profile_name(void);
+/* The active profile (borrowed until host_close). */
+struct profile;
+const struct profile *host_profile(void);
 const char *host_default_agent(void);  /* --agent value, or NULL */
 const vt_host_api *host_api(void);
 

@@ -127,6 +127,28 @@ static int tail_is_zero(const void *base, size_t known, size_t actual)
     return 1;
 }
 
+/* Whether the descriptor is large enough to hold `member` (added after 1.0). */
+#define DESC_HAS(d, member)                                               \
+    ((d)->struct_size >= offsetof(vt_plugin, member) + sizeof((d)->member))
+
+/* Plugin and host exchange cJSON trees, so both must agree on cJSON's
+ * layout: a plugin built against another cJSON major is refused.  A
+ * plugin older than ABI 1.2 records nothing and is not checked. */
+static char *check_cjson(const vt_plugin *d)
+{
+    if (!DESC_HAS(d, cjson_version) || d->cjson_version == 0)
+        return NULL;
+    unsigned maj = d->cjson_version >> 16, min = (d->cjson_version >> 8) & 0xff,
+             pat = d->cjson_version & 0xff;
+    if (maj == CJSON_VERSION_MAJOR)
+        return NULL;
+    return str_printf("built against cJSON %u.%u.%u, but this host uses cJSON %d.%d.%d: "
+                      "the JSON trees they share would be misread; rebuild the plugin "
+                      "against cJSON %d.x",
+                      maj, min, pat, CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,
+                      CJSON_VERSION_PATCH, CJSON_VERSION_MAJOR);
+}
+
 char *loader_check_descriptor(const vt_plugin *d)
 {
     if (!d)
@@ -144,6 +166,9 @@ char *loader_check_descriptor(const vt_plugin *d)
         !tail_is_zero(d, sizeof(vt_plugin), d->struct_size))
         return str_printf("descriptor is %u bytes with non-zero fields beyond the %zu this "
                    "host knows: it needs a newer host", d->struct_size, sizeof(vt_plugin));
+    char *cj = check_cjson(d);
+    if (cj)
+        return cj;
     if (d->sizeof_tool < MIN_TOOL_SIZE)
         return str_printf("tool entry size %u is smaller than the minimum %zu",
                    d->sizeof_tool, (size_t)MIN_TOOL_SIZE);
@@ -171,6 +196,8 @@ char *loader_check_descriptor(const vt_plugin *d)
 
 static void load_descriptor(plugin_module *m)
 {
+    if (m->desc) /* read already (loader_read_all) */
+        return;
     dlerror();
     m->handle = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
     if (!m->handle) {
@@ -216,6 +243,9 @@ static int try_init(plugin_module *m)
     for (; req && *req; req++)
         if (requirement_met(*req) != 1)
             return 0;
+    /* The plugin's API pointer is set before any of its hooks can run. */
+    if (DESC_HAS(m->desc, api_slot) && m->desc->api_slot)
+        *m->desc->api_slot = api_table();
     if (m->desc->init) {
         char *err = NULL;
         int rc = m->desc->init(api_table(), &err);
@@ -234,7 +264,7 @@ static int try_init(plugin_module *m)
     return 1;
 }
 
-int loader_load_all(void)
+int loader_read_all(void)
 {
     /* Profile modules first, so that a stray module can never take a
      * profile tool's name away from it. */
@@ -242,6 +272,12 @@ int loader_load_all(void)
         for (size_t i = 0; i < nmods; i++)
             if (mods[i]->state == PLUGIN_FOUND && mods[i]->in_profile == pass)
                 load_descriptor(mods[i]);
+    return VT_OK;
+}
+
+int loader_load_all(void)
+{
+    loader_read_all();
     /* Initialise in dependency order: repeat until nothing moves. */
     for (int progress = 1; progress;) {
         progress = 0;

@@ -26,8 +26,13 @@ typedef struct plugin_module {
 /* Scan each directory for *.so modules (the first directory that has a
  * given module name wins; later copies are recorded as shadowed). */
 int loader_scan(const char *const *dirs, size_t ndirs);
-/* Load every found module: descriptor checks, dependency order, init,
- * tool registration.  Refusals are recorded, not fatal. */
+/* Read every found module's descriptor and register its tools, running
+ * no plugin code beyond the entry function: what the permission engine
+ * needs from the descriptors is known before init.  Refusals are
+ * recorded, not fatal. */
+int loader_read_all(void);
+/* Load every found module: loader_read_all if not done, then dependency
+ * order and init.  Refusals are recorded, not fatal. */
 int loader_load_all(void);
 /* Run fini in reverse load order and dlclose. */
 void loader_unload_all(void);

@@ -9,12 +9,14 @@
 #include "host.h"
 #include "mcp.h"
 #include "permission.h"
+#include "profile.h"
 #include "mcp_server.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "render.h"
 #include "serve_workspace.h"
+#include "strutil.h"
 
 /* After end of input, calls already read get DRAIN_MS to finish and
  * answer (a script piping requests gets its answers); then they are
@@ -103,27 +105,23 @@ static int max_concurrent_calls(void)
     return (int)n->valuedouble;
 }
 
+/* What to say about tools is the profile's ([instructions]); the host
+ * adds the facts: profile, workspace, tools, shell, approval preset. */
 static char *instructions(void)
 {
     const char *shell = shell_profile();
+    const profile *p = host_profile();
+    const char *how = strcmp(shell, "powershell") == 0 ? p->shell_powershell : p->shell_unix;
     char *names = registry_listed_names();
-    char *text = NULL;
-    int rc = asprintf(
-        &text,
+    char *text = str_printf(
         "vthost serves the '%s' tool profile for the workspace %s. Tools: %s. "
-        "Shell profile: %s; %s. Use exec_command for commands (write_stdin to "
-        "answer a still-running session), apply_patch for every file edit, "
-        "and search_tools to find further tools, which become callable after "
-        "the tool list refreshes. Approval preset: %s.",
+        "Shell profile: %s%s%s. %s%sApproval preset: %s.",
         host_profile_name() ? host_profile_name() : "default",
-        serve_workspace_label(), names ? names : "",
-        shell,
-        strcmp(shell, "powershell") == 0
-            ? "write exec_command.cmd in native PowerShell syntax"
-            : "write exec_command.cmd as Unix-like shell commands",
+        serve_workspace_label(), names ? names : "", shell, how ? "; " : "", how ? how : "",
+        p->instructions ? p->instructions : "", p->instructions ? " " : "",
         permission_approval());
     free(names);
-    return rc < 0 ? NULL : text;
+    return text;
 }
 
 /* Protocol traffic moves to private descriptors; fd 0 becomes /dev/null

@@ -86,7 +86,7 @@ static int parse_decision(const char *s, perm_decision *d)
 static int add_rule(perm_agent *a, int bucket, const char *text, const char *file,
                     size_t line, const perm_settings *st, char **err)
 {
-    perm_rule_env env = {st->workspace, st->home};
+    perm_rule_env env = {st->workspace, st->home, st->tools};
     char *src = NULL, *why = NULL;
     perm_rule *r = NULL;
     if ((line ? asprintf(&src, "%s:%zu", file, line) : asprintf(&src, "%s", file)) < 0)
@@ -398,8 +398,11 @@ int perm_agent_name_valid(const char *name, const char **why)
     return *why == NULL;
 }
 
-int perm_agent_load_file(const char *path, const char *name, int trusted,
-                         const perm_settings *st, perm_agent **out, char **err)
+/* The spec file at `path`; `name` NULL: its base name without .md.  An
+ * untrusted spec keeps only its deny and ask rules and asks instead of
+ * a default of allow or auto. */
+static int perm_agent_load_file(const char *path, const char *name, int trusted,
+                                const perm_settings *st, perm_agent **out, char **err)
 {
     *out = NULL;
     perm_agent *a = calloc(1, sizeof *a);
@@ -487,18 +490,12 @@ int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
 
 int perm_agent_embedded(const perm_settings *st, perm_agent **out)
 {
-    /* default ask; search_tools and code_search are read-only lookups.
-     * The approval presets add what the sandbox bounds: sandboxed runs
-     * commands (workspace-write sandbox) and edits inside the workspace,
-     * read-only runs commands in a read-only sandbox.  Deny and ask rules,
+    /* default ask; what each approval preset allows is profile data
+     * ([approval] in profiles/NAME.ini): read-only lookups, and under the
+     * sandboxed presets what the sandbox bounds.  Deny and ask rules,
      * protected paths, policy files and escalation still ask. */
-    static const char *const ask_allow[] = {"search_tools", "code_search", NULL};
-    static const char *const sandboxed_allow[] = {"search_tools", "code_search", "exec_command",
-                                                  "write_stdin", "apply_patch(/**)", NULL};
-    static const char *const ro_allow[] = {"search_tools", "code_search", "exec_command",
-                                           "write_stdin", NULL};
-    const char *const *allow = st->approval == 1 ? sandboxed_allow
-                               : st->approval == 2 ? ro_allow : ask_allow;
+    int preset = st->approval >= 0 && st->approval < 3 ? st->approval : 0;
+    const char *const *allow = st->embedded_allow[preset];
     perm_agent *a = calloc(1, sizeof *a);
     char *err = NULL;
     if (!a || !(a->name = strdup("default"))) {
@@ -510,7 +507,7 @@ int perm_agent_embedded(const perm_settings *st, perm_agent **out)
     a->default_source = st->approval ? str_printf("embedded default agent (approval %s)",
                                                   st->approval == 1 ? "sandboxed" : "read-only")
                                      : strdup("embedded default agent");
-    for (size_t i = 0; allow[i]; i++)
+    for (size_t i = 0; allow && allow[i]; i++)
         if (add_rule(a, PB_ALLOW, allow[i], "embedded default agent", 0, st, &err) < 0) {
             free(err);
             perm_agent_free(a);

@@ -16,17 +16,12 @@ int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
  * '/', '\\', '..', a leading dot or a .md suffix is VT_ERR_INVALID. */
 int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out,
                          char **err);
-/* The spec file at `path`; `name` NULL: its base name without .md.  An
- * untrusted spec keeps only its deny and ask rules and asks instead of
- * a default of allow or auto. */
-int perm_agent_load_file(const char *path, const char *name, int trusted,
-                         const perm_settings *st, perm_agent **out, char **err);
 /* 1 when `name` is a valid agent name; else 0 and *why (static). */
 int perm_agent_name_valid(const char *name, const char **why);
 /* Parse spec text (`file` names it in messages and sources). */
 int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
                           perm_agent **out, char **err);
-/* default ask; allow search_tools and code_search. */
+/* default ask; allow what st->embedded_allow names for the preset. */
 int perm_agent_embedded(const perm_settings *st, perm_agent **out);
 void perm_agent_free(perm_agent *a);
 

@@ -284,7 +284,7 @@ static int load_auto(perm_settings *st, const cJSON *au, const char *path, char 
 int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *path,
                            const char *origin, int trusted, char **err)
 {
-    perm_rule_env env = {st->workspace, st->home};
+    perm_rule_env env = {st->workspace, st->home, st->tools};
     int rc = perm_strict_top(config, path, err);
     if (rc)
         return rc;

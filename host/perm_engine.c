@@ -40,7 +40,9 @@ static int is_edit(vt_subject_kind k)
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
 }
 
-int perm_path_protected(const char *workspace, const char *abs)
+/* 1 when `abs` is a protected path of the workspace (.git, .vtcode,
+ * .vscode, .idea, at any depth). */
+static int perm_path_protected(const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
     if (!rel)
@@ -196,7 +198,7 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
     ev->agent = agent;
     ev->tool = tool;
     ev->effects = effects;
-    ev->is_exec = strcmp(tool, "exec_command") == 0 || (effects & VT_EFFECT_EXECUTES);
+    ev->is_exec = perm_tool_command(st->tools, tool) || (effects & VT_EFFECT_EXECUTES);
     ev->md = pcre2_match_data_create(1, NULL);
     if (!ev->md)
         return VT_ERR_NOMEM;

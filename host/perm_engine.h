@@ -71,10 +71,7 @@ cJSON *perm_eval_trace(const perm_eval *ev);
 cJSON *perm_eval_subjects(const perm_eval *ev);
 
 const char *perm_decision_name(perm_decision d);
-/* 1 when `abs` is a protected path of the workspace (.git, .vtcode,
- * .vscode, .idea, at any depth). */
-int perm_path_protected(const char *workspace, const char *abs);
-/* A rule that would allow the call (malloc'd), e.g. exec_command(git push *). */
+/* A rule that would allow the call (malloc'd), e.g. "tool(git push *)". */
 char *perm_eval_suggest(const perm_eval *ev);
 
 #endif

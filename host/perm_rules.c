@@ -6,6 +6,7 @@
 #include "perm_rules.h"
 #include "perm_match.h"
 #include "perm_strict.h"
+#include "strbuf.h"
 #include "strutil.h"
 
 #include <ctype.h>
@@ -248,11 +249,45 @@ void perm_ruleset_free(perm_ruleset *set)
 
 /* ---- grammar ----------------------------------------------------------- */
 
-static const struct { const char *alias, *tool; } aliases[] = {
-    {"bash", "exec_command"}, {"Bash", "exec_command"},
-    {"edit", "apply_patch"},  {"Edit", "apply_patch"},
-    {"read", "code_search"},  {"Read", "code_search"},
-};
+/* The tool's declaration, or NULL (tool names are exact). */
+static const perm_tool_decl *perm_tool_find(const perm_tool_decls *d, const char *tool)
+{
+    for (size_t i = 0; d && i < d->count; i++)
+        if (strcmp(d->items[i].name, tool) == 0)
+            return &d->items[i];
+    return NULL;
+}
+
+int perm_tool_command(const perm_tool_decls *d, const char *tool)
+{
+    const perm_tool_decl *t = perm_tool_find(d, tool);
+    return t && t->command_rules;
+}
+
+/* The tool that declares `alias` as a rule name, or NULL. */
+static const char *alias_tool(const perm_tool_decls *d, const char *alias)
+{
+    for (size_t i = 0; d && i < d->count; i++)
+        for (const char *const *a = d->items[i].aliases; a && *a; a++)
+            if (strcmp(*a, alias) == 0)
+                return d->items[i].name;
+    return NULL;
+}
+
+/* A bare rule grants a command tool outright, or a tool-name pattern
+ * (`exec_*`, `*`) covers one: either lets every command through. */
+static int grants_commands(const perm_rule *r, const perm_tool_decls *d)
+{
+    if (r->tool_match == PTOOL_EXACT)
+        return perm_tool_command(d, r->tool);
+    if (r->tool_match != PTOOL_PREFIX)
+        return 0;
+    for (size_t i = 0; d && i < d->count; i++)
+        if (d->items[i].command_rules &&
+            strncmp(d->items[i].name, r->tool, strlen(r->tool)) == 0)
+            return 1;
+    return 0;
+}
 
 static char *trimmed(const char *s, size_t len)
 {
@@ -378,7 +413,7 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
         *err = err_s("a tool-name pattern cannot take a specifier: \"%s\"", r->text);
         return VT_ERR_INVALID;
     }
-    if (strcmp(r->tool, "exec_command") == 0) {
+    if (perm_tool_command(env->tools, r->tool)) {
         r->spec = PSPEC_COMMAND;
         int rc = perm_compile_command(spec, &r->re, &r->key, err);
         if (rc == 0)
@@ -449,12 +484,17 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
         perm_rule_free(r);
         return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
     }
-    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-        if (strcmp(r->tool, aliases[i].alias) == 0) {
-            free(r->tool);
-            r->tool = strdup(aliases[i].tool);
-            break;
+    const char *canonical = perm_tool_find(env->tools, r->tool) ? NULL
+                            : alias_tool(env->tools, r->tool);
+    if (canonical) {
+        free(r->tool);
+        r->tool = strdup(canonical);
+        if (!r->tool) {
+            free(spec);
+            perm_rule_free(r);
+            return VT_ERR_NOMEM;
         }
+    }
     char *star = strchr(r->tool, '*');
     if (star) {
         if (star[1] != 0) {
@@ -474,12 +514,7 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     if (spec)
         rc = parse_spec(r, spec, env, err);
     else
-        /* exec_command itself, or a tool-name pattern covering it
-         * (`exec_*`, `*`) */
-        r->broad = r->tool_match == PTOOL_EXACT
-                       ? strcmp(r->tool, "exec_command") == 0
-                       : r->tool_match == PTOOL_PREFIX &&
-                             strncmp("exec_command", r->tool, strlen(r->tool)) == 0;
+        r->broad = grants_commands(r, env->tools);
     free(spec);
     if (rc < 0) {
         if (!*err)
@@ -493,7 +528,8 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
 
 /* ---- tool names ------------------------------------------------------- */
 
-int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n, char **err)
+int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
+                         const perm_tool_decls *tools, char **err)
 {
     *err = NULL;
     if (r->tool_match == PTOOL_ANY || strncmp(r->tool, "mcp__", 5) == 0)
@@ -513,7 +549,12 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
     while (tl && isspace((unsigned char)r->text[tl - 1]))
         tl--;
     char *written = strndup(r->text, tl);
-    const char **cands = calloc(n + 8, sizeof *cands);
+    size_t nalias = 0;
+    for (size_t i = 0; tools && i < tools->count; i++)
+        for (const char *const *a = tools->items[i].aliases; a && *a; a++)
+            nalias++;
+    const char **cands = calloc(n + nalias + 1, sizeof *cands);
+    vt_strbuf list = VT_STRBUF_INIT; /* the aliases, for the message */
     if (!written || !cands) {
         free(written);
         free(cands);
@@ -522,8 +563,11 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
     size_t nc = 0;
     for (size_t i = 0; i < n; i++)
         cands[nc++] = names[i];
-    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-        cands[nc++] = aliases[i].alias;
+    for (size_t i = 0; tools && i < tools->count; i++)
+        for (const char *const *a = tools->items[i].aliases; a && *a; a++) {
+            cands[nc++] = *a;
+            strbuf_printf(&list, "%s%s", list.len ? ", " : "", *a);
+        }
     cands[nc++] = "WebFetch";
     const char *near = perm_closest(written, cands, nc);
     if (strcmp(written, "WebFetch") == 0)
@@ -536,8 +580,9 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
                           r->text, near);
     else
         *err = str_printf("unknown tool \"%s\" in rule \"%s\": not an installed tool, an alias "
-                          "(bash, Bash, edit, Edit, read, Read), an mcp__ pattern or "
-                          "WebFetch(domain:HOST)", written, r->text);
+                          "(%s), an mcp__ pattern or WebFetch(domain:HOST)", written, r->text,
+                          list.data ? list.data : "none declared");
+    strbuf_reset(&list);
     free(written);
     free(cands);
     return VT_ERR_INVALID;

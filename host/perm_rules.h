@@ -1,6 +1,6 @@
 /* The rule grammar and indexed rule sets.
- *   tool                      bare tool id (aliases bash, edit, read)
- *   tool(<command pattern>)   exec_command and its alias bash
+ *   tool                      bare tool id, or an alias the tool declares
+ *   tool(<command pattern>)   a tool declaring VT_TOOL_COMMAND_RULES
  *   tool(<path pattern>)      any other tool that reports paths
  *   tool(domain:host)         network-domain subjects; WebFetch = any tool
  *   mcp__server, mcp__server__*, prefix*    tool-name patterns          */
@@ -12,18 +12,23 @@
 typedef struct perm_rule_env {
     const char *workspace;  /* canonical workspace root */
     const char *home;       /* $HOME, or NULL */
+    const perm_tool_decls *tools; /* declarations of the known tools, or NULL */
 } perm_rule_env;
+
+/* 1 when `tool` declares that its rules take command patterns. */
+int perm_tool_command(const perm_tool_decls *d, const char *tool);
 
 /* Parse and compile `text`; `source` ("file:line") is copied.  On failure
  * *err is a malloc'd description (without the source). */
 int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
                     perm_rule **out, char **err);
 void perm_rule_free(perm_rule *r);
-/* The rule's tool part names an installed tool (`names`, n of them), a
- * documented alias, an mcp__ pattern, WebFetch(domain:...), or a
+/* The rule's tool part names an installed tool (`names`, n of them), an
+ * alias a tool declares (env->tools), an mcp__ pattern, WebFetch(domain:...), or a
  * tool-name pattern matching an installed tool; else VT_ERR_INVALID and
  * *err (malloc'd) with the closest valid spelling. */
-int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n, char **err);
+int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
+                         const perm_tool_decls *tools, char **err);
 
 /* Rule sets: append rules, then seal once to build the lookup index. */
 int perm_ruleset_add(perm_ruleset *set, perm_rule *r);

@@ -26,7 +26,7 @@ typedef enum perm_tool_match {
 
 typedef enum perm_spec_kind {
     PSPEC_NONE = 0,    /* bare tool rule */
-    PSPEC_COMMAND = 1, /* exec_command(<command pattern>) */
+    PSPEC_COMMAND = 1, /* tool(<command pattern>), a command tool */
     PSPEC_PATH = 2,    /* tool(<gitignore-style path pattern>) */
     PSPEC_DOMAIN = 3   /* tool(domain:host) */
 } perm_spec_kind;
@@ -35,6 +35,20 @@ typedef enum perm_path_base {
     PBASE_ABS = 0, /* //, ~/ and / patterns: anchored to a known directory */
     PBASE_CWD = 1  /* path and ./path: relative to the call's directory */
 } perm_path_base;
+
+/* What the engine knows of a tool beyond its name, as the tool's
+ * descriptor declares it (VT_TOOL_COMMAND_RULES, rule_aliases): the host
+ * names no tool itself.  Strings are borrowed from the descriptor. */
+typedef struct perm_tool_decl {
+    const char *name;
+    int command_rules;            /* rules take command patterns */
+    const char *const *aliases;   /* NULL-terminated, or NULL */
+} perm_tool_decl;
+
+typedef struct perm_tool_decls {
+    const perm_tool_decl *items;
+    size_t count;
+} perm_tool_decls;
 
 typedef struct perm_rule {
     char *text;          /* the rule as written */
@@ -95,6 +109,10 @@ typedef struct perm_settings {
     char *workspace;                 /* canonical workspace root */
     char *home;                      /* $HOME, or NULL */
     char *config_path;               /* for messages; may be NULL */
+    const perm_tool_decls *tools;    /* the tools' declarations (borrowed) */
+    /* the embedded default agent's allow rules under each approval
+     * preset (profile data), NULL-terminated, or NULL (borrowed) */
+    const char *const *embedded_allow[3];
     perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
     /* approval preset of the embedded default agent: 0 ask,
      * 1 sandboxed, 2 read-only */

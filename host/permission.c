@@ -34,12 +34,53 @@ static struct {
     perm_agent *primary; /* --agent, or the embedded one */
     char *primary_spec;  /* the --agent value (a name or a CLI path) */
     int check_tools;     /* plugins are loaded: check agents' tool names */
+    perm_tool_decls tools;       /* what st.tools points at */
+    perm_tool_decl *owned_tools; /* built from the registry */
     cached_agent *cache;
     size_t ncache;
     long consecutive, total; /* auto-review denials */
 } P;
 
 static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static perm_tool_decls declared; /* permission_declare_tools */
+static const char *const *embedded_policy[3]; /* permission_set_embedded_policy */
+
+void permission_set_embedded_policy(const char *const *const lists[3])
+{
+    for (int i = 0; i < 3; i++)
+        embedded_policy[i] = lists ? lists[i] : NULL;
+}
+
+void permission_declare_tools(const perm_tool_decl *decls, size_t n)
+{
+    declared = (perm_tool_decls){decls, decls ? n : 0};
+}
+
+/* The declarations of the registered tools (or the declared ones). */
+static int collect_tools(void)
+{
+    if (declared.items) {
+        P.tools = declared;
+        return 0;
+    }
+    const tool_entry **v = NULL;
+    size_t n = 0;
+    if (registry_all(&v, &n) != VT_OK)
+        return VT_ERR_NOMEM;
+    P.owned_tools = calloc(n ? n : 1, sizeof *P.owned_tools);
+    if (!P.owned_tools) {
+        free(v);
+        return VT_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        P.owned_tools[i] = (perm_tool_decl){v[i]->t.name,
+                                            (v[i]->t.flags & VT_TOOL_COMMAND_RULES) != 0,
+                                            v[i]->t.rule_aliases};
+    free(v);
+    P.tools = (perm_tool_decls){P.owned_tools, n};
+    return 0;
+}
 
 /* The user's vtcode directory: $XDG_CONFIG_HOME/vtcode, else
  * ~/.config/vtcode.  malloc'd, or NULL. */
@@ -63,6 +104,11 @@ static char *absolute(const char *p)
 static int init_common(const char *workspace, int trusted, const char *reason)
 {
     perm_settings_defaults(&P.st);
+    if (collect_tools() < 0)
+        return VT_ERR_NOMEM;
+    P.st.tools = &P.tools;
+    for (int i = 0; i < 3; i++)
+        P.st.embedded_allow[i] = embedded_policy[i];
     const char *home = getenv("HOME");
     P.st.workspace = strdup(workspace ? workspace : "/");
     P.st.home = home && *home ? strdup(home) : NULL;
@@ -189,7 +235,7 @@ static int check_set(const perm_ruleset *set, const char *const *names, size_t n
 {
     for (size_t i = 0; i < set->count; i++) {
         char *why = NULL;
-        int rc = perm_rule_check_tool(set->rules[i], names, n, &why);
+        int rc = perm_rule_check_tool(set->rules[i], names, n, P.st.tools, &why);
         if (rc < 0) {
             char *src = perm_rule_source(set->rules[i]);
             *err = str_printf("%s: %s", src ? src : set->rules[i]->source,
@@ -290,6 +336,7 @@ void permission_fini(void)
     free(P.cache);
     free(P.primary_spec);
     perm_settings_free(&P.st);
+    free(P.owned_tools);
     memset(&P, 0, sizeof P);
 }
 

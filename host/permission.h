@@ -7,6 +7,7 @@
 #include "pipeline.h"
 #include "registry.h"
 #include "subjects.h"
+#include "perm_types.h"
 
 typedef struct perm_request {
     const tool_entry *tool;
@@ -15,6 +16,18 @@ typedef struct perm_request {
     const vt_subjects *subjects;  /* what the tool's subjects hook reported */
     const frontend *fe;           /* for prompts and sampling; may be NULL */
 } perm_request;
+
+/* What the engine knows of each tool besides its name (rules with command
+ * patterns, rule aliases) comes from the tools' descriptors: init reads
+ * it from the registry, so descriptors are read before init.  A driver or
+ * test without plugins declares the tools here instead: `decls` is
+ * borrowed until the next call; NULL goes back to the registry. */
+void permission_declare_tools(const perm_tool_decl *decls, size_t n);
+
+/* The embedded default agent's allow rules under each approval preset
+ * (ask, sandboxed, read-only), from the profile: NULL-terminated lists,
+ * borrowed until the next call or permission_fini's caller frees them. */
+void permission_set_embedded_policy(const char *const *const lists[3]);
 
 /* Load agent specs and [permissions] from the configuration.  *err is a
  * malloc'd message naming file and line/key on failure. */

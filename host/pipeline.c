@@ -7,6 +7,7 @@
 #include "host.h"
 #include "legacy.h"
 #include "permission.h"
+#include "profile.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "registry_dynamic.h"
@@ -36,14 +37,19 @@ static char *unknown_tool_message(const char *name)
     if (repl)
         return str_printf("Tool '%s' was removed: %s.", name, repl);
     const tool_entry *e = registry_find(name);
-    if (e && registry_needs_search(e))
-        return str_printf("Tool '%s' is deferred: it is not in the tool list yet. Find it with "
-                          "search_tools first (a query describing what you need); the tools "
-                          "it finds are listed and callable from then on.", name);
-    if (e && !registry_callable(e))
-        return str_printf("Tool '%s' is available only in a profile that lists it (for "
-                   "code_search: --profile advanced, or [tools] profile = \"advanced\" "
-                   "in vtcode.toml).", name);
+    if (e && registry_needs_search(e)) {
+        const char *how = host_profile()->deferred_hint;
+        return str_printf("Tool '%s' is deferred: it is not in the tool list yet.%s%s", name,
+                          how ? " " : "", how ? how : "");
+    }
+    if (e && !registry_callable(e)) {
+        const char *in = profile_listing(name);
+        if (in)
+            return str_printf("Tool '%s' is available only in a profile that lists it (for "
+                              "%s: --profile %s, or [tools] profile = \"%s\" in vtcode.toml).",
+                              name, name, in, in);
+        return str_printf("Tool '%s' is available only in a profile that lists it.", name);
+    }
     char *names = registry_listed_names();
     const char *hint = registry_suggest(name);
     char *m = hint ? str_printf("Unknown tool: %s. Available tools: %s. Did you mean '%s'?", name,
@@ -173,7 +179,6 @@ int pipeline_call(const call_request *req, call_result *out)
         rc = budget_plain_output(&call, resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", e->t.name, rc);
-    render_normalize_diff(resp);
     if (call.warnings) {
         cJSON_AddItemToObject(resp, "warnings", call.warnings);
         call.warnings = NULL;

@@ -45,6 +45,41 @@ static int split_list(const char *value, char ***v, size_t *n)
     return ok;
 }
 
+/* A comma-separated list of permission rules (which may hold blanks);
+ * a continuation line adds to it. */
+static int split_rules(const char *value, char ***v, size_t *n)
+{
+    for (const char *p = value; *p;) {
+        size_t len = strcspn(p, ",");
+        const char *b = p, *e = p + len;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e > b) {
+            char *rule = strndup(b, (size_t)(e - b));
+            int ok = rule && push(v, n, rule);
+            free(rule);
+            if (!ok)
+                return 0;
+        }
+        p += len + (p[len] == ',');
+    }
+    size_t end = *n;
+    return push(v, &end, NULL);
+}
+
+/* A text value; a continuation line appends with a blank. */
+static int append_text(char **dst, const char *value)
+{
+    char *t = *dst ? str_printf("%s %s", *dst, value) : strdup(value);
+    if (!t)
+        return 0;
+    free(*dst);
+    *dst = t;
+    return 1;
+}
+
 typedef struct parse_state {
     profile *p;
     char *error;
@@ -74,6 +109,21 @@ static int on_value(void *user, const char *section, const char *key, const char
             return split_list(value, &p->tools, &p->ntools);
         }
         return 1;
+    }
+    if (strcmp(section, "approval") == 0) {
+        static const char *const presets[] = {"ask", "sandboxed", "read-only"};
+        for (int i = 0; i < 3; i++)
+            if (strcmp(key, presets[i]) == 0)
+                return split_rules(value, &p->approval[i], &p->napproval[i]);
+        return 1;
+    }
+    if (strcmp(section, "instructions") == 0) {
+        char **dst = strcmp(key, "text") == 0         ? &p->instructions
+                     : strcmp(key, "unix_like") == 0  ? &p->shell_unix
+                     : strcmp(key, "powershell") == 0 ? &p->shell_powershell
+                     : strcmp(key, "deferred") == 0   ? &p->deferred_hint
+                                                      : NULL;
+        return dst ? append_text(dst, value) : 1;
     }
     if (strncmp(section, "module.", 7) == 0 && section[7]) {
         const char *mod = section + 7;
@@ -125,8 +175,68 @@ static char *read_file(const char *path)
     return text;
 }
 
+#define TAKE(field)                                                       \
+    do {                                                                  \
+        if (!p->field) {                                                  \
+            p->field = d.field;                                           \
+            d.field = NULL;                                               \
+        }                                                                 \
+    } while (0)
+
+/* What the profile does not say comes from the embedded default. */
+static void inherit_default(profile *p)
+{
+    profile d;
+    char *err = NULL;
+    for (const profile_text *e = profile_embedded; e->name; e++)
+        if (strcmp(e->name, "default") == 0 && profile_parse(e->text, "(embedded)", &d, &err) == 0) {
+            for (int i = 0; i < 3; i++)
+                if (!p->approval[i]) {
+                    p->approval[i] = d.approval[i];
+                    p->napproval[i] = d.napproval[i];
+                    d.approval[i] = NULL;
+                    d.napproval[i] = 0;
+                }
+            TAKE(instructions);
+            TAKE(shell_unix);
+            TAKE(shell_powershell);
+            TAKE(deferred_hint);
+            profile_free(&d);
+        }
+    free(err);
+}
+
+const char *profile_listing(const char *tool)
+{
+    const char *found = NULL;
+    for (const profile_text *e = profile_embedded; e->name && !found; e++) {
+        profile q;
+        char *err = NULL;
+        if (profile_parse(e->text, "(embedded)", &q, &err) == 0) {
+            for (size_t i = 0; i < q.ntools && !found; i++)
+                if (strcmp(q.tools[i], tool) == 0)
+                    found = e->name;
+            profile_free(&q);
+        }
+        free(err);
+    }
+    return found;
+}
+
+static int load_text(const char *name, const char *const *dirs, size_t ndirs,
+                     profile *out, char **err);
+
 int profile_load(const char *name, const char *const *dirs, size_t ndirs,
                  profile *out, char **err)
+{
+    int rc = load_text(name, dirs, ndirs, out, err);
+    if (rc == VT_OK)
+        inherit_default(out);
+    return rc;
+}
+
+static int load_text(const char *name, const char *const *dirs, size_t ndirs,
+                     profile *out, char **err)
 {
     name = profile_canonical_name(name);
     size_t nl = strlen(name);
@@ -188,6 +298,15 @@ void profile_free(profile *p)
     free(p->modules);
     free(p->packages);
     free(p->tools);
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < p->napproval[k]; i++)
+            free(p->approval[k][i]);
+        free(p->approval[k]);
+    }
+    free(p->instructions);
+    free(p->shell_unix);
+    free(p->shell_powershell);
+    free(p->deferred_hint);
     free(p->name);
     free(p->description);
     free(p->source);

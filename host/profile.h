@@ -22,17 +22,34 @@ typedef struct profile {
     size_t nmodules;
     char **tools;          /* public tools, in order */
     size_t ntools;
+    /* [approval]: the embedded default agent's allow rules under each
+     * --approval preset (PROFILE_ASK ...), NULL-terminated, or NULL */
+    char **approval[3];
+    size_t napproval[3];
+    /* [instructions]: text for MCP clients (`text`), the sentence for
+     * each shell profile (`unix_like`, `powershell`) and the hint for a
+     * deferred tool called before it was found (`deferred`); or NULL */
+    char *instructions, *shell_unix, *shell_powershell, *deferred_hint;
 } profile;
+
+/* Indices of profile.approval, as perm_approval_parse numbers presets. */
+enum { PROFILE_ASK = 0, PROFILE_SANDBOXED = 1, PROFILE_READ_ONLY = 2 };
 
 /* Canonical profile name for a user-given one (VT Code aliases). */
 const char *profile_canonical_name(const char *name);
 
 /* Load profile `name` from the first directory holding NAME.ini, else
- * the embedded copy.  *err names the file and line of a syntax error. */
+ * the embedded copy.  *err names the file and line of a syntax error.
+ * Sections [approval] and [instructions] the profile lacks come from the
+ * embedded default profile. */
 int profile_load(const char *name, const char *const *dirs, size_t ndirs,
                  profile *out, char **err);
 /* Parse INI text; exposed for tests. */
 int profile_parse(const char *text, const char *source, profile *out, char **err);
 void profile_free(profile *p);
+
+/* The name of an embedded profile that lists `tool` publicly, or NULL
+ * (static). */
+const char *profile_listing(const char *tool);
 
 #endif

@@ -1,6 +1,6 @@
 /* The tool registry.  Entries are created at load and never move; the
- * listed set grows when search_tools expands deferred tools, under a
- * lock because calls run concurrently. */
+ * listed set grows when a catalog search (api->catalog_expand) expands
+ * deferred tools, under a lock because calls run concurrently. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>

@@ -17,7 +17,7 @@ typedef struct tool_entry {
     cJSON *schema;                 /* parsed schema incl. max_output_tokens */
     struct typed_tool *typed;      /* non-NULL for typed (libffi) tools */
     int is_public;                 /* listed by the active profile */
-    int is_expanded;               /* listed after search_tools found it */
+    int is_expanded;               /* listed after a catalog search found it */
     /* ---- dynamic tools (registry_dynamic.c); zero for descriptor tools ---- */
     int dynamic;                   /* added after init: strings below owned */
     char *own_name, *own_description, *own_schema_text;
@@ -38,10 +38,10 @@ int registry_all(const tool_entry ***out, size_t *count);
 /* Callable: listed, or deferred (not gated outside its profile) unless
  * registry_require_search is on. */
 int registry_callable(const tool_entry *e);
-/* On: a deferred tool is callable only once search_tools expanded it (the
+/* On: a deferred tool is callable only once a catalog search expanded it (the
  * MCP server; the CLI names its tools explicitly and leaves this off). */
 void registry_require_search(int on);
-/* Deferred, and not callable until search_tools finds it. */
+/* Deferred, and not callable until a catalog search finds it. */
 int registry_needs_search(const tool_entry *e);
 /* Deferred and discoverable (not listed, not gated). */
 int registry_is_deferred(const tool_entry *e);

@@ -1,61 +1,24 @@
 /* Human renderings of tool responses: the CLI's --format text and the
- * MCP text block.  Diffs (apply_patch and legacy diff_preview results)
- * show a header per file, the unified content and the counts; other
+ * MCP text block.  Diffs (a "diff" array of per-file entries) show a
+ * header per file, the unified content and the counts; other
  * results show their "output" text, then their remaining fields. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "render.h"
+#include "strbuf.h"
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
+/* The host's string builder (strbuf.c). */
+typedef vt_strbuf sbuf;
 
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 256;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-static void sb_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_fmt(sbuf *b, const char *fmt, ...)
-{
-    char *s = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    sb_put(b, s, (size_t)n);
-    free(s);
-}
+static void sb_put(sbuf *b, const char *s, size_t n) { strbuf_append(b, s, n); }
+static void sb_str(sbuf *b, const char *s) { strbuf_append(b, s, strlen(s)); }
+#define sb_fmt strbuf_printf
 
 static void sb_endline(sbuf *b)
 {
-    if (b->len && b->p[b->len - 1] != '\n')
+    if (b->len && b->data[b->len - 1] != '\n')
         sb_put(b, "\n", 1);
 }
 
@@ -69,54 +32,6 @@ static double num(const cJSON *o, const char *key, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
-/* Count '+' and '-' lines of a unified diff (not the ---/+++ headers). */
-static void count_changes(const char *content, long *add, long *del)
-{
-    *add = *del = 0;
-    for (const char *l = content; l && *l;) {
-        const char *e = strchr(l, '\n');
-        size_t n = e ? (size_t)(e - l) : strlen(l);
-        if (n && l[0] == '+' && !(n >= 3 && strncmp(l, "+++", 3) == 0))
-            (*add)++;
-        else if (n && l[0] == '-' && !(n >= 3 && strncmp(l, "---", 3) == 0))
-            (*del)++;
-        l = e ? e + 1 : l + n;
-    }
-}
-
-void render_normalize_diff(cJSON *response)
-{
-    cJSON *prev = cJSON_GetObjectItemCaseSensitive(response, "diff_preview");
-    if (!cJSON_IsObject(prev) || cJSON_GetObjectItemCaseSensitive(response, "diff"))
-        return;
-    const char *path = str(prev, "path");
-    const char *content = str(prev, "content");
-    const char *op = str(prev, "operation");
-    long add, del;
-    count_changes(content, &add, &del);
-    cJSON *arr = cJSON_CreateArray();
-    cJSON *e = cJSON_CreateObject();
-    if (!arr || !e) {
-        cJSON_Delete(arr);
-        cJSON_Delete(e);
-        return;
-    }
-    cJSON_AddStringToObject(e, "path", path ? path : "");
-    cJSON_AddStringToObject(e, "operation", op ? op : "updated");
-    cJSON_AddStringToObject(e, "content", content ? content : "");
-    cJSON_AddNumberToObject(e, "additions", num(prev, "additions", (double)add));
-    cJSON_AddNumberToObject(e, "deletions", num(prev, "deletions", (double)del));
-    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(prev, "truncated");
-    cJSON_AddBoolToObject(e, "truncated", cJSON_IsTrue(tr));
-    const cJSON *om = cJSON_GetObjectItemCaseSensitive(prev, "omitted_line_count");
-    if (cJSON_IsNumber(om))
-        cJSON_AddNumberToObject(e, "omitted_line_count", om->valuedouble);
-    cJSON_AddBoolToObject(e, "is_empty", !content || !*content);
-    cJSON_AddItemToArray(arr, e);
-    cJSON_DeleteItemFromObjectCaseSensitive(response, "diff_preview");
-    cJSON_AddItemToObject(response, "diff", arr);
 }
 
 static void render_diff_entry(sbuf *b, const cJSON *e)
@@ -194,8 +109,7 @@ static void render_fields(sbuf *b, const cJSON *r, const char *const *skip)
 
 char *render_text(const char *tool, const cJSON *response)
 {
-    sbuf b = {0};
-    sb_str(&b, "");
+    sbuf b = VT_STRBUF_INIT;
     if (!cJSON_IsObject(response)) {
         char *v = response ? cJSON_Print(response) : NULL;
         if (v) {
@@ -204,19 +118,12 @@ char *render_text(const char *tool, const cJSON *response)
         }
         goto out;
     }
-    cJSON *copy = NULL;
-    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(response, "diff_preview"))) {
-        copy = cJSON_Duplicate(response, 1);
-        render_normalize_diff(copy);
-        response = copy ? copy : response;
-    }
     const cJSON *success = cJSON_GetObjectItemCaseSensitive(response, "success");
     const char *error = str(response, "error");
     if (cJSON_IsFalse(success) || (error && !success)) {
         sb_fmt(&b, "%s failed: %s\n", tool ? tool : "call", error ? error : "(no message)");
         static const char *const skip[] = {"success", "error", NULL};
         render_fields(&b, response, skip);
-        cJSON_Delete(copy);
         goto out;
     }
     const cJSON *diff = cJSON_GetObjectItemCaseSensitive(response, "diff");
@@ -224,34 +131,29 @@ char *render_text(const char *tool, const cJSON *response)
     if (cJSON_IsArray(diff)) {
         render_diffs(&b, tool, diff);
         static const char *const skip[] = {"success", "diff", "applied", "modified_files", NULL};
-        sbuf rest = {0};
+        sbuf rest = VT_STRBUF_INIT;
         render_fields(&rest, response, skip);
         if (rest.len) {
             sb_str(&b, "\n");
-            sb_str(&b, rest.p);
+            sb_str(&b, rest.data);
         }
-        free(rest.p);
+        free(rest.data);
     } else if (output) {
         sb_str(&b, output);
         sb_endline(&b);
         static const char *const skip[] = {"success", "output", NULL};
-        sbuf rest = {0};
+        sbuf rest = VT_STRBUF_INIT;
         render_fields(&rest, response, skip);
         if (rest.len) {
             if (*output)
                 sb_str(&b, "\n");
-            sb_str(&b, rest.p);
+            sb_str(&b, rest.data);
         }
-        free(rest.p);
+        free(rest.data);
     } else {
         static const char *const skip[] = {"success", NULL};
         render_fields(&b, response, skip);
     }
-    cJSON_Delete(copy);
 out:
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    return strbuf_take(&b); /* NULL when out of memory */
 }

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <vthost/plugin.h>
 
-static const vt_host_api *api;
+static VT_PLUGIN_API(api);
 
 /* A literal longer than this is not a code search. */
 #define MAX_QUERY 1024
@@ -354,13 +354,6 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
     return 0;
 }
 
-static int cs_init(const vt_host_api *host, char **errmsg)
-{
-    (void)errmsg;
-    api = host;
-    return 0;
-}
-
 static void cs_fini(void)
 {
     cs_decl_release();
@@ -388,10 +381,13 @@ static const char OUTPUT_SCHEMA[] =
     "search\"},"
     "\"hints\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
     "},\"required\":[\"query\",\"filters\",\"results\",\"returned\",\"truncated\"]}";
+/* Rules written for other agents (Claude Code's Read) read the same. */
+static const char *const RULE_ALIASES[] = {"read", "Read", NULL};
 
 static const vt_tool TOOLS[] = {
     {
         .name = "code_search",
+        .rule_aliases = RULE_ALIASES,
         .description =
             "Bounded workspace search for a literal query. Returns, in this order, "
             "definitions (declarations named exactly the query), usages (identifiers "
@@ -417,8 +413,8 @@ static const vt_plugin PLUGIN = {
     .name = "code_search",
     .version = "0.1.0",
     .license = "MIT",
+    .api_slot = &api,
     .tools = TOOLS,
-    .init = cs_init,
     .fini = cs_fini,
 };
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
-#include "exec_service.h"
+#include <vthost/services.h>
 #include "execwatch.h"
 #include "sandbox.h"
 #include "session.h"
@@ -17,7 +17,8 @@
 #define YIELD_MIN_MS 250
 #define YIELD_MAX_MS 30000
 
-static const vt_host_api *api;
+/* Shared with session.c (session.h); set by the host before init. */
+VT_PLUGIN_API(api);
 static sandbox_config sandbox_cfg;
 static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
 static char *sandbox_warning;    /* what this machine cannot protect */
@@ -327,11 +328,11 @@ static int splitter_split(const char *cmd, cJSON **out)
     return VT_OK;
 }
 
-static const exec_splitter_v1 splitter_service = {
-    .struct_size = sizeof(exec_splitter_v1), .split = splitter_split};
+static const vt_splitter_v1 splitter_service = {
+    .struct_size = sizeof(vt_splitter_v1), .split = splitter_split};
 
-static const exec_sessions_v1 sessions_service = {
-    .struct_size = sizeof(exec_sessions_v1),
+static const vt_sessions_v1 sessions_service = {
+    .struct_size = sizeof(vt_sessions_v1),
     .write_and_wait = session_write_and_wait,
     .live_count = sessions_live};
 
@@ -339,6 +340,9 @@ static const exec_sessions_v1 sessions_service = {
 
 /* Not const: the description follows the configured shell profile and is
  * set in init (the host copies descriptions after init). */
+/* Rules written for other agents (Claude Code's Bash) read the same. */
+static const char *const rule_aliases[] = {"bash", "Bash", NULL};
+
 static vt_tool tools[] = {
     {.name = "exec_command",
      .description = DESC_UNIX,
@@ -346,6 +350,8 @@ static vt_tool tools[] = {
      .title = "Run a shell command",
      .output_schema = EXEC_RESPONSE_SCHEMA,
      .effects = VT_EFFECT_EXECUTES,
+     .flags = VT_TOOL_COMMAND_RULES,
+     .rule_aliases = rule_aliases,
      .preflight = exec_preflight,
      .subjects = exec_subjects,
      .run = exec_run},
@@ -384,7 +390,7 @@ static int sandbox_setup(char **errmsg)
 
 static int exec_init(const vt_host_api *host, char **errmsg)
 {
-    api = host;
+    (void)host; /* the same table as api */
     if (sandbox_setup(errmsg) != VT_OK)
         return VT_ERR_INVALID;
     if (shell_profile_from_config(api->config(), &profile) != VT_OK) {
@@ -403,13 +409,13 @@ static int exec_init(const vt_host_api *host, char **errmsg)
         api->log(VT_LOG_WARNING, "exec",
                  "run-time command checks are unavailable (Linux 5.5 and libseccomp 2.5 "
                  "needed): command rules hold only for the command text");
-    int rc = sessions_init(api);
+    int rc = sessions_init();
     if (rc == VT_OK)
         rc = spawn_init();
     if (rc == VT_OK)
-        rc = api->service_publish(EXEC_SPLITTER_SERVICE, (void *)&splitter_service);
+        rc = api->service_publish(VT_SPLITTER_SERVICE, (void *)&splitter_service);
     if (rc == VT_OK)
-        rc = api->service_publish(EXEC_SESSIONS_SERVICE, (void *)&sessions_service);
+        rc = api->service_publish(VT_SESSIONS_SERVICE, (void *)&sessions_service);
     if (rc != VT_OK) {
         spawn_fini();
         *errmsg = api->strdup("cannot start the exec plugin's services");
@@ -436,6 +442,7 @@ static const vt_plugin descriptor = {
     .name = "exec",
     .version = "0.1.0",
     .license = "MIT",
+    .api_slot = &api,
     .tools = tools,
     .init = exec_init,
     .fini = exec_fini,

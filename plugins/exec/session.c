@@ -55,7 +55,6 @@ typedef struct session {
     execwatch *watch;              /* a reference, or NULL */
 } session;
 
-static const vt_host_api *api;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static session *table[SESSIONS_MAX];
 static int live;
@@ -722,9 +721,8 @@ int sessions_live(void)
     return n;
 }
 
-int sessions_init(const vt_host_api *host)
+int sessions_init(void)
 {
-    api = host;
     if (pipe2(reaper_wake, O_CLOEXEC | O_NONBLOCK) < 0)
         return VT_ERR_IO;
     reaper_stop = 0;

@@ -15,7 +15,10 @@
 #define SESSIONS_WARN 60
 #define SESSIONS_PROTECTED 8 /* most recently used, never pruned */
 
-int sessions_init(const vt_host_api *api);
+/* The plugin's host API table (exec_plugin.c), set before init. */
+extern const vt_host_api *api;
+
+int sessions_init(void);
 /* End every session's process group (TERM, grace, KILL) and reap. */
 void sessions_fini(void);
 int sessions_live(void);
@@ -27,7 +30,7 @@ int sessions_live(void);
 int session_run(vt_call *call, const spawn_req *req, const char *cmd,
                 execwatch *watch, int yield_ms, cJSON **result);
 
-/* write_stdin: see exec_sessions_v1.write_and_wait. */
+/* write_stdin: see vt_sessions_v1.write_and_wait. */
 int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
                            size_t len, int yield_ms, cJSON **result);
 

@@ -84,16 +84,6 @@ static void add(builder *b, const char *s, size_t len)
     item(b, '+', s, len, 0);
 }
 
-static int failf(char **err, const char *fmt, ...) VT_PRINTF(2, 3);
-static int failf(char **err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(err, fmt, ap) < 0)
-        *err = NULL;
-    va_end(ap);
-    return VT_ERR_INVALID;
-}
 
 /* The lines a chunk expects (context and removed). */
 static size_t pattern(const patch *p, size_t first, size_t count, match_span *pat)
@@ -123,7 +113,7 @@ static int not_found(char **err, const char *path, size_t chunk_no, const patch_
     if (n > 40)
         o += (size_t)snprintf(lines + o, cap - o, "... (%zu more lines)\n", n - 40);
     lines[o] = '\0';
-    int rc = failf(err, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n%s%s",
+    int rc = patch_fail(err, VT_ERR_INVALID, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n%s%s",
                    path, chunk_no, c->line_no, lines, c->eof ? "*** End of File\n" : "");
     free(lines);
     return rc;
@@ -142,7 +132,7 @@ static int locate(const patch *p, const patch_chunk *c, size_t chunk_no, const c
         if (r < 0)
             return r;
         if (r == 0)
-            return failf(err, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n"
+            return patch_fail(err, VT_ERR_INVALID, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n"
                               "@@ %.*s\n", path, chunk_no, c->line_no, (int)c->ctx_len, c->ctx);
         from = idx + 1;
         /* Models often repeat the '@@' line as the first context line. */

@@ -13,31 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "patch_text.h"
 #include "patch_fs.h"
 
-static int failf(char **err, int rc, const char *fmt, ...) VT_PRINTF(3, 4);
-static int failf(char **err, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(err, fmt, ap) < 0)
-        *err = NULL;
-    va_end(ap);
-    return rc;
-}
 
 int fs_path_check(const char *path, char **norm, char **err)
 {
     *norm = NULL;
     *err = NULL;
     if (!*path)
-        return failf(err, VT_ERR_INVALID, "Invalid path '': a file path is required");
+        return patch_fail(err, VT_ERR_INVALID, "Invalid path '': a file path is required");
     for (const unsigned char *c = (const unsigned char *)path; *c; c++)
         if (*c < 0x20 || *c == 0x7f)
-            return failf(err, VT_ERR_INVALID,
+            return patch_fail(err, VT_ERR_INVALID,
                          "Invalid path '%s': control characters are not allowed in paths", path);
     if (path[0] == '/')
-        return failf(err, VT_ERR_OUTSIDE,
+        return patch_fail(err, VT_ERR_OUTSIDE,
                      "Refused path '%s': absolute paths are not allowed; use a path relative "
                      "to the workspace root", path);
     size_t len = strlen(path);
@@ -54,7 +45,7 @@ int fs_path_check(const char *path, char **norm, char **err)
         } else if (n == 2 && p[0] == '.' && p[1] == '.') {
             if (o == 0) {
                 free(out);
-                return failf(err, VT_ERR_OUTSIDE,
+                return patch_fail(err, VT_ERR_OUTSIDE,
                              "Refused path '%s': '..' leaves the workspace", path);
             }
             while (o > 0 && out[o - 1] != '/')
@@ -74,7 +65,7 @@ int fs_path_check(const char *path, char **norm, char **err)
     out[o] = '\0';
     if (o == 0) {
         free(out);
-        return failf(err, VT_ERR_INVALID, "Invalid path '%s': it names no file", path);
+        return patch_fail(err, VT_ERR_INVALID, "Invalid path '%s': it names no file", path);
     }
     *norm = out;
     return 0;
@@ -181,15 +172,15 @@ static int open_error(char **err, const char *rel, int e)
     case ENOENT:
         return VT_ERR_NOT_FOUND;
     case ELOOP:
-        return failf(err, VT_ERR_DENIED,
+        return patch_fail(err, VT_ERR_DENIED,
                      "Refused path '%s': it is or goes through a symbolic link", rel);
     case EXDEV:
-        return failf(err, VT_ERR_OUTSIDE, "Refused path '%s': it leaves the workspace", rel);
+        return patch_fail(err, VT_ERR_OUTSIDE, "Refused path '%s': it leaves the workspace", rel);
     case ENOTDIR:
-        return failf(err, VT_ERR_INVALID,
+        return patch_fail(err, VT_ERR_INVALID,
                      "Invalid path '%s': a component of it is not a directory", rel);
     default:
-        return failf(err, VT_ERR_IO, "Cannot open '%s': %s", rel, strerror(e));
+        return patch_fail(err, VT_ERR_IO, "Cannot open '%s': %s", rel, strerror(e));
     }
 }
 
@@ -204,15 +195,15 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return failf(err, VT_ERR_IO, "Cannot stat '%s': %s", rel, strerror(e));
+        return patch_fail(err, VT_ERR_IO, "Cannot stat '%s': %s", rel, strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return failf(err, VT_ERR_INVALID, "'%s' is a directory, not a file", rel);
+        return patch_fail(err, VT_ERR_INVALID, "'%s' is a directory, not a file", rel);
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return failf(err, VT_ERR_INVALID, "'%s' is not a regular file", rel);
+        return patch_fail(err, VT_ERR_INVALID, "'%s' is not a regular file", rel);
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *buf = malloc(cap);
@@ -236,7 +227,7 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
             int e = errno;
             free(buf);
             close(fd);
-            return failf(err, VT_ERR_IO, "Cannot read '%s': %s", rel, strerror(e));
+            return patch_fail(err, VT_ERR_IO, "Cannot read '%s': %s", rel, strerror(e));
         }
         if (r == 0)
             break;
@@ -294,7 +285,7 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
     *leaf = slash ? slash + 1 : rel;
     if (!slash) {
         int fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
-        return fd >= 0 ? fd : failf(err, VT_ERR_IO, "Cannot open the workspace: %s",
+        return fd >= 0 ? fd : patch_fail(err, VT_ERR_IO, "Cannot open the workspace: %s",
                                     strerror(errno));
     }
     char *dir = strndup(rel, (size_t)(slash - rel));
@@ -328,7 +319,7 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
                 if (pfd >= 0)
                     close(pfd);
                 if (!ok) {
-                    int rc = failf(err, VT_ERR_IO, "Cannot create directory '%s': %s", dir,
+                    int rc = patch_fail(err, VT_ERR_IO, "Cannot create directory '%s': %s", dir,
                                    strerror(e));
                     free(dir);
                     return rc;
@@ -360,7 +351,7 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
     if (fd < 0) {
         int rc = open_error(err, dir, refine(root, dir, errno));
         if (rc == VT_ERR_NOT_FOUND && !*err)
-            rc = failf(err, VT_ERR_NOT_FOUND, "Directory '%s' does not exist", dir);
+            rc = patch_fail(err, VT_ERR_NOT_FOUND, "Directory '%s' does not exist", dir);
         free(dir);
         return rc;
     }
@@ -441,7 +432,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
             break;
     }
     if (fd < 0)
-        return failf(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
+        return patch_fail(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
                      strerror(errno));
     int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
              (!do_sync || fsync(fd) == 0);
@@ -456,7 +447,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
     }
     if (!ok) {
         unlinkat(dfd, tmp, 0);
-        return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
+        return patch_fail(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
     }
     return 0;
 }
@@ -476,8 +467,8 @@ static int rename_into(int dfd, const char *tmp, const char *leaf, int noreplace
 static int rename_error(char **err, const char *rel, int e)
 {
     if (e == EEXIST)
-        return failf(err, VT_ERR_EXISTS, "'%s' appeared while the patch was applied", rel);
-    return failf(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
+        return patch_fail(err, VT_ERR_EXISTS, "'%s' appeared while the patch was applied", rel);
+    return patch_fail(err, VT_ERR_IO, "Cannot write '%s': %s", rel, strerror(e));
 }
 
 int fs_write(int root, const char *rel, const char *data, size_t len, int mode, int noreplace,
@@ -608,7 +599,7 @@ int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **
         pthread_join(th[i], NULL);
     int f = atomic_load(&j.failed);
     if (f)
-        return failf(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
+        return patch_fail(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
                      strerror(atomic_load(&j.err_no)));
     return 0;
 }
@@ -626,7 +617,7 @@ int fs_unlink(int root, const char *rel, char **err)
         fsync(dfd);
     close(dfd);
     if (r != 0)
-        return failf(err, VT_ERR_IO, "Cannot delete '%s': %s", rel, strerror(e));
+        return patch_fail(err, VT_ERR_IO, "Cannot delete '%s': %s", rel, strerror(e));
     return 0;
 }
 

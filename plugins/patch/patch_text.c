@@ -1,9 +1,21 @@
 /* Line splitting and normalisations for patch matching. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 #include <vthost/plugin.h>
 #include "patch_text.h"
+
+int patch_fail(char **err, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0)
+        *err = NULL;
+    va_end(ap);
+    return rc;
+}
 
 /* The next line break at or after p: "\n", "\r\n" or a lone "\r".
  * Returns its position and *len (0 when there is none). */

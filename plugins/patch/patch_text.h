@@ -6,6 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The patch core's one error reporter: *err = the formatted message
+ * (malloc'd; NULL when out of memory), returns `rc`.  The core runs
+ * without the host too (tests, fuzzers), so it formats with vasprintf
+ * rather than api->format. */
+int patch_fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 typedef struct text_line {
     size_t off;       /* start in text_lines.base */
     size_t len;       /* content length, ending excluded */

@@ -11,7 +11,7 @@
 
 #define PATCH_MAX_BYTES (1024 * 1024)
 
-static const vt_host_api *api;
+static VT_PLUGIN_API(api);
 /* Patches on one workspace apply one after another, so two concurrent
  * calls never interleave their read-compute-write of the same file. */
 static pthread_mutex_t apply_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -297,12 +297,8 @@ static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
     return 0;
 }
 
-static int patch_init(const vt_host_api *host, char **errmsg)
-{
-    (void)errmsg;
-    api = host;
-    return 0;
-}
+/* Rules written for other agents (Claude Code's Edit) read the same. */
+static const char *const rule_aliases[] = {"edit", "Edit", NULL};
 
 /* The response built by response() above; one diff entry per file. */
 static const char output_schema[] =
@@ -329,6 +325,7 @@ static const char output_schema[] =
 static const vt_tool tools[] = {
     {
         .name = "apply_patch",
+        .rule_aliases = rule_aliases,
         .description = description,
         .input_schema = schema,
         .title = "Apply a patch to workspace files",
@@ -346,8 +343,8 @@ static const vt_plugin plugin = {
     .name = "patch",
     .version = "0.1.0",
     .license = "MIT",
+    .api_slot = &api,
     .tools = tools,
-    .init = patch_init,
 };
 
 VT_PLUGIN_ENTRY(plugin)

@@ -5,19 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "patch_text.h"
 #include "patch_fs.h"
 #include "patch_tx.h"
 
-static int failf(char **err, int rc, const char *fmt, ...) VT_PRINTF(3, 4);
-static int failf(char **err, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(err, fmt, ap) < 0)
-        *err = NULL;
-    va_end(ap);
-    return rc;
-}
 
 typedef struct path_ref {
     const char *path;
@@ -49,7 +40,7 @@ static int check_unique(tx *t, char **err)
         if (strcmp(r[i - 1].path, r[i].path) == 0) {
             size_t a = r[i - 1].line < r[i].line ? r[i - 1].line : r[i].line;
             size_t b = r[i - 1].line < r[i].line ? r[i].line : r[i - 1].line;
-            rc = failf(err, VT_ERR_INVALID,
+            rc = patch_fail(err, VT_ERR_INVALID,
                        "Invalid patch: '%s' is named by two operations (patch lines %zu and "
                        "%zu); put all changes to one file in one operation",
                        r[i].path, a, b);
@@ -78,7 +69,7 @@ int tx_parse(tx *t, const char *text, size_t len, char **err)
         if (rc == 0 && e->op->move_to)
             rc = fs_path_check(e->op->move_to, &e->dest, &why);
         if (rc) {
-            failf(err, rc, "%s (patch line %zu)", why ? why : "Invalid path", e->op->line_no);
+            patch_fail(err, rc, "%s (patch line %zu)", why ? why : "Invalid path", e->op->line_no);
             free(why);
             return rc;
         }
@@ -98,7 +89,7 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
     case PATCH_ADD:
         rc = fs_absent(t->root, e->path, &why);
         if (rc == VT_ERR_EXISTS)
-            return failf(err, rc, "Cannot add '%s' (patch line %zu): it already exists; use "
+            return patch_fail(err, rc, "Cannot add '%s' (patch line %zu): it already exists; use "
                                   "'*** Update File:' to change it, or delete it first",
                          e->path, e->op->line_no);
         if (rc)
@@ -109,7 +100,7 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
     case PATCH_UPDATE:
         rc = fs_read(t->root, e->path, &e->old, &e->old_len, &e->mode, &why);
         if (rc == VT_ERR_NOT_FOUND && !why)
-            return failf(err, rc, "Cannot %s '%s' (patch line %zu): the file does not exist",
+            return patch_fail(err, rc, "Cannot %s '%s' (patch line %zu): the file does not exist",
                          e->op->kind == PATCH_DELETE ? "delete" : "update", e->path,
                          e->op->line_no);
         if (rc)
@@ -121,7 +112,7 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
         if (e->dest) {
             rc = fs_absent(t->root, e->dest, &why);
             if (rc == VT_ERR_EXISTS)
-                return failf(err, rc, "Cannot move '%s' to '%s' (patch line %zu): the "
+                return patch_fail(err, rc, "Cannot move '%s' to '%s' (patch line %zu): the "
                                       "destination already exists",
                              e->path, e->dest, e->op->move_line_no);
             if (rc)
@@ -140,7 +131,7 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
         *err = why;
         return rc;
     }
-    return failf(err, rc, "Cannot apply the patch to '%s' (patch line %zu)", e->path,
+    return patch_fail(err, rc, "Cannot apply the patch to '%s' (patch line %zu)", e->path,
                  e->op->line_no);
 }
 
@@ -177,7 +168,7 @@ typedef struct journal {
 static int step(journal *j, char **err, const char *path)
 {
     if (++j->step == j->fail_at)
-        return failf(err, VT_ERR_IO, "Cannot write '%s': injected failure at step %ld", path,
+        return patch_fail(err, VT_ERR_IO, "Cannot write '%s': injected failure at step %ld", path,
                      j->step);
     return 0;
 }

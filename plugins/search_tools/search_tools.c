@@ -20,7 +20,7 @@
 
 enum detail { DETAIL_NAME, DETAIL_NAME_DESCRIPTION, DETAIL_FULL };
 
-static const vt_host_api *g_api;
+static VT_PLUGIN_API(g_api);
 
 /* The cached index and the epoch it reflects; g_mu guards both and
  * serialises searches (one search is well under a millisecond). */
@@ -246,7 +246,6 @@ static int st_init(const vt_host_api *api, char **errmsg)
                                   "catalog_epoch)");
         return VT_ERR_UNSUPPORTED;
     }
-    g_api = api;
     return 0;
 }
 
@@ -316,6 +315,7 @@ static const vt_plugin st_plugin = {
     .name = "search_tools",
     .version = "0.1.0",
     .license = "MIT",
+    .api_slot = &g_api,
     .tools = st_tools,
     .init = st_init,
     .fini = st_fini,

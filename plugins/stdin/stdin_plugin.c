@@ -4,15 +4,15 @@
 #include <string.h>
 #include <vthost/plugin.h>
 
-#include "exec_service.h"
+#include <vthost/services.h>
 
 #define WRITE_YIELD_DEFAULT_MS 250
 #define POLL_YIELD_DEFAULT_MS 1000
 #define WRITE_YIELD_MAX_MS 30000
 #define POLL_YIELD_MAX_MS 300000
 
-static const vt_host_api *api;
-static const exec_sessions_v1 *sessions;
+static VT_PLUGIN_API(api);
+static const vt_sessions_v1 *sessions;
 
 static const char DESCRIPTION[] =
     "Sends input to a live session created by exec_command and returns the output "
@@ -102,17 +102,17 @@ static vt_tool tools[] = {
 
 static int stdin_init(const vt_host_api *host, char **errmsg)
 {
-    api = host;
-    sessions = api->service_lookup(EXEC_SESSIONS_SERVICE);
-    if (!sessions || sessions->struct_size < sizeof(exec_sessions_v1)) {
-        *errmsg = api->strdup("the exec plugin's " EXEC_SESSIONS_SERVICE
+    (void)host; /* the same table as api */
+    sessions = api->service_lookup(VT_SESSIONS_SERVICE);
+    if (!sessions || sessions->struct_size < sizeof(vt_sessions_v1)) {
+        *errmsg = api->strdup("the exec plugin's " VT_SESSIONS_SERVICE
                               " service is missing or too old");
         return VT_ERR_NOT_FOUND;
     }
     return VT_OK;
 }
 
-static const char *const requires_list[] = {"exec", "service:" EXEC_SESSIONS_SERVICE, NULL};
+static const char *const requires_list[] = {"exec", "service:" VT_SESSIONS_SERVICE, NULL};
 
 static const vt_plugin descriptor = {
     VT_PLUGIN_HEADER,
@@ -120,6 +120,7 @@ static const vt_plugin descriptor = {
     .version = "0.1.0",
     .license = "MIT",
     .requires = requires_list,
+    .api_slot = &api,
     .tools = tools,
     .init = stdin_init,
 };

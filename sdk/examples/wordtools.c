@@ -25,14 +25,9 @@
 /* Bounds the memory one call takes; larger files count as unreadable. */
 #define WT_MAX_BYTES (16u << 20)
 
-static const vt_host_api *api;   /* valid from init until fini */
-
-static int wt_init(const vt_host_api *host, char **errmsg)
-{
-    (void)errmsg;
-    api = host;
-    return VT_OK;
-}
+/* The host API table: the host sets it (through .api_slot below) before
+ * any hook runs, so this plugin needs no init. */
+static VT_PLUGIN_API(api);
 
 /* Both tools read the file named by "path".  Reporting it lets a path
  * rule on the tool (see README.md) deny the call before the tool runs;
@@ -240,7 +235,7 @@ static const vt_plugin plugin = {
     .version = "1.0.0",
     .license = "MIT",
     .tools = tools,
-    .init = wt_init,
+    .api_slot = &api,
 };
 
 VT_PLUGIN_ENTRY(plugin)

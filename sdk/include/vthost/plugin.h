@@ -83,7 +83,13 @@ enum vt_tool_flag {
      * the active profile are deferred whatever this flag says. */
     VT_TOOL_DEFERRED = 1u << 0,
     /* Callable only when a profile lists it publicly (code_search). */
-    VT_TOOL_PROFILE_GATED = 1u << 1
+    VT_TOOL_PROFILE_GATED = 1u << 1,
+    /* Added in 1.2.  The tool runs command text: permission rules on it
+     * take command patterns (`tool(git push *)`, matched against the
+     * commands its subjects hook reports), and a rule granting the tool
+     * outright counts as broad (see drop_broad_allow_rules).  Rules on
+     * other tools take path patterns. */
+    VT_TOOL_COMMAND_RULES = 1u << 2
 };
 
 enum vt_log_level {
@@ -139,6 +145,20 @@ typedef struct vt_call vt_call;           /* one tool call (opaque) */
 typedef struct vt_subjects vt_subjects;   /* subject sink (opaque) */
 typedef struct vt_spool vt_spool;         /* output spool (opaque) */
 typedef struct vt_host_api vt_host_api;
+
+/*
+ * A growing string (added in 1.2), filled with api->strbuf_append() and
+ * api->strbuf_printf().  Start from VT_STRBUF_INIT (all zero).  `data`
+ * is NUL-terminated when not NULL and owned by the builder until
+ * api->strbuf_take(); read it, never free or realloc it yourself.
+ */
+typedef struct vt_strbuf {
+    char *data;
+    size_t len;     /* bytes in data, without the NUL */
+    size_t cap;     /* bytes allocated */
+    int failed;     /* an allocation failed: the contents are incomplete */
+} vt_strbuf;
+#define VT_STRBUF_INIT {NULL, 0, 0, 0}
 
 /*
  * Run-time command enforcement (added in 1.1).  A plugin that watches
@@ -224,6 +244,12 @@ typedef struct vt_tool {
      * lists the result as MCP outputSchema.  NULL: no output schema
      * (typed tools get one derived from their return type). */
     const char *output_schema;
+    /* ---- added in 1.2: permission rule names ---- */
+    /* Other names permission rules may give this tool (e.g. "bash" for a
+     * command tool, so rules written for other agents read the same),
+     * NULL-terminated, or NULL.  Static data, like the name.  An alias
+     * already claimed by another tool is refused at load. */
+    const char *const *rule_aliases;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */
@@ -245,12 +271,45 @@ typedef struct vt_plugin {
     int (*init)(const vt_host_api *api, char **errmsg);
     /* Optional.  Called once at host exit, in reverse load order. */
     void (*fini)(void);
+
+    /* ---- added in 1.2: API pointer and cJSON version ---- */
+    /* Optional.  Where the host stores its API table before init (and
+     * before any other hook runs): point it at the variable declared with
+     * VT_PLUGIN_API.  With it, init is needed only for real set-up work.
+     * The stored pointer stays valid until fini returns. */
+    const vt_host_api **api_slot;
+    /* The cJSON the plugin was compiled against (VT_CJSON_VERSION, set by
+     * VT_PLUGIN_HEADER).  Host and plugin exchange cJSON trees, so the
+     * host refuses a plugin built against another cJSON major; 0 (a
+     * plugin older than 1.2) is not checked. */
+    uint32_t cjson_version;
 } vt_plugin;
 
-/* Initialise a descriptor's header fields. */
+/* A cJSON version as recorded in vt_plugin.cjson_version (added in 1.2). */
+#define VT_CJSON_VERSION_OF(major, minor, patch)                          \
+    ((uint32_t)(major) << 16 | (uint32_t)(minor) << 8 | (uint32_t)(patch))
+#define VT_CJSON_VERSION                                                  \
+    VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,         \
+                        CJSON_VERSION_PATCH)
+
+/* Initialise a descriptor's header fields (the cJSON version since 1.2). */
 #define VT_PLUGIN_HEADER                                                  \
     .struct_size = sizeof(vt_plugin), .sizeof_tool = sizeof(vt_tool),     \
-    .abi_major = VT_ABI_MAJOR, .abi_minor = VT_ABI_MINOR
+    .abi_major = VT_ABI_MAJOR, .abi_minor = VT_ABI_MINOR,                 \
+    .cjson_version = VT_CJSON_VERSION
+
+/*
+ * The plugin's API pointer, SQLite-style (added in 1.2).  Declare it once
+ * and name it in the descriptor; the host fills it before init:
+ *
+ *     static VT_PLUGIN_API(api);
+ *     static const vt_plugin desc = { VT_PLUGIN_HEADER, .api_slot = &api,
+ *                                     ... };
+ *
+ * Drop `static` to share it between the plugin's files (declare it
+ * `extern const vt_host_api *api;` in a private header).
+ */
+#define VT_PLUGIN_API(var) const vt_host_api *var = NULL
 
 /* The entry symbol.  Define it with VT_PLUGIN_ENTRY. */
 typedef const vt_plugin *(*vt_plugin_entry_fn)(void);
@@ -418,6 +477,23 @@ struct vt_host_api {
      * completion instead, polling call_cancelled(), which turns non-zero
      * on the front end's timeout or interrupt. */
     int (*call_one_shot)(const vt_call *call);
+    /* ---- added in 1.2: strings ---- */
+    /* printf to a new string (free with api->free()); NULL when out of
+     * memory. */
+    char *(*format)(const char *fmt, ...) VT_PRINTF(1, 2);
+    char *(*vformat)(const char *fmt, va_list ap) VT_PRINTF(1, 0);
+    /* Append `len` bytes of `s` (borrowed) to `b`.  VT_ERR_NOMEM marks
+     * the builder failed: later appends are no-ops and strbuf_take gives
+     * NULL, so a sequence of appends needs one check at the end. */
+    int (*strbuf_append)(vt_strbuf *b, const char *s, size_t len);
+    /* Append printf output to `b`; errors as strbuf_append. */
+    int (*strbuf_printf)(vt_strbuf *b, const char *fmt, ...) VT_PRINTF(2, 3);
+    /* The built string, handed to the caller (free with api->free()); an
+     * empty builder gives "".  NULL after a failure.  `b` is left empty
+     * and reusable either way. */
+    char *(*strbuf_take)(vt_strbuf *b);
+    /* Free what `b` holds and leave it empty. */
+    void (*strbuf_reset)(vt_strbuf *b);
 };
 
 #define VT_HAS(api, member)                                               \

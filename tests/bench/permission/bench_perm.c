@@ -11,6 +11,7 @@
 
 #include "permission.h"
 #include "subjects.h"
+#include "../../support/perm_tools.h"
 
 static double clock_s(clockid_t id)
 {
@@ -103,6 +104,8 @@ int main(int argc, char **argv)
     char *err = NULL;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
     if (permission_init_with(cfg, "bench.toml", "bench", root, &err) != 0) {
         fprintf(stderr, "init: %s\n", err);
         return system(cmd) == 0 ? 1 : 2;

@@ -12,6 +12,7 @@
 #include "call.h"
 #include "perm_exec.h"
 #include "permission.h"
+#include "../../support/perm_tools.h"
 
 static double now(clockid_t id)
 {
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
     cJSON_AddItemToArray(deny, cJSON_CreateString("exec_command(rm *)"));
     cJSON_AddItemToArray(allow, cJSON_CreateString("exec_command(cc *)"));
     char *err = NULL;
+    permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
     if (permission_init_with(cfg, NULL, NULL, ws, &err) != 0) {
         fprintf(stderr, "init: %s\n", err);
         return 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "perm_agent.h"
 #include "perm_config.h"
+#include "../../support/perm_tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     perm_settings_defaults(&st);
     st.workspace = strdup("/tmp");
     st.home = strdup("/root");
+    TEST_DECLARE(&st);
     perm_agent *a = NULL;
     char *err = NULL;
     int rc = perm_agent_parse_text("fuzz.md", text, &st, &a, &err);

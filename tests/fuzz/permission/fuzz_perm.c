@@ -16,6 +16,7 @@
 #include "perm_rules.h"
 #include "subjects.h"
 #include "toml_reader.h"
+#include "../../support/perm_tools.h"
 
 static void settings(perm_settings *st)
 {
@@ -23,11 +24,12 @@ static void settings(perm_settings *st)
     perm_settings_defaults(st);
     st->workspace = strdup("/tmp");
     st->home = strdup("/root");
+    TEST_DECLARE(st);
 }
 
 static void fuzz_rules(char *text)
 {
-    perm_rule_env env = {"/tmp", "/root"};
+    perm_rule_env env = {"/tmp", "/root", &test_tools};
     perm_ruleset set = {0};
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         perm_rule *r = NULL;
@@ -74,7 +76,7 @@ static void fuzz_decision(char *text)
 {
     perm_settings st;
     settings(&st);
-    perm_rule_env env = {"/tmp", "/root"};
+    perm_rule_env env = {"/tmp", "/root", &test_tools};
     char *nl = strchr(text, '\n');
     if (nl)
         *nl = 0;

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec_service.h"
+#include <vthost/services.h>
 #include "host.h"
 #include "pipeline.h"
 #include "test_host.h"
@@ -92,9 +92,9 @@ static void dump(const call_result *r)
         assert_int_equal((r).status, CALL_OK);                             \
     } while (0)
 
-static const exec_sessions_v1 *sessions(void)
+static const vt_sessions_v1 *sessions(void)
 {
-    return host_api()->service_lookup(EXEC_SESSIONS_SERVICE);
+    return host_api()->service_lookup(VT_SESSIONS_SERVICE);
 }
 
 /* Poll a session until it exits (or the time is up). */
@@ -364,9 +364,9 @@ static void test_pty_size_and_term(void **state)
 static void test_splitter_service(void **state)
 {
     (void)state;
-    const exec_splitter_v1 *sp = host_api()->service_lookup(EXEC_SPLITTER_SERVICE);
+    const vt_splitter_v1 *sp = host_api()->service_lookup(VT_SPLITTER_SERVICE);
     assert_non_null(sp);
-    assert_true(sp->struct_size >= sizeof(exec_splitter_v1));
+    assert_true(sp->struct_size >= sizeof(vt_splitter_v1));
     cJSON *out = NULL;
     assert_int_equal(sp->split("make test && eval \"$x\" > log", &out), 0);
     char *s = cJSON_PrintUnformatted(out);

@@ -11,7 +11,7 @@ fails=0
 # The fixture tools are allowed by a global rule; permissions have tests of their own.
 CFG=$(mktemp)
 trap 'rm -rf "$WS" "$CFG"' EXIT
-printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden"]\n' > "$CFG"
+printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden", "fx_format"]\n' > "$CFG"
 check() { # check NAME EXPECTED ACTUAL
     if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
@@ -28,6 +28,8 @@ check "not a plugin" "fixture_not_a_plugin.so: not a vthost plugin: no vt_plugin
 check "abi major" "fixture_abi_major.so: ABI major version 2, this host speaks 1" "$out"
 read -r abi_major abi_minor < <("$V" --version | sed -n 's/.*plugin ABI \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 check "newer minor" "fixture_newer_minor.so: built for ABI $abi_major.$((abi_minor + 1)), newer than this host's $abi_major.$abi_minor" "$out"
+check "cjson major" "fixture_cjson_major.so: built against cJSON 2.2.3, but this host uses cJSON 1." "$out"
+check "cjson major advice" "rebuild the plugin against cJSON 1.x" "$out"
 check "non-zero tail" "fixture_nonzero_tail.so: descriptor is" "$out"
 check "non-zero tail reason" "non-zero fields beyond" "$out"
 check "duplicate tool" "duplicate tool name 'fx_echo' (already registered by plugin 'fixture_ok')" "$out"
@@ -87,6 +89,30 @@ done
 check "legacy unified_search names replacement" "code_search in the advanced profile" \
     "$(vt call unified_search '{}' 2>&1)"
 check "legacy unified_file names replacement" "apply_patch" "$(vt call unified_file '{}' 2>&1)"
+# fixture_ok has no init: its API pointer comes from .api_slot (1.2),
+# and fx_format uses the 1.2 string builder and api->format through it.
+out=$(vt call fx_format '{"text":"ab","n":3}'); rc=$?
+check_eq "api slot without init exit" 0 "$rc"
+check "string builder" '"text":"[ab0;ab1;ab2;end] 15"' "$out"
+out=$(vt call fx_format '{"n":1000}'); rc=$?
+check "string builder grows" ';999;end] 3893"' "$out"
+# A third-party tool declares that its rules take command patterns and
+# an alias (fx_cmd, alias fxsh): the host parses its rules as commands.
+CFG2=$(mktemp)
+printf '[permissions]\nallow = ["fxsh(ls *)"]\ndeny = ["fx_cmd(rm *)"]\n' > "$CFG2"
+vc() { "$V" --config "$CFG2" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
+out=$(vc call fx_cmd '{"cmd":"ls -l"}'); rc=$?
+check_eq "declared command rule allows" 0 "$rc"
+out=$(vc call fx_cmd '{"cmd":"rm -rf x"}' 2>&1); rc=$?
+check_eq "declared command rule denies" 1 "$rc"
+check "deny names the command rule" 'fx_cmd(rm *)' "$out"
+out=$(vc explain fx_cmd '{"cmd":"ls -a"}')
+check "alias resolved to the tool" '"rule":"fxsh(ls *)"' "$out"
+check "explain allows" '"decision":"allow"' "$out"
+printf '[permissions]\nallow = ["fxs(ls)"]\n' > "$CFG2"
+out=$(vc tools 2>&1)
+check "declared alias suggested" 'did you mean "fxsh"?' "$out"
+rm -f "$CFG2"
 out=$(vt call fx_hidden '{}'); rc=$?
 check_eq "deferred tool callable" 0 "$rc"
 out=$("$V" --plugin-dir "$FIX" --profile "$PROF" call 2>&1); rc=$?

@@ -4,7 +4,7 @@
  * The tool table is also linked directly into unit tests, hence extern. */
 #include <vthost/plugin.h>
 
-static const vt_host_api *g_api;
+static VT_PLUGIN_API(g_api);
 
 static int fixture_run(vt_call *call, const cJSON *args, cJSON **result)
 {
@@ -160,20 +160,13 @@ const vt_tool catalog_fixture_tools[] = {
     {0},
 };
 
-static int fixture_init(const vt_host_api *api, char **errmsg)
-{
-    (void)errmsg;
-    g_api = api;
-    return 0;
-}
-
 static const vt_plugin fixture_plugin = {
     VT_PLUGIN_HEADER,
     .name = "catalog_fixture",
     .version = "1.0.0",
     .license = "MIT",
+    .api_slot = &g_api,
     .tools = catalog_fixture_tools,
-    .init = fixture_init,
 };
 
 VT_PLUGIN_ENTRY(fixture_plugin)

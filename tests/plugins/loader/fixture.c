@@ -6,14 +6,9 @@
 #include <string.h>
 #include <vthost/plugin.h>
 
-static const vt_host_api *api;
-
-__attribute__((unused)) static int init_ok(const vt_host_api *a, char **errmsg)
-{
-    (void)errmsg;
-    api = a;
-    return VT_OK;
-}
+/* Set by the host through .api_slot before any hook runs: no fixture
+ * has an init that only stores it. */
+__attribute__((unused)) static VT_PLUGIN_API(api);
 
 #if defined(FIXTURE_OK)
 static int echo_run(vt_call *call, const cJSON *args, cJSON **result)
@@ -67,6 +62,39 @@ static int fail_run(vt_call *call, const cJSON *args, cJSON **result)
     return api->call_error(call, VT_ERR_NOT_FOUND, "fixture failure: %s", "as asked");
 }
 
+/* The 1.2 string helpers: "text" repeated "n" times through the string
+ * builder, then wrapped by api->format. */
+static int format_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "text");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "n");
+    vt_strbuf b = VT_STRBUF_INIT;
+    for (int i = 0; i < (cJSON_IsNumber(n) ? n->valueint : 1); i++)
+        api->strbuf_printf(&b, "%s%d;", cJSON_IsString(t) ? t->valuestring : "", i);
+    api->strbuf_append(&b, "end", 3);
+    char *built = api->strbuf_take(&b);
+    char *s = built ? api->format("[%s] %zu", built, strlen(built)) : NULL;
+    api->free(built);
+    if (!s)
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    *result = cJSON_CreateObject();
+    cJSON_AddStringToObject(*result, "text", s);
+    api->free(s);
+    return VT_OK;
+}
+
+/* A third-party command tool: it declares (1.2) that its rules take
+ * command patterns and that rules may call it "fxsh"; the host knows no
+ * more of it than that.  Reports "cmd" as one command; runs nothing. */
+static int cmd_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)call;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "cmd");
+    return api->subject_add(out, VT_SUBJECT_COMMAND, cJSON_IsString(c) ? c->valuestring : "");
+}
+
+static const char *const cmd_aliases[] = {"fxsh", NULL};
+
 static int picky_preflight(vt_call *call, const cJSON *args)
 {
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(args, "word");
@@ -93,12 +121,21 @@ static const vt_tool tools[] = {
     {.name = "fx_gated", .description = "Only for profiles that list it.",
      .input_schema = "{\"type\":\"object\",\"properties\":{}}",
      .flags = VT_TOOL_PROFILE_GATED, .run = echo_run},
+    {.name = "fx_format", .description = "Build a string with the host's string helpers.",
+     .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
+                     "\"n\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000}}}",
+     .effects = VT_EFFECT_READ_ONLY, .run = format_run},
+    {.name = "fx_cmd", .description = "Pretend to run a command.",
+     .input_schema = "{\"type\":\"object\",\"properties\":{\"cmd\":{\"type\":\"string\"}},"
+                     "\"required\":[\"cmd\"]}",
+     .flags = VT_TOOL_COMMAND_RULES, .rule_aliases = cmd_aliases,
+     .subjects = cmd_subjects, .run = echo_run},
     {.name = "fx_hidden", .description = "A deferred tool.",
      .input_schema = "{\"type\":\"object\",\"properties\":{}}", .run = echo_run},
     {0},
 };
 static const vt_plugin desc = {VT_PLUGIN_HEADER, .name = "fixture_ok", .version = "1.0",
-                               .license = "MIT", .tools = tools, .init = init_ok};
+                               .license = "MIT", .tools = tools, .api_slot = &api};
 VT_PLUGIN_ENTRY(desc)
 
 #elif defined(FIXTURE_NOT_A_PLUGIN)
@@ -140,7 +177,7 @@ static int init_fail(const vt_host_api *a, char **errmsg)
 }
 #define INIT init_fail
 #else
-#define INIT init_ok
+#define INIT NULL
 #endif
 
 #if defined(FIXTURE_MISSING_PLUGIN)
@@ -174,7 +211,14 @@ static const struct {
         .abi_minor = VT_ABI_MINOR,
 #endif
         .name = FIXTURE_NAME, .version = "1.0", .license = "MIT",
-        .requires = reqs, .tools = tools, .init = INIT},
+        .requires = reqs, .tools = tools, .init = INIT, .api_slot = &api,
+#if defined(FIXTURE_CJSON_MAJOR)
+        /* as if built against the next cJSON major */
+        .cjson_version = VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR + 1, 2, 3),
+#else
+        .cjson_version = VT_CJSON_VERSION,
+#endif
+    },
 #if defined(FIXTURE_NONZERO_TAIL)
     .future = {(void *)&desc, 0},
 #endif

@@ -57,6 +57,30 @@ static void test_abi(void **st)
     expect_refusal(NULL, "returned NULL");
 }
 
+/* The cJSON major a plugin was built against must be the host's. */
+static void test_cjson(void **st)
+{
+    (void)st;
+    vt_plugin d = good();
+    assert_int_equal(d.cjson_version, VT_CJSON_VERSION); /* set by VT_PLUGIN_HEADER */
+    d.cjson_version = VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR + 1, 0, 4);
+    expect_refusal(&d, "built against cJSON ");
+    expect_refusal(&d, ".0.4, but this host uses cJSON ");
+    d.cjson_version = VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR - 1, 7, 0);
+    expect_refusal(&d, "rebuild the plugin against cJSON");
+    /* another minor or patch of the same major is fine */
+    d.cjson_version = VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR + 1, 0);
+    assert_null(loader_check_descriptor(&d));
+    /* 0: a plugin that records nothing */
+    d.cjson_version = 0;
+    assert_null(loader_check_descriptor(&d));
+    /* a 1.1 descriptor ends before the field: whatever lies there is not read */
+    d.cjson_version = VT_CJSON_VERSION_OF(99, 0, 0);
+    d.struct_size = (uint32_t)offsetof(vt_plugin, api_slot);
+    d.abi_minor = 1;
+    assert_null(loader_check_descriptor(&d));
+}
+
 static void test_sizes(void **st)
 {
     (void)st;
@@ -111,6 +135,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_abi),
+        cmocka_unit_test(test_cjson),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_tool_stride),
         cmocka_unit_test(test_legacy_names),

@@ -1,4 +1,4 @@
-/* Text rendering of responses and the legacy diff_preview shape. */
+/* Text rendering of responses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,36 +12,6 @@ static void contains(const char *hay, const char *needle)
 {
     if (!hay || !strstr(hay, needle))
         fail_msg("'%s' lacks '%s'", hay ? hay : "(null)", needle);
-}
-
-static void test_normalize_legacy(void **state)
-{
-    (void)state;
-    cJSON *r = cJSON_Parse("{\"success\":true,\"diff_preview\":{\"path\":\"src/a.c\","
-                           "\"content\":\"--- a/src/a.c\\n+++ b/src/a.c\\n@@ -1 +1,2 @@\\n-x\\n+y\\n+z\\n\"}}");
-    render_normalize_diff(r);
-    assert_null(cJSON_GetObjectItem(r, "diff_preview"));
-    cJSON *d = cJSON_GetObjectItem(r, "diff");
-    assert_true(cJSON_IsArray(d));
-    assert_int_equal(cJSON_GetArraySize(d), 1);
-    cJSON *e = cJSON_GetArrayItem(d, 0);
-    assert_string_equal(cJSON_GetObjectItem(e, "path")->valuestring, "src/a.c");
-    assert_string_equal(cJSON_GetObjectItem(e, "operation")->valuestring, "updated");
-    assert_int_equal(cJSON_GetObjectItem(e, "additions")->valueint, 2);
-    assert_int_equal(cJSON_GetObjectItem(e, "deletions")->valueint, 1);
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(e, "truncated")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(e, "is_empty")));
-    cJSON_Delete(r);
-
-    /* Other responses are left alone. */
-    r = cJSON_Parse("{\"output\":\"hi\",\"diff_preview\":\"not an object\"}");
-    char *before = cJSON_PrintUnformatted(r);
-    render_normalize_diff(r);
-    char *after = cJSON_PrintUnformatted(r);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-    cJSON_Delete(r);
 }
 
 static void test_render_diff(void **state)
@@ -67,13 +37,6 @@ static void test_render_diff(void **state)
     free(t);
     cJSON_Delete(r);
 
-    /* The legacy shape renders the same way without changing the input. */
-    r = cJSON_Parse("{\"diff_preview\":{\"path\":\"x\",\"content\":\"@@ -1 +1 @@\\n-a\\n+b\\n\"}}");
-    t = render_text("edit_file", r);
-    contains(t, "--- updated x (+1 -1)\n@@ -1 +1 @@\n-a\n+b\n");
-    assert_non_null(cJSON_GetObjectItem(r, "diff_preview"));
-    free(t);
-    cJSON_Delete(r);
 }
 
 static void test_render_other(void **state)
@@ -112,7 +75,6 @@ static void test_render_other(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normalize_legacy),
         cmocka_unit_test(test_render_diff),
         cmocka_unit_test(test_render_other),
     };

@@ -18,6 +18,7 @@
 #include "subjects.h"
 #include "toml_reader.h"
 #include "services.h"
+#include "../../support/perm_tools.h"
 
 static char ws[256];
 
@@ -49,6 +50,8 @@ static int init_toml(const char *toml, const char *agent, char **err)
     *err = NULL;
     int rc = toml_read_file(path, &cfg, err);
     assert_int_equal(rc, 0);
+    permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
     rc = permission_init_with(cfg, path, agent, ws, err);
     cJSON_Delete(cfg);
     return rc;

@@ -18,6 +18,7 @@
 #include "perm_protect.h"
 #include "perm_rules.h"
 #include "perm_strict.h"
+#include "../../support/perm_tools.h"
 
 static char ws[] = "/tmp/vthost-unit-integrity-XXXXXX";
 
@@ -130,7 +131,7 @@ static void test_closest(void **state)
 
 static perm_rule *rule(const char *text, char **err)
 {
-    perm_rule_env env = {ws, "/home/u"};
+    perm_rule_env env = {ws, "/home/u", &test_tools};
     perm_rule *r = NULL;
     *err = NULL;
     perm_rule_parse(text, "t:1", &env, &r, err);
@@ -195,7 +196,7 @@ static void test_tool_names(void **state)
         perm_rule *r = rule(c[i].text, &err);
         if (!r)
             fail_msg("%s: %s", c[i].text, err ? err : "?");
-        int rc = perm_rule_check_tool(r, names, 3, &why);
+        int rc = perm_rule_check_tool(r, names, 3, &test_tools, &why);
         if (c[i].want) {
             assert_int_not_equal(rc, 0);
             if (!why || !strstr(why, c[i].want))

@@ -12,6 +12,7 @@
 
 #include "perm_match.h"
 #include "perm_rules.h"
+#include "../../support/perm_tools.h"
 
 static int cmd(const char *pat, const char *text)
 {
@@ -196,7 +197,7 @@ static void test_domains(void **state)
 static void test_rule_grammar(void **state)
 {
     (void)state;
-    perm_rule_env env = {"/ws", "/home/u"};
+    perm_rule_env env = {"/ws", "/home/u", &test_tools};
     perm_rule *r;
     char *err;
     assert_int_equal(perm_rule_parse("bash(git status)", "f:1", &env, &r, &err), 0);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 
-static const vt_host_api *g_api;
+static VT_PLUGIN_API(g_api);
 
 /* Words separated by spaces; `unique` counts distinct ones. */
 static int64_t word_count(const char *text, bool unique)
@@ -60,15 +60,8 @@ static const vt_tool tools[] = {
     {0},
 };
 
-static int init(const vt_host_api *api, char **errmsg)
-{
-    (void)errmsg;
-    g_api = api;
-    return 0;
-}
-
 static const vt_plugin plugin = {
     VT_PLUGIN_HEADER, .name = "typed_fixture", .version = "1", .license = "MIT",
-    .tools = tools, .init = init,
+    .tools = tools, .api_slot = &g_api,
 };
 VT_PLUGIN_ENTRY(plugin)
