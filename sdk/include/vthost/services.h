@@ -59,4 +59,30 @@ typedef struct vt_sessions_v1 {
 #ifdef __cplusplus
 }
 #endif
+/* JSON Schema of the response write_and_wait builds (the same as the
+ * command tool's; both tools list it as their output schema):
+ * "sandbox" and "denied_execs" come from exec_command only. */
+#define VT_SESSIONS_RESPONSE_SCHEMA                                                          \
+    "{\"type\":\"object\",\"properties\":{"                                         \
+    "\"success\":{\"type\":\"boolean\"},"                                             \
+    "\"output\":{\"type\":\"string\",\"description\":\"What the command printed "      \
+    "(stdout and stderr), cut to max_output_tokens.\"},"                                \
+    "\"exit_code\":{\"type\":\"integer\",\"description\":\"Once the command exited.\"}," \
+    "\"session_id\":{\"type\":\"integer\",\"description\":\"While it still runs: pass "  \
+    "it to write_stdin.\"},"                                                          \
+    "\"is_exited\":{\"type\":\"boolean\"},"                                           \
+    "\"wall_time\":{\"type\":\"number\",\"description\":\"Seconds this call waited.\"}," \
+    "\"working_directory\":{\"type\":\"string\"},"                                    \
+    "\"backend\":{\"type\":\"string\",\"enum\":[\"pipe\",\"pty\"]},"                     \
+    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"workspace-write\",\"read-only\","       \
+    "\"none\"]},"                                                                     \
+    "\"sandbox_denied\":{\"type\":\"boolean\"},"                                      \
+    "\"sandbox_hint\":{\"type\":\"string\"},"                                         \
+    "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "      \
+    "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                  \
+    "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                  \
+    "\"reason\":{\"type\":\"string\"}}}}"                                             \
+    "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","     \
+    "\"backend\"]}"
+
 #endif /* VTHOST_SDK_SERVICES_H */
