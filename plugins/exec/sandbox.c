@@ -313,6 +313,7 @@ void sandbox_free(sandbox *sb)
 {
     if (!sb)
         return;
+    sandbox_cgroup_gone_free(sb);
     if (sb->ruleset_fd >= 0)
         close(sb->ruleset_fd);
     free(sb->seccomp.filter);
@@ -402,6 +403,10 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
                                  "the host's processes and .git/.vtcode are not read-only");
     if (cfg->max_processes) {
         sb->cgroup_base = sandbox_cgroup_find();
+        if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {
+            sandbox_free(sb);
+            return VT_ERR_NOMEM;
+        }
         if (!sb->cgroup_base && !(sb->own_userns && sb->namespaces))
             warn_more(warning, "no writable pids cgroup and no per-session user namespace: "
                                "[sandbox] max_processes is not enforced on this machine");
@@ -433,7 +438,7 @@ void sandbox_plan_free(sandbox_plan *p)
     free(p->ro);
     free(p->ro_flags);
     free(p->hide);
-    free(p->cgroup);
+    sandbox_cgroup_release(p->sb, p->cgroup, p->supervisor_pidfd);
     free(p->cgroup_procs);
     free(p->truncated);
     free(p);
@@ -447,6 +452,7 @@ int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
         return VT_ERR_NOMEM;
     p->sb = sb;
     p->tty = tty;
+    p->supervisor_pidfd = -1;
     int rc = sandbox_paths_plan(sb, p);
     if (rc == VT_OK && sb->namespaces && sandbox_cgroup_make(sb, p) != VT_OK) {
         /* a cgroup that cannot be made now: bound by nothing, say so */
@@ -465,14 +471,15 @@ int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
     return VT_OK;
 }
 
+void sandbox_plan_started(sandbox_plan *p, pid_t supervisor)
+{
+    if (p && p->cgroup && p->supervisor_pidfd < 0)
+        p->supervisor_pidfd = (int)syscall(SYS_pidfd_open, supervisor, 0);
+}
+
 const char *sandbox_plan_warning(const sandbox_plan *p)
 {
     return p ? p->truncated : NULL;
-}
-
-const char *sandbox_plan_cgroup(const sandbox_plan *p)
-{
-    return p ? p->cgroup : NULL;
 }
 
 /* ---- the child side ------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #define VTHOST_EXEC_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 typedef enum sandbox_mode {
@@ -60,10 +61,11 @@ void sandbox_free(sandbox *sb);
  * keep their copy).  `tty`: interactive runs get no CPU limit. */
 int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out);
 void sandbox_plan_free(sandbox_plan *p);
+/* After the fork: the session's supervisor, whose exit (then an empty
+ * cgroup) lets the host remove the session's cgroup. */
+void sandbox_plan_started(sandbox_plan *p, pid_t supervisor);
 /* Why the plan protects less than it should (a walk budget hit), or NULL. */
 const char *sandbox_plan_warning(const sandbox_plan *p);
-/* The session's cgroup directory to remove once it is empty, or NULL. */
-const char *sandbox_plan_cgroup(const sandbox_plan *p);
 
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);

@@ -21,6 +21,7 @@ struct sandbox {
     char uid_map[64], gid_map[64];
     char *cgroup_base;           /* a pids cgroup (v1 or delegated v2) we may create
                                     children in, or NULL */
+    struct cgroup_gone *gone;    /* session cgroups to remove once empty */
     unsigned max_processes;      /* 0: unbounded */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
 };
@@ -38,6 +39,7 @@ struct sandbox_plan {
     char *cgroup;                /* this session's pids cgroup directory, or NULL */
     char *cgroup_procs;          /* its cgroup.procs */
     char *truncated;             /* why protection is incomplete, or NULL */
+    int supervisor_pidfd;        /* set by sandbox_plan_started, else -1 */
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
@@ -50,6 +52,16 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
  * rlimits and the dropping of every capability. */
 char *sandbox_cgroup_find(void);
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
+/* A session's cgroup outlives its supervisor (which reports the shell's
+ * status without waiting for the namespace's slow teardown): the host
+ * removes it once the supervisor (`pidfd`, or -1) has exited and the
+ * cgroup is empty, at the next call or at the end.  `dir` and `pidfd`
+ * are taken over.  `wait_ms`: how long the sweep may wait for
+ * busy ones. */
+int sandbox_cgroup_gone_init(sandbox *sb);
+void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd);
+void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms);
+void sandbox_cgroup_gone_free(sandbox *sb);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);
 int sandbox_caps_drop(void);
 

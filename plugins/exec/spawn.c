@@ -222,30 +222,43 @@ static _Noreturn void session_init(const child_plan *c)
 }
 
 /* The supervisor's wait for its child (the shell, or the session's
- * init): its exit, or the host's death, whichever first.  Returns the
- * child's wait status. */
-static int wait_child(pid_t child, int is_init)
+ * init): its exit, or the host's death, whichever first.  With a session
+ * init, `status_fd` delivers the shell's status once nothing of the
+ * session is left: the supervisor reports it right away instead of
+ * waiting for the kernel to tear the namespaces down (init's exit is
+ * slow: it unmounts the session's mounts).  Returns the child's wait
+ * status, or the shell's. */
+static int wait_child(pid_t child, int status_fd)
 {
     int st = 0;
     int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
     for (;;) {
-        if (is_init && term_seen) {
+        if (status_fd >= 0 && term_seen) {
             /* TERM to the supervisor (session end): init forwards it */
             kill(child, SIGTERM);
             term_seen = 0;
         }
         if (pidfd >= 0) {
-            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
-                                  {.fd = pidfd, .events = POLLIN}};
-            if (poll(f, 2, -1) < 0 && errno != EINTR)
+            struct pollfd f[3] = {{.fd = LIFELINE_FD, .events = POLLIN},
+                                  {.fd = pidfd, .events = POLLIN},
+                                  {.fd = status_fd, .events = POLLIN}};
+            if (poll(f, status_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
                 _exit(126);
             if (f[0].revents)
                 end_group(child);
+            if (status_fd >= 0 && f[2].revents) {
+                int shell_st;
+                ssize_t n = read(status_fd, &shell_st, sizeof shell_st);
+                if (n == (ssize_t)sizeof shell_st)
+                    return shell_st;
+                status_fd = -1; /* init died without a word: wait for it */
+                continue;
+            }
             if (!f[1].revents)
                 continue;
             pid_t r = waitpid(child, &st, WNOHANG);
             if (r == child)
-                return st;
+                break;
             if (r < 0 && errno != EINTR)
                 _exit(126);
             continue;
@@ -253,12 +266,21 @@ static int wait_child(pid_t child, int is_init)
         /* no pidfd (old kernel): the parent-death signal interrupts */
         pid_t r = waitpid(child, &st, 0);
         if (r == child)
-            return st;
+            break;
         if (host_gone && lifeline_cut(0))
             end_group(child);
         if (r < 0 && errno != EINTR)
             _exit(126);
     }
+    if (status_fd >= 0) {
+        /* init's exit status is its own; the shell's comes through the pipe */
+        int shell_st;
+        if (read(status_fd, &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
+            return shell_st;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            return 126 << 8;
+    }
+    return st;
 }
 
 /* A pipe above the fixed descriptors, so that moving its ends onto them
@@ -273,13 +295,6 @@ static int high_pipe(int p[2])
     close(low[0]);
     close(low[1]);
     return p[0] < 0 || p[1] < 0 ? -1 : 0;
-}
-
-static void remove_cgroup(const char *dir)
-{
-    /* Empty only once the kernel has released the namespace's tasks. */
-    for (int t = 0; dir && t < 100 && rmdir(dir) != 0 && errno == EBUSY; t++)
-        sleep_ms(2);
 }
 
 static _Noreturn void supervise(const child_plan *c)
@@ -397,16 +412,9 @@ static _Noreturn void supervise(const child_plan *c)
         end_group(child);
     if (child < 0)
         _exit(126);
-    int st = wait_child(child, ns);
-    if (ns) {
-        /* init's exit status is its own; the shell's comes through the pipe */
-        int shell_st;
-        if (read(status_pipe[0], &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
-            st = shell_st;
-        else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-            st = 126 << 8;
-        remove_cgroup(sandbox_plan_cgroup(c->plan));
-    }
+    /* The session's cgroup is removed by the host once init is gone
+     * (sandbox_plan_free hands it over). */
+    int st = wait_child(child, ns ? status_pipe[0] : -1);
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         sa.sa_handler = SIG_DFL;
@@ -469,6 +477,8 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     pid_t pid = fork();
     if (pid == 0)
         supervise(&c);
+    if (pid > 0)
+        sandbox_plan_started(plan, pid);
     sandbox_plan_free(plan);
     if (pid < 0) {
         rc = VT_ERR_IO;

@@ -54,9 +54,7 @@ static int run_in(const sandbox *sb, const char *cmd)
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    if (plan && sandbox_plan_cgroup(plan))
-        rmdir(sandbox_plan_cgroup(plan));
-    sandbox_plan_free(plan);
+    sandbox_plan_free(plan); /* removes the session's cgroup (now empty) */
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
