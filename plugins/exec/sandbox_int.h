@@ -12,8 +12,10 @@ struct sandbox {
     sandbox_mode mode;
     int network_access;
     int landlock_abi;
-    int ruleset_fd;              /* Landlock ruleset, applied in the session's init */
     struct sock_fprog seccomp;   /* the whole filter as BPF, built once */
+    struct sock_fprog seccomp_net; /* the same with the network allowed (built
+                                    when the configuration turns it off, for
+                                    calls that add it), else empty */
     char **roots;                /* workspace + writable roots: where .git is looked for */
     size_t nroots;
     int namespaces;              /* PID + mount namespace per session */
@@ -23,6 +25,8 @@ struct sandbox {
                                     children in, or NULL */
     struct cgroup_gone *gone;    /* session cgroups to remove once empty */
     unsigned max_processes;      /* 0: unbounded */
+    char *toml_path;             /* the workspace's vtcode.toml */
+    int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
 };
 
@@ -40,6 +44,9 @@ struct sandbox_plan {
     char *cgroup_procs;          /* its cgroup.procs */
     char *truncated;             /* why protection is incomplete, or NULL */
     int supervisor_pidfd;        /* set by sandbox_plan_started, else -1 */
+    int ruleset_fd;              /* this call's Landlock ruleset */
+    int network;                 /* the configuration's or the call's */
+    const sandbox_extra *extra;  /* while the plan is made, else NULL */
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */

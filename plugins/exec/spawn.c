@@ -319,7 +319,7 @@ static _Noreturn void supervise(const child_plan *c)
     int keep = LIFELINE_FD;
     if (c->req->sandbox) {
         keep = SANDBOX_FD;
-        if (dup2(sandbox_ruleset_fd(c->req->sandbox), SANDBOX_FD) < 0 ||
+        if (dup2(sandbox_plan_ruleset_fd(c->plan), SANDBOX_FD) < 0 ||
             fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
             _exit(126);
     }
@@ -471,9 +471,12 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
         (void)fcntl(outp[0], F_SETPIPE_SZ, PIPE_BYTES);
     }
     sandbox_plan *plan = NULL;
-    if (req->sandbox && (rc = sandbox_plan_make(req->sandbox, req->tty, &plan)) != VT_OK)
+    if (req->sandbox &&
+        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
         goto fail;
     c.plan = plan;
+    if (req->plan_warning && sandbox_plan_warning(plan))
+        *req->plan_warning = strdup(sandbox_plan_warning(plan));
     pid_t pid = fork();
     if (pid == 0)
         supervise(&c);
