@@ -331,6 +331,7 @@ void sandbox_free(sandbox *sb)
         return;
     sandbox_cgroup_gone_free(sb);
     free(sb->toml_path);
+    free(sb->vtcode_dir);
     free(sb->seccomp.filter);
     free(sb->seccomp_net.filter);
     for (size_t i = 0; i < sb->nroots; i++)
@@ -358,22 +359,29 @@ static void warn_more(char **warning, const char *text)
     }
 }
 
-/* Policy files that do not exist yet.  `.vtcode/` is made now (the host
- * keeps its spool there anyway), so that it is protected like an
- * existing one.  A vtcode.toml cannot be made read-only before it
- * exists (a mount needs an existing target, Landlock has no per-name
- * rule): sandbox_policy_check moves one that appears during the run
- * out of the way. */
-static void policy_prepare(sandbox *sb, const char *workspace, char **warning)
+/* Policy files that do not exist yet.  A vtcode.toml cannot be made
+ * read-only before it exists (a mount needs an existing target, Landlock
+ * has no per-name rule): sandbox_policy_check moves one that appears
+ * during the run out of the way.  `.vtcode/` is made before the first
+ * command runs (sandbox_plan_make; the host keeps its spool there
+ * anyway), so that it is protected like an existing one. */
+static void policy_prepare(sandbox *sb, const char *workspace)
 {
-    char *dir = fmt("%s/.vtcode", workspace);
+    sb->vtcode_dir = fmt("%s/.vtcode", workspace);
     sb->toml_path = fmt("%s/vtcode.toml", workspace);
     struct stat st;
-    if (dir && lstat(dir, &st) != 0 && errno == ENOENT && mkdir(dir, 0755) != 0)
-        warn_more(warning, "cannot create the workspace's .vtcode/: a command could create "
-                           "it (and agent definitions in it)");
-    free(dir);
     sb->toml_absent = sb->toml_path && lstat(sb->toml_path, &st) != 0 && errno == ENOENT;
+}
+
+/* Before a command runs: .vtcode/ exists (so it is mounted read-only). */
+static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
+{
+    struct stat st;
+    if (!sb->vtcode_dir || lstat(sb->vtcode_dir, &st) == 0 || errno != ENOENT)
+        return;
+    if (mkdir(sb->vtcode_dir, 0755) != 0 && errno != EEXIST && !p->truncated)
+        p->truncated = strdup("cannot create the workspace's .vtcode/: a command could create "
+                              "it (and agent definitions in it)");
 }
 
 int sandbox_policy_check(const sandbox *sb, char **warning)
@@ -474,7 +482,7 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and .git/.vtcode are not read-only");
     if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
-        policy_prepare(sb, workspace, warning);
+        policy_prepare(sb, workspace);
     if (cfg->max_processes) {
         sb->cgroup_base = sandbox_cgroup_find();
         if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {
@@ -541,6 +549,8 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
     int rc = build_ruleset(sb, extra, &p->ruleset_fd);
+    if (rc == VT_OK)
+        policy_make_dir(sb, p);
     if (rc == VT_OK)
         rc = sandbox_paths_plan(sb, p);
     p->extra = NULL; /* the caller's: not kept past this call */

@@ -26,6 +26,8 @@ struct sandbox {
     struct cgroup_gone *gone;    /* session cgroups to remove once empty */
     unsigned max_processes;      /* 0: unbounded */
     char *toml_path;             /* the workspace's vtcode.toml */
+    char *vtcode_dir;            /* its .vtcode/, made before the first command
+                                    (workspace-write with namespaces), or NULL */
     int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
 };

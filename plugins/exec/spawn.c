@@ -59,6 +59,43 @@ static void on_keyboard_signal(int sig)
     (void)sig;
 }
 
+/* A Ctrl-C (SIGINT to the session's process group) that comes while the
+ * session is still being set up would reach only the supervisor and
+ * init, and the shell started after it would never see it.  Keyboard
+ * signals are blocked from the setup on; whatever is pending right
+ * before the shell is started is passed on to it after, and the shell
+ * (the vfork child) takes default dispositions before unblocking, so one
+ * that comes between is not lost either. */
+static void keyboard_block(sigset_t *kbd)
+{
+    sigemptyset(kbd);
+    sigaddset(kbd, SIGINT);
+    sigaddset(kbd, SIGQUIT);
+    sigprocmask(SIG_BLOCK, kbd, NULL);
+}
+
+/* In the vfork child, right before execve. */
+static void keyboard_child(const sigset_t *kbd)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    sigprocmask(SIG_UNBLOCK, kbd, NULL);
+}
+
+/* In the parent, after vfork returned: pass on what came before. */
+static void keyboard_forward(pid_t shell, const sigset_t *before, const sigset_t *kbd)
+{
+    if (shell > 0 && sigismember(before, SIGINT))
+        kill(shell, SIGINT);
+    if (shell > 0 && sigismember(before, SIGQUIT))
+        kill(shell, SIGQUIT);
+    /* The parent's own copies: consumed by its handler on unblocking. */
+    sigprocmask(SIG_UNBLOCK, kbd, NULL);
+}
+
 static void say(const char *a, const char *b)
 {
     ssize_t r = write(2, a, strlen(a));
@@ -186,12 +223,17 @@ static _Noreturn void session_init(const child_plan *c)
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
+    sigset_t kbd, before;
+    keyboard_block(&kbd);
+    sigpending(&before);
     pid_t shell = vfork();
     if (shell == 0) {
+        keyboard_child(&kbd);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }
+    keyboard_forward(shell, &before, &kbd);
     close(0);
     close(1);
     close(2);
@@ -373,9 +415,10 @@ static _Noreturn void supervise(const child_plan *c)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
     if (lifeline_cut(0))
         host_gone = 1;
-    sigset_t none;
+    sigset_t none, kbd;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    keyboard_block(&kbd);
 
     int status_pipe[2] = {-1, -1}, alive_pipe[2] = {-1, -1};
     if (ns && (high_pipe(status_pipe) < 0 || high_pipe(alive_pipe) < 0 ||
@@ -386,6 +429,8 @@ static _Noreturn void supervise(const child_plan *c)
         _exit(126);
     }
     pid_t child = -1;
+    sigset_t before;
+    sigpending(&before);
     if (!host_gone)
         child = ns ? fork() : vfork();
     if (child == 0) {
@@ -394,9 +439,21 @@ static _Noreturn void supervise(const child_plan *c)
             close(alive_pipe[1]);
             session_init(c);
         }
+        keyboard_child(&kbd);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
+    }
+    /* init has the keyboard signals that came before it blocked (it
+     * passes them on to the shell); the shell those before vfork. */
+    if (ns) {
+        if (child > 0 && sigismember(&before, SIGINT))
+            kill(child, SIGINT);
+        if (child > 0 && sigismember(&before, SIGQUIT))
+            kill(child, SIGQUIT);
+        sigprocmask(SIG_UNBLOCK, &kbd, NULL);
+    } else {
+        keyboard_forward(child, &before, &kbd);
     }
     /* The command's holders alone decide when its output ends. */
     close(0);
