@@ -59,43 +59,6 @@ static void on_keyboard_signal(int sig)
     (void)sig;
 }
 
-/* A Ctrl-C (SIGINT to the session's process group) that comes while the
- * session is still being set up would reach only the supervisor and
- * init, and the shell started after it would never see it.  Keyboard
- * signals are blocked from the setup on; whatever is pending right
- * before the shell is started is passed on to it after, and the shell
- * (the vfork child) takes default dispositions before unblocking, so one
- * that comes between is not lost either. */
-static void keyboard_block(sigset_t *kbd)
-{
-    sigemptyset(kbd);
-    sigaddset(kbd, SIGINT);
-    sigaddset(kbd, SIGQUIT);
-    sigprocmask(SIG_BLOCK, kbd, NULL);
-}
-
-/* In the vfork child, right before execve. */
-static void keyboard_child(const sigset_t *kbd)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    sigprocmask(SIG_UNBLOCK, kbd, NULL);
-}
-
-/* In the parent, after vfork returned: pass on what came before. */
-static void keyboard_forward(pid_t shell, const sigset_t *before, const sigset_t *kbd)
-{
-    if (shell > 0 && sigismember(before, SIGINT))
-        kill(shell, SIGINT);
-    if (shell > 0 && sigismember(before, SIGQUIT))
-        kill(shell, SIGQUIT);
-    /* The parent's own copies: consumed by its handler on unblocking. */
-    sigprocmask(SIG_UNBLOCK, kbd, NULL);
-}
-
 static void say(const char *a, const char *b)
 {
     ssize_t r = write(2, a, strlen(a));
@@ -223,17 +186,12 @@ static _Noreturn void session_init(const child_plan *c)
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
-    sigset_t kbd, before;
-    keyboard_block(&kbd);
-    sigpending(&before);
     pid_t shell = vfork();
     if (shell == 0) {
-        keyboard_child(&kbd);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }
-    keyboard_forward(shell, &before, &kbd);
     close(0);
     close(1);
     close(2);
@@ -266,16 +224,17 @@ static _Noreturn void session_init(const child_plan *c)
 /* The supervisor's wait for its child (the shell, or the session's
  * init): its exit, or the host's death, whichever first.  With a session
  * init, `status_fd` delivers the shell's status once nothing of the
- * session is left: the supervisor reports it right away instead of
- * waiting for the kernel to tear the namespaces down (init's exit is
- * slow: it unmounts the session's mounts).  Returns the child's wait
- * status, or the shell's. */
+ * session is left; the supervisor still waits for init's exit (an init
+ * left behind would be reparented, and a subreaper above the host would
+ * collect it as a zombie).  Returns the child's wait status, or the
+ * shell's. */
 static int wait_child(pid_t child, int status_fd)
 {
-    int st = 0;
+    int is_init = status_fd >= 0;
+    int st = 0, have_shell = 0, shell_st = 0;
     int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
     for (;;) {
-        if (status_fd >= 0 && term_seen) {
+        if (is_init && term_seen) {
             /* TERM to the supervisor (session end): init forwards it */
             kill(child, SIGTERM);
             term_seen = 0;
@@ -289,11 +248,9 @@ static int wait_child(pid_t child, int status_fd)
             if (f[0].revents)
                 end_group(child);
             if (status_fd >= 0 && f[2].revents) {
-                int shell_st;
                 ssize_t n = read(status_fd, &shell_st, sizeof shell_st);
-                if (n == (ssize_t)sizeof shell_st)
-                    return shell_st;
-                status_fd = -1; /* init died without a word: wait for it */
+                have_shell = n == (ssize_t)sizeof shell_st;
+                status_fd = -1; /* now (or without a word) only init's exit */
                 continue;
             }
             if (!f[1].revents)
@@ -314,14 +271,15 @@ static int wait_child(pid_t child, int status_fd)
         if (r < 0 && errno != EINTR)
             _exit(126);
     }
+    if (have_shell)
+        return shell_st;
     if (status_fd >= 0) {
         /* init's exit status is its own; the shell's comes through the pipe */
-        int shell_st;
         if (read(status_fd, &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
             return shell_st;
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-            return 126 << 8;
     }
+    if (is_init && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 126 << 8;
     return st;
 }
 
@@ -415,10 +373,9 @@ static _Noreturn void supervise(const child_plan *c)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
     if (lifeline_cut(0))
         host_gone = 1;
-    sigset_t none, kbd;
+    sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    keyboard_block(&kbd);
 
     int status_pipe[2] = {-1, -1}, alive_pipe[2] = {-1, -1};
     if (ns && (high_pipe(status_pipe) < 0 || high_pipe(alive_pipe) < 0 ||
@@ -429,8 +386,6 @@ static _Noreturn void supervise(const child_plan *c)
         _exit(126);
     }
     pid_t child = -1;
-    sigset_t before;
-    sigpending(&before);
     if (!host_gone)
         child = ns ? fork() : vfork();
     if (child == 0) {
@@ -439,21 +394,9 @@ static _Noreturn void supervise(const child_plan *c)
             close(alive_pipe[1]);
             session_init(c);
         }
-        keyboard_child(&kbd);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
-    }
-    /* init has the keyboard signals that came before it blocked (it
-     * passes them on to the shell); the shell those before vfork. */
-    if (ns) {
-        if (child > 0 && sigismember(&before, SIGINT))
-            kill(child, SIGINT);
-        if (child > 0 && sigismember(&before, SIGQUIT))
-            kill(child, SIGQUIT);
-        sigprocmask(SIG_UNBLOCK, &kbd, NULL);
-    } else {
-        keyboard_forward(child, &before, &kbd);
     }
     /* The command's holders alone decide when its output ends. */
     close(0);
