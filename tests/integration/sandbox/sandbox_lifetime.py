@@ -58,7 +58,7 @@ def pidns_of(pid):
         return None
 
 
-def started(pid):
+def start_ticks(pid):
     """Start time in clock ticks since boot, or None."""
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -83,7 +83,7 @@ def in_namespaces(nss):
         # A process started after the host was killed lives in a new
         # namespace that got a freed one's id (another host running
         # meanwhile): not one of ours.
-        st = started(int(d))
+        st = start_ticks(int(d))
         if KILLED_AT is not None and st is not None and st > KILLED_AT:
             continue
         left.append(int(d))
