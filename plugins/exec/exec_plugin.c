@@ -74,13 +74,11 @@ static const char SCHEMA[] =
     "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
 
 static int enforce; /* run-time enforcement of every execve (execwatch.h) */
-/* The running call's additional writable paths (set around watch_start
- * by exec_run, on that thread). */
-static _Thread_local const sandbox_extra *extra_writable;
 
 /* Where a sandboxed command can write (NULL-terminated, malloc'd), or
- * NULL when it runs unconfined. */
-static char **writable_dirs(int confined)
+ * NULL when it runs unconfined; with a call's additional write paths
+ * (`extra_writable`, or NULL). */
+static char **writable_dirs(int confined, const sandbox_extra *extra_writable)
 {
     if (!confined)
         return NULL;
@@ -330,7 +328,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
      * code, and a workspace executable could be anything. */
     const char *shell = str_arg(args, "shell");
     if (rc == VT_OK && shell) {
-        char **wr = writable_dirs(1);
+        char **wr = writable_dirs(1, NULL);
         int own = wr && shell_is_profile_shell(profile, shell, (const char *const *)wr);
         strv_free(wr);
         if (!own) {
@@ -388,7 +386,8 @@ static int workdir_error(vt_call *call, const char *wd, int rc)
     }
 }
 
-static int watch_start(vt_call *call, int confined, execwatch **w, int *sock)
+static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, execwatch **w,
+                       int *sock)
 {
     vt_exec_policy *pol = NULL;
     if (!VT_HAS(api, exec_policy) || api->exec_policy(call, &pol) != VT_OK)
@@ -397,7 +396,7 @@ static int watch_start(vt_call *call, int confined, execwatch **w, int *sock)
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
-    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1)};
+    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, extra)};
     if (execwatch_start(&o, w, sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
     return VT_OK;
@@ -467,7 +466,6 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
         free(err);
         req.extra = &extra;
-        extra_writable = &extra;
     }
     if (!escalated && sandbox_error)
         rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
@@ -477,7 +475,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             api->call_warn(call, "%s", sandbox_warning);
         execwatch *w = NULL;
         if (enforce)
-            rc = watch_start(call, req.sandbox != NULL, &w, &req.watch_sock);
+            rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock);
         char *plan_warning = NULL;
         req.plan_warning = &plan_warning;
         if (rc == VT_OK) {
@@ -518,7 +516,6 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         if (o)
             cJSON_AddBoolToObject(o, "network", extra.network);
     }
-    extra_writable = NULL;
     extra_free(&extra);
     env_free(env);
     shell_cmd_free(&sh);
