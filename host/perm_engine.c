@@ -214,7 +214,10 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         }
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
-    if (cJSON_IsString(sp) && strcmp(sp->valuestring, "require_escalated") == 0) {
+    if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "with_additional_permissions"))
+        ev->extends_sandbox = ev->escalated;
+    if (cJSON_IsString(sp) && (!strcmp(sp->valuestring, "require_escalated") ||
+                               !strcmp(sp->valuestring, "bypass_sandbox"))) {
         ev->escalated = 1;
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(args, "justification");
         if (!ev->justification && cJSON_IsString(j))
@@ -647,7 +650,9 @@ void perm_eval_run(perm_eval *ev)
         ev->decision = PERM_ASK;
         ev->layer = "escalation";
         step(ev, "escalation", NULL, ev->justification,
-             "sandbox_permissions require_escalated always asks");
+             ev->extends_sandbox
+                 ? "sandbox_permissions with_additional_permissions always asks"
+                 : "sandbox_permissions require_escalated always asks");
     }
 }
 

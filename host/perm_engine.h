@@ -41,6 +41,8 @@ typedef struct perm_eval {
     size_t nsubj;
     char *cwd_lex, *cwd_res;
     int escalated;
+    int extends_sandbox; /* with_additional_permissions: the justification
+                            names what the sandbox adds */
     const char *justification;
     pcre2_match_data *md;
     int fail_closed;      /* matching for deny/ask (see hit()) */

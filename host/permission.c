@@ -473,7 +473,13 @@ static char *ask_message(const perm_eval *ev, const char *why)
     char *agent_where = ev->agent->path ? str_printf("permissions.allow in %s", ev->agent->path) : NULL;
     if (!where)
         where = agent_where ? agent_where : "the agent's permissions.allow";
-    if (ev->escalated)
+    if (ev->extends_sandbox)
+        m = str_printf("Permission denied: %s asks to run %s and %s. Additional sandbox "
+                "permissions need an interactive approval every time; no rule or setting "
+                "approves them.",
+                ev->tool, ev->justification ? ev->justification : "with additional permissions",
+                why);
+    else if (ev->escalated)
         m = str_printf("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s) "
                 "and %s. Escalation needs an interactive approval every time; no rule "
                 "or setting approves it.",
@@ -594,7 +600,11 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
 {
     const frontend *fe = req->fe;
     char *what = summary(ev), *question = NULL;
-    if (ev->escalated)
+    if (ev->extends_sandbox)
+        question = str_printf("%s asks to run %s\n%s", ev->tool,
+                              ev->justification ? ev->justification : "with additional permissions",
+                              what ? what : "");
+    else if (ev->escalated)
         question = str_printf("%s asks to run outside the sandbox: %s\n%s", ev->tool,
                        ev->justification ? ev->justification : "(no justification)",
                        what ? what : "");

@@ -1,5 +1,6 @@
 /* The exec plugin: the exec_command tool, its permission hook, and the
  * services (command splitter, live sessions) other modules reach. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,23 +57,36 @@ static const char SCHEMA[] =
     "\"shell\":{\"type\":\"string\",\"description\":\"Shell binary to use instead of the "
     "profile's.\"},"
     "\"sandbox_permissions\":{\"type\":\"string\",\"enum\":[\"use_default\","
-    "\"require_escalated\"],\"description\":\"require_escalated asks to run outside the "
-    "sandbox (default use_default).\"},"
-    "\"justification\":{\"type\":\"string\",\"description\":\"Why escalation is needed; "
-    "required with require_escalated.\"}"
+    "\"with_additional_permissions\",\"require_escalated\",\"bypass_sandbox\"],"
+    "\"description\":\"require_escalated (alias bypass_sandbox) asks to run outside the "
+    "sandbox; with_additional_permissions asks to run in the sandbox extended by "
+    "additional_permissions (default use_default).\"},"
+    "\"additional_permissions\":{\"type\":\"object\",\"description\":\"With "
+    "with_additional_permissions: what the sandbox adds for this call.\",\"properties\":{"
+    "\"file_system\":{\"type\":\"object\",\"properties\":{\"write\":{\"type\":"
+    "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Existing directories "
+    "or files (absolute, or relative to the workspace) made writable.\"}},"
+    "\"additionalProperties\":false},"
+    "\"network\":{\"type\":\"object\",\"properties\":{\"enabled\":{\"type\":"
+    "\"boolean\",\"description\":\"true: network access for this call.\"}},"
+    "\"additionalProperties\":false}},\"additionalProperties\":false},"
+    "\"justification\":{\"type\":\"string\",\"description\":\"Why escalation or the "
+    "additional permissions are needed; required with every value but use_default.\"}"
     "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
 
 static int enforce; /* run-time enforcement of every execve (execwatch.h) */
 
 /* Where a sandboxed command can write (NULL-terminated, malloc'd), or
- * NULL when it runs unconfined. */
-static char **writable_dirs(int confined)
+ * NULL when it runs unconfined; with a call's additional write paths
+ * (`extra_writable`, or NULL). */
+static char **writable_dirs(int confined, const sandbox_extra *extra_writable)
 {
     if (!confined)
         return NULL;
     const char *tmpdir = getenv("TMPDIR");
     size_t n = 0;
-    char **v = calloc(sandbox_cfg.nwritable + 6, sizeof *v);
+    size_t nextra = extra_writable ? extra_writable->nwrite : 0;
+    char **v = calloc(sandbox_cfg.nwritable + nextra + 6, sizeof *v);
     if (!v)
         return NULL;
     const char *fixed[] = {api->workspace_root(), "/tmp", "/var/tmp", "/dev/shm",
@@ -82,6 +96,9 @@ static char **writable_dirs(int confined)
             goto oom;
     for (size_t i = 0; i < sandbox_cfg.nwritable; i++)
         if (!(v[n++] = strdup(sandbox_cfg.writable_roots[i])))
+            goto oom;
+    for (size_t i = 0; i < nextra; i++)
+        if (!(v[n++] = strdup(extra_writable->write[i])))
             goto oom;
     return v;
 oom:
@@ -112,22 +129,167 @@ static int blank(const char *s)
     return 1;
 }
 
+/* sandbox_permissions: 0 use_default, 1 with_additional_permissions,
+ * 2 require_escalated (or its alias bypass_sandbox), -1 invalid. */
+static int sp_level(const cJSON *args)
+{
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
+    if (!sp)
+        return 0;
+    if (!cJSON_IsString(sp))
+        return -1;
+    if (!strcmp(sp->valuestring, "use_default"))
+        return 0;
+    if (!strcmp(sp->valuestring, "with_additional_permissions"))
+        return 1;
+    if (!strcmp(sp->valuestring, "require_escalated") ||
+        !strcmp(sp->valuestring, "bypass_sandbox"))
+        return 2;
+    return -1;
+}
+
+static void extra_free(sandbox_extra *x)
+{
+    for (size_t i = 0; i < x->nwrite; i++)
+        free(x->write[i]);
+    free(x->write);
+    memset(x, 0, sizeof *x);
+}
+
+/* additional_permissions, checked and resolved: every write path exists
+ * and is named by its canonical path (what the prompt shows is what the
+ * sandbox opens).  On error *err says why (malloc'd). */
+static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
+{
+    memset(x, 0, sizeof *x);
+    *err = NULL;
+    const cJSON *ap = cJSON_GetObjectItemCaseSensitive(args, "additional_permissions");
+    const cJSON *it;
+    if (!cJSON_IsObject(ap)) {
+        *err = strdup("additional_permissions: required (an object with file_system.write "
+                      "and/or network.enabled) when sandbox_permissions is "
+                      "\"with_additional_permissions\"");
+        return VT_ERR_INVALID;
+    }
+    cJSON_ArrayForEach(it, ap) if (strcmp(it->string, "file_system") &&
+                                   strcmp(it->string, "network")) {
+        if (asprintf(err, "additional_permissions: unknown key '%s' (file_system, network)",
+                     it->string) < 0)
+            *err = NULL;
+        return VT_ERR_INVALID;
+    }
+    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(ap, "file_system");
+    const cJSON *net = cJSON_GetObjectItemCaseSensitive(ap, "network");
+    const cJSON *wr = cJSON_GetObjectItemCaseSensitive(fs, "write");
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(net, "enabled");
+    if ((fs && !cJSON_IsObject(fs)) || (net && !cJSON_IsObject(net)) ||
+        (wr && !cJSON_IsArray(wr)) || (en && !cJSON_IsBool(en))) {
+        *err = strdup("additional_permissions: file_system must be {\"write\": [paths]} and "
+                      "network {\"enabled\": true|false}");
+        return VT_ERR_INVALID;
+    }
+    cJSON_ArrayForEach(it, fs) if (strcmp(it->string, "write")) {
+        *err = strdup("additional_permissions.file_system: only \"write\" is accepted "
+                      "(everything is readable in the sandbox already)");
+        return VT_ERR_INVALID;
+    }
+    cJSON_ArrayForEach(it, net) if (strcmp(it->string, "enabled")) {
+        *err = strdup("additional_permissions.network: only \"enabled\" is accepted");
+        return VT_ERR_INVALID;
+    }
+    x->network = cJSON_IsTrue(en);
+    int n = cJSON_GetArraySize(wr);
+    x->write = calloc(n ? (size_t)n : 1, sizeof *x->write);
+    if (!x->write)
+        return VT_ERR_NOMEM;
+    cJSON_ArrayForEach(it, wr) {
+        /* Inside or outside the workspace: relative to its root. */
+        char *abs = NULL;
+        if (cJSON_IsString(it) && it->valuestring[0] == '/')
+            abs = strdup(it->valuestring);
+        else if (cJSON_IsString(it) && it->valuestring[0] &&
+                 asprintf(&abs, "%s/%s", api->workspace_root(), it->valuestring) < 0)
+            abs = NULL;
+        char *real = abs ? realpath(abs, NULL) : NULL;
+        free(abs);
+        if (!real) {
+            if (asprintf(err, "additional_permissions.file_system.write: '%s' is not an "
+                              "existing path", cJSON_IsString(it) ? it->valuestring : "?") < 0)
+                *err = NULL;
+            extra_free(x);
+            return VT_ERR_INVALID;
+        }
+        int dup = 0;
+        for (size_t i = 0; i < x->nwrite && !dup; i++)
+            dup = !strcmp(x->write[i], real);
+        if (dup)
+            free(real);
+        else
+            x->write[x->nwrite++] = real;
+    }
+    if (!x->nwrite && !x->network) {
+        *err = strdup("additional_permissions: adds nothing (name file_system.write paths "
+                      "or network.enabled: true)");
+        extra_free(x);
+        return VT_ERR_INVALID;
+    }
+    return VT_OK;
+}
+
+/* What an approval of additional permissions grants, in words. */
+static char *extra_describe(const sandbox_extra *x, const char *why)
+{
+    size_t n = 128 + (why ? strlen(why) : 0);
+    for (size_t i = 0; i < x->nwrite; i++)
+        n += strlen(x->write[i]) + 2;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    size_t k = (size_t)snprintf(s, n, "in the sandbox with additional permissions:");
+    if (x->nwrite) {
+        k += (size_t)snprintf(s + k, n - k, " write to ");
+        for (size_t i = 0; i < x->nwrite; i++)
+            k += (size_t)snprintf(s + k, n - k, "%s%s", i ? ", " : "", x->write[i]);
+        if (x->network)
+            k += (size_t)snprintf(s + k, n - k, ";");
+    }
+    if (x->network)
+        k += (size_t)snprintf(s + k, n - k, " network access");
+    snprintf(s + k, n - k, ". Justification: %s", why ? why : "");
+    return s;
+}
+
 static int exec_preflight(vt_call *call, const cJSON *args)
 {
     const char *cmd = str_arg(args, "cmd");
     if (!cmd || blank(cmd))
         return api->call_error(call, VT_ERR_INVALID, "cmd: must be a non-empty command");
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
-    if (sp && !(cJSON_IsString(sp) && (!strcmp(sp->valuestring, "use_default") ||
-                                       !strcmp(sp->valuestring, "require_escalated"))))
+    int level = sp_level(args);
+    if (level < 0)
         return api->call_error(call, VT_ERR_INVALID,
-                               "sandbox_permissions: must be \"use_default\" or "
-                               "\"require_escalated\"");
-    if (sp && !strcmp(sp->valuestring, "require_escalated") &&
-        blank(str_arg(args, "justification")))
+                               "sandbox_permissions: must be \"use_default\", "
+                               "\"with_additional_permissions\", \"require_escalated\" or "
+                               "\"bypass_sandbox\"");
+    if (level > 0 && blank(str_arg(args, "justification")))
         return api->call_error(call, VT_ERR_INVALID,
                                "justification: required and non-empty when "
-                               "sandbox_permissions is \"require_escalated\"");
+                               "sandbox_permissions is \"%s\"",
+                               str_arg(args, "sandbox_permissions"));
+    if (level != 1 && cJSON_GetObjectItemCaseSensitive(args, "additional_permissions"))
+        return api->call_error(call, VT_ERR_INVALID,
+                               "additional_permissions: only with sandbox_permissions "
+                               "\"with_additional_permissions\"");
+    if (level == 1) {
+        sandbox_extra x;
+        char *err = NULL;
+        int rc = extra_parse(args, &x, &err);
+        if (rc != VT_OK) {
+            rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
+            free(err);
+            return rc;
+        }
+        extra_free(&x);
+    }
     const char *shell = str_arg(args, "shell");
     if (shell && blank(shell))
         return api->call_error(call, VT_ERR_INVALID, "shell: must name a shell binary");
@@ -167,7 +329,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
      * code, and a workspace executable could be anything. */
     const char *shell = str_arg(args, "shell");
     if (rc == VT_OK && shell) {
-        char **wr = writable_dirs(1);
+        char **wr = writable_dirs(1, NULL);
         int own = wr && shell_is_profile_shell(profile, shell, (const char *const *)wr);
         strv_free(wr);
         if (!own) {
@@ -180,10 +342,22 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
             free(subj);
         }
     }
-    const char *sp = str_arg(args, "sandbox_permissions");
     const char *why = str_arg(args, "justification");
-    if (rc == VT_OK && sp && !strcmp(sp, "require_escalated"))
+    int level = sp_level(args);
+    if (rc == VT_OK && level == 2)
         rc = api->subject_add(out, VT_SUBJECT_ESCALATION, why ? why : "");
+    if (rc == VT_OK && level == 1) {
+        /* Asked like an escalation, naming exactly what is added. */
+        sandbox_extra x;
+        char *err = NULL;
+        rc = extra_parse(args, &x, &err);
+        free(err);
+        char *what = rc == VT_OK ? extra_describe(&x, why) : NULL;
+        if (rc == VT_OK)
+            rc = what ? api->subject_add(out, VT_SUBJECT_ESCALATION, what) : VT_ERR_NOMEM;
+        free(what);
+        extra_free(&x);
+    }
     return rc;
 }
 
@@ -213,7 +387,8 @@ static int workdir_error(vt_call *call, const char *wd, int rc)
     }
 }
 
-static int watch_start(vt_call *call, int confined, execwatch **w, int *sock)
+static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, execwatch **w,
+                       int *sock)
 {
     vt_exec_policy *pol = NULL;
     if (!VT_HAS(api, exec_policy) || api->exec_policy(call, &pol) != VT_OK)
@@ -222,10 +397,29 @@ static int watch_start(vt_call *call, int confined, execwatch **w, int *sock)
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
-    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1)};
+    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, extra)};
     if (execwatch_start(&o, w, sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
     return VT_OK;
+}
+
+/* Why a call's sandbox protects less than it should (a walk budget hit,
+ * no cgroup for this session): in that call's result, and in the log
+ * once per distinct reason. */
+static void report_plan_warning(vt_call *call, const char *w)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char *logged;
+    if (!w)
+        return;
+    api->call_warn(call, "%s", w);
+    pthread_mutex_lock(&mu);
+    if (!logged || strcmp(logged, w)) {
+        api->log(VT_LOG_WARNING, "exec", "sandbox: %s", w);
+        free(logged);
+        logged = strdup(w);
+    }
+    pthread_mutex_unlock(&mu);
 }
 
 static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
@@ -260,11 +454,20 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     }
     spawn_req req = {.path = sh.path, .argv = sh.argv, .envp = env, .workdir = abs,
                      .tty = tty, .rows = pty_rows, .cols = pty_cols};
-    /* An escalated call reaches run only once the user approved it: the
-     * permission engine always asks for require_escalated. */
-    const char *sp = str_arg(args, "sandbox_permissions");
-    int escalated = sp && strcmp(sp, "require_escalated") == 0;
+    /* An escalated call, or one with additional permissions, reaches run
+     * only once the user approved it: the permission engine always asks
+     * for them. */
+    int level = sp_level(args);
+    int escalated = level == 2;
+    sandbox_extra extra = {0};
     int rc = VT_OK;
+    if (level == 1) {
+        char *err = NULL;
+        if ((rc = extra_parse(args, &extra, &err)) != VT_OK)
+            rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
+        free(err);
+        req.extra = &extra;
+    }
     if (!escalated && sandbox_error)
         rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
     if (rc == VT_OK) {
@@ -273,12 +476,22 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             api->call_warn(call, "%s", sandbox_warning);
         execwatch *w = NULL;
         if (enforce)
-            rc = watch_start(call, req.sandbox != NULL, &w, &req.watch_sock);
+            rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock);
+        char *plan_warning = NULL;
+        req.plan_warning = &plan_warning;
         if (rc == VT_OK) {
             execwatch_set_live(w, call);
             rc = session_run(call, &req, cmd, w, clamp_yield(args), result);
             execwatch_set_live(w, NULL);
         }
+        report_plan_warning(call, plan_warning);
+        free(plan_warning);
+        char *policy = NULL;
+        if (sandbox_policy_check(sandbox_state, &policy) == VT_OK && policy) {
+            api->call_warn(call, "%s", policy);
+            api->log(VT_LOG_WARNING, "exec", "%s", policy);
+        }
+        free(policy);
         if (req.watch_sock > 2)
             close(req.watch_sock);
         if (rc == VT_OK && *result &&
@@ -295,6 +508,16 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         cJSON_AddStringToObject(*result, "sandbox",
                                 escalated || !sandbox_state ? "none"
                                                             : sandbox_mode_name(sandbox_cfg.mode));
+    if (rc == VT_OK && *result && req.extra && sandbox_state && !escalated) {
+        /* what this call's sandbox added, as approved */
+        cJSON *o = cJSON_AddObjectToObject(*result, "additional_permissions");
+        cJSON *w = o ? cJSON_AddArrayToObject(o, "write") : NULL;
+        for (size_t i = 0; w && i < extra.nwrite; i++)
+            cJSON_AddItemToArray(w, cJSON_CreateString(extra.write[i]));
+        if (o)
+            cJSON_AddBoolToObject(o, "network", extra.network);
+    }
+    extra_free(&extra);
     env_free(env);
     shell_cmd_free(&sh);
     api->free(abs);
@@ -385,6 +608,10 @@ static int sandbox_setup(char **errmsg)
         *errmsg = api->strdup(sandbox_error ? sandbox_error : "cannot prepare the sandbox");
         return rc;
     }
+    /* What this machine cannot give, said once at the start (and in
+     * every sandboxed call's result). */
+    if (sandbox_warning)
+        api->log(VT_LOG_WARNING, "exec", "sandbox: %s", sandbox_warning);
     return VT_OK;
 }
 
@@ -426,6 +653,10 @@ static int exec_init(const vt_host_api *host, char **errmsg)
 static void exec_fini(void)
 {
     sessions_fini();
+    char *policy = NULL;
+    if (sandbox_policy_check(sandbox_state, &policy) == VT_OK && policy)
+        api->log(VT_LOG_WARNING, "exec", "%s", policy);
+    free(policy);
     spawn_fini();
     execwatch_fini();
     enforce = 0;

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 
@@ -205,6 +207,9 @@ static uint64_t handled_rights(int abi)
     return r;
 }
 
+#define TERMINAL_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |      \
+                         LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
 #define FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |          \
                      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |          \
                      LANDLOCK_ACCESS_FS_IOCTL_DEV)
@@ -227,14 +232,22 @@ static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t h
     return rc < 0 ? VT_ERR_IO : VT_OK;
 }
 
-static int build_ruleset(const sandbox_config *cfg, const char *workspace, int abi, int *out)
+/* The Landlock ruleset of one call: reading and executing everywhere,
+ * the terminals, and in workspace-write the workspace, the writable
+ * roots, /tmp and $TMPDIR, plus the call's additional writable paths.
+ * A ruleset per call (a few system calls) lets a call's additional
+ * permissions extend it, and lets the session's init add its own
+ * /dev/pts instance before applying it. */
+static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out)
 {
+    int abi = sb->landlock_abi;
     uint64_t handled = handled_rights(abi);
     struct ruleset_attr attr = {.handled_access_fs = handled};
     size_t size = sizeof attr.handled_access_fs;
+    int network = sb->network_access || (extra && extra->network);
     /* ABI 4: TCP bind/connect, refused outright with the network off
      * (seccomp refuses the sockets too: two locks). */
-    if (abi >= 4 && !cfg->network_access) {
+    if (abi >= 4 && !network) {
         attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
         size = offsetof(struct ruleset_attr, scoped);
     }
@@ -253,24 +266,27 @@ static int build_ruleset(const sandbox_config *cfg, const char *workspace, int a
         return VT_ERR_IO;
     uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
                     LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    uint64_t term = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
     int rc = allow_path(rs, "/", read, handled);
-    const char *terminals[] = {"/dev/null", "/dev/tty", "/dev/pts", "/dev/zero",
-                               "/dev/full", "/dev/ptmx"};
+    /* /dev/pts is not here: the session's init mounts a fresh instance
+     * and allows that one (other terminals of the machine are not in
+     * it); without namespaces the host's is allowed. */
+    const char *terminals[] = {"/dev/null", "/dev/tty", "/dev/zero", "/dev/full",
+                               sb->namespaces ? NULL : "/dev/pts",
+                               sb->namespaces ? NULL : "/dev/ptmx"};
     for (size_t i = 0; rc == VT_OK && i < sizeof terminals / sizeof *terminals; i++)
-        rc = allow_path(rs, terminals[i], term, handled);
-    if (cfg->mode == SANDBOX_WORKSPACE_WRITE) {
+        if (terminals[i])
+            rc = allow_path(rs, terminals[i], TERMINAL_RIGHTS, handled);
+    if (sb->mode == SANDBOX_WORKSPACE_WRITE) {
         const char *tmpdir = getenv("TMPDIR");
-        if (rc == VT_OK)
-            rc = allow_path(rs, workspace, handled, handled);
-        for (size_t i = 0; rc == VT_OK && i < cfg->nwritable; i++)
-            rc = allow_path(rs, cfg->writable_roots[i], handled, handled);
+        for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
+            rc = allow_path(rs, sb->roots[i], handled, handled);
         if (rc == VT_OK)
             rc = allow_path(rs, "/tmp", handled, handled);
         if (rc == VT_OK && tmpdir && tmpdir[0] == '/')
             rc = allow_path(rs, tmpdir, handled, handled);
     }
+    for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
+        rc = allow_path(rs, extra->write[i], handled, handled);
     if (rc != VT_OK) {
         close(rs);
         return rc;
@@ -313,9 +329,11 @@ void sandbox_free(sandbox *sb)
 {
     if (!sb)
         return;
-    if (sb->ruleset_fd >= 0)
-        close(sb->ruleset_fd);
+    sandbox_cgroup_gone_free(sb);
+    free(sb->toml_path);
+    free(sb->vtcode_dir);
     free(sb->seccomp.filter);
+    free(sb->seccomp_net.filter);
     for (size_t i = 0; i < sb->nroots; i++)
         free(sb->roots[i]);
     free(sb->roots);
@@ -341,6 +359,62 @@ static void warn_more(char **warning, const char *text)
     }
 }
 
+/* Policy files that do not exist yet.  A vtcode.toml cannot be made
+ * read-only before it exists (a mount needs an existing target, Landlock
+ * has no per-name rule): sandbox_policy_check moves one that appears
+ * during the run out of the way.  `.vtcode/` is made before the first
+ * command runs (sandbox_plan_make; the host keeps its spool there
+ * anyway), so that it is protected like an existing one. */
+static void policy_prepare(sandbox *sb, const char *workspace)
+{
+    sb->vtcode_dir = fmt("%s/.vtcode", workspace);
+    sb->toml_path = fmt("%s/vtcode.toml", workspace);
+    struct stat st;
+    sb->toml_absent = sb->toml_path && lstat(sb->toml_path, &st) != 0 && errno == ENOENT;
+}
+
+/* Before a command runs: .vtcode/ exists (so it is mounted read-only). */
+static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
+{
+    struct stat st;
+    if (!sb->vtcode_dir || lstat(sb->vtcode_dir, &st) == 0 || errno != ENOENT)
+        return;
+    if (mkdir(sb->vtcode_dir, 0755) != 0 && errno != EEXIST && !p->truncated)
+        p->truncated = strdup("cannot create the workspace's .vtcode/: a command could create "
+                              "it (and agent definitions in it)");
+}
+
+int sandbox_policy_check(const sandbox *sb, char **warning)
+{
+    static atomic_uint seq;
+    struct stat st;
+    *warning = NULL;
+    if (!sb || !sb->toml_absent || lstat(sb->toml_path, &st) != 0)
+        return VT_OK;
+    /* Made during this run, by a command or by hand: set aside, not
+     * deleted, and said. */
+    char *ws = strdup(sb->toml_path);
+    if (!ws)
+        return VT_ERR_NOMEM;
+    ws[strlen(ws) - strlen("/vtcode.toml")] = '\0';
+    char *aside = fmt("%s/.vtcode/refused-vtcode.toml.%ld.%u", ws, (long)time(NULL),
+                      atomic_fetch_add(&seq, 1));
+    int dirfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int moved = aside && dirfd >= 0 &&
+                renameat(dirfd, "vtcode.toml", dirfd, aside + strlen(ws) + 1) == 0;
+    if (dirfd >= 0)
+        close(dirfd);
+    *warning = moved ? fmt("vtcode.toml appeared in the workspace during this run (commands "
+                           "may not create policy files); it was moved to %s, not applied",
+                           aside)
+                     : fmt("vtcode.toml appeared in the workspace during this run (commands "
+                           "may not create policy files) and could not be moved aside: "
+                           "check it before the next start");
+    free(aside);
+    free(ws);
+    return VT_OK;
+}
+
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
                     char **warning, char **err)
 {
@@ -364,34 +438,41 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
     sandbox *sb = calloc(1, sizeof *sb);
     if (!sb)
         return VT_ERR_NOMEM;
-    sb->ruleset_fd = -1;
     sb->mode = cfg->mode;
     sb->network_access = cfg->network_access;
     sb->landlock_abi = abi;
     sb->max_processes = cfg->max_processes;
     sb->cpu_seconds = cfg->cpu_time_seconds;
-    int rc = build_ruleset(cfg, workspace, abi, &sb->ruleset_fd);
-    const char *step = "Landlock ruleset";
+    sb->own_userns = geteuid() != 0;
+    snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
+    snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
+    sb->namespaces = namespaces_probe(sb->own_userns);
+    const char *step = "writable roots";
+    int rc = add_root(sb, workspace);
+    for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE &&
+                       i < cfg->nwritable; i++)
+        rc = add_root(sb, cfg->writable_roots[i]);
     if (rc == VT_OK) {
-        step = "seccomp filter";
-        rc = sandbox_seccomp_build(cfg->network_access, &sb->seccomp);
+        /* Built once: a call's ruleset is made the same way (checked here). */
+        step = "Landlock ruleset";
+        int probe = -1;
+        rc = build_ruleset(sb, NULL, &probe);
+        if (probe >= 0)
+            close(probe);
     }
     if (rc == VT_OK) {
-        step = "writable roots";
-        rc = add_root(sb, workspace);
-        for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE &&
-                           i < cfg->nwritable; i++)
-            rc = add_root(sb, cfg->writable_roots[i]);
+        /* Both filters once: a call with additional network access
+         * takes the second. */
+        step = "seccomp filter";
+        rc = sandbox_seccomp_build(cfg->network_access, &sb->seccomp);
+        if (rc == VT_OK && !cfg->network_access)
+            rc = sandbox_seccomp_build(1, &sb->seccomp_net);
     }
     if (rc != VT_OK) {
         *err = fmt("cannot prepare the command sandbox (%s)", step);
         sandbox_free(sb);
         return rc;
     }
-    sb->own_userns = geteuid() != 0;
-    snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
-    snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
-    sb->namespaces = namespaces_probe(sb->own_userns);
     if (!sb->namespaces)
         warn_more(warning, sb->own_userns
                                ? "this machine offers no unprivileged user namespaces: "
@@ -400,11 +481,24 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
                                  "the session) and .git/.vtcode are not read-only"
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and .git/.vtcode are not read-only");
+    if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
+        policy_prepare(sb, workspace);
     if (cfg->max_processes) {
         sb->cgroup_base = sandbox_cgroup_find();
+        if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {
+            sandbox_free(sb);
+            return VT_ERR_NOMEM;
+        }
         if (!sb->cgroup_base && !(sb->own_userns && sb->namespaces))
-            warn_more(warning, "no writable pids cgroup and no per-session user namespace: "
-                               "[sandbox] max_processes is not enforced on this machine");
+            warn_more(warning, geteuid() == 0
+                                   ? "running as root without a writable pids cgroup: "
+                                     "[sandbox] max_processes is NOT enforced, a command can "
+                                     "start processes without bound (mount the cgroup v1 pids "
+                                     "hierarchy, or delegate a cgroup v2 subtree with the pids "
+                                     "controller enabled, to bound them)"
+                                   : "no writable pids cgroup and no per-session user "
+                                     "namespace: [sandbox] max_processes is not enforced on "
+                                     "this machine");
     }
     *out = sb;
     return VT_OK;
@@ -415,9 +509,9 @@ int sandbox_namespaces(const sandbox *sb)
     return sb && sb->namespaces;
 }
 
-int sandbox_ruleset_fd(const sandbox *sb)
+int sandbox_plan_ruleset_fd(const sandbox_plan *p)
 {
-    return sb ? sb->ruleset_fd : -1;
+    return p ? p->ruleset_fd : -1;
 }
 
 /* ---- the per-call plan ------------------------------------------------------ */
@@ -433,13 +527,16 @@ void sandbox_plan_free(sandbox_plan *p)
     free(p->ro);
     free(p->ro_flags);
     free(p->hide);
-    free(p->cgroup);
+    sandbox_cgroup_release(p->sb, p->cgroup, p->supervisor_pidfd);
     free(p->cgroup_procs);
     free(p->truncated);
+    if (p->ruleset_fd >= 0)
+        close(p->ruleset_fd);
     free(p);
 }
 
-int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
+                      sandbox_plan **out)
 {
     *out = NULL;
     sandbox_plan *p = calloc(1, sizeof *p);
@@ -447,7 +544,16 @@ int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
         return VT_ERR_NOMEM;
     p->sb = sb;
     p->tty = tty;
-    int rc = sandbox_paths_plan(sb, p);
+    p->supervisor_pidfd = -1;
+    p->ruleset_fd = -1;
+    p->extra = extra;
+    p->network = sb->network_access || (extra && extra->network);
+    int rc = build_ruleset(sb, extra, &p->ruleset_fd);
+    if (rc == VT_OK)
+        policy_make_dir(sb, p);
+    if (rc == VT_OK)
+        rc = sandbox_paths_plan(sb, p);
+    p->extra = NULL; /* the caller's: not kept past this call */
     if (rc == VT_OK && sb->namespaces && sandbox_cgroup_make(sb, p) != VT_OK) {
         /* a cgroup that cannot be made now: bound by nothing, say so */
         free(p->cgroup);
@@ -465,14 +571,15 @@ int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out)
     return VT_OK;
 }
 
+void sandbox_plan_started(sandbox_plan *p, pid_t supervisor)
+{
+    if (p && p->cgroup && p->supervisor_pidfd < 0)
+        p->supervisor_pidfd = (int)syscall(SYS_pidfd_open, supervisor, 0);
+}
+
 const char *sandbox_plan_warning(const sandbox_plan *p)
 {
     return p ? p->truncated : NULL;
-}
-
-const char *sandbox_plan_cgroup(const sandbox_plan *p)
-{
-    return p ? p->cgroup : NULL;
 }
 
 /* ---- the child side ------------------------------------------------------------ */
@@ -517,6 +624,17 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
     *what = "a fresh /proc";
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
         return -errno;
+    /* A terminal instance of its own: the machine's other terminals
+     * (/dev/pts/N of other sessions) are not in it, so nothing typed
+     * into or read from them.  The session's own terminal stays
+     * reachable through its descriptors and /dev/tty; programs that
+     * open a new terminal get one from this instance. */
+    *what = "a private /dev/pts";
+    if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+              "newinstance,ptmxmode=0666,mode=0620") != 0)
+        return -errno;
+    if (mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) != 0)
+        return -errno;
     /* A host socket's path now leads to /dev/null: connect() is refused. */
     for (size_t i = 0; i < p->nhide; i++)
         (void)mount("/dev/null", p->hide[i], NULL, MS_BIND, NULL);
@@ -557,10 +675,29 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     *what = "Landlock";
-    if (syscall(SYS_landlock_restrict_self, ruleset_fd >= 0 ? ruleset_fd : sb->ruleset_fd, 0) != 0)
+    int rs = ruleset_fd >= 0 ? ruleset_fd : p->ruleset_fd;
+    if (sb->namespaces) {
+        /* The ruleset is this call's own: the private /dev/pts joins it. */
+        static const char *const pts[] = {"/dev/pts", "/dev/ptmx"};
+        for (size_t i = 0; i < 2; i++) {
+            int fd = open(pts[i], O_PATH | O_CLOEXEC);
+            if (fd < 0)
+                return -errno;
+            struct landlock_path_beneath_attr a = {
+                .allowed_access = TERMINAL_RIGHTS & handled_rights(sb->landlock_abi),
+                .parent_fd = fd};
+            long r = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &a, 0);
+            close(fd);
+            if (r != 0)
+                return -errno;
+        }
+    }
+    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         return -errno;
     *what = "seccomp filter";
-    if (sb->seccomp.len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sb->seccomp, 0, 0) != 0)
+    const struct sock_fprog *f = p->network && sb->seccomp_net.len ? &sb->seccomp_net
+                                                                   : &sb->seccomp;
+    if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
         return -errno;
     return 0;
 }

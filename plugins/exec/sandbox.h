@@ -4,13 +4,15 @@
  * and mount namespace per session (fresh /proc, read-only .git/.vtcode/
  * policy files, masked host sockets) and resource bounds.
  * Everything that allocates or can fail slowly happens in the host
- * (sandbox_prepare once, sandbox_plan_make per call); the children only
+ * (sandbox_prepare once, sandbox_plan_make per call: the Landlock
+ * ruleset, the protected paths); the children only
  * make system calls, because the host is multi-threaded and they run
  * between fork and exec. */
 #ifndef VTHOST_EXEC_SANDBOX_H
 #define VTHOST_EXEC_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 typedef enum sandbox_mode {
@@ -58,12 +60,30 @@ void sandbox_free(sandbox *sb);
  * host's unix sockets to mask, this session's pids cgroup.  *out is
  * owned by the caller: sandbox_plan_free after the fork (the children
  * keep their copy).  `tty`: interactive runs get no CPU limit. */
-int sandbox_plan_make(const sandbox *sb, int tty, sandbox_plan **out);
+/* What one call adds to the sandbox once the user approved it
+ * (sandbox_permissions "with_additional_permissions"): writable paths,
+ * absolute and canonical, and the network.  Borrowed by
+ * sandbox_plan_make for the duration of the call. */
+typedef struct sandbox_extra {
+    char **write;
+    size_t nwrite;
+    int network;
+} sandbox_extra;
+
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
+                      sandbox_plan **out);
 void sandbox_plan_free(sandbox_plan *p);
+/* After the fork: the session's supervisor, whose exit (then an empty
+ * cgroup) lets the host remove the session's cgroup. */
+void sandbox_plan_started(sandbox_plan *p, pid_t supervisor);
 /* Why the plan protects less than it should (a walk budget hit), or NULL. */
 const char *sandbox_plan_warning(const sandbox_plan *p);
-/* The session's cgroup directory to remove once it is empty, or NULL. */
-const char *sandbox_plan_cgroup(const sandbox_plan *p);
+
+/* A workspace vtcode.toml that did not exist when the sandbox was
+ * prepared and exists now is moved aside into .vtcode/ (it cannot be
+ * made read-only before it exists); *warning (malloc'd) says so, else
+ * NULL.  Call after each command and at the end. */
+int sandbox_policy_check(const sandbox *sb, char **warning);
 
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);
@@ -83,8 +103,8 @@ int sandbox_unshare(const sandbox *sb, const char **what);
  * or -errno; *what names the step that failed. */
 int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
                     const char **what);
-/* The descriptor of the prepared Landlock ruleset (close-on-exec). */
-int sandbox_ruleset_fd(const sandbox *sb);
+/* The descriptor of this call's Landlock ruleset (close-on-exec). */
+int sandbox_plan_ruleset_fd(const sandbox_plan *p);
 
 /* The best Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);

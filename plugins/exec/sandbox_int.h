@@ -12,8 +12,10 @@ struct sandbox {
     sandbox_mode mode;
     int network_access;
     int landlock_abi;
-    int ruleset_fd;              /* Landlock ruleset, applied in the session's init */
     struct sock_fprog seccomp;   /* the whole filter as BPF, built once */
+    struct sock_fprog seccomp_net; /* the same with the network allowed (built
+                                    when the configuration turns it off, for
+                                    calls that add it), else empty */
     char **roots;                /* workspace + writable roots: where .git is looked for */
     size_t nroots;
     int namespaces;              /* PID + mount namespace per session */
@@ -21,7 +23,12 @@ struct sandbox {
     char uid_map[64], gid_map[64];
     char *cgroup_base;           /* a pids cgroup (v1 or delegated v2) we may create
                                     children in, or NULL */
+    struct cgroup_gone *gone;    /* session cgroups to remove once empty */
     unsigned max_processes;      /* 0: unbounded */
+    char *toml_path;             /* the workspace's vtcode.toml */
+    char *vtcode_dir;            /* its .vtcode/, made before the first command
+                                    (workspace-write with namespaces), or NULL */
+    int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
 };
 
@@ -38,6 +45,10 @@ struct sandbox_plan {
     char *cgroup;                /* this session's pids cgroup directory, or NULL */
     char *cgroup_procs;          /* its cgroup.procs */
     char *truncated;             /* why protection is incomplete, or NULL */
+    int supervisor_pidfd;        /* set by sandbox_plan_started, else -1 */
+    int ruleset_fd;              /* this call's Landlock ruleset */
+    int network;                 /* the configuration's or the call's */
+    const sandbox_extra *extra;  /* while the plan is made, else NULL */
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
@@ -50,6 +61,16 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
  * rlimits and the dropping of every capability. */
 char *sandbox_cgroup_find(void);
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
+/* A session's cgroup outlives its supervisor (which reports the shell's
+ * status without waiting for the namespace's slow teardown): the host
+ * removes it once the supervisor (`pidfd`, or -1) has exited and the
+ * cgroup is empty, at the next call or at the end.  `dir` and `pidfd`
+ * are taken over.  `wait_ms`: how long the sweep may wait for
+ * busy ones. */
+int sandbox_cgroup_gone_init(sandbox *sb);
+void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd);
+void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms);
+void sandbox_cgroup_gone_free(sandbox *sb);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);
 int sandbox_caps_drop(void);
 

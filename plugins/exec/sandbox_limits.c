@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 
@@ -113,11 +116,115 @@ char *sandbox_cgroup_find(void)
     return found;
 }
 
+/* A removed session's cgroup waits here until its supervisor has
+ * exited (its pidfd is readable: before that, its init may not have
+ * joined yet) and the cgroup is empty (rmdir succeeds). */
+typedef struct gone_entry {
+    char *dir;
+    int pidfd; /* the supervisor's, or -1 */
+} gone_entry;
+
+struct cgroup_gone {
+    pthread_mutex_t mu;
+    gone_entry *e;
+    size_t n, cap;
+};
+
+int sandbox_cgroup_gone_init(sandbox *sb)
+{
+    sb->gone = calloc(1, sizeof *sb->gone);
+    if (!sb->gone)
+        return VT_ERR_NOMEM;
+    pthread_mutex_init(&sb->gone->mu, NULL);
+    return VT_OK;
+}
+
+static int supervisor_gone(int pidfd)
+{
+    struct pollfd f = {.fd = pidfd, .events = POLLIN};
+    return pidfd < 0 || poll(&f, 1, 0) > 0;
+}
+
+void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd)
+{
+    struct cgroup_gone *g = sb->gone;
+    if (!dir)
+        return;
+    if (!g || (supervisor_gone(pidfd) && (rmdir(dir) == 0 || errno != EBUSY))) {
+        free(dir);
+        if (pidfd >= 0)
+            close(pidfd);
+        return;
+    }
+    pthread_mutex_lock(&g->mu);
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        gone_entry *e = realloc(g->e, cap * sizeof *e);
+        if (e) {
+            g->e = e;
+            g->cap = cap;
+        }
+    }
+    if (g->n < g->cap) {
+        g->e[g->n++] = (gone_entry){dir, pidfd};
+    } else {
+        free(dir); /* out of memory: a later start's sweep removes it */
+        if (pidfd >= 0)
+            close(pidfd);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
+{
+    struct cgroup_gone *g = sb->gone;
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->mu);
+    for (int t = 0;; t++) {
+        size_t k = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            gone_entry *e = &g->e[i];
+            if (supervisor_gone(e->pidfd) && (rmdir(e->dir) == 0 || errno != EBUSY)) {
+                free(e->dir);
+                if (e->pidfd >= 0)
+                    close(e->pidfd);
+            } else {
+                g->e[k++] = *e;
+            }
+        }
+        g->n = k;
+        if (!g->n || t * 2 >= wait_ms)
+            break;
+        struct timespec ts = {0, 2000000L};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+void sandbox_cgroup_gone_free(sandbox *sb)
+{
+    if (!sb->gone)
+        return;
+    /* The sessions were ended: their inits are exiting. */
+    sandbox_cgroup_sweep(sb, 1000);
+    for (size_t i = 0; i < sb->gone->n; i++) {
+        free(sb->gone->e[i].dir);
+        if (sb->gone->e[i].pidfd >= 0)
+            close(sb->gone->e[i].pidfd);
+    }
+    free(sb->gone->e);
+    pthread_mutex_destroy(&sb->gone->mu);
+    free(sb->gone);
+    sb->gone = NULL;
+}
+
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
 {
     static atomic_uint seq;
     if (!sb->cgroup_base || !sb->max_processes)
         return VT_OK;
+    sandbox_cgroup_sweep(sb, 0);
     char name[64];
     snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
     p->cgroup = fmt2(sb->cgroup_base, name);

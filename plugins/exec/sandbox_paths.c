@@ -255,12 +255,15 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
     int rc = VT_OK;
     if (!sb->namespaces)
         return VT_OK;
-    if (sb->mode == SANDBOX_WORKSPACE_WRITE) {
-        walk w = {.p = p};
+    walk w = {.p = p};
+    if (sb->mode == SANDBOX_WORKSPACE_WRITE)
         for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
             rc = protect_root(p, &w, sb->roots[i], i == 0);
-    }
-    if (rc == VT_OK && !sb->network_access)
+    /* A call's additional writable paths: their repositories stay
+     * read-only too. */
+    for (size_t i = 0; rc == VT_OK && p->extra && i < p->extra->nwrite; i++)
+        rc = protect_root(p, &w, p->extra->write[i], 0);
+    if (rc == VT_OK && !p->network)
         rc = hide_sockets(p, sb->roots[0]);
     return rc;
 }

@@ -391,8 +391,11 @@ static cJSON *build_response(session *s, double t0)
                                 "The command failed and its output looks like a sandbox "
                                 "refusal (a write outside the writable roots, or a network "
                                 "connection). If it needs that access, retry with "
-                                "\"sandbox_permissions\": \"require_escalated\" and a "
-                                "\"justification\"; the user will be asked.");
+                                "\"sandbox_permissions\": \"with_additional_permissions\" "
+                                "and \"additional_permissions\" naming the paths to write "
+                                "or the network (or \"require_escalated\" to run outside "
+                                "the sandbox), and a \"justification\"; the user will be "
+                                "asked.");
     }
     if (!cJSON_AddStringToObject(r, "backend", s->is_pty ? "pty" : "pipe")) {
         cJSON_Delete(r);

@@ -225,11 +225,16 @@ static _Noreturn void session_init(const child_plan *c)
 }
 
 /* The supervisor's wait for its child (the shell, or the session's
- * init): its exit, or the host's death, whichever first.  Returns the
- * child's wait status. */
-static int wait_child(pid_t child, int is_init)
+ * init): its exit, or the host's death, whichever first.  With a session
+ * init, `status_fd` delivers the shell's status once nothing of the
+ * session is left; the supervisor still waits for init's exit (an init
+ * left behind would be reparented, and a subreaper above the host would
+ * collect it as a zombie).  Returns the child's wait status, or the
+ * shell's. */
+static int wait_child(pid_t child, int status_fd)
 {
-    int st = 0;
+    int is_init = status_fd >= 0;
+    int st = 0, have_shell = 0, shell_st = 0;
     int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
     for (;;) {
         if (is_init && term_seen) {
@@ -238,17 +243,24 @@ static int wait_child(pid_t child, int is_init)
             term_seen = 0;
         }
         if (pidfd >= 0) {
-            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
-                                  {.fd = pidfd, .events = POLLIN}};
-            if (poll(f, 2, -1) < 0 && errno != EINTR)
+            struct pollfd f[3] = {{.fd = LIFELINE_FD, .events = POLLIN},
+                                  {.fd = pidfd, .events = POLLIN},
+                                  {.fd = status_fd, .events = POLLIN}};
+            if (poll(f, status_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
                 _exit(126);
             if (f[0].revents)
                 end_group(child);
+            if (status_fd >= 0 && f[2].revents) {
+                ssize_t n = read(status_fd, &shell_st, sizeof shell_st);
+                have_shell = n == (ssize_t)sizeof shell_st;
+                status_fd = -1; /* now (or without a word) only init's exit */
+                continue;
+            }
             if (!f[1].revents)
                 continue;
             pid_t r = waitpid(child, &st, WNOHANG);
             if (r == child)
-                return st;
+                break;
             if (r < 0 && errno != EINTR)
                 _exit(126);
             continue;
@@ -256,12 +268,22 @@ static int wait_child(pid_t child, int is_init)
         /* no pidfd (old kernel): the parent-death signal interrupts */
         pid_t r = waitpid(child, &st, 0);
         if (r == child)
-            return st;
+            break;
         if (parent_died && lifeline_cut(0))
             end_group(child);
         if (r < 0 && errno != EINTR)
             _exit(126);
     }
+    if (have_shell)
+        return shell_st;
+    if (status_fd >= 0) {
+        /* init's exit status is its own; the shell's comes through the pipe */
+        if (read(status_fd, &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
+            return shell_st;
+    }
+    if (is_init && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 126 << 8;
+    return st;
 }
 
 /* A pipe above the fixed descriptors, so that moving its ends onto them
@@ -276,13 +298,6 @@ static int high_pipe(int p[2])
     close(low[0]);
     close(low[1]);
     return p[0] < 0 || p[1] < 0 ? -1 : 0;
-}
-
-static void remove_cgroup(const char *dir)
-{
-    /* Empty only once the kernel has released the namespace's tasks. */
-    for (int t = 0; dir && t < 100 && rmdir(dir) != 0 && errno == EBUSY; t++)
-        sleep_ms(2);
 }
 
 static _Noreturn void supervise(const child_plan *c)
@@ -307,7 +322,7 @@ static _Noreturn void supervise(const child_plan *c)
     int keep = LIFELINE_FD;
     if (c->req->sandbox) {
         keep = SANDBOX_FD;
-        if (dup2(sandbox_ruleset_fd(c->req->sandbox), SANDBOX_FD) < 0 ||
+        if (dup2(sandbox_plan_ruleset_fd(c->plan), SANDBOX_FD) < 0 ||
             fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
             _exit(126);
     }
@@ -399,16 +414,9 @@ static _Noreturn void supervise(const child_plan *c)
         end_group(child);
     if (child < 0)
         _exit(126);
-    int st = wait_child(child, ns);
-    if (ns) {
-        /* init's exit status is its own; the shell's comes through the pipe */
-        int shell_st;
-        if (read(status_pipe[0], &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
-            st = shell_st;
-        else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-            st = 126 << 8;
-        remove_cgroup(sandbox_plan_cgroup(c->plan));
-    }
+    /* The session's cgroup is removed by the host once init is gone
+     * (sandbox_plan_free hands it over). */
+    int st = wait_child(child, ns ? status_pipe[0] : -1);
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         sa.sa_handler = SIG_DFL;
@@ -465,12 +473,17 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
         (void)fcntl(outp[0], F_SETPIPE_SZ, PIPE_BYTES);
     }
     sandbox_plan *plan = NULL;
-    if (req->sandbox && (rc = sandbox_plan_make(req->sandbox, req->tty, &plan)) != VT_OK)
+    if (req->sandbox &&
+        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
         goto fail;
     c.plan = plan;
+    if (req->plan_warning && sandbox_plan_warning(plan))
+        *req->plan_warning = strdup(sandbox_plan_warning(plan));
     pid_t pid = fork();
     if (pid == 0)
         supervise(&c);
+    if (pid > 0)
+        sandbox_plan_started(plan, pid);
     sandbox_plan_free(plan);
     if (pid < 0) {
         rc = VT_ERR_IO;

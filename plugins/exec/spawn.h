@@ -14,6 +14,9 @@ typedef struct spawn_req {
     int tty;               /* 1: a PTY, else pipes */
     unsigned short rows, cols;
     const struct sandbox *sandbox; /* confinement, or NULL to run unsandboxed */
+    const struct sandbox_extra *extra; /* what an approved call adds, or NULL */
+    char **plan_warning;   /* if set: receives why this call's sandbox protects
+                              less than it should (malloc'd), or NULL */
     int watch_sock;        /* > 2: run-time enforcement (execwatch.h) reports
                               its listener here; 0: none */
 } spawn_req;

@@ -184,22 +184,41 @@ call("echo 'allow = [\"*\"]' >> vtcode.toml; mkdir -p .vtcode/agents && echo x >
 ok("vtcode.toml unchanged", digest(vt) == vbefore)
 ok(".vtcode/agents not written", not os.path.exists(os.path.join(WS, ".vtcode/agents/evil.md")))
 
-# 4. TIOCSTI into a victim terminal outside the sandbox
+# 4. TIOCSTI into a victim terminal outside the sandbox, and writing or
+# reading it: the session has a /dev/pts of its own, where the machine's
+# other terminals are not.
 master, slave = pty.openpty()
 tty.setraw(slave)
 name = os.ttyname(slave)
 code = ("import fcntl, termios, os\n"
-        "fd = os.open(%r, os.O_RDWR | os.O_NOCTTY)\n"
+        "try: fd = os.open(%r, os.O_RDWR | os.O_NOCTTY)\n"
+        "except OSError as e: print('open', e.errno); raise SystemExit\n"
+        "os.write(fd, b'written-%s')\n"
         "for c in b'touch /tmp/tiocsti-%s\\n':\n"
         "    try: fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))\n"
-        "    except OSError as e: print('sti', e.errno); break\n"
-        "try: fcntl.ioctl(fd, 0x541C, b'\\x06')\n"
-        "except OSError as e: print('linux', e.errno)\n") % (name, TAG)
-r = call(py(code))
-readable, _, _ = select.select([slave], [], [], 0.3)
-typed = os.read(slave, 4096) if readable else b""
-ok("TIOCSTI typed nothing into the victim terminal", typed == b"", repr(typed))
+        "    except OSError as e: print('sti', e.errno); break\n") % (name, TAG, TAG)
+for use_tty in (False, True):
+    r = call(py(code), tty=use_tty)
+    readable, _, _ = select.select([slave], [], [], 0.3)
+    typed = os.read(slave, 4096) if readable else b""
+    readable, _, _ = select.select([master], [], [], 0.1)
+    shown = os.read(master, 4096) if readable else b""
+    ok("victim terminal unreachable (tty=%s)" % use_tty, "open 2" in r.get("output", ""),
+       r.get("output", ""))
+    ok("TIOCSTI typed nothing into the victim terminal (tty=%s)" % use_tty, typed == b"",
+       repr(typed))
+    ok("nothing written to the victim terminal (tty=%s)" % use_tty,
+       b"written" not in shown, repr(shown))
+ok("no TIOCSTI marker", not os.path.exists("/tmp/tiocsti-" + TAG))
+# On the session's own terminal TIOCSTI and TIOCLINUX are refused (EPERM).
+own = ("import fcntl, termios\n"
+       "try: fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+       "except OSError as e: print('sti', e.errno)\n"
+       "try: fcntl.ioctl(0, 0x541C, b'\\x06')\n"
+       "except OSError as e: print('linux', e.errno)\n")
+r = call(py(own), tty=True)
 ok("TIOCSTI refused with EPERM", "sti 1" in r.get("output", ""), r.get("output", ""))
+ok("TIOCLINUX refused with EPERM", "linux 1" in r.get("output", ""), r.get("output", ""))
 os.close(master)
 os.close(slave)
 

@@ -58,11 +58,35 @@ def pidns_of(pid):
         return None
 
 
+def start_ticks(pid):
+    """Start time in clock ticks since boot, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def now_ticks():
+    with open("/proc/uptime") as f:
+        return int(float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK"))
+
+
+KILLED_AT = None  # ticks: a namespace id freed by then may be reused by others
+
+
 def in_namespaces(nss):
     left = []
     for d in os.listdir("/proc"):
-        if d.isdigit() and pidns_of(int(d)) in nss:
-            left.append(int(d))
+        if not d.isdigit() or pidns_of(int(d)) not in nss:
+            continue
+        # A process started after the host was killed lives in a new
+        # namespace that got a freed one's id (another host running
+        # meanwhile): not one of ours.
+        st = start_ticks(int(d))
+        if KILLED_AT is not None and st is not None and st > KILLED_AT:
+            continue
+        left.append(int(d))
     return left
 
 
@@ -116,6 +140,7 @@ if len(started) < SESSIONS * 6 or len(nss) != SESSIONS:
     print("FAIL expected %d processes in %d namespaces" % (SESSIONS * 6, SESSIONS))
     fails += 1
 
+KILLED_AT = now_ticks() + 1
 p.send_signal(signal.SIGKILL)
 p.wait()
 end = time.time() + 5

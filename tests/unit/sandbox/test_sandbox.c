@@ -29,7 +29,7 @@ static int run_in(const sandbox *sb, const char *cmd)
 {
     sandbox_plan *plan = NULL;
     if (sb)
-        assert_int_equal(sandbox_plan_make(sb, 0, &plan), 0);
+        assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan), 0);
     pid_t pid = fork();
     if (pid == 0) {
         const char *what = NULL;
@@ -54,9 +54,7 @@ static int run_in(const sandbox *sb, const char *cmd)
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    if (plan && sandbox_plan_cgroup(plan))
-        rmdir(sandbox_plan_cgroup(plan));
-    sandbox_plan_free(plan);
+    sandbox_plan_free(plan); /* removes the session's cgroup (now empty) */
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
