@@ -20,7 +20,7 @@
 #include <string.h>
 #include "../plugins/exec/exec_service.h"
 #include "guard.h"
-#include "host.h"
+#include "services.h"
 
 #define GUARD_DEFAULT_THRESHOLD 4
 
@@ -274,8 +274,7 @@ static int classify(const char *cmd)
  * splitter is another plugin's code: it runs without the lock held. */
 static int is_verification(const char *command)
 {
-    const vt_host_api *api = host_api();
-    exec_splitter_v1 *sp = api ? api->service_lookup(EXEC_SPLITTER_SERVICE) : NULL;
+    exec_splitter_v1 *sp = services_lookup(EXEC_SPLITTER_SERVICE);
     if (!sp || sp->struct_size < sizeof *sp || !sp->split || !command)
         return 0;
     cJSON *parts = NULL;

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "call.h"
+#include "call_ops.h"
 #include "guard.h"
-#include "host.h"
+#include "log.h"
 #include "legacy.h"
 #include "permission.h"
 #include "pipeline.h"
@@ -59,7 +60,7 @@ static int budget_plain_output(vt_call *call, cJSON *response)
     if (!cJSON_IsString(o))
         return VT_OK;
     size_t len = strlen(o->valuestring);
-    vt_spool *s = host_api()->spool_open(call);
+    vt_spool *s = call_spool_open(call);
     if (!s)
         return VT_ERR_NOMEM;
     int rc = spool_append(s, o->valuestring, len);
@@ -72,7 +73,7 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
         char *err = NULL;
         int rc = typed_tool_call(e->typed, args, resp, &err);
         if (rc != VT_OK) {
-            host_api()->call_error(call, rc, "%s", err ? err : "typed tool failed");
+            call_error(call, rc, "%s", err ? err : "typed tool failed");
             free(err);
         }
         return rc;
@@ -143,7 +144,7 @@ int pipeline_call(const call_request *req, call_result *out)
     }
 
     int rc = run_tool(&call, e, args, &resp);
-    if (rc == VT_ERR_CANCELLED || (rc != VT_OK && host_api()->call_cancelled(&call))) {
+    if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&call))) {
         fail(out, CALL_CANCELLED, strdup("cancelled"));
         goto done;
     }

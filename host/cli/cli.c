@@ -12,7 +12,6 @@
 #include "perm_trust.h"
 #include "spool_dir.h"
 #include "host.h"
-#include "mcp.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "render.h"
@@ -183,14 +182,6 @@ static int cli_tools(int argc, char **argv, const cli_options *o)
 }
 
 
-static int cli_serve(int argc, char **argv, const cli_options *o)
-{
-    (void)argc;
-    (void)argv;
-    (void)o;
-    return mcp_serve();
-}
-
 static int cli_trust(int argc, char **argv, const cli_options *o)
 {
     /* Only the user's own config changes: no plugin, no policy runs. */
@@ -236,7 +227,7 @@ const cli_command cli_commands[] = {
      "when the client declares roots); else the current directory. /, the\n"
      "home directory and system directories are refused unless named with\n"
      "--workspace. Permission prompts go to the client (elicitation).\n",
-     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, cli_serve},
+     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, NULL},
     {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
      "Runs one tool call through the whole pipeline and prints the response.\n"
      "JSON is one object of arguments (default {}); - reads it from stdin.\n"

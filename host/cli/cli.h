@@ -54,7 +54,9 @@ typedef struct cli_command {
     unsigned options;       /* CLI_OPT_* that apply to it */
     const char *formats;    /* --format values ("a b"), first the default; or NULL */
     cli_host_use host;
-    int (*run)(int argc, char **argv, const cli_options *o); /* returns the exit code */
+    /* Returns the exit code.  NULL for serve: main.c runs the MCP front
+     * end, a sibling of the CLI (neither includes the other). */
+    int (*run)(int argc, char **argv, const cli_options *o);
 } cli_command;
 
 /* The commands, in help order; the array ends with a NULL name.  To add

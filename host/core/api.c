@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "api.h"
 #include "call.h"
+#include "call_ops.h"
 #include "guard.h"
 #include "host.h"
 #include "paths.h"
@@ -27,33 +28,11 @@ static void api_log(int level, const char *plugin, const char *f, ...)
     va_end(ap);
 }
 
-static int api_call_error(vt_call *call, int status, const char *f, ...)
-{
-    if (status >= 0)
-        status = VT_ERR_INTERNAL;
-    if (!call)
-        return status;
-    if (!call->error) {
-        va_list ap;
-        va_start(ap, f);
-        if (vasprintf(&call->error, f, ap) < 0)
-            call->error = NULL;
-        va_end(ap);
-        call->error_status = status;
-    }
-    return status;
-}
-
 static uint64_t api_call_id(const vt_call *call) { return call ? call->id : 0; }
 static const char *api_call_tool(const vt_call *call)
 {
     return call && call->tool ? call->tool->t.name : NULL;
 }
-static int api_call_cancelled(const vt_call *call)
-{
-    return call && call->cancel && atomic_load(call->cancel);
-}
-
 static void api_call_progress(vt_call *call, double progress, double total, const char *msg)
 {
     if (call && call->fe && call->fe->progress)
@@ -86,19 +65,6 @@ static int api_resolve_path(const char *path, unsigned flags, char **out)
 }
 
 static const cJSON *api_config(void) { return host_config(); }
-
-static vt_spool *api_spool_open(vt_call *call)
-{
-    if (!call)
-        return NULL;
-    if (!call->spool) {
-        char id[64];
-        snprintf(id, sizeof id, "%ld-%llu", (long)getpid(), (unsigned long long)call->id);
-        call->spool = spool_new(host_workspace(), call->tool->t.name, id,
-                                call->max_output_tokens);
-    }
-    return call->spool;
-}
 
 static int api_spool_write(vt_spool *s, const void *buf, size_t len)
 {
@@ -157,16 +123,16 @@ static const vt_host_api table = {
     .free = api_free,
     .strdup = api_strdup,
     .log = api_log,
-    .call_error = api_call_error,
+    .call_error = call_error,
     .call_id = api_call_id,
     .call_tool = api_call_tool,
-    .call_cancelled = api_call_cancelled,
+    .call_cancelled = call_cancelled,
     .call_progress = api_call_progress,
     .call_warn = api_call_warn,
     .workspace_root = api_workspace_root,
     .resolve_path = api_resolve_path,
     .config = api_config,
-    .spool_open = api_spool_open,
+    .spool_open = call_spool_open,
     .spool_write = api_spool_write,
     .service_publish = services_publish,
     .service_lookup = services_lookup,
@@ -181,25 +147,3 @@ static const vt_host_api table = {
 
 const vt_host_api *api_table(void) { return &table; }
 const vt_host_api *host_api(void) { return &table; }
-
-static atomic_uint_fast64_t next_call_id = 1;
-
-void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,
-               const frontend *fe, atomic_int *cancel)
-{
-    memset(call, 0, sizeof *call);
-    call->id = atomic_fetch_add(&next_call_id, 1);
-    call->tool = tool;
-    call->args = args;
-    call->fe = fe;
-    call->cancel = cancel;
-    call->max_output_tokens = 10000;
-}
-
-void call_release(vt_call *call)
-{
-    free(call->error);
-    cJSON_Delete(call->warnings);
-    spool_free(call->spool);
-    memset(call, 0, sizeof *call);
-}

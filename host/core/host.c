@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "api.h"
+#include "call_ops.h"
 #include "guard.h"
 #include "host.h"
 #include "spool_dir.h"
@@ -382,6 +384,7 @@ int host_open(const host_options *o, char **err)
         rc = check_host_keys(err);
     if (rc == VT_OK)  /* [tools.spool]; old spool files go at start */
         rc = spool_configure(H.workspace, H.config, H.config_path, err);
+    call_set_workspace(H.workspace);
     config_failed = rc != VT_OK;
     const char *pname = o->profile;
     if (!pname) {
@@ -427,7 +430,7 @@ int host_open(const host_options *o, char **err)
     if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK)
-        rc = loader_load_all();
+        rc = loader_load_all(api_table());
     if (rc == VT_OK && !profile_err)
         rc = check_profile_loaded(err);
     if (rc != VT_OK && o->list_only && *err && !profile_err) {
@@ -456,6 +459,7 @@ int host_open(const host_options *o, char **err)
 void host_close(void)
 {
     loader_unload_all();
+    call_set_workspace(NULL);
     registry_clear();
     services_clear();
     permission_fini();

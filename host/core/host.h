@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
+#include "log.h"   /* host_log, host_set_log_sink: util/log.c */
 
 #define VTHOST_VERSION "0.1.0"
 
@@ -42,6 +43,9 @@ const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
 const char *host_config_path(void);    /* file it came from, or NULL */
 const char *host_profile_name(void);
 const char *host_default_agent(void);  /* --agent value, or NULL */
+/* The table plugins receive (host_open hands it to the loader).  Host
+ * code below core calls the functions behind it directly; tests use it
+ * to reach plugin services. */
 const vt_host_api *host_api(void);
 
 /* Plugin directories searched, in order. */
@@ -50,13 +54,5 @@ const char *host_plugin_dir(size_t i);
 
 /* The directory of the running executable (no trailing slash). */
 const char *host_exe_dir(void);
-
-/* Logging sink: front ends may redirect it (MCP notifications/message). */
-typedef void (*host_log_sink)(void *ctx, int level, const char *who, const char *msg);
-void host_set_log_sink(host_log_sink sink, void *ctx);
-void host_set_log_level(int level);
-void host_log(int level, const char *who, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void host_vlog(int level, const char *who, const char *fmt, va_list ap);
 
 #endif

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 #include "mcp_reader.h"
 #include "mcp_server.h"
-#include "pipeline.h"
+#include "call_types.h"
 
 /* JSON-RPC error codes. */
 #define RPC_PARSE_ERROR -32700

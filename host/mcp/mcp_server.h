@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
-#include "pipeline.h"
+#include "call_types.h"
 
 /* What the engine needs from the host.  `call` is required; the others
  * may be NULL. */

@@ -13,42 +13,10 @@
 #include <strings.h>
 #include <yaml.h>
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (cap - n < 4096) {
-            char *nb = realloc(buf, cap + 65536);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-            cap += 65536;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static int fail(char **err, const char *file, size_t line, const char *fmt, const char *a)
 {
-    char *msg = NULL;
-    if (asprintf(&msg, fmt, a) < 0)
-        msg = NULL;
-    if (asprintf(err, "%s:%zu: %s", file, line, msg ? msg : "invalid agent spec") < 0)
-        *err = NULL;
+    char *msg = str_printf(fmt, a);
+    *err = str_printf("%s:%zu: %s", file, line, msg ? msg : "invalid agent spec");
     free(msg);
     return VT_ERR_INVALID;
 }
@@ -421,8 +389,10 @@ int perm_agent_load_file(const char *path, const char *name, int trusted,
         return VT_ERR_NOMEM;
     }
     a->untrusted = !trusted;
-    size_t len;
-    char *text = slurp(a->path, &len);
+    FILE *f = fopen(a->path, "rb");
+    char *text = f ? file_read_all(f) : NULL;
+    if (f)
+        fclose(f);
     if (!text) {
         *err = str_printf("agent '%s': cannot read %s", a->name, a->path);
         perm_agent_free(a);

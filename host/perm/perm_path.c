@@ -1,6 +1,7 @@
 /* Path patterns (gitignore-style, compiled to PCRE2) and the lexical and
  * symlink-resolved forms of request paths they are compared with. */
 #include "perm_match.h"
+#include "paths.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -42,18 +43,10 @@ static void normalise_abs(char *s)
     s[n] = 0;
 }
 
+/* p against base, unless p is absolute. */
 static char *join(const char *base, const char *p)
 {
-    if (p[0] == '/')
-        return strdup(p);
-    size_t bl = strlen(base), pl = strlen(p);
-    char *s = malloc(bl + pl + 2);
-    if (!s)
-        return NULL;
-    memcpy(s, base, bl);
-    s[bl] = '/';
-    memcpy(s + bl + 1, p, pl + 1);
-    return s;
+    return p[0] == '/' ? strdup(p) : paths_join(base, p);
 }
 
 char *perm_path_lexical(const char *base, const char *p)

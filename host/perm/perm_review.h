@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include "perm_engine.h"
-#include "pipeline.h"
+#include "call_types.h"
 
 enum { PREVIEW_BLOCK = 0, PREVIEW_ALLOW = 1, PREVIEW_ASK = -1 };
 

@@ -273,14 +273,6 @@ static int valid_tool(const char *t)
     return 1;
 }
 
-static char *err_s(const char *fmt, const char *a)
-{
-    char *s = NULL;
-    if (asprintf(&s, fmt, a) < 0)
-        return NULL;
-    return s;
-}
-
 void perm_rule_free(perm_rule *r)
 {
     if (!r)
@@ -360,7 +352,7 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
         if (strncmp(d, "*.", 2) == 0)
             memmove(d, d + 2, strlen(d + 2) + 1);
         if (!*d || strpbrk(d, "/ :*")) {
-            *err = err_s("invalid domain in \"%s\"", r->text);
+            *err = str_printf("invalid domain in \"%s\"", r->text);
             free(d);
             return VT_ERR_INVALID;
         }
@@ -371,11 +363,11 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
         return 0;
     }
     if (r->tool_match == PTOOL_ANY) {
-        *err = err_s("WebFetch takes only domain:HOST in \"%s\"", r->text);
+        *err = str_printf("WebFetch takes only domain:HOST in \"%s\"", r->text);
         return VT_ERR_INVALID;
     }
     if (r->tool_match != PTOOL_EXACT) {
-        *err = err_s("a tool-name pattern cannot take a specifier: \"%s\"", r->text);
+        *err = str_printf("a tool-name pattern cannot take a specifier: \"%s\"", r->text);
         return VT_ERR_INVALID;
     }
     if (strcmp(r->tool, "exec_command") == 0) {
@@ -417,7 +409,7 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
         return VT_ERR_NOMEM;
     }
     if (several_rules(r->text)) {
-        *err = err_s("\"%s\" holds more than one rule: write each rule as its own string "
+        *err = str_printf("\"%s\" holds more than one rule: write each rule as its own string "
                      "in the list", r->text);
         perm_rule_free(r);
         return VT_ERR_INVALID;
@@ -428,14 +420,14 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     if (open) {
         size_t l = strlen(r->text);
         if (r->text[l - 1] != ')') {
-            *err = err_s("missing closing parenthesis in rule \"%s\"", r->text);
+            *err = str_printf("missing closing parenthesis in rule \"%s\"", r->text);
             perm_rule_free(r);
             return VT_ERR_INVALID;
         }
         spec = trimmed(open + 1, l - (size_t)(open - r->text) - 2);
         if (!spec || !*spec) {
             if (spec)
-                *err = err_s("empty specifier in rule \"%s\"", r->text);
+                *err = str_printf("empty specifier in rule \"%s\"", r->text);
             free(spec);
             perm_rule_free(r);
             return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
@@ -444,7 +436,7 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     r->tool = trimmed(r->text, tl);
     if (!r->tool || !valid_tool(r->tool)) {
         if (r->tool)
-            *err = err_s("invalid tool name in rule \"%s\"", r->text);
+            *err = str_printf("invalid tool name in rule \"%s\"", r->text);
         free(spec);
         perm_rule_free(r);
         return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
@@ -458,7 +450,7 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     char *star = strchr(r->tool, '*');
     if (star) {
         if (star[1] != 0) {
-            *err = err_s("only a trailing * is allowed in a tool name: \"%s\"", r->text);
+            *err = str_printf("only a trailing * is allowed in a tool name: \"%s\"", r->text);
             free(spec);
             perm_rule_free(r);
             return VT_ERR_INVALID;
@@ -483,7 +475,7 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     free(spec);
     if (rc < 0) {
         if (!*err)
-            *err = err_s("invalid rule \"%s\"", r->text);
+            *err = str_printf("invalid rule \"%s\"", r->text);
         perm_rule_free(r);
         return rc;
     }
@@ -502,7 +494,7 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
         for (size_t i = 0; i < n; i++)
             if (strncmp(names[i], r->tool, strlen(r->tool)) == 0)
                 return 0;
-        *err = err_s("the tool-name pattern in \"%s\" matches no installed tool", r->text);
+        *err = str_printf("the tool-name pattern in \"%s\" matches no installed tool", r->text);
         return VT_ERR_INVALID;
     }
     for (size_t i = 0; i < n; i++)
@@ -527,7 +519,7 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
     cands[nc++] = "WebFetch";
     const char *near = perm_closest(written, cands, nc);
     if (strcmp(written, "WebFetch") == 0)
-        *err = err_s("\"%s\": WebFetch is written WebFetch(domain:HOST)", r->text);
+        *err = str_printf("\"%s\": WebFetch is written WebFetch(domain:HOST)", r->text);
     else if (near && strcmp(near, "WebFetch") == 0)
         *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean "
                           "WebFetch(domain:HOST)?", written, r->text);

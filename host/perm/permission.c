@@ -4,7 +4,7 @@
  * agents are immutable after loading; the agent cache and the counters
  * are guarded by one mutex (calls run concurrently in the MCP server). */
 #include "permission.h"
-#include "host.h"
+#include "log.h"
 #include "perm_agent.h"
 #include "perm_audit.h"
 #include "perm_config.h"
@@ -13,6 +13,7 @@
 #include "perm_protect.h"
 #include "perm_review.h"
 #include "perm_rules.h"
+#include "services.h"
 #include "strutil.h"
 
 #include <pthread.h>
@@ -175,12 +176,6 @@ int permission_init_with(const cJSON *config, const char *config_path,
     perm_layer l = {"config", config_path, config, 1};
     return permission_init_layers(&l, 1, default_agent, workspace, 1,
                                   "named by --config", err);
-}
-
-int permission_init(const cJSON *config, const char *config_path,
-                    const char *default_agent, char **err)
-{
-    return permission_init_with(config, config_path, default_agent, host_workspace(), err);
 }
 
 /* ---- tool names ---------------------------------------------------------- */
@@ -622,11 +617,9 @@ static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
         oc->limit_reached = 1;
         return do_ask(req, ev, 1, "auto review reached its denial limit", oc, message);
     }
-    const vt_host_api *api = host_api();
-    const vt_reviewer_v1 *rv =
-        api && api->service_lookup ? api->service_lookup("permissions.reviewer") : NULL;
+    const vt_reviewer_v1 *rv = services_lookup("permissions.reviewer");
     cJSON *request = perm_review_request(ev, req->args);
-    perm_review_run(ev, request, rv, api ? api->free : free, req->fe, 0, &oc->review);
+    perm_review_run(ev, request, rv, free, req->fe, 0, &oc->review);
     cJSON_Delete(request);
     oc->reviewed = 1;
     if (oc->review.outcome == PREVIEW_ALLOW) {
@@ -823,14 +816,12 @@ int permission_explain(const perm_request *req, cJSON **out)
             cJSON_AddStringToObject(r, "outcome", "ask");
             cJSON_AddStringToObject(r, "reason", "denial limit reached: manual prompts");
         } else {
-            const vt_host_api *api = host_api();
-            const vt_reviewer_v1 *rv = api && api->service_lookup
-                                           ? api->service_lookup("permissions.reviewer") : NULL;
+            const vt_reviewer_v1 *rv = services_lookup("permissions.reviewer");
             cJSON *request = perm_review_request(&ev, req->args);
             perm_review pr;
             /* explain never asks the client's model: that is a request
              * to the user's side, like a prompt. */
-            perm_review_run(&ev, request, rv, api ? api->free : free, req->fe, 1, &pr);
+            perm_review_run(&ev, request, rv, free, req->fe, 1, &pr);
             cJSON_Delete(request);
             cJSON_AddStringToObject(r, "stage", pr.stage);
             cJSON_AddStringToObject(r, "outcome", pr.outcome == PREVIEW_ALLOW ? "allow"

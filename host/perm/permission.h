@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
-#include "pipeline.h"
+#include "call_types.h"
 #include "registry.h"
 #include "subjects.h"
 
@@ -16,10 +16,6 @@ typedef struct perm_request {
     const frontend *fe;           /* for prompts and sampling; may be NULL */
 } perm_request;
 
-/* Load agent specs and [permissions] from the configuration.  *err is a
- * malloc'd message naming file and line/key on failure. */
-int permission_init(const cJSON *config, const char *config_path,
-                    const char *default_agent, char **err);
 void permission_fini(void);
 
 /* 0 when the call may run; VT_ERR_DENIED with a malloc'd *message saying
@@ -35,8 +31,10 @@ int permission_path_denied(const tool_entry *tool, const char *agent,
  * effects on counters: {"decision": ..., "trace": [...]}. */
 int permission_explain(const perm_request *req, cJSON **out);
 
-/* permission_init with an explicit workspace root (the host passes
- * host_workspace()); for drivers and tests that run without host_open. */
+/* Load agent specs and [permissions] from one trusted configuration
+ * (`workspace` is the root rules resolve against); for drivers and tests
+ * that run without host_open.  *err is a malloc'd message naming file and
+ * line/key on failure. */
 int permission_init_with(const cJSON *config, const char *config_path,
                          const char *default_agent, const char *workspace, char **err);
 

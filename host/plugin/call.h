@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
-#include "pipeline.h"
+#include "call_types.h"
 #include "registry.h"
 
 struct vt_call {
@@ -23,8 +23,6 @@ struct vt_call {
     const char *agent;      /* per-call agent, or NULL */
 };
 
-void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,
-               const frontend *fe, atomic_int *cancel);
-void call_release(vt_call *call);
+/* Creating, releasing and the per-call operations: call/call_ops.h. */
 
 #endif

@@ -8,17 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "host.h"
 #include "loader.h"
+#include "log.h"
 #include "paths.h"
 #include "registry.h"
 #include "services.h"
-#include "api.h"
 #include "strutil.h"
 
 static plugin_module **mods;
 static size_t nmods;
 static size_t next_order;
+/* The table plugins' init receives (host_open passes it in). */
+static const vt_host_api *host_table;
 
 size_t loader_count(void) { return nmods; }
 plugin_module *loader_at(size_t i) { return i < nmods ? mods[i] : NULL; }
@@ -218,7 +219,7 @@ static int try_init(plugin_module *m)
             return 0;
     if (m->desc->init) {
         char *err = NULL;
-        int rc = m->desc->init(api_table(), &err);
+        int rc = m->desc->init(host_table, &err);
         if (rc != VT_OK) {
             registry_remove_module(m);
             refuse(m, str_printf("init failed (%d): %s", rc, err ? err : "no message"));
@@ -234,8 +235,9 @@ static int try_init(plugin_module *m)
     return 1;
 }
 
-int loader_load_all(void)
+int loader_load_all(const vt_host_api *api)
 {
+    host_table = api;
     /* Profile modules first, so that a stray module can never take a
      * profile tool's name away from it. */
     for (int pass = 1; pass >= 0; pass--)

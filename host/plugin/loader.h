@@ -26,9 +26,10 @@ typedef struct plugin_module {
 /* Scan each directory for *.so modules (the first directory that has a
  * given module name wins; later copies are recorded as shadowed). */
 int loader_scan(const char *const *dirs, size_t ndirs);
-/* Load every found module: descriptor checks, dependency order, init,
- * tool registration.  Refusals are recorded, not fatal. */
-int loader_load_all(void);
+/* Load every found module: descriptor checks, dependency order, init
+ * (which receives `api`, the host's table: borrowed, it must outlive the
+ * modules), tool registration.  Refusals are recorded, not fatal. */
+int loader_load_all(const vt_host_api *api);
 /* Run fini in reverse load order and dlclose. */
 void loader_unload_all(void);
 

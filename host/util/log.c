@@ -2,7 +2,8 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include "host.h"
+#include <vthost/plugin.h>
+#include "log.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static host_log_sink log_sink;
