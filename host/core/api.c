@@ -7,7 +7,7 @@
 #include "call.h"
 #include "call_ops.h"
 #include "guard.h"
-#include "host.h"
+#include "log.h"
 #include "paths.h"
 #include "perm_exec.h"
 #include "permission.h"
@@ -57,14 +57,24 @@ static void api_call_warn(vt_call *call, const char *f, ...)
     free(msg);
 }
 
-static const char *api_workspace_root(void) { return host_workspace(); }
+/* What host_open bound (borrowed until the next api_bind). */
+static const char *bound_workspace;
+static const cJSON *bound_config;
+
+void api_bind(const char *workspace, const cJSON *config)
+{
+    bound_workspace = workspace;
+    bound_config = config;
+}
+
+static const char *api_workspace_root(void) { return bound_workspace; }
 
 static int api_resolve_path(const char *path, unsigned flags, char **out)
 {
-    return paths_resolve(host_workspace(), path, flags, out);
+    return paths_resolve(bound_workspace, path, flags, out);
 }
 
-static const cJSON *api_config(void) { return host_config(); }
+static const cJSON *api_config(void) { return bound_config; }
 
 static int api_spool_write(vt_spool *s, const void *buf, size_t len)
 {
@@ -146,4 +156,3 @@ static const vt_host_api table = {
 };
 
 const vt_host_api *api_table(void) { return &table; }
-const vt_host_api *host_api(void) { return &table; }

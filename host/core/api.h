@@ -6,4 +6,9 @@
 
 const vt_host_api *api_table(void);
 
+/* The workspace root and configuration the table reports to plugins
+ * (workspace_root, resolve_path, config); host_open binds them, host_close
+ * unbinds (NULL).  Borrowed: they must live until the next api_bind. */
+void api_bind(const char *workspace, const cJSON *config);
+
 #endif

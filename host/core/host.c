@@ -50,6 +50,7 @@ int host_listing_open(void) { return H.listing_open; }
 
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
+const vt_host_api *host_api(void) { return api_table(); }
 const char *host_config_path(void) { return H.config_path; }
 const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
 const char *host_default_agent(void) { return H.default_agent; }
@@ -385,6 +386,7 @@ int host_open(const host_options *o, char **err)
     if (rc == VT_OK)  /* [tools.spool]; old spool files go at start */
         rc = spool_configure(H.workspace, H.config, H.config_path, err);
     call_set_workspace(H.workspace);
+    api_bind(H.workspace, H.config);
     config_failed = rc != VT_OK;
     const char *pname = o->profile;
     if (!pname) {
@@ -460,6 +462,7 @@ void host_close(void)
 {
     loader_unload_all();
     call_set_workspace(NULL);
+    api_bind(NULL, NULL);
     registry_clear();
     services_clear();
     permission_fini();

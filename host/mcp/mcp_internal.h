@@ -1,5 +1,11 @@
-/* Shared state of the MCP engine's files (mcp_server.c, mcp_dispatch.c,
- * mcp_call.c, mcp_out.c).  Not for use outside host/mcp_*.c. */
+/* Shared state of the MCP engine's files.  Not for use outside
+ * host/mcp/mcp_*.c.  The files call each other in one direction only,
+ * lowest first (a file calls only files before it):
+ *   mcp_reader, mcp_id, mcp_stop
+ *   <- mcp_out
+ *   <- mcp_roots, mcp_session, mcp_client
+ *   <- mcp_call <- mcp_dispatch <- mcp_server
+ * and, outside the engine, serve_workspace (roots) <- mcp.c (binding). */
 #ifndef VTHOST_MCP_INTERNAL_H
 #define VTHOST_MCP_INTERNAL_H
 
@@ -133,9 +139,12 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c);
 void mcp_call_cancel(struct mcp_server *s, const cJSON *id);
 /* Cancel everything (shutdown); caller holds s->lock. */
 void mcp_call_cancel_all_locked(struct mcp_server *s);
+
+/* ---- client requests (mcp_client.c) ---- */
 /* A response to one of the server's own requests (takes msg). */
 void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id);
 
+/* ---- ids (mcp_id.c) ---- */
 /* JSON-RPC ids are equal when both are equal strings or equal numbers. */
 int mcp_id_equal(const cJSON *a, const cJSON *b);
 /* A copy of a request id or progress token that prints exactly as an

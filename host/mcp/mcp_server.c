@@ -70,15 +70,6 @@ void mcp_server_set_max_calls(mcp_server *s, int n)
         s->max_calls = n;
 }
 
-void mcp_server_stop(mcp_server *s)
-{
-    atomic_store(&s->stop_requested, 1);
-    int saved = errno;
-    ssize_t n = write(s->wake[1], "x", 1);
-    (void)n;  /* a full pipe already wakes the reader */
-    errno = saved;
-}
-
 void mcp_server_free(mcp_server *s)
 {
     if (!s)
