@@ -12,8 +12,8 @@ static atomic_uint_fast64_t next_call_id = 1;
 
 void call_set_workspace(const char *root) { call_root = root; }
 
-void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,
-               const frontend *fe, atomic_int *cancel)
+void call_init(vt_call *call, const tool_entry *tool, const cJSON *args, const frontend *fe,
+               atomic_int *cancel)
 {
     memset(call, 0, sizeof *call);
     call->id = atomic_fetch_add(&next_call_id, 1);

@@ -4,8 +4,8 @@
 #ifndef VTHOST_CALL_OPS_H
 #define VTHOST_CALL_OPS_H
 
-#include <stdatomic.h>
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <vthost/plugin.h>
 #include "call.h"
 
@@ -13,8 +13,8 @@
  * borrowed until the next call_set_workspace or host_close). */
 void call_set_workspace(const char *root);
 
-void call_init(vt_call *call, const tool_entry *tool, const cJSON *args,
-               const frontend *fe, atomic_int *cancel);
+void call_init(vt_call *call, const tool_entry *tool, const cJSON *args, const frontend *fe,
+               atomic_int *cancel);
 /* Frees the error, the warnings and the spool. */
 void call_release(vt_call *call);
 

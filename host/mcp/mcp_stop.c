@@ -11,6 +11,6 @@ void mcp_server_stop(mcp_server *s)
     atomic_store(&s->stop_requested, 1);
     int saved = errno;
     ssize_t n = write(s->wake[1], "x", 1);
-    (void)n;  /* a full pipe already wakes the reader */
+    (void)n; /* a full pipe already wakes the reader */
     errno = saved;
 }

@@ -4,8 +4,8 @@
 #ifndef VTHOST_CALL_TYPES_H
 #define VTHOST_CALL_TYPES_H
 
-#include <stdatomic.h>
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <vthost/plugin.h>
 
 /* What a front end offers the pipeline.  Every member may be NULL. */
@@ -33,10 +33,10 @@ typedef enum call_status {
 
 typedef struct call_request {
     const char *tool;
-    const cJSON *args;          /* borrowed; NULL means {} */
-    const char *agent;          /* per-call agent, NULL: the host's */
-    const frontend *fe;         /* may be NULL */
-    atomic_int *cancel;         /* set non-zero to cancel; may be NULL */
+    const cJSON *args;  /* borrowed; NULL means {} */
+    const char *agent;  /* per-call agent, NULL: the host's */
+    const frontend *fe; /* may be NULL */
+    atomic_int *cancel; /* set non-zero to cancel; may be NULL */
 } call_request;
 
 typedef struct call_result {
