@@ -1,12 +1,16 @@
-/* The call pipeline, the one way in for every front end. */
+/* The call pipeline, the one way in for every front end: a call is a list
+ * of stages run in order until one stops it.  pipeline_call runs them
+ * all; pipeline_explain runs the same ones up to the permission decision
+ * and reports the decision instead of acting on it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "call.h"
+#include "call_messages.h"
 #include "call_ops.h"
 #include "guard.h"
-#include "log.h"
 #include "legacy.h"
+#include "log.h"
 #include "permission.h"
 #include "pipeline.h"
 #include "registry.h"
@@ -15,11 +19,28 @@
 #include "spool.h"
 #include "subjects.h"
 #include "typed.h"
-#include "strutil.h"
 
-/* A failed call: {"success": false, "error": message}. */
-static int fail(call_result *out, call_status status, char *message)
+/* One call on its way through the stages. */
+typedef struct call_ctx {
+    const call_request *req;
+    call_result *out;
+    const tool_entry *e;
+    const cJSON *args; /* req->args, or `empty` */
+    cJSON *empty;
+    int prepared; /* call and subjects initialised (release them) */
+    vt_call call;
+    vt_subjects subjects;
+    uint64_t epoch_before;
+    cJSON *resp; /* the tool's response while it is being finished */
+} call_ctx;
+
+/* A stage returns 0 to go on, 1 when it settled the call in c->out. */
+typedef int (*stage_fn)(call_ctx *c);
+
+/* A refused or failed call: {"success": false, "error": message}. */
+static int stop(call_ctx *c, call_status status, char *message)
 {
+    call_result *out = c->out;
     out->status = status;
     out->message = message ? message : strdup("internal error");
     if (!out->response) {
@@ -27,44 +48,80 @@ static int fail(call_result *out, call_status status, char *message)
         cJSON_AddBoolToObject(out->response, "success", 0);
         cJSON_AddStringToObject(out->response, "error", out->message ? out->message : "");
     }
-    return VT_OK;
+    return 1;
 }
 
-static char *unknown_tool_message(const char *name)
+/* ---- the stages up to the decision (call and explain) ---- */
+
+static int stage_lookup(call_ctx *c)
 {
-    const char *repl = legacy_replacement(name);
-    if (repl)
-        return str_printf("Tool '%s' was removed: %s.", name, repl);
-    const tool_entry *e = registry_find(name);
-    if (e && registry_needs_search(e))
-        return str_printf("Tool '%s' is deferred: it is not in the tool list yet. Find it with "
-                          "search_tools first (a query describing what you need); the tools "
-                          "it finds are listed and callable from then on.", name);
-    if (e && !registry_callable(e))
-        return str_printf("Tool '%s' is available only in a profile that lists it (for "
-                   "code_search: --profile advanced, or [tools] profile = \"advanced\" "
-                   "in vtcode.toml).", name);
-    char *names = registry_listed_names();
-    const char *hint = registry_suggest(name);
-    char *m = hint ? str_printf("Unknown tool: %s. Available tools: %s. Did you mean '%s'?", name,
-                         names ? names : "", hint)
-                   : str_printf("Unknown tool: %s. Available tools: %s.", name, names ? names : "");
-    free(names);
-    return m;
+    if (!c->req || !c->req->tool)
+        return stop(c, CALL_INVALID, strdup("no tool name given"));
+    c->e = registry_find(c->req->tool);
+    if (!c->e || !registry_callable(c->e) || legacy_replacement(c->req->tool))
+        return stop(c, CALL_UNKNOWN, msg_unknown_tool(c->req->tool));
+    return 0;
 }
 
-/* Apply the output budget to a plain "output" string the tool returned. */
-static int budget_plain_output(vt_call *call, cJSON *response)
+static int stage_arguments(call_ctx *c)
 {
-    cJSON *o = cJSON_GetObjectItemCaseSensitive(response, "output");
-    if (!cJSON_IsString(o))
-        return VT_OK;
-    size_t len = strlen(o->valuestring);
-    vt_spool *s = call_spool_open(call);
-    if (!s)
-        return VT_ERR_NOMEM;
-    int rc = spool_append(s, o->valuestring, len);
-    return rc != VT_OK ? rc : spool_finish(s, response, &call->warnings);
+    c->args = c->req->args;
+    if (!c->args)
+        c->args = c->empty = cJSON_CreateObject();
+    if (!cJSON_IsObject(c->args))
+        return stop(c, CALL_INVALID, msg_args_not_object(c->e->t.name));
+    char *err = NULL;
+    if (schema_validate(c->e->schema, c->args, c->e->t.name, &err) != VT_OK)
+        return stop(c, CALL_INVALID, err);
+    return 0;
+}
+
+static int stage_prepare(call_ctx *c)
+{
+    call_init(&c->call, c->e, c->args, c->req->fe, c->req->cancel);
+    c->call.max_output_tokens = schema_max_output_tokens(c->args);
+    c->call.agent = c->req->agent;
+    c->epoch_before = registry_epoch();
+    subjects_init(&c->subjects);
+    c->prepared = 1;
+    return 0;
+}
+
+static int stage_preflight(call_ctx *c)
+{
+    const tool_entry *e = c->e;
+    if (e->t.preflight && e->t.preflight(&c->call, c->args) != VT_OK)
+        return stop(c, CALL_INVALID, msg_preflight(e->t.name, c->call.error));
+    return 0;
+}
+
+static int stage_subjects(call_ctx *c)
+{
+    const tool_entry *e = c->e;
+    if (e->t.subjects && e->t.subjects(&c->call, c->args, &c->subjects) != VT_OK)
+        return stop(c, CALL_INVALID, msg_subjects(e->t.name, c->call.error));
+    return 0;
+}
+
+/* ---- the stages after it (call only) ---- */
+
+static int stage_permission(call_ctx *c)
+{
+    perm_request preq = {c->e, c->args, c->req->agent, &c->subjects, c->req->fe};
+    char *why = NULL;
+    if (permission_check(&preq, &why) != VT_OK)
+        return stop(c, CALL_DENIED, why ? why : msg_denied(c->e->t.name));
+    return 0;
+}
+
+static int stage_guard(call_ctx *c)
+{
+    cJSON *blocked = NULL;
+    if (!guard_check(c->e, c->args, &blocked))
+        return 0;
+    c->out->response = blocked;
+    cJSON *h = cJSON_GetObjectItemCaseSensitive(blocked, "hint");
+    return stop(c, CALL_DENIED, cJSON_IsString(h) ? strdup(h->valuestring) : msg_blocked());
 }
 
 static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON **resp)
@@ -81,106 +138,96 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
+static int stage_run(call_ctx *c)
+{
+    int rc = run_tool(&c->call, c->e, c->args, &c->resp);
+    if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
+        return stop(c, CALL_CANCELLED, strdup("cancelled"));
+    if (rc != VT_OK) {
+        cJSON_Delete(c->resp);
+        c->resp = NULL;
+        return stop(c, CALL_TOOL_FAILED, msg_tool_failed(c->e->t.name, c->call.error, rc));
+    }
+    if (!cJSON_IsObject(c->resp)) {
+        cJSON *wrapped = cJSON_CreateObject();
+        if (c->resp)
+            cJSON_AddItemToObject(wrapped, "result", c->resp);
+        c->resp = wrapped;
+    }
+    return 0;
+}
+
+/* Apply the output budget to a plain "output" string the tool returned. */
+static int budget_plain_output(vt_call *call, cJSON *response)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(response, "output");
+    if (!cJSON_IsString(o))
+        return VT_OK;
+    size_t len = strlen(o->valuestring);
+    vt_spool *s = call_spool_open(call);
+    if (!s)
+        return VT_ERR_NOMEM;
+    int rc = spool_append(s, o->valuestring, len);
+    return rc != VT_OK ? rc : spool_finish(s, response, &call->warnings);
+}
+
+/* Output budget, response shape and warnings. */
+static int stage_respond(call_ctx *c)
+{
+    vt_call *call = &c->call;
+    int rc = call->spool ? spool_finish(call->spool, c->resp, &call->warnings)
+                         : budget_plain_output(call, c->resp);
+    if (rc != VT_OK)
+        host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
+    render_normalize_diff(c->resp);
+    if (call->warnings) {
+        cJSON_AddItemToObject(c->resp, "warnings", call->warnings);
+        call->warnings = NULL;
+    }
+    c->out->status = CALL_OK;
+    c->out->response = c->resp;
+    c->resp = NULL;
+    return 1;
+}
+
+/* ---- the stage lists ---- */
+
+static const stage_fn decide_stages[] = {
+    stage_lookup, stage_arguments, stage_prepare, stage_preflight, stage_subjects, NULL,
+};
+
+static const stage_fn act_stages[] = {
+    stage_permission, stage_guard, stage_run, stage_respond, NULL,
+};
+
+/* Run `stages` in order; 1 when one of them settled the call. */
+static int run_stages(call_ctx *c, const stage_fn *stages)
+{
+    for (; *stages; stages++)
+        if ((*stages)(c))
+            return 1;
+    return 0;
+}
+
+static void ctx_release(call_ctx *c)
+{
+    cJSON_Delete(c->resp);
+    if (c->prepared) {
+        subjects_free(&c->subjects);
+        call_release(&c->call);
+    }
+    cJSON_Delete(c->empty);
+}
+
 int pipeline_call(const call_request *req, call_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (!req || !req->tool)
-        return fail(out, CALL_INVALID, strdup("no tool name given"));
-    const tool_entry *e = registry_find(req->tool);
-    if (!e || !registry_callable(e) || legacy_replacement(req->tool))
-        return fail(out, CALL_UNKNOWN, unknown_tool_message(req->tool));
-
-    cJSON *empty = NULL;
-    const cJSON *args = req->args;
-    if (!args)
-        args = empty = cJSON_CreateObject();
-    if (!cJSON_IsObject(args)) {
-        cJSON_Delete(empty);
-        return fail(out, CALL_INVALID,
-                    str_printf("Invalid arguments for tool '%s': root: must be a JSON object",
-                        e->t.name));
-    }
-    char *err = NULL;
-    if (schema_validate(e->schema, args, e->t.name, &err) != VT_OK) {
-        cJSON_Delete(empty);
-        return fail(out, CALL_INVALID, err);
-    }
-
-    vt_call call;
-    call_init(&call, e, args, req->fe, req->cancel);
-    call.max_output_tokens = schema_max_output_tokens(args);
-    call.agent = req->agent;
-    uint64_t epoch_before = registry_epoch();
-    cJSON *resp = NULL;
-    vt_subjects subjects;
-    subjects_init(&subjects);
-
-    if (e->t.preflight && e->t.preflight(&call, args) != VT_OK) {
-        fail(out, CALL_INVALID,
-             str_printf("Invalid arguments for tool '%s': %s", e->t.name,
-                 call.error ? call.error : "rejected by the tool's preflight check"));
-        goto done;
-    }
-    if (e->t.subjects && e->t.subjects(&call, args, &subjects) != VT_OK) {
-        fail(out, CALL_INVALID, call.error ? strdup(call.error)
-                                           : str_printf("tool '%s' could not describe what the "
-                                                 "call touches", e->t.name));
-        goto done;
-    }
-    perm_request preq = {e, args, req->agent, &subjects, req->fe};
-    char *why = NULL;
-    if (permission_check(&preq, &why) != VT_OK) {
-        fail(out, CALL_DENIED, why ? why : str_printf("Permission denied for tool '%s'.", e->t.name));
-        goto done;
-    }
-    cJSON *blocked = NULL;
-    if (guard_check(e, args, &blocked)) {
-        out->response = blocked;
-        cJSON *h = cJSON_GetObjectItemCaseSensitive(blocked, "hint");
-        fail(out, CALL_DENIED,
-             strdup(cJSON_IsString(h) ? h->valuestring
-                                      : "blocked until a verification command succeeds"));
-        goto done;
-    }
-
-    int rc = run_tool(&call, e, args, &resp);
-    if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&call))) {
-        fail(out, CALL_CANCELLED, strdup("cancelled"));
-        goto done;
-    }
-    if (rc != VT_OK) {
-        cJSON_Delete(resp);
-        resp = NULL;
-        fail(out, CALL_TOOL_FAILED,
-             call.error ? strdup(call.error) : str_printf("tool '%s' failed (%d)", e->t.name, rc));
-        goto done;
-    }
-    if (!cJSON_IsObject(resp)) {
-        cJSON *wrapped = cJSON_CreateObject();
-        if (resp)
-            cJSON_AddItemToObject(wrapped, "result", resp);
-        resp = wrapped;
-    }
-    if (call.spool)
-        rc = spool_finish(call.spool, resp, &call.warnings);
-    else
-        rc = budget_plain_output(&call, resp);
-    if (rc != VT_OK)
-        host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", e->t.name, rc);
-    render_normalize_diff(resp);
-    if (call.warnings) {
-        cJSON_AddItemToObject(resp, "warnings", call.warnings);
-        call.warnings = NULL;
-    }
-    out->status = CALL_OK;
-    out->response = resp;
-    resp = NULL;
-done:
-    cJSON_Delete(resp);
-    out->list_changed = registry_epoch() != epoch_before;
-    subjects_free(&subjects);
-    call_release(&call);
-    cJSON_Delete(empty);
+    call_ctx c = {.req = req, .out = out};
+    if (!run_stages(&c, decide_stages))
+        run_stages(&c, act_stages);
+    if (c.prepared)
+        out->list_changed = registry_epoch() != c.epoch_before;
+    ctx_release(&c);
     return VT_OK;
 }
 
@@ -193,54 +240,37 @@ void call_result_free(call_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The decision with its trace and the subjects it was made on. */
+static void explain_decision(call_ctx *c)
+{
+    perm_request preq = {c->e, c->args, c->req->agent, &c->subjects, c->req->fe};
+    cJSON *ex = NULL;
+    permission_explain(&preq, &ex);
+    if (!ex)
+        ex = cJSON_CreateObject();
+    cJSON *subj = cJSON_CreateArray();
+    for (size_t i = 0; i < c->subjects.count; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", subject_kind_name(c->subjects.items[i].kind));
+        cJSON_AddStringToObject(o, "value", c->subjects.items[i].value);
+        cJSON_AddItemToArray(subj, o);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(ex, "tool"))
+        cJSON_AddStringToObject(ex, "tool", c->e->t.name);
+    if (!cJSON_GetObjectItemCaseSensitive(ex, "subjects"))
+        cJSON_AddItemToObject(ex, "subjects", subj);
+    else
+        cJSON_Delete(subj);
+    c->out->status = CALL_OK;
+    c->out->response = ex;
+}
+
 int pipeline_explain(const call_request *req, call_result *out)
 {
     memset(out, 0, sizeof *out);
-    const tool_entry *e = req && req->tool ? registry_find(req->tool) : NULL;
-    if (!e || !registry_callable(e) || legacy_replacement(req->tool))
-        return fail(out, CALL_UNKNOWN, unknown_tool_message(req && req->tool ? req->tool : ""));
-    cJSON *empty = NULL;
-    const cJSON *args = req->args ? req->args : (empty = cJSON_CreateObject());
-    char *err = NULL;
-    if (!cJSON_IsObject(args) || schema_validate(e->schema, args, e->t.name, &err) != VT_OK) {
-        cJSON_Delete(empty);
-        return fail(out, CALL_INVALID,
-                    err ? err : str_printf("Invalid arguments for tool '%s': root: must be a JSON "
-                                    "object", e->t.name));
-    }
-    vt_call call;
-    call_init(&call, e, args, req->fe, req->cancel);
-    vt_subjects subjects;
-    subjects_init(&subjects);
-    if (e->t.preflight && e->t.preflight(&call, args) != VT_OK) {
-        fail(out, CALL_INVALID, str_printf("Invalid arguments for tool '%s': %s", e->t.name,
-                                    call.error ? call.error : "rejected by preflight"));
-    } else if (e->t.subjects && e->t.subjects(&call, args, &subjects) != VT_OK) {
-        fail(out, CALL_INVALID, call.error ? strdup(call.error) : strdup("subjects failed"));
-    } else {
-        perm_request preq = {e, args, req->agent, &subjects, req->fe};
-        cJSON *ex = NULL;
-        permission_explain(&preq, &ex);
-        if (!ex)
-            ex = cJSON_CreateObject();
-        cJSON *subj = cJSON_CreateArray();
-        for (size_t i = 0; i < subjects.count; i++) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "kind", subject_kind_name(subjects.items[i].kind));
-            cJSON_AddStringToObject(o, "value", subjects.items[i].value);
-            cJSON_AddItemToArray(subj, o);
-        }
-        if (!cJSON_GetObjectItemCaseSensitive(ex, "tool"))
-            cJSON_AddStringToObject(ex, "tool", e->t.name);
-        if (!cJSON_GetObjectItemCaseSensitive(ex, "subjects"))
-            cJSON_AddItemToObject(ex, "subjects", subj);
-        else
-            cJSON_Delete(subj);
-        out->status = CALL_OK;
-        out->response = ex;
-    }
-    subjects_free(&subjects);
-    call_release(&call);
-    cJSON_Delete(empty);
+    call_ctx c = {.req = req, .out = out};
+    if (!run_stages(&c, decide_stages))
+        explain_decision(&c);
+    ctx_release(&c);
     return VT_OK;
 }

@@ -1,6 +1,9 @@
-/* The one way in: every front end runs tool calls through pipeline_call.
- *   registry -> schema check -> preflight -> subjects -> permission
- *   -> guard -> run -> output budget -> response                       */
+/* The one way in: every front end runs tool calls through pipeline_call,
+ * a list of stages (pipeline.c):
+ *   lookup -> arguments (schema) -> prepare -> preflight -> subjects
+ *   -> permission -> guard -> run -> respond (output budget)
+ * pipeline_explain runs the same stages up to subjects, then reports the
+ * permission decision instead of acting on it.  Messages: call_messages.c. */
 #ifndef VTHOST_PIPELINE_H
 #define VTHOST_PIPELINE_H
 

@@ -598,29 +598,61 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
     return VT_ERR_DENIED;
 }
 
+/* How the auto decision's review came out: a fixed exception, the denial
+ * limit (a person decides), or the reviewer's answer. */
+typedef enum { AUTO_EXCEPTION, AUTO_LIMIT, AUTO_REVIEWED } auto_stage;
+
+typedef struct auto_review {
+    auto_stage stage;
+    const char *exception;   /* AUTO_EXCEPTION: its static reason */
+    perm_review review;      /* AUTO_REVIEWED; cleared by the caller */
+    long consecutive, total; /* the denial counters it was judged on */
+} auto_review;
+
+/* The review of an auto decision, the one evaluation permission_check and
+ * permission_explain share.  With `no_sampling` the client's model is not
+ * asked (explain: that is a request to the user's side, like a prompt).
+ * No counter changes here: those are the check's side effects. */
+static void review_auto(const perm_request *req, const perm_eval *ev, int no_sampling,
+                        auto_review *ar)
+{
+    memset(ar, 0, sizeof *ar);
+    pthread_mutex_lock(&P_lock);
+    ar->consecutive = P.consecutive;
+    ar->total = P.total;
+    pthread_mutex_unlock(&P_lock);
+    if (perm_review_exception(ev, &ar->exception)) {
+        ar->stage = AUTO_EXCEPTION;
+        return;
+    }
+    if (ar->consecutive >= P.st.max_consecutive_denials || ar->total >= P.st.max_total_denials) {
+        ar->stage = AUTO_LIMIT;
+        return;
+    }
+    ar->stage = AUTO_REVIEWED;
+    const vt_reviewer_v1 *rv = services_lookup("permissions.reviewer");
+    cJSON *request = perm_review_request(ev, req->args);
+    perm_review_run(ev, request, rv, free, req->fe, no_sampling, &ar->review);
+    cJSON_Delete(request);
+}
+
 static int do_auto(const perm_request *req, const perm_eval *ev, outcome *oc,
                    char **message)
 {
-    const char *why;
-    if (perm_review_exception(ev, &why)) {
+    auto_review ar;
+    review_auto(req, ev, 0, &ar);
+    if (ar.stage == AUTO_EXCEPTION) {
         oc->allowed = 1;
         oc->how = "review";
-        oc->exception = why;
+        oc->exception = ar.exception;
         return 0;
     }
-    pthread_mutex_lock(&P_lock);
-    int limited = P.consecutive >= P.st.max_consecutive_denials ||
-                  P.total >= P.st.max_total_denials;
-    pthread_mutex_unlock(&P_lock);
-    if (limited) {
+    if (ar.stage == AUTO_LIMIT) {
         /* After repeated classifier denials a person decides. */
         oc->limit_reached = 1;
         return do_ask(req, ev, 1, "auto review reached its denial limit", oc, message);
     }
-    const vt_reviewer_v1 *rv = services_lookup("permissions.reviewer");
-    cJSON *request = perm_review_request(ev, req->args);
-    perm_review_run(ev, request, rv, free, req->fe, 0, &oc->review);
-    cJSON_Delete(request);
+    oc->review = ar.review;
     oc->reviewed = 1;
     if (oc->review.outcome == PREVIEW_ALLOW) {
         pthread_mutex_lock(&P_lock);
@@ -803,26 +835,19 @@ int permission_explain(const perm_request *req, cJSON **out)
         cJSON_AddStringToObject(o, "agent_file", ev.agent->path);
     if (ev.decision == PERM_AUTO) {
         cJSON *r = cJSON_AddObjectToObject(o, "review");
-        const char *why;
-        pthread_mutex_lock(&P_lock);
-        long cons = P.consecutive, total = P.total;
-        pthread_mutex_unlock(&P_lock);
-        if (perm_review_exception(&ev, &why)) {
+        auto_review ar;
+        review_auto(req, &ev, 1, &ar);
+        long cons = ar.consecutive, total = ar.total;
+        if (ar.stage == AUTO_EXCEPTION) {
             cJSON_AddStringToObject(r, "stage", "exception");
             cJSON_AddStringToObject(r, "outcome", "allow");
-            cJSON_AddStringToObject(r, "reason", why);
-        } else if (cons >= P.st.max_consecutive_denials || total >= P.st.max_total_denials) {
+            cJSON_AddStringToObject(r, "reason", ar.exception);
+        } else if (ar.stage == AUTO_LIMIT) {
             cJSON_AddStringToObject(r, "stage", "limit");
             cJSON_AddStringToObject(r, "outcome", "ask");
             cJSON_AddStringToObject(r, "reason", "denial limit reached: manual prompts");
         } else {
-            const vt_reviewer_v1 *rv = services_lookup("permissions.reviewer");
-            cJSON *request = perm_review_request(&ev, req->args);
-            perm_review pr;
-            /* explain never asks the client's model: that is a request
-             * to the user's side, like a prompt. */
-            perm_review_run(&ev, request, rv, free, req->fe, 1, &pr);
-            cJSON_Delete(request);
+            perm_review pr = ar.review;
             cJSON_AddStringToObject(r, "stage", pr.stage);
             cJSON_AddStringToObject(r, "outcome", pr.outcome == PREVIEW_ALLOW ? "allow"
                                                   : pr.outcome == PREVIEW_BLOCK ? "block"
