@@ -1,4 +1,6 @@
-/* JSON Schema validation for tool arguments (the subset tools use). */
+/* JSON Schema for tool arguments (the subset tools use): checked and
+ * prepared once at load time (schema_prepare.c), validated on every call
+ * (schema.c). */
 #ifndef VTHOST_SCHEMA_H
 #define VTHOST_SCHEMA_H
 
