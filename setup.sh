@@ -6,6 +6,7 @@
 #   ./setup.sh test         build and run the whole test suite (ctest)
 #   ./setup.sh test-asan    the same under AddressSanitizer + UBSan (build-asan/)
 #   ./setup.sh build        only install and build
+#   ./setup.sh checks       source checks: layer rule and C style (no build)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,7 +17,7 @@ debian_packages=(cmake make gcc g++ pkg-config git
     libffi-dev libcjson-dev libinih-dev libpcre2-dev libutf8proc-dev
     libtomlplusplus-dev libyaml-dev libseccomp-dev libcmocka-dev libstemmer-dev)
 test_packages=(ripgrep valgrind python3 jq man-db procps psmisc util-linux
-    zsh fish lintian)
+    zsh fish lintian clang-format)
 
 install_missing() { # install_missing [--node] PACKAGE...
     local missing=() node=0
@@ -85,8 +86,13 @@ build)
     install_missing "${debian_packages[@]}"
     build "$here/build"
     ;;
+checks)
+    install_missing clang-format
+    "$here/tools/check_layers.sh"
+    "$here/tools/check_format.sh"
+    ;;
 *)
-    echo "usage: $0 serve|test|test-asan|build" >&2
+    echo "usage: $0 serve|test|test-asan|build|checks" >&2
     exit 2
     ;;
 esac

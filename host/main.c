@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "host.h"
+#include "mcp.h"
 #include "serve_workspace.h"
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
@@ -150,7 +151,8 @@ int main(int argc, char **argv)
             if (!strcmp(cmd->name, "serve"))
                 host_warn_untrusted();
             co.host_error = rc != 0 ? err : NULL;
-            rc = cmd->run(argc - optind - 1, argv + optind + 1, &co);
+            rc = cmd->run ? cmd->run(argc - optind - 1, argv + optind + 1, &co)
+                          : mcp_serve();
         }
         host_close();
         free(err);

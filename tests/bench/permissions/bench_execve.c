@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "call_ops.h"
 #include "perm_exec.h"
 #include "permission.h"
 #include "../../support/perm_tools.h"

@@ -1,0 +1,67 @@
+/* One vt_call's life and its per-call operations. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "call_ops.h"
+#include "spool.h"
+
+static const char *call_root;
+static atomic_uint_fast64_t next_call_id = 1;
+
+void call_set_workspace(const char *root) { call_root = root; }
+
+void call_init(vt_call *call, const tool_entry *tool, const cJSON *args, const frontend *fe,
+               atomic_int *cancel)
+{
+    memset(call, 0, sizeof *call);
+    call->id = atomic_fetch_add(&next_call_id, 1);
+    call->tool = tool;
+    call->args = args;
+    call->fe = fe;
+    call->cancel = cancel;
+    call->max_output_tokens = 10000;
+}
+
+void call_release(vt_call *call)
+{
+    free(call->error);
+    cJSON_Delete(call->warnings);
+    spool_free(call->spool);
+    memset(call, 0, sizeof *call);
+}
+
+int call_error(vt_call *call, int status, const char *f, ...)
+{
+    if (status >= 0)
+        status = VT_ERR_INTERNAL;
+    if (!call)
+        return status;
+    if (!call->error) {
+        va_list ap;
+        va_start(ap, f);
+        if (vasprintf(&call->error, f, ap) < 0)
+            call->error = NULL;
+        va_end(ap);
+        call->error_status = status;
+    }
+    return status;
+}
+
+int call_cancelled(const vt_call *call)
+{
+    return call && call->cancel && atomic_load(call->cancel);
+}
+
+vt_spool *call_spool_open(vt_call *call)
+{
+    if (!call)
+        return NULL;
+    if (!call->spool) {
+        char id[64];
+        snprintf(id, sizeof id, "%ld-%llu", (long)getpid(), (unsigned long long)call->id);
+        call->spool = spool_new(call_root, call->tool->t.name, id, call->max_output_tokens);
+    }
+    return call->spool;
+}

@@ -1,0 +1,282 @@
+/* The call pipeline, the one way in for every front end: a call is a list
+ * of stages run in order until one stops it.  pipeline_call runs them
+ * all; pipeline_explain runs the same ones up to the permission decision
+ * and reports the decision instead of acting on it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "call.h"
+#include "call_messages.h"
+#include "call_ops.h"
+#include "guard.h"
+#include "legacy.h"
+#include "log.h"
+#include "permission.h"
+#include "pipeline.h"
+#include "registry.h"
+#include "registry_dynamic.h"
+#include "render.h"
+#include "schema.h"
+#include "spool.h"
+#include "subjects.h"
+#include "typed.h"
+
+/* One call on its way through the stages. */
+typedef struct call_ctx {
+    const call_request *req;
+    call_result *out;
+    const tool_entry *e;
+    const cJSON *args; /* req->args, or `empty` */
+    cJSON *empty;
+    int prepared; /* call and subjects initialised (release them) */
+    vt_call call;
+    vt_subjects subjects;
+    uint64_t epoch_before;
+    cJSON *resp; /* the tool's response while it is being finished */
+} call_ctx;
+
+/* A stage returns 0 to go on, 1 when it settled the call in c->out. */
+typedef int (*stage_fn)(call_ctx *c);
+
+/* A refused or failed call: {"success": false, "error": message}. */
+static int stop(call_ctx *c, call_status status, char *message)
+{
+    call_result *out = c->out;
+    out->status = status;
+    out->message = message ? message : strdup("internal error");
+    if (!out->response) {
+        out->response = cJSON_CreateObject();
+        cJSON_AddBoolToObject(out->response, "success", 0);
+        cJSON_AddStringToObject(out->response, "error", out->message ? out->message : "");
+    }
+    return 1;
+}
+
+/* ---- the stages up to the decision (call and explain) ---- */
+
+static int stage_lookup(call_ctx *c)
+{
+    if (!c->req || !c->req->tool)
+        return stop(c, CALL_INVALID, strdup("no tool name given"));
+    c->e = registry_find(c->req->tool);
+    if (!c->e && !legacy_replacement(c->req->tool)) {
+        /* a lazy tool source (an MCP provider) may own the name */
+        registry_dynamic_demand(c->req->tool);
+        c->e = registry_find(c->req->tool);
+    }
+    if (!c->e || !registry_callable(c->e) || legacy_replacement(c->req->tool))
+        return stop(c, CALL_UNKNOWN, msg_unknown_tool(c->req->tool));
+    return 0;
+}
+
+static int stage_arguments(call_ctx *c)
+{
+    c->args = c->req->args;
+    if (!c->args)
+        c->args = c->empty = cJSON_CreateObject();
+    if (!cJSON_IsObject(c->args))
+        return stop(c, CALL_INVALID, msg_args_not_object(c->e->t.name));
+    char *err = NULL;
+    if (schema_validate(c->e->schema, c->args, c->e->t.name, &err) != VT_OK)
+        return stop(c, CALL_INVALID, err);
+    return 0;
+}
+
+static int stage_prepare(call_ctx *c)
+{
+    call_init(&c->call, c->e, c->args, c->req->fe, c->req->cancel);
+    c->call.max_output_tokens = schema_max_output_tokens(c->args);
+    c->call.agent = c->req->agent;
+    c->epoch_before = registry_epoch();
+    subjects_init(&c->subjects);
+    c->prepared = 1;
+    return 0;
+}
+
+static int stage_preflight(call_ctx *c)
+{
+    const tool_entry *e = c->e;
+    if (e->t.preflight && e->t.preflight(&c->call, c->args) != VT_OK)
+        return stop(c, CALL_INVALID, msg_preflight(e->t.name, c->call.error));
+    return 0;
+}
+
+static int stage_subjects(call_ctx *c)
+{
+    const tool_entry *e = c->e;
+    if (e->t.subjects && e->t.subjects(&c->call, c->args, &c->subjects) != VT_OK)
+        return stop(c, CALL_INVALID, msg_subjects(e->t.name, c->call.error));
+    return 0;
+}
+
+/* ---- the stages after it (call only) ---- */
+
+static int stage_permission(call_ctx *c)
+{
+    perm_request preq = {c->e, c->args, c->req->agent, &c->subjects, c->req->fe};
+    char *why = NULL;
+    if (permission_check(&preq, &why) != VT_OK)
+        return stop(c, CALL_DENIED, why ? why : msg_denied(c->e->t.name));
+    return 0;
+}
+
+static int stage_guard(call_ctx *c)
+{
+    cJSON *blocked = NULL;
+    if (!guard_begin(&c->call, &c->subjects, &blocked))
+        return 0;
+    c->out->response = blocked;
+    cJSON *h = cJSON_GetObjectItemCaseSensitive(blocked, "hint");
+    return stop(c, CALL_DENIED, cJSON_IsString(h) ? strdup(h->valuestring) : msg_blocked());
+}
+
+static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON **resp)
+{
+    if (e->typed) {
+        char *err = NULL;
+        int rc = typed_tool_call(e->typed, args, resp, &err);
+        if (rc != VT_OK) {
+            call_error(call, rc, "%s", err ? err : "typed tool failed");
+            free(err);
+        }
+        return rc;
+    }
+    return e->t.run(call, args, resp);
+}
+
+static int stage_run(call_ctx *c)
+{
+    int rc = run_tool(&c->call, c->e, c->args, &c->resp);
+    guard_end(&c->call);
+    if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
+        return stop(c, CALL_CANCELLED, strdup("cancelled"));
+    if (rc != VT_OK) {
+        cJSON_Delete(c->resp);
+        c->resp = NULL;
+        return stop(c, CALL_TOOL_FAILED, msg_tool_failed(c->e->t.name, c->call.error, rc));
+    }
+    if (!cJSON_IsObject(c->resp)) {
+        cJSON *wrapped = cJSON_CreateObject();
+        if (c->resp)
+            cJSON_AddItemToObject(wrapped, "result", c->resp);
+        c->resp = wrapped;
+    }
+    return 0;
+}
+
+/* Apply the output budget to a plain "output" string the tool returned. */
+static int budget_plain_output(vt_call *call, cJSON *response)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(response, "output");
+    if (!cJSON_IsString(o))
+        return VT_OK;
+    size_t len = strlen(o->valuestring);
+    vt_spool *s = call_spool_open(call);
+    if (!s)
+        return VT_ERR_NOMEM;
+    int rc = spool_append(s, o->valuestring, len);
+    return rc != VT_OK ? rc : spool_finish(s, response, &call->warnings);
+}
+
+/* Output budget, response shape and warnings. */
+static int stage_respond(call_ctx *c)
+{
+    vt_call *call = &c->call;
+    int rc = call->spool ? spool_finish(call->spool, c->resp, &call->warnings)
+                         : budget_plain_output(call, c->resp);
+    if (rc != VT_OK)
+        host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
+    if (call->warnings) {
+        cJSON_AddItemToObject(c->resp, "warnings", call->warnings);
+        call->warnings = NULL;
+    }
+    c->out->status = CALL_OK;
+    c->out->response = c->resp;
+    c->resp = NULL;
+    return 1;
+}
+
+/* ---- the stage lists ---- */
+
+static const stage_fn decide_stages[] = {
+    stage_lookup, stage_arguments, stage_prepare, stage_preflight, stage_subjects, NULL,
+};
+
+static const stage_fn act_stages[] = {
+    stage_permission, stage_guard, stage_run, stage_respond, NULL,
+};
+
+/* Run `stages` in order; 1 when one of them settled the call. */
+static int run_stages(call_ctx *c, const stage_fn *stages)
+{
+    for (; *stages; stages++)
+        if ((*stages)(c))
+            return 1;
+    return 0;
+}
+
+static void ctx_release(call_ctx *c)
+{
+    cJSON_Delete(c->resp);
+    if (c->prepared) {
+        subjects_free(&c->subjects);
+        call_release(&c->call);
+    }
+    cJSON_Delete(c->empty);
+}
+
+int pipeline_call(const call_request *req, call_result *out)
+{
+    memset(out, 0, sizeof *out);
+    call_ctx c = {.req = req, .out = out};
+    if (!run_stages(&c, decide_stages))
+        run_stages(&c, act_stages);
+    if (c.prepared)
+        out->list_changed = registry_epoch() != c.epoch_before;
+    ctx_release(&c);
+    return VT_OK;
+}
+
+void call_result_free(call_result *r)
+{
+    if (!r)
+        return;
+    cJSON_Delete(r->response);
+    free(r->message);
+    memset(r, 0, sizeof *r);
+}
+
+/* The decision with its trace and the subjects it was made on. */
+static void explain_decision(call_ctx *c)
+{
+    perm_request preq = {c->e, c->args, c->req->agent, &c->subjects, c->req->fe};
+    cJSON *ex = NULL;
+    permission_explain(&preq, &ex);
+    if (!ex)
+        ex = cJSON_CreateObject();
+    cJSON *subj = cJSON_CreateArray();
+    for (size_t i = 0; i < c->subjects.count; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", subject_kind_name(c->subjects.items[i].kind));
+        cJSON_AddStringToObject(o, "value", c->subjects.items[i].value);
+        cJSON_AddItemToArray(subj, o);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(ex, "tool"))
+        cJSON_AddStringToObject(ex, "tool", c->e->t.name);
+    if (!cJSON_GetObjectItemCaseSensitive(ex, "subjects"))
+        cJSON_AddItemToObject(ex, "subjects", subj);
+    else
+        cJSON_Delete(subj);
+    c->out->status = CALL_OK;
+    c->out->response = ex;
+}
+
+int pipeline_explain(const call_request *req, call_result *out)
+{
+    memset(out, 0, sizeof *out);
+    call_ctx c = {.req = req, .out = out};
+    if (!run_stages(&c, decide_stages))
+        explain_decision(&c);
+    ctx_release(&c);
+    return VT_OK;
+}

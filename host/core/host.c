@@ -1,0 +1,512 @@
+/* Host lifecycle: workspace, configuration, profile, plugins. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "api.h"
+#include "call_ops.h"
+#include "guard.h"
+#include "host.h"
+#include "call_messages.h"
+#include "spool_dir.h"
+#include "loader.h"
+#include "paths.h"
+#include "perm_trust.h"
+#include "permission.h"
+#include "profile.h"
+#include "registry.h"
+#include "registry_dynamic.h"
+#include "services.h"
+#include "toml_reader.h"
+#include "strutil.h"
+
+static struct {
+    char *workspace;
+    char *exe_dir;
+    cJSON *config;
+    char *config_path;
+    char *default_agent;
+    profile prof;
+    char **plugin_dirs;
+    size_t nplugin_dirs;
+    /* configuration layers (user, workspace, --config), read apart */
+    cJSON *layer_tree[3];
+    char *layer_path[3];
+    const char *layer_name[3];
+    size_t nlayers;
+    int trusted;
+    const char *trust_reason;
+    int listing_open;   /* list_only: open for listing despite the profile */
+} H;
+
+/* Set when host_open failed on the configuration (CLI exit 2). */
+static int config_failed;
+
+int host_config_failed(void) { return config_failed; }
+int host_listing_open(void) { return H.listing_open; }
+
+const char *host_workspace(void) { return H.workspace; }
+const cJSON *host_config(void) { return H.config; }
+const vt_host_api *host_api(void) { return api_table(); }
+const char *host_config_path(void) { return H.config_path; }
+const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
+const profile *host_profile(void) { return &H.prof; }
+const char *host_default_agent(void) { return H.default_agent; }
+const char *host_exe_dir(void) { return H.exe_dir; }
+
+static char *find_exe_dir(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return strdup(".");
+    buf[n] = '\0';
+    return strdup(dirname(buf));
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A copy of `b` merged over `a` (tables merged key by key, anything else
+ * replaced); `a` is consumed. */
+static cJSON *merge(cJSON *a, const cJSON *b)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, b)
+    {
+        cJSON *have = cJSON_GetObjectItemCaseSensitive(a, it->string);
+        if (have && cJSON_IsObject(have) && cJSON_IsObject(it)) {
+            cJSON *m = merge(cJSON_Duplicate(have, 1), it);
+            cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, m);
+        } else {
+            cJSON *d = cJSON_Duplicate(it, 1);
+            if (have)
+                cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, d);
+            else
+                cJSON_AddItemToObject(a, it->string, d);
+        }
+    }
+    return a;
+}
+
+/* What an untrusted workspace's vtcode.toml may set outside the
+ * permission tables: anything but sandbox widening (only mode =
+ * "read-only" is kept) and the trust list. */
+static cJSON *untrusted_view(const cJSON *t)
+{
+    cJSON *c = cJSON_Duplicate(t, 1);
+    if (!c)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(c, "trust");
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(c, "sandbox");
+    if (sb) {
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
+        int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "sandbox");
+        if (ro) {
+            cJSON *n = cJSON_AddObjectToObject(c, "sandbox");
+            cJSON_AddStringToObject(n, "mode", "read-only");
+        }
+    }
+    return c;
+}
+
+/* The approval presets other than ask run commands without asking, so
+ * the sandbox must exist and bound them: never danger-full-access, never
+ * the unsandboxed fallback; read-only forces a read-only sandbox. */
+static int apply_approval(char **err)
+{
+    const char *preset = permission_approval();
+    if (strcmp(preset, "ask") == 0)
+        return VT_OK;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */);
+    if (abi < 1) {
+        *err = str_printf("the approval preset '%s' runs commands without asking inside the "
+                          "sandbox, and this kernel offers none (Landlock is unavailable: "
+                          "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK and landlock in "
+                          "the lsm= list). Use --approval ask.", preset);
+        return VT_ERR_UNSUPPORTED;
+    }
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
+    if (!cJSON_IsObject(sb)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(H.config, "sandbox");
+        sb = cJSON_AddObjectToObject(H.config, "sandbox");
+        if (!sb)
+            return VT_ERR_NOMEM;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "fallback");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
+    int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(sb, "mode");
+    cJSON_AddStringToObject(sb, "mode", ro || strcmp(preset, "read-only") == 0
+                                            ? "read-only" : "workspace-write");
+    return VT_OK;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The layers, lowest precedence first: the user's vtcode.toml, the
+ * workspace's, --config.  Each is read on its own (for the permission
+ * engine, which keeps their rules apart); the host and the plugins see
+ * them merged. */
+static int load_config(const char *explicit_path, char **err)
+{
+    char *user = perm_trust_user_config();
+    char *ws = paths_join(H.workspace, "vtcode.toml");
+    if (user && !file_exists(user)) {
+        free(user);
+        user = NULL;
+    }
+    if (ws && !file_exists(ws)) {
+        free(ws);
+        ws = NULL;
+    }
+    int named = 0;
+    if (explicit_path && same_file(explicit_path, ws)) {
+        free(ws); /* --config names the workspace's own file: trusted */
+        ws = NULL;
+        named = 1;
+    }
+    if (explicit_path && same_file(explicit_path, user)) {
+        free(user);
+        user = NULL;
+    }
+    static const char *const names[] = {"user", "workspace", "config"};
+    const char *paths[] = {user, ws, explicit_path};
+    int rc = VT_OK;
+    for (int i = 0; i < 3 && rc == VT_OK; i++) {
+        if (!paths[i])
+            continue;
+        cJSON *t = NULL;
+        rc = toml_read_file(paths[i], &t, err);
+        if (rc == VT_OK && !(H.layer_path[H.nlayers] = strdup(paths[i]))) {
+            cJSON_Delete(t);
+            rc = VT_ERR_NOMEM;
+        }
+        if (rc == VT_OK) {
+            H.layer_tree[H.nlayers] = t;
+            H.layer_name[H.nlayers] = names[i];
+            H.nlayers++;
+        }
+    }
+    /* trust: the user's own list, or an explicit --config */
+    H.trusted = 0;
+    H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
+        rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
+    if (rc == VT_OK && named) {
+        H.trusted = 1;
+        H.trust_reason = "trusted: its vtcode.toml is named by --config";
+    }
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers && !H.trusted; i++)
+        if (strcmp(H.layer_name[i], "user") == 0 && perm_trust_listed(H.layer_tree[i], H.workspace)) {
+            H.trusted = 1;
+            H.trust_reason = "trusted: listed in the user's [trust] workspaces";
+        }
+    H.config = cJSON_CreateObject();
+    if (!H.config && rc == VT_OK)
+        rc = VT_ERR_NOMEM;
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++) {
+        int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
+        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i])
+                                : cJSON_Duplicate(H.layer_tree[i], 1);
+        if (!view) {
+            rc = VT_ERR_NOMEM;
+            break;
+        }
+        /* each layer's permissions are the engine's, never merged */
+        cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
+        H.config = merge(H.config, view);
+        cJSON_Delete(view);
+        free(H.config_path); /* messages name the strongest file */
+        H.config_path = strdup(H.layer_path[i]);
+    }
+    free(user);
+    free(ws);
+    return rc;
+}
+
+/* Keys the host itself reads; a wrong type is an error, never ignored. */
+static int check_host_keys(char **err)
+{
+    const char *file = H.config_path ? H.config_path : "(config)";
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(H.config, "tools");
+    if (tools && !cJSON_IsObject(tools)) {
+        *err = str_printf("%s: key 'tools' must be a table", file);
+        return VT_ERR_INVALID;
+    }
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(tools, "profile");
+    if (p && !cJSON_IsString(p)) {
+        *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")", file);
+        return VT_ERR_INVALID;
+    }
+    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(H.config, "agent");
+    if (agent && !cJSON_IsObject(agent)) {
+        *err = str_printf("%s: key 'agent' must be a table", file);
+        return VT_ERR_INVALID;
+    }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
+    if (sp && (!cJSON_IsString(sp) || (strcmp(sp->valuestring, "auto") != 0 &&
+                                       strcmp(sp->valuestring, "unix_like") != 0 &&
+                                       strcmp(sp->valuestring, "powershell") != 0))) {
+        *err = str_printf("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
+                   "or \"powershell\"", file);
+        return VT_ERR_INVALID;
+    }
+    return VT_OK;
+}
+
+static int add_dir(const char *d)
+{
+    if (!d || !*d)
+        return VT_OK;
+    char **g = realloc(H.plugin_dirs, (H.nplugin_dirs + 1) * sizeof *g);
+    if (!g)
+        return VT_ERR_NOMEM;
+    H.plugin_dirs = g;
+    char *abs = realpath(d, NULL);
+    for (size_t i = 0; abs && i < H.nplugin_dirs; i++)
+        if (strcmp(H.plugin_dirs[i], abs) == 0) {
+            free(abs);
+            return VT_OK;
+        }
+    g[H.nplugin_dirs] = abs ? abs : strdup(d);
+    H.nplugin_dirs++;
+    return VT_OK;
+}
+
+static int plugin_dirs_init(const host_options *o)
+{
+    char *own = str_printf("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
+    int rc = add_dir(own);
+    free(own);
+    for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++)
+        rc = add_dir(o->plugin_dirs[i]);
+    const char *env = getenv("VTHOST_PLUGIN_PATH");
+    if (env && rc == VT_OK) {
+        char *copy = strdup(env), *save = NULL;
+        for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t && rc == VT_OK;
+             t = strtok_r(NULL, ":", &save))
+            rc = add_dir(t);
+        free(copy);
+    }
+    return rc;
+}
+
+static char *searched_dirs(void)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < H.nplugin_dirs; i++)
+        len += strlen(H.plugin_dirs[i]) + 2;
+    char *s = calloc(1, len);
+    for (size_t i = 0; s && i < H.nplugin_dirs; i++) {
+        if (i)
+            strcat(s, ", ");
+        strcat(s, H.plugin_dirs[i]);
+    }
+    return s;
+}
+
+/* Every module the profile names must be present before anything loads. */
+static int check_profile_modules(char **err)
+{
+    char *missing = NULL;
+    char *packages = NULL;
+    for (size_t i = 0; i < H.prof.nmodules; i++) {
+        plugin_module *m = loader_find(H.prof.modules[i]);
+        if (m) {
+            m->in_profile = 1;
+            continue;
+        }
+        const char *pkg = H.prof.packages[i] ? H.prof.packages[i] : "(unknown package)";
+        char *a = str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
+                      H.prof.modules[i]);
+        char *b = str_printf("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
+        free(missing);
+        free(packages);
+        missing = a;
+        packages = b;
+    }
+    if (!missing)
+        return VT_OK;
+    char *dirs = searched_dirs();
+    *err = str_printf("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
+               "Install the package(s): %s",
+               H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
+               packages);
+    free(dirs);
+    free(missing);
+    free(packages);
+    return VT_ERR_NOT_FOUND;
+}
+
+static int check_profile_loaded(char **err)
+{
+    for (size_t i = 0; i < H.prof.nmodules; i++) {
+        plugin_module *m = loader_find(H.prof.modules[i]);
+        if (m && m->state != PLUGIN_LOADED) {
+            *err = str_printf("profile '%s' needs plugin module %s, which was refused: %s",
+                       H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
+            return VT_ERR_INVALID;
+        }
+    }
+    return VT_OK;
+}
+
+int host_open(const host_options *o, char **err)
+{
+    *err = NULL;
+    memset(&H, 0, sizeof H);
+    host_set_log_level(o->log_level);
+    H.exe_dir = find_exe_dir();
+    const char *ws = o->workspace ? o->workspace : ".";
+    H.workspace = realpath(ws, NULL);
+    struct stat st;
+    if (!H.workspace || stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        *err = str_printf("workspace '%s' is not a directory: %s", ws, strerror(errno ? errno : ENOTDIR));
+        host_close();
+        return VT_ERR_NOT_FOUND;
+    }
+    if (o->agent)
+        H.default_agent = strdup(o->agent);
+    config_failed = 0;
+    int rc = load_config(o->config_path, err);
+    if (rc == VT_OK)
+        rc = check_host_keys(err);
+    if (rc == VT_OK)  /* [tools.spool]; old spool files go at start */
+        rc = spool_configure(H.workspace, H.config, H.config_path, err);
+    call_set_workspace(H.workspace);
+    api_bind(H.workspace, H.config);
+    config_failed = rc != VT_OK;
+    const char *pname = o->profile;
+    if (!pname) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
+        pname = cJSON_IsString(p) ? p->valuestring : "default";
+    }
+    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
+    const char *pdirs[] = {profile_dir};
+    if (rc == VT_OK)
+        rc = profile_load(pname, pdirs, 1, &H.prof, err);
+    if (rc == VT_OK)
+        msg_set_profile_hints(H.prof.deferred_hint, profile_listing);
+    free(profile_dir);
+    if (rc == VT_OK) { /* the embedded agent's policy is profile data */
+        const char *const *allow[3];
+        for (int i = 0; i < 3; i++)
+            allow[i] = (const char *const *)H.prof.approval[i];
+        permission_set_embedded_policy(allow);
+    }
+    if (rc == VT_OK)
+        rc = plugin_dirs_init(o);
+    if (rc == VT_OK)
+        rc = loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+    /* list_only: the profile's own failure is kept for the end, so that
+     * `vthost plugins` can still show what was found and why. */
+    char *profile_err = NULL;
+    if (rc == VT_OK)
+        rc = check_profile_modules(err);
+    if (rc != VT_OK && o->list_only && *err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
+    /* descriptors first: the permission rules depend on what tools declare */
+    if (rc == VT_OK)
+        rc = loader_read_all();
+    if (rc == VT_OK && (rc = guard_init(H.config, H.workspace, err)) != VT_OK)
+        config_failed = 1;
+    if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
+        *err = str_printf("--approval must be ask, sandboxed or read-only, not '%s'", o->approval);
+        rc = VT_ERR_INVALID;
+        config_failed = 1;
+    }
+    if (rc == VT_OK) {
+        perm_layer layers[3];
+        for (size_t i = 0; i < H.nlayers; i++)
+            layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
+                                     strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
+        rc = permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
+                                    H.trust_reason, err);
+        config_failed = rc != VT_OK;
+    }
+    if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
+        config_failed = 1;
+    if (rc == VT_OK)
+        rc = loader_load_all(api_table());
+    if (rc == VT_OK && !profile_err)
+        rc = check_profile_loaded(err);
+    if (rc != VT_OK && o->list_only && *err && !profile_err) {
+        profile_err = *err;
+        *err = NULL;
+        rc = VT_OK;
+    }
+    if (rc == VT_OK && !profile_err && (rc = permission_validate_tools(err)) != VT_OK)
+        config_failed = 1;
+    if (rc == VT_OK && !profile_err)
+        rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
+    if (rc == VT_OK && profile_err) {
+        *err = profile_err;
+        H.listing_open = 1;
+        return VT_ERR_NOT_FOUND;
+    }
+    free(profile_err);
+    if (rc != VT_OK) {
+        if (!*err)
+            *err = str_printf("cannot start (error %d)", rc);
+        host_close();
+    }
+    return rc;
+}
+
+void host_close(void)
+{
+    registry_dynamic_reset();  /* its hooks point into the modules */
+    loader_unload_all();
+    call_set_workspace(NULL);
+    api_bind(NULL, NULL);
+    registry_clear();
+    services_clear();
+    permission_fini();
+    guard_fini();
+    permission_set_embedded_policy(NULL); /* it pointed into H.prof */
+    msg_set_profile_hints(NULL, NULL);
+    profile_free(&H.prof);
+    cJSON_Delete(H.config);
+    for (size_t i = 0; i < H.nlayers; i++) {
+        cJSON_Delete(H.layer_tree[i]);
+        free(H.layer_path[i]);
+    }
+    for (size_t i = 0; i < H.nplugin_dirs; i++)
+        free(H.plugin_dirs[i]);
+    free(H.plugin_dirs);
+    free(H.workspace);
+    free(H.exe_dir);
+    free(H.config_path);
+    free(H.default_agent);
+    memset(&H, 0, sizeof H);
+}
+
+size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
+const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
+
+void host_warn_untrusted(void)
+{
+    char *note = permission_untrusted_note();
+    if (note)
+        host_log(VT_LOG_WARNING, "permissions", "%s", note);
+    free(note);
+}

@@ -1,0 +1,147 @@
+/* JSON-RPC 2.0 message classification and routing for the MCP server.
+ * Every line gets exactly the answer JSON-RPC prescribes: -32700 for
+ * unparsable text (id null), -32600 for well-formed JSON that is not a
+ * valid message, -32601 for an unknown method; notifications and
+ * responses are never answered. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include "json_exact.h"
+#include "mcp_internal.h"
+#include "mcp_roots.h"
+#include "mcp_session.h"
+
+static int valid_id(const cJSON *id)
+{
+    return cJSON_IsString(id) || cJSON_IsNumber(id);
+}
+
+/* Only whitespace after the parsed value. */
+static int only_space(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (!isspace((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* The method name in an error message, when it is short and plain. */
+static void method_not_found(struct mcp_server *s, const cJSON *id,
+                             const char *method)
+{
+    char msg[160];
+    size_t n = strlen(method);
+    int plain = n > 0 && n <= 64;
+    for (size_t i = 0; plain && i < n; i++)
+        plain = method[i] > 0x20 && method[i] < 0x7f && method[i] != '"';
+    if (plain)
+        snprintf(msg, sizeof msg, "Method not found: %s", method);
+    else
+        snprintf(msg, sizeof msg, "Method not found");
+    mcp_send_error(s, id, RPC_METHOD_NOT_FOUND, msg);
+}
+
+static void notification(struct mcp_server *s, const char *method,
+                         const cJSON *params)
+{
+    if (strcmp(method, "notifications/cancelled") == 0) {
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+        if (valid_id(rid))
+            mcp_call_cancel(s, rid);
+    } else if (strcmp(method, "notifications/initialized") == 0) {
+        mcp_roots_initialized(s);
+    }
+    /* roots/list_changed and anything else: nothing to do (the workspace
+     * is settled once), and notifications are never answered. */
+}
+
+/* A request; a tools/call to run is returned through *call. */
+static void request(struct mcp_server *s, cJSON *msg, const cJSON *id,
+                    const char *method, const cJSON *params, mcp_call **call)
+{
+    if (strcmp(method, "tools/call") == 0) {
+        *call = mcp_call_start(s, msg, id, params);
+        return;  /* msg now belongs to the call (or is freed) */
+    }
+    if (strcmp(method, "ping") == 0)
+        mcp_send_result(s, id, cJSON_CreateObject());
+    else if (strcmp(method, "initialize") == 0)
+        mcp_session_initialize(s, id, params);
+    else if (strcmp(method, "tools/list") == 0)
+        mcp_session_tools_list(s, id, params);
+    else if (strcmp(method, "logging/setLevel") == 0)
+        mcp_session_set_level(s, id, params);
+    else
+        method_not_found(s, id, method);
+    cJSON_Delete(msg);
+}
+
+void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
+                       mcp_call **call)
+{
+    *call = NULL;
+    if (only_space(line, line + len))
+        return;  /* blank lines between messages are tolerated */
+    const char *end = NULL;
+    /* cJSON would skip a NUL byte as whitespace; JSON text has none. */
+    cJSON *msg = memchr(line, 0, len) ? NULL : json_parse_exact(line, len, &end);
+    if (!msg || !end || !only_space(end, line + len)) {
+        cJSON_Delete(msg);
+        mcp_send_error(s, NULL, RPC_PARSE_ERROR, "Parse error: not valid JSON");
+        return;
+    }
+    if (cJSON_IsArray(msg)) {
+        cJSON_Delete(msg);
+        mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+                       "Invalid Request: batches are not supported; send one message per line");
+        return;
+    }
+    if (!cJSON_IsObject(msg)) {
+        cJSON_Delete(msg);
+        mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+                       "Invalid Request: a message is a JSON-RPC 2.0 object");
+        return;
+    }
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    const cJSON *reply_id = valid_id(id) ? id : NULL;
+    const char *why = NULL;
+
+    if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0)
+        why = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
+    else if (id && !valid_id(id))
+        why = "Invalid Request: \"id\" must be a string or a number";
+    else if (!method) {
+        int has_result = cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL;
+        int has_error = cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL;
+        if (id && has_result != has_error) {
+            if (!mcp_roots_reply(msg, id))
+                mcp_call_reply(s, msg, id);  /* a response to our request */
+            return;
+        }
+        why = "Invalid Request: no \"method\"";
+    } else if (!cJSON_IsString(method) || !method->valuestring[0])
+        why = "Invalid Request: \"method\" must be a non-empty string";
+    else if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))
+        why = "Invalid Request: \"params\" must be an object";
+
+    if (why) {
+        mcp_send_error(s, reply_id, RPC_INVALID_REQUEST, why);
+        cJSON_Delete(msg);
+        return;
+    }
+    if (!id) {
+        notification(s, method->valuestring, params);
+        cJSON_Delete(msg);
+        return;
+    }
+    if (params && !cJSON_IsObject(params)) {
+        mcp_send_error(s, id, RPC_INVALID_PARAMS,
+                       "Invalid params: MCP params are an object");
+        cJSON_Delete(msg);
+        return;
+    }
+    request(s, msg, id, method->valuestring, params, call);
+}

@@ -1,0 +1,154 @@
+/* Shared state of the MCP engine's files.  Not for use outside
+ * host/mcp/mcp_*.c.  The files call each other in one direction only,
+ * lowest first (a file calls only files before it):
+ *   mcp_reader, mcp_id, mcp_stop
+ *   <- mcp_out
+ *   <- mcp_roots, mcp_session, mcp_client
+ *   <- mcp_call <- mcp_dispatch <- mcp_server
+ * and, outside the engine, serve_workspace (roots) <- mcp.c (binding). */
+#ifndef VTHOST_MCP_INTERNAL_H
+#define VTHOST_MCP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "mcp_reader.h"
+#include "mcp_server.h"
+#include "call_types.h"
+
+/* JSON-RPC error codes. */
+#define RPC_PARSE_ERROR -32700
+#define RPC_INVALID_REQUEST -32600
+#define RPC_METHOD_NOT_FOUND -32601
+#define RPC_INVALID_PARAMS -32602
+#define RPC_INTERNAL_ERROR -32603
+#define RPC_SERVER_BUSY -32000   /* implementation-defined server error */
+
+/* Default bound on concurrently running tools/call ([mcp]
+ * max_concurrent_calls); beyond it a call is answered at once with a busy
+ * error instead of another thread. */
+#define MCP_MAX_CALLS 128
+/* Output queue bounds.  Past OUT_SOFT queued bytes the leader stops
+ * reading requests until the client has read enough (backpressure); past
+ * OUT_HARD a finishing call waits for room (its thread is still counted
+ * among the running calls, so threads stay bounded too). */
+#define MCP_OUT_SOFT ((size_t)1 * 1024 * 1024)
+#define MCP_OUT_HARD ((size_t)32 * 1024 * 1024)
+/* Keep every message under the MCP clients' 10 MiB limit. */
+#define MCP_MAX_MESSAGE ((size_t)10 * 1024 * 1024 - 4096)
+
+/* One tools/call in flight. */
+typedef struct mcp_call {
+    struct mcp_call *next;
+    struct mcp_server *srv;
+    cJSON *msg;                 /* the request; owns everything below */
+    const cJSON *id;
+    const char *tool;
+    const cJSON *args;
+    const cJSON *progress_token;
+    const char *agent;
+    atomic_int cancel;          /* call_request.cancel */
+    int cancelled;              /* under srv->lock: send no response */
+    pthread_mutex_t mu;         /* orders progress before the response */
+    int finished;               /* under mu: no more progress */
+    double last_progress;       /* under mu */
+    frontend fe;
+} mcp_call;
+
+/* A request the server sent to the client (elicitation, sampling). */
+typedef struct mcp_pending {
+    struct mcp_pending *next;
+    double id;
+    cJSON *reply;               /* the client's response message */
+    int done;
+} mcp_pending;
+
+struct mcp_server {
+    mcp_ops ops;
+    int out_fd;
+    int wake[2];                /* self-pipe: stop requests, signals */
+    mcp_reader rd;              /* used only by the current leader */
+    int inline_calls;           /* memory mode: no threads, no prompts */
+
+    /* The output queue, drained by one writer thread (or written
+     * directly in memory mode and before the writer starts). */
+    pthread_mutex_t wlock;      /* everything in this block */
+    pthread_cond_t out_cond;    /* writer: something queued, or stop */
+    pthread_cond_t room_cond;   /* producers: the queue shrank */
+    struct mcp_out_msg *out_head, *out_tail;
+    size_t out_bytes;           /* queued, not yet written */
+    int out_dead;               /* output broken: drop everything */
+    int writer_running, writer_stop;
+    pthread_t writer;
+    int out_wake[2];            /* wakes the writer out of poll() */
+    int max_calls;              /* [mcp] max_concurrent_calls */
+
+    pthread_mutex_t lock;       /* everything below */
+    pthread_cond_t lead_cond;   /* followers waiting to lead */
+    pthread_cond_t reply_cond;  /* waiters for client replies */
+    pthread_cond_t exit_cond;   /* worker threads ending */
+    int has_leader, idle, threads, stopping;
+    int standby, standby_sleeping;  /* see mcp_server.c */
+    int64_t last_call_us;           /* when the last call started */
+    int ncalls;
+    mcp_call *calls;
+    mcp_pending *pending;
+    long next_request_id;
+
+    atomic_int stop_requested;  /* mcp_server_stop: cancel, don't drain */
+    atomic_int log_level;       /* notifications/message threshold */
+    atomic_int initialized;     /* initialize answered */
+    int cap_elicitation, cap_sampling;  /* set once by initialize */
+};
+
+/* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */
+/* Start the writer thread; until then (and in memory mode) sends write
+ * directly.  Returns 0 or -1. */
+int mcp_out_start(struct mcp_server *s);
+/* Let the writer flush for up to ms, then stop and join it. */
+void mcp_out_finish(struct mcp_server *s, int ms);
+/* The leader's backpressure: wait while more than MCP_OUT_SOFT bytes are
+ * queued.  Returns early on a stop request or broken output. */
+void mcp_out_wait_room(struct mcp_server *s);
+/* Write one message.  Returns 0, or -1 once the output is broken. */
+int mcp_send(struct mcp_server *s, cJSON *msg);
+/* Write one already serialised message (no newline in it). */
+int mcp_send_text(struct mcp_server *s, const char *text, size_t len);
+void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result);
+void mcp_send_error(struct mcp_server *s, const cJSON *id, int code,
+                    const char *message);
+void mcp_send_notification(struct mcp_server *s, const char *method,
+                           cJSON *params);
+
+/* ---- dispatch (mcp_dispatch.c) ---- */
+/* Handle one input line.  A tools/call to run is registered and
+ * returned in *call (run it with mcp_call_run); everything else is
+ * answered here. */
+void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
+                       mcp_call **call);
+
+/* ---- calls (mcp_call.c) ---- */
+/* Validate a tools/call request (takes ownership of msg).  Returns a
+ * registered call, or NULL after answering the request itself. */
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
+                         const cJSON *params);
+/* Run the call, answer it (unless cancelled), unregister and free it. */
+void mcp_call_run(struct mcp_server *s, mcp_call *c);
+/* notifications/cancelled for request `id`. */
+void mcp_call_cancel(struct mcp_server *s, const cJSON *id);
+/* Cancel everything (shutdown); caller holds s->lock. */
+void mcp_call_cancel_all_locked(struct mcp_server *s);
+
+/* ---- client requests (mcp_client.c) ---- */
+/* A response to one of the server's own requests (takes msg). */
+void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id);
+
+/* ---- ids (mcp_id.c) ---- */
+/* JSON-RPC ids are equal when both are equal strings or equal numbers. */
+int mcp_id_equal(const cJSON *a, const cJSON *b);
+/* A copy of a request id or progress token that prints exactly as an
+ * integer was sent (cJSON alone rounds past 15 digits). */
+cJSON *mcp_id_copy(const cJSON *id);
+
+#endif

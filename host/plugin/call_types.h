@@ -1,0 +1,52 @@
+/* What a front end hands the pipeline and gets back: the types every
+ * layer from perm up shares (permission prompts go through frontend).
+ * The pipeline itself is call/pipeline.h. */
+#ifndef VTHOST_CALL_TYPES_H
+#define VTHOST_CALL_TYPES_H
+
+#include <cjson/cJSON.h>
+#include <stdatomic.h>
+#include <vthost/plugin.h>
+
+/* What a front end offers the pipeline.  Every member may be NULL. */
+typedef struct frontend {
+    void *ctx;
+    /* Progress of a long call (MCP notifications/progress). */
+    void (*progress)(void *ctx, double progress, double total, const char *msg);
+    /* Ask the user about `request` (tool, subjects, rule, message).
+     * Return 1 approve, 0 deny, negative when no prompt is possible. */
+    int (*prompt)(void *ctx, const cJSON *request);
+    /* Ask the client's model (MCP sampling).  Return 0 and a malloc'd
+     * *answer, or negative when sampling is unavailable. */
+    int (*sample)(void *ctx, const char *system_prompt, const char *user_text,
+                  const char *model_hint, char **answer);
+    /* Non-zero: the front end ends after this call (the CLI), so no
+     * session may outlive it (vt_host_api.call_one_shot). */
+    int one_shot;
+} frontend;
+
+typedef enum call_status {
+    CALL_OK = 0,          /* the tool ran (its own success may be false) */
+    CALL_TOOL_FAILED = 1, /* the tool reported an error */
+    CALL_DENIED = 2,      /* permission denied or guard blocked */
+    CALL_INVALID = 3,     /* schema or preflight refused the arguments */
+    CALL_UNKNOWN = 4,     /* no such tool (or a legacy / gated name) */
+    CALL_CANCELLED = 5    /* the client cancelled it */
+} call_status;
+
+typedef struct call_request {
+    const char *tool;
+    const cJSON *args;  /* borrowed; NULL means {} */
+    const char *agent;  /* per-call agent, NULL: the host's */
+    const frontend *fe; /* may be NULL */
+    atomic_int *cancel; /* set non-zero to cancel; may be NULL */
+} call_request;
+
+typedef struct call_result {
+    call_status status;
+    cJSON *response;  /* always an object; owned by the caller */
+    char *message;    /* malloc'd text for failures, else NULL */
+    int list_changed; /* the listed tool set changed during the call */
+} call_result;
+
+#endif

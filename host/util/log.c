@@ -1,0 +1,56 @@
+/* Host logging: stderr by default; a front end may take the lines over. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <vthost/plugin.h>
+#include "log.h"
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static host_log_sink log_sink;
+static void *log_sink_ctx;
+static int log_level = VT_LOG_WARNING;
+
+static const char *level_name(int level)
+{
+    static const char *names[] = {"debug", "info", "notice", "warning", "error"};
+    return level >= 0 && level <= VT_LOG_ERROR ? names[level] : "error";
+}
+
+void host_set_log_sink(host_log_sink sink, void *ctx)
+{
+    pthread_mutex_lock(&log_lock);
+    log_sink = sink;
+    log_sink_ctx = ctx;
+    pthread_mutex_unlock(&log_lock);
+}
+
+void host_set_log_level(int level)
+{
+    log_level = level;
+}
+
+static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    pthread_mutex_lock(&log_lock);
+    if (log_sink)
+        log_sink(log_sink_ctx, level, who ? who : "vthost", msg);
+    else if (level >= log_level)
+        fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
+                level_name(level), msg);
+    pthread_mutex_unlock(&log_lock);
+}
+
+void host_log(int level, const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_vemit(level, who, fmt, ap);
+    va_end(ap);
+}
+
+void host_vlog(int level, const char *who, const char *fmt, va_list ap)
+{
+    log_vemit(level, who, fmt, ap);
+}
