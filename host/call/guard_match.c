@@ -11,9 +11,9 @@
 #include "strutil.h"
 
 typedef struct rule {
-    char **words;     /* prefix rule */
+    char **words; /* prefix rule */
     size_t nwords;
-    pcre2_code *re;   /* or a pattern */
+    pcre2_code *re; /* or a pattern */
 } rule;
 
 struct guard_rules {
@@ -23,14 +23,14 @@ struct guard_rules {
 
 /* Verify nothing, but may stand beside a verification ("make | tail"). */
 static const char *const neutral[] = {
-    "tail", "head", "grep", "egrep", "fgrep", "rg", "cat", "sort", "uniq", "wc", "cut",
-    "tr", "echo", "printf", "true", "sleep", "date", "pwd", "ls", "which", "test", "[",
-    "column", "nl", "less", "more", "tput", "sed", "awk", NULL};
+    "tail", "head", "grep",   "egrep",  "fgrep", "rg",    "cat",  "sort", "uniq", "wc",
+    "cut",  "tr",   "echo",   "printf", "true",  "sleep", "date", "pwd",  "ls",   "which",
+    "test", "[",    "column", "nl",     "less",  "more",  "tput", "sed",  "awk",  NULL};
 
 /* Flags that make any program print and stop, or only pretend. */
 static const char *const idle_flags[] = {
-    "--version", "--help", "-h", "-?", "--dry-run", "--just-print", "--recon",
-    "--dryrun", "--what-if", NULL};
+    "--version",    "--help",  "-h",       "-?",        "--dry-run",
+    "--just-print", "--recon", "--dryrun", "--what-if", NULL};
 
 size_t guard_split_words(const char *s, char ***out)
 {
@@ -94,7 +94,8 @@ int guard_rules_add(guard_rules *rs, const char *text, char **err)
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(ec, msg, sizeof msg);
             *err = str_printf("[tools.anti_blind_editing] verification rule '%s': %s at "
-                              "offset %zu", text, (char *)msg, (size_t)off);
+                              "offset %zu",
+                              text, (char *)msg, (size_t)off);
             return VT_ERR_INVALID;
         }
     } else {
@@ -162,7 +163,7 @@ static int takes_value(const char *wrapper, const char *opt)
  * words) finally runs, or argc when there is none. */
 static size_t wrapped(char *const *argv, size_t argc)
 {
-    static const char *const wrappers[] = {"env", "nice", "timeout", "stdbuf", "nohup",
+    static const char *const wrappers[] = {"env",  "nice",   "timeout", "stdbuf", "nohup",
                                            "time", "ionice", "command", NULL};
     size_t i = 0;
     while (i < argc) {
@@ -213,9 +214,8 @@ static int rule_matches(const rule *r, char *const *w, size_t nw)
             p += sprintf(p, "%s%s", i ? " " : "", i ? w[i] : base_name(w[i]));
         *p = '\0';
         pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
-        int m = md ? pcre2_match(r->re, (PCRE2_SPTR)joined, PCRE2_ZERO_TERMINATED, 0, 0, md,
-                                 NULL)
-                   : -1;
+        int m =
+            md ? pcre2_match(r->re, (PCRE2_SPTR)joined, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) : -1;
         pcre2_match_data_free(md);
         free(joined);
         return m >= 0;
@@ -266,11 +266,11 @@ static int in_place(char *const *argv, size_t argc, const char *flags, const cha
 int guard_known_writer(char *const *argv, size_t argc, const char **what)
 {
     static const char *const writers[] = {
-        "rm", "rmdir", "mv", "cp", "ln", "touch", "mkdir", "install", "dd", "truncate",
-        "patch", "chmod", "chown", "rsync", "unlink", "shred", "mkfifo", NULL};
+        "rm",       "rmdir", "mv",    "cp",    "ln",    "touch",  "mkdir", "install", "dd",
+        "truncate", "patch", "chmod", "chown", "rsync", "unlink", "shred", "mkfifo",  NULL};
     static const char *const git_writers[] = {
-        "apply", "checkout", "restore", "reset", "mv", "rm", "stash", "clean", "am",
-        "cherry-pick", "merge", "pull", "rebase", "revert", "switch", NULL};
+        "apply", "checkout",    "restore", "reset", "mv",     "rm",     "stash",  "clean",
+        "am",    "cherry-pick", "merge",   "pull",  "rebase", "revert", "switch", NULL};
     const char *dummy;
     if (!what)
         what = &dummy;

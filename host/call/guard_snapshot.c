@@ -22,7 +22,7 @@ typedef struct snap_entry {
     int64_t size;
     int64_t mtime_ns, ctime_ns;
     uint32_t mode;
-    uint32_t name;        /* offset in the arena */
+    uint32_t name; /* offset in the arena */
 } snap_entry;
 
 struct guard_snapshot {
@@ -35,10 +35,11 @@ struct guard_snapshot {
 };
 
 /* Not the project's files: tools' own state, dependencies, build output. */
-static const char *const skipped[] = {
-    ".git", ".hg", ".svn", ".vtcode", "node_modules", "target", "build", "dist",
-    "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache",
-    ".ruff_cache", ".gradle", ".cache", ".next", "CMakeFiles", NULL};
+static const char *const skipped[] = {".git",         ".hg",           ".svn",        ".vtcode",
+                                      "node_modules", "target",        "build",       "dist",
+                                      "__pycache__",  ".venv",         "venv",        ".tox",
+                                      ".mypy_cache",  ".pytest_cache", ".ruff_cache", ".gradle",
+                                      ".cache",       ".next",         "CMakeFiles",  NULL};
 
 static int skip(const char *name)
 {
@@ -85,10 +86,13 @@ static int add(guard_snapshot *s, const char *path, size_t plen, const struct st
     /* A directory's times move with its entries, which are counted
      * themselves. */
     s->v[s->n++] = (snap_entry){
-        .key = fnv(path, plen), .ino = st->st_ino, .size = dir ? 0 : st->st_size,
+        .key = fnv(path, plen),
+        .ino = st->st_ino,
+        .size = dir ? 0 : st->st_size,
         .mtime_ns = dir ? 0 : (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
         .ctime_ns = dir ? 0 : (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
-        .mode = st->st_mode, .name = (uint32_t)s->alen};
+        .mode = st->st_mode,
+        .name = (uint32_t)s->alen};
     s->alen += plen + 1;
     return 0;
 }
@@ -186,11 +190,11 @@ size_t guard_snapshot_diff(const guard_snapshot *a, const guard_snapshot *b, cha
     while (i < a->n || j < b->n) {
         if (j == b->n || (i < a->n && a->v[i].key < b->v[j].key)) {
             if (whole)
-                name(a, &a->v[i], names, max_names, n++);  /* removed */
+                name(a, &a->v[i], names, max_names, n++); /* removed */
             i++;
         } else if (i == a->n || b->v[j].key < a->v[i].key) {
             if (whole)
-                name(b, &b->v[j], names, max_names, n++);  /* added */
+                name(b, &b->v[j], names, max_names, n++); /* added */
             j++;
         } else {
             if (!same(&a->v[i], &b->v[j]))
@@ -202,15 +206,9 @@ size_t guard_snapshot_diff(const guard_snapshot *a, const guard_snapshot *b, cha
     return n;
 }
 
-size_t guard_snapshot_count(const guard_snapshot *s)
-{
-    return s ? s->n : 0;
-}
+size_t guard_snapshot_count(const guard_snapshot *s) { return s ? s->n : 0; }
 
-int guard_snapshot_cut(const guard_snapshot *s)
-{
-    return s && s->cut;
-}
+int guard_snapshot_cut(const guard_snapshot *s) { return s && s->cut; }
 
 void guard_snapshot_free(guard_snapshot *s)
 {

@@ -18,8 +18,8 @@ int guard_snapshot_take(const char *root, size_t max_entries, guard_snapshot **o
 /* How many paths were added, removed or changed from `a` to `b`; up to
  * `max_names` of their workspace-relative paths are put in names[]
  * (malloc'd strings the caller frees). */
-size_t guard_snapshot_diff(const guard_snapshot *a, const guard_snapshot *b,
-                           char **names, size_t max_names);
+size_t guard_snapshot_diff(const guard_snapshot *a, const guard_snapshot *b, char **names,
+                           size_t max_names);
 
 /* Entries recorded, and whether the walk stopped at max_entries. */
 size_t guard_snapshot_count(const guard_snapshot *s);

@@ -2,6 +2,7 @@
  * so two processes cannot both see "3 of 4" and both go on. */
 #include "guard_state.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,7 +12,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cjson/cJSON.h>
 #include <vthost/plugin.h>
 #include "log.h"
 
@@ -91,8 +91,8 @@ void guard_state_lock(const char *workspace, guard_state *st)
         warned = 1;
         host_log(VT_LOG_WARNING, NULL,
                  "anti-blind-editing: %s/%s cannot be used (%s); the count of unverified "
-                 "edits is kept by this process only", workspace ? workspace : "?",
-                 GUARD_STATE_FILE, strerror(errno));
+                 "edits is kept by this process only",
+                 workspace ? workspace : "?", GUARD_STATE_FILE, strerror(errno));
     }
     st->pending = local_pending;
 }

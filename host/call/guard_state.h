@@ -8,9 +8,9 @@
 #define GUARD_STATE_FILE ".vtcode/state/anti_blind_editing.json"
 
 typedef struct guard_state {
-    int fd;          /* locked state file, or -1 (process-local fallback) */
-    long pending;    /* effective mutations since the last verification */
-    int changed;     /* pending was changed: guard_state_unlock writes it */
+    int fd;       /* locked state file, or -1 (process-local fallback) */
+    long pending; /* effective mutations since the last verification */
+    int changed;  /* pending was changed: guard_state_unlock writes it */
 } guard_state;
 
 /* Lock the workspace's counter (blocking) and read it into st->pending.

@@ -16,7 +16,7 @@
 #include "strutil.h"
 
 static atomic_int cancel_flag;
-static volatile sig_atomic_t stop_signal;  /* the first signal that stopped the call */
+static volatile sig_atomic_t stop_signal; /* the first signal that stopped the call */
 
 static void on_signal(int sig)
 {
@@ -57,9 +57,11 @@ int cli_call_end(call_result *res, double timeout_s, int exit_code)
         return exit_code;
     char *msg = sig == SIGALRM
                     ? str_printf("timed out after %g s (--timeout): the call was ended before "
-                                 "it finished, with everything it started", timeout_s)
+                                 "it finished, with everything it started",
+                                 timeout_s)
                     : str_printf("interrupted by %s: the call was ended before it finished, "
-                                 "with everything it started", strsignal(sig));
+                                 "with everything it started",
+                                 strsignal(sig));
     if (!msg)
         return sig == SIGALRM ? CLI_EXIT_TIMEOUT : 128 + sig;
     free(res->message);

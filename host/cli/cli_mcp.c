@@ -39,7 +39,8 @@ static void print_json(cJSON *j)
 static void start_all(const mcpp_status_v1 *s, const cJSON *list)
 {
     const cJSON *p;
-    cJSON_ArrayForEach(p, list) {
+    cJSON_ArrayForEach(p, list)
+    {
         if (strcmp(str(p, "state"), "disabled") == 0)
             continue;
         char *err = NULL;
@@ -79,7 +80,8 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
         } else {
             printf("%-16s %-9s %5s  %s\n", "PROVIDER", "STATE", "TOOLS", "COMMAND");
             const cJSON *p;
-            cJSON_ArrayForEach(p, all) {
+            cJSON_ArrayForEach(p, all)
+            {
                 printf("%-16s %-9s %5d  %s\n", str(p, "name"), str(p, "state"), num(p, "tools"),
                        str(p, "command"));
                 if (*str(p, "reason"))
@@ -103,11 +105,11 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
         print_json(p);
     } else {
         const cJSON *t;
-        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(p, "tool_list")) {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(p, "tool_list"))
+        {
             const char *d = str(t, "description");
             int cut = (int)strcspn(d, "\n");
-            printf("%-40s %.*s%s\n", str(t, "name"), cut > 90 ? 90 : cut, d,
-                   cut > 90 ? "..." : "");
+            printf("%-40s %.*s%s\n", str(t, "name"), cut > 90 ? 90 : cut, d, cut > 90 ? "..." : "");
         }
     }
     if (rc != 0)

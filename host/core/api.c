@@ -108,9 +108,9 @@ static cJSON *api_catalog_list(void)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", v[i]->t.name);
         cJSON_AddStringToObject(o, "description", v[i]->t.description ? v[i]->t.description : "");
-        cJSON_AddItemToObject(o, "input_schema",
-                              cJSON_Duplicate(v[i]->shown_schema ? v[i]->shown_schema
-                                                                 : v[i]->schema, 1));
+        cJSON_AddItemToObject(
+            o, "input_schema",
+            cJSON_Duplicate(v[i]->shown_schema ? v[i]->shown_schema : v[i]->schema, 1));
         cJSON_AddItemToArray(arr, o);
     }
     free(v);
@@ -131,10 +131,7 @@ static int api_path_denied(vt_call *call, vt_subject_kind kind, const char *path
     return permission_path_denied(call->tool, call->agent, kind, path);
 }
 
-static int api_call_one_shot(const vt_call *call)
-{
-    return call && call->fe && call->fe->one_shot;
-}
+static int api_call_one_shot(const vt_call *call) { return call && call->fe && call->fe->one_shot; }
 
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),

@@ -29,8 +29,8 @@ static int valid_name(const char *n)
     if (len == 0 || len > 64)
         return 0;
     for (; *n; n++)
-        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
-              (*n >= '0' && *n <= '9') || *n == '_' || *n == '.' || *n == '-'))
+        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+              *n == '_' || *n == '.' || *n == '-'))
             return 0;
     return 1;
 }
@@ -72,7 +72,8 @@ static int prepare_schema(tool_entry *e, const char *text)
         cJSON_AddStringToObject(m, "description", "Token budget for this call's output.");
     }
     e->shown_schema = given;
-    return schema_prepare("{\"type\":\"object\",\"additionalProperties\":true}", &e->schema, &why) == VT_OK
+    return schema_prepare("{\"type\":\"object\",\"additionalProperties\":true}", &e->schema,
+                          &why) == VT_OK
                ? VT_OK
                : (free(why), VT_ERR_INVALID);
 }
@@ -91,8 +92,7 @@ int registry_dynamic_add(const char *plugin, const vt_tool *tool, size_t sizeof_
     e->dynamic = 1;
     int rc = VT_ERR_INVALID;
     /* typed tools are a load-time feature; a dynamic tool is a JSON tool */
-    if (!e->t.name || !valid_name(e->t.name) || !e->t.run || !e->t.input_schema ||
-        e->t.signature)
+    if (!e->t.name || !valid_name(e->t.name) || !e->t.run || !e->t.input_schema || e->t.signature)
         goto fail;
     e->own_name = strdup(e->t.name);
     e->own_description = strdup(e->t.description ? e->t.description : "");
@@ -136,8 +136,7 @@ int registry_dynamic_remove(const char *plugin, const char *name)
     return rc;
 }
 
-int registry_dynamic_on_demand(const char *plugin, void (*fn)(void *ud, const char *tool),
-                               void *ud)
+int registry_dynamic_on_demand(const char *plugin, void (*fn)(void *ud, const char *tool), void *ud)
 {
     plugin_module *m = plugin ? loader_find(plugin) : NULL;
     if (!m || !fn)
