@@ -107,12 +107,12 @@ test("exec_command and write_stdin: finished, failing, running, polled, invalid,
 
 test("apply_patch: add, update, move, delete, a failure, a budget cut and a guard block", async () => {
   await call("apply_patch", { input: "*** Begin Patch\n*** Add File: a.txt\n+alpha\n*** End Patch\n" });
-  await call("exec_command", { cmd: "true" }); // verification
+  await call("exec_command", { cmd: "/bin/true" }); // verification (a program that runs: the builtin runs none)
   await call("apply_patch", {
     input: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-alpha\n+beta\n*** End Patch\n" });
-  await call("exec_command", { cmd: "true" });
+  await call("exec_command", { cmd: "/bin/true" });
   await call("apply_patch", { input: "*** Begin Patch\n*** Delete File: b.txt\n*** End Patch\n" });
-  await call("exec_command", { cmd: "true" });
+  await call("exec_command", { cmd: "/bin/true" });
   await call("apply_patch", { input: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-x\n+y\n*** End Patch\n" },
     { error: true });
   const big = "*** Begin Patch\n*** Add File: big.txt\n" + "+line of text\n".repeat(400) + "*** End Patch\n";
@@ -122,7 +122,7 @@ test("apply_patch: add, update, move, delete, a failure, a budget cut and a guar
   const blocked = await call("apply_patch", { input: "*** Begin Patch\n*** Add File: d.txt\n+d\n*** End Patch\n" },
     { error: true });
   assert.equal(blocked.blocked, true);
-  await call("exec_command", { cmd: "true" });
+  await call("exec_command", { cmd: "/bin/true" });
 });
 
 test("code_search: results, and an unknown file type", async () => {
