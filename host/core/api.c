@@ -16,6 +16,7 @@
 #include "services.h"
 #include "spool.h"
 #include "strbuf.h"
+#include "strutil.h"
 #include "subjects.h"
 
 static void *api_alloc(size_t n) { return malloc(n ? n : 1); }
@@ -165,7 +166,7 @@ static const vt_host_api table = {
     .tool_remove = registry_dynamic_remove,
     .catalog_on_demand = registry_dynamic_on_demand,
     .call_one_shot = api_call_one_shot,
-    .format = strbuf_format,
+    .format = str_printf,
     .vformat = strbuf_vformat,
     .strbuf_append = strbuf_append,
     .strbuf_printf = strbuf_printf,

@@ -168,10 +168,8 @@ static int fail(vctx *c, const char *path, const char *fmt, ...)
 static int fail(vctx *c, const char *path, const char *fmt, ...)
 {
     va_list ap;
-    char *what = NULL;
     va_start(ap, fmt);
-    if (vasprintf(&what, fmt, ap) < 0)
-        what = NULL;
+    char *what = str_vprintf(fmt, ap);
     va_end(ap);
     if (!what)
         return VT_ERR_NOMEM;

@@ -1,27 +1,14 @@
 /* A growing string for plugins and host code: appends that can fail only
  * once (the builder remembers it), so callers check at the end. */
 #include "strbuf.h"
+#include "strutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char *strbuf_vformat(const char *fmt, va_list ap)
-{
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        return NULL;
-    return s;
-}
-
-char *strbuf_format(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = strbuf_vformat(fmt, ap);
-    va_end(ap);
-    return s;
-}
+/* The API's format/vformat are the host's own str_printf/str_vprintf. */
+char *strbuf_vformat(const char *fmt, va_list ap) { return str_vprintf(fmt, ap); }
 
 static int fail(vt_strbuf *b)
 {

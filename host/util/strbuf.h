@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <vthost/plugin.h>
 
-/* printf into a new string (malloc'd), or NULL when out of memory. */
-char *strbuf_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *strbuf_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* See vt_host_api.strbuf_*: 0 or VT_ERR_NOMEM (then b->failed is set and

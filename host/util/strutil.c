@@ -3,13 +3,19 @@
 #include <stdlib.h>
 #include "strutil.h"
 
+char *str_vprintf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
 char *str_printf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = str_vprintf(fmt, ap);
     va_end(ap);
     return s;
 }

@@ -9,14 +9,15 @@
 #include <string.h>
 #include "api.h"
 #include "strbuf.h"
+#include "strutil.h"
 
 static void test_format(void **st)
 {
     (void)st;
-    char *s = strbuf_format("%s-%d-%zu", "x", -3, (size_t)7);
+    char *s = str_printf("%s-%d-%zu", "x", -3, (size_t)7);
     assert_string_equal(s, "x--3-7");
     free(s);
-    s = strbuf_format("%s", "");
+    s = str_printf("%s", "");
     assert_string_equal(s, "");
     free(s);
 }
