@@ -10,7 +10,6 @@ Landlock or namespaces are unavailable here.
 
     sandbox_escape.py path/to/vthost
 """
-import ctypes
 import hashlib
 import json
 import os
@@ -21,41 +20,18 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import termios
 import threading
 import time
 import tty
 
+from sbx_common import failures, ok, require_landlock, scratch_dir, tag, trusted_config
 
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 V = sys.argv[1]
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.syscall(444, None, 0, 1) <= 0:
-    print("SKIP: this kernel offers no Landlock")
-    sys.exit(77)
-
-fails = 0
-TAG = "%d%d" % (os.getpid(), int(time.time()) % 100000)
-
-
-def ok(name, cond, detail=""):
-    global fails
-    if cond:
-        print("ok   " + name)
-    else:
-        fails += 1
-        print("FAIL " + name + (": " + detail if detail else ""))
-
-
-base = tempfile.mkdtemp(prefix="vthost-escape-", dir="/var/tmp")
-os.chmod(base, 0o755)
+require_landlock()
+TAG = tag()
+base = scratch_dir("vthost-escape-")
 WS = os.path.join(base, "ws")
 OUT = os.path.join(base, "outside")
 os.makedirs(os.path.join(WS, ".git", "hooks"))
@@ -396,5 +372,5 @@ ok("only the session's processes visible", r.get("output", "").strip().isdigit()
 ok("no tiocsti marker file", not os.path.exists("/tmp/tiocsti-" + TAG))
 
 shutil.rmtree(base, ignore_errors=True)
-print("failures: %d" % fails)
-sys.exit(1 if fails else 0)
+print("failures: %d" % failures())
+sys.exit(1 if failures() else 0)

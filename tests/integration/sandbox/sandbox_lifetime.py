@@ -12,25 +12,18 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
+from sbx_common import scratch_dir, tag, trusted_config
 
-def trusted_config(ws):
-    """--config naming the workspace's own vtcode.toml: an explicit --config
-    is trusted, so its allow rules apply (a workspace's own file alone only
-    tightens)."""
-    path = os.path.join(ws, "vtcode.toml")
-    return ["--config", path] if os.path.exists(path) else []
 
 V = sys.argv[1]
-base = tempfile.mkdtemp(prefix="vthost-lifetime-", dir="/var/tmp")
-os.chmod(base, 0o755)
+base = scratch_dir("vthost-lifetime-")
 WS = os.path.join(base, "ws")
 os.makedirs(WS)
 with open(os.path.join(WS, "vtcode.toml"), "w") as f:
     f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-TAG = "%d%d" % (os.getpid(), int(time.time()) % 10000)
+TAG = tag(10000)
 SESSIONS = 10
 
 

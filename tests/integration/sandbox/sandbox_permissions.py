@@ -12,38 +12,20 @@ Landlock or namespaces.
 
     sandbox_permissions.py path/to/vthost
 """
-import ctypes
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
-import time
+
+from sbx_common import failures, ok, require_landlock, scratch_dir, tag, trusted_config
 
 V = sys.argv[1]
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.syscall(444, None, 0, 1) <= 0:
-    print("SKIP: this kernel offers no Landlock")
-    sys.exit(77)
-
-fails = 0
-TAG = "%d%d" % (os.getpid(), int(time.time()) % 100000)
-
-
-def ok(name, cond, detail=""):
-    global fails
-    if cond:
-        print("ok   " + name)
-    else:
-        fails += 1
-        print("FAIL " + name + (": " + detail if detail else ""))
-
-
-base = tempfile.mkdtemp(prefix="vthost-sbxperm-", dir="/var/tmp")
-os.chmod(base, 0o755)
+require_landlock()
+TAG = tag()
+base = scratch_dir("vthost-sbxperm-")
 WS = os.path.join(base, "ws")
 ADDED = os.path.join(base, "added")        # outside the workspace, /tmp and TMPDIR
 OTHER = os.path.join(base, "not-added")
@@ -265,5 +247,5 @@ shutil.rmtree(base, ignore_errors=True)
 for m in ("/tmp/tiocsti-" + TAG,):
     if os.path.exists(m):
         os.unlink(m)
-print("failures: %d" % fails)
-sys.exit(1 if fails else 0)
+print("failures: %d" % failures())
+sys.exit(1 if failures() else 0)
