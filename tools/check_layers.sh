@@ -15,12 +15,6 @@ host="$root/host"
 # Rank of each layer; equal ranks are siblings and may not include each other.
 declare -A rank=([util]=0 [plugin]=1 [perm]=2 [call]=3 [core]=4 [cli]=5 [mcp]=5 [main]=6)
 
-# Known exceptions, "FILE:INCLUDE": each is a debt with its way out named.
-#  - guard.c reads exec's splitter contract from the plugin's own header
-#    until that contract is in the SDK (sdk/include/vthost/) and exec
-#    reports the commands it ran with its exit note.
-known=()
-
 # Where each header lives.
 declare -A home
 while IFS= read -r h; do
@@ -47,9 +41,7 @@ while IFS= read -r src; do
         inc=${inc#*\"}
         inc=${inc%%\"*}
         if [[ $inc == */* ]]; then
-            if [[ " ${known[*]} " == *" host/$rel:$inc "* ]]; then
-                continue
-            elif [[ $inc == *plugins/* ]]; then
+            if [[ $inc == *plugins/* ]]; then
                 echo "host/$rel:$line: includes \"$inc\": host code never includes plugin sources"
             else
                 echo "host/$rel:$line: includes \"$inc\": name the header, not a path"
