@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "api.h"
 #include "call.h"
+#include "call_client.h"
 #include "call_ops.h"
 #include "guard.h"
 #include "log.h"
@@ -172,6 +173,8 @@ static const vt_host_api table = {
     .strbuf_printf = strbuf_printf,
     .strbuf_take = strbuf_take,
     .strbuf_reset = strbuf_reset,
+    .client_capabilities = call_client_capabilities,
+    .client_request = call_client_request,
 };
 
 const vt_host_api *api_table(void) { return &table; }

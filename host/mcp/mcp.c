@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "call_client.h"
 #include "host.h"
 #include "mcp.h"
 #include "permission.h"
@@ -168,9 +169,11 @@ int mcp_serve(void)
     host_set_log_sink(mcp_server_log, s);
     registry_require_search(1);
     registry_dynamic_on_listed_change(mcp_server_tools_changed, s);
+    call_client_bind(mcp_server_client_caps, s);
 
     int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
     registry_dynamic_on_listed_change(NULL, NULL);
+    call_client_bind(NULL, NULL);
 
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGINT, &old_int, NULL);

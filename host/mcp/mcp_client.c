@@ -1,24 +1,42 @@
 /* Server-to-client requests: each waits on its own thread for the reply,
  * which the reading thread matches by id (mcp_call_reply).  A wait ends
  * early when the call is cancelled or the server stops. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mcp_client.h"
+#include "mcp_server.h"
 
-/* Send `method` and wait for the client's result (*result, owned by the
- * caller).  Returns 0, or -1 when there is no usable answer. */
-static int client_request(mcp_call *c, const char *method, cJSON *params,
-                          cJSON **result)
+static void deadline_in(struct timespec *t, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t); /* reply_cond's clock */
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Send `method` (params taken) and wait for the client's answer, at most
+ * timeout_ms when > 0.  Returns 0 and *result, VT_ERR_IO and *error (the
+ * client's error object), VT_ERR_CANCELLED (the call was cancelled or
+ * the server stops), VT_ERR_BUSY (timed out) or VT_ERR_INVALID (an
+ * answer that is neither).  Both out-parameters are the caller's. */
+static int client_request(mcp_call *c, const char *method, cJSON *params, int timeout_ms,
+                          cJSON **result, cJSON **error)
 {
     struct mcp_server *s = c->srv;
     mcp_pending p = {0};
     *result = NULL;
+    if (error)
+        *error = NULL;
     pthread_mutex_lock(&s->lock);
     if (s->stopping || c->cancelled) {
         pthread_mutex_unlock(&s->lock);
         cJSON_Delete(params);
-        return -1;
+        return VT_ERR_CANCELLED;
     }
     p.id = (double)++s->next_request_id;
     p.next = s->pending;
@@ -29,12 +47,21 @@ static int client_request(mcp_call *c, const char *method, cJSON *params,
     cJSON_AddStringToObject(m, "jsonrpc", "2.0");
     cJSON_AddNumberToObject(m, "id", p.id);
     cJSON_AddStringToObject(m, "method", method);
-    cJSON_AddItemToObject(m, "params", params);
+    if (params)
+        cJSON_AddItemToObject(m, "params", params);
     int sent = mcp_send(s, m) == 0;
 
+    struct timespec deadline;
+    if (timeout_ms > 0)
+        deadline_in(&deadline, timeout_ms);
+    int timed_out = 0;
     pthread_mutex_lock(&s->lock);
-    while (sent && !p.done && !s->stopping && !c->cancelled)
-        pthread_cond_wait(&s->reply_cond, &s->lock);
+    while (sent && !p.done && !s->stopping && !c->cancelled && !timed_out) {
+        if (timeout_ms > 0)
+            timed_out = pthread_cond_timedwait(&s->reply_cond, &s->lock, &deadline) == ETIMEDOUT;
+        else
+            pthread_cond_wait(&s->reply_cond, &s->lock);
+    }
     for (mcp_pending **q = &s->pending; *q; q = &(*q)->next) {
         if (*q == &p) {
             *q = p.next;
@@ -47,19 +74,27 @@ static int client_request(mcp_call *c, const char *method, cJSON *params,
         if (sent) {
             cJSON *n = cJSON_CreateObject();
             cJSON_AddNumberToObject(n, "requestId", p.id);
-            cJSON_AddStringToObject(n, "reason", "the tool call was cancelled");
+            cJSON_AddStringToObject(n, "reason", timed_out ? "timed out"
+                                                           : "the tool call was cancelled");
             mcp_send_notification(s, "notifications/cancelled", n);
         }
-        return -1;
+        return timed_out ? VT_ERR_BUSY : VT_ERR_CANCELLED;
     }
     cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(p.reply, "result");
+    cJSON *err = cJSON_DetachItemFromObjectCaseSensitive(p.reply, "error");
     cJSON_Delete(p.reply);
-    if (!cJSON_IsObject(res)) {
-        cJSON_Delete(res);
-        return -1;
+    if (cJSON_IsObject(res)) {
+        cJSON_Delete(err);
+        *result = res;
+        return VT_OK;
     }
-    *result = res;
-    return 0;
+    cJSON_Delete(res);
+    if (cJSON_IsObject(err) && error) {
+        *error = err;
+        return VT_ERR_IO;
+    }
+    cJSON_Delete(err);
+    return VT_ERR_INVALID;
 }
 
 void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id)
@@ -159,7 +194,7 @@ static int prompt(void *ctx, const cJSON *request)
     cJSON_AddItemToObject(schema, "required", cJSON_CreateStringArray(req, 1));
 
     cJSON *res = NULL;
-    if (client_request(c, "elicitation/create", params, &res) < 0)
+    if (client_request(c, "elicitation/create", params, 0, &res, NULL) != VT_OK)
         return -1;
     const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
     const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
@@ -222,11 +257,44 @@ static int sample(void *ctx, const char *system_prompt, const char *user_text,
     cJSON_AddNumberToObject(params, "maxTokens", 256);
 
     cJSON *res = NULL;
-    if (client_request(c, "sampling/createMessage", params, &res) < 0)
+    if (client_request(c, "sampling/createMessage", params, 0, &res, NULL) != VT_OK)
         return -1;
     *answer = sampled_text(cJSON_GetObjectItemCaseSensitive(res, "content"));
     cJSON_Delete(res);
     return *answer ? 0 : -1;
+}
+
+/* frontend.client_request: a plugin's request, relayed as it is. */
+static int relay(void *ctx, const char *method, const cJSON *params, int timeout_ms,
+                 cJSON **result, cJSON **error)
+{
+    cJSON *copy = params ? cJSON_Duplicate(params, 1) : NULL;
+    if (params && !copy)
+        return VT_ERR_NOMEM;
+    return client_request(ctx, method, copy, timeout_ms, result, error);
+}
+
+/* VT_CLIENT_* bits of what the client declared.  Caller holds s->lock. */
+static unsigned caps_locked(const struct mcp_server *s)
+{
+    return (s->cap_elicitation ? VT_CLIENT_ELICITATION : 0) |
+           (s->cap_elicitation_url ? VT_CLIENT_ELICITATION_URL : 0) |
+           (s->cap_sampling ? VT_CLIENT_SAMPLING : 0) | (s->cap_roots ? VT_CLIENT_ROOTS : 0);
+}
+
+unsigned mcp_server_client_caps(void *server)
+{
+    struct mcp_server *s = server;
+    if (!s)
+        return 0;
+    if (s->inline_calls)
+        return 0;
+    if (!atomic_load(&s->initialized))
+        return VT_CLIENT_PENDING;
+    pthread_mutex_lock(&s->lock);
+    unsigned caps = caps_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    return caps;
 }
 
 void mcp_client_frontend(struct mcp_server *s, mcp_call *c)
@@ -238,5 +306,7 @@ void mcp_client_frontend(struct mcp_server *s, mcp_call *c)
         c->fe.prompt = prompt;
     if (s->cap_sampling)
         c->fe.sample = sample;
+    c->fe.client_caps = caps_locked(s);
+    c->fe.client_request = relay;
     pthread_mutex_unlock(&s->lock);
 }

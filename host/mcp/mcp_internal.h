@@ -100,6 +100,7 @@ struct mcp_server {
     atomic_int log_level;       /* notifications/message threshold */
     atomic_int initialized;     /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */
+    int cap_elicitation_url, cap_roots; /* likewise */
 };
 
 /* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */

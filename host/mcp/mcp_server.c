@@ -48,12 +48,12 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->reply_cond, NULL);
     /* Timed waits (standby polling, shutdown) count on the monotonic clock. */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->lead_cond, &ca);
+    pthread_cond_init(&s->reply_cond, &ca); /* client requests time out */
     pthread_cond_init(&s->exit_cond, &ca);
     pthread_cond_init(&s->room_cond, &ca);
     pthread_cond_init(&s->out_cond, NULL);

@@ -56,6 +56,11 @@ void mcp_server_log(void *server, int level, const char *who, const char *msg);
  * notifications/tools/list_changed.  Thread-safe. */
 void mcp_server_tools_changed(void *server);
 
+/* What the client declared at initialize, as VT_CLIENT_* bits of
+ * vthost/plugin.h (VT_CLIENT_PENDING before initialize; 0 in memory
+ * mode, where nobody reads requests).  For call_client_bind. */
+unsigned mcp_server_client_caps(void *server);
+
 void mcp_server_free(mcp_server *s);
 
 #endif

@@ -40,6 +40,9 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
     s->cap_elicitation =
         supports_form_elicitation(cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
     s->cap_sampling = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "sampling"));
+    s->cap_elicitation_url = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(caps, "elicitation"), "url"));
+    s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
     pthread_mutex_unlock(&s->lock);
     mcp_roots_initialize(caps);
 

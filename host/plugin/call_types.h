@@ -23,6 +23,14 @@ typedef struct frontend {
     /* Non-zero: the front end ends after this call (the CLI), so no
      * session may outlive it (vt_host_api.call_one_shot). */
     int one_shot;
+    /* What the client accepts (VT_CLIENT_* of plugin.h; 0: nothing). */
+    unsigned client_caps;
+    /* Send a request to the client and wait for its answer (the transport
+     * behind vt_host_api.client_request, which has checked the method
+     * against client_caps).  Returns 0 and *result, or a vt_status and
+     * *error (both new, owned by the caller) as that member says. */
+    int (*client_request)(void *ctx, const char *method, const cJSON *params, int timeout_ms,
+                          cJSON **result, cJSON **error);
 } frontend;
 
 typedef enum call_status {

@@ -10,7 +10,7 @@ void subjects_init(vt_subjects *s)
 
 int subjects_add(vt_subjects *s, vt_subject_kind kind, const char *value)
 {
-    if (!s || !value || kind < VT_SUBJECT_COMMAND || kind > VT_SUBJECT_ESCALATION)
+    if (!s || !value || kind < VT_SUBJECT_COMMAND || kind > VT_SUBJECT_MCP_TOOL)
         return VT_ERR_INVALID;
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 8;
@@ -49,6 +49,8 @@ const char *subject_kind_name(vt_subject_kind kind)
     case VT_SUBJECT_DOMAIN: return "domain";
     case VT_SUBJECT_CWD: return "cwd";
     case VT_SUBJECT_ESCALATION: return "escalation";
+    case VT_SUBJECT_MCP_SERVER: return "mcp_server";
+    case VT_SUBJECT_MCP_TOOL: return "mcp_tool";
     }
     return "unknown";
 }

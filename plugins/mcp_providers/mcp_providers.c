@@ -17,6 +17,7 @@
 #include <vthost/mcp_providers.h>
 #include "config.h"
 #include "provider.h"
+#include "relay.h"
 #include "tools.h"
 
 #define PROTOCOL_VERSION "2025-06-18"
@@ -93,7 +94,7 @@ static int handshake(provider *p, char **err)
 {
     cJSON *params = cJSON_CreateObject();
     cJSON_AddStringToObject(params, "protocolVersion", PROTOCOL_VERSION);
-    cJSON_AddObjectToObject(params, "capabilities");
+    cJSON_AddItemToObject(params, "capabilities", relay_capabilities());
     cJSON *info = cJSON_AddObjectToObject(params, "clientInfo");
     cJSON_AddStringToObject(info, "name", "vthost");
     cJSON_AddStringToObject(info, "version", "0.1.0");

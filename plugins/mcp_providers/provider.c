@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "provider.h"
+#include "relay.h"
 
 const vt_host_api *mcpp_api;
 void (*mcpp_list_changed)(provider *p);
@@ -31,6 +32,7 @@ struct rpc_wait {
     cJSON *reply;
     char *err;
     int done;
+    cJSON *incoming;        /* requests of the provider to relay for `call` */
 };
 
 const char *provider_state_name(provider_state s)
@@ -124,6 +126,11 @@ static cJSON *rpc_new(const char *method, cJSON *params)
     return m;
 }
 
+int provider_send(provider *p, cJSON *msg)
+{
+    return send_msg(p, msg);
+}
+
 int provider_notify(provider *p, const char *method, cJSON *params)
 {
     return send_msg(p, rpc_new(method, params));
@@ -173,6 +180,28 @@ static void on_progress(provider *p, const cJSON *params)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* A request to relay to vthost's client (takes m; returns what is left
+ * to free).  It belongs to one of the provider's tool calls: over stdio
+ * nothing says which, so the earliest call in flight relays it. */
+static cJSON *queue_relay(provider *p, cJSON *m)
+{
+    rpc_wait *target = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (rpc_wait *w = p->waits; w; w = w->next)  /* newest first */
+        if (w->call && !w->done)
+            target = w;
+    if (target && (target->incoming || (target->incoming = cJSON_CreateArray()))) {
+        cJSON_AddItemToArray(target->incoming, m);
+        m = NULL;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (m)
+        relay_refuse(p, m, RELAY_REFUSED, "it arrived while no tool call of this provider "
+                                          "was running");
+    return m;
+}
+
 /* One message; returns 0, or -1 when it is not JSON-RPC at all. */
 static int handle_line(provider *p, const char *line, size_t len)
 {
@@ -187,7 +216,9 @@ static int handle_line(provider *p, const char *line, size_t len)
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
     const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
-    if (method && id) {
+    if (method && id && relay_method(method)) {
+        m = queue_relay(p, m);
+    } else if (method && id) {
         answer_request(p, id, method);
     } else if (method) {
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
@@ -472,6 +503,14 @@ static int past(const struct timespec *t)
     return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
 
+static int ms_left(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 1 ? 1 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
 static void send_cancel(provider *p, long id, const char *reason)
 {
     cJSON *params = cJSON_CreateObject();
@@ -533,6 +572,15 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
             timed_out = 1;
             break;
         }
+        cJSON *req = w->incoming ? cJSON_DetachItemFromArray(w->incoming, 0) : NULL;
+        if (req) {
+            /* relayed on this thread: it ends when the call ends */
+            pthread_mutex_unlock(&p->mu);
+            relay_serve(p, call, req, ms_left(&deadline));
+            cJSON_Delete(req);
+            pthread_mutex_lock(&p->mu);
+            continue;
+        }
         struct timespec slice;
         deadline_after(&slice, 50);
         pthread_cond_timedwait(&p->cond, &p->mu, &slice);
@@ -542,7 +590,17 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
             *pp = w->next;
             break;
         }
+    cJSON *left = w->incoming;
+    w->incoming = NULL;
     pthread_mutex_unlock(&p->mu);
+
+    const cJSON *req;
+    cJSON_ArrayForEach(req, left) {
+        relay_refuse(p, req, RELAY_CANCELLED,
+                     cancelled ? "the tool call was cancelled"
+                     : timed_out ? "the tool call timed out" : "the tool call ended");
+    }
+    cJSON_Delete(left);
 
     if (cancelled) {
         send_cancel(p, w->id, "cancelled by the client");

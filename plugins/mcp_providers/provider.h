@@ -78,6 +78,9 @@ void provider_fail(provider *p, const char *why);
 int provider_request(provider *p, const char *method, cJSON *params, vt_call *call,
                      int timeout_ms, cJSON **reply, char **err);
 int provider_notify(provider *p, const char *method, cJSON *params);
+/* Send one message (a response to the provider's own request); takes
+ * msg.  Returns 0, or -1 when the provider is gone. */
+int provider_send(provider *p, cJSON *msg);
 
 const char *provider_state_name(provider_state s);
 /* Called (from the reader thread, no lock held) when a provider says

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 2
+#define VT_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -110,9 +110,29 @@ typedef enum vt_subject_kind {
     VT_SUBJECT_PATH_DELETE = 6,
     VT_SUBJECT_DOMAIN = 7,     /* network host name */
     VT_SUBJECT_CWD = 8,        /* directory relative subjects start from */
-    VT_SUBJECT_ESCALATION = 9  /* asks to run outside the sandbox; value
+    VT_SUBJECT_ESCALATION = 9, /* asks to run outside the sandbox; value
                                   is the justification */
+    /* ---- added in 1.3: MCP tool calls ---- */
+    /* The call is a tools/call to another MCP server: the server's name
+     * (VT_SUBJECT_MCP_SERVER) and the tool's own name on that server
+     * (VT_SUBJECT_MCP_TOOL), as the server spells them.  Reported
+     * together; the auto reviewer is then given the call as an MCP
+     * request (kind "mcp_tool_call": server, tool, arguments).  A 1.2
+     * host refuses them (subject_add returns VT_ERR_INVALID). */
+    VT_SUBJECT_MCP_SERVER = 10,
+    VT_SUBJECT_MCP_TOOL = 11
 } vt_subject_kind;
+
+/* ---- added in 1.3: what the client accepts (client_capabilities) ---- */
+enum vt_client_capability {
+    VT_CLIENT_ELICITATION = 1u << 0,     /* elicitation/create, form mode */
+    VT_CLIENT_ELICITATION_URL = 1u << 1, /* elicitation/create, url mode */
+    VT_CLIENT_SAMPLING = 1u << 2,        /* sampling/createMessage */
+    VT_CLIENT_ROOTS = 1u << 3,           /* roots/list */
+    /* Only with call == NULL: an MCP client is being served but has not
+     * sent initialize yet, so what it accepts is not known. */
+    VT_CLIENT_PENDING = 1u << 8
+};
 
 /* Notes a plugin leaves for the host's guards (anti-blind-editing). */
 typedef enum vt_note_kind {
@@ -494,6 +514,40 @@ struct vt_host_api {
     char *(*strbuf_take)(vt_strbuf *b);
     /* Free what `b` holds and leave it empty. */
     void (*strbuf_reset)(vt_strbuf *b);
+    /* ---- added in 1.3: requests to the client ---- */
+    /* What the client of `call` accepts: VT_CLIENT_* bits, as it declared
+     * them at initialize.  With call == NULL: the MCP client `vthost
+     * serve` serves (VT_CLIENT_PENDING until it has initialized).  0 when
+     * no client can be asked: the CLI (`vthost call`, `vthost mcp`),
+     * other one-shot front ends, or a client that declared nothing.
+     * Thread-safe. */
+    unsigned (*client_capabilities)(const vt_call *call);
+    /* Send the request `method` with `params` (a JSON object or NULL;
+     * borrowed, copied) to the client of `call` and wait for its answer,
+     * on the calling thread, from inside the call's run hook (or a
+     * thread it waits for) while the call runs.  Methods: the requests
+     * MCP lets a server send its client: "elicitation/create" (form, or
+     * url with params "mode": "url"), "sampling/createMessage",
+     * "roots/list", "ping"; each needs the client's capability.
+     * The wait ends with the client's answer, after timeout_ms (> 0;
+     * 0 or less: no limit of its own), or when the call is cancelled or
+     * the server stops; a request given up is withdrawn from the client
+     * with notifications/cancelled.
+     * Returns 0 and *result (the JSON-RPC "result" object), or a
+     * negative status and *error, a JSON-RPC error object {"code",
+     * "message"[, "data"]} ready to be passed on as it is:
+     *   VT_ERR_IO          the client answered with this error;
+     *   VT_ERR_UNSUPPORTED no client can answer `method`: the client did
+     *                      not declare the capability, or the front end
+     *                      has no client (the CLI, one-shot commands);
+     *   VT_ERR_CANCELLED   the call was cancelled (or vthost is stopping);
+     *   VT_ERR_BUSY        timeout_ms passed without an answer;
+     *   VT_ERR_INVALID     an unknown method, or params not an object.
+     * *result and *error are new trees owned by the caller (cJSON_Delete);
+     * the one not set is NULL.  Thread-safe: several calls (and several
+     * threads of one call) may wait at once. */
+    int (*client_request)(vt_call *call, const char *method, const cJSON *params,
+                          int timeout_ms, cJSON **result, cJSON **error);
 };
 
 #define VT_HAS(api, member)                                               \

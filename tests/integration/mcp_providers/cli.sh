@@ -60,7 +60,7 @@ out=$(vt mcp frobnicate 2>&1); rc=$?
 check_eq "mcp with a bad subcommand: usage error" 2 "$rc"
 
 # call and explain start the provider that owns the name (lazy start)
-printf '[permissions]\ndeny = ["mcp__test__danger"]\nallow = ["mcp__test__echo"]\n' >>"$T/vtcode.toml"
+printf '[permissions]\ndeny = ["mcp__test__danger"]\nallow = ["mcp__test__echo", "mcp__test__summarise", "mcp__test__ask_name", "mcp__test__client_caps"]\n' >>"$T/vtcode.toml"
 out=$(vt call mcp__test__echo '{"text":"from the cli"}' 2>&1); rc=$?
 check_eq "call starts the provider: exit 0" 0 "$rc"
 check "call: provider output" "echo: from the cli" "$out"
@@ -70,6 +70,20 @@ out=$(vt call mcp__test__danger '{}' 2>&1); rc=$?
 check_eq "call of a denied provider tool exits 1" 1 "$rc"
 [ ! -e "$T/danger.marker" ] && echo "ok   denied tool did not run" ||
     { echo "FAIL denied tool ran"; fails=$((fails + 1)); }
+
+# the CLI has no MCP client: nothing is declared to the provider, and a
+# request sent anyway is refused cleanly; the tool's fallback answers
+out=$(vt call mcp__test__client_caps '{}' 2>&1)
+check "cli: no client capabilities declared to providers" '"output":"{}"' "$out"
+out=$(vt call mcp__test__summarise '{"text":"one two three four five"}' 2>&1); rc=$?
+check_eq "cli: a refused sampling request: the call still succeeds" 0 "$rc"
+check "cli: the tool's own fallback" "fallback summary: one two three" "$out"
+check "cli: the refusal says why" "this front end has no MCP client to ask" "$out"
+check "cli: not 'method not found'" "MCP error -32000" "$out"
+out=$(vt call mcp__test__ask_name '{"raw":true}' 2>&1); rc=$?
+check_eq "cli: a refused elicitation: exit 0" 0 "$rc"
+check "cli: elicitation fallback" "fallback: hello stranger" "$out"
+check "cli: elicitation refusal says why" "this front end has no MCP client to ask" "$out"
 
 # a configuration error names the key
 printf '[mcp]\ntool_timeout_seconds = "soon"\n' >"$T/bad.toml"

@@ -17,7 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, "../mcp/package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
-const { ToolListChangedNotificationSchema, ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+const { ToolListChangedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const node = process.execPath;
 const workspaces = [];
@@ -299,6 +299,116 @@ test("progress is forwarded and cancellation reaches the provider", async () => 
   await assert.rejects(pending);
   await waitFor(() => existsSync(join(ws, "test.log")) && readFileSync(join(ws, "test.log"), "utf8").includes("cancelled slow"),
     10000, "the provider to see the cancellation");
+});
+
+// Elicitation and sampling requests of a provider, relayed to vthost's
+// client when it declared them, refused cleanly (and the call goes on)
+// when it did not.
+const providerLog = (ws) => (existsSync(join(ws, "test.log")) ? readFileSync(join(ws, "test.log"), "utf8") : "");
+
+test("a client with elicitation and sampling answers the provider's requests", async () => {
+  const ws = workspace();
+  const c = await connect(ws, { capabilities: { elicitation: {}, sampling: {} } });
+  const elicited = [];
+  const sampled = [];
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicited.push(req.params);
+    return { action: "accept", content: { name: "Ada" } };
+  });
+  c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    sampled.push(req.params);
+    return { role: "assistant", model: "relay-model", content: { type: "text", text: "a short summary" } };
+  });
+  await search(c, "ask the user for a name greet");
+  await search(c, "summarise a text client's model");
+  await search(c, "client capabilities vthost declared");
+  const caps = JSON.parse(text(await c.callTool({ name: "mcp__test__client_caps", arguments: {} })));
+  assert.ok(caps.elicitation && caps.sampling, `declared to the provider: ${JSON.stringify(caps)}`);
+
+  const r = await c.callTool({ name: "mcp__test__ask_name", arguments: {} });
+  assert.ok(!r.isError, text(r));
+  assert.match(text(r), /hello Ada/);
+  assert.equal(elicited.length, 1);
+  // the user sees which server asks (not vthost's own permission prompt)
+  assert.equal(elicited[0].message, "MCP server 'test' asks: What name should the greeting use?");
+  assert.deepEqual(elicited[0].requestedSchema.required, ["name"]);
+
+  const s = await c.callTool({ name: "mcp__test__summarise", arguments: { text: "one two three four" } });
+  assert.ok(!s.isError, text(s));
+  assert.match(text(s), /summary: a short summary \(model relay-model\)/);
+  assert.equal(sampled.length, 1);
+  assert.match(JSON.stringify(sampled[0].messages), /Summarise: one two three four/);
+  assert.equal(sampled[0].systemPrompt, "You summarise.");
+  assert.equal(sampled[0].includeContext, "none", "the client's context is never offered to a provider");
+  assert.match(providerLog(ws), /elicit answered accept/);
+  assert.match(providerLog(ws), /sample answered relay-model/);
+
+  // the client's own error reaches the provider as the client sent it
+  c.setRequestHandler(CreateMessageRequestSchema, async () => {
+    throw new Error("the user rejected sampling");
+  });
+  const e = await c.callTool({ name: "mcp__test__summarise", arguments: { text: "alpha beta gamma delta" } });
+  assert.ok(!e.isError, text(e));
+  assert.match(text(e), /fallback summary: alpha beta gamma \(.*the user rejected sampling/);
+});
+
+test("a client without them: clean refusals, and the tools' own fallbacks", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  await search(c, "ask the user for a name greet");
+  await search(c, "summarise a text client's model");
+  await search(c, "client capabilities vthost declared");
+  const caps = JSON.parse(text(await c.callTool({ name: "mcp__test__client_caps", arguments: {} })));
+  assert.equal(caps.elicitation, undefined, JSON.stringify(caps));
+  assert.equal(caps.sampling, undefined, JSON.stringify(caps));
+  // the provider's SDK sees elicitation is not offered and falls back itself
+  const sdk = await c.callTool({ name: "mcp__test__ask_name", arguments: {} });
+  assert.ok(!sdk.isError, text(sdk));
+  assert.match(text(sdk), /fallback: hello stranger \(Client does not support form elicitation/);
+  // sent anyway: vthost refuses with a reason, not "method not found"
+  const raw = await c.callTool({ name: "mcp__test__ask_name", arguments: { raw: true } });
+  assert.ok(!raw.isError, text(raw));
+  assert.match(text(raw), /fallback: hello stranger \(MCP error -32000: vthost cannot relay elicitation\/create: its MCP client did not declare the elicitation capability/);
+  const s = await c.callTool({ name: "mcp__test__summarise", arguments: { text: "one two three four" } });
+  assert.ok(!s.isError, text(s));
+  assert.match(text(s), /fallback summary: one two three \(MCP error -32000: vthost cannot relay sampling\/createMessage: its MCP client did not declare the sampling capability/);
+  assert.doesNotMatch(providerLog(ws), /-32601/);
+});
+
+test("a relay ends with its call: cancelled, or past the tool timeout", async () => {
+  const ws = workspace();
+  const c = await connect(ws, { capabilities: { elicitation: {}, sampling: {} } });
+  let asked = 0;
+  const withdrawn = [];
+  c.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+    asked++;
+    // never answers; notes when vthost withdraws the request
+    return new Promise((_, reject) => extra.signal.addEventListener("abort", () => {
+      withdrawn.push(String(extra.signal.reason ?? "aborted"));
+      reject(new Error("withdrawn"));
+    }));
+  });
+  await search(c, "ask the user for a name greet");
+  const ac = new AbortController();
+  const pending = c.callTool({ name: "mcp__test__ask_name", arguments: {} }, undefined, { signal: ac.signal });
+  await waitFor(() => asked === 1, 5000, "the relayed elicitation");
+  ac.abort();
+  await assert.rejects(pending);
+  await waitFor(() => /elicit refused -32800 .*cancelled/.test(providerLog(ws)), 5000,
+    "the provider to get a cancellation error");
+  await waitFor(() => withdrawn.length === 1, 5000, "vthost to withdraw its request from the client");
+
+  // tool_timeout_seconds = 3: the unanswered relay ends with the call
+  const t0 = Date.now();
+  const r = await c.callTool({ name: "mcp__test__ask_name", arguments: {} });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /did not answer tools\/call within 3 s/);
+  assert.ok(Date.now() - t0 < 10000, `ended after ${Date.now() - t0} ms`);
+  await waitFor(() => withdrawn.length === 2, 5000, "the timed-out request to be withdrawn");
+  // the provider is still there and the next call works
+  await search(c, "echo a text back unchanged");
+  const echo = await c.callTool({ name: "mcp__test__echo", arguments: { text: "after" } });
+  assert.match(text(echo), /echo: after/);
 });
 
 test("every provider dies with vthost, SIGKILL included", async () => {

@@ -2,7 +2,9 @@
 // copy in ../mcp/node_modules), run by vthost as an [[mcp.providers]]
 // stdio child.  Env: PROVIDER_LOG (a file it appends events to: start
 // with its pid, cancellations), PROVIDER_MARKER (a file the `danger`
-// tool creates).
+// tool creates).  `ask_name` elicits and `summarise` samples through
+// vthost (each with its own fallback when refused); `client_caps` shows
+// the client capabilities vthost declared.
 import { createRequire } from "node:module";
 import { appendFileSync, writeFileSync } from "node:fs";
 
@@ -10,6 +12,7 @@ const require = createRequire(new URL("../mcp/package.json", import.meta.url));
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
 const { z } = require("zod");
+const { ElicitResultSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const log = (line) => {
   if (process.env.PROVIDER_LOG) appendFileSync(process.env.PROVIDER_LOG, line + "\n");
@@ -119,6 +122,65 @@ server.registerTool(
     }
     return { content: [{ type: "text", text: "added" }] };
   },
+);
+
+const say = (text) => ({ content: [{ type: "text", text }] });
+
+server.registerTool(
+  "ask_name",
+  {
+    description: "Ask the user for a name through elicitation and greet them (falls back to a stranger).",
+    // raw: send the request even when vthost did not declare elicitation
+    inputSchema: { raw: z.boolean().optional() },
+  },
+  async ({ raw }, extra) => {
+    const params = {
+      message: "What name should the greeting use?",
+      requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    };
+    try {
+      const r = raw
+        ? await extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema)
+        : await server.server.elicitInput(params, { relatedRequestId: extra.requestId });
+      log(`elicit answered ${r.action}`);
+      return say(r.action === "accept" ? `hello ${r.content.name}` : `elicitation ${r.action}`);
+    } catch (e) {
+      log(`elicit refused ${e.code ?? ""} ${e.message}`);
+      return say(`fallback: hello stranger (${e.message})`);
+    }
+  },
+);
+
+server.registerTool(
+  "summarise",
+  {
+    description: "Summarise a text with the client's model through sampling (falls back to its first words).",
+    inputSchema: { text: z.string() },
+  },
+  async ({ text }, extra) => {
+    try {
+      const r = await server.server.createMessage(
+        {
+          messages: [{ role: "user", content: { type: "text", text: `Summarise: ${text}` } }],
+          systemPrompt: "You summarise.",
+          includeContext: "thisServer",
+          maxTokens: 50,
+        },
+        { relatedRequestId: extra.requestId },
+      );
+      log(`sample answered ${r.model}`);
+      return say(`summary: ${r.content.text} (model ${r.model})`);
+    } catch (e) {
+      log(`sample refused ${e.code ?? ""} ${e.message}`);
+      return say(`fallback summary: ${text.split(" ").slice(0, 3).join(" ")} (${e.message})`);
+    }
+  },
+);
+
+server.registerTool(
+  "client_caps",
+  { description: "Show the client capabilities vthost declared to this provider.", inputSchema: {} },
+  async () => say(JSON.stringify(server.server.getClientCapabilities() ?? {})),
 );
 
 await server.connect(new StdioServerTransport());
