@@ -167,6 +167,7 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
         return -1;
     }
     p->name = strdup(name->valuestring);
+    p->tp = &stdio_transport;
     p->prefix = naming_prefix(p->name);
     p->lim = c->lim;
     int enabled = 1;

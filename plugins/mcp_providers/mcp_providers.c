@@ -181,7 +181,7 @@ static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
         mcpp_api->log(VT_LOG_NOTICE, MCPP_PLUGIN, "restarting MCP provider '%s' (%s)", p->name,
                       reason ? reason : "failed");
     }
-    rc = provider_spawn(p, err);
+    rc = provider_open(p, err);
     if (rc == VT_OK)
         rc = handshake(p, err);
     if (rc == VT_OK) {
@@ -193,12 +193,10 @@ static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
     }
     pthread_mutex_lock(&p->mu);
     if (rc != VT_OK) {
-        if (p->pid > 0) {
+        if (p->connected) {
             pthread_mutex_unlock(&p->mu);
             provider_fail(p, *err ? *err : "start failed");
             pthread_mutex_lock(&p->mu);
-            while (p->io_running)
-                pthread_cond_wait(&p->cond, &p->mu);
         }
         if (p->state != PROV_DISABLED) {
             p->state = PROV_FAILED;
@@ -513,8 +511,8 @@ static cJSON *status(const char *only)
         cJSON *o = cJSON_CreateObject();
         pthread_mutex_lock(&p->mu);
         cJSON_AddStringToObject(o, "name", p->name);
-        cJSON_AddStringToObject(o, "transport", "stdio");
-        cJSON_AddStringToObject(o, "command", p->argv[0]);
+        cJSON_AddStringToObject(o, "transport", p->tp->name);
+        p->tp->describe(p, o);
         cJSON_AddStringToObject(o, "state", provider_state_name(p->state));
         cJSON_AddBoolToObject(o, "eager_start", p->eager);
         if (p->reason && p->state != PROV_READY)

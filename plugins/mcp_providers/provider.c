@@ -1,24 +1,11 @@
-/* A provider's child process and the JSON-RPC connection to it.
- *
- * The child is forked by the provider's own reader thread, which lives
- * exactly as long as the child: PR_SET_PDEATHSIG fires when the thread
- * that forked exits, so forking from a short-lived call thread would
- * kill the provider when that thread ends.  The child gets its own
- * process group (the whole group is killed on stop) and one end of a
- * socket pair as stdin and stdout: writes to a socket can say
- * MSG_NOSIGNAL, so a provider that died never raises SIGPIPE in vthost.
- * Messages are newline-delimited JSON (the MCP stdio transport). */
-#define _GNU_SOURCE  /* pipe2, execvpe */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
+/* A provider's JSON-RPC connection, whatever carries it: requests and
+ * their waits (timeouts, cancellation forwarded as
+ * notifications/cancelled, progress), the dispatch of what the provider
+ * sends, and the connection's state.  The transport (transport.h) only
+ * moves messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "provider.h"
 #include "relay.h"
 
@@ -29,10 +16,12 @@ struct rpc_wait {
     rpc_wait *next;
     long id;
     vt_call *call;          /* progress goes here; may be NULL */
+    struct timespec deadline;
     cJSON *reply;
     char *err;
     int done;
     cJSON *incoming;        /* requests of the provider to relay for `call` */
+    pthread_t thread;       /* the caller's (it relays them) */
 };
 
 const char *provider_state_name(provider_state s)
@@ -52,13 +41,11 @@ void provider_init(provider *p)
     memset(p, 0, sizeof *p);
     pthread_mutex_init(&p->start_mu, NULL);
     pthread_mutex_init(&p->mu, NULL);
-    pthread_mutex_init(&p->wmu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&p->cond, &ca);
     pthread_condattr_destroy(&ca);
-    p->fd = -1;
 }
 
 static void set_reason(provider *p, const char *why)
@@ -78,39 +65,14 @@ static void fail_waits_locked(provider *p, const char *why)
     pthread_cond_broadcast(&p->cond);
 }
 
-static int send_text(provider *p, const char *text)
-{
-    size_t len = strlen(text), off = 0;
-    int rc = 0;
-    pthread_mutex_lock(&p->wmu);
-    pthread_mutex_lock(&p->mu);
-    int fd = p->fd;
-    pthread_mutex_unlock(&p->mu);
-    while (fd >= 0 && off <= len) {
-        const char *b = off < len ? text + off : "\n";
-        size_t n = off < len ? len - off : 1;
-        ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = -1;
-            break;
-        }
-        if (off == len)
-            break;
-        off += (size_t)w;
-    }
-    pthread_mutex_unlock(&p->wmu);
-    return fd < 0 ? -1 : rc;
-}
-
-static int send_msg(provider *p, cJSON *msg)
+/* Send `msg` (taken); `req` names it when it is a request. */
+static int send_msg(provider *p, cJSON *msg, const transport_req *req)
 {
     char *text = cJSON_PrintUnformatted(msg);
     cJSON_Delete(msg);
     if (!text)
         return -1;
-    int rc = send_text(p, text);
+    int rc = p->tp->send(p, text, req);
     free(text);
     return rc;
 }
@@ -128,12 +90,12 @@ static cJSON *rpc_new(const char *method, cJSON *params)
 
 int provider_send(provider *p, cJSON *msg)
 {
-    return send_msg(p, msg);
+    return send_msg(p, msg, NULL);
 }
 
 int provider_notify(provider *p, const char *method, cJSON *params)
 {
-    return send_msg(p, rpc_new(method, params));
+    return send_msg(p, rpc_new(method, params), NULL);
 }
 
 /* A request from the provider to us. */
@@ -161,7 +123,7 @@ static void answer_request(provider *p, const cJSON *id, const char *method)
         snprintf(msg, sizeof msg, "vthost does not offer '%.100s' to MCP providers", method);
         cJSON_AddStringToObject(e, "message", msg);
     }
-    send_msg(p, m);
+    send_msg(p, m, NULL);
 }
 
 static void on_progress(provider *p, const cJSON *params)
@@ -180,16 +142,37 @@ static void on_progress(provider *p, const cJSON *params)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* Milliseconds until t (at least 1). */
+static int ms_left(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 1 ? 1 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
 /* A request to relay to vthost's client (takes m; returns what is left
- * to free).  It belongs to one of the provider's tool calls: over stdio
- * nothing says which, so the earliest call in flight relays it. */
+ * to free).  It belongs to one of the provider's tool calls, whose own
+ * thread relays it.  A transport that reads a request's answers on that
+ * request's thread (HTTP) says exactly which call: the one waiting on
+ * this thread, relayed right here.  Over stdio nothing says which, so
+ * the earliest call in flight relays it. */
 static cJSON *queue_relay(provider *p, cJSON *m)
 {
     rpc_wait *target = NULL;
+    pthread_t self = pthread_self();
     pthread_mutex_lock(&p->mu);
-    for (rpc_wait *w = p->waits; w; w = w->next)  /* newest first */
+    for (rpc_wait *w = p->waits; w; w = w->next) { /* newest first */
+        if (w->call && !w->done && pthread_equal(w->thread, self)) {
+            vt_call *call = w->call;
+            int ms = ms_left(&w->deadline);
+            pthread_mutex_unlock(&p->mu);
+            relay_serve(p, call, m, ms);
+            return m;
+        }
         if (w->call && !w->done)
             target = w;
+    }
     if (target && (target->incoming || (target->incoming = cJSON_CreateArray()))) {
         cJSON_AddItemToArray(target->incoming, m);
         m = NULL;
@@ -202,14 +185,8 @@ static cJSON *queue_relay(provider *p, cJSON *m)
     return m;
 }
 
-/* One message; returns 0, or -1 when it is not JSON-RPC at all. */
-static int handle_line(provider *p, const char *line, size_t len)
+int provider_receive(provider *p, cJSON *m)
 {
-    while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
-        len--;
-    if (len == 0)
-        return 0;
-    cJSON *m = cJSON_ParseWithLength(line, len);
     if (!cJSON_IsObject(m)) {
         cJSON_Delete(m);
         return -1;
@@ -254,238 +231,67 @@ static int handle_line(provider *p, const char *line, size_t len)
     return 0;
 }
 
-static char *describe_exit(const char *name, int status)
+void provider_connected(provider *p)
 {
-    char buf[200];
-    if (WIFEXITED(status))
-        snprintf(buf, sizeof buf, "MCP provider '%s' exited with status %d", name,
-                 WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        snprintf(buf, sizeof buf, "MCP provider '%s' was killed by signal %d", name,
-                 WTERMSIG(status));
-    else
-        snprintf(buf, sizeof buf, "MCP provider '%s' ended", name);
-    return strdup(buf);
-}
-
-/* Reads until EOF or a protocol failure; returns the failure or NULL. */
-static char *read_loop(provider *p, int fd)
-{
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
-    char why[256];
-    if (!buf)
-        return strdup("out of memory");
-    for (;;) {
-        if (len == cap) {
-            if (cap > p->lim.max_message) {
-                snprintf(why, sizeof why, "MCP provider '%s' sent a message over %zu bytes",
-                         p->name, p->lim.max_message);
-                free(buf);
-                return strdup(why);
-            }
-            char *g = realloc(buf, cap * 2);
-            if (!g) {
-                free(buf);
-                return strdup("out of memory");
-            }
-            buf = g;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            free(buf);
-            return NULL;
-        }
-        size_t start = 0, scan = len;
-        len += (size_t)n;
-        for (size_t i = scan; i < len; i++)
-            if (buf[i] == '\n') {
-                if (handle_line(p, buf + start, i - start) < 0) {
-                    snprintf(why, sizeof why, "MCP provider '%s' sent malformed JSON-RPC "
-                             "(not a JSON object)", p->name);
-                    free(buf);
-                    return strdup(why);
-                }
-                start = i + 1;
-            }
-        if (len - start > p->lim.max_message) {
-            snprintf(why, sizeof why, "MCP provider '%s' sent a message over %zu bytes",
-                     p->name, p->lim.max_message);
-            free(buf);
-            return strdup(why);
-        }
-        memmove(buf, buf + start, len - start);
-        len -= start;
-    }
-}
-
-static void *io_main(void *arg)
-{
-    provider *p = arg;
-    int sv[2] = {-1, -1}, ep[2] = {-1, -1};
-    char *why = NULL;
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-        why = strdup("cannot create the provider's pipes");
-        goto spawned;
-    }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* the child: async-signal-safe calls only */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
-            _exit(127);
-        if (p->cwd && chdir(p->cwd) < 0) {
-            int e = errno;
-            (void)!write(ep[1], &e, sizeof e);
-            _exit(127);
-        }
-        execvpe(p->argv[0], p->argv, p->envp);
-        int e = errno;
-        (void)!write(ep[1], &e, sizeof e);
-        _exit(127);
-    }
-    close(sv[1]);
-    sv[1] = -1;
-    close(ep[1]);
-    ep[1] = -1;
-    if (pid < 0) {
-        why = strdup("fork failed");
-        goto spawned;
-    }
-    setpgid(pid, pid);
-    int e = 0;
-    ssize_t got;
-    do
-        got = read(ep[0], &e, sizeof e);
-    while (got < 0 && errno == EINTR);
-    if (got == (ssize_t)sizeof e) {
-        char buf[600];
-        snprintf(buf, sizeof buf, "MCP provider '%s': cannot run '%s'%s%s: %s", p->name,
-                 p->argv[0], p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(e));
-        why = strdup(buf);
-        waitpid(pid, NULL, 0);
-        goto spawned;
-    }
-    struct timeval tv = {p->lim.request_timeout_ms / 1000,
-                         (p->lim.request_timeout_ms % 1000) * 1000};
-    setsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     pthread_mutex_lock(&p->mu);
-    p->pid = pid;
-    p->fd = sv[0];
+    p->connected = 1;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
+}
 
-    char *broke = read_loop(p, sv[0]);
-
+void provider_closed(provider *p, const char *why, int cannot_run)
+{
     pthread_mutex_lock(&p->mu);
-    kill(-pid, SIGKILL);  /* the group: a provider's helpers go too */
-    p->pid = 0;
-    pthread_mutex_unlock(&p->mu);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    pthread_mutex_lock(&p->wmu);  /* no writer still uses the socket */
-    pthread_mutex_lock(&p->mu);
-    p->fd = -1;
-    pthread_mutex_unlock(&p->mu);
-    pthread_mutex_unlock(&p->wmu);
-    close(sv[0]);
-    sv[0] = -1;
-    pthread_mutex_lock(&p->mu);
-    if (!broke && p->reason && p->state == PROV_FAILED)
-        broke = strdup(p->reason);  /* provider_fail said why */
-    why = broke ? broke : describe_exit(p->name, status);
-    if (!p->stopping) {
+    /* provider_fail set the state and said why before breaking it */
+    char *msg = strdup(p->connected && p->state == PROV_FAILED && p->reason ? p->reason
+                       : why                                              ? why
+                                                                          : "ended");
+    p->connected = 0;
+    if (cannot_run) {
+        p->state = PROV_DISABLED;  /* cannot run at all: retrying will not help */
+        set_reason(p, msg);
+    } else if (!p->stopping) {
         p->state = PROV_FAILED;
         p->failures++;
-        set_reason(p, why);
-        mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s", why);
+        set_reason(p, msg);
+        mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s", msg ? msg : "failed");
     }
-    fail_waits_locked(p, why);
-    p->io_running = 0;
-    pthread_cond_broadcast(&p->cond);
+    fail_waits_locked(p, msg ? msg : "the MCP provider ended");
     pthread_mutex_unlock(&p->mu);
-    free(why);
-    return NULL;
-
-spawned:
-    for (int i = 0; i < 2; i++) {
-        if (sv[i] >= 0)
-            close(sv[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
-    }
-    pthread_mutex_lock(&p->mu);
-    p->state = PROV_DISABLED;  /* cannot run at all: retrying will not help */
-    set_reason(p, why ? why : "cannot start");
-    fail_waits_locked(p, p->reason);
-    p->io_running = 0;
-    pthread_cond_broadcast(&p->cond);
-    pthread_mutex_unlock(&p->mu);
-    free(why);
-    return NULL;
+    free(msg);
 }
 
-int provider_spawn(provider *p, char **err)
+int provider_open(provider *p, char **err)
 {
-    pthread_mutex_lock(&p->mu);
-    int join = p->io_joinable && !p->io_running;
-    pthread_t old = p->io;
-    if (join)
-        p->io_joinable = 0;
-    if (p->io_running) {  /* still tearing the last child down */
-        pthread_mutex_unlock(&p->mu);
-        *err = strdup("the provider's previous process is still ending");
-        return VT_ERR_BUSY;
-    }
-    pthread_mutex_unlock(&p->mu);
-    if (join)
-        pthread_join(old, NULL);
-
+    *err = NULL;
     pthread_mutex_lock(&p->mu);
     p->state = PROV_STARTING;
     p->generation++;
     p->list_dirty = 0;
-    p->io_running = 1;
-    if (pthread_create(&p->io, NULL, io_main, p) != 0) {
-        p->io_running = 0;
-        p->state = PROV_FAILED;
-        pthread_mutex_unlock(&p->mu);
-        *err = strdup("cannot start a thread for the provider");
-        return VT_ERR_NOMEM;
-    }
-    p->io_joinable = 1;
-    while (p->io_running && p->fd < 0)
-        pthread_cond_wait(&p->cond, &p->mu);
-    int rc = p->fd >= 0 ? VT_OK : VT_ERR_IO;
-    if (rc != VT_OK)
-        *err = strdup(p->reason ? p->reason : "the provider did not start");
     pthread_mutex_unlock(&p->mu);
+    int rc = p->tp->open(p, err);
+    if (rc != VT_OK && !*err) {
+        pthread_mutex_lock(&p->mu);
+        *err = strdup(p->reason ? p->reason : "the provider did not start");
+        pthread_mutex_unlock(&p->mu);
+    }
     return rc;
 }
 
 void provider_fail(provider *p, const char *why)
 {
     pthread_mutex_lock(&p->mu);
-    if (p->pid > 0) {
+    int up = p->connected;
+    if (up) {
         p->state = PROV_FAILED;
         set_reason(p, why);
-        kill(-p->pid, SIGKILL);
     }
     pthread_mutex_unlock(&p->mu);
+    if (up)
+        p->tp->fail(p);
 }
 
-static void deadline_after(struct timespec *t, int ms)
+void provider_deadline(struct timespec *t, int ms)
 {
     clock_gettime(CLOCK_MONOTONIC, t);
     t->tv_sec += ms / 1000;
@@ -496,20 +302,13 @@ static void deadline_after(struct timespec *t, int ms)
     }
 }
 
-static int past(const struct timespec *t)
+int provider_past(const struct timespec *t)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
 
-static int ms_left(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
-    return ms < 1 ? 1 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
-}
 
 static void send_cancel(provider *p, long id, const char *reason)
 {
@@ -530,7 +329,7 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         return VT_ERR_NOMEM;
     }
     pthread_mutex_lock(&p->mu);
-    if (p->fd < 0) {
+    if (!p->connected) {
         pthread_mutex_unlock(&p->mu);
         free(w);
         cJSON_Delete(params);
@@ -539,6 +338,8 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     }
     w->id = ++p->next_id;
     w->call = call;
+    w->thread = pthread_self();
+    provider_deadline(&w->deadline, timeout_ms);
     w->next = p->waits;
     p->waits = w;
     pthread_mutex_unlock(&p->mu);
@@ -553,10 +354,9 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     }
     cJSON *msg = rpc_new(method, params);
     cJSON_AddNumberToObject(msg, "id", (double)w->id);
-    int sent = send_msg(p, msg);
+    transport_req req = {w->id, method};
+    int sent = send_msg(p, msg, &req);
 
-    struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
     int rc = VT_OK, cancelled = 0, timed_out = 0;
     pthread_mutex_lock(&p->mu);
     if (sent < 0 && !w->done) {
@@ -568,21 +368,21 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
             cancelled = 1;
             break;
         }
-        if (past(&deadline)) {
+        if (provider_past(&w->deadline)) {
             timed_out = 1;
             break;
         }
-        cJSON *req = w->incoming ? cJSON_DetachItemFromArray(w->incoming, 0) : NULL;
-        if (req) {
+        cJSON *in = w->incoming ? cJSON_DetachItemFromArray(w->incoming, 0) : NULL;
+        if (in) {
             /* relayed on this thread: it ends when the call ends */
             pthread_mutex_unlock(&p->mu);
-            relay_serve(p, call, req, ms_left(&deadline));
-            cJSON_Delete(req);
+            relay_serve(p, call, in, ms_left(&w->deadline));
+            cJSON_Delete(in);
             pthread_mutex_lock(&p->mu);
             continue;
         }
         struct timespec slice;
-        deadline_after(&slice, 50);
+        provider_deadline(&slice, 50);
         pthread_cond_timedwait(&p->cond, &p->mu, &slice);
     }
     for (rpc_wait **pp = &p->waits; *pp; pp = &(*pp)->next)
@@ -594,9 +394,9 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     w->incoming = NULL;
     pthread_mutex_unlock(&p->mu);
 
-    const cJSON *req;
-    cJSON_ArrayForEach(req, left) {
-        relay_refuse(p, req, RELAY_CANCELLED,
+    const cJSON *in;
+    cJSON_ArrayForEach(in, left) {
+        relay_refuse(p, in, RELAY_CANCELLED,
                      cancelled ? "the tool call was cancelled"
                      : timed_out ? "the tool call timed out" : "the tool call ended");
     }
@@ -626,27 +426,40 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     return rc;
 }
 
+int provider_req_done(provider *p, long id)
+{
+    int done = 1;
+    pthread_mutex_lock(&p->mu);
+    for (rpc_wait *w = p->waits; w; w = w->next)
+        if (w->id == id) {
+            done = w->done || p->stopping || provider_past(&w->deadline) ||
+                   (w->call && mcpp_api->call_cancelled(w->call));
+            break;
+        }
+    pthread_mutex_unlock(&p->mu);
+    return done;
+}
+
+void provider_req_failed(provider *p, long id, const char *why)
+{
+    pthread_mutex_lock(&p->mu);
+    for (rpc_wait *w = p->waits; w; w = w->next)
+        if (w->id == id && !w->done) {
+            w->err = strdup(why);
+            w->done = 1;
+            pthread_cond_broadcast(&p->cond);
+            break;
+        }
+    pthread_mutex_unlock(&p->mu);
+}
+
 void provider_stop(provider *p)
 {
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
-    pid_t pid = p->pid;
-    if (pid > 0)
-        kill(-pid, SIGTERM);
-    struct timespec deadline;
-    deadline_after(&deadline, 1000);
-    while (p->io_running && !past(&deadline)) {
-        struct timespec slice;
-        deadline_after(&slice, 20);
-        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
-    }
-    if (p->io_running && p->pid > 0)
-        kill(-p->pid, SIGKILL);
-    int join = p->io_joinable;
-    p->io_joinable = 0;
+    pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
-    if (join)
-        pthread_join(p->io, NULL);
+    p->tp->stop(p);
 }
 
 void provider_free(provider *p)
@@ -661,8 +474,9 @@ void provider_free(provider *p)
     free(p->envp);
     free(p->cwd);
     free(p->reason);
+    if (p->tp)
+        p->tp->destroy(p);
     pthread_mutex_destroy(&p->start_mu);
     pthread_mutex_destroy(&p->mu);
-    pthread_mutex_destroy(&p->wmu);
     pthread_cond_destroy(&p->cond);
 }

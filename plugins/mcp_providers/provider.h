@@ -1,14 +1,14 @@
-/* One configured MCP server (a provider): its child process, the
- * JSON-RPC connection to it, and its life cycle. */
+/* One configured MCP server (a provider): the JSON-RPC connection to it
+ * (over the transport of transport.h) and its life cycle. */
 #ifndef MCPP_PROVIDER_H
 #define MCPP_PROVIDER_H
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 #include <time.h>
 #include <vthost/plugin.h>
+#include "transport.h"
 
 typedef enum provider_state {
     PROV_IDLE = 0,      /* configured, not started (lazy) */
@@ -29,15 +29,17 @@ typedef struct provider_limits {
 
 typedef struct rpc_wait rpc_wait;
 
-typedef struct provider {
+struct provider {
     /* configuration (immutable after config load) */
     char *name;
     char *prefix;             /* mcp__<name>__ */
-    char **argv;              /* command + args, NULL-terminated */
-    char **envp;              /* configured env + PATH, HOME */
-    char *cwd;                /* absolute, or NULL for the workspace */
+    char **argv;              /* stdio: command + args, NULL-terminated */
+    char **envp;              /* stdio: configured env + PATH, HOME */
+    char *cwd;                /* stdio: absolute, or NULL for the workspace */
     int eager;
     provider_limits lim;
+    const transport_ops *tp;
+    void *tp_state;           /* the transport's (tp->destroy frees it) */
 
     pthread_mutex_t start_mu; /* serialises start and restart */
     pthread_mutex_t mu;       /* everything below */
@@ -46,28 +48,26 @@ typedef struct provider {
     char *reason;             /* why FAILED / DISABLED (malloc'd) */
     int failures;             /* consecutive failed starts or crashes */
     struct timespec retry_at; /* CLOCK_MONOTONIC: no restart before */
-    pid_t pid;
-    int fd;                   /* our end of the child's stdin/stdout socket */
-    int io_running, io_joinable, stopping;
-    pthread_t io;
+    int connected;            /* the transport can carry requests */
+    int stopping;             /* vthost ends */
     unsigned generation;      /* bumps with every start */
     long next_id;
     rpc_wait *waits;
     int list_dirty;           /* notifications/tools/list_changed seen */
     int active_calls;
     unsigned long calls, restarts;
-    pthread_mutex_t wmu;      /* one writer at a time */
-} provider;
+};
 
 void provider_init(provider *p);
-/* Stop the child (its process group: SIGTERM, then SIGKILL) and join. */
+/* Close the connection for good (vthost ends) and wait for it. */
 void provider_stop(provider *p);
 void provider_free(provider *p);
 
-/* Start the child and its reader thread (state STARTING).  Returns 0, or
- * a negative status with *err (malloc'd) saying why. */
-int provider_spawn(provider *p, char **err);
-/* Kill the child after a protocol failure; waits fail with `why`. */
+/* Connect (state STARTING): start the child, or prepare the HTTP
+ * session.  Returns 0, or a negative status with *err (malloc'd). */
+int provider_open(provider *p, char **err);
+/* Break the connection after a protocol failure or a hang; waits fail
+ * with `why`.  Returns once the connection is down. */
 void provider_fail(provider *p, const char *why);
 
 /* Send a request and wait for its response: *reply receives the whole
@@ -83,6 +83,9 @@ int provider_notify(provider *p, const char *method, cJSON *params);
 int provider_send(provider *p, cJSON *msg);
 
 const char *provider_state_name(provider_state s);
+/* *t = CLOCK_MONOTONIC now + ms; provider_past: 1 once *t has passed. */
+void provider_deadline(struct timespec *t, int ms);
+int provider_past(const struct timespec *t);
 /* Called (from the reader thread, no lock held) when a provider says
  * its tools changed; set by the plugin. */
 extern void (*mcpp_list_changed)(provider *p);
