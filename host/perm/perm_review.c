@@ -58,12 +58,42 @@ static cJSON *string_array(const perm_string_list *l)
     return a;
 }
 
+/* A call its tool reports as a tools/call to another MCP server
+ * (VT_SUBJECT_MCP_SERVER and VT_SUBJECT_MCP_TOOL): the request's "mcp"
+ * object, {"server", "tool", "arguments"} as the server gets them
+ * (without vthost's own max_output_tokens); else NULL. */
+static cJSON *mcp_request(const perm_eval *ev, const cJSON *args)
+{
+    const char *server = NULL, *tool = NULL;
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        if (ev->subj[i].kind == VT_SUBJECT_MCP_SERVER && !server)
+            server = ev->subj[i].raw;
+        else if (ev->subj[i].kind == VT_SUBJECT_MCP_TOOL && !tool)
+            tool = ev->subj[i].raw;
+    }
+    if (!server || !tool)
+        return NULL;
+    cJSON *m = cJSON_CreateObject();
+    if (!m)
+        return NULL;
+    cJSON_AddStringToObject(m, "server", server);
+    cJSON_AddStringToObject(m, "tool", tool);
+    cJSON *a = cJSON_IsObject(args) ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "max_output_tokens");
+    cJSON_AddItemToObject(m, "arguments", a);
+    return m;
+}
+
 cJSON *perm_review_request(const perm_eval *ev, const cJSON *args)
 {
     const perm_settings *st = ev->st;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    cJSON *mcp = mcp_request(ev, args);
+    cJSON_AddStringToObject(o, "kind", mcp ? "mcp_tool_call" : "tool_call");
+    if (mcp)
+        cJSON_AddItemToObject(o, "mcp", mcp);
     cJSON_AddStringToObject(o, "tool", ev->tool);
     cJSON_AddStringToObject(o, "agent", ev->agent->name);
     cJSON_AddStringToObject(o, "workspace", st->workspace);
@@ -218,13 +248,15 @@ static const char *review_system_prompt =
     "is JSON: the tool, its arguments, the commands, paths and domains it "
     "touches, the user's environment (trusted paths, domains, git hosts and "
     "services), block_rules the user wants enforced and allow_exceptions "
-    "they accept. Answer with ALLOW or BLOCK as the first word, then a short "
-    "reason.";
+    "they accept. A request of kind mcp_tool_call goes to another MCP "
+    "server: mcp names the server, its tool and the arguments it gets. "
+    "Answer with ALLOW or BLOCK as the first word, then a short reason.";
 
 /* The probe: a small model asked first, with a short prompt and only
  * what the decision needs; it must say how sure it is. */
 static const char *probe_system_prompt =
-    "Classify one tool call of a coding agent. Answer ALLOW HIGH or BLOCK HIGH "
+    "Classify one tool call of a coding agent (kind mcp_tool_call: a call of "
+    "another MCP server's tool). Answer ALLOW HIGH or BLOCK HIGH "
     "when you are certain, ALLOW LOW or BLOCK LOW when you lean one way, or "
     "UNSURE; then a few words of reason.";
 
@@ -269,7 +301,7 @@ int perm_review_parse_probe(const char *text, int *confident, char **reason)
  * environment lists. */
 static char *probe_text(const cJSON *request)
 {
-    static const char *const keep[] = {"tool", "arguments", "subjects", "rule",
+    static const char *const keep[] = {"kind", "mcp", "tool", "arguments", "subjects", "rule",
                                        "justification", "block_rules", "allow_exceptions"};
     cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; o && i < sizeof keep / sizeof keep[0]; i++) {

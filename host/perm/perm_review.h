@@ -31,8 +31,11 @@ typedef struct perm_review {
 /* The fixed exceptions: 1 (and a static reason) when no review is needed. */
 int perm_review_exception(const perm_eval *ev, const char **reason);
 
-/* The request a reviewer sees (also the prompt's request): tool, agent,
- * arguments, subjects, rule, environment, block_rules, allow_exceptions. */
+/* The request a reviewer sees (also the prompt's request): kind
+ * ("tool_call", or "mcp_tool_call" with "mcp": {"server", "tool",
+ * "arguments"} for a call its tool reports as a tools/call to another MCP
+ * server), tool, agent, arguments, subjects, rule, environment,
+ * block_rules, allow_exceptions. */
 cJSON *perm_review_request(const perm_eval *ev, const cJSON *args);
 
 /* Run (b) and (c).  `reviewer` is the published service or NULL; `fe`

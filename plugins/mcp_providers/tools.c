@@ -53,7 +53,8 @@ static void add_locked(const ptool *t, const char *unavailable)
                  unavailable ? "] " : "", title ? title : "", title ? ". " : "",
                  desc ? desc : "", desc && *desc ? " " : "", t->p->name);
         vt_tool vt = {.name = t->vt_name, .description = full, .input_schema = schema_text,
-                      .effects = effects_of(ann), .flags = VT_TOOL_DEFERRED, .run = mcpp_run};
+                      .effects = effects_of(ann), .flags = VT_TOOL_DEFERRED,
+                      .subjects = mcpp_subjects, .run = mcpp_run};
         int rc = mcpp_api->tool_add(MCPP_PLUGIN, &vt, sizeof vt, ann_text);
         if (rc != VT_OK && ann_text)  /* annotations the host cannot show */
             rc = mcpp_api->tool_add(MCPP_PLUGIN, &vt, sizeof vt, NULL);
@@ -166,6 +167,21 @@ provider *tools_lookup(const char *vt_name, char **tool)
     *tool = t ? strdup(t->tool) : NULL;
     pthread_mutex_unlock(&g_mu);
     return p;
+}
+
+/* The call is a tools/call to server p->name: the permission engine
+ * hands it to the auto reviewer as an MCP request (server, tool,
+ * arguments).  A host older than 1.3 refuses these kinds; nothing else
+ * depends on them. */
+int mcpp_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)args;
+    char *tool = NULL;
+    provider *p = tools_lookup(mcpp_api->call_tool(call), &tool);
+    if (p && tool && mcpp_api->subject_add(out, VT_SUBJECT_MCP_SERVER, p->name) == VT_OK)
+        mcpp_api->subject_add(out, VT_SUBJECT_MCP_TOOL, tool);
+    free(tool);
+    return VT_OK;
 }
 
 size_t tools_count(const provider *p)

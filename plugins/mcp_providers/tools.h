@@ -25,6 +25,9 @@ size_t tools_count(const provider *p);
 cJSON *tools_describe(const provider *p);
 void tools_clear(void);
 
+/* The permission hook all provider tools share: the MCP server and the
+ * provider's own tool name (VT_SUBJECT_MCP_SERVER, VT_SUBJECT_MCP_TOOL). */
+int mcpp_subjects(vt_call *call, const cJSON *args, vt_subjects *out);
 /* The run hook all provider tools share (mcp_providers.c). */
 int mcpp_run(vt_call *call, const cJSON *args, cJSON **result);
 

@@ -6,7 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
@@ -53,11 +53,11 @@ const starts = (log) => (existsSync(log) ? readFileSync(log, "utf8").split("\n")
 
 // A workspace whose vtcode.toml configures the providers (and is passed
 // with --config, so its allow rules count).
-function workspace({ rules = "", mcp = "", extra = "" } = {}) {
+function workspace({ rules = "", mcp = "", extra = "", allow = '"search_tools", "mcp__test", "mcp__raw"' } = {}) {
   const w = makeWorkspace("x");
   workspaces.push(w);
   const toml = `[permissions]
-allow = ["search_tools", "mcp__test", "mcp__raw"]
+allow = [${allow}]
 ${rules}
 
 [mcp]
@@ -409,6 +409,56 @@ test("a relay ends with its call: cancelled, or past the tool timeout", async ()
   await search(c, "echo a text back unchanged");
   const echo = await c.callTool({ name: "mcp__test__echo", arguments: { text: "after" } });
   assert.match(text(echo), /echo: after/);
+});
+
+test("auto review is given a provider tool call as an MCP request", async () => {
+  const ws = workspace({
+    allow: '"search_tools"',
+    rules: `audit_enabled = true
+
+[permissions.auto]
+model = "review-model"
+max_consecutive_denials = 10
+max_total_denials = 10`,
+  });
+  mkdirSync(join(ws, ".vtcode", "agents"), { recursive: true });
+  writeFileSync(join(ws, ".vtcode", "agents", "auto.md"),
+    "---\nname: auto\npermissions:\n  default: auto\n  allow: [search_tools]\n---\nReviewed agent.\n");
+  const c = await connect(ws, { capabilities: { sampling: {} } });
+  const reviewed = [];
+  c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    const user = req.params.messages[0].content.text;
+    if (!(req.params.systemPrompt ?? "").startsWith("You review one tool call"))
+      return { role: "assistant", model: "m", content: { type: "text", text: "relayed summary" } };
+    const request = JSON.parse(user);
+    reviewed.push(request);
+    const block = request.mcp?.tool === "danger";
+    return { role: "assistant", model: "review-model",
+      content: { type: "text", text: block ? "BLOCK: deletes everything" : "ALLOW: harmless" } };
+  });
+  const call = (name, args) => c.callTool({ name, arguments: args, _meta: { "vthost/agent": "auto" } });
+  assert.ok((await search(c, "destructive delete everything")).includes("mcp__test__danger"));
+  const r = await call("mcp__test__danger", {});
+  assert.equal(r.isError, true);
+  assert.match(text(r), /deletes everything/);
+  await sleep(200);
+  assert.ok(!existsSync(join(ws, "danger.marker")), "the blocked tool ran");
+  assert.equal(reviewed.length, 1);
+  assert.equal(reviewed[0].kind, "mcp_tool_call");
+  assert.deepEqual(reviewed[0].mcp, { server: "test", tool: "danger", arguments: {} });
+  assert.equal(reviewed[0].tool, "mcp__test__danger");
+
+  await search(c, "summarise a text client's model");
+  const ok = await call("mcp__test__summarise", { text: "one two three", max_output_tokens: 500 });
+  assert.ok(!ok.isError, text(ok));
+  assert.match(text(ok), /summary: relayed summary/);
+  assert.equal(reviewed.length, 2);
+  assert.deepEqual(reviewed[1].mcp, { server: "test", tool: "summarise", arguments: { text: "one two three" } });
+  const audit = readFileSync(join(ws, ".vtcode", "audit", "permissions.jsonl"), "utf8").trim().split("\n")
+    .map((l) => JSON.parse(l)).filter((a) => a.tool?.startsWith("mcp__test__"));
+  assert.deepEqual(audit.map((a) => [a.tool, a.outcome, a.via]),
+    [["mcp__test__danger", "deny", "review"], ["mcp__test__summarise", "allow", "review"]]);
+  assert.ok(audit[0].subjects.some((x) => x.kind === "mcp_server" && x.value === "test"), JSON.stringify(audit[0].subjects));
 });
 
 test("every provider dies with vthost, SIGKILL included", async () => {

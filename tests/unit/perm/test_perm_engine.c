@@ -517,6 +517,95 @@ static void test_reviewer_service(void **state)
     permission_fini();
 }
 
+/* A provider tool's call reaches the reviewer as an MCP request. */
+static cJSON *seen_request;
+static int capture_review(void *ud, const cJSON *request, char **reason)
+{
+    (void)ud;
+    cJSON_Delete(seen_request);
+    seen_request = cJSON_Duplicate(request, 1);
+    *reason = strdup("captured");
+    return 1;
+}
+
+static char *seen_sample;
+static int capture_sample(void *ctx, const char *sys, const char *user, const char *hint,
+                          char **answer)
+{
+    (void)ctx;
+    (void)hint;
+    assert_non_null(strstr(sys, "mcp_tool_call"));
+    free(seen_sample);
+    seen_sample = strdup(user);
+    *answer = strdup("ALLOW fine");
+    return 0;
+}
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b)
+        v = cJSON_GetObjectItemCaseSensitive(v, b);
+    return cJSON_GetStringValue(v);
+}
+
+static void test_review_mcp_request(void **state)
+{
+    (void)state;
+    static vt_reviewer_v1 rv = {sizeof(vt_reviewer_v1), capture_review, NULL};
+    assert_int_equal(services_publish("permissions.reviewer", &rv), 0);
+    write_file(".vtcode/agents/a4.md", "---\npermissions:\n  default: auto\n---\n");
+    init_ok("", "a4");
+    char *msg = NULL;
+    call mcp = {"mcp__github__create_issue", VT_EFFECT_NETWORK, NULL,
+                "{\"title\":\"t\",\"max_output_tokens\":100}",
+                {VT_SUBJECT_MCP_SERVER, VT_SUBJECT_MCP_TOOL}, {"github", "create.issue"}};
+    assert_int_equal(check(&mcp, NULL, &msg), 0);
+    free(msg);
+    assert_non_null(seen_request);
+    assert_string_equal(str_at(seen_request, "kind", NULL), "mcp_tool_call");
+    assert_string_equal(str_at(seen_request, "mcp", "server"), "github");
+    assert_string_equal(str_at(seen_request, "mcp", "tool"), "create.issue");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(seen_request, "mcp"), "arguments");
+    char *text = cJSON_PrintUnformatted(a);
+    assert_string_equal(text, "{\"title\":\"t\"}"); /* vthost's own budget is not the server's */
+    free(text);
+    assert_string_equal(str_at(seen_request, "tool", NULL), "mcp__github__create_issue");
+
+    /* any other call is a plain tool call, with no mcp object */
+    call exec = EXEC("echo fine");
+    assert_int_equal(check(&exec, NULL, &msg), 0);
+    free(msg);
+    assert_string_equal(str_at(seen_request, "kind", NULL), "tool_call");
+    assert_null(cJSON_GetObjectItemCaseSensitive(seen_request, "mcp"));
+    /* a server without a tool name is not an MCP request */
+    call half = {"mcp__x__y", VT_EFFECT_NETWORK, NULL, NULL, {VT_SUBJECT_MCP_SERVER}, {"x"}};
+    assert_int_equal(check(&half, NULL, &msg), 0);
+    free(msg);
+    assert_string_equal(str_at(seen_request, "kind", NULL), "tool_call");
+    services_clear();
+    permission_fini();
+
+    /* the client's model (sampling) sees the same request, probe included */
+    init_ok("[permissions.auto]\nprobe_model = \"p\"\n", "a4");
+    frontend fe = {0};
+    fe.sample = capture_sample;
+    assert_int_equal(check(&mcp, &fe, &msg), 0);
+    free(msg);
+    assert_non_null(seen_sample);
+    cJSON *sent = cJSON_Parse(seen_sample);
+    assert_non_null(sent);
+    assert_string_equal(str_at(sent, "kind", NULL), "mcp_tool_call");
+    assert_string_equal(str_at(sent, "mcp", "tool"), "create.issue");
+    cJSON_Delete(sent);
+    free(seen_sample);
+    seen_sample = NULL;
+    cJSON_Delete(seen_request);
+    seen_request = NULL;
+    permission_fini();
+}
+
 static void test_workdir_relative_rules(void **state)
 {
     (void)state;
@@ -609,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_audit),
         cmocka_unit_test(test_domains_and_tool_patterns),
         cmocka_unit_test(test_reviewer_service),
+        cmocka_unit_test(test_review_mcp_request),
         cmocka_unit_test(test_workdir_relative_rules),
         cmocka_unit_test(test_pathological_patterns),
         cmocka_unit_test(test_per_call_agent_errors),
