@@ -76,6 +76,22 @@ static int fake_call(const call_request *req, call_result *out)
         cJSON_AddNumberToObject(out->response, "rc", rc);
         cJSON_AddStringToObject(out->response, "answer", answer ? answer : "");
         free(answer);
+    } else if (strcmp(t, "relay") == 0) {
+        /* a plugin's request to the client (vt_host_api.client_request) */
+        const cJSON *method = cJSON_GetObjectItemCaseSensitive(req->args, "method");
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(req->args, "params");
+        const cJSON *ms = cJSON_GetObjectItemCaseSensitive(req->args, "timeout");
+        cJSON *res = NULL, *err = NULL;
+        int rc = req->fe->client_request
+                     ? req->fe->client_request(req->fe->ctx, method->valuestring, params,
+                                               ms ? ms->valueint : 0, &res, &err)
+                     : -100;
+        cJSON_AddNumberToObject(out->response, "rc", rc);
+        cJSON_AddNumberToObject(out->response, "caps", req->fe->client_caps);
+        if (res)
+            cJSON_AddItemToObject(out->response, "result", res);
+        if (err)
+            cJSON_AddItemToObject(out->response, "error", err);
     } else if (strcmp(t, "huge") == 0) {
         size_t n = 11u * 1024 * 1024;
         char *big = malloc(n + 1);
@@ -635,6 +651,85 @@ static void test_cancel_while_prompting(void **state)
     assert_null(recv_msg(100));
 }
 
+/* A plugin's request relayed as it is: the client's result, its error,
+ * a timeout that withdraws the request, and the capabilities seen. */
+static cJSON *relay(const char *args)
+{
+    char line[512];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+             "{\"name\":\"relay\",\"arguments\":%s}}", args);
+    send_line(line);
+    return must_recv();
+}
+
+static void answer_with(const cJSON *req, const char *body)
+{
+    char line[512];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,%s}",
+             get(req, "id")->valueint, body);
+    send_line(line);
+}
+
+static void test_relay(void **state)
+{
+    (void)state;
+    assert_int_equal(mcp_server_client_caps(g_srv), VT_CLIENT_PENDING);
+    init_with("{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{},\"roots\":{}}");
+    assert_int_equal(mcp_server_client_caps(g_srv), VT_CLIENT_ELICITATION |
+                     VT_CLIENT_ELICITATION_URL | VT_CLIENT_SAMPLING | VT_CLIENT_ROOTS);
+    cJSON *req = relay("{\"method\":\"elicitation/create\",\"params\":{\"message\":\"name?\","
+                       "\"requestedSchema\":{\"type\":\"object\"}}}");
+    assert_string_equal(get(req, "method")->valuestring, "elicitation/create");
+    assert_string_equal(get(req, "params.message")->valuestring, "name?");
+    answer_with(req, "\"result\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}");
+    cJSON_Delete(req);
+    cJSON *m = must_recv();
+    assert_int_equal(get(m, "result.structuredContent.rc")->valueint, 0);
+    assert_string_equal(get(m, "result.structuredContent.result.content.name")->valuestring, "Ada");
+    assert_int_equal(get(m, "result.structuredContent.caps")->valueint, 15);
+    cJSON_Delete(m);
+
+    /* the client's error comes back as it sent it */
+    req = relay("{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}");
+    answer_with(req, "\"error\":{\"code\":-1,\"message\":\"user said no\",\"data\":7}");
+    cJSON_Delete(req);
+    m = must_recv();
+    assert_int_equal(get(m, "result.structuredContent.rc")->valueint, VT_ERR_IO);
+    assert_int_equal(get(m, "result.structuredContent.error.code")->valueint, -1);
+    assert_string_equal(get(m, "result.structuredContent.error.message")->valuestring,
+                        "user said no");
+    assert_int_equal(get(m, "result.structuredContent.error.data")->valueint, 7);
+    cJSON_Delete(m);
+
+    /* no answer in time: withdrawn from the client, VT_ERR_BUSY */
+    req = relay("{\"method\":\"roots/list\",\"timeout\":150}");
+    int rid = get(req, "id")->valueint;
+    cJSON_Delete(req);
+    m = must_recv();
+    assert_string_equal(get(m, "method")->valuestring, "notifications/cancelled");
+    assert_int_equal(get(m, "params.requestId")->valueint, rid);
+    assert_string_equal(get(m, "params.reason")->valuestring, "timed out");
+    cJSON_Delete(m);
+    m = must_recv();
+    assert_int_equal(get(m, "result.structuredContent.rc")->valueint, VT_ERR_BUSY);
+    cJSON_Delete(m);
+}
+
+static void test_relay_caps_without_capabilities(void **state)
+{
+    (void)state;
+    init_with("{\"elicitation\":{}}");
+    assert_int_equal(mcp_server_client_caps(g_srv), VT_CLIENT_ELICITATION);
+    cJSON *req = relay("{\"method\":\"ping\",\"timeout\":5000}");
+    answer_with(req, "\"result\":{}");
+    cJSON_Delete(req);
+    cJSON *m = must_recv();
+    assert_int_equal(get(m, "result.structuredContent.rc")->valueint, 0);
+    assert_int_equal(get(m, "result.structuredContent.caps")->valueint, VT_CLIENT_ELICITATION);
+    cJSON_Delete(m);
+}
+
 static void test_logging(void **state)
 {
     (void)state;
@@ -713,6 +808,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_elicitation_without_capability, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_while_prompting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relay_caps_without_capabilities, setup, teardown),
         cmocka_unit_test_setup_teardown(test_logging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line, setup, teardown),
     };
