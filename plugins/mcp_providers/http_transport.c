@@ -50,6 +50,7 @@ typedef struct http_state {
     conn *idle;
     pthread_t get;
     int get_running, get_joinable;
+    int get_open;              /* the GET stream's answer began */
 } http_state;
 
 typedef enum { X_POST, X_GET, X_DELETE } xfer_kind;
@@ -321,6 +322,16 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
+    if (x->kind == X_GET && n <= 2) {  /* the end of the GET stream's headers */
+        long status = 0;
+        curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 200 && status < 300) {
+            pthread_mutex_lock(&x->p->mu);
+            x->s->get_open = 1;
+            pthread_cond_broadcast(&x->p->cond);
+            pthread_mutex_unlock(&x->p->mu);
+        }
+    }
     if (x->is_init && n > 15 && strncasecmp(buf, "mcp-session-id:", 15) == 0) {
         const char *v = buf + 15;
         size_t len = n - 15;
@@ -456,6 +467,9 @@ static void error_text(xfer *x, char *out, size_t cap)
     out[n] = '\0';
 }
 
+static void start_get(provider *p, http_state *s, unsigned epoch);
+static int is_initialized(const char *text);
+
 static int http_send(provider *p, const char *text, const transport_req *req)
 {
     pthread_mutex_lock(&p->mu);
@@ -522,6 +536,8 @@ static int http_send(provider *p, const char *text, const transport_req *req)
             }
         }
     }
+    if (rc == 0 && !req && is_initialized(text))
+        start_get(p, s, x.epoch);
     if (x.is_init && x.session && !x.broke) {
         pthread_mutex_lock(&p->mu);
         if (s->epoch == x.epoch) {
@@ -543,22 +559,6 @@ static void pause_ms(int ms)
     nanosleep(&d, NULL);
 }
 
-/* Waits until the session is initialized (READY); 0 when it broke. */
-static int wait_ready(provider *p, http_state *s, unsigned epoch)
-{
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        int gone = s->epoch != epoch || p->stopping;
-        int ready = p->state == PROV_READY;
-        pthread_mutex_unlock(&p->mu);
-        if (gone)
-            return 0;
-        if (ready)
-            return 1;
-        pause_ms(POLL_MS);
-    }
-}
-
 static void *get_main(void *arg)
 {
     provider *p = arg;
@@ -567,8 +567,9 @@ static void *get_main(void *arg)
     unsigned epoch = s->epoch;
     pthread_mutex_unlock(&p->mu);
     int failures = 0;
-    while (failures < GET_RETRIES && wait_ready(p, s, epoch)) {
+    while (failures < GET_RETRIES) {
         xfer x = {.p = p, .s = s, .kind = X_GET, .epoch = epoch};
+
         conn *c = conn_take(p, s);
         if (!c)
             break;
@@ -605,6 +606,44 @@ static void *get_main(void *arg)
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
     return NULL;
+}
+
+/* Open the GET stream once the session is initialized, and wait (a
+ * little) until the server answers it: a list change right after the
+ * handshake would otherwise be sent while no stream is open, and lost. */
+static void start_get(provider *p, http_state *s, unsigned epoch)
+{
+    pthread_mutex_lock(&p->mu);
+    if (s->epoch != epoch || s->get_joinable) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    s->get_open = 0;
+    s->get_running = 1;
+    if (pthread_create(&s->get, NULL, get_main, p) != 0) {
+        s->get_running = 0;  /* no stream: list changes are seen on the next start */
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    s->get_joinable = 1;
+    struct timespec deadline;
+    provider_deadline(&deadline, p->lim.request_timeout_ms < 2000 ? p->lim.request_timeout_ms : 2000);
+    while (s->get_running && !s->get_open && !provider_past(&deadline)) {
+        struct timespec slice;
+        provider_deadline(&slice, 20);
+        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* "notifications/initialized": the session is ready for the GET stream. */
+static int is_initialized(const char *text)
+{
+    cJSON *m = cJSON_Parse(text);
+    const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
+    int yes = method && strcmp(method, "notifications/initialized") == 0;
+    cJSON_Delete(m);
+    return yes;
 }
 
 /* ---- the transport ---------------------------------------------------------- */
@@ -677,11 +716,6 @@ static int http_open(provider *p, char **err)
     free(s->session);
     free(s->version);
     s->session = s->version = NULL;
-    s->get_running = 1;
-    if (pthread_create(&s->get, NULL, get_main, p) == 0)
-        s->get_joinable = 1;
-    else
-        s->get_running = 0;  /* no stream: list changes are seen on the next start */
     pthread_mutex_unlock(&p->mu);
     provider_connected(p);
     return VT_OK;
