@@ -1,11 +1,13 @@
 // MCP provider benchmarks (not a ctest test): prints ratios.
 //   VTHOST_BIN=build/bin/vthost node tests/bench/mcp_providers/bench.mjs [N]
 // 1. a proxied call (client -> vthost -> provider) against calling the
-//    provider directly (client -> provider), N calls each;
+//    provider directly (client -> provider), N calls each: a stdio
+//    provider, then a Streamable HTTP one (the SDK's server on 127.0.0.1);
 // 2. search_tools over a catalog of 1,000 provider tools;
 // 3. vthost start-up (initialize + tools/list) with 10 configured lazy
 //    providers against none.
 import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -15,6 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, "../../integration/mcp/package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const bin = process.env.VTHOST_BIN;
 if (!bin) {
   console.error("set VTHOST_BIN to the built vthost");
@@ -63,6 +66,39 @@ await timeCalls(via, "mcp__many__echo", 20);
 const p = median(await timeCalls(via, "mcp__many__echo", N));
 console.log(`call, median of ${N}: direct ${d.toFixed(0)} us, through vthost ${p.toFixed(0)} us: ` +
   `${(p / d).toFixed(2)}x, +${(p - d).toFixed(0)} us`);
+
+// 1b. the same through a Streamable HTTP provider
+{
+  const server = spawn(node, [join(here, "../../integration/mcp_providers/http_provider.mjs")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise((resolve) => {
+    let out = "";
+    server.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/listening (\d+)/);
+      if (m) resolve(m[1]);
+    });
+  });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const hd = new Client({ name: "bench", version: "1" }, { capabilities: {} });
+  await hd.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await timeCalls(hd, "echo", 20);
+  const dh = median(await timeCalls(hd, "echo", N));
+  await hd.close();
+  const ws = mkdtempSync(join(tmpdir(), "vthost-bench-"));
+  writeFileSync(join(ws, "vtcode.toml"),
+    `[permissions]\nallow = ["search_tools", "mcp__web"]\n\n[[mcp.providers]]\nname = "web"\nendpoint = "${url}"\n`);
+  const hv = await connect(bin, vthostArgs(ws));
+  await hv.callTool({ name: "search_tools", arguments: { query: "echo a text back" } });
+  await timeCalls(hv, "mcp__web__echo", 20);
+  const ph = median(await timeCalls(hv, "mcp__web__echo", N));
+  await hv.close();
+  server.kill();
+  rmSync(ws, { recursive: true, force: true });
+  console.log(`HTTP call, median of ${N}: direct ${dh.toFixed(0)} us, through vthost ${ph.toFixed(0)} us: ` +
+    `${(ph / dh).toFixed(2)}x, +${(ph - dh).toFixed(0)} us`);
+}
 
 // 2. search over 1,000 provider tools (the catalog is built by the first search)
 const s = [];
