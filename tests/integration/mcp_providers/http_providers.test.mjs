@@ -128,6 +128,7 @@ function cli(ws, args, env = { WEB_TOKEN: TOKEN }) {
     encoding: "utf8",
     timeout: 60000,
   });
+  assert.doesNotMatch(r.stderr, /Sanitizer|runtime error:/, r.stderr);
   return { rc: r.status, out: r.stdout + r.stderr, stdout: r.stdout };
 }
 
