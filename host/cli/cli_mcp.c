@@ -78,12 +78,12 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
         } else if (cJSON_GetArraySize(all) == 0) {
             printf("no MCP providers configured ([[mcp.providers]] in vtcode.toml)\n");
         } else {
-            printf("%-16s %-9s %5s  %s\n", "PROVIDER", "STATE", "TOOLS", "COMMAND");
+            printf("%-16s %-9s %5s  %s\n", "PROVIDER", "STATE", "TOOLS", "COMMAND OR ENDPOINT");
             const cJSON *p;
             cJSON_ArrayForEach(p, all)
             {
                 printf("%-16s %-9s %5d  %s\n", str(p, "name"), str(p, "state"), num(p, "tools"),
-                       str(p, "command"));
+                       *str(p, "command") ? str(p, "command") : str(p, "endpoint"));
                 if (*str(p, "reason"))
                     printf("%16s %s\n", "", str(p, "reason"));
             }

@@ -157,6 +157,149 @@ static void disable(provider *p, const char *why)
     p->reason = strdup(why);
 }
 
+/* An HTTP header name: an RFC 9110 token. */
+static int header_name_ok(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              strchr("!#$%&'*+-.^_`|~", *s)))
+            return 0;
+    return 1;
+}
+
+/* A table of strings as "Name: value" lines (NULL-terminated, malloc'd).
+ * Names must be header names and values single lines: a value cannot
+ * smuggle another header into the request. */
+static int get_headers(const cJSON *t, const provider *p, const char *key, char ***out,
+                       char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key), *it;
+    *out = NULL;
+    if (!v)
+        return 0;
+    char buf[600];
+    if (!cJSON_IsObject(v)) {
+        snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s must be a table "
+                 "of strings", p->name, key);
+        *err = strdup(buf);
+        return -1;
+    }
+    size_t n = 0;
+    *out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof **out);
+    if (!*out)
+        return -1;
+    cJSON_ArrayForEach(it, v) {
+        if (!cJSON_IsString(it) || !header_name_ok(it->string) ||
+            strpbrk(it->valuestring, "\r\n")) {
+            snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s.%.100s must be "
+                     "a header name with a one-line string value", p->name, key, it->string);
+            *err = strdup(buf);
+            return -1;
+        }
+        size_t len = strlen(it->string) + strlen(it->valuestring) + 3;
+        (*out)[n] = malloc(len);
+        if (!(*out)[n])
+            return -1;
+        snprintf((*out)[n++], len, "%s: %s", it->string, it->valuestring);
+    }
+    return 0;
+}
+
+static int get_string(const cJSON *t, const provider *p, const char *key, char **out,
+                      char **err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    *out = NULL;
+    if (!v)
+        return 0;
+    if (!cJSON_IsString(v) || !v->valuestring[0]) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s must be a "
+                 "non-empty string", p->name, key);
+        *err = strdup(buf);
+        return -1;
+    }
+    *out = strdup(v->valuestring);
+    return *out ? 0 : -1;
+}
+
+/* An endpoint allowed by [mcp.requirements]: the same URL, a trailing
+ * slash aside. */
+static int endpoint_allowed(const cJSON *list, const char *url)
+{
+    size_t n = strlen(url);
+    if (n && url[n - 1] == '/')
+        n--;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list) {
+        if (!cJSON_IsString(it))
+            continue;
+        size_t m = strlen(it->valuestring);
+        if (m && it->valuestring[m - 1] == '/')
+            m--;
+        if (m == n && strncmp(it->valuestring, url, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int load_stdio(const cJSON *t, const char *workspace, provider *p, char **err)
+{
+    const char *W = "[[mcp.providers]]";
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t, "command");
+    char **args = NULL;
+    size_t nargs = 0;
+    if (get_strings(t, W, "args", &args, &nargs, err) < 0)
+        return -1;
+    p->argv = calloc(nargs + 2, sizeof *p->argv);
+    if (!p->argv) {
+        free_strings(args);
+        return -1;
+    }
+    p->argv[0] = strdup(cmd->valuestring);
+    for (size_t i = 0; i < nargs; i++)
+        p->argv[i + 1] = args[i];
+    free(args);
+    if (build_env(p, cJSON_GetObjectItemCaseSensitive(t, "env"), err) < 0)
+        return -1;
+    const cJSON *wd = cJSON_GetObjectItemCaseSensitive(t, "working_directory");
+    if (wd && !cJSON_IsString(wd)) {
+        *err = errf("vtcode.toml: %s '%s': working_directory must be a string", W, p->name);
+        return -1;
+    }
+    const char *dir = wd ? wd->valuestring : NULL;
+    char joined[PATH_MAX];
+    if (dir && dir[0] != '/') {
+        snprintf(joined, sizeof joined, "%s/%s", workspace, dir);
+        dir = joined;
+    }
+    p->cwd = strdup(dir ? dir : workspace);
+    return 0;
+}
+
+static int load_http(const cJSON *t, provider *p, char **err)
+{
+    p->tp = &http_transport;
+    if (get_string(t, p, "endpoint", &p->endpoint, err) < 0 ||
+        get_string(t, p, "api_key_env", &p->api_key_env, err) < 0 ||
+        get_string(t, p, "protocol_version", &p->protocol_version, err) < 0)
+        return -1;
+    if (strncmp(p->endpoint, "http://", 7) != 0 && strncmp(p->endpoint, "https://", 8) != 0) {
+        *err = errf("vtcode.toml: [[mcp.providers]] '%s': endpoint must be an http:// or "
+                    "https:// URL%s", p->name, NULL);
+        return -1;
+    }
+    /* `headers` as the issue names it, `http_headers` as newer VT Code does */
+    const char *hkey = cJSON_GetObjectItemCaseSensitive(t, "http_headers") ? "http_headers"
+                                                                           : "headers";
+    if (get_headers(t, p, hkey, &p->headers, err) < 0 ||
+        get_headers(t, p, "env_http_headers", &p->env_headers, err) < 0)
+        return -1;
+    return 0;
+}
+
 static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
                          const char *workspace, provider *p, char **err)
 {
@@ -180,54 +323,57 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
         *err = errf("vtcode.toml: %s '%s': command must be a string", W, p->name);
         return -1;
     }
-    char **args = NULL;
-    size_t nargs = 0;
-    if (get_strings(t, W, "args", &args, &nargs, err) < 0)
-        return -1;
-    p->argv = calloc(nargs + 2, sizeof *p->argv);
-    if (!p->argv) {
-        free_strings(args);
+    if (cmd && endpoint) {
+        *err = errf("vtcode.toml: %s '%s' has both a command (stdio) and an endpoint (HTTP): "
+                    "name one%s", W, p->name);
         return -1;
     }
-    p->argv[0] = strdup(cJSON_IsString(cmd) ? cmd->valuestring : "");
-    for (size_t i = 0; i < nargs; i++)
-        p->argv[i + 1] = args[i];
-    free(args);
-    if (build_env(p, cJSON_GetObjectItemCaseSensitive(t, "env"), err) < 0)
+    if (endpoint) {
+        if (load_http(t, p, err) < 0)
+            return -1;
+    } else if (!cJSON_IsString(cmd) || !cmd->valuestring[0]) {
+        *err = errf("vtcode.toml: %s '%s' needs a command (stdio) or an endpoint", W, p->name);
         return -1;
-    const cJSON *wd = cJSON_GetObjectItemCaseSensitive(t, "working_directory");
-    if (wd && !cJSON_IsString(wd)) {
-        *err = errf("vtcode.toml: %s '%s': working_directory must be a string", W, p->name);
+    } else if (load_stdio(t, workspace, p, err) < 0) {
         return -1;
     }
-    const char *dir = wd ? wd->valuestring : NULL;
-    char joined[PATH_MAX];
-    if (dir && dir[0] != '/') {
-        snprintf(joined, sizeof joined, "%s/%s", workspace, dir);
-        dir = joined;
-    }
-    p->cwd = strdup(dir ? dir : workspace);
 
     int enforce = 0;
     if (get_bool(req, "[mcp.requirements]", "enforce", 0, &enforce, err) < 0)
         return -1;
+    for (int i = 0; i < 2; i++) {
+        const char *k = i ? "allowed_http_endpoints" : "allowed_stdio_commands";
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(req, k), *it;
+        int ok = !l || cJSON_IsArray(l);
+        if (ok && l)
+            cJSON_ArrayForEach(it, l)
+                ok &= cJSON_IsString(it);
+        if (!ok) {
+            *err = errf("vtcode.toml: [mcp.requirements] %s must be an array of strings%s", k,
+                        NULL);
+            return -1;
+        }
+    }
     char why[600];
     if (!enabled) {
         disable(p, "disabled in vtcode.toml (enabled = false)");
-    } else if (cJSON_IsString(endpoint) && !cmd) {
-        snprintf(why, sizeof why, "MCP provider '%s': Streamable HTTP providers (endpoint) "
-                 "are not supported by this build; use a stdio command", p->name);
-        disable(p, why);
-    } else if (!cJSON_IsString(cmd) || !cmd->valuestring[0]) {
-        *err = errf("vtcode.toml: %s '%s' needs a command (stdio) or an endpoint", W, p->name);
-        return -1;
-    } else if (enforce &&
-               !allowed_by(cJSON_GetObjectItemCaseSensitive(req, "allowed_stdio_commands"),
-                           cmd->valuestring)) {
-        snprintf(why, sizeof why, "MCP provider '%s': command '%s' is not in "
-                 "[mcp.requirements] allowed_stdio_commands", p->name, cmd->valuestring);
-        disable(p, why);
+        return 0;
     }
+    if (enforce && p->endpoint &&
+        !endpoint_allowed(cJSON_GetObjectItemCaseSensitive(req, "allowed_http_endpoints"),
+                          p->endpoint))
+        snprintf(why, sizeof why, "MCP provider '%s': endpoint '%.300s' is not in "
+                 "[mcp.requirements] allowed_http_endpoints", p->name, p->endpoint);
+    else if (enforce && !p->endpoint &&
+             !allowed_by(cJSON_GetObjectItemCaseSensitive(req, "allowed_stdio_commands"),
+                         p->argv[0]))
+        snprintf(why, sizeof why, "MCP provider '%s': command '%.300s' is not in "
+                 "[mcp.requirements] allowed_stdio_commands", p->name, p->argv[0]);
+    else
+        return 0;
+    disable(p, why);
+    if (mcpp_api)
+        mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s: not started", why);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* mcp_providers: other MCP servers' tools as deferred vthost tools.
  *
- * Each [[mcp.providers]] entry is a stdio MCP server started on first
+ * Each [[mcp.providers]] entry is an MCP server (a child process on
+ * stdio, or a Streamable HTTP endpoint) started on first
  * need (a catalog search, or a call naming one of its tools) or at
  * start with eager_start.  Its tools are registered with the host as
  * mcp__<provider>__<tool> (host API 1.2 dynamic tools) and every call
@@ -93,7 +94,8 @@ static int list_tools(provider *p, char **err)
 static int handshake(provider *p, char **err)
 {
     cJSON *params = cJSON_CreateObject();
-    cJSON_AddStringToObject(params, "protocolVersion", PROTOCOL_VERSION);
+    cJSON_AddStringToObject(params, "protocolVersion",
+                            p->protocol_version ? p->protocol_version : PROTOCOL_VERSION);
     cJSON_AddItemToObject(params, "capabilities", relay_capabilities());
     cJSON *info = cJSON_AddObjectToObject(params, "clientInfo");
     cJSON_AddStringToObject(info, "name", "vthost");
@@ -344,6 +346,18 @@ static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply,
     return VT_OK;
 }
 
+/* The connection ended before the provider processed what was in
+ * flight (an HTTP server that forgot the session): sending it again is
+ * safe.  Clears the mark. */
+static int resend_ok(provider *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int ok = p->resend_ok && p->state == PROV_FAILED;
+    p->resend_ok = 0;
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
 int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     char *tool = NULL, *err = NULL;
@@ -366,8 +380,25 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON *a = cJSON_Duplicate(args, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(a, "max_output_tokens");  /* vthost's own */
     cJSON_AddItemToObject(params, "arguments", a);
+    cJSON *again = cJSON_Duplicate(params, 1);
     cJSON *reply = NULL;
     rc = provider_request(p, "tools/call", params, call, p->lim.tool_timeout_ms, &reply, &err);
+    if (rc == VT_ERR_IO && resend_ok(p)) {
+        /* the server forgot the session before it saw the call: a new
+         * session, and the call once more */
+        char *why = err;
+        err = NULL;
+        if (ensure_ready(p, call, 1, &err) == VT_OK) {
+            free(why);
+            rc = provider_request(p, "tools/call", again, call, p->lim.tool_timeout_ms, &reply,
+                                  &err);
+            again = NULL;
+        } else {
+            free(err);
+            err = why;
+        }
+    }
+    cJSON_Delete(again);
     gate_leave(p);
     if (rc == VT_ERR_CANCELLED) {
         rc = mcpp_api->call_error(call, VT_ERR_CANCELLED, "cancelled");
@@ -547,7 +578,7 @@ static int init(const vt_host_api *api, char **errmsg)
 {
     mcpp_api = api;
     if (!VT_HAS(api, tool_add) || !VT_HAS(api, tool_remove) ||
-        !VT_HAS(api, catalog_on_demand)) {
+        !VT_HAS(api, catalog_on_demand) || !VT_HAS(api, strbuf_append)) {
         *errmsg = api->strdup("mcp_providers needs a host with dynamic tools (ABI 1.2)");
         return VT_ERR_UNSUPPORTED;
     }

@@ -266,6 +266,7 @@ int provider_open(provider *p, char **err)
     *err = NULL;
     pthread_mutex_lock(&p->mu);
     p->state = PROV_STARTING;
+    p->resend_ok = 0;
     p->generation++;
     p->list_dirty = 0;
     pthread_mutex_unlock(&p->mu);
@@ -473,6 +474,15 @@ void provider_free(provider *p)
         free(*a);
     free(p->envp);
     free(p->cwd);
+    free(p->endpoint);
+    for (char **a = p->headers; a && *a; a++)
+        free(*a);
+    free(p->headers);
+    for (char **a = p->env_headers; a && *a; a++)
+        free(*a);
+    free(p->env_headers);
+    free(p->api_key_env);
+    free(p->protocol_version);
     free(p->reason);
     if (p->tp)
         p->tp->destroy(p);

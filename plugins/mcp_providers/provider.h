@@ -36,6 +36,11 @@ struct provider {
     char **argv;              /* stdio: command + args, NULL-terminated */
     char **envp;              /* stdio: configured env + PATH, HOME */
     char *cwd;                /* stdio: absolute, or NULL for the workspace */
+    char *endpoint;           /* http: the MCP endpoint URL */
+    char **headers;           /* http: "Name: value" lines, NULL-terminated */
+    char **env_headers;       /* http: "Name: ENV_VAR" lines, values read at connect */
+    char *api_key_env;        /* http: Authorization: Bearer $api_key_env */
+    char *protocol_version;   /* asked for in initialize; NULL: the newest known */
     int eager;
     provider_limits lim;
     const transport_ops *tp;
@@ -49,6 +54,8 @@ struct provider {
     int failures;             /* consecutive failed starts or crashes */
     struct timespec retry_at; /* CLOCK_MONOTONIC: no restart before */
     int connected;            /* the transport can carry requests */
+    int resend_ok;            /* the connection ended before the provider processed
+                                 what was in flight (an HTTP session it forgot) */
     int stopping;             /* vthost ends */
     unsigned generation;      /* bumps with every start */
     long next_id;

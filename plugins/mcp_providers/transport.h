@@ -44,6 +44,7 @@ typedef struct transport_ops {
 } transport_ops;
 
 extern const transport_ops stdio_transport;
+extern const transport_ops http_transport;
 
 /* ---- what transports call (provider.c) ---- */
 

@@ -16,7 +16,8 @@
 typedef struct mcpp_status_v1 {
     uint32_t struct_size;
     /* A new array (free with cJSON_Delete) of
-     * {"name","transport","command","state","reason"?,"restarts","calls",
+     * {"name","transport" ("stdio" or "http"),"command" (stdio) or
+     *  "endpoint" (http),"state","reason"?,"restarts","calls",
      *  "tools"} — with "tool_list" [{"name","tool","description"}] when
      * `only` names one provider (then only it is listed). */
     cJSON *(*list)(const char *only);

@@ -1,11 +1,14 @@
 // MCP provider benchmarks (not a ctest test): prints ratios.
 //   VTHOST_BIN=build/bin/vthost node tests/bench/mcp_providers/bench.mjs [N]
 // 1. a proxied call (client -> vthost -> provider) against calling the
-//    provider directly (client -> provider), N calls each;
+//    provider directly (client -> provider), N calls each: a stdio
+//    provider, then a Streamable HTTP one (the SDK's server on 127.0.0.1);
 // 2. search_tools over a catalog of 1,000 provider tools;
 // 3. vthost start-up (initialize + tools/list) with 10 configured lazy
 //    providers against none.
 import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
+import http from "node:http";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -15,6 +18,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, "../../integration/mcp/package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const bin = process.env.VTHOST_BIN;
 if (!bin) {
   console.error("set VTHOST_BIN to the built vthost");
@@ -63,6 +67,61 @@ await timeCalls(via, "mcp__many__echo", 20);
 const p = median(await timeCalls(via, "mcp__many__echo", N));
 console.log(`call, median of ${N}: direct ${d.toFixed(0)} us, through vthost ${p.toFixed(0)} us: ` +
   `${(p / d).toFixed(2)}x, +${(p - d).toFixed(0)} us`);
+
+// 1b. the same through a Streamable HTTP provider
+{
+  const server = spawn(node, [join(here, "../../integration/mcp_providers/http_provider.mjs")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise((resolve) => {
+    let out = "";
+    server.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/listening (\d+)/);
+      if (m) resolve(m[1]);
+    });
+  });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const hd = new Client({ name: "bench", version: "1" }, { capabilities: {} });
+  await hd.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await timeCalls(hd, "echo", 20);
+  const dh = median(await timeCalls(hd, "echo", N));
+  // the SDK client (fetch) pays ~40 ms a call here; node's http module
+  // with a keep-alive agent on the same session is the lean direct path
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream",
+    "mcp-session-id": hd.transport.sessionId, "mcp-protocol-version": "2025-06-18" };
+  const post = (id) => new Promise((resolve, reject) => {
+    const r = http.request(url, { method: "POST", agent, headers }, (res) => {
+      res.on("data", () => {});
+      res.on("end", resolve);
+    });
+    r.on("error", reject);
+    r.end(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }));
+  });
+  const raw = [];
+  for (let i = 0; i < N + 20; i++) {
+    const t0 = process.hrtime.bigint();
+    await post(1000 + i);
+    if (i >= 20) raw.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  const dr = median(raw);
+  agent.destroy();
+  await hd.close();
+  const ws = mkdtempSync(join(tmpdir(), "vthost-bench-"));
+  writeFileSync(join(ws, "vtcode.toml"),
+    `[permissions]\nallow = ["search_tools", "mcp__web"]\n\n[[mcp.providers]]\nname = "web"\nendpoint = "${url}"\n`);
+  const hv = await connect(bin, vthostArgs(ws));
+  await hv.callTool({ name: "search_tools", arguments: { query: "echo a text back" } });
+  await timeCalls(hv, "mcp__web__echo", 20);
+  const ph = median(await timeCalls(hv, "mcp__web__echo", N));
+  await hv.close();
+  server.kill();
+  rmSync(ws, { recursive: true, force: true });
+  console.log(`HTTP call, median of ${N}: direct with node http ${dr.toFixed(0)} us, through vthost ` +
+    `${ph.toFixed(0)} us: ${(ph / dr).toFixed(2)}x, +${(ph - dr).toFixed(0)} us ` +
+    `(direct with the SDK client ${dh.toFixed(0)} us)`);
+}
 
 // 2. search over 1,000 provider tools (the catalog is built by the first search)
 const s = [];

@@ -1,0 +1,823 @@
+/* The Streamable HTTP transport (MCP 2025-03-26 and 2025-06-18).
+ *
+ * Every message is POSTed to the provider's endpoint.  The answer to a
+ * request comes back on its own POST, as one JSON body or as a stream
+ * of server-sent events that may carry the provider's notifications
+ * (progress) and requests before the answer.  The session the server
+ * names in Mcp-Session-Id when it answers initialize goes back on every
+ * later request with the negotiated MCP-Protocol-Version; a 404 on a
+ * request that named the session means the server forgot it, and the
+ * provider is reconnected (a new initialize) on its next use.  A GET
+ * stream carries what the server sends outside any request
+ * (tools/list_changed); the session is ended with DELETE at exit.
+ *
+ * The only file that uses libcurl.  A transfer runs in the sender's
+ * thread on its own multi handle polled every POLL_MS, so it stops as
+ * soon as its caller cancels, its time runs out or the provider breaks;
+ * handles are pooled, so connections are reused.  Header values
+ * (api_key_env's token, configured headers) are never logged. */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "provider.h"
+
+#define POLL_MS 50
+#define ERR_BODY_MAX 300
+#define GET_RETRIES 3
+#define DELETE_TIMEOUT_MS 2000
+#define STOP_WAIT_MS 2000
+
+typedef struct conn {
+    CURL *easy;
+    CURLM *multi;  /* holds the connection cache the next transfer reuses */
+    struct conn *next;
+} conn;
+
+typedef struct http_state {
+    /* guarded by p->mu */
+    struct curl_slist *extra;  /* configured headers + Authorization (secret);
+                                  built on the first connect, then immutable */
+    int extra_built;
+    char *session;             /* Mcp-Session-Id */
+    char *version;             /* the negotiated protocol version */
+    unsigned epoch;            /* bumps when the connection breaks */
+    int up;                    /* connected, and provider_closed not yet called */
+    int inflight;              /* transfers holding a conn */
+    conn *idle;
+    pthread_t get;
+    int get_running, get_joinable;
+    int get_open;              /* the GET stream's answer began */
+} http_state;
+
+typedef enum { X_POST, X_GET, X_DELETE } xfer_kind;
+
+typedef struct xfer {
+    provider *p;
+    http_state *s;
+    CURL *easy;
+    xfer_kind kind;
+    const transport_req *req;  /* the request POSTed, or NULL */
+    int is_init;               /* req is initialize: a new session */
+    int had_session;           /* the request named a session */
+    unsigned epoch;
+    struct timespec deadline;  /* for what nobody waits on */
+    long status;
+    int started, sse;
+    vt_strbuf body;            /* JSON body; SSE: the line being read; else error text */
+    vt_strbuf data;            /* SSE: the data of the event being read */
+    int skip_lf, other_event;
+    char *session;             /* Mcp-Session-Id of the answer to initialize */
+    char *broke;               /* a protocol failure (malloc'd) */
+} xfer;
+
+static pthread_once_t g_curl_once = PTHREAD_ONCE_INIT;
+static int g_curl_ok;
+
+static void curl_setup(void) { g_curl_ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+
+/* ---- state and pooled handles ------------------------------------------- */
+
+/* Caller holds p->mu. */
+static http_state *state_locked(provider *p)
+{
+    if (!p->tp_state)
+        p->tp_state = calloc(1, sizeof(http_state));
+    return p->tp_state;
+}
+
+static conn *conn_take(provider *p, http_state *s)
+{
+    pthread_mutex_lock(&p->mu);
+    conn *c = s->idle;
+    if (c)
+        s->idle = c->next;
+    s->inflight++;
+    pthread_mutex_unlock(&p->mu);
+    if (c) {
+        curl_easy_reset(c->easy);
+        return c;
+    }
+    c = calloc(1, sizeof *c);
+    if (c) {
+        c->easy = curl_easy_init();
+        c->multi = curl_multi_init();
+    }
+    if (!c || !c->easy || !c->multi) {
+        if (c) {
+            curl_easy_cleanup(c->easy);
+            curl_multi_cleanup(c->multi);
+        }
+        free(c);
+        pthread_mutex_lock(&p->mu);
+        s->inflight--;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->mu);
+        return NULL;
+    }
+    return c;
+}
+
+static void conn_give(provider *p, http_state *s, conn *c)
+{
+    pthread_mutex_lock(&p->mu);
+    c->next = s->idle;
+    s->idle = c;
+    s->inflight--;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The connection broke (seen by a transfer of `epoch`): later transfers
+ * of that session stop, and the provider learns it once. */
+static void break_conn(provider *p, unsigned epoch, const char *why, int resend_ok)
+{
+    http_state *s = p->tp_state;
+    pthread_mutex_lock(&p->mu);
+    int mine = s->epoch == epoch && s->up;
+    if (mine) {
+        s->epoch++;
+        s->up = 0;
+        free(s->session);
+        s->session = NULL;
+        if (resend_ok)
+            p->resend_ok = 1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (mine)
+        provider_closed(p, why, 0);
+}
+
+static int stale(const xfer *x)
+{
+    pthread_mutex_lock(&x->p->mu);
+    int st = x->s->epoch != x->epoch || x->p->stopping;
+    pthread_mutex_unlock(&x->p->mu);
+    return st;
+}
+
+/* The provider broke the protocol on this exchange: `what` it sent. */
+static void set_broke(xfer *x, const char *what)
+{
+    if (x->broke)
+        return;
+    char buf[300];
+    snprintf(buf, sizeof buf, "MCP provider '%s' sent %s", x->p->name, what);
+    x->broke = strdup(buf);
+}
+
+static void broke_big(xfer *x)
+{
+    char what[80];
+    snprintf(what, sizeof what, "a message over %zu bytes", x->p->lim.max_message);
+    set_broke(x, what);
+}
+
+/* ---- what arrives ----------------------------------------------------------- */
+
+/* Printable ASCII only: a value the server chose goes back into headers. */
+static int visible(const char *v, size_t n)
+{
+    if (n == 0 || n > 1024)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < 0x21 || v[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+static void deliver_one(xfer *x, cJSON *m)
+{
+    if (x->is_init) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+        const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(m, "result"), "protocolVersion"));
+        if (cJSON_IsNumber(id) && (long)id->valuedouble == x->req->id && v &&
+            visible(v, strlen(v))) {
+            pthread_mutex_lock(&x->p->mu);
+            free(x->s->version);
+            x->s->version = strdup(v);
+            pthread_mutex_unlock(&x->p->mu);
+        }
+    }
+    if (provider_receive(x->p, m) < 0)
+        set_broke(x, "malformed JSON-RPC (not a JSON object)");
+}
+
+/* One JSON text: a message, or a batch of them (2025-03-26). */
+static void deliver(xfer *x, const char *text, size_t len)
+{
+    if (stale(x))
+        return;
+    cJSON *m = cJSON_ParseWithLength(text, len);
+    if (cJSON_IsArray(m) && cJSON_GetArraySize(m) > 0) {
+        cJSON *it;
+        while (!x->broke && (it = cJSON_DetachItemFromArray(m, 0)))
+            deliver_one(x, it);
+        cJSON_Delete(m);
+    } else if (m) {
+        deliver_one(x, m);
+    } else {
+        set_broke(x, "malformed JSON-RPC (not JSON)");
+    }
+}
+
+/* One line of an event stream (WHATWG server-sent events). */
+static void sse_line(xfer *x, const char *line, size_t n)
+{
+    if (n == 0) {  /* end of an event */
+        if (x->data.len && !x->other_event && !x->data.failed)
+            deliver(x, x->data.data, x->data.len - 1);  /* without the last LF */
+        mcpp_api->strbuf_reset(&x->data);
+        x->other_event = 0;
+        return;
+    }
+    if (line[0] == ':')
+        return;  /* a comment (keep-alive) */
+    const char *colon = memchr(line, ':', n);
+    size_t flen = colon ? (size_t)(colon - line) : n;
+    const char *v = colon ? colon + 1 : line + n;
+    size_t vlen = n - (size_t)(v - line);
+    if (vlen && *v == ' ') {
+        v++;
+        vlen--;
+    }
+    if (flen == 4 && memcmp(line, "data", 4) == 0) {
+        if (x->data.len + vlen + 1 > x->p->lim.max_message) {
+            broke_big(x);
+            return;
+        }
+        mcpp_api->strbuf_append(&x->data, v, vlen);
+        mcpp_api->strbuf_append(&x->data, "\n", 1);
+    } else if (flen == 5 && memcmp(line, "event", 5) == 0) {
+        x->other_event = !(vlen == 0 || (vlen == 7 && memcmp(v, "message", 7) == 0));
+    }  /* id and retry: resuming a stream is not used */
+}
+
+static void sse_feed(xfer *x, const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !x->broke) {
+        if (x->skip_lf) {
+            x->skip_lf = 0;
+            if (p[i] == '\n') {
+                i++;
+                continue;
+            }
+        }
+        size_t j = i;
+        while (j < n && p[j] != '\n' && p[j] != '\r')
+            j++;
+        if (x->body.len + (j - i) > x->p->lim.max_message) {
+            broke_big(x);
+            return;
+        }
+        mcpp_api->strbuf_append(&x->body, p + i, j - i);
+        if (j == n)
+            return;  /* the rest of the line comes with the next chunk */
+        x->skip_lf = p[j] == '\r';
+        sse_line(x, x->body.data ? x->body.data : "", x->body.len);
+        mcpp_api->strbuf_reset(&x->body);
+        i = j + 1;
+    }
+}
+
+static void start_body(xfer *x)
+{
+    x->started = 1;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+    char *ct = NULL;
+    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+    x->sse = ct && strncasecmp(ct, "text/event-stream", 17) == 0;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (!x->started)
+        start_body(x);
+    if (stale(x))
+        return 0;
+    if (x->status < 200 || x->status >= 300) {  /* keep the start, for the message */
+        if (x->body.len < ERR_BODY_MAX)
+            mcpp_api->strbuf_append(&x->body, ptr,
+                                    n < ERR_BODY_MAX - x->body.len ? n : ERR_BODY_MAX - x->body.len);
+        return n;
+    }
+    if (x->sse) {
+        sse_feed(x, ptr, n);
+    } else if (x->body.len + n > x->p->lim.max_message) {
+        broke_big(x);
+    } else {
+        mcpp_api->strbuf_append(&x->body, ptr, n);
+    }
+    return x->broke ? 0 : n;
+}
+
+static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    xfer *x = ud;
+    size_t n = size * nmemb;
+    if (x->kind == X_GET && n <= 2) {  /* the end of the GET stream's headers */
+        long status = 0;
+        curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 200 && status < 300) {
+            pthread_mutex_lock(&x->p->mu);
+            x->s->get_open = 1;
+            pthread_cond_broadcast(&x->p->cond);
+            pthread_mutex_unlock(&x->p->mu);
+        }
+    }
+    if (x->is_init && n > 15 && strncasecmp(buf, "mcp-session-id:", 15) == 0) {
+        const char *v = buf + 15;
+        size_t len = n - 15;
+        while (len && (*v == ' ' || *v == '\t'))
+            v++, len--;
+        while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+            len--;
+        free(x->session);
+        x->session = visible(v, len) ? strndup(v, len) : NULL;
+    }
+    return n;
+}
+
+/* ---- one exchange ------------------------------------------------------------ */
+
+static struct curl_slist *add_header(struct curl_slist *h, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(h, line);
+    return n ? n : h;
+}
+
+static struct curl_slist *build_headers(xfer *x)
+{
+    struct curl_slist *h = NULL;
+    if (x->kind == X_POST) {
+        h = add_header(h, "Content-Type: application/json");
+        h = add_header(h, "Accept: application/json, text/event-stream");
+        h = add_header(h, "Expect:");  /* no 100-continue round trip */
+    } else if (x->kind == X_GET) {
+        h = add_header(h, "Accept: text/event-stream");
+    }
+    char line[1100];
+    pthread_mutex_lock(&x->p->mu);
+    for (const struct curl_slist *e = x->s->extra; e; e = e->next)
+        h = add_header(h, e->data);
+    if (!x->is_init && x->s->session) {
+        snprintf(line, sizeof line, "Mcp-Session-Id: %s", x->s->session);
+        h = add_header(h, line);
+        x->had_session = 1;
+    }
+    if (!x->is_init && x->s->version) {
+        snprintf(line, sizeof line, "MCP-Protocol-Version: %s", x->s->version);
+        h = add_header(h, line);
+    }
+    pthread_mutex_unlock(&x->p->mu);
+    return h;
+}
+
+static int should_stop(xfer *x)
+{
+    if (x->broke)
+        return 1;
+    if (x->kind == X_DELETE)
+        return provider_past(&x->deadline);
+    if (stale(x))
+        return 1;
+    if (x->kind == X_GET)
+        return 0;
+    return x->req ? provider_req_done(x->p, x->req->id) : provider_past(&x->deadline);
+}
+
+/* Run x on c.  Returns the transfer's result; *aborted when it was
+ * stopped by should_stop(). */
+static CURLcode run(xfer *x, conn *c, const char *body, int *aborted)
+{
+    provider *p = x->p;
+    CURL *e = c->easy;
+    x->easy = e;
+    struct curl_slist *h = build_headers(x);
+    curl_easy_setopt(e, CURLOPT_URL, p->endpoint);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)p->lim.request_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+    if (x->kind == X_POST) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    } else if (x->kind == X_DELETE) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+    }
+    CURLcode res = CURLE_OK;
+    *aborted = 0;
+    curl_multi_add_handle(c->multi, e);
+    for (;;) {
+        int running = 0;
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            res = CURLE_FAILED_INIT;
+            break;
+        }
+        if (!running) {
+            int q;
+            CURLMsg *m;
+            while ((m = curl_multi_info_read(c->multi, &q)))
+                if (m->msg == CURLMSG_DONE)
+                    res = m->data.result;
+            break;
+        }
+        if (should_stop(x)) {
+            *aborted = 1;
+            break;
+        }
+        curl_multi_poll(c->multi, NULL, 0, POLL_MS, NULL);
+    }
+    curl_multi_remove_handle(c->multi, e);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(h);
+    if (!x->started)
+        start_body(x);
+    return res;
+}
+
+static void xfer_free(xfer *x)
+{
+    mcpp_api->strbuf_reset(&x->body);
+    mcpp_api->strbuf_reset(&x->data);
+    free(x->session);
+    free(x->broke);
+}
+
+/* The start of an error body, on one line. */
+static void error_text(xfer *x, char *out, size_t cap)
+{
+    size_t n = x->body.len < cap - 1 ? x->body.len : cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = x->body.data[i];
+        out[i] = (ch >= 0x20 && ch < 0x7f) ? ch : ' ';
+    }
+    out[n] = '\0';
+}
+
+static void start_get(provider *p, http_state *s, unsigned epoch);
+static int is_initialized(const char *text);
+
+static int http_send(provider *p, const char *text, const transport_req *req)
+{
+    pthread_mutex_lock(&p->mu);
+    http_state *s = p->tp_state;
+    int up = s && s->up;
+    unsigned epoch = s ? s->epoch : 0;
+    pthread_mutex_unlock(&p->mu);
+    if (!up)
+        return -1;
+    xfer x = {.p = p, .s = s, .kind = X_POST, .req = req, .epoch = epoch,
+              .is_init = req && strcmp(req->method, "initialize") == 0};
+    provider_deadline(&x.deadline, p->lim.request_timeout_ms);
+    conn *c = conn_take(p, s);
+    if (!c)
+        return -1;
+    int aborted;
+    CURLcode res = run(&x, c, text, &aborted);
+    conn_give(p, s, c);
+
+    char why[700], body[ERR_BODY_MAX + 1];
+    const char *what = req ? req->method : "a notification";
+    int rc = -1;
+    if (x.broke) {
+        break_conn(p, x.epoch, x.broke, 0);
+    } else if (stale(&x)) {
+        /* someone else broke the connection, and said why */
+    } else if (aborted) {
+        rc = req ? 0 : -1;  /* answered, cancelled or timed out: the caller knows */
+    } else if (res != CURLE_OK) {
+        snprintf(why, sizeof why, "MCP provider '%s': cannot reach %.300s: %s", p->name,
+                 p->endpoint, curl_easy_strerror(res));
+        break_conn(p, x.epoch, why, 0);
+    } else if (x.status == 404 && x.had_session) {
+        snprintf(why, sizeof why, "MCP provider '%s' ended the session (HTTP 404 to %s); it is "
+                 "reconnected on its next use", p->name, what);
+        break_conn(p, x.epoch, why, 1);
+    } else if (x.status >= 500) {
+        error_text(&x, body, sizeof body);
+        snprintf(why, sizeof why, "MCP provider '%s' answered %s with HTTP %ld: %s", p->name,
+                 what, x.status, body[0] ? body : "(no text)");
+        break_conn(p, x.epoch, why, 0);
+    } else if (x.status < 200 || x.status >= 300) {
+        error_text(&x, body, sizeof body);
+        snprintf(why, sizeof why, "MCP provider '%s' refused %s with HTTP %ld: %s", p->name,
+                 what, x.status, body[0] ? body : "(no text)");
+        if (req)
+            provider_req_failed(p, req->id, why);
+        else
+            mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s", why);
+    } else {
+        if (!x.sse && x.body.len)
+            deliver(&x, x.body.data, x.body.len);
+        if (x.broke) {
+            break_conn(p, x.epoch, x.broke, 0);
+        } else {
+            rc = 0;
+            if (req && !provider_req_done(p, req->id)) {
+                snprintf(why, sizeof why, x.sse ? "MCP provider '%s' closed its event stream "
+                                                   "before answering %s"
+                                                 : "MCP provider '%s' answered %s with HTTP %ld "
+                                                   "and no JSON-RPC response",
+                         p->name, what, x.status);
+                provider_req_failed(p, req->id, why);
+            }
+        }
+    }
+    if (rc == 0 && !req && is_initialized(text))
+        start_get(p, s, x.epoch);
+    if (x.is_init && x.session && !x.broke) {
+        pthread_mutex_lock(&p->mu);
+        if (s->epoch == x.epoch) {
+            free(s->session);
+            s->session = x.session;
+            x.session = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    xfer_free(&x);
+    return rc;
+}
+
+/* ---- the GET stream: what the server sends outside a request -------------------- */
+
+static void pause_ms(int ms)
+{
+    struct timespec d = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+}
+
+static void *get_main(void *arg)
+{
+    provider *p = arg;
+    http_state *s = p->tp_state;
+    pthread_mutex_lock(&p->mu);
+    unsigned epoch = s->epoch;
+    pthread_mutex_unlock(&p->mu);
+    int failures = 0;
+    while (failures < GET_RETRIES) {
+        xfer x = {.p = p, .s = s, .kind = X_GET, .epoch = epoch};
+
+        conn *c = conn_take(p, s);
+        if (!c)
+            break;
+        struct timespec began;
+        provider_deadline(&began, 1000);
+        int aborted;
+        CURLcode res = run(&x, c, NULL, &aborted);
+        conn_give(p, s, c);
+        int done = 0;
+        if (x.broke) {
+            break_conn(p, epoch, x.broke, 0);
+            done = 1;
+        } else if (aborted || stale(&x)) {
+            done = 1;
+        } else if (res != CURLE_OK) {
+            failures++;
+        } else if (x.status == 404 && x.had_session) {
+            break_conn(p, epoch, "the MCP provider ended the session (HTTP 404)", 1);
+            done = 1;
+        } else if (x.status < 200 || x.status >= 300 || !x.sse) {
+            done = 1;  /* 405: the server offers no such stream */
+        } else {
+            /* the stream ended; one that ends at once counts as a failure */
+            failures = provider_past(&began) ? 0 : failures + 1;
+        }
+        xfer_free(&x);
+        if (done)
+            break;
+        for (int i = 0; i < 10 && !stale(&x); i++)
+            pause_ms(POLL_MS);
+    }
+    pthread_mutex_lock(&p->mu);
+    s->get_running = 0;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Open the GET stream once the session is initialized, and wait (a
+ * little) until the server answers it: a list change right after the
+ * handshake would otherwise be sent while no stream is open, and lost. */
+static void start_get(provider *p, http_state *s, unsigned epoch)
+{
+    pthread_mutex_lock(&p->mu);
+    if (s->epoch != epoch || s->get_joinable) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    s->get_open = 0;
+    s->get_running = 1;
+    if (pthread_create(&s->get, NULL, get_main, p) != 0) {
+        s->get_running = 0;  /* no stream: list changes are seen on the next start */
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    s->get_joinable = 1;
+    struct timespec deadline;
+    provider_deadline(&deadline, p->lim.request_timeout_ms < 2000 ? p->lim.request_timeout_ms : 2000);
+    while (s->get_running && !s->get_open && !provider_past(&deadline)) {
+        struct timespec slice;
+        provider_deadline(&slice, 20);
+        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* "notifications/initialized": the session is ready for the GET stream. */
+static int is_initialized(const char *text)
+{
+    cJSON *m = cJSON_Parse(text);
+    const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
+    int yes = method && strcmp(method, "notifications/initialized") == 0;
+    cJSON_Delete(m);
+    return yes;
+}
+
+/* ---- the transport ---------------------------------------------------------- */
+
+/* Configured headers and the bearer token, once.  Caller holds p->mu.
+ * Returns NULL or why not (malloc'd). */
+static char *build_extra_locked(provider *p, http_state *s)
+{
+    if (s->extra_built)
+        return NULL;
+    char line[1100];
+    struct curl_slist *h = NULL;
+    for (char **a = p->headers; a && *a; a++)
+        h = add_header(h, *a);
+    for (char **a = p->env_headers; a && *a; a++) {
+        const char *colon = strchr(*a, ':');
+        const char *v = colon ? getenv(colon + 2) : NULL;
+        if (v && *v && !strpbrk(v, "\r\n")) {  /* empty or unset: no header */
+            snprintf(line, sizeof line, "%.*s: %s", (int)(colon - *a), *a, v);
+            h = add_header(h, line);
+        }
+    }
+    if (p->api_key_env) {
+        const char *key = getenv(p->api_key_env);
+        if (!key || !*key || strpbrk(key, "\r\n")) {
+            curl_slist_free_all(h);
+            snprintf(line, sizeof line, "MCP provider '%s': the environment variable %.200s "
+                     "(api_key_env) is %s", p->name, p->api_key_env,
+                     key && *key ? "not a one-line token" : "not set");
+            return strdup(line);
+        }
+        snprintf(line, sizeof line, "Authorization: Bearer %.1000s", key);
+        h = add_header(h, line);
+        memset(line, 0, sizeof line);  /* the token stays only in the header list */
+    }
+    s->extra = h;
+    s->extra_built = 1;
+    return NULL;
+}
+
+static int http_open(provider *p, char **err)
+{
+    pthread_once(&g_curl_once, curl_setup);
+    pthread_mutex_lock(&p->mu);
+    http_state *s = state_locked(p);
+    if (!s || !g_curl_ok) {
+        pthread_mutex_unlock(&p->mu);
+        *err = strdup(s ? "cannot initialise libcurl" : "out of memory");
+        return VT_ERR_NOMEM;
+    }
+    /* the previous session's stream ends by itself (its epoch is over) */
+    int join = s->get_joinable;
+    s->get_joinable = 0;
+    pthread_t old = s->get;
+    pthread_mutex_unlock(&p->mu);
+    if (join)
+        pthread_join(old, NULL);
+
+    pthread_mutex_lock(&p->mu);
+    char *why = build_extra_locked(p, s);
+    pthread_mutex_unlock(&p->mu);
+    if (why) {
+        provider_closed(p, why, 1);  /* the environment will not change */
+        *err = why;
+        return VT_ERR_INVALID;
+    }
+    pthread_mutex_lock(&p->mu);
+    s->epoch++;
+    s->up = 1;
+    free(s->session);
+    free(s->version);
+    s->session = s->version = NULL;
+    pthread_mutex_unlock(&p->mu);
+    provider_connected(p);
+    return VT_OK;
+}
+
+static void http_fail(provider *p)
+{
+    http_state *s = p->tp_state;
+    pthread_mutex_lock(&p->mu);
+    int mine = s && s->up;
+    if (mine) {
+        s->epoch++;
+        s->up = 0;
+        free(s->session);
+        s->session = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (mine)
+        provider_closed(p, NULL, 0);
+}
+
+/* vthost ends: every transfer stops (p->stopping), then DELETE ends the
+ * session at the server. */
+static void http_stop(provider *p)
+{
+    pthread_mutex_lock(&p->mu);
+    http_state *s = p->tp_state;
+    if (!s) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    int join = s->get_joinable;
+    s->get_joinable = 0;
+    pthread_mutex_unlock(&p->mu);
+    if (join)
+        pthread_join(s->get, NULL);
+    struct timespec deadline;
+    provider_deadline(&deadline, STOP_WAIT_MS);
+    pthread_mutex_lock(&p->mu);
+    while (s->inflight > 0 && !provider_past(&deadline)) {
+        struct timespec slice;
+        provider_deadline(&slice, 20);
+        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
+    }
+    int up = s->up;
+    s->up = 0;
+    s->epoch++;
+    char *session = s->session;
+    s->session = NULL;
+    pthread_mutex_unlock(&p->mu);
+    if (up)
+        provider_closed(p, "vthost stopped", 0);
+    if (!session)
+        return;
+    pthread_mutex_lock(&p->mu);
+    s->session = session;  /* for the DELETE's header */
+    pthread_mutex_unlock(&p->mu);
+    xfer x = {.p = p, .s = s, .kind = X_DELETE};
+    provider_deadline(&x.deadline, DELETE_TIMEOUT_MS);
+    conn *c = conn_take(p, s);
+    if (c) {
+        int aborted;
+        run(&x, c, NULL, &aborted);  /* 405 (not offered) is fine too */
+        conn_give(p, s, c);
+    }
+    xfer_free(&x);
+    pthread_mutex_lock(&p->mu);
+    free(s->session);
+    s->session = NULL;
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void http_destroy(provider *p)
+{
+    http_state *s = p->tp_state;
+    if (!s)
+        return;
+    while (s->idle) {
+        conn *c = s->idle;
+        s->idle = c->next;
+        curl_multi_cleanup(c->multi);
+        curl_easy_cleanup(c->easy);
+        free(c);
+    }
+    curl_slist_free_all(s->extra);
+    free(s->session);
+    free(s->version);
+    free(s);
+    p->tp_state = NULL;
+}
+
+static void http_describe(const provider *p, cJSON *o)
+{
+    cJSON_AddStringToObject(o, "endpoint", p->endpoint ? p->endpoint : "");
+}
+
+const transport_ops http_transport = {
+    .name = "http",
+    .open = http_open,
+    .send = http_send,
+    .fail = http_fail,
+    .stop = http_stop,
+    .destroy = http_destroy,
+    .describe = http_describe,
+};
