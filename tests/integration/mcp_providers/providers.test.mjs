@@ -6,6 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -409,6 +410,42 @@ test("a relay ends with its call: cancelled, or past the tool timeout", async ()
   await search(c, "echo a text back unchanged");
   const echo = await c.callTool({ name: "mcp__test__echo", arguments: { text: "after" } });
   assert.match(text(echo), /echo: after/);
+});
+
+test("over Streamable HTTP a provider's request is relayed on its call's own stream", async () => {
+  const server = spawn(node, [join(here, "http_relay_provider.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let out = "";
+      server.stdout.on("data", (d) => {
+        out += d;
+        const m = out.match(/listening (\d+)/);
+        if (m) resolve(m[1]);
+      });
+      server.on("exit", (c) => reject(new Error(`http_relay_provider.mjs exited with ${c}`)));
+    });
+    const ws = workspace({
+      allow: '"search_tools", "mcp__web"',
+      extra: `
+[[mcp.providers]]
+name = "web"
+endpoint = "http://127.0.0.1:${port}/mcp"
+`,
+    });
+    const c = await connect(ws, { capabilities: { elicitation: {} } });
+    const asked = [];
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return { action: "accept", content: { name: "Grace" } };
+    });
+    assert.ok((await search(c, "name through elicitation HTTP")).includes("mcp__web__ask_name"));
+    const r = await c.callTool({ name: "mcp__web__ask_name", arguments: {} });
+    assert.ok(!r.isError, text(r));
+    assert.match(text(r), /hello Grace \(accept\)/);
+    assert.deepEqual(asked, ["MCP server 'web' asks: Name, over HTTP?"]);
+  } finally {
+    server.kill("SIGKILL");
+  }
 });
 
 test("auto review is given a provider tool call as an MCP request", async () => {
