@@ -472,10 +472,10 @@ int host_open(const host_options *o, char **err)
     return rc;
 }
 
-void host_close(void)
+static void close_host(int at_exit)
 {
     registry_dynamic_reset();  /* its hooks point into the modules */
-    loader_unload_all();
+    loader_unload_all(at_exit);
     call_set_workspace(NULL);
     api_bind(NULL, NULL);
     registry_clear();
@@ -499,6 +499,9 @@ void host_close(void)
     free(H.default_agent);
     memset(&H, 0, sizeof H);
 }
+
+void host_close(void) { close_host(0); }
+void host_close_at_exit(void) { close_host(1); }
 
 size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
 const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
