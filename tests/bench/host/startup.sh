@@ -2,8 +2,9 @@
 # Start-up benchmark: `vthost tools` and a one-shot `vthost call` beside a
 # bare /bin/true, run interleaved (true, tools, call, true, tools, ...) so
 # that machine load falls on all three alike; median wall time, the ratio
-# to /bin/true (target: at most 2.5x), minor page faults (getrusage of the
-# child), and the instructions each executes (perf stat where the CPU
+# to /bin/true (target: at most 2.5x), minor page faults and CPU time
+# (user + system, from wait4: steadier than wall time on a loaded
+# machine), and the instructions each executes (perf stat where the CPU
 # counters are readable, else callgrind's total, which counts user space
 # including the dynamic loader).
 #
