@@ -53,11 +53,8 @@ int host_listing_open(void) { return H.listing_open; }
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
 const vt_host_api *host_api(void) { return api_table(); }
-const char *host_config_path(void) { return H.config_path; }
 const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
 const profile *host_profile(void) { return &H.prof; }
-const char *host_default_agent(void) { return H.default_agent; }
-const char *host_exe_dir(void) { return H.exe_dir; }
 
 static char *find_exe_dir(void)
 {
