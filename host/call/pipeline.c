@@ -178,12 +178,44 @@ static int budget_plain_output(vt_call *call, cJSON *response)
     return rc != VT_OK ? rc : spool_finish(s, response, &call->warnings);
 }
 
-/* Output budget, response shape and warnings. */
+/* The budget of a structured response (vt_tool.budget_keep): over the
+ * budget, its JSON text goes whole to the spool and only the kept members
+ * stay, for spool_finish to add the preview to; within it, the plain
+ * budget as for any tool. */
+static int budget_whole_response(vt_call *call, const char *const *keep, cJSON *response)
+{
+    char *text = cJSON_Print(response);
+    if (!text)
+        return VT_ERR_NOMEM;
+    size_t len = strlen(text);
+    if (len <= (size_t)call->max_output_tokens * 4) {
+        free(text);
+        return budget_plain_output(call, response);
+    }
+    vt_spool *s = call_spool_open(call);
+    int rc = s ? spool_append(s, text, len) : VT_ERR_NOMEM;
+    free(text);
+    if (rc != VT_OK)
+        return rc;
+    for (cJSON *f = response->child, *next; f; f = next) {
+        next = f->next;
+        int kept = 0;
+        for (const char *const *k = keep; *k && !kept; k++)
+            kept = strcmp(f->string, *k) == 0;
+        if (!kept)
+            cJSON_Delete(cJSON_DetachItemViaPointer(response, f));
+    }
+    return spool_finish(s, response, &call->warnings);
+}
+
+/* Output budget, response shape and warnings.  A budget that cannot be
+ * applied does not fail a call that ran: the response stays whole. */
 static int stage_respond(call_ctx *c)
 {
     vt_call *call = &c->call;
-    int rc = call->spool ? spool_finish(call->spool, c->resp, &call->warnings)
-                         : budget_plain_output(call, c->resp);
+    int rc = call->spool           ? spool_finish(call->spool, c->resp, &call->warnings)
+             : c->e->t.budget_keep ? budget_whole_response(call, c->e->t.budget_keep, c->resp)
+                                   : budget_plain_output(call, c->resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
     if (call->warnings) {

@@ -53,11 +53,8 @@ int host_listing_open(void) { return H.listing_open; }
 const char *host_workspace(void) { return H.workspace; }
 const cJSON *host_config(void) { return H.config; }
 const vt_host_api *host_api(void) { return api_table(); }
-const char *host_config_path(void) { return H.config_path; }
 const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
 const profile *host_profile(void) { return &H.prof; }
-const char *host_default_agent(void) { return H.default_agent; }
-const char *host_exe_dir(void) { return H.exe_dir; }
 
 static char *find_exe_dir(void)
 {
@@ -472,10 +469,10 @@ int host_open(const host_options *o, char **err)
     return rc;
 }
 
-void host_close(void)
+static void close_host(int at_exit)
 {
     registry_dynamic_reset();  /* its hooks point into the modules */
-    loader_unload_all();
+    loader_unload_all(at_exit);
     call_set_workspace(NULL);
     api_bind(NULL, NULL);
     registry_clear();
@@ -499,6 +496,9 @@ void host_close(void)
     free(H.default_agent);
     memset(&H, 0, sizeof H);
 }
+
+void host_close(void) { close_host(0); }
+void host_close_at_exit(void) { close_host(1); }
 
 size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
 const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }

@@ -37,15 +37,16 @@ void host_warn_untrusted(void);
 int host_listing_open(void);
 /* Ends plugins (fini in reverse order) and frees everything. */
 void host_close(void);
+/* host_close for a process about to exit: the same, but the modules stay
+ * mapped (the exit unmaps them at no cost). */
+void host_close_at_exit(void);
 
 const char *host_workspace(void);      /* canonical absolute root */
 const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
-const char *host_config_path(void);    /* file it came from, or NULL */
 const char *host_profile_name(void);
 /* The active profile (borrowed until host_close). */
 struct profile;
 const struct profile *host_profile(void);
-const char *host_default_agent(void);  /* --agent value, or NULL */
 /* The table plugins receive (host_open hands it to the loader).  Host
  * code below core calls the functions behind it directly; tests use it
  * to reach plugin services. */
@@ -54,8 +55,5 @@ const vt_host_api *host_api(void);
 /* Plugin directories searched, in order. */
 size_t host_plugin_dir_count(void);
 const char *host_plugin_dir(size_t i);
-
-/* The directory of the running executable (no trailing slash). */
-const char *host_exe_dir(void);
 
 #endif

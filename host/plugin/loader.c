@@ -308,7 +308,7 @@ int loader_load_all(const vt_host_api *api)
     return VT_OK;
 }
 
-void loader_unload_all(void)
+void loader_unload_all(int keep_mapped)
 {
     for (size_t k = next_order; k-- > 0;)
         for (size_t i = 0; i < nmods; i++)
@@ -318,7 +318,7 @@ void loader_unload_all(void)
         plugin_module *m = mods[i];
         /* Keep modules mapped when running under a leak checker would
          * lose their symbols; dlclose is safe here: fini has run. */
-        if (m->handle && !getenv("VTHOST_NO_DLCLOSE"))
+        if (m->handle && !keep_mapped && !getenv("VTHOST_NO_DLCLOSE"))
             dlclose(m->handle);
         free(m->stem);
         free(m->path);

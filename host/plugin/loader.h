@@ -35,8 +35,11 @@ int loader_read_all(void);
  * order and init (which receives `api`, the host's table: borrowed, it
  * must outlive the modules).  Refusals are recorded, not fatal. */
 int loader_load_all(const vt_host_api *api);
-/* Run fini in reverse load order and dlclose. */
-void loader_unload_all(void);
+/* Run fini in reverse load order and dlclose; with `keep_mapped` (the
+ * process is about to exit) the modules stay mapped for the exit to
+ * unmap: dlclose's bookkeeping and unmapping cost about a sixth of a
+ * bare start. */
+void loader_unload_all(int keep_mapped);
 
 plugin_module *loader_find(const char *stem);
 size_t loader_count(void);

@@ -24,6 +24,7 @@ static sandbox_config sandbox_cfg;
 static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
 static char *sandbox_warning;    /* what this machine cannot protect */
 static char *sandbox_error;      /* why sandboxed commands cannot run */
+static int toml_absent_at_start; /* sandbox_toml_absent() at init */
 static shell_profile profile;
 static unsigned short pty_rows = 24, pty_cols = 80;
 
@@ -75,6 +76,66 @@ static const char SCHEMA[] =
     "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
 
 static int enforce; /* run-time enforcement of every execve (execwatch.h) */
+
+/* What a start that runs no command (vthost tools, a search, a patch)
+ * does not need is done once, on first use: the run-time checks' filter
+ * (it decides `enforce`) on the first exec_command permission question or
+ * run; the sandbox (namespace probe forks, cgroup search, Landlock
+ * ruleset check, seccomp filters) and the sessions' reaper thread on the
+ * first run.  What they warn about goes to the log once, then, and into
+ * every sandboxed call's result as before. */
+static pthread_mutex_t lazy_mu = PTHREAD_MUTEX_INITIALIZER;
+static int checks_ready, sandbox_ready, sessions_ready;
+
+static void checks_ensure(void)
+{
+    pthread_mutex_lock(&lazy_mu);
+    if (!checks_ready) {
+        /* Run-time enforcement needs the host's exec policy (ABI 1.1) and
+         * a kernel that can continue trapped calls; without it the static
+         * check stays conservative (opaque texts are not pre-approved). */
+        if (VT_HAS(api, exec_policy) && execwatch_prepare() == VT_OK)
+            enforce = !getenv("VTHOST_NO_EXEC_CHECKS");
+        else
+            api->log(VT_LOG_WARNING, "exec",
+                     "run-time command checks are unavailable (Linux 5.5 and libseccomp 2.5 "
+                     "needed): command rules hold only for the command text");
+        checks_ready = 1;
+    }
+    pthread_mutex_unlock(&lazy_mu);
+}
+
+/* The sandbox is prepared once: commands only apply it.  A kernel
+ * without Landlock is not a failure: sandboxed commands are refused with
+ * sandbox_error, escalated ones still run. */
+static void sandbox_ensure(void)
+{
+    pthread_mutex_lock(&lazy_mu);
+    if (!sandbox_ready) {
+        int prc = sandbox_prepare_since(&sandbox_cfg, api->workspace_root(),
+                                        toml_absent_at_start, &sandbox_state,
+                                        &sandbox_warning, &sandbox_error);
+        if (prc != VT_OK && !sandbox_error)
+            sandbox_error = strdup("cannot prepare the sandbox");
+        /* What this machine cannot give, said once (and in every
+         * sandboxed call's result). */
+        if (sandbox_warning)
+            api->log(VT_LOG_WARNING, "exec", "sandbox: %s", sandbox_warning);
+        sandbox_ready = 1;
+    }
+    pthread_mutex_unlock(&lazy_mu);
+}
+
+/* The sessions' reaper thread, before the first session. */
+static int sessions_ensure(void)
+{
+    int rc = VT_OK;
+    pthread_mutex_lock(&lazy_mu);
+    if (!sessions_ready && (rc = sessions_init()) == VT_OK)
+        sessions_ready = 1;
+    pthread_mutex_unlock(&lazy_mu);
+    return rc;
+}
 
 /* Where a sandboxed command can write (NULL-terminated, malloc'd), or
  * NULL when it runs unconfined; with a call's additional write paths
@@ -300,6 +361,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 {
     (void)call;
     int rc = VT_OK;
+    checks_ensure();
     /* The working directory first: relative paths below start from it. */
     const char *wd = str_arg(args, "workdir");
     if (wd) {
@@ -468,7 +530,11 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         free(err);
         req.extra = &extra;
     }
-    if (!escalated && sandbox_error)
+    checks_ensure();
+    sandbox_ensure();
+    if (rc == VT_OK && sessions_ensure() != VT_OK)
+        rc = api->call_error(call, VT_ERR_IO, "cannot start the exec plugin's sessions");
+    if (rc == VT_OK && !escalated && sandbox_error)
         rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
     if (rc == VT_OK) {
         req.sandbox = escalated ? NULL : sandbox_state;
@@ -591,9 +657,9 @@ static void read_pty_size(const cJSON *config)
         pty_cols = (unsigned short)c->valuedouble;
 }
 
-/* The sandbox is prepared once: commands only apply it.  A kernel
- * without Landlock is not an init failure: sandboxed commands are refused
- * with sandbox_error, escalated ones still run. */
+/* The [sandbox] settings are checked at init (a mistake refuses the
+ * plugin); the sandbox itself is prepared on the first command
+ * (sandbox_ensure). */
 static int sandbox_setup(char **errmsg)
 {
     char *err = NULL;
@@ -602,16 +668,7 @@ static int sandbox_setup(char **errmsg)
         free(err);
         return VT_ERR_INVALID;
     }
-    int rc = sandbox_prepare(&sandbox_cfg, api->workspace_root(), &sandbox_state,
-                             &sandbox_warning, &sandbox_error);
-    if (rc != VT_OK && rc != VT_ERR_UNSUPPORTED) {
-        *errmsg = api->strdup(sandbox_error ? sandbox_error : "cannot prepare the sandbox");
-        return rc;
-    }
-    /* What this machine cannot give, said once at the start (and in
-     * every sandboxed call's result). */
-    if (sandbox_warning)
-        api->log(VT_LOG_WARNING, "exec", "sandbox: %s", sandbox_warning);
+    toml_absent_at_start = sandbox_toml_absent(api->workspace_root());
     return VT_OK;
 }
 
@@ -627,18 +684,7 @@ static int exec_init(const vt_host_api *host, char **errmsg)
     }
     tools[0].description = profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
     read_pty_size(api->config());
-    /* Run-time enforcement needs the host's exec policy (ABI 1.1) and a
-     * kernel that can continue trapped calls; without it the static
-     * check stays conservative (opaque texts are not pre-approved). */
-    if (VT_HAS(api, exec_policy) && execwatch_prepare() == VT_OK)
-        enforce = !getenv("VTHOST_NO_EXEC_CHECKS");
-    else
-        api->log(VT_LOG_WARNING, "exec",
-                 "run-time command checks are unavailable (Linux 5.5 and libseccomp 2.5 "
-                 "needed): command rules hold only for the command text");
-    int rc = sessions_init();
-    if (rc == VT_OK)
-        rc = spawn_init();
+    int rc = spawn_init();
     if (rc == VT_OK)
         rc = api->service_publish(VT_SPLITTER_SERVICE, (void *)&splitter_service);
     if (rc == VT_OK)
@@ -653,6 +699,11 @@ static int exec_init(const vt_host_api *host, char **errmsg)
 static void exec_fini(void)
 {
     sessions_fini();
+    /* A vtcode.toml that appeared during a run without commands is set
+     * aside like one that appears during a command: that takes the
+     * prepared sandbox (whether namespaces protect it at all). */
+    if (!sandbox_ready && toml_absent_at_start && !sandbox_toml_absent(api->workspace_root()))
+        sandbox_ensure();
     char *policy = NULL;
     if (sandbox_policy_check(sandbox_state, &policy) == VT_OK && policy)
         api->log(VT_LOG_WARNING, "exec", "%s", policy);
@@ -666,6 +717,7 @@ static void exec_fini(void)
     free(sandbox_warning);
     free(sandbox_error);
     sandbox_warning = sandbox_error = NULL;
+    checks_ready = sandbox_ready = sessions_ready = 0;
 }
 
 static const vt_plugin descriptor = {

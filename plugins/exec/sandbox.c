@@ -365,12 +365,20 @@ static void warn_more(char **warning, const char *text)
  * during the run out of the way.  `.vtcode/` is made before the first
  * command runs (sandbox_plan_make; the host keeps its spool there
  * anyway), so that it is protected like an existing one. */
-static void policy_prepare(sandbox *sb, const char *workspace)
+static void policy_prepare(sandbox *sb, const char *workspace, int toml_absent)
 {
     sb->vtcode_dir = fmt("%s/.vtcode", workspace);
     sb->toml_path = fmt("%s/vtcode.toml", workspace);
+    sb->toml_absent = sb->toml_path && toml_absent;
+}
+
+int sandbox_toml_absent(const char *workspace)
+{
+    char *path = fmt("%s/vtcode.toml", workspace);
     struct stat st;
-    sb->toml_absent = sb->toml_path && lstat(sb->toml_path, &st) != 0 && errno == ENOENT;
+    int absent = path && lstat(path, &st) != 0 && errno == ENOENT;
+    free(path);
+    return absent;
 }
 
 /* Before a command runs: .vtcode/ exists (so it is mounted read-only). */
@@ -417,6 +425,13 @@ int sandbox_policy_check(const sandbox *sb, char **warning)
 
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
                     char **warning, char **err)
+{
+    return sandbox_prepare_since(cfg, workspace, sandbox_toml_absent(workspace), out, warning,
+                                 err);
+}
+
+int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
+                          sandbox **out, char **warning, char **err)
 {
     *out = NULL;
     *warning = NULL;
@@ -482,7 +497,7 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and .git/.vtcode are not read-only");
     if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
-        policy_prepare(sb, workspace);
+        policy_prepare(sb, workspace, toml_absent);
     if (cfg->max_processes) {
         sb->cgroup_base = sandbox_cgroup_find();
         if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {

@@ -53,6 +53,16 @@ typedef struct sandbox_plan sandbox_plan;
  * process bound). */
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
                     char **warning, char **err);
+/* The same, prepared later than the start (on the first command, which
+ * keeps the namespace probe's forks, the cgroup search and the filters
+ * out of a start that runs no command): `toml_absent` is
+ * sandbox_toml_absent(workspace) as taken at the start, so that a
+ * vtcode.toml made in between still counts as one that appeared during
+ * the run (sandbox_policy_check). */
+int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
+                          sandbox **out, char **warning, char **err);
+/* Whether `workspace` has no vtcode.toml now (1) or has one (0). */
+int sandbox_toml_absent(const char *workspace);
 void sandbox_free(sandbox *sb);
 
 /* Per call, in the host right before the fork: the protected paths as

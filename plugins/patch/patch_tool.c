@@ -222,42 +222,6 @@ static cJSON *response(const tx *t, size_t *nchanged)
     return r;
 }
 
-/* The output budget, as the host applies it to every tool: a response
- * whose JSON text is longer than max_output_tokens (4 bytes a token) goes
- * whole to the call's spool, and the host replaces it with the spool's
- * head and tail (cut on character boundaries) in "output", with
- * "truncated", "original_token_count" and "spool_path".  The fields named
- * in `keep` (small, needed to go on) stay in the result; the rest are in
- * the spool and the preview. */
-static int apply_budget(const vt_host_api *host, vt_call *call, const cJSON *args,
-                        cJSON *res, const char *const *keep)
-{
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
-    double tokens = cJSON_IsNumber(mt) && mt->valuedouble >= 1 ? mt->valuedouble : 10000;
-    char *text = cJSON_Print(res);
-    if (!text)
-        return VT_ERR_NOMEM;
-    size_t len = strlen(text);
-    if ((double)len <= tokens * 4) {
-        free(text);
-        return 0;
-    }
-    vt_spool *sp = host->spool_open(call);
-    int rc = sp ? host->spool_write(sp, text, len) : VT_ERR_NOMEM;
-    free(text);
-    if (rc != 0)
-        return rc;
-    for (cJSON *f = res->child, *next; f; f = next) {
-        next = f->next;
-        int kept = 0;
-        for (const char *const *k = keep; *k && !kept; k++)
-            kept = strcmp(f->string, *k) == 0;
-        if (!kept)
-            cJSON_Delete(cJSON_DetachItemViaPointer(res, f));
-    }
-    return 0;
-}
-
 static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     int count;
@@ -287,15 +251,14 @@ static int patch_run(vt_call *call, const cJSON *args, cJSON **result)
     tx_free(&t);
     if (!*result)
         return api->call_error(call, VT_ERR_NOMEM, "Out of memory building the response");
-    static const char *const keep[] = {"success", NULL};
-    /* The patch is applied: a response that cannot be spooled is kept
-     * whole rather than turned into a failure. */
-    if ((rc = apply_budget(api, call, args, *result, keep)) != 0)
-        api->log(VT_LOG_WARNING, "patch", "cannot spool the response (%d)", rc);
     if (nchanged > 0)
         api->note(call, VT_NOTE_MUTATION, NULL, (long)nchanged);
     return 0;
 }
+
+/* Over max_output_tokens the host spools the whole response and keeps
+ * only this (vt_tool.budget_keep); the rest is in the spool's preview. */
+static const char *const budget_keep[] = {"success", NULL};
 
 /* Rules written for other agents (Claude Code's Edit) read the same. */
 static const char *const rule_aliases[] = {"edit", "Edit", NULL};
@@ -326,6 +289,7 @@ static const vt_tool tools[] = {
     {
         .name = "apply_patch",
         .rule_aliases = rule_aliases,
+        .budget_keep = budget_keep,
         .description = description,
         .input_schema = schema,
         .title = "Apply a patch to workspace files",

@@ -159,42 +159,6 @@ static int search_locked(vt_call *call, const char *query, size_t limit,
     return 0;
 }
 
-/* The output budget, as the host applies it to every tool: a response
- * whose JSON text is longer than max_output_tokens (4 bytes a token) goes
- * whole to the call's spool, and the host replaces it with the spool's
- * head and tail (cut on character boundaries) in "output", with
- * "truncated", "original_token_count" and "spool_path".  The fields named
- * in `keep` (small, needed to go on) stay in the result; the rest are in
- * the spool and the preview. */
-static int apply_budget(const vt_host_api *host, vt_call *call, const cJSON *args,
-                        cJSON *res, const char *const *keep)
-{
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
-    double tokens = cJSON_IsNumber(mt) && mt->valuedouble >= 1 ? mt->valuedouble : 10000;
-    char *text = cJSON_Print(res);
-    if (!text)
-        return VT_ERR_NOMEM;
-    size_t len = strlen(text);
-    if ((double)len <= tokens * 4) {
-        free(text);
-        return 0;
-    }
-    vt_spool *sp = host->spool_open(call);
-    int rc = sp ? host->spool_write(sp, text, len) : VT_ERR_NOMEM;
-    free(text);
-    if (rc != 0)
-        return rc;
-    for (cJSON *f = res->child, *next; f; f = next) {
-        next = f->next;
-        int kept = 0;
-        for (const char *const *k = keep; *k && !kept; k++)
-            kept = strcmp(f->string, *k) == 0;
-        if (!kept)
-            cJSON_Delete(cJSON_DetachItemViaPointer(res, f));
-    }
-    return 0;
-}
-
 static int st_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const char *query = arg_string(args, "query");
@@ -224,10 +188,6 @@ static int st_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON_AddItemToObject(res, "tools", tools);
     cJSON_AddItemToObject(res, "expanded_for_next_segment", expanded);
     cJSON_AddNumberToObject(res, "next_catalog_epoch", (double)next_epoch);
-    static const char *const keep[] = {"query", "count", "expanded_for_next_segment",
-                                       "next_catalog_epoch", NULL};
-    if (rc == 0 && (rc = apply_budget(g_api, call, args, res, keep)) != 0)
-        rc = g_api->call_error(call, rc, "search_tools: cannot spool the response");
     if (rc != 0) {
         cJSON_Delete(res);
         return rc;
@@ -292,6 +252,12 @@ static const char st_output_schema[] =
     "},\"required\":[\"query\",\"count\",\"expanded_for_next_segment\","
     "\"next_catalog_epoch\"]}";
 
+/* Over max_output_tokens the host spools the whole response and keeps
+ * only these small members the model needs to go on (vt_tool.budget_keep);
+ * the tools found are in the spool's preview. */
+static const char *const st_budget_keep[] = {"query", "count", "expanded_for_next_segment",
+                                             "next_catalog_epoch", NULL};
+
 static const vt_tool st_tools[] = {
     {
         .name = "search_tools",
@@ -306,6 +272,7 @@ static const vt_tool st_tools[] = {
         .effects = VT_EFFECT_READ_ONLY,
         .preflight = st_preflight,
         .run = st_run,
+        .budget_keep = st_budget_keep,
     },
     {0},
 };

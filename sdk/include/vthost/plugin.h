@@ -270,6 +270,16 @@ typedef struct vt_tool {
      * NULL-terminated, or NULL.  Static data, like the name.  An alias
      * already claimed by another tool is refused at load. */
     const char *const *rule_aliases;
+    /* ---- added in 1.3: whole-response output budget ---- */
+    /* Optional, for a tool whose result is structured rather than one
+     * "output" text.  When the result's JSON text (cJSON_Print) is longer
+     * than max_output_tokens (4 bytes a token) and run wrote nothing to
+     * the spool itself, the host writes that text whole to the call's
+     * spool and keeps only the top-level members named here (small ones
+     * the model needs to go on); "output" then holds the spool's head and
+     * tail, with "truncated", "original_token_count" and "spool_path".
+     * NULL-terminated static data, like the name; NULL: not applied. */
+    const char *const *budget_keep;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */

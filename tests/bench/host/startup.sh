@@ -2,8 +2,9 @@
 # Start-up benchmark: `vthost tools` and a one-shot `vthost call` beside a
 # bare /bin/true, run interleaved (true, tools, call, true, tools, ...) so
 # that machine load falls on all three alike; median wall time, the ratio
-# to /bin/true (target: at most 2.5x), minor page faults (getrusage of the
-# child), and the instructions each executes (perf stat where the CPU
+# to /bin/true (target: at most 2.5x), minor page faults and CPU time
+# (user + system, from wait4: steadier than wall time on a loaded
+# machine), and the instructions each executes (perf stat where the CPU
 # counters are readable, else callgrind's total, which counts user space
 # including the dynamic loader).
 #
@@ -39,6 +40,7 @@ null = os.open(os.devnull, os.O_WRONLY)
 acts = ((os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2))
 wall = {n: [] for n, _ in cmds}
 faults = {n: [] for n, _ in cmds}
+cpu = {n: [] for n, _ in cmds}
 for i in range(runs + 10):  # the first ten warm the caches
     for name, argv in cmds:
         t = time.perf_counter_ns()
@@ -50,12 +52,16 @@ for i in range(runs + 10):  # the first ten warm the caches
         if i >= 10:
             wall[name].append(dt / 1e6)
             faults[name].append(ru.ru_minflt)
+            cpu[name].append((ru.ru_utime + ru.ru_stime) * 1e3)
 base = statistics.median(wall["/bin/true"])
+cbase = statistics.median(cpu["/bin/true"]) or 1e-3
 print(f"{label}: median of {runs} interleaved runs")
 for name, _ in cmds:
     m = statistics.median(wall[name])
+    c = statistics.median(cpu[name])
     print(f"  {name:26s} {m:7.3f} ms  {m / base:5.2f}x /bin/true  "
-          f"page faults {int(statistics.median(faults[name]))}")
+          f"page faults {int(statistics.median(faults[name]))}  "
+          f"cpu {c:6.3f} ms ({c / cbase:4.1f}x)")
 ok = all(statistics.median(wall[n]) <= 2.5 * base for n, _ in cmds)
 print(f"  target (at most 2.5x /bin/true): {'met' if ok else 'NOT met'}")
 PY

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# What a start maps: without any vtcode.toml the TOML reader module (toml++
+# and the C++ runtime) is never opened; with one it is opened and the file
+# takes effect; a broken file is still reported with its position; and an
+# installation that lost the module says so instead of misreading.
+set -u
+V=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/ws" "$T/home"
+export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_CACHE_HOME=$T/home/.cache
+cd "$T/ws"
+fails=0
+check() { # check NAME EXPECTED ACTUAL
+    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
+        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
+}
+check_not() {
+    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
+        echo "FAIL $1: must not contain [$2], got [$3]"; fails=$((fails + 1)); fi
+}
+loaded() { # the shared objects a run opens (the dynamic loader's own account)
+    LD_DEBUG=files "$@" 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u | tr '\n' ' '
+}
+
+# ---- no vtcode.toml anywhere: nothing of the TOML reader is mapped ----------
+out=$("$V" tools --format names 2>&1)
+check "bare start lists the default profile" $'exec_command\nwrite_stdin\napply_patch\nsearch_tools' "$out"
+objs=$(loaded "$V" tools)
+check "the loader trace is readable" "exec.so" "$objs"
+check_not "bare start: no TOML reader module" "toml-reader.mod" "$objs"
+check_not "bare start: no toml++" "libtomlplusplus" "$objs"
+# a sanitizer runtime may bring the C++ runtime itself
+if ! ldd "$V" | grep -q 'libstdc++'; then
+    check_not "bare start: no C++ runtime" "libstdc++" "$objs"
+fi
+objs=$(loaded "$V" call search_tools '{"query":"patch"}')
+check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
+
+# ---- a workspace vtcode.toml: the module is opened and the file counts -----
+printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
+objs=$(loaded "$V" --config "$T/ws/vtcode.toml" tools)
+check "vtcode.toml: the TOML reader module is opened" "toml-reader.mod" "$objs"
+out=$("$V" --config "$T/ws/vtcode.toml" tools --format names 2>&1)
+check "vtcode.toml: its profile takes effect" "code_search" "$out"
+printf '[tools]\nprofile = \n' >"$T/ws/vtcode.toml"
+out=$("$V" --config "$T/ws/vtcode.toml" tools 2>&1)
+rc=$?
+check "broken vtcode.toml: exit 2" "2" "$rc"
+check "broken vtcode.toml: file and line" "vtcode.toml:2:" "$out"
+printf '[tools]\nprofile = "advanced"\n' >"$HOME/user.toml"
+mkdir -p "$XDG_CONFIG_HOME/vtcode" && cp "$HOME/user.toml" "$XDG_CONFIG_HOME/vtcode/vtcode.toml"
+rm -f "$T/ws/vtcode.toml"
+out=$("$V" tools --format names 2>&1)
+check "the user's vtcode.toml is read too" "code_search" "$out"
+rm -rf "$XDG_CONFIG_HOME/vtcode"
+
+# ---- an installation without the module ------------------------------------
+root=$(cd "$(dirname "$V")/.." && pwd)
+mkdir -p "$T/inst/bin" "$T/inst/lib/vthost/private" "$T/inst/share/vthost"
+cp "$V" "$T/inst/bin/vthost"
+cp -r "$root/lib/vthost/plugins" "$T/inst/lib/vthost/plugins"
+cp -r "$root/share/vthost/profiles" "$T/inst/share/vthost/profiles"
+out=$("$T/inst/bin/vthost" tools --format names 2>&1)
+check "no module, no vtcode.toml: still starts" "search_tools" "$out"
+printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
+out=$("$T/inst/bin/vthost" --config "$T/ws/vtcode.toml" tools 2>&1)
+rc=$?
+check "no module, a vtcode.toml: refuses to start" "2" "$rc"
+check "no module: names the missing part" "cannot load the TOML reader $T/inst/bin/../lib/vthost/private/toml-reader.mod" "$out"
+check_not "no module: does not list tools" "exec_command" "$out"
+
+[ $fails -eq 0 ] && echo "all startup path checks passed" || echo "$fails startup path checks FAILED"
+exit $((fails != 0))
