@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const bin = process.argv[2];
 if (!bin || !existsSync(bin)) { console.error("usage: corpus.mjs VTHOST"); process.exit(2); }
@@ -53,6 +53,10 @@ const corpus = [
   ["import os; os.system('touch PWNED')", "python3"], ["open('PWNED','w')", "python3"],
   ["system('touch PWNED')", "perl"], [`${T}`, "./myshell"], [`${T}`, "busybox"],
   ["require('fs').writeFileSync('PWNED','x')", "node"],
+  // an allowed text through a workspace executable named as the shell (WS/:
+  // the scratch workspace), which harms without any execve: only the shell
+  // as a subject stops it
+  ["ls", "WS/evilshell"], ["git status", "WS/evilshell"], ["ls -la", "WS/./evilshell"],
   // wrappers and indirection around the deny rule
   `env rm ${V}`, `env -S 'rm ${V}'`, `env -i rm ${V}`, `exec -a x rm ${V}`, `ionice rm ${V}`, `nice -n 5 rm ${V}`,
   `timeout 5 rm ${V}`, `nohup rm ${V}`, `stdbuf -o0 rm ${V}`, `command rm ${V}`, `builtin command rm ${V}`,
@@ -85,7 +89,7 @@ const corpus = [
 // #! interpreters, links, threads, vfork, posix_spawn, the i386 and x32
 // system call entries (perm_attack.c), and interpreters.  Rules: allow
 // perm_attack, python3 and make; deny rm and touch.
-const H = process.argv[3];
+const H = process.argv[3] && resolve(process.argv[3]);
 if (!H || !existsSync(H)) { console.error("usage: corpus.mjs VTHOST PERM_ATTACK"); process.exit(2); }
 const TOML_B = `[permissions]
 allow = ["exec_command(perm_attack *)", "exec_command(${H} *)", "exec_command(python3 *)", "exec_command(make *)"]
@@ -144,6 +148,9 @@ function workspace(toml = TOML) {
   const myshell = join(ws, "myshell");
   writeFileSync(myshell, "#!/bin/sh\nexec /bin/sh \"$@\"\n");
   chmodSync(myshell, 0o755);
+  const evil = join(ws, "evilshell"); // harms without any execve
+  writeFileSync(evil, "#!/bin/sh\n: > PWNED\nexec /bin/sh \"$@\"\n");
+  chmodSync(evil, 0o755);
   return ws;
 }
 function pwned(dir, depth = 0) {
@@ -164,7 +171,7 @@ function check(name, ws) {
   if (existsSync(outside)) { fail(name, `${outside} appeared`); rmSync(outside, { force: true }); }
   if (existsSync("/tmp/" + V)) { rmSync("/tmp/" + V, { force: true }); }
 }
-const argsOf = (c) => Array.isArray(c) ? { cmd: c[0], shell: c[1], yield_time_ms: 3000 } : { cmd: c, yield_time_ms: 3000 };
+const argsOf = (c, ws) => Array.isArray(c) ? { cmd: c[0], shell: c[1].replace(/^WS\//, ws + "/"), yield_time_ms: 3000 } : { cmd: c, yield_time_ms: 3000 };
 const crashed = (r) => r.signal || r.status === null || r.status > 2 || /Sanitizer|runtime error/.test(r.stderr || "");
 
 // ---- explain and call, one scratch workspace per text ----------------------------
@@ -174,13 +181,13 @@ function explainAndCall(texts, toml, mustRun) {
   for (const c of texts) {
     const name = JSON.stringify(c);
     const ws = workspace(toml);
-    const a = JSON.stringify(argsOf(c));
+    const a = JSON.stringify(argsOf(c, ws));
     const ex = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "explain", "exec_command", a], { encoding: "utf8", timeout: 30000 });
     if (crashed(ex)) fail(`explain ${name}`, `status ${ex.status} signal ${ex.signal} ${ex.stderr}`);
     if (mustRun && !/"decision":\s*"allow"/.test(ex.stdout)) fail(`explain ${name}`, `not allowed up front: ${ex.stdout.slice(0, 300)}`);
     const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
     if (crashed(r)) fail(`call ${name}`, `status ${r.status} signal ${r.signal} ${r.stderr}`);
-    if (mustRun && !/"exit_code"/.test(r.stdout)) fail(`call ${name}`, `did not run: ${(r.stdout + r.stderr).slice(0, 300)}`);
+    if (mustRun && !/"exit_code":(?!12[67]\b)/.test(r.stdout)) fail(`call ${name}`, `did not run: ${(r.stdout + r.stderr).slice(0, 300)}`);
     spawnSync("sleep", ["0.2"]);
     check(`call ${name}`, ws);
     rmSync(ws, { recursive: true, force: true });
@@ -227,11 +234,11 @@ async function serve(texts, toml) {
   p.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
   for (const c of texts) {
     const name = c === big ? "3 MB nesting" : JSON.stringify(c);
-    const r = await rpc("tools/call", { name: "exec_command", arguments: argsOf(c) });
+    const r = await rpc("tools/call", { name: "exec_command", arguments: argsOf(c, ws) });
     if (!r) { fail(`serve ${name}`, `the server exited ${JSON.stringify(exited)} ${stderr.slice(-500)}`); break; }
     await new Promise((res) => setTimeout(res, 150));
     check(`serve ${name}`, ws);
-    for (const e of readdirSync(ws)) if (e !== "vtcode.toml" && e !== ".git" && e !== "myshell") rmSync(join(ws, e), { recursive: true, force: true });
+    for (const e of readdirSync(ws)) if (e !== "vtcode.toml" && e !== ".git" && e !== "myshell" && e !== "evilshell") rmSync(join(ws, e), { recursive: true, force: true });
     if (!existsSync(join(ws, V))) writeFileSync(join(ws, V), "precious\n");
   }
   p.stdin.end();
