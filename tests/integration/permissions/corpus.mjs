@@ -91,6 +91,7 @@ const corpus = [
 // perm_attack, python3 and make; deny rm and touch.
 const H = process.argv[3] && resolve(process.argv[3]);
 if (!H || !existsSync(H)) { console.error("usage: corpus.mjs VTHOST PERM_ATTACK"); process.exit(2); }
+if (!existsSync("/usr/bin/busybox")) console.log("NOTE: /usr/bin/busybox missing: its cases fail on ENOENT and test nothing (./setup.sh installs it)");
 const TOML_B = `[permissions]
 allow = ["exec_command(perm_attack *)", "exec_command(${H} *)", "exec_command(python3 *)", "exec_command(make *)"]
 deny = ["exec_command(rm *)", "exec_command(touch *)"]
@@ -123,6 +124,13 @@ const corpusB = [
   py(`import os; os.execv('/bin/bash', ['-bash', '-c', 'X=rm; \\$X ${V}'])`),
   py(`import os; os.execv('/usr/bin/xargs', ['xargs', '-a', '/dev/null', 'touch', 'PWNED'])`),
   py(`import os, threading; threading.Thread(target=lambda: os.execv('/bin/rm', ['x', '${V}'])).start()`),
+  // multi-call binaries (busybox is in setup.sh's test packages)
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'touch', 'PWNED'])`),
+  py(`import os; os.symlink('/usr/bin/busybox', 'ls'); os.execv('./ls', ['rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'sh', '-c', 'busybox rm ${V}; rm ${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'sh', '-c', 'echo PWNED | busybox xargs busybox touch'])`),
   `${py(`open('M', 'w').write('x:\\n\\trm -f ${V}\\n')`)} && make -f M x`,
   `${py(`open('M', 'w').write('x:\\n\\t@echo \\$(shell touch PWNED)\\n')`)} && make -f M x`,
   `${py(`open('M', 'w').write('SHELL=/usr/bin/touch\\nx:\\n\\tPWNED\\n')`)} && make -f M x`,
@@ -187,7 +195,7 @@ function explainAndCall(texts, toml, mustRun) {
     if (mustRun && !/"decision":\s*"allow"/.test(ex.stdout)) fail(`explain ${name}`, `not allowed up front: ${ex.stdout.slice(0, 300)}`);
     const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
     if (crashed(r)) fail(`call ${name}`, `status ${r.status} signal ${r.signal} ${r.stderr}`);
-    if (mustRun && !/"exit_code":(?!12[67]\b)/.test(r.stdout)) fail(`call ${name}`, `did not run: ${(r.stdout + r.stderr).slice(0, 300)}`);
+    if (mustRun && !/"exit_code":(?!127\b)/.test(r.stdout)) fail(`call ${name}`, `did not run: ${(r.stdout + r.stderr).slice(0, 300)}`);
     spawnSync("sleep", ["0.2"]);
     check(`call ${name}`, ws);
     rmSync(ws, { recursive: true, force: true });
@@ -243,6 +251,7 @@ async function serve(texts, toml) {
   }
   p.stdin.end();
   await new Promise((res) => (exited ? res() : p.on("exit", res)));
+  if (/Sanitizer|runtime error/.test(stderr)) fail("serve", `sanitizer report: ${stderr.slice(-2000)}`);
   rmSync(ws, { recursive: true, force: true });
 }
 await serve(only ? pick(corpus) : [...corpus, big], TOML);
