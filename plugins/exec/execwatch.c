@@ -447,13 +447,15 @@ static int deny_as(execwatch *w, const char *name, const char *path, char *const
  * dynamic loader run directly maps, a multi-call binary's applet, the
  * name in argv[0] (what such binaries dispatch on).  `real` is the
  * program's canonical file (NULL when it does not exist), `args` its
- * argv[1..].  Depth-limited like the kernel's interpreter chain. */
-static int deny_inner(execwatch *w, pid_t pid, const char *cwd, const char *real,
+ * argv[1..], `name` the name it was judged by.  Depth-limited like the
+ * kernel's interpreter chain. */
+static int deny_inner(execwatch *w, pid_t pid, int root, const char *real, const char *name,
                       const char *argv0, char **args, int depth, char **why)
 {
     int rc = VT_OK;
     const char *base = real ? base_of(real) : NULL;
-    if (argv0 && argv0[0] && depth == 0 && strcmp(base_of(argv0), base ? base : "")) {
+    if (argv0 && argv0[0] && strcmp(base_of(argv0), base ? base : "") &&
+        strcmp(base_of(argv0), name)) {
         rc = deny_as(w, base_of(argv0), real ? real : argv0, args, why);
         if (rc != VT_OK)
             return rc;
@@ -466,19 +468,21 @@ static int deny_inner(execwatch *w, pid_t pid, const char *cwd, const char *real
             return rc;
     }
     const char *next = NULL;
-    char *interp = NULL, *arg = NULL, *abs = NULL, *nreal = NULL;
+    char *interp = NULL, *arg = NULL, *abs = NULL, *nreal = NULL, *cwd = NULL;
     char **nargs = NULL;
     int k = -1;
     if (ew_is_loader(base)) {
         k = ew_loader_program(args);
         if (k >= 0)
             next = args[k];
-    } else if (ew_interpreter(pid, real, &interp, &arg) == 0 && interp) {
+    } else if (ew_interpreter(root, real, &interp, &arg) == 0 && interp) {
         if (!ew_is_loader(base_of(interp)))
             next = interp;
     }
     if (!next)
         goto done;
+    if (next[0] != '/') /* the kernel and the loader open it from the cwd */
+        cwd = ew_proc_link(pid, "cwd");
     abs = next[0] == '/' ? strdup(next) : str_join(cwd ? cwd : "", next);
     nargs = calloc(ARGV_MAX + 1, sizeof *nargs);
     if (!abs || !nargs) {
@@ -497,20 +501,21 @@ static int deny_inner(execwatch *w, pid_t pid, const char *cwd, const char *real
         for (char **a = args; *a && n < ARGV_MAX; a++)
             nargs[n++] = *a;
     }
-    int r = ew_resolve(pid, abs, &nreal);
+    int r = ew_resolve(pid, root, abs, &nreal);
     if (r == -EBADF) {
         rc = VT_ERR_DENIED;
         *why = strdup("the program it runs has no name the rules can judge");
         goto done;
     }
     int trusted;
-    const char *name = rule_name(w, next, abs, nreal, &trusted);
-    rc = deny_as(w, base_of(name), nreal ? nreal : abs, nargs, why);
-    if (rc == VT_OK && nreal && strcmp(base_of(nreal), base_of(name)))
+    const char *inner = base_of(rule_name(w, next, abs, nreal, &trusted));
+    rc = deny_as(w, inner, nreal ? nreal : abs, nargs, why);
+    if (rc == VT_OK && nreal && strcmp(base_of(nreal), inner))
         rc = deny_as(w, base_of(nreal), nreal, nargs, why);
     if (rc == VT_OK)
-        rc = deny_inner(w, pid, cwd, nreal, NULL, nargs, depth + 1, why);
+        rc = deny_inner(w, pid, root, nreal, inner, NULL, nargs, depth + 1, why);
 done:
+    free(cwd);
     free(interp);
     free(arg);
     free(abs);
@@ -530,17 +535,16 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
     int dirfd = at ? (int)n->data.args[0] : AT_FDCWD;
     int flags = at ? (int)n->data.args[4] : 0;
 
-    int cut = 0, ok = 0;
+    int cut = 0, ok = 0, root = -1;
     char *argv0 = NULL;
     char *given = ew_read_string(pid, path_addr, PATH_MAX);
     char **args = ew_read_args(pid, argv_addr, &cut, &argv0);
-    char *base = NULL, *abs = NULL, *real = NULL, *why = NULL, *cwd = NULL;
+    char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
     const char *name = NULL;
     if (!given || !args) {
         why = strdup("cannot read the program's path or arguments");
         goto out;
     }
-    cwd = ew_proc_link(pid, "cwd");
     if (given[0] != '/') {
         char what[32];
         if (dirfd == AT_FDCWD)
@@ -569,7 +573,8 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
      * the path as given: ".." after a symlink is the link's parent, which
      * the lexical `abs` does not know. */
     char *raw = given[0] == '/' || !given[0] || !base ? strdup(abs) : str_join(base, given);
-    int r = raw ? ew_resolve(pid, raw, &real) : -ENOMEM;
+    root = ew_root_open(pid);
+    int r = !raw ? -ENOMEM : root < 0 ? root : ew_resolve(pid, root, raw, &real);
     free(raw);
     if (r == -EBADF) {
         why = strdup("the program's file has no name the rules can judge (a memfd, a deleted "
@@ -607,7 +612,7 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
         deny_as(w, base_of(real), real, args, &why) != VT_OK)
         goto out;
     /* So does whatever runs in its place or on its behalf. */
-    if (deny_inner(w, pid, cwd, real, argv0, args, 0, &why) != VT_OK)
+    if (deny_inner(w, pid, root, real, name, argv0, args, 0, &why) != VT_OK)
         goto out;
     /* A known, installed shell run by the shell is part of the text:
      * deny rules only, and what it runs is judged as by_shell. */
@@ -635,7 +640,8 @@ out:
     free(base);
     free(abs);
     free(real);
-    free(cwd);
+    if (root >= 0)
+        close(root);
     return ok ? 0 : err;
 }
 

@@ -36,13 +36,20 @@ static int all_digits(const char *s)
  * resolved prefix in the process's view; while `hp` is set it names the
  * host's /proc/PID of the trapped process instead (what /proc/self means
  * to that process), reached without the /proc/PID/root prefix. */
-int ew_resolve(pid_t pid, const char *abs, char **out)
+int ew_root_open(pid_t pid)
+{
+    char root[64];
+    snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+    int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int ew_resolve(pid_t pid, int root, const char *abs, char **out)
 {
     *out = NULL;
-    char root[64], self[64];
-    snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+    char self[64];
     snprintf(self, sizeof self, "/proc/%d", (int)pid);
-    size_t rootl = strlen(root), selfl = strlen(self);
+    size_t selfl = strlen(self);
     char *done = malloc(PATH_MAX + 64), *rest = malloc(2 * PATH_MAX + 2);
     char *link = malloc(PATH_MAX);
     int rc = 0, hops = 0, hp = 0;
@@ -102,10 +109,11 @@ int ew_resolve(pid_t pid, const char *abs, char **out)
                 goto out;
             }
         }
-        char full[PATH_MAX + 64];
-        snprintf(full, sizeof full, "%s%s", hp ? "" : root, done);
+        /* relative to the process's root, or the host's /proc/PID */
+        int at = hp ? AT_FDCWD : root;
+        const char *full = hp ? done : done + 1;
         struct stat st;
-        if (lstat(full, &st) != 0) {
+        if (fstatat(at, full, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             rc = -errno;
             goto out;
         }
@@ -114,7 +122,7 @@ int ew_resolve(pid_t pid, const char *abs, char **out)
                 rc = -ELOOP;
                 goto out;
             }
-            ssize_t n = readlink(full, link, PATH_MAX - 1);
+            ssize_t n = readlinkat(at, full, link, PATH_MAX - 1);
             if (n <= 0) {
                 rc = n < 0 ? -errno : -ENOENT;
                 goto out;
@@ -148,7 +156,6 @@ int ew_resolve(pid_t pid, const char *abs, char **out)
             goto out;
         }
     }
-    (void)rootl;
     if (hp) {
         rc = -EBADF; /* /proc/self itself or a directory in it */
         goto out;
@@ -261,13 +268,14 @@ static int elf_interp(int fd, const unsigned char *buf, size_t n, char **interp)
     return 0;
 }
 
-int ew_interpreter(pid_t pid, const char *path, char **interp, char **arg)
+int ew_interpreter(int root, const char *path, char **interp, char **arg)
 {
     *interp = *arg = NULL;
-    char full[PATH_MAX + 64];
-    snprintf(full, sizeof full, "/proc/%d/root%s", (int)pid, path);
+    while (*path == '/')
+        path++;
     /* O_NONBLOCK: a FIFO put in the program's place must not block the watcher */
-    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    int fd =
+        openat(root, *path ? path : ".", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return -errno;
     struct stat st;

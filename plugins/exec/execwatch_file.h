@@ -9,18 +9,22 @@
 
 #include <sys/types.h>
 
-/* The canonical path of the absolute path `abs` as process `pid` sees
- * it: *out malloc'd (caller frees).  0; -ENOENT or -ENOTDIR when it does
+/* The root directory of process `pid` as an O_PATH descriptor (the
+ * caller closes it), or -errno. */
+int ew_root_open(pid_t pid);
+
+/* The canonical path of the absolute path `abs` as process `pid` (whose
+ * root is `root`, from ew_root_open) sees it: *out malloc'd (caller frees).  0; -ENOENT or -ENOTDIR when it does
  * not exist; -EBADF when the file has no name rules could judge (a memfd,
  * a deleted file, a pipe, another process's /proc entry); another -errno
  * when it cannot be resolved. */
-int ew_resolve(pid_t pid, const char *abs, char **out);
+int ew_resolve(pid_t pid, int root, const char *abs, char **out);
 
-/* The interpreter the kernel runs for the file at `path` (canonical, as
- * `pid` sees it): a "#!" line's program (*arg: its optional argument, or
+/* The interpreter the kernel runs for the file at `path` (canonical,
+ * below the process's `root`): a "#!" line's program (*arg: its optional argument, or
  * NULL) or an ELF's PT_INTERP.  Both malloc'd, caller frees; *interp is
  * NULL when the file names none.  0 or -errno. */
-int ew_interpreter(pid_t pid, const char *path, char **interp, char **arg);
+int ew_interpreter(int root, const char *path, char **interp, char **arg);
 
 /* 1 when `name` (a base name) is a dynamic loader (ld-linux-x86-64.so.2,
  * ld.so, ld-musl-x86_64.so.1, ...). */
