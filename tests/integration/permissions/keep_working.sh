@@ -7,7 +7,7 @@
 # them (rm under make is refused).  Usage: keep_working.sh VTHOST PERM_ATTACK
 set -u
 V=${1:?usage: keep_working.sh VTHOST PERM_ATTACK}
-H=${2:?usage: keep_working.sh VTHOST PERM_ATTACK}
+H=$(realpath "${2:?usage: keep_working.sh VTHOST PERM_ATTACK}")
 command -v cc >/dev/null && command -v make >/dev/null && command -v git >/dev/null ||
     { echo "SKIP: cc, make and git are needed"; exit 77; }
 WS=$(mktemp -d /tmp/vthost-keep-XXXXXX)
@@ -24,6 +24,7 @@ allow = ["exec_command(make *)", "exec_command(git commit *)", "exec_command(./r
          "exec_command(find *)", "exec_command(xargs *)", "exec_command(wc *)",
          "exec_command(perm_attack *)", "exec_command(PERM_ATTACK *)"]
 deny = ["exec_command(rm *)"]
+audit_enabled = true
 T
 sed -i "s|PERM_ATTACK|$H|" "$WS/vtcode.toml"
 mkdir -p "$WS/src"
@@ -57,5 +58,7 @@ out=$(call "\"$H threadok marker\"")
 [[ -e $WS/marker.ok ]] || fail "a program running another from a second thread" "$out"
 out=$(call '"make clean-victim"')
 [[ -e $WS/victim && $out == *denied_execs* ]] || fail "rm under make is still refused" "$out"
+grep '"event":"execve"' "$WS/.vtcode/audit/permissions.jsonl" 2>/dev/null | grep -q '"argv":\["rm","-f","victim"\]' ||
+    fail "the refused execve is in the audit log" "$(cat "$WS/.vtcode/audit/permissions.jsonl" 2>&1 | tail -3)"
 [[ $fails == 0 ]] && echo "all programs kept working" && exit 0
 exit 1
