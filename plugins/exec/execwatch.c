@@ -12,6 +12,7 @@
  * are judged as if the text had named them.  Orphans whose lineage is
  * lost count as by_shell (the stricter reading). */
 #include "execwatch.h"
+#include "execwatch_file.h"
 #include "execwatch_proc.h"
 #include "sandbox.h"
 
@@ -221,6 +222,19 @@ cJSON *execwatch_programs(execwatch *w, int *complete)
 
 /* ---- judging one execve -------------------------------------------------- */
 
+/* dir + "/" + name, malloc'd or NULL. */
+static char *str_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *s = malloc(a + b + 2);
+    if (s) {
+        memcpy(s, dir, a);
+        s[a] = '/';
+        memcpy(s + a + 1, name, b + 1);
+    }
+    return s;
+}
+
 static int within(const char *root, const char *p)
 {
     size_t n = strlen(root);
@@ -282,7 +296,7 @@ static void mark(execwatch *w, pid_t pid, unsigned long long start)
         for (size_t i = 0; i < w->nmarks; i++) {
             pid_t pp;
             unsigned long long st;
-            if (ew_proc_stat(w->marks[i].pid, &pp, &st) == 0 && st == w->marks[i].start)
+            if (ew_proc_stat(w->marks[i].pid, &pp, &st, NULL) == 0 && st == w->marks[i].start)
                 w->marks[k++] = w->marks[i];
         }
         w->nmarks = k;
@@ -298,18 +312,34 @@ static void mark(execwatch *w, pid_t pid, unsigned long long start)
     w->marks[w->nmarks++] = (program_mark){pid, start};
 }
 
-/* Is `pid` still the command text's shell (or a subshell of it)? */
-static int by_shell(const execwatch *w, pid_t pid, unsigned long long *self_start)
+/* Is `pid` still the command text's shell (or a subshell of it)?  *self
+ * and *self_start name the process that will become the program: a
+ * thread's execve turns its whole process (which keeps its pid and start
+ * time) into the new program, so a thread of an allowed program is that
+ * program, not the shell. */
+static int by_shell(const execwatch *w, pid_t pid, pid_t *self, unsigned long long *self_start)
 {
+    *self = pid;
     *self_start = 0;
     pid_t cur = pid;
     for (int depth = 0; depth < 256 && cur > 1; depth++) {
         pid_t pp;
         unsigned long long st;
-        if (ew_proc_stat(cur, &pp, &st) < 0)
+        int threads = 1;
+        if (ew_proc_stat(cur, &pp, &st, depth ? NULL : &threads) < 0)
             return 1;
-        if (depth == 0)
+        if (depth == 0 && threads > 1) {
+            pid_t tg = ew_proc_tgid(cur);
+            if (tg > 0 && tg != cur) {
+                cur = tg;
+                if (ew_proc_stat(cur, &pp, &st, NULL) < 0)
+                    return 1;
+            }
+        }
+        if (depth == 0) {
+            *self = cur;
             *self_start = st;
+        }
         if (marked(w, cur, st))
             return 0;
         if (cur == w->shell && st == w->shell_start)
@@ -384,9 +414,120 @@ static int ask_policy(execwatch *w, const vt_exec_program *prog, char **why)
     return rc;
 }
 
-/* 1 to let the execve run, 0 to fail it with EPERM. */
+/* The name rules match for a program file: its base name when the
+ * command cannot have put it there, else the path as given (a copy or a
+ * link cannot borrow an allowed name). */
+static const char *rule_name(const execwatch *w, const char *given, const char *abs,
+                             const char *real, int *trusted)
+{
+    *trusted = !writable_dir(w, abs) && (!real || !writable_dir(w, real));
+    return *trusted ? base_of(abs) : given && given[0] ? given : abs;
+}
+
+/* Deny rules only, for a name the program also runs as. */
+static int deny_as(execwatch *w, const char *name, const char *path, char *const *args,
+                   char **why)
+{
+    vt_exec_program p = {.struct_size = sizeof p, .name = name, .path = path,
+                         .args = (const char *const *)args, .by_shell = 0};
+    char *reason = NULL;
+    int rc = ask_policy(w, &p, &reason);
+    if (rc != VT_OK)
+        *why = reason;
+    else
+        w->api->free(reason);
+    return rc;
+}
+
+#define ARGV_MAX (EW_MAX_ARGS + 4)
+
+/* What runs in the program's place or on its behalf, judged by the deny
+ * rules under its own name: the interpreter of a script or the one an
+ * ELF names (the kernel runs it without another execve), the program a
+ * dynamic loader run directly maps, a multi-call binary's applet, the
+ * name in argv[0] (what such binaries dispatch on).  `real` is the
+ * program's canonical file (NULL when it does not exist), `args` its
+ * argv[1..], `name` the name it was judged by.  Depth-limited like the
+ * kernel's interpreter chain. */
+static int deny_inner(execwatch *w, pid_t pid, int root, const char *real, const char *name,
+                      const char *argv0, char **args, int depth, char **why)
+{
+    int rc = VT_OK;
+    const char *base = real ? base_of(real) : NULL;
+    if (argv0 && argv0[0] && strcmp(base_of(argv0), base ? base : "") &&
+        strcmp(base_of(argv0), name)) {
+        rc = deny_as(w, base_of(argv0), real ? real : argv0, args, why);
+        if (rc != VT_OK)
+            return rc;
+    }
+    if (!real || depth > 4)
+        return rc;
+    if ((!strcmp(base, "busybox") || !strcmp(base, "toybox")) && args[0]) {
+        rc = deny_as(w, base_of(args[0]), real, args + 1, why);
+        if (rc != VT_OK)
+            return rc;
+    }
+    const char *next = NULL;
+    char *interp = NULL, *arg = NULL, *abs = NULL, *nreal = NULL, *cwd = NULL;
+    char **nargs = NULL;
+    int k = -1;
+    if (ew_is_loader(base)) {
+        k = ew_loader_program(args);
+        if (k >= 0)
+            next = args[k];
+    } else if (ew_interpreter(root, real, &interp, &arg) == 0 && interp) {
+        if (!ew_is_loader(base_of(interp)))
+            next = interp;
+    }
+    if (!next)
+        goto done;
+    if (next[0] != '/') /* the kernel and the loader open it from the cwd */
+        cwd = ew_proc_link(pid, "cwd");
+    abs = next[0] == '/' ? strdup(next) : str_join(cwd ? cwd : "", next);
+    nargs = calloc(ARGV_MAX + 1, sizeof *nargs);
+    if (!abs || !nargs) {
+        rc = VT_ERR_NOMEM;
+        *why = strdup("out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    if (k >= 0) {
+        for (char **a = args + k + 1; *a && n < ARGV_MAX; a++)
+            nargs[n++] = *a;
+    } else {
+        if (arg)
+            nargs[n++] = arg;
+        nargs[n++] = (char *)real;
+        for (char **a = args; *a && n < ARGV_MAX; a++)
+            nargs[n++] = *a;
+    }
+    int r = ew_resolve(pid, root, abs, &nreal);
+    if (r == -EBADF) {
+        rc = VT_ERR_DENIED;
+        *why = strdup("the program it runs has no name the rules can judge");
+        goto done;
+    }
+    int trusted;
+    const char *inner = base_of(rule_name(w, next, abs, nreal, &trusted));
+    rc = deny_as(w, inner, nreal ? nreal : abs, nargs, why);
+    if (rc == VT_OK && nreal && strcmp(base_of(nreal), inner))
+        rc = deny_as(w, base_of(nreal), nreal, nargs, why);
+    if (rc == VT_OK)
+        rc = deny_inner(w, pid, root, nreal, inner, NULL, nargs, depth + 1, why);
+done:
+    free(cwd);
+    free(interp);
+    free(arg);
+    free(abs);
+    free(nreal);
+    free(nargs);
+    return rc;
+}
+
+/* 0 to let the execve run, else the errno that fails it (EPERM: refused). */
 static int judge(execwatch *w, const struct seccomp_notif *n)
 {
+    int err = EPERM;
     pid_t pid = (pid_t)n->pid;
     int at = n->data.nr == nr_execveat;
     uint64_t path_addr = at ? n->data.args[1] : n->data.args[0];
@@ -394,9 +535,10 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
     int dirfd = at ? (int)n->data.args[0] : AT_FDCWD;
     int flags = at ? (int)n->data.args[4] : 0;
 
-    int cut = 0, ok = 0;
+    int cut = 0, ok = 0, root = -1;
+    char *argv0 = NULL;
     char *given = ew_read_string(pid, path_addr, PATH_MAX);
-    char **args = ew_read_args(pid, argv_addr, &cut);
+    char **args = ew_read_args(pid, argv_addr, &cut, &argv0);
     char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
     const char *name = NULL;
     if (!given || !args) {
@@ -415,29 +557,63 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
             goto out;
         }
     }
-    abs = !given[0] && (flags & AT_EMPTY_PATH) && base ? strdup(base)
-                                                        : ew_path_join(base ? base : "/", given);
+    if (!given[0] && (flags & AT_EMPTY_PATH)) {
+        /* execveat(fd, "", AT_EMPTY_PATH): the descriptor is the program */
+        char what[32];
+        snprintf(what, sizeof what, "/proc/self/fd/%d", dirfd);
+        abs = strdup(what);
+    } else {
+        abs = ew_path_join(base ? base : "/", given);
+    }
     if (!abs) {
         why = strdup("out of memory");
         goto out;
     }
-    real = realpath(abs, NULL);
+    /* Resolved as the process sees it (its mounts, its /proc/self), from
+     * the path as given: ".." after a symlink is the link's parent, which
+     * the lexical `abs` does not know. */
+    char *raw = given[0] == '/' || !given[0] || !base ? strdup(abs) : str_join(base, given);
+    root = ew_root_open(pid);
+    int r = !raw ? -ENOMEM : root < 0 ? root : ew_resolve(pid, root, raw, &real);
+    free(raw);
+    if (r == -EBADF) {
+        why = strdup("the program's file has no name the rules can judge (a memfd, a deleted "
+                     "file, a pipe or another process's /proc entry)");
+        goto out;
+    }
+    if (r == -ENOMEM) {
+        why = strdup("out of memory");
+        goto out;
+    }
+    if (r < 0) {
+        /* No such file as the process sees it (or not reachable): the
+         * kernel's answer too.  Only a file that was judged may run, and
+         * a PATH search (execvp) goes on to its next directory. */
+        err = -r;
+        goto out;
+    }
+    if (real && !strncmp(abs, "/proc/self/fd/", 14)) {
+        free(abs); /* a descriptor is named by its file */
+        abs = strdup(real);
+        if (!abs) {
+            why = strdup("out of memory");
+            goto out;
+        }
+    }
+    pid_t self;
     unsigned long long start;
-    int shell = by_shell(w, pid, &start);
-    int trusted = !writable_dir(w, abs) && (!real || !writable_dir(w, real));
-    name = trusted ? base_of(abs) : given[0] ? given : abs;
+    int shell = by_shell(w, pid, &self, &start);
+    int trusted;
+    name = rule_name(w, given, abs, real, &trusted);
     vt_exec_program prog = {.struct_size = sizeof prog, .name = name, .path = abs,
                             .args = (const char *const *)args, .by_shell = shell};
     /* A link's target meets the deny rules under its own name too. */
-    if (real && strcmp(base_of(real), base_of(abs)) != 0) {
-        vt_exec_program target = prog;
-        target.name = base_of(real);
-        target.by_shell = 0;
-        if (ask_policy(w, &target, &why) != VT_OK)
-            goto out;
-        w->api->free(why);
-        why = NULL;
-    }
+    if (real && strcmp(base_of(real), name) != 0 &&
+        deny_as(w, base_of(real), real, args, &why) != VT_OK)
+        goto out;
+    /* So does whatever runs in its place or on its behalf. */
+    if (deny_inner(w, pid, root, real, name, argv0, args, 0, &why) != VT_OK)
+        goto out;
     /* A known, installed shell run by the shell is part of the text:
      * deny rules only, and what it runs is judged as by_shell. */
     int nested = shell && trusted && known_shell(name);
@@ -447,11 +623,11 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
         goto out;
     ok = 1;
     if (shell && !nested) {
-        mark(w, pid, start);
+        mark(w, self, start);
         record_program(w, name, args);
     }
 out:
-    if (!ok) {
+    if (!ok && err == EPERM) {
         const char *reason = why ? why : "refused";
         record_denied(w, name ? name : given ? given : "?", abs ? abs : given ? given : "?",
                       args, reason);
@@ -459,11 +635,14 @@ out:
     if (why)
         w->api->free(why);
     free(given);
+    free(argv0);
     ew_strv_free(args);
     free(base);
     free(abs);
     free(real);
-    return ok;
+    if (root >= 0)
+        close(root);
+    return ok ? 0 : err;
 }
 
 /* ---- the thread ------------------------------------------------------------ */
@@ -522,27 +701,27 @@ static void serve(execwatch *w)
         memset(req, 0, sizeof *req);
         if (seccomp_notify_receive(w->listener, req) != 0)
             continue; /* the process died meanwhile */
-        int allow;
+        int refuse; /* 0 or the errno */
         if (!w->shell) {
             /* The first execve is the supervisor starting the shell the
              * call's permission check already judged. */
             pid_t pp;
             w->shell = (pid_t)req->pid;
-            if (ew_proc_stat(w->shell, &pp, &w->shell_start) < 0)
+            if (ew_proc_stat(w->shell, &pp, &w->shell_start, NULL) < 0)
                 w->shell_start = 0;
-            allow = 1;
+            refuse = 0;
         } else {
-            allow = judge(w, req);
+            refuse = judge(w, req);
         }
         /* What was read must still belong to this trap. */
         if (seccomp_notify_id_valid(w->listener, req->id) != 0)
             continue;
         memset(resp, 0, sizeof *resp);
         resp->id = req->id;
-        if (allow)
+        if (!refuse)
             resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         else
-            resp->error = -EPERM;
+            resp->error = -refuse;
         (void)seccomp_notify_respond(w->listener, resp);
     }
     seccomp_notify_free(req, resp);

@@ -53,9 +53,10 @@ void ew_strv_free(char **v)
     free(v);
 }
 
-char **ew_read_args(pid_t pid, uint64_t addr, int *cut)
+char **ew_read_args(pid_t pid, uint64_t addr, int *cut, char **argv0)
 {
     *cut = 0;
+    *argv0 = NULL;
     char **v = calloc(EW_MAX_ARGS + 1, sizeof *v);
     if (!v || !addr)
         return v; /* a NULL argv: no arguments */
@@ -64,12 +65,16 @@ char **ew_read_args(pid_t pid, uint64_t addr, int *cut)
         uint64_t p = 0;
         if (read_mem(pid, addr + i * sizeof p, &p, sizeof p) != (ssize_t)sizeof p) {
             ew_strv_free(v);
+            free(*argv0);
+            *argv0 = NULL;
             return NULL;
         }
         if (!p)
             break;
-        if (i == 0)
+        if (i == 0) {
+            *argv0 = ew_read_string(pid, p, EW_MAX_ARG_BYTES);
             continue;
+        }
         if (n == EW_MAX_ARGS || total >= EW_MAX_TOTAL) {
             *cut = 1;
             break;
@@ -77,6 +82,8 @@ char **ew_read_args(pid_t pid, uint64_t addr, int *cut)
         char *s = ew_read_string(pid, p, EW_MAX_ARG_BYTES);
         if (!s) {
             ew_strv_free(v);
+            free(*argv0);
+            *argv0 = NULL;
             return NULL;
         }
         if (strlen(s) == EW_MAX_ARG_BYTES)
@@ -98,7 +105,7 @@ char *ew_proc_link(pid_t pid, const char *what)
     return strdup(buf);
 }
 
-int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
+int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -114,14 +121,16 @@ int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
     char *p = strrchr(buf, ')');
     if (!p)
         return -1;
-    /* fields after the name: 3 state, 4 ppid, ... 22 starttime */
+    /* fields after the name: 3 state, 4 ppid, ... 20 num_threads, 22 starttime */
     int field = 2;
-    long long pp = -1;
+    long long pp = -1, nt = 1;
     unsigned long long st = 0;
     for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
         field++;
         if (field == 4)
             pp = atoll(tok);
+        else if (field == 20)
+            nt = atoll(tok);
         else if (field == 22) {
             st = strtoull(tok, NULL, 10);
             break;
@@ -131,7 +140,25 @@ int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
         return -1;
     *ppid = (pid_t)pp;
     *start = st;
+    if (threads)
+        *threads = (int)nt;
     return 0;
+}
+
+pid_t ew_proc_tgid(pid_t tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    const char *t = strstr(buf, "\nTgid:");
+    return t ? (pid_t)atoi(t + 6) : -1;
 }
 
 char *ew_path_join(const char *base, const char *p)

@@ -18,15 +18,22 @@ char *ew_read_string(pid_t pid, uint64_t addr, size_t max);
 
 /* argv[1..] at `addr` (argv[0] is dropped: the name replaces it), a
  * malloc'd NULL-terminated array of malloc'd strings; *cut is set when
- * the limits above cut it.  NULL when unreadable. */
-char **ew_read_args(pid_t pid, uint64_t addr, int *cut);
+ * the limits above cut it.  NULL when unreadable.  argv[0] itself goes
+ * to *argv0 (malloc'd, NULL when absent): multi-call programs and
+ * loaders run by it. */
+char **ew_read_args(pid_t pid, uint64_t addr, int *cut, char **argv0);
 void ew_strv_free(char **v);
 
 /* The target of /proc/PID/<what> (cwd, root, fd/N).  malloc'd or NULL. */
 char *ew_proc_link(pid_t pid, const char *what);
 
-/* Parent pid and start time (clock ticks since boot) of `pid`.  0 or -1. */
-int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start);
+/* Parent pid and start time (clock ticks since boot) of `pid`, and
+ * (when `threads` is not NULL) its process's number of threads.  0 or -1. */
+int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads);
+
+/* The process (thread group) of the thread `tid`: `tid` itself for a
+ * single-threaded process.  -1 when unreadable. */
+pid_t ew_proc_tgid(pid_t tid);
 
 /* `p` joined to `base` when relative, "." and ".." folded.  malloc'd. */
 char *ew_path_join(const char *base, const char *p);

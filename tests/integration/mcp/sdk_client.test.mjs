@@ -245,6 +245,26 @@ test("permission prompts go to the client as elicitation", async () => {
   assert.ok(!existsSync(join(ws, "out.txt")));
 });
 
+test("programs the command text runs are asked at run time through elicitation", async () => {
+  // ls is allowed; `$X` is opaque up front, so touch is judged as it executes
+  const ws = workspace('[permissions]\nallow = ["exec_command(ls)", "exec_command(ls *)"]\n');
+  const c = await connect(ws, { capabilities: { elicitation: {} } });
+  const asked = [];
+  let answer = "approve";
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { decision: answer } };
+  });
+  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "ls; X=touch; $X asked-ok" } });
+  assert.ok(!ok.isError, text(ok));
+  assert.ok(asked.some((m) => /touch asked-ok/.test(m)), JSON.stringify(asked));
+  assert.ok(existsSync(join(ws, "asked-ok")), text(ok));
+  answer = "deny";
+  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "ls; X=touch; $X asked-no" } });
+  assert.ok(!existsSync(join(ws, "asked-no")));
+  assert.equal(no.structuredContent?.denied_execs?.[0]?.program, "touch", text(no));
+});
+
 test("the auto reviewer asks the client's model through sampling (per-call agent)", async () => {
   const ws = workspace(`[permissions.auto]
 model = "review-model"

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const bin = process.argv[2];
 if (!bin || !existsSync(bin)) { console.error("usage: corpus.mjs VTHOST"); process.exit(2); }
@@ -53,6 +53,10 @@ const corpus = [
   ["import os; os.system('touch PWNED')", "python3"], ["open('PWNED','w')", "python3"],
   ["system('touch PWNED')", "perl"], [`${T}`, "./myshell"], [`${T}`, "busybox"],
   ["require('fs').writeFileSync('PWNED','x')", "node"],
+  // an allowed text through a workspace executable named as the shell (WS/:
+  // the scratch workspace), which harms without any execve: only the shell
+  // as a subject stops it
+  ["ls", "WS/evilshell"], ["git status", "WS/evilshell"], ["ls -la", "WS/./evilshell"],
   // wrappers and indirection around the deny rule
   `env rm ${V}`, `env -S 'rm ${V}'`, `env -i rm ${V}`, `exec -a x rm ${V}`, `ionice rm ${V}`, `nice -n 5 rm ${V}`,
   `timeout 5 rm ${V}`, `nohup rm ${V}`, `stdbuf -o0 rm ${V}`, `command rm ${V}`, `builtin command rm ${V}`,
@@ -79,22 +83,82 @@ const corpus = [
   `ls; git rm -q ${V}`, `ls; git clean -fdxq`, `ls; busybox rm ${V}`, `ls; busybox touch PWNED`,
   `ls; python3 -c "open('PWNED','w')"`, `ls; node -e "require('fs').writeFileSync('PWNED','')"`,
 ];
+// Texts the static check allows, whose allowed programs then try to run a
+// denied one (rm, touch) through what a name-based run-time check could
+// miss: descriptors, memfds, /proc links, the dynamic loader run directly,
+// #! interpreters, links, threads, vfork, posix_spawn, the i386 and x32
+// system call entries (perm_attack.c), and interpreters.  Rules: allow
+// perm_attack, python3 and make; deny rm and touch.
+const H = process.argv[3] && resolve(process.argv[3]);
+if (!H || !existsSync(H)) { console.error("usage: corpus.mjs VTHOST PERM_ATTACK"); process.exit(2); }
+if (!existsSync("/usr/bin/busybox")) console.log("NOTE: /usr/bin/busybox missing: its cases fail on ENOENT and test nothing (./setup.sh installs it)");
+const TOML_B = `[permissions]
+allow = ["exec_command(perm_attack *)", "exec_command(${H} *)", "exec_command(python3 *)", "exec_command(make *)"]
+deny = ["exec_command(rm *)", "exec_command(touch *)"]
+`;
+const modes = ["memfd", "fdexec", "procfd", "devfd", "proclink", "ldso", "ldsoopt", "shebang", "shebang2",
+  "symlink", "hardlink", "thread", "vfork", "spawn", "int80", "x32"];
+const py = (code) => `python3 -c "${code}"`;
+const corpusB = [
+  ...modes.map((m) => `${H} ${m} ${V}`),
+  py(`import os; os.execv('/bin/rm', ['x', '${V}'])`),
+  py(`import os; os.execvp('rm', ['x', '${V}'])`),
+  py(`import os; os.posix_spawn('/bin/rm', ['x', '${V}'], dict(os.environ)); os.wait()`),
+  py(`import os; os.system('rm ${V}; touch PWNED')`),
+  py(`import subprocess; subprocess.run(['touch', 'PWNED'])`),
+  py(`import subprocess; subprocess.run('cd . && rm ${V}', shell=True)`),
+  py(`import os; os.execv('/usr/bin/env', ['env', 'rm', '${V}'])`),
+  py(`import os; os.execv('/lib64/ld-linux-x86-64.so.2', ['x', '/bin/rm', '${V}'])`),
+  py(`import os; os.execv('/lib64/ld-linux-x86-64.so.2', ['x', '--argv0', 'ls', '/usr/bin/touch', 'PWNED'])`),
+  py(`import os; fd = os.open('/bin/rm', os.O_RDONLY); os.execv('/proc/self/fd/%d' % fd, ['x', '${V}'])`),
+  py(`import os; fd = os.open('/usr/bin/touch', os.O_RDONLY); os.execv('/dev/fd/%d' % fd, ['x', 'PWNED'])`),
+  py(`import os; fd = os.open('/bin/rm', os.O_RDONLY); os.execve(fd, ['x', '${V}'], {})`),
+  py(`import os; fd = os.memfd_create('ls'); os.write(fd, open('/bin/rm', 'rb').read()); os.execve(fd, ['ls', '${V}'], {})`),
+  py(`import os; os.symlink('/usr/bin/touch', 'ls'); os.execv('./ls', ['ls', 'PWNED'])`),
+  py(`import os; os.symlink('/proc/self/fd/3', 'ls'); os.dup2(os.open('/bin/rm', os.O_RDONLY), 3, False); os.execv('./ls', ['ls', '${V}'])`),
+  py(`import os; os.mkdir('d'); os.symlink('/usr/bin', 'd/l'); os.execv('d/l/../bin/rm', ['x', '${V}'])`),
+  py(`import os; open('k', 'w').write('#!/bin/rm -f\\n'); os.chmod('k', 0o755); os.execv('./k', ['k', '${V}'])`),
+  py(`import os; open('k', 'w').write('#!/usr/bin/touch\\n'); os.chmod('k', 0o755); os.execv('./k', ['k', 'PWNED'])`),
+  py(`import os; open('k', 'w').write('#!/usr/bin/env rm\\n'); os.chmod('k', 0o755); os.execv('./k', ['k', '${V}'])`),
+  py(`import os; os.execv('/bin/sh', ['sh', '-c', 'rm ${V}'])`),
+  py(`import os; os.execv('/bin/bash', ['-bash', '-c', 'X=rm; \\$X ${V}'])`),
+  py(`import os; os.execv('/usr/bin/xargs', ['xargs', '-a', '/dev/null', 'touch', 'PWNED'])`),
+  py(`import os, threading; threading.Thread(target=lambda: os.execv('/bin/rm', ['x', '${V}'])).start()`),
+  // multi-call binaries (busybox is in setup.sh's test packages)
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'touch', 'PWNED'])`),
+  py(`import os; os.symlink('/usr/bin/busybox', 'ls'); os.execv('./ls', ['rm', '${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'sh', '-c', 'busybox rm ${V}; rm ${V}'])`),
+  py(`import os; os.execv('/usr/bin/busybox', ['busybox', 'sh', '-c', 'echo PWNED | busybox xargs busybox touch'])`),
+  `${py(`open('M', 'w').write('x:\\n\\trm -f ${V}\\n')`)} && make -f M x`,
+  `${py(`open('M', 'w').write('x:\\n\\t@echo \\$(shell touch PWNED)\\n')`)} && make -f M x`,
+  `${py(`open('M', 'w').write('SHELL=/usr/bin/touch\\nx:\\n\\tPWNED\\n')`)} && make -f M x`,
+  `${py(`open('M', 'w').write('x:\\n\\tfind . -name ${V} -exec rm {} +\\n')`)} && make -f M x`,
+];
 const big = "ls ${x:-".repeat(3 * 1024 * 1024 / 7) + "}".repeat(3 * 1024 * 1024 / 7);
 
+// CORPUS_FILTER=regex runs only the matching texts (to check quickly that
+// a weakened check makes this test fail); the count then says so.
+const only = process.env.CORPUS_FILTER ? new RegExp(process.env.CORPUS_FILTER) : null;
+const pick = (texts) => only ? texts.filter((c) => only.test(JSON.stringify(c))) : texts;
 let failed = 0;
 const fail = (name, why) => { failed++; console.log(`FAIL ${name}: ${why}`); };
 
 // The workspace is not trusted, so its own vtcode.toml rules apply only when
 // named explicitly with --config (an explicit --config is trusted).
-function workspace() {
+function workspace(toml = TOML) {
   const ws = mkdtempSync(join(tmpdir(), "vthost-bypass-"));
-  writeFileSync(join(ws, "vtcode.toml"), TOML);
+  writeFileSync(join(ws, "vtcode.toml"), toml);
   writeFileSync(join(ws, V), "precious\n");
   spawnSync("git", ["init", "-q", ws]);
   spawnSync("git", ["-C", ws, "add", V]);
   const myshell = join(ws, "myshell");
   writeFileSync(myshell, "#!/bin/sh\nexec /bin/sh \"$@\"\n");
   chmodSync(myshell, 0o755);
+  const evil = join(ws, "evilshell"); // harms without any execve
+  writeFileSync(evil, "#!/bin/sh\n: > PWNED\nexec /bin/sh \"$@\"\n");
+  chmodSync(evil, 0o755);
   return ws;
 }
 function pwned(dir, depth = 0) {
@@ -115,24 +179,32 @@ function check(name, ws) {
   if (existsSync(outside)) { fail(name, `${outside} appeared`); rmSync(outside, { force: true }); }
   if (existsSync("/tmp/" + V)) { rmSync("/tmp/" + V, { force: true }); }
 }
-const argsOf = (c) => Array.isArray(c) ? { cmd: c[0], shell: c[1], yield_time_ms: 3000 } : { cmd: c, yield_time_ms: 3000 };
+const argsOf = (c, ws) => Array.isArray(c) ? { cmd: c[0], shell: c[1].replace(/^WS\//, ws + "/"), yield_time_ms: 3000 } : { cmd: c, yield_time_ms: 3000 };
 const crashed = (r) => r.signal || r.status === null || r.status > 2 || /Sanitizer|runtime error/.test(r.stderr || "");
 
 // ---- explain and call, one scratch workspace per text ----------------------------
-for (const c of corpus) {
-  const name = JSON.stringify(c);
-  const ws = workspace();
-  const a = JSON.stringify(argsOf(c));
-  const ex = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "explain", "exec_command", a], { encoding: "utf8", timeout: 30000 });
-  if (crashed(ex)) fail(`explain ${name}`, `status ${ex.status} signal ${ex.signal} ${ex.stderr}`);
-  const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
-  if (crashed(r)) fail(`call ${name}`, `status ${r.status} signal ${r.signal} ${r.stderr}`);
-  spawnSync("sleep", ["0.2"]);
-  check(`call ${name}`, ws);
-  rmSync(ws, { recursive: true, force: true });
+// `mustRun`: the static check allows the text, so a refusal up front would
+// make the case test nothing (the run-time check must be what holds).
+function explainAndCall(texts, toml, mustRun) {
+  for (const c of texts) {
+    const name = JSON.stringify(c);
+    const ws = workspace(toml);
+    const a = JSON.stringify(argsOf(c, ws));
+    const ex = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "explain", "exec_command", a], { encoding: "utf8", timeout: 30000 });
+    if (crashed(ex)) fail(`explain ${name}`, `status ${ex.status} signal ${ex.signal} ${ex.stderr}`);
+    if (mustRun && !/"decision":\s*"allow"/.test(ex.stdout)) fail(`explain ${name}`, `not allowed up front: ${ex.stdout.slice(0, 300)}`);
+    const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command", a], { encoding: "utf8", timeout: 30000 });
+    if (crashed(r)) fail(`call ${name}`, `status ${r.status} signal ${r.signal} ${r.stderr}`);
+    if (mustRun && !/"exit_code":(?!127\b)/.test(r.stdout)) fail(`call ${name}`, `did not run: ${(r.stdout + r.stderr).slice(0, 300)}`);
+    spawnSync("sleep", ["0.2"]);
+    check(`call ${name}`, ws);
+    rmSync(ws, { recursive: true, force: true });
+  }
 }
+explainAndCall(pick(corpus), TOML, false);
+explainAndCall(pick(corpusB), TOML_B, true);
 // ---- the 3 MB nesting: no crash --------------------------------------------------
-{
+if (!only) {
   const ws = workspace();
   const f = join(ws, "big.json");
   writeFileSync(f, JSON.stringify({ cmd: big }));
@@ -144,8 +216,8 @@ for (const c of corpus) {
 }
 
 // ---- serve: the same texts through one MCP server, raw JSON-RPC ------------------
-async function serve() {
-  const ws = workspace();
+async function serve(texts, toml) {
+  const ws = workspace(toml);
   const p = spawn(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "serve"], { stdio: ["pipe", "pipe", "pipe"] });
   let buf = "", waiters = new Map(), stderr = "";
   p.stderr.on("data", (d) => { stderr += d; if (stderr.length > 1e5) stderr = stderr.slice(-5e4); });
@@ -168,20 +240,22 @@ async function serve() {
   });
   await rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bypass", version: "1" } });
   p.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-  for (const c of [...corpus, big]) {
+  for (const c of texts) {
     const name = c === big ? "3 MB nesting" : JSON.stringify(c);
-    const r = await rpc("tools/call", { name: "exec_command", arguments: argsOf(c) });
+    const r = await rpc("tools/call", { name: "exec_command", arguments: argsOf(c, ws) });
     if (!r) { fail(`serve ${name}`, `the server exited ${JSON.stringify(exited)} ${stderr.slice(-500)}`); break; }
     await new Promise((res) => setTimeout(res, 150));
     check(`serve ${name}`, ws);
-    for (const e of readdirSync(ws)) if (e.startsWith("PWNED")) rmSync(join(ws, e), { force: true });
+    for (const e of readdirSync(ws)) if (e !== "vtcode.toml" && e !== ".git" && e !== "myshell" && e !== "evilshell") rmSync(join(ws, e), { recursive: true, force: true });
     if (!existsSync(join(ws, V))) writeFileSync(join(ws, V), "precious\n");
   }
   p.stdin.end();
   await new Promise((res) => (exited ? res() : p.on("exit", res)));
+  if (/Sanitizer|runtime error/.test(stderr)) fail("serve", `sanitizer report: ${stderr.slice(-2000)}`);
   rmSync(ws, { recursive: true, force: true });
 }
-await serve();
+await serve(only ? pick(corpus) : [...corpus, big], TOML);
+await serve(pick(corpusB), TOML_B);
 
 // the corpus is not vacuous: the allowed commands run
 {
@@ -195,5 +269,14 @@ await serve();
     fail("denied_execs lists the refused rm", d.stdout + d.stderr);
   rmSync(ws, { recursive: true, force: true });
 }
-console.log(`${corpus.length} texts (+ the 3 MB nesting) through explain, call and serve: ${failed ? failed + " failures" : "no bypass"}`);
+// ... and so do the programs an allowed program starts, when no rule denies them
+{
+  const ws = workspace(TOML_B);
+  const r = spawnSync(bin, ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "call", "exec_command",
+    JSON.stringify({ cmd: `${H} threadok ran && ${py("import os; os.execv('/bin/cp', ['cp', '/dev/null', 'ran2'])")}` })], { encoding: "utf8" });
+  if (!existsSync(join(ws, "ran.ok")) || !existsSync(join(ws, "ran2"))) fail("programs under allowed ones run", r.stdout + r.stderr);
+  rmSync(ws, { recursive: true, force: true });
+}
+if (only) console.log(`CORPUS_FILTER: ${pick(corpus).length + pick(corpusB).length} texts of ${corpus.length + corpusB.length}`);
+console.log(`${corpus.length + corpusB.length} texts (${corpusB.length} through allowed programs; + the 3 MB nesting) through explain, call and serve: ${failed ? failed + " failures" : "no bypass"}`);
 process.exit(failed ? 1 : 0);

@@ -2,10 +2,12 @@
 # Programs that must keep working under run-time enforcement when rules
 # allow them: make building a C project (cc under make), git commit with
 # a hook, an npm-test-style script (sh -c chains), find | xargs wc -l and
-# a for loop calling an allowed program.  Deny rules still hold inside
-# them (rm under make is refused).  Usage: keep_working.sh VTHOST
+# a for loop calling an allowed program, a program that runs another from
+# a second thread (as Go and cargo do).  Deny rules still hold inside
+# them (rm under make is refused).  Usage: keep_working.sh VTHOST PERM_ATTACK
 set -u
-V=${1:?usage: keep_working.sh VTHOST}
+V=${1:?usage: keep_working.sh VTHOST PERM_ATTACK}
+H=$(realpath "${2:?usage: keep_working.sh VTHOST PERM_ATTACK}")
 command -v cc >/dev/null && command -v make >/dev/null && command -v git >/dev/null ||
     { echo "SKIP: cc, make and git are needed"; exit 77; }
 WS=$(mktemp -d /tmp/vthost-keep-XXXXXX)
@@ -19,9 +21,12 @@ cat > "$WS/vtcode.toml" <<'T'
 mode = "danger-full-access"
 [permissions]
 allow = ["exec_command(make *)", "exec_command(git commit *)", "exec_command(./run-tests *)",
-         "exec_command(find *)", "exec_command(xargs *)", "exec_command(wc *)"]
+         "exec_command(find *)", "exec_command(xargs *)", "exec_command(wc *)",
+         "exec_command(perm_attack *)", "exec_command(PERM_ATTACK *)"]
 deny = ["exec_command(rm *)"]
+audit_enabled = true
 T
+sed -i "s|PERM_ATTACK|$H|" "$WS/vtcode.toml"
 mkdir -p "$WS/src"
 printf 'int add(int a, int b) { return a + b; }\n' > "$WS/src/add.c"
 printf 'int add(int, int);\nint main(void) { return add(2, 2) == 4 ? 0 : 1; }\n' > "$WS/src/main.c"
@@ -49,7 +54,11 @@ out=$(call "\"find . -name '*.c' | xargs wc -l\"")
 [[ $out == *total* ]] || fail "find | xargs wc -l" "$out"
 out=$(call '"for f in src/*.c; do wc -l \"$f\"; done"')
 [[ $out == *src/add.c* && $out == *src/main.c* ]] || fail "a for loop calling an allowed program" "$out"
+out=$(call "\"$H threadok marker\"")
+[[ -e $WS/marker.ok ]] || fail "a program running another from a second thread" "$out"
 out=$(call '"make clean-victim"')
 [[ -e $WS/victim && $out == *denied_execs* ]] || fail "rm under make is still refused" "$out"
+grep '"event":"execve"' "$WS/.vtcode/audit/permissions.jsonl" 2>/dev/null | grep -q '"argv":\["rm","-f","victim"\]' ||
+    fail "the refused execve is in the audit log" "$(cat "$WS/.vtcode/audit/permissions.jsonl" 2>&1 | tail -3)"
 [[ $fails == 0 ]] && echo "all programs kept working" && exit 0
 exit 1

@@ -173,8 +173,11 @@ static int has_opaque(const split_list *l)
 static void test_deep_nesting(void **state)
 {
     (void)state;
-    const char *forms[][2] = {{"$(", ")"}, {"( ", ")"}, {"{ ", ";}"}, {"`", "`"}};
-    for (size_t f = 0; f < 4; f++) {
+    const char *forms[][2] = {{"$(", ")"},      {"( ", ")"},   {"{ ", ";}"},
+                              {"`", "`"},       {"${x:-", "}"}, {"\"$(", ")\""},
+                              {"$((", "))"},    {"<(", ")"},    {"${x:-\"$(", ")\"}"},
+                              {"bash -c '", "'"}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
         size_t depth = 5000;
         size_t ol = strlen(forms[f][0]), cl = strlen(forms[f][1]);
         char *s = malloc(depth * (ol + cl) + 16), *p = s;
