@@ -172,6 +172,7 @@ static const vt_host_api table = {
     .strbuf_printf = strbuf_printf,
     .strbuf_take = strbuf_take,
     .strbuf_reset = strbuf_reset,
+    .policy_paths = permission_policy_paths,
 };
 
 const vt_host_api *api_table(void) { return &table; }

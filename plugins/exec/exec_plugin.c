@@ -608,6 +608,12 @@ static int sandbox_setup(char **errmsg)
         *errmsg = api->strdup(sandbox_error ? sandbox_error : "cannot prepare the sandbox");
         return rc;
     }
+    /* the policy files besides the workspace's (ABI 1.3) */
+    if (sandbox_state && VT_HAS(api, policy_paths) &&
+        sandbox_protect_paths(sandbox_state, api->policy_paths()) != VT_OK) {
+        *errmsg = api->strdup("out of memory");
+        return VT_ERR_NOMEM;
+    }
     /* What this machine cannot give, said once at the start (and in
      * every sandboxed call's result). */
     if (sandbox_warning)

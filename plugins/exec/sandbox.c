@@ -338,6 +338,9 @@ void sandbox_free(sandbox *sb)
         free(sb->roots[i]);
     free(sb->roots);
     free(sb->cgroup_base);
+    for (size_t i = 0; i < sb->npolicy; i++)
+        free(sb->policy[i]);
+    free(sb->policy);
     free(sb);
 }
 

@@ -54,6 +54,10 @@ typedef struct sandbox_plan sandbox_plan;
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
                     char **warning, char **err);
 void sandbox_free(sandbox *sb);
+/* The host's policy files and directories (absolute, NULL-ended;
+ * copied): those that exist inside a writable place are mounted
+ * read-only for every command, like .vtcode/ and vtcode.toml. */
+int sandbox_protect_paths(sandbox *sb, const char *const *paths);
 
 /* Per call, in the host right before the fork: the protected paths as
  * they are now (every .git, gitfile target, .vtcode, vtcode.toml), the

@@ -30,6 +30,8 @@ struct sandbox {
                                     (workspace-write with namespaces), or NULL */
     int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
+    char **policy;               /* the host's policy paths (sandbox_protect_paths) */
+    size_t npolicy;
 };
 
 /* One call's confinement, computed in the host right before the fork

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 2
+#define VT_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -494,6 +494,13 @@ struct vt_host_api {
     char *(*strbuf_take)(vt_strbuf *b);
     /* Free what `b` holds and leave it empty. */
     void (*strbuf_reset)(vt_strbuf *b);
+    /* ---- added in 1.3: policy files ---- */
+    /* The policy files and directories no tool call may change without
+     * an approval naming them (the workspace's vtcode.toml and .vtcode/,
+     * the user's vtcode directory, the --config file): absolute paths,
+     * each as written and as resolved, ended by NULL.  A command sandbox
+     * mounts the existing ones read-only.  Borrowed, valid until fini. */
+    const char *const *(*policy_paths)(void);
 };
 
 #define VT_HAS(api, member)                                               \
