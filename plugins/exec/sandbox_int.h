@@ -42,6 +42,11 @@ struct sandbox_plan {
     char **ro;                   /* protected paths: read-only bind mounts */
     unsigned long *ro_flags;     /* the mount flags each must keep */
     size_t nro;
+    char **pin;                  /* directories above policy files that a command
+                                    could rename: bound onto themselves first
+                                    (a mount point cannot be renamed), outermost
+                                    first */
+    size_t npin;
     char **hide;                 /* path sockets outside the workspace, masked */
     size_t nhide;
     char *cgroup;                /* this session's pids cgroup directory, or NULL */

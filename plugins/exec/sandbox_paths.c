@@ -241,6 +241,36 @@ static int writable(const sandbox *sb, const sandbox_extra *extra, const char *p
     return 0;
 }
 
+/* The directories above `path` whose own parent is writable (so a
+ * command could rename them), kept outermost first. */
+static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
+{
+    char a[PATH_MAX];
+    if (snprintf(a, sizeof a, "%s", path) >= (int)sizeof a)
+        return VT_OK;
+    for (char *s = strchr(a + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        char *slash = strrchr(a, '/');
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%.*s", slash == a ? 1 : (int)(slash - a), a);
+        struct stat st;
+        int dup = 0;
+        for (size_t i = 0; i < p->npin && !dup; i++)
+            dup = !strcmp(p->pin[i], a);
+        if (!dup && writable(sb, p->extra, parent) && lstat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+            char **r = realloc(p->pin, (p->npin + 1) * sizeof *r);
+            if (!r)
+                return VT_ERR_NOMEM;
+            p->pin = r;
+            if (!(r[p->npin] = strdup(a)))
+                return VT_ERR_NOMEM;
+            p->npin++;
+        }
+        *s = '/';
+    }
+    return VT_OK;
+}
+
 int sandbox_protect_paths(sandbox *sb, const char *const *paths)
 {
     for (size_t i = 0; sb && paths && paths[i]; i++) {
@@ -323,6 +353,8 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
             (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             rc = add_ro(p, f);
     }
+    for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++)
+        rc = pin_parents(sb, p, sb->policy[i]);
     if (rc == VT_OK && !p->network)
         rc = hide_sockets(p, sb->roots[0]);
     return rc;
