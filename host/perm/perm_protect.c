@@ -218,14 +218,16 @@ int perm_shell_word(const char *raw, char **literal)
 
 /* ---- known writers ------------------------------------------------------- */
 
-enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5 };
+/* W_TREE: like W_ALL, and a directory holding a policy file counts too
+ * (removing, moving or re-moding it reaches the file). */
+enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5, W_TREE = 6 };
 
 static const struct { const char *name; int how; } writers[] = {
-    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},   {"rm", W_ALL},
-    {"rmdir", W_ALL},    {"unlink", W_ALL},   {"shred", W_ALL},   {"chmod", W_ALL},
-    {"chown", W_ALL},    {"chgrp", W_ALL},    {"mkdir", W_ALL},   {"mkfifo", W_ALL},
-    {"patch", W_ALL},    {"setfacl", W_ALL},  {"chattr", W_ALL},  {"cp", W_LAST},
-    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},  {"scp", W_LAST},
+    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},    {"rm", W_TREE},
+    {"rmdir", W_TREE},   {"unlink", W_TREE},  {"shred", W_TREE},   {"chmod", W_TREE},
+    {"chown", W_TREE},   {"chgrp", W_TREE},   {"mkdir", W_ALL},    {"mkfifo", W_ALL},
+    {"patch", W_ALL},    {"setfacl", W_TREE}, {"chattr", W_TREE},  {"cp", W_LAST},
+    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},   {"scp", W_LAST},
     {"mv", W_MOVE},      {"sed", W_INPLACE},  {"perl", W_INPLACE}, {"dd", W_DD},
 };
 
@@ -287,8 +289,9 @@ typedef struct wctx {
     int opaque;
 } wctx;
 
-/* A file argument: does it name (or lie inside) a policy path? */
-static void check_path(wctx *c, const char *word, int lit)
+/* A file argument: does it name (or lie inside) a policy path?  With
+ * `tree`, a directory above a policy path counts too. */
+static void check_path_tree(wctx *c, const char *word, int lit, int tree)
 {
     if (!lit) {
         c->opaque = 1;
@@ -299,8 +302,17 @@ static void check_path(wctx *c, const char *word, int lit)
     char *lex = perm_path_lexical(c->cwd, word);
     char *res = lex ? perm_path_resolved(c->cwd, word) : NULL;
     c->hit = perm_policy_hit(c->st, lex, res);
+    for (size_t i = 0; tree && !c->hit && i < c->st->npolicy; i++)
+        if ((lex && perm_path_within(lex, c->st->policy[i])) ||
+            (res && perm_path_within(res, c->st->policy[i])))
+            c->hit = c->st->policy[i & ~(size_t)1];
     free(lex);
     free(res);
+}
+
+static void check_path(wctx *c, const char *word, int lit)
+{
+    check_path_tree(c, word, lit, 0);
 }
 
 static int is_dir(const char *cwd, const char *word)
@@ -399,8 +411,11 @@ static void check_writer(wctx *c, const wargs *a, size_t at)
                 check_path(c, w + 3, a->lit[i]);
             continue;
         }
-        if (how == W_ALL || how == W_MOVE)
-            check_path(c, w, a->lit[i]);
+        if (how == W_ALL || how == W_MOVE || how == W_TREE)
+            check_path_tree(c, w, a->lit[i], how == W_TREE);
+        /* mv's sources: moving a directory above a policy file moves it */
+        if (how == W_MOVE && have_last)
+            check_path_tree(c, a->w[last], a->lit[last], 1);
         last = i;
         have_last = 1;
     }
