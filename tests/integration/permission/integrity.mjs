@@ -109,12 +109,13 @@ const resetPolicy = () => {
   fs.writeFileSync(path.join(ws, 'src.txt'), 'a\n');
 };
 resetPolicy();
+const bytes = (f) => { try { return fs.readFileSync(f, 'utf8'); } catch { return null; } };
 const snapshot = () => ({
-  ws: fs.readFileSync(path.join(ws, 'vtcode.toml'), 'utf8'),
-  user: fs.readFileSync(path.join(userDir, 'vtcode.toml'), 'utf8'),
-  cfg: fs.readFileSync(cfg, 'utf8'),
+  ws: bytes(path.join(ws, 'vtcode.toml')),
+  user: bytes(path.join(userDir, 'vtcode.toml')),
+  cfg: bytes(cfg),
   agent: fs.existsSync(path.join(ws, '.vtcode/agents/x.md')),
-  keep: fs.readFileSync(path.join(ws, '.vtcode/agents/keep.md'), 'utf8'),
+  keep: bytes(path.join(ws, '.vtcode/agents/keep.md')),
 });
 const unchanged = (s) => s.ws === wsText && s.user === userText && s.cfg === cfgText && !s.agent &&
   s.keep === agentText;
