@@ -175,6 +175,7 @@ static const vt_host_api table = {
     .strbuf_reset = strbuf_reset,
     .client_capabilities = call_client_capabilities,
     .client_request = call_client_request,
+    .policy_paths = permission_policy_paths,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -435,7 +435,10 @@ int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent *
     char *ws = str_printf("%s/.vtcode/agents/%s.md", st->workspace, name);
     char *user = st->user_dir ? str_printf("%s/agents/%s.md", st->user_dir, name) : NULL;
     int rc;
-    if (ws && readable(ws))
+    /* An untrusted workspace's agent never shadows the user's agent of
+     * the same name: it would drop the user's deny rules. */
+    int user_first = !st->workspace_trusted && user && readable(user);
+    if (ws && !user_first && readable(ws))
         rc = perm_agent_load_file(ws, name, st->workspace_trusted, st, out, err);
     else if (user && readable(user))
         rc = perm_agent_load_file(user, name, 1, st, out, err);

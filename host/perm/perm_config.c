@@ -371,9 +371,12 @@ void perm_settings_free(perm_settings *st)
     for (int i = 0; i < PB_COUNT; i++)
         perm_ruleset_free(&st->global[i]);
     perm_ruleset_free(&st->ignored_allow);
-    for (size_t i = 0; i < st->npolicy; i++)
+    for (size_t i = 0; i < st->npolicy; i++) {
         free(st->policy[i]);
+        free(st->policy_fold ? st->policy_fold[i] : NULL);
+    }
     free(st->policy);
+    free(st->policy_fold);
     free(st->user_dir);
     cJSON_Delete(st->layers);
     free(st->workspace);

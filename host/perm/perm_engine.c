@@ -630,6 +630,7 @@ void perm_eval_run(perm_eval *ev)
             const perm_subj *d = &ev->subj[i];
             ev->protected_hit = 1;
             ev->policy_hit = d->policy != NULL;
+            ev->policy_path = d->policy;
             /* the file itself (resolved) for a path; the policy path a
              * writer names for a command */
             ev->protected_path = d->policy && d->res ? d->res : d->policy ? d->policy : d->raw;

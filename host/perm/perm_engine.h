@@ -54,6 +54,8 @@ typedef struct perm_eval {
     int protected_hit;
     const char *protected_path; /* the first protected edit */
     int policy_hit;             /* ... and it is a policy file */
+    const char *policy_path;    /* the policy path it reaches (a case variant
+                                   or a hard link names it differently) */
     int global_ask;
     perm_step *steps;
     size_t nsteps, capsteps;

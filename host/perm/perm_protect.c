@@ -4,29 +4,107 @@
 #include "perm_protect.h"
 #include "perm_match.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <utf8proc.h>
 #include <vthost/plugin.h>
+
+/* `s` as a case-insensitive view of the filesystem may see it: NFKC
+ * and Unicode case folding (ASCII folding when it is not valid UTF-8).
+ * malloc'd, or NULL. */
+static char *fold(const char *s)
+{
+    char *f = (char *)utf8proc_NFKC_Casefold((const utf8proc_uint8_t *)s);
+    if (f)
+        return f;
+    f = strdup(s);
+    for (char *p = f; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return f;
+}
 
 int perm_policy_add(perm_settings *st, const char *path)
 {
     if (!path || path[0] != '/')
         return 0;
-    char *lex = perm_path_lexical("/", path);
-    char *res = lex ? perm_path_resolved("/", lex) : NULL;
-    char **np = realloc(st->policy, (st->npolicy + 2) * sizeof *np);
-    if (!lex || !res || !np) {
-        free(lex);
-        free(res);
-        if (np)
-            st->policy = np;
+    char *v[4] = {perm_path_lexical("/", path), NULL, NULL, NULL};
+    v[1] = v[0] ? perm_path_resolved("/", v[0]) : NULL;
+    v[2] = v[0] ? fold(v[0]) : NULL;
+    v[3] = v[1] ? fold(v[1]) : NULL;
+    /* one spare slot: the list stays NULL-ended (permission_policy_paths) */
+    char **np = realloc(st->policy, (st->npolicy + 3) * sizeof *np);
+    if (np)
+        st->policy = np;
+    char **nf = np ? realloc(st->policy_fold, (st->npolicy + 3) * sizeof *nf) : NULL;
+    if (nf)
+        st->policy_fold = nf;
+    if (!v[0] || !v[1] || !v[2] || !v[3] || !np || !nf) {
+        for (int i = 0; i < 4; i++)
+            free(v[i]);
         return VT_ERR_NOMEM;
     }
-    st->policy = np;
-    np[st->npolicy++] = lex;
-    np[st->npolicy++] = res;
+    np[st->npolicy] = v[0];
+    nf[st->npolicy++] = v[2];
+    np[st->npolicy] = v[1];
+    nf[st->npolicy++] = v[3];
+    np[st->npolicy] = nf[st->npolicy] = NULL;
     return 0;
+}
+
+/* A file inside a policy directory (bounded walk) that is `want`. */
+static int same_inode_below(int fd, const struct stat *want, int depth, size_t *budget)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return 0;
+    }
+    int found = 0;
+    struct dirent *e;
+    while (!found && *budget && (e = readdir(d))) {
+        (*budget)--;
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        struct stat sb;
+        if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (S_ISREG(sb.st_mode))
+            found = sb.st_dev == want->st_dev && sb.st_ino == want->st_ino;
+        else if (S_ISDIR(sb.st_mode) && depth < 4) {
+            int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                found = same_inode_below(sub, want, depth + 1, budget);
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/* The policy path (lexical form) `res`, an existing file with more than
+ * one name, is a hard link of: writing through the other name changes
+ * the policy as surely as writing the policy's own name. */
+static const char *hard_link_hit(const perm_settings *st, const char *res)
+{
+    struct stat want;
+    if (!res || stat(res, &want) != 0 || !S_ISREG(want.st_mode) || want.st_nlink < 2)
+        return NULL;
+    for (size_t i = 1; i < st->npolicy; i += 2) {
+        struct stat sb;
+        if (stat(st->policy[i], &sb) != 0)
+            continue;
+        if (S_ISREG(sb.st_mode) && sb.st_dev == want.st_dev && sb.st_ino == want.st_ino)
+            return st->policy[i - 1];
+        size_t budget = 4096;
+        int fd = S_ISDIR(sb.st_mode) ? open(st->policy[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (fd >= 0 && same_inode_below(fd, &want, 0, &budget))
+            return st->policy[i - 1];
+    }
+    return NULL;
 }
 
 const char *perm_policy_hit(const perm_settings *st, const char *lex, const char *res)
@@ -35,7 +113,18 @@ const char *perm_policy_hit(const perm_settings *st, const char *lex, const char
         if ((lex && perm_path_within(st->policy[i], lex)) ||
             (res && perm_path_within(st->policy[i], res)))
             return st->policy[i & ~(size_t)1]; /* its lexical form */
-    return NULL;
+    /* a case variant or a compatibility look-alike: the same file on a
+     * case-insensitive filesystem, so it asks everywhere */
+    char *fl = lex ? fold(lex) : NULL;
+    char *fr = res ? fold(res) : NULL;
+    const char *hit = NULL;
+    for (size_t i = 0; !hit && i < st->npolicy && st->policy_fold; i++)
+        if ((fl && perm_path_within(st->policy_fold[i], fl)) ||
+            (fr && perm_path_within(st->policy_fold[i], fr)))
+            hit = st->policy[i & ~(size_t)1];
+    free(fl);
+    free(fr);
+    return hit ? hit : hard_link_hit(st, res);
 }
 
 /* ---- shell words -------------------------------------------------------- */
@@ -129,14 +218,16 @@ int perm_shell_word(const char *raw, char **literal)
 
 /* ---- known writers ------------------------------------------------------- */
 
-enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5 };
+/* W_TREE: like W_ALL, and a directory holding a policy file counts too
+ * (removing, moving or re-moding it reaches the file). */
+enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5, W_TREE = 6 };
 
 static const struct { const char *name; int how; } writers[] = {
-    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},   {"rm", W_ALL},
-    {"rmdir", W_ALL},    {"unlink", W_ALL},   {"shred", W_ALL},   {"chmod", W_ALL},
-    {"chown", W_ALL},    {"chgrp", W_ALL},    {"mkdir", W_ALL},   {"mkfifo", W_ALL},
-    {"patch", W_ALL},    {"setfacl", W_ALL},  {"chattr", W_ALL},  {"cp", W_LAST},
-    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},  {"scp", W_LAST},
+    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},    {"rm", W_TREE},
+    {"rmdir", W_TREE},   {"unlink", W_TREE},  {"shred", W_TREE},   {"chmod", W_TREE},
+    {"chown", W_TREE},   {"chgrp", W_TREE},   {"mkdir", W_ALL},    {"mkfifo", W_ALL},
+    {"patch", W_ALL},    {"setfacl", W_TREE}, {"chattr", W_TREE},  {"cp", W_LAST},
+    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},   {"scp", W_LAST},
     {"mv", W_MOVE},      {"sed", W_INPLACE},  {"perl", W_INPLACE}, {"dd", W_DD},
 };
 
@@ -198,8 +289,9 @@ typedef struct wctx {
     int opaque;
 } wctx;
 
-/* A file argument: does it name (or lie inside) a policy path? */
-static void check_path(wctx *c, const char *word, int lit)
+/* A file argument: does it name (or lie inside) a policy path?  With
+ * `tree`, a directory above a policy path counts too. */
+static void check_path_tree(wctx *c, const char *word, int lit, int tree)
 {
     if (!lit) {
         c->opaque = 1;
@@ -210,8 +302,17 @@ static void check_path(wctx *c, const char *word, int lit)
     char *lex = perm_path_lexical(c->cwd, word);
     char *res = lex ? perm_path_resolved(c->cwd, word) : NULL;
     c->hit = perm_policy_hit(c->st, lex, res);
+    for (size_t i = 0; tree && !c->hit && i < c->st->npolicy; i++)
+        if ((lex && perm_path_within(lex, c->st->policy[i])) ||
+            (res && perm_path_within(res, c->st->policy[i])))
+            c->hit = c->st->policy[i & ~(size_t)1];
     free(lex);
     free(res);
+}
+
+static void check_path(wctx *c, const char *word, int lit)
+{
+    check_path_tree(c, word, lit, 0);
 }
 
 static int is_dir(const char *cwd, const char *word)
@@ -310,8 +411,11 @@ static void check_writer(wctx *c, const wargs *a, size_t at)
                 check_path(c, w + 3, a->lit[i]);
             continue;
         }
-        if (how == W_ALL || how == W_MOVE)
-            check_path(c, w, a->lit[i]);
+        if (how == W_ALL || how == W_MOVE || how == W_TREE)
+            check_path_tree(c, w, a->lit[i], how == W_TREE);
+        /* mv's sources: moving a directory above a policy file moves it */
+        if (how == W_MOVE && have_last)
+            check_path_tree(c, a->w[last], a->lit[last], 1);
         last = i;
         have_last = 1;
     }

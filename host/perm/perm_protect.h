@@ -13,7 +13,8 @@
 int perm_policy_add(perm_settings *st, const char *path);
 
 /* The protected policy path (borrowed from st) that `lex` or `res` equals
- * or lies below, or NULL. */
+ * or lies below, also after case folding (a case-insensitive filesystem
+ * sees one file there), or whose file `res` is a hard link of; or NULL. */
 const char *perm_policy_hit(const perm_settings *st, const char *lex, const char *res);
 
 /* One shell word as the splitter renders it: *literal (malloc'd) is its

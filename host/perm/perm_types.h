@@ -124,8 +124,10 @@ typedef struct perm_settings {
     perm_ruleset ignored_allow;      /* an untrusted workspace's allow rules */
     int ignored_settings;            /* it also set auto/non_interactive */
     cJSON *layers;                   /* [{"layer","file","trusted"}] for explain */
-    /* policy files: pairs of lexical and resolved absolute paths */
+    /* policy files: pairs of lexical and resolved absolute paths, ended
+     * by NULL; policy_fold holds the same pairs case-folded */
     char **policy;
+    char **policy_fold;
     size_t npolicy;
     int non_interactive_allow;       /* [permissions] non_interactive */
     int audit_enabled;

@@ -165,6 +165,19 @@ static int init_finish(const char *default_agent, char **err)
     return 0;
 }
 
+/* The file a policy change names, and the policy path it reaches when
+ * that is another name (a case variant, a hard link).  malloc'd; NULL
+ * when the call changes no policy file (or out of memory). */
+static char *policy_words(const perm_eval *ev)
+{
+    const char *f = ev->protected_path, *p = ev->policy_path;
+    if (!ev->policy_hit || !f)
+        return NULL;
+    if (!p || perm_path_within(p, f))
+        return str_printf("%s", f);
+    return str_printf("%s (another name of the policy path %s)", f, p);
+}
+
 static int approval_override = -1; /* --approval, or -1 */
 
 int permission_set_approval(const char *preset)
@@ -298,6 +311,12 @@ int permission_validate_tools(char **err)
     if (rc == 0)
         P.check_tools = 1;
     return rc;
+}
+
+const char *const *permission_policy_paths(void)
+{
+    static const char *const none[] = {NULL};
+    return P.ready && P.st.policy ? (const char *const *)P.st.policy : none;
 }
 
 char *permission_untrusted_note(void)
@@ -461,6 +480,7 @@ static char *deny_message(const perm_eval *ev)
 static char *ask_message(const perm_eval *ev, const char *why)
 {
     char *sug = perm_eval_suggest(ev), *ref = rule_ref(ev->rule), *m;
+    char *pw = policy_words(ev);
     const char *where = ev->agent->embedded
                             ? "[permissions] allow in vtcode.toml (or the active agent's "
                               "permissions.allow)"
@@ -475,11 +495,13 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 ev->tool, ev->justification ? ev->justification : "with additional permissions",
                 why);
     else if (ev->escalated)
-        m = str_printf("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s) "
+        m = str_printf("Permission denied: %s asks to run outside the sandbox (require_escalated%s%s)%s%s "
                 "and %s. Escalation needs an interactive approval every time; no rule "
                 "or setting approves it.",
                 ev->tool, ev->justification ? ": " : "",
-                ev->justification ? ev->justification : "", why);
+                ev->justification ? ev->justification : "",
+                ev->policy_hit ? " and would change the protected policy file " : "",
+                pw ? pw : "", why);
     else if (ev->policy_hit)
         m = str_printf("Permission denied: %s would change the protected policy file %s and %s. "
                 "Policy files (the workspace's vtcode.toml and .vtcode/, the user's vtcode "
@@ -487,7 +509,7 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 "change needs an interactive approval that names the file; no rule or "
                 "setting approves it. Edit the file yourself, or approve the call when "
                 "asked (vthost call: --yes).",
-                ev->tool, ev->protected_path, why);
+                ev->tool, pw ? pw : ev->protected_path, why);
     else if (ev->protected_hit)
         m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
                 ".git/, .vtcode/, .vscode/ and .idea/ need an interactive approval; no "
@@ -521,6 +543,7 @@ static char *ask_message(const perm_eval *ev, const char *why)
     free(agent_where);
     free(sug);
     free(ref);
+    free(pw);
     return m;
 }
 
@@ -595,24 +618,30 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
 {
     const frontend *fe = req->fe;
     char *what = summary(ev), *question = NULL;
+    char *pw = policy_words(ev);
     if (ev->extends_sandbox)
         question = str_printf("%s asks to run %s\n%s", ev->tool,
                               ev->justification ? ev->justification : "with additional permissions",
                               what ? what : "");
     else if (ev->escalated)
-        question = str_printf("%s asks to run outside the sandbox: %s\n%s", ev->tool,
+        question = str_printf("%s asks to run outside the sandbox: %s%s%s%s\n%s", ev->tool,
                        ev->justification ? ev->justification : "(no justification)",
+                       ev->policy_hit ? "\nIt would change the policy file " : "",
+                       pw ? pw : "",
+                       ev->policy_hit ? " (permission settings: approve only if you meant "
+                                        "to change them)" : "",
                        what ? what : "");
     else if (ev->policy_hit)
         question = str_printf("%s would change the policy file %s (permission settings: "
                               "approve only if you meant to change them)\n%s",
-                              ev->tool, ev->protected_path, what ? what : "");
+                              ev->tool, pw ? pw : ev->protected_path, what ? what : "");
     else if (ev->protected_hit)
         question = str_printf("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
                        what ? what : "");
     else
         question = str_printf("%s (%s)\n%s", ev->tool, reason, what ? what : "");
     free(what);
+    free(pw);
     int answer = -1;
     if (fe && fe->prompt) {
         cJSON *r = prompt_request(ev, req->args, question ? question : ev->tool);

@@ -88,6 +88,10 @@ int permission_validate_tools(char **err);
  * settings are ignored (malloc'd), or NULL. */
 char *permission_untrusted_note(void);
 
+/* The protected policy paths (each as written and resolved), ended by
+ * NULL; borrowed until permission_fini. */
+const char *const *permission_policy_paths(void);
+
 /* --approval PRESET (ask, sandboxed, read-only), applied over the
  * configuration's [permissions] approval at the next init; NULL clears.
  * VT_ERR_INVALID for an unknown preset. */

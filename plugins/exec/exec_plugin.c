@@ -117,6 +117,11 @@ static void sandbox_ensure(void)
                                         &sandbox_warning, &sandbox_error);
         if (prc != VT_OK && !sandbox_error)
             sandbox_error = strdup("cannot prepare the sandbox");
+        /* the policy files besides the workspace's (ABI 1.3) */
+        if (sandbox_state && VT_HAS(api, policy_paths) &&
+            sandbox_protect_paths(sandbox_state, api->policy_paths()) != VT_OK &&
+            !sandbox_error)
+            sandbox_error = strdup("out of memory while listing the policy files");
         /* What this machine cannot give, said once (and in every
          * sandboxed call's result). */
         if (sandbox_warning)

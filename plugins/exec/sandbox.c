@@ -338,6 +338,9 @@ void sandbox_free(sandbox *sb)
         free(sb->roots[i]);
     free(sb->roots);
     free(sb->cgroup_base);
+    for (size_t i = 0; i < sb->npolicy; i++)
+        free(sb->policy[i]);
+    free(sb->policy);
     free(sb);
 }
 
@@ -541,6 +544,9 @@ void sandbox_plan_free(sandbox_plan *p)
         free(p->hide[i]);
     free(p->ro);
     free(p->ro_flags);
+    for (size_t i = 0; i < p->npin; i++)
+        free(p->pin[i]);
+    free(p->pin);
     free(p->hide);
     sandbox_cgroup_release(p->sb, p->cgroup, p->supervisor_pidfd);
     free(p->cgroup_procs);
@@ -653,6 +659,12 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
     /* A host socket's path now leads to /dev/null: connect() is refused. */
     for (size_t i = 0; i < p->nhide; i++)
         (void)mount("/dev/null", p->hide[i], NULL, MS_BIND, NULL);
+    /* Renaming a directory above a policy file would carry the file's
+     * read-only mount away and let a new file take its path. */
+    *what = "a bind mount of a directory above a policy file";
+    for (size_t i = 0; i < p->npin; i++)
+        if (mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL) != 0 && errno != ENOENT)
+            return -errno;
     *what = "read-only bind mount of .git/.vtcode/vtcode.toml";
     for (size_t i = 0; i < p->nro; i++) {
         if (mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) != 0) {

@@ -64,6 +64,10 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
 /* Whether `workspace` has no vtcode.toml now (1) or has one (0). */
 int sandbox_toml_absent(const char *workspace);
 void sandbox_free(sandbox *sb);
+/* The host's policy files and directories (absolute, NULL-ended;
+ * copied): those that exist inside a writable place are mounted
+ * read-only for every command, like .vtcode/ and vtcode.toml. */
+int sandbox_protect_paths(sandbox *sb, const char *const *paths);
 
 /* Per call, in the host right before the fork: the protected paths as
  * they are now (every .git, gitfile target, .vtcode, vtcode.toml), the

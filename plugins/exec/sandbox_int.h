@@ -30,6 +30,8 @@ struct sandbox {
                                     (workspace-write with namespaces), or NULL */
     int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
+    char **policy;               /* the host's policy paths (sandbox_protect_paths) */
+    size_t npolicy;
 };
 
 /* One call's confinement, computed in the host right before the fork
@@ -40,6 +42,11 @@ struct sandbox_plan {
     char **ro;                   /* protected paths: read-only bind mounts */
     unsigned long *ro_flags;     /* the mount flags each must keep */
     size_t nro;
+    char **pin;                  /* directories above policy files that a command
+                                    could rename: bound onto themselves first
+                                    (a mount point cannot be renamed), outermost
+                                    first */
+    size_t npin;
     char **hide;                 /* path sockets outside the workspace, masked */
     size_t nhide;
     char *cgroup;                /* this session's pids cgroup directory, or NULL */

@@ -205,10 +205,91 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     return rc;
 }
 
+/* mkdir -p (0700: the user's configuration). */
+static void mkdir_parents(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return;
+    for (char *s = buf + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(buf, 0700);
+            *s = '/';
+        }
+    mkdir(buf, 0700);
+}
+
 static int inside(const char *path, const char *root)
 {
     size_t n = strlen(root);
     return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Whether a command of this sandbox may write `path`. */
+static int writable(const sandbox *sb, const sandbox_extra *extra, const char *path)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    if (inside(path, "/tmp") || (tmpdir && tmpdir[0] == '/' && inside(path, tmpdir)))
+        return sb->mode == SANDBOX_WORKSPACE_WRITE;
+    for (size_t r = 0; sb->mode == SANDBOX_WORKSPACE_WRITE && r < sb->nroots; r++)
+        if (inside(path, sb->roots[r]))
+            return 1;
+    for (size_t r = 0; extra && r < extra->nwrite; r++)
+        if (inside(path, extra->write[r]))
+            return 1;
+    return 0;
+}
+
+/* The directories above `path` whose own parent is writable (so a
+ * command could rename them), kept outermost first. */
+static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
+{
+    char a[PATH_MAX];
+    if (snprintf(a, sizeof a, "%s", path) >= (int)sizeof a)
+        return VT_OK;
+    for (char *s = strchr(a + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        char *slash = strrchr(a, '/');
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%.*s", slash == a ? 1 : (int)(slash - a), a);
+        struct stat st;
+        int dup = 0;
+        for (size_t i = 0; i < p->npin && !dup; i++)
+            dup = !strcmp(p->pin[i], a);
+        if (!dup && writable(sb, p->extra, parent) && lstat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+            char **r = realloc(p->pin, (p->npin + 1) * sizeof *r);
+            if (!r)
+                return VT_ERR_NOMEM;
+            p->pin = r;
+            if (!(r[p->npin] = strdup(a)))
+                return VT_ERR_NOMEM;
+            p->npin++;
+        }
+        *s = '/';
+    }
+    return VT_OK;
+}
+
+int sandbox_protect_paths(sandbox *sb, const char *const *paths)
+{
+    for (size_t i = 0; sb && paths && paths[i]; i++) {
+        /* A policy directory outside the workspace (the user's vtcode
+         * directory) that does not exist yet, where commands may write:
+         * made now, so that it is mounted read-only like .vtcode/. */
+        struct stat st;
+        if (!inside(paths[i], sb->roots[0]) && writable(sb, NULL, paths[i]) &&
+            lstat(paths[i], &st) != 0 && errno == ENOENT)
+            mkdir_parents(paths[i]);
+        char **r = realloc(sb->policy, (sb->npolicy + 1) * sizeof *r);
+        if (!r)
+            return VT_ERR_NOMEM;
+        sb->policy = r;
+        if (!(r[sb->npolicy] = strdup(paths[i])))
+            return VT_ERR_NOMEM;
+        sb->npolicy++;
+    }
+    return VT_OK;
 }
 
 /* Path sockets bound in this network namespace (/proc/net/unix). */
@@ -263,6 +344,17 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
      * read-only too. */
     for (size_t i = 0; rc == VT_OK && p->extra && i < p->extra->nwrite; i++)
         rc = protect_root(p, &w, p->extra->write[i], 0);
+    /* The host's other policy files (the --config file, the user's
+     * vtcode directory) where a command could write them. */
+    for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
+        const char *f = sb->policy[i];
+        struct stat st;
+        if (writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
+            (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+            rc = add_ro(p, f);
+    }
+    for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++)
+        rc = pin_parents(sb, p, sb->policy[i]);
     if (rc == VT_OK && !p->network)
         rc = hide_sockets(p, sb->roots[0]);
     return rc;

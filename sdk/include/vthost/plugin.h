@@ -558,6 +558,13 @@ struct vt_host_api {
      * threads of one call) may wait at once. */
     int (*client_request)(vt_call *call, const char *method, const cJSON *params,
                           int timeout_ms, cJSON **result, cJSON **error);
+    /* ---- added in 1.3: policy files ---- */
+    /* The policy files and directories no tool call may change without
+     * an approval naming them (the workspace's vtcode.toml and .vtcode/,
+     * the user's vtcode directory, the --config file): absolute paths,
+     * each as written and as resolved, ended by NULL.  A command sandbox
+     * mounts the existing ones read-only.  Borrowed, valid until fini. */
+    const char *const *(*policy_paths)(void);
 };
 
 #define VT_HAS(api, member)                                               \

@@ -109,12 +109,13 @@ const resetPolicy = () => {
   fs.writeFileSync(path.join(ws, 'src.txt'), 'a\n');
 };
 resetPolicy();
+const bytes = (f) => { try { return fs.readFileSync(f, 'utf8'); } catch { return null; } };
 const snapshot = () => ({
-  ws: fs.readFileSync(path.join(ws, 'vtcode.toml'), 'utf8'),
-  user: fs.readFileSync(path.join(userDir, 'vtcode.toml'), 'utf8'),
-  cfg: fs.readFileSync(cfg, 'utf8'),
+  ws: bytes(path.join(ws, 'vtcode.toml')),
+  user: bytes(path.join(userDir, 'vtcode.toml')),
+  cfg: bytes(cfg),
   agent: fs.existsSync(path.join(ws, '.vtcode/agents/x.md')),
-  keep: fs.readFileSync(path.join(ws, '.vtcode/agents/keep.md'), 'utf8'),
+  keep: bytes(path.join(ws, '.vtcode/agents/keep.md')),
 });
 const unchanged = (s) => s.ws === wsText && s.user === userText && s.cfg === cfgText && !s.agent &&
   s.keep === agentText;
@@ -156,7 +157,8 @@ for (const p of patchAttempts) {
     o.decision === 'ask' && (o.trace ?? []).some((s) => s.layer === 'protected'), JSON.stringify(o));
 }
 // ...while the same rules allow the harmless forms (the table is not vacuous)
-for (const c of ['ls d > listing.txt', 'echo x | tee out.txt', 'cp d/x.md copy.md', 'sed -n p vtcode.toml']) {
+for (const c of ['ls d > listing.txt', 'echo x | tee out.txt', 'cp d/x.md copy.md', 'sed -n p vtcode.toml',
+  'mv d/x.md .', 'cp d/x.md .', 'mv src.txt conf', 'ls > conf/notes.txt']) {
   const o = explain(['--workspace', ws, '--config', cfg], 'exec_command', { cmd: c });
   check(`A1 harmless allowed ${c}`, o.decision === 'allow', JSON.stringify(o));
 }
@@ -398,6 +400,88 @@ for (const c of ['ls d > listing.txt', 'echo x | tee out.txt', 'cp d/x.md copy.m
   res = await s.call('exec_command', { cmd: 'ls' }, { 'vthost/agent': 'evil' });
   check('D MCP agent evil (no such agent) refused', !res.ok, res.text);
   await s.close();
+}
+
+// ---- F. attack variants: other names of the policy files -------------------------
+{
+  resetPolicy();
+  const link = (target, name) => { fs.rmSync(path.join(ws, name), { force: true, recursive: true }); fs.symlinkSync(target, path.join(ws, name)); };
+  link(U, 'ulink.toml');                         // -> the user's vtcode.toml
+  link(path.join(ws, '.vtcode'), 'vdir');        // -> .vtcode
+  link(userDir, 'udir');                         // -> the user's vtcode directory
+  fs.rmSync(path.join(ws, 'hard.txt'), { force: true });
+  fs.linkSync(path.join(ws, 'vtcode.toml'), path.join(ws, 'hard.txt')); // made by the user, not the model
+  const variants = ['VTCODE.TOML', 'Vtcode.toml', 'vtcode.TOML', '.VTCODE/agents/x.md', '.Vtcode/agents/x.md',
+    '\uFF56\uFF54\uFF43\uFF4F\uFF44\uFF45.toml', 'CONF/POLICY.TOML', './vtcode.toml', 'd/../vtcode.toml', './/vtcode.toml',
+    'vdir/agents/x.md', 'vdir/state/x', 'udir/agents/x.md', 'udir/vtcode.toml', 'ulink.toml', 'hard.txt'];
+  const fpatch = [];
+  for (const t of variants) {
+    fpatch.push([t, patchText(`*** Add File: ${t}`, '+[permissions]', '+allow = ["exec_command"]')]);
+    fpatch.push([t, patchText('*** Update File: src.txt', `*** Move to: ${t}`, '@@', '-a', '+b')]);
+  }
+  for (const t of ['ulink.toml', 'hard.txt'])
+    fpatch.push([t, patchText(`*** Update File: ${t}`, '@@', '-[permissions]', '+[permissions]\n+allow = ["exec_command"]')]);
+  // moving a policy file away (its path is then free for a new one)
+  for (const t of ['vtcode.toml', '.vtcode/agents/keep.md', 'conf/policy.toml'])
+    fpatch.push([`move from ${t}`, patchText(`*** Update File: ${t}`, '*** Move to: moved.txt', '@@', '-x', '+y')]);
+  const fexec = variants.map((t) => `echo x >> ${t}`).concat(['mv .vtcode v2', 'mv vtcode.toml x.toml',
+    'mv conf conf2', 'mv . ../elsewhere', 'rm -r conf', 'chmod -R 777 .vtcode', 'chmod 666 conf', 'cp -r d .vtcode', 'ln -f d/x.md vtcode.toml', 'ln -s d/x.md .vtcode/agents/x.md']);
+  for (const [t, p] of fpatch) {
+    const o = explain(['--workspace', ws, '--config', cfg], 'apply_patch', { input: p });
+    check(`F explain patch ${t}: ${JSON.stringify(p.split('\n')[1])}`, o.decision === 'ask' || o.decision === 'deny', JSON.stringify(o));
+  }
+  for (const c of fexec) {
+    const o = explain(['--workspace', ws, '--config', cfg], 'exec_command', { cmd: c });
+    check(`F explain exec ${c}`, o.decision === 'ask' || o.decision === 'deny', JSON.stringify(o));
+  }
+  // through serve, no prompt possible: refused, bytes unchanged, the message names the policy path
+  const s = session(['--workspace', ws, '--config', cfg]);
+  await s.ready;
+  for (const [t, p] of fpatch) {
+    resetPolicy();
+    fs.writeFileSync(path.join(ws, 'conf/policy.toml'), cfgText);
+    const r = await s.call('apply_patch', { input: p });
+    const snap = snapshot();
+    check(`F serve patch ${t}`, !r.ok && unchanged(snap) && /policy file/.test(r.text), `${r.text} ${JSON.stringify(snap)}`);
+  }
+  const hr = await s.call('exec_command', { cmd: 'echo x >> hard.txt', yield_time_ms: 5000 });
+  check('F hard link: the message names the policy file it reaches', !hr.ok && unchanged(snapshot()) &&
+    hr.text.includes(`another name of the policy path ${path.join(ws, 'vtcode.toml')}`), hr.text);
+  await s.close();
+  for (const n of ['ulink.toml', 'vdir', 'udir', 'hard.txt']) fs.rmSync(path.join(ws, n), { force: true });
+}
+
+// ---- G. agents: names only, and the user's agent is not shadowed -------------------
+{
+  resetPolicy();
+  fs.mkdirSync(path.join(userDir, 'agents'), { recursive: true });
+  fs.writeFileSync(path.join(userDir, 'agents/shadow.md'), '---\npermissions:\n  default: ask\n  deny: [exec_command(rm *)]\n---\n');
+  fs.writeFileSync(path.join(ws, '.vtcode/agents/shadow.md'), '---\npermissions:\n  default: allow\n---\n');
+  const untrusted = `[permissions]\ndeny = ["exec_command(shutdown *)"]\n`;
+  fs.writeFileSync(path.join(userDir, 'vtcode.toml'), untrusted);
+  let o = explain(['--workspace', ws, '--agent', 'shadow'], 'exec_command', { cmd: 'rm -rf x' });
+  check("G untrusted workspace agent does not shadow the user's", o.decision === 'deny' &&
+    JSON.stringify(o).includes(path.join(userDir, 'agents/shadow.md')), JSON.stringify(o));
+  fs.writeFileSync(path.join(userDir, 'vtcode.toml'), userText); // trusted: the workspace's own agent
+  o = explain(['--workspace', ws, '--agent', 'shadow'], 'exec_command', { cmd: 'rm -rf x' });
+  check('G trusted workspace agent is used', o.decision === 'allow', JSON.stringify(o));
+  fs.writeFileSync(path.join(userDir, 'vtcode.toml'), untrusted);
+  const s = session(['--workspace', ws]);
+  await s.ready;
+  let r = await s.call('exec_command', { cmd: 'rm -rf x' }, { 'vthost/agent': 'shadow' });
+  check("G MCP: untrusted workspace agent does not shadow the user's", !r.ok && /deny/.test(r.text) &&
+    r.text.includes(path.join(userDir, 'agents/shadow.md')), r.text);
+  for (const a of ['a\u2215b', 'a\uFF0Fb', '%2e%2e', '%2e%2e%2fevil', '..%2fevil', 'x\u202Eevil', ' evil', 'evil ']) {
+    r = await s.call('exec_command', { cmd: 'ls' }, { 'vthost/agent': a });
+    check(`G MCP agent ${JSON.stringify(a)} refused -32602`, r.r.error?.code === -32602, r.text);
+  }
+  // a NUL ends the name at the JSON boundary: what is left is still only a name
+  r = await s.call('exec_command', { cmd: 'ls' }, { 'vthost/agent': 'shadow\u0000/../../evil' });
+  check('G MCP agent with NUL is at most the name before it', !r.ok && !/allow/.test(r.r.result?.structuredContent?.decision ?? '') &&
+    !r.text.includes('evil.md'), r.text);
+  await s.close();
+  fs.writeFileSync(path.join(userDir, 'vtcode.toml'), userText);
+  fs.rmSync(path.join(ws, '.vtcode/agents/shadow.md'));
 }
 
 // ---- E. broad allow rules by meaning ------------------------------------------------
