@@ -167,7 +167,7 @@ static void on_progress(provider *p, const cJSON *params)
     const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "message"));
     pthread_mutex_lock(&p->mu);
     for (rpc_wait *w = p->waits; w; w = w->next)
-        if (w->id == (long)tok->valuedouble && !w->done && w->call)
+        if ((double)w->id == tok->valuedouble && !w->done && w->call)
             mcpp_api->call_progress(w->call, prog->valuedouble,
                                     cJSON_IsNumber(total) ? total->valuedouble : 0, msg);
     pthread_mutex_unlock(&p->mu);
@@ -207,7 +207,7 @@ static int handle_line(provider *p, const char *line, size_t len)
     } else if (cJSON_IsNumber(id)) {
         pthread_mutex_lock(&p->mu);
         for (rpc_wait *w = p->waits; w; w = w->next)
-            if (w->id == (long)id->valuedouble && !w->done) {
+            if ((double)w->id == id->valuedouble && !w->done) {
                 w->reply = m;
                 m = NULL;
                 w->done = 1;
