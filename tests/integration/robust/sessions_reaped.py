@@ -44,13 +44,14 @@ def main():
     worst = watch.close()
     after = sample(s.p.pid)
     print(f"base {base}\nwith {N} running {during}\nafter they ended {after}\n"
-          f"{watch.count()} processes seen as zombies, the longest for {worst:.2f} s")
+          f"{watch.count()} children of the server seen as zombies, the longest for {worst:.2f} s "
+          f"({len(watch.inner)} zombies seen further down)")
     if during["children"] < N:
         fails.append(f"only {during['children']} session processes while {N} should run")
     if after["zombies"]:
         fails.append(f"{after['zombies']} zombies after the commands ended")
     if worst > 1.0:
-        fails.append(f"a process stayed a zombie for {worst:.2f} s")
+        fails.append(f"a child of the server stayed a zombie for {worst:.2f} s")
     if after["fds"] > base["fds"] + 2:
         fails.append(f"descriptors: {after['fds']} after, {base['fds']} before")
     for i, sid in ids:

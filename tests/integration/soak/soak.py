@@ -6,8 +6,8 @@ commands, 1 MB outputs, sessions left unpolled or polled later, Ctrl-C,
 patches, searches, invalid arguments, unknown tools, cancellations,
 pings) on one connection, concurrently.  Every `--step` seconds the
 server's RSS, descriptors, threads, children, zombies and spool size are
-printed; every process below the server is sampled every 0.1 s, and
-how long each stayed a zombie is kept.  At the end the clients
+printed; the server's children are sampled every 0.1 s, and how long
+each stayed a zombie is kept.  At the end the clients
 stop, the server idles a few seconds, and the verdict compares the end
 with the start.  It fails on any zombie older than a second, on growth
 past the bounds (RSS, fds, threads), a spool over its cap, a call
@@ -234,7 +234,7 @@ def main():
     log = conn.err.read()
     verdict = []
     if worst_zombie > 1.0:
-        verdict.append(f"a process stayed a zombie for {worst_zombie:.2f} s")
+        verdict.append(f"a child of the server stayed a zombie for {worst_zombie:.2f} s")
     if end["zombies"]:
         verdict.append(f"{end['zombies']} zombies at idle")
     rss_growth = end["rss"] - rows[1]["rss"] if len(rows) > 2 else 0
@@ -256,8 +256,9 @@ def main():
     if rc != 0 or "Sanitizer" in log or "runtime error" in log:
         verdict.append(f"server exit {rc}: {log[-1500:]}")
     print(f"operations: {sum(counts.values())} " + json.dumps(dict(sorted(counts.items()))))
-    print(f"peak RSS {peak_rss:.1f} MiB, peak threads {peak_threads}, {zombies.count()} "
-          f"processes seen as zombies, the longest for {worst_zombie:.2f} s, exit in {t_exit:.2f} s")
+    print(f"peak RSS {peak_rss:.1f} MiB, peak threads {peak_threads}, {zombies.count()} children "
+          f"seen as zombies, the longest for {worst_zombie:.2f} s ({len(zombies.inner)} zombies "
+          f"seen further down), exit in {t_exit:.2f} s")
     for e in errors:
         print("failed:", e[:300])
     print("verdict: " + ("PASS" if not verdict else "FAIL: " + "; ".join(verdict)))
