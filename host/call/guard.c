@@ -113,7 +113,7 @@ static int read_count(const cJSON *sec, const char *key, double max, double *out
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, key);
     if (!v)
         return 0;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > max ||
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= max) ||
         v->valuedouble != (double)(long)v->valuedouble)
         return failf(err, "[tools.anti_blind_editing] %s must be an integer of at least 1", key);
     *out = v->valuedouble;

@@ -65,7 +65,9 @@ static long read_pending(int fd)
     buf[n] = '\0';
     cJSON *j = cJSON_Parse(buf);
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pending");
-    long v = cJSON_IsNumber(p) && p->valuedouble >= 0 ? (long)p->valuedouble : 0;
+    long v = cJSON_IsNumber(p) && p->valuedouble >= 0 && p->valuedouble < 1e15
+                 ? (long)p->valuedouble
+                 : 0;
     cJSON_Delete(j);
     return v;
 }

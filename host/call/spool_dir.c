@@ -266,8 +266,10 @@ static int read_key(const cJSON *t, const char *key, const char *file, double lo
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!v)
         return VT_OK;
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble ||
-        v->valuedouble < lo || v->valuedouble > hi) {
+    /* The range first, written so that NaN fails it: only then is the
+     * cast defined. */
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+        v->valuedouble != (double)(int64_t)v->valuedouble) {
         *err = str_printf("%s: key 'tools.spool.%s' must be an integer from %.0f to %.0f",
                           file, key, lo, hi);
         return VT_ERR_INVALID;

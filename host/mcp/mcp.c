@@ -98,7 +98,9 @@ static int max_concurrent_calls(void)
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(mcp, "max_concurrent_calls");
     if (!n)
         return 0;
-    if (!cJSON_IsNumber(n) || n->valuedouble < 1 || n->valuedouble > 4096) {
+    /* Written so that NaN fails before the cast. */
+    if (!cJSON_IsNumber(n) || !(n->valuedouble >= 1 && n->valuedouble <= 4096) ||
+        n->valuedouble != (double)(int)n->valuedouble) {
         host_log(VT_LOG_WARNING, NULL,
                  "[mcp] max_concurrent_calls must be an integer from 1 to 4096; using 128");
         return 0;

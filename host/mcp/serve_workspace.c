@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "file_uri.h"
 #include "mcp_roots.h"
 #include "serve_workspace.h"
 #include "strutil.h"
@@ -60,31 +61,6 @@ void serve_workspace_prepare(const host_options *o)
     if (cwd && serve_workspace_refused(cwd))
         refuse(cwd, "the working directory");
     free(cwd);
-}
-
-/* file:///a%20b -> /a b; NULL for anything but a local file URI. */
-static char *file_uri_path(const char *uri)
-{
-    if (strncmp(uri, "file://", 7) != 0)
-        return NULL;
-    const char *p = uri + 7;
-    if (strncmp(p, "localhost/", 10) == 0)
-        p += 9;
-    if (*p != '/')
-        return NULL;
-    char *out = malloc(strlen(p) + 1), *q = out;
-    for (; out && *p && *p != '?' && *p != '#'; p++) {
-        unsigned v;
-        if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1 && v > 0) {
-            *q++ = (char)v;
-            p += 2;
-        } else {
-            *q++ = *p;
-        }
-    }
-    if (out)
-        *q = '\0';
-    return out;
 }
 
 /* The host, reopened on `dir`; on failure the refusal says why and the

@@ -270,6 +270,8 @@ static int int_kw(const cJSON *schema, const char *kw)
         return -1;
     if (n->valuedouble > 1e9)
         return 1000000000;
+    if (n->valuedouble < -1e9)
+        return -1000000000;
     return (int)n->valuedouble;
 }
 

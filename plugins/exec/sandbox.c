@@ -126,8 +126,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
     }
     const cJSON *mp = cJSON_GetObjectItemCaseSensitive(t, "max_processes");
     if (mp) {
-        if (!cJSON_IsNumber(mp) || mp->valuedouble != (double)(long)mp->valuedouble ||
-            mp->valuedouble < 16 || mp->valuedouble > 1000000) {
+        if (!cJSON_IsNumber(mp) || !(mp->valuedouble >= 16 && mp->valuedouble <= 1000000) ||
+            mp->valuedouble != (double)(long)mp->valuedouble) {
             *err = strdup("vtcode.toml: key 'sandbox.max_processes' must be an integer "
                           "from 16 to 1000000 (processes and threads per command session)");
             return VT_ERR_INVALID;
@@ -136,8 +136,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
     }
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(t, "cpu_time_seconds");
     if (cpu) {
-        if (!cJSON_IsNumber(cpu) || cpu->valuedouble != (double)(long)cpu->valuedouble ||
-            cpu->valuedouble < 0 || cpu->valuedouble > 31536000) {
+        if (!cJSON_IsNumber(cpu) || !(cpu->valuedouble >= 0 && cpu->valuedouble <= 31536000) ||
+            cpu->valuedouble != (double)(long)cpu->valuedouble) {
             *err = strdup("vtcode.toml: key 'sandbox.cpu_time_seconds' must be an integer "
                           "number of seconds, 0 for no limit");
             return VT_ERR_INVALID;

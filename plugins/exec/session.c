@@ -270,11 +270,21 @@ static void finalize(session *s)
     s->closed = 1;
 }
 
+/* Reap every idle session whose supervisor has exited; their ids go to
+ * reaped[slot] for finalize.  Caller holds mu. */
+static void reap_exited_locked(int64_t *reaped)
+{
+    for (int k = 0; k < SESSIONS_MAX; k++) {
+        session *s = table[k];
+        if (s && !s->busy && s->started && !s->reaped && try_reap(s))
+            reaped[k] = s->id;
+    }
+}
+
 static void *reaper_main(void *arg)
 {
     (void)arg;
     struct pollfd fds[SESSIONS_MAX + 1];
-    int64_t ids[SESSIONS_MAX + 1];
     pthread_mutex_lock(&mu);
     while (!reaper_stop) {
         int n = 1, no_pidfd = 0;
@@ -287,7 +297,6 @@ static void *reaper_main(void *arg)
                 no_pidfd = 1;
                 continue;
             }
-            ids[n] = s->id;
             fds[n++] = (struct pollfd){.fd = s->proc.pidfd, .events = POLLIN};
         }
         pthread_mutex_unlock(&mu);
@@ -299,15 +308,22 @@ static void *reaper_main(void *arg)
                 ;
         }
         pthread_mutex_lock(&mu);
-        for (int k = 0; k < SESSIONS_MAX && !reaper_stop; k++) {
-            session *s = table[k];
-            if (!s || s->busy || !s->started || s->reaped)
-                continue;
-            int ready = s->proc.pidfd < 0;
-            for (int i = 1; i < n && !ready; i++)
-                ready = ids[i] == s->id && fds[i].revents;
-            if (!ready)
-                continue;
+        /* Collect every exited supervisor before each session's remaining
+         * output is read (waitpid is cheap, and done under the lock as
+         * pruning does): no zombie waits for another session's drain. */
+        int64_t reaped_now[SESSIONS_MAX] = {0};
+        for (;;) {
+            reap_exited_locked(reaped_now);
+            session *s = NULL;
+            for (int k = 0; k < SESSIONS_MAX && !s; k++) {
+                session *t = table[k];
+                if (t && reaped_now[k] == t->id && !t->busy && !t->closed) {
+                    s = t;
+                    reaped_now[k] = 0;
+                }
+            }
+            if (!s || reaper_stop)
+                break;
             s->busy = s->reaping = 1;  /* ours while we finish it */
             pthread_mutex_unlock(&mu);
             finalize(s);

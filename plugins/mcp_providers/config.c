@@ -31,8 +31,9 @@ static int get_int(const cJSON *t, const char *key, int lo, int hi, int def, int
         *out = def;
         return 0;
     }
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
-        v->valuedouble < lo || v->valuedouble > hi) {
+    /* The range first (NaN fails it): only then is the cast defined. */
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+        v->valuedouble != (double)(long)v->valuedouble) {
         char range[64];
         snprintf(range, sizeof range, "an integer from %d to %d", lo, hi);
         *err = errf("vtcode.toml: [mcp] %s must be %s", key, range);

@@ -136,7 +136,7 @@ static void on_progress(provider *p, const cJSON *params)
     const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "message"));
     pthread_mutex_lock(&p->mu);
     for (rpc_wait *w = p->waits; w; w = w->next)
-        if (w->id == (long)tok->valuedouble && !w->done && w->call)
+        if ((double)w->id == tok->valuedouble && !w->done && w->call)
             mcpp_api->call_progress(w->call, prog->valuedouble,
                                     cJSON_IsNumber(total) ? total->valuedouble : 0, msg);
     pthread_mutex_unlock(&p->mu);
@@ -215,7 +215,7 @@ int provider_receive(provider *p, cJSON *m)
     } else if (cJSON_IsNumber(id)) {
         pthread_mutex_lock(&p->mu);
         for (rpc_wait *w = p->waits; w; w = w->next)
-            if (w->id == (long)id->valuedouble && !w->done) {
+            if ((double)w->id == id->valuedouble && !w->done) {
                 w->reply = m;
                 m = NULL;
                 w->done = 1;

@@ -59,7 +59,14 @@ static int emit(tok_state *st, size_t off, size_t len)
         st->fold, TOK_FOLD_CAP, opts);
     if (n < 0 || n > TOK_FOLD_CAP)
         return 0;
-    n = utf8proc_reencode(st->fold, n, opts);
+    /* Compatibility forms may bring separators in (U+037A folds to a
+     * space and iota, U+2474 to "(1)"): a term keeps word and joiner
+     * characters only. */
+    utf8proc_ssize_t kept = 0;
+    for (utf8proc_ssize_t i = 0; i < n; i++)
+        if (classify(st->fold[i], utf8proc_category(st->fold[i])) != CL_SEP)
+            st->fold[kept++] = st->fold[i];
+    n = utf8proc_reencode(st->fold, kept, opts);
     if (n < 0)
         return 0;
     const char *s = (const char *)st->fold;

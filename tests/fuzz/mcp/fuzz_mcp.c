@@ -1,12 +1,14 @@
 /* libFuzzer target for the MCP message reader and dispatcher: the input
  * is a stream of lines fed through the line reader into the JSON-RPC
  * dispatcher, with a scripted tool backend (calls run inline).  Every
- * answer goes to /dev/null; the sanitizers judge. */
+ * answer goes to /dev/null; the sanitizers judge.  The same bytes are
+ * also read as a client root's URI (as given, and after "file:///"). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "file_uri.h"
 #include "mcp_server.h"
 
 static int fake_call(const call_request *req, call_result *out)
@@ -51,5 +53,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     mcp_server_run_mem(s, data, size);
     mcp_server_free(s);
+
+    char *uri = malloc(size + 9);
+    if (!uri)
+        return 0;
+    memcpy(uri, "file:///", 8);
+    memcpy(uri + 8, data, size);
+    uri[size + 8] = '\0';
+    size_t slen = strlen(uri);
+    for (int k = 0; k < 2; k++) {
+        char *path = file_uri_path(k ? uri : uri + 8);
+        if (path && (path[0] != '/' || strlen(path) > slen))
+            abort();
+        free(path);
+    }
+    free(uri);
     return 0;
 }

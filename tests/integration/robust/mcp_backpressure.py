@@ -8,13 +8,16 @@ exactly one response and ping answers resume.  Before that: ids echo
 byte-exactly (2^53+1, -1, 1e300, 1.50, a long string) and invalid ids
 are answered as JSON-RPC says (id null, -32600).
 
-usage: mcp_backpressure.py VTHOST_BIN"""
+usage: mcp_backpressure.py VTHOST_BIN [MAX_CALLS|default]
+(default: a limit of 16 set in vtcode.toml; "default" sets none, so the
+built-in 128 applies)"""
 import json, os, shutil, subprocess, sys, tempfile, threading, time
 from mcp_client import trusted_config
 
 
 BIN = sys.argv[1]
-MAX_CALLS = 16
+ARG = sys.argv[2] if len(sys.argv) > 2 else "16"
+MAX_CALLS = 128 if ARG == "default" else int(ARG)
 N = 2000
 QUIET_S = 10
 
@@ -31,8 +34,9 @@ def status(pid):
 def main():
     ws = tempfile.mkdtemp(prefix="vthost-bp-")
     with open(os.path.join(ws, "vtcode.toml"), "w") as f:
-        f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n'
-                f"[mcp]\nmax_concurrent_calls = {MAX_CALLS}\n")
+        f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
+        if ARG != "default":
+            f.write(f"[mcp]\nmax_concurrent_calls = {MAX_CALLS}\n")
     err = open(os.path.join(ws, "stderr.txt"), "w+")
     p = subprocess.Popen([BIN, "--workspace", ws, *trusted_config(ws), "serve"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=err, bufsize=0)
@@ -41,7 +45,7 @@ def main():
 
     def send(obj_or_text):
         t = obj_or_text if isinstance(obj_or_text, str) else json.dumps(obj_or_text)
-        p.stdin.write(t.encode() + b"\n")
+        p.stdin.write(t.encode("utf-8") + b"\n")
 
     def read_line(timeout=30):
         nonlocal buf
@@ -54,7 +58,7 @@ def main():
                 raise SystemExit("FAIL: server closed its output")
             buf += chunk
         line, _, buf = buf.partition(b"\n")
-        return line.decode()
+        return line.decode("utf-8")
 
     fails = []
     send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -65,7 +69,10 @@ def main():
 
     # ---- exact ids ----
     long_id = '"' + "id-" + "x\\u00e9y" * 3000 + '"'
-    for raw in ["9007199254740993", "-1", "1e300", "1.50", "-0", long_id]:
+    # unescaped text (UTF-8 included) comes back byte for byte
+    long_plain = '"' + "id-" + "x\u00e9y\u4e2d/" * 20000 + '"'
+    for raw in ["9007199254740993", "-9007199254740993", "-1", "1e300", "1E+300", "1.50", "-0",
+                "123456789012345678901234567890", long_id, long_plain]:
         send('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % raw)
         line = read_line()
         want = '{"jsonrpc":"2.0","id":%s,"result":{}}' % raw
@@ -100,7 +107,7 @@ def main():
     def args_for(i):
         if i <= 12:
             return big
-        if i <= 40:
+        if i <= 40 + MAX_CALLS - 16:  # more long calls than the limit
             return {"cmd": "sleep 4", "yield_time_ms": 10000}
         return {"cmd": f"echo {i}"}
     lines = [json.dumps({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call",

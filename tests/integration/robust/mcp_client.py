@@ -115,3 +115,56 @@ def sanitized(pid):
             return "libasan" in f.read()
     except OSError:
         return False
+
+
+class ZombieWatch:
+    """Samples the server's children every `step` seconds in a thread and
+    keeps, for each one seen as a zombie, how long it stayed one (from
+    the first sample that saw it dead to the last, plus one step): a
+    process's age alone counts its running time too.  Only the server's
+    own children are its to collect; a zombie further down is waited for
+    by its own parent inside the session (`inner` counts those seen)."""
+
+    def __init__(self, pid, step=0.05):
+        import threading
+        self.pid, self.step = pid, step
+        self.seen = {}  # (pid, start) -> [first, last]
+        self.inner = set()
+        self.stop = threading.Event()
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            now = time.monotonic()
+            try:
+                kids = descendants(self.pid)
+            except OSError:
+                kids = []
+            for c, state, start in kids:
+                if state != "Z":
+                    continue
+                try:
+                    with open(f"/proc/{c}/stat") as f:
+                        st = f.read()
+                    ppid = int(st[st.rindex(")") + 2:].split()[1])
+                except (OSError, ValueError):
+                    continue
+                if ppid != self.pid:
+                    self.inner.add((c, start))
+                    continue
+                span = self.seen.setdefault((c, start), [now, now])
+                span[1] = now
+            time.sleep(self.step)
+
+    def worst(self):
+        """The longest time a child of the server stayed a zombie, in s."""
+        return max([0.0] + [b - a + self.step for a, b in self.seen.values()])
+
+    def count(self):
+        return len(self.seen)
+
+    def close(self):
+        self.stop.set()
+        self.t.join(5)
+        return self.worst()

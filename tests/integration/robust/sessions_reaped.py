@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Finished sessions nobody polls leave no zombie and hold no descriptor:
-40 commands are left running past their yield, end on their own, and
-within a second the server has no zombie child and is back to its base
-descriptor count; each session's final output and exit code are still
-reported by the next write_stdin, and then the session is gone.
+60 commands are left running past their yield and all end at the same
+moment (they wait for a file the test creates), while the server is
+busy with other calls; no process stays a zombie for a second (sampled
+every 50 ms from the first start to the end), and the server is back to
+its base descriptor count; each session's final output and exit code are
+still reported by the next write_stdin, and then the session is gone.
 
 usage: sessions_reaped.py VTHOST_BIN"""
 import os, shutil, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcp_client import Server, sample, zombie_ages
+from mcp_client import Server, ZombieWatch, sample
 
 BIN = sys.argv[1]
-N = 40
+N = 60
 
 
 def main():
@@ -22,27 +24,34 @@ def main():
     fails = []
     s.call("exec_command", {"cmd": "true"})  # warm up (spool dir, plugin state)
     base = sample(s.p.pid)
+    watch = ZombieWatch(s.p.pid)
+    go = os.path.join(ws, "go")
     ids = []
     for i in range(N):
-        r = s.call("exec_command", {"cmd": f"sleep 0.5; echo out-{i}; exit {i % 7}",
+        r = s.call("exec_command", {"cmd": f"while [ ! -e go ]; do sleep 0.02; done; echo out-{i}; exit {i % 7}",
                                     "yield_time_ms": 10, "tty": i % 2 == 0})
         if "session_id" not in r:
             fails.append(f"call {i} did not outlive its yield: {r}")
             continue
         ids.append((i, r["session_id"]))
     during = sample(s.p.pid)
-    time.sleep(2.0)  # every command has ended by now
-    worst = 0.0
-    for _ in range(10):  # one second of samples
-        ages = zombie_ages(s.p.pid)
-        worst = max([worst] + ages)
-        time.sleep(0.1)
+    open(go, "w").close()  # every command ends now
+    t_go = time.time()
+    # load while they end: calls with large outputs on the same server
+    while time.time() - t_go < 2.0:
+        s.call("exec_command", {"cmd": "head -c 300000 /dev/zero | tr '\\0' x", "max_output_tokens": 100})
+    time.sleep(1.0)
+    worst = watch.close()
     after = sample(s.p.pid)
-    print(f"base {base}\nwith {N} running {during}\nafter they ended {after}")
+    print(f"base {base}\nwith {N} running {during}\nafter they ended {after}\n"
+          f"{watch.count()} children of the server seen as zombies, the longest for {worst:.2f} s "
+          f"({len(watch.inner)} zombies seen further down)")
+    if during["children"] < N:
+        fails.append(f"only {during['children']} session processes while {N} should run")
     if after["zombies"]:
         fails.append(f"{after['zombies']} zombies after the commands ended")
     if worst > 1.0:
-        fails.append(f"a zombie lived {worst:.2f} s")
+        fails.append(f"a child of the server stayed a zombie for {worst:.2f} s")
     if after["fds"] > base["fds"] + 2:
         fails.append(f"descriptors: {after['fds']} after, {base['fds']} before")
     for i, sid in ids:
