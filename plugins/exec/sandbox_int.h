@@ -33,7 +33,7 @@ struct sandbox {
 };
 
 /* One call's confinement, computed in the host right before the fork
- * (it allocates); the session's init only makes system calls with it. */
+ * (it allocates); the session leader only makes system calls with it. */
 struct sandbox_plan {
     const sandbox *sb;
     int tty;

@@ -1,5 +1,5 @@
 /* Resource bounds and privileges of a session: its pids cgroup (made by
- * the host per call, joined by the session's init), rlimits, and the
+ * the host per call, joined by the session leader), rlimits, and the
  * dropping of every capability.  The child-side functions make system
  * calls only (async-signal-safe). */
 #include "sandbox_int.h"
@@ -117,7 +117,7 @@ char *sandbox_cgroup_find(void)
 }
 
 /* A removed session's cgroup waits here until its supervisor has
- * exited (its pidfd is readable: before that, its init may not have
+ * exited (its pidfd is readable: before that, it may not have
  * joined yet) and the cgroup is empty (rmdir succeeds). */
 typedef struct gone_entry {
     char *dir;

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
@@ -22,34 +24,37 @@ static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
 static int port;
 static int listener = -1;
 
-/* Run `cmd` with `sh -c` under `sb`, as spawn.c does: the supervisor
- * unshares, its child (the session's init) confines itself and runs the
+/* Run `cmd` with `sh -c` under `sb`, as spawn.c does: the session
+ * leader is cloned into the namespaces, confines itself and starts the
  * command.  Returns the exit status. */
 static int run_in(const sandbox *sb, const char *cmd)
 {
     sandbox_plan *plan = NULL;
     if (sb)
         assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan), 0);
-    pid_t pid = fork();
+    pid_t pid = sb && sandbox_namespaces(sb)
+                    ? (pid_t)syscall(SYS_clone, (unsigned long)sandbox_clone_flags(sb) | SIGCHLD,
+                                     NULL, NULL, NULL, NULL)
+                    : fork();
     if (pid == 0) {
         const char *what = NULL;
-        if (sb && sandbox_unshare(sb, &what) != 0) {
-            fprintf(stderr, "sandbox_unshare failed at %s\n", what);
+        if (sb && sandbox_id_maps(sb, &what) != 0) {
+            fprintf(stderr, "sandbox_id_maps failed at %s\n", what);
             _exit(126);
         }
-        pid_t init = sb && sandbox_namespaces(sb) ? fork() : 0;
-        if (init == 0) {
-            if (sb && sandbox_confine(plan, -1, ws, &what) != 0) {
-                fprintf(stderr, "sandbox_confine failed at %s\n", what);
-                _exit(126);
-            }
+        if (sb && sandbox_confine(plan, -1, ws, &what) != 0) {
+            fprintf(stderr, "sandbox_confine failed at %s\n", what);
+            _exit(126);
+        }
+        pid_t sh = fork();
+        if (sh == 0) {
             if (chdir(ws) != 0)
                 _exit(125);
             execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
             _exit(127);
         }
         int st = 0;
-        waitpid(init, &st, 0);
+        waitpid(sh, &st, 0);
         _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
     int st = 0;
