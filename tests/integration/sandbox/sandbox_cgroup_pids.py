@@ -180,7 +180,8 @@ def watch():
             if cur.isdigit():
                 seen["max_current"] = max(seen["max_current"], int(cur))
             m = read(os.path.join(d, "pids.max")).strip()
-            if m:
+            if m and cur.isdigit() and int(cur) > 0:
+                # once populated (a just-made one may not have its bound yet)
                 seen["pids_max"].add(m)
             for line in read(os.path.join(d, "pids.events")).splitlines():
                 k, _, v = line.partition(" ")

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
-#include "sandbox.h"
+#include "sandbox_int.h"
 
 static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
 static int port;
@@ -246,6 +246,30 @@ static void test_denial_scan(void **st)
     assert_true(r.seen);
 }
 
+/* Which /proc/self/cgroup lines name a pids cgroup: v1's pids line and
+ * v2's "0::" line (which the v2 path of the process bound starts from),
+ * nothing else. */
+static void test_cgroup_lines(void **state)
+{
+    (void)state;
+    char dir[256];
+    int v2 = -1;
+    assert_int_equal(sandbox_cgroup_line("8:pids:/a/b\n", dir, sizeof dir, &v2), 1);
+    assert_string_equal(dir, "/sys/fs/cgroup/pids/a/b");
+    assert_int_equal(v2, 0);
+    assert_int_equal(sandbox_cgroup_line("0::/system.slice/x.service\n", dir, sizeof dir, &v2),
+                     1);
+    assert_int_equal(v2, 1);
+    assert_true(strstr(dir, "/system.slice/x.service") != NULL);
+    assert_true(dir[strlen(dir) - 1] != '\n');
+    assert_int_equal(sandbox_cgroup_line("0::/\n", dir, sizeof dir, &v2), 1);
+    assert_true(!strcmp(dir, "/sys/fs/cgroup") || !strcmp(dir, "/sys/fs/cgroup/unified"));
+    assert_int_equal(sandbox_cgroup_line("4:memory:/x\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("9:name=systemd:/\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("10::/x\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("garbage", dir, sizeof dir, &v2), 0);
+}
+
 int main(void)
 {
     if (sandbox_landlock_abi() <= 0) {
@@ -261,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_full_access),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_denial_scan),
+        cmocka_unit_test(test_cgroup_lines),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
