@@ -703,6 +703,7 @@ static void test_no_leaks_after_200(void **state)
     call_result_free(&r);
     r = run("exec_command", "{\"cmd\":\"true\",\"tty\":true}");
     call_result_free(&r);
+    assert_int_equal(settled_children(0), 0);
     int fds = count_fds();
     for (int k = 0; k < 200; k++) {
         r = run("exec_command", "{\"cmd\":\"echo %d\",\"tty\":%s}", k, k % 4 ? "false" : "true");
@@ -714,7 +715,13 @@ static void test_no_leaks_after_200(void **state)
         assert_int_equal(exit_code(&r), 0);
         call_result_free(&r);
     }
-    assert_int_equal(settled_fds(fds), fds);
+    /* A leak grows with the calls (200 here); what is held for a moment
+     * after a call (a session cgroup waiting for its leader's exit to be
+     * removed at the next call, a leader being reaped) is one or two. */
+    int now = settled_fds(fds);
+    if (now < fds - 2 || now > fds + 2)
+        fprintf(stderr, "descriptors: %d before, %d after 200 calls\n", fds, now);
+    assert_true(now >= fds - 2 && now <= fds + 2);
     assert_int_equal(settled_children(1), 0);
     assert_int_equal(settled_children(0), 0);
     assert_int_equal(sessions()->live_count(), 0);
