@@ -595,9 +595,18 @@ int sandbox_write_file(const char *path, const char *text)
     return rc;
 }
 
-int sandbox_clone_flags(const sandbox *sb)
+int sandbox_clone_flags(const sandbox_plan *p)
 {
-    return CLONE_NEWPID | CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0);
+    const sandbox *sb = p->sb;
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0);
+    /* A kernel whose Landlock cannot scope abstract unix sockets (before
+     * ABI 6): with the network off, a network namespace of the session's
+     * own keeps the host's abstract sockets out of reach (they live per
+     * network namespace; path sockets do not, the mounts mask those).
+     * Newer kernels skip its cost: Landlock's scope does it. */
+    if (!p->network && sb->landlock_abi < 6)
+        flags |= CLONE_NEWNET;
+    return flags;
 }
 
 int sandbox_id_maps(const sandbox *sb, const char **what)

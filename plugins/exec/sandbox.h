@@ -88,9 +88,10 @@ int sandbox_policy_check(const sandbox *sb, char **warning);
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);
 
-/* The clone flags of a session leader: new PID and mount namespaces
- * (and a user namespace when not root). */
-int sandbox_clone_flags(const sandbox *sb);
+/* The clone flags of this call's session leader: new PID and mount
+ * namespaces (a user namespace when not root; a network namespace when
+ * the network is off and Landlock cannot scope abstract sockets). */
+int sandbox_clone_flags(const sandbox_plan *p);
 
 /* In the session leader, right after the clone: when it is in a user
  * namespace of its own, map its user and group ids.  Async-signal-safe.

@@ -374,7 +374,7 @@ static int exit_code(int st)
     return 126;
 }
 
-/* Cloned by the host into the session's namespaces (spawn_clone_leader).
+/* Cloned by the host into the session's namespaces (clone_leader).
  * Its own exit ends the namespace (the kernel kills what is left), and
  * the host's death ends it (lifeline), so the session's processes,
  * daemons included, never outlive the session. */
@@ -513,9 +513,9 @@ static int open_pty(const spawn_req *req, int *master, int *slave)
  * (pid 1 there) without a copy of glibc's fork handling: the child only
  * makes system calls.  clone3 hands over the pidfd with the process;
  * without clone3 (before Linux 5.3) clone and pidfd_open do the same. */
-static pid_t clone_leader(const sandbox *sb, int *pidfd)
+static pid_t clone_leader(const sandbox_plan *plan, int *pidfd)
 {
-    uint64_t flags = (uint64_t)sandbox_clone_flags(sb);
+    uint64_t flags = (uint64_t)sandbox_clone_flags(plan);
     struct clone_args a;
     memset(&a, 0, sizeof a);
     a.flags = flags | CLONE_PIDFD;
@@ -567,7 +567,7 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     if (req->plan_warning && sandbox_plan_warning(plan))
         *req->plan_warning = strdup(sandbox_plan_warning(plan));
     int pidfd = -1;
-    pid_t pid = leader ? clone_leader(req->sandbox, &pidfd) : fork();
+    pid_t pid = leader ? clone_leader(plan, &pidfd) : fork();
     if (pid == 0) {
         if (leader)
             lead_session(&c);
