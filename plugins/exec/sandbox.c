@@ -236,7 +236,7 @@ static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t h
  * the terminals, and in workspace-write the workspace, the writable
  * roots, /tmp and $TMPDIR, plus the call's additional writable paths.
  * A ruleset per call (a few system calls) lets a call's additional
- * permissions extend it, and lets the session's init add its own
+ * permissions extend it, and lets the session leader add its own
  * /dev/pts instance before applying it. */
 static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out)
 {
@@ -267,7 +267,7 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out
     uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
                     LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
     int rc = allow_path(rs, "/", read, handled);
-    /* /dev/pts is not here: the session's init mounts a fresh instance
+    /* /dev/pts is not here: the session leader mounts a fresh instance
      * and allows that one (other terminals of the machine are not in
      * it); without namespaces the host's is allowed. */
     const char *terminals[] = {"/dev/null", "/dev/tty", "/dev/zero", "/dev/full",
@@ -616,13 +616,22 @@ int sandbox_write_file(const char *path, const char *text)
     return rc;
 }
 
-int sandbox_unshare(const sandbox *sb, const char **what)
+int sandbox_clone_flags(const sandbox_plan *p)
 {
-    *what = "PID and mount namespaces";
-    if (!sb->namespaces)
-        return 0;
-    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0)) != 0)
-        return -errno;
+    const sandbox *sb = p->sb;
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (sb->own_userns ? CLONE_NEWUSER : 0);
+    /* A kernel whose Landlock cannot scope abstract unix sockets (before
+     * ABI 6): with the network off, a network namespace of the session's
+     * own keeps the host's abstract sockets out of reach (they live per
+     * network namespace; path sockets do not, the mounts mask those).
+     * Newer kernels skip its cost: Landlock's scope does it. */
+    if (!p->network && sb->landlock_abi < 6)
+        flags |= CLONE_NEWNET;
+    return flags;
+}
+
+int sandbox_id_maps(const sandbox *sb, const char **what)
+{
     if (!sb->own_userns)
         return 0;
     *what = "user namespace id maps";
@@ -634,7 +643,7 @@ int sandbox_unshare(const sandbox *sb, const char **what)
     return rc;
 }
 
-/* In the session's init: its own view of the filesystem. */
+/* In the session leader: its own view of the filesystem. */
 static int enter_mounts(const sandbox_plan *p, const char **what)
 {
     *what = "private mount propagation";

@@ -87,7 +87,7 @@ typedef struct sandbox_extra {
 int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
                       sandbox_plan **out);
 void sandbox_plan_free(sandbox_plan *p);
-/* After the fork: the session's supervisor, whose exit (then an empty
+/* After the fork: the session's leader (or supervisor), whose exit (then an empty
  * cgroup) lets the host remove the session's cgroup. */
 void sandbox_plan_started(sandbox_plan *p, pid_t supervisor);
 /* Why the plan protects less than it should (a walk budget hit), or NULL. */
@@ -102,12 +102,17 @@ int sandbox_policy_check(const sandbox *sb, char **warning);
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);
 
-/* In the supervisor, after setsid: new PID and mount namespaces (and a
- * user namespace when not root), so that the next fork is the session's
- * init.  Async-signal-safe.  Returns 0 or -errno, *what names the step. */
-int sandbox_unshare(const sandbox *sb, const char **what);
+/* The clone flags of this call's session leader: new PID and mount
+ * namespaces (a user namespace when not root; a network namespace when
+ * the network is off and Landlock cannot scope abstract sockets). */
+int sandbox_clone_flags(const sandbox_plan *p);
 
-/* In the session's init (or, without namespaces, the supervisor), before
+/* In the session leader, right after the clone: when it is in a user
+ * namespace of its own, map its user and group ids.  Async-signal-safe.
+ * Returns 0 or -errno, *what names the step. */
+int sandbox_id_maps(const sandbox *sb, const char **what);
+
+/* In the session leader (or, without namespaces, the supervisor), before
  * the shell is started: mounts (fresh /proc, masked host sockets,
  * read-only protected paths), then chdir(workdir) so that a workdir
  * inside a protected directory lands on the read-only mount, then the

@@ -35,7 +35,7 @@ struct sandbox {
 };
 
 /* One call's confinement, computed in the host right before the fork
- * (it allocates); the session's init only makes system calls with it. */
+ * (it allocates); the session leader only makes system calls with it. */
 struct sandbox_plan {
     const sandbox *sb;
     int tty;
@@ -67,6 +67,9 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
 /* sandbox_limits.c: the pids cgroup (parent side) and, in the child,
  * rlimits and the dropping of every capability. */
 char *sandbox_cgroup_find(void);
+/* One line of /proc/self/cgroup: the pids cgroup directory it names
+ * (v1 pids or v2) into dir, *v2 set; 1, or 0 when none. */
+int sandbox_cgroup_line(const char *line, char *dir, size_t size, int *v2);
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
 /* A session's cgroup outlives its supervisor (which reports the shell's
  * status without waiting for the namespace's slow teardown): the host

@@ -1,5 +1,5 @@
 /* Resource bounds and privileges of a session: its pids cgroup (made by
- * the host per call, joined by the session's init), rlimits, and the
+ * the host per call, joined by the session leader), rlimits, and the
  * dropping of every capability.  The child-side functions make system
  * calls only (async-signal-safe). */
 #include "sandbox_int.h"
@@ -68,6 +68,38 @@ static void sweep(const char *dir)
         closedir(d);
 }
 
+/* One line of /proc/self/cgroup ("ID:CONTROLLERS:PATH"): the directory
+ * of a pids cgroup it names, the v1 pids hierarchy's or the v2
+ * (unified) one's, into dir; *v2 says which.  Returns 1, or 0 when the
+ * line names neither. */
+int sandbox_cgroup_line(const char *line, char *dir, size_t size, int *v2)
+{
+    const char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2)
+        return 0;
+    size_t nctrl = (size_t)(c2 - c1 - 1), npath = strcspn(c2 + 1, "\n");
+    const char *ctrl = c1 + 1, *path = c2 + 1;
+    int n;
+    *v2 = 0;
+    if (nctrl == 4 && !strncmp(ctrl, "pids", 4)) {
+        n = snprintf(dir, size, "/sys/fs/cgroup/pids%.*s", (int)npath, path);
+    } else if (nctrl == 0 && c1 == line + 1 && line[0] == '0') {
+        /* the unified hierarchy: at /sys/fs/cgroup, or beside v1 ones */
+        const char *mnt = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+                              ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+        n = snprintf(dir, size, "%s%.*s", mnt, (int)npath, path);
+        *v2 = 1;
+    } else {
+        return 0;
+    }
+    if (n < 0 || (size_t)n >= size)
+        return 0;
+    size_t len = strlen(dir);
+    if (len > 1 && dir[len - 1] == '/')
+        dir[len - 1] = '\0';
+    return 1;
+}
+
 /* The pids cgroup this host may make session children in: the v1 pids
  * hierarchy (writable as root), or a delegated v2 cgroup whose
  * subtree_control already enables pids.  NULL when there is none. */
@@ -78,19 +110,11 @@ char *sandbox_cgroup_find(void)
         return NULL;
     char line[4096], *found = NULL;
     while (!found && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
+        char dir[3800]; /* room for the names made under it */
+        int v2 = 0;
+        if (!sandbox_cgroup_line(line, dir, sizeof dir, &v2))
             continue;
-        *c2 = '\0';
-        const char *ctrl = c1 + 1, *path = c2 + 1;
-        char dir[4096];
-        if (!strcmp(ctrl, "pids")) {
-            snprintf(dir, sizeof dir, "/sys/fs/cgroup/pids%s", path);
-        } else if (!*ctrl && !strcmp(line, "0")) {
-            const char *mnt = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
-                                  ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
-            snprintf(dir, sizeof dir, "%s%s", mnt, path);
+        if (v2) {
             char sub[4200], ctl[256] = "";
             snprintf(sub, sizeof sub, "%s/cgroup.subtree_control", dir);
             FILE *s = fopen(sub, "re");
@@ -101,12 +125,7 @@ char *sandbox_cgroup_find(void)
             fclose(s);
             if (!strstr(ctl, "pids"))
                 continue;
-        } else {
-            continue;
         }
-        size_t n = strlen(dir);
-        if (n > 1 && dir[n - 1] == '/')
-            dir[n - 1] = '\0';
         if (can_make_child(dir)) {
             sweep(dir);
             found = strdup(dir);
@@ -117,7 +136,7 @@ char *sandbox_cgroup_find(void)
 }
 
 /* A removed session's cgroup waits here until its supervisor has
- * exited (its pidfd is readable: before that, its init may not have
+ * exited (its pidfd is readable: before that, it may not have
  * joined yet) and the cgroup is empty (rmdir succeeds). */
 typedef struct gone_entry {
     char *dir;

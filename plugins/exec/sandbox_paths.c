@@ -290,6 +290,167 @@ int sandbox_protect_paths(sandbox *sb, const char *const *paths)
         sb->npolicy++;
     }
     return VT_OK;
+static int add_hide(sandbox_plan *p, const char *path)
+{
+    for (size_t i = 0; i < p->nhide; i++)
+        if (!strcmp(p->hide[i], path))
+            return VT_OK;
+    if (p->nhide >= MAX_HIDDEN)
+        return VT_OK;
+    if (p->nhide % 32 == 0) {
+        char **h = realloc(p->hide, (p->nhide + 32) * sizeof *h);
+        if (!h)
+            return VT_ERR_NOMEM;
+        p->hide = h;
+    }
+    if (!(p->hide[p->nhide] = strdup(path)))
+        return VT_ERR_NOMEM;
+    p->nhide++;
+    return VT_OK;
+}
+
+/* ---- the same objects reached through other mounts ---------------------- */
+
+/* A filesystem mounted more than once (a bind mount of a parent of the
+ * workspace, a container's volume seen at two places) reaches the same
+ * .git through another path: Landlock allows it (its rules follow the
+ * workspace's inode, whichever the path), and the read-only mount covers
+ * one path only.  So every other path to a protected object (and to a
+ * masked socket) is found in mountinfo and covered too. */
+typedef struct mnt {
+    char dev[32];
+    char *root, *point; /* the filesystem's path mounted, and where */
+} mnt;
+
+static void unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+static void mounts_free(mnt *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(m[i].root);
+        free(m[i].point);
+    }
+    free(m);
+}
+
+static mnt *mounts_read(size_t *out_n)
+{
+    *out_n = 0;
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return NULL;
+    mnt *m = NULL;
+    size_t n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        char dev[32], root[PATH_MAX], point[PATH_MAX];
+        if (sscanf(line, "%*s %*s %31s %4095s %4095s", dev, root, point) != 3)
+            continue;
+        mnt *g = realloc(m, (n + 1) * sizeof *m);
+        if (!g)
+            break;
+        m = g;
+        unescape(root);
+        unescape(point);
+        snprintf(m[n].dev, sizeof m[n].dev, "%s", dev);
+        m[n].root = strdup(root);
+        m[n].point = strdup(point);
+        if (!m[n].root || !m[n].point) {
+            free(m[n].root);
+            free(m[n].point);
+            break;
+        }
+        n++;
+    }
+    free(line);
+    fclose(f);
+    *out_n = n;
+    return m;
+}
+
+/* `path` below `prefix` ("/" holds everything): what follows it, else NULL. */
+static const char *below(const char *path, const char *prefix)
+{
+    if (!strcmp(prefix, "/"))
+        return path;
+    size_t n = strlen(prefix);
+    if (strncmp(path, prefix, n) || (path[n] != '/' && path[n] != '\0'))
+        return NULL;
+    return path + n;
+}
+
+/* Every other path that reaches `path`'s object through a mount of its
+ * filesystem: passed to `add`. */
+static int add_aliases(sandbox_plan *p, const mnt *m, size_t n, const char *path,
+                       int (*add)(sandbox_plan *, const char *))
+{
+    struct stat want;
+    if (lstat(path, &want) != 0)
+        return VT_OK;
+    /* the mount `path` is on: the longest mount point above it, the
+     * later of equal ones (it covers the earlier) */
+    const mnt *on = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (below(path, m[i].point) &&
+            (!on || strlen(m[i].point) >= strlen(on->point)))
+            on = &m[i];
+    if (!on)
+        return VT_OK;
+    char fs[PATH_MAX];
+    const char *rest = below(path, on->point);
+    if (snprintf(fs, sizeof fs, "%s%s", strcmp(on->root, "/") ? on->root : "", rest) >=
+        (int)sizeof fs)
+        return VT_OK;
+    int rc = VT_OK;
+    for (size_t i = 0; rc == VT_OK && i < n; i++) {
+        const char *tail;
+        if (&m[i] == on || strcmp(m[i].dev, on->dev) || !(tail = below(fs[0] ? fs : "/",
+                                                                         m[i].root)))
+            continue;
+        char alias[PATH_MAX];
+        if (snprintf(alias, sizeof alias, "%s%s", strcmp(m[i].point, "/") ? m[i].point : "",
+                     tail) >= (int)sizeof alias || !alias[0] || !strcmp(alias, path))
+            continue;
+        struct stat st;
+        if (lstat(alias, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+            rc = add(p, alias);
+    }
+    return rc;
+}
+
+static int add_ro_cb(sandbox_plan *p, const char *path)
+{
+    return add_ro(p, path);
+}
+
+static int protect_aliases(sandbox_plan *p)
+{
+    size_t n = 0;
+    mnt *m = mounts_read(&n);
+    int rc = VT_OK;
+    if (n > 1) {
+        size_t nro = p->nro, nhide = p->nhide;
+        for (size_t i = 0; rc == VT_OK && i < nro; i++)
+            rc = add_aliases(p, m, n, p->ro[i], add_ro_cb);
+        for (size_t i = 0; rc == VT_OK && i < nhide; i++)
+            rc = add_aliases(p, m, n, p->hide[i], add_hide);
+    }
+    mounts_free(m, n);
+    return rc;
 }
 
 /* Path sockets bound in this network namespace (/proc/net/unix). */
@@ -308,24 +469,10 @@ static int hide_sockets(sandbox_plan *p, const char *workspace)
         path++;
         if (inside(path, workspace))
             continue;
-        int dup = 0;
-        for (size_t i = 0; i < p->nhide && !dup; i++)
-            dup = !strcmp(p->hide[i], path);
         struct stat st;
-        if (dup || lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+        if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
             continue;
-        if (p->nhide % 32 == 0) {
-            char **h = realloc(p->hide, (p->nhide + 32) * sizeof *h);
-            if (!h) {
-                rc = VT_ERR_NOMEM;
-                break;
-            }
-            p->hide = h;
-        }
-        if (!(p->hide[p->nhide] = strdup(path)))
-            rc = VT_ERR_NOMEM;
-        else
-            p->nhide++;
+        rc = add_hide(p, path);
     }
     fclose(f);
     return rc;
@@ -357,5 +504,7 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
         rc = pin_parents(sb, p, sb->policy[i]);
     if (rc == VT_OK && !p->network)
         rc = hide_sockets(p, sb->roots[0]);
+    if (rc == VT_OK)
+        rc = protect_aliases(p);
     return rc;
 }

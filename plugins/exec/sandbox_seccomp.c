@@ -1,5 +1,5 @@
 /* The sandbox's seccomp filter, built once with libseccomp and exported
- * as BPF so that the session's init only hands it to the kernel.
+ * as BPF so that the session leader only hands it to the kernel.
  * Refusals return EPERM (ENOSYS for clone3), never kill: tools see an
  * ordinary error and can say so.  The filter covers every syscall ABI an
  * x86-64 kernel accepts (x86-64, x32, i386), so a 32-bit binary is

@@ -71,6 +71,61 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Session leaders whose report was taken and that are still tearing
+ * their namespace down: the reaper collects them as they exit (no
+ * zombie stays), sessions_fini waits for the rest.  Lock order: mu, then
+ * late_mu. */
+typedef struct late_leader {
+    pid_t pid;
+    int pidfd; /* or -1: looked at every REAPER_POLL_MS */
+} late_leader;
+static pthread_mutex_t late_mu = PTHREAD_MUTEX_INITIALIZER;
+static late_leader late[SESSIONS_MAX];
+static int nlate;
+
+static void reaper_poke(void);
+
+static int late_gone(const late_leader *l, int hang)
+{
+    pid_t r;
+    while ((r = waitpid(l->pid, NULL, hang ? 0 : WNOHANG)) < 0 && errno == EINTR)
+        ;
+    if (r == 0)
+        return 0;
+    if (l->pidfd >= 0)
+        close(l->pidfd);
+    return 1;
+}
+
+static void late_add(pid_t pid, int pidfd)
+{
+    late_leader l = {pid, pidfd};
+    if (late_gone(&l, 0))
+        return;
+    pthread_mutex_lock(&late_mu);
+    if (nlate == SESSIONS_MAX) {
+        /* full: the oldest is about done */
+        late_gone(&late[0], 1);
+        memmove(late, late + 1, (size_t)(nlate - 1) * sizeof *late);
+        nlate--;
+    }
+    late[nlate++] = l;
+    pthread_mutex_unlock(&late_mu);
+    reaper_poke();
+}
+
+/* Collect the late leaders that have exited (all of them: `hang`). */
+static void late_sweep(int hang)
+{
+    pthread_mutex_lock(&late_mu);
+    int k = 0;
+    for (int i = 0; i < nlate; i++)
+        if (!late_gone(&late[i], hang))
+            late[k++] = late[i];
+    nlate = k;
+    pthread_mutex_unlock(&late_mu);
+}
+
 static void session_free(session *s)
 {
     if (!s)
@@ -82,6 +137,8 @@ static void session_free(session *s)
             close(s->proc.in_fd);
         if (s->proc.pidfd >= 0)
             close(s->proc.pidfd);
+        if (s->proc.status_fd >= 0)
+            close(s->proc.status_fd);
     }
     execwatch_release(s->watch);
     free(s->final);
@@ -99,11 +156,25 @@ static int status_code(int st)
     return -1;
 }
 
-/* Reap the session's leader if it has exited; returns s->reaped. */
+/* Reap the session's leader if it has exited, or take its report that
+ * the command and everything it started are gone (its namespace's
+ * teardown then goes on without us); returns s->reaped. */
 static int try_reap(session *s)
 {
     if (s->reaped || !s->started)
         return s->reaped;
+    if (s->proc.status_fd >= 0) {
+        int code;
+        if (spawn_status(&s->proc, &code)) {
+            s->reaped = 1;
+            s->exit_code = code;
+            late_add(s->proc.pid, s->proc.pidfd);
+            s->proc.pidfd = -1;
+            return 1;
+        }
+        if (s->proc.status_fd >= 0)
+            return 0;
+    }
     int st;
     pid_t r = waitpid(s->proc.pid, &st, WNOHANG);
     if (r == s->proc.pid) {
@@ -265,7 +336,9 @@ static void finalize(session *s)
         close(s->proc.in_fd);
     if (s->proc.pidfd >= 0)
         close(s->proc.pidfd);
-    s->proc.out_fd = s->proc.in_fd = s->proc.pidfd = -1;
+    if (s->proc.status_fd >= 0)
+        close(s->proc.status_fd);
+    s->proc.out_fd = s->proc.in_fd = s->proc.pidfd = s->proc.status_fd = -1;
     s->out_eof = 1;
     s->closed = 1;
 }
@@ -284,7 +357,7 @@ static void reap_exited_locked(int64_t *reaped)
 static void *reaper_main(void *arg)
 {
     (void)arg;
-    struct pollfd fds[SESSIONS_MAX + 1];
+    struct pollfd fds[2 * SESSIONS_MAX + 1];
     pthread_mutex_lock(&mu);
     while (!reaper_stop) {
         int n = 1, no_pidfd = 0;
@@ -299,6 +372,15 @@ static void *reaper_main(void *arg)
             }
             fds[n++] = (struct pollfd){.fd = s->proc.pidfd, .events = POLLIN};
         }
+        int nsess = n;
+        pthread_mutex_lock(&late_mu);
+        for (int i = 0; i < nlate && n < (int)(sizeof fds / sizeof *fds); i++) {
+            if (late[i].pidfd < 0)
+                no_pidfd = 1;
+            else
+                fds[n++] = (struct pollfd){.fd = late[i].pidfd, .events = POLLIN};
+        }
+        pthread_mutex_unlock(&late_mu);
         pthread_mutex_unlock(&mu);
         /* Idle with nothing to watch: sleep until poked. */
         int pr = poll(fds, (nfds_t)n, n > 1 || no_pidfd ? REAPER_POLL_MS : -1);
@@ -307,6 +389,8 @@ static void *reaper_main(void *arg)
             while (read(reaper_wake[0], drainbuf, sizeof drainbuf) > 0)
                 ;
         }
+        if (n > nsess || no_pidfd)
+            late_sweep(0);
         pthread_mutex_lock(&mu);
         /* Collect every exited supervisor before each session's remaining
          * output is read (waitpid is cheap, and done under the lock as
@@ -497,9 +581,12 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
             out_ix = nfds;
             fds[nfds++] = (struct pollfd){.fd = s->proc.out_fd, .events = POLLIN};
         }
-        if (!s->reaped && s->proc.pidfd >= 0) {
+        if (!s->reaped && (s->proc.status_fd >= 0 || s->proc.pidfd >= 0)) {
+            /* the leader's report comes before its exit */
             pid_ix = nfds;
-            fds[nfds++] = (struct pollfd){.fd = s->proc.pidfd, .events = POLLIN};
+            fds[nfds++] = (struct pollfd){
+                .fd = s->proc.status_fd >= 0 ? s->proc.status_fd : s->proc.pidfd,
+                .events = POLLIN};
         }
         double limit = deadline;
         if (s->reaped && quiet_end < limit)
@@ -804,4 +891,5 @@ void sessions_fini(void)
     }
     for (int k = 0; k < n; k++)
         session_free(idle[k]);
+    late_sweep(1);
 }

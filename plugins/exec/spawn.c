@@ -1,10 +1,24 @@
-/* The command runs under a small supervisor: a fork of the host that
- * leads the command's session and process group, starts the shell with
- * vfork+exec and relays its exit status.  The supervisor exists so that
- * a host that dies (even by SIGKILL) takes the whole process group with
- * it, grandchildren included.  It learns of the host's death from a
- * "lifeline" pipe whose write end only the host holds: its read end
- * reports EOF when the host process is gone, whichever thread forked.
+/* A command runs under a small process of ours that leads its session
+ * and process group, starts the shell with vfork+exec and reports how it
+ * ended.
+ *
+ * Sandboxed with namespaces, that process is the *session leader*: the
+ * host clones it straight into a new PID and mount namespace (and a
+ * user namespace when not root), so it is pid 1 there.  It confines
+ * itself (mounts, Landlock, seccomp: everything it starts inherits
+ * them), starts the shell, reaps orphans, ends whatever is left once the
+ * shell is done, and writes the shell's status to a pipe the host reads
+ * *before* it exits: the namespace's teardown (unmounts, the pid
+ * namespace's end) happens after the result is known, off the call's
+ * critical path; the host reaps the leader later (spawn_reap_later).
+ *
+ * Without namespaces (or unsandboxed) it is a *supervisor*, a fork of the
+ * host that relays the shell's status as its own.
+ *
+ * Either way a host that dies (even by SIGKILL) takes the whole session
+ * with it, grandchildren included.  The child learns of the host's death
+ * from a "lifeline" pipe whose write end only the host holds: its read
+ * end reports EOF when the host process is gone, whichever thread forked.
  * (A parent-death signal alone fires when the forking *thread* exits,
  * which the MCP server's worker threads do; it is kept as a wake-up.)
  * Between fork and exec only async-signal-safe calls are made (the host
@@ -15,8 +29,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -42,6 +59,7 @@ typedef struct child_plan {
     int in_rd, out_wr; /* pipes */
     int slave;         /* PTY */
     const sandbox_plan *plan; /* this call's confinement, or NULL */
+    int status_wr;     /* the session leader's status pipe, else -1 */
 } child_plan;
 
 /* The parent-death signal fired: the forking thread ended, which the
@@ -95,9 +113,11 @@ static _Noreturn void end_group(pid_t cmd)
 }
 
 #define LIFELINE_FD 3
-#define SANDBOX_FD 4 /* the Landlock ruleset, while the supervisor sets up */
+#define SANDBOX_FD 4 /* the Landlock ruleset, while the child sets up */
+/* The session leader's report to the host: the shell's exit code. */
+#define STATUS_FD 5
 /* Run-time enforcement's socket (execwatch.h), kept by the supervisor
- * and the session's init until they exit; above STATUS_FD/ALIVE_FD. */
+ * or the session leader until it exits. */
 #define WATCH_FD 7
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
@@ -123,12 +143,6 @@ static int setup_stdio(const child_plan *c)
     return 0;
 }
 
-/* How the supervisor learns the shell's status from the session's init
- * (init cannot re-raise a signal on itself: pid 1 ignores it). */
-#define STATUS_FD 5
-/* Read end held by init; EOF once the supervisor is gone. */
-#define ALIVE_FD 6
-
 static volatile sig_atomic_t term_seen;
 
 static void on_term(int sig)
@@ -136,6 +150,190 @@ static void on_term(int sig)
     (void)sig;
     term_seen = 1;
 }
+
+static void on_child(int sig)
+{
+    (void)sig; /* a wake-up: the leader reaps in its loop */
+}
+
+/* Reset every signal's handling (nothing of the host's leaks), become
+ * the session's leader with the command's terminal or pipes as 0-2, and
+ * keep, above them, only the descriptors the child needs in fixed
+ * places: the lifeline (3), the Landlock ruleset (4), the status pipe
+ * (5, session leader) and the run-time checks' socket (7).  The child
+ * never execs itself, so close-on-exec does not protect the host's other
+ * descriptors here: they are all closed (output EOF and the lifeline's
+ * EOF depend on it).  Their sources are >= 16 (ruleset, status) or >= 64
+ * (watch socket), except the lifeline, moved first. */
+static int child_setup(const child_plan *c)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    for (int s = 1; s < NSIG; s++)
+        sigaction(s, &sa, NULL);
+    if (setsid() < 0 || setup_stdio(c) < 0) {
+        say("vthost: cannot set up the command's terminal or pipes", NULL);
+        return -1;
+    }
+    if (dup2(c->lifeline, LIFELINE_FD) < 0 || fcntl(LIFELINE_FD, F_SETFD, FD_CLOEXEC) < 0)
+        return -1;
+    unsigned keep = 1u << LIFELINE_FD;
+    if (c->plan) {
+        if (dup2(sandbox_plan_ruleset_fd(c->plan), SANDBOX_FD) < 0 ||
+            fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
+            return -1;
+        keep |= 1u << SANDBOX_FD;
+    }
+    if (c->status_wr >= 0) {
+        if (dup2(c->status_wr, STATUS_FD) < 0 || fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) < 0)
+            return -1;
+        keep |= 1u << STATUS_FD;
+    }
+    if (c->req->watch_sock > 2) {
+        if (dup2(c->req->watch_sock, WATCH_FD) < 0 ||
+            fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0)
+            return -1;
+        keep |= 1u << WATCH_FD;
+    }
+    unsigned lo = 3;
+    for (unsigned fd = 3; fd <= WATCH_FD + 1; fd++) {
+        if (fd <= WATCH_FD && !(keep & (1u << fd)))
+            continue;
+        if (fd > lo && syscall(SYS_close_range, lo, fd - 1, 0) < 0)
+            for (unsigned k = lo; k < fd; k++)
+                close((int)k);
+        lo = fd + 1;
+    }
+    if (syscall(SYS_close_range, WATCH_FD + 1, ~0U, 0) < 0)
+        for (int fd = WATCH_FD + 1; fd < 4096; fd++)
+            close(fd);
+    return 0;
+}
+
+static void confine_or_die(const child_plan *c)
+{
+    const char *what = "sandbox";
+    if (sandbox_confine(c->plan, SANDBOX_FD, c->req->workdir, &what) != 0) {
+        if (!strcmp(what, "the working directory"))
+            say("vthost: cannot enter ", c->req->workdir);
+        else
+            say("vthost: cannot sandbox the command: ", what);
+        _exit(126);
+    }
+}
+
+/* The wake-ups the supervisor and the session leader wait for: the
+ * parent-death signal (then the lifeline says whether the host is
+ * gone), ^C and ^\ (they outlive them to report how the command ended;
+ * exec resets these handlers in the command), and for the leader TERM
+ * (the session ends: passed on to everyone) and CHLD (reap).  The
+ * parent-death signal is set last: entering a user namespace clears it. */
+static void wakeups(const child_plan *c, int leader)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_parent_died;
+    sigaction(c->death_sig, &sa, NULL);
+    sa.sa_handler = on_keyboard_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    if (leader) {
+        sa.sa_handler = on_term;
+        sigaction(SIGTERM, &sa, NULL);
+        sa.sa_handler = on_child;
+        sigaction(SIGCHLD, &sa, NULL);
+    }
+    prctl(PR_SET_PDEATHSIG, c->death_sig);
+}
+
+/* ---- the supervisor (no PID namespace) ------------------------------------ */
+
+/* The supervisor's wait for the shell: its exit, or the host's death,
+ * whichever first.  Returns the shell's wait status. */
+static int wait_child(pid_t child)
+{
+    int st = 0;
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    for (;;) {
+        if (pidfd >= 0) {
+            struct pollfd f[2] = {{.fd = LIFELINE_FD, .events = POLLIN},
+                                  {.fd = pidfd, .events = POLLIN}};
+            if (poll(f, 2, -1) < 0 && errno != EINTR)
+                _exit(126);
+            if (f[0].revents)
+                end_group(child);
+            if (!f[1].revents)
+                continue;
+            pid_t r = waitpid(child, &st, WNOHANG);
+            if (r == child)
+                return st;
+            if (r < 0 && errno != EINTR)
+                _exit(126);
+            continue;
+        }
+        /* no pidfd (old kernel): the parent-death signal interrupts */
+        pid_t r = waitpid(child, &st, 0);
+        if (r == child)
+            return st;
+        if (parent_died && lifeline_cut(0))
+            end_group(child);
+        if (r < 0 && errno != EINTR)
+            _exit(126);
+    }
+}
+
+static _Noreturn void supervise(const child_plan *c)
+{
+    if (child_setup(c) < 0)
+        _exit(126);
+    if (c->plan) {
+        /* No namespaces on this machine: the supervisor confines itself
+         * and starts the shell directly. */
+        confine_or_die(c);
+    } else if (chdir(c->req->workdir) < 0) {
+        say("vthost: cannot enter ", c->req->workdir);
+        _exit(126);
+    }
+    if (c->req->watch_sock > 2 && execwatch_child_install(WATCH_FD) != 0) {
+        say("vthost: cannot start the run-time command checks", NULL);
+        _exit(126);
+    }
+    wakeups(c, 0);
+    int host_gone = lifeline_cut(0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    pid_t child = -1;
+    if (!host_gone)
+        child = vfork();
+    if (child == 0) {
+        execve(c->req->path, c->req->argv, c->req->envp);
+        say("vthost: cannot execute ", c->req->path);
+        _exit(127);
+    }
+    /* The command's holders alone decide when its output ends. */
+    close(0);
+    close(1);
+    close(2);
+    if (host_gone)
+        end_group(child);
+    if (child < 0)
+        _exit(126);
+    int st = wait_child(child);
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigaction(sig, &sa, NULL);
+        kill(getpid(), sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 126);
+}
+
+/* ---- the session leader (pid 1 of the session's PID namespace) ------------ */
 
 /* Reap whatever has exited; returns 1 once no child is left. */
 static int reap_all(pid_t shell, int *shell_st, int hang)
@@ -153,34 +351,49 @@ static int reap_all(pid_t shell, int *shell_st, int hang)
     }
 }
 
-/* pid 1 of the session's PID namespace.  Confines itself (everything it
- * starts inherits it), starts the shell, reaps orphans, and when the
- * shell is done ends everything left in the namespace: TERM, a short
- * grace, KILL.  Its own exit ends the namespace (the kernel kills what
- * is left), and its parent's death kills it (PDEATHSIG), so the
- * session's processes, daemons included, never outlive the session. */
-static _Noreturn void session_init(const child_plan *c)
+/* Nothing of the session may stay: TERM to everyone in the namespace, a
+ * short grace, KILL, and every one reaped. */
+static void end_everyone(pid_t shell, int *st, int grace_ms)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    struct pollfd alive = {.fd = ALIVE_FD, .events = POLLIN};
-    if (poll(&alive, 1, 0) > 0)
-        _exit(137); /* the supervisor died before PDEATHSIG was set */
-    const char *what = "sandbox";
-    int rc = sandbox_confine(c->plan, SANDBOX_FD, c->req->workdir, &what);
-    if (rc != 0) {
-        if (!strcmp(what, "the working directory"))
-            say("vthost: cannot enter ", c->req->workdir);
-        else
-            say("vthost: cannot sandbox the command: ", what);
+    if (kill(-1, SIGTERM) == 0) {
+        for (int t = 0; t < grace_ms / 10 && !reap_all(shell, st, 0); t++)
+            sleep_ms(10);
+        kill(-1, SIGKILL);
+    }
+    reap_all(shell, st, 1);
+}
+
+/* The shell's exit code as the host reports it (a signal: 128 + its
+ * number; pid 1 cannot re-raise a signal on itself). */
+static int exit_code(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return 126;
+}
+
+/* Cloned by the host into the session's namespaces (clone_leader).
+ * Its own exit ends the namespace (the kernel kills what is left), and
+ * the host's death ends it (lifeline), so the session's processes,
+ * daemons included, never outlive the session. */
+static _Noreturn void lead_session(const child_plan *c)
+{
+    if (child_setup(c) < 0)
+        _exit(126);
+    const char *what = "namespaces";
+    if (sandbox_id_maps(c->req->sandbox, &what) != 0) {
+        say("vthost: cannot sandbox the command: ", what);
         _exit(126);
     }
-    /* The session's processes share init's domain; not being dumpable
-     * keeps them from ptracing it (it holds the status pipe). */
+    wakeups(c, 1);
+    if (lifeline_cut(0))
+        _exit(137); /* the host died before the parent-death signal was set */
+    confine_or_die(c);
+    /* The session's processes share the leader's domain; not being
+     * dumpable keeps them from ptracing it (it holds the status pipe). */
     prctl(PR_SET_DUMPABLE, 0);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_term;
-    sigaction(SIGTERM, &sa, NULL);
     /* Run-time enforcement: after all confinement (no_new_privs is set,
      * which a listener filter needs), right before the shell is exec'd,
      * so every execve of the session is judged.  Only one listener filter
@@ -189,101 +402,53 @@ static _Noreturn void session_init(const child_plan *c)
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
+    sigset_t none, waits;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     pid_t shell = vfork();
     if (shell == 0) {
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }
+    /* The command's holders alone decide when its output ends. */
     close(0);
     close(1);
     close(2);
+    /* Signals are taken only inside ppoll, after a look at what they
+     * report: none is lost between the look and the sleep. */
+    sigemptyset(&waits);
+    sigaddset(&waits, SIGCHLD);
+    sigaddset(&waits, SIGTERM);
+    sigaddset(&waits, c->death_sig);
+    sigprocmask(SIG_BLOCK, &waits, NULL);
     int st = 126 << 8, done = shell < 0, forwarded = 0;
     while (!done) {
         int w;
-        pid_t r = waitpid(-1, &w, 0);
-        if (r == shell) {
-            st = w;
-            done = 1;
-        } else if (r < 0 && errno == ECHILD) {
-            done = 1;
-        } else if (r < 0 && errno == EINTR && term_seen && !forwarded) {
+        pid_t r;
+        while ((r = waitpid(-1, &w, WNOHANG)) > 0)
+            if (r == shell) {
+                st = w;
+                done = 1;
+            }
+        if (done || (r < 0 && errno == ECHILD))
+            break;
+        if (term_seen && !forwarded) {
             kill(-1, SIGTERM); /* the session ends: pass it on to everyone */
             forwarded = 1;
         }
+        struct pollfd f = {.fd = LIFELINE_FD, .events = POLLIN};
+        if (ppoll(&f, 1, NULL, &none) > 0 && f.revents) {
+            end_everyone(shell, &st, GRACE_MS); /* the host is gone */
+            _exit(137);
+        }
     }
     /* The shell is done: nothing it started may stay. */
-    if (kill(-1, SIGTERM) == 0) {
-        for (int t = 0; t < INIT_GRACE_MS / 10 && !reap_all(shell, &st, 0); t++)
-            sleep_ms(10);
-        kill(-1, SIGKILL);
-    }
-    reap_all(shell, &st, 1);
-    ssize_t n = write(STATUS_FD, &st, sizeof st);
+    end_everyone(shell, &st, INIT_GRACE_MS);
+    int code = exit_code(st);
+    ssize_t n = write(STATUS_FD, &code, sizeof code);
     (void)n;
-    _exit(0);
-}
-
-/* The supervisor's wait for its child (the shell, or the session's
- * init): its exit, or the host's death, whichever first.  With a session
- * init, `status_fd` delivers the shell's status once nothing of the
- * session is left; the supervisor still waits for init's exit (an init
- * left behind would be reparented, and a subreaper above the host would
- * collect it as a zombie).  Returns the child's wait status, or the
- * shell's. */
-static int wait_child(pid_t child, int status_fd)
-{
-    int is_init = status_fd >= 0;
-    int st = 0, have_shell = 0, shell_st = 0;
-    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-    for (;;) {
-        if (is_init && term_seen) {
-            /* TERM to the supervisor (session end): init forwards it */
-            kill(child, SIGTERM);
-            term_seen = 0;
-        }
-        if (pidfd >= 0) {
-            struct pollfd f[3] = {{.fd = LIFELINE_FD, .events = POLLIN},
-                                  {.fd = pidfd, .events = POLLIN},
-                                  {.fd = status_fd, .events = POLLIN}};
-            if (poll(f, status_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
-                _exit(126);
-            if (f[0].revents)
-                end_group(child);
-            if (status_fd >= 0 && f[2].revents) {
-                ssize_t n = read(status_fd, &shell_st, sizeof shell_st);
-                have_shell = n == (ssize_t)sizeof shell_st;
-                status_fd = -1; /* now (or without a word) only init's exit */
-                continue;
-            }
-            if (!f[1].revents)
-                continue;
-            pid_t r = waitpid(child, &st, WNOHANG);
-            if (r == child)
-                break;
-            if (r < 0 && errno != EINTR)
-                _exit(126);
-            continue;
-        }
-        /* no pidfd (old kernel): the parent-death signal interrupts */
-        pid_t r = waitpid(child, &st, 0);
-        if (r == child)
-            break;
-        if (parent_died && lifeline_cut(0))
-            end_group(child);
-        if (r < 0 && errno != EINTR)
-            _exit(126);
-    }
-    if (have_shell)
-        return shell_st;
-    if (status_fd >= 0) {
-        /* init's exit status is its own; the shell's comes through the pipe */
-        if (read(status_fd, &shell_st, sizeof shell_st) == (ssize_t)sizeof shell_st)
-            return shell_st;
-    }
-    if (is_init && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-        return 126 << 8;
-    return st;
+    _exit(code);
 }
 
 /* A pipe above the fixed descriptors, so that moving its ends onto them
@@ -300,136 +465,27 @@ static int high_pipe(int p[2])
     return p[0] < 0 || p[1] < 0 ? -1 : 0;
 }
 
-static _Noreturn void supervise(const child_plan *c)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++)
-        sigaction(s, &sa, NULL); /* nothing of the host's handling leaks */
-
-    if (setsid() < 0 || setup_stdio(c) < 0) {
-        say("vthost: cannot set up the command's terminal or pipes", NULL);
-        _exit(126);
-    }
-    /* The lifeline moves to fd 3 (close-on-exec: the command must not
-     * hold it).  The supervisor never execs, so close-on-exec does not
-     * protect the host's other descriptors here: drop them all (output
-     * EOF and the lifeline's EOF depend on it). */
-    if (dup2(c->lifeline, LIFELINE_FD) < 0 || fcntl(LIFELINE_FD, F_SETFD, FD_CLOEXEC) < 0)
-        _exit(126);
-    /* The sandbox's Landlock ruleset survives as fd 4. */
-    int keep = LIFELINE_FD;
-    if (c->req->sandbox) {
-        keep = SANDBOX_FD;
-        if (dup2(sandbox_plan_ruleset_fd(c->plan), SANDBOX_FD) < 0 ||
-            fcntl(SANDBOX_FD, F_SETFD, FD_CLOEXEC) < 0)
-            _exit(126);
-    }
-    /* The host made watch_sock >= 64, so the moves above cannot clobber
-     * it; it goes to WATCH_FD and everything else above `keep` closes. */
-    int watch = c->req->watch_sock > 2;
-    if (watch && (dup2(c->req->watch_sock, WATCH_FD) < 0 ||
-                  fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0))
-        _exit(126);
-    if (syscall(SYS_close_range, keep + 1, watch ? WATCH_FD - 1 : ~0U, 0) < 0 ||
-        (watch && syscall(SYS_close_range, WATCH_FD + 1, ~0U, 0) < 0))
-        for (int fd = keep + 1; fd < 4096; fd++)
-            if (!watch || fd != WATCH_FD)
-                close(fd);
-    int ns = c->req->sandbox && sandbox_namespaces(c->req->sandbox);
-    if (ns) {
-        const char *what = "namespaces";
-        if (sandbox_unshare(c->req->sandbox, &what) != 0) {
-            say("vthost: cannot sandbox the command: ", what);
-            _exit(126);
-        }
-    } else if (c->req->sandbox) {
-        /* No namespaces on this machine: the supervisor confines itself
-         * and starts the shell directly. */
-        const char *what = "sandbox";
-        if (sandbox_confine(c->plan, SANDBOX_FD, c->req->workdir, &what) != 0) {
-            say("vthost: cannot sandbox the command: ", what);
-            _exit(126);
-        }
-    } else if (chdir(c->req->workdir) < 0) {
-        say("vthost: cannot enter ", c->req->workdir);
-        _exit(126);
-    }
-    /* Without a session init the supervisor itself starts the shell:
-     * the run-time checks go here (in the init otherwise). */
-    if (!ns && watch && execwatch_child_install(WATCH_FD) != 0) {
-        say("vthost: cannot start the run-time command checks", NULL);
-        _exit(126);
-    }
-    /* Before the parent-death signal is set: entering a user namespace
-     * clears it. */
-    sa.sa_handler = on_parent_died;
-    sigaction(c->death_sig, &sa, NULL);
-    sa.sa_handler = on_keyboard_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    if (ns) {
-        sa.sa_handler = on_term;
-        sigaction(SIGTERM, &sa, NULL);
-    }
-    prctl(PR_SET_PDEATHSIG, c->death_sig);
-    int host_gone = lifeline_cut(0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-
-    int status_pipe[2] = {-1, -1}, alive_pipe[2] = {-1, -1};
-    if (ns && (high_pipe(status_pipe) < 0 || high_pipe(alive_pipe) < 0 ||
-               dup2(status_pipe[1], STATUS_FD) < 0 || dup2(alive_pipe[0], ALIVE_FD) < 0 ||
-               fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) < 0 ||
-               fcntl(ALIVE_FD, F_SETFD, FD_CLOEXEC) < 0)) {
-        say("vthost: cannot set up the command's session", NULL);
-        _exit(126);
-    }
-    pid_t child = -1;
-    if (!host_gone)
-        child = ns ? fork() : vfork();
-    if (child == 0) {
-        if (ns) {
-            close(status_pipe[0]);
-            close(alive_pipe[1]);
-            session_init(c);
-        }
-        execve(c->req->path, c->req->argv, c->req->envp);
-        say("vthost: cannot execute ", c->req->path);
-        _exit(127);
-    }
-    /* The command's holders alone decide when its output ends. */
-    close(0);
-    close(1);
-    close(2);
-    if (ns) {
-        close(STATUS_FD);
-        close(ALIVE_FD);
-        close(status_pipe[1]);
-        close(alive_pipe[0]);
-    }
-    if (host_gone)
-        end_group(child);
-    if (child < 0)
-        _exit(126);
-    /* The session's cgroup is removed by the host once init is gone
-     * (sandbox_plan_free hands it over). */
-    int st = wait_child(child, ns ? status_pipe[0] : -1);
-    if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        sa.sa_handler = SIG_DFL;
-        sigaction(sig, &sa, NULL);
-        kill(getpid(), sig);
-        _exit(128 + sig);
-    }
-    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 126);
-}
-
 /* ---- the host side ----------------------------------------------------- */
 
 static int lifeline[2] = {-1, -1}; /* read end for supervisors; write end held */
+
+int spawn_status(spawn_proc *p, int *exit_code)
+{
+    if (p->status_fd < 0)
+        return 0;
+    int code = 0;
+    ssize_t n;
+    while ((n = read(p->status_fd, &code, sizeof code)) < 0 && errno == EINTR)
+        ;
+    if (n < 0 && errno == EAGAIN)
+        return 0;
+    close(p->status_fd);
+    p->status_fd = -1;
+    if (n != (ssize_t)sizeof code)
+        return 0; /* the leader died without a word: its own status says */
+    *exit_code = code;
+    return 1;
+}
 
 static int open_pty(const spawn_req *req, int *master, int *slave)
 {
@@ -453,12 +509,35 @@ static int open_pty(const spawn_req *req, int *master, int *slave)
     return VT_OK;
 }
 
+/* The session leader, cloned straight into the session's namespaces
+ * (pid 1 there) without a copy of glibc's fork handling: the child only
+ * makes system calls.  clone3 hands over the pidfd with the process;
+ * without clone3 (before Linux 5.3) clone and pidfd_open do the same. */
+static pid_t clone_leader(const sandbox_plan *plan, int *pidfd)
+{
+    uint64_t flags = (uint64_t)sandbox_clone_flags(plan);
+    struct clone_args a;
+    memset(&a, 0, sizeof a);
+    a.flags = flags | CLONE_PIDFD;
+    a.pidfd = (uint64_t)(uintptr_t)pidfd;
+    a.exit_signal = SIGCHLD;
+    long r = syscall(SYS_clone3, &a, sizeof a);
+    if (r < 0 && errno == ENOSYS) {
+        r = syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL);
+        if (r > 0)
+            *pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r, 0);
+    }
+    return (pid_t)r;
+}
+
 static int fork_child(const spawn_req *req, spawn_proc *out)
 {
     child_plan c = {.req = req, .host = getpid(), .death_sig = SIGRTMIN + 1,
-                    .lifeline = lifeline[0], .in_rd = -1, .out_wr = -1, .slave = -1};
-    int in[2] = {-1, -1}, outp[2] = {-1, -1};
+                    .lifeline = lifeline[0], .in_rd = -1, .out_wr = -1, .slave = -1,
+                    .status_wr = -1};
+    int in[2] = {-1, -1}, outp[2] = {-1, -1}, status[2] = {-1, -1};
     int master = -1, rc = VT_OK;
+    out->status_fd = -1;
     if (req->tty) {
         if ((rc = open_pty(req, &master, &c.slave)))
             return rc;
@@ -472,6 +551,14 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
         /* A bigger pipe means fewer wake-ups for chatty commands. */
         (void)fcntl(outp[0], F_SETPIPE_SZ, PIPE_BYTES);
     }
+    int leader = req->sandbox && sandbox_namespaces(req->sandbox);
+    if (leader) {
+        if (high_pipe(status) < 0) {
+            rc = VT_ERR_IO;
+            goto fail;
+        }
+        c.status_wr = status[1];
+    }
     sandbox_plan *plan = NULL;
     if (req->sandbox &&
         (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
@@ -479,9 +566,13 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     c.plan = plan;
     if (req->plan_warning && sandbox_plan_warning(plan))
         *req->plan_warning = strdup(sandbox_plan_warning(plan));
-    pid_t pid = fork();
-    if (pid == 0)
+    int pidfd = -1;
+    pid_t pid = leader ? clone_leader(plan, &pidfd) : fork();
+    if (pid == 0) {
+        if (leader)
+            lead_session(&c);
         supervise(&c);
+    }
     if (pid > 0)
         sandbox_plan_started(plan, pid);
     sandbox_plan_free(plan);
@@ -490,8 +581,13 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
         goto fail;
     }
     out->pid = pid;
-    out->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    out->own_pidns = req->sandbox && sandbox_namespaces(req->sandbox);
+    out->pidfd = pidfd >= 0 ? pidfd : (int)syscall(SYS_pidfd_open, pid, 0);
+    out->own_pidns = leader;
+    if (leader) {
+        close(status[1]);
+        out->status_fd = status[0];
+        fcntl(status[0], F_SETFL, O_NONBLOCK);
+    }
     if (req->tty) {
         close(c.slave);
         out->out_fd = master;
@@ -516,6 +612,9 @@ fail:
         if (outp[k] >= 0)
             close(outp[k]);
     }
+    for (int k = 0; k < 2; k++)
+        if (status[k] >= 0)
+            close(status[k]);
     if (master >= 0)
         close(master);
     if (c.slave >= 0)

@@ -24,6 +24,9 @@ typedef struct spawn_req {
 typedef struct spawn_proc {
     pid_t pid;    /* leader of the command's session and process group */
     int pidfd;    /* readable once pid has exited; -1 when unsupported */
+    int status_fd; /* the session leader's report (own_pidns), readable once
+                    * the command and everything it started are gone, before
+                    * pid exits; -1 when none (then pid's own status says) */
     int out_fd;   /* output: pipe read end or PTY master; non-blocking */
     int in_fd;    /* input: pipe write end or a PTY master duplicate */
     int own_pidns; /* the command ran in its own PID namespace: once pid
@@ -37,8 +40,15 @@ int spawn_init(void);
 void spawn_fini(void);
 
 /* Start `req`.  Every descriptor is close-on-exec.  The caller reaps
- * out->pid and closes the descriptors.  Returns 0 or a negative
- * vt_status. */
+ * out->pid and closes the descriptors.  Returns 0 or a negative vt_status. */
 int spawn_start(const spawn_req *req, spawn_proc *out);
+
+/* The command's exit code from p->status_fd, without waiting: 1 when
+ * known (*exit_code set; nothing of the session is left but p->pid,
+ * which exits once its namespace is torn down: the caller still reaps
+ * it, but need not wait for it to report the result), 0 when not (yet).
+ * Once the report can no longer come, p->status_fd is closed and set to
+ * -1: p->pid's own status says how the command ended. */
+int spawn_status(spawn_proc *p, int *exit_code);
 
 #endif

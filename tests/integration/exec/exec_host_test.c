@@ -144,6 +144,29 @@ static int count_children(int zombies_only)
     return n;
 }
 
+/* A session leader reports its command's end before its PID namespace
+ * is torn down, and is reaped (its pidfd closed) a moment later: what
+ * is left after the calls is looked at until it settles (2 s at most). */
+static int settled_children(int zombies_only)
+{
+    int n = count_children(zombies_only);
+    for (int t = 0; n && t < 200; t++) {
+        usleep(10000);
+        n = count_children(zombies_only);
+    }
+    return n;
+}
+
+static int settled_fds(int want)
+{
+    int n = count_fds();
+    for (int t = 0; n != want && t < 200; t++) {
+        usleep(10000);
+        n = count_fds();
+    }
+    return n;
+}
+
 /* A process is gone when it no longer exists or is only a zombie that
  * is not ours to reap. */
 static int process_gone(pid_t pid)
@@ -669,7 +692,7 @@ static void test_prune_at_64(void **state)
         call_result_free(&r);
     }
     assert_int_equal(sessions()->live_count(), 0);
-    assert_int_equal(count_children(0), 0);
+    assert_int_equal(settled_children(0), 0);
 }
 
 static void test_no_leaks_after_200(void **state)
@@ -680,6 +703,7 @@ static void test_no_leaks_after_200(void **state)
     call_result_free(&r);
     r = run("exec_command", "{\"cmd\":\"true\",\"tty\":true}");
     call_result_free(&r);
+    assert_int_equal(settled_children(0), 0);
     int fds = count_fds();
     for (int k = 0; k < 200; k++) {
         r = run("exec_command", "{\"cmd\":\"echo %d\",\"tty\":%s}", k, k % 4 ? "false" : "true");
@@ -691,9 +715,15 @@ static void test_no_leaks_after_200(void **state)
         assert_int_equal(exit_code(&r), 0);
         call_result_free(&r);
     }
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(1), 0);
-    assert_int_equal(count_children(0), 0);
+    /* A leak grows with the calls (200 here); what is held for a moment
+     * after a call (a session cgroup waiting for its leader's exit to be
+     * removed at the next call, a leader being reaped) is one or two. */
+    int now = settled_fds(fds);
+    if (now < fds - 2 || now > fds + 2)
+        fprintf(stderr, "descriptors: %d before, %d after 200 calls\n", fds, now);
+    assert_true(now >= fds - 2 && now <= fds + 2);
+    assert_int_equal(settled_children(1), 0);
+    assert_int_equal(settled_children(0), 0);
     assert_int_equal(sessions()->live_count(), 0);
 }
 

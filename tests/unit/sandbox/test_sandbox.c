@@ -12,44 +12,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
-#include "sandbox.h"
+#include "sandbox_int.h"
 
 static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
 static int port;
 static int listener = -1;
 
-/* Run `cmd` with `sh -c` under `sb`, as spawn.c does: the supervisor
- * unshares, its child (the session's init) confines itself and runs the
+/* Run `cmd` with `sh -c` under `sb`, as spawn.c does: the session
+ * leader is cloned into the namespaces, confines itself and starts the
  * command.  Returns the exit status. */
 static int run_in(const sandbox *sb, const char *cmd)
 {
     sandbox_plan *plan = NULL;
     if (sb)
         assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan), 0);
-    pid_t pid = fork();
+    pid_t pid = sb && sandbox_namespaces(sb)
+                    ? (pid_t)syscall(SYS_clone, (unsigned long)sandbox_clone_flags(plan) | SIGCHLD,
+                                     NULL, NULL, NULL, NULL)
+                    : fork();
     if (pid == 0) {
         const char *what = NULL;
-        if (sb && sandbox_unshare(sb, &what) != 0) {
-            fprintf(stderr, "sandbox_unshare failed at %s\n", what);
+        if (sb && sandbox_id_maps(sb, &what) != 0) {
+            fprintf(stderr, "sandbox_id_maps failed at %s\n", what);
             _exit(126);
         }
-        pid_t init = sb && sandbox_namespaces(sb) ? fork() : 0;
-        if (init == 0) {
-            if (sb && sandbox_confine(plan, -1, ws, &what) != 0) {
-                fprintf(stderr, "sandbox_confine failed at %s\n", what);
-                _exit(126);
-            }
+        if (sb && sandbox_confine(plan, -1, ws, &what) != 0) {
+            fprintf(stderr, "sandbox_confine failed at %s\n", what);
+            _exit(126);
+        }
+        pid_t sh = fork();
+        if (sh == 0) {
             if (chdir(ws) != 0)
                 _exit(125);
             execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
             _exit(127);
         }
         int st = 0;
-        waitpid(init, &st, 0);
+        waitpid(sh, &st, 0);
         _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
     int st = 0;
@@ -241,6 +246,30 @@ static void test_denial_scan(void **st)
     assert_true(r.seen);
 }
 
+/* Which /proc/self/cgroup lines name a pids cgroup: v1's pids line and
+ * v2's "0::" line (which the v2 path of the process bound starts from),
+ * nothing else. */
+static void test_cgroup_lines(void **state)
+{
+    (void)state;
+    char dir[256];
+    int v2 = -1;
+    assert_int_equal(sandbox_cgroup_line("8:pids:/a/b\n", dir, sizeof dir, &v2), 1);
+    assert_string_equal(dir, "/sys/fs/cgroup/pids/a/b");
+    assert_int_equal(v2, 0);
+    assert_int_equal(sandbox_cgroup_line("0::/system.slice/x.service\n", dir, sizeof dir, &v2),
+                     1);
+    assert_int_equal(v2, 1);
+    assert_true(strstr(dir, "/system.slice/x.service") != NULL);
+    assert_true(dir[strlen(dir) - 1] != '\n');
+    assert_int_equal(sandbox_cgroup_line("0::/\n", dir, sizeof dir, &v2), 1);
+    assert_true(!strcmp(dir, "/sys/fs/cgroup") || !strcmp(dir, "/sys/fs/cgroup/unified"));
+    assert_int_equal(sandbox_cgroup_line("4:memory:/x\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("9:name=systemd:/\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("10::/x\n", dir, sizeof dir, &v2), 0);
+    assert_int_equal(sandbox_cgroup_line("garbage", dir, sizeof dir, &v2), 0);
+}
+
 int main(void)
 {
     if (sandbox_landlock_abi() <= 0) {
@@ -256,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_full_access),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_denial_scan),
+        cmocka_unit_test(test_cgroup_lines),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
