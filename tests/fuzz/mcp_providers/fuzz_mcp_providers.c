@@ -6,10 +6,13 @@
  *     again, then withdrawn;
  *   == 2: vtcode.toml text, through the host's TOML reader, into the
  *     [mcp] / [[mcp.providers]] configuration loader.
- * provider.c is included so its file-local reader is reached exactly as
- * the provider's I/O thread runs it; the host API is a stub. */
+ * stdio_transport.c is included so its file-local reader is reached
+ * exactly as the provider's I/O thread runs it (and provider.c, which
+ * it hands each message to, for the waits' layout); the host API is a stub. */
 /* First, as its own translation unit would see it (it defines
  * _GNU_SOURCE itself). */
+#undef _GNU_SOURCE
+#include "../../../plugins/mcp_providers/stdio_transport.c"
 #undef _GNU_SOURCE
 #include "../../../plugins/mcp_providers/provider.c"
 
@@ -90,6 +93,17 @@ static void setup(void)
     mcpp_api = &api;
 }
 
+/* What the plugin answers a provider's requests is sent nowhere. */
+static int discard_send(provider *p, const char *text, const transport_req *req)
+{
+    (void)p;
+    (void)text;
+    (void)req;
+    return 0;
+}
+
+static const transport_ops discard_transport = {.name = "fuzz", .send = discard_send};
+
 static void fuzz_stream(const uint8_t *data, size_t size)
 {
     int fds[2];
@@ -101,6 +115,7 @@ static void fuzz_stream(const uint8_t *data, size_t size)
     provider p;
     provider_init(&p);
     p.name = "fz";
+    p.tp = &discard_transport;
     p.lim.max_message = 1024;  /* small, so the size limit is reached */
     rpc_wait w[2] = {{.id = 1}, {.id = 2, .next = NULL}};
     w[0].next = &w[1];
