@@ -812,7 +812,11 @@ int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
         pid_t pg = s->is_pty ? tcgetpgrp(s->proc.out_fd) : -1;
         if (pg <= 0)
             pg = s->proc.pid;
-        kill(-pg, SIGINT);
+        /* A session still being set up has no group of its own yet: its
+         * first process keeps the signal pending for the shell (spawn.c,
+         * keyboard_set). */
+        if (kill(-pg, SIGINT) < 0 && errno == ESRCH && pg == s->proc.pid)
+            kill(pg, SIGINT);
     } else if (len > 0 && !s->reaped) {
         write_all(call, s->proc.in_fd, chars, len, t0 + yield_ms / 1000.0);
     }

@@ -80,6 +80,58 @@ static void on_keyboard_signal(int sig)
     (void)sig;
 }
 
+/* A Ctrl-C (SIGINT to the session's process group, or to its first
+ * process while that has no group of its own yet) that comes while the
+ * session is still being set up must not be lost: the shell started
+ * after it would never see it.  Keyboard signals are blocked from before
+ * the fork on (blocked signals stay pending, even for a PID namespace's
+ * init with no handler yet); right before the shell is started the
+ * pending ones are noted, and the shell (the vfork child) takes default
+ * dispositions, raises what was noted and unblocks: a signal that came
+ * before, or that comes at any time after, ends it as it should. */
+static void keyboard_set(sigset_t *kbd)
+{
+    sigemptyset(kbd);
+    sigaddset(kbd, SIGINT);
+    sigaddset(kbd, SIGQUIT);
+}
+
+/* In the vfork child, right before execve; `before` is what was pending
+ * in the parent before the vfork. */
+static void keyboard_child(const sigset_t *before)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    if (sigismember(before, SIGINT))
+        raise(SIGINT);
+    if (sigismember(before, SIGQUIT))
+        raise(SIGQUIT);
+    sigset_t kbd;
+    keyboard_set(&kbd);
+    sigprocmask(SIG_UNBLOCK, &kbd, NULL);
+}
+
+/* Every signal unblocked but the keyboard's; what is pending of those is
+ * noted in *before for the shell. */
+static void keyboard_hold(sigset_t *before)
+{
+    sigset_t kbd;
+    keyboard_set(&kbd);
+    sigprocmask(SIG_SETMASK, &kbd, NULL);
+    sigpending(before);
+}
+
+/* In the parent, after vfork returned: its own copies go to its handler. */
+static void keyboard_release(void)
+{
+    sigset_t kbd;
+    keyboard_set(&kbd);
+    sigprocmask(SIG_UNBLOCK, &kbd, NULL);
+}
+
 static void say(const char *a, const char *b)
 {
     ssize_t r = write(2, a, strlen(a));
@@ -301,17 +353,18 @@ static _Noreturn void supervise(const child_plan *c)
     }
     wakeups(c, 0);
     int host_gone = lifeline_cut(0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    sigset_t before;
+    keyboard_hold(&before);
     pid_t child = -1;
     if (!host_gone)
         child = vfork();
     if (child == 0) {
+        keyboard_child(&before);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }
+    keyboard_release();
     /* The command's holders alone decide when its output ends. */
     close(0);
     close(1);
@@ -402,15 +455,17 @@ static _Noreturn void lead_session(const child_plan *c)
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
-    sigset_t none, waits;
+    sigset_t before, waits, none;
     sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    keyboard_hold(&before);
     pid_t shell = vfork();
     if (shell == 0) {
+        keyboard_child(&before);
         execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }
+    keyboard_release();
     /* The command's holders alone decide when its output ends. */
     close(0);
     close(1);
@@ -567,12 +622,16 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     if (req->plan_warning && sandbox_plan_warning(plan))
         *req->plan_warning = strdup(sandbox_plan_warning(plan));
     int pidfd = -1;
+    sigset_t kbd, mask;
+    keyboard_set(&kbd);
+    pthread_sigmask(SIG_BLOCK, &kbd, &mask); /* inherited: see keyboard_set */
     pid_t pid = leader ? clone_leader(plan, &pidfd) : fork();
     if (pid == 0) {
         if (leader)
             lead_session(&c);
         supervise(&c);
     }
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (pid > 0)
         sandbox_plan_started(plan, pid);
     sandbox_plan_free(plan);
