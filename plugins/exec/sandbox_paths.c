@@ -290,6 +290,8 @@ int sandbox_protect_paths(sandbox *sb, const char *const *paths)
         sb->npolicy++;
     }
     return VT_OK;
+}
+
 static int add_hide(sandbox_plan *p, const char *path)
 {
     for (size_t i = 0; i < p->nhide; i++)
