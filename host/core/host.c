@@ -498,7 +498,6 @@ static void close_host(int at_exit)
 }
 
 void host_close(void) { close_host(0); }
-void host_close_at_exit(void) { close_host(1); }
 
 size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
 const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }

@@ -37,9 +37,6 @@ void host_warn_untrusted(void);
 int host_listing_open(void);
 /* Ends plugins (fini in reverse order) and frees everything. */
 void host_close(void);
-/* host_close for a process about to exit: the same, but the modules stay
- * mapped (the exit unmaps them at no cost). */
-void host_close_at_exit(void);
 
 const char *host_workspace(void);      /* canonical absolute root */
 const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
