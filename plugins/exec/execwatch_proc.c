@@ -125,7 +125,9 @@ int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads
     int field = 2;
     long long pp = -1, nt = 1;
     unsigned long long st = 0;
-    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+    /* strtok_r: several sessions' watchers parse at once */
+    char *save = NULL;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         field++;
         if (field == 4)
             pp = atoll(tok);
