@@ -397,6 +397,7 @@ static void *reaper_main(void *arg)
          * pruning does): no zombie waits for another session's drain. */
         int64_t reaped_now[SESSIONS_MAX] = {0};
         for (;;) {
+            late_sweep(0); /* leaders done tearing down wait for no drain */
             reap_exited_locked(reaped_now);
             session *s = NULL;
             for (int k = 0; k < SESSIONS_MAX && !s; k++) {
