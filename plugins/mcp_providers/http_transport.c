@@ -11,7 +11,8 @@
  * stream carries what the server sends outside any request
  * (tools/list_changed); the session is ended with DELETE at exit.
  *
- * The only file that uses libcurl.  A transfer runs in the sender's
+ * The only file that uses libcurl, built with http_module.c into a
+ * module of its own (see http_lazy.c).  A transfer runs in the sender's
  * thread on its own multi handle polled every POLL_MS, so it stops as
  * soon as its caller cancels, its time runs out or the provider breaks;
  * handles are pooled, so connections are reused.  Header values
@@ -812,7 +813,7 @@ static void http_describe(const provider *p, cJSON *o)
     cJSON_AddStringToObject(o, "endpoint", p->endpoint ? p->endpoint : "");
 }
 
-const transport_ops http_transport = {
+const transport_ops http_curl_transport = {
     .name = "http",
     .open = http_open,
     .send = http_send,

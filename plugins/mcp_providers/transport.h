@@ -2,12 +2,14 @@
  * their waits and the dispatch of what arrives; a transport only moves
  * messages and says when its connection ends:
  *   stdio_transport.c  a child process, newline-delimited JSON
- *   http_transport.c   MCP Streamable HTTP (libcurl)
+ *   http_transport.c   MCP Streamable HTTP (libcurl), built as a module
+ *                      of its own that http_lazy.c opens on first use
  * A transport may use p->mu and p->cond for its own fields (the provider
  * lock); it calls the provider_* functions below without holding it. */
 #ifndef MCPP_TRANSPORT_H
 #define MCPP_TRANSPORT_H
 
+#include <time.h>
 #include <cjson/cJSON.h>
 
 typedef struct provider provider;
@@ -44,7 +46,12 @@ typedef struct transport_ops {
 } transport_ops;
 
 extern const transport_ops stdio_transport;
+/* What config.c gives HTTP providers: http_lazy.c's forwarders to the
+ * libcurl transport in the module (a start without an HTTP provider
+ * never maps libcurl and its thirty libraries). */
 extern const transport_ops http_transport;
+/* The libcurl transport itself (http_transport.c). */
+extern const transport_ops http_curl_transport;
 
 /* ---- what transports call (provider.c) ---- */
 
@@ -64,5 +71,29 @@ int provider_req_done(provider *p, long id);
 /* Request `id` failed on its own (the provider stays connected): its
  * caller gets `why`. */
 void provider_req_failed(provider *p, long id, const char *why);
+
+
+/* ---- the HTTP transport's module (mcp_providers.d/http-transport.mod) ---- */
+
+/* The provider functions above, and the plugin's host API, handed to the
+ * module when it is bound: the plugin is opened RTLD_LOCAL, so the module
+ * cannot link against its symbols.  Plugin and module ship together. */
+typedef struct provider_calls {
+    int (*receive)(provider *p, cJSON *msg);
+    void (*connected)(provider *p);
+    void (*closed)(provider *p, const char *why, int cannot_run);
+    int (*req_done)(provider *p, long id);
+    void (*req_failed)(provider *p, long id, const char *why);
+    void (*deadline)(struct timespec *t, int ms);
+    int (*past)(const struct timespec *t);
+    const struct vt_host_api *api;
+} provider_calls;
+
+/* Bound once; returns the module's &http_curl_transport.  `calls` is
+ * borrowed for the life of the process. */
+typedef const transport_ops *(*mcpp_http_entry_fn)(const provider_calls *calls);
+#define MCPP_HTTP_ENTRY_SYMBOL "mcpp_http_transport_v1"
+/* Relative to the directory of mcp_providers.so. */
+#define MCPP_HTTP_MODULE_PATH "mcp_providers.d/http-transport.mod"
 
 #endif

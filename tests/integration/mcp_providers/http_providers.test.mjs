@@ -332,3 +332,35 @@ test("vthost mcp tools for an HTTP provider; a missing api_key_env disables it; 
   assert.match(l.out, /MCP provider 'rawh': cannot reach http:\/\/127\.0\.0\.1:1\/mcp/);
   assert.match(l.out, /web\s+ready/);
 });
+
+test("without its libcurl module (or with a module others may write) HTTP providers are disabled, said plainly; stdio is unaffected", async () => {
+  const { cpSync, rmSync, chmodSync, mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const tree = mkdtempSync(join(tmpdir(), "vthost-nohttp-"));
+  try {
+    const root = join(dirname(bin), "..");
+    for (const d of ["bin", "lib", "share"]) cpSync(join(root, d), join(tree, d), { recursive: true });
+    const mod = join(tree, "lib/vthost/plugins/mcp_providers.d/http-transport.mod");
+    assert.ok(existsSync(mod), "the build puts the HTTP transport next to the plugin");
+    const ws = workspace();
+    const run = (args) => {
+      const r = spawnSync(join(tree, "bin/vthost"), ["--workspace", ws, "--config", join(ws, "vtcode.toml"), ...args], {
+        env: serverEnv({ WEB_TOKEN: TOKEN }), encoding: "utf8", timeout: 60000 });
+      return r.stdout + r.stderr;
+    };
+    chmodSync(mod, 0o664);
+    let out = run(["mcp", "tools", "web"]);
+    assert.match(out, /http-transport\.mod or its folder is group- or world-writable; refusing to load it/, out);
+    chmodSync(mod, 0o644);
+    rmSync(mod);
+    const before = readLog(webLog).length;
+    out = run(["mcp", "tools", "web"]);
+    assert.match(out, /cannot load the HTTP transport .*http-transport\.mod/, out);
+    out = run(["mcp", "list"]);
+    assert.match(out, /web\s+disabled/, out);
+    assert.equal(readLog(webLog).length, before, "a request went out without the transport");
+    assert.match(run(["tools"]), /exec_command/);
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
+});
