@@ -34,9 +34,10 @@ static const char OTHER_SHAPES[] =
     "[{\"properties\":{\"success\":{\"const\":false}},\"required\":[\"success\",\"error\"]},"
     "{\"properties\":{\"truncated\":{\"const\":true}},\"required\":[\"truncated\"]}]";
 
-int output_schema_complete(const char *text, cJSON **out, char **err)
+/* Parse `text` and check its shape; *in is the tree (caller deletes). */
+static int parse_checked(const char *text, cJSON **in_out, char **err)
 {
-    *out = NULL;
+    *in_out = NULL;
     *err = NULL;
     cJSON *in = cJSON_Parse(text);
     if (!in) {
@@ -56,6 +57,27 @@ int output_schema_complete(const char *text, cJSON **out, char **err)
                       "(with \"properties\" an object and \"required\" an array of names)");
         return VT_ERR_INVALID;
     }
+    *in_out = in;
+    return VT_OK;
+}
+
+int output_schema_check(const char *text, char **err)
+{
+    cJSON *in;
+    int rc = parse_checked(text, &in, err);
+    cJSON_Delete(in);
+    return rc;
+}
+
+int output_schema_complete(const char *text, cJSON **out, char **err)
+{
+    *out = NULL;
+    cJSON *in;
+    int rc = parse_checked(text, &in, err);
+    if (rc != VT_OK)
+        return rc;
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(in, "properties");
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(in, "required");
     cJSON *s = cJSON_CreateObject();
     cJSON *host = cJSON_Parse(HOST_FIELDS);
     cJSON *merged = props ? cJSON_Duplicate(props, 1) : cJSON_CreateObject();

@@ -10,5 +10,7 @@
  * shapes of a failed or spooled response.  *out is a new tree (the
  * caller deletes it); on refusal *err (malloc'd) says why. */
 int output_schema_complete(const char *text, cJSON **out, char **err);
+/* The check alone (a tool's load): 0, or VT_ERR_INVALID with *err. */
+int output_schema_check(const char *text, char **err);
 
 #endif

@@ -95,7 +95,7 @@ static void entry_free(tool_entry *e)
     if (!e)
         return;
     cJSON_Delete(e->schema);
-    cJSON_Delete(e->output_schema);
+    free(e->output_text);
     typed_tool_free(e->typed);
     free(e->own_name);
     free(e->own_description);
@@ -228,11 +228,16 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
         free(why);
         goto fail;
     }
-    /* The output schema: the plugin's, or the typed tool's derived one. */
+    /* The output schema: the plugin's, or the typed tool's derived one;
+     * checked now, completed with the host's fields only when a tool list
+     * shows it (most starts never list: `vthost call`, `vthost tools`). */
     char *out_text = e->typed ? typed_tool_output_schema(e->typed) : NULL;
-    const char *out_src = out_text ? out_text : e->t.output_schema;
-    rc = out_src ? output_schema_complete(out_src, &e->output_schema, &why) : VT_OK;
-    free(out_text);
+    if (!out_text && e->t.output_schema && !(out_text = strdup(e->t.output_schema))) {
+        *err = strdup("out of memory");
+        goto fail;
+    }
+    e->output_text = out_text;
+    rc = out_text ? output_schema_check(out_text, &why) : VT_OK;
     if (rc != VT_OK) {
         *err = str_printf("tool '%s': %s", name, why ? why : "malformed output schema");
         free(why);
@@ -534,8 +539,11 @@ cJSON *registry_describe(const tool_entry *e, const char *format)
         cJSON_AddStringToObject(o, "title", e->t.title);
     cJSON_AddStringToObject(o, "description", desc);
     cJSON_AddItemToObject(o, "inputSchema", schema);
-    if (e->output_schema)
-        cJSON_AddItemToObject(o, "outputSchema", cJSON_Duplicate(e->output_schema, 1));
+    cJSON *out = NULL;
+    char *why = NULL;
+    if (e->output_text && output_schema_complete(e->output_text, &out, &why) == VT_OK)
+        cJSON_AddItemToObject(o, "outputSchema", out);
+    free(why);
     if (e->annotations) {
         cJSON_AddItemToObject(o, "annotations", cJSON_Duplicate(e->annotations, 1));
         return o;

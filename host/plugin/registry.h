@@ -25,7 +25,8 @@ typedef struct tool_entry {
     cJSON *shown_schema;           /* schema listed when it is beyond the
                                       validator's subset (then `schema` checks
                                       only the object shape), else NULL */
-    cJSON *output_schema;          /* completed MCP outputSchema, or NULL */
+    char *output_text;             /* its output schema (checked at load,
+                                      completed when listed), or NULL */
 } tool_entry;
 
 /* Lookup by exact name; NULL when unknown.  Entries live until host_close. */

@@ -277,18 +277,8 @@ extern "C" int toml_read_file(const char *path, cJSON **out, char **err)
 
 extern "C" int toml_key_line(const char *path, const char *dotted_key, int *line)
 {
-    if (!path || !dotted_key || !line)
-        return VT_ERR_INVALID;
-    return guarded(nullptr, [&] {
-        std::optional<toml::table> t;
-        if (int rc = load(path, t))
-            return rc;
-        toml::node_view<const toml::node> v = toml::at_path(std::as_const(*t), dotted_key);
-        if (!v)
-            return static_cast<int>(VT_ERR_NOT_FOUND);
-        *line = static_cast<int>(v.node()->source().begin.line);
-        return 0;
-    });
+    int column;
+    return line ? toml_key_position(path, dotted_key, line, &column) : VT_ERR_INVALID;
 }
 
 extern "C" int toml_array_item_line(const char *path, const char *dotted_key,

@@ -105,18 +105,27 @@ char *ew_proc_link(pid_t pid, const char *what)
     return strdup(buf);
 }
 
-int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads)
+/* Read /proc/<pid>/<file> (its head: what fits in buf) as a string. */
+static int read_proc(pid_t pid, const char *file, char *buf, size_t cap)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = read(fd, buf, cap - 1);
     close(fd);
     if (n <= 0)
         return -1;
     buf[n] = 0;
+    return 0;
+}
+
+int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads)
+{
+    char buf[1024];
+    if (read_proc(pid, "stat", buf, sizeof buf) != 0)
+        return -1;
     /* the command name may hold anything, ")" included: the last one ends it */
     char *p = strrchr(buf, ')');
     if (!p)
@@ -149,16 +158,9 @@ int ew_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start, int *threads
 
 pid_t ew_proc_tgid(pid_t tid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[512];
+    if (read_proc(tid, "status", buf, sizeof buf) != 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
     const char *t = strstr(buf, "\nTgid:");
     return t ? (pid_t)atoi(t + 6) : -1;
 }

@@ -8,9 +8,10 @@
 # counters are readable, else callgrind's total, which counts user space
 # including the dynamic loader).
 #
-# The call is `vthost call search_tools '{"query":"x"}'`: a whole tools/call
-# through the pipeline (schema check, permission, run, render) with the
-# deferred catalog searched, and no process started (a sandboxed command's
+# The call is `vthost call search_tools '{"query":"find symbol definitions"}'`:
+# a whole tools/call through the pipeline (schema check, permission, run,
+# render) with the deferred catalog indexed (stemmed) and searched, and no
+# process started (a sandboxed command's
 # own start-up would measure the sandbox, see tests/bench/sandbox).
 #
 # It runs in an empty scratch workspace with an empty XDG_CONFIG_HOME and
@@ -27,15 +28,16 @@ mkdir -p "$ws/work" "$ws/config" "$ws/cache"
 cd "$ws/work"
 export XDG_CONFIG_HOME=$ws/config XDG_CACHE_HOME=$ws/cache HOME=$ws
 "$V" tools >/dev/null   # fails loudly if the default profile cannot load
-"$V" call search_tools '{"query":"x"}' >/dev/null
+QUERY='{"query":"find symbol definitions"}'
+"$V" call search_tools "$QUERY" | grep -q code_search  # a real search, a real hit
 
 timing() { # timing LABEL: the interleaved loop over true, tools, call
-python3 - "$V" "$runs" "$1" <<'PY'
+python3 - "$V" "$runs" "$1" "$QUERY" <<'PY'
 import os, sys, time, statistics
-vt, runs, label = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+vt, runs, label, query = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 cmds = [("/bin/true", ["/bin/true"]),
         ("vthost tools", [vt, "tools"]),
-        ("vthost call search_tools", [vt, "call", "search_tools", '{"query":"x"}'])]
+        ("vthost call search_tools", [vt, "call", "search_tools", query])]
 null = os.open(os.devnull, os.O_WRONLY)
 acts = ((os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2))
 wall = {n: [] for n, _ in cmds}
@@ -84,9 +86,10 @@ report() { # report LABEL
     timing "$1"
     echo "  instructions: /bin/true $(instructions /bin/true)"
     echo "                vthost tools $(instructions "$V" tools)"
-    echo "                vthost call search_tools $(instructions "$V" call search_tools '{"query":"x"}')"
+    echo "                vthost call search_tools $(instructions "$V" call search_tools "$QUERY")"
     echo "  shared objects mapped by vthost tools: $(LD_DEBUG=files "$V" tools 2>&1 >/dev/null |
-        grep -c 'calling init:')"
+        grep -c 'calling init:'), by the call: $(LD_DEBUG=files "$V" call search_tools "$QUERY" \
+        2>&1 >/dev/null | grep -c 'calling init:')"
 }
 
 report "no vtcode.toml"
