@@ -268,6 +268,14 @@ static int query_term(void *vctx, const char *s, size_t n)
     return 0;
 }
 
+static int count_term(void *vctx, const char *s, size_t n)
+{
+    (void)s;
+    (void)n;
+    ((query_ctx *)vctx)->nterms++;
+    return 0;
+}
+
 /* Better first: higher score, then lower document number. */
 static int better(const bm25_hit *a, const bm25_hit *b)
 {
@@ -281,7 +289,11 @@ int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
 {
     *n = 0;
     query_ctx q = {.ix = ix};
-    int rc = stem_split(query, qlen, query_term, &q);
+    /* An empty index finds nothing whatever the words: they are counted
+     * (the caller warns when there are none) but not stemmed, so a search
+     * of an empty catalog never opens the stemmer library (stem.c). */
+    int rc = ix->live == 0 ? tok_split(query, qlen, count_term, &q)
+                           : stem_split(query, qlen, query_term, &q);
     if (rc != 0)
         return rc < 0 ? rc : VT_ERR_INTERNAL;
     if (terms)

@@ -1,5 +1,6 @@
 /* BM25 ranking over catalogs: the fixture plugin's tools and small
  * hand-made catalogs whose scores can be worked out by hand. */
+#include <dlfcn.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +112,33 @@ static void no_match_returns_nothing(void **state)
     assert_int_equal(catalog_index_search(ci, "a ? b !", 25, h, &n, &terms), 0);
     assert_int_equal(n, 0);
     assert_int_equal(terms, 0);
+    catalog_index_free(ci);
+}
+
+/* Run first: nothing has stemmed yet in this process. */
+static void empty_catalog_counts_words_without_opening_the_stemmer(void **state)
+{
+    (void)state;
+    assert_null(dlopen(VTHOST_STEMMER_SONAME, RTLD_NOW | RTLD_NOLOAD));
+    catalog_index *ci = build(cJSON_CreateArray());
+    bm25_hit h[5];
+    size_t terms = 9, n = 9;
+    assert_int_equal(catalog_index_search(ci, "running dogs", 5, h, &n, &terms), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(terms, 2);
+    assert_int_equal(catalog_index_search(ci, "a ? b !", 5, h, &n, &terms), 0);
+    assert_int_equal(terms, 0);
+    assert_null(dlopen(VTHOST_STEMMER_SONAME, RTLD_NOW | RTLD_NOLOAD));
+    catalog_index_free(ci);
+    /* a catalog with an entry does stem (and so opens the library) */
+    cJSON *one = cJSON_CreateArray();
+    cJSON_AddItemToArray(one, entry("run_tests", "Runs the test suite", NULL));
+    ci = build(one);
+    assert_int_equal(catalog_index_search(ci, "running", 5, h, &n, &terms), 0);
+    assert_int_equal(n, 1);
+    void *h2 = dlopen(VTHOST_STEMMER_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(h2);
+    dlclose(h2);
     catalog_index_free(ci);
 }
 
@@ -287,6 +315,7 @@ static void entries_without_name_are_skipped(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(empty_catalog_counts_words_without_opening_the_stemmer),
         cmocka_unit_test(pull_request_review_ranks_pull_request_tools_first),
         cmocka_unit_test(other_queries_find_their_tools),
         cmocka_unit_test(no_match_returns_nothing),
