@@ -112,17 +112,9 @@ endforeach()
 # write_stdin drives the sessions exec publishes (service exec.sessions),
 # so it needs the exec module of the same build.
 string(APPEND CPACK_DEBIAN_PLUGIN-STDIN_PACKAGE_DEPENDS ", vthost-plugin-exec (= ${_vt_ver})")
-# search_tools opens libstemmer by its soname on the first search (it is
-# not linked, so dpkg-shlibdeps cannot see it): name its package here.
-set(_vt_stemmer_pkg libstemmer0d)
-if(VTHOST_STEMMER_LIB)
-  get_filename_component(_vt_stem_real "${VTHOST_STEMMER_LIB}" REALPATH)
-  execute_process(COMMAND dpkg-query -S "${_vt_stem_real}" OUTPUT_VARIABLE _vt_stem_owner
-                  ERROR_QUIET RESULT_VARIABLE _vt_stem_rc)
-  if(_vt_stem_rc EQUAL 0 AND _vt_stem_owner MATCHES "^([a-z0-9.+-]+)[:]")
-    set(_vt_stemmer_pkg "${CMAKE_MATCH_1}")
-  endif()
-endif()
-string(APPEND CPACK_DEBIAN_PLUGIN-SEARCH-TOOLS_PACKAGE_DEPENDS ", ${_vt_stemmer_pkg}")
+# Libraries opened by soname on first use are not linked, so
+# dpkg-shlibdeps cannot see them: name their packages here.
+string(APPEND CPACK_DEBIAN_PLUGIN-SEARCH-TOOLS_PACKAGE_DEPENDS ", ${VTHOST_STEMMER_DEB_PACKAGE}")
+set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "${VTHOST_FFI_DEB_PACKAGE}, ${VTHOST_YAML_DEB_PACKAGE}")
 
 include(CPack)

@@ -18,18 +18,23 @@
  * A string return is a char * the plugin allocated with api->strdup() or
  * api->alloc() (the host's malloc); the host frees it with free() after
  * copying it.  A json return is a new cJSON tree the host takes and frees
- * with cJSON_Delete().  NULL returns become JSON null. */
+ * with cJSON_Delete().  NULL returns become JSON null.
+ *
+ * libffi is opened on the first typed tool (opened_lib.h): the host's own
+ * plugins declare none. */
 #include <ctype.h>
 #include <ffi.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "typed.h"
+#include "opened_lib.h"
 #include "strutil.h"
+#include "typed.h"
 
 /* A signature is a declaration, not a program: a bound keeps the
  * marshalling arrays small and fixed. */
@@ -286,18 +291,38 @@ static int parse(parser *ps, struct typed_tool *tt)
     return 0;
 }
 
+/* libffi, bound once (every member or none). */
+static struct {
+    __typeof__(ffi_prep_cif) *prep_cif;
+    __typeof__(ffi_call) *call;
+    ffi_type *pointer, *sint64, *dbl, *uint8, *nothing;
+} ffi;
+static pthread_once_t ffi_once = PTHREAD_ONCE_INIT;
+static char *ffi_error;
+
+static void bind_ffi(void)
+{
+    const opened_sym syms[] = {
+        {"ffi_prep_cif", (void **)&ffi.prep_cif}, {"ffi_call", (void **)&ffi.call},
+        {"ffi_type_pointer", (void **)&ffi.pointer}, {"ffi_type_sint64", (void **)&ffi.sint64},
+        {"ffi_type_double", (void **)&ffi.dbl},   {"ffi_type_uint8", (void **)&ffi.uint8},
+        {"ffi_type_void", (void **)&ffi.nothing}, {NULL, NULL},
+    };
+    opened_lib_bind(VTHOST_FFI_SONAME, syms, &ffi_error);
+}
+
 static ffi_type *ffi_of(ttype t)
 {
     switch (t) {
     case T_STRING:
-    case T_JSON: return &ffi_type_pointer;
-    case T_INT64: return &ffi_type_sint64;
-    case T_DOUBLE: return &ffi_type_double;
+    case T_JSON: return ffi.pointer;
+    case T_INT64: return ffi.sint64;
+    case T_DOUBLE: return ffi.dbl;
     /* C bool travels as an unsigned char holding 0 or 1. */
-    case T_BOOL: return &ffi_type_uint8;
+    case T_BOOL: return ffi.uint8;
     case T_VOID: break;
     }
-    return &ffi_type_void;
+    return ffi.nothing;
 }
 
 static char *derive_schema(const struct typed_tool *tt)
@@ -379,9 +404,16 @@ int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
         typed_tool_free(tt);
         return VT_ERR_INVALID;
     }
+    pthread_once(&ffi_once, bind_ffi);
+    if (!ffi.call) {
+        *err = str_printf("tool '%s': typed tools need libffi: %s", name,
+                          ffi_error ? ffi_error : "it could not be opened");
+        typed_tool_free(tt);
+        return VT_ERR_UNSUPPORTED;
+    }
     for (size_t i = 0; i < tt->nparams; i++)
         tt->atypes[i] = ffi_of(tt->params[i].type);
-    if (ffi_prep_cif(&tt->cif, FFI_DEFAULT_ABI, (unsigned)tt->nparams, ffi_of(tt->ret),
+    if (ffi.prep_cif(&tt->cif, FFI_DEFAULT_ABI, (unsigned)tt->nparams, ffi_of(tt->ret),
                      tt->atypes) != FFI_OK) {
         *err = str_printf("tool '%s': libffi cannot prepare a call for \"%s\"", name, t->signature);
         typed_tool_free(tt);
@@ -488,7 +520,7 @@ int typed_tool_call(struct typed_tool *tt, const cJSON *args, cJSON **result, ch
     }
     union { ffi_arg a; int64_t i; double d; void *p; } rv;
     memset(&rv, 0, sizeof rv);
-    ffi_call(&tt->cif, tt->fn, &rv, tt->nparams ? avalues : NULL);
+    ffi.call(&tt->cif, tt->fn, &rv, tt->nparams ? avalues : NULL);
     cJSON *value = to_json(tt, &rv, vals);
     cJSON *res = cJSON_CreateObject();
     if (!value || !res) {

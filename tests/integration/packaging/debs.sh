@@ -83,6 +83,8 @@ check "host recommends the default plugins" \
     "$(dpkg-deb -f "$HOST" Recommends)"
 if command -v dpkg-shlibdeps >/dev/null; then
     check "host depends on its libraries" "libcjson1" "$(dpkg-deb -f "$HOST" Depends)"
+    check "host depends on libffi (opened, not linked)" "libffi8" "$(dpkg-deb -f "$HOST" Depends)"
+    check "host depends on libyaml (opened, not linked)" "libyaml-0-2" "$(dpkg-deb -f "$HOST" Depends)"
     check "search-tools depends on libstemmer (opened, not linked)" "libstemmer0d" \
         "$(dpkg-deb -f "${PKG[search-tools]}" Depends)"
     check "mcp-providers depends on libcurl (HTTP providers)" "libcurl4" \
