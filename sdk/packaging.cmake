@@ -115,6 +115,7 @@ string(APPEND CPACK_DEBIAN_PLUGIN-STDIN_PACKAGE_DEPENDS ", vthost-plugin-exec (=
 # Libraries opened by soname on first use are not linked, so
 # dpkg-shlibdeps cannot see them: name their packages here.
 string(APPEND CPACK_DEBIAN_PLUGIN-SEARCH-TOOLS_PACKAGE_DEPENDS ", ${VTHOST_STEMMER_DEB_PACKAGE}")
+string(APPEND CPACK_DEBIAN_PLUGIN-EXEC_PACKAGE_DEPENDS ", ${VTHOST_SECCOMP_DEB_PACKAGE}")
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "${VTHOST_FFI_DEB_PACKAGE}, ${VTHOST_YAML_DEB_PACKAGE}")
 
 include(CPack)

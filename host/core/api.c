@@ -9,6 +9,7 @@
 #include "call_ops.h"
 #include "guard.h"
 #include "log.h"
+#include "opened_lib.h"
 #include "paths.h"
 #include "perm_exec.h"
 #include "permission.h"
@@ -176,6 +177,7 @@ static const vt_host_api table = {
     .client_capabilities = call_client_capabilities,
     .client_request = call_client_request,
     .policy_paths = permission_policy_paths,
+    .open_library = opened_lib_bind,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -21,5 +21,5 @@ int opened_lib_bind(const char *soname, const opened_sym *syms, char **err)
     *err = missing ? str_printf("%s has no symbol %s", soname, missing)
                    : str_printf("cannot open %s: %s (install the package that ships it)", soname,
                                 why ? why : "dlopen failed");
-    return -1;
+    return VT_ERR_UNSUPPORTED;
 }

@@ -15,6 +15,7 @@
 #include "execwatch_file.h"
 #include "execwatch_proc.h"
 #include "sandbox.h"
+#include "seccomp_lib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,16 +99,16 @@ int execwatch_prepare(void)
     if (filter.len)
         return VT_OK;
     /* Level 6: the kernel can continue a trapped call (Linux 5.5). */
-    if (seccomp_api_get() < 6)
+    if (seccomp_lib_bind() != VT_OK || libseccomp.api_get() < 6)
         return VT_ERR_UNSUPPORTED;
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    scmp_filter_ctx ctx = libseccomp.init(SCMP_ACT_ALLOW);
     if (!ctx)
         return VT_ERR_NOMEM;
-    nr_execve = seccomp_syscall_resolve_name("execve");
-    nr_execveat = seccomp_syscall_resolve_name("execveat");
-    int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0);
+    nr_execve = libseccomp.syscall_resolve_name("execve");
+    nr_execveat = libseccomp.syscall_resolve_name("execveat");
+    int rc = libseccomp.rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0);
     if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0);
+        rc = libseccomp.rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0);
     return sandbox_bpf_export(ctx, rc, &filter);
 }
 
@@ -680,7 +681,7 @@ static void serve(execwatch *w)
 {
     struct seccomp_notif *req = NULL;
     struct seccomp_notif_resp *resp = NULL;
-    if (seccomp_notify_alloc(&req, &resp) != 0)
+    if (libseccomp.notify_alloc(&req, &resp) != 0)
         return;
     for (;;) {
         /* The supervisor holds its end of the socket until it exits:
@@ -699,7 +700,7 @@ static void serve(execwatch *w)
         if (f[0].revents & (POLLHUP | POLLERR) && !(f[0].revents & POLLIN))
             break; /* every process of the command is gone */
         memset(req, 0, sizeof *req);
-        if (seccomp_notify_receive(w->listener, req) != 0)
+        if (libseccomp.notify_receive(w->listener, req) != 0)
             continue; /* the process died meanwhile */
         int refuse; /* 0 or the errno */
         if (!w->shell) {
@@ -714,7 +715,7 @@ static void serve(execwatch *w)
             refuse = judge(w, req);
         }
         /* What was read must still belong to this trap. */
-        if (seccomp_notify_id_valid(w->listener, req->id) != 0)
+        if (libseccomp.notify_id_valid(w->listener, req->id) != 0)
             continue;
         memset(resp, 0, sizeof *resp);
         resp->id = req->id;
@@ -722,9 +723,9 @@ static void serve(execwatch *w)
             resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         else
             resp->error = -refuse;
-        (void)seccomp_notify_respond(w->listener, resp);
+        (void)libseccomp.notify_respond(w->listener, resp);
     }
-    seccomp_notify_free(req, resp);
+    libseccomp.notify_free(req, resp);
 }
 
 static void *thread_main(void *arg)

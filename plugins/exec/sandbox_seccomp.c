@@ -5,6 +5,7 @@
  * x86-64 kernel accepts (x86-64, x32, i386), so a 32-bit binary is
  * filtered the same way. */
 #include "sandbox_int.h"
+#include "seccomp_lib.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -42,10 +43,10 @@ static const char *const refused[] = {
 static int add(scmp_filter_ctx ctx, int errno_, const char *name, unsigned n,
                const struct scmp_arg_cmp *cmp)
 {
-    int nr = seccomp_syscall_resolve_name(name);
+    int nr = libseccomp.syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR)
         return 0; /* unknown to this libseccomp: nothing to refuse */
-    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errno_), nr, n, cmp);
+    int rc = libseccomp.rule_add_array(ctx, SCMP_ACT_ERRNO(errno_), nr, n, cmp);
     /* -EDOM/-EINVAL: the syscall does not exist on one of the ABIs, or
      * cannot be compared there (i386's multiplexed socketcall, below). */
     return rc == -EDOM ? 0 : rc;
@@ -113,7 +114,7 @@ int sandbox_bpf_export(void *ctx, int rc, struct sock_fprog *out)
 {
     int mfd = rc == 0 ? memfd_create("vthost-seccomp", MFD_CLOEXEC) : -1;
     rc = -1;
-    if (mfd >= 0 && seccomp_export_bpf(ctx, mfd) == 0) {
+    if (mfd >= 0 && libseccomp.export_bpf(ctx, mfd) == 0) {
         off_t n = lseek(mfd, 0, SEEK_END);
         struct sock_filter *prog = n > 0 ? malloc((size_t)n) : NULL;
         if (prog && pread(mfd, prog, (size_t)n, 0) == n) {
@@ -126,7 +127,7 @@ int sandbox_bpf_export(void *ctx, int rc, struct sock_fprog *out)
     }
     if (mfd >= 0)
         close(mfd);
-    seccomp_release(ctx);
+    libseccomp.release(ctx);
     return rc == 0 ? VT_OK : VT_ERR_IO;
 }
 
@@ -134,14 +135,16 @@ int sandbox_seccomp_build(int network_access, struct sock_fprog *out)
 {
     out->filter = NULL;
     out->len = 0;
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (seccomp_lib_bind() != VT_OK)
+        return VT_ERR_UNSUPPORTED;
+    scmp_filter_ctx ctx = libseccomp.init(SCMP_ACT_ALLOW);
     if (!ctx)
         return VT_ERR_NOMEM;
     int rc = 0;
-    if (seccomp_arch_native() == SCMP_ARCH_X86_64) {
-        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+    if (libseccomp.arch_native() == SCMP_ARCH_X86_64) {
+        rc = libseccomp.arch_add(ctx, SCMP_ARCH_X86);
         if (rc == 0 || rc == -EEXIST)
-            rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
+            rc = libseccomp.arch_add(ctx, SCMP_ARCH_X32);
         if (rc == -EEXIST)
             rc = 0;
     }

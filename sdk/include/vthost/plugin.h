@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 3
+#define VT_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -165,6 +165,12 @@ typedef struct vt_call vt_call;           /* one tool call (opaque) */
 typedef struct vt_subjects vt_subjects;   /* subject sink (opaque) */
 typedef struct vt_spool vt_spool;         /* output spool (opaque) */
 typedef struct vt_host_api vt_host_api;
+/* A symbol api->open_library looks up (added in 1.4): its name, and where
+ * its address goes. */
+typedef struct vt_library_symbol {
+    const char *name;
+    void **slot;
+} vt_library_symbol;
 
 /*
  * A growing string (added in 1.2), filled with api->strbuf_append() and
@@ -565,6 +571,18 @@ struct vt_host_api {
      * each as written and as resolved, ended by NULL.  A command sandbox
      * mounts the existing ones read-only.  Borrowed, valid until fini. */
     const char *const *(*policy_paths)(void);
+    /* ---- added in 1.4: libraries opened on first use ---- */
+    /* Open the shared library `soname` (for example "libseccomp.so.2";
+     * RTLD_NOW | RTLD_LOCAL, never closed) and store the address of each
+     * symbol of `syms` (an array ended by an entry with a NULL name;
+     * borrowed) in its slot.  For a dependency most starts never need:
+     * linked, it is mapped and relocated at every start; opened here, only
+     * by the first use.  Call it once (pthread_once), from the process
+     * itself, never from a forked child.  Returns 0, or VT_ERR_UNSUPPORTED
+     * with every slot NULL and *err (free with api->free()) naming the
+     * library and what failed.  A package that opens a library this way
+     * must depend on it by name: its binaries do not show it. */
+    int (*open_library)(const char *soname, const struct vt_library_symbol *syms, char **err);
 };
 
 #define VT_HAS(api, member)                                               \

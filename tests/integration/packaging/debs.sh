@@ -85,6 +85,8 @@ if command -v dpkg-shlibdeps >/dev/null; then
     check "host depends on its libraries" "libcjson1" "$(dpkg-deb -f "$HOST" Depends)"
     check "host depends on libffi (opened, not linked)" "libffi8" "$(dpkg-deb -f "$HOST" Depends)"
     check "host depends on libyaml (opened, not linked)" "libyaml-0-2" "$(dpkg-deb -f "$HOST" Depends)"
+    check "exec depends on libseccomp (opened, not linked)" "libseccomp2" \
+        "$(dpkg-deb -f "${PKG[exec]}" Depends)"
     check "search-tools depends on libstemmer (opened, not linked)" "libstemmer0d" \
         "$(dpkg-deb -f "${PKG[search-tools]}" Depends)"
     check "mcp-providers depends on libcurl (HTTP providers)" "libcurl4" \
