@@ -41,6 +41,11 @@ static cJSON *module_json(const plugin_module *m, const tool_entry **all, size_t
         cJSON *t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", all[k]->t.name);
         cJSON_AddStringToObject(t, "state", tool_state(all[k]));
+        if (all[k]->t.rule_aliases) { /* other names permission rules use */
+            cJSON *a = cJSON_AddArrayToObject(t, "rule_aliases");
+            for (const char *const *r = all[k]->t.rule_aliases; *r; r++)
+                cJSON_AddItemToArray(a, cJSON_CreateString(*r));
+        }
         cJSON_AddItemToArray(tools, t);
     }
     return j;

@@ -39,6 +39,7 @@ static struct {
     char *layer_path[3];
     const char *layer_name[3];
     size_t nlayers;
+    size_t nunopened;       /* modules left closed (profile.unopened) */
     int trusted;
     const char *trust_reason;
     int listing_open;   /* list_only: open for listing despite the profile */
@@ -421,6 +422,15 @@ int host_open(const host_options *o, char **err)
         *err = NULL;
         rc = VT_OK;
     }
+    /* Modules the profile leaves closed (their tools are gated to other
+     * profiles); `vthost plugins` opens everything it lists. */
+    for (size_t i = 0; rc == VT_OK && !o->list_only && i < H.prof.nunopened; i++) {
+        plugin_module *m = loader_find(H.prof.unopened[i]);
+        if (m && !m->in_profile) {
+            loader_leave_unopened(m);
+            H.nunopened++;
+        }
+    }
     /* descriptors first: the permission rules depend on what tools declare */
     if (rc == VT_OK)
         rc = loader_read_all();
@@ -451,6 +461,7 @@ int host_open(const host_options *o, char **err)
         *err = NULL;
         rc = VT_OK;
     }
+    permission_set_closed_tools(H.prof.unopened_names, H.nunopened ? H.prof.nunopened_names : 0);
     if (rc == VT_OK && !profile_err && (rc = permission_validate_tools(err)) != VT_OK)
         config_failed = 1;
     if (rc == VT_OK && !profile_err)
@@ -480,6 +491,7 @@ static void close_host(int at_exit)
     permission_fini();
     guard_fini();
     permission_set_embedded_policy(NULL); /* it pointed into H.prof */
+    permission_set_closed_tools(NULL, 0);  /* so did this */
     msg_set_profile_hints(NULL, NULL);
     profile_free(&H.prof);
     cJSON_Delete(H.config);

@@ -107,6 +107,10 @@ static int on_value(void *user, const char *section, const char *key, const char
             p->description = strdup(value);
         } else if (strcmp(key, "tools") == 0) {
             return split_list(value, &p->tools, &p->ntools);
+        } else if (strcmp(key, "unopened") == 0) {
+            return split_list(value, &p->unopened, &p->nunopened);
+        } else if (strcmp(key, "unopened_names") == 0) {
+            return split_list(value, &p->unopened_names, &p->nunopened_names);
         }
         return 1;
     }
@@ -295,6 +299,12 @@ void profile_free(profile *p)
     }
     for (size_t i = 0; i < p->ntools; i++)
         free(p->tools[i]);
+    for (size_t i = 0; i < p->nunopened; i++)
+        free(p->unopened[i]);
+    free(p->unopened);
+    for (size_t i = 0; i < p->nunopened_names; i++)
+        free(p->unopened_names[i]);
+    free(p->unopened_names);
     free(p->modules);
     free(p->packages);
     free(p->tools);

@@ -22,6 +22,16 @@ typedef struct profile {
     size_t nmodules;
     char **tools;          /* public tools, in order */
     size_t ntools;
+    /* [profile] unopened: installed modules this profile leaves closed,
+     * because their tools are gated to the profiles that list them (not
+     * callable, listed or searchable here): opening them would only cost
+     * the start */
+    char **unopened;
+    size_t nunopened;
+    /* [profile] unopened_names: the tool names and rule aliases of those
+     * modules, which rules may still name (they stay valid, and inert) */
+    char **unopened_names;
+    size_t nunopened_names;
     /* [approval]: the embedded default agent's allow rules under each
      * --approval preset (PROFILE_ASK ...), NULL-terminated, or NULL */
     char **approval[3];

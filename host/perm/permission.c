@@ -239,6 +239,16 @@ int permission_init_with(const cJSON *config, const char *config_path,
 
 /* ---- tool names ---------------------------------------------------------- */
 
+static char *const *closed_tools;
+static size_t nclosed_tools;
+
+void permission_set_closed_tools(char *const *names, size_t n)
+{
+    closed_tools = n ? names : NULL;
+    nclosed_tools = n;
+}
+
+
 static int check_set(const perm_ruleset *set, const char *const *names, size_t n, char **err)
 {
     for (size_t i = 0; i < set->count; i++) {
@@ -268,16 +278,20 @@ static int check_agent(const perm_agent *a, const char *const *names, size_t n, 
     return rc;
 }
 
-/* Installed tool names (every loaded module's, deferred ones included). */
+/* Installed tool names (every loaded module's, deferred ones included),
+ * and those of modules the profile left closed. */
 static const char **tool_names(size_t *n)
 {
     const tool_entry **v = NULL;
+    size_t loaded = 0;
     *n = 0;
-    if (registry_all(&v, n) != VT_OK)
+    if (registry_all(&v, &loaded) != VT_OK)
         return NULL;
-    const char **names = calloc(*n + 1, sizeof *names);
-    for (size_t i = 0; names && i < *n; i++)
-        names[i] = v[i]->t.name;
+    const char **names = calloc(loaded + nclosed_tools + 1, sizeof *names);
+    for (size_t i = 0; names && i < loaded; i++)
+        names[(*n)++] = v[i]->t.name;
+    for (size_t i = 0; names && i < nclosed_tools; i++)
+        names[(*n)++] = closed_tools[i];
     free(v);
     return names;
 }

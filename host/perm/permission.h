@@ -83,6 +83,11 @@ int permission_init_layers(const perm_layer *layers, size_t n, const char *defau
  * and the closest valid spelling.  Per-call agents are checked on load
  * from then on. */
 int permission_validate_tools(char **err);
+/* Tools of modules the profile leaves closed are still real tools: a rule
+ * naming one of the `n` `names` (their tool names and rule aliases;
+ * borrowed) is valid.  Set before permission_validate_tools; n = 0
+ * clears it. */
+void permission_set_closed_tools(char *const *names, size_t n);
 
 /* One line for the log when an untrusted workspace's allow rules or
  * settings are ignored (malloc'd), or NULL. */

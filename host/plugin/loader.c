@@ -265,6 +265,12 @@ static int try_init(plugin_module *m)
     return 1;
 }
 
+void loader_leave_unopened(plugin_module *m)
+{
+    if (m->state == PLUGIN_FOUND && !m->desc)
+        m->state = PLUGIN_UNOPENED;
+}
+
 int loader_read_all(void)
 {
     /* Profile modules first, so that a stray module can never take a

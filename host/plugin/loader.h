@@ -8,7 +8,8 @@
 typedef enum plugin_state {
     PLUGIN_FOUND = 0,   /* seen on disk, not loaded yet */
     PLUGIN_LOADED = 1,  /* descriptor accepted, init succeeded */
-    PLUGIN_REFUSED = 2  /* see refusal */
+    PLUGIN_REFUSED = 2, /* see refusal */
+    PLUGIN_UNOPENED = 3 /* left closed: the profile does not offer its tools */
 } plugin_state;
 
 typedef struct plugin_module {
@@ -31,6 +32,9 @@ int loader_scan(const char *const *dirs, size_t ndirs);
  * needs from the descriptors is known before init.  Refusals are
  * recorded, not fatal. */
 int loader_read_all(void);
+/* Leave a found module closed (PLUGIN_UNOPENED): the profile says its
+ * tools are gated to other profiles.  Nothing of it is read or run. */
+void loader_leave_unopened(plugin_module *m);
 /* Load every found module: loader_read_all if not done, then dependency
  * order and init (which receives `api`, the host's table: borrowed, it
  * must outlive the modules).  Refusals are recorded, not fatal. */

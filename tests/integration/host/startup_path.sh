@@ -36,11 +36,60 @@ if ! ldd "$V" | grep -q 'libstdc++'; then
 fi
 objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
+# Libraries opened on first use, and a module the profile leaves closed.
+objs=$(loaded "$V" tools)
+for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp code_search.so; do
+    check_not "bare start: no $lib" "$lib" "$objs"
+done
+objs=$(loaded "$V" call search_tools '{"query":"review pull requests"}')
+check_not "searching an empty catalog: no stemmer" "libstemmer" "$objs"
+objs=$(loaded "$V" --profile advanced tools)
+check "advanced profile: code_search.so is opened" "code_search.so" "$objs"
+
+# ---- default profile: code_search left closed, its names still valid ---------
+out=$("$V" call code_search '{"query":"x"}' 2>&1)
+rc=$?
+check "closed module: calling its tool is refused (exit 2)" "2" "$rc"
+check "closed module: the refusal names the profile that lists it" \
+    "Tool 'code_search' is available only in a profile that lists it (for code_search: --profile advanced" "$out"
+out=$("$V" explain code_search '{"query":"x"}' 2>&1)
+check "closed module: explain says the same" "available only in a profile that lists it" "$out"
+printf '[permissions]\ndeny = ["Read(secret/**)", "code_search(x/**)"]\nallow = ["read"]\n' >"$T/ws/vtcode.toml"
+out=$("$V" --config "$T/ws/vtcode.toml" tools --format names 2>&1)
+check "closed module: rules naming its tool and aliases stay valid" "search_tools" "$out"
+printf '[permissions]\ndeny = ["Reed(secret/**)"]\n' >"$T/ws/vtcode.toml"
+out=$("$V" --config "$T/ws/vtcode.toml" tools 2>&1)
+check "closed module: a misspelt alias is still caught" 'did you mean "Read"' "$out"
+rm -f "$T/ws/vtcode.toml"
+out=$("$V" plugins 2>&1)
+check "vthost plugins still opens and shows it" "code_search" "$out"
+# The profile's list of the closed module's names is the module's own.
+declared=$(sed -n 's/^unopened_names *= *//p' "$(dirname "$V")/../share/vthost/profiles/default.ini" |
+    tr -d ' ' | tr ',' '\n' | sort | tr '\n' ' ')
+actual=$("$V" --profile advanced --format json plugins | python3 -c '
+import json, sys
+names = set()
+for m in json.load(sys.stdin)["modules"]:
+    if m["module"] == "code_search":
+        for t in m["tools"]:
+            names.add(t["name"]); names.update(t.get("rule_aliases", []))
+print(" ".join(sorted(names)) + " ")')
+if [[ -n "${actual// }" && "$actual" == "$declared" ]]; then
+    echo "ok   default.ini unopened_names match code_search's tools and aliases ($actual)"
+else
+    echo "FAIL default.ini unopened_names [$declared] != code_search's tools and aliases [$actual]"
+    fails=$((fails + 1))
+fi
 
 # ---- a workspace vtcode.toml: the module is opened and the file counts -----
 printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
 objs=$(loaded "$V" --config "$T/ws/vtcode.toml" tools)
 check "vtcode.toml: the TOML reader module is opened" "toml-reader.mod" "$objs"
+check_not "vtcode.toml: toml++ is compiled into the module" "libtomlplusplus" "$objs"
+mod=$(dirname "$V")/../lib/vthost/private/toml-reader.mod
+if ! readelf -d "$mod" | grep -q 'libstdc++'; then  # sanitizer builds link it
+    check_not "vtcode.toml: the C++ runtime is inside the module" "libstdc++" "$objs"
+fi
 out=$("$V" --config "$T/ws/vtcode.toml" tools --format names 2>&1)
 check "vtcode.toml: its profile takes effect" "code_search" "$out"
 printf '[tools]\nprofile = \n' >"$T/ws/vtcode.toml"
