@@ -154,7 +154,7 @@ int main(int argc, char **argv)
             rc = cmd->run ? cmd->run(argc - optind - 1, argv + optind + 1, &co)
                           : mcp_serve();
         }
-        host_close();
+        host_close_at_exit();
         free(err);
     }
     free(dirs);
