@@ -206,6 +206,8 @@ static int st_init(const vt_host_api *api, char **errmsg)
                                   "catalog_epoch)");
         return VT_ERR_UNSUPPORTED;
     }
+    if (VT_HAS(api, open_library))  /* libstemmer, on the first stem */
+        stem_set_opener(api->open_library);
     return 0;
 }
 

@@ -8,9 +8,9 @@
  * faults of `vthost tools`, which never searches).  Its soname comes from
  * the library the build found (VTHOST_STEMMER_SONAME), and the package
  * depends on it by name. */
-#include <dlfcn.h>
 #include <libstemmer.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "stem.h"
 
@@ -24,23 +24,34 @@ static struct {
     int (*length)(struct sb_stemmer *stemmer);
 } lib;
 
+static int (*opener)(const char *soname, const vt_library_symbol *syms, char **err);
+
+void stem_set_opener(int (*open_library)(const char *soname, const vt_library_symbol *syms,
+                                         char **err))
+{
+    pthread_mutex_lock(&mu);
+    opener = open_library;
+    pthread_mutex_unlock(&mu);
+}
+
 /* Under mu.  Never closed: a process stems until it exits.  Without the
  * library terms stay as folded, which still finds exact words. */
 static void open_lib(void)
 {
     static int tried;
-    if (tried)
+    if (tried || !opener)
         return;
     tried = 1;
-    void *h = dlopen(VTHOST_STEMMER_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return;
-    *(void **)&lib.create = dlsym(h, "sb_stemmer_new");
-    *(void **)&lib.destroy = dlsym(h, "sb_stemmer_delete");
-    *(void **)&lib.stem = dlsym(h, "sb_stemmer_stem");
-    *(void **)&lib.length = dlsym(h, "sb_stemmer_length");
-    if (!lib.create || !lib.destroy || !lib.stem || !lib.length)
-        lib.create = NULL;
+    const vt_library_symbol syms[] = {
+        {"sb_stemmer_new", (void **)&lib.create},
+        {"sb_stemmer_delete", (void **)&lib.destroy},
+        {"sb_stemmer_stem", (void **)&lib.stem},
+        {"sb_stemmer_length", (void **)&lib.length},
+        {NULL, NULL},
+    };
+    char *err = NULL;
+    opener(VTHOST_STEMMER_SONAME, syms, &err);
+    free(err);  /* api->free and the host's opener both use the C heap */
 }
 
 /* Folded terms are at most a few hundred bytes (tokenize.c). */

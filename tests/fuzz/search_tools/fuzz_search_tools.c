@@ -9,6 +9,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "opened_lib.h"
 #include "stem.h"
 #include "tokenize.h"
 
@@ -43,6 +44,11 @@ static int stop_at_two(void *ctx, const char *term, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static int opener_set;
+    if (!opener_set) { /* libstemmer as the host opens it for the plugin */
+        stem_set_opener(opened_lib_bind);
+        opener_set = 1;
+    }
     /* Not NUL-terminated: the reader must stay within len. */
     char *text = malloc(size ? size : 1);
     if (!text)

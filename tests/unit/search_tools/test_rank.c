@@ -11,6 +11,8 @@
 #include <cmocka.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
+#include "opened_lib.h"
+#include "stem.h"
 
 extern const vt_tool catalog_fixture_tools[];
 
@@ -314,6 +316,7 @@ static void entries_without_name_are_skipped(void **state)
 
 int main(void)
 {
+    stem_set_opener(opened_lib_bind); /* what the host gives the plugin */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty_catalog_counts_words_without_opening_the_stemmer),
         cmocka_unit_test(pull_request_review_ranks_pull_request_tools_first),

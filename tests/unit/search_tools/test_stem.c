@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bm25.h"
+#include "opened_lib.h"
 #include "stem.h"
 
 static const char *stem(const char *w)
@@ -106,6 +107,7 @@ static void test_query_matches_other_form(void **state)
 
 int main(void)
 {
+    stem_set_opener(opened_lib_bind); /* what the host gives the plugin */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inflections_meet),
         cmocka_unit_test(test_too_long_is_unchanged),
