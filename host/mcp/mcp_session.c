@@ -58,8 +58,10 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
     if (text)
         cJSON_AddStringToObject(r, "instructions", text);
     free(text);
-    mcp_send_result(s, id, r);
+    /* known before the answer goes out: a client may call a tool (which
+     * asks what it accepts) as soon as it reads the answer */
     atomic_store(&s->initialized, 1);
+    mcp_send_result(s, id, r);
 }
 
 void mcp_session_tools_list(struct mcp_server *s, const cJSON *id,

@@ -10,10 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -103,11 +101,53 @@ std::string checked(const std::string &s, const toml::source_region &r,
     return s;
 }
 
-template <typename T> std::string iso(const T &v)
+/* Dates and times as toml++ prints them (RFC 3339: fractions without
+ * trailing zeros, "Z" for a zero offset), written with snprintf: toml++'s
+ * printer takes the whole iostream machinery into the reader module,
+ * which would then be most of its size (the cases are in
+ * tests/unit/util/test_toml_reader.c, checked against toml++'s printer). */
+std::string iso(const toml::date &d)
 {
-    std::ostringstream os;
-    os << v;
-    return os.str();
+    char b[24];
+    std::snprintf(b, sizeof b, "%04u-%02u-%02u", unsigned{d.year}, unsigned{d.month},
+                  unsigned{d.day});
+    return b;
+}
+
+std::string iso(const toml::time &t)
+{
+    char b[40];
+    int n = std::snprintf(b, sizeof b, "%02u:%02u:%02u", unsigned{t.hour}, unsigned{t.minute},
+                          unsigned{t.second});
+    if (t.nanosecond && t.nanosecond <= 999999999u) {
+        unsigned ns = t.nanosecond;
+        int digits = 9;
+        while (ns % 10u == 0u) {
+            ns /= 10u;
+            digits--;
+        }
+        std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ".%0*u", digits, ns);
+    }
+    return b;
+}
+
+std::string iso(const toml::time_offset &o)
+{
+    if (!o.minutes)
+        return "Z";
+    int mins = o.minutes;
+    char b[16];
+    std::snprintf(b, sizeof b, "%c%02d:%02d", mins < 0 ? '-' : '+', std::abs(mins) / 60,
+                  std::abs(mins) % 60);
+    return b;
+}
+
+std::string iso(const toml::date_time &dt)
+{
+    std::string s = iso(dt.date) + "T" + iso(dt.time);
+    if (dt.offset)
+        s += iso(*dt.offset);
+    return s;
 }
 
 cJSON *convert_table(const toml::table &t, const std::string &name)

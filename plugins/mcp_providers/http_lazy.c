@@ -6,11 +6,12 @@
  * never maps them.  Until the module is bound no HTTP provider has
  * connected, so the other operations have nothing to do. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE  /* dladdr */
+#define _GNU_SOURCE /* dladdr */
 #endif
 #include <dlfcn.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,7 +30,9 @@ static const provider_calls calls_table = {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static provider_calls calls;
 static const transport_ops *real;
-static char *bind_error;
+/* A buffer, not the heap: the plugin may be unloaded at exit (sanitizer
+ * builds), and a leak checker would then see a heap copy as lost. */
+static char bind_error[768];
 
 /* The module is code run in vthost: refused, like a plugin, when others
  * than its owner may write it or its folder. */
@@ -43,7 +46,7 @@ static void bind_module(void)
 {
     Dl_info self;
     if (!dladdr((void *)&calls_table, &self) || !self.dli_fname) {
-        bind_error = mcpp_api->format("cannot locate the mcp_providers plugin");
+        snprintf(bind_error, sizeof bind_error, "cannot locate the mcp_providers plugin");
         return;
     }
     char *copy = strdup(self.dli_fname);
@@ -55,8 +58,9 @@ static void bind_module(void)
     int unsafe = folder && (writable_by_others(path) || writable_by_others(dirname(folder)));
     free(folder);
     if (unsafe) {
-        bind_error = mcpp_api->format("%s or its folder is group- or world-writable; refusing "
-                                      "to load it (chmod go-w)", path);
+        snprintf(bind_error, sizeof bind_error,
+                 "%s or its folder is group- or world-writable; refusing to load it (chmod go-w)",
+                 path);
         free(path);
         return;
     }
@@ -72,9 +76,10 @@ static void bind_module(void)
         real = entry(&calls);
     if (!real) {
         const char *e = dlerror();
-        bind_error = mcpp_api->format("cannot load the HTTP transport %s: %s (it needs libcurl: "
-                                      "reinstall vthost-plugin-mcp-providers)",
-                                      path, e ? e : "no entry point");
+        snprintf(bind_error, sizeof bind_error,
+                 "cannot load the HTTP transport %s: %s (it needs libcurl: reinstall "
+                 "vthost-plugin-mcp-providers)",
+                 path, e ? e : "no entry point");
     }
     free(path);
 }
@@ -82,8 +87,8 @@ static void bind_module(void)
 static int lazy_open(provider *p, char **err)
 {
     pthread_once(&once, bind_module);
-    if (!real) {  /* retrying will not help: the provider is disabled */
-        const char *why = bind_error ? bind_error : "cannot load the HTTP transport";
+    if (!real) { /* retrying will not help: the provider is disabled */
+        const char *why = bind_error[0] ? bind_error : "cannot load the HTTP transport";
         pthread_mutex_lock(&p->mu);
         p->state = PROV_DISABLED;
         free(p->reason);

@@ -97,6 +97,9 @@ static void test_nested_tables_and_types(void **state)
         "ldt = 1979-05-27T07:32:00\n"
         "ld = 1979-05-27\n"
         "lt = 07:32:00\n"
+        "frac = 07:32:00.999999\n"
+        "half = 1979-05-27T00:32:00.5+05:30\n"
+        "west = 0099-01-02T03:04:05.000000001-00:30\n"
         "[inline]\n"
         "pt = { x = 1, y = [2, 3], z = { w = \"\" } }\n");
     cJSON *o = read_ok(path);
@@ -113,6 +116,11 @@ static void test_nested_tables_and_types(void **state)
     assert_string_equal(at(d, "ldt")->valuestring, "1979-05-27T07:32:00");
     assert_string_equal(at(d, "ld")->valuestring, "1979-05-27");
     assert_string_equal(at(d, "lt")->valuestring, "07:32:00");
+    /* as toml++ prints them: fractions without trailing zeros, a year
+     * padded to four digits, an offset under an hour with "00" */
+    assert_string_equal(at(d, "frac")->valuestring, "07:32:00.999999");
+    assert_string_equal(at(d, "half")->valuestring, "1979-05-27T00:32:00.5+05:30");
+    assert_string_equal(at(d, "west")->valuestring, "0099-01-02T03:04:05.000000001-00:30");
     assert_json(at(at(o, "inline"), "pt"), "{\"x\":1,\"y\":[2,3],\"z\":{\"w\":\"\"}}");
     cJSON_Delete(o);
 }
