@@ -24,10 +24,11 @@ char *msg_unknown_tool(const char *name)
     if (e && registry_needs_search(e))
         return str_printf("Tool '%s' is deferred: it is not in the tool list yet.%s%s", name,
                           deferred_hint ? " " : "", deferred_hint ? deferred_hint : "");
-    /* gated out, or in a module the profile leaves closed */
-    const char *listed = !e && profile_listing ? profile_listing(name) : NULL;
-    if ((e && !registry_callable(e)) || listed) {
-        const char *in = profile_listing ? profile_listing(name) : NULL;
+    /* gated out, or in a module the profile leaves closed (then only a
+     * profile's listing knows the name) */
+    int gated = e && !registry_callable(e);
+    const char *in = (gated || !e) && profile_listing ? profile_listing(name) : NULL;
+    if (gated || in) {
         if (in)
             return str_printf("Tool '%s' is available only in a profile that lists it (for "
                               "%s: --profile %s, or [tools] profile = \"%s\" in vtcode.toml).",
