@@ -1,42 +1,20 @@
 /* Unknown-key and near-miss checks with "did you mean" suggestions. */
 #include "perm_strict.h"
+#include "edit_distance.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <vthost/plugin.h>
 
-/* Edit distance where a change of case costs 1 and any other edit 2, so
- * `Deny` is closer to `deny` than `dent` is.  Long words are not compared. */
+/* A change of case costs 1 and any other edit 2, so `Deny` is closer to
+ * `deny` than `dent` is.  Long words are not compared. */
 static size_t distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return (size_t)-1;
-    size_t d[65][65];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = 2 * i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = 2 * j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = a[i - 1] == b[j - 1] ? 0
-                         : tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 1
-                                                                                                 : 2;
-            size_t v = d[i - 1][j - 1] + sub;
-            if (d[i - 1][j] + 2 < v)
-                v = d[i - 1][j] + 2;
-            if (d[i][j - 1] + 2 < v)
-                v = d[i][j - 1] + 2;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 2 < v)
-                v = d[i - 2][j - 2] + 2; /* transposition */
-            d[i][j] = v;
-        }
-    return d[la][lb];
+    static const edit_costs costs = {.case_change = 1, .edit = 2, .transpose = 1};
+    return edit_distance(a, b, &costs);
 }
 
 const char *perm_closest(const char *word, const char *const *cands, size_t n)

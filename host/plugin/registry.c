@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "edit_distance.h"
 #include "legacy.h"
 #include "loader.h"
 #include "registry.h"
@@ -478,30 +479,9 @@ char *registry_listed_names(void)
     return s;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return (size_t)-1;
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (a[i - 1] != b[j - 1]);
-            size_t del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 const char *registry_suggest(const char *name)
 {
+    static const edit_costs costs = {.case_change = 1, .edit = 1, .transpose = 0};
     const char *best = NULL;
     size_t best_d = (size_t)-1;
     pthread_rwlock_rdlock(&lock);
@@ -509,7 +489,7 @@ const char *registry_suggest(const char *name)
         const tool_entry *e = entries[i];
         if (!e->is_public && !e->is_expanded)
             continue;
-        size_t d = edit_distance(name, e->t.name);
+        size_t d = edit_distance(name, e->t.name, &costs);
         if (d < best_d) {
             best_d = d;
             best = e->t.name;

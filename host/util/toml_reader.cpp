@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
 #include <toml++/toml.h>
 #include <vthost/plugin.h>
 
@@ -52,10 +54,20 @@ std::optional<failure> slurp(const char *path, std::string &text)
             return failure{VT_ERR_NOT_FOUND, std::string(path) + ": no such file"};
         return failure{VT_ERR_IO, std::string(path) + ": " + std::strerror(e)};
     }
-    char buf[65536];
+    /* Straight into the string, sized by the file: a fixed buffer on the
+     * stack would cost a page fault per 4 KB of it on every start. */
+    struct stat st;
+    size_t chunk = 4096;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<uintmax_t>(st.st_size) < SIZE_MAX / 2)
+        chunk = static_cast<size_t>(st.st_size) + 1;
     size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        text.append(buf, n);
+    do {
+        size_t len = text.size();
+        text.resize(len + chunk);
+        n = std::fread(&text[len], 1, chunk, f);
+        text.resize(len + n);
+    } while (n == chunk);
     int bad = std::ferror(f);
     int e = errno;
     std::fclose(f);
