@@ -18,7 +18,7 @@ typedef struct rule {
 
 struct guard_rules {
     rule *v;
-    size_t n;
+    size_t n, cap;
 };
 
 /* Verify nothing, but may stand beside a verification ("make | tail"). */
@@ -106,13 +106,20 @@ int guard_rules_add(guard_rules *rs, const char *text, char **err)
             return VT_ERR_INVALID;
         }
     }
-    rule *q = realloc(rs->v, (rs->n + 1) * sizeof *q);
-    if (!q) {
-        guard_free_words(r.words, r.nwords);
-        pcre2_code_free(r.re);
-        return VT_ERR_NOMEM;
+    if (rs->n == rs->cap) {
+        /* Doubling: the default set alone is some eighty rules, read at
+         * every start; growing one by one left a trail of freed blocks
+         * over several fresh heap pages. */
+        size_t cap = rs->cap ? rs->cap * 2 : 64;
+        rule *q = realloc(rs->v, cap * sizeof *q);
+        if (!q) {
+            guard_free_words(r.words, r.nwords);
+            pcre2_code_free(r.re);
+            return VT_ERR_NOMEM;
+        }
+        rs->v = q;
+        rs->cap = cap;
     }
-    rs->v = q;
     rs->v[rs->n++] = r;
     return VT_OK;
 }

@@ -1,10 +1,11 @@
 /* BM25 index: interned terms, postings per term, a forward list of terms
  * per document (so removal can keep the statistics exact). */
-#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
 #include "bm25.h"
+#include "lazy_lib.h"
 #include "stem.h"
 #include "tokenize.h"
 
@@ -284,6 +285,28 @@ static int better(const bm25_hit *a, const bm25_hit *b)
     return a->doc < b->doc;
 }
 
+/* The C math library, opened on the first score (lazy_lib.h): of all
+ * search_tools does, only scoring needs it. */
+static struct {
+    double (*log)(double x);
+    double (*round)(double x);
+} m;
+static pthread_mutex_t m_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int open_libm(void)
+{
+    static int once;
+    const vt_library_symbol syms[] = {
+        {"log", (void **)&m.log},
+        {"round", (void **)&m.round},
+        {NULL, NULL},
+    };
+    pthread_mutex_lock(&m_mu);
+    int rc = lazy_lib_open(&once, VTHOST_LIBM_SONAME, syms);
+    pthread_mutex_unlock(&m_mu);
+    return rc;
+}
+
 int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
                 size_t limit, bm25_hit *hits, size_t *n, size_t *terms)
 {
@@ -300,6 +323,9 @@ int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
         *terms = q.nterms;
     if (q.nids == 0 || ix->live == 0 || limit == 0)
         return 0;
+    rc = open_libm();
+    if (rc != 0)
+        return rc;
 
     double *acc = calloc(ix->ndocs, sizeof *acc);
     uint32_t *touched = malloc(ix->ndocs * sizeof *touched);
@@ -315,7 +341,7 @@ int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
         const term *t = &ix->terms[q.ids[k]];
         if (t->df == 0)
             continue;
-        double idf = log(1.0 + (N - t->df + 0.5) / (t->df + 0.5));
+        double idf = m.log(1.0 + (N - t->df + 0.5) / (t->df + 0.5));
         for (uint32_t j = 0; j < t->np; j++) {
             const posting *p = &t->p[j];
             const doc_info *d = &ix->docs[p->doc];
@@ -333,10 +359,12 @@ int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
     }
 
     /* Keep the best `limit` in `hits`, sorted, by insertion. */
-    const double scale = pow(10.0, BM25_SCORE_DECIMALS);
+    double scale = 1.0;
+    for (int i = 0; i < BM25_SCORE_DECIMALS; i++)
+        scale *= 10.0;
     size_t have = 0;
     for (size_t i = 0; i < nt; i++) {
-        bm25_hit h = {touched[i], round(acc[touched[i]] * scale) / scale};
+        bm25_hit h = {touched[i], m.round(acc[touched[i]] * scale) / scale};
         if (have == limit && !better(&h, &hits[have - 1]))
             continue;
         size_t pos = have < limit ? have++ : have - 1;

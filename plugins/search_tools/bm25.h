@@ -52,7 +52,9 @@ size_t bm25_size(const bm25_index *ix);
 /* The best `limit` documents for `query`, best first; *n receives how
  * many were stored in `hits` (room for `limit`).  Documents matching no
  * query term are never returned.  *terms (may be NULL) receives the
- * number of distinct searchable terms in the query. */
+ * number of distinct searchable terms in the query.  Returns 0,
+ * VT_ERR_NOMEM, or VT_ERR_UNSUPPORTED when there is something to score
+ * but the math library cannot be opened (no opener set, lazy_lib.h). */
 int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
                 size_t limit, bm25_hit *hits, size_t *n, size_t *terms);
 

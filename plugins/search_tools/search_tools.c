@@ -11,6 +11,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
+#include "lazy_lib.h"
 #include "stem.h"
 #include "tokenize.h"
 
@@ -206,8 +207,8 @@ static int st_init(const vt_host_api *api, char **errmsg)
                                   "catalog_epoch)");
         return VT_ERR_UNSUPPORTED;
     }
-    if (VT_HAS(api, open_library))  /* libstemmer, on the first stem */
-        stem_set_opener(api->open_library);
+    if (VT_HAS(api, open_library))  /* libstemmer and libm, on first use */
+        lazy_lib_set_opener(api->open_library);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lazy_lib.h"
 #include "stem.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -24,24 +25,11 @@ static struct {
     int (*length)(struct sb_stemmer *stemmer);
 } lib;
 
-static int (*opener)(const char *soname, const vt_library_symbol *syms, char **err);
-
-void stem_set_opener(int (*open_library)(const char *soname, const vt_library_symbol *syms,
-                                         char **err))
-{
-    pthread_mutex_lock(&mu);
-    opener = open_library;
-    pthread_mutex_unlock(&mu);
-}
-
-/* Under mu.  Never closed: a process stems until it exits.  Without the
- * library terms stay as folded, which still finds exact words. */
+/* Under mu.  Without the library terms stay as folded, which still finds
+ * exact words. */
 static void open_lib(void)
 {
-    static int tried;
-    if (tried || !opener)
-        return;
-    tried = 1;
+    static int once;
     const vt_library_symbol syms[] = {
         {"sb_stemmer_new", (void **)&lib.create},
         {"sb_stemmer_delete", (void **)&lib.destroy},
@@ -49,9 +37,7 @@ static void open_lib(void)
         {"sb_stemmer_length", (void **)&lib.length},
         {NULL, NULL},
     };
-    char *err = NULL;
-    opener(VTHOST_STEMMER_SONAME, syms, &err);
-    free(err);  /* api->free and the host's opener both use the C heap */
+    lazy_lib_open(&once, VTHOST_STEMMER_SONAME, syms);
 }
 
 /* Folded terms are at most a few hundred bytes (tokenize.c). */

@@ -5,14 +5,10 @@
 #define VT_SEARCH_STEM_H
 
 #include <stddef.h>
-#include <vthost/plugin.h>
 #include "tokenize.h"
 
-/* How libstemmer is opened on the first stem: the host's
- * api->open_library (the plugin sets it at init; tests pass the host's
- * own opener).  Until one is set, terms are not stemmed. */
-void stem_set_opener(int (*open_library)(const char *soname, const vt_library_symbol *syms,
-                                         char **err));
+/* libstemmer is opened on the first stem (lazy_lib.h); until an opener
+ * is set, terms are not stemmed. */
 
 /* tok_split (see tokenize.h), each term replaced by its English stem
  * before `fn` sees it.  Thread-safe.  Returns as tok_split does. */

@@ -19,6 +19,7 @@
 #include <vthost/plugin.h>
 #include "catalog.h"
 #include "opened_lib.h"
+#include "lazy_lib.h"
 #include "stem.h"
 #ifdef BENCH_HOST
 #include "host.h"
@@ -194,7 +195,7 @@ static void bench_host(const char *dir, size_t rounds)
 
 int main(int argc, char **argv)
 {
-    stem_set_opener(opened_lib_bind); /* what the host gives the plugin */
+    lazy_lib_set_opener(opened_lib_bind); /* what the host gives the plugin */
     int host = argc > 1 && strcmp(argv[1], "--host") == 0;
     if (argc < 2 + host) {
         fprintf(stderr, "usage: bench_search [--host] PLUGIN_DIR [ROUNDS]\n");

@@ -10,6 +10,7 @@
 #include <utf8proc.h>
 
 #include "opened_lib.h"
+#include "lazy_lib.h"
 #include "stem.h"
 #include "tokenize.h"
 
@@ -46,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int opener_set;
     if (!opener_set) { /* libstemmer as the host opens it for the plugin */
-        stem_set_opener(opened_lib_bind);
+        lazy_lib_set_opener(opened_lib_bind);
         opener_set = 1;
     }
     /* Not NUL-terminated: the reader must stay within len. */

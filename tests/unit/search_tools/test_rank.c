@@ -12,6 +12,7 @@
 #include <vthost/plugin.h>
 #include "catalog.h"
 #include "opened_lib.h"
+#include "lazy_lib.h"
 #include "stem.h"
 
 extern const vt_tool catalog_fixture_tools[];
@@ -316,7 +317,7 @@ static void entries_without_name_are_skipped(void **state)
 
 int main(void)
 {
-    stem_set_opener(opened_lib_bind); /* what the host gives the plugin */
+    lazy_lib_set_opener(opened_lib_bind); /* what the host gives the plugin */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty_catalog_counts_words_without_opening_the_stemmer),
         cmocka_unit_test(pull_request_review_ranks_pull_request_tools_first),

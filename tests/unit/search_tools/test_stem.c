@@ -10,6 +10,7 @@
 
 #include "bm25.h"
 #include "opened_lib.h"
+#include "lazy_lib.h"
 #include "stem.h"
 
 static const char *stem(const char *w)
@@ -107,7 +108,7 @@ static void test_query_matches_other_form(void **state)
 
 int main(void)
 {
-    stem_set_opener(opened_lib_bind); /* what the host gives the plugin */
+    lazy_lib_set_opener(opened_lib_bind); /* what the host gives the plugin */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inflections_meet),
         cmocka_unit_test(test_too_long_is_unchanged),
