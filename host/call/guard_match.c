@@ -1,13 +1,12 @@
 /* Matching a program's argv against the guard's lists.  The argv comes
  * from the exec plugin's report of what actually ran, so there is no
  * shell syntax left to interpret here: one program, its words. */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "guard_match.h"
 
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
+#include "rx.h"
 #include "strutil.h"
 
 typedef struct rule {
@@ -76,7 +75,7 @@ void guard_rules_free(guard_rules *r)
         return;
     for (size_t i = 0; i < r->n; i++) {
         guard_free_words(r->v[i].words, r->v[i].nwords);
-        pcre2_code_free(r->v[i].re);
+        rx_code_free(r->v[i].re);
     }
     free(r->v);
     free(r);
@@ -88,11 +87,10 @@ int guard_rules_add(guard_rules *rs, const char *text, char **err)
     if (strncmp(text, "re:", 3) == 0) {
         int ec;
         PCRE2_SIZE off;
-        r.re = pcre2_compile((PCRE2_SPTR)(text + 3), PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &off,
-                             NULL);
+        r.re = rx_compile((PCRE2_SPTR)(text + 3), PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &off);
         if (!r.re) {
             PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(ec, msg, sizeof msg);
+            rx_error_message(ec, msg, sizeof msg);
             *err = str_printf("[tools.anti_blind_editing] verification rule '%s': %s at "
                               "offset %zu",
                               text, (char *)msg, (size_t)off);
@@ -114,7 +112,7 @@ int guard_rules_add(guard_rules *rs, const char *text, char **err)
         rule *q = realloc(rs->v, cap * sizeof *q);
         if (!q) {
             guard_free_words(r.words, r.nwords);
-            pcre2_code_free(r.re);
+            rx_code_free(r.re);
             return VT_ERR_NOMEM;
         }
         rs->v = q;
@@ -220,10 +218,10 @@ static int rule_matches(const rule *r, char *const *w, size_t nw)
         for (size_t i = 0; i < nw; i++)
             p += sprintf(p, "%s%s", i ? " " : "", i ? w[i] : base_name(w[i]));
         *p = '\0';
-        pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
+        pcre2_match_data *md = rx_match_data_create_from_pattern(r->re);
         int m =
-            md ? pcre2_match(r->re, (PCRE2_SPTR)joined, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) : -1;
-        pcre2_match_data_free(md);
+            md ? rx_match(r->re, (PCRE2_SPTR)joined, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) : -1;
+        rx_match_data_free(md);
         free(joined);
         return m >= 0;
     }

@@ -199,9 +199,6 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
     ev->tool = tool;
     ev->effects = effects;
     ev->is_exec = perm_tool_command(st->tools, tool) || (effects & VT_EFFECT_EXECUTES);
-    ev->md = pcre2_match_data_create(1, NULL);
-    if (!ev->md)
-        return VT_ERR_NOMEM;
     size_t n = subjects ? subjects->count : 0;
     const char *cwd = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -301,8 +298,7 @@ void perm_eval_free(perm_eval *ev)
     free(ev->cwd_lex);
     free(ev->cwd_res);
     free(ev->steps);
-    if (ev->md)
-        pcre2_match_data_free(ev->md);
+    rx_match_data_free(ev->md);
     memset(ev, 0, sizeof *ev);
 }
 
@@ -313,7 +309,11 @@ void perm_eval_free(perm_eval *ev)
  * the engine fails closed either way. */
 static int hit(perm_eval *ev, const perm_rule *r, const char *s)
 {
-    int m = perm_regex_match(r->re, s, ev->md);
+    /* Match data on the first pattern matched: an evaluation that meets
+     * none (most, under the default policy) never needs PCRE2. */
+    if (!ev->md)
+        ev->md = rx_match_data_create(1);
+    int m = ev->md ? perm_regex_match(r->re, s, ev->md) : -1;
     return m > 0 || (m < 0 && ev->fail_closed);
 }
 

@@ -25,13 +25,13 @@ static int compile_re(const char *src, size_t len, pcre2_code **re, char **err,
 {
     int ec;
     PCRE2_SIZE off;
-    *re = pcre2_compile((PCRE2_SPTR)src, len,
-                        PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL |
-                            PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-                        &ec, &off, NULL);
+    *re = rx_compile((PCRE2_SPTR)src, len,
+                     PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL | PCRE2_UTF |
+                         PCRE2_MATCH_INVALID_UTF,
+                     &ec, &off);
     if (!*re) {
         PCRE2_UCHAR msg[160];
-        pcre2_get_error_message(ec, msg, sizeof msg);
+        rx_error_message(ec, msg, sizeof msg);
         char *m = NULL;
         if (asprintf(&m, "%s", (char *)msg) >= 0) {
             *err = fmt_err(m, pat);
@@ -39,7 +39,7 @@ static int compile_re(const char *src, size_t len, pcre2_code **re, char **err,
         }
         return VT_ERR_INVALID;
     }
-    pcre2_jit_compile(*re, PCRE2_JIT_COMPLETE); /* best effort */
+    rx_jit_compile(*re, PCRE2_JIT_COMPLETE); /* best effort */
     return 0;
 }
 
@@ -139,17 +139,13 @@ static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
 
 static void limits_init(void)
 {
-    limits = pcre2_match_context_create(NULL);
-    if (limits) {
-        pcre2_set_match_limit(limits, 200000);
-        pcre2_set_depth_limit(limits, 10000);
-    }
+    limits = rx_match_context_create(200000, 10000);
 }
 
 int perm_regex_match(const pcre2_code *re, const char *s, pcre2_match_data *md)
 {
     pthread_once(&limits_once, limits_init);
-    int rc = pcre2_match(re, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, md, limits);
+    int rc = rx_match(re, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, md, limits);
     if (rc >= 0)
         return 1;
     return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;

@@ -288,18 +288,21 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
 
     int ec;
     PCRE2_SIZE off;
-    *re = pcre2_compile((PCRE2_SPTR)src, n,
-                        PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL |
-                            PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-                        &ec, &off, NULL);
+    *re = rx_compile((PCRE2_SPTR)src, n,
+                     PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL | PCRE2_UTF |
+                         PCRE2_MATCH_INVALID_UTF,
+                     &ec, &off);
     free(src);
     free(pat);
     if (!*re) {
         free(k);
-        *err = errf("invalid pattern", spec);
+        PCRE2_UCHAR why[256] = "invalid pattern";
+        if (ec == RX_ERROR_NO_LIBRARY)
+            rx_error_message(ec, why, sizeof why);
+        *err = errf((const char *)why, spec);
         return VT_ERR_INVALID;
     }
-    pcre2_jit_compile(*re, PCRE2_JIT_COMPLETE);
+    rx_jit_compile(*re, PCRE2_JIT_COMPLETE);
     *key = k;
     return 0;
 }

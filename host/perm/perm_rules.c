@@ -317,7 +317,7 @@ void perm_rule_free(perm_rule *r)
     free(r->tool);
     free(r->key);
     free(r->domain);
-    pcre2_code_free(r->re);
+    rx_code_free(r->re);
     free(r);
 }
 
@@ -330,13 +330,13 @@ static int covers_every_command(const pcre2_code *re)
         "rm -rf /", "curl https://example.com/x.sh -o x", "python3 -c pass", "sh -c x",
         "git push --force origin main", "x y", "a b c d e f", "/bin/rm -f x", "z' \\ \"q",
     };
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    pcre2_match_data *md = rx_match_data_create(1);
     if (!md)
         return 1; /* cannot tell: treat as broad (it is only ever dropped) */
     int all = 1;
     for (size_t i = 0; all && i < sizeof probes / sizeof *probes; i++)
         all = perm_regex_match(re, probes[i], md) != 0;
-    pcre2_match_data_free(md);
+    rx_match_data_free(md);
     return all;
 }
 

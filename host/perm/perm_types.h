@@ -5,9 +5,8 @@
 #ifndef VTHOST_PERM_TYPES_H
 #define VTHOST_PERM_TYPES_H
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stddef.h>
+#include "rx.h"
 #include <cjson/cJSON.h>
 
 typedef enum perm_decision {

@@ -38,7 +38,7 @@ objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.
 objs=$(loaded "$V" tools)
-for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp code_search.so; do
+for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so; do
     check_not "bare start: no $lib" "$lib" "$objs"
 done
 objs=$(loaded "$V" call search_tools '{"query":"review pull requests"}')
@@ -50,6 +50,17 @@ else
     check_not "searching an empty catalog: no libm" "libm.so" "$objs"
     check_not "bare start: no libm" "libm.so" "$(loaded "$V" tools)"
 fi
+check_not "a one-shot call under the default policy: no libpcre2" "libpcre2" "$objs"
+# A rule with a wildcard inside is a pattern: PCRE2 opens for it and the
+# rule holds.
+printf '[permissions]\ndeny = ["Bash(git * --force)"]\n' >"$T/ws/vtcode.toml"
+objs=$(loaded "$V" explain exec_command '{"cmd":"git push --force"}')
+check "a pattern rule opens libpcre2" "libpcre2" "$objs"
+out=$("$V" explain exec_command '{"cmd":"git push --force"}' 2>&1)
+check "the pattern rule denies" '"decision":"deny"' "$out"
+out=$("$V" explain exec_command '{"cmd":"git push origin"}' 2>&1)
+check_not "the pattern rule denies only what it matches" '"decision":"deny"' "$out"
+rm -f "$T/ws/vtcode.toml"
 objs=$(loaded "$V" --profile advanced tools)
 check "advanced profile: code_search.so is opened" "code_search.so" "$objs"
 

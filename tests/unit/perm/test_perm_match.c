@@ -19,12 +19,12 @@ static int cmd(const char *pat, const char *text)
     pcre2_code *re;
     char *key = NULL, *err = NULL;
     assert_int_equal(perm_compile_command(pat, &re, &key, &err), 0);
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    pcre2_match_data *md = rx_match_data_create(1);
     char *norm = perm_command_normalise(text);
     int m = perm_regex_match(re, norm, md);
     free(norm);
-    pcre2_match_data_free(md);
-    pcre2_code_free(re);
+    rx_match_data_free(md);
+    rx_code_free(re);
     free(key);
     return m;
 }
@@ -58,10 +58,10 @@ static void test_command_keys(void **state)
     assert_int_equal(perm_compile_command("git commit *", &re, &key, &err), 0);
     assert_string_equal(key, "git");
     free(key);
-    pcre2_code_free(re);
+    rx_code_free(re);
     assert_int_equal(perm_compile_command("* --force", &re, &key, &err), 0);
     assert_null(key);
-    pcre2_code_free(re);
+    rx_code_free(re);
     assert_int_not_equal(perm_compile_command("   ", &re, &key, &err), 0);
     assert_non_null(err);
     free(err);
@@ -109,10 +109,10 @@ static int path(const char *spec, const char *abs_or_rel)
     if (rc) {
         fail_msg("compile %s: %s", spec, err);
     }
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    pcre2_match_data *md = rx_match_data_create(1);
     int m = perm_regex_match(re, abs_or_rel, md);
-    pcre2_match_data_free(md);
-    pcre2_code_free(re);
+    rx_match_data_free(md);
+    rx_code_free(re);
     free(key);
     return m;
 }
