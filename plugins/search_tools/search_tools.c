@@ -127,6 +127,11 @@ static int search_locked(vt_call *call, const char *query, size_t limit,
     bm25_hit hits[LIMIT_MAX];
     size_t n = 0, terms = 0;
     rc = catalog_index_search(g_index, query, limit, hits, &n, &terms);
+    if (rc == VT_ERR_UNSUPPORTED)
+        return g_api->call_error(call, rc,
+                                 "search_tools: cannot open %s, the C math library that "
+                                 "scores the matches (reinstall Debian's libc6)",
+                                 VTHOST_LIBM_SONAME);
     if (rc != 0)
         return g_api->call_error(call, rc, "search_tools: search failed");
     if (terms == 0)
