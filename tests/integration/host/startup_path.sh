@@ -107,6 +107,11 @@ check_not "vtcode.toml: toml++ is compiled into the module" "libtomlplusplus" "$
 mod=$(dirname "$V")/../lib/vthost/private/toml-reader.mod
 if ! readelf -d "$mod" | grep -q 'libstdc++'; then  # sanitizer builds link it
     check_not "vtcode.toml: the C++ runtime is inside the module" "libstdc++" "$objs"
+    # ... and the two rounding-mode functions its float parsing needs.
+    printf '[tools]\nprofile = "default"\n' >"$T/ws/vtcode.toml"
+    check_not "vtcode.toml: no libm for the module" "libm.so" \
+        "$(loaded "$V" --config "$T/ws/vtcode.toml" tools)"
+    printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
 fi
 out=$("$V" --config "$T/ws/vtcode.toml" tools --format names 2>&1)
 check "vtcode.toml: its profile takes effect" "code_search" "$out"
