@@ -130,16 +130,8 @@ static void session_free(session *s)
 {
     if (!s)
         return;
-    if (s->started) {
-        if (s->proc.out_fd >= 0)
-            close(s->proc.out_fd);
-        if (s->proc.in_fd >= 0)
-            close(s->proc.in_fd);
-        if (s->proc.pidfd >= 0)
-            close(s->proc.pidfd);
-        if (s->proc.status_fd >= 0)
-            close(s->proc.status_fd);
-    }
+    if (s->started)
+        spawn_close(&s->proc);
     execwatch_release(s->watch);
     free(s->final);
     free(s->cmd);
@@ -331,14 +323,7 @@ static void finalize(session *s)
         }
     }
     free(buf);
-    close(s->proc.out_fd);
-    if (s->proc.in_fd >= 0)
-        close(s->proc.in_fd);
-    if (s->proc.pidfd >= 0)
-        close(s->proc.pidfd);
-    if (s->proc.status_fd >= 0)
-        close(s->proc.status_fd);
-    s->proc.out_fd = s->proc.in_fd = s->proc.pidfd = s->proc.status_fd = -1;
+    spawn_close(&s->proc);
     s->out_eof = 1;
     s->closed = 1;
 }

@@ -299,6 +299,27 @@ static void wakeups(const child_plan *c, int leader)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
 }
 
+/* The command itself, vfork'd with the keyboard held across (`start` 0:
+ * none, and -1 returned); then the caller's own stdio is closed, so that
+ * the command's holders alone decide when its output ends. */
+static pid_t start_command(const child_plan *c, int start)
+{
+    sigset_t before;
+    keyboard_hold(&before);
+    pid_t pid = start ? vfork() : -1;
+    if (pid == 0) {
+        keyboard_child(&before);
+        execve(c->req->path, c->req->argv, c->req->envp);
+        say("vthost: cannot execute ", c->req->path);
+        _exit(127);
+    }
+    keyboard_release();
+    close(0);
+    close(1);
+    close(2);
+    return pid;
+}
+
 /* ---- the supervisor (no PID namespace) ------------------------------------ */
 
 /* The supervisor's wait for the shell: its exit, or the host's death,
@@ -353,22 +374,7 @@ static _Noreturn void supervise(const child_plan *c)
     }
     wakeups(c, 0);
     int host_gone = lifeline_cut(0);
-    sigset_t before;
-    keyboard_hold(&before);
-    pid_t child = -1;
-    if (!host_gone)
-        child = vfork();
-    if (child == 0) {
-        keyboard_child(&before);
-        execve(c->req->path, c->req->argv, c->req->envp);
-        say("vthost: cannot execute ", c->req->path);
-        _exit(127);
-    }
-    keyboard_release();
-    /* The command's holders alone decide when its output ends. */
-    close(0);
-    close(1);
-    close(2);
+    pid_t child = start_command(c, !host_gone);
     if (host_gone)
         end_group(child);
     if (child < 0)
@@ -455,21 +461,9 @@ static _Noreturn void lead_session(const child_plan *c)
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
-    sigset_t before, waits, none;
+    pid_t shell = start_command(c, 1);
+    sigset_t waits, none;
     sigemptyset(&none);
-    keyboard_hold(&before);
-    pid_t shell = vfork();
-    if (shell == 0) {
-        keyboard_child(&before);
-        execve(c->req->path, c->req->argv, c->req->envp);
-        say("vthost: cannot execute ", c->req->path);
-        _exit(127);
-    }
-    keyboard_release();
-    /* The command's holders alone decide when its output ends. */
-    close(0);
-    close(1);
-    close(2);
     /* Signals are taken only inside ppoll, after a look at what they
      * report: none is lost between the look and the sleep. */
     sigemptyset(&waits);
@@ -523,6 +517,16 @@ static int high_pipe(int p[2])
 /* ---- the host side ----------------------------------------------------- */
 
 static int lifeline[2] = {-1, -1}; /* read end for supervisors; write end held */
+
+void spawn_close(spawn_proc *p)
+{
+    int *fds[] = {&p->out_fd, &p->in_fd, &p->pidfd, &p->status_fd};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
 
 int spawn_status(spawn_proc *p, int *exit_code)
 {

@@ -43,6 +43,10 @@ void spawn_fini(void);
  * out->pid and closes the descriptors.  Returns 0 or a negative vt_status. */
 int spawn_start(const spawn_req *req, spawn_proc *out);
 
+/* Close every descriptor of `p` still open and set it to -1 (the pid is
+ * the caller's to reap). */
+void spawn_close(spawn_proc *p);
+
 /* The command's exit code from p->status_fd, without waiting: 1 when
  * known (*exit_code set; nothing of the session is left but p->pid,
  * which exits once its namespace is torn down: the caller still reaps
