@@ -1,8 +1,7 @@
 /* PCRE2 opened on first use (see rx.h).  Bound once under pthread_once:
  * every member or none. */
 #include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 #include "opened_lib.h"
 #include "rx.h"
 
@@ -22,27 +21,22 @@ static struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char *open_error; /* kept for the process, as the library is */
 
-/* The names are PCRE2's 8-bit entry points (pcre2.h maps pcre2_compile
- * to pcre2_compile_8 for PCRE2_CODE_UNIT_WIDTH 8). */
-#define SYM(field, fn)                                                                             \
-    {                                                                                              \
-#fn "_8", (void **)&P.field                                                                \
-    }
-
 static void bind_pcre2(void)
 {
+    /* PCRE2's 8-bit entry points: pcre2.h maps pcre2_compile to
+     * pcre2_compile_8 for PCRE2_CODE_UNIT_WIDTH 8. */
     const opened_sym syms[] = {
-        SYM(compile, pcre2_compile),
-        SYM(get_error_message, pcre2_get_error_message),
-        SYM(jit_compile, pcre2_jit_compile),
-        SYM(code_free, pcre2_code_free),
-        SYM(match_data_create, pcre2_match_data_create),
-        SYM(match_data_create_from_pattern, pcre2_match_data_create_from_pattern),
-        SYM(match_data_free, pcre2_match_data_free),
-        SYM(match_context_create, pcre2_match_context_create),
-        SYM(set_match_limit, pcre2_set_match_limit),
-        SYM(set_depth_limit, pcre2_set_depth_limit),
-        SYM(match, pcre2_match),
+        {"pcre2_compile_8", (void **)&P.compile},
+        {"pcre2_get_error_message_8", (void **)&P.get_error_message},
+        {"pcre2_jit_compile_8", (void **)&P.jit_compile},
+        {"pcre2_code_free_8", (void **)&P.code_free},
+        {"pcre2_match_data_create_8", (void **)&P.match_data_create},
+        {"pcre2_match_data_create_from_pattern_8", (void **)&P.match_data_create_from_pattern},
+        {"pcre2_match_data_free_8", (void **)&P.match_data_free},
+        {"pcre2_match_context_create_8", (void **)&P.match_context_create},
+        {"pcre2_set_match_limit_8", (void **)&P.set_match_limit},
+        {"pcre2_set_depth_limit_8", (void **)&P.set_depth_limit},
+        {"pcre2_match_8", (void **)&P.match},
         {NULL, NULL},
     };
     opened_lib_bind(VTHOST_PCRE2_SONAME, syms, &open_error);
@@ -67,17 +61,9 @@ pcre2_code *rx_compile(PCRE2_SPTR pattern, PCRE2_SIZE length, uint32_t options, 
 
 int rx_error_message(int errcode, PCRE2_UCHAR *buffer, PCRE2_SIZE bufflen)
 {
-    if (errcode == RX_ERROR_NO_LIBRARY || !opened()) {
-        const char *why = open_error ? open_error : "the PCRE2 library is not open";
-        if (bufflen == 0)
-            return PCRE2_ERROR_NOMEMORY;
-        size_t n = strlen(why);
-        if (n >= bufflen)
-            n = bufflen - 1;
-        memcpy(buffer, why, n);
-        buffer[n] = 0;
-        return (int)n;
-    }
+    if (errcode == RX_ERROR_NO_LIBRARY || !opened())
+        return snprintf((char *)buffer, bufflen, "%s",
+                        open_error ? open_error : "the PCRE2 library is not open");
     return P.get_error_message(errcode, buffer, bufflen);
 }
 

@@ -22,16 +22,19 @@ char *str_printf(const char *fmt, ...)
     return s;
 }
 
-/* The buffer starts at the file's size when that is known (profiles and
- * agent specs are a few KB: a fixed 64 KB start made the heap of a whole
- * short run four times larger, each new page a fault), else at 4 KB. */
-char *file_read_all(FILE *f)
+size_t file_size_hint(FILE *f, size_t fallback)
 {
     struct stat st;
-    size_t cap = 4096, len = 0;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uintmax_t)st.st_size < SIZE_MAX / 2)
-        cap = (size_t)st.st_size + 2;
+        return (size_t)st.st_size;
+    return fallback;
+}
+
+char *file_read_all(FILE *f)
+{
+    /* +2: the NUL, and one byte to see the end without growing. */
+    size_t cap = file_size_hint(f, 4094) + 2, len = 0;
     char *buf = malloc(cap);
     while (buf) {
         size_t n = fread(buf + len, 1, cap - len - 1, f);

@@ -3,7 +3,12 @@
 #define VTHOST_STRUTIL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* printf into a new string (malloc'd), or NULL when out of memory. */
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -11,5 +16,15 @@ char *str_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 
 
 /* The rest of `f` as a NUL-terminated string (malloc'd), or NULL. */
 char *file_read_all(FILE *f);
+
+/* The size of `f` when it is a regular file of a sensible size, else
+ * `fallback`: how large a buffer to start reading it into (the files the
+ * host reads are a few KB; a fixed large buffer costs a page fault per
+ * 4 KB touched, on every start). */
+size_t file_size_hint(FILE *f, size_t fallback);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

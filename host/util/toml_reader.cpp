@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include <sys/stat.h>
 #include <toml++/toml.h>
 #include <vthost/plugin.h>
+#include "strutil.h"
 
 namespace {
 
@@ -54,13 +53,10 @@ std::optional<failure> slurp(const char *path, std::string &text)
             return failure{VT_ERR_NOT_FOUND, std::string(path) + ": no such file"};
         return failure{VT_ERR_IO, std::string(path) + ": " + std::strerror(e)};
     }
-    /* Straight into the string, sized by the file: a fixed buffer on the
-     * stack would cost a page fault per 4 KB of it on every start. */
-    struct stat st;
-    size_t chunk = 4096;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        static_cast<uintmax_t>(st.st_size) < SIZE_MAX / 2)
-        chunk = static_cast<size_t>(st.st_size) + 1;
+    /* Straight into the string, sized by the file (+1 to see the end in
+     * one read); not file_read_all, which would stop at a NUL byte that
+     * toml++ must see and report. */
+    size_t chunk = file_size_hint(f, 4095) + 1;
     size_t n;
     do {
         size_t len = text.size();

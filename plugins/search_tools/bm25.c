@@ -1,6 +1,5 @@
 /* BM25 index: interned terms, postings per term, a forward list of terms
  * per document (so removal can keep the statistics exact). */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
@@ -291,8 +290,6 @@ static struct {
     double (*log)(double x);
     double (*round)(double x);
 } m;
-static pthread_mutex_t m_mu = PTHREAD_MUTEX_INITIALIZER;
-
 static int open_libm(void)
 {
     static int once;
@@ -301,10 +298,7 @@ static int open_libm(void)
         {"round", (void **)&m.round},
         {NULL, NULL},
     };
-    pthread_mutex_lock(&m_mu);
-    int rc = lazy_lib_open(&once, VTHOST_LIBM_SONAME, syms);
-    pthread_mutex_unlock(&m_mu);
-    return rc;
+    return lazy_lib_open(&once, VTHOST_LIBM_SONAME, syms);
 }
 
 int bm25_search(const bm25_index *ix, const char *query, size_t qlen,

@@ -14,18 +14,17 @@ void lazy_lib_set_opener(lazy_lib_opener open_library)
     pthread_mutex_unlock(&mu);
 }
 
-/* *once: 0 untried (or no opener yet), 1 opened, -1 failed. */
+/* *once: 0 untried (or no opener yet), 1 opened, -1 failed.  Under mu,
+ * so that two first uses open once. */
 int lazy_lib_open(int *once, const char *soname, const vt_library_symbol *syms)
 {
-    if (*once == 0) {
-        pthread_mutex_lock(&mu);
-        lazy_lib_opener open_library = opener;
-        pthread_mutex_unlock(&mu);
-        if (!open_library)
-            return VT_ERR_UNSUPPORTED;
+    pthread_mutex_lock(&mu);
+    if (*once == 0 && opener) {
         char *err = NULL;
-        *once = open_library(soname, syms, &err) == 0 ? 1 : -1;
+        *once = opener(soname, syms, &err) == 0 ? 1 : -1;
         free(err);  /* api->free and the host's opener both use the C heap */
     }
-    return *once == 1 ? 0 : VT_ERR_UNSUPPORTED;
+    int rc = *once == 1 ? 0 : VT_ERR_UNSUPPORTED;
+    pthread_mutex_unlock(&mu);
+    return rc;
 }

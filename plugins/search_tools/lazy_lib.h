@@ -16,9 +16,9 @@ typedef int (*lazy_lib_opener)(const char *soname, const vt_library_symbol *syms
 void lazy_lib_set_opener(lazy_lib_opener open_library);
 
 /* Open `soname` and fill every slot of `syms` (NULL-name ended), once per
- * `once` flag the caller keeps: later calls return the first result.
- * Returns 0, or VT_ERR_UNSUPPORTED with the slots left NULL.  The caller
- * serialises calls for one `once` (its own mutex or pthread_once). */
+ * `once` flag the caller keeps (0 at first): later calls return the first
+ * result.  Returns 0, or VT_ERR_UNSUPPORTED with the slots left NULL.
+ * Thread-safe. */
 int lazy_lib_open(int *once, const char *soname, const vt_library_symbol *syms);
 
 #endif
