@@ -61,6 +61,21 @@ check "the pattern rule denies" '"decision":"deny"' "$out"
 out=$("$V" explain exec_command '{"cmd":"git push origin"}' 2>&1)
 check_not "the pattern rule denies only what it matches" '"decision":"deny"' "$out"
 rm -f "$T/ws/vtcode.toml"
+# For real: a pattern deny rule must stop the command however it is
+# spelt (the run-time check matches what actually executes, through the
+# same lazily opened PCRE2), and the victim file must survive; an allowed
+# command beside it does run.
+printf '[permissions]\ndeny = ["Bash(rm * victim)"]\nallow = ["Bash(*)"]\n' >"$T/policy.toml"
+for cmd in 'rm -f victim' '$(echo rm) -f victim' 'echo cm0gLWYgdmljdGltCg== | base64 -d | sh'; do
+    touch "$T/ws/victim"
+    "$V" --config "$T/policy.toml" call exec_command "{\"cmd\":\"$cmd\"}" >/dev/null 2>&1
+    check "pattern deny rule holds against [$cmd]: the victim survives" "yes" \
+        "$([ -e "$T/ws/victim" ] && echo yes || echo no)"
+done
+"$V" --config "$T/policy.toml" call exec_command '{"cmd":"touch allowed-marker"}' >/dev/null 2>&1
+check "an allowed command beside the pattern rule runs" "yes" \
+    "$([ -e "$T/ws/allowed-marker" ] && echo yes || echo no)"
+rm -f "$T/ws/victim" "$T/ws/allowed-marker" "$T/policy.toml"
 objs=$(loaded "$V" --profile advanced tools)
 check "advanced profile: code_search.so is opened" "code_search.so" "$objs"
 
