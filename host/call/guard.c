@@ -204,7 +204,7 @@ static int classify_json_argv(const cJSON *argv)
         }
         v[i++] = a->valuestring;
     }
-    int k = ok ? guard_classify(G.rules, v, (size_t)n) : -1;
+    int k = ok ? guard_classify(G.rules, v, (size_t)n, G.workspace) : -1;
     free(v);
     return k;
 }
@@ -215,7 +215,7 @@ static int text_verifies(const char *cmd)
         return 0;
     char **w;
     size_t n = guard_split_words(cmd, &w);
-    int k = n ? guard_classify(G.rules, w, n) : -1;
+    int k = n ? guard_classify(G.rules, w, n, G.workspace) : -1;
     guard_free_words(w, n);
     return k == 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
+#include "perm_commands.h"
 #include "rx.h"
 #include "strutil.h"
 
@@ -25,11 +26,6 @@ static const char *const neutral[] = {
     "tail", "head", "grep",   "egrep",  "fgrep", "rg",    "cat",  "sort", "uniq", "wc",
     "cut",  "tr",   "echo",   "printf", "true",  "sleep", "date", "pwd",  "ls",   "which",
     "test", "[",    "column", "nl",     "less",  "more",  "tput", "sed",  "awk",  NULL};
-
-/* Flags that make any program print and stop, or only pretend. */
-static const char *const idle_flags[] = {
-    "--version",    "--help",  "-h",       "-?",        "--dry-run",
-    "--just-print", "--recon", "--dryrun", "--what-if", NULL};
 
 size_t guard_split_words(const char *s, char ***out)
 {
@@ -136,76 +132,6 @@ static int in(const char *w, const char *const *list)
     return 0;
 }
 
-static int is_assignment(const char *w)
-{
-    const char *eq = strchr(w, '=');
-    if (!eq || eq == w)
-        return 0;
-    for (const char *c = w; c < eq; c++)
-        if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-              (c > w && *c >= '0' && *c <= '9')))
-            return 0;
-    return 1;
-}
-
-/* Options of a wrapper that take a separate value. */
-static int takes_value(const char *wrapper, const char *opt)
-{
-    if (!strcmp(wrapper, "env"))
-        return !strcmp(opt, "-u") || !strcmp(opt, "-C") || !strcmp(opt, "-S");
-    if (!strcmp(wrapper, "nice"))
-        return !strcmp(opt, "-n");
-    if (!strcmp(wrapper, "timeout"))
-        return !strcmp(opt, "-s") || !strcmp(opt, "-k");
-    if (!strcmp(wrapper, "stdbuf"))
-        return !strcmp(opt, "-i") || !strcmp(opt, "-o") || !strcmp(opt, "-e");
-    if (!strcmp(wrapper, "ionice"))
-        return !strcmp(opt, "-c") || !strcmp(opt, "-n");
-    return 0;
-}
-
-/* The index of the program a chain of wrappers (and leading NAME=VALUE
- * words) finally runs, or argc when there is none. */
-static size_t wrapped(char *const *argv, size_t argc)
-{
-    static const char *const wrappers[] = {"env",  "nice",   "timeout", "stdbuf", "nohup",
-                                           "time", "ionice", "command", NULL};
-    size_t i = 0;
-    while (i < argc) {
-        while (i < argc && is_assignment(argv[i]))
-            i++;
-        if (i == argc || !in(base_name(argv[i]), wrappers))
-            return i;
-        const char *w = base_name(argv[i++]);
-        while (i < argc && argv[i][0] == '-' && argv[i][1]) {
-            int sep = !strcmp(argv[i], "--");
-            i += takes_value(w, argv[i]) ? 2 : 1;
-            if (sep)
-                break;
-        }
-        if (!strcmp(w, "timeout") && i < argc)
-            i++; /* the duration */
-    }
-    return i;
-}
-
-static int idle(char *const *argv, size_t argc)
-{
-    for (size_t i = 1; i < argc; i++) {
-        if (in(argv[i], idle_flags) || !strncmp(argv[i], "--dry-run=", 10))
-            return 1;
-        /* -n is a dry run (make, ninja, go) unless it takes a count
-         * (pytest-xdist's -n 4, -n auto). */
-        if (!strcmp(argv[i], "-n")) {
-            const char *next = i + 1 < argc ? argv[i + 1] : "";
-            if (!(next[0] >= '0' && next[0] <= '9') && strcmp(next, "auto") &&
-                strcmp(next, "logical"))
-                return 1;
-        }
-    }
-    return 0;
-}
-
 static int rule_matches(const rule *r, char *const *w, size_t nw)
 {
     if (r->re) {
@@ -233,81 +159,86 @@ static int rule_matches(const rule *r, char *const *w, size_t nw)
     return 1;
 }
 
-int guard_classify(const guard_rules *r, char *const *argv, size_t argc)
+/* The program a chain of wrappers runs: its argv (borrowed, or split
+ * from a wrapper's command string into *own), or NULL when there is none. */
+static char *const *unwrap(char *const *argv, size_t *argc, char ***own, size_t *nown)
 {
-    size_t k = wrapped(argv, argc);
-    if (k == argc)
-        return 0; /* a wrapper alone, or assignments */
-    argv += k;
-    argc -= k;
-    if (idle(argv, argc))
-        return 0;
-    for (size_t i = 0; r && i < r->n; i++)
-        if (rule_matches(&r->v[i], argv, argc))
-            return 1;
-    if (in(base_name(argv[0]), neutral) &&
-        !(strcmp(base_name(argv[0]), "sed") == 0 && guard_known_writer(argv, argc, NULL)))
-        return 0;
-    return -1;
+    const char *text = NULL;
+    size_t k = perm_cmd_unwrap(argv, *argc, &text);
+    *own = NULL;
+    *nown = 0;
+    if (k < *argc) {
+        *argc -= k;
+        return argv + k;
+    }
+    if (!text)
+        return NULL;
+    /* su -c 'make test': the words of the string, once more unwrapped */
+    *nown = guard_split_words(text, own);
+    k = perm_cmd_unwrap(*own, *nown, &text);
+    if (k >= *nown)
+        return NULL;
+    *argc = *nown - k;
+    return *own + k;
 }
 
-/* An option cluster with -i in it (-i, -i.bak, -Ei, -pi): only the
- * program's value-less flags may come before the i. */
-static int in_place(char *const *argv, size_t argc, const char *flags, const char *lng)
+int guard_classify(const guard_rules *r, char *const *argv, size_t argc, const char *cwd)
 {
-    for (size_t i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (lng && !strncmp(a, lng, strlen(lng)))
-            return 1;
-        if (a[0] != '-' || a[1] == '-')
-            continue;
-        size_t k = 1 + strspn(a + 1, flags);
-        if (a[k] == 'i')
-            return 1;
-    }
-    return 0;
+    char **own;
+    size_t nown;
+    argv = unwrap(argv, &argc, &own, &nown);
+    int k = -1;
+    if (!argv || perm_cmd_not_verifying(argv, argc, cwd))
+        k = 0; /* a wrapper alone, assignments, or a run that checks nothing */
+    for (size_t i = 0; k < 0 && r && i < r->n; i++)
+        if (rule_matches(&r->v[i], argv, argc))
+            k = 1;
+    if (k < 0 && in(base_name(argv[0]), neutral) &&
+        !(strcmp(base_name(argv[0]), "sed") == 0 && guard_known_writer(argv, argc, NULL)))
+        k = 0;
+    guard_free_words(own, nown);
+    return k;
 }
 
 int guard_known_writer(char *const *argv, size_t argc, const char **what)
 {
-    static const char *const writers[] = {
-        "rm",       "rmdir", "mv",    "cp",    "ln",    "touch",  "mkdir", "install", "dd",
-        "truncate", "patch", "chmod", "chown", "rsync", "unlink", "shred", "mkfifo",  NULL};
-    static const char *const git_writers[] = {
-        "apply", "checkout",    "restore", "reset", "mv",     "rm",     "stash",  "clean",
-        "am",    "cherry-pick", "merge",   "pull",  "rebase", "revert", "switch", NULL};
+    static const char wrapped_text[] = "a wrapper's command";
     const char *dummy;
     if (!what)
         what = &dummy;
-    size_t k = wrapped(argv, argc);
-    if (k == argc)
-        return 0;
-    argv += k;
-    argc -= k;
-    const char *p = base_name(argv[0]);
-    *what = p;
-    if (in(p, writers))
-        return 1;
-    if (!strcmp(p, "tee")) {
-        for (size_t i = 1; i < argc; i++)
-            if (argv[i][0] != '-' || !argv[i][1])
-                return 1;
-        return 0;
-    }
-    /* sed -i / -Ei / --in-place, perl -i / -pi -e */
-    if (!strcmp(p, "sed"))
-        return in_place(argv, argc, "nrEsuz", "--in-place");
-    if (!strcmp(p, "perl"))
-        return in_place(argv, argc, "pnlawsTt0123456789", NULL);
-    if (!strcmp(p, "git")) {
+    char **own;
+    size_t nown;
+    argv = unwrap(argv, &argc, &own, &nown);
+    const char *p = argv ? base_name(argv[0]) : NULL;
+    /* *what is static for the caller: a word split from a string is not */
+    *what = p && own ? wrapped_text : p;
+    perm_write_mode how = p ? perm_cmd_writer(p) : PERM_W_NONE;
+    int w = 0;
+    if (!p) {
+        w = 0;
+    } else if (how == PERM_W_INPLACE) {
+        for (size_t i = 1; i < argc && !w; i++)
+            w = perm_cmd_in_place(p, argv[i]);
+    } else if (!strcmp(p, "tee")) {
+        for (size_t i = 1; i < argc && !w; i++)
+            w = argv[i][0] != '-' || !argv[i][1];
+    } else if (how != PERM_W_NONE) {
+        w = 1;
+    } else if (!strcmp(p, "git")) {
+        const perm_global_opts *g = perm_cmd_global_opts("git", 3);
         for (size_t i = 1; i < argc; i++) {
             if (argv[i][0] == '-') {
-                if (!strcmp(argv[i], "-C") || !strcmp(argv[i], "-c"))
-                    i++;
+                for (const char *const *o = g->arg_opts; *o; o++)
+                    if (!strcmp(argv[i], *o)) {
+                        i++;
+                        break;
+                    }
                 continue;
             }
-            return in(argv[i], git_writers);
+            w = perm_cmd_git_writer(argv[i]);
+            break;
         }
     }
-    return 0;
+    guard_free_words(own, nown);
+    return w;
 }

@@ -23,8 +23,9 @@ int guard_rules_add(guard_rules *r, const char *text, char **err);
 /* One program run: 1 a verification run, 0 neutral (verifies nothing,
  * spoils nothing: tail, grep, a --version or dry run of anything), -1
  * anything else.  argv[0] is the program (name or path); wrappers such
- * as env, nice, timeout and stdbuf are looked through. */
-int guard_classify(const guard_rules *r, char *const *argv, size_t argc);
+ * as env, nice, timeout and stdbuf are looked through.  `cwd` is where
+ * it ran (a make without a build file there verifies nothing), or NULL. */
+int guard_classify(const guard_rules *r, char *const *argv, size_t argc, const char *cwd);
 
 /* 1 when the program writes files by its nature (rm, cp, mv, touch,
  * tee FILE, sed -i, git checkout, ...); *what names it (static). */

@@ -1,6 +1,7 @@
 /* Command patterns, wrapper look-through and domains.  Path patterns are
  * in perm_path.c. */
 #include "perm_match.h"
+#include "perm_commands.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -93,6 +94,10 @@ int perm_compile_command(const char *pat, pcre2_code **re, char **key, char **er
     if (!norm)
         return VT_ERR_NOMEM;
     size_t len = strlen(norm);
+    /* Claude Code's prefix form, Bash(npm run test:*): the words, then
+     * anything (`rm:*` is `rm *`). */
+    if (len > 2 && strcmp(norm + len - 2, ":*") == 0 && norm[len - 3] != ' ')
+        norm[len - 2] = ' ';
     if (len == 0) {
         free(norm);
         *err = fmt_err("empty command", pat);
@@ -162,32 +167,6 @@ void perm_first_word(const char *cmd, char *buf, size_t size)
 
 /* ---- wrapper look-through --------------------------------------------- */
 
-typedef struct wrapper {
-    const char *name;
-    const char *const *arg_opts; /* options that take a separate argument */
-    int positional;              /* leading non-option words to skip */
-    int only_flagless;           /* looked through only without options */
-} wrapper;
-
-static const char *const env_opts[] = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string", NULL};
-static const char *const timeout_opts[] = {"-s", "--signal", "-k", "--kill-after", NULL};
-static const char *const nice_opts[] = {"-n", "--adjustment", NULL};
-static const char *const time_opts[] = {"-f", "--format", "-o", "--output", NULL};
-static const char *const stdbuf_opts[] = {"-i", "-o", "-e", "--input", "--output", "--error", NULL};
-static const char *const sudo_opts[] = {"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", NULL};
-static const char *const none_opts[] = {NULL};
-
-static const wrapper wrappers[] = {
-    {"env", env_opts, 0, 0},       {"timeout", timeout_opts, 1, 0},
-    {"nice", nice_opts, 0, 0},     {"nohup", none_opts, 0, 0},
-    {"time", time_opts, 0, 0},     {"command", none_opts, 0, 0},
-    {"stdbuf", stdbuf_opts, 0, 0}, {"xargs", none_opts, 0, 1},
-    {"exec", none_opts, 0, 0},     {"builtin", none_opts, 0, 0},
-    {"sudo", sudo_opts, 0, 0},     {"doas", sudo_opts, 0, 0},
-    {"ionice", none_opts, 0, 0},   {"chrt", none_opts, 1, 0},
-    {"setsid", none_opts, 0, 0},   {"unbuffer", none_opts, 0, 0},
-};
-
 /* End of the word starting at p (quote-aware). */
 static const char *word_end(const char *p)
 {
@@ -238,10 +217,50 @@ static int word_is(const char *w, size_t len, const char *s)
     return strlen(s) == len && memcmp(w, s, len) == 0;
 }
 
-/* Skip a wrapper's options and positional words; NULL when the words do
- * not look like a use of that wrapper. */
-static const char *skip_wrapper(const wrapper *wr, const char *p)
+/* The word at p without its quotes (a command string: su -c 'rm x'),
+ * collapsed like a command text.  malloc'd. */
+static char *unquote_word(const char *p)
 {
+    size_t len = word_len(p);
+    char *raw = malloc(len + 1), q = 0;
+    size_t n = 0;
+    if (!raw)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (q) {
+            if (c == q) {
+                q = 0;
+                continue;
+            }
+            if (c == '\\' && q == '"' && i + 1 < len)
+                c = p[++i];
+        } else if (c == '\'' || c == '"') {
+            q = c;
+            continue;
+        } else if (c == '\\' && i + 1 < len) {
+            c = p[++i];
+        }
+        raw[n++] = c;
+    }
+    raw[n] = 0;
+    char *norm = perm_command_normalise(raw);
+    free(raw);
+    return norm;
+}
+
+/* Skip a wrapper's options and positional words; NULL when the words do
+ * not look like a use of that wrapper.  A command option (su -c CMD)
+ * holds the program in one word: *own receives that word's command
+ * text (malloc'd), returned. */
+static const char *skip_wrapper(const perm_wrapper *wr, const char *p, char **own)
+{
+    for (const char *q = p; wr->cmd_opts && *q; q = next_word(q))
+        if (perm_cmd_wrapper_opt(wr, q, word_len(q)) == 2) {
+            q = next_word(q);
+            *own = *q ? unquote_word(q) : NULL;
+            return *own && **own ? *own : NULL;
+        }
     int saw_opt = 0;
     while (*p && *p == '-') {
         size_t len = word_len(p);
@@ -250,22 +269,43 @@ static const char *skip_wrapper(const wrapper *wr, const char *p)
             p = next_word(p);
             break;
         }
-        int takes = 0;
-        for (const char *const *o = wr->arg_opts; *o; o++)
-            if (word_is(p, len, *o))
-                takes = 1;
+        int takes = perm_cmd_wrapper_opt(wr, p, len) == 1;
         p = next_word(p);
         if (takes && *p)
             p = next_word(p);
     }
     if (saw_opt && wr->only_flagless)
         return NULL;
-    if (strcmp(wr->name, "env") == 0)
+    if (wr->assignments)
         while (*p && is_assignment(p, word_len(p)))
             p = next_word(p);
     for (int i = 0; i < wr->positional && *p; i++)
         p = next_word(p);
     return *p ? p : NULL;
+}
+
+/* `git -C . -c k=v push x` -> `git push x`: the program's name followed by
+ * the words after its global options, malloc'd; NULL when there are none
+ * to drop. */
+static char *drop_global_opts(const perm_global_opts *g, const char *name, size_t nlen,
+                              const char *args)
+{
+    const char *p = args;
+    while (*p && (*p == '-' || (g->plus_word && *p == '+'))) {
+        size_t len = word_len(p);
+        if (word_is(p, len, "--"))
+            break;
+        int takes = 0;
+        for (const char *const *o = g->arg_opts; *o; o++)
+            takes |= word_is(p, len, *o);
+        p = next_word(p);
+        if (takes && *p)
+            p = next_word(p);
+    }
+    if (p == args || !*p)
+        return NULL;
+    char *s = NULL;
+    return asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 ? NULL : s;
 }
 
 static int push(char ***v, size_t *n, size_t *cap, char *s)
@@ -288,7 +328,7 @@ static int push(char ***v, size_t *n, size_t *cap, char *s)
 
 int perm_command_variants(const char *cmd, char ***out, size_t *count)
 {
-    char **v = NULL;
+    char **v = NULL, *own = NULL;
     size_t n = 0, cap = 0;
     const char *p = cmd;
     for (int guard = 0; guard < 16 && *p; guard++) {
@@ -306,21 +346,44 @@ int perm_command_variants(const char *cmd, char ***out, size_t *count)
         const char *name = slash ? slash + 1 : p;
         size_t nlen = slash ? (size_t)(p + len - name) : len;
         const char *next = NULL;
-        for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++)
-            if (word_is(name, nlen, wrappers[i].name))
-                next = skip_wrapper(&wrappers[i], next_word(p));
-        if (p != start && *p && push(&v, &n, &cap, strdup(p)) < 0)
+        const perm_wrapper *wr = perm_cmd_wrapper(name, nlen);
+        char *prev = own; /* p may point into it until this step ends */
+        own = NULL;
+        if (wr)
+            next = skip_wrapper(wr, next_word(p), &own);
+        const perm_global_opts *g = perm_cmd_global_opts(name, nlen);
+        if (g) {
+            char *s = drop_global_opts(g, name, nlen, next_word(p));
+            if (s && push(&v, &n, &cap, s) < 0) {
+                free(prev);
+                goto nomem;
+            }
+        }
+        int bad = p != start && *p && push(&v, &n, &cap, strdup(p)) < 0;
+        bad = bad || (next && push(&v, &n, &cap, strdup(next)) < 0);
+        /* su -c 'ls; rm x': each list member of the string as well */
+        for (const char *q = own; !bad && q && strpbrk(own, ";&|\n") && *q;) {
+            size_t k = strcspn(q, ";&|\n"), t = k;
+            while (t && q[t - 1] == ' ')
+                t--;
+            if (t)
+                bad = push(&v, &n, &cap, strndup(q, t)) < 0;
+            q += k;
+            q += strspn(q, ";&|\n ");
+        }
+        free(prev);
+        if (bad)
             goto nomem;
         if (!next)
             break;
-        if (push(&v, &n, &cap, strdup(next)) < 0)
-            goto nomem;
         p = next;
     }
+    free(own);
     *out = v;
     *count = n;
     return 0;
 nomem:
+    free(own);
     perm_strings_free(v, n);
     return VT_ERR_NOMEM;
 }

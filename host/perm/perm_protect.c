@@ -2,6 +2,7 @@
  * name a path only after expansion (opaque), and the known writers whose
  * file arguments would change a policy file. */
 #include "perm_protect.h"
+#include "perm_commands.h"
 #include "perm_match.h"
 
 #include <ctype.h>
@@ -218,19 +219,6 @@ int perm_shell_word(const char *raw, char **literal)
 
 /* ---- known writers ------------------------------------------------------- */
 
-/* W_TREE: like W_ALL, and a directory holding a policy file counts too
- * (removing, moving or re-moding it reaches the file). */
-enum { W_ALL = 1, W_LAST = 2, W_INPLACE = 3, W_DD = 4, W_MOVE = 5, W_TREE = 6 };
-
-static const struct { const char *name; int how; } writers[] = {
-    {"tee", W_ALL},      {"truncate", W_ALL}, {"touch", W_ALL},    {"rm", W_TREE},
-    {"rmdir", W_TREE},   {"unlink", W_TREE},  {"shred", W_TREE},   {"chmod", W_TREE},
-    {"chown", W_TREE},   {"chgrp", W_TREE},   {"mkdir", W_ALL},    {"mkfifo", W_ALL},
-    {"patch", W_ALL},    {"setfacl", W_TREE}, {"chattr", W_TREE},  {"cp", W_LAST},
-    {"install", W_LAST}, {"ln", W_LAST},      {"rsync", W_LAST},   {"scp", W_LAST},
-    {"mv", W_MOVE},      {"sed", W_INPLACE},  {"perl", W_INPLACE}, {"dd", W_DD},
-};
-
 typedef struct wargs {
     char **w;
     int *lit;
@@ -360,31 +348,21 @@ static void check_into_dir(wctx *c, const wargs *a, size_t first, size_t dest)
     }
 }
 
-static int inplace_flag(const char *w)
-{
-    if (strncmp(w, "--in-place", 10) == 0)
-        return 1;
-    return w[0] == '-' && w[1] != '-' && strchr(w + 1, 'i') != NULL;
-}
-
 static void check_writer(wctx *c, const wargs *a, size_t at)
 {
     const char *prog = strrchr(a->w[at], '/');
     prog = prog ? prog + 1 : a->w[at];
-    int how = 0;
-    for (size_t i = 0; i < sizeof writers / sizeof *writers; i++)
-        if (strcmp(prog, writers[i].name) == 0)
-            how = writers[i].how;
+    perm_write_mode how = perm_cmd_writer(prog);
     if (!how || !a->lit[at])
         return;
     size_t first = at + 1;
-    if (how == W_INPLACE) {
+    if (how == PERM_W_INPLACE) {
         int inplace = 0;
         for (size_t i = first; i < a->n; i++)
-            inplace |= inplace_flag(a->w[i]);
+            inplace |= perm_cmd_in_place(prog, a->w[i]);
         if (!inplace)
             return;
-        how = W_ALL;
+        how = PERM_W_ALL;
     }
     size_t last = 0;
     int have_last = 0, dashdash = 0;
@@ -406,20 +384,20 @@ static void check_writer(wctx *c, const wargs *a, size_t at)
             }
             continue;
         }
-        if (how == W_DD) {
+        if (how == PERM_W_DD) {
             if (strncmp(w, "of=", 3) == 0)
                 check_path(c, w + 3, a->lit[i]);
             continue;
         }
-        if (how == W_ALL || how == W_MOVE || how == W_TREE)
-            check_path_tree(c, w, a->lit[i], how == W_TREE);
+        if (how == PERM_W_ALL || how == PERM_W_MOVE || how == PERM_W_TREE)
+            check_path_tree(c, w, a->lit[i], how == PERM_W_TREE);
         /* mv's sources: moving a directory above a policy file moves it */
-        if (how == W_MOVE && have_last)
+        if (how == PERM_W_MOVE && have_last)
             check_path_tree(c, a->w[last], a->lit[last], 1);
         last = i;
         have_last = 1;
     }
-    if ((how == W_LAST || how == W_MOVE) && have_last) {
+    if ((how == PERM_W_LAST || how == PERM_W_MOVE) && have_last) {
         check_path(c, a->w[last], a->lit[last]);
         check_into_dir(c, a, first, last);
     }

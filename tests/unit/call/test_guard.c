@@ -98,6 +98,13 @@ static int setup(void **state)
     (void)state;
     strcpy(ws, "/tmp/vthost-guard-unit.XXXXXX");
     assert_non_null(mkdtemp(ws));
+    /* make verifies only where there is a build file to run */
+    char mk[256];
+    snprintf(mk, sizeof mk, "%s/Makefile", ws);
+    FILE *f = fopen(mk, "w");
+    assert_non_null(f);
+    fputs("all:\n\ttrue\n", f);
+    fclose(f);
     return 0;
 }
 
@@ -176,6 +183,21 @@ static void test_verification_rules(void **state)
         {"[[\"tsc\",\"--noEmit\"]]", 0, 1},
         {"[[\"ruff\",\"check\",\".\"]]", 0, 1},
         {"[[\"mypy\",\"src\"]]", 0, 1},
+        /* runs that verify nothing, however the rules read them */
+        {"[[\"make\",\"--eval=x: ; @echo blind > src.c\",\"x\"]]", 0, 0},
+        {"[[\"make\",\"--eval\",\"x: ;\",\"x\"]]", 0, 0},
+        {"[[\"make\",\"-E\",\"x: ;\",\"x\"]]", 0, 0},
+        {"[[\"make\",\"-f\",\"-\"]]", 0, 0},
+        {"[[\"make\",\"-f\",\"/dev/stdin\"]]", 0, 0},
+        {"[[\"make\",\"-f\",\"/dev/null\"]]", 0, 0},
+        {"[[\"make\",\"--file=/dev/null\"]]", 0, 0},
+        {"[[\"make\",\"-f\",\"no-such.mk\"]]", 0, 0},
+        {"[[\"make\",\"-C\",\"no-such-dir\"]]", 0, 0},
+        {"[[\"make\",\"-f\",\"Makefile\"]]", 0, 1},
+        {"[[\"ninja\",\"-t\",\"list\"]]", 0, 0},
+        {"[[\"ninja\"]]", 0, 0},                        /* no build.ninja */
+        {"[[\"su\",\"-c\",\"make\"]]", 0, 1},       /* a wrapper's string */
+        {"[[\"chrt\",\"1\",\"make\",\"-n\"]]", 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         reset_count();

@@ -98,6 +98,50 @@ static void test_wrappers(void **state)
     assert_true(has_variant("/bin/rm -rf /", "rm -rf /"));
     assert_true(has_variant("env timeout 5 nice rm -rf /", "rm -rf /"));
     assert_true(has_variant("A=1 env B=2 /usr/bin/git push", "git push"));
+    /* wrappers that run a command string or another program */
+    assert_true(has_variant("su -c 'rm -f victim'", "rm -f victim"));
+    assert_true(has_variant("su root -c 'rm -f victim'", "rm -f victim"));
+    assert_true(has_variant("su -c 'ls; rm -f victim'", "rm -f victim"));
+    assert_true(has_variant("runuser -u root -- rm victim", "rm victim"));
+    assert_true(has_variant("chroot / rm victim", "rm victim"));
+    assert_true(has_variant("sudo -u root rm victim", "rm victim"));
+    assert_true(has_variant("doas -u root rm victim", "rm victim"));
+    assert_true(has_variant("setpriv --reuid 0 --nnp rm victim", "rm victim"));
+    assert_true(has_variant("unshare -r -R / rm victim", "rm victim"));
+    assert_true(has_variant("nsenter -t 1 -m rm victim", "rm victim"));
+    assert_true(has_variant("flock /tmp/l rm victim", "rm victim"));
+    assert_true(has_variant("flock -w 3 /tmp/l -c 'rm victim'", "rm victim"));
+    assert_true(has_variant("chrt -f 1 rm victim", "rm victim"));
+    assert_true(has_variant("taskset 0x1 rm victim", "rm victim"));
+    assert_true(has_variant("ionice -c 3 rm victim", "rm victim"));
+    assert_true(has_variant("setsid -f rm victim", "rm victim"));
+    assert_true(has_variant("watch -n 1 rm victim", "rm victim"));
+    assert_true(has_variant("env -S 'rm victim'", "rm victim"));
+    /* global options before a subcommand */
+    assert_true(has_variant("git -C . push origin", "git push origin"));
+    assert_true(has_variant("git -c k=v --no-pager push", "git push"));
+    assert_true(has_variant("/usr/bin/git --git-dir=.git --work-tree . push", "git push"));
+    assert_true(has_variant("sudo git -C x push", "git push"));
+    assert_true(has_variant("cargo +nightly publish", "cargo publish"));
+    assert_true(has_variant("npm --prefix x publish", "npm publish"));
+    assert_true(has_variant("docker --context prod -H tcp://h rm c", "docker rm c"));
+    assert_true(has_variant("kubectl --context prod -n x delete pod", "kubectl delete pod"));
+}
+
+static void test_claude_prefix(void **state)
+{
+    (void)state;
+    pcre2_code *re;
+    char *key = NULL, *err = NULL;
+    assert_int_equal(perm_compile_command("rm:*", &re, &key, &err), 0);
+    assert_string_equal(key, "rm");
+    pcre2_match_data *md = rx_match_data_create(1);
+    assert_true(perm_regex_match(re, "rm -f x", md) > 0);
+    assert_true(perm_regex_match(re, "rm", md) > 0);
+    assert_false(perm_regex_match(re, "rmdir x", md) > 0);
+    rx_match_data_free(md);
+    rx_code_free(re);
+    free(key);
 }
 
 static int path(const char *spec, const char *abs_or_rel)
@@ -243,7 +287,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_command_patterns), cmocka_unit_test(test_command_keys),
-        cmocka_unit_test(test_wrappers),         cmocka_unit_test(test_path_patterns),
+        cmocka_unit_test(test_wrappers),
+        cmocka_unit_test(test_claude_prefix),         cmocka_unit_test(test_path_patterns),
         cmocka_unit_test(test_path_normalise),   cmocka_unit_test(test_domains),
         cmocka_unit_test(test_rule_grammar),
     };
