@@ -148,7 +148,9 @@ int main(int argc, char **argv)
             /* a policy or vtcode.toml mistake is the user's input: usage */
             rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
         } else {
-            if (!strcmp(cmd->name, "serve"))
+            /* said once, where a person or a client's log sees it */
+            if (!strcmp(cmd->name, "serve") || !strcmp(cmd->name, "explain") ||
+                !strcmp(cmd->name, "tools") || !strcmp(cmd->name, "mcp"))
                 host_warn_untrusted();
             co.host_error = rc != 0 ? err : NULL;
             rc = cmd->run ? cmd->run(argc - optind - 1, argv + optind + 1, &co)

@@ -134,6 +134,9 @@ static int cli_explain(int argc, char **argv, const cli_options *o)
     pipeline_explain(&req, &res);
     if (res.status != CALL_OK && res.message)
         fprintf(stderr, "vthost: %s\n", res.message);
+    const char *ignored = host_ignored_config();
+    if (ignored && cJSON_IsObject(res.response))
+        cJSON_AddStringToObject(res.response, "ignored_config", ignored);
     print_json(res.response);
     rc = exit_code(res.status);
     call_result_free(&res);

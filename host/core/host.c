@@ -23,6 +23,7 @@
 #include "registry_dynamic.h"
 #include "services.h"
 #include "toml_reader.h"
+#include "strbuf.h"
 #include "strutil.h"
 
 static struct {
@@ -43,6 +44,7 @@ static struct {
     int trusted;
     const char *trust_reason;
     int listing_open;   /* list_only: open for listing despite the profile */
+    char *ignored;      /* keys of an untrusted workspace left unread */
 } H;
 
 /* Set when host_open failed on the configuration (CLI exit 2). */
@@ -95,25 +97,128 @@ static cJSON *merge(cJSON *a, const cJSON *b)
     return a;
 }
 
-/* What an untrusted workspace's vtcode.toml may set outside the
- * permission tables: anything but sandbox widening (only mode =
- * "read-only" is kept) and the trust list. */
-static cJSON *untrusted_view(const cJSON *t)
+/* What an untrusted workspace's vtcode.toml may set: an allow-list of
+ * keys that can only tighten.  Anything else (providers, profiles, tool
+ * and guard settings, agents, approvals, plugin tables, and whatever key
+ * is added later) waits for trust.  The permission tables are the
+ * engine's, which reads every layer apart and keeps only deny and ask
+ * rules of an untrusted one. */
+enum keep_kind {
+    KEEP_STRING,         /* only this exact string */
+    KEEP_FALSE,          /* only false */
+    KEEP_TRUE,           /* only true */
+    KEEP_SMALLER,        /* a number below what is in force (0 is 0) */
+    KEEP_SMALLER_NONZERO /* a number below what is in force; 0 means none */
+};
+static const struct keep_rule {
+    const char *table, *key;
+    enum keep_kind kind;
+    const char *value; /* KEEP_STRING */
+    double dflt;       /* KEEP_SMALLER*: in force when no trusted layer set it */
+} untrusted_keep[] = {
+    {"sandbox", "mode", KEEP_STRING, "read-only", 0},
+    {"sandbox", "network_access", KEEP_FALSE, NULL, 0},
+    /* the defaults of the exec plugin (plugins/exec/sandbox.h) */
+    {"sandbox", "max_processes", KEEP_SMALLER, NULL, 1024},
+    {"sandbox", "cpu_time_seconds", KEEP_SMALLER_NONZERO, NULL, 3600},
+    {"sandbox", "max_memory_mb", KEEP_SMALLER_NONZERO, NULL, 8192},
+    {"sandbox", "max_file_size_mb", KEEP_SMALLER_NONZERO, NULL, 4096},
+    {"tools.anti_blind_editing", "enabled", KEEP_TRUE, NULL, 0},
+};
+
+/* The table at a dotted path ("tools.anti_blind_editing"), or NULL. */
+static const cJSON *table_at(const cJSON *root, const char *path)
 {
-    cJSON *c = cJSON_Duplicate(t, 1);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *t = root;
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && t; k = strtok_r(NULL, ".", &save))
+        t = cJSON_GetObjectItemCaseSensitive(t, k);
+    return cJSON_IsObject(t) ? t : NULL;
+}
+
+static cJSON *table_make(cJSON *root, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    cJSON *t = root;
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && t; k = strtok_r(NULL, ".", &save)) {
+        cJSON *n = cJSON_GetObjectItemCaseSensitive(t, k);
+        t = n ? n : cJSON_AddObjectToObject(t, k);
+    }
+    return t;
+}
+
+/* Whether `v` only tightens what `below` (the trusted layers merged so
+ * far) holds. */
+static int tightens(const struct keep_rule *r, const cJSON *v, const cJSON *below)
+{
+    switch (r->kind) {
+    case KEEP_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->value) == 0;
+    case KEEP_FALSE: return cJSON_IsFalse(v);
+    case KEEP_TRUE: return cJSON_IsTrue(v);
+    case KEEP_SMALLER:
+    case KEEP_SMALLER_NONZERO: {
+        if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+            return 0;
+        double now = cJSON_IsNumber(below) ? below->valuedouble : r->dflt;
+        int none = r->kind == KEEP_SMALLER_NONZERO;
+        if (none && v->valuedouble == 0)
+            return 0; /* "no limit" never tightens */
+        return (none && now == 0) || v->valuedouble < now;
+    }
+    }
+    return 0;
+}
+
+/* Every key of `t` (dotted, tables down to `depth` levels) that `kept`
+ * does not hold, appended to `out` ("mcp, tools.profile, ..."). */
+static void note_ignored(const cJSON *t, const cJSON *kept, const char *prefix, int depth,
+                         vt_strbuf *out)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, t)
+    {
+        if (!prefix && strcmp(it->string, "permissions") == 0)
+            continue; /* the engine's, reported by it */
+        const cJSON *k = kept ? cJSON_GetObjectItemCaseSensitive(kept, it->string) : NULL;
+        char *name = prefix ? str_printf("%s.%s", prefix, it->string) : strdup(it->string);
+        if (!name)
+            return;
+        if (k && cJSON_IsObject(it) && cJSON_IsObject(k) && depth > 1)
+            note_ignored(it, k, name, depth - 1, out);
+        else if (!k) {
+            if (out->len)
+                strbuf_append(out, ", ", 2);
+            strbuf_append(out, name, strlen(name));
+        }
+        free(name);
+    }
+}
+
+static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
+{
+    cJSON *c = cJSON_CreateObject();
     if (!c)
         return NULL;
-    cJSON_DeleteItemFromObjectCaseSensitive(c, "trust");
-    cJSON *sb = cJSON_GetObjectItemCaseSensitive(c, "sandbox");
-    if (sb) {
-        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
-        int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
-        cJSON_DeleteItemFromObjectCaseSensitive(c, "sandbox");
-        if (ro) {
-            cJSON *n = cJSON_AddObjectToObject(c, "sandbox");
-            cJSON_AddStringToObject(n, "mode", "read-only");
+    for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
+        const struct keep_rule *r = &untrusted_keep[i];
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(table_at(t, r->table), r->key);
+        if (!v ||
+            !tightens(r, v, cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key)))
+            continue;
+        cJSON *dst = table_make(c, r->table);
+        if (!dst || !cJSON_AddItemToObject(dst, r->key, cJSON_Duplicate(v, 1))) {
+            cJSON_Delete(c);
+            return NULL;
         }
     }
+    vt_strbuf sb = VT_STRBUF_INIT;
+    note_ignored(t, c, NULL, 2, &sb);
+    *ignored = sb.len ? strbuf_take(&sb) : NULL;
+    strbuf_reset(&sb);
     return c;
 }
 
@@ -147,6 +252,63 @@ static int apply_approval(char **err)
     cJSON_AddStringToObject(sb, "mode", ro || strcmp(preset, "read-only") == 0
                                             ? "read-only" : "workspace-write");
     return VT_OK;
+}
+
+/* [mcp.requirements] of the trusted layers, combined so that a later
+ * layer only tightens: enforce if any layer enforces, and an allow-list
+ * holds what every layer's list holds (a layer that enforces without a
+ * list allows nothing; one that neither enforces nor lists, everything). */
+static int combine_list(cJSON **acc, const cJSON *req, const char *key)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(req, key);
+    int enforce = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "enforce"));
+    if (!cJSON_IsArray(list) && !enforce)
+        return VT_OK;
+    if (!*acc) {
+        *acc = cJSON_IsArray(list) ? cJSON_Duplicate(list, 1) : cJSON_CreateArray();
+        return *acc ? VT_OK : VT_ERR_NOMEM;
+    }
+    for (int i = cJSON_GetArraySize(*acc) - 1; i >= 0; i--) {
+        const cJSON *have = cJSON_GetArrayItem(*acc, i), *it;
+        int found = 0;
+        cJSON_ArrayForEach(it, list) found |= cJSON_Compare(have, it, 1);
+        if (!found)
+            cJSON_DeleteItemFromArray(*acc, i);
+    }
+    return VT_OK;
+}
+
+static int merge_requirements(void)
+{
+    cJSON *lists[2] = {NULL, NULL};
+    static const char *const keys[2] = {"allowed_stdio_commands", "allowed_http_endpoints"};
+    int enforce = 0, any = 0, rc = VT_OK;
+    for (size_t i = 0; i < H.nlayers; i++) {
+        if (strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted)
+            continue;
+        const cJSON *req = table_at(H.layer_tree[i], "mcp.requirements");
+        if (!req)
+            continue;
+        any = 1;
+        enforce |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "enforce"));
+        for (int k = 0; k < 2 && rc == VT_OK; k++)
+            rc = combine_list(&lists[k], req, keys[k]);
+    }
+    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(H.config, "mcp");
+    if (rc == VT_OK && any && cJSON_IsObject(mcp)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(mcp, "requirements");
+        cJSON *r = cJSON_AddObjectToObject(mcp, "requirements");
+        if (!r || !cJSON_AddBoolToObject(r, "enforce", enforce))
+            rc = VT_ERR_NOMEM;
+        for (int k = 0; k < 2 && rc == VT_OK; k++)
+            if (lists[k]) {
+                cJSON_AddItemToObject(r, keys[k], lists[k]);
+                lists[k] = NULL;
+            }
+    }
+    cJSON_Delete(lists[0]);
+    cJSON_Delete(lists[1]);
+    return rc;
 }
 
 static int same_file(const char *a, const char *b)
@@ -219,7 +381,7 @@ static int load_config(const char *explicit_path, char **err)
         rc = VT_ERR_NOMEM;
     for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++) {
         int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
-        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i])
+        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i], H.config, &H.ignored)
                                 : cJSON_Duplicate(H.layer_tree[i], 1);
         if (!view) {
             rc = VT_ERR_NOMEM;
@@ -232,16 +394,18 @@ static int load_config(const char *explicit_path, char **err)
         free(H.config_path); /* messages name the strongest file */
         H.config_path = strdup(H.layer_path[i]);
     }
+    if (rc == VT_OK)
+        rc = merge_requirements();
     free(user);
     free(ws);
     return rc;
 }
 
-/* Keys the host itself reads; a wrong type is an error, never ignored. */
-static int check_host_keys(char **err)
+/* Keys the host itself reads; a wrong type is an error, never ignored,
+ * in every layer (an untrusted one's too, though it is not applied). */
+static int check_layer_keys(const cJSON *config, const char *file, char **err)
 {
-    const char *file = H.config_path ? H.config_path : "(config)";
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(H.config, "tools");
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
     if (tools && !cJSON_IsObject(tools)) {
         *err = str_printf("%s: key 'tools' must be a table", file);
         return VT_ERR_INVALID;
@@ -251,7 +415,14 @@ static int check_host_keys(char **err)
         *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")", file);
         return VT_ERR_INVALID;
     }
-    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(H.config, "agent");
+    if (cJSON_IsString(p) && (strchr(p->valuestring, '/') || strstr(p->valuestring, ".ini"))) {
+        *err = str_printf("%s: key 'tools.profile' names a file (\"%s\"): a configuration file "
+                          "names a profile of the profile directories (\"default\", "
+                          "\"advanced\"); a profile file is chosen with --profile FILE",
+                          file, p->valuestring);
+        return VT_ERR_INVALID;
+    }
+    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(config, "agent");
     if (agent && !cJSON_IsObject(agent)) {
         *err = str_printf("%s: key 'agent' must be a table", file);
         return VT_ERR_INVALID;
@@ -265,6 +436,14 @@ static int check_host_keys(char **err)
         return VT_ERR_INVALID;
     }
     return VT_OK;
+}
+
+static int check_host_keys(char **err)
+{
+    int rc = VT_OK;
+    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
+        rc = check_layer_keys(H.layer_tree[i], H.layer_path[i], err);
+    return rc;
 }
 
 static int add_dir(const char *d)
@@ -505,6 +684,7 @@ static void close_host(int at_exit)
     free(H.workspace);
     free(H.exe_dir);
     free(H.config_path);
+    free(H.ignored);
     free(H.default_agent);
     memset(&H, 0, sizeof H);
 }
@@ -523,10 +703,16 @@ void host_close_at_exit(void) { close_host(1); }
 size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
 const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
 
+const char *host_ignored_config(void) { return H.ignored; }
+
 void host_warn_untrusted(void)
 {
     char *note = permission_untrusted_note();
     if (note)
         host_log(VT_LOG_WARNING, "permissions", "%s", note);
     free(note);
+    if (H.ignored)
+        host_log(VT_LOG_WARNING, "config",
+                 "the workspace %s is not trusted: these keys of its vtcode.toml are ignored: "
+                 "%s. To trust it, run: vthost trust %s", H.workspace, H.ignored, H.workspace);
 }

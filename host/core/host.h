@@ -30,8 +30,12 @@ int host_open(const host_options *opts, char **err);
 /* 1 when the last host_open failed on the configuration (a policy or
  * vtcode.toml mistake): the CLI exits 2. */
 int host_config_failed(void);
-/* Logs one line when an untrusted workspace's grants are ignored. */
+/* Logs a line when an untrusted workspace's grants are ignored, and one
+ * naming the keys of its vtcode.toml left unread. */
 void host_warn_untrusted(void);
+/* Those keys ("mcp, tools.profile, ..."; borrowed until host_close), or
+ * NULL when nothing was ignored. */
+const char *host_ignored_config(void);
 /* After host_open failed with list_only: whether the modules and tools
  * found can still be listed (the error was the profile's). */
 int host_listing_open(void);

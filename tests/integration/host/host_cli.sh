@@ -151,9 +151,13 @@ check "multibyte head" '"output":"€€€\n[... 245 tokens omitted' "$out"
 check "multibyte tail" '...]\n€€€"' "$out"
 
 # ---- profiles ------------------------------------------------------------
+# a profile file comes from --profile; vtcode.toml names an installed one
 printf '[tools]\nprofile = "%s"\n' "$PROF" > "$WS/vtcode.toml"
 out=$("$V" --plugin-dir "$FIX" tools 2>&1)
-check "profile from vtcode.toml" "fx_echo" "$out"
+check "profile file from vtcode.toml refused" "a profile file is chosen with --profile FILE" "$out"
+rm -f "$WS/vtcode.toml"
+out=$("$V" --plugin-dir "$FIX" --profile "$PROF" tools 2>&1)
+check "profile file from --profile" "fx_echo" "$out"
 printf '[tools]\nprofile = 5\n' > "$WS/vtcode.toml"
 out=$("$V" --plugin-dir "$FIX" tools 2>&1); rc=$?
 check "config wrong type names key" "vtcode.toml: key 'tools.profile' must be a string" "$out"
