@@ -87,6 +87,12 @@ int main(int argc, char **argv)
         case CLI_OPT_FORMAT: co.format = optarg; break;
         case CLI_OPT_VERBOSE: ho.log_level = VT_LOG_DEBUG; break;
         case CLI_OPT_APPROVAL: ho.approval = optarg; break;
+        case CLI_OPT_CATALOG:
+            if (mcp_set_catalog_mode(optarg) != 0) {
+                free(dirs);
+                return usage_error("--catalog '%s' is not auto, full or deferred", optarg, NULL);
+            }
+            break;
         case CLI_OPT_TIMEOUT: {
             char *end = NULL;
             co.timeout = strtod(optarg, &end);

@@ -211,6 +211,10 @@ const cli_option cli_options_table[] = {
      "with no agent: ask (default), sandboxed or read-only", "ask sandboxed read-only"},
     {"timeout", 0, "SECONDS", CLI_OPT_TIMEOUT,
      "call: end the call (and its command) after SECONDS; exit code 124", NULL},
+    {"catalog", 0, "MODE", CLI_OPT_CATALOG,
+     "serve: list every tool up front (full), the profile's and what search_tools finds "
+     "(deferred), or by client (auto, the default)",
+     "auto full deferred"},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
@@ -221,8 +225,12 @@ const cli_command cli_commands[] = {
      "--workspace DIR; else the client's first file:// root (roots/list,\n"
      "when the client declares roots); else the current directory. /, the\n"
      "home directory and system directories are refused unless named with\n"
-     "--workspace. Permission prompts go to the client (elicitation).\n",
-     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, NULL},
+     "--workspace. Permission prompts go to the client (elicitation).\n"
+     "--catalog full lists every tool at once, for clients that never list\n"
+     "tools again (auto does so for Codex); deferred lists the profile's\n"
+     "tools and announces the ones search_tools finds.\n",
+     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG, NULL, CLI_HOST,
+     NULL},
     {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
      "Runs one tool call through the whole pipeline and prints the response.\n"
      "JSON is one object of arguments (default {}); - reads it from stdin.\n"

@@ -17,6 +17,7 @@ enum {
     CLI_OPT_VERBOSE = 1u << 7,
     CLI_OPT_APPROVAL = 1u << 8,
     CLI_OPT_TIMEOUT = 1u << 9,
+    CLI_OPT_CATALOG = 1u << 10,
 };
 /* What every command that opens the host accepts. */
 #define CLI_OPT_HOST (CLI_OPT_WORKSPACE | CLI_OPT_PROFILE | CLI_OPT_CONFIG | CLI_OPT_APPROVAL | \

@@ -106,10 +106,12 @@ static cJSON *api_catalog_list(void)
     if (!arr || registry_all(&v, &n) != VT_OK)
         return arr;
     for (size_t i = 0; i < n; i++) {
-        if (!registry_is_deferred(v[i]))
+        int listed = registry_is_listed(v[i]);
+        if (!listed && !registry_is_deferred(v[i]))
             continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", v[i]->t.name);
+        cJSON_AddBoolToObject(o, "listed", listed);
         cJSON_AddStringToObject(o, "description", v[i]->t.description ? v[i]->t.description : "");
         cJSON_AddItemToObject(
             o, "input_schema",

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "call_client.h"
 #include "host.h"
@@ -42,10 +43,91 @@ static void on_sigpipe(int sig)
     (void)sig;
 }
 
+/* How tools are listed ([mcp] catalog, --catalog): "deferred" lists the
+ * profile's tools and lets search_tools add more (announced with
+ * notifications/tools/list_changed); "full" lists every tool up front,
+ * for clients that never list again; "auto" picks full for the clients
+ * known to ignore list_changed and deferred for the others. */
+static const char *catalog_option;  /* --catalog, or NULL */
+
+/* clientInfo.name prefixes of clients that list tools once per session
+ * and ignore notifications/tools/list_changed (Codex CLI names itself
+ * "codex-mcp-client"). */
+static const char *const relist_never[] = {"codex", NULL};
+
+int mcp_set_catalog_mode(const char *mode)
+{
+    if (strcmp(mode, "auto") && strcmp(mode, "full") && strcmp(mode, "deferred"))
+        return -1;
+    catalog_option = mode;
+    return 0;
+}
+
+/* --catalog, else [mcp] catalog, else auto. */
+static const char *catalog_mode(void)
+{
+    if (catalog_option)
+        return catalog_option;
+    const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(host_config(), "mcp");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(mcp, "catalog");
+    if (!m)
+        return "auto";
+    if (cJSON_IsString(m) && (strcmp(m->valuestring, "auto") == 0 ||
+                              strcmp(m->valuestring, "full") == 0 ||
+                              strcmp(m->valuestring, "deferred") == 0))
+        return m->valuestring;
+    host_log(VT_LOG_WARNING, NULL,
+             "[mcp] catalog must be \"auto\", \"full\" or \"deferred\"; using auto");
+    return "auto";
+}
+
+static int never_relists(const char *name)
+{
+    for (size_t i = 0; name && relist_never[i]; i++)
+        if (strncasecmp(name, relist_never[i], strlen(relist_never[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* A client-chosen string for the log: printable ASCII, bounded. */
+static void printable(char *out, size_t size, const char *in)
+{
+    size_t n = 0;
+    for (; in && *in && n + 1 < size; in++)
+        out[n++] = (*in >= 0x20 && *in < 0x7f) ? *in : '?';
+    out[n] = '\0';
+}
+
+/* Settles the listing for this client before initialize is answered. */
+static void client_info(const char *name, const char *version)
+{
+    const char *mode = catalog_mode();
+    int full = strcmp(mode, "full") == 0;
+    if (strcmp(mode, "auto") == 0 && never_relists(name)) {
+        full = 1;
+        char who[65], ver[33];
+        printable(who, sizeof who, name);
+        printable(ver, sizeof ver, version);
+        /* stderr, the client's MCP log: before initialize is answered
+         * the client takes no notifications/message yet. */
+        fprintf(stderr,
+                "vthost: notice: client %s%s%s does not re-list tools after "
+                "notifications/tools/list_changed: listing the whole tool catalog up "
+                "front (--catalog full; pass --catalog deferred or set [mcp] catalog to "
+                "change it)\n",
+                who, ver[0] ? " " : "", ver);
+    }
+    registry_list_all(full);
+}
+
 static cJSON *list_tools(void)
 {
     const tool_entry **list = NULL;
     size_t n = 0;
+    /* Listing everything up front includes the providers' tools, so
+     * start them first (each within its startup timeout). */
+    if (registry_listing_all())
+        registry_dynamic_demand(NULL);
     cJSON *arr = cJSON_CreateArray();
     serve_workspace_read_lock();
     if (registry_listed(&list, &n) == 0) {
@@ -153,7 +235,8 @@ int mcp_serve(void)
         return 1;
     }
     mcp_ops ops = {.call = call_in_workspace, .list_tools = list_tools,
-                   .render = render_text, .instructions = instructions};
+                   .render = render_text, .instructions = instructions,
+                   .client_info = client_info};
     mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
     if (!s) {
         fprintf(stderr, "vthost serve: out of memory\n");

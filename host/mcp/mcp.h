@@ -6,4 +6,8 @@
  * already open (host_open).  Returns the process exit code. */
 int mcp_serve(void);
 
+/* --catalog MODE: auto, full or deferred (see docs/clients.md).  Returns
+ * 0, or -1 for another value.  The mode is kept by pointer. */
+int mcp_set_catalog_mode(const char *mode);
+
 #endif

@@ -232,9 +232,12 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     } else if (rc < 0 && !r.response && !r.message) {
         mcp_send_error(s, c->id, RPC_INTERNAL_ERROR, "Internal error running the tool");
     } else {
-        respond(s, c, &r);
+        /* Before the result: a client that re-lists when it reads the
+         * notification then has the found tools for the model's next
+         * turn, not one turn later. */
         if (r.list_changed)
             mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+        respond(s, c, &r);
     }
     unregister(s, c);
     /* call_result_free's contract, inlined so the engine needs nothing

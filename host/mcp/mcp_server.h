@@ -20,6 +20,9 @@ typedef struct mcp_ops {
     char *(*render)(const char *tool, const cJSON *response);
     /* The initialize result's instructions (malloc'd), or NULL. */
     char *(*instructions)(void);
+    /* Told the client's clientInfo name and version (either may be NULL)
+     * during initialize, before the answer and its instructions. */
+    void (*client_info)(const char *name, const char *version);
 } mcp_ops;
 
 typedef struct mcp_server mcp_server;

@@ -45,6 +45,12 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
     s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
     pthread_mutex_unlock(&s->lock);
     mcp_roots_initialize(caps);
+    if (s->ops.client_info) {
+        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
+        s->ops.client_info(
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name")),
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version")));
+    }
 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "protocolVersion", version);

@@ -370,8 +370,20 @@ static int gated_out(const tool_entry *e)
 
 /* Set by `vthost serve`: a model calls only what it was shown. */
 static atomic_int require_search;
+/* Set by `vthost serve --catalog full`: every tool is listed up front. */
+static atomic_int list_all;
 
 void registry_require_search(int on) { atomic_store(&require_search, on); }
+
+void registry_list_all(int on)
+{
+    pthread_rwlock_wrlock(&lock);
+    if (atomic_exchange(&list_all, on) != on)
+        epoch++;
+    pthread_rwlock_unlock(&lock);
+}
+
+int registry_listing_all(void) { return atomic_load(&list_all); }
 
 int registry_needs_search(const tool_entry *e)
 {
@@ -385,7 +397,19 @@ int registry_callable(const tool_entry *e)
 
 int registry_is_deferred(const tool_entry *e)
 {
-    return e && !e->is_public && !e->is_expanded && !gated_out(e);
+    return e && !e->is_public && !e->is_expanded && !gated_out(e) && !atomic_load(&list_all);
+}
+
+/* Listed after the profile's tools: expanded ones, or with list_all
+ * every tool the profile does not gate away. */
+static int listed_extra(const tool_entry *e)
+{
+    return !e->is_public && (e->is_expanded || (atomic_load(&list_all) && !gated_out(e)));
+}
+
+int registry_is_listed(const tool_entry *e)
+{
+    return e && (e->is_public || listed_extra(e));
 }
 
 static int by_name(const void *a, const void *b)
@@ -405,7 +429,7 @@ int registry_listed(const tool_entry ***out, size_t *count)
         n = npublic;
         size_t first_expanded = n;
         for (size_t i = 0; i < nentries; i++)
-            if (entries[i]->is_expanded && !entries[i]->is_public)
+            if (listed_extra(entries[i]))
                 v[n++] = entries[i];
         qsort(v + first_expanded, n - first_expanded, sizeof *v, by_name);
     }
@@ -487,7 +511,7 @@ const char *registry_suggest(const char *name)
     pthread_rwlock_rdlock(&lock);
     for (size_t i = 0; i < nentries; i++) {
         const tool_entry *e = entries[i];
-        if (!e->is_public && !e->is_expanded)
+        if (!e->is_public && !listed_extra(e))
             continue;
         size_t d = edit_distance(name, e->t.name, &costs);
         if (d < best_d) {

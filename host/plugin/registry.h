@@ -31,7 +31,8 @@ typedef struct tool_entry {
 
 /* Lookup by exact name; NULL when unknown.  Entries live until host_close. */
 const tool_entry *registry_find(const char *name);
-/* Listed now: profile tools in profile order, then expanded ones by name.
+/* Listed now: profile tools in profile order, then expanded ones (with
+ * registry_list_all, every other tool not gated out) by name.
  * *out is malloc'd (free it); the entries are borrowed. */
 int registry_listed(const tool_entry ***out, size_t *count);
 /* Every registered tool, sorted by name (same ownership as above). */
@@ -42,10 +43,17 @@ int registry_callable(const tool_entry *e);
 /* On: a deferred tool is callable only once a catalog search expanded it (the
  * MCP server; the CLI names its tools explicitly and leaves this off). */
 void registry_require_search(int on);
+/* On: list every tool that is not gated out up front (no deferral), for
+ * clients that never re-list after notifications/tools/list_changed.
+ * Bumps the epoch when it changes. */
+void registry_list_all(int on);
+int registry_listing_all(void);
 /* Deferred, and not callable until a catalog search finds it. */
 int registry_needs_search(const tool_entry *e);
 /* Deferred and discoverable (not listed, not gated). */
 int registry_is_deferred(const tool_entry *e);
+/* Listed now (what tools/list shows). */
+int registry_is_listed(const tool_entry *e);
 /* Mark deferred tools listed; returns the new epoch in *epoch. */
 int registry_expand(const char *const *names, size_t count, uint64_t *epoch);
 uint64_t registry_epoch(void);

@@ -161,3 +161,13 @@ void catalog_index_remove(catalog_index *ci, uint32_t doc)
 {
     bm25_remove(ci->bm, doc);
 }
+
+void catalog_index_mark_listed(catalog_index *ci, uint32_t doc)
+{
+    if (doc >= ci->n)
+        return;
+    /* The entries are the index's own copy of the catalog. */
+    cJSON *e = (cJSON *)ci->entries[doc];
+    cJSON_DeleteItemFromObjectCaseSensitive(e, "listed");
+    cJSON_AddBoolToObject(e, "listed", 1);
+}

@@ -1,5 +1,5 @@
 /* The deferred-tool catalog as a searchable index: the catalog array the
- * host hands out ([{"name","description","input_schema"}]) plus a BM25
+ * host hands out ([{"name","listed","description","input_schema"}]) plus a BM25
  * index over each entry's name, description, and parameter names and
  * descriptions. */
 #ifndef VT_SEARCH_CATALOG_H
@@ -31,7 +31,9 @@ int64_t catalog_index_find(const catalog_index *ci, const char *name);
 int catalog_index_search(const catalog_index *ci, const char *query,
                          size_t limit, bm25_hit *hits, size_t *n,
                          size_t *terms);
-/* Drop entry `doc` from the catalog (it got listed). */
+/* Drop entry `doc` from the catalog. */
 void catalog_index_remove(catalog_index *ci, uint32_t doc);
+/* Mark entry `doc` listed ("listed": true; it got expanded). */
+void catalog_index_mark_listed(catalog_index *ci, uint32_t doc);
 
 #endif

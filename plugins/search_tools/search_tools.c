@@ -1,10 +1,11 @@
-/* search_tools: ranks the host's deferred tool catalog against a query
- * and expands the matches so they are listed from the next request on.
+/* search_tools: ranks the host's tool catalog (deferred tools and those
+ * already listed) against a query and expands the strong deferred
+ * matches so they are listed from the next request on.
  *
  * The BM25 index is built once per catalog and cached: the catalog only
  * changes when the host's catalog epoch does.  Expansions this plugin
  * makes itself are applied to the cached index in place (the expanded
- * tools leave the catalog), so a run of searches does not rebuild it;
+ * tools are marked listed), so a run of searches does not rebuild it;
  * any other epoch change rebuilds it from api->catalog_list(). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,6 +19,10 @@
 #define LIMIT_MIN 1
 #define LIMIT_MAX 25
 #define LIMIT_DEFAULT 5
+/* Only matches scoring at least this fraction of the best match are
+ * expanded (listed); weaker ones are returned, marked not listed, so a
+ * broad query does not flood the tool list (docs/tools.md). */
+#define EXPAND_FRACTION 0.5
 
 enum detail { DETAIL_NAME, DETAIL_NAME_DESCRIPTION, DETAIL_FULL };
 
@@ -86,6 +91,14 @@ static int refresh_index(vt_call *call)
     if (!list)
         return g_api->call_error(call, VT_ERR_INTERNAL,
                                  "search_tools: the host returned no tool catalog");
+    /* The model is using this tool already: never a result. */
+    for (cJSON *e = list->child; e; e = e->next) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+        if (name && strcmp(name, "search_tools") == 0) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(list, e));
+            break;
+        }
+    }
     catalog_index *ci;
     int rc = catalog_index_build(list, &ci);
     if (rc != 0)
@@ -96,7 +109,13 @@ static int refresh_index(vt_call *call)
     return 0;
 }
 
-static cJSON *describe_hit(const bm25_hit *h, enum detail detail)
+static int hit_listed(const bm25_hit *h)
+{
+    return cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(catalog_index_entry(g_index, h->doc), "listed"));
+}
+
+static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed)
 {
     const cJSON *e = catalog_index_entry(g_index, h->doc);
     cJSON *o = cJSON_CreateObject();
@@ -104,6 +123,7 @@ static cJSON *describe_hit(const bm25_hit *h, enum detail detail)
         return NULL;
     cJSON_AddStringToObject(o, "name", catalog_index_name(g_index, h->doc));
     cJSON_AddNumberToObject(o, "score", h->score);
+    cJSON_AddBoolToObject(o, "listed", listed);
     if (detail != DETAIL_NAME) {
         const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "description"));
         cJSON_AddStringToObject(o, "description", d ? d : "");
@@ -137,31 +157,47 @@ static int search_locked(vt_call *call, const char *query, size_t limit,
     if (terms == 0)
         g_api->call_warn(call, "the query has no searchable words (words of "
                                "two or more letters or digits)");
+    /* Which deferred matches to expand: those close to the best. */
     const char *names[LIMIT_MAX];
+    uint32_t docs[LIMIT_MAX];
+    int expand[LIMIT_MAX];
+    size_t nexp = 0;
+    double best = n ? hits[0].score : 0;
     for (size_t i = 0; i < n; i++) {
-        names[i] = catalog_index_name(g_index, hits[i].doc);
-        cJSON *o = describe_hit(&hits[i], detail);
+        expand[i] = !hit_listed(&hits[i]) && hits[i].score >= EXPAND_FRACTION * best;
+        if (expand[i]) {
+            names[nexp] = catalog_index_name(g_index, hits[i].doc);
+            docs[nexp++] = hits[i].doc;
+        }
+    }
+    *next_epoch = g_epoch;
+    int expanded_ok = 0;
+    uint64_t epoch = 0;
+    if (nexp) {
+        rc = g_api->catalog_expand(names, nexp, &epoch);
+        if (rc != 0) {
+            g_api->call_warn(call, "the matches could not be expanded (status %d); "
+                                   "they are not listed", rc);
+        } else {
+            expanded_ok = 1;
+            for (size_t i = 0; i < nexp; i++)
+                cJSON_AddItemToArray(expanded, cJSON_CreateString(names[i]));
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int listed = hit_listed(&hits[i]) || (expand[i] && expanded_ok);
+        cJSON *o = describe_hit(&hits[i], detail, listed);
         if (!o || !cJSON_AddItemToArray(tools, o))
             return g_api->call_error(call, VT_ERR_NOMEM, "search_tools: out of memory");
     }
-    *next_epoch = g_epoch;
-    if (n == 0)
-        return 0;
-    uint64_t epoch = 0;
-    rc = g_api->catalog_expand(names, n, &epoch);
-    if (rc != 0) {
-        g_api->call_warn(call, "the matches could not be expanded (status %d); "
-                               "they are not listed", rc);
-        return 0;
+    if (expanded_ok) {
+        /* The expanded tools are listed now; the cached index follows
+         * without a rebuild. */
+        for (size_t i = 0; i < nexp; i++)
+            catalog_index_mark_listed(g_index, docs[i]);
+        g_epoch = epoch;
+        *next_epoch = epoch;
     }
-    for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(expanded, cJSON_CreateString(names[i]));
-    /* The expanded tools are listed now, so they leave the catalog; the
-     * cached index follows without a rebuild. */
-    for (size_t i = 0; i < n; i++)
-        catalog_index_remove(g_index, hits[i].doc);
-    g_epoch = epoch;
-    *next_epoch = epoch;
     return 0;
 }
 
@@ -232,7 +268,7 @@ static const char st_schema[] =
     "\"properties\":{"
     "\"query\":{\"type\":\"string\","
     "\"description\":\"Words to look for in the names, descriptions and "
-    "parameters of the deferred tools, e.g. \\\"GitHub pull request review\\\".\"},"
+    "parameters of the tools, e.g. \\\"GitHub pull request review\\\".\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":25,\"default\":5,"
     "\"description\":\"Most tools to return (1-25, default 5).\"},"
     "\"detail_level\":{\"type\":\"string\","
@@ -250,10 +286,12 @@ static const char st_output_schema[] =
     "\"tools\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
     "\"name\":{\"type\":\"string\"},"
     "\"score\":{\"type\":\"number\"},"
+    "\"listed\":{\"type\":\"boolean\",\"description\":\"callable directly from the next "
+    "request on (listed already, or expanded by this search)\"},"
     "\"description\":{\"type\":\"string\"},"
     "\"parameters\":{\"type\":\"object\",\"description\":\"the tool's input schema "
     "(detail_level full)\"}},"
-    "\"required\":[\"name\",\"score\"]}},"
+    "\"required\":[\"name\",\"score\",\"listed\"]}},"
     "\"expanded_for_next_segment\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
     "\"description\":\"tools listed from the next request on\"},"
     "\"next_catalog_epoch\":{\"type\":\"integer\",\"minimum\":0}"
@@ -270,10 +308,12 @@ static const vt_tool st_tools[] = {
     {
         .name = "search_tools",
         .description =
-            "Search the local catalog of deferred tools (tools that are "
-            "installed but not listed yet) by name, description and "
-            "parameters, ranked by BM25. The tools found are expanded: from "
-            "the next request on they are listed and can be called directly.",
+            "Search the local tool catalog (tools installed but not listed "
+            "yet, and those already listed) by name, description and "
+            "parameters, ranked by BM25. Unlisted tools scoring at least half "
+            "the best match are expanded: from the next request on they are "
+            "listed and can be called directly. Each result says whether it "
+            "is listed.",
         .input_schema = st_schema,
         .title = "Find more tools",
         .output_schema = st_output_schema,

@@ -442,9 +442,11 @@ struct vt_host_api {
                  long value);
 
     /* ---- deferred tool catalog (used by search_tools) ---- */
-    /* A new JSON array of the deferred tools the model may discover:
-     * [{"name","description","input_schema":{...}}], sorted by name.
-     * The caller frees it with cJSON_Delete(). */
+    /* A new JSON array of the tools the model may discover or already
+     * sees: [{"name","listed","description","input_schema":{...}}],
+     * sorted by name; "listed" is true for tools listed already (the
+     * profile's, found ones, or all with `serve --catalog full`) and
+     * false for deferred ones.  The caller frees it with cJSON_Delete(). */
     cJSON *(*catalog_list)(void);
     /* Make the named deferred tools listed from the next request on.
      * Unknown names are skipped.  *epoch receives the catalog epoch

@@ -49,8 +49,31 @@ test('GitHub pull request review finds the pull-request tools first', () => {
   for (const n of names.slice(0, 4)) assert.match(n, /_pull_request/);
   for (let i = 1; i < j.tools.length; i++)
     assert.ok(j.tools[i - 1].score >= j.tools[i].score, 'scores descend');
-  assert.deepEqual(j.expanded_for_next_segment, names);
+  // only matches within half the best score are expanded (listed)
+  const strong = j.tools.filter((t) => t.score >= 0.5 * j.tools[0].score).map((t) => t.name);
+  assert.ok(strong.length >= 1 && strong.length <= names.length);
+  assert.deepEqual(j.expanded_for_next_segment, strong);
+  for (const t of j.tools) assert.equal(t.listed, strong.includes(t.name), t.name);
   assert.equal(typeof j.next_catalog_epoch, 'number');
+});
+
+test('weak matches are returned but not expanded', () => {
+  const r = search({ query: 'list get create', limit: 25 });
+  assert.equal(r.status, 0, r.stderr);
+  const best = r.json.tools[0].score;
+  const weak = r.json.tools.filter((t) => t.score < 0.5 * best);
+  // weak fixture tools (the profile's own tools are listed anyway)
+  assert.ok(weak.filter((t) => !t.listed).length > 0, 'the query has weak unlisted matches');
+  for (const t of weak) assert.ok(!r.json.expanded_for_next_segment.includes(t.name), t.name);
+});
+
+test('tools already listed are found and marked listed', () => {
+  const r = search({ query: 'run a shell command in a terminal', limit: 5 });
+  assert.equal(r.status, 0, r.stderr);
+  const exec = r.json.tools.find((t) => t.name === 'exec_command');
+  assert.ok(exec, JSON.stringify(r.json.tools));
+  assert.equal(exec.listed, true);
+  assert.ok(!r.json.expanded_for_next_segment.includes('exec_command'));
 });
 
 test('other queries rank the obvious tool first', () => {
@@ -74,10 +97,10 @@ test('detail levels shape each entry', () => {
     assert.equal(r.json.count, 2);
     return r.json.tools;
   };
-  for (const t of keys('name')) assert.deepEqual(Object.keys(t).sort(), ['name', 'score']);
+  for (const t of keys('name')) assert.deepEqual(Object.keys(t).sort(), ['listed', 'name', 'score']);
   const nd = keys('name_description');
   for (const t of nd) {
-    assert.deepEqual(Object.keys(t).sort(), ['description', 'name', 'score']);
+    assert.deepEqual(Object.keys(t).sort(), ['description', 'listed', 'name', 'score']);
     assert.ok(t.description.length > 10);
   }
   // The default is name_description.
@@ -85,7 +108,7 @@ test('detail levels shape each entry', () => {
   assert.deepEqual(def, nd);
   const full = keys('full');
   for (const t of full) {
-    assert.deepEqual(Object.keys(t).sort(), ['description', 'name', 'parameters', 'score']);
+    assert.deepEqual(Object.keys(t).sort(), ['description', 'listed', 'name', 'parameters', 'score']);
     assert.equal(t.parameters.type, 'object');
     assert.ok(Object.keys(t.parameters.properties).length >= 1);
   }

@@ -66,6 +66,7 @@ static int listed_has(const char *name, size_t *pos)
     return found;
 }
 
+/* In the catalog, and deferred (not marked listed). */
 static int catalog_has(const char *name)
 {
     cJSON *cat = host_api()->catalog_list();
@@ -74,7 +75,21 @@ static int catalog_has(const char *name)
     const cJSON *e;
     cJSON_ArrayForEach(e, cat)
         if (strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0)
-            found = 1;
+            found = !cJSON_IsTrue(cJSON_GetObjectItem(e, "listed"));
+    cJSON_Delete(cat);
+    return found;
+}
+
+/* In the catalog, marked listed. */
+static int catalog_has_listed(const char *name)
+{
+    cJSON *cat = host_api()->catalog_list();
+    assert_non_null(cat);
+    int found = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cat)
+        if (strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0)
+            found = cJSON_IsTrue(cJSON_GetObjectItem(e, "listed"));
     cJSON_Delete(cat);
     return found;
 }
@@ -91,6 +106,7 @@ static void expansion_lists_found_tools_from_the_next_request(void **state)
                       CALL_OK, &changed);
     assert_true(changed);
     const cJSON *exp = cJSON_GetObjectItem(r, "expanded_for_next_segment");
+    /* the three pull-request tools all score close to the best */
     assert_int_equal(cJSON_GetArraySize(exp), 3);
     assert_string_equal(cJSON_GetArrayItem(exp, 0)->valuestring, "github_review_pull_request");
     uint64_t epoch = (uint64_t)cJSON_GetObjectItem(r, "next_catalog_epoch")->valuedouble;
@@ -118,18 +134,23 @@ static void expansion_lists_found_tools_from_the_next_request(void **state)
         const char *nm = cJSON_GetArrayItem(exp, i)->valuestring;
         assert_true(listed_has(nm, NULL));
         assert_false(catalog_has(nm));
+        assert_true(catalog_has_listed(nm));
         snprintf(first[i], sizeof first[i], "%s", nm);
     }
     cJSON_Delete(r);
 
-    /* Listed tools left the catalog: the same query now finds others. */
+    /* Listed tools are still found, marked listed, and not expanded again
+     * (the listed set does not change). */
     r = search("{\"query\":\"GitHub pull request review\",\"limit\":3}", CALL_OK, &changed);
-    assert_true(changed);
+    assert_false(changed);
     assert_int_equal(cJSON_GetObjectItem(r, "count")->valueint, 3);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "expanded_for_next_segment")), 0);
+    int i = 0;
     const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools"))
-        for (int i = 0; i < 3; i++)
-            assert_string_not_equal(cJSON_GetObjectItem(t, "name")->valuestring, first[i]);
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools")) {
+        assert_string_equal(cJSON_GetObjectItem(t, "name")->valuestring, first[i++]);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(t, "listed")));
+    }
     cJSON_Delete(r);
 }
 
@@ -210,13 +231,14 @@ static void concurrent_searches_are_consistent(void **state)
         pthread_join(th[i], &ret);
         assert_null(ret);
     }
-    /* No tool is both listed and still in the catalog. */
+    /* The catalog's marks agree with the listed set. */
     cJSON *cat = host_api()->catalog_list();
     const cJSON *e;
     cJSON_ArrayForEach(e, cat)
-        assert_false(listed_has(cJSON_GetObjectItem(e, "name")->valuestring, NULL));
+        assert_int_equal(listed_has(cJSON_GetObjectItem(e, "name")->valuestring, NULL),
+                         cJSON_IsTrue(cJSON_GetObjectItem(e, "listed")));
     cJSON_Delete(cat);
-    assert_true(listed_has("postgres_query", NULL));
+    assert_true(listed_has("mysql_describe_table", NULL));
     assert_true(listed_has("browser_navigate", NULL) || listed_has("browser_screenshot", NULL));
 }
 

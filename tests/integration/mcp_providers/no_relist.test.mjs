@@ -1,0 +1,132 @@
+// Found tools are callable in clients that list tools once per session
+// and ignore notifications/tools/list_changed (Codex CLI), and arrive in
+// time for clients that re-list on the notification.  The client here is
+// the official SDK client scripted like Codex: it calls only tools its
+// first tools/list named, and says "unsupported call" for anything else.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { writeFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
+
+requireClients();
+const bin = vthostBin();
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(join(here, "../mcp/package.json"));
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { ToolListChangedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
+
+const node = process.execPath;
+const workspaces = [];
+const clients = [];
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  for (const w of workspaces) removeWorkspace(w);
+  for (const c of clients) assert.doesNotMatch(c.stderrText(), /Sanitizer|runtime error:/, c.stderrText());
+});
+const text = (r) => r.content?.map((c) => c.text ?? "").join("") ?? "";
+
+function workspace(mcp = "") {
+  const w = makeWorkspace("x");
+  workspaces.push(w);
+  writeFileSync(
+    join(w, "vtcode.toml"),
+    `[permissions]
+allow = ["search_tools", "mcp__test"]
+
+[mcp]
+startup_timeout_seconds = 8
+${mcp}
+
+[[mcp.providers]]
+name = "test"
+command = "${node}"
+args = ["${join(here, "sdk_provider.mjs")}"]
+env = { PROVIDER_LOG = "${join(w, "test.log")}" }
+`,
+  );
+  return w;
+}
+
+// A client that lists once, right after initialize, like Codex.
+// extraArgs go before the "serve" command.
+async function connect(ws, { name, extraArgs = [] }) {
+  const args = serverArgs(ws);
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: [...args.slice(0, -1), ...extraArgs, args[args.length - 1]],
+    env: serverEnv(),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const client = new Client({ name, version: "0.171.0" }, { capabilities: {} });
+  client.events = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => client.events.push("list_changed"));
+  await client.connect(transport);
+  clients.push(client);
+  client.stderrText = () => stderr;
+  client.known = new Set((await client.listTools()).tools.map((t) => t.name));
+  client.call = async (tool, args) => {
+    if (!client.known.has(tool)) return { isError: true, content: [{ type: "text", text: `unsupported call: ${tool}` }] };
+    return client.callTool({ name: tool, arguments: args });
+  };
+  return client;
+}
+
+async function find(c, query) {
+  const r = await c.call("search_tools", { query, limit: 5 });
+  assert.ok(!r.isError, text(r));
+  c.events.push("result");
+  return r.structuredContent.tools;
+}
+
+test("Codex (by clientInfo) gets the whole catalog: a found provider tool is callable", async () => {
+  const c = await connect(workspace(), { name: "codex-mcp-client" });
+  assert.ok(c.known.has("mcp__test__echo"), [...c.known].join(" "));
+  assert.match(c.stderrText(), /codex-mcp-client 0\.171\.0 does not re-list tools.*--catalog full/);
+  const found = await find(c, "echo a text back unchanged");
+  const echo = found.find((t) => t.name === "mcp__test__echo");
+  assert.ok(echo, JSON.stringify(found));
+  assert.equal(echo.listed, true);
+  const r = await c.call("mcp__test__echo", { text: "hi" });
+  assert.ok(!r.isError, text(r));
+  assert.match(text(r), /echo: hi/);
+});
+
+test("--catalog full does the same for any client; [mcp] catalog too", async () => {
+  for (const [ws, extraArgs] of [
+    [workspace(), ["--catalog", "full"]],
+    [workspace(`catalog = "full"`), []],
+  ]) {
+    const c = await connect(ws, { name: "some-client", extraArgs });
+    assert.ok(c.known.has("mcp__test__echo"), [...c.known].join(" "));
+    const r = await c.call("mcp__test__echo", { text: "full" });
+    assert.ok(!r.isError, text(r));
+    assert.doesNotMatch(c.stderrText(), /does not re-list/);
+  }
+});
+
+test("--catalog deferred overrides the choice for Codex: found tools are then out of its reach", async () => {
+  const c = await connect(workspace(), { name: "codex-mcp-client", extraArgs: ["--catalog", "deferred"] });
+  assert.ok(!c.known.has("mcp__test__echo"), [...c.known].join(" "));
+  assert.doesNotMatch(c.stderrText(), /does not re-list/);
+  await find(c, "echo a text back unchanged");
+  const r = await c.call("mcp__test__echo", { text: "x" });
+  assert.match(text(r), /unsupported call/);
+});
+
+test("a client that re-lists gets list_changed before the search result", async () => {
+  const c = await connect(workspace(), { name: "claude-code" });
+  assert.ok(!c.known.has("mcp__test__echo"), "deferred for a client that re-lists");
+  const found = await find(c, "echo a text back unchanged");
+  assert.ok(found.some((t) => t.name === "mcp__test__echo" && t.listed), JSON.stringify(found));
+  assert.deepEqual(c.events, ["list_changed", "result"]);
+  const names = (await c.listTools()).tools.map((t) => t.name);
+  assert.ok(names.includes("mcp__test__echo"));
+  const r = await c.callTool({ name: "mcp__test__echo", arguments: { text: "late" } });
+  assert.ok(!r.isError, text(r));
+});
