@@ -223,9 +223,10 @@ const cli_command cli_commands[] = {
     {"serve", "", "MCP server on stdin/stdout (the main job)",
      "Serves the Model Context Protocol on stdin/stdout. The workspace is\n"
      "--workspace DIR; else the client's first file:// root (roots/list,\n"
-     "when the client declares roots); else the current directory. /, the\n"
-     "home directory and system directories are refused unless named with\n"
-     "--workspace. Permission prompts go to the client (elicitation).\n"
+     "when the client declares roots); else the current directory. /, system\n"
+     "trees (/usr, /etc, /var, /lib*, ...), the home directory, what is above\n"
+     "it and its dot-directories are refused unless named with --workspace.\n"
+     "Permission prompts go to the client (elicitation).\n"
      "--catalog full lists every tool at once, for clients that never list\n"
      "tools again (auto does so for Codex); deferred lists the profile's\n"
      "tools and announces the ones search_tools finds.\n",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "file_uri.h"
 #include "mcp_roots.h"
+#include "paths.h"
 #include "serve_workspace.h"
 #include "strutil.h"
 
@@ -24,30 +25,27 @@ static char *refusal;
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t host_lock = PTHREAD_RWLOCK_INITIALIZER;
 
-int serve_workspace_refused(const char *dir)
+static const char *why_refused(const char *dir)
 {
-    static const char *const system_dirs[] = {"/", "/usr", "/etc", "/var", "/proc",
-                                              "/sys", "/dev", "/boot"};
-    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
-        if (strcmp(dir, system_dirs[i]) == 0)
-            return 1;
     const char *home = getenv("HOME");
     char *h = home && *home ? realpath(home, NULL) : NULL;
-    int is_home = h && strcmp(h, dir) == 0;
+    const char *why = paths_unsafe_workspace(dir, h);
     free(h);
-    return is_home;
+    return why;
 }
+
+int serve_workspace_refused(const char *dir) { return why_refused(dir) != NULL; }
 
 static void refuse(const char *dir, const char *what)
 {
+    const char *why = why_refused(dir);
     free(refusal);
     refusal = str_printf(
-        "vthost will not use %s (%s) as the workspace: it is /, the home directory or a "
-        "system directory. Name the project directory with --workspace DIR in the client's "
-        "server configuration (e.g. \"args\": [\"serve\", \"--workspace\", \"/path/to/project\"]), "
-        "start vthost from the project directory, or use a client that sends its roots; "
-        "--workspace %s allows this directory explicitly.",
-        dir, what, dir);
+        "vthost will not use %s (%s) as the workspace: it is %s. Name the project directory "
+        "with --workspace DIR in the client's server configuration (e.g. \"args\": [\"serve\", "
+        "\"--workspace\", \"/path/to/project\"]), start vthost from the project directory, or "
+        "use a client that sends its roots; --workspace %s allows this directory explicitly.",
+        dir, what, why ? why : "refused", dir);
 }
 
 void serve_workspace_prepare(const host_options *o)

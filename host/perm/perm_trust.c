@@ -1,5 +1,6 @@
 /* Workspace trust: reading [trust] and adding to it in place. */
 #include "perm_trust.h"
+#include "paths.h"
 #include "perm_strict.h"
 #include "strutil.h"
 #include "toml_reader.h"
@@ -282,6 +283,16 @@ int perm_trust_add(const char *dir, char **msg)
     struct stat sb;
     if (!real || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         *msg = str_printf("cannot trust '%s': not a directory", dir);
+        free(real);
+        return VT_ERR_INVALID;
+    }
+    const char *home = getenv("HOME");
+    char *h = home && *home ? realpath(home, NULL) : NULL;
+    const char *why = paths_unsafe_workspace(real, h);
+    free(h);
+    if (why) { /* trust there would cover system or personal files */
+        *msg = str_printf("will not trust %s: it is %s. Trust a project directory instead "
+                          "(vthost trust /path/to/project)", real, why);
         free(real);
         return VT_ERR_INVALID;
     }

@@ -182,3 +182,36 @@ int paths_mkdirs(const char *abs_dir, int mode)
         return VT_ERR_IO;
     return VT_OK;
 }
+
+/* Trees a project never lives in: with one as the workspace the sandbox
+ * would let commands write system files, and trust would cover them. */
+static const char *const system_trees[] = {"/usr", "/etc", "/var",  "/boot", "/bin", "/sbin",
+                                           "/opt", "/run", "/proc", "/sys",  "/dev", "/snap"};
+
+static int under(const char *dir, const char *top)
+{
+    size_t n = strlen(top);
+    return strncmp(dir, top, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+const char *paths_unsafe_workspace(const char *dir, const char *home)
+{
+    if (!dir || dir[0] != '/')
+        return "not an absolute path";
+    if (strcmp(dir, "/") == 0)
+        return "the root directory";
+    for (size_t i = 0; i < sizeof system_trees / sizeof *system_trees; i++)
+        if (under(dir, system_trees[i]))
+            return "inside a system directory";
+    /* /lib, /lib32, /lib64, /libx32 and the like */
+    if (strncmp(dir, "/lib", 4) == 0)
+        return "inside a system directory";
+    if (home && home[0] == '/' && strcmp(home, "/") != 0) {
+        if (under(home, dir))
+            return strcmp(home, dir) == 0 ? "the home directory" : "above the home directory";
+        size_t n = strlen(home);
+        if (under(dir, home) && dir[n] == '/' && dir[n + 1] == '.')
+            return "inside a hidden directory of the home directory";
+    }
+    return NULL;
+}

@@ -15,4 +15,13 @@ char *paths_join(const char *a, const char *b);
 /* mkdir -p relative to an absolute path; 0 or VT_ERR_IO. */
 int paths_mkdirs(const char *abs_dir, int mode);
 
+/* Why the canonical directory `dir` must not be a workspace chosen for
+ * the user (a client's root, the working directory of `serve`) nor
+ * trusted: "/" and everything inside the system trees (/usr, /etc, /var,
+ * /boot, /lib*, /bin, /sbin, /opt, /run, /proc, /sys, /dev, /snap), the
+ * canonical `home` (may be NULL) and every directory above it, and every
+ * hidden directory of `home` and what is inside one.  A static string,
+ * or NULL when it may be. */
+const char *paths_unsafe_workspace(const char *dir, const char *home);
+
 #endif

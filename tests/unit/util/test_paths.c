@@ -113,6 +113,27 @@ static void test_within(void **st)
     assert_true(paths_is_within("/", "/x"));
 }
 
+static void test_unsafe_workspace(void **st)
+{
+    (void)st;
+    const char *home = "/home/me";
+    const char *const refused[] = {"/", "/usr", "/usr/lib", "/etc/cron.d", "/var/lib/x", "/boot",
+                                   "/lib", "/lib64/x", "/libx32", "/bin", "/sbin/a", "/opt/p",
+                                   "/run/user/1", "/proc/1", "/sys/fs", "/dev/shm", "/snap/x",
+                                   "/home", "/home/me", "/home/me/.config",
+                                   "/home/me/.config/vtcode", "/home/me/.ssh"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (!paths_unsafe_workspace(refused[i], home))
+            fail_msg("%s should be refused", refused[i]);
+    const char *const fine[] = {"/home/me/src/p", "/home/me/p.git", "/tmp/x", "/srv/project",
+                                "/home/other", "/home/me/a/.hidden", "/usrx", "/variant"};
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++)
+        if (paths_unsafe_workspace(fine[i], home))
+            fail_msg("%s should be accepted: %s", fine[i], paths_unsafe_workspace(fine[i], home));
+    assert_non_null(paths_unsafe_workspace("/home/other", "/home/other"));
+    assert_null(paths_unsafe_workspace("/srv/p", NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +142,7 @@ int main(void)
         cmocka_unit_test(test_absolute_inside),
         cmocka_unit_test(test_symlinks),
         cmocka_unit_test(test_within),
+        cmocka_unit_test(test_unsafe_workspace),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Workspaces chosen for the user are never system trees or the home's.
+
+`vthost serve` without --workspace refuses a client's root or a working
+directory inside /usr, /etc, /var, /lib*, ..., above $HOME, $HOME itself
+and its dot-directories (the refusal reaches the client and no command
+runs there); `vthost trust` refuses the same directories and leaves the
+user's config as it was.
+
+Usage: workspace_roots.py VTHOST
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+VTHOST = sys.argv[1]
+root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-roots-"))
+home = os.path.join(root, "home")
+proj = os.path.join(home, "src", "proj")
+for d in (proj, os.path.join(home, ".config"), os.path.join(home, ".ssh")):
+    os.makedirs(d)
+ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+ENV["HOME"] = home
+user_cfg = os.path.join(home, ".config", "vtcode", "vtcode.toml")
+failures = 0
+count = 0
+
+
+def check(name, ok, detail=""):
+    global failures, count
+    count += 1
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
+    failures += 0 if ok else 1
+
+
+# ---- vthost trust ---------------------------------------------------------
+for d in ["/", "/usr/lib", "/etc", "/var/tmp", "/opt", os.path.dirname(home), home,
+          os.path.join(home, ".config"), os.path.join(home, ".ssh")]:
+    if not os.path.isdir(d):
+        continue
+    r = subprocess.run([VTHOST, "trust", d], capture_output=True, text=True, env=ENV)
+    check(f"trust {d}: refused", r.returncode != 0 and "will not trust" in r.stderr,
+          r.stdout + r.stderr)
+    check(f"trust {d}: the user's config is not written", not os.path.exists(user_cfg))
+r = subprocess.run([VTHOST, "trust", proj], capture_output=True, text=True, env=ENV)
+check("trust a project directory: accepted", r.returncode == 0, r.stdout + r.stderr)
+check("trust a project directory: listed", os.path.exists(user_cfg) and proj in open(user_cfg).read())
+
+
+# ---- vthost serve: the working directory and the client's roots -----------
+def serve(cwd, roots=None, args=()):
+    """initialize (declaring roots when given), then exec_command: the text of
+    its answer and the server's stderr."""
+    caps = {"roots": {}} if roots is not None else {}
+    p = subprocess.Popen([VTHOST, *args, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=ENV, cwd=cwd)
+    ids = [0]
+
+    def send(m):
+        p.stdin.write(json.dumps(m) + "\n")
+        p.stdin.flush()
+
+    def request(method, params):
+        ids[0] += 1
+        send({"jsonrpc": "2.0", "id": ids[0], "method": method, "params": params})
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if not select.select([p.stdout], [], [], 1)[0]:
+                continue
+            line = p.stdout.readline()
+            if not line:
+                return {}
+            m = json.loads(line)
+            if m.get("method") == "roots/list":
+                send({"jsonrpc": "2.0", "id": m["id"],
+                      "result": {"roots": [{"uri": "file://" + r} for r in roots or []]}})
+            elif m.get("method") and "id" in m:
+                send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}})
+            elif m.get("id") == ids[0]:
+                return m
+        return {}
+
+    request("initialize", {"protocolVersion": "2025-06-18", "capabilities": caps,
+                           "clientInfo": {"name": "roots-test", "version": "1"}})
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    marker = os.path.join(root, "ran")
+    r = request("tools/call", {"name": "exec_command", "arguments": {"cmd": f"touch {marker}"}})
+    p.stdin.close()
+    err = p.stderr.read()
+    p.wait(timeout=30)
+    ran = os.path.exists(marker)
+    if ran:
+        os.unlink(marker)
+    return json.dumps(r), err, ran
+
+
+for cwd, why in [("/usr/lib", "inside a system directory"), ("/etc", "inside a system directory"),
+                 (home, "the home directory"), (os.path.dirname(home), "above the home directory"),
+                 (os.path.join(home, ".config"), "inside a hidden directory")]:
+    out, err, ran = serve(cwd)
+    check(f"serve in {cwd}: refused ({why})", f"will not use {cwd} (the working directory)" in out
+          and why in out, out)
+    check(f"serve in {cwd}: nothing ran", not ran)
+for r in ["/etc", "/usr/lib", "/var/tmp", os.path.dirname(home), os.path.join(home, ".ssh")]:
+    out, err, ran = serve(proj, roots=[r])
+    check(f"serve, root {r}: refused", f"will not use {r} (the client's root)" in out, out + err)
+    check(f"serve, root {r}: nothing ran", not ran)
+out, err, ran = serve(proj, roots=[proj])
+check("serve, a project root: used", "will not use" not in out, out + err)
+out, err, ran = serve("/", args=["--workspace", proj])
+check("serve --workspace: the working directory does not matter", "will not use" not in out, out)
+
+print(f"{count - failures}/{count} workspace checks passed")
+shutil.rmtree(root, ignore_errors=True)
+sys.exit(1 if failures else 0)
