@@ -489,6 +489,20 @@ static void report_plan_warning(vt_call *call, const char *w)
     pthread_mutex_unlock(&mu);
 }
 
+/* What the checks after commands did (sandbox_aftermath.c): in the
+ * call's warnings and in the log. */
+static void report_aftermath(vt_call *call, void (*step)(const sandbox *, char **),
+                             const sandbox *sb)
+{
+    char *w = NULL;
+    step(sb, &w);
+    if (w) {
+        api->call_warn(call, "%s", w);
+        api->log(VT_LOG_WARNING, "exec", "%s", w);
+    }
+    free(w);
+}
+
 static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const char *cmd = str_arg(args, "cmd");
@@ -545,6 +559,9 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         req.sandbox = escalated ? NULL : sandbox_state;
         if (!escalated && sandbox_warning)
             api->call_warn(call, "%s", sandbox_warning);
+        /* What earlier sessions left (and the baseline for this one),
+         * before this call's plan protects what exists. */
+        report_aftermath(call, sandbox_aftermath_call_start, sandbox_state);
         execwatch *w = NULL;
         if (enforce)
             rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock);
@@ -557,12 +574,11 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         }
         report_plan_warning(call, plan_warning);
         free(plan_warning);
-        char *policy = NULL;
-        if (sandbox_policy_check(sandbox_state, &policy) == VT_OK && policy) {
-            api->call_warn(call, "%s", policy);
-            api->log(VT_LOG_WARNING, "exec", "%s", policy);
-        }
-        free(policy);
+        /* A session that ended was checked as it ended; one that runs on
+         * is checked now and again when it ends. */
+        if (!(rc == VT_OK && *result &&
+              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"))))
+            report_aftermath(call, sandbox_aftermath_check, sandbox_state);
         if (req.watch_sock > 2)
             close(req.watch_sock);
         if (rc == VT_OK && *result &&
@@ -710,7 +726,8 @@ static void exec_fini(void)
     if (!sandbox_ready && toml_absent_at_start && !sandbox_toml_absent(api->workspace_root()))
         sandbox_ensure();
     char *policy = NULL;
-    if (sandbox_policy_check(sandbox_state, &policy) == VT_OK && policy)
+    sandbox_aftermath_check(sandbox_state, &policy);
+    if (policy)
         api->log(VT_LOG_WARNING, "exec", "%s", policy);
     free(policy);
     spawn_fini();

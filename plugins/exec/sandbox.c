@@ -329,6 +329,7 @@ void sandbox_free(sandbox *sb)
 {
     if (!sb)
         return;
+    sandbox_aftermath_free(sb); /* first: its watch reads the rest */
     sandbox_cgroup_gone_free(sb);
     free(sb->toml_path);
     free(sb->vtcode_dir);
@@ -501,6 +502,10 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
                                  "the host's processes and .git/.vtcode are not read-only");
     if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
         policy_prepare(sb, workspace, toml_absent);
+    if (cfg->mode == SANDBOX_WORKSPACE_WRITE && sandbox_aftermath_init(sb) != VT_OK) {
+        sandbox_free(sb);
+        return VT_ERR_NOMEM;
+    }
     if (cfg->max_processes) {
         sb->cgroup_base = sandbox_cgroup_find();
         if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {

@@ -99,6 +99,23 @@ const char *sandbox_plan_warning(const sandbox_plan *p);
  * NULL.  Call after each command and at the end. */
 int sandbox_policy_check(const sandbox *sb, char **warning);
 
+/* What commands leave behind (sandbox_aftermath.c): new repositories
+ * are neutralised, new IDE and agent configuration (.vscode/, .idea/,
+ * .claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) and a late
+ * vtcode.toml are set aside into .vtcode/set-aside/.  Every *warning is
+ * malloc'd or NULL and says what was done (with what earlier checks
+ * found and no call has shown yet).  `sb` may be NULL (nothing to do).
+ * At a call's start, before its plan: */
+void sandbox_aftermath_call_start(const sandbox *sb, char **warning);
+/* A sandboxed session started; its process tree ended (a NULL
+ * `warning`: the report waits for the next call). */
+void sandbox_aftermath_session_begin(const sandbox *sb);
+void sandbox_aftermath_session_end(const sandbox *sb, char **warning);
+/* After a call whose session still runs (includes sandbox_policy_check). */
+void sandbox_aftermath_check(const sandbox *sb, char **warning);
+/* Reports no call has shown yet (malloc'd or NULL). */
+char *sandbox_aftermath_pending(const sandbox *sb);
+
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);
 

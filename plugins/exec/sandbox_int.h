@@ -32,6 +32,8 @@ struct sandbox {
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
     char **policy;               /* the host's policy paths (sandbox_protect_paths) */
     size_t npolicy;
+    struct aftermath *aftermath; /* what commands leave behind (sandbox_aftermath.c),
+                                    or NULL when commands cannot write the workspace */
 };
 
 /* One call's confinement, computed in the host right before the fork
@@ -83,6 +85,13 @@ void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms);
 void sandbox_cgroup_gone_free(sandbox *sb);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);
 int sandbox_caps_drop(void);
+
+/* sandbox_aftermath.c: the IDE and agent configuration names protected
+ * at the workspace root like .vtcode/ (NULL-ended), and the state of the
+ * checks after commands. */
+extern const char *const sandbox_ide_names[];
+int sandbox_aftermath_init(sandbox *sb);
+void sandbox_aftermath_free(sandbox *sb);
 
 /* sandbox.c: write `text` to the existing file `path` (the child's
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */

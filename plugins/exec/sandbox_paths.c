@@ -189,10 +189,12 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     int rc = VT_OK;
     struct stat st;
     if (is_workspace) {
+        /* the policy files, then the IDE and agent configuration (which
+         * starts programs outside the sandbox just as well) */
         static const char *const policy[] = {".vtcode", "vtcode.toml"};
-        for (size_t i = 0; rc == VT_OK && i < 2; i++) {
+        for (size_t i = 0; rc == VT_OK && (i < 2 || sandbox_ide_names[i - 2]); i++) {
             char f[PATH_MAX + 16];
-            snprintf(f, sizeof f, "%s/%s", path, policy[i]);
+            snprintf(f, sizeof f, "%s/%s", path, i < 2 ? policy[i] : sandbox_ide_names[i - 2]);
             if (lstat(f, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
                 rc = add_ro(p, f);
         }

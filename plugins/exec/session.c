@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,8 @@ typedef struct session {
     int sandboxed;                 /* ran under the sandbox */
     sandbox_denial_scan denials;   /* its output, watched for refusals */
     execwatch *watch;              /* a reference, or NULL */
+    const sandbox *sb;             /* its sandbox, told when the session ends */
+    atomic_int end_noted;          /* that was done */
 } session;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -126,10 +129,28 @@ static void late_sweep(int hang)
     pthread_mutex_unlock(&late_mu);
 }
 
+/* The session's process tree has ended: what it left behind is checked
+ * now (sandbox_aftermath_session_end), once.  With a call, the report
+ * goes into that call's warnings; without, it waits for the next call.
+ * Never called with mu held: the check walks the workspace. */
+static void note_end(vt_call *call, session *s)
+{
+    if (!s->sb || atomic_exchange(&s->end_noted, 1))
+        return;
+    char *w = NULL;
+    sandbox_aftermath_session_end(s->sb, call ? &w : NULL);
+    if (w) {
+        api->call_warn(call, "%s", w);
+        api->log(VT_LOG_WARNING, "exec", "%s", w);
+    }
+    free(w);
+}
+
 static void session_free(session *s)
 {
     if (!s)
         return;
+    note_end(NULL, s);
     if (s->started)
         spawn_close(&s->proc);
     execwatch_release(s->watch);
@@ -397,6 +418,8 @@ static void *reaper_main(void *arg)
             s->busy = s->reaping = 1;  /* ours while we finish it */
             pthread_mutex_unlock(&mu);
             finalize(s);
+            if (s->closed)
+                note_end(NULL, s);
             pthread_mutex_lock(&mu);
             s->busy = s->reaping = 0;
         }
@@ -622,6 +645,15 @@ done:
         return api->call_error(call, VT_ERR_CANCELLED,
                                "cancelled; exec session %lld keeps running", id);
     }
+    if (s->reaped)
+        note_end(call, s);
+    if (s->sb) {
+        /* what sessions that ended between calls left */
+        char *p = sandbox_aftermath_pending(s->sb);
+        if (p)
+            api->call_warn(call, "%s", p);
+        free(p);
+    }
     if (s->reaped && s->is_pty) {
         char c;
         if (term_filter_flush(&s->tf, &c) && w.spool)
@@ -706,6 +738,10 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
         session_free(s);
         return api->call_error(call, rc, "cannot start the command: %s",
                                strerror(errno ? errno : EIO));
+    }
+    if (req->sandbox) {
+        s->sb = req->sandbox;
+        sandbox_aftermath_session_begin(s->sb);
     }
     pthread_mutex_lock(&mu);
     s->started = 1;

@@ -1,0 +1,589 @@
+/* The repository neutraliser (gitneutral.h): a strict reader of git's
+ * config syntax that keeps an allow-list, and the moves of hooks and
+ * configuration files into the set-aside directory.  Every file is
+ * reached from a directory descriptor without following symlinks: a
+ * command that is still running cannot redirect these writes. */
+#include "gitneutral.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+#define CONFIG_MAX (1024 * 1024)
+
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 256;
+        while (nc < b->n + n + 1)
+            nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void putf(buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void putf(buf *b, const char *f, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(tmp, sizeof tmp, f, ap);
+    va_end(ap);
+    if (n > 0)
+        put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* ---- the allow-list ------------------------------------------------------ */
+
+/* Keys that never name a program and that git init, clone and commit
+ * write.  `sub`: 0 the section has no subsection, 1 it must have one. */
+static const struct {
+    const char *section, *key;
+    int sub;
+} allowed[] = {
+    {"core", "repositoryformatversion", 0},
+    {"core", "filemode", 0},
+    {"core", "bare", 0},
+    {"core", "logallrefupdates", 0},
+    {"core", "ignorecase", 0},
+    {"core", "precomposeunicode", 0},
+    {"core", "symlinks", 0},
+    {"core", "autocrlf", 0},
+    {"core", "eol", 0},
+    {"core", "safecrlf", 0},
+    {"core", "quotepath", 0},
+    {"extensions", "objectformat", 0},
+    {"extensions", "refstorage", 0},
+    {"user", "name", 0},
+    {"user", "email", 0},
+    {"init", "defaultbranch", 0},
+    {"remote", "url", 1},
+    {"remote", "pushurl", 1},
+    {"remote", "fetch", 1},
+    {"remote", "push", 1},
+    {"remote", "tagopt", 1},
+    {"branch", "remote", 1},
+    {"branch", "merge", 1},
+    {"submodule", "url", 1},
+    {"submodule", "active", 1},
+};
+
+/* `<transport>::<address>` runs the helper git-remote-<transport>, and
+ * ext:: runs any command: a URL of that form is not kept. */
+static int helper_url(const char *v)
+{
+    size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+    return n && v[n] == ':' && v[n + 1] == ':';
+}
+
+static int keep(const char *section, const char *sub, const char *key, const char *value)
+{
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) {
+        if (strcmp(allowed[i].section, section) || strcmp(allowed[i].key, key) ||
+            allowed[i].sub != (sub != NULL))
+            continue;
+        if ((!strcmp(key, "url") || !strcmp(key, "pushurl")) && (!value || helper_url(value)))
+            return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the reader ------------------------------------------------------------ */
+
+typedef struct line {
+    const char *p, *end;
+} line;
+
+static void skip_space(line *l)
+{
+    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t'))
+        l->p++;
+}
+
+/* Nothing but whitespace and a comment left on the line. */
+static int line_done(line *l)
+{
+    skip_space(l);
+    return l->p == l->end || *l->p == '#' || *l->p == ';';
+}
+
+/* `[name]` or `[name "sub"]`: lower-cased name and the subsection
+ * (malloc'd or NULL). */
+static int read_section(line *l, char *name, size_t size, char **sub)
+{
+    *sub = NULL;
+    l->p++; /* [ */
+    size_t n = 0;
+    while (l->p < l->end && (isalnum((unsigned char)*l->p) || *l->p == '-')) {
+        if (n + 1 >= size)
+            return -1;
+        name[n++] = (char)tolower((unsigned char)*l->p++);
+    }
+    name[n] = '\0';
+    if (!n)
+        return -1;
+    if (l->p < l->end && (*l->p == ' ' || *l->p == '\t')) {
+        skip_space(l);
+        if (l->p == l->end || *l->p != '"')
+            return -1;
+        l->p++;
+        buf b = {0};
+        put(&b, "", 0);
+        while (l->p < l->end && *l->p != '"') {
+            char c = *l->p++;
+            if (c == '\\') {
+                if (l->p == l->end || (*l->p != '\\' && *l->p != '"')) {
+                    free(b.p);
+                    return -1;
+                }
+                c = *l->p++;
+            }
+            put(&b, &c, 1);
+        }
+        if (b.oom || l->p == l->end) {
+            free(b.p);
+            return -1;
+        }
+        l->p++; /* closing quote */
+        *sub = b.p;
+    }
+    if (l->p == l->end || *l->p != ']') {
+        free(*sub);
+        *sub = NULL;
+        return -1;
+    }
+    l->p++;
+    if (!line_done(l)) { /* git reads a key here; this reader does not */
+        free(*sub);
+        *sub = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A value as git reads it (config.c parse_value): quotes toggle, a
+ * backslash escapes \ " n t b, whitespace outside quotes is kept inside
+ * the value (one space each) and dropped at its ends, # and ; outside
+ * quotes start a comment.  A continuation line is refused. */
+static char *read_value(line *l)
+{
+    buf b = {0};
+    put(&b, "", 0);
+    int quote = 0;
+    size_t space = 0;
+    skip_space(l);
+    while (l->p < l->end) {
+        char c = *l->p++;
+        if (!quote && (c == ';' || c == '#'))
+            break;
+        if (!quote && isspace((unsigned char)c)) {
+            if (b.n)
+                space++;
+            continue;
+        }
+        for (; space; space--)
+            put(&b, " ", 1);
+        if (c == '\\') {
+            if (l->p == l->end)
+                goto bad; /* continuation */
+            c = *l->p++;
+            switch (c) {
+            case 't': c = '\t'; break;
+            case 'b': c = '\b'; break;
+            case 'n': c = '\n'; break;
+            case '\\':
+            case '"': break;
+            default: goto bad;
+            }
+            put(&b, &c, 1);
+            continue;
+        }
+        if (c == '"') {
+            quote = !quote;
+            continue;
+        }
+        put(&b, &c, 1);
+    }
+    if (quote || b.oom)
+        goto bad;
+    return b.p;
+bad:
+    free(b.p);
+    return NULL;
+}
+
+static void put_quoted(buf *b, const char *v)
+{
+    puts_(b, "\"");
+    for (; *v; v++) {
+        switch (*v) {
+        case '\\': puts_(b, "\\\\"); break;
+        case '"': puts_(b, "\\\""); break;
+        case '\n': puts_(b, "\\n"); break;
+        case '\t': puts_(b, "\\t"); break;
+        case '\b': puts_(b, "\\b"); break;
+        default: put(b, v, 1);
+        }
+    }
+    puts_(b, "\"");
+}
+
+static const char MINIMAL[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+                              "\tbare = false\n\tlogallrefupdates = true\n";
+
+int gitneutral_config(const char *text, size_t len, char **out, char **removed)
+{
+    *out = *removed = NULL;
+    buf kept = {0}, gone = {0};
+    char section[64] = "", *sub = NULL, *cur_sub = NULL;
+    int header_out = 0, bad = memchr(text, '\0', len) != NULL;
+    for (const char *p = text, *end = text + len; !bad && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        line l = {p, nl ? nl : end};
+        p = nl ? nl + 1 : end;
+        if (l.end > l.p && l.end[-1] == '\r')
+            l.end--;
+        if (line_done(&l))
+            continue;
+        if (*l.p == '[') {
+            char name[64];
+            if (read_section(&l, name, sizeof name, &sub) != 0) {
+                bad = 1;
+                break;
+            }
+            snprintf(section, sizeof section, "%s", name);
+            free(cur_sub);
+            cur_sub = sub;
+            sub = NULL;
+            header_out = 0;
+            continue;
+        }
+        char key[128];
+        size_t n = 0;
+        if (!section[0] || !isalpha((unsigned char)*l.p)) {
+            bad = 1;
+            break;
+        }
+        while (l.p < l.end && (isalnum((unsigned char)*l.p) || *l.p == '-') && n + 1 < sizeof key)
+            key[n++] = (char)tolower((unsigned char)*l.p++);
+        key[n] = '\0';
+        char *value = NULL;
+        if (!line_done(&l)) {
+            if (*l.p != '=') {
+                bad = 1;
+                break;
+            }
+            l.p++;
+            if (!(value = read_value(&l))) {
+                bad = 1;
+                break;
+            }
+        }
+        if (keep(section, cur_sub, key, value)) {
+            if (!header_out) {
+                putf(&kept, "[%s", section);
+                if (cur_sub) {
+                    puts_(&kept, " ");
+                    put_quoted(&kept, cur_sub);
+                }
+                puts_(&kept, "]\n");
+                header_out = 1;
+            }
+            putf(&kept, "\t%s", key);
+            if (value) {
+                puts_(&kept, " = ");
+                put_quoted(&kept, value);
+            }
+            puts_(&kept, "\n");
+        } else {
+            if (gone.n)
+                puts_(&gone, ", ");
+            putf(&gone, "%s.", section);
+            if (cur_sub) {
+                puts_(&gone, cur_sub);
+                puts_(&gone, ".");
+            }
+            puts_(&gone, key);
+        }
+        free(value);
+    }
+    free(cur_sub);
+    free(sub);
+    if (bad) {
+        free(kept.p);
+        free(gone.p);
+        *out = strdup(MINIMAL);
+        *removed = strdup("the whole file (not in the syntax vthost reads; replaced by a "
+                          "minimal configuration)");
+        if (!*out || !*removed) {
+            free(*out);
+            free(*removed);
+            *out = *removed = NULL;
+            return VT_ERR_NOMEM;
+        }
+        return 1;
+    }
+    if (kept.oom || gone.oom) {
+        free(kept.p);
+        free(gone.p);
+        return VT_ERR_NOMEM;
+    }
+    if (!gone.n) {
+        free(kept.p);
+        return 0;
+    }
+    *out = kept.p ? kept.p : strdup("");
+    *removed = gone.p;
+    return *out ? 1 : VT_ERR_NOMEM;
+}
+
+/* ---- moves --------------------------------------------------------------- */
+
+static int copy_file(int fromfd, const char *name, int asidefd, const char *newname)
+{
+    int in = openat(fromfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return -errno;
+    int out = openat(asidefd, newname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int rc = out < 0 ? -errno : 0;
+    char b[65536];
+    ssize_t r;
+    while (rc == 0 && (r = read(in, b, sizeof b)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+        } else if (write(out, b, (size_t)r) != r) {
+            rc = -EIO;
+        }
+    }
+    close(in);
+    if (out >= 0 && close(out) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+int gitneutral_move_aside(int fromfd, const char *name, int asidefd, const char *newname)
+{
+    if (renameat(fromfd, name, asidefd, newname) == 0)
+        return 0;
+    if (errno != EXDEV)
+        return -errno;
+    struct stat st;
+    if (fstatat(fromfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return -EXDEV;
+    int rc = copy_file(fromfd, name, asidefd, newname);
+    if (rc == 0 && unlinkat(fromfd, name, 0) != 0)
+        rc = -errno;
+    return rc;
+}
+
+static void report_add(buf *r, const char *label, const char *what)
+{
+    puts_(r, r->n ? "; " : "");
+    putf(r, "%s: %s", label, what);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Every hook git could run: what is in hooks/ but *.sample. */
+static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *label, buf *r)
+{
+    struct stat st;
+    char name[512];
+    if (fstatat(gitfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        /* a hooks symlink leads git elsewhere: the link goes */
+        snprintf(name, sizeof name, "%shooks", prefix);
+        int rc = gitneutral_move_aside(gitfd, "hooks", asidefd, name);
+        char what[768];
+        snprintf(what, sizeof what,
+                 rc == 0 ? "hooks (not a directory) moved to %s"
+                         : "hooks (not a directory) could not be moved "
+                           "aside (%s): remove it before running git there",
+                 rc == 0 ? name : strerror(-rc));
+        report_add(r, label, what);
+        return;
+    }
+    int fd = openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if ((n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]))) || ends_with(n, ".sample"))
+            continue;
+        snprintf(name, sizeof name, "%shooks%%%s", prefix, n);
+        int rc = gitneutral_move_aside(dirfd(d), n, asidefd, name);
+        char what[1024];
+        if (rc == 0)
+            snprintf(what, sizeof what, "hook %s moved to %s", n, name);
+        else
+            snprintf(what, sizeof what,
+                     "hook %s could not be moved aside (%s): remove it "
+                     "before running git there",
+                     n, strerror(-rc));
+        report_add(r, label, what);
+    }
+    closedir(d);
+}
+
+static int read_small(int dirfd_, const char *name, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = openat(dirfd_, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX) {
+        close(fd);
+        return -EFBIG;
+    }
+    char *t = malloc((size_t)st.st_size + 1);
+    size_t n = 0;
+    ssize_t r;
+    while (t && n < (size_t)st.st_size && (r = read(fd, t + n, (size_t)st.st_size - n)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!t)
+        return VT_ERR_NOMEM;
+    t[n] = '\0';
+    *text = t;
+    *len = n;
+    return 0;
+}
+
+/* A configuration file: rewritten to what the allow-list keeps, the
+ * original moved aside (a hard link first, so that git never sees the
+ * file missing). */
+static void config_neutral(int gitfd, int asidefd, const char *prefix, const char *label,
+                           const char *file, buf *r)
+{
+    struct stat st;
+    if (fstatat(gitfd, file, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    char aside[512], what[2048];
+    snprintf(aside, sizeof aside, "%s%s", prefix, file);
+    if (!S_ISREG(st.st_mode)) {
+        /* a symlink or odd file: git would follow it; it goes whole */
+        int rc = gitneutral_move_aside(gitfd, file, asidefd, aside);
+        snprintf(what, sizeof what,
+                 rc == 0 ? "%s (not a regular file) moved to %s"
+                         : "%s (not a regular file) could not be moved "
+                           "aside (%s)",
+                 file, rc == 0 ? aside : strerror(-rc));
+        report_add(r, label, what);
+        return;
+    }
+    char *text = NULL, *out = NULL, *removed = NULL;
+    size_t len = 0;
+    int rc = read_small(gitfd, file, &text, &len);
+    int changed = rc == 0 ? gitneutral_config(text, len, &out, &removed) : 1;
+    free(text);
+    if (changed == 0)
+        return;
+    if (rc != 0 || changed < 0) {
+        /* too large or unreadable: moved aside whole */
+        rc = gitneutral_move_aside(gitfd, file, asidefd, aside);
+        snprintf(what, sizeof what,
+                 rc == 0 ? "%s (too large or unreadable) moved to %s"
+                         : "%s (too large or unreadable) could not be "
+                           "moved aside (%s)",
+                 file, rc == 0 ? aside : strerror(-rc));
+        report_add(r, label, what);
+        free(out);
+        free(removed);
+        return;
+    }
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s.vthost-%ld", file, (long)getpid());
+    /* O_EXCL: a name a command planted (a hard link to a file of the
+     * user's) is never written through */
+    unlinkat(gitfd, tmp, 0);
+    int fd = openat(gitfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    size_t olen = strlen(out);
+    rc = fd < 0 ? -errno : write(fd, out, olen) == (ssize_t)olen ? 0 : -EIO;
+    if (fd >= 0 && close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && linkat(gitfd, file, asidefd, aside, 0) != 0)
+        rc = errno == EXDEV ? copy_file(gitfd, file, asidefd, aside) : -errno;
+    if (rc == 0 && renameat(gitfd, tmp, gitfd, file) != 0)
+        rc = -errno;
+    if (rc != 0) {
+        unlinkat(gitfd, tmp, 0);
+        /* cannot rewrite it: then it must not stay */
+        int mv = gitneutral_move_aside(gitfd, file, asidefd, aside);
+        snprintf(what, sizeof what,
+                 mv == 0 ? "%s could not be rewritten (%s) and was moved "
+                           "to %s whole"
+                         : "%s could not be rewritten (%s) nor moved "
+                           "aside: remove it before running git there",
+                 file, strerror(-rc), aside);
+    } else {
+        snprintf(what, sizeof what, "%s keys removed (%s), the original moved to %s", file, removed,
+                 aside);
+    }
+    report_add(r, label, what);
+    free(out);
+    free(removed);
+}
+
+int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **report)
+{
+    buf r = {0};
+    *report = NULL;
+    hooks_aside(gitfd, asidefd, prefix, label, &r);
+    config_neutral(gitfd, asidefd, prefix, label, "config", &r);
+    config_neutral(gitfd, asidefd, prefix, label, "config.worktree", &r);
+    if (r.oom) {
+        free(r.p);
+        return VT_ERR_NOMEM;
+    }
+    *report = r.p;
+    return VT_OK;
+}

@@ -1,0 +1,39 @@
+/* Neutralising a git repository that a command made: nothing in it may
+ * start a program when the user later runs git there.  Hooks (other than
+ * the *.sample files git init ships) are moved aside, and the
+ * configuration keeps only an allow-list of keys that never name a
+ * program (core.fsmonitor, core.hooksPath, core.pager, aliases, filters,
+ * include.path, credential helpers, transport helpers... all go, and so
+ * does any key git adds later).  The repository stays usable: what git
+ * init, clone and commit write is on the allow-list. */
+#ifndef VTHOST_EXEC_GITNEUTRAL_H
+#define VTHOST_EXEC_GITNEUTRAL_H
+
+#include <stddef.h>
+
+/* Filter the text of a git config file.  Returns 1 when something was
+ * removed (*out is then the configuration to write, canonical form,
+ * malloc'd; *removed names what went, malloc'd, comma-separated), 0 when
+ * nothing needs to change (*out and *removed NULL), or a negative
+ * vt_status.  A file outside the subset of git's syntax this reads
+ * (continuation lines, a key on a section's line, dotted section names,
+ * unknown escapes, NUL bytes) is replaced whole by a minimal
+ * configuration: what is not understood is not kept. */
+int gitneutral_config(const char *text, size_t len, char **out, char **removed);
+
+/* Neutralise the git directory open at `gitfd` (a directory; borrowed):
+ * hooks moved and config files (config, config.worktree) rewritten, the
+ * originals moved into the directory open at `asidefd` (borrowed) under
+ * names starting with `prefix`.  `label` names the repository in the
+ * report.  *report (malloc'd) says what was done, or is NULL when the
+ * repository had nothing to neutralise.  Returns 0 or a negative
+ * vt_status; a step that failed is said in *report. */
+int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **report);
+
+/* Move the entry `name` of the directory `fromfd` to `newname` in the
+ * directory `asidefd` (never followed: a symlink moves as a symlink).
+ * On another filesystem a regular file is copied, then removed.
+ * Returns 0 or -errno. */
+int gitneutral_move_aside(int fromfd, const char *name, int asidefd, const char *newname);
+
+#endif

@@ -1,0 +1,740 @@
+/* What a command leaves behind must not act later, when the user or
+ * another program (git, an IDE, an agent, another vthost) works in the
+ * workspace.  The read-only mounts protect what exists when a call
+ * starts; this file handles what appears during it:
+ * - repositories (.git directories, symlinks and gitfiles, nested ones
+ *   too, and the git directories gitfiles and commondir files name) that
+ *   were not there at the baseline are neutralised (gitneutral.c);
+ * - IDE and agent configuration at the workspace root (.vscode/, .idea/,
+ *   .claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) that was not
+ *   there is set aside, and so is a late vtcode.toml
+ *   (sandbox_policy_check), as soon as a watch on the workspace root
+ *   sees it appear while a command runs.
+ * Originals go to .vtcode/set-aside/ (commands cannot write there: it is
+ * mounted read-only), never deleted, and every step is reported.
+ *
+ * The baseline is taken at a call's start when no sandboxed session is
+ * running; while one runs it stays, so that what a session makes after
+ * its call returned still counts as new when that session ends.  The
+ * checks run at the end of each call, when a session's process tree
+ * ends, and at the start of the next call. */
+#include "gitneutral.h"
+#include "sandbox_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+#define WALK_MAX_DIRS 50000
+#define WALK_MAX_DEPTH 16
+#define BASE_MAX 100000
+
+const char *const sandbox_ide_names[] = {".vscode", ".idea",         ".claude",   ".cursor",
+                                         ".codex",  ".devcontainer", ".mcp.json", NULL};
+
+typedef struct am_id {
+    dev_t dev;
+    ino_t ino;
+} am_id;
+
+typedef struct am_repo {
+    char *path; /* the .git entry */
+    char kind;  /* 'd' directory, 'l' symlink, 'f' gitfile */
+} am_repo;
+
+typedef struct aftermath {
+    pthread_mutex_t mu;
+    am_id *base; /* git directories and .git entries at the baseline */
+    size_t nbase;
+    unsigned ide_base; /* bit i: sandbox_ide_names[i] existed at the baseline */
+    int live;          /* sandboxed sessions whose process tree runs */
+    int unchecked;     /* a session ran since the last check at a call's start */
+    char *pending;     /* reports no call has shown yet */
+    unsigned seq;
+    /* the watch on the workspace root */
+    int ino_fd, wake[2];
+    pthread_t thread;
+    int thread_running;
+} aftermath;
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static void append(char **acc, const char *text)
+{
+    if (!text || !*text)
+        return;
+    char *n = *acc ? fmt("%s; %s", *acc, text) : strdup(text);
+    if (n) {
+        free(*acc);
+        *acc = n;
+    }
+}
+
+static int inside(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* ---- finding repositories ---------------------------------------------------- */
+
+typedef struct found {
+    am_repo *v;
+    size_t n, cap, dirs;
+    int truncated, oom;
+} found;
+
+static void found_add(found *f, const char *path, char kind)
+{
+    if (f->oom)
+        return;
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? f->cap * 2 : 16;
+        am_repo *nv = realloc(f->v, nc * sizeof *nv);
+        if (!nv) {
+            f->oom = 1;
+            return;
+        }
+        f->v = nv;
+        f->cap = nc;
+    }
+    if (!(f->v[f->n].path = strdup(path))) {
+        f->oom = 1;
+        return;
+    }
+    f->v[f->n++].kind = kind;
+}
+
+static void found_free(found *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i].path);
+    free(f->v);
+    memset(f, 0, sizeof *f);
+}
+
+static void walk(found *f, int fd, char *path, size_t len, int depth)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while (!f->oom && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+            continue;
+        size_t nl = strlen(n);
+        if (len + 1 + nl >= PATH_MAX)
+            continue;
+        unsigned char type = e->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st;
+            if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+        }
+        path[len] = '/';
+        memcpy(path + len + 1, n, nl + 1);
+        if (!strcmp(n, ".git")) {
+            if (type == DT_DIR || type == DT_LNK || type == DT_REG)
+                found_add(f, path, type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : 'f');
+        } else if (type == DT_DIR) {
+            if (depth >= WALK_MAX_DEPTH || ++f->dirs > WALK_MAX_DIRS) {
+                f->truncated = 1;
+            } else {
+                int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0)
+                    walk(f, sub, path, len + 1 + nl, depth + 1);
+            }
+        }
+        path[len] = '\0';
+    }
+    closedir(d);
+}
+
+/* Every repository entry below the sandbox's writable roots.  The one
+ * place that looks for them: a workspace index answers here once it
+ * exists. */
+static int repos_find(const sandbox *sb, found *f)
+{
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < sb->nroots && !f->oom; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s", sb->roots[i]);
+        size_t len = strlen(path);
+        while (len > 1 && path[len - 1] == '/')
+            path[--len] = '\0';
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0)
+            walk(f, fd, path, len == 1 ? 0 : len, 0);
+    }
+    return f->oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+/* ---- resolving ---------------------------------------------------------------- */
+
+static int id_of(const char *path, am_id *id)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    return 0;
+}
+
+static int in_base(const aftermath *am, const am_id *id)
+{
+    for (size_t i = 0; i < am->nbase; i++)
+        if (am->base[i].dev == id->dev && am->base[i].ino == id->ino)
+            return 1;
+    return 0;
+}
+
+/* The directory a pointer file ("gitdir: X", or a commondir's "X")
+ * names, canonical (malloc'd), or NULL.  Relative to `dir`. */
+static char *pointer_target(const char *file, const char *dir, const char *tag)
+{
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    char b[PATH_MAX];
+    ssize_t n = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    size_t tl = strlen(tag);
+    if (n <= (ssize_t)tl)
+        return NULL;
+    b[n] = '\0';
+    b[strcspn(b, "\r\n")] = '\0';
+    if (strncmp(b, tag, tl))
+        return NULL;
+    const char *t = b + tl;
+    char target[2 * PATH_MAX + 2];
+    snprintf(target, sizeof target, t[0] == '/' ? "%s" : "%s/%s", t[0] == '/' ? t : dir, t);
+    char *real = realpath(target, NULL);
+    struct stat st;
+    if (real && (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        free(real);
+        real = NULL;
+    }
+    return real;
+}
+
+/* The git directory of a repository entry (canonical, malloc'd), or NULL. */
+static char *gitdir_of(const am_repo *r)
+{
+    if (r->kind != 'f') {
+        char *real = realpath(r->path, NULL);
+        struct stat st;
+        if (real && (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            free(real);
+            real = NULL;
+        }
+        return real;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", r->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    return pointer_target(r->path, dir, "gitdir: ");
+}
+
+/* The directory `path` (inside `root`, no symlink on the way) opened
+ * component by component without following links, or -1. */
+static int open_beneath(const char *root, const char *path)
+{
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *p = path + strlen(root);
+    char comp[NAME_MAX + 1];
+    while (fd >= 0 && *p) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (!n)
+            break;
+        if (n > NAME_MAX || (n == 2 && !memcmp(p, "..", 2))) {
+            close(fd);
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        int sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = sub;
+        p += n;
+    }
+    return fd;
+}
+
+static const char *root_of(const sandbox *sb, const char *path)
+{
+    for (size_t i = 0; i < sb->nroots; i++)
+        if (inside(path, sb->roots[i]))
+            return sb->roots[i];
+    return NULL;
+}
+
+/* ---- setting aside -------------------------------------------------------------- */
+
+/* .vtcode/set-aside/ of the workspace, made when missing, never through
+ * a symlink; -1 when it cannot be had. */
+static int aside_open(const sandbox *sb)
+{
+    int ws = open(sb->roots[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (ws < 0)
+        return -1;
+    if (mkdirat(ws, ".vtcode", 0755) != 0 && errno != EEXIST) {
+        close(ws);
+        return -1;
+    }
+    int vt = openat(ws, ".vtcode", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(ws);
+    if (vt < 0)
+        return -1;
+    if (mkdirat(vt, "set-aside", 0700) != 0 && errno != EEXIST) {
+        close(vt);
+        return -1;
+    }
+    int fd = openat(vt, "set-aside", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(vt);
+    return fd;
+}
+
+/* A unique prefix for names set aside from `path`: a stamp, then the
+ * path below the workspace with '/' written as '%'. */
+static void aside_prefix(aftermath *am, const sandbox *sb, const char *path, char *out, size_t size)
+{
+    const char *rel = inside(path, sb->roots[0]) ? path + strlen(sb->roots[0]) : path;
+    while (*rel == '/')
+        rel++;
+    int w = snprintf(out, size, "%ld-%u-", (long)time(NULL), ++am->seq);
+    size_t n = w > 0 && (size_t)w < size ? (size_t)w : 0;
+    for (const char *p = rel; n + 2 < size && *p; p++)
+        out[n++] = *p == '/' ? '%' : *p;
+    if (n + 1 < size)
+        out[n++] = '%';
+    out[n] = '\0';
+}
+
+static const char *rel_of(const sandbox *sb, const char *path)
+{
+    if (!inside(path, sb->roots[0]))
+        return path;
+    const char *r = path + strlen(sb->roots[0]);
+    while (*r == '/')
+        r++;
+    return *r ? r : ".";
+}
+
+/* Move the entry `path` (a file or directory inside a root) aside. */
+static char *entry_aside(aftermath *am, const sandbox *sb, int asidefd, const char *path,
+                         const char *why)
+{
+    const char *root = root_of(sb, path);
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", path);
+    char *slash = strrchr(parent, '/');
+    if (!root || !slash || asidefd < 0)
+        return fmt("%s %s and could not be set aside (no .vtcode/set-aside/): remove it "
+                   "before using it",
+                   rel_of(sb, path), why);
+    *slash = '\0';
+    char name[PATH_MAX];
+    aside_prefix(am, sb, path, name, sizeof name);
+    name[strlen(name) - 1] = '\0'; /* no trailing % for an entry */
+    int fd = strlen(parent) < strlen(root) ? -1 : open_beneath(root, parent);
+    int rc = fd >= 0 ? gitneutral_move_aside(fd, slash + 1, asidefd, name) : -ENOENT;
+    if (fd >= 0)
+        close(fd);
+    if (rc == -ENOENT && fd >= 0)
+        return NULL; /* gone already */
+    return rc == 0 ? fmt("%s %s; it was moved to .vtcode/set-aside/%s, not applied",
+                         rel_of(sb, path), why, name)
+                   : fmt("%s %s and could not be set aside (%s): remove it before using it",
+                         rel_of(sb, path), why, strerror(-rc));
+}
+
+/* ---- the check -------------------------------------------------------------------- */
+
+static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, const char *gitdir,
+                              const char *pointer, int depth, char **report)
+{
+    am_id id;
+    if (id_of(gitdir, &id) != 0 || in_base(am, &id))
+        return; /* there before: it was read-only for every command since */
+    const char *root = root_of(sb, gitdir);
+    if (!root) {
+        /* a new pointer to a git directory outside the workspace (in
+         * /tmp, where commands write): the pointer goes */
+        if (pointer) {
+            char *w = entry_aside(am, sb, asidefd, pointer,
+                                  "points to a git directory outside the workspace that a "
+                                  "command may have written");
+            append(report, w);
+            free(w);
+        }
+        return;
+    }
+    int fd = open_beneath(root, gitdir);
+    if (fd < 0) {
+        char *w = fmt("the new repository %s could not be opened to neutralise it: do not "
+                      "run git there before checking its hooks and config",
+                      rel_of(sb, gitdir));
+        append(report, w);
+        free(w);
+        return;
+    }
+    char prefix[PATH_MAX], *r = NULL;
+    aside_prefix(am, sb, gitdir, prefix, sizeof prefix);
+    if (asidefd >= 0) {
+        gitneutral_dir(fd, asidefd, prefix, rel_of(sb, gitdir), &r);
+    } else {
+        r = fmt("the new repository %s could not be neutralised (no .vtcode/set-aside/): do "
+                "not run git there before checking its hooks and config",
+                rel_of(sb, gitdir));
+    }
+    if (r) {
+        char *w = fmt("new repository %s neutralised: %s", rel_of(sb, gitdir), r);
+        append(report, w);
+        free(w);
+        free(r);
+    }
+    close(fd);
+    /* a worktree's git directory reads its common directory's hooks and
+     * config too */
+    char cd[PATH_MAX + 16];
+    snprintf(cd, sizeof cd, "%s/commondir", gitdir);
+    char *common = depth == 0 ? pointer_target(cd, gitdir, "") : NULL;
+    if (common)
+        neutralise_gitdir(am, sb, asidefd, common, cd, depth + 1, report);
+    free(common);
+}
+
+static void ide_check(aftermath *am, const sandbox *sb, int *asidefd, char **report)
+{
+    for (size_t i = 0; sandbox_ide_names[i]; i++) {
+        if (am->ide_base & (1u << i))
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", sb->roots[0], sandbox_ide_names[i]);
+        if (lstat(path, &st) != 0)
+            continue;
+        if (*asidefd < 0)
+            *asidefd = aside_open(sb);
+        char *w = entry_aside(am, sb, *asidefd, path,
+                              "appeared in the workspace while a command ran (commands may "
+                              "not create IDE or agent configuration)");
+        append(report, w);
+        free(w);
+    }
+}
+
+static void late_policy(aftermath *am, const sandbox *sb, char **report)
+{
+    (void)am;
+    char *w = NULL;
+    if (sandbox_policy_check(sb, &w) == VT_OK)
+        append(report, w);
+    free(w);
+}
+
+/* With am->mu held. */
+static void check_locked(aftermath *am, const sandbox *sb, const found *f, char **report)
+{
+    int asidefd = -1;
+    late_policy(am, sb, report);
+    ide_check(am, sb, &asidefd, report);
+    for (size_t i = 0; i < f->n; i++) {
+        const am_repo *r = &f->v[i];
+        char *g = gitdir_of(r);
+        if (!g)
+            continue;
+        am_id id;
+        if (id_of(g, &id) == 0 && !in_base(am, &id)) {
+            if (asidefd < 0)
+                asidefd = aside_open(sb);
+            neutralise_gitdir(am, sb, asidefd, g, r->kind == 'd' ? NULL : r->path, 0, report);
+        }
+        free(g);
+    }
+    if (f->truncated) {
+        static const char msg[] = "the workspace is too large to look for every new "
+                                  "repository: deep ones were not neutralised";
+        if (!*report || !strstr(*report, msg))
+            append(report, msg);
+    }
+    if (asidefd >= 0)
+        close(asidefd);
+}
+
+static void base_add(aftermath *am, const char *path)
+{
+    am_id id;
+    if (!path || id_of(path, &id) != 0 || in_base(am, &id) || am->nbase >= BASE_MAX)
+        return;
+    if (am->nbase % 64 == 0) {
+        am_id *nb = realloc(am->base, (am->nbase + 64) * sizeof *nb);
+        if (!nb)
+            return;
+        am->base = nb;
+    }
+    am->base[am->nbase++] = id;
+}
+
+static void base_set_locked(aftermath *am, const sandbox *sb, const found *f)
+{
+    am->nbase = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        char *g = gitdir_of(&f->v[i]);
+        base_add(am, g);
+        if (g) {
+            char cd[PATH_MAX + 16];
+            snprintf(cd, sizeof cd, "%s/commondir", g);
+            char *common = pointer_target(cd, g, "");
+            base_add(am, common);
+            free(common);
+        }
+        free(g);
+    }
+    am->ide_base = 0;
+    for (size_t i = 0; sandbox_ide_names[i]; i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", sb->roots[0], sandbox_ide_names[i]);
+        if (lstat(path, &st) == 0)
+            am->ide_base |= 1u << i;
+    }
+}
+
+/* ---- the watch on the workspace root -------------------------------------------- */
+
+static int watched_name(const char *n)
+{
+    if (!strcmp(n, "vtcode.toml"))
+        return 1;
+    for (size_t i = 0; sandbox_ide_names[i]; i++)
+        if (!strcmp(n, sandbox_ide_names[i]))
+            return 1;
+    return 0;
+}
+
+typedef struct watch_arg {
+    aftermath *am;
+    const sandbox *sb;
+} watch_arg;
+
+static void *watch_main(void *arg)
+{
+    watch_arg wa = *(watch_arg *)arg;
+    free(arg);
+    aftermath *am = wa.am;
+    char b[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        struct pollfd p[2] = {{.fd = am->ino_fd, .events = POLLIN},
+                              {.fd = am->wake[0], .events = POLLIN}};
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents)
+            break;
+        if (!p[0].revents)
+            continue;
+        ssize_t n = read(am->ino_fd, b, sizeof b);
+        int hit = 0;
+        for (ssize_t off = 0; n > 0 && off < n;) {
+            const struct inotify_event *e = (const struct inotify_event *)(b + off);
+            if (e->len && watched_name(e->name))
+                hit = 1;
+            off += (ssize_t)(sizeof *e + e->len);
+        }
+        if (!hit)
+            continue;
+        /* Only while a command runs: the user's own new files (or an
+         * approved apply_patch) between calls are theirs. */
+        pthread_mutex_lock(&am->mu);
+        char *report = NULL;
+        if (am->live > 0) {
+            int asidefd = -1;
+            late_policy(am, wa.sb, &report);
+            ide_check(am, wa.sb, &asidefd, &report);
+            if (asidefd >= 0)
+                close(asidefd);
+        }
+        append(&am->pending, report);
+        pthread_mutex_unlock(&am->mu);
+        free(report);
+    }
+    return NULL;
+}
+
+static void watch_start_locked(aftermath *am, const sandbox *sb)
+{
+    if (am->thread_running || am->ino_fd == -2)
+        return;
+    am->ino_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    watch_arg *wa = malloc(sizeof *wa);
+    if (am->ino_fd < 0 || !wa ||
+        inotify_add_watch(am->ino_fd, sb->roots[0], IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0 ||
+        pipe2(am->wake, O_CLOEXEC) != 0) {
+        free(wa);
+        if (am->ino_fd >= 0)
+            close(am->ino_fd);
+        am->ino_fd = -2; /* not again: the checks at the session's end remain */
+        return;
+    }
+    *wa = (watch_arg){am, sb};
+    if (pthread_create(&am->thread, NULL, watch_main, wa) != 0) {
+        free(wa);
+        close(am->ino_fd);
+        close(am->wake[0]);
+        close(am->wake[1]);
+        am->ino_fd = -2;
+        return;
+    }
+    am->thread_running = 1;
+}
+
+/* ---- the interface (sandbox.h) ------------------------------------------------------ */
+
+int sandbox_aftermath_init(sandbox *sb)
+{
+    aftermath *am = calloc(1, sizeof *am);
+    if (!am)
+        return VT_ERR_NOMEM;
+    pthread_mutex_init(&am->mu, NULL);
+    am->ino_fd = -1;
+    am->wake[0] = am->wake[1] = -1;
+    sb->aftermath = am;
+    return VT_OK;
+}
+
+void sandbox_aftermath_free(sandbox *sb)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return;
+    if (am->thread_running) {
+        ssize_t w = write(am->wake[1], "x", 1);
+        (void)w;
+        pthread_join(am->thread, NULL);
+        close(am->wake[0]);
+        close(am->wake[1]);
+        close(am->ino_fd);
+    }
+    if (am->pending)
+        free(am->pending);
+    free(am->base);
+    pthread_mutex_destroy(&am->mu);
+    free(am);
+    sb->aftermath = NULL;
+}
+
+void sandbox_aftermath_call_start(const sandbox *sb, char **warning)
+{
+    *warning = NULL;
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return;
+    found f;
+    repos_find(sb, &f);
+    pthread_mutex_lock(&am->mu);
+    if (am->unchecked)
+        check_locked(am, sb, &f, &am->pending);
+    if (am->live == 0) {
+        base_set_locked(am, sb, &f);
+        am->unchecked = 0;
+    }
+    *warning = am->pending;
+    am->pending = NULL;
+    pthread_mutex_unlock(&am->mu);
+    found_free(&f);
+}
+
+void sandbox_aftermath_session_begin(const sandbox *sb)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return;
+    pthread_mutex_lock(&am->mu);
+    am->live++;
+    am->unchecked = 1;
+    watch_start_locked(am, sb);
+    pthread_mutex_unlock(&am->mu);
+}
+
+static void check(const sandbox *sb, int ended, char **warning)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am) {
+        if (warning)
+            sandbox_policy_check(sb, warning);
+        return;
+    }
+    found f;
+    repos_find(sb, &f);
+    pthread_mutex_lock(&am->mu);
+    if (ended && am->live > 0)
+        am->live--;
+    char *report = NULL;
+    check_locked(am, sb, &f, &report);
+    if (warning) {
+        append(&am->pending, report);
+        *warning = am->pending;
+        am->pending = NULL;
+    } else {
+        append(&am->pending, report);
+    }
+    pthread_mutex_unlock(&am->mu);
+    free(report);
+    found_free(&f);
+}
+
+void sandbox_aftermath_session_end(const sandbox *sb, char **warning)
+{
+    if (warning)
+        *warning = NULL;
+    check(sb, 1, warning);
+}
+
+void sandbox_aftermath_check(const sandbox *sb, char **warning)
+{
+    *warning = NULL;
+    check(sb, 0, warning);
+}
+
+char *sandbox_aftermath_pending(const sandbox *sb)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return NULL;
+    pthread_mutex_lock(&am->mu);
+    char *p = am->pending;
+    am->pending = NULL;
+    pthread_mutex_unlock(&am->mu);
+    return p;
+}
