@@ -40,8 +40,17 @@ static int is_edit(vt_subject_kind k)
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
 }
 
-/* 1 when `abs` is a protected path of the workspace (.git, .vtcode,
- * .vscode, .idea, at any depth). */
+/* What starts programs outside the sandbox when a person or another
+ * program later works in the workspace: repositories (hooks, config),
+ * vthost's own directory, and IDE and agent configuration (tasks, MCP
+ * server launch entries, hooks, dev containers).  The exec plugin's
+ * sandbox mounts the same names read-only (sandbox_ide_names). */
+static const char *const protected_names[] = {
+    ".git",    ".vtcode", ".vscode",       ".idea",     ".claude",
+    ".cursor", ".codex",  ".devcontainer", ".mcp.json", NULL};
+
+/* 1 when `abs` is a protected path of the workspace (one of
+ * protected_names, at any depth). */
 static int perm_path_protected(const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
@@ -50,10 +59,9 @@ static int perm_path_protected(const char *workspace, const char *abs)
     const char *p = rel;
     while (*p) {
         size_t len = strcspn(p, "/");
-#define IS(s) (len == sizeof(s) - 1 && memcmp(p, s, len) == 0)
-        if (IS(".git") || IS(".vscode") || IS(".idea") || IS(".vtcode"))
-            return 1;
-#undef IS
+        for (size_t i = 0; protected_names[i]; i++)
+            if (len == strlen(protected_names[i]) && !memcmp(p, protected_names[i], len))
+                return 1;
         p += len;
         while (*p == '/')
             p++;

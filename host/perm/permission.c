@@ -526,7 +526,9 @@ static char *ask_message(const perm_eval *ev, const char *why)
                 ev->tool, pw ? pw : ev->protected_path, why);
     else if (ev->protected_hit)
         m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
-                ".git/, .vtcode/, .vscode/ and .idea/ need an interactive approval; no "
+                ".git/, .vtcode/ and IDE or agent configuration (.vscode/, .idea/, "
+                ".claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) need an "
+                "interactive approval; no "
                 "rule or setting approves them.",
                 ev->tool, ev->protected_path, why);
     else if (ev->global_ask)

@@ -174,6 +174,18 @@ static void test_layers(void **state)
     call d9 = PATCH(".git/config"); /* protected even with bare allow */
     d9.agent = "dev";
     assert_string_equal(explain(&d9), "ask");
+    /* IDE and agent configuration starts programs outside the sandbox:
+     * protected like .git, at any depth */
+    static const char *const ide[] = {".vscode/settings.json", ".idea/workspace.xml",
+                                      ".claude/settings.json", ".cursor/mcp.json",
+                                      ".codex/config.toml",    ".devcontainer/devcontainer.json",
+                                      ".mcp.json",             "sub/.claude/settings.local.json"};
+    for (size_t i = 0; i < sizeof ide / sizeof *ide; i++) {
+        call di = PATCH(ide[i]);
+        di.agent = "dev";
+        if (strcmp(explain(&di), "ask"))
+            fail_msg("%s: %s, want ask", ide[i], decision);
+    }
     permission_fini();
 }
 
