@@ -147,6 +147,7 @@ PERMISSIVE = {
     "pty.default_cols": 1000,
     "mcp.enabled": True,
     "mcp.max_concurrent_calls": 4096,
+    "mcp.catalog": "full",
     "mcp.max_concurrent_connections": 1024,
     "mcp.request_timeout_seconds": 3600,
     "mcp.startup_timeout_seconds": 3600,
