@@ -14,6 +14,7 @@
 #include <vthost/plugin.h>
 #include "spool_dir.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 
@@ -339,8 +340,11 @@ int spool_cli(const char *workspace, int argc, char **argv)
         }
         int busy = file_in_use(dfd, v[i].name);
         total += v[i].size;
+        char *shown = text_escape(v[i].name, 0); /* a name may hold any byte */
         printf("%12llu  %8.0fs ago  %s/%s%s\n", (unsigned long long)v[i].size,
-               now - v[i].mtime, SPOOL_DIR, v[i].name, busy ? "  (in use)" : "");
+               now - v[i].mtime, SPOOL_DIR, shown ? shown : "(a name that cannot be shown)",
+               busy ? "  (in use)" : "");
+        free(shown);
     }
     if (clean)
         printf("deleted %zu spool files (%.1f MiB); files in use were kept\n", deleted,

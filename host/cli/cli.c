@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "render.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 /* Parse the call's JSON argument ("-" reads stdin).  Exit code 2 on error. */
 static int parse_args(const char *json, cJSON **out)
@@ -58,13 +59,24 @@ static int cli_prompt(void *ctx, const cJSON *request)
         return -1;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(request, "message");
     char *text = cJSON_IsString(m) ? NULL : cJSON_Print(request);
+    /* the terminal shows what runs: no byte of the call moves its cursor */
+    char *shown = text_escape(cJSON_IsString(m) ? m->valuestring : text, TEXT_KEEP_NEWLINES);
     dprintf(fd, "\nvthost: permission needed\n%s\nApprove once? [y/N] ",
-            cJSON_IsString(m) ? m->valuestring : text);
+            shown ? shown : "(a request that cannot be shown)");
+    free(shown);
     free(text);
     char answer[16] = "";
     ssize_t n = read(fd, answer, sizeof answer - 1);
     close(fd);
     return n > 0 && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+/* A call's message on stderr, as text for a person. */
+static void print_message(const char *m)
+{
+    char *shown = text_escape(m, TEXT_KEEP_NEWLINES);
+    fprintf(stderr, "vthost: %s\n", shown ? shown : m);
+    free(shown);
 }
 
 static void print_json(const cJSON *v)
@@ -106,7 +118,7 @@ static int cli_call(int argc, char **argv, const cli_options *o)
     pipeline_call(&req, &res);
     rc = cli_call_end(&res, o->timeout, exit_code(res.status));
     if (res.status != CALL_OK && res.message)
-        fprintf(stderr, "vthost: %s\n", res.message);
+        print_message(res.message);
     if (o->format && strcmp(o->format, "text") == 0) {
         char *t = render_text(tool, res.response);
         if (t)
@@ -133,7 +145,7 @@ static int cli_explain(int argc, char **argv, const cli_options *o)
     call_result res;
     pipeline_explain(&req, &res);
     if (res.status != CALL_OK && res.message)
-        fprintf(stderr, "vthost: %s\n", res.message);
+        print_message(res.message);
     const char *ignored = host_ignored_config();
     if (ignored && cJSON_IsObject(res.response))
         cJSON_AddStringToObject(res.response, "ignored_config", ignored);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "mcp_client.h"
 #include "mcp_server.h"
+#include "text_escape.h"
 
 static void deadline_in(struct timespec *t, int ms)
 {
@@ -113,10 +114,13 @@ void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id)
     cJSON_Delete(msg);  /* a reply nobody waits for is dropped */
 }
 
+/* One value on one line, every byte of it visible (text_escape.h). */
 static void put_value(FILE *f, const cJSON *v)
 {
     if (cJSON_IsString(v)) {
-        fputs(v->valuestring, f);
+        char *shown = text_escape(v->valuestring, 0);
+        fputs(shown ? shown : "(cannot be shown)", f);
+        free(shown);
         return;
     }
     char *t = cJSON_PrintUnformatted(v);
@@ -138,7 +142,9 @@ static char *prompt_text(const cJSON *request)
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(request, "tool");
     const cJSON *subjects = cJSON_GetObjectItemCaseSensitive(request, "subjects");
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(request, "rule");
-    fputs(cJSON_IsString(msg) ? msg->valuestring : "Allow this tool call?", f);
+    char *shown = cJSON_IsString(msg) ? text_escape(msg->valuestring, TEXT_KEEP_NEWLINES) : NULL;
+    fputs(shown ? shown : "Allow this tool call?", f);
+    free(shown);
     if (tool) {
         fputs("\nTool: ", f);
         put_value(f, tool);

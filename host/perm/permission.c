@@ -15,6 +15,7 @@
 #include "perm_rules.h"
 #include "services.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -617,10 +618,14 @@ static char *summary(const perm_eval *ev)
             fprintf(f, "  ... and %zu more\n", ev->nsubj - i);
             break;
         }
-        fprintf(f, "  %s: %s", verb, d->raw);
+        /* one subject per line, every byte of it visible */
+        char *raw = text_escape(d->raw, 0), *res = text_escape(d->res, 0);
+        fprintf(f, "  %s: %s", verb, raw ? raw : "(cannot be shown)");
         if (d->res && strcmp(d->res, d->lex) != 0)
-            fprintf(f, " (resolves to %s)", d->res);
+            fprintf(f, " (resolves to %s)", res ? res : "(cannot be shown)");
         fputc('\n', f);
+        free(raw);
+        free(res);
     }
     fclose(f);
     return buf;
@@ -634,14 +639,18 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
 {
     const frontend *fe = req->fe;
     char *what = summary(ev), *question = NULL;
-    char *pw = policy_words(ev);
+    char *pw_raw = policy_words(ev), *pw = text_escape(pw_raw, 0);
+    free(pw_raw);
+    /* the model's words in the question stay on their line, visibly */
+    char *just = text_escape(ev->justification, 0), *ppath = text_escape(ev->protected_path, 0);
+    char *shown_reason = text_escape(reason, 0);
     if (ev->extends_sandbox)
         question = str_printf("%s asks to run %s\n%s", ev->tool,
-                              ev->justification ? ev->justification : "with additional permissions",
+                              just ? just : "with additional permissions",
                               what ? what : "");
     else if (ev->escalated)
         question = str_printf("%s asks to run outside the sandbox: %s%s%s%s\n%s", ev->tool,
-                       ev->justification ? ev->justification : "(no justification)",
+                       just ? just : "(no justification)",
                        ev->policy_hit ? "\nIt would change the policy file " : "",
                        pw ? pw : "",
                        ev->policy_hit ? " (permission settings: approve only if you meant "
@@ -650,14 +659,17 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
     else if (ev->policy_hit)
         question = str_printf("%s would change the policy file %s (permission settings: "
                               "approve only if you meant to change them)\n%s",
-                              ev->tool, pw ? pw : ev->protected_path, what ? what : "");
+                              ev->tool, pw ? pw : ppath, what ? what : "");
     else if (ev->protected_hit)
-        question = str_printf("%s edits protected path %s\n%s", ev->tool, ev->protected_path,
+        question = str_printf("%s edits protected path %s\n%s", ev->tool, ppath,
                        what ? what : "");
     else
-        question = str_printf("%s (%s)\n%s", ev->tool, reason, what ? what : "");
+        question = str_printf("%s (%s)\n%s", ev->tool, shown_reason ? shown_reason : "", what ? what : "");
     free(what);
     free(pw);
+    free(just);
+    free(ppath);
+    free(shown_reason);
     int answer = -1;
     if (fe && fe->prompt) {
         cJSON *r = prompt_request(ev, req->args, question ? question : ev->tool);

@@ -2,8 +2,10 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <vthost/plugin.h>
 #include "log.h"
+#include "text_escape.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static host_log_sink log_sink;
@@ -33,13 +35,17 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
 {
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    /* a warning may quote a command or a file name: shown, never obeyed */
+    char *shown = text_escape(msg, TEXT_KEEP_NEWLINES);
+    const char *line = shown ? shown : "(a log message that could not be shown)";
     pthread_mutex_lock(&log_lock);
     if (log_sink)
-        log_sink(log_sink_ctx, level, who ? who : "vthost", msg);
+        log_sink(log_sink_ctx, level, who ? who : "vthost", line);
     else if (level >= log_level)
         fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
-                level_name(level), msg);
+                level_name(level), line);
     pthread_mutex_unlock(&log_lock);
+    free(shown);
 }
 
 void host_log(int level, const char *who, const char *fmt, ...)
