@@ -1,6 +1,7 @@
 /* vthost: command line entry point.  Options are parsed with the table in
  * cli.c; an option that does not apply to the command is a usage error. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,16 @@ static const cli_option *option_of(int c)
     return NULL;
 }
 
-static int usage_error(const char *fmt, const char *what, const cli_command *cmd)
+static int usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int usage_error(const cli_command *cmd, const char *fmt, ...)
 {
     fputs("vthost: ", stderr);
-    fprintf(stderr, fmt, what);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "; see vthost help%s%s\n", cmd ? " " : "", cmd ? cmd->name : "");
     return CLI_EXIT_USAGE;
 }
@@ -99,15 +106,15 @@ int main(int argc, char **argv)
             /* a week is far more than any call; beyond it is a typo */
             if (end == optarg || *end || !(co.timeout > 0 && co.timeout <= 604800)) {
                 free(dirs);
-                return usage_error("--timeout '%s' is not a number of seconds in (0, 604800]",
-                                   optarg, NULL);
+                return usage_error(NULL, "--timeout '%s' is not a number of seconds in (0, 604800]",
+                                   optarg);
             }
             break;
         }
         case CLI_OPT_ANSWER:
             if (yes_no && strcmp(yes_no, op->name)) {
                 free(dirs);
-                return usage_error("%s", "--yes and --no exclude each other", NULL);
+                return usage_error(NULL, "%s", "--yes and --no exclude each other");
             }
             yes_no = op->name;
             co.answer = strcmp(op->name, "yes") == 0;
@@ -125,7 +132,7 @@ int main(int argc, char **argv)
         cli_usage(help ? stdout : stderr);
         rc = help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     } else if (!cmd) {
-        rc = usage_error("unknown command '%s'", argv[optind], NULL);
+        rc = usage_error(NULL, "unknown command '%s'", argv[optind]);
     } else if (help) {
         cli_command_help(stdout, cmd);
         rc = CLI_EXIT_OK;
@@ -138,9 +145,9 @@ int main(int argc, char **argv)
         if (!strcmp(cmd->name, "serve") && bit == CLI_OPT_ANSWER)
             snprintf(what, sizeof what, "--%s does not apply to 'serve': the client answers "
                      "permission prompts", name);
-        rc = usage_error("%s", what, cmd);
+        rc = usage_error(cmd, "%s", what);
     } else if (argc - optind - 1 < cmd->min_args || argc - optind - 1 > cmd->max_args) {
-        rc = usage_error("wrong number of arguments for '%s'", cmd->name, cmd);
+        rc = usage_error(cmd, "wrong number of arguments for '%s'", cmd->name);
     } else if (cmd->host == CLI_NO_HOST) {
         rc = cmd->run(argc - optind - 1, argv + optind + 1, &co);
     } else {

@@ -25,6 +25,7 @@ static void *api_alloc(size_t n) { return malloc(n ? n : 1); }
 static void api_free(void *p) { free(p); }
 static char *api_strdup(const char *s) { return s ? strdup(s) : NULL; }
 
+static void api_log(int level, const char *plugin, const char *f, ...) VT_PRINTF(3, 4);
 static void api_log(int level, const char *plugin, const char *f, ...)
 {
     va_list ap;
@@ -44,6 +45,7 @@ static void api_call_progress(vt_call *call, double progress, double total, cons
         call->fe->progress(call->fe->ctx, progress, total, msg);
 }
 
+static void api_call_warn(vt_call *call, const char *f, ...) VT_PRINTF(2, 3);
 static void api_call_warn(vt_call *call, const char *f, ...)
 {
     if (!call)

@@ -10,15 +10,22 @@
 #include "strutil.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
 
-static int fail(char **err, const char *file, size_t line, const char *fmt, const char *a)
+static int fail(char **err, const char *file, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char **err, const char *file, size_t line, const char *fmt, ...)
 {
-    char *msg = str_printf(fmt, a);
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = str_vprintf(fmt, ap);
+    va_end(ap);
     *err = str_printf("%s:%zu: %s", file, line, msg ? msg : "invalid agent spec");
     free(msg);
     return VT_ERR_INVALID;

@@ -32,6 +32,9 @@ void host_set_log_level(int level)
 }
 
 static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
 {
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -10,6 +10,7 @@ void host_set_log_sink(host_log_sink sink, void *ctx);
 void host_set_log_level(int level);
 void host_log(int level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void host_vlog(int level, const char *who, const char *fmt, va_list ap);
+void host_vlog(int level, const char *who, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

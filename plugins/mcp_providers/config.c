@@ -2,12 +2,14 @@
  * uses:
  *   [mcp] enabled, max_concurrent_connections, request_timeout_seconds,
  *         retry_attempts, startup_timeout_seconds, tool_timeout_seconds,
- *         eager_start, max_message_bytes
+ *         eager_start, max_message_bytes, max_relayed_requests_per_call,
+ *         max_relayed_requests_per_minute
  *   [[mcp.providers]] name, command, args, working_directory, env,
  *         enabled, eager_start (stdio); endpoint, headers, api_key_env,
  *         protocol_version (Streamable HTTP)
  *   [mcp.requirements] enforce, allowed_stdio_commands,
  *         allowed_http_endpoints */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +17,16 @@
 #include "config.h"
 #include "naming.h"
 
-static char *errf(const char *fmt, const char *a, const char *b)
+static char *errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An error message (malloc'd), cut at 512 bytes. */
+static char *errf(const char *fmt, ...)
 {
     char buf[512];
-    snprintf(buf, sizeof buf, fmt, a, b ? b : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
     return strdup(buf);
 }
 
@@ -118,8 +126,7 @@ static int build_env(provider *p, const cJSON *env, char **err)
     const cJSON *it;
     if (env && !cJSON_IsObject(env)) {
         free(envp);
-        *err = errf("vtcode.toml: [[mcp.providers]] '%s': env must be a table of strings%s",
-                    p->name, NULL);
+        *err = errf("vtcode.toml: [[mcp.providers]] '%s': env must be a table of strings", p->name);
         return -1;
     }
     cJSON_ArrayForEach(it, env) {
@@ -289,7 +296,7 @@ static int load_http(const cJSON *t, provider *p, char **err)
         return -1;
     if (strncmp(p->endpoint, "http://", 7) != 0 && strncmp(p->endpoint, "https://", 8) != 0) {
         *err = errf("vtcode.toml: [[mcp.providers]] '%s': endpoint must be an http:// or "
-                    "https:// URL%s", p->name, NULL);
+                    "https:// URL", p->name);
         return -1;
     }
     /* `headers` as the issue names it, `http_headers` as newer VT Code does */
@@ -307,7 +314,7 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
     const char *W = "[[mcp.providers]]";
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
     if (!cJSON_IsString(name) || !name->valuestring[0]) {
-        *err = errf("vtcode.toml: every %s needs a name (a string)%s", W, NULL);
+        *err = errf("vtcode.toml: every %s needs a name (a string)", W);
         return -1;
     }
     p->name = strdup(name->valuestring);
@@ -326,7 +333,7 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
     }
     if (cmd && endpoint) {
         *err = errf("vtcode.toml: %s '%s' has both a command (stdio) and an endpoint (HTTP): "
-                    "name one%s", W, p->name);
+                    "name one", W, p->name);
         return -1;
     }
     if (endpoint) {
@@ -350,8 +357,7 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
             cJSON_ArrayForEach(it, l)
                 ok &= cJSON_IsString(it);
         if (!ok) {
-            *err = errf("vtcode.toml: [mcp.requirements] %s must be an array of strings%s", k,
-                        NULL);
+            *err = errf("vtcode.toml: [mcp.requirements] %s must be an array of strings", k);
             return -1;
         }
     }
@@ -378,6 +384,28 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
     return 0;
 }
 
+/* A provider whose entry is wrong stays in the list, disabled with the
+ * error as its reason (shown by `vthost mcp`): the host and the other
+ * providers start as usual.  Takes why. */
+static void reject(provider *p, int nth, char *why)
+{
+    if (!p->name) {
+        char name[48];
+        snprintf(name, sizeof name, "[[mcp.providers]] #%d", nth);
+        p->name = strdup(name);
+    }
+    if (!p->prefix && p->name)
+        p->prefix = naming_prefix(p->name);
+    if (!p->tp)
+        p->tp = &stdio_transport;
+    p->bad_config = 1;
+    disable(p, why ? why : "vtcode.toml: this [[mcp.providers]] entry is wrong");
+    if (mcpp_api)
+        mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s (this MCP provider is not "
+                      "started; the others are)", why ? why : "wrong entry");
+    free(why);
+}
+
 int mcpp_config_load(const cJSON *root, const char *workspace, mcpp_config *out, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -397,7 +425,11 @@ int mcpp_config_load(const cJSON *root, const char *workspace, mcpp_config *out,
         get_int(mcp, "retry_attempts", 0, 100, 3, &out->lim.retry_attempts, err) ||
         get_int(mcp, "startup_timeout_seconds", 1, 3600, 30, &s_start, err) ||
         get_int(mcp, "tool_timeout_seconds", 1, 86400, 300, &s_tool, err) ||
-        get_int(mcp, "max_message_bytes", 1024, 256 << 20, 16 << 20, &maxmsg, err))
+        get_int(mcp, "max_message_bytes", 1024, 256 << 20, 16 << 20, &maxmsg, err) ||
+        get_int(mcp, "max_relayed_requests_per_call", 0, 10000, 16, &out->lim.relay_per_call,
+                err) ||
+        get_int(mcp, "max_relayed_requests_per_minute", 1, 100000, 60, &out->lim.relay_per_minute,
+                err))
         return -1;
     out->lim.request_timeout_ms = s_req * 1000;
     out->lim.startup_timeout_ms = s_start * 1000;
@@ -420,25 +452,27 @@ int mcpp_config_load(const cJSON *root, const char *workspace, mcpp_config *out,
     if (!out->providers)
         return -1;
     const cJSON *t;
-    cJSON_ArrayForEach(t, list) {
-        if (!cJSON_IsObject(t)) {
-            *err = strdup("vtcode.toml: each [[mcp.providers]] entry must be a table");
-            return -1;
-        }
+    int nth = 0;
+    cJSON_ArrayForEach(t, list)
+    {
         provider *p = malloc(sizeof *p);
         if (!p)
             return -1;
         provider_init(p);
         out->providers[out->count++] = p;
-        if (load_provider(t, out, req, workspace, p, err) < 0)
-            return -1;
-        for (size_t i = 0; i + 1 < out->count; i++)
-            if (strcmp(out->providers[i]->prefix, p->prefix) == 0) {
-                *err = errf("vtcode.toml: two [[mcp.providers]] are named '%s' (after "
+        nth++;
+        char *perr = NULL;
+        if (!cJSON_IsObject(t))
+            perr = errf("vtcode.toml: [[mcp.providers]] entry %d is not a table", nth);
+        else if (load_provider(t, out, req, workspace, p, &perr) < 0 && !perr)
+            perr = strdup("vtcode.toml: [[mcp.providers]]: out of memory");
+        for (size_t i = 0; !perr && i + 1 < out->count; i++)
+            if (!out->providers[i]->bad_config && strcmp(out->providers[i]->prefix, p->prefix) == 0)
+                perr = errf("vtcode.toml: two [[mcp.providers]] are named '%s' (after "
                             "replacing characters outside [a-zA-Z0-9_-]): '%s'",
                             out->providers[i]->name, p->name);
-                return -1;
-            }
+        if (perr)
+            reject(p, nth, perr);
     }
     return 0;
 }

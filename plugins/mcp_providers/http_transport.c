@@ -71,6 +71,7 @@ typedef struct xfer {
     vt_strbuf body;            /* JSON body; SSE: the line being read; else error text */
     vt_strbuf data;            /* SSE: the data of the event being read */
     int skip_lf, other_event;
+    int stopped;               /* should_stop() said so between two messages */
     char *session;             /* Mcp-Session-Id of the answer to initialize */
     char *broke;               /* a protocol failure (malloc'd) */
 } xfer;
@@ -190,13 +191,16 @@ static int visible(const char *v, size_t n)
     return 1;
 }
 
+static int should_stop(xfer *x);
+
 static void deliver_one(xfer *x, cJSON *m)
 {
     if (x->is_init) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(m, "result"), "protocolVersion"));
-        if (cJSON_IsNumber(id) && (long)id->valuedouble == x->req->id && v &&
+        /* compared as doubles: an id like 1e59 has no long to be cast to */
+        if (cJSON_IsNumber(id) && id->valuedouble == (double)x->req->id && v &&
             visible(v, strlen(v))) {
             pthread_mutex_lock(&x->p->mu);
             free(x->s->version);
@@ -216,7 +220,9 @@ static void deliver(xfer *x, const char *text, size_t len)
     cJSON *m = cJSON_ParseWithLength(text, len);
     if (cJSON_IsArray(m) && cJSON_GetArraySize(m) > 0) {
         cJSON *it;
-        while (!x->broke && (it = cJSON_DetachItemFromArray(m, 0)))
+        /* a batch of requests for the client ends with the call too */
+        while (!x->broke && !(x->stopped = should_stop(x)) &&
+               (it = cJSON_DetachItemFromArray(m, 0)))
             deliver_one(x, it);
         cJSON_Delete(m);
     } else if (m) {
@@ -280,9 +286,17 @@ static void sse_feed(xfer *x, const char *p, size_t n)
         if (j == n)
             return;  /* the rest of the line comes with the next chunk */
         x->skip_lf = p[j] == '\r';
+        int end_of_event = x->body.len == 0;
         sse_line(x, x->body.data ? x->body.data : "", x->body.len);
         mcpp_api->strbuf_reset(&x->body);
         i = j + 1;
+        /* between two events, not only between two reads: one chunk may
+         * carry thousands of requests, and the call may be over after
+         * the first (answered, cancelled, past its deadline) */
+        if (end_of_event && should_stop(x)) {
+            x->stopped = 1;
+            return;
+        }
     }
 }
 
@@ -309,8 +323,12 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
                                     n < ERR_BODY_MAX - x->body.len ? n : ERR_BODY_MAX - x->body.len);
         return n;
     }
+    if (x->stopped)
+        return 0;
     if (x->sse) {
         sse_feed(x, ptr, n);
+        if (x->stopped)
+            return 0; /* ends the transfer: run() reports it as stopped */
     } else if (x->body.len + n > x->p->lim.max_message) {
         broke_big(x);
     } else {
@@ -441,6 +459,8 @@ static CURLcode run(xfer *x, conn *c, const char *body, int *aborted)
         }
         curl_multi_poll(c->multi, NULL, 0, POLL_MS, NULL);
     }
+    if (x->stopped)
+        *aborted = 1;
     curl_multi_remove_handle(c->multi, e);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(h);

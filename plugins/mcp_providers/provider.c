@@ -3,6 +3,7 @@
  * notifications/cancelled, progress), the dispatch of what the provider
  * sends, and the connection's state.  The transport (transport.h) only
  * moves messages. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,15 @@ struct rpc_wait {
     char *err;
     int done;
     cJSON *incoming;        /* requests of the provider to relay for `call` */
+    int queued;             /* entries in incoming (at most RELAY_QUEUE_MAX) */
+    int relayed;            /* requests admitted for `call`: queued or relayed */
+    int refused_said;       /* the log said once that its requests are refused */
     pthread_t thread;       /* the caller's (it relays them) */
 };
+
+/* Requests of one call waiting to be relayed (the call relays one at a
+ * time): a provider's flood is refused at once, never buffered. */
+#define RELAY_QUEUE_MAX 8
 
 const char *provider_state_name(provider_state s)
 {
@@ -130,25 +138,62 @@ static void on_progress(provider *p, const cJSON *params)
 {
     const cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
     const cJSON *prog = cJSON_GetObjectItemCaseSensitive(params, "progress");
-    if (!cJSON_IsNumber(tok) || !cJSON_IsNumber(prog))
-        return;
+    if (!cJSON_IsNumber(tok) || !cJSON_IsNumber(prog) || !isfinite(prog->valuedouble))
+        return; /* 1e999 parses as infinity, which JSON cannot carry on */
     const cJSON *total = cJSON_GetObjectItemCaseSensitive(params, "total");
+    double t = cJSON_IsNumber(total) && isfinite(total->valuedouble) ? total->valuedouble : 0;
     const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "message"));
     pthread_mutex_lock(&p->mu);
     for (rpc_wait *w = p->waits; w; w = w->next)
         if ((double)w->id == tok->valuedouble && !w->done && w->call)
-            mcpp_api->call_progress(w->call, prog->valuedouble,
-                                    cJSON_IsNumber(total) ? total->valuedouble : 0, msg);
+            mcpp_api->call_progress(w->call, prog->valuedouble, t, msg);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Milliseconds until t (at least 1). */
-static int ms_left(const struct timespec *t)
+/* 1 while w's call may still have requests relayed: not answered, not
+ * past its deadline, not cancelled.  Caller holds p->mu. */
+static int relay_live_locked(const rpc_wait *w)
 {
+    return w->call && !w->done && !provider_past(&w->deadline) &&
+           !mcpp_api->call_cancelled(w->call);
+}
+
+/* Whether a request of the provider may be relayed for w's call now:
+ * NULL (admitted: counted against the call and the provider's budget),
+ * or why not with *code.  `queue`: it would wait in w's queue.  Caller
+ * holds p->mu. */
+static const char *relay_admit_locked(provider *p, rpc_wait *w, int queue, int *code)
+{
+    *code = RELAY_REFUSED;
+    if (!relay_live_locked(w)) {
+        *code = RELAY_CANCELLED;
+        return "the tool call it belongs to has ended (answered, cancelled or timed out)";
+    }
+    if (w->relayed >= p->lim.relay_per_call)
+        return "the tool call already had max_relayed_requests_per_call requests relayed";
+    if (queue && w->queued >= RELAY_QUEUE_MAX)
+        return "too many of the provider's requests are waiting for the client already";
+    /* a token bucket: relay_per_minute tokens, refilled over a minute */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
-    return ms < 1 ? 1 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+    double cap = p->lim.relay_per_minute;
+    if (!p->relay_clock.tv_sec && !p->relay_clock.tv_nsec) {
+        p->relay_tokens = cap;
+    } else {
+        double s = (double)(now.tv_sec - p->relay_clock.tv_sec) +
+                   (double)(now.tv_nsec - p->relay_clock.tv_nsec) / 1e9;
+        p->relay_tokens += s * cap / 60.0;
+        if (p->relay_tokens > cap)
+            p->relay_tokens = cap;
+    }
+    p->relay_clock = now;
+    if (p->relay_tokens < 1)
+        return "the provider sent more than max_relayed_requests_per_minute requests";
+    p->relay_tokens -= 1;
+    w->relayed++;
+    if (queue)
+        w->queued++;
+    return NULL;
 }
 
 /* A request to relay to vthost's client (takes m; returns what is left
@@ -156,32 +201,49 @@ static int ms_left(const struct timespec *t)
  * thread relays it.  A transport that reads a request's answers on that
  * request's thread (HTTP) says exactly which call: the one waiting on
  * this thread, relayed right here.  Over stdio nothing says which, so
- * the earliest call in flight relays it. */
+ * the earliest call in flight relays it.  What is over the bounds, or
+ * comes once the call has ended, is refused at once. */
 static cJSON *queue_relay(provider *p, cJSON *m)
 {
-    rpc_wait *target = NULL;
+    rpc_wait *target = NULL, *mine = NULL;
     pthread_t self = pthread_self();
+    const char *why = "it arrived while no tool call of this provider was running";
+    int code = RELAY_REFUSED;
     pthread_mutex_lock(&p->mu);
     for (rpc_wait *w = p->waits; w; w = w->next) { /* newest first */
         if (w->call && !w->done && pthread_equal(w->thread, self)) {
-            vt_call *call = w->call;
-            int ms = ms_left(&w->deadline);
-            pthread_mutex_unlock(&p->mu);
-            relay_serve(p, call, m, ms);
-            return m;
+            mine = w;
+            break;
         }
-        if (w->call && !w->done)
+        if (relay_live_locked(w) || (!target && w->call && !w->done))
             target = w;
     }
-    if (target && (target->incoming || (target->incoming = cJSON_CreateArray()))) {
-        cJSON_AddItemToArray(target->incoming, m);
+    rpc_wait *w = mine ? mine : target;
+    if (w)
+        why = relay_admit_locked(p, w, !mine, &code);
+    if (w && !why && mine) {
+        vt_call *call = w->call;
+        struct timespec deadline = w->deadline;
+        pthread_mutex_unlock(&p->mu);
+        relay_serve(p, call, m, &deadline);
+        return m;
+    }
+    if (w && !why && (w->incoming || (w->incoming = cJSON_CreateArray()))) {
+        cJSON_AddItemToArray(w->incoming, m);
         m = NULL;
         pthread_cond_broadcast(&p->cond);
     }
+    int say = w && why && code == RELAY_REFUSED && !w->refused_said;
+    if (say)
+        w->refused_said = 1;
     pthread_mutex_unlock(&p->mu);
+    if (say)
+        mcpp_api->log(VT_LOG_WARNING, "mcp_providers",
+                      "MCP provider '%s': requests for the "
+                      "client refused (%s)",
+                      p->name, why);
     if (m)
-        relay_refuse(p, m, RELAY_REFUSED, "it arrived while no tool call of this provider "
-                                          "was running");
+        relay_refuse(p, m, code, why ? why : "out of memory");
     return m;
 }
 
@@ -376,8 +438,10 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         cJSON *in = w->incoming ? cJSON_DetachItemFromArray(w->incoming, 0) : NULL;
         if (in) {
             /* relayed on this thread: it ends when the call ends */
+            w->queued--;
+            struct timespec deadline = w->deadline;
             pthread_mutex_unlock(&p->mu);
-            relay_serve(p, call, in, ms_left(&w->deadline));
+            relay_serve(p, call, in, &deadline);
             cJSON_Delete(in);
             pthread_mutex_lock(&p->mu);
             continue;

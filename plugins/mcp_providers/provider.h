@@ -25,6 +25,8 @@ typedef struct provider_limits {
     int retry_attempts;
     int max_concurrent;       /* calls in flight per provider */
     size_t max_message;       /* bytes in one message from the provider */
+    int relay_per_call;       /* requests relayed to the client in one call */
+    int relay_per_minute;     /* ... by one provider (a token bucket) */
 } provider_limits;
 
 typedef struct rpc_wait rpc_wait;
@@ -42,6 +44,7 @@ struct provider {
     char *api_key_env;        /* http: Authorization: Bearer $api_key_env */
     char *protocol_version;   /* asked for in initialize; NULL: the newest known */
     int eager;
+    int bad_config;           /* its vtcode.toml entry is wrong: disabled, says why */
     provider_limits lim;
     const transport_ops *tp;
     void *tp_state;           /* the transport's (tp->destroy frees it) */
@@ -63,6 +66,8 @@ struct provider {
     int list_dirty;           /* notifications/tools/list_changed seen */
     int active_calls;
     unsigned long calls, restarts;
+    double relay_tokens;      /* what relay_per_minute still allows */
+    struct timespec relay_clock; /* when relay_tokens was last refilled */
 };
 
 void provider_init(provider *p);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "relay.h"
 #include "tools.h"
 
@@ -85,20 +86,35 @@ static cJSON *forwarded(const provider *p, const char *method, const cJSON *para
     return fwd;
 }
 
-void relay_serve(provider *p, vt_call *call, const cJSON *req, int timeout_ms)
+/* Milliseconds until t, or 0 once it has passed. */
+static int ms_until(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 1 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+void relay_serve(provider *p, vt_call *call, const cJSON *req, const struct timespec *deadline)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "method"));
     if (!method)
         return;
+    int timeout_ms = ms_until(deadline);
+    if (timeout_ms == 0 || mcpp_api->call_cancelled(call)) {
+        /* the call is over: a prompt now would reach the user for nothing */
+        relay_refuse(p, req, RELAY_CANCELLED,
+                     timeout_ms ? "the tool call was cancelled" : "the tool call timed out");
+        return;
+    }
     if (!VT_HAS(mcpp_api, client_request)) {
         relay_refuse(p, req, RELAY_REFUSED, "this vthost cannot relay requests (host ABI < 1.3)");
         return;
     }
     cJSON *fwd = forwarded(p, method, cJSON_GetObjectItemCaseSensitive(req, "params"));
     cJSON *result = NULL, *error = NULL;
-    int rc = fwd ? mcpp_api->client_request(call, method, fwd, timeout_ms < 1 ? 1 : timeout_ms,
-                                            &result, &error)
+    int rc = fwd ? mcpp_api->client_request(call, method, fwd, timeout_ms, &result, &error)
                  : VT_ERR_NOMEM;
     cJSON_Delete(fwd);
     if (rc == VT_OK && result) {

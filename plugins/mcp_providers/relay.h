@@ -20,9 +20,11 @@ int relay_method(const char *method);
 cJSON *relay_capabilities(void);
 
 /* Relay `req` (a request message of p, borrowed) on behalf of `call`,
- * waiting at most timeout_ms, and answer p under the request's own id
- * with the client's result or error.  Runs on the call's thread. */
-void relay_serve(provider *p, vt_call *call, const cJSON *req, int timeout_ms);
+ * waiting at most until `deadline` (CLOCK_MONOTONIC, the call's), and
+ * answer p under the request's own id with the client's result or
+ * error.  Once the deadline has passed or the call was cancelled nothing
+ * reaches the client: p gets a refusal.  Runs on the call's thread. */
+void relay_serve(provider *p, vt_call *call, const cJSON *req, const struct timespec *deadline);
 
 /* Answer `req` (borrowed) with a JSON-RPC error saying `why`: nothing
  * to relay it for (no call in progress, the call ended). */

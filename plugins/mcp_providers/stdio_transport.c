@@ -7,16 +7,21 @@
  * process group (the whole group is killed on stop) and one end of a
  * socket pair as stdin and stdout: writes to a socket can say
  * MSG_NOSIGNAL, so a provider that died never raises SIGPIPE in vthost.
+ * The reader watches the child's death beside its output (a pidfd): a
+ * provider that crashed while a helper it spawned holds its stdout
+ * fails its calls at once, and its group (the helper too) is killed.
  * Messages are newline-delimited JSON (the MCP stdio transport). */
 #define _GNU_SOURCE  /* pipe2, execvpe */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "provider.h"
@@ -99,9 +104,52 @@ static char *describe_exit(const char *name, int status)
     return strdup(buf);
 }
 
-/* Reads until EOF or a protocol failure; returns the failure or NULL. */
-static char *read_loop(provider *p, int fd)
+/* A descriptor that becomes readable when process `pid` exits (Linux
+ * 5.3), or -1: then the reader looks every DEATH_POLL_MS. */
+#define DEATH_POLL_MS 100
+static int open_pidfd(pid_t pid)
 {
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    if (fd >= 0) {
+        (void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+        return (int)fd;
+    }
+#endif
+    (void)pid;
+    return -1;
+}
+
+/* 1 once the child has exited (it is left to be reaped). */
+static int child_exited(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Waits until fd has something to read (1), or the child has exited
+ * (0): its death is watched on its own, since a helper it spawned may
+ * hold its stdout open long after it died. */
+static int wait_readable(int fd, int pidfd, pid_t pid)
+{
+    for (;;) {
+        struct pollfd f[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+        int n = poll(f, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : DEATH_POLL_MS);
+        if (n < 0 && errno != EINTR)
+            return 1; /* let read() say what is wrong */
+        if (n > 0 && f[0].revents)
+            return 1;
+        if ((n > 0 && pidfd >= 0 && f[1].revents) || (pidfd < 0 && child_exited(pid)))
+            return 0;
+    }
+}
+
+/* Reads until EOF, a protocol failure or the child's death (what it
+ * wrote before it died is still read); returns the failure or NULL. */
+static char *read_loop(provider *p, int fd, pid_t pid, int pidfd)
+{
+    int dead = 0;
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap);
     char why[256];
@@ -123,7 +171,10 @@ static char *read_loop(provider *p, int fd)
             buf = g;
             cap *= 2;
         }
-        ssize_t n = read(fd, buf + len, cap - len);
+        if (!dead && !wait_readable(fd, pidfd, pid))
+            dead = 1;
+        /* once it is dead only what is already there is read */
+        ssize_t n = recv(fd, buf + len, cap - len, dead ? MSG_DONTWAIT : 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -225,7 +276,10 @@ static void *io_main(void *arg)
     pthread_mutex_unlock(&p->mu);
     provider_connected(p);
 
-    char *broke = read_loop(p, sv[0]);
+    int pidfd = open_pidfd(pid);
+    char *broke = read_loop(p, sv[0], pid, pidfd);
+    if (pidfd >= 0)
+        close(pidfd);
 
     pthread_mutex_lock(&p->mu);
     kill(-pid, SIGKILL);  /* the group: a provider's helpers go too */

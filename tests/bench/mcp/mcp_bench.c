@@ -106,7 +106,10 @@ static void run(const char *label, const char *fmt, long *id, int n, double *med
     double t0 = now_us();
     for (int i = 0; i < n; i++) {
         long my = ++*id;
-        int len = snprintf(line, sizeof line, fmt, my);
+        /* the id goes where fmt says %ld (fmt itself is no format string to printf) */
+        const char *at = strstr(fmt, "%ld");
+        int len = at ? snprintf(line, sizeof line, "%.*s%ld%s", (int)(at - fmt), fmt, my, at + 3)
+                     : snprintf(line, sizeof line, "%s", fmt);
         double a = now_us();
         send_all(line, (size_t)len);
         await_id(my);

@@ -28,6 +28,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void stub_log(int level, const char *plugin, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void stub_log(int level, const char *plugin, const char *fmt, ...)
 {
     (void)level;
     (void)plugin;
@@ -45,6 +48,12 @@ static void stub_progress(vt_call *call, double progress, double total, const ch
     (void)total;
     if (message)
         (void)strlen(message);
+}
+
+static int stub_cancelled(const vt_call *call)
+{
+    (void)call;
+    return 0;
 }
 
 static const char *stub_root(void)
@@ -87,6 +96,7 @@ static void setup(void)
         return;
     api.log = stub_log;
     api.call_progress = stub_progress;
+    api.call_cancelled = stub_cancelled;
     api.workspace_root = stub_root;
     api.tool_add = stub_tool_add;
     api.tool_remove = stub_tool_remove;
@@ -106,8 +116,8 @@ static const transport_ops discard_transport = {.name = "fuzz", .send = discard_
 
 static void fuzz_stream(const uint8_t *data, size_t size)
 {
-    int fds[2];
-    if (size > 60000 || pipe(fds) < 0)
+    int fds[2]; /* a socket, as the provider's stdout is */
+    if (size > 60000 || socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
         return;
     if (write(fds[1], data, size) != (ssize_t)size)
         abort();
@@ -117,17 +127,25 @@ static void fuzz_stream(const uint8_t *data, size_t size)
     p.name = "fz";
     p.tp = &discard_transport;
     p.lim.max_message = 1024;  /* small, so the size limit is reached */
+    p.lim.relay_per_call = 4; /* small, so the bounds are reached */
+    p.lim.relay_per_minute = 6;
     rpc_wait w[2] = {{.id = 1}, {.id = 2, .next = NULL}};
     w[0].next = &w[1];
-    vt_call *fake_call = (vt_call *)&w[1];  /* only passed to the progress stub */
+    vt_call *fake_call = (vt_call *)&w[1];  /* only passed to the stubs */
     w[1].call = fake_call;
+    provider_deadline(&w[1].deadline, 60000); /* in flight: requests queue for it */
     p.waits = &w[0];
-    char *why = read_loop(&p, fds[0]);
+    /* no child: its death is never seen (the stream's end is) */
+    char *why = read_loop(&p, fds[0], getpid(), -1);
     close(fds[0]);
     for (int i = 0; i < 2; i++) {
         if (w[i].reply && !cJSON_IsObject(w[i].reply))
             abort();
+        if (w[i].queued != cJSON_GetArraySize(w[i].incoming) || w[i].queued > RELAY_QUEUE_MAX ||
+            w[i].relayed > p.lim.relay_per_call)
+            abort(); /* the relay queue stays within its bounds */
         cJSON_Delete(w[i].reply);
+        cJSON_Delete(w[i].incoming);
         free(w[i].err);
     }
     free(why);

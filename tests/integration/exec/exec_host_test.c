@@ -28,6 +28,9 @@
 static char ws[256];
 
 static call_result run_call(const char *tool, atomic_int *cancel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static call_result run_call(const char *tool, atomic_int *cancel, const char *fmt, ...)
 {
     char json[4096];
     va_list ap;
@@ -43,6 +46,9 @@ static call_result run_call(const char *tool, atomic_int *cancel, const char *fm
     cJSON_Delete(args);
     return res;
 }
+
+static call_result run(const char *tool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static call_result run(const char *tool, const char *fmt, ...)
 {

@@ -13,7 +13,11 @@ with the start.  It fails on any zombie older than a second, on growth
 past the bounds (RSS, fds, threads), a spool over its cap, a call
 without exactly one response, or an unclean exit.
 
-usage: soak.py VTHOST_BIN [--seconds N] [--step S] [--clients N] [--dir-mib M]"""
+With --massif FILE the server runs under valgrind's massif and the heap
+profile is written to FILE (read it with ms_print); commands then run
+unsandboxed, since valgrind does not know the Landlock system calls.
+
+usage: soak.py VTHOST_BIN [--seconds N] [--step S] [--clients N] [--dir-mib M] [--massif FILE]"""
 import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robust"))
 from mcp_client import ZombieWatch, sample, sanitized, trusted_config
@@ -25,6 +29,7 @@ ap.add_argument("--seconds", type=float, default=60)
 ap.add_argument("--step", type=float, default=10)
 ap.add_argument("--clients", type=int, default=4)
 ap.add_argument("--dir-mib", type=int, default=16)
+ap.add_argument("--massif", help="run the server under valgrind massif, profile written here")
 opt = ap.parse_args()
 
 SPOOL = ".vtcode/context/tool_outputs"
@@ -35,7 +40,12 @@ class Conn:
 
     def __init__(self, ws):
         self.err = open(os.path.join(ws, ".stderr.txt"), "w+")
-        self.p = subprocess.Popen([opt.bin, "--workspace", ws, *trusted_config(ws), "serve"], stdin=subprocess.PIPE,
+        wrap = []
+        if opt.massif:  # valgrind execs the tool in the same process: the pid sampled stays the server's
+            wrap = ["valgrind", "--tool=massif", f"--massif-out-file={opt.massif}", "--max-snapshots=200",
+                    "--detailed-freq=5"]
+        self.p = subprocess.Popen([*wrap, opt.bin, "--workspace", ws, *trusted_config(ws), "serve"],
+                                  stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.err, bufsize=0)
         self.lock = threading.Lock()
         self.pending = {}
@@ -184,6 +194,8 @@ def main():
     with open(os.path.join(ws, "vtcode.toml"), "w") as f:
         f.write('[permissions]\nallow = ["exec_command", "write_stdin", "apply_patch", "search_tools"]\n'
                 f"[tools.spool]\nmax_dir_mib = {opt.dir_mib}\n")
+        if opt.massif:
+            f.write('[sandbox]\nfallback = "unsandboxed"\n')
     conn = Conn(ws)
     conn.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                 "clientInfo": {"name": "soak", "version": "1"}})

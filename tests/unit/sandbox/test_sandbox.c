@@ -24,6 +24,9 @@
 /* The host table the sandbox's libseccomp binding (seccomp_lib.c) uses:
  * the host's own library opener. */
 static void test_log(int level, const char *plugin, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void test_log(int level, const char *plugin, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
