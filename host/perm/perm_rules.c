@@ -4,6 +4,7 @@
  * pattern), so a decision looks at a handful of rules however many are
  * configured. */
 #include "perm_rules.h"
+#include "edit_distance.h"
 #include "perm_match.h"
 #include "perm_strict.h"
 #include "strbuf.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <vthost/plugin.h>
 
 /* ---- index: open-addressing hash of "kind\x1ftool\x1fkey" -> rules ---- */
@@ -520,8 +522,50 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
 
 /* ---- tool names ------------------------------------------------------- */
 
+/* The tools of the plugins built from this tree and the Debian package
+ * each comes in (sdk/packaging.cmake), for "install it" hints. */
+static const struct {
+    const char *tool, *package;
+} tool_packages[] = {
+    {"exec_command", "vthost-plugin-exec"},
+    {"write_stdin", "vthost-plugin-stdin"},
+    {"apply_patch", "vthost-plugin-patch"},
+    {"search_tools", "vthost-plugin-search-tools"},
+    {"code_search", "vthost-plugin-code-search"},
+};
+
+static const char *package_of(const char *tool)
+{
+    for (size_t i = 0; i < sizeof tool_packages / sizeof *tool_packages; i++)
+        if (strcmp(tool, tool_packages[i].tool) == 0)
+            return tool_packages[i].package;
+    return NULL;
+}
+
+/* A typo rather than another tool: the same name but for case, or at
+ * most two edits away. */
+static int near_miss(const char *written, const char *name)
+{
+    static const edit_costs plain = {.case_change = 1, .edit = 1, .transpose = 1};
+    return strcasecmp(written, name) == 0 || edit_distance(written, name, &plain) <= 2;
+}
+
+/* The text of an absent tool's warning (without the source). */
+static char *absent_text(const perm_rule *r, const char *written, int deny)
+{
+    const char *pkg = package_of(written);
+    const char *bare = strchr(r->text, '(') ? NULL : written;
+    return str_printf(
+        "rule \"%s\" names no installed tool%s%s%s; it %s until a tool \"%s\" is "
+        "installed%s%s%s",
+        r->text, pkg ? " (" : "", pkg ? pkg : "", pkg ? " provides it)" : "",
+        deny ? "denies nothing" : "does nothing", written,
+        deny && bare ? " (to deny the command, write exec_command(" : "", deny && bare ? bare : "",
+        deny && bare ? " *))" : "");
+}
+
 int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
-                         const perm_tool_decls *tools, char **err)
+                         const perm_tool_decls *tools, int deny, char **err)
 {
     *err = NULL;
     if (r->tool_match == PTOOL_ANY || strncmp(r->tool, "mcp__", 5) == 0)
@@ -530,8 +574,9 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
         for (size_t i = 0; i < n; i++)
             if (strncmp(names[i], r->tool, strlen(r->tool)) == 0)
                 return 0;
-        *err = str_printf("the tool-name pattern in \"%s\" matches no installed tool", r->text);
-        return VT_ERR_INVALID;
+        *err = str_printf("the tool-name pattern in \"%s\" matches no installed tool; the rule "
+                          "does nothing until one is installed", r->text);
+        return *err ? PERM_TOOL_ABSENT : VT_ERR_NOMEM;
     }
     for (size_t i = 0; i < n; i++)
         if (strcmp(names[i], r->tool) == 0)
@@ -562,20 +607,25 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
         }
     cands[nc++] = "WebFetch";
     const char *near = perm_closest(written, cands, nc);
+    int absent = 0;
     if (strcmp(written, "WebFetch") == 0)
         *err = str_printf("\"%s\": WebFetch is written WebFetch(domain:HOST)", r->text);
     else if (near && strcmp(near, "WebFetch") == 0)
         *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean "
                           "WebFetch(domain:HOST)?", written, r->text);
-    else if (near)
+    else if (near && near_miss(written, near))
         *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean \"%s\"?", written,
                           r->text, near);
-    else
-        *err = str_printf("unknown tool \"%s\" in rule \"%s\": not an installed tool, an alias "
-                          "(%s), an mcp__ pattern or WebFetch(domain:HOST)", written, r->text,
-                          list.data ? list.data : "none declared");
+    else {
+        /* Not a typo: a tool that is not installed (a plugin removed, a
+         * package not installed) can do no harm through a rule. */
+        *err = absent_text(r, written, deny);
+        absent = 1;
+    }
     strbuf_reset(&list);
     free(written);
     free(cands);
-    return VT_ERR_INVALID;
+    if (!*err)
+        return VT_ERR_NOMEM;
+    return absent ? PERM_TOOL_ABSENT : VT_ERR_INVALID;
 }

@@ -25,10 +25,14 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
 void perm_rule_free(perm_rule *r);
 /* The rule's tool part names an installed tool (`names`, n of them), an
  * alias a tool declares (env->tools), an mcp__ pattern, WebFetch(domain:...), or a
- * tool-name pattern matching an installed tool; else VT_ERR_INVALID and
- * *err (malloc'd) with the closest valid spelling. */
+ * tool-name pattern matching an installed tool: 0.  A near miss of one of
+ * those (case, or two edits): VT_ERR_INVALID and *err (malloc'd) with the
+ * closest valid spelling.  Any other name: PERM_TOOL_ABSENT and *err the
+ * warning to give (the rule matches no call until such a tool exists;
+ * `deny` words it for a deny rule). */
+#define PERM_TOOL_ABSENT 1
 int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
-                         const perm_tool_decls *tools, char **err);
+                         const perm_tool_decls *tools, int deny, char **err);
 
 /* Rule sets: append rules, then seal once to build the lookup index. */
 int perm_ruleset_add(perm_ruleset *set, perm_rule *r);

@@ -250,11 +250,50 @@ void permission_set_closed_tools(char *const *names, size_t n)
 }
 
 
-static int check_set(const perm_ruleset *set, const char *const *names, size_t n, char **err)
+/* Warnings already given (source and text), so that each is given once
+ * per process however often its rules are checked. */
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **warned;
+static size_t nwarned;
+
+static void warn_once(const char *text)
+{
+    pthread_mutex_lock(&warned_lock);
+    for (size_t i = 0; i < nwarned; i++) {
+        if (strcmp(warned[i], text) == 0) {
+            pthread_mutex_unlock(&warned_lock);
+            return;
+        }
+    }
+    char **grown = realloc(warned, (nwarned + 1) * sizeof *warned);
+    if (grown) {
+        warned = grown;
+        warned[nwarned] = strdup(text);
+        if (warned[nwarned])
+            nwarned++;
+    }
+    pthread_mutex_unlock(&warned_lock);
+    host_log(VT_LOG_WARNING, NULL, "%s", text);
+}
+
+/* `bucket` is the set's PB_* (deny rules are worded as such), or -1. */
+static int check_set(const perm_ruleset *set, int bucket, const char *const *names, size_t n,
+                     char **err)
 {
     for (size_t i = 0; i < set->count; i++) {
         char *why = NULL;
-        int rc = perm_rule_check_tool(set->rules[i], names, n, P.st.tools, &why);
+        int rc = perm_rule_check_tool(set->rules[i], names, n, P.st.tools, bucket == PB_DENY,
+                                      &why);
+        if (rc == PERM_TOOL_ABSENT) {
+            char *src = perm_rule_source(set->rules[i]);
+            char *text = str_printf("%s: %s", src ? src : set->rules[i]->source, why);
+            if (text)
+                warn_once(text);
+            free(text);
+            free(src);
+            free(why);
+            continue;
+        }
         if (rc < 0) {
             char *src = perm_rule_source(set->rules[i]);
             *err = str_printf("%s: %s", src ? src : set->rules[i]->source,
@@ -269,12 +308,12 @@ static int check_set(const perm_ruleset *set, const char *const *names, size_t n
 
 static int check_agent(const perm_agent *a, const char *const *names, size_t n, char **err)
 {
-    int rc = check_set(&a->ignored, names, n, err);
+    int rc = check_set(&a->ignored, -1, names, n, err);
     for (int b = 0; rc == 0 && b < PB_COUNT; b++)
-        rc = check_set(&a->sets[b], names, n, err);
+        rc = check_set(&a->sets[b], b, names, n, err);
     for (size_t i = 0; rc == 0 && i < a->ndropped; i++) {
         perm_ruleset one = {.rules = &a->dropped[i], .count = 1};
-        rc = check_set(&one, names, n, err);
+        rc = check_set(&one, -1, names, n, err);
     }
     return rc;
 }
@@ -317,9 +356,9 @@ int permission_validate_tools(char **err)
     const char **names = tool_names(&n);
     if (!names)
         return VT_ERR_NOMEM;
-    int rc = check_set(&P.st.ignored_allow, names, n, err);
+    int rc = check_set(&P.st.ignored_allow, -1, names, n, err);
     for (int b = 0; rc == 0 && b < PB_COUNT; b++)
-        rc = check_set(&P.st.global[b], names, n, err);
+        rc = check_set(&P.st.global[b], b, names, n, err);
     if (rc == 0 && P.primary && !P.primary->embedded)
         rc = check_agent(P.primary, names, n, err);
     free(names);

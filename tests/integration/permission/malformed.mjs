@@ -69,8 +69,6 @@ toml('misspelt search_tools', P('ask = ["search_tool"]'), ['did you mean "search
 toml('misspelt code_search', P('deny = ["code_serch(/secret/**)"]'), ['did you mean "code_search"']);
 toml('bare WebFetch', P('allow = ["WebFetch"]'), ['FILE:2', 'WebFetch(domain:HOST)']);
 toml('webfetch case', P('allow = ["webfetch(domain:example.com)"]'), ['FILE:2', 'WebFetch(domain:HOST)']);
-toml('unknown tool pattern', P('deny = ["nosuch*"]'), ['FILE:2', 'matches no installed tool']);
-toml('unknown tool far from any', P('deny = ["qqqqqqqqqq"]'), ['FILE:2', 'not an installed tool']);
 toml('two rules, comma', P('deny = ["exec_command(rm *), exec_command(curl *)"]'), ['FILE:2', 'holds more than one rule']);
 toml('two rules, space', P('deny = ["exec_command(rm *) exec_command(curl *)"]'), ['FILE:2', 'holds more than one rule']);
 toml('two rules, semicolon', P('deny = ["exec_command(rm *);apply_patch"]'), ['FILE:2', 'holds more than one rule']);
@@ -121,5 +119,50 @@ agent('bad default', 'permissions:\n  default: Allow\n', ['FILE:3', 'must be ask
 agent('no default', 'permissions:\n  deny: [exec_command(rm *)]\n', ['FILE:2', 'permissions.default is required']);
 
 console.log(`${count - failures}/${count} malformed configurations refused`);
+
+// ---- A rule naming a tool that is not installed (a plugin removed, a
+// package not installed) is no mistake: the host starts, says so once
+// (file, line, the package when known), and the rule matches nothing ----
+let loads = 0, loadFailures = 0;
+function loadsWithWarning(name, args, wants) {
+  loads++;
+  const bad = (msg) => { loadFailures++; console.log(`FAIL ${name}: ${msg}`); };
+  const e = spawnSync(VTHOST, [...args, 'explain', 'exec_command', '{"cmd":"ls"}'],
+    { encoding: 'utf8', env: ENV, cwd: ws, timeout: 30000, input: '' });
+  if (e.status !== 0) return bad(`explain exit ${e.status}, want 0: ${e.stderr}`);
+  for (const want of wants)
+    if (!e.stderr.includes(want)) return bad(`stderr lacks [${want}]: ${e.stderr}`);
+  if (e.stderr.split(wants[0]).length !== 2) return bad(`warned more than once: ${e.stderr}`);
+  const c = spawnSync(VTHOST, [...args, 'call', 'exec_command', '{"cmd":"echo alive"}'],
+    { encoding: 'utf8', env: ENV, cwd: ws, timeout: 30000, input: '' });
+  if (!/alive/.test(c.stdout)) return bad(`call did not run (exit ${c.status}): ${c.stdout} ${c.stderr}`);
+  const s = spawnSync(VTHOST, [...args, 'serve'], { encoding: 'utf8', env: ENV, cwd: ws, timeout: 30000, input: INIT });
+  if (!s.stdout.includes('"result"')) return bad(`serve did not answer initialize (exit ${s.status}): ${s.stderr}`);
+  if (!s.stderr.includes(wants[0])) return bad(`serve stderr lacks [${wants[0]}]: ${s.stderr}`);
+}
+function tomlLoads(name, text, wants) {
+  const f = path.join(root, `c${++n}.toml`);
+  fs.writeFileSync(f, text);
+  loadsWithWarning(`toml ${name}`, ['--workspace', ws, '--config', f], wants.map((x) => x.replace('FILE', f)));
+}
+tomlLoads('allow of a removed plugin\'s tool', P('allow = ["exec_command(echo *)", "hello"]'),
+  ['FILE:2', 'rule "hello" names no installed tool', 'does nothing']);
+tomlLoads('deny of a tool far from any', P('allow = ["exec_command(echo *)"]\ndeny = ["qqqqqqqqqq"]'),
+  ['FILE:3', 'rule "qqqqqqqqqq" names no installed tool', 'denies nothing until']);
+tomlLoads('pattern matching no tool', P('allow = ["exec_command(echo *)"]\ndeny = ["nosuch*"]'),
+  ['FILE:3', 'matches no installed tool']);
+function agentLoads(name, fm, wants) {
+  const a = `ok${++m}`;
+  const f = path.join(ws, `.vtcode/agents/${a}.md`);
+  fs.writeFileSync(f, `---\n${fm}---\n# agent\n`);
+  loadsWithWarning(`yaml ${name}`, ['--workspace', ws, '--agent', a], wants.map((x) => x.replace('FILE', f)));
+}
+// the example of the permissions spec, word for word
+agentLoads('the spec\'s example (deny: - rm)',
+  'permissions:\n  default: ask\n  allow:\n    - exec_command\n    - code_search\n  ask:\n    - write_stdin\n' +
+  '  auto:\n    - apply_patch\n  deny:\n    - rm\n',
+  ['FILE:12', 'rule "rm" names no installed tool', 'write exec_command(rm *)']);
+console.log(`${loads - loadFailures}/${loads} configurations naming absent tools load`);
+failures += loadFailures;
 fs.rmSync(root, { recursive: true, force: true });
 process.exit(failures ? 1 : 0);

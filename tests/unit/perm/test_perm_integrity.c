@@ -184,26 +184,42 @@ static void test_tool_names(void **state)
 {
     (void)state;
     static const char *const names[] = {"exec_command", "apply_patch", "search_tools"};
-    static const struct { const char *text; const char *want; } c[] = {
-        {"exec_command(ls *)", NULL}, {"bash(ls *)", NULL}, {"Edit(/x)", NULL},
-        {"mcp__srv__tool", NULL},     {"mcp__srv", NULL},   {"WebFetch(domain:x.org)", NULL},
-        {"exec_*", NULL},             {"exec_comand(ls)", "did you mean \"exec_command\""},
-        {"BASH(ls)", "did you mean \"Bash\""}, {"nosuch*", "matches no installed tool"},
-        {"WebFetch", "WebFetch(domain:HOST)"}, {"search_tool", "did you mean \"search_tools\""},
+    /* rc: 0 accepted, -1 refused (a typo), 1 absent (warned, inert) */
+    static const struct {
+        const char *text;
+        int rc, deny;
+        const char *want;
+    } c[] = {
+        {"exec_command(ls *)", 0, 0, NULL},
+        {"bash(ls *)", 0, 0, NULL},
+        {"Edit(/x)", 0, 0, NULL},
+        {"mcp__srv__tool", 0, 0, NULL},
+        {"mcp__srv", 0, 0, NULL},
+        {"WebFetch(domain:x.org)", 0, 0, NULL},
+        {"exec_*", 0, 0, NULL},
+        {"exec_comand(ls)", -1, 0, "did you mean \"exec_command\""},
+        {"BASH(ls)", -1, 0, "did you mean \"Bash\""},
+        {"Exec_Command", -1, 0, "did you mean \"exec_command\""},
+        {"apply_pach", -1, 1, "did you mean \"apply_patch\""},
+        {"search_tool", -1, 0, "did you mean \"search_tools\""},
+        {"WebFetch", -1, 0, "WebFetch(domain:HOST)"},
+        {"nosuch*", 1, 0, "matches no installed tool"},
+        {"hello", 1, 0, "rule \"hello\" names no installed tool; it does nothing"},
+        {"code_search", 1, 0, "(vthost-plugin-code-search provides it)"},
+        {"rm", 1, 1, "denies nothing until a tool \"rm\" is installed (to deny the command, "
+                     "write exec_command(rm *))"},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char *err = NULL, *why = NULL;
         perm_rule *r = rule(c[i].text, &err);
         if (!r)
             fail_msg("%s: %s", c[i].text, err ? err : "?");
-        int rc = perm_rule_check_tool(r, names, 3, &test_tools, &why);
-        if (c[i].want) {
-            assert_int_not_equal(rc, 0);
-            if (!why || !strstr(why, c[i].want))
-                fail_msg("%s: %s, want %s", c[i].text, why ? why : "(none)", c[i].want);
-        } else if (rc != 0) {
-            fail_msg("%s refused: %s", c[i].text, why ? why : "?");
-        }
+        int rc = perm_rule_check_tool(r, names, 3, &test_tools, c[i].deny, &why);
+        int kind = rc == PERM_TOOL_ABSENT ? 1 : rc < 0 ? -1 : 0;
+        if (kind != c[i].rc)
+            fail_msg("%s: rc %d, want %d (%s)", c[i].text, rc, c[i].rc, why ? why : "");
+        if (c[i].want && (!why || !strstr(why, c[i].want)))
+            fail_msg("%s: %s, want %s", c[i].text, why ? why : "(none)", c[i].want);
         free(why);
         perm_rule_free(r);
     }
