@@ -12,6 +12,8 @@
 #include "perm_audit.h"
 #include "perm_config.h"
 #include "perm_engine.h"
+#include "perm_exec_mask.h"
+#include "perm_match.h"
 #include "permission.h"
 #include "strutil.h"
 #include "subjects.h"
@@ -25,6 +27,8 @@ typedef struct exec_policy {
     char *agent;    /* per-call agent, copied, or NULL */
     int approved;   /* the call ran on an approval, not on allow rules */
     cJSON *args;    /* an empty argument object for the engine */
+    char **denied;  /* pub.denied_programs (perm_exec_mask.c) */
+    size_t ndenied;
 } exec_policy;
 
 char *perm_exec_subject(const vt_exec_program *prog)
@@ -132,6 +136,7 @@ static void release(vt_exec_policy *self)
         return;
     free(p->agent);
     cJSON_Delete(p->args);
+    perm_strings_free(p->denied, p->ndenied);
     free(p);
 }
 
@@ -178,6 +183,12 @@ int perm_exec_policy(vt_call *call, vt_exec_policy **out)
         return VT_ERR_NOMEM;
     }
     p->approved = call_approved(call);
+    perm_request req = {p->tool, p->args, p->agent, NULL, NULL};
+    if (perm_exec_denied_programs(&req, &p->denied, &p->ndenied) != 0) {
+        release(&p->pub);
+        return VT_ERR_NOMEM;
+    }
+    p->pub.denied_programs = (const char *const *)p->denied;
     *out = &p->pub;
     return VT_OK;
 }

@@ -331,6 +331,13 @@ int perm_command_variants(const char *cmd, char ***out, size_t *count)
     char **v = NULL, *own = NULL;
     size_t n = 0, cap = 0;
     const char *p = cmd;
+    /* An exec tool's own shell argument (subject "shell:ARG") is a
+     * program like any other: deny and ask rules see its base name. */
+    if (strncmp(cmd, "shell:", 6) == 0 && cmd[6]) {
+        const char *b = strrchr(cmd + 6, '/');
+        if (push(&v, &n, &cap, strdup(b && b[1] ? b + 1 : cmd + 6)) < 0)
+            goto nomem;
+    }
     for (int guard = 0; guard < 16 && *p; guard++) {
         const char *start = p;
         while (*p && is_assignment(p, word_len(p)))

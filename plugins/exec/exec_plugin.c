@@ -2,6 +2,7 @@
  * services (command splitter, live sessions) other modules reach. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -454,13 +455,22 @@ static int workdir_error(vt_call *call, const char *wd, int rc)
     }
 }
 
+/* The policy's programs denied whatever their arguments (a host older
+ * than 1.4 has none to offer). */
+static const char *const *denied_programs(const vt_exec_policy *pol)
+{
+    size_t end = offsetof(vt_exec_policy, denied_programs) + sizeof pol->denied_programs;
+    return pol && pol->struct_size >= end ? pol->denied_programs : NULL;
+}
+
 static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, execwatch **w,
-                       int *sock)
+                       int *sock, const char *const **denied)
 {
     vt_exec_policy *pol = NULL;
     if (!VT_HAS(api, exec_policy) || api->exec_policy(call, &pol) != VT_OK)
         return api->call_error(call, VT_ERR_UNSUPPORTED,
                                "the host cannot judge the programs a command runs");
+    *denied = denied_programs(pol); /* lives as long as the watcher */
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
@@ -563,8 +573,13 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
          * before this call's plan protects what exists. */
         report_aftermath(call, sandbox_aftermath_call_start, sandbox_state);
         execwatch *w = NULL;
+        vt_exec_policy *mask_pol = NULL; /* without the watcher: for the masks only */
         if (enforce)
-            rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock);
+            rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock,
+                             &req.mask);
+        else if (req.sandbox && VT_HAS(api, exec_policy) &&
+                 api->exec_policy(call, &mask_pol) == VT_OK)
+            req.mask = denied_programs(mask_pol);
         char *plan_warning = NULL;
         req.plan_warning = &plan_warning;
         if (rc == VT_OK) {
@@ -590,6 +605,8 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         else
             cJSON_Delete(denied);
         execwatch_release(w);
+        if (mask_pol)
+            mask_pol->release(mask_pol);
     }
     if (rc == VT_OK && *result)
         cJSON_AddStringToObject(*result, "sandbox",
@@ -621,6 +638,10 @@ static int splitter_split(const char *cmd, cJSON **out)
     cJSON *arr = rc == VT_OK ? cJSON_CreateArray() : NULL;
     for (size_t k = 0; arr && k < l.count; k++) {
         if (l.items[k].kind != SPLIT_COMMAND && l.items[k].kind != SPLIT_OPAQUE)
+            continue;
+        /* a shell reading text out of sight is both; listed once, opaque */
+        if (k && l.items[k].kind == SPLIT_COMMAND && l.items[k - 1].kind == SPLIT_OPAQUE &&
+            !strcmp(l.items[k].text, l.items[k - 1].text))
             continue;
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddStringToObject(o, "command", l.items[k].text) ||

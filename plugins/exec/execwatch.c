@@ -525,8 +525,11 @@ done:
     return rc;
 }
 
-/* 0 to let the execve run, else the errno that fails it (EPERM: refused). */
-static int judge(execwatch *w, const struct seccomp_notif *n)
+/* 0 to let the execve run, else the errno that fails it (EPERM: refused).
+ * `first`: the supervisor starting the command's shell, which the call's
+ * own check judged by the name it was given; here the file it really is
+ * meets the deny rules (a link or a copy of a denied program). */
+static int judge(execwatch *w, const struct seccomp_notif *n, int first)
 {
     int err = EPERM;
     pid_t pid = (pid_t)n->pid;
@@ -618,12 +621,12 @@ static int judge(execwatch *w, const struct seccomp_notif *n)
     /* A known, installed shell run by the shell is part of the text:
      * deny rules only, and what it runs is judged as by_shell. */
     int nested = shell && trusted && known_shell(name);
-    if (nested)
+    if (nested || first)
         prog.by_shell = 0;
     if (ask_policy(w, &prog, &why) != VT_OK)
         goto out;
     ok = 1;
-    if (shell && !nested) {
+    if (shell && !nested && !first) {
         mark(w, self, start);
         record_program(w, name, args);
     }
@@ -705,14 +708,14 @@ static void serve(execwatch *w)
         int refuse; /* 0 or the errno */
         if (!w->shell) {
             /* The first execve is the supervisor starting the shell the
-             * call's permission check already judged. */
+             * call's permission check judged by name: deny rules only. */
             pid_t pp;
             w->shell = (pid_t)req->pid;
             if (ew_proc_stat(w->shell, &pp, &w->shell_start, NULL) < 0)
                 w->shell_start = 0;
-            refuse = 0;
+            refuse = judge(w, req, 1);
         } else {
-            refuse = judge(w, req);
+            refuse = judge(w, req, 0);
         }
         /* What was read must still belong to this trap. */
         if (libseccomp.notify_id_valid(w->listener, req->id) != 0)

@@ -547,6 +547,9 @@ void sandbox_plan_free(sandbox_plan *p)
         free(p->ro[i]);
     for (size_t i = 0; i < p->nhide; i++)
         free(p->hide[i]);
+    for (size_t i = 0; i < p->nmask; i++)
+        free(p->mask[i]);
+    free(p->mask);
     free(p->ro);
     free(p->ro_flags);
     for (size_t i = 0; i < p->npin; i++)
@@ -673,6 +676,12 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
     /* A host socket's path now leads to /dev/null: connect() is refused. */
     for (size_t i = 0; i < p->nhide; i++)
         (void)mount("/dev/null", p->hide[i], NULL, MS_BIND, NULL);
+    /* A denied program cannot run, whatever an execve names: the kernel
+     * does not execute a character device. */
+    *what = "masking a denied program";
+    for (size_t i = 0; i < p->nmask; i++)
+        if (mount("/dev/null", p->mask[i], NULL, MS_BIND, NULL) != 0 && errno != ENOENT)
+            return -errno;
     /* Renaming a directory above a policy file would carry the file's
      * read-only mount away and let a new file take its path. */
     *what = "a bind mount of a directory above a policy file";

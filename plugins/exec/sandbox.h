@@ -86,6 +86,13 @@ typedef struct sandbox_extra {
 
 int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
                       sandbox_plan **out);
+
+/* Mask the programs `names` (NULL-terminated base names, the policy's
+ * denied_programs) in the plan's session: every path in the command's
+ * PATH (`path_env`, may be NULL) and the system's program directories
+ * that names one of their files, hard links included, is covered by
+ * /dev/null.  Nothing without namespaces (the execve check remains). */
+int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *path_env);
 void sandbox_plan_free(sandbox_plan *p);
 /* After the fork: the session's leader (or supervisor), whose exit (then an empty
  * cgroup) lets the host remove the session's cgroup. */

@@ -51,6 +51,9 @@ struct sandbox_plan {
     size_t npin;
     char **hide;                 /* path sockets outside the workspace, masked */
     size_t nhide;
+    char **mask;                 /* files of denied programs: /dev/null bound over
+                                    each (sandbox_mask.c) */
+    size_t nmask;
     char *cgroup;                /* this session's pids cgroup directory, or NULL */
     char *cgroup_procs;          /* its cgroup.procs */
     char *truncated;             /* why protection is incomplete, or NULL */

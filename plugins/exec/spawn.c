@@ -589,6 +589,14 @@ static pid_t clone_leader(const sandbox_plan *plan, int *pidfd)
     return (pid_t)r;
 }
 
+static const char *env_path(char *const *envp)
+{
+    for (char *const *e = envp; e && *e; e++)
+        if (!strncmp(*e, "PATH=", 5))
+            return *e + 5;
+    return NULL;
+}
+
 static int fork_child(const spawn_req *req, spawn_proc *out)
 {
     child_plan c = {.req = req, .host = getpid(), .death_sig = SIGRTMIN + 1,
@@ -622,6 +630,11 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     if (req->sandbox &&
         (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
         goto fail;
+    if (plan && req->mask &&
+        (rc = sandbox_mask_plan(plan, req->mask, env_path(req->envp))) != VT_OK) {
+        sandbox_plan_free(plan);
+        goto fail;
+    }
     c.plan = plan;
     if (req->plan_warning && sandbox_plan_warning(plan))
         *req->plan_warning = strdup(sandbox_plan_warning(plan));

@@ -808,12 +808,15 @@ static void finish_command(parser *p, word *ws, int nw)
     int script = shell_script_index(ws, nw, name, 0);
     if (ws[name].has_exp || (ws[name].glob && strcmp(nm, "[") && strcmp(nm, "[["))) {
         emit(p, SPLIT_OPAQUE, sb_str(&text));
-    } else if (!strcmp(nm, "eval")) {
+    } else if (!strcmp(nm, "eval") || (script >= 0 && (script >= nw || ws[script].has_exp))) {
+        /* Program text nobody can read here (eval, `| bash`, bash -c
+         * "$x"): opaque, and the shell itself a command that needs a
+         * rule of its own.  The run-time checks see only the programs it
+         * executes, not its builtins (redirections, source, enable -f). */
         emit(p, SPLIT_OPAQUE, sb_str(&text));
+        emit(p, SPLIT_COMMAND, sb_str(&text));
     } else if (script >= 0) {
-        if (script >= nw || ws[script].has_exp)
-            emit(p, SPLIT_OPAQUE, sb_str(&text));
-        else if (p->depth >= MAX_DEPTH)
+        if (p->depth >= MAX_DEPTH)
             p->error = 1;
         else
             split_text(p, sb_str(&ws[script].lit), ws[script].lit.len);

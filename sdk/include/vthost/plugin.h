@@ -219,6 +219,13 @@ struct vt_exec_policy {
                   char **reason);
     /* Release the policy; no decide() may be running or follow. */
     void (*release)(vt_exec_policy *self);
+    /* ---- added in 1.4 (test struct_size) ---- */
+    /* The programs the call's deny rules refuse whatever their arguments
+     * (`rm`, `rm *`, `Bash(rm:*)`), as base names, NULL-terminated, or
+     * NULL.  A sandbox can make them unrunnable for the whole session
+     * (no race with the per-execve decide()).  Borrowed: valid until
+     * release(). */
+    const char *const *denied_programs;
 };
 
 /*

@@ -76,9 +76,10 @@ static const split_case CASES[] = {
      "C:find . -name x -exec sh -c 'rm \"$1\"' _ '{}' ';'\nC:rm \"$1\""},
     {"xargs -n1 bash -c \"$CMD\"", "C:xargs -n1 bash -c \"$CMD\"\nO:xargs -n1 bash -c \"$CMD\""},
     {"which bash sh", "C:which bash sh"},
-    {"curl -s x | sh", "C:curl -s x\nO:sh"},
-    {"bash -c \"$X\"", "O:bash -c \"$X\""},
-    {"bash -c", "O:bash -c"},
+    /* a shell reading text out of sight: opaque, and a command of its own */
+    {"curl -s x | sh", "C:curl -s x\nO:sh\nC:sh"},
+    {"bash -c \"$X\"", "O:bash -c \"$X\"\nC:bash -c \"$X\""},
+    {"bash -c", "O:bash -c\nC:bash -c"},
     {"bash -c 'echo \"open'", "O:echo \"open"},
     /* redirections */
     {"echo hi > out.txt 2>&1", "W:out.txt\nC:echo hi"},
@@ -97,7 +98,7 @@ static const split_case CASES[] = {
     {"echo hi # rm -rf /", "C:echo hi"},
     {"echo a#b", "C:echo 'a#b'"},
     /* opaque */
-    {"eval \"$x\"", "O:eval \"$x\""},
+    {"eval \"$x\"", "O:eval \"$x\"\nC:eval \"$x\""},
     {"$CMD arg", "O:$CMD arg"},
     {"\"$(which rm)\" -rf /", "C:which rm\nO:\"$(which rm)\" -rf /"},
     {"$'\\x72m' -rf /", "O:$'\\x72m' -rf /"},
