@@ -589,9 +589,11 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         }
         report_plan_warning(call, plan_warning);
         free(plan_warning);
-        /* A session that ended was checked as it ended; one that runs on
-         * is checked now and again when it ends. */
-        if (!(rc == VT_OK && *result &&
+        /* A sandboxed session that ended was checked as it ended; one
+         * that runs on is checked now and again when it ends; an
+         * escalated one (the sandbox does not know it) now. */
+        if (!req.sandbox ||
+            !(rc == VT_OK && *result &&
               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"))))
             report_aftermath(call, sandbox_aftermath_check, sandbox_state);
         if (req.watch_sock > 2)

@@ -582,6 +582,8 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
         policy_make_dir(sb, p);
     if (rc == VT_OK)
         rc = sandbox_paths_plan(sb, p);
+    if (rc == VT_OK)
+        sandbox_aftermath_plan(sb, p);
     p->extra = NULL; /* the caller's: not kept past this call */
     if (rc == VT_OK && sb->namespaces && sandbox_cgroup_make(sb, p) != VT_OK) {
         /* a cgroup that cannot be made now: bound by nothing, say so */

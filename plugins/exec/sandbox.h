@@ -114,9 +114,11 @@ int sandbox_policy_check(const sandbox *sb, char **warning);
  * found and no call has shown yet).  `sb` may be NULL (nothing to do).
  * At a call's start, before its plan: */
 void sandbox_aftermath_call_start(const sandbox *sb, char **warning);
-/* A sandboxed session started; its process tree ended (a NULL
- * `warning`: the report waits for the next call). */
+/* A sandboxed session is about to be planned and started (before
+ * spawn_start); it started (`started` 1) or failed to (0); its process
+ * tree ended (a NULL `warning`: the report waits for the next call). */
 void sandbox_aftermath_session_begin(const sandbox *sb);
+void sandbox_aftermath_session_started(const sandbox *sb, int started);
 void sandbox_aftermath_session_end(const sandbox *sb, char **warning);
 /* After a call whose session still runs (includes sandbox_policy_check). */
 void sandbox_aftermath_check(const sandbox *sb, char **warning);

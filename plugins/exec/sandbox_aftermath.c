@@ -13,11 +13,13 @@
  * Originals go to .vtcode/set-aside/ (commands cannot write there: it is
  * mounted read-only), never deleted, and every step is reported.
  *
- * The baseline is taken at a call's start when no sandboxed session is
- * running; while one runs it stays, so that what a session makes after
- * its call returned still counts as new when that session ends.  The
- * checks run at the end of each call, when a session's process tree
- * ends, and at the start of the next call. */
+ * The baseline is what the plan of a call found (its read-only list:
+ * the plan walks the workspace anyway) when no other sandboxed session
+ * runs or starts; while one does it stays, so that what a session makes
+ * after its call returned still counts as new when that session ends.
+ * The checks run at the end of each call, when a session's process tree
+ * ends (its last process has exited), and at the start of a call when a
+ * check is still owed. */
 #include "gitneutral.h"
 #include "sandbox_int.h"
 
@@ -61,7 +63,9 @@ typedef struct aftermath {
     size_t nbase;
     unsigned ide_base; /* bit i: sandbox_ide_names[i] existed at the baseline */
     int live;          /* sandboxed sessions whose process tree runs */
-    int unchecked;     /* a session ran since the last check at a call's start */
+    int starting;      /* sessions between sandbox_aftermath_session_begin and
+                          _started: planned, maybe already running */
+    int owed;          /* a session ran that no check has covered yet */
     char *pending;     /* reports no call has shown yet */
     unsigned seq;
     /* the watch on the workspace root */
@@ -507,6 +511,18 @@ static void base_add(aftermath *am, const char *path)
     am->base[am->nbase++] = id;
 }
 
+static void ide_base_set(aftermath *am, const sandbox *sb)
+{
+    am->ide_base = 0;
+    for (size_t i = 0; sandbox_ide_names[i]; i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", sb->roots[0], sandbox_ide_names[i]);
+        if (lstat(path, &st) == 0)
+            am->ide_base |= 1u << i;
+    }
+}
+
 static void base_set_locked(aftermath *am, const sandbox *sb, const found *f)
 {
     am->nbase = 0;
@@ -522,14 +538,7 @@ static void base_set_locked(aftermath *am, const sandbox *sb, const found *f)
         }
         free(g);
     }
-    am->ide_base = 0;
-    for (size_t i = 0; sandbox_ide_names[i]; i++) {
-        char path[PATH_MAX];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", sb->roots[0], sandbox_ide_names[i]);
-        if (lstat(path, &st) == 0)
-            am->ide_base |= 1u << i;
-    }
+    ide_base_set(am, sb);
 }
 
 /* ---- the watch on the workspace root -------------------------------------------- */
@@ -578,7 +587,7 @@ static void *watch_main(void *arg)
          * approved apply_patch) between calls are theirs. */
         pthread_mutex_lock(&am->mu);
         char *report = NULL;
-        if (am->live > 0) {
+        if (am->live + am->starting > 0) {
             int asidefd = -1;
             late_policy(am, wa.sb, &report);
             ide_check(am, wa.sb, &asidefd, &report);
@@ -660,15 +669,17 @@ void sandbox_aftermath_call_start(const sandbox *sb, char **warning)
     aftermath *am = sb ? sb->aftermath : NULL;
     if (!am)
         return;
-    found f;
-    repos_find(sb, &f);
     pthread_mutex_lock(&am->mu);
-    if (am->unchecked)
+    int owed = am->owed && !am->live && !am->starting;
+    pthread_mutex_unlock(&am->mu);
+    found f = {0};
+    if (owed)
+        repos_find(sb, &f);
+    pthread_mutex_lock(&am->mu);
+    if (owed)
         check_locked(am, sb, &f, &am->pending);
-    if (am->live == 0) {
-        base_set_locked(am, sb, &f);
-        am->unchecked = 0;
-    }
+    if (owed && !am->live && !am->starting)
+        am->owed = 0;
     *warning = am->pending;
     am->pending = NULL;
     pthread_mutex_unlock(&am->mu);
@@ -681,10 +692,56 @@ void sandbox_aftermath_session_begin(const sandbox *sb)
     if (!am)
         return;
     pthread_mutex_lock(&am->mu);
-    am->live++;
-    am->unchecked = 1;
+    am->starting++;
     watch_start_locked(am, sb);
     pthread_mutex_unlock(&am->mu);
+}
+
+void sandbox_aftermath_session_started(const sandbox *sb, int started)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return;
+    pthread_mutex_lock(&am->mu);
+    if (am->starting > 0)
+        am->starting--;
+    if (started) {
+        am->live++;
+        am->owed = 1;
+    }
+    pthread_mutex_unlock(&am->mu);
+}
+
+/* Right after sandbox_paths_plan: when this call's session is the only
+ * one starting and none runs, what the plan protects is the baseline
+ * (the read-only list holds every .git, gitfile, git directory and
+ * common dir the plan's walk found).  A plan that protects less than it
+ * found (no namespaces, a walk or mount budget hit) is no baseline: then
+ * the workspace is walked here. */
+void sandbox_aftermath_plan(const sandbox *sb, const sandbox_plan *p)
+{
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (!am)
+        return;
+    pthread_mutex_lock(&am->mu);
+    int rebase = !am->live && am->starting == 1 && !am->owed;
+    if (rebase && sb->namespaces && !p->truncated) {
+        am->nbase = 0;
+        for (size_t i = 0; i < p->nro; i++)
+            base_add(am, p->ro[i]);
+        ide_base_set(am, sb);
+        rebase = 0;
+    }
+    pthread_mutex_unlock(&am->mu);
+    if (!rebase)
+        return;
+    found f;
+    repos_find(sb, &f);
+    pthread_mutex_lock(&am->mu);
+    if (!am->live && am->starting == 1 && !am->owed)
+        base_set_locked(am, sb, &f);
+    pthread_mutex_unlock(&am->mu);
+    found_free(&f);
 }
 
 static void check(const sandbox *sb, int ended, char **warning)
@@ -702,12 +759,13 @@ static void check(const sandbox *sb, int ended, char **warning)
         am->live--;
     char *report = NULL;
     check_locked(am, sb, &f, &report);
+    /* every session that ran has ended and been looked at */
+    if (!am->live && !am->starting)
+        am->owed = 0;
+    append(&am->pending, report);
     if (warning) {
-        append(&am->pending, report);
         *warning = am->pending;
         am->pending = NULL;
-    } else {
-        append(&am->pending, report);
     }
     pthread_mutex_unlock(&am->mu);
     free(report);

@@ -94,6 +94,9 @@ int sandbox_caps_drop(void);
  * checks after commands. */
 extern const char *const sandbox_ide_names[];
 int sandbox_aftermath_init(sandbox *sb);
+/* sandbox_plan_make, after sandbox_paths_plan: the plan's protected
+ * paths may become the baseline of what existed before the call. */
+void sandbox_aftermath_plan(const sandbox *sb, const sandbox_plan *p);
 void sandbox_aftermath_free(sandbox *sb);
 
 /* sandbox.c: write `text` to the existing file `path` (the child's

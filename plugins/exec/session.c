@@ -730,7 +730,11 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
                                "try again when one returns", SESSIONS_MAX);
     }
 
+    /* told before the plan: what exists then is the baseline of what
+     * this session leaves behind */
+    sandbox_aftermath_session_begin(req->sandbox);
     int rc = spawn_start(req, &s->proc);
+    sandbox_aftermath_session_started(req->sandbox, rc == VT_OK);
     if (rc != VT_OK) {
         pthread_mutex_lock(&mu);
         remove_locked(s);
@@ -739,10 +743,7 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
         return api->call_error(call, rc, "cannot start the command: %s",
                                strerror(errno ? errno : EIO));
     }
-    if (req->sandbox) {
-        s->sb = req->sandbox;
-        sandbox_aftermath_session_begin(s->sb);
-    }
+    s->sb = req->sandbox;
     pthread_mutex_lock(&mu);
     s->started = 1;
     pthread_mutex_unlock(&mu);
