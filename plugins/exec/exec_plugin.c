@@ -590,11 +590,12 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         report_plan_warning(call, plan_warning);
         free(plan_warning);
         /* A sandboxed session that ended was checked as it ended; one
-         * that runs on is checked now and again when it ends; an
-         * escalated one (the sandbox does not know it) now. */
-        if (!req.sandbox ||
-            !(rc == VT_OK && *result &&
-              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"))))
+         * that runs on is checked now and again when it ends.  What an
+         * approved escalated command made stays, but a vtcode.toml. */
+        if (!req.sandbox)
+            report_aftermath(call, sandbox_aftermath_policy, sandbox_state);
+        else if (!(rc == VT_OK && *result &&
+                   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"))))
             report_aftermath(call, sandbox_aftermath_check, sandbox_state);
         if (req.watch_sock > 2)
             close(req.watch_sock);

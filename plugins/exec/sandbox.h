@@ -122,6 +122,9 @@ void sandbox_aftermath_session_started(const sandbox *sb, int started);
 void sandbox_aftermath_session_end(const sandbox *sb, char **warning);
 /* After a call whose session still runs (includes sandbox_policy_check). */
 void sandbox_aftermath_check(const sandbox *sb, char **warning);
+/* After an escalated call (unsandboxed: what it made was approved): only
+ * sandbox_policy_check, serialised with the other checks. */
+void sandbox_aftermath_policy(const sandbox *sb, char **warning);
 /* Reports no call has shown yet (malloc'd or NULL). */
 char *sandbox_aftermath_pending(const sandbox *sb);
 

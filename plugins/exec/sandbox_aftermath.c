@@ -62,6 +62,8 @@ typedef struct aftermath {
     am_id *base; /* git directories and .git entries at the baseline */
     size_t nbase;
     unsigned ide_base; /* bit i: sandbox_ide_names[i] existed at the baseline */
+    int based;         /* a baseline was taken (before it, no sandboxed
+                          command ran: nothing is new) */
     int live;          /* sandboxed sessions whose process tree runs */
     int starting;      /* sessions between sandbox_aftermath_session_begin and
                           _started: planned, maybe already running */
@@ -473,6 +475,8 @@ static void check_locked(aftermath *am, const sandbox *sb, const found *f, char 
 {
     int asidefd = -1;
     late_policy(am, sb, report);
+    if (!am->based)
+        return;
     ide_check(am, sb, &asidefd, report);
     for (size_t i = 0; i < f->n; i++) {
         const am_repo *r = &f->v[i];
@@ -513,6 +517,7 @@ static void base_add(aftermath *am, const char *path)
 
 static void ide_base_set(aftermath *am, const sandbox *sb)
 {
+    am->based = 1;
     am->ide_base = 0;
     for (size_t i = 0; sandbox_ide_names[i]; i++) {
         char path[PATH_MAX];
@@ -590,7 +595,8 @@ static void *watch_main(void *arg)
         if (am->live + am->starting > 0) {
             int asidefd = -1;
             late_policy(am, wa.sb, &report);
-            ide_check(am, wa.sb, &asidefd, &report);
+            if (am->based)
+                ide_check(am, wa.sb, &asidefd, &report);
             if (asidefd >= 0)
                 close(asidefd);
         }
@@ -783,6 +789,17 @@ void sandbox_aftermath_check(const sandbox *sb, char **warning)
 {
     *warning = NULL;
     check(sb, 0, warning);
+}
+
+void sandbox_aftermath_policy(const sandbox *sb, char **warning)
+{
+    *warning = NULL;
+    aftermath *am = sb ? sb->aftermath : NULL;
+    if (am)
+        pthread_mutex_lock(&am->mu);
+    sandbox_policy_check(sb, warning);
+    if (am)
+        pthread_mutex_unlock(&am->mu);
 }
 
 char *sandbox_aftermath_pending(const sandbox *sb)

@@ -52,7 +52,7 @@ def workspace(name):
 def call(ws, cmd, **extra):
     a = {"cmd": cmd, "yield_time_ms": 20000}
     a.update(extra)
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, "call", "exec_command",
+    p = subprocess.run([V, "--workspace", ws, "--config", CFG, "--yes", "call", "exec_command",
                         json.dumps(a)], capture_output=True, text=True, timeout=120,
                        stdin=subprocess.DEVNULL, env=GIT_ENV)
     try:
@@ -160,6 +160,24 @@ ok("gitfile: a gitfile naming a git directory in /tmp is set aside",
    not os.path.exists(m_out) and not os.path.exists(os.path.join(WS, "w2", ".git")),
    warnings(r)[:400])
 shutil.rmtree(outside, ignore_errors=True)
+
+# ---- the user's own repository is left alone ----------------------------------------
+WS = workspace("own")
+user_git(WS, "init", "-q", "mine")
+user_git(os.path.join(WS, "mine"), "config", "core.pager", "less -R")
+own_hook = os.path.join(WS, "mine", ".git", "hooks", "pre-commit")
+with open(own_hook, "w") as f:
+    f.write("#!/bin/sh\nexit 0\n")
+with open(os.path.join(WS, "mine", ".git", "config"), "rb") as f:
+    own_cfg = f.read()
+call(WS, "true")
+r = call(WS, "true", sandbox_permissions="require_escalated", justification="test")
+ok("own: an escalated call ran", r.get("sandbox") == "none", json.dumps(r)[:300])
+r = call(WS, "true")
+with open(os.path.join(WS, "mine", ".git", "config"), "rb") as f:
+    ok("own: a repository that was there keeps its hooks and config",
+       os.path.exists(own_hook) and f.read() == own_cfg, warnings(r)[:300])
+ok("own: nothing was set aside", not os.path.exists(os.path.join(WS, ".vtcode", "set-aside")))
 
 # ---- IDE and agent configuration ------------------------------------------------------
 WS = workspace("ide")
