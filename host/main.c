@@ -97,7 +97,7 @@ int main(int argc, char **argv)
         case CLI_OPT_CATALOG:
             if (mcp_set_catalog_mode(optarg) != 0) {
                 free(dirs);
-                return usage_error("--catalog '%s' is not auto, full or deferred", optarg, NULL);
+                return usage_error(NULL, "--catalog '%s' is not auto, full or deferred", optarg);
             }
             break;
         case CLI_OPT_TIMEOUT: {
