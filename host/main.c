@@ -155,6 +155,7 @@ int main(int argc, char **argv)
         if (!strcmp(cmd->name, "serve"))
             serve_workspace_prepare(&ho);  /* may take the workspace from the client */
         ho.list_only = cmd->host == CLI_HOST_LISTING;
+        ho.serve = !strcmp(cmd->name, "serve");
         rc = host_open(&ho, &err);
         if (rc != 0 && !(ho.list_only && err && host_listing_open())) {
             fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");

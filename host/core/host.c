@@ -24,6 +24,7 @@
 #include "services.h"
 #include "toml_reader.h"
 #include "strbuf.h"
+#include "ws_service.h"
 #include "strutil.h"
 
 static struct {
@@ -631,6 +632,8 @@ int host_open(const host_options *o, char **err)
     }
     if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
         config_failed = 1;
+    if (rc == VT_OK && !o->list_only)
+        rc = ws_service_open(H.workspace, o->serve);
     if (rc == VT_OK)
         rc = loader_load_all(api_table());
     if (rc == VT_OK && !profile_err)
@@ -663,6 +666,7 @@ static void close_host(int at_exit)
 {
     registry_dynamic_reset();  /* its hooks point into the modules */
     loader_unload_all(at_exit);
+    ws_service_close();
     call_set_workspace(NULL);
     api_bind(NULL, NULL);
     registry_clear();

@@ -20,6 +20,8 @@ typedef struct host_options {
     const char *exe_path;       /* argv[0] or /proc/self/exe */
     int log_level;              /* enum vt_log_level threshold for stderr */
     const char *approval;       /* --approval preset, or NULL (config, else ask) */
+    int serve;                  /* vthost serve: the workspace index follows
+                                   changes by inotify (else: one-shot cache) */
     int list_only;              /* a profile that cannot load still leaves the
                                    loader's listing open (see host_listing_open) */
 } host_options;

@@ -56,6 +56,46 @@ typedef struct vt_sessions_v1 {
     int (*live_count)(void);
 } vt_sessions_v1;
 
+
+/* The workspace index (the host publishes it, before any plugin's init):
+ * the repositories and policy files of the workspace and the changes
+ * made in it, kept current by inotify while serving and persisted for
+ * one-shot calls, so that nothing has to walk the whole tree.  Every
+ * function first brings the index up to date; when events may have been
+ * lost (queue overflow, the watch limit, no inotify) that means a full
+ * walk, and the host then adds a warning to `call` (may be NULL) and logs
+ * one line.  Thread-safe. */
+#define VT_WSINDEX_SERVICE "host.workspace_index"
+
+typedef struct vt_wsindex_v1 {
+    uint32_t struct_size;   /* sizeof(vt_wsindex_v1) of the publisher */
+    /* *out: a new object {"repositories": [{"path": absolute path of the
+     * .git entry, "kind": "dir" | "gitfile" | "link"}, ...], "complete":
+     * false when part of the tree was too deep to index}; nested
+     * repositories included, nothing inside a .git directory.  The caller
+     * frees it with cJSON_Delete(). */
+    int (*repositories)(vt_call *call, cJSON **out);
+    /* *out: a new array [{"path": absolute, "kind": "toml" | "dir"}] of
+     * every vtcode.toml and .vtcode directory, nested ones included.
+     * The caller frees it with cJSON_Delete(). */
+    int (*policy_files)(vt_call *call, cJSON **out);
+    /* The index's change sequence now: pass it to changes_since later. */
+    uint64_t (*mark)(vt_call *call);
+    /* *out: a new object {"changes": [{"path": workspace-relative, "kind":
+     * "create" | "write" | "delete" | "rename" | "attrib", "dir": bool,
+     * "repo": bool (a .git entry or inside one), "policy": bool
+     * (vtcode.toml, .vtcode or inside it)}], "complete": bool, "mark":
+     * the new mark}, each path once.  "complete" is false when changes
+     * may be missing (events lost, the log's bound passed, an index not
+     * kept by events): re-list what matters.  The caller frees it. */
+    int (*changes_since)(vt_call *call, uint64_t mark, cJSON **out);
+    /* Absolute directories where vthost keeps its own data about this
+     * workspace (the persisted index, the guard's state), ended by NULL:
+     * a command sandbox keeps them read-only.  Borrowed until the host
+     * closes. */
+    const char *const *(*host_data_paths)(void);
+} vt_wsindex_v1;
+
 #ifdef __cplusplus
 }
 #endif

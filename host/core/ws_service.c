@@ -1,0 +1,141 @@
+/* The workspace index as the service "host.workspace_index"
+ * (vt_wsindex_v1 in <vthost/services.h>): the host's index, opened with
+ * the host, offered to plugins. */
+#include "ws_service.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <vthost/services.h>
+#include "call.h"
+#include "services.h"
+#include "strutil.h"
+#include "ws_index.h"
+
+static char *data_paths[3];
+
+static void warn(vt_call *call, const char *why)
+{
+    if (!call || !why)
+        return;
+    if (!call->warnings)
+        call->warnings = cJSON_CreateArray();
+    /* one warning per call, however many refreshes fell back */
+    const cJSON *w;
+    cJSON_ArrayForEach(w, call->warnings)
+    {
+        if (cJSON_IsString(w) && strstr(w->valuestring, why))
+            return;
+    }
+    char *m = str_printf("workspace index: %s", why);
+    if (m)
+        cJSON_AddItemToArray(call->warnings, cJSON_CreateString(m));
+    free(m);
+}
+
+int ws_service_refresh(vt_call *call, int watch)
+{
+    ws_index *ix = ws_index_current();
+    if (!ix)
+        return VT_ERR_UNSUPPORTED;
+    const char *why = NULL;
+    int rc = ws_index_refresh(ix, watch, &why);
+    warn(call, why);
+    return rc;
+}
+
+static int svc_repositories(vt_call *call, cJSON **out)
+{
+    *out = NULL;
+    int rc = ws_service_refresh(call, 0);
+    if (rc)
+        return rc;
+    int complete = 1;
+    cJSON *arr = ws_index_repositories(ws_index_current(), &complete);
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !arr) {
+        cJSON_Delete(o);
+        cJSON_Delete(arr);
+        return VT_ERR_NOMEM;
+    }
+    cJSON_AddItemToObject(o, "repositories", arr);
+    cJSON_AddBoolToObject(o, "complete", complete);
+    *out = o;
+    return VT_OK;
+}
+
+static int svc_policy_files(vt_call *call, cJSON **out)
+{
+    *out = NULL;
+    int rc = ws_service_refresh(call, 0);
+    if (rc)
+        return rc;
+    *out = ws_index_policy_files(ws_index_current());
+    return *out ? VT_OK : VT_ERR_NOMEM;
+}
+
+static uint64_t svc_mark(vt_call *call)
+{
+    ws_service_refresh(call, 1);
+    return ws_index_mark(ws_index_current()).seq;
+}
+
+static int svc_changes_since(vt_call *call, uint64_t mark, cJSON **out)
+{
+    *out = NULL;
+    int rc = ws_service_refresh(call, 1);
+    if (rc)
+        return rc;
+    ws_index *ix = ws_index_current();
+    int complete = 1;
+    cJSON *arr = ws_index_changes_json(ix, mark, &complete);
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !arr) {
+        cJSON_Delete(o);
+        cJSON_Delete(arr);
+        return VT_ERR_NOMEM;
+    }
+    cJSON_AddItemToObject(o, "changes", arr);
+    cJSON_AddBoolToObject(o, "complete", complete);
+    cJSON_AddNumberToObject(o, "mark", (double)ws_index_mark(ix).seq);
+    *out = o;
+    return VT_OK;
+}
+
+static const char *const *svc_host_data_paths(void) { return (const char *const *)data_paths; }
+
+static const vt_wsindex_v1 service = {
+    .struct_size = sizeof(vt_wsindex_v1),
+    .repositories = svc_repositories,
+    .policy_files = svc_policy_files,
+    .mark = svc_mark,
+    .changes_since = svc_changes_since,
+    .host_data_paths = svc_host_data_paths,
+};
+
+int ws_service_open(const char *workspace, int live)
+{
+    ws_service_close();
+    ws_index *ix = NULL;
+    int rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
+    if (rc)
+        return rc;
+    ws_index_set_current(ix);
+    data_paths[0] = ws_index_cache_dir();
+    data_paths[1] = ws_index_state_dir();
+    if (!data_paths[0]) { /* no home: keep the array NULL-ended */
+        data_paths[0] = data_paths[1];
+        data_paths[1] = NULL;
+    }
+    return services_publish(VT_WSINDEX_SERVICE, (void *)&service);
+}
+
+void ws_service_close(void)
+{
+    ws_index *ix = ws_index_current();
+    ws_index_set_current(NULL);
+    ws_index_close(ix);
+    for (size_t i = 0; i < 2; i++) {
+        free(data_paths[i]);
+        data_paths[i] = NULL;
+    }
+}

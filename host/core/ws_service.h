@@ -1,0 +1,16 @@
+/* The host's workspace index, published to plugins as the service
+ * VT_WSINDEX_SERVICE (<vthost/services.h>). */
+#ifndef VTHOST_WS_SERVICE_H
+#define VTHOST_WS_SERVICE_H
+
+#include <vthost/plugin.h>
+
+/* Open the index of `workspace` (live: inotify and a thread, for serve;
+ * else one-shot, from the cache) and publish the service. */
+int ws_service_open(const char *workspace, int live);
+void ws_service_close(void);
+/* Bring the index current for `call` (may be NULL); a fallback to a
+ * full walk adds a warning to the call. */
+int ws_service_refresh(vt_call *call, int watch);
+
+#endif

@@ -1,0 +1,549 @@
+/* The workspace index: its tree of directories, the change log, the
+ * queries, and the life of an index (open, refresh, close). */
+#include "ws_index_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "log.h"
+
+static ws_index *current;
+
+void ws_index_set_current(ws_index *ix) { current = ix; }
+ws_index *ws_index_current(void) { return current; }
+
+/* Not the project's files: tools' own state, dependencies, build output. */
+static const char *const noise_names[] = {".git",         ".hg",           ".svn",        ".vtcode",
+                                          "node_modules", "target",        "build",       "dist",
+                                          "__pycache__",  ".venv",         "venv",        ".tox",
+                                          ".mypy_cache",  ".pytest_cache", ".ruff_cache", ".gradle",
+                                          ".cache",       ".next",         "CMakeFiles",  NULL};
+
+int ws_index_noise(const char *name)
+{
+    for (size_t i = 0; noise_names[i]; i++)
+        if (!strcmp(name, noise_names[i]))
+            return 1;
+    return 0;
+}
+
+uint8_t wsx_name_flag(const char *name, unsigned char type)
+{
+    if (!strcmp(name, ".git"))
+        return type == DT_DIR ? WSX_GITDIR : type == DT_LNK ? WSX_GITLINK : WSX_GITFILE;
+    if (!strcmp(name, "vtcode.toml"))
+        return WSX_TOML;
+    if (!strcmp(name, ".vtcode") && type == DT_DIR)
+        return WSX_VTCODE;
+    return 0;
+}
+
+/* ---- the tree ------------------------------------------------------------ */
+
+static uint32_t name_add(ws_index *ix, const char *name, size_t nl)
+{
+    if (ix->nlen + nl + 1 > ix->ncap) {
+        size_t cap = ix->ncap ? ix->ncap * 2 : 65536;
+        while (cap < ix->nlen + nl + 1)
+            cap *= 2;
+        char *a = realloc(ix->names, cap);
+        if (!a)
+            return WSX_NONE;
+        ix->names = a;
+        ix->ncap = cap;
+    }
+    memcpy(ix->names + ix->nlen, name, nl);
+    ix->names[ix->nlen + nl] = '\0';
+    uint32_t off = (uint32_t)ix->nlen;
+    ix->nlen += nl + 1;
+    return off;
+}
+
+uint32_t wsx_add_dir(ws_index *ix, uint32_t parent, const char *name, size_t nl)
+{
+    uint32_t off = name_add(ix, name, nl);
+    if (off == WSX_NONE)
+        return WSX_NONE;
+    uint32_t s;
+    if (ix->free_head != WSX_NONE && !ix->loading) {
+        s = ix->free_head;
+        ix->free_head = ix->d[s].next;
+    } else {
+        if (ix->n == ix->cap) {
+            uint32_t cap = ix->cap ? ix->cap * 2 : 1024;
+            wsx_dir *d = realloc(ix->d, cap * sizeof *d);
+            if (!d)
+                return WSX_NONE;
+            ix->d = d;
+            ix->cap = cap;
+        }
+        s = ix->n++;
+    }
+    wsx_dir *p = parent == WSX_NONE ? NULL : &ix->d[parent];
+    ix->d[s] = (wsx_dir){.parent = parent,
+                         .child = WSX_NONE,
+                         .next = p ? p->child : WSX_NONE,
+                         .name = off,
+                         .wd = -1,
+                         .noise = p && (p->noise || ws_index_noise(name)),
+                         .depth = p ? (uint16_t)(p->depth + 1) : 0};
+    if (p)
+        p->child = s;
+    ix->live_dirs++;
+    return s;
+}
+
+static void unlink_child(ws_index *ix, uint32_t slot)
+{
+    uint32_t parent = ix->d[slot].parent;
+    if (parent == WSX_NONE)
+        return;
+    uint32_t *at = &ix->d[parent].child;
+    while (*at != WSX_NONE && *at != slot)
+        at = &ix->d[*at].next;
+    if (*at == slot)
+        *at = ix->d[slot].next;
+}
+
+/* `slot` and everything below it, back to the free list. */
+void wsx_remove_dir(ws_index *ix, uint32_t slot)
+{
+    if (slot == 0 || slot >= ix->n || (ix->d[slot].flags & WSX_FREE))
+        return;
+    unlink_child(ix, slot);
+    /* iterative: the subtree's nodes are pushed through `next` */
+    uint32_t stack = slot;
+    ix->d[slot].next = WSX_NONE;
+    while (stack != WSX_NONE) {
+        uint32_t s = stack;
+        stack = ix->d[s].next;
+        for (uint32_t c = ix->d[s].child; c != WSX_NONE;) {
+            uint32_t nx = ix->d[c].next;
+            ix->d[c].next = stack;
+            stack = c;
+            c = nx;
+        }
+        wsx_unwatch(ix, s);
+        ix->d[s].flags = WSX_FREE;
+        ix->d[s].child = WSX_NONE;
+        ix->d[s].next = ix->free_head;
+        ix->free_head = s;
+        ix->live_dirs--;
+    }
+}
+
+uint32_t wsx_find_child(ws_index *ix, uint32_t parent, const char *name)
+{
+    for (uint32_t c = ix->d[parent].child; c != WSX_NONE; c = ix->d[c].next)
+        if (!strcmp(ix->names + ix->d[c].name, name))
+            return c;
+    return WSX_NONE;
+}
+
+size_t wsx_path(ws_index *ix, uint32_t slot, char *buf, size_t cap)
+{
+    uint32_t chain[WSX_MAX_DEPTH + 2];
+    size_t k = 0;
+    for (uint32_t s = slot; s != 0 && s != WSX_NONE && k < WSX_MAX_DEPTH + 2; s = ix->d[s].parent)
+        chain[k++] = s;
+    size_t len = 0;
+    buf[0] = '\0';
+    while (k--) {
+        const char *nm = ix->names + ix->d[chain[k]].name;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? "/" : "", nm);
+        if (w < 0 || (size_t)w >= cap - len)
+            return 0;
+        len += (size_t)w;
+    }
+    return len;
+}
+
+void wsx_reset_tree(ws_index *ix)
+{
+    for (uint32_t s = 0; s < ix->n; s++)
+        if (!(ix->d[s].flags & WSX_FREE))
+            wsx_unwatch(ix, s);
+    ix->n = 0;
+    ix->live_dirs = 0;
+    ix->free_head = WSX_NONE;
+    ix->nlen = 0;
+    ix->cut = 0;
+    wsx_add_dir(ix, WSX_NONE, "", 0);
+}
+
+/* ---- the change log ------------------------------------------------------ */
+
+void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
+{
+    if (!ix->log && !(ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log)))
+        return;
+    const char *base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    ix->seq++;
+    if (!noise)
+        ix->project++;
+    wsx_change *c = &ix->log[ix->seq % WSX_LOG_CAP];
+    if (c->path && c->seq > ix->dropped_seq)
+        ix->dropped_seq = c->seq;
+    free(c->path);
+    *c = (wsx_change){.seq = ix->seq,
+                      .project = ix->project,
+                      .path = strdup(rel),
+                      .kind = (uint8_t)kind,
+                      .dir = (uint8_t)dir,
+                      .repo = !strcmp(base, ".git") || strstr(rel, ".git/") == rel ||
+                              strstr(rel, "/.git/") != NULL,
+                      .policy = !strcmp(base, "vtcode.toml") || !strcmp(base, ".vtcode") ||
+                                strstr(rel, ".vtcode/") == rel || strstr(rel, "/.vtcode/"),
+                      .noise = (uint8_t)noise};
+}
+
+void wsx_mark_lost(ws_index *ix)
+{
+    ix->seq++;
+    ix->project++;
+    ix->dropped_seq = ix->seq;
+}
+
+void wsx_note_fallback(ws_index *ix, const char *why)
+{
+    if (ix->logged)
+        return;
+    ix->logged = 1;
+    host_log(VT_LOG_WARNING, NULL,
+             "workspace index of %s: %s; calls walk the whole workspace when needed "
+             "(slower, nothing missed)",
+             ix->root, why);
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void full_build(ws_index *ix)
+{
+    double t0 = now_ms();
+    ix->lost = 0;
+    wsx_reset_tree(ix);
+    wsx_build(ix);
+    ix->build_ms = now_ms() - t0;
+    ix->built = 1;
+}
+
+static void *drain_thread(void *arg)
+{
+    ws_index *ix = arg;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = ix->ifd, .events = POLLIN},
+                              {.fd = ix->stop_pipe[0], .events = POLLIN}};
+        int r = poll(p, 2, -1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 || p[1].revents)
+            break;
+        pthread_mutex_lock(&ix->mu);
+        wsx_drain(ix);
+        int gone = ix->ifd < 0;
+        pthread_mutex_unlock(&ix->mu);
+        if (gone) /* degraded: refreshes walk, nothing left to drain */
+            break;
+    }
+    return NULL;
+}
+
+/* Live: the first refresh builds and starts draining (not at open: a
+ * serve may still move to the client's root, and a refused workspace
+ * such as the home directory must never be walked). */
+static void start_live(ws_index *ix)
+{
+    if (wsx_watch_init(ix) == 0)
+        ix->watching = 1;
+    full_build(ix);
+    if (ix->watching && !ix->degraded && pipe2(ix->stop_pipe, O_CLOEXEC) == 0 &&
+        pthread_create(&ix->thread, NULL, drain_thread, ix) == 0)
+        ix->thread_on = 1;
+}
+
+static size_t env_size(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? (size_t)strtoull(v, NULL, 10) : 0;
+}
+
+int ws_index_open(const char *root, int mode, ws_index **out)
+{
+    *out = NULL;
+    ws_index *ix = calloc(1, sizeof *ix);
+    if (!ix || !(ix->root = strdup(root))) {
+        free(ix);
+        return VT_ERR_NOMEM;
+    }
+    ix->rootlen = strlen(root);
+    while (ix->rootlen > 1 && ix->root[ix->rootlen - 1] == '/')
+        ix->root[--ix->rootlen] = '\0';
+    ix->mode = mode;
+    ix->ifd = -1;
+    ix->free_head = WSX_NONE;
+    ix->stop_pipe[0] = ix->stop_pipe[1] = -1;
+    /* Test knobs emulating a small fs.inotify.max_user_watches and
+     * max_queued_events, so the fallbacks can be forced. */
+    ix->max_watches = env_size("VTHOST_TEST_WSINDEX_MAX_WATCHES");
+    ix->max_queued = env_size("VTHOST_TEST_WSINDEX_MAX_QUEUED");
+    pthread_mutex_init(&ix->mu, NULL);
+    *out = ix;
+    return VT_OK;
+}
+
+void ws_index_close(ws_index *ix)
+{
+    if (!ix)
+        return;
+    if (current == ix)
+        current = NULL;
+    if (ix->thread_on) {
+        if (write(ix->stop_pipe[1], "x", 1) < 0) { /* the thread sees the pipe close too */
+        }
+        pthread_join(ix->thread, NULL);
+    }
+    if (ix->stop_pipe[0] >= 0) {
+        close(ix->stop_pipe[0]);
+        close(ix->stop_pipe[1]);
+    }
+    if (ix->built && !ix->degraded) {
+        if (ix->watching)
+            wsx_drain(ix);
+        wsx_cache_save(ix);
+    }
+    wsx_watch_close(ix);
+    for (size_t i = 0; ix->log && i < WSX_LOG_CAP; i++)
+        free(ix->log[i].path);
+    free(ix->log);
+    free(ix->d);
+    free(ix->names);
+    free(ix->wd_map);
+    free(ix->root);
+    pthread_mutex_destroy(&ix->mu);
+    free(ix);
+}
+
+int ws_index_refresh(ws_index *ix, int watch, const char **fell_back)
+{
+    if (fell_back)
+        *fell_back = NULL;
+    if (!ix)
+        return VT_ERR_INVALID;
+    pthread_mutex_lock(&ix->mu);
+    const char *why = NULL;
+    if (ix->mode == WS_INDEX_LIVE && !ix->built) {
+        start_live(ix);
+        if (ix->degraded)
+            why = ix->degraded_why;
+    } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->built) {
+        if (watch && !ix->degraded && wsx_watch_init(ix) == 0)
+            ix->watching = 1;
+        if (wsx_cache_load(ix, ix->watching) != 0)
+            full_build(ix);
+        ix->built = ix->loaded = 1;
+        if (ix->degraded)
+            why = ix->degraded_why;
+    } else {
+        if (ix->watching)
+            wsx_drain(ix);
+        if (ix->degraded || ix->lost || !ix->built || !ix->watching) {
+            why = ix->degraded ? ix->degraded_why : ix->lost ? ix->lost_why : NULL;
+            full_build(ix);
+            if (!why && ix->degraded)
+                why = ix->degraded_why;
+        }
+    }
+    if (why) {
+        wsx_note_fallback(ix, why);
+        if (fell_back)
+            *fell_back = why;
+    }
+    pthread_mutex_unlock(&ix->mu);
+    return VT_OK;
+}
+
+int ws_index_event_driven(ws_index *ix)
+{
+    if (!ix)
+        return 0;
+    pthread_mutex_lock(&ix->mu);
+    int r = ix->watching && ix->built && !ix->degraded && !ix->lost;
+    pthread_mutex_unlock(&ix->mu);
+    return r;
+}
+
+ws_mark ws_index_mark(ws_index *ix)
+{
+    ws_mark m = {0, 0};
+    if (!ix)
+        return m;
+    pthread_mutex_lock(&ix->mu);
+    m.seq = ix->seq;
+    m.project = ix->project;
+    pthread_mutex_unlock(&ix->mu);
+    return m;
+}
+
+/* Whether path `p` was already counted among the changes after `c`. */
+static int seen_later(ws_index *ix, uint64_t from, uint64_t upto, const char *p)
+{
+    for (uint64_t s = from; s <= upto; s++)
+        if (ix->log[s % WSX_LOG_CAP].path && !strcmp(ix->log[s % WSX_LOG_CAP].path, p))
+            return 1;
+    return 0;
+}
+
+size_t ws_index_changes(ws_index *ix, ws_mark m, int project_only, char **names, size_t max_names,
+                        int *complete)
+{
+    *complete = 1;
+    if (!ix)
+        return 0;
+    pthread_mutex_lock(&ix->mu);
+    uint64_t first = m.seq + 1;
+    if (ix->dropped_seq >= first) {
+        *complete = 0;
+        first = ix->dropped_seq + 1;
+    }
+    size_t n = 0;
+    /* distinct paths, newest occurrence wins; O(k^2) for small k, a
+     * cheap count for big ones */
+    uint64_t k = ix->seq >= first ? ix->seq - first + 1 : 0;
+    for (uint64_t s = first; s <= ix->seq; s++) {
+        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        if (!c->path || (project_only && c->noise))
+            continue;
+        if (k <= 4096 && seen_later(ix, s + 1, ix->seq, c->path))
+            continue;
+        if (n < max_names && names)
+            names[n] = strdup(c->path);
+        n++;
+    }
+    if (!*complete && project_only) {
+        size_t lower = (size_t)(ix->project - m.project);
+        if (lower > n)
+            n = lower;
+    }
+    pthread_mutex_unlock(&ix->mu);
+    return n;
+}
+
+static const char *const kind_names[] = {"create", "write", "delete", "rename", "attrib"};
+
+cJSON *ws_index_changes_json(ws_index *ix, uint64_t since, int *complete)
+{
+    *complete = 1;
+    cJSON *arr = cJSON_CreateArray();
+    if (!ix || !arr)
+        return arr;
+    pthread_mutex_lock(&ix->mu);
+    uint64_t first = since + 1;
+    if (ix->dropped_seq >= first) {
+        *complete = 0;
+        first = ix->dropped_seq + 1;
+    }
+    if (!ix->watching || ix->degraded || ix->lost)
+        *complete = 0;
+    uint64_t k = ix->seq >= first ? ix->seq - first + 1 : 0;
+    for (uint64_t s = first; s <= ix->seq; s++) {
+        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        if (!c->path)
+            continue;
+        if (k <= 4096 && seen_later(ix, s + 1, ix->seq, c->path))
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", c->path);
+        cJSON_AddStringToObject(o, "kind", kind_names[c->kind]);
+        cJSON_AddBoolToObject(o, "dir", c->dir);
+        cJSON_AddBoolToObject(o, "repo", c->repo);
+        cJSON_AddBoolToObject(o, "policy", c->policy);
+        cJSON_AddItemToArray(arr, o);
+    }
+    pthread_mutex_unlock(&ix->mu);
+    return arr;
+}
+
+static void add_entry(cJSON *arr, const char *root, const char *rel, const char *leaf,
+                      const char *kind)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s%s%s/%s", root, rel[0] ? "/" : "", rel, leaf) < 0)
+        return;
+    if (!strcmp(root, "/") && p[1] == '/')
+        memmove(p, p + 1, strlen(p));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", p);
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddItemToArray(arr, o);
+    free(p);
+}
+
+static cJSON *list_flags(ws_index *ix, uint8_t mask, int *complete)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!ix || !arr)
+        return arr;
+    pthread_mutex_lock(&ix->mu);
+    if (complete)
+        *complete = !ix->cut;
+    char rel[4096];
+    for (uint32_t s = 0; s < ix->n; s++) {
+        uint8_t f = ix->d[s].flags;
+        if ((f & WSX_FREE) || !(f & mask))
+            continue;
+        if (s && !wsx_path(ix, s, rel, sizeof rel))
+            continue;
+        if (s == 0)
+            rel[0] = '\0';
+        if (f & mask & WSX_GITDIR)
+            add_entry(arr, ix->root, rel, ".git", "dir");
+        if (f & mask & WSX_GITFILE)
+            add_entry(arr, ix->root, rel, ".git", "gitfile");
+        if (f & mask & WSX_GITLINK)
+            add_entry(arr, ix->root, rel, ".git", "link");
+        if (f & mask & WSX_TOML)
+            add_entry(arr, ix->root, rel, "vtcode.toml", "toml");
+        if (f & mask & WSX_VTCODE)
+            add_entry(arr, ix->root, rel, ".vtcode", "dir");
+    }
+    pthread_mutex_unlock(&ix->mu);
+    return arr;
+}
+
+cJSON *ws_index_repositories(ws_index *ix, int *complete)
+{
+    return list_flags(ix, WSX_GITDIR | WSX_GITFILE | WSX_GITLINK, complete);
+}
+
+cJSON *ws_index_policy_files(ws_index *ix) { return list_flags(ix, WSX_TOML | WSX_VTCODE, NULL); }
+
+void ws_index_get_stats(ws_index *ix, ws_index_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!ix)
+        return;
+    pthread_mutex_lock(&ix->mu);
+    out->dirs = ix->live_dirs;
+    out->bytes = sizeof *ix + (size_t)ix->cap * sizeof *ix->d + ix->ncap +
+                 ix->wd_cap * sizeof *ix->wd_map + (ix->log ? WSX_LOG_CAP * sizeof *ix->log : 0);
+    out->watches = ix->watches;
+    out->build_ms = ix->build_ms;
+    out->live = ix->mode == WS_INDEX_LIVE;
+    out->degraded = ix->degraded;
+    pthread_mutex_unlock(&ix->mu);
+}

@@ -1,0 +1,298 @@
+/* The one-shot index on disk: $XDG_CACHE_HOME/vthost/wsindex/<key>.idx,
+ * the directories in pre-order with their inode, mtime and flags.  A
+ * load trusts nothing it cannot check: the file must be the user's own
+ * and not writable by others, name this workspace, pass its checksum and
+ * bounds, and every directory is stat'ed again; one whose inode moved is
+ * read anew, one whose mtime moved is re-read.  Anything else rebuilds.
+ * A directory changed within the last seconds before a save is stored
+ * with no mtime: a change in the same clock tick would not move it. */
+#include "ws_index_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "paths.h"
+
+#define MAGIC "VTWSIX1"
+#define UNSTABLE_NS 2000000000LL
+#define MAX_FILE (1u << 30)
+
+typedef struct rec {
+    uint32_t parent, name;
+    uint8_t flags, pad[7];
+    uint64_t ino;
+    int64_t mtime_ns;
+} rec;
+
+typedef struct head {
+    char magic[8];
+    uint32_t ndirs, rootlen;
+    uint64_t names_len;
+} head;
+
+static char *xdg_dir(const char *var, const char *fallback)
+{
+    const char *v = getenv(var);
+    char *r = NULL;
+    if (v && v[0] == '/') {
+        if (asprintf(&r, "%s/vthost", v) < 0)
+            r = NULL;
+    } else {
+        const char *home = getenv("HOME");
+        if (home && home[0] == '/' && asprintf(&r, "%s/%s/vthost", home, fallback) < 0)
+            r = NULL;
+    }
+    return r;
+}
+
+char *ws_index_cache_dir(void) { return xdg_dir("XDG_CACHE_HOME", ".cache"); }
+char *ws_index_state_dir(void) { return xdg_dir("XDG_STATE_HOME", ".local/state"); }
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+void ws_index_key(const char *root, char buf[17])
+{
+    snprintf(buf, 17, "%016llx",
+             (unsigned long long)fnv(root, strlen(root), 1469598103934665603ull));
+}
+
+static char *cache_file(ws_index *ix)
+{
+    char *dir = ws_index_cache_dir(), key[17], *f = NULL;
+    ws_index_key(ix->root, key);
+    if (dir && asprintf(&f, "%s/wsindex/%s.idx", dir, key) < 0)
+        f = NULL;
+    free(dir);
+    return f;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+void wsx_cache_save(ws_index *ix)
+{
+    if (ix->degraded || ix->cut)
+        return;
+    char *file = cache_file(ix);
+    if (!file)
+        return;
+    char *slash = strrchr(file, '/');
+    *slash = '\0';
+    int ok = paths_mkdirs(file, 0700) == VT_OK;
+    *slash = '/';
+    /* pre-order: a parent before its children, renumbered */
+    uint32_t *order = malloc((size_t)ix->n * sizeof *order);
+    uint32_t *newidx = malloc((size_t)ix->n * sizeof *newidx);
+    rec *r = calloc(ix->live_dirs ? ix->live_dirs : 1, sizeof *r);
+    char *names = malloc(ix->nlen + 1);
+    uint32_t nout = 0, top = 0;
+    size_t nlen = 0;
+    if (!ok || !order || !newidx || !r || !names)
+        goto out;
+    int64_t unstable = now_ns() - UNSTABLE_NS;
+    order[top++] = 0;
+    while (top) {
+        uint32_t s = order[--top];
+        const wsx_dir *d = &ix->d[s];
+        const char *nm = ix->names + d->name;
+        size_t nl = strlen(nm);
+        if (nout == ix->live_dirs)
+            goto out;
+        newidx[s] = nout;
+        r[nout] = (rec){.parent = d->parent == WSX_NONE ? WSX_NONE : newidx[d->parent],
+                        .name = (uint32_t)nlen,
+                        .flags = d->flags,
+                        .ino = d->ino,
+                        .mtime_ns = d->mtime_ns >= unstable ? 0 : d->mtime_ns};
+        memcpy(names + nlen, nm, nl + 1);
+        nlen += nl + 1;
+        nout++;
+        for (uint32_t c = d->child; c != WSX_NONE; c = ix->d[c].next)
+            order[top++] = c;
+    }
+    head h = {.magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.%d", file, (int)getpid()) < 0)
+        goto out;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        free(tmp);
+        goto out;
+    }
+    uint64_t sum = 1469598103934665603ull;
+    sum = fnv(&h, sizeof h, sum);
+    sum = fnv(ix->root, ix->rootlen, sum);
+    sum = fnv(r, nout * sizeof *r, sum);
+    sum = fnv(names, nlen, sum);
+    int w = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
+            fwrite(r, sizeof *r, nout, f) == nout && fwrite(names, 1, nlen, f) == nlen &&
+            fwrite(&sum, sizeof sum, 1, f) == 1;
+    if (fclose(f) != 0 || !w || rename(tmp, file) != 0)
+        unlink(tmp);
+    free(tmp);
+out:
+    free(order);
+    free(newidx);
+    free(r);
+    free(names);
+    free(file);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    /* host data: the user's own, written by nobody else */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 022) || st.st_size > MAX_FILE || st.st_size < (off_t)sizeof(head)) {
+        close(fd);
+        return NULL;
+    }
+    char *buf = malloc((size_t)st.st_size);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got != (size_t)st.st_size) {
+        free(buf);
+        return NULL;
+    }
+    *len = got;
+    return buf;
+}
+
+static int valid_name(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    return n && n < max && !memchr(s, '/', n) && strcmp(s, ".") && strcmp(s, "..") &&
+           strcmp(s, ".git");
+}
+
+/* The file's tree into ix (empty), or -1. */
+static int parse(ws_index *ix, const char *buf, size_t len, rec **recs_out, uint32_t **slots_out)
+{
+    head h;
+    memcpy(&h, buf, sizeof h);
+    if (memcmp(h.magic, MAGIC, sizeof h.magic) || h.rootlen != ix->rootlen || !h.ndirs ||
+        h.ndirs > (len / sizeof(rec)) || h.names_len > len)
+        return -1;
+    size_t need = sizeof h + h.rootlen + (size_t)h.ndirs * sizeof(rec) + h.names_len + 8;
+    if (need != len || memcmp(buf + sizeof h, ix->root, ix->rootlen))
+        return -1;
+    uint64_t sum;
+    memcpy(&sum, buf + len - 8, 8);
+    if (fnv(buf, len - 8, 1469598103934665603ull) != sum)
+        return -1;
+    rec *r = malloc((size_t)h.ndirs * sizeof *r);
+    uint32_t *slot = malloc((size_t)h.ndirs * sizeof *slot);
+    if (!r || !slot) {
+        free(r);
+        free(slot);
+        return -1;
+    }
+    memcpy(r, buf + sizeof h + h.rootlen, (size_t)h.ndirs * sizeof *r);
+    const char *names = buf + sizeof h + h.rootlen + (size_t)h.ndirs * sizeof *r;
+    int ok = r[0].parent == WSX_NONE;
+    wsx_reset_tree(ix);
+    slot[0] = 0;
+    for (uint32_t i = 1; ok && i < h.ndirs; i++) {
+        ok = r[i].parent < i && r[i].name < h.names_len &&
+             valid_name(names + r[i].name, h.names_len - r[i].name) &&
+             ix->d[slot[r[i].parent]].depth < WSX_MAX_DEPTH;
+        if (ok) {
+            const char *nm = names + r[i].name;
+            slot[i] = wsx_add_dir(ix, slot[r[i].parent], nm, strlen(nm));
+            ok = slot[i] != WSX_NONE;
+        }
+    }
+    if (!ok) {
+        free(r);
+        free(slot);
+        return -1;
+    }
+    *recs_out = r;
+    *slots_out = slot;
+    return (int)h.ndirs;
+}
+
+int wsx_cache_load(ws_index *ix, int watch)
+{
+    char *file = cache_file(ix);
+    size_t len = 0;
+    char *buf = file ? read_file(file, &len) : NULL;
+    free(file);
+    rec *r = NULL;
+    uint32_t *slot = NULL;
+    int n = buf ? parse(ix, buf, len, &r, &slot) : -1;
+    free(buf);
+    if (n < 0)
+        return -1;
+    int root = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char rel[4096];
+    ix->loading = 1;
+    for (int i = 0; root >= 0 && i < n; i++) {
+        uint32_t s = slot[i];
+        if (ix->d[s].flags & WSX_FREE) /* its parent went */
+            continue;
+        if (watch && !ix->degraded)
+            wsx_watch(ix, s); /* first: a change after the stat is an event */
+        if (s && !wsx_path(ix, s, rel, sizeof rel))
+            continue;
+        struct stat st;
+        int there =
+            fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+        int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
+        if (!there && s) {
+            wsx_remove_dir(ix, s);
+        } else if (there && st.st_ino != r[i].ino && s) {
+            /* another directory under the same name: read it anew */
+            uint32_t parent = ix->d[s].parent;
+            char nm[256];
+            snprintf(nm, sizeof nm, "%s", ix->names + ix->d[s].name);
+            wsx_remove_dir(ix, s);
+            uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
+            if (c != WSX_NONE)
+                wsx_scan(ix, c, 0);
+        } else if (!there || st.st_ino != r[i].ino || mt != r[i].mtime_ns || !r[i].mtime_ns) {
+            if (!there) /* the root itself went */
+                break;
+            ix->d[s].flags = r[i].flags;
+            wsx_reread(ix, s);
+        } else {
+            ix->d[s].flags = r[i].flags;
+            ix->d[s].ino = r[i].ino;
+            ix->d[s].mtime_ns = r[i].mtime_ns;
+        }
+    }
+    ix->loading = 0;
+    if (root >= 0)
+        close(root);
+    free(r);
+    free(slot);
+    return root >= 0 ? 0 : -1;
+}

@@ -1,0 +1,115 @@
+/* The workspace index's insides, shared by ws_index.c (the tree, the
+ * change log, queries), ws_index_scan.c (reading directories),
+ * ws_index_watch.c (inotify) and ws_index_cache.c (the one-shot file). */
+#ifndef VTHOST_WS_INDEX_INT_H
+#define VTHOST_WS_INDEX_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "ws_index.h"
+
+#define WSX_NONE UINT32_MAX
+#define WSX_MAX_DEPTH 128
+#define WSX_LOG_CAP 65536u
+
+/* What a directory holds, as far as the index cares. */
+enum {
+    WSX_GITDIR = 1,  /* a .git directory */
+    WSX_GITFILE = 2, /* a .git file (gitdir: ...) */
+    WSX_GITLINK = 4, /* a .git symbolic link */
+    WSX_TOML = 8,    /* vtcode.toml */
+    WSX_VTCODE = 16, /* .vtcode/ */
+    WSX_FREE = 128,  /* slot unused */
+};
+
+typedef struct wsx_dir {
+    uint32_t parent, child, next; /* tree links (WSX_NONE ends) */
+    uint32_t name;                /* offset in the name arena */
+    int32_t wd;                   /* inotify watch, or -1 */
+    uint8_t flags;
+    uint8_t noise; /* it or a parent is a noise name */
+    uint16_t depth;
+    uint64_t ino;
+    int64_t mtime_ns;
+} wsx_dir;
+
+typedef struct wsx_change {
+    uint64_t seq, project;
+    char *path;   /* workspace-relative */
+    uint8_t kind; /* WSX_K_* */
+    uint8_t dir, repo, policy, noise;
+} wsx_change;
+
+enum { WSX_K_CREATE, WSX_K_WRITE, WSX_K_DELETE, WSX_K_RENAME, WSX_K_ATTRIB };
+
+struct ws_index {
+    pthread_mutex_t mu;
+    char *root;
+    size_t rootlen;
+    int mode;
+    /* the tree; slot 0 is the root */
+    wsx_dir *d;
+    uint32_t n, cap, free_head, live_dirs;
+    char *names;
+    size_t nlen, ncap;
+    int cut; /* deeper than WSX_MAX_DEPTH somewhere */
+    /* inotify */
+    int ifd;         /* -1: none */
+    int32_t *wd_map; /* wd -> dir slot */
+    size_t wd_cap;
+    size_t watches, max_watches;
+    size_t max_queued;    /* test knob: a drain reading more overflows */
+    int lost;             /* events lost: rebuild at the next refresh */
+    const char *lost_why; /* static sentence */
+    int degraded;         /* cannot be kept by events */
+    const char *degraded_why;
+    int logged; /* the one log line was written */
+    int built, loaded, watching;
+    int loading; /* no slot reuse: the cache's numbering holds */
+    /* the change log: a ring */
+    wsx_change *log;
+    uint64_t seq, project, dropped_seq;
+    /* live: the draining thread */
+    pthread_t thread;
+    int thread_on, stop_pipe[2];
+    double build_ms;
+};
+
+/* ws_index.c */
+uint32_t wsx_add_dir(ws_index *ix, uint32_t parent, const char *name, size_t nl);
+void wsx_remove_dir(ws_index *ix, uint32_t slot);
+uint32_t wsx_find_child(ws_index *ix, uint32_t parent, const char *name);
+/* The workspace-relative path of `slot` ("" for the root) into buf. */
+size_t wsx_path(ws_index *ix, uint32_t slot, char *buf, size_t cap);
+void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise);
+void wsx_reset_tree(ws_index *ix);
+uint8_t wsx_name_flag(const char *name, unsigned char type);
+void wsx_note_fallback(ws_index *ix, const char *why);
+/* Events were lost: every mark before now sees an incomplete log with
+ * at least one project change. */
+void wsx_mark_lost(ws_index *ix);
+
+/* ws_index_scan.c: read the directory `slot` (its entries' flags, its
+ * subdirectories added and read in turn).  `log_new`: every entry found
+ * is logged as created (a directory that appeared). */
+int wsx_scan(ws_index *ix, uint32_t slot, int log_new);
+/* Re-read one known directory: flags, and new subdirectories scanned. */
+int wsx_reread(ws_index *ix, uint32_t slot);
+/* A full build from the root. */
+int wsx_build(ws_index *ix);
+
+/* ws_index_watch.c */
+int wsx_watch_init(ws_index *ix);
+/* Watch directory `slot` (before it is read).  0, or -1 when watching
+ * failed (the index is then degraded). */
+int wsx_watch(ws_index *ix, uint32_t slot);
+void wsx_unwatch(ws_index *ix, uint32_t slot);
+/* Read and apply what is queued (non-blocking).  Caller holds mu. */
+void wsx_drain(ws_index *ix);
+void wsx_watch_close(ws_index *ix);
+
+/* ws_index_cache.c */
+int wsx_cache_load(ws_index *ix, int watch);
+void wsx_cache_save(ws_index *ix);
+
+#endif
