@@ -123,6 +123,15 @@ static void sandbox_ensure(void)
             sandbox_protect_paths(sandbox_state, api->policy_paths()) != VT_OK &&
             !sandbox_error)
             sandbox_error = strdup("out of memory while listing the policy files");
+        /* The host's workspace index: the repositories without a walk,
+         * and its own data kept read-only. */
+        const vt_wsindex_v1 *ix = api->service_lookup(VT_WSINDEX_SERVICE);
+        if (sandbox_state && ix && ix->struct_size >= sizeof(vt_wsindex_v1)) {
+            sandbox_use_index(sandbox_state, ix);
+            if (sandbox_protect_paths(sandbox_state, ix->host_data_paths()) != VT_OK &&
+                !sandbox_error)
+                sandbox_error = strdup("out of memory while listing the host's data");
+        }
         /* What this machine cannot give, said once (and in every
          * sandboxed call's result). */
         if (sandbox_warning)

@@ -84,6 +84,12 @@ typedef struct sandbox_extra {
     int network;
 } sandbox_extra;
 
+/* Take the workspace's repositories from the host's index (the service
+ * vt_wsindex_v1, borrowed until the plugin's fini) instead of walking the
+ * workspace before each command. */
+struct vt_wsindex_v1;
+void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index);
+
 int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
                       sandbox_plan **out);
 

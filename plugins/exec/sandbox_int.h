@@ -34,6 +34,7 @@ struct sandbox {
     size_t npolicy;
     struct aftermath *aftermath; /* what commands leave behind (sandbox_aftermath.c),
                                     or NULL when commands cannot write the workspace */
+    const struct vt_wsindex_v1 *index; /* the host's workspace index, or NULL: walk */
 };
 
 /* One call's confinement, computed in the host right before the fork

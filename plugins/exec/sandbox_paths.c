@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
 #define WALK_MAX_DIRS 50000
 #define WALK_MAX_DEPTH 16
@@ -71,10 +72,10 @@ static int add_ro(sandbox_plan *p, const char *path)
 /* A gitfile ("gitdir: PATH"): the file itself (pointing it elsewhere
  * would swap the repository's hooks) and the git directory it names,
  * with that directory's commondir (a worktree's hooks live there). */
-static int add_gitfile(sandbox_plan *p, int dirfd, const char *dir, const char *file)
+static int add_gitfile(sandbox_plan *p, const char *dir, const char *file)
 {
     int rc = add_ro(p, file);
-    int fd = openat(dirfd, ".git", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     char buf[4096];
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
     if (fd >= 0)
@@ -115,6 +116,19 @@ static int add_gitfile(sandbox_plan *p, int dirfd, const char *dir, const char *
     return rc;
 }
 
+/* A symbolic link named .git: git follows it, so where it leads is
+ * protected. */
+static int add_gitlink(sandbox_plan *p, const char *path)
+{
+    char *real = realpath(path, NULL);
+    struct stat st;
+    int rc = VT_OK;
+    if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = add_ro(p, real);
+    free(real);
+    return rc;
+}
+
 typedef struct walk {
     sandbox_plan *p;
     size_t dirs;
@@ -149,17 +163,12 @@ static int walk_dir(walk *w, int fd, char *path, size_t len, int depth)
             if (type == DT_DIR) {
                 rc = add_ro(w->p, path);
             } else if (type == DT_LNK) {
-                /* git follows a symlinked .git: protect where it leads */
-                char *real = realpath(path, NULL);
-                struct stat st;
-                if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
-                    rc = add_ro(w->p, real);
-                free(real);
+                rc = add_gitlink(w->p, path);
             } else if (type == DT_REG) {
                 path[len] = '\0';
                 char file[PATH_MAX];
                 snprintf(file, sizeof file, "%s/.git", path);
-                rc = add_gitfile(w->p, dirfd(d), path, file);
+                rc = add_gitfile(w->p, path, file);
             }
         } else if (type == DT_DIR) {
             if (depth >= WALK_MAX_DEPTH || ++w->dirs > WALK_MAX_DIRS) {
@@ -176,6 +185,38 @@ static int walk_dir(walk *w, int fd, char *path, size_t len, int depth)
         path[len] = '\0';
     }
     closedir(d);
+    return rc;
+}
+
+/* The workspace's repositories from the host's index (kept current by
+ * events, or validated from its cache): no walk.  1 when the index
+ * could not answer (the caller walks). */
+static int protect_from_index(const sandbox *sb, sandbox_plan *p)
+{
+    cJSON *o = NULL;
+    if (!sb->index || sb->index->repositories(NULL, &o) != VT_OK || !o)
+        return 1;
+    int rc = VT_OK;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "repositories")) {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
+        if (!path || !kind || rc != VT_OK)
+            continue;
+        if (!strcmp(kind, "dir")) {
+            rc = add_ro(p, path);
+        } else if (!strcmp(kind, "link")) {
+            rc = add_gitlink(p, path);
+        } else {
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+            rc = add_gitfile(p, dir[0] ? dir : "/", path);
+        }
+    }
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete")) && !p->truncated)
+        p->truncated = strdup("the workspace is too deep to index entirely: repositories "
+                              "below the deepest level are writable");
+    cJSON_Delete(o);
     return rc;
 }
 
@@ -198,6 +239,11 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
             if (lstat(f, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
                 rc = add_ro(p, f);
         }
+    }
+    if (rc == VT_OK && is_workspace) {
+        int r = protect_from_index(p->sb, p);
+        if (r <= 0)
+            return r;
     }
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rc == VT_OK && fd >= 0)
@@ -271,6 +317,12 @@ static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
         *s = '/';
     }
     return VT_OK;
+}
+
+void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index)
+{
+    if (sb)
+        sb->index = index;
 }
 
 int sandbox_protect_paths(sandbox *sb, const char *const *paths)
@@ -494,7 +546,9 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
     /* A call's additional writable paths: their repositories stay
      * read-only too. */
     for (size_t i = 0; rc == VT_OK && p->extra && i < p->extra->nwrite; i++)
-        rc = protect_root(p, &w, p->extra->write[i], 0);
+        if (!(sb->index && sb->mode == SANDBOX_WORKSPACE_WRITE &&
+              inside(p->extra->write[i], sb->roots[0])))
+            rc = protect_root(p, &w, p->extra->write[i], 0);
     /* The host's other policy files (the --config file, the user's
      * vtcode directory) where a command could write them. */
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
