@@ -3,8 +3,12 @@
  * between, refuse further mutations until one completes.
  *
  * A mutation is an apply_patch-like tool's note (VT_NOTE_MUTATION), or a
- * command that changed workspace files, seen by comparing metadata
- * snapshots taken before and after the call (guard_snapshot.c).  A
+ * command that changed workspace files: the workspace index's events
+ * between a mark taken before the command and its end (ws_index.h;
+ * creates, writes, renames, deletes and mode changes in any directory,
+ * new ones included), or, where the index cannot follow the workspace by
+ * events (no inotify, the watch limit), metadata snapshots taken before
+ * and after the call (guard_snapshot.c).  A
  * verification is judged from what the command actually executed, as
  * the exec plugin reports it at exit (VT_NOTE_COMMAND_RAN): every program
  * the command text ran must be a verification run or neutral, at least
@@ -17,7 +21,7 @@
  *   verification_commands = [...]             replaces the defaults
  *   additional_verification_commands = [...]  extends them
  *   require_success = false     only runs that exit 0 verify
- *   detect_shell_edits = true   snapshot the workspace around commands
+ *   detect_shell_edits = true   count what commands change in the workspace
  *   max_snapshot_entries = 100000 */
 #include "guard.h"
 
@@ -32,6 +36,7 @@
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
+#include "ws_index.h"
 
 #define GUARD_DEFAULT_THRESHOLD 4
 #define GUARD_DEFAULT_MAX_ENTRIES 100000
@@ -60,7 +65,9 @@ struct guard_call {
     int mutated;             /* the tool noted an effective mutation */
     int verified;            /* a command it finished was a verification */
     long pending_before;
-    guard_snapshot *before;  /* commands: the workspace before the run */
+    guard_snapshot *before;  /* commands without events: the workspace before */
+    ws_index *index;         /* commands with events: the index and the mark */
+    ws_mark mark;
 };
 
 static struct {
@@ -327,6 +334,48 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
     return r;
 }
 
+static void warn(vt_call *call, char *msg);
+
+/* Before a command: a mark in the index's change log, or, when the index
+ * cannot follow the workspace by events, a snapshot. */
+static void watch_begin(vt_call *call, struct guard_call *g)
+{
+    ws_index *ix = ws_index_current();
+    const char *why = NULL;
+    if (ix && ws_index_refresh(ix, 1, &why) == VT_OK && ws_index_event_driven(ix)) {
+        g->index = ix;
+        g->mark = ws_index_mark(ix);
+        return;
+    }
+    if (why)
+        warn(call, str_printf("workspace index: %s", why));
+    if (guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
+        g->before = NULL;
+}
+
+/* After it: how many workspace paths it changed, up to NAMES_SHOWN named. */
+static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
+{
+    size_t changed = 0;
+    if (g->index) {
+        const char *why = NULL;
+        ws_index_refresh(g->index, 1, &why);
+        int complete = 1;
+        changed = ws_index_changes(g->index, g->mark, 1, names, NAMES_SHOWN, &complete);
+        if (why)
+            warn(call, str_printf("workspace index: %s", why));
+        if (!complete && !names[0])
+            names[0] = strdup("(too many changes to name: events were lost)");
+    } else if (g->before) {
+        guard_snapshot *after = NULL;
+        if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
+            changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
+        guard_snapshot_free(after);
+        guard_snapshot_free(g->before);
+    }
+    return changed;
+}
+
 int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
 {
     *blocked = NULL;
@@ -354,9 +403,8 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     } else {
         guard_state_unlock(&g->st);
     }
-    if (runner && G.detect && G.workspace &&
-        guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
-        g->before = NULL;
+    if (runner && G.detect && G.workspace)
+        watch_begin(call, g);
     call->guard = g;
     return 0;
 }
@@ -394,15 +442,8 @@ void guard_end(vt_call *call)
     if (!g)
         return;
     call->guard = NULL;
-    size_t changed = 0;
     char *names[NAMES_SHOWN] = {0};
-    if (g->before) {
-        guard_snapshot *after = NULL;
-        if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
-            changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
-        guard_snapshot_free(after);
-        guard_snapshot_free(g->before);
-    }
+    size_t changed = watch_end(call, g, names);
     if (!g->locked)
         guard_state_lock(G.workspace, &g->st);
     long before = g->st.pending;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "ws_index.h"
 
 #define MAX_DEPTH 64
 
@@ -34,20 +35,9 @@ struct guard_snapshot {
     int oom;
 };
 
-/* Not the project's files: tools' own state, dependencies, build output. */
-static const char *const skipped[] = {".git",         ".hg",           ".svn",        ".vtcode",
-                                      "node_modules", "target",        "build",       "dist",
-                                      "__pycache__",  ".venv",         "venv",        ".tox",
-                                      ".mypy_cache",  ".pytest_cache", ".ruff_cache", ".gradle",
-                                      ".cache",       ".next",         "CMakeFiles",  NULL};
-
-static int skip(const char *name)
-{
-    for (size_t i = 0; skipped[i]; i++)
-        if (!strcmp(name, skipped[i]))
-            return 1;
-    return 0;
-}
+/* Not the project's files (tools' own state, dependencies, build
+ * output): the same list the workspace index's events are judged by. */
+static int skip(const char *name) { return ws_index_noise(name); }
 
 static uint64_t fnv(const char *s, size_t n)
 {
