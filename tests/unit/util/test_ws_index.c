@@ -83,10 +83,14 @@ static int has_repo(ws_index *ix, const char *rel, const char *kind)
     return found;
 }
 
-static void sh(const char *fmt, const char *arg)
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
 {
-    char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, fmt, arg, arg, arg);
+    char cmd[PATH_MAX * 4];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -145,7 +149,7 @@ static void test_live_follows_changes(void **st)
     assert_true(ws_index_event_driven(ix));
     ws_mark m = ws_index_mark(ix);
     /* a new tree with a repository deep inside, made in one go */
-    sh("mkdir -p '%s/n1/n2/n3' && mkdir '%s/n1/n2/n3/.git' && echo x > '%s/src/a.c'", root);
+    sh("mkdir -p '%s/n1/n2/n3' && mkdir '%s/n1/n2/n3/.git' && echo x > '%s/src/a.c'", root, root, root);
     assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
     assert_null(why);
     assert_true(has_repo(ix, "n1/n2/n3", "dir"));
@@ -166,7 +170,7 @@ static void test_live_follows_changes(void **st)
     assert_false(has_repo(ix, "n1/n2/n3", "dir"));
     /* noise only: the project count does not move */
     m = ws_index_mark(ix);
-    sh("mkdir -p '%s/node_modules/p' && echo y > '%s/node_modules/p/i.js'", root);
+    sh("mkdir -p '%s/node_modules/p' && echo y > '%s/node_modules/p/i.js'", root, root);
     ws_index_refresh(ix, 1, NULL);
     assert_int_equal(ws_index_changes(ix, m, 1, NULL, 0, &complete), 0);
     assert_true(ws_index_changes(ix, m, 0, NULL, 0, &complete) >= 2);
@@ -206,9 +210,8 @@ static void test_overflow_walks(void **st)
     ws_index_refresh(ix, 1, &why);
     assert_null(why);
     ws_mark m = ws_index_mark(ix);
-    sh("cd '%s/src' && touch f1 f2 f3 f4 f5 && rm f1 f2 f3 f4 f5 && mkdir -p '%s/o1/o2/o3/o4/.git'"
-       " # %s",
-       root);
+    sh("cd '%s/src' && touch f1 f2 f3 f4 f5 && rm f1 f2 f3 f4 f5 && mkdir -p '%s/o1/o2/o3/o4/.git'",
+       root, root);
     ws_index_refresh(ix, 1, &why);
     assert_non_null(why);
     assert_non_null(strstr(why, "overflowed"));
