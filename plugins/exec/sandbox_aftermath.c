@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
 #define WALK_MAX_DIRS 50000
 #define WALK_MAX_DEPTH 16
@@ -183,13 +184,37 @@ static void walk(found *f, int fd, char *path, size_t len, int depth)
     closedir(d);
 }
 
-/* Every repository entry below the sandbox's writable roots.  The one
- * place that looks for them: a workspace index answers here once it
- * exists. */
+/* The workspace's repository entries from the host's index (current by
+ * events while serving, validated from its cache for one-shot calls);
+ * -1 when it cannot answer (then the workspace is walked). */
+static int from_index(const sandbox *sb, found *f)
+{
+    cJSON *o = NULL;
+    if (!sb->index || sb->index->repositories(NULL, &o) != VT_OK || !o)
+        return -1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "repositories"))
+    {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
+        if (path && kind)
+            found_add(f, path, !strcmp(kind, "dir") ? 'd' : !strcmp(kind, "link") ? 'l' : 'f');
+    }
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete")))
+        f->truncated = 1;
+    cJSON_Delete(o);
+    return 0;
+}
+
+/* Every repository entry below the sandbox's writable roots: the
+ * workspace's from the host's index when there is one, the other roots
+ * (and the workspace without an index) walked. */
 static int repos_find(const sandbox *sb, found *f)
 {
     memset(f, 0, sizeof *f);
     for (size_t i = 0; i < sb->nroots && !f->oom; i++) {
+        if (i == 0 && from_index(sb, f) == 0)
+            continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s", sb->roots[i]);
         size_t len = strlen(path);
