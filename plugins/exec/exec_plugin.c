@@ -22,6 +22,7 @@
 /* Shared with session.c (session.h); set by the host before init. */
 VT_PLUGIN_API(api);
 static sandbox_config sandbox_cfg;
+static env_policy env_pol; /* [sandbox.env], read at init */
 static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
 static char *sandbox_warning;    /* what this machine cannot protect */
 static char *sandbox_error;      /* why sandboxed commands cannot run */
@@ -546,7 +547,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         return api->call_error(call, VT_ERR_NOT_FOUND,
                                "no such shell: %s was not found (as a path or on PATH)", what);
     }
-    char **env = env_build(tty);
+    char **env = env_build(tty, &env_pol);
     if (!env) {
         shell_cmd_free(&sh);
         api->free(abs);
@@ -723,6 +724,12 @@ static int sandbox_setup(char **errmsg)
         return VT_ERR_INVALID;
     }
     toml_absent_at_start = sandbox_toml_absent(api->workspace_root());
+    if (env_policy_parse(api->config(), &env_pol, &err) != VT_OK) {
+        *errmsg = api->strdup(err ? err : "invalid [sandbox.env] settings");
+        free(err);
+        sandbox_config_free(&sandbox_cfg);
+        return VT_ERR_INVALID;
+    }
     return VT_OK;
 }
 
@@ -769,6 +776,7 @@ static void exec_fini(void)
     sandbox_free(sandbox_state);
     sandbox_state = NULL;
     sandbox_config_free(&sandbox_cfg);
+    env_policy_free(&env_pol);
     free(sandbox_warning);
     free(sandbox_error);
     sandbox_warning = sandbox_error = NULL;

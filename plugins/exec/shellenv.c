@@ -157,7 +157,7 @@ static int overridden(const char *entry, const char *const *keys)
     return 0;
 }
 
-char **env_build(int tty)
+char **env_build(int tty, const env_policy *policy)
 {
     static const char *const keys[] = {"NO_COLOR", "PAGER", "GIT_PAGER", "TERM", NULL};
     const char *overlay[] = {"NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat",
@@ -168,12 +168,12 @@ char **env_build(int tty)
     size_t n = 0;
     for (char **e = environ; e && *e; e++)
         n++;
-    char **env = calloc(n + 6, sizeof *env);
+    char **env = calloc(n + 6 + (policy ? policy->nset : 0), sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (char **e = environ; e && *e; e++) {
-        if (overridden(*e, keys))
+        if (overridden(*e, keys) || (policy && !env_policy_keeps(policy, *e)))
             continue;
         if (!(env[k++] = strdup(*e)))
             goto oom;
@@ -181,6 +181,19 @@ char **env_build(int tty)
     for (const char *const *o = overlay; *o; o++)
         if (!(env[k++] = strdup(*o)))
             goto oom;
+    for (size_t i = 0; policy && i < policy->nset; i++) { /* [sandbox.env] set wins */
+        size_t nlen = strcspn(policy->set[i], "=") + 1, j = 0;
+        while (j < k && strncmp(env[j], policy->set[i], nlen) != 0)
+            j++;
+        char *d = strdup(policy->set[i]);
+        if (!d)
+            goto oom;
+        if (j < k)
+            free(env[j]);
+        else
+            k++;
+        env[j] = d;
+    }
     return env;
 oom:
     env_free(env);

@@ -3,6 +3,7 @@
 #define VTHOST_EXEC_SHELLENV_H
 
 #include <cjson/cJSON.h>
+#include "envpolicy.h"
 
 typedef enum shell_profile {
     SHELL_UNIX_LIKE = 0,
@@ -35,10 +36,11 @@ void shell_cmd_free(shell_cmd *c);
 int shell_is_profile_shell(shell_profile prof, const char *shell,
                            const char *const *writable);
 
-/* The command's environment: the host's, with NO_COLOR=1, PAGER=cat,
- * GIT_PAGER=cat, TERM=dumb (xterm on a PTY) and LANG=C.UTF-8 when unset.
- * NULL when out of memory; free with env_free. */
-char **env_build(int tty);
+/* The command's environment: the host's as `policy` filters it (NULL:
+ * unfiltered; envpolicy.h), with NO_COLOR=1, PAGER=cat, GIT_PAGER=cat,
+ * TERM=dumb (xterm on a PTY), LANG=C.UTF-8 when unset, then the
+ * policy's `set` entries.  NULL when out of memory; free with env_free. */
+char **env_build(int tty, const env_policy *policy);
 void env_free(char **env);
 
 #endif

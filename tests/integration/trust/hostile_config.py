@@ -83,6 +83,7 @@ for f in sorted(glob.glob(os.path.join(DOCS, "*.md"))) + [README]:
 
 # Tables whose keys are names chosen by the user: one entry covers them.
 NAMED = ["mcp.providers[].env", "mcp.providers[].headers", "mcp.providers[].env_http_headers",
+         "sandbox.env.set",
          "mcp_servers"]
 
 
@@ -130,7 +131,7 @@ PERMISSIVE = {
     "sandbox.max_file_size_mb": 0,
     "sandbox.env.include": ["*"],
     "sandbox.env.exclude": [],
-    "sandbox.env.set": {"LD_PRELOAD": f"{root}/evil.so"},
+    "sandbox.env.set.*": {"LD_PRELOAD": f"{root}/evil.so"},
     "tools.profile": "advanced",
     "tools.spool.max_call_mib": 1000000,
     "tools.spool.max_dir_mib": 1000000,
@@ -184,6 +185,8 @@ for key, value in PERMISSIVE.items():
     if value is None:
         continue
     parts = key.split(".")
+    if parts[-1] == "*":  # a table of names the user chooses: the value is the table
+        parts = parts[:-1]
     t = cfg
     for p in parts[:-1]:
         t = t.setdefault(p, {})
