@@ -149,6 +149,8 @@ PERMISSIVE = {
     "mcp.enabled": True,
     "mcp.max_concurrent_calls": 4096,
     "mcp.catalog": "full",
+    "mcp.max_relayed_requests_per_call": 10000,
+    "mcp.max_relayed_requests_per_minute": 100000,
     "mcp.max_concurrent_connections": 1024,
     "mcp.request_timeout_seconds": 3600,
     "mcp.startup_timeout_seconds": 3600,
