@@ -131,6 +131,7 @@ test("stdio: a flood of 20,000 requests, a client that never answers: the call e
     `all 20,000 requests refused (${floodLog(ws)})`);
   assert.match(floodLog(ws), /-32000/);
   // the provider and vthost still work
+  await search(c, "hostile ok");
   const ok = await c.callTool({ name: "mcp__hostile__ok", arguments: {} });
   assert.match(text(ok), /hostile ok/);
 });
@@ -140,6 +141,7 @@ test("stdio: a flood of 100,000 requests keeps vthost's memory bounded", async (
   // ASan's quarantine would otherwise hold every freed message
   const c = await connect(ws, { env: { ASAN_OPTIONS: `${process.env.ASAN_OPTIONS ?? ""}:quarantine_size_mb=16` } });
   await search(c, "hostile flood");
+  await search(c, "hostile ok");
   await c.callTool({ name: "mcp__hostile__ok", arguments: {} });
   const before = kib(c.pid, "VmRSS");
   await floodNeverAnswered(c, "mcp__hostile__flood", 100000);
