@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "host.h"
+#include "http.h"
 #include "mcp.h"
 #include "serve_workspace.h"
 
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
     size_t ndirs = 0;
     unsigned given = 0;
     const char *yes_no = NULL;
+    const char *http_listen = NULL, *token_file = NULL;
     int help = 0, c;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == OPT_HELP) {
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
                 return usage_error(NULL, "--catalog '%s' is not auto, full or deferred", optarg);
             }
             break;
+        case CLI_OPT_HTTP: http_listen = optarg; break;
+        case CLI_OPT_TOKEN_FILE: token_file = optarg; break;
         case CLI_OPT_TIMEOUT: {
             char *end = NULL;
             co.timeout = strtod(optarg, &end);
@@ -146,6 +150,8 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "--%s does not apply to 'serve': the client answers "
                      "permission prompts", name);
         rc = usage_error(cmd, "%s", what);
+    } else if ((given & CLI_OPT_TOKEN_FILE) && !(given & CLI_OPT_HTTP)) {
+        rc = usage_error(cmd, "%s", "--token-file goes with --http");
     } else if (argc - optind - 1 < cmd->min_args || argc - optind - 1 > cmd->max_args) {
         rc = usage_error(cmd, "wrong number of arguments for '%s'", cmd->name);
     } else if (cmd->host == CLI_NO_HOST) {
@@ -167,8 +173,9 @@ int main(int argc, char **argv)
                 !strcmp(cmd->name, "tools") || !strcmp(cmd->name, "mcp"))
                 host_warn_untrusted();
             co.host_error = rc != 0 ? err : NULL;
-            rc = cmd->run ? cmd->run(argc - optind - 1, argv + optind + 1, &co)
-                          : mcp_serve();
+            rc = cmd->run      ? cmd->run(argc - optind - 1, argv + optind + 1, &co)
+                 : http_listen ? http_serve(http_listen, token_file)
+                               : mcp_serve();
         }
         host_close_at_exit();
         free(err);

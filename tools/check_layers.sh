@@ -4,7 +4,7 @@
 # layer or of a layer below it, never one above, never a sibling's (cli and
 # mcp), and never anything under plugins/.  The stack, lowest first:
 #
-#   util <- plugin <- perm <- call <- core <- {cli, mcp} <- main.c
+#   util <- plugin <- perm <- call <- core <- {cli, mcp} <- http <- main.c
 #
 # Usage: tools/check_layers.sh [SOURCE_ROOT]   (default: the checkout)
 # Prints one line per violation (file:line: what) and exits 1 if any.
@@ -13,7 +13,7 @@ root=${1:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"}
 host="$root/host"
 
 # Rank of each layer; equal ranks are siblings and may not include each other.
-declare -A rank=([util]=0 [plugin]=1 [perm]=2 [call]=3 [core]=4 [cli]=5 [mcp]=5 [main]=6)
+declare -A rank=([util]=0 [plugin]=1 [perm]=2 [call]=3 [core]=4 [cli]=5 [mcp]=5 [http]=6 [main]=7)
 
 # Where each header lives.
 declare -A home

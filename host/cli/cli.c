@@ -227,6 +227,10 @@ const cli_option cli_options_table[] = {
      "serve: list every tool up front (full), the profile's and what search_tools finds "
      "(deferred), or by client (auto, the default)",
      "auto full deferred"},
+    {"http", 0, "ADDR:PORT", CLI_OPT_HTTP,
+     "serve: MCP over HTTP on ADDR:PORT (e.g. 127.0.0.1:8765) instead of stdio", NULL},
+    {"token-file", 0, "FILE", CLI_OPT_TOKEN_FILE,
+     "serve --http: the bearer token file (default $XDG_CONFIG_HOME/vthost/http-token)", NULL},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
 
@@ -241,9 +245,17 @@ const cli_command cli_commands[] = {
      "Permission prompts go to the client (elicitation).\n"
      "--catalog full lists every tool at once, for clients that never list\n"
      "tools again (auto does so for Codex); deferred lists the profile's\n"
-     "tools and announces the ones search_tools finds.\n",
-     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG, NULL, CLI_HOST,
-     NULL},
+     "tools and announces the ones search_tools finds.\n"
+     "With --http ADDR:PORT it serves MCP Streamable HTTP at\n"
+     "http://ADDR:PORT/mcp instead: every request needs Authorization: Bearer\n"
+     "TOKEN (a token is made at the first start and kept 0600 in\n"
+     "$XDG_CONFIG_HOME/vthost/http-token, or --token-file FILE), each client\n"
+     "session gets its own calls, prompts and command sessions, and the\n"
+     "workspace is --workspace (or the current directory) for all of them;\n"
+     "$XDG_CONFIG_HOME/vthost/http.toml sets origins, limits, TLS and OAuth.\n",
+     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG | CLI_OPT_HTTP |
+         CLI_OPT_TOKEN_FILE,
+     NULL, CLI_HOST, NULL},
     {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
      "Runs one tool call through the whole pipeline and prints the response.\n"
      "JSON is one object of arguments (default {}); - reads it from stdin.\n"

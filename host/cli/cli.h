@@ -18,6 +18,8 @@ enum {
     CLI_OPT_APPROVAL = 1u << 8,
     CLI_OPT_TIMEOUT = 1u << 9,
     CLI_OPT_CATALOG = 1u << 10,
+    CLI_OPT_HTTP = 1u << 11,       /* serve --http ADDR:PORT */
+    CLI_OPT_TOKEN_FILE = 1u << 12, /* serve --http --token-file FILE */
 };
 /* What every command that opens the host accepts. */
 #define CLI_OPT_HOST (CLI_OPT_WORKSPACE | CLI_OPT_PROFILE | CLI_OPT_CONFIG | CLI_OPT_APPROVAL | \

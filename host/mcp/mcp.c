@@ -227,6 +227,17 @@ static int take_stdio(int *in_fd, int *out_fd)
     return 0;
 }
 
+void mcp_host_ops(mcp_ops *ops)
+{
+    *ops = (mcp_ops){.call = call_in_workspace, .list_tools = list_tools,
+                     .render = render_text, .instructions = instructions};
+}
+
+int mcp_host_max_calls(void)
+{
+    return max_concurrent_calls();
+}
+
 int mcp_serve(void)
 {
     int in_fd = -1, out_fd = -1;

@@ -10,4 +10,11 @@ int mcp_serve(void);
  * 0, or -1 for another value.  The mode is kept by pointer. */
 int mcp_set_catalog_mode(const char *mode);
 
+struct mcp_ops;
+/* The engine's binding to the host (pipeline, registry, rendering,
+ * instructions), for another transport of the same server. */
+void mcp_host_ops(struct mcp_ops *ops);
+/* [mcp] max_concurrent_calls, or 0 for the engine's default. */
+int mcp_host_max_calls(void);
+
 #endif

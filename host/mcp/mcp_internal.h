@@ -4,7 +4,7 @@
  *   mcp_reader, mcp_id, mcp_stop
  *   <- mcp_out
  *   <- mcp_roots, mcp_session, mcp_client
- *   <- mcp_call <- mcp_dispatch <- mcp_server
+ *   <- mcp_call <- mcp_dispatch <- mcp_server, mcp_transport
  * and, outside the engine, serve_workspace (roots) <- mcp.c (binding). */
 #ifndef VTHOST_MCP_INTERNAL_H
 #define VTHOST_MCP_INTERNAL_H
@@ -83,6 +83,10 @@ struct mcp_server {
     pthread_t writer;
     int out_wake[2];            /* wakes the writer out of poll() */
     int max_calls;              /* [mcp] max_concurrent_calls */
+    /* Transport mode (mcp_transport.c): every message goes to sink on
+     * the sending thread instead of the queue; no reader, no writer. */
+    mcp_sink_fn sink;
+    void *sink_ud;
 
     pthread_mutex_t lock;       /* everything below */
     pthread_cond_t lead_cond;   /* followers waiting to lead */

@@ -195,6 +195,8 @@ void mcp_out_wait_room(struct mcp_server *s)
 
 int mcp_send_text(struct mcp_server *s, const char *text, size_t len)
 {
+    if (s->sink)
+        return s->sink(s->sink_ud, text, len);
     int rc = 0;
     pthread_mutex_lock(&s->wlock);
     if (s->out_dead) {

@@ -66,4 +66,35 @@ unsigned mcp_server_client_caps(void *server);
 
 void mcp_server_free(mcp_server *s);
 
+/* ---- transport mode (mcp_transport.c): a front end that does its own
+ * reading and writing (HTTP) drives one engine per client session ---- */
+
+/* Receives each outgoing message (one serialised JSON-RPC message,
+ * borrowed for the call) on the thread that sends it.  Returns 0, or -1
+ * when the message could not be delivered. */
+typedef int (*mcp_sink_fn)(void *ud, const char *text, size_t len);
+
+/* A tools/call accepted by mcp_server_handle, to be run by the caller. */
+struct mcp_call;
+
+/* An engine without descriptors: messages go to sink(ud, ...).  NULL on
+ * allocation failure.  Free with mcp_server_free once mcp_server_end has
+ * been called and mcp_server_running says 0. */
+mcp_server *mcp_server_new_sink(const mcp_ops *ops, mcp_sink_fn sink, void *ud);
+/* Handle one message of `len` bytes (borrowed).  Answers (through the
+ * sink, on this thread) everything but a tools/call, which is registered
+ * and returned in *call for mcp_server_run_call (on any thread). */
+void mcp_server_handle(mcp_server *s, const char *text, size_t len, struct mcp_call **call);
+/* Run a call from mcp_server_handle, answer it (unless cancelled) and
+ * free it. */
+void mcp_server_run_call(mcp_server *s, struct mcp_call *call);
+/* As notifications/cancelled for request `id` (borrowed): the call's
+ * client went away. */
+void mcp_server_cancel(mcp_server *s, const cJSON *id);
+/* The session ends: cancel every call, fail every wait for a client
+ * reply, accept no more client requests. */
+void mcp_server_end(mcp_server *s);
+/* Calls registered and not yet finished. */
+int mcp_server_running(mcp_server *s);
+
 #endif

@@ -38,7 +38,7 @@ objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.
 objs=$(loaded "$V" tools)
-for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so; do
+for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so libmicrohttpd libjwt libgnutls; do
     check_not "bare start: no $lib" "$lib" "$objs"
 done
 objs=$(loaded "$V" call search_tools '{"query":"review pull requests"}')

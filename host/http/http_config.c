@@ -1,0 +1,349 @@
+/* `vthost serve --http` configuration: see http_config.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "http_config.h"
+#include "strutil.h"
+#include "toml_reader.h"
+
+static char *config_dir(void)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    if (xdg && *xdg == '/')
+        return str_printf("%s/vthost", xdg);
+    const char *home = getenv("HOME");
+    return str_printf("%s/.config/vthost", home && *home ? home : ".");
+}
+
+static int parse_port(const char *s, int *port)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || v > 65535)
+        return -1;
+    *port = (int)v;
+    return 0;
+}
+
+/* ADDR:PORT, [V6]:PORT, ADDR, :PORT or PORT. */
+static int parse_listen(http_config *c, const char *listen, char **err)
+{
+    char host[64] = "127.0.0.1";
+    int port = HTTP_DEFAULT_PORT;
+    const char *colon = NULL;
+    if (!listen || !*listen)
+        listen = "127.0.0.1";
+    snprintf(c->listen, sizeof c->listen, "%s", listen);
+    if (listen[0] == '[') {
+        const char *close = strchr(listen, ']');
+        if (!close || (size_t)(close - listen - 1) >= sizeof host)
+            goto bad;
+        memcpy(host, listen + 1, (size_t)(close - listen - 1));
+        host[close - listen - 1] = 0;
+        if (close[1] == ':')
+            colon = close + 1;
+        else if (close[1])
+            goto bad;
+    } else if (strspn(listen, "0123456789") == strlen(listen)) {
+        colon = listen - 1; /* PORT alone */
+    } else {
+        colon = strrchr(listen, ':');
+        size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+        if (n >= sizeof host)
+            goto bad;
+        if (n > 0) {
+            memcpy(host, listen, n);
+            host[n] = 0;
+        }
+    }
+    if (colon && parse_port(colon + 1, &port) < 0)
+        goto bad;
+    if (strcmp(host, "localhost") == 0)
+        strcpy(host, "127.0.0.1");
+    memset(&c->addr, 0, sizeof c->addr);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&c->addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&c->addr;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        c->addr_len = sizeof *v4;
+        c->loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        c->addr_len = sizeof *v6;
+        c->loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+    } else {
+        goto bad;
+    }
+    return 0;
+bad:
+    *err = str_printf("--http '%s' is not an address to listen on: give ADDR:PORT with a "
+                      "numeric IPv4 address or [IPv6] (e.g. 127.0.0.1:%d), or a port alone",
+                      listen, HTTP_DEFAULT_PORT);
+    return -1;
+}
+
+typedef struct reader {
+    const cJSON *t;
+    const char *file;
+    char **err;
+} reader;
+
+static int get_str(reader *r, const cJSON *t, const char *key, char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsString(v) || !v->valuestring[0]) {
+        *r->err = str_printf("%s: %s must be a non-empty string", r->file, key);
+        return -1;
+    }
+    free(*out);
+    *out = strdup(v->valuestring);
+    return 0;
+}
+
+static int get_int(reader *r, const cJSON *t, const char *key, long lo, long hi, long *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo && v->valuedouble <= (double)hi) ||
+        v->valuedouble != (double)(long)v->valuedouble) {
+        *r->err = str_printf("%s: %s must be an integer from %ld to %ld", r->file, key, lo, hi);
+        return -1;
+    }
+    *out = (long)v->valuedouble;
+    return 0;
+}
+
+static int get_strs(reader *r, const cJSON *t, const char *key, char ***out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!v)
+        return 0;
+    int n = cJSON_GetArraySize(v);
+    if (!cJSON_IsArray(v)) {
+        *r->err = str_printf("%s: %s must be an array of strings", r->file, key);
+        return -1;
+    }
+    char **list = calloc((size_t)n + 1, sizeof *list);
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v)
+    {
+        if (!cJSON_IsString(it) || !it->valuestring[0]) {
+            for (int k = 0; k < i; k++)
+                free(list[k]);
+            free(list);
+            *r->err = str_printf("%s: %s must be an array of non-empty strings", r->file, key);
+            return -1;
+        }
+        list[i++] = strdup(it->valuestring);
+    }
+    *out = list;
+    return 0;
+}
+
+static int only_keys(reader *r, const cJSON *t, const char *const *keys, const char *where)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, t)
+    {
+        int known = 0;
+        for (const char *const *k = keys; *k && !known; k++)
+            known = strcmp(*k, it->string) == 0;
+        if (!known) {
+            *r->err = str_printf("%s: unknown key '%s'%s%s (see man vthost, HTTP SERVER)", r->file,
+                                 it->string, where ? " in " : "", where ? where : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_file(http_config *c, const char *path, char **err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0; /* no file: the defaults */
+    cJSON *t = NULL;
+    char *terr = NULL;
+    if (toml_read_file(path, &t, &terr) != 0) {
+        *err = str_printf("%s: %s", path, terr ? terr : "cannot read");
+        free(terr);
+        return -1;
+    }
+    reader r = {t, path, err};
+    static const char *const top[] = {"public_url",
+                                      "allowed_origins",
+                                      "max_sessions_per_client",
+                                      "max_calls_per_session",
+                                      "max_body_bytes",
+                                      "idle_timeout_seconds",
+                                      "request_timeout_seconds",
+                                      "connection_timeout_seconds",
+                                      "max_connections",
+                                      "shutdown_grace_seconds",
+                                      "tls_cert",
+                                      "tls_key",
+                                      "access_log",
+                                      "oauth",
+                                      NULL};
+    static const char *const oauth[] = {"issuer",          "audience",  "jwks_file",
+                                        "public_key_file", "algorithm", "authorization_servers",
+                                        "scopes",          NULL};
+    long n;
+    int rc = only_keys(&r, t, top, NULL);
+    if (rc == 0)
+        rc = get_str(&r, t, "public_url", &c->public_url);
+    if (rc == 0)
+        rc = get_strs(&r, t, "allowed_origins", &c->origins);
+#define INT_KEY(key, lo, hi, field)                                                                \
+    if (rc == 0 && (n = -1, rc = get_int(&r, t, key, lo, hi, &n)) == 0 && n >= 0)                  \
+        field = n;
+    INT_KEY("max_sessions_per_client", 1, 4096, c->max_sessions_per_client)
+    INT_KEY("max_calls_per_session", 1, 4096, c->max_calls_per_session)
+    INT_KEY("max_body_bytes", 1024, 64L * 1024 * 1024, c->max_body_bytes)
+    INT_KEY("idle_timeout_seconds", 1, 7 * 86400, c->idle_timeout_s)
+    INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
+    INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
+    INT_KEY("max_connections", 4, 65536, c->max_connections)
+    INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
+#undef INT_KEY
+    if (rc == 0)
+        rc = get_str(&r, t, "tls_cert", &c->tls_cert);
+    if (rc == 0)
+        rc = get_str(&r, t, "tls_key", &c->tls_key);
+    if (rc == 0)
+        rc = get_str(&r, t, "access_log", &c->access_log);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(t, "oauth");
+    if (rc == 0 && o) {
+        if (!cJSON_IsObject(o)) {
+            *err = str_printf("%s: oauth must be a table ([oauth])", path);
+            rc = -1;
+        }
+        if (rc == 0)
+            rc = only_keys(&r, o, oauth, "[oauth]");
+        c->oauth = 1;
+        if (rc == 0)
+            rc = get_str(&r, o, "issuer", &c->oauth_issuer);
+        if (rc == 0)
+            rc = get_str(&r, o, "audience", &c->oauth_audience);
+        if (rc == 0)
+            rc = get_str(&r, o, "jwks_file", &c->oauth_jwks_file);
+        if (rc == 0)
+            rc = get_str(&r, o, "public_key_file", &c->oauth_key_file);
+        if (rc == 0)
+            rc = get_str(&r, o, "algorithm", &c->oauth_alg);
+        if (rc == 0)
+            rc = get_strs(&r, o, "authorization_servers", &c->oauth_servers);
+        if (rc == 0)
+            rc = get_str(&r, o, "scopes", &c->oauth_scope);
+        if (rc == 0 && (!c->oauth_issuer || (!c->oauth_jwks_file && !c->oauth_key_file))) {
+            *err = str_printf("%s: [oauth] needs issuer and jwks_file (or public_key_file "
+                              "with algorithm)",
+                              path);
+            rc = -1;
+        }
+    }
+    cJSON_Delete(t);
+    return rc;
+}
+
+int http_config_load(http_config *c, const char *listen, const char *token_file, char **err)
+{
+    memset(c, 0, sizeof *c);
+    *err = NULL;
+    c->max_sessions_per_client = 16;
+    c->max_calls_per_session = 16;
+    c->max_body_bytes = 4 * 1024 * 1024;
+    c->idle_timeout_s = 3600;
+    c->request_timeout_s = 30;
+    c->connection_timeout_s = 60;
+    c->max_connections = 256;
+    c->shutdown_grace_s = 10;
+    if (parse_listen(c, listen, err) < 0)
+        return -1;
+    c->config_dir = config_dir();
+    char *file = str_printf("%s/http.toml", c->config_dir);
+    int rc = read_file(c, file, err);
+    free(file);
+    if (rc < 0)
+        return -1;
+    c->token_file = token_file ? strdup(token_file) : str_printf("%s/http-token", c->config_dir);
+    if (c->public_url && strncmp(c->public_url, "https://", 8) != 0 &&
+        strncmp(c->public_url, "http://127.", 11) != 0 &&
+        strncmp(c->public_url, "http://localhost", 16) != 0) {
+        *err = str_printf("public_url %s must be an https:// URL (the TLS proxy in front of "
+                          "vthost) or a loopback http:// URL",
+                          c->public_url);
+        return -1;
+    }
+    if (!!c->tls_cert != !!c->tls_key) {
+        *err = strdup("http.toml: tls_cert and tls_key go together (PEM certificate and key)");
+        return -1;
+    }
+    if (!c->loopback && !c->tls_cert &&
+        !(c->public_url && strncmp(c->public_url, "https://", 8) == 0)) {
+        *err = str_printf(
+            "refusing to listen on %s without TLS: bearer tokens would cross the network in "
+            "clear. Listen on 127.0.0.1 behind a TLS-terminating proxy and set public_url = "
+            "\"https://...\" in %s/http.toml, or set tls_cert and tls_key there",
+            c->listen, c->config_dir);
+        return -1;
+    }
+    if (c->oauth && !c->oauth_audience && !c->public_url) {
+        *err = str_printf("%s/http.toml: [oauth] needs public_url (the audience access tokens "
+                          "are issued for) or [oauth] audience",
+                          c->config_dir);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_list(char **l)
+{
+    for (char **p = l; p && *p; p++)
+        free(*p);
+    free(l);
+}
+
+void http_config_free(http_config *c)
+{
+    free(c->config_dir);
+    free(c->public_url);
+    free(c->token_file);
+    free_list(c->origins);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->access_log);
+    free(c->oauth_issuer);
+    free(c->oauth_audience);
+    free(c->oauth_jwks_file);
+    free(c->oauth_key_file);
+    free(c->oauth_alg);
+    free_list(c->oauth_servers);
+    free(c->oauth_scope);
+    memset(c, 0, sizeof *c);
+}
+
+char *http_config_url(const http_config *c, int port)
+{
+    if (c->public_url)
+        return strdup(c->public_url);
+    char host[INET6_ADDRSTRLEN] = "127.0.0.1";
+    const char *scheme = c->tls_cert ? "https" : "http";
+    if (c->addr.ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&c->addr)->sin6_addr, host, sizeof host);
+        return str_printf("%s://[%s]:%d/mcp", scheme, host, port);
+    }
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)&c->addr)->sin_addr, host, sizeof host);
+    return str_printf("%s://%s:%d/mcp", scheme, host, port);
+}

@@ -1,0 +1,691 @@
+/* `vthost serve --http`: the MCP Streamable HTTP transport (protocol
+ * revisions 2025-06-18 and 2025-11-25) on libmicrohttpd, one thread per
+ * connection.
+ *
+ *   POST /mcp    one JSON-RPC message.  A request is answered with JSON,
+ *                or for tools/call with an SSE stream carrying the
+ *                call's progress, its requests to the client
+ *                (elicitation, sampling) and then its response; a
+ *                notification or response is accepted with 202.
+ *   GET /mcp     the session's SSE stream for messages outside any call
+ *                (tools/list_changed, log messages).
+ *   DELETE /mcp  ends the session.
+ *   GET /healthz liveness, without authentication.
+ *   GET /.well-known/oauth-protected-resource[/mcp]  RFC 9728 metadata
+ *                (OAuth mode).
+ *
+ * Every /mcp request is checked in this order: Origin (DNS rebinding),
+ * bearer token, protocol version, session. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "host.h"
+#include "http.h"
+#include "http_auth.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_session.h"
+#include "mcp.h"
+#include "mcp_roots.h"
+#include "mcp_server.h"
+#include "mhd_lib.h"
+#include "registry_dynamic.h"
+#include "strutil.h"
+
+static const mhd_lib *M;
+static http_config cfg;
+static char *endpoint_url; /* what clients are told */
+static char *metadata_url; /* RFC 9728 document, OAuth mode */
+static int wake_pipe[2] = {-1, -1};
+
+static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
+
+/* One HTTP request. */
+typedef struct req {
+    struct timespec t0;
+    char *body;
+    size_t len, cap;
+    int too_big, timed_out, started;
+    http_stream *st; /* the answer's stream, owned */
+    char session[HTTP_SESSION_ID_LEN + 1];
+    char rpc[48];
+    char tool[64];
+    char method[8];
+    char path[64];
+    int status;
+} req;
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return M->lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static int conn_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        M->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return i ? i->connect_fd : -1;
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+static enum MHD_Result send_text(struct MHD_Connection *c, req *r, int status, const char *type,
+                                 const char *body, const char *const *headers)
+{
+    struct MHD_Response *res =
+        M->create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!res)
+        return MHD_NO;
+    if (type)
+        M->add_response_header(res, "Content-Type", type);
+    for (const char *const *h = headers; h && h[0]; h += 2)
+        M->add_response_header(res, h[0], h[1]);
+    if (r)
+        r->status = status;
+    enum MHD_Result rc = M->queue_response(c, (unsigned)status, res);
+    M->destroy_response(res);
+    return rc;
+}
+
+/* A JSON-RPC error as the body of an HTTP error (the MCP SDKs show it). */
+static enum MHD_Result send_error(struct MHD_Connection *c, req *r, int status, int code,
+                                  const char *message, const char *const *headers)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddNullToObject(m, "id");
+    cJSON *e = cJSON_AddObjectToObject(m, "error");
+    cJSON_AddNumberToObject(e, "code", code);
+    cJSON_AddStringToObject(e, "message", message);
+    char *text = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    enum MHD_Result rc = send_text(c, r, status, "application/json", text ? text : "{}", headers);
+    cJSON_free(text);
+    return rc;
+}
+
+static enum MHD_Result send_unauthorized(struct MHD_Connection *c, req *r, const char *error,
+                                         const char *desc)
+{
+    char www[768];
+    int n;
+    if (metadata_url)
+        n = snprintf(www, sizeof www, "Bearer resource_metadata=\"%s\"", metadata_url);
+    else
+        n = snprintf(www, sizeof www, "Bearer realm=\"vthost\"");
+    if (cfg.oauth_scope && n > 0 && (size_t)n < sizeof www)
+        n += snprintf(www + n, sizeof www - (size_t)n, ", scope=\"%s\"", cfg.oauth_scope);
+    if (error && n > 0 && (size_t)n < sizeof www)
+        snprintf(www + n, sizeof www - (size_t)n, ", error=\"%s\", error_description=\"%s\"", error,
+                 desc);
+    const char *h[] = {"WWW-Authenticate", www, NULL};
+    return send_error(c, r, 401, -32001, desc, h);
+}
+
+/* ---- SSE ---------------------------------------------------------------- */
+
+typedef struct sse {
+    http_stream *st;
+    int fd;
+} sse;
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    sse *x = cls;
+    ssize_t n = http_stream_read(x->st, buf, max, x->fd);
+    if (n == -1)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (n < 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    return n;
+}
+
+static void sse_free(void *cls)
+{
+    free(cls); /* the stream is the request's (closed when it completes) */
+}
+
+static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *s)
+{
+    sse *x = malloc(sizeof *x);
+    if (!x)
+        return MHD_NO;
+    x->st = r->st;
+    x->fd = conn_fd(c);
+    struct MHD_Response *res =
+        M->create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, x, sse_free);
+    if (!res) {
+        free(x);
+        return MHD_NO;
+    }
+    M->add_response_header(res, "Content-Type", "text/event-stream");
+    M->add_response_header(res, "Cache-Control", "no-cache");
+    M->add_response_header(res, "X-Accel-Buffering", "no"); /* nginx: do not buffer */
+    M->add_response_header(res, "Mcp-Session-Id", http_session_id(s));
+    r->status = 200;
+    enum MHD_Result rc = M->queue_response(c, 200, res);
+    M->destroy_response(res);
+    return rc;
+}
+
+/* ---- the MCP endpoint --------------------------------------------------- */
+
+static int origin_allowed(const char *origin)
+{
+    if (!origin)
+        return 1; /* not a browser */
+    for (char **o = cfg.origins; o && *o; o++)
+        if (strcmp(*o, origin) == 0)
+            return 1;
+    return 0;
+}
+
+static int accepts(struct MHD_Connection *c, const char *type)
+{
+    const char *a = header(c, "Accept");
+    return a && (strstr(a, type) || strstr(a, "*/*"));
+}
+
+static int version_known(const char *v)
+{
+    for (const char *const *p = versions; *p; p++)
+        if (strcmp(*p, v) == 0)
+            return 1;
+    return 0;
+}
+
+static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *owner)
+{
+    const char *ctype = header(c, "Content-Type");
+    if (!ctype || strncasecmp(ctype, "application/json", 16) != 0)
+        return send_error(c, r, 415, -32600,
+                          "POST a JSON-RPC message with Content-Type: application/json", NULL);
+    cJSON *msg = cJSON_ParseWithLength(r->body ? r->body : "", r->len);
+    if (!msg)
+        return send_error(c, r, 400, -32700, "Parse error: the body is not valid JSON", NULL);
+    if (!cJSON_IsObject(msg)) {
+        cJSON_Delete(msg);
+        return send_error(c, r, 400, -32600,
+                          cJSON_IsArray(msg) ? "Invalid Request: batches are not supported; "
+                                               "POST one message per request"
+                                             : "Invalid Request: a message is a JSON-RPC object",
+                          NULL);
+    }
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+    const char *name = cJSON_IsString(method) ? method->valuestring : "";
+    snprintf(r->rpc, sizeof r->rpc, "%s", name);
+    int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id));
+    int is_init = is_request && strcmp(name, "initialize") == 0;
+    const char *sid = header(c, "Mcp-Session-Id");
+    http_session *s = NULL;
+    enum MHD_Result rc;
+
+    if (is_init) {
+        if (sid) {
+            cJSON_Delete(msg);
+            return send_error(c, r, 400, -32600,
+                              "initialize starts a new session: send it without Mcp-Session-Id",
+                              NULL);
+        }
+        int st = http_session_create(owner, &s);
+        if (st == 429) {
+            cJSON_Delete(msg);
+            const char *h[] = {"Retry-After", "60", NULL};
+            return send_error(c, r, 429, -32000,
+                              "Too many sessions for this client: end one (HTTP DELETE with "
+                              "its Mcp-Session-Id) or wait for an idle one to expire",
+                              h);
+        }
+        if (st) {
+            cJSON_Delete(msg);
+            return send_error(c, r, 503, -32603, "cannot start a session", NULL);
+        }
+    } else {
+        if (!sid) {
+            cJSON_Delete(msg);
+            return send_error(c, r, 400, -32600,
+                              "Bad Request: Mcp-Session-Id header is required (initialize "
+                              "first)",
+                              NULL);
+        }
+        s = http_session_find(sid, owner);
+        if (!s) {
+            cJSON_Delete(msg);
+            return send_error(c, r, 404, -32001,
+                              "Session not found: it ended or expired; initialize a new one", NULL);
+        }
+    }
+    snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+
+    if (!is_request) {
+        /* A notification, or the answer to one of our requests. */
+        http_session_submit(s, NULL, r->body, r->len);
+        http_session_put(s);
+        cJSON_Delete(msg);
+        return send_text(c, r, 202, NULL, "", NULL);
+    }
+    if (strcmp(name, "tools/call") == 0 && cfg.max_calls_per_session > 0 &&
+        http_session_calls(s) >= cfg.max_calls_per_session) {
+        http_session_put(s);
+        cJSON_Delete(msg);
+        const char *h[] = {"Retry-After", "1", NULL};
+        return send_error(c, r, 429, -32000,
+                          "Too many tool calls running in this session: wait for one to "
+                          "finish",
+                          h);
+    }
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
+    if (strcmp(name, "tools/call") == 0 && cJSON_IsString(tool))
+        snprintf(r->tool, sizeof r->tool, "%s", tool->valuestring);
+    r->st = http_stream_open(s, id, cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
+    cJSON_Delete(msg);
+    if (!r->st) {
+        http_session_put(s);
+        return send_error(c, r, 503, -32603, "out of memory", NULL);
+    }
+    int call = http_session_submit(s, r->st, r->body, r->len);
+    if (call && accepts(c, "text/event-stream")) {
+        rc = send_sse(c, r, s);
+    } else {
+        char *text = http_stream_wait_answer(r->st, conn_fd(c));
+        if (is_init && (!text || !strstr(text, "\"result\":"))) {
+            http_session_end(s); /* a failed initialize leaves no session */
+            r->session[0] = 0;
+        }
+        const char *h[] = {"Mcp-Session-Id", http_session_id(s), NULL};
+        if (text)
+            rc = send_text(c, r, 200, "application/json", text, r->session[0] ? h : NULL);
+        else
+            rc = send_error(c, r, 404, -32001, "Session not found: it ended", NULL);
+        free(text);
+    }
+    http_session_put(s);
+    return rc;
+}
+
+static enum MHD_Result mcp_get_or_delete(struct MHD_Connection *c, req *r, const char *owner,
+                                         int del)
+{
+    const char *sid = header(c, "Mcp-Session-Id");
+    if (!sid)
+        return send_error(c, r, 400, -32600, "Bad Request: Mcp-Session-Id header is required",
+                          NULL);
+    http_session *s = http_session_find(sid, owner);
+    if (!s)
+        return send_error(c, r, 404, -32001,
+                          "Session not found: it ended or expired; initialize a new one", NULL);
+    snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+    enum MHD_Result rc;
+    if (del) {
+        http_session_end(s);
+        rc = send_text(c, r, 200, NULL, "", NULL);
+    } else if (!accepts(c, "text/event-stream")) {
+        rc = send_error(c, r, 406, -32600, "GET opens an SSE stream: Accept: text/event-stream",
+                        NULL);
+    } else if (!(r->st = http_stream_open(s, NULL, NULL))) {
+        rc = send_error(c, r, 409, -32600, "Conflict: this session already has a GET stream", NULL);
+    } else {
+        rc = send_sse(c, r, s);
+    }
+    http_session_put(s);
+    return rc;
+}
+
+static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char *method)
+{
+    if (!origin_allowed(header(c, "Origin")))
+        return send_error(c, r, 403, -32600,
+                          "Forbidden: this Origin is not in allowed_origins (http.toml)", NULL);
+    char owner[HTTP_OWNER_MAX];
+    const char *error, *desc;
+    if (http_auth_check(header(c, "Authorization"), owner, &error, &desc) != 0)
+        return send_unauthorized(c, r, error, desc);
+    const char *pv = header(c, "MCP-Protocol-Version");
+    if (pv && !version_known(pv))
+        return send_error(c, r, 400, -32600,
+                          "Bad Request: unsupported MCP-Protocol-Version (this server speaks "
+                          "2025-11-25, 2025-06-18 and 2025-03-26)",
+                          NULL);
+    if (strcmp(method, "POST") == 0) {
+        if (r->too_big) {
+            char text[160];
+            snprintf(text, sizeof text,
+                     "Payload Too Large: a message is at most %zu bytes "
+                     "(max_body_bytes in http.toml)",
+                     cfg.max_body_bytes);
+            return send_error(c, r, 413, -32600, text, NULL);
+        }
+        return mcp_post(c, r, owner);
+    }
+    if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0)
+        return mcp_get_or_delete(c, r, owner, method[0] == 'D');
+    const char *h[] = {"Allow", "GET, POST, DELETE", NULL};
+    return send_error(c, r, 405, -32600, "Method Not Allowed", h);
+}
+
+/* RFC 9728 protected-resource metadata. */
+static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "resource", cfg.oauth_audience ? cfg.oauth_audience : endpoint_url);
+    cJSON *as = cJSON_AddArrayToObject(m, "authorization_servers");
+    if (cfg.oauth_servers)
+        for (char **p = cfg.oauth_servers; *p; p++)
+            cJSON_AddItemToArray(as, cJSON_CreateString(*p));
+    else
+        cJSON_AddItemToArray(as, cJSON_CreateString(cfg.oauth_issuer));
+    cJSON *bm = cJSON_AddArrayToObject(m, "bearer_methods_supported");
+    cJSON_AddItemToArray(bm, cJSON_CreateString("header"));
+    if (cfg.oauth_scope) {
+        cJSON *sc = cJSON_AddArrayToObject(m, "scopes_supported");
+        char *copy = strdup(cfg.oauth_scope), *save = NULL;
+        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+            cJSON_AddItemToArray(sc, cJSON_CreateString(t));
+        free(copy);
+    }
+    cJSON_AddStringToObject(m, "resource_name", "vthost");
+    char *text = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    enum MHD_Result rc = send_text(c, r, 200, "application/json", text ? text : "{}", NULL);
+    cJSON_free(text);
+    return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)cls;
+    (void)version;
+    req *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        clock_gettime(CLOCK_MONOTONIC, &r->t0);
+        snprintf(r->method, sizeof r->method, "%s", method);
+        snprintf(r->path, sizeof r->path, "%s", url);
+        *con_cls = r;
+        const char *len = header(c, "Content-Length");
+        if (len && strtoull(len, NULL, 10) > cfg.max_body_bytes)
+            r->too_big = 1;
+        return MHD_YES;
+    }
+    if (*upload_size > 0) {
+        if (ms_since(&r->t0) > cfg.request_timeout_s * 1000.0) {
+            /* A body trickling in: close the connection (logged as 408;
+             * libmicrohttpd sends no response before the whole body). */
+            r->timed_out = 1;
+            *upload_size = 0;
+            return MHD_NO;
+        }
+        if (!r->too_big && r->len + *upload_size <= cfg.max_body_bytes) {
+            if (r->len + *upload_size + 1 > r->cap) {
+                size_t cap = (r->len + *upload_size + 1) * 2;
+                if (cap > cfg.max_body_bytes + 1)
+                    cap = cfg.max_body_bytes + 1;
+                char *b = realloc(r->body, cap);
+                if (!b)
+                    return MHD_NO;
+                r->body = b;
+                r->cap = cap;
+            }
+            memcpy(r->body + r->len, upload, *upload_size);
+            r->len += *upload_size;
+            r->body[r->len] = 0;
+        } else {
+            r->too_big = 1; /* the rest is read and dropped */
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (r->started)
+        return MHD_YES;
+    r->started = 1;
+    if (strcmp(url, "/mcp") == 0)
+        return mcp_endpoint(c, r, method);
+    if (strcmp(url, "/healthz") == 0 && strcmp(method, "GET") == 0)
+        return send_text(c, r, 200, "application/json", "{\"status\":\"ok\"}", NULL);
+    if (metadata_url && strcmp(method, "GET") == 0 &&
+        (strcmp(url, "/.well-known/oauth-protected-resource") == 0 ||
+         strcmp(url, "/.well-known/oauth-protected-resource/mcp") == 0))
+        return resource_metadata(c, r);
+    return send_error(c, r, 404, -32600, "Not Found: the MCP endpoint is /mcp", NULL);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    req *r = *con_cls;
+    if (!r)
+        return;
+    char tool[64] = "";
+    const char *decision = "";
+    if (r->st) {
+        http_stream_outcome(r->st, tool, sizeof tool, &decision);
+        http_stream_close(r->st);
+        if (!tool[0])
+            snprintf(tool, sizeof tool, "%s", r->tool);
+    }
+    char remote[64] = "";
+    const union MHD_ConnectionInfo *ci =
+        M->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, remote, sizeof remote);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, remote,
+                      sizeof remote);
+    }
+    int status = r->status;
+    if (r->timed_out)
+        status = 408;
+    else if (!status || toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+        status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? 408 : status ? status : 499;
+    http_log_entry e = {.remote = remote,
+                        .method = r->method,
+                        .path = r->path,
+                        .status = status,
+                        .session = r->session,
+                        .rpc = r->rpc,
+                        .tool = tool,
+                        .decision = decision,
+                        .ms = ms_since(&r->t0)};
+    http_log_write(&e);
+    free(r->body);
+    free(r);
+    *con_cls = NULL;
+}
+
+/* ---- start and stop ----------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (wake_pipe[1] >= 0) {
+        ssize_t n = write(wake_pipe[1], "x", 1);
+        (void)n;
+    }
+    errno = saved;
+}
+
+static void on_sigpipe(int sig) { (void)sig; }
+
+static void print_snippet(const char *token_file)
+{
+    const char *token = http_auth_token();
+    fprintf(stderr,
+            "vthost: created a bearer token for the HTTP server in %s (0600); it is shown "
+            "this once:\n\n    %s\n\n"
+            "Claude Code:\n"
+            "    claude mcp add --transport http vthost %s --header \"Authorization: Bearer "
+            "$(cat %s)\"\n"
+            "Codex (~/.codex/config.toml; export VTHOST_TOKEN=$(cat %s)):\n"
+            "    [mcp_servers.vthost]\n    url = \"%s\"\n    bearer_token_env_var = "
+            "\"VTHOST_TOKEN\"\n\n",
+            token_file, token ? token : "", endpoint_url, token_file, token_file, endpoint_url);
+}
+
+static char *read_pem(const char *path, char **err)
+{
+    FILE *f = fopen(path, "re");
+    char *text = f ? file_read_all(f) : NULL;
+    if (f)
+        fclose(f);
+    if (!text)
+        *err = str_printf("cannot read %s: %s", path, strerror(errno));
+    return text;
+}
+
+int http_serve(const char *listen, const char *token_file)
+{
+    char *err = NULL;
+    const char *lib_err = NULL;
+    if (http_config_load(&cfg, listen, token_file, &err) < 0) {
+        fprintf(stderr, "vthost serve --http: %s\n", err);
+        free(err);
+        http_config_free(&cfg);
+        return 2;
+    }
+    if (!(M = mhd_lib_open(&lib_err))) {
+        fprintf(stderr, "vthost serve --http: %s (install libmicrohttpd12)\n", lib_err);
+        http_config_free(&cfg);
+        return 1;
+    }
+    int created = 0;
+    if (http_auth_open(&cfg, &created, &err) < 0) {
+        fprintf(stderr, "vthost serve --http: %s\n", err);
+        free(err);
+        http_config_free(&cfg);
+        return 2;
+    }
+    if (cfg.access_log && http_log_open(cfg.access_log) < 0)
+        fprintf(stderr,
+                "vthost serve --http: cannot open the access log %s; logging to "
+                "stderr\n",
+                cfg.access_log);
+    else if (!cfg.access_log)
+        http_log_open(NULL);
+
+    char *cert = NULL, *key = NULL;
+    if (cfg.tls_cert &&
+        (!(cert = read_pem(cfg.tls_cert, &err)) || !(key = read_pem(cfg.tls_key, &err)))) {
+        fprintf(stderr, "vthost serve --http: %s\n", err);
+        free(err);
+        free(cert);
+        http_config_free(&cfg);
+        return 2;
+    }
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        fprintf(stderr, "vthost serve --http: cannot create a pipe\n");
+        return 1;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
+    if (cfg.addr.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    if (cert)
+        flags |= MHD_USE_TLS;
+    struct MHD_OptionItem tls[] = {
+        {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cert},
+        {cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_Daemon *d = M->start_daemon(
+        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&cfg.addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr,
+                "vthost serve --http: cannot listen on %s: %s (in use, or not an "
+                "address of this machine)\n",
+                cfg.listen, strerror(errno));
+        free(cert);
+        free(key);
+        http_config_free(&cfg);
+        return 1;
+    }
+    const union MHD_DaemonInfo *di = M->get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    int port = di ? di->port : 0;
+    endpoint_url = http_config_url(&cfg, port);
+    if (cfg.oauth) {
+        /* https://host/mcp -> https://host/.well-known/oauth-protected-resource/mcp */
+        const char *u = cfg.oauth_audience ? cfg.oauth_audience : endpoint_url;
+        const char *path = strchr(strstr(u, "://") ? strstr(u, "://") + 3 : u, '/');
+        int origin_len = path ? (int)(path - u) : (int)strlen(u);
+        metadata_url = str_printf("%.*s/.well-known/oauth-protected-resource%s", origin_len, u,
+                                  path && strcmp(path, "/") ? path : "");
+    }
+    if (created)
+        print_snippet(cfg.token_file);
+    fprintf(stderr, "vthost: serving MCP over HTTP at %s (workspace %s)\n", endpoint_url,
+            host_workspace() ? host_workspace() : ".");
+
+    /* One workspace for every client: roots never move it. */
+    mcp_roots_enable(0);
+    mcp_ops ops;
+    mcp_host_ops(&ops);
+    http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
+                       .max_calls = cfg.max_calls_per_session,
+                       .idle_s = cfg.idle_timeout_s};
+    http_sessions_init(&ops, &lim);
+    registry_dynamic_on_listed_change(http_sessions_tools_changed, NULL);
+
+    struct sigaction sa = {0}, old_term, old_int, old_pipe;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = on_sigpipe;
+    sigaction(SIGPIPE, &sa, &old_pipe);
+
+    for (;;) {
+        struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
+        int n = poll(&p, 1, 1000);
+        if (n > 0)
+            break;
+        http_sessions_expire();
+    }
+    /* SIGTERM: accept nothing new, let running calls finish within the
+     * grace period, then cancel them and end every session. */
+    fprintf(stderr, "vthost: stopping (%d session(s))\n", http_sessions_count());
+    MHD_socket lfd = M->quiesce_daemon(d);
+    if (lfd != MHD_INVALID_SOCKET)
+        close(lfd);
+    http_sessions_shutdown(cfg.shutdown_grace_s * 1000);
+    M->stop_daemon(d);
+    registry_dynamic_on_listed_change(NULL, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    http_log_close();
+    http_auth_close();
+    free(cert);
+    free(key);
+    free(endpoint_url);
+    free(metadata_url);
+    endpoint_url = metadata_url = NULL;
+    http_config_free(&cfg);
+    return 0;
+}

@@ -1,0 +1,763 @@
+/* Sessions and streams of `vthost serve --http`: see http_session.h.
+ *
+ * Locking: g_mu guards the session list and every session's reference
+ * count; a session's mu guards its streams and their queues.  g_mu is
+ * taken before a session's mu, never after.  The engine is never called
+ * with either held (its sink takes the session's mu). */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include "http_session.h"
+
+/* Messages kept for a GET stream that is not open (yet). */
+#define BACKLOG_MAX 64
+/* How often a waiting stream looks whether its client is still there,
+ * and how long a quiet SSE stream goes without a keep-alive comment. */
+#define POLL_MS 200
+#define KEEPALIVE_MS 20000
+
+typedef struct msg {
+    struct msg *next;
+    size_t len;
+    char text[];
+} msg;
+
+struct http_stream {
+    http_stream *next;
+    http_session *s; /* referenced */
+    int refs;        /* under s->mu */
+    cJSON *req_id;   /* NULL: the GET stream */
+    cJSON *progress;
+    msg *head, *tail;
+    char *out; /* the SSE event being written */
+    size_t out_len, out_pos;
+    int answered; /* the response is queued */
+    int gone;     /* the connection is done */
+    int64_t last_write_ms;
+    pthread_cond_t cond;
+    char tool[64]; /* access log */
+    int status;    /* call_status + 1; 0: no call ran */
+};
+
+struct http_session {
+    http_session *next;
+    char id[HTTP_SESSION_ID_LEN + 1];
+    char owner[128];
+    char version[16];
+    mcp_server *eng;
+    int refs;             /* under g_mu */
+    int ended;            /* under g_mu and mu */
+    int64_t last_used_ms; /* under g_mu */
+    pthread_mutex_t mu;
+    http_stream *streams; /* under mu */
+    http_stream *get;
+    msg *backlog, *backlog_tail;
+    int nbacklog;
+    int threads; /* call threads running, under mu */
+};
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER; /* a call thread ended */
+static http_session *g_sessions;
+static int g_count, g_threads;
+static mcp_ops host_ops;
+static http_limits limits;
+
+/* The stream and session a call's thread works for (the sink's routing,
+ * the access log). */
+static __thread http_stream *tl_stream;
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- routing the engine's messages -------------------------------------- */
+
+static int same_id(const cJSON *a, const cJSON *b)
+{
+    if (!a || !b)
+        return 0;
+    if (cJSON_IsString(a) && cJSON_IsString(b))
+        return strcmp(a->valuestring, b->valuestring) == 0;
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        return a->valuedouble == b->valuedouble;
+    return 0;
+}
+
+/* The engine writes every message as {"jsonrpc":"2.0", then "id" or
+ * "method" (mcp_out.c, mcp_client.c): read just enough to route it. */
+enum kind { K_RESPONSE, K_REQUEST, K_NOTIFICATION, K_PROGRESS, K_OTHER };
+
+static enum kind classify(const char *text, size_t len, cJSON **id_or_token)
+{
+    static const char head[] = "{\"jsonrpc\":\"2.0\",";
+    *id_or_token = NULL;
+    if (len < sizeof head || memcmp(text, head, sizeof head - 1) != 0)
+        return K_OTHER;
+    const char *p = text + sizeof head - 1, *end = text + len;
+    if ((size_t)(end - p) > 9 && memcmp(p, "\"method\":", 9) == 0) {
+        static const char prog[] = "\"method\":\"notifications/progress\"";
+        if ((size_t)(end - p) > sizeof prog && memcmp(p, prog, sizeof prog - 1) == 0) {
+            cJSON *m = cJSON_ParseWithLength(text, len);
+            cJSON *tok = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(m, "params"), "progressToken");
+            *id_or_token = tok ? cJSON_Duplicate(tok, 1) : NULL;
+            cJSON_Delete(m);
+            return K_PROGRESS;
+        }
+        return K_NOTIFICATION;
+    }
+    if ((size_t)(end - p) < 6 || memcmp(p, "\"id\":", 5) != 0)
+        return K_OTHER;
+    const char *v = p + 5, *q = v;
+    if (*q == '"') {
+        for (q++; q < end && *q != '"'; q++)
+            if (*q == '\\')
+                q++;
+        q++;
+    } else {
+        while (q < end && *q != ',' && *q != '}')
+            q++;
+    }
+    if (q >= end)
+        return K_OTHER;
+    if ((size_t)(end - q) > 10 && memcmp(q, ",\"method\":", 10) == 0)
+        return K_REQUEST;
+    *id_or_token = cJSON_ParseWithLength(v, (size_t)(q - v));
+    return K_RESPONSE;
+}
+
+static msg *msg_new(const char *text, size_t len)
+{
+    msg *m = malloc(sizeof *m + len + 1);
+    if (!m)
+        return NULL;
+    m->next = NULL;
+    m->len = len;
+    memcpy(m->text, text, len);
+    m->text[len] = 0;
+    return m;
+}
+
+/* Caller holds s->mu. */
+static void push_locked(http_stream *st, msg *m)
+{
+    if (st->tail)
+        st->tail->next = m;
+    else
+        st->head = m;
+    st->tail = m;
+    pthread_cond_broadcast(&st->cond);
+}
+
+static int sink(void *ud, const char *text, size_t len)
+{
+    http_session *s = ud;
+    cJSON *key = NULL;
+    enum kind k = classify(text, len, &key);
+    msg *m = msg_new(text, len);
+    if (!m) {
+        cJSON_Delete(key);
+        return -1;
+    }
+    int rc = 0;
+    pthread_mutex_lock(&s->mu);
+    http_stream *to = NULL;
+    if (k == K_RESPONSE) {
+        for (http_stream *st = s->streams; st && !to; st = st->next)
+            if (st->req_id && !st->answered && same_id(st->req_id, key))
+                to = st;
+    } else {
+        http_stream *mine = tl_stream;
+        if (mine && mine->s == s && !mine->gone && !mine->answered)
+            to = mine;
+        for (http_stream *st = s->streams; !to && k == K_PROGRESS && st; st = st->next)
+            if (st->progress && !st->answered && !st->gone && same_id(st->progress, key))
+                to = st;
+        if (!to && s->get && !s->get->gone)
+            to = s->get;
+    }
+    if (to) {
+        if (k == K_RESPONSE)
+            to->answered = 1;
+        push_locked(to, m);
+    } else if (k == K_RESPONSE || k == K_PROGRESS || s->ended) {
+        free(m); /* its request's client went away */
+        rc = -1;
+    } else {
+        /* Kept for the GET stream; the oldest go first. */
+        if (s->nbacklog >= BACKLOG_MAX) {
+            msg *old = s->backlog;
+            s->backlog = old->next;
+            if (!s->backlog)
+                s->backlog_tail = NULL;
+            free(old);
+            s->nbacklog--;
+        }
+        if (s->backlog_tail)
+            s->backlog_tail->next = m;
+        else
+            s->backlog = m;
+        s->backlog_tail = m;
+        s->nbacklog++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    cJSON_Delete(key);
+    return rc;
+}
+
+/* ops.call: the host's, noting the outcome for the access log. */
+static int session_call(const call_request *req, call_result *out)
+{
+    int rc = host_ops.call(req, out);
+    http_stream *st = tl_stream;
+    if (st) {
+        pthread_mutex_lock(&st->s->mu);
+        snprintf(st->tool, sizeof st->tool, "%s", req->tool ? req->tool : "");
+        st->status = (int)out->status + 1;
+        pthread_mutex_unlock(&st->s->mu);
+    }
+    return rc;
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+void http_sessions_init(const mcp_ops *ops, const http_limits *l)
+{
+    host_ops = *ops;
+    limits = *l;
+}
+
+static void free_msgs(msg *m)
+{
+    while (m) {
+        msg *n = m->next;
+        free(m);
+        m = n;
+    }
+}
+
+static void session_free(http_session *s)
+{
+    mcp_server_free(s->eng);
+    free_msgs(s->backlog);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+int http_session_create(const char *owner, http_session **out)
+{
+    *out = NULL;
+    unsigned char raw[HTTP_SESSION_ID_LEN / 2];
+    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+        return 503;
+    http_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return 503;
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof raw; i++) {
+        s->id[2 * i] = hex[raw[i] >> 4];
+        s->id[2 * i + 1] = hex[raw[i] & 15];
+    }
+    snprintf(s->owner, sizeof s->owner, "%s", owner);
+    pthread_mutex_init(&s->mu, NULL);
+    mcp_ops ops = host_ops;
+    ops.call = session_call;
+    s->eng = mcp_server_new_sink(&ops, sink, s);
+    if (!s->eng) {
+        pthread_mutex_destroy(&s->mu);
+        free(s);
+        return 503;
+    }
+    if (limits.max_calls > 0)
+        mcp_server_set_max_calls(s->eng, limits.max_calls);
+    s->refs = 2; /* the list's and the caller's */
+    s->last_used_ms = now_ms();
+    pthread_mutex_lock(&g_mu);
+    int mine = 0;
+    for (http_session *o = g_sessions; o; o = o->next)
+        mine += strcmp(o->owner, s->owner) == 0;
+    if (limits.max_per_owner > 0 && mine >= limits.max_per_owner) {
+        pthread_mutex_unlock(&g_mu);
+        session_free(s);
+        return 429;
+    }
+    s->next = g_sessions;
+    g_sessions = s;
+    g_count++;
+    pthread_mutex_unlock(&g_mu);
+    *out = s;
+    return 0;
+}
+
+http_session *http_session_find(const char *id, const char *owner)
+{
+    if (!id || strlen(id) != HTTP_SESSION_ID_LEN)
+        return NULL;
+    pthread_mutex_lock(&g_mu);
+    http_session *s = g_sessions;
+    while (s && strcmp(s->id, id) != 0)
+        s = s->next;
+    if (s && strcmp(s->owner, owner) != 0)
+        s = NULL; /* another client's: as if unknown */
+    if (s) {
+        s->refs++;
+        s->last_used_ms = now_ms();
+    }
+    pthread_mutex_unlock(&g_mu);
+    return s;
+}
+
+void http_session_put(http_session *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&g_mu);
+    int last = --s->refs == 0;
+    if (!last)
+        s->last_used_ms = now_ms();
+    pthread_mutex_unlock(&g_mu);
+    if (last)
+        session_free(s);
+}
+
+const char *http_session_id(const http_session *s) { return s->id; }
+
+const char *http_session_version(http_session *s) { return s->version; }
+
+int http_session_calls(http_session *s) { return mcp_server_running(s->eng); }
+
+/* Take `s` off the list (caller holds g_mu); the list's reference is the
+ * caller's to drop.  Returns 0 when it was already off. */
+static int unlink_locked(http_session *s)
+{
+    for (http_session **p = &g_sessions; *p; p = &(*p)->next) {
+        if (*p == s) {
+            *p = s->next;
+            g_count--;
+            s->ended = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* After unlinking: stop the engine and wake every stream. */
+static void stop_session(http_session *s)
+{
+    mcp_server_end(s->eng);
+    pthread_mutex_lock(&s->mu);
+    for (http_stream *st = s->streams; st; st = st->next)
+        pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void http_session_end(http_session *s)
+{
+    pthread_mutex_lock(&g_mu);
+    int was = unlink_locked(s);
+    pthread_mutex_unlock(&g_mu);
+    if (was) {
+        stop_session(s);
+        http_session_put(s);
+    }
+}
+
+void http_sessions_expire(void)
+{
+    if (limits.idle_s <= 0)
+        return;
+    int64_t now = now_ms();
+    for (;;) {
+        http_session *victim = NULL;
+        pthread_mutex_lock(&g_mu);
+        for (http_session *s = g_sessions; s && !victim; s = s->next) {
+            /* Only the list holds it: no request, no stream, no call. */
+            if (s->refs == 1 && now - s->last_used_ms > (int64_t)limits.idle_s * 1000)
+                victim = s;
+        }
+        if (victim)
+            unlink_locked(victim);
+        pthread_mutex_unlock(&g_mu);
+        if (!victim)
+            return;
+        stop_session(victim);
+        http_session_put(victim);
+    }
+}
+
+int http_sessions_count(void)
+{
+    pthread_mutex_lock(&g_mu);
+    int n = g_count;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
+
+void http_sessions_tools_changed(void *ud)
+{
+    (void)ud;
+    pthread_mutex_lock(&g_mu);
+    int n = g_count, k = 0;
+    http_session **v = calloc((size_t)n + 1, sizeof *v);
+    for (http_session *s = g_sessions; v && s; s = s->next) {
+        s->refs++;
+        v[k++] = s;
+    }
+    pthread_mutex_unlock(&g_mu);
+    for (int i = 0; i < k; i++) {
+        mcp_server_tools_changed(v[i]->eng);
+        http_session_put(v[i]);
+    }
+    free(v);
+}
+
+static void deadline_in(struct timespec *t, int ms)
+{
+    clock_gettime(CLOCK_REALTIME, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+void http_sessions_shutdown(int grace_ms)
+{
+    /* Running calls may finish (and answer) within the grace period. */
+    struct timespec end;
+    deadline_in(&end, grace_ms);
+    pthread_mutex_lock(&g_mu);
+    while (g_threads > 0 && pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+        ;
+    http_session *list = g_sessions;
+    g_sessions = NULL;
+    g_count = 0;
+    for (http_session *s = list; s; s = s->next)
+        s->ended = 1;
+    pthread_mutex_unlock(&g_mu);
+    while (list) {
+        http_session *n = list->next;
+        stop_session(list);
+        http_session_put(list);
+        list = n;
+    }
+    /* Cancelled calls end their commands; give them a moment more. */
+    deadline_in(&end, grace_ms > 2000 ? grace_ms : 2000);
+    pthread_mutex_lock(&g_mu);
+    while (g_threads > 0 && pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+        ;
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- streams ------------------------------------------------------------ */
+
+http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress)
+{
+    http_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->req_id = req_id ? cJSON_Duplicate(req_id, 1) : NULL;
+    st->progress = progress ? cJSON_Duplicate(progress, 1) : NULL;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_REALTIME);
+    pthread_cond_init(&st->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    st->refs = 1;
+    st->last_write_ms = now_ms();
+    pthread_mutex_lock(&g_mu);
+    s->refs++;
+    pthread_mutex_unlock(&g_mu);
+    st->s = s;
+    pthread_mutex_lock(&s->mu);
+    if (!req_id) {
+        if (s->get && !s->get->gone) {
+            pthread_mutex_unlock(&s->mu);
+            cJSON_Delete(st->progress);
+            pthread_cond_destroy(&st->cond);
+            free(st);
+            http_session_put(s);
+            return NULL;
+        }
+        s->get = st;
+        /* What came while no GET stream was open. */
+        st->head = s->backlog;
+        st->tail = s->backlog_tail;
+        s->backlog = s->backlog_tail = NULL;
+        s->nbacklog = 0;
+    }
+    st->next = s->streams;
+    s->streams = st;
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+/* Caller holds st->s->mu; returns 1 when that was the last reference. */
+static int stream_unref_locked(http_stream *st)
+{
+    if (--st->refs > 0)
+        return 0;
+    http_session *s = st->s;
+    for (http_stream **p = &s->streams; *p; p = &(*p)->next) {
+        if (*p == st) {
+            *p = st->next;
+            break;
+        }
+    }
+    if (s->get == st)
+        s->get = NULL;
+    return 1;
+}
+
+static void stream_free(http_stream *st)
+{
+    http_session *s = st->s;
+    free_msgs(st->head);
+    free(st->out);
+    cJSON_Delete(st->req_id);
+    cJSON_Delete(st->progress);
+    pthread_cond_destroy(&st->cond);
+    free(st);
+    http_session_put(s);
+}
+
+typedef struct job {
+    http_session *s;
+    http_stream *st;
+    struct mcp_call *call;
+    int heap;
+} job;
+
+static void *call_main(void *arg)
+{
+    job *j = arg;
+    tl_stream = j->st;
+    mcp_server_run_call(j->s->eng, j->call);
+    tl_stream = NULL;
+    http_session *s = j->s;
+    pthread_mutex_lock(&s->mu);
+    s->threads--;
+    int last = stream_unref_locked(j->st);
+    pthread_mutex_unlock(&s->mu);
+    if (last)
+        stream_free(j->st);
+    if (j->heap)
+        free(j);
+    http_session_put(s);
+    pthread_mutex_lock(&g_mu);
+    g_threads--;
+    pthread_cond_broadcast(&g_cond);
+    pthread_mutex_unlock(&g_mu);
+    return NULL;
+}
+
+int http_session_submit(http_session *s, http_stream *st, const char *body, size_t len)
+{
+    struct mcp_call *call = NULL;
+    tl_stream = st;
+    mcp_server_handle(s->eng, body, len, &call);
+    tl_stream = NULL;
+    if (st && !s->version[0]) {
+        /* initialize's answer names the version agreed on. */
+        pthread_mutex_lock(&s->mu);
+        for (msg *m = st->head; m; m = m->next) {
+            const char *v = strstr(m->text, "\"protocolVersion\":\"");
+            if (v && sscanf(v + 19, "%15[0-9-]", s->version) == 1)
+                break;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (!call)
+        return 0;
+    job local, *j = malloc(sizeof *j);
+    pthread_mutex_lock(&g_mu);
+    s->refs++;
+    g_threads++;
+    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_lock(&s->mu);
+    st->refs++;
+    s->threads++;
+    pthread_mutex_unlock(&s->mu);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (j) {
+        *j = (job){s, st, call, 1};
+        if (pthread_create(&t, &attr, call_main, j) != 0) {
+            j->heap = 0;
+            local = *j;
+            free(j);
+            j = NULL;
+        }
+    } else {
+        local = (job){s, st, call, 0};
+    }
+    pthread_attr_destroy(&attr);
+    if (!j)
+        call_main(&local); /* no thread: run it here; the answer still arrives */
+    return 1;
+}
+
+static int client_gone(int fd)
+{
+    if (fd < 0)
+        return 0;
+    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* Wait for something on `st` for up to POLL_MS.  Caller holds s->mu. */
+static void wait_locked(http_stream *st)
+{
+    struct timespec t;
+    deadline_in(&t, POLL_MS);
+    pthread_cond_timedwait(&st->cond, &st->s->mu, &t);
+}
+
+ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
+{
+    http_session *s = st->s;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (st->out) {
+            size_t n = st->out_len - st->out_pos;
+            if (n > max)
+                n = max;
+            memcpy(buf, st->out + st->out_pos, n);
+            st->out_pos += n;
+            if (st->out_pos == st->out_len) {
+                free(st->out);
+                st->out = NULL;
+            }
+            st->last_write_ms = now_ms();
+            pthread_mutex_unlock(&s->mu);
+            return (ssize_t)n;
+        }
+        if (st->head) {
+            msg *m = st->head;
+            st->head = m->next;
+            if (!st->head)
+                st->tail = NULL;
+            st->out_len = m->len + sizeof "event: message\ndata: \n\n" - 1;
+            st->out = malloc(st->out_len + 1);
+            if (st->out)
+                snprintf(st->out, st->out_len + 1, "event: message\ndata: %s\n\n", m->text);
+            st->out_pos = 0;
+            free(m);
+            if (!st->out) {
+                pthread_mutex_unlock(&s->mu);
+                return -2;
+            }
+            continue;
+        }
+        if ((st->req_id && st->answered) || s->ended || st->gone) {
+            pthread_mutex_unlock(&s->mu);
+            return -1;
+        }
+        if (now_ms() - st->last_write_ms >= KEEPALIVE_MS) {
+            /* An SSE comment: proxies keep a quiet stream open. */
+            st->out = strdup(": keep-alive\n\n");
+            st->out_len = st->out ? strlen(st->out) : 0;
+            st->out_pos = 0;
+            continue;
+        }
+        wait_locked(st);
+        if (!st->head && !st->answered) {
+            pthread_mutex_unlock(&s->mu);
+            int gone = client_gone(fd);
+            pthread_mutex_lock(&s->mu);
+            if (gone) {
+                st->gone = 1;
+                pthread_mutex_unlock(&s->mu);
+                return -2;
+            }
+        }
+    }
+}
+
+char *http_stream_wait_answer(http_stream *st, int fd)
+{
+    http_session *s = st->s;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        /* Only the response: anything else on a JSON answer is dropped. */
+        while (st->head && !(st->answered && st->head == st->tail)) {
+            msg *m = st->head;
+            st->head = m->next;
+            free(m);
+        }
+        if (st->answered && st->head) {
+            msg *m = st->head;
+            st->head = st->tail = NULL;
+            pthread_mutex_unlock(&s->mu);
+            char *text = strdup(m->text);
+            free(m);
+            return text;
+        }
+        if (s->ended || st->gone)
+            break;
+        wait_locked(st);
+        if (!st->answered) {
+            pthread_mutex_unlock(&s->mu);
+            int gone = client_gone(fd);
+            pthread_mutex_lock(&s->mu);
+            if (gone) {
+                st->gone = 1;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+int http_stream_answered(http_stream *st)
+{
+    pthread_mutex_lock(&st->s->mu);
+    int a = st->answered;
+    pthread_mutex_unlock(&st->s->mu);
+    return a;
+}
+
+void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision)
+{
+    static const char *const names[] = {"",        "allow",   "failed",   "deny",
+                                        "invalid", "unknown", "cancelled"};
+    pthread_mutex_lock(&st->s->mu);
+    snprintf(tool, tool_size, "%s", st->tool);
+    int k = st->status;
+    if (st->gone && !st->answered && st->req_id)
+        k = 6; /* its client went away: cancelled */
+    pthread_mutex_unlock(&st->s->mu);
+    *decision = k >= 0 && k < 7 ? names[k] : "";
+}
+
+void http_stream_close(http_stream *st)
+{
+    http_session *s = st->s;
+    pthread_mutex_lock(&s->mu);
+    int cancel = st->req_id && !st->answered;
+    st->gone = 1;
+    cJSON *id = cancel ? cJSON_Duplicate(st->req_id, 1) : NULL;
+    int last = stream_unref_locked(st);
+    pthread_mutex_unlock(&s->mu);
+    if (id) {
+        /* The client went away mid-call: the call ends, and with it the
+         * commands it started. */
+        mcp_server_cancel(s->eng, id);
+        cJSON_Delete(id);
+    }
+    if (last)
+        stream_free(st);
+}

@@ -1,0 +1,87 @@
+/* The sessions of `vthost serve --http`: one MCP engine per client
+ * session (its own calls, prompts, pending client requests and
+ * negotiated capabilities), and the streams its messages go out on.
+ *
+ * A stream is one HTTP response being written: the answer to one POSTed
+ * request (SSE or JSON), or the session's GET stream.  The engine's
+ * messages are routed by what they are: a response to the stream of its
+ * request; a message sent by a call's thread (progress, elicitation,
+ * sampling) to that call's stream; progress by its token; the rest
+ * (list_changed, log messages) to the GET stream, or a short backlog
+ * until one opens. */
+#ifndef VTHOST_HTTP_SESSION_H
+#define VTHOST_HTTP_SESSION_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "mcp_server.h"
+
+#define HTTP_SESSION_ID_LEN 32
+
+typedef struct http_session http_session;
+typedef struct http_stream http_stream;
+
+typedef struct http_limits {
+    int max_per_owner; /* sessions one client identity may hold */
+    int max_calls;     /* tools/call running at once in one session */
+    int idle_s;        /* a session unused this long ends */
+} http_limits;
+
+/* Before the first session: the host's engine binding (copied) and the
+ * limits. */
+void http_sessions_init(const mcp_ops *host_ops, const http_limits *limits);
+/* End every session: calls get grace_ms to finish, then are cancelled;
+ * returns once every call thread has ended or grace_ms more passed. */
+void http_sessions_shutdown(int grace_ms);
+/* End sessions idle longer than the limit (none of their calls running,
+ * no stream open). */
+void http_sessions_expire(void);
+/* notifications/tools/list_changed to every initialized session. */
+void http_sessions_tools_changed(void *ud);
+/* Sessions alive now. */
+int http_sessions_count(void);
+
+/* A new session for `owner` (copied).  Returns 0 and *out (a reference:
+ * http_session_put), or 429 when the owner holds its limit, 503 when out
+ * of memory. */
+int http_session_create(const char *owner, http_session **out);
+/* The session `id` when it exists and belongs to `owner` (a reference),
+ * else NULL: unknown, ended, expired or someone else's look the same. */
+http_session *http_session_find(const char *id, const char *owner);
+void http_session_put(http_session *s);
+const char *http_session_id(const http_session *s);
+/* The protocol version initialize agreed on ("" before). */
+const char *http_session_version(http_session *s);
+/* tools/call running now. */
+int http_session_calls(http_session *s);
+/* DELETE: end the session (its calls cancelled, its streams closed). */
+void http_session_end(http_session *s);
+
+/* A stream for the answer to request `req_id` (borrowed, copied; NULL
+ * for the GET stream), whose progress token is `progress` (may be NULL).
+ * NULL when the session already has a GET stream, or on allocation
+ * failure.  The caller owns one reference (http_stream_close). */
+http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress);
+/* Hand one message (body, borrowed) to the session's engine on behalf
+ * of `st` (NULL for a notification or response); a tools/call is run on
+ * a thread of its own.  Returns 1 when a call was started, else 0. */
+int http_session_submit(http_session *s, http_stream *st, const char *body, size_t len);
+/* The next bytes of an SSE stream, waiting for them; `fd` is the
+ * connection's socket, watched for the client going away.  Returns the
+ * count, -1 at the end of the stream, -2 when the client has gone. */
+ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd);
+/* JSON mode: wait for the answer.  Returns the response text (malloc'd)
+ * or NULL when the client went away or the session ended. */
+char *http_stream_wait_answer(http_stream *st, int fd);
+/* Whether the answer is already there (a request answered at once). */
+int http_stream_answered(http_stream *st);
+/* The connection is done with the stream: a request not yet answered is
+ * cancelled (its client went away).  Drops the caller's reference. */
+void http_stream_close(http_stream *st);
+/* For the access log: the tool called ("" for none) and the decision
+ * ("allow", "deny", "invalid", "unknown", "failed", "cancelled" or ""). */
+void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision);
+
+#endif

@@ -1,0 +1,146 @@
+// Shared helpers of the HTTP transport tests: a `vthost serve --http`
+// on 127.0.0.1 with a port of its own choosing, in a scratch workspace
+// and a scratch XDG_CONFIG_HOME (its token file and http.toml), and the
+// official SDK client's Streamable HTTP transport.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { requireClients, vthostBin, nodeModules, makeWorkspace, removeWorkspace, serverArgs, ALLOW_ALL } from "../mcp/lib.mjs";
+
+requireClients();
+export const bin = vthostBin();
+export const sdk = (p) => import(pathToFileURL(join(nodeModules, "@modelcontextprotocol/sdk/dist/esm", p)).href);
+export { ALLOW_ALL };
+
+const cleanups = [];
+export async function cleanup() {
+  for (const f of cleanups.splice(0)) await f();
+}
+
+// Start a server; resolves once it prints its URL.
+export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs = [], pluginDirs = [], tokenFile, listen = "127.0.0.1:0" } = {}) {
+  const ws = makeWorkspace(toml);
+  const cfg = mkdtempSync(join(tmpdir(), "vthost-http-cfg-"));
+  mkdirSync(join(cfg, "vthost"), { recursive: true, mode: 0o700 });
+  if (httpToml) writeFileSync(join(cfg, "vthost", "http.toml"), httpToml);
+  const args = [...serverArgs(ws, { pluginDirs }), "--http", listen, ...extraArgs];
+  if (tokenFile) args.push("--token-file", tokenFile);
+  const child = spawn(bin, args, { env: { ...process.env, XDG_CONFIG_HOME: cfg }, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise((r) => child.on("exit", (code, sig) => r({ code, sig })));
+  const url = await new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      const m = stderr.match(/serving MCP over HTTP at (\S+)/);
+      if (m) {
+        clearInterval(t);
+        resolve(m[1]);
+      }
+    }, 20);
+    exited.then((e) => {
+      clearInterval(t);
+      reject(new Error(`server exited (${JSON.stringify(e)}): ${stderr}`));
+    });
+  });
+  const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : readFileSync(join(cfg, "vthost", "http-token"), "utf8").trim();
+  const srv = {
+    url,
+    base: url.replace(/\/mcp$/, ""),
+    token,
+    ws,
+    cfg,
+    child,
+    exited,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const e = await exited;
+      return e;
+    },
+  };
+  cleanups.push(async () => {
+    await srv.stop();
+    removeWorkspace(ws);
+    rmSync(cfg, { recursive: true, force: true });
+  });
+  return srv;
+}
+
+// An SDK client on `srv` (token: the server's unless given).
+export async function connect(srv, { token = srv.token, capabilities = {}, headers = {} } = {}) {
+  const { Client } = await sdk("client/index.js");
+  const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
+  const transport = new StreamableHTTPClientTransport(new URL(srv.url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+  });
+  const client = new Client({ name: "vthost-http-test", version: "1.0.0" }, { capabilities });
+  await client.connect(transport);
+  client.transportRef = transport;
+  cleanups.push(() => client.close().catch(() => {}));
+  return client;
+}
+
+// A raw request (fetch) to the MCP endpoint.
+export async function post(srv, body, { token = srv.token, session, headers = {}, raw } = {}) {
+  const h = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers };
+  if (token !== null) h.Authorization = `Bearer ${token}`;
+  if (session) h["Mcp-Session-Id"] = session;
+  const res = await fetch(srv.url, { method: "POST", headers: h, body: raw ?? JSON.stringify(body) });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+export async function initSession(srv, opts = {}) {
+  const r = await post(srv, INIT, opts);
+  if (r.status !== 200) throw new Error(`initialize: ${r.status} ${r.text}`);
+  const session = r.headers.get("mcp-session-id");
+  await post(srv, { jsonrpc: "2.0", method: "notifications/initialized" }, { ...opts, session });
+  return session;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const text = (r) => r.content?.[0]?.text ?? "";
+
+// Commands run in their own PID namespace; a process is found by an
+// argument no other process has.
+export function aliveMarker(marker) {
+  for (const d of readdirSyncSafe("/proc")) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      if (args.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
+    } catch {}
+  }
+  return false;
+}
+
+import { readdirSync } from "node:fs";
+function readdirSyncSafe(d) {
+  try {
+    return readdirSync(d);
+  } catch {
+    return [];
+  }
+}
+
+export async function waitFor(cond, ms, what) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}

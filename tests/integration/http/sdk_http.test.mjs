@@ -1,0 +1,220 @@
+// `vthost serve --http` through the official MCP TypeScript SDK client
+// (pinned 1.32.2) with StreamableHTTPClientTransport: the scenarios of
+// the stdio suite (tests/integration/mcp/sdk_client.test.mjs) over HTTP:
+// handshake, every tool, denials, elicitation, sampling, list_changed,
+// progress, ping during a long call, cancellation, a client vanishing
+// mid-call, and a graceful stop on SIGTERM.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, connect, cleanup, sdk, ALLOW_ALL, sleep, text, aliveMarker, waitFor } from "./http_lib.mjs";
+import { catalogDir } from "../mcp/lib.mjs";
+
+const { ToolListChangedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } = await sdk("types.js");
+const DEFAULT_TOOLS = ["exec_command", "write_stdin", "apply_patch", "search_tools"];
+after(cleanup);
+
+const srv = await startServer();
+
+test("initialize over HTTP: server info, capabilities, instructions, ping", async () => {
+  const c = await connect(srv);
+  assert.equal(c.getServerVersion().name, "vthost");
+  assert.ok(c.getServerCapabilities().tools?.listChanged);
+  assert.match(c.getInstructions(), new RegExp(srv.ws.split("/").pop()));
+  assert.match(c.transportRef.sessionId, /^[0-9a-f]{32}$/);
+  await c.ping();
+});
+
+test("the default profile's four tools", async () => {
+  const c = await connect(srv);
+  const { tools } = await c.listTools();
+  assert.deepEqual(tools.map((t) => t.name), DEFAULT_TOOLS);
+});
+
+test("exec_command: good and bad arguments", async () => {
+  const c = await connect(srv);
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd: "printf 'http-%s' $((6*7))" } });
+  assert.ok(!r.isError, text(r));
+  assert.equal(r.structuredContent.exit_code, 0);
+  assert.match(r.structuredContent.output, /http-42/);
+  for (const args of [{}, { cmd: 5 }, { cmd: "true", bogus: 1 }]) {
+    const bad = await c.callTool({ name: "exec_command", arguments: args });
+    assert.equal(bad.isError, true, JSON.stringify(args));
+  }
+});
+
+test("write_stdin feeds the session's own command", async () => {
+  const c = await connect(srv);
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd: "read line; echo got:$line", yield_time_ms: 300 } });
+  const sid = r.structuredContent.session_id;
+  assert.ok(sid !== undefined, text(r));
+  const w = await c.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "hello\n", yield_time_ms: 3000 } });
+  assert.ok(!w.isError, text(w));
+  assert.match(w.structuredContent.output, /got:hello/);
+});
+
+test("apply_patch edits the server's workspace; a bad patch changes nothing", async () => {
+  const c = await connect(srv);
+  const patch = "*** Begin Patch\n*** Add File: notes/http.txt\n+hello over http\n*** End Patch\n";
+  const r = await c.callTool({ name: "apply_patch", arguments: { input: patch } });
+  assert.ok(!r.isError, text(r));
+  assert.equal(readFileSync(join(srv.ws, "notes/http.txt"), "utf8"), "hello over http\n");
+  const bad = await c.callTool({ name: "apply_patch", arguments: { input: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch\n" } });
+  assert.equal(bad.isError, true);
+  assert.ok(!existsSync(join(srv.ws, "missing.txt")));
+});
+
+test("unknown tool is JSON-RPC error -32602", async () => {
+  const c = await connect(srv);
+  await assert.rejects(c.callTool({ name: "no_such_tool", arguments: {} }), (e) => e.code === -32602);
+});
+
+test("progress notifications reach the client during a long call", async () => {
+  const c = await connect(srv);
+  const seen = [];
+  const r = await c.callTool(
+    { name: "exec_command", arguments: { cmd: "sleep 2; echo finished", yield_time_ms: 10000 } },
+    undefined,
+    { onprogress: (p) => seen.push(p), timeout: 30000 },
+  );
+  assert.match(r.structuredContent.output, /finished/);
+  assert.ok(seen.length >= 1, "at least one progress notification");
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress);
+});
+
+test("ping and another call are answered during a long call", async () => {
+  const c = await connect(srv);
+  let longDone = false;
+  const long = c
+    .callTool({ name: "exec_command", arguments: { cmd: "sleep 3; echo slow-done", yield_time_ms: 10000 } }, undefined, { timeout: 30000 })
+    .then((r) => ((longDone = true), r));
+  await sleep(200);
+  const p0 = Date.now();
+  await c.ping();
+  assert.ok(Date.now() - p0 < 1000, "ping answered quickly");
+  const quick = await c.callTool({ name: "exec_command", arguments: { cmd: "echo quick" } });
+  assert.match(quick.structuredContent.output, /quick/);
+  assert.equal(longDone, false);
+  assert.match((await long).structuredContent.output, /slow-done/);
+});
+
+test("cancelling a call ends its process", async () => {
+  const c = await connect(srv);
+  const ac = new AbortController();
+  const marker = `31.${process.pid}1`;
+  const pending = c.callTool(
+    { name: "exec_command", arguments: { cmd: `exec sleep ${marker}`, yield_time_ms: 20000 } },
+    undefined,
+    { signal: ac.signal, timeout: 60000 },
+  );
+  await waitFor(() => aliveMarker(marker), 5000, "the sleep to start");
+  ac.abort("test cancels");
+  await assert.rejects(pending);
+  await waitFor(() => !aliveMarker(marker), 5000, "the process to end after cancellation");
+  await c.ping();
+});
+
+test("a client that disconnects mid-call has its call cancelled and its process ended", async () => {
+  const c = await connect(srv);
+  const marker = `31.${process.pid}2`;
+  const pending = c
+    .callTool({ name: "exec_command", arguments: { cmd: `exec sleep ${marker}`, yield_time_ms: 20000 } }, undefined, { timeout: 60000 })
+    .catch((e) => e);
+  await waitFor(() => aliveMarker(marker), 5000, "the sleep to start");
+  // close() aborts the open HTTP requests without a notifications/cancelled
+  await c.transportRef.close();
+  await pending;
+  await waitFor(() => !aliveMarker(marker), 5000, "the process to end after the client vanished");
+  // the access log line is written once the request is over
+  await waitFor(() => /"tool":"exec_command","decision":"cancelled"/.test(srv.stderr()), 5000, "the access log line");
+});
+
+test("permission prompts go to the calling session's client as elicitation", async () => {
+  const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
+  const c = await connect(s2, { capabilities: { elicitation: {} } });
+  const other = await connect(s2, { capabilities: { elicitation: {} } });
+  const asked = [];
+  let otherAsked = 0;
+  let answer = "approve";
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { decision: answer } };
+  });
+  other.setRequestHandler(ElicitRequestSchema, async () => {
+    otherAsked++;
+    return { action: "accept", content: { decision: "approve" } };
+  });
+  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo approved-run" } });
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /exec_command/);
+  assert.match(ok.structuredContent.output, /approved-run/);
+  answer = "deny";
+  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo denied > out.txt" } });
+  assert.equal(no.isError, true);
+  assert.ok(!existsSync(join(s2.ws, "out.txt")));
+  assert.equal(otherAsked, 0, "the other session's client was never asked");
+  await waitFor(() => /"tool":"exec_command","decision":"deny"/.test(s2.stderr()), 5000, "the access log line");
+});
+
+test("the auto reviewer asks the client's model through sampling", async () => {
+  const s3 = await startServer({ toml: `[permissions.auto]\nmodel = "review-model"\n` });
+  mkdirSync(join(s3.ws, ".vtcode", "agents"), { recursive: true });
+  writeFileSync(join(s3.ws, ".vtcode", "agents", "auto.md"), "---\nname: auto\npermissions:\n  default: auto\n---\nReviewed.\n");
+  const c = await connect(s3, { capabilities: { sampling: {} } });
+  let verdict = "ALLOW: harmless echo";
+  let asked = 0;
+  c.setRequestHandler(CreateMessageRequestSchema, async () => {
+    asked++;
+    return { role: "assistant", model: "review-model", content: { type: "text", text: verdict } };
+  });
+  const meta = { "vthost/agent": "auto" };
+  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo reviewed-run" }, _meta: meta });
+  assert.ok(asked >= 1);
+  assert.match(ok.structuredContent.output, /reviewed-run/);
+  verdict = "BLOCK: no";
+  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo x > blocked.txt" }, _meta: meta });
+  assert.equal(no.isError, true);
+  assert.ok(!existsSync(join(s3.ws, "blocked.txt")));
+});
+
+test("search_tools expands a deferred tool: list_changed on the GET stream, then callable", async () => {
+  const dir = catalogDir();
+  assert.ok(dir && existsSync(join(dir, "catalog_fixture.so")), `catalog fixture plugin in ${dir}`);
+  const s4 = await startServer({
+    toml: `[permissions]\nallow = ["exec_command", "search_tools", "github_review_pull_request"]\n`,
+    pluginDirs: [dir],
+  });
+  const c = await connect(s4);
+  let changed = 0;
+  c.setNotificationHandler(ToolListChangedNotificationSchema, () => changed++);
+  assert.deepEqual((await c.listTools()).tools.map((t) => t.name), DEFAULT_TOOLS);
+  const r = await c.callTool({ name: "search_tools", arguments: { query: "GitHub pull request review", limit: 2 } });
+  assert.ok(!r.isError, text(r));
+  await waitFor(() => changed > 0, 5000, "notifications/tools/list_changed");
+  const names = (await c.listTools()).tools.map((t) => t.name);
+  assert.ok(names.includes("github_review_pull_request"), names.join(","));
+  const call = await c.callTool({ name: "github_review_pull_request", arguments: { owner: "o", repo: "r", pull_number: 7, event: "COMMENT" } });
+  assert.ok(!call.isError, text(call));
+});
+
+test("SIGTERM: a running call finishes and answers, then the server exits 0", async () => {
+  const s5 = await startServer();
+  const c = await connect(s5);
+  const pending = c.callTool({ name: "exec_command", arguments: { cmd: "sleep 1; echo drained", yield_time_ms: 10000 } }, undefined, { timeout: 30000 });
+  await sleep(300);
+  s5.child.kill("SIGTERM");
+  const r = await pending;
+  assert.match(r.structuredContent.output, /drained/);
+  const e = await s5.exited;
+  assert.equal(e.code, 0, s5.stderr());
+  assert.doesNotMatch(s5.stderr(), /Sanitizer|runtime error/);
+});
+
+test("no server reported a sanitizer error; the token never reached stderr after its one showing", async () => {
+  const err = srv.stderr();
+  assert.doesNotMatch(err, /Sanitizer|runtime error|LeakSanitizer/);
+  const shown = err.indexOf(srv.token);
+  assert.ok(shown >= 0, "the new token is shown once");
+  assert.equal(err.indexOf(srv.token, shown + 1), -1, "and only once");
+});
