@@ -205,11 +205,18 @@ static int prompt(void *ctx, const cJSON *request)
     const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
     const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
     const cJSON *decision = cJSON_GetObjectItemCaseSensitive(content, "decision");
-    int approved = cJSON_IsString(action) && strcmp(action->valuestring, "accept") == 0 &&
-                   cJSON_IsString(decision) &&
-                   strcmp(decision->valuestring, "approve") == 0;
+    const char *a = cJSON_GetStringValue(action);
+    int answer = PROMPT_DENIED;
+    if (a && strcmp(a, "accept") == 0)
+        answer = cJSON_IsString(decision) && strcmp(decision->valuestring, "approve") == 0
+                     ? PROMPT_APPROVED
+                     : PROMPT_DENIED;
+    else if (a && strcmp(a, "decline") == 0)
+        answer = PROMPT_DECLINED;
+    else if (a && strcmp(a, "cancel") == 0)
+        answer = PROMPT_CANCELLED;
     cJSON_Delete(res);
-    return approved;
+    return answer;
 }
 
 /* Text of a sampling result: one content block or an array of them. */

@@ -670,6 +670,26 @@ static char *summary(const perm_eval *ev)
     return buf;
 }
 
+/* What made the prompt strict, in the words of the refusal (malloc'd),
+ * or NULL for an ordinary ask. */
+static char *asked_because(const perm_eval *ev)
+{
+    char *pw = policy_words(ev);
+    char *r = NULL;
+    if (ev->extends_sandbox)
+        r = strdup("it asked for additional sandbox permissions");
+    else if (ev->escalated)
+        r = str_printf("it asked to run outside the sandbox%s%s",
+                       ev->policy_hit ? " and would change the policy file " : "",
+                       ev->policy_hit ? (pw ? pw : ev->protected_path) : "");
+    else if (ev->policy_hit)
+        r = str_printf("it would change the policy file %s", pw ? pw : ev->protected_path);
+    else if (ev->protected_hit)
+        r = str_printf("it edits the protected path %s", ev->protected_path);
+    free(pw);
+    return r;
+}
+
 /* ask: the front end's prompter, else [permissions] non_interactive.
  * `strict` calls (escalation, protected paths, the review fallback) are
  * never approved without a prompt. */
@@ -716,23 +736,44 @@ static int do_ask(const perm_request *req, const perm_eval *ev, int strict,
         cJSON_Delete(r);
     }
     free(question);
-    if (answer == 1) {
+    if (answer == PROMPT_APPROVED) {
         oc->allowed = 1;
         oc->how = "prompt";
         oc->prompt = "approved";
         return 0;
     }
-    if (answer == 0) {
+    if (answer == PROMPT_DENIED) {
         oc->how = "prompt";
         oc->prompt = "denied";
         char *sug = perm_eval_suggest(ev);
-        *message = str_printf("Permission denied by the user for %s%s%s.%s%s%s", ev->tool,
-                       ev->subject ? " " : "", subject_words(ev),
+        char *asked = asked_because(ev);
+        *message = str_printf("Permission denied: the user refused %s%s%s%s%s%s.%s%s%s", ev->tool,
+                       ev->subject ? " " : "", subject_words(ev), asked ? " (" : "",
+                       asked ? asked : "", asked ? ")" : "",
                        sug && !ev->escalated && !ev->protected_hit ? " Rules such as " : "",
                        sug && !ev->escalated && !ev->protected_hit ? sug : "",
                        sug && !ev->escalated && !ev->protected_hit
                            ? " in permissions.allow would allow it without asking." : "");
+        free(asked);
         free(sug);
+        return VT_ERR_DENIED;
+    }
+    if (answer == PROMPT_DECLINED || answer == PROMPT_CANCELLED) {
+        /* No decision was made: an unattended client answers every prompt
+         * this way without asking anyone, so the refusal must not say a
+         * person refused, and keeps what the prompt was about. */
+        oc->how = "prompt";
+        oc->prompt = answer == PROMPT_DECLINED ? "declined" : "cancelled";
+        const char *no_answer =
+            answer == PROMPT_DECLINED
+                ? "the client declined the approval prompt without a decision (a client that "
+                  "runs unattended, such as codex exec, declines without asking anyone)"
+                : "the approval prompt was cancelled without a decision (a client that runs "
+                  "unattended, such as claude -p, cancels without asking anyone)";
+        char *why = ev->decision == PERM_AUTO ? str_printf("%s; %s", reason, no_answer)
+                                              : strdup(no_answer);
+        *message = ask_message(ev, why ? why : no_answer);
+        free(why);
         return VT_ERR_DENIED;
     }
     oc->prompt = "unavailable";

@@ -8,13 +8,23 @@
 #include <stdatomic.h>
 #include <vthost/plugin.h>
 
+/* Answers of frontend.prompt.  Declined and cancelled are the client's
+ * own answers without a decision (MCP elicitation "decline", "cancel"):
+ * an unattended client gives them without asking anyone. */
+enum {
+    PROMPT_DENIED = 0,    /* the user chose to refuse */
+    PROMPT_APPROVED = 1,  /* the user approved */
+    PROMPT_DECLINED = 2,  /* the client declined the prompt */
+    PROMPT_CANCELLED = 3, /* the prompt was dismissed or cancelled */
+};
+
 /* What a front end offers the pipeline.  Every member may be NULL. */
 typedef struct frontend {
     void *ctx;
     /* Progress of a long call (MCP notifications/progress). */
     void (*progress)(void *ctx, double progress, double total, const char *msg);
     /* Ask the user about `request` (tool, subjects, rule, message).
-     * Return 1 approve, 0 deny, negative when no prompt is possible. */
+     * Return a PROMPT_* answer, negative when no prompt is possible. */
     int (*prompt)(void *ctx, const cJSON *request);
     /* Ask the client's model (MCP sampling).  Return 0 and a malloc'd
      * *answer, or negative when sampling is unavailable. */

@@ -404,7 +404,7 @@ const absent = (n) => () => fs.existsSync(marker(n)) ? `marker ${n} was created`
 callCase('call allow runs', { ...X(`touch ${marker('a')}`), cfg: 'empty', agent: 'open' }, [], { code: 0, check: exists('a') });
 callCase('call deny', { ...X(`rm -rf ${marker('zz')}`), cfg: 'base' }, ['--yes'], { code: 1, text: 'exec_command(rm -rf *)' });
 callCase('call ask --yes', { ...X(`touch ${marker('b')}`), cfg: 'empty' }, ['--yes'], { code: 0, check: exists('b') });
-callCase('call ask --no', { ...X(`touch ${marker('c')}`), cfg: 'empty' }, ['--no'], { code: 1, text: 'denied by the user', check: absent('c') });
+callCase('call ask --no', { ...X(`touch ${marker('c')}`), cfg: 'empty' }, ['--no'], { code: 1, text: 'the user refused', check: absent('c') });
 callCase('call ask no tty', { ...X(`touch ${marker('d')}`), cfg: 'empty' }, [], { code: 1, text: 'no prompt is possible', check: absent('d') });
 callCase('non-interactive message names a rule', { ...X('make build'), cfg: 'empty' }, [], { code: 1, text: 'exec_command(make build *)' });
 callCase('non_interactive allow', { ...X(`touch ${marker('e')}`), cfg: 'ni_allow' }, [], { code: 0, check: exists('e') });

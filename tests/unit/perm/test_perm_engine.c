@@ -211,9 +211,22 @@ static void test_prompts(void **state)
     call c = EXEC("git push");
     prompt_answer = 1;
     assert_int_equal(check(&c, &fe, &msg), 0);
-    prompt_answer = 0;
+    prompt_answer = PROMPT_DENIED;
     assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
-    assert_non_null(strstr(msg, "denied by the user"));
+    assert_non_null(strstr(msg, "the user refused exec_command git push"));
+    free(msg);
+    /* declined and cancelled prompts: nobody refused; the rule is named */
+    prompt_answer = PROMPT_DECLINED;
+    assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
+    if (!strstr(msg, "the client declined the approval prompt without a decision") ||
+        strstr(msg, "user refused") || !strstr(msg, "vtcode.toml:2"))
+        fail_msg("declined: %s", msg);
+    free(msg);
+    prompt_answer = PROMPT_CANCELLED;
+    assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
+    if (!strstr(msg, "the approval prompt was cancelled without a decision") ||
+        strstr(msg, "user refused") || !strstr(msg, "vtcode.toml:2"))
+        fail_msg("cancelled: %s", msg);
     free(msg);
     prompt_answer = -1; /* no prompt possible -> non_interactive deny */
     assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
@@ -247,6 +260,23 @@ static void test_prompts(void **state)
     prompt_answer = 1;
     assert_int_equal(check(&e, &fe, &msg), 0); /* an explicit approval is fine */
     assert_int_equal(prompts, 1);
+    /* the reason the prompt gave stays in every refusal */
+    prompt_answer = PROMPT_CANCELLED;
+    assert_int_equal(check(&p, &fe, &msg), VT_ERR_DENIED);
+    if (!strstr(msg, "policy file") || !strstr(msg, ".vtcode/settings.json") || !strstr(msg, "cancelled"))
+        fail_msg("protected, cancelled: %s", msg);
+    free(msg);
+    prompt_answer = PROMPT_DECLINED;
+    assert_int_equal(check(&e, &fe, &msg), VT_ERR_DENIED);
+    if (!strstr(msg, "outside the sandbox") || !strstr(msg, "needs net") ||
+        !strstr(msg, "declined"))
+        fail_msg("escalated, declined: %s", msg);
+    free(msg);
+    prompt_answer = PROMPT_DENIED;
+    assert_int_equal(check(&p, &fe, &msg), VT_ERR_DENIED);
+    if (!strstr(msg, "the user refused") || !strstr(msg, "policy file") || !strstr(msg, ".vtcode/settings.json"))
+        fail_msg("protected, refused: %s", msg);
+    free(msg);
     permission_fini();
 }
 
