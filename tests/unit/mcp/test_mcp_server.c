@@ -599,7 +599,8 @@ static void test_elicitation(void **state)
                                      "\"content\":{\"decision\":\"approve\"}}"), 1);
     assert_int_equal(ask_with_answer("\"result\":{\"action\":\"accept\","
                                      "\"content\":{\"decision\":\"deny\"}}"), 0);
-    assert_int_equal(ask_with_answer("\"result\":{\"action\":\"decline\"}"), 0);
+    assert_int_equal(ask_with_answer("\"result\":{\"action\":\"decline\"}"), PROMPT_DECLINED);
+    assert_int_equal(ask_with_answer("\"result\":{\"action\":\"cancel\"}"), PROMPT_CANCELLED);
     assert_int_equal(ask_with_answer("\"error\":{\"code\":-1,\"message\":\"no\"}"), -1);
 }
 
