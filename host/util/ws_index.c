@@ -97,6 +97,7 @@ uint32_t wsx_add_dir(ws_index *ix, uint32_t parent, const char *name, size_t nl)
     if (p)
         p->child = s;
     ix->live_dirs++;
+    ix->dirty = 1;
     return s;
 }
 
@@ -118,6 +119,7 @@ void wsx_remove_dir(ws_index *ix, uint32_t slot)
     if (slot == 0 || slot >= ix->n || (ix->d[slot].flags & WSX_FREE))
         return;
     unlink_child(ix, slot);
+    ix->dirty = 1;
     /* iterative: the subtree's nodes are pushed through `next` */
     uint32_t stack = slot;
     ix->d[slot].next = WSX_NONE;
@@ -240,6 +242,12 @@ static void full_build(ws_index *ix)
     wsx_build(ix);
     ix->build_ms = now_ms() - t0;
     ix->built = 1;
+    ix->dirty = 1;
+    host_log(VT_LOG_DEBUG, NULL,
+             "workspace index of %s: %u directories, %zu watches, %zu KiB, built in %.1f ms",
+             ix->root, ix->live_dirs, ix->watches,
+             ((size_t)ix->cap * sizeof *ix->d + ix->ncap + ix->wd_cap * sizeof *ix->wd_map) / 1024,
+             ix->build_ms);
 }
 
 static void *drain_thread(void *arg)
@@ -324,7 +332,8 @@ void ws_index_close(ws_index *ix)
     if (ix->built && !ix->degraded) {
         if (ix->watching)
             wsx_drain(ix);
-        wsx_cache_save(ix);
+        if (ix->dirty)
+            wsx_cache_save(ix);
     }
     wsx_watch_close(ix);
     for (size_t i = 0; ix->log && i < WSX_LOG_CAP; i++)
@@ -353,11 +362,24 @@ int ws_index_refresh(ws_index *ix, int watch, const char **fell_back)
     } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->built) {
         if (watch && !ix->degraded && wsx_watch_init(ix) == 0)
             ix->watching = 1;
+        double t0 = now_ms();
         if (wsx_cache_load(ix, ix->watching) != 0)
             full_build(ix);
+        else
+            host_log(VT_LOG_DEBUG, NULL,
+                     "workspace index of %s: %u directories from the cache, validated in "
+                     "%.1f ms",
+                     ix->root, ix->live_dirs, now_ms() - t0);
         ix->built = ix->loaded = 1;
         if (ix->degraded)
             why = ix->degraded_why;
+    } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->watching && !ix->degraded) {
+        /* loaded without watches: checked again by mtimes (watched from
+         * now on when asked) */
+        if (watch && wsx_watch_init(ix) == 0)
+            ix->watching = 1;
+        if (wsx_validate(ix, ix->watching) != 0)
+            full_build(ix);
     } else {
         if (ix->watching)
             wsx_drain(ix);

@@ -230,6 +230,11 @@ static int parse(ws_index *ix, const char *buf, size_t len, rec **recs_out, uint
             ok = slot[i] != WSX_NONE;
         }
     }
+    for (uint32_t i = 0; ok && i < h.ndirs; i++) {
+        ix->d[slot[i]].flags = r[i].flags & (uint8_t)~WSX_FREE;
+        ix->d[slot[i]].ino = r[i].ino;
+        ix->d[slot[i]].mtime_ns = r[i].mtime_ns;
+    }
     if (!ok) {
         free(r);
         free(slot);
@@ -250,13 +255,44 @@ int wsx_cache_load(ws_index *ix, int watch)
     uint32_t *slot = NULL;
     int n = buf ? parse(ix, buf, len, &r, &slot) : -1;
     free(buf);
+    free(r);
+    free(slot);
     if (n < 0)
         return -1;
+    ix->dirty = 0;
+    return wsx_validate(ix, watch);
+}
+
+int wsx_validate(ws_index *ix, int watch)
+{
+    /* the directories as they are now, parents first: what a re-read adds
+     * is read already */
+    uint32_t *order = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *order);
+    size_t n = 0;
+    if (!order)
+        return -1;
+    uint32_t top = 0;
+    order[0] = 0;
+    top = 1;
+    uint32_t *stack = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *stack);
+    if (!stack) {
+        free(order);
+        return -1;
+    }
+    stack[0] = 0;
+    while (top) {
+        uint32_t s = stack[--top];
+        if (n < ix->live_dirs)
+            order[n++] = s;
+        for (uint32_t c = ix->d[s].child; c != WSX_NONE && top < ix->live_dirs; c = ix->d[c].next)
+            stack[top++] = c;
+    }
+    free(stack);
     int root = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char rel[4096];
     ix->loading = 1;
-    for (int i = 0; root >= 0 && i < n; i++) {
-        uint32_t s = slot[i];
+    for (size_t i = 0; root >= 0 && i < n; i++) {
+        uint32_t s = order[i];
         if (ix->d[s].flags & WSX_FREE) /* its parent went */
             continue;
         if (watch && !ix->degraded)
@@ -267,9 +303,13 @@ int wsx_cache_load(ws_index *ix, int watch)
         int there =
             fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
         int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
-        if (!there && s) {
+        if (!there && !s) { /* the root itself went */
+            close(root);
+            root = -1;
+        } else if (!there) {
             wsx_remove_dir(ix, s);
-        } else if (there && st.st_ino != r[i].ino && s) {
+            ix->dirty = 1;
+        } else if (st.st_ino != ix->d[s].ino && s) {
             /* another directory under the same name: read it anew */
             uint32_t parent = ix->d[s].parent;
             char nm[256];
@@ -278,21 +318,15 @@ int wsx_cache_load(ws_index *ix, int watch)
             uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
             if (c != WSX_NONE)
                 wsx_scan(ix, c, 0);
-        } else if (!there || st.st_ino != r[i].ino || mt != r[i].mtime_ns || !r[i].mtime_ns) {
-            if (!there) /* the root itself went */
-                break;
-            ix->d[s].flags = r[i].flags;
+            ix->dirty = 1;
+        } else if (mt != ix->d[s].mtime_ns || !ix->d[s].mtime_ns) {
             wsx_reread(ix, s);
-        } else {
-            ix->d[s].flags = r[i].flags;
-            ix->d[s].ino = r[i].ino;
-            ix->d[s].mtime_ns = r[i].mtime_ns;
+            ix->dirty = 1;
         }
     }
     ix->loading = 0;
     if (root >= 0)
         close(root);
-    free(r);
-    free(slot);
+    free(order);
     return root >= 0 ? 0 : -1;
 }

@@ -65,6 +65,7 @@ struct ws_index {
     const char *degraded_why;
     int logged; /* the one log line was written */
     int built, loaded, watching;
+    int dirty;   /* differs from the cache file */
     int loading; /* no slot reuse: the cache's numbering holds */
     /* the change log: a ring */
     wsx_change *log;
@@ -110,6 +111,9 @@ void wsx_watch_close(ws_index *ix);
 
 /* ws_index_cache.c */
 int wsx_cache_load(ws_index *ix, int watch);
+/* Check every directory against its recorded inode and mtime (watching
+ * each first when `watch`): gone ones dropped, changed ones re-read. */
+int wsx_validate(ws_index *ix, int watch);
 void wsx_cache_save(ws_index *ix);
 
 #endif

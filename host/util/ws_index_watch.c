@@ -194,6 +194,7 @@ static void apply(ws_index *ix, const struct inotify_event *ev)
             ix->d[slot].flags &= (uint8_t)~f;
         if (added)
             ix->d[slot].flags |= git_kind(ix, slot, name, isdir);
+        ix->dirty = 1;
     }
     char rel[4096];
     size_t n = slot ? wsx_path(ix, slot, rel, sizeof rel) : 0;
