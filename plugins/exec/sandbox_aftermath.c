@@ -450,7 +450,8 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
                 rel_of(sb, gitdir));
     }
     if (r) {
-        char *w = fmt("new repository %s neutralised: %s", rel_of(sb, gitdir), r);
+        char *w = fmt("new repository %s neutralised (originals kept in .vtcode/set-aside/): %s",
+                      rel_of(sb, gitdir), r);
         append(report, w);
         free(w);
         free(r);
