@@ -158,8 +158,6 @@ PERMISSIVE = {
     "mcp.retry_attempts": 100,
     "mcp.eager_start": True,
     "mcp.max_message_bytes": 268435456,
-    "mcp.max_relayed_requests_per_call": 100000,
-    "mcp.max_relayed_requests_per_minute": 100000,
     "mcp.requirements.enforce": False,
     "mcp.requirements.allowed_stdio_commands": ["sh"],
     "mcp.requirements.allowed_http_endpoints": ["http://127.0.0.1:9/mcp"],
