@@ -84,12 +84,20 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
             *cont = 0;
             return K_NS;
         }
-        for (size_t j = st; j < k; j++)
-            if (in(sh[j], "SUE")) {
+        /* struct/union/enum at paren depth 0 only: one in a parameter
+         * list (f(struct msg *m) {) leaves the brace a function body */
+        int d = 0;
+        for (size_t j = st; j < k; j++) {
+            if (sh[j] == '(' || sh[j] == '[')
+                d++;
+            else if ((sh[j] == ')' || sh[j] == ']') && d > 0)
+                d--;
+            else if (d == 0 && in(sh[j], "SUE")) {
                 if (stmt_has(c, j, k, "("))
                     break;
                 return sh[j] == 'E' ? K_ENUM : K_CLASS;
             }
+        }
     } else if (c->lang == 'j') {
         if (stmt_has(c, st, k, "SIER") || (stmt_has(c, st, k, "n") && prev == ')'))
             return K_CLASS;
