@@ -139,6 +139,10 @@ static int api_path_denied(vt_call *call, vt_subject_kind kind, const char *path
 }
 
 static int api_call_one_shot(const vt_call *call) { return call && call->fe && call->fe->one_shot; }
+static uint64_t api_call_client_id(const vt_call *call)
+{
+    return call && call->fe ? call->fe->client_id : 0;
+}
 
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
@@ -182,6 +186,7 @@ static const vt_host_api table = {
     .client_request = call_client_request,
     .policy_paths = permission_policy_paths,
     .open_library = opened_lib_bind,
+    .call_client_id = api_call_client_id,
 };
 
 const vt_host_api *api_table(void) { return &table; }

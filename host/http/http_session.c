@@ -7,12 +7,15 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <vthost/services.h>
 #include "http_session.h"
+#include "services.h"
 
 /* Messages kept for a GET stream that is not open (yet). */
 #define BACKLOG_MAX 64
@@ -49,6 +52,7 @@ struct http_session {
     char id[HTTP_SESSION_ID_LEN + 1];
     char owner[128];
     char version[16];
+    uint64_t client_id; /* vt_host_api.call_client_id of its calls */
     mcp_server *eng;
     int refs;             /* under g_mu */
     int ended;            /* under g_mu and mu */
@@ -66,6 +70,7 @@ static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER; /* a call thread ended 
 static http_session *g_sessions;
 static int g_count, g_threads;
 static mcp_ops host_ops;
+static uint64_t next_client_id = 1;
 static http_limits limits;
 
 /* The stream and session a call's thread works for (the sink's routing,
@@ -217,8 +222,14 @@ static int sink(void *ud, const char *text, size_t len)
 /* ops.call: the host's, noting the outcome for the access log. */
 static int session_call(const call_request *req, call_result *out)
 {
-    int rc = host_ops.call(req, out);
     http_stream *st = tl_stream;
+    /* The call belongs to its session's client: its command sessions are
+     * that client's alone (vt_host_api.call_client_id). */
+    frontend fe = req->fe ? *req->fe : (frontend){0};
+    fe.client_id = st ? st->s->client_id : UINT64_MAX;
+    call_request mine = *req;
+    mine.fe = &fe;
+    int rc = host_ops.call(&mine, out);
     if (st) {
         pthread_mutex_lock(&st->s->mu);
         snprintf(st->tool, sizeof st->tool, "%s", req->tool ? req->tool : "");
@@ -290,6 +301,7 @@ int http_session_create(const char *owner, http_session **out)
         session_free(s);
         return 429;
     }
+    s->client_id = next_client_id++;
     s->next = g_sessions;
     g_sessions = s;
     g_count++;
@@ -354,6 +366,12 @@ static int unlink_locked(http_session *s)
 static void stop_session(http_session *s)
 {
     mcp_server_end(s->eng);
+    /* Its command sessions end with it. */
+    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+    if (exec &&
+        exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
+        exec->end_client)
+        exec->end_client(s->client_id);
     pthread_mutex_lock(&s->mu);
     for (http_stream *st = s->streams; st; st = st->next)
         pthread_cond_broadcast(&st->cond);

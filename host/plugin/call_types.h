@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <vthost/plugin.h>
 
 /* Answers of frontend.prompt.  Declined and cancelled are the client's
@@ -41,6 +42,9 @@ typedef struct frontend {
      * *error (both new, owned by the caller) as that member says. */
     int (*client_request)(void *ctx, const char *method, const cJSON *params, int timeout_ms,
                           cJSON **result, cJSON **error);
+    /* The client session the call belongs to (vt_host_api.call_client_id):
+     * 0 for the only client (stdio, the CLI), else one per HTTP session. */
+    uint64_t client_id;
 } frontend;
 
 typedef enum call_status {

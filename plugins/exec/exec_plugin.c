@@ -678,7 +678,8 @@ static const vt_splitter_v1 splitter_service = {
 static const vt_sessions_v1 sessions_service = {
     .struct_size = sizeof(vt_sessions_v1),
     .write_and_wait = session_write_and_wait,
-    .live_count = sessions_live};
+    .live_count = sessions_live,
+    .end_client = sessions_end_client};
 
 /* ---- descriptor ------------------------------------------------------------ */
 

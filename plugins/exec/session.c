@@ -56,6 +56,7 @@ typedef struct session {
     execwatch *watch;              /* a reference, or NULL */
     const sandbox *sb;             /* its sandbox, told when the session ends */
     atomic_int end_noted;          /* that was done */
+    uint64_t client;               /* the client session that started it */
 } session;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -698,6 +699,7 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
     }
     s->is_pty = req->tty;
     s->sandboxed = req->sandbox != NULL;
+    s->client = VT_HAS(api, call_client_id) ? api->call_client_id(call) : 0;
     s->watch = execwatch_retain(watch);
     s->busy = 1;
 
@@ -800,11 +802,13 @@ int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
     double t0 = now_s();
     session *s = NULL;
     int busy = 0;
+    uint64_t client = VT_HAS(api, call_client_id) ? api->call_client_id(call) : 0;
     pthread_mutex_lock(&mu);
     for (int waited = 0;; waited++) {
         s = NULL;
+        /* Another client's session is as unknown as a finished one. */
         for (int k = 0; k < SESSIONS_MAX && !s; k++)
-            if (table[k] && table[k]->id == id)
+            if (table[k] && table[k]->id == id && table[k]->client == client)
                 s = table[k];
         /* The reaper is finishing it (well under a second): wait. */
         if (!s || !s->reaping || waited >= 100)
@@ -882,6 +886,34 @@ static void reaper_end(void)
     close(reaper_wake[0]);
     close(reaper_wake[1]);
     reaper_wake[0] = reaper_wake[1] = -1;
+}
+
+void sessions_end_client(uint64_t client)
+{
+    session *idle[SESSIONS_MAX];
+    pid_t waited[SESSIONS_MAX];
+    int n = 0, nw = 0;
+    pthread_mutex_lock(&mu);
+    for (int k = 0; k < SESSIONS_MAX; k++) {
+        session *s = table[k];
+        if (!s || s->client != client)
+            continue;
+        /* One a call still waits on is that call's to reap (the call is
+         * being cancelled with its session): its group only is ended. */
+        if (s->busy) {
+            if (s->started)
+                waited[nw++] = s->proc.pid;
+        } else {
+            idle[n++] = s;
+            remove_locked(s);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    for (int k = 0; k < nw; k++)
+        kill(-waited[k], SIGTERM);
+    terminate(idle, n);
+    for (int k = 0; k < n; k++)
+        session_free(idle[k]);
 }
 
 void sessions_fini(void)

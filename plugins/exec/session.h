@@ -22,6 +22,8 @@ int sessions_init(void);
 /* End every session's process group (TERM, grace, KILL) and reap. */
 void sessions_fini(void);
 int sessions_live(void);
+/* vt_sessions_v1.end_client: end every session of `client`. */
+void sessions_end_client(uint64_t client);
 
 /* Start `req` as a new session and wait up to yield_ms for it: the
  * exec_command run.  `cmd` and `workdir` are borrowed (copied); `watch`

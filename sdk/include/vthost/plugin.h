@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 4
+#define VT_ABI_MINOR 5
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -592,6 +592,14 @@ struct vt_host_api {
      * library and what failed.  A package that opens a library this way
      * must depend on it by name: its binaries do not show it. */
     int (*open_library)(const char *soname, const struct vt_library_symbol *syms, char **err);
+    /* ---- added in 1.5: client sessions ---- */
+    /* The client session `call` belongs to: 0 for the one client of
+     * `vthost serve` on stdio and for the CLI; a number of its own for
+     * each session of `vthost serve --http`, which serves many clients at
+     * once.  State a tool keeps between calls (a command session) is
+     * served only to calls of the client session that made it.
+     * Thread-safe. */
+    uint64_t (*call_client_id)(const vt_call *call);
 };
 
 #define VT_HAS(api, member)                                               \

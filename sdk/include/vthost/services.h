@@ -54,6 +54,11 @@ typedef struct vt_sessions_v1 {
                           size_t len, int yield_ms, cJSON **result);
     /* Number of live sessions.  Thread-safe. */
     int (*live_count)(void);
+    /* ---- added with ABI 1.5 (check struct_size) ---- */
+    /* The client session `client` (vt_host_api.call_client_id) ended: end
+     * the process groups of its sessions (TERM, a grace period, KILL) and
+     * release them.  Thread-safe. */
+    void (*end_client)(uint64_t client);
 } vt_sessions_v1;
 
 

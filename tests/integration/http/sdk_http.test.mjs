@@ -130,6 +130,29 @@ test("a client that disconnects mid-call has its call cancelled and its process 
   await waitFor(() => /"tool":"exec_command","decision":"cancelled"/.test(srv.stderr()), 5000, "the access log line");
 });
 
+test("two clients cannot reach each other's command sessions; DELETE ends a session's processes", async () => {
+  const a = await connect(srv);
+  const b = await connect(srv);
+  const marker = `31.${process.pid}3`;
+  const r = await a.callTool({ name: "exec_command", arguments: { cmd: `read x; echo a-got:$x; exec sleep ${marker}`, yield_time_ms: 300 } });
+  const sid = r.structuredContent.session_id;
+  assert.ok(sid !== undefined, text(r));
+  // B guesses A's session id: as unknown to it as a finished one
+  const poke = await b.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "from-b\n", yield_time_ms: 500 } });
+  assert.equal(poke.isError, true, text(poke));
+  assert.match(text(poke), /not found/);
+  const poll = await b.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "\u0003" } });
+  assert.equal(poll.isError, true, "B cannot interrupt A's command");
+  // A still owns it and its input was untouched by B
+  const w = await a.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "from-a\n", yield_time_ms: 1000 } });
+  assert.match(w.structuredContent.output, /a-got:from-a/);
+  await waitFor(() => aliveMarker(marker), 5000, "A's sleep to start");
+  // A's session ends (HTTP DELETE): its command goes with it, B's session lives on
+  await a.transportRef.terminateSession();
+  await waitFor(() => !aliveMarker(marker), 5000, "A's command to end with A's session");
+  await b.ping();
+});
+
 test("permission prompts go to the calling session's client as elicitation", async () => {
   const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
   const c = await connect(s2, { capabilities: { elicitation: {} } });
