@@ -253,6 +253,18 @@ def main():
     rss_bound = 320 if asan else 32
     if rss_growth > rss_bound:
         verdict.append(f"RSS grew {rss_growth:.1f} MiB from the first step to idle (bound {rss_bound})")
+    # slow growth: over the second half of the run RSS must level off (the
+    # allocator keeps what it reached at the busiest moment; a leak keeps
+    # climbing).  Judged on runs of at least 6 steps.
+    timed = rows[1:-1]
+    if len(timed) >= 6:
+        half = timed[len(timed) // 2]["rss"]
+        late = max(r["rss"] for r in timed[len(timed) // 2:]) - half
+        plateau_bound = 64 if asan else 4
+        print(f"RSS over the second half: {half:.1f} -> {timed[-1]['rss']:.1f} MiB "
+              f"(at most +{late:.1f}; bound +{plateau_bound})")
+        if late > plateau_bound:
+            verdict.append(f"RSS still grew {late:.1f} MiB over the second half of the run (no plateau)")
     if end["fds"] > first["fds"] + 16:
         verdict.append(f"fds {first['fds']} -> {end['fds']}")
     if peak_threads > 128 + 12:
