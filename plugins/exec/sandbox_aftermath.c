@@ -410,6 +410,31 @@ static char *entry_aside(aftermath *am, const sandbox *sb, int asidefd, const ch
                          rel_of(sb, path), why, strerror(-rc));
 }
 
+/* Whether `dir` is a git directory as git's discovery sees one (a
+ * HEAD that is a ref or an object name, objects/ and refs/): a bare
+ * repository, which git finds from every directory below it that has no
+ * .git of its own. */
+static int is_git_dir(const char *dir)
+{
+    char p[PATH_MAX + 16], head[64];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/objects", dir);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(p, sizeof p, "%s/refs", dir);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(p, sizeof p, "%s/HEAD", dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    head[n] = '\0';
+    return !strncmp(head, "ref: ", 5) || strspn(head, "0123456789abcdef") >= 40;
+}
+
 /* ---- the check -------------------------------------------------------------------- */
 
 static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, const char *gitdir,
@@ -517,6 +542,13 @@ static void check_locked(aftermath *am, const sandbox *sb, const found *f, char 
         }
         free(g);
     }
+    /* `git init --bare .`: the workspace itself becomes the repository
+     * of every directory in it without a .git */
+    if (is_git_dir(sb->roots[0])) {
+        if (asidefd < 0)
+            asidefd = aside_open(sb);
+        neutralise_gitdir(am, sb, asidefd, sb->roots[0], NULL, 0, report);
+    }
     if (f->truncated) {
         static const char msg[] = "the workspace is too large to look for every new "
                                   "repository: deep ones were not neutralised";
@@ -543,6 +575,8 @@ static void base_add(aftermath *am, const char *path)
 
 static void ide_base_set(aftermath *am, const sandbox *sb)
 {
+    if (is_git_dir(sb->roots[0]))
+        base_add(am, sb->roots[0]);
     am->based = 1;
     am->ide_base = 0;
     for (size_t i = 0; sandbox_ide_names[i]; i++) {

@@ -38,9 +38,10 @@ os.makedirs(MARK)
 CFG = os.path.join(base, "config.toml")
 with open(CFG, "w") as f:
     f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=base,
-               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@e")
+GIT_ENV = dict((k, v) for k, v in os.environ.items() if k not in ("GIT_PAGER", "PAGER"))
+GIT_ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base,
+              GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
+              GIT_COMMITTER_EMAIL="t@e")
 
 
 def workspace(name):
@@ -139,6 +140,17 @@ ok("git init .: the user's git status works", st.returncode == 0, st.stderr)
 ok("git init .: and runs no fsmonitor", not os.path.exists(m_root))
 ok("git init .: the warnings say so", ".git" in warnings(r) and "core.fsmonitor" in warnings(r),
    warnings(r)[:300])
+
+# ---- `git init --bare .`: the workspace itself becomes a repository -------------------
+# git finds it from every directory below that has no .git of its own
+WS = workspace("bare")
+os.makedirs(os.path.join(WS, "src"))
+m_bare = marker("bare-alias")
+r = call(WS, "git init -q --bare . && git config alias.st '!touch %s'" % m_bare)
+user_git(os.path.join(WS, "src"), "st")
+ok("bare: a workspace made a bare repository runs no alias for the user",
+   not os.path.exists(m_bare), warnings(r)[:300])
+ok("bare: the warnings say so", "alias.st" in warnings(r), warnings(r)[:300])
 
 # ---- a gitfile naming a hostile git directory in the workspace ------------------------
 WS = workspace("gitfile")
