@@ -85,6 +85,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
     memset(out, 0, sizeof *out);
     out->max_processes = SANDBOX_DEFAULT_PROCESSES;
     out->cpu_time_seconds = SANDBOX_DEFAULT_CPU_SECONDS;
+    out->max_memory_mb = SANDBOX_DEFAULT_MEMORY_MB;
+    out->max_file_size_mb = SANDBOX_DEFAULT_FILE_SIZE_MB;
     *err = NULL;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
     if (!t)
@@ -143,6 +145,28 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
             return VT_ERR_INVALID;
         }
         out->cpu_time_seconds = (unsigned)cpu->valuedouble;
+    }
+    static const struct {
+        const char *key, *what;
+        size_t at;
+    } mib[] = {
+        {"max_memory_mb", "of data memory (RLIMIT_DATA) per process",
+         offsetof(sandbox_config, max_memory_mb)},
+        {"max_file_size_mb", "of the largest file a process writes (RLIMIT_FSIZE)",
+         offsetof(sandbox_config, max_file_size_mb)},
+    };
+    for (size_t i = 0; i < sizeof mib / sizeof *mib; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, mib[i].key);
+        if (!v)
+            continue;
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 16777216) ||
+            v->valuedouble != (double)(long)v->valuedouble) {
+            if (asprintf(err, "vtcode.toml: key 'sandbox.%s' must be an integer number of MiB "
+                         "%s, from 1 to 16777216, or 0 for no limit", mib[i].key, mib[i].what) < 0)
+                *err = NULL;
+            return VT_ERR_INVALID;
+        }
+        *(unsigned *)((char *)out + mib[i].at) = (unsigned)v->valuedouble;
     }
     const cJSON *roots = cJSON_GetObjectItemCaseSensitive(t, "writable_roots");
     if (roots && !cJSON_IsArray(roots)) {
@@ -462,6 +486,8 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
     sb->landlock_abi = abi;
     sb->max_processes = cfg->max_processes;
     sb->cpu_seconds = cfg->cpu_time_seconds;
+    sb->memory_mb = cfg->max_memory_mb;
+    sb->file_size_mb = cfg->max_file_size_mb;
     sb->own_userns = geteuid() != 0;
     snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
     snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());

@@ -30,10 +30,21 @@ typedef struct sandbox_config {
                                  Landlock is unavailable */
     unsigned max_processes;   /* per session; default SANDBOX_DEFAULT_PROCESSES */
     unsigned cpu_time_seconds;/* per process of a non-interactive run; 0: none */
+    unsigned max_memory_mb;   /* RLIMIT_DATA per process, MiB; 0: none */
+    unsigned max_file_size_mb;/* RLIMIT_FSIZE per process, MiB; 0: none */
 } sandbox_config;
 
 #define SANDBOX_DEFAULT_PROCESSES 1024
 #define SANDBOX_DEFAULT_CPU_SECONDS 3600
+/* A sanitizer runtime maps terabytes of shadow memory as private data in
+ * every instrumented program, which any data limit refuses: sanitizer
+ * builds (whose tests run instrumented helpers) have no default. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANDBOX_DEFAULT_MEMORY_MB 0
+#else
+#define SANDBOX_DEFAULT_MEMORY_MB 8192
+#endif
+#define SANDBOX_DEFAULT_FILE_SIZE_MB 4096
 
 /* Read [sandbox] from the configuration tree.  A wrong type or value is
  * an error naming the key (*err, malloc'd). */

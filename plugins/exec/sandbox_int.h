@@ -30,6 +30,8 @@ struct sandbox {
                                     (workspace-write with namespaces), or NULL */
     int toml_absent;             /* it did not exist at the start */
     unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
+    unsigned memory_mb;          /* RLIMIT_DATA, MiB, 0: none */
+    unsigned file_size_mb;       /* RLIMIT_FSIZE, MiB, 0: none */
     char **policy;               /* the host's policy paths (sandbox_protect_paths) */
     size_t npolicy;
     struct aftermath *aftermath; /* what commands leave behind (sandbox_aftermath.c),

@@ -282,6 +282,22 @@ int sandbox_limits_apply(const sandbox_plan *p, const char **what)
         if (setrlimit(RLIMIT_NPROC, &r) != 0)
             return -errno;
     }
+    /* memory and file size: a runaway command fails (ENOMEM, EFBIG or
+     * SIGXFSZ) instead of taking the machine's memory or disk */
+    static const int res[2] = {RLIMIT_DATA, RLIMIT_FSIZE};
+    const unsigned mb[2] = {sb->memory_mb, sb->file_size_mb};
+    for (int i = 0; i < 2; i++) {
+        if (!mb[i])
+            continue;
+        *what = i ? "RLIMIT_FSIZE" : "RLIMIT_DATA";
+        struct rlimit have, r;
+        r.rlim_cur = r.rlim_max = (rlim_t)mb[i] << 20;
+        if (getrlimit(res[i], &have) == 0 && have.rlim_max != RLIM_INFINITY &&
+            have.rlim_max < r.rlim_max) /* never above the host's own bound */
+            r.rlim_cur = r.rlim_max = have.rlim_max;
+        if (setrlimit(res[i], &r) != 0)
+            return -errno;
+    }
     if (!p->tty && sb->cpu_seconds) {
         *what = "RLIMIT_CPU";
         struct rlimit r = {sb->cpu_seconds, sb->cpu_seconds + 5};
