@@ -484,7 +484,8 @@ static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, 
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
-    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, extra)};
+    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, extra),
+                        .denied = *denied};
     if (execwatch_start(&o, w, sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
     return VT_OK;

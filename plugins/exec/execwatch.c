@@ -13,6 +13,7 @@
  * lost count as by_shell (the stricter reading). */
 #include "execwatch.h"
 #include "execwatch_file.h"
+#include "execwatch_ident.h"
 #include "execwatch_proc.h"
 #include "sandbox.h"
 #include "seccomp_lib.h"
@@ -87,6 +88,7 @@ struct execwatch {
     unsigned long long shell_start;
     program_mark *marks;
     size_t nmarks, capmarks;
+    ew_ident *ident;     /* the denied programs' files, or NULL */
     execwatch *next;
 };
 
@@ -147,6 +149,7 @@ static void watch_free(execwatch *w)
     if (w->policy)
         w->policy->release(w->policy);
     ew_strv_free(w->writable);
+    ew_ident_free(w->ident);
     if (w->sock >= 0)
         close(w->sock);
     if (w->listener >= 0)
@@ -611,6 +614,16 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
     name = rule_name(w, given, abs, real, &trusted);
     vt_exec_program prog = {.struct_size = sizeof prog, .name = name, .path = abs,
                             .args = (const char *const *)args, .by_shell = shell};
+    /* A file that is a denied program (a hard link, a copy, under any
+     * name) meets the deny rules as that program. */
+    if (real && w->ident && root >= 0) {
+        int fd = openat(root, real[0] == '/' ? real + 1 : real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        const char *as = fd >= 0 ? ew_ident_match(w->ident, fd) : NULL;
+        if (fd >= 0)
+            close(fd);
+        if (as && deny_as(w, as, real, args, &why) != VT_OK)
+            goto out;
+    }
     /* A link's target meets the deny rules under its own name too. */
     if (real && strcmp(base_of(real), name) != 0 &&
         deny_as(w, base_of(real), real, args, &why) != VT_OK)
@@ -790,6 +803,10 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     w->refs = 2;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
+    if (ew_ident_new(o->denied, getenv("PATH"), &w->ident) != VT_OK) {
+        watch_free(w);
+        return VT_ERR_NOMEM;
+    }
     int sv[2] = {-1, -1}, child = -1;
     if (!filter.len || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
         pipe2(w->stop, O_CLOEXEC) < 0) {

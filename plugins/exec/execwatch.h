@@ -39,6 +39,10 @@ typedef struct execwatch_opts {
      * A program whose file lies there is named by its path, not its base
      * name, so a copy or link cannot borrow an allowed name. */
     char **writable;           /* taken (array and strings, free()) */
+    /* The policy's programs denied whatever their arguments (borrowed
+     * from `policy`, or NULL): a file that is one of them (a hard link,
+     * a copy) is judged under that program's name. */
+    const char *const *denied;
 } execwatch_opts;
 
 /* Start a watcher; *child_sock is the descriptor for spawn_req.watch_sock

@@ -11,6 +11,8 @@
 #ifndef VTHOST_EXEC_SANDBOX_H
 #define VTHOST_EXEC_SANDBOX_H
 
+#include <limits.h>
+
 #include <stddef.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
@@ -110,6 +112,11 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
  * that names one of their files, hard links included, is covered by
  * /dev/null.  Nothing without namespaces (the execve check remains). */
 int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *path_env);
+
+/* The directories a command finds programs in: `path_env`'s (may be
+ * NULL) and the system's, canonical, without repeats, at most `max`
+ * into dirs; their count. */
+size_t sandbox_program_dirs(const char *path_env, char dirs[][PATH_MAX], size_t max);
 void sandbox_plan_free(sandbox_plan *p);
 /* After the fork: the session's leader (or supervisor), whose exit (then an empty
  * cgroup) lets the host remove the session's cgroup. */

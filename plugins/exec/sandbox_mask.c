@@ -58,7 +58,7 @@ static int add_mask(sandbox_plan *p, const char *path)
 
 /* The directories a command finds programs in: its PATH and the usual
  * system directories, canonical and without repeats. */
-static size_t program_dirs(const char *path_env, char dirs[][PATH_MAX], size_t max)
+size_t sandbox_program_dirs(const char *path_env, char dirs[][PATH_MAX], size_t max)
 {
     static const char std[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     size_t n = 0;
@@ -91,7 +91,7 @@ int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *pat
     static char dirs[64][PATH_MAX]; /* parent side, one plan at a time */
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&mu);
-    size_t nd = program_dirs(path_env, dirs, 64);
+    size_t nd = sandbox_program_dirs(path_env, dirs, 64);
     ident ids[64];
     size_t nid = 0;
     int rc = VT_OK;
