@@ -317,6 +317,12 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
         *err = errf("vtcode.toml: every %s needs a name (a string)", W);
         return -1;
     }
+    if (!naming_provider_valid(name->valuestring)) {
+        *err = errf("vtcode.toml: %s name '%s' must not contain '__' nor start or end with "
+                    "'_' (tools are named mcp__<provider>__<tool>); rename the provider",
+                    W, name->valuestring);
+        return -1;
+    }
     p->name = strdup(name->valuestring);
     p->tp = &stdio_transport;
     p->prefix = naming_prefix(p->name);

@@ -30,6 +30,39 @@ static unsigned hash32(const char *a, const char *b, unsigned salt)
     return h;
 }
 
+int naming_provider_valid(const char *provider)
+{
+    size_t n = strlen(provider);
+    char *s = malloc(n + 1);
+    if (!s)
+        return 0;
+    naming_sanitize(provider, s);
+    /* "__" separates provider and tool: inside the provider's name, or
+     * against it at either end, it would let two providers name one tool
+     * (a + b__c and a__b + c) and a server rule reach the wrong one */
+    int ok = n > 0 && !strstr(s, "__") && s[0] != '_' && s[n - 1] != '_';
+    free(s);
+    return ok;
+}
+
+/* The tool part: sanitised, runs of '_' folded to one (a tool's own "__"
+ * is never read as a separator).  1 when that changed the name. */
+static int tool_part(const char *tool, char *out)
+{
+    naming_sanitize(tool, out);
+    int changed = strcmp(out, tool) != 0;
+    char *w = out;
+    for (const char *r = out; *r; r++) {
+        if (*r == '_' && w > out && w[-1] == '_') {
+            changed = 1;
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return changed;
+}
+
 void naming_tool(const char *provider, const char *tool, unsigned salt, char *out)
 {
     size_t lp = strlen(provider), lt = strlen(tool);
@@ -40,10 +73,14 @@ void naming_tool(const char *provider, const char *tool, unsigned salt, char *ou
     }
     memcpy(full, "mcp__", 5);
     naming_sanitize(provider, full + 5);
+    int changed = strcmp(full + 5, provider) != 0;
     memcpy(full + 5 + lp, "__", 2);
-    naming_sanitize(tool, full + 7 + lp);
-    size_t len = lp + lt + 7;
-    if (len <= MCPP_NAME_MAX && salt == 0) {
+    changed |= tool_part(tool, full + 7 + lp);
+    size_t len = strlen(full);
+    /* A name that had to change carries the hash of the original names:
+     * two names that change into one stay apart whichever arrives first,
+     * so the owner of a name never depends on listing order. */
+    if (len <= MCPP_NAME_MAX && salt == 0 && !changed) {
         memcpy(out, full, len + 1);
     } else {
         size_t keep = len < MCPP_NAME_MAX - 9 ? len : MCPP_NAME_MAX - 9;

@@ -115,8 +115,27 @@ static void test_short_names(void **state)
     naming_tool("github", "create_issue", 0, out);
     assert_string_equal(out, "mcp__github__create_issue");
     naming_tool("my server", "do.it/now", 0, out);
-    assert_string_equal(out, "mcp__my_server__do_it_now");
+    /* changed by sanitising: the hash of the original names follows */
+    assert_int_equal(strncmp(out, "mcp__my_server__do_it_now_", 26), 0);
+    assert_int_equal(strlen(out), 26 + 8);
     well_formed(out);
+    /* a tool's own "__" is never a separator */
+    naming_tool("a", "b__c", 0, out);
+    assert_int_equal(strncmp(out, "mcp__a__b_c_", 12), 0);
+}
+
+static void test_provider_names(void **state)
+{
+    (void)state;
+    assert_true(naming_provider_valid("github"));
+    assert_true(naming_provider_valid("my-server_2"));
+    assert_true(naming_provider_valid("a.b")); /* a_b */
+    assert_false(naming_provider_valid("a__b"));
+    assert_false(naming_provider_valid("a._b")); /* sanitises to a__b */
+    assert_false(naming_provider_valid("a_"));
+    assert_false(naming_provider_valid("_a"));
+    assert_false(naming_provider_valid("a."));
+    assert_false(naming_provider_valid(""));
 }
 
 static void test_cap_and_hash(void **state)
@@ -217,18 +236,20 @@ static void test_collisions(void **state)
     static const char *const first[] = {"x.y", "x_y", "x y", NULL};
     tools_sync(a, tool_list(first));
     assert_int_equal(nreg, 3);
+    /* the name that needed no change keeps it, whatever the order */
     assert_true(is_registered("mcp__a__x_y"));
-    expect_maps("mcp__a__x_y", a, "x.y"); /* the first listed keeps the plain name */
+    expect_maps("mcp__a__x_y", a, "x_y");
     char names[3][MCPP_NAME_MAX + 1];
     for (int i = 0; i < 3; i++) {
         memcpy(names[i], registered[i], sizeof names[i]);
         well_formed(names[i]);
     }
-    assert_string_not_equal(names[1], names[2]);
+    assert_string_not_equal(names[0], names[2]);
     char *t1 = NULL, *t2 = NULL;
-    tools_lookup(names[1], &t1);
+    tools_lookup(names[0], &t1);
     tools_lookup(names[2], &t2);
-    assert_string_not_equal(t1, t2);
+    assert_string_equal(t1, "x.y");
+    assert_string_equal(t2, "x y");
     free(t1);
     free(t2);
 
@@ -240,28 +261,35 @@ static void test_collisions(void **state)
     assert_int_equal(adds, before); /* unchanged tools are not registered again */
     for (int i = 0; i < 3; i++)
         assert_true(is_registered(names[i]));
-    expect_maps("mcp__a__x_y", a, "x.y");
+    expect_maps("mcp__a__x_y", a, "x_y");
 
-    /* another provider whose name sanitises the same */
+    /* a fresh listing in the other order gives the same names */
+    tools_clear();
+    nreg = 0;
+    tools_sync(a, tool_list(reordered));
+    for (int i = 0; i < 3; i++)
+        assert_true(is_registered(names[i]));
+
+    /* providers a + tool b__c and (were it allowed) a__b + tool c stay apart */
     provider *b = new_provider("a.");
     provider *c = new_provider("a_");
     static const char *const one[] = {"t", NULL};
-    tools_sync(b, tool_list(one));
     tools_sync(c, tool_list(one));
+    tools_sync(b, tool_list(one));
     assert_true(is_registered("mcp__a___t"));
-    expect_maps("mcp__a___t", b, "t");
+    expect_maps("mcp__a___t", c, "t"); /* the unchanged name, though it came second */
     assert_int_equal(nreg, 5);
-    const char *cname = registered[4];
-    well_formed(cname);
-    assert_int_equal(strncmp(cname, "mcp__a___t_", 11), 0);
-    expect_maps(cname, c, "t");
+    const char *bname = registered[4];
+    well_formed(bname);
+    assert_int_equal(strncmp(bname, "mcp__a___t_", 11), 0);
+    expect_maps(bname, b, "t");
 
     /* a tool listed twice is registered once; one that goes is removed */
-    static const char *const twice[] = {"x.y", "x.y", NULL};
+    static const char *const twice[] = {"x_y", "x_y", NULL};
     tools_sync(a, tool_list(twice));
     assert_int_equal(tools_count(a), 1);
     assert_true(is_registered("mcp__a__x_y"));
-    assert_false(is_registered(names[1]));
+    assert_false(is_registered(names[0]));
     assert_false(is_registered(names[2]));
     assert_int_equal(tools_count(b), 1);
     assert_int_equal(tools_count(c), 1);
@@ -276,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sanitize),
         cmocka_unit_test(test_short_names),
+        cmocka_unit_test(test_provider_names),
         cmocka_unit_test(test_cap_and_hash),
         cmocka_unit_test(test_collisions),
     };
