@@ -100,8 +100,15 @@ int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *pat
         for (size_t d = 0; rc == VT_OK && d < nd; d++) {
             char f[PATH_MAX];
             struct stat sb;
+            char real[PATH_MAX];
             if ((size_t)snprintf(f, sizeof f, "%s/%s", dirs[d], *nm) >= sizeof f ||
-                stat(f, &sb) != 0 || !S_ISREG(sb.st_mode))
+                stat(f, &sb) != 0 || !S_ISREG(sb.st_mode) || !realpath(f, real))
+                continue;
+            /* A name linked to a file of another name (sh -> dash, a
+             * busybox applet) would mask that other program too: left to
+             * the execve check, which judges the link by both names. */
+            const char *base = strrchr(real, '/');
+            if (strcmp(base ? base + 1 : real, *nm) != 0)
                 continue;
             rc = add_mask(p, f);
             int known = 0;
