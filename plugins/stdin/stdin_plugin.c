@@ -13,6 +13,7 @@
 
 static VT_PLUGIN_API(api);
 static const vt_sessions_v1 *sessions;
+static const vt_splitter_v1 *splitter; /* NULL: the exec plugin has none */
 
 static const char DESCRIPTION[] =
     "Sends input to a live session created by exec_command and returns the output "
@@ -70,6 +71,36 @@ static int stdin_preflight(vt_call *call, const cJSON *args)
     return VT_OK;
 }
 
+/* What the text would make a shell in the session run: its simple
+ * commands and the files it redirects into, so that the guard (and the
+ * protected-path checks) see typed commands as they see exec_command's.
+ * Opaque parts are left out: a session's input is no command line of
+ * ours, and most of it is answers to prompts. */
+static int stdin_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
+{
+    (void)call;
+    const char *chars = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "chars"));
+    if (!splitter || !chars || !*chars || strcmp(chars, "\x03") == 0)
+        return VT_OK;
+    cJSON *parts = NULL;
+    if (splitter->split(chars, &parts) != VT_OK)
+        return VT_OK; /* unsplittable text: judged as before, by the tool alone */
+    int rc = VT_OK;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, parts) {
+        const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "command"));
+        if (rc == VT_OK && cmd && *cmd &&
+            !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "opaque")))
+            rc = api->subject_add(out, VT_SUBJECT_COMMAND, cmd);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(p, "writes"))
+            if (rc == VT_OK && cJSON_IsString(w))
+                rc = api->subject_add(out, VT_SUBJECT_PATH_EDIT, w->valuestring);
+    }
+    cJSON_Delete(parts);
+    return rc;
+}
+
 static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "chars");
@@ -97,6 +128,7 @@ static vt_tool tools[] = {
      .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
      .effects = VT_EFFECT_EXECUTES,
      .preflight = stdin_preflight,
+     .subjects = stdin_subjects,
      .run = stdin_run},
     {0}};
 
@@ -109,6 +141,9 @@ static int stdin_init(const vt_host_api *host, char **errmsg)
                               " service is missing or too old");
         return VT_ERR_NOT_FOUND;
     }
+    splitter = api->service_lookup(VT_SPLITTER_SERVICE);
+    if (splitter && splitter->struct_size < sizeof(vt_splitter_v1))
+        splitter = NULL;
     return VT_OK;
 }
 

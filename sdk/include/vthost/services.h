@@ -28,8 +28,10 @@ extern "C" {
 typedef struct vt_splitter_v1 {
     uint32_t struct_size;   /* sizeof(vt_splitter_v1) of the publisher */
     /* *out: a new JSON array of {"command": "<normalised simple command>",
-     * "opaque": true|false}; the caller frees it with cJSON_Delete().
-     * `cmd` is borrowed.  Thread-safe. */
+     * "opaque": true|false, "writes": ["<redirection target>", ...]}
+     * ("writes" only when the command redirects into files; redirections
+     * with no command after them get an entry with command ""); the caller frees
+     * it with cJSON_Delete().  `cmd` is borrowed.  Thread-safe. */
     int (*split)(const char *cmd, cJSON **out);
 } vt_splitter_v1;
 

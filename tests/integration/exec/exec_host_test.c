@@ -400,7 +400,8 @@ static void test_splitter_service(void **state)
     assert_int_equal(sp->split("make test && eval \"$x\" > log", &out), 0);
     char *s = cJSON_PrintUnformatted(out);
     assert_string_equal(s, "[{\"command\":\"make test\",\"opaque\":false},"
-                           "{\"command\":\"eval \\\"$x\\\"\",\"opaque\":true}]");
+                           "{\"command\":\"eval \\\"$x\\\"\",\"opaque\":true,"
+                           "\"writes\":[\"log\"]}]");
     free(s);
     cJSON_Delete(out);
 }

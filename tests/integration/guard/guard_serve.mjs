@@ -133,7 +133,39 @@ async function sharedCounterAndConcurrentPatches() {
   passed++;
 }
 
+// Text typed into a live shell is judged like a command: while
+// verification is required, a writing line is refused before it reaches
+// the shell (the file never appears); a reading line still goes through.
+async function typedCommandsAreJudged() {
+  const ws = workspace();
+  const c = await connect(ws);
+  const sh = await call(c, "exec_command", { cmd: "sh", yield_time_ms: 300 });
+  assert.ok(sh.session_id, JSON.stringify(sh));
+  const type = (chars) => call(c, "write_stdin", { session_id: sh.session_id, chars, yield_time_ms: 1500 });
+  // allowed while under the threshold
+  const first = await type("echo one > typed0.txt\n");
+  assert.notEqual(first.blocked, true, JSON.stringify(first));
+  // up to the threshold (the typed line may have counted as one edit)
+  for (let n = 1; n <= 4; n++) {
+    const e = await exec(c, `echo ${n} >> f.txt`);
+    if (e.blocked) break;
+    assert.equal(e.exit_code, 0, JSON.stringify(e));
+  }
+  const r = await type("echo typed > typed.txt\n");
+  isBlocked(r, "echo typed > typed.txt through write_stdin");
+  assert.match(r.error, /typed\.txt/);
+  isBlocked(await type("touch touched.txt\n"), "touch through write_stdin");
+  const read = await type("cat f.txt\n");
+  assert.notEqual(read.blocked, true, JSON.stringify(read));
+  await new Promise((res) => setTimeout(res, 300));
+  assert.ok(!existsSync(join(ws, "typed.txt")), "the refused line reached the shell");
+  assert.ok(!existsSync(join(ws, "touched.txt")), "the refused line reached the shell");
+  await type("exit\n");
+  passed++;
+}
+
 try {
+  await typedCommandsAreJudged();
   await shellEditsAndRefusals();
   await sharedCounterAndConcurrentPatches();
   console.log(`${passed} passed, 0 failed`);
