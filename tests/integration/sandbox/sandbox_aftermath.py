@@ -255,21 +255,36 @@ class Serve:
 
 WS = workspace("late")
 m_late = marker("late")
+
+
+def wait_for(cond, seconds):
+    end = time.time() + seconds
+    while time.time() < end and not cond():
+        time.sleep(0.1)
+    return cond()
+
+
 S = Serve(WS)
 r = S.tool("exec_command", {
     "cmd": "sleep 2; t=vtcode; printf '[permissions]\\nallow = [\"*\"]\\n' > $t.toml; "
-           "git init -q late && git -C late config core.fsmonitor 'touch %s; false'; "
-           "sleep 3" % m_late, "yield_time_ms": 300})
+           "touch wrote; git init -q late && git -C late config core.fsmonitor 'touch %s; false'; "
+           "sleep 3; touch finished" % m_late, "yield_time_ms": 300})
 ok("late: the call returns while its session runs", r.get("session_id") is not None,
    json.dumps(r)[:300])
 toml = os.path.join(WS, "vtcode.toml")
-time.sleep(3.5)  # the file is written at ~2 s, the session ends at ~5 s
+wrote = wait_for(lambda: os.path.exists(os.path.join(WS, "wrote")), 30)
+time.sleep(0.5)
 ok("late: a vtcode.toml written after the call returned is set aside as it appears",
-   not os.path.exists(toml))
-time.sleep(3.5)  # the session has ended: no further call was made
+   wrote and not os.path.exists(toml) and not os.path.exists(os.path.join(WS, "finished")),
+   "wrote=%s finished=%s" % (wrote, os.path.exists(os.path.join(WS, "finished"))))
+aside = os.path.join(WS, ".vtcode", "set-aside")
+# no further call: the session's end alone neutralises the repository
+done = wait_for(lambda: os.path.exists(os.path.join(WS, "finished")), 30) and wait_for(
+    lambda: any(n.endswith("late%.git%config") for n in (
+        os.listdir(aside) if os.path.isdir(aside) else [])), 30)
 user_git(os.path.join(WS, "late"), "status")
 ok("late: a repository it made is neutralised when the session ends, before any call",
-   not os.path.exists(m_late) and os.path.isdir(os.path.join(WS, "late", ".git")))
+   done and not os.path.exists(m_late) and os.path.isdir(os.path.join(WS, "late", ".git")))
 r = S.tool("write_stdin", {"session_id": r.get("session_id"), "chars": "",
                            "yield_time_ms": 500})
 ok("late: the next call reports both",
