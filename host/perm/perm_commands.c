@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/plugin.h>
 
 /* ---- wrappers ------------------------------------------------------------ */
 
@@ -66,12 +67,84 @@ static int word_is(const char *w, size_t len, const char *s)
     return strlen(s) == len && memcmp(w, s, len) == 0;
 }
 
+/* Wrappers the configuration adds; written only while the engine
+ * starts, read afterwards. */
+static perm_wrapper *extra;
+static size_t nextra;
+
 const perm_wrapper *perm_cmd_wrapper(const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++)
         if (word_is(name, len, wrappers[i].name))
             return &wrappers[i];
+    for (size_t i = 0; i < nextra; i++)
+        if (word_is(name, len, extra[i].name))
+            return &extra[i];
     return NULL;
+}
+
+static void wrapper_free(perm_wrapper *w)
+{
+    free((char *)w->name);
+    for (const char *const *o = w->arg_opts; o && *o; o++)
+        free((char *)*o);
+    free((void *)w->arg_opts);
+}
+
+int perm_cmd_add_wrapper(const char *spec, char **err)
+{
+    *err = NULL;
+    char *copy = strdup(spec), *save = NULL;
+    if (!copy)
+        return VT_ERR_NOMEM;
+    size_t nw = 0;
+    char *words[33];
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        if (nw < 32)
+            words[nw++] = t;
+    int bad = nw == 0 || nw == 32 ||
+              strspn(words[0], "abcdefghijklmnopqrstuvwxyz"
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") != strlen(words[0]);
+    for (size_t i = 1; i < nw && !bad; i++)
+        bad = words[i][0] != '-' || !words[i][1];
+    if (bad) {
+        free(copy);
+        if (asprintf(err,
+                     "[permissions] wrappers: '%s' must be a program name, optionally followed "
+                     "by the options that take a value (\"flock -w -E\")",
+                     spec) < 0)
+            *err = NULL;
+        return VT_ERR_INVALID;
+    }
+    if (perm_cmd_wrapper(words[0], strlen(words[0]))) {
+        free(copy);
+        return VT_OK;
+    }
+    perm_wrapper w = {0};
+    const char **opts = calloc(nw, sizeof *opts);
+    w.name = strdup(words[0]);
+    int ok = opts && w.name;
+    for (size_t i = 1; ok && i < nw; i++)
+        ok = (opts[i - 1] = strdup(words[i])) != NULL;
+    w.arg_opts = opts;
+    perm_wrapper *grown = ok ? realloc(extra, (nextra + 1) * sizeof *grown) : NULL;
+    free(copy);
+    if (!grown) {
+        wrapper_free(&w);
+        return VT_ERR_NOMEM;
+    }
+    extra = grown;
+    extra[nextra++] = w;
+    return VT_OK;
+}
+
+void perm_cmd_clear_wrappers(void)
+{
+    for (size_t i = 0; i < nextra; i++)
+        wrapper_free(&extra[i]);
+    free(extra);
+    extra = NULL;
+    nextra = 0;
 }
 
 int perm_cmd_wrapper_opt(const perm_wrapper *w, const char *opt, size_t len)

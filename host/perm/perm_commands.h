@@ -29,6 +29,15 @@ typedef struct perm_wrapper {
 /* The wrapper called `name` (a base name, `len` bytes), or NULL. */
 const perm_wrapper *perm_cmd_wrapper(const char *name, size_t len);
 
+/* Add a wrapper from configuration ([permissions] wrappers, trusted
+ * layers only): "NAME" or "NAME -o --opt ..." where the options listed
+ * take the next word as their value.  A name already known is left as
+ * it is.  Called while the permission engine starts (one thread).
+ * VT_ERR_INVALID with *err (malloc'd) for a malformed entry. */
+int perm_cmd_add_wrapper(const char *spec, char **err);
+/* Forget the configured wrappers (the engine's fini). */
+void perm_cmd_clear_wrappers(void);
+
 /* Whether option `opt` of wrapper `w` takes the next word (1), is a
  * command option whose value is the command (2), or neither (0). */
 int perm_cmd_wrapper_opt(const perm_wrapper *w, const char *opt, size_t len);

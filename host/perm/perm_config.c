@@ -4,8 +4,10 @@
  * parse is an error naming the file, the line and the key.  The rest of
  * vtcode.toml is shared with other tools and stays free-form. */
 #include "perm_config.h"
+#include "perm_commands.h"
 #include "perm_rules.h"
 #include "perm_strict.h"
+#include "strutil.h"
 #include "toml_reader.h"
 
 #include <math.h>
@@ -193,7 +195,7 @@ void perm_strings_clear(perm_string_list *l)
 }
 
 static const char *const perm_keys[] = {"allow", "ask", "deny", "non_interactive",
-                                        "audit_enabled", "auto", "approval", NULL};
+                                        "audit_enabled", "auto", "approval", "wrappers", NULL};
 
 int perm_approval_parse(const char *s)
 {
@@ -281,6 +283,32 @@ static int load_auto(perm_settings *st, const cJSON *au, const char *path, char 
     return 0;
 }
 
+/* [permissions] wrappers: programs deny and ask rules (and the guard)
+ * look through, added to the command table.  A wrapper changes what the
+ * guard counts as a verification, so only a trusted layer adds them. */
+static int load_wrappers(perm_settings *st, const cJSON *perms, const char *path, int trusted,
+                         char **err)
+{
+    perm_string_list l = {0};
+    int rc = get_strings(perms, "wrappers", "permissions.wrappers", path, &l, err);
+    for (size_t i = 0; rc == 0 && i < l.count; i++) {
+        if (!trusted) {
+            st->ignored_settings = 1;
+            break;
+        }
+        char *why = NULL;
+        rc = perm_cmd_add_wrapper(l.items[i], &why);
+        if (rc == VT_ERR_INVALID) {
+            *err = str_printf("%s: %s", path ? path : "configuration", why ? why : "invalid");
+            free(why);
+        }
+    }
+    for (size_t i = 0; i < l.count; i++)
+        free(l.items[i]);
+    free(l.items);
+    return rc;
+}
+
 int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *path,
                            const char *origin, int trusted, char **err)
 {
@@ -336,6 +364,8 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
     if ((rc = get_bool(perms, "audit_enabled", "permissions.audit_enabled", path, &audit, err)))
         return rc;
     st->audit_enabled |= audit; /* any layer may ask for the audit log */
+    if ((rc = load_wrappers(st, perms, path, trusted, err)))
+        return rc;
 
     const cJSON *au = cJSON_GetObjectItemCaseSensitive(perms, "auto");
     if (!au)

@@ -6,6 +6,7 @@
 #include "permission.h"
 #include "log.h"
 #include "perm_agent.h"
+#include "perm_commands.h"
 #include "perm_audit.h"
 #include "perm_config.h"
 #include "perm_engine.h"
@@ -405,6 +406,7 @@ void permission_fini(void)
     free(P.primary_spec);
     perm_settings_free(&P.st);
     free(P.owned_tools);
+    perm_cmd_clear_wrappers();
     memset(&P, 0, sizeof P);
 }
 

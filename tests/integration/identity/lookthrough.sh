@@ -19,8 +19,9 @@ allow = ["exec_command(git *)", "exec_command(su *)", "exec_command(runuser *)",
          "exec_command(taskset *)", "exec_command(ionice *)", "exec_command(stdbuf *)",
          "exec_command(setsid *)", "exec_command(nohup *)", "exec_command(time *)",
          "exec_command(watch *)", "exec_command(sudo *)", "exec_command(doas *)",
-         "exec_command(ls *)", "exec_command(echo *)"]
+         "exec_command(ls *)", "exec_command(echo *)", "exec_command(mywrap *)"]
 deny = ["exec_command(git push *)", "Bash(rm:*)"]
+wrappers = ["mywrap -x --with"]
 T
 json() { jq -nc --arg c "$1" '{cmd:$c, yield_time_ms:10000}'; }
 decision() { "$V" --workspace "$WS" --config "$WS/vtcode.toml" explain exec_command "$(json "$1")" | jq -r .decision; }
@@ -34,12 +35,12 @@ for c in 'git -C . push origin main' 'git -c k=v push' 'git --no-pager push' \
          'chrt 1 rm victim' 'taskset 0x1 rm victim' 'ionice -c 3 rm victim' \
          'stdbuf -o0 rm victim' 'setsid rm victim' 'nohup rm victim' 'time rm victim' \
          'watch -n 1 rm victim' 'sudo -u root rm victim' 'doas rm victim' "env -S 'rm victim'" \
-         'rm -f victim'; do
+         'rm -f victim' 'mywrap -x arg --with v rm victim' 'mywrap rm victim'; do
     d=$(decision "$c")
     [[ $d == deny ]] || fail "explain: $c" "decision $d, want deny"
 done
 # what still must run
-for c in 'git status' 'ls -la' 'echo rm'; do
+for c in 'git status' 'ls -la' 'echo rm' 'mywrap -x rm'; do
     d=$(decision "$c")
     [[ $d == allow ]] || fail "explain: $c" "decision $d, want allow"
 done
