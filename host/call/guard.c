@@ -370,6 +370,12 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
         guard_snapshot *after = NULL;
         if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
             changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
+        if (guard_snapshot_cut(g->before) || guard_snapshot_cut(after))
+            warn(call, str_printf("anti-blind-editing: the workspace has more than %zu entries "
+                                  "(max_snapshot_entries), so files made or removed beyond "
+                                  "them were not counted; raise the limit, or the inotify "
+                                  "watch limit so that changes are counted by events",
+                                  G.max_entries));
         guard_snapshot_free(after);
         guard_snapshot_free(g->before);
     }

@@ -1,5 +1,7 @@
 /* The guard's counter file: one exclusive flock per read-modify-write,
- * so two processes cannot both see "3 of 4" and both go on. */
+ * so two processes cannot both see "3 of 4" and both go on.  It is host
+ * state, kept under $XDG_STATE_HOME/vthost/guard/ and keyed by the
+ * canonical workspace path: nothing of it appears in the repository. */
 #include "guard_state.h"
 
 #include <cjson/cJSON.h>
@@ -14,6 +16,9 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "log.h"
+#include "paths.h"
+#include "strutil.h"
+#include "ws_index.h"
 
 static pthread_mutex_t local_mu = PTHREAD_MUTEX_INITIALIZER;
 static long local_pending;
@@ -26,32 +31,31 @@ void guard_state_reset_local(void)
     pthread_mutex_unlock(&local_mu);
 }
 
-/* Enter (making it) directory `name` below `dir`, never through a link. */
-static int enter(int dir, const char *name)
+/* $XDG_STATE_HOME/vthost/guard/<key>.json, made as needed (0700: host
+ * data, never the repository's, and outside what commands may write:
+ * the sandbox keeps it read-only where they could). */
+static char *state_path(const char *workspace)
 {
-    int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) {
-        if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
-            return -1;
-        fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    }
-    return fd;
+    char *dir = ws_index_state_dir(), key[17], *f = NULL;
+    ws_index_key(workspace, key);
+    char *sub = dir ? str_printf("%s/guard", dir) : NULL;
+    if (sub && paths_mkdirs(sub, 0700) == VT_OK)
+        f = str_printf("%s/%s.json", sub, key);
+    free(sub);
+    free(dir);
+    return f;
 }
 
 static int open_state(const char *workspace)
 {
-    int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int vt = root >= 0 ? enter(root, ".vtcode") : -1;
-    int st = vt >= 0 ? enter(vt, "state") : -1;
-    const char *base = strrchr(GUARD_STATE_FILE, '/') + 1;
-    int fd = st >= 0 ? openat(st, base, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+    char *f = state_path(workspace);
+    if (!f) {
+        errno = ENOENT;
+        return -1;
+    }
+    int fd = open(f, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     int e = errno;
-    if (root >= 0)
-        close(root);
-    if (vt >= 0)
-        close(vt);
-    if (st >= 0)
-        close(st);
+    free(f);
     errno = e;
     return fd;
 }
@@ -75,6 +79,7 @@ static long read_pending(int fd)
 void guard_state_lock(const char *workspace, guard_state *st)
 {
     memset(st, 0, sizeof *st);
+    st->workspace = workspace;
     st->fd = workspace ? open_state(workspace) : -1;
     if (st->fd >= 0) {
         int rc;
@@ -92,9 +97,10 @@ void guard_state_lock(const char *workspace, guard_state *st)
     if (!warned) {
         warned = 1;
         host_log(VT_LOG_WARNING, NULL,
-                 "anti-blind-editing: %s/%s cannot be used (%s); the count of unverified "
-                 "edits is kept by this process only",
-                 workspace ? workspace : "?", GUARD_STATE_FILE, strerror(errno));
+                 "anti-blind-editing: the state of %s under $XDG_STATE_HOME/vthost/guard/ "
+                 "cannot be used (%s); the count of unverified edits is kept by this process "
+                 "only",
+                 workspace ? workspace : "?", strerror(errno));
     }
     st->pending = local_pending;
 }
@@ -108,11 +114,19 @@ void guard_state_unlock(guard_state *st)
         return;
     }
     if (st->changed) {
-        char buf[64];
-        int n = snprintf(buf, sizeof buf, "{\"pending\":%ld}\n", st->pending);
+        char buf[4352];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "workspace", st->workspace ? st->workspace : "");
+        cJSON_AddNumberToObject(o, "pending", (double)st->pending);
+        char *text = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        int n = snprintf(buf, sizeof buf, "%s\n", text ? text : "");
+        free(text);
+        if (n < 0 || (size_t)n >= sizeof buf) /* a very long path: the count alone */
+            n = snprintf(buf, sizeof buf, "{\"pending\":%ld}\n", st->pending);
         if (ftruncate(st->fd, 0) != 0 || pwrite(st->fd, buf, (size_t)n, 0) != n)
-            host_log(VT_LOG_WARNING, NULL, "anti-blind-editing: cannot write %s: %s",
-                     GUARD_STATE_FILE, strerror(errno));
+            host_log(VT_LOG_WARNING, NULL, "anti-blind-editing: cannot write the state of %s: %s",
+                     st->workspace ? st->workspace : "?", strerror(errno));
     }
     close(st->fd); /* releases the lock */
     st->fd = -1;

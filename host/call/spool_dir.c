@@ -15,6 +15,7 @@
 #include "spool_dir.h"
 #include "strutil.h"
 #include "text_escape.h"
+#include "log.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 
@@ -63,6 +64,19 @@ static char *refusal(const char *what, int err)
     return str_printf("%s cannot be used: %s", what, strerror(err));
 }
 
+/* A .vtcode/ vthost made itself stays out of the repository's status:
+ * its .gitignore ignores everything (itself included). */
+static void ignore_all(int root)
+{
+    int fd = open_beneath(root, ".vtcode/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                          0644);
+    if (fd < 0)
+        return;
+    if (write(fd, "*\n", 2) != 2)
+        host_log(VT_LOG_WARNING, NULL, "cannot write .vtcode/.gitignore: %s", strerror(errno));
+    close(fd);
+}
+
 /* Make and enter SPOOL_DIR without following links: a descriptor of it. */
 static int enter_dir(int root, char **why)
 {
@@ -74,12 +88,15 @@ static int enter_dir(int root, char **why)
             int parent = slash ? open_beneath(root, i ? comps[i - 1] : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
                                : dup(root);
             if (parent >= 0) {
-                if (mkdirat(parent, slash ? slash + 1 : comps[i], 0755) < 0 && errno != EEXIST) {
+                int made = mkdirat(parent, slash ? slash + 1 : comps[i], 0755) == 0;
+                if (!made && errno != EEXIST) {
                     int e = errno;
                     close(parent);
                     *why = refusal(comps[i], e);
                     return -1;
                 }
+                if (i == 0 && made)
+                    ignore_all(root);
                 close(parent);
             }
             fd = open_beneath(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);

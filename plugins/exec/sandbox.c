@@ -415,9 +415,22 @@ static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
     struct stat st;
     if (!sb->vtcode_dir || lstat(sb->vtcode_dir, &st) == 0 || errno != ENOENT)
         return;
-    if (mkdir(sb->vtcode_dir, 0755) != 0 && errno != EEXIST && !p->truncated)
+    if (mkdir(sb->vtcode_dir, 0755) == 0) {
+        /* made by vthost, so kept out of the repository's status */
+        int d = open(sb->vtcode_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int fd = d >= 0 ? openat(d, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                                      O_CLOEXEC, 0644)
+                        : -1;
+        if (fd >= 0 && write(fd, "*\n", 2) != 2 && !p->truncated)
+            p->truncated = strdup("cannot write .vtcode/.gitignore");
+        if (fd >= 0)
+            close(fd);
+        if (d >= 0)
+            close(d);
+    } else if (errno != EEXIST && !p->truncated) {
         p->truncated = strdup("cannot create the workspace's .vtcode/: a command could create "
                               "it (and agent definitions in it)");
+    }
 }
 
 int sandbox_policy_check(const sandbox *sb, char **warning)

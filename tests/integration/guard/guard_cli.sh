@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Anti-blind-editing across separate `vthost call` processes: each run
-# reads and updates the workspace's one counter (.vtcode/state), so shell
+# reads and updates the workspace's one counter ($XDG_STATE_HOME), so shell
 # edits made by earlier runs block later ones, `make --version` does not
 # verify while `make` does, and of six patches started at once at the
 # threshold exactly one applies.

@@ -18,13 +18,14 @@
 #include "guard_match.h"
 #include "guard_snapshot.h"
 #include "subjects.h"
+#include "ws_index.h"
 
 static tool_entry patch_tool = {.t = {.name = "apply_patch",
                                       .effects = VT_EFFECT_MUTATES_WORKSPACE}};
 static tool_entry exec_tool = {.t = {.name = "exec_command", .effects = VT_EFFECT_EXECUTES}};
 static tool_entry read_tool = {.t = {.name = "code_search", .effects = VT_EFFECT_READ_ONLY}};
 
-static char ws[64];
+static char ws[64], state_home[64];
 
 static void init(const char *toml_as_json)
 {
@@ -36,10 +37,13 @@ static void init(const char *toml_as_json)
     cJSON_Delete(cfg);
 }
 
+/* The count lives under $XDG_STATE_HOME/vthost/guard/, keyed by the
+ * workspace path. */
 static void reset_count(void)
 {
-    char p[128];
-    snprintf(p, sizeof p, "%s/.vtcode/state/anti_blind_editing.json", ws);
+    char p[256], key[17];
+    ws_index_key(ws, key);
+    snprintf(p, sizeof p, "%s/vthost/guard/%s.json", state_home, key);
     unlink(p);
 }
 
@@ -98,6 +102,9 @@ static int setup(void **state)
     (void)state;
     strcpy(ws, "/tmp/vthost-guard-unit.XXXXXX");
     assert_non_null(mkdtemp(ws));
+    strcpy(state_home, "/tmp/vthost-guard-state.XXXXXX");
+    assert_non_null(mkdtemp(state_home));
+    setenv("XDG_STATE_HOME", state_home, 1);
     /* make verifies only where there is a build file to run */
     char mk[256];
     snprintf(mk, sizeof mk, "%s/Makefile", ws);
@@ -112,8 +119,8 @@ static int teardown(void **state)
 {
     (void)state;
     guard_fini();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", ws, state_home);
     assert_int_equal(system(cmd), 0);
     return 0;
 }
@@ -310,9 +317,8 @@ static void write_file(const char *rel, const char *text)
     fclose(f);
 }
 
-static void test_shell_edits_counted(void **state)
+static void shell_edits_counted(void)
 {
-    (void)state;
     reset_count();
     init(NULL);
     char p[256];
@@ -356,6 +362,40 @@ static void test_shell_edits_counted(void **state)
         end(&c);
     }
     assert_false(blocked(&patch_tool));
+}
+
+static void test_shell_edits_counted(void **state)
+{
+    (void)state;
+    shell_edits_counted();
+}
+
+/* The same, counted from the workspace index's events (serve), in a
+ * directory made during a command too. */
+static void test_shell_edits_counted_by_events(void **state)
+{
+    (void)state;
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(ws, WS_INDEX_LIVE, &ix), 0);
+    ws_index_set_current(ix);
+    assert_int_equal(ws_index_refresh(ix, 1, NULL), 0);
+    assert_true(ws_index_event_driven(ix));
+    shell_edits_counted();
+    /* a file in a directory the command made counts and is named */
+    reset_count();
+    init("{\"tools\":{\"anti_blind_editing\":{\"max_unverified_mutations\":1}}}");
+    vt_call c;
+    assert_false(begin(&c, &exec_tool, NULL));
+    char p[256];
+    snprintf(p, sizeof p, "%s/newdir", ws);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/newdir/deeper", ws);
+    mkdir(p, 0755);
+    write_file("newdir/deeper/made.c", "x\n");
+    end(&c);
+    assert_true(blocked(&patch_tool));
+    ws_index_set_current(NULL);
+    ws_index_close(ix);
 }
 
 static void test_snapshot_diff(void **state)
@@ -485,6 +525,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_report_details, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writers_refused_while_blocked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shell_edits_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shell_edits_counted_by_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_diff, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_patches, setup, teardown),
