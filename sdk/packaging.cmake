@@ -31,8 +31,15 @@ set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
-# Stripped binaries; their debug symbols go to <package>-dbgsym (.ddeb).
-set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+# Stripped binaries.  Their debug symbols go to <package>-dbgsym (.ddeb)
+# only on request: CPack writes those without the md5sums, copyright and
+# changelog lintian requires, so they are not built by default.
+option(VTHOST_DBGSYM "also build <package>-dbgsym packages with the debug symbols (not lintian-clean)" OFF)
+if(VTHOST_DBGSYM)
+  set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+else()
+  set(CPACK_STRIP_FILES ON)
+endif()
 # 0755 directories whatever the builder's umask: the host refuses plugin
 # directories that others can write.
 set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS

@@ -127,6 +127,21 @@ codex)
     from_add=$(timeout 60 codex mcp list --json 2>/dev/null | jq -c '[.[] | select(.name == "vthost") | .transport]')
     check_eq "codex mcp add == the documented config.toml" "$from_toml" "$from_add"
 
+    # The unattended entry (the ```toml block with default_tools_approval_mode)
+    # is one Codex reads: the server is listed, enabled, with its arguments.
+    fresh_home unattended
+    mkdir -p "$HOME/.codex"
+    awk '/^```toml/ { b = ""; inside = 1; next }
+         inside && /^```/ { if (b ~ /default_tools_approval_mode/) { printf "%s", b; exit } inside = 0; next }
+         inside { b = b $0 "\n" }' "$DOC" >"$HOME/.codex/config.toml"
+    check "unattended entry from the page" 'default_tools_approval_mode = "approve"' \
+        "$(cat "$HOME/.codex/config.toml")"
+    js=$(timeout 60 codex mcp list --json 2>"$T/codex-unattended.err"); rc=$?
+    check_eq "codex mcp list (unattended entry): exit" 0 "$rc"
+    check_eq "codex mcp list: vthost serve --approval sandboxed" "true vthost serve --approval sandboxed" \
+        "$(jq -r '.[] | select(.name == "vthost") |
+                  "\(.enabled) \(.transport.command) \(.transport.args | join(" "))"' <<<"$js")"
+
     # Codex starts the configured servers to build the model's input;
     # `codex debug prompt-input` does that without a model or network.
     # vthost's initialize instructions in it show the server connected,
