@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "http_auth.h"
+#include "http_jwt.h"
 #include "paths.h"
 #include "strutil.h"
 
@@ -92,9 +93,8 @@ int http_auth_open(const http_config *c, int *created, char **err)
     *created = 0;
     *err = NULL;
     if (c->oauth) {
-        *err = strdup("[oauth] in http.toml: OAuth access tokens are not supported yet; "
-                      "remove the [oauth] table to use the server's bearer token");
-        return -1;
+        oauth = 1;
+        return http_jwt_open(c, err);
     }
     if (access(c->token_file, F_OK) != 0 && errno == ENOENT) {
         if (make_token(c->token_file, err) < 0)
@@ -135,6 +135,8 @@ int http_auth_check(const char *authorization, char owner[HTTP_OWNER_MAX], const
     const char *cred = authorization + 7;
     while (*cred == ' ')
         cred++;
+    if (oauth)
+        return http_jwt_check(cred, owner, error, desc);
     if (!*token || !same_secret(cred, token)) {
         *error = "invalid_token";
         *desc = "the bearer token is not this server's token";

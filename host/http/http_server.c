@@ -640,8 +640,15 @@ int http_serve(const char *listen, const char *token_file)
     }
     if (created)
         print_snippet(cfg.token_file);
-    fprintf(stderr, "vthost: serving MCP over HTTP at %s (workspace %s)\n", endpoint_url,
-            host_workspace() ? host_workspace() : ".");
+    char *local = NULL;
+    if (cfg.public_url) {
+        http_config tmp = cfg;
+        tmp.public_url = NULL;
+        local = http_config_url(&tmp, port);
+    }
+    fprintf(stderr, "vthost: serving MCP over HTTP at %s (listening on %s, workspace %s)\n",
+            endpoint_url, local ? local : endpoint_url, host_workspace() ? host_workspace() : ".");
+    free(local);
 
     /* One workspace for every client: roots never move it. */
     mcp_roots_enable(0);

@@ -3,7 +3,7 @@
 // and a scratch XDG_CONFIG_HOME (its token file and http.toml), and the
 // official SDK client's Streamable HTTP transport.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -33,7 +33,7 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
   const exited = new Promise((r) => child.on("exit", (code, sig) => r({ code, sig })));
   const url = await new Promise((resolve, reject) => {
     const t = setInterval(() => {
-      const m = stderr.match(/serving MCP over HTTP at (\S+)/);
+      const m = stderr.match(/serving MCP over HTTP at \S+ \(listening on (\S+),/);
       if (m) {
         clearInterval(t);
         resolve(m[1]);
@@ -44,7 +44,8 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
       reject(new Error(`server exited (${JSON.stringify(e)}): ${stderr}`));
     });
   });
-  const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : readFileSync(join(cfg, "vthost", "http-token"), "utf8").trim();
+  const tf = tokenFile ?? join(cfg, "vthost", "http-token");
+  const token = existsSync(tf) ? readFileSync(tf, "utf8").trim() : null; // none in OAuth mode
   const srv = {
     url,
     base: url.replace(/\/mcp$/, ""),

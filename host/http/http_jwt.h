@@ -1,0 +1,22 @@
+/* OAuth 2.1 resource-server mode of `vthost serve --http`: access tokens
+ * are JWTs signed by the authorization server, checked against its
+ * public keys (a JWKS file or one PEM key) for signature, iss, aud and
+ * exp.  libjwt is opened by soname on first use (jwt_lib in this file is
+ * the only place that names it). */
+#ifndef VTHOST_HTTP_JWT_H
+#define VTHOST_HTTP_JWT_H
+
+#include "http_auth.h"
+#include "http_config.h"
+
+/* Load the keys named in c ([oauth]).  Returns 0, or -1 with *err
+ * (malloc'd). */
+int http_jwt_open(const http_config *c, char **err);
+void http_jwt_close(void);
+
+/* As http_auth_check for a bearer credential: 0 and owner ("sub:..."),
+ * or 401 with *error "invalid_token" and *desc why. */
+int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **error,
+                   const char **desc);
+
+#endif

@@ -1,0 +1,108 @@
+// `vthost serve --http` as an OAuth 2.1 resource server: JWT access tokens
+// checked against the authorization server's keys (a JWKS file) for
+// signature, iss, aud and exp; RFC 9728 metadata; 401 with
+// WWW-Authenticate naming it; sessions owned per token subject.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { generateKeyPairSync, createSign, createHmac } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, connect, cleanup, post, initSession, INIT, text } from "./http_lib.mjs";
+
+after(cleanup);
+
+const ISS = "https://auth.vthost.test";
+const AUD = "https://vthost.test/mcp";
+const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const jwk = { ...publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "RS256" };
+const ecJwk = { ...ec.publicKey.export({ format: "jwk" }), kid: "e1", use: "sig" };
+const dir = mkdtempSync(join(tmpdir(), "vthost-oauth-"));
+writeFileSync(join(dir, "jwks.json"), JSON.stringify({ keys: [jwk, ecJwk] }));
+
+const b64u = (x) => Buffer.from(x).toString("base64url");
+function jwt(claims, { key = privateKey, alg = "RS256", kid = "k1", hmacKey } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  const header = b64u(JSON.stringify({ alg, typ: "JWT", kid }));
+  const body = b64u(JSON.stringify({ iss: ISS, aud: AUD, sub: "alice", iat: now, exp: now + 300, ...claims }));
+  const input = `${header}.${body}`;
+  if (alg === "none") return `${input}.`;
+  if (alg.startsWith("HS")) return `${input}.${createHmac("sha256", hmacKey).update(input).digest("base64url")}`;
+  const s = createSign("SHA256");
+  s.update(input);
+  const sig = alg.startsWith("ES") ? s.sign({ key, dsaEncoding: "ieee-p1363" }) : s.sign(key);
+  return `${input}.${sig.toString("base64url")}`;
+}
+
+const srv = await startServer({
+  httpToml: `public_url = "${AUD}"
+[oauth]
+issuer = "${ISS}"
+jwks_file = "${join(dir, "jwks.json")}"
+authorization_servers = ["${ISS}"]
+scopes = "mcp:tools"
+`,
+});
+
+test("RFC 9728 metadata names the resource and its authorization server", async () => {
+  for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
+    const r = await fetch(srv.base + path);
+    assert.equal(r.status, 200);
+    const m = await r.json();
+    assert.equal(m.resource, AUD);
+    assert.deepEqual(m.authorization_servers, [ISS]);
+    assert.deepEqual(m.scopes_supported, ["mcp:tools"]);
+  }
+});
+
+test("no token: 401 whose WWW-Authenticate points at the metadata", async () => {
+  const r = await post(srv, INIT, { token: null });
+  assert.equal(r.status, 401);
+  const www = r.headers.get("www-authenticate");
+  assert.match(www, /^Bearer resource_metadata="https:\/\/vthost\.test\/\.well-known\/oauth-protected-resource\/mcp"/);
+  assert.match(www, /scope="mcp:tools"/);
+});
+
+test("a valid access token (RSA, and EC P-256) runs the SDK client and a tool", async () => {
+  const c = await connect(srv, { token: jwt({}) });
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd: "echo oauth-ok" } });
+  assert.match(r.structuredContent.output, /oauth-ok/, text(r));
+  const e = await post(srv, INIT, { token: jwt({ sub: "ec-user" }, { key: ec.privateKey, alg: "ES256", kid: "e1" }) });
+  assert.equal(e.status, 200, e.text);
+});
+
+test("expired, wrong audience, wrong issuer, no exp, foreign key, alg none, HS256 with the public key: 401", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const pem = publicKey.export({ type: "spki", format: "pem" });
+  const cases = {
+    expired: [jwt({ exp: now - 120 }), /expired/],
+    audience: [jwt({ aud: "https://elsewhere.test/mcp" }), /aud/],
+    issuer: [jwt({ iss: "https://evil.test" }), /iss/],
+    noexp: [jwt({ exp: undefined }), /exp/],
+    foreign: [jwt({}, { key: other.privateKey }), /signature/],
+    none: [jwt({}, { alg: "none" }), /alg/],
+    confusion: [jwt({}, { alg: "HS256", hmacKey: pem }), /alg/],
+    garbage: ["not-a-jwt", /not a JWT/],
+  };
+  for (const [name, [tok, why]] of Object.entries(cases)) {
+    const r = await post(srv, INIT, { token: tok });
+    assert.equal(r.status, 401, name);
+    const www = r.headers.get("www-authenticate");
+    assert.match(www, /error="invalid_token"/, name);
+    assert.match(www, why, `${name}: ${www}`);
+  }
+  // an audience array naming this server is fine
+  assert.equal((await post(srv, INIT, { token: jwt({ aud: ["x", AUD] }) })).status, 200);
+});
+
+test("a session belongs to its token's subject: another subject gets 404", async () => {
+  const alice = jwt({ sub: "alice" });
+  const sid = await initSession(srv, { token: alice });
+  const bob = await post(srv, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token: jwt({ sub: "bob" }), session: sid });
+  assert.equal(bob.status, 404);
+  const mine = await post(srv, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token: alice, session: sid });
+  assert.equal(mine.status, 200);
+  assert.doesNotMatch(srv.stderr(), new RegExp(alice.slice(-20)));
+});
