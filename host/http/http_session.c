@@ -373,8 +373,29 @@ static void stop_session(http_session *s)
         exec->end_client)
         exec->end_client(s->client_id);
     pthread_mutex_lock(&s->mu);
-    for (http_stream *st = s->streams; st; st = st->next)
+    for (http_stream *st = s->streams; st; st = st->next) {
+        /* A request still unanswered gets an error, not silence: its
+         * client would otherwise wait for an answer that never comes. */
+        if (st->req_id && !st->answered && !st->gone) {
+            cJSON *m = cJSON_CreateObject();
+            cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+            cJSON_AddItemToObject(m, "id", cJSON_Duplicate(st->req_id, 1));
+            cJSON *e = cJSON_AddObjectToObject(m, "error");
+            cJSON_AddNumberToObject(e, "code", -32603);
+            cJSON_AddStringToObject(e, "message",
+                                    "The session ended before the call finished (the server is "
+                                    "stopping, or the session was deleted or expired)");
+            char *text = cJSON_PrintUnformatted(m);
+            cJSON_Delete(m);
+            msg *em = text ? msg_new(text, strlen(text)) : NULL;
+            free(text);
+            if (em) {
+                st->answered = 1;
+                push_locked(st, em);
+            }
+        }
         pthread_cond_broadcast(&st->cond);
+    }
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -224,14 +224,27 @@ test("search_tools expands a deferred tool: list_changed on the GET stream, then
 test("SIGTERM: a running call finishes and answers, then the server exits 0", async () => {
   const s5 = await startServer();
   const c = await connect(s5);
-  const pending = c.callTool({ name: "exec_command", arguments: { cmd: "sleep 1; echo drained", yield_time_ms: 10000 } }, undefined, { timeout: 30000 });
-  await sleep(300);
+  const marker = `1.${process.pid}4`;
+  const pending = c.callTool({ name: "exec_command", arguments: { cmd: `sleep ${marker}; echo drained`, yield_time_ms: 10000 } }, undefined, { timeout: 30000 });
+  await waitFor(() => aliveMarker(marker), 5000, "the call to be running");
   s5.child.kill("SIGTERM");
   const r = await pending;
   assert.match(r.structuredContent.output, /drained/);
   const e = await s5.exited;
   assert.equal(e.code, 0, s5.stderr());
   assert.doesNotMatch(s5.stderr(), /Sanitizer|runtime error/);
+});
+
+test("a call cut short by the end of its session gets an error, not silence", async () => {
+  const s6 = await startServer({ httpToml: "shutdown_grace_seconds = 0\n" });
+  const c = await connect(s6);
+  const marker = `31.${process.pid}5`;
+  const pending = c.callTool({ name: "exec_command", arguments: { cmd: `exec sleep ${marker}`, yield_time_ms: 20000 } }, undefined, { timeout: 30000 });
+  await waitFor(() => aliveMarker(marker), 5000, "the call to be running");
+  s6.child.kill("SIGTERM");
+  await assert.rejects(pending, /session ended before the call finished/);
+  assert.equal((await s6.exited).code, 0);
+  await waitFor(() => !aliveMarker(marker), 5000, "the command to end with the server");
 });
 
 test("no server reported a sanitizer error; the token never reached stderr after its one showing", async () => {
