@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ typedef struct aftermath {
     am_id *base; /* git directories and .git entries at the baseline */
     size_t nbase;
     unsigned ide_base; /* bit i: sandbox_ide_names[i] existed at the baseline */
+    uint64_t mark;     /* the index's change mark at the baseline */
+    int marked;        /* mark is set */
     int based;         /* a baseline was taken (before it, no sandboxed
                           command ran: nothing is new) */
     int live;          /* sandboxed sessions whose process tree runs */
@@ -522,6 +525,48 @@ static void late_policy(aftermath *am, const sandbox *sb, char **report)
 }
 
 /* With am->mu held. */
+/* Bare repositories in subdirectories: git finds one from every
+ * directory below it that has no .git, and no .git entry names it.  The
+ * index's change log since the baseline says which HEAD, config or
+ * hooks/ entries were written; a directory holding one that is a git
+ * directory is neutralised (a user's bare repository only when a command
+ * changed exactly those). */
+static void bare_check(aftermath *am, const sandbox *sb, int *asidefd, char **report)
+{
+    cJSON *o = NULL;
+    if (!am->marked || !sb->index || sb->index->changes_since(NULL, am->mark, &o) != VT_OK || !o)
+        return;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "changes"))
+    {
+        const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        if (!rel || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo")))
+            continue;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", sb->roots[0], rel);
+        /* HEAD or config: its directory; hooks/NAME: two levels up */
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir)
+                break;
+            *slash = '\0';
+            if (strlen(dir) > strlen(sb->roots[0]) && is_git_dir(dir)) {
+                if (*asidefd < 0)
+                    *asidefd = aside_open(sb);
+                neutralise_gitdir(am, sb, *asidefd, dir, NULL, 0, report);
+                break;
+            }
+        }
+    }
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete"))) {
+        static const char msg[] = "changes in the workspace were too many to follow: a bare "
+                                  "repository made in a subdirectory may not be neutralised";
+        if (!*report || !strstr(*report, msg))
+            append(report, msg);
+    }
+    cJSON_Delete(o);
+}
+
 static void check_locked(aftermath *am, const sandbox *sb, const found *f, char **report)
 {
     int asidefd = -1;
@@ -544,6 +589,7 @@ static void check_locked(aftermath *am, const sandbox *sb, const found *f, char 
     }
     /* `git init --bare .`: the workspace itself becomes the repository
      * of every directory in it without a .git */
+    bare_check(am, sb, &asidefd, report);
     if (is_git_dir(sb->roots[0])) {
         if (asidefd < 0)
             asidefd = aside_open(sb);
@@ -578,6 +624,10 @@ static void ide_base_set(aftermath *am, const sandbox *sb)
     if (is_git_dir(sb->roots[0]))
         base_add(am, sb->roots[0]);
     am->based = 1;
+    if (sb->index) {
+        am->mark = sb->index->mark(NULL);
+        am->marked = 1;
+    }
     am->ide_base = 0;
     for (size_t i = 0; sandbox_ide_names[i]; i++) {
         char path[PATH_MAX];

@@ -152,6 +152,17 @@ ok("bare: a workspace made a bare repository runs no alias for the user",
    not os.path.exists(m_bare), warnings(r)[:300])
 ok("bare: the warnings say so", "alias.st" in warnings(r), warnings(r)[:300])
 
+# a subdirectory made a bare repository: found from every directory below it
+# without a .git, even in a workspace that has one at its root
+WS = workspace("bare-sub")
+user_git(WS, "init", "-q")
+os.makedirs(os.path.join(WS, "src", "components"))
+m_sub = marker("bare-sub-alias")
+r = call(WS, "git init -q --bare src && git --git-dir=src config alias.st '!touch %s'" % m_sub)
+user_git(os.path.join(WS, "src", "components"), "st")
+ok("bare: a subdirectory made a bare repository runs no alias for the user",
+   not os.path.exists(m_sub), warnings(r)[:300])
+
 # ---- a gitfile naming a hostile git directory in the workspace ------------------------
 WS = workspace("gitfile")
 m_gf, m_out = marker("gitfile"), marker("gitfile-outside")
