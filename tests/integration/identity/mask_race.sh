@@ -19,7 +19,7 @@ cat > "$WS/vtcode.toml" <<'T'
 [permissions]
 allow = ["exec_command(python3 *)", "exec_command(stat *)", "exec_command(cp *)",
          "exec_command(wc *)"]
-deny = ["exec_command(rm *)"]
+deny = ["exec_command(rm *)", "exec_command(stat -rf *)", "exec_command(python3 -X *)"]
 T
 cp "$HERE/race.py" "$WS/race.py"
 json() { jq -nc --arg c "$1" '{cmd:$c, yield_time_ms:280000}'; }
@@ -31,6 +31,9 @@ if [[ $out == *'"sandbox":"none"'* || $out == *"cannot create PID and mount name
 fi
 [[ $(jq -r .output <<<"$out") == $'character special file\ncharacter special file'* ]] ||
     fail "rm is masked in the session" "$out"
+# an argument-level deny masks nothing: python3 and stat still run
+out=$(call 'stat -L -c %F /usr/bin/stat')
+[[ $(jq -r .output <<<"$out") == 'regular file'* ]] || fail "stat -rf * masks nothing" "$out"
 out=$(call 'cp /usr/bin/rm ./copy; wc -c < ./copy')
 [[ $(jq -r .output <<<"$out") == 0* ]] || fail "a copy of a masked rm is empty" "$out"
 
