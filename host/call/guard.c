@@ -25,6 +25,7 @@
  *   max_snapshot_entries = 100000 */
 #include "guard.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,9 @@
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
+#include "services.h"
 #include "ws_index.h"
+#include <vthost/services.h>
 
 #define GUARD_DEFAULT_THRESHOLD 4
 #define GUARD_DEFAULT_MAX_ENTRIES 100000
@@ -64,11 +67,21 @@ struct guard_call {
     guard_state st;
     int mutated;             /* the tool noted an effective mutation */
     int verified;            /* a command it finished was a verification */
+    int exited;              /* its command ended within the call */
     long pending_before;
     guard_snapshot *before;  /* commands without events: the workspace before */
     ws_index *index;         /* commands with events: the index and the mark */
     ws_mark mark;
 };
+
+/* A command that outlives its call (a session) goes on changing the
+ * workspace: its changes are the index's events after the call, counted
+ * at the next guarded call while any session lives. */
+static struct {
+    pthread_mutex_t mu;
+    int on;
+    ws_mark mark;
+} B = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static struct {
     int enabled, require_success, detect;
@@ -335,6 +348,7 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
 }
 
 static void warn(vt_call *call, char *msg);
+static char *name_list(char **names, size_t shown, size_t total);
 
 /* Before a command: a mark in the index's change log, or, when the index
  * cannot follow the workspace by events, a snapshot. */
@@ -382,6 +396,44 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
     return changed;
 }
 
+static int sessions_live(void)
+{
+    const vt_sessions_v1 *s = services_lookup(VT_SESSIONS_SERVICE);
+    return s && s->struct_size >= sizeof(vt_sessions_v1) ? s->live_count() : 0;
+}
+
+/* What commands still running from earlier calls changed since the last
+ * look (0 when none runs, or the index cannot say). */
+static size_t background_changes(char **names)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&B.mu);
+    ws_index *ix = ws_index_current();
+    if (B.on && ix) {
+        int complete = 1;
+        ws_index_refresh(ix, 1, NULL);
+        n = ws_index_changes(ix, B.mark, 1, names, NAMES_SHOWN, &complete);
+        B.mark = ws_index_mark(ix);
+        if (!sessions_live())
+            B.on = 0;
+    }
+    pthread_mutex_unlock(&B.mu);
+    return n;
+}
+
+/* After a call: from now on, look again from here; a command that did
+ * not end within its call is followed on. */
+static void background_after(const struct guard_call *g)
+{
+    pthread_mutex_lock(&B.mu);
+    ws_index *ix = ws_index_current();
+    if (ix && (B.on || (g->index && !g->exited))) {
+        B.on = 1;
+        B.mark = ws_index_mark(ix);
+    }
+    pthread_mutex_unlock(&B.mu);
+}
+
 int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
 {
     *blocked = NULL;
@@ -394,6 +446,20 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     if (!g)
         return 0;
     guard_state_lock(G.workspace, &g->st);
+    char *bg[NAMES_SHOWN] = {0};
+    size_t nbg = background_changes(bg);
+    if (nbg) {
+        size_t shown = nbg < NAMES_SHOWN ? nbg : NAMES_SHOWN;
+        char *list = name_list(bg, shown, nbg);
+        g->st.pending++;
+        g->st.changed = 1;
+        warn(call, str_printf("anti-blind-editing: a command still running from an earlier "
+                              "call changed the workspace (%s): counted as an unverified change",
+                              list ? list : ""));
+        free(list);
+    }
+    for (size_t i = 0; i < NAMES_SHOWN; i++)
+        free(bg[i]);
     g->pending_before = g->st.pending;
     int over = g->st.pending >= G.threshold;
     char *because = over && !mutator ? would_mutate(subjects) : NULL;
@@ -450,6 +516,7 @@ void guard_end(vt_call *call)
     call->guard = NULL;
     char *names[NAMES_SHOWN] = {0};
     size_t changed = watch_end(call, g, names);
+    background_after(g);
     if (!g->locked)
         guard_state_lock(G.workspace, &g->st);
     long before = g->st.pending;
@@ -506,6 +573,8 @@ void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value
         verified = completed(value) && report_verifies(detail);
     else if (kind == VT_NOTE_COMMAND_EXIT)
         verified = completed(value) && text_verifies(detail);
+    if (g && (kind == VT_NOTE_COMMAND_RAN || kind == VT_NOTE_COMMAND_EXIT))
+        g->exited = 1;
     if (!mutated && !verified)
         return;
     if (g) {
