@@ -41,13 +41,15 @@ objs=$(loaded "$V" tools)
 for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so libmicrohttpd libjwt libgnutls; do
     check_not "bare start: no $lib" "$lib" "$objs"
 done
+# search_tools also ranks the tools already listed, so a search stems its
+# words (libstemmer) even when nothing is deferred; one that matches
+# nothing still scores nothing.
 objs=$(loaded "$V" call search_tools '{"query":"review pull requests"}')
-check_not "searching an empty catalog: no stemmer" "libstemmer" "$objs"
 # The math library scores search results (a sanitizer runtime brings it).
 if ldd "$V" | grep -q 'libm\.so'; then
     echo "skip no libm at start: the executable itself links it (sanitizer runtime)"
 else
-    check_not "searching an empty catalog: no libm" "libm.so" "$objs"
+    check_not "a search that matches nothing: no libm" "libm.so" "$objs"
     check_not "bare start: no libm" "libm.so" "$(loaded "$V" tools)"
 fi
 check_not "a one-shot call under the default policy: no libpcre2" "libpcre2" "$objs"
