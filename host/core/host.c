@@ -331,7 +331,9 @@ static int load_config(const char *explicit_path, char **err)
         free(user);
         user = NULL;
     }
-    if (ws && !file_exists(ws)) {
+    struct stat wl;
+    int ws_link = ws && lstat(ws, &wl) == 0 && S_ISLNK(wl.st_mode);
+    if (ws && !ws_link && !file_exists(ws)) {
         free(ws);
         ws = NULL;
     }
@@ -340,6 +342,16 @@ static int load_config(const char *explicit_path, char **err)
         free(ws); /* --config names the workspace's own file: trusted */
         ws = NULL;
         named = 1;
+    }
+    if (ws && ws_link) {
+        /* a link lets a command (or the repository) make the policy any
+         * file at all, and change it behind the sandbox's read-only mount */
+        *err = str_printf("%s is a symbolic link: a workspace's policy file is never read "
+                          "through a link. Replace it with a regular file, or name it with "
+                          "--config if you mean to use its target", ws);
+        free(user);
+        free(ws);
+        return VT_ERR_INVALID;
     }
     if (explicit_path && same_file(explicit_path, user)) {
         free(user);

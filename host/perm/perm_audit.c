@@ -1,11 +1,12 @@
 /* Audit log writer. */
 #include "perm_audit.h"
-#include "paths.h"
+#include "beneath.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
@@ -21,23 +22,26 @@ int perm_audit_append(const char *workspace, cJSON *record)
     snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000L);
     cJSON_AddStringToObject(record, "time", ts);
 
-    char *dir = NULL, *file = NULL;
-    if (asprintf(&dir, "%s/.vtcode/audit", workspace) < 0)
-        return VT_ERR_NOMEM;
-    int rc = paths_mkdirs(dir, 0755);
-    if (rc == 0 && asprintf(&file, "%s/permissions.jsonl", dir) < 0)
-        rc = VT_ERR_NOMEM;
-    free(dir);
-    if (rc < 0)
-        return rc;
-    char *text = cJSON_PrintUnformatted(record);
-    int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    free(file);
+    /* .vtcode/ is the workspace's: a command may have planted a link
+     * anywhere on the way, so nothing is followed (beneath.h) */
+    int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return VT_ERR_IO;
+    int fd = -1;
+    if (beneath_mkdirs(root, ".vtcode/audit", 0755) == 0)
+        fd = beneath_open(root, ".vtcode/audit/permissions.jsonl",
+                          O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    close(root);
+    struct stat st; /* nor a second name of a file elsewhere */
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
+        close(fd);
+        fd = -1;
+    }
+    char *text = fd >= 0 ? cJSON_PrintUnformatted(record) : NULL;
     if (!text || fd < 0) {
-        free(text);
         if (fd >= 0)
             close(fd);
-        return text ? VT_ERR_IO : VT_ERR_NOMEM;
+        return fd >= 0 ? VT_ERR_NOMEM : VT_ERR_IO;
     }
     size_t len = strlen(text);
     text[len] = '\n'; /* replaces the terminator: written as one record */

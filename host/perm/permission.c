@@ -909,7 +909,10 @@ static void audit(const perm_request *req, const perm_eval *ev, const outcome *o
     cJSON_AddItemToObject(o, "trace", perm_eval_trace(ev));
     (void)req;
     if (perm_audit_append(P.st.workspace, o) < 0)
-        host_log(VT_LOG_WARNING, "permissions", "cannot append to the audit log");
+        host_log(VT_LOG_WARNING, "permissions", "cannot append to the audit log "
+                 ".vtcode/audit/permissions.jsonl: a symbolic link, a second name of another "
+                 "file or something not a directory on the way (never followed); the record "
+                 "was not written");
     cJSON_Delete(o);
 }
 
