@@ -174,6 +174,15 @@ PERMISSIVE = {
     "mcp.providers[].headers.*": None,
     "mcp.providers[].env_http_headers.*": None,
     "mcp.providers[].protocol_version": None,
+    "permissions.wrappers": ["sh -c", "env"],
+    # http.toml's keys (docs/clients.md), a file of the user's own that is
+    # never read from a workspace: set here all the same
+    "public_url": "http://0.0.0.0:1/mcp",
+    "allowed_origins": ["*"],
+    "oauth.issuer": "http://127.0.0.1:9/",
+    "oauth.jwks_file": f"{root}/jwks.json",
+    "oauth.authorization_servers": ["http://127.0.0.1:9/"],
+    "oauth.scopes": [],
     # a client's configuration shown in the docs (Codex), not vthost's
     "mcp_servers.*": None,
 }
