@@ -208,14 +208,125 @@ static int budget_whole_response(vt_call *call, const char *const *keep, cJSON *
     return spool_finish(s, response, &call->warnings);
 }
 
+/* Is `name` in the "required" list of the tool's output schema? */
+static int required_member(const cJSON *schema, const char *name)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(
+                              schema, "required")) if (cJSON_IsString(r) &&
+                                                       strcmp(r->valuestring, name) == 0) return 1;
+    return 0;
+}
+
+/* Keep only small members of an over-budget response: numbers, booleans,
+ * short strings (within half the budget); a long member the output
+ * schema requires stays, emptied, so the response keeps its shape.
+ * "output" and the spool's own members are left to spool_finish. */
+#define KEEP_STRING_MAX 200
+static void keep_small_members(const tool_entry *e, cJSON *response, size_t budget)
+{
+    const char *os = e->output_text ? e->output_text : e->t.output_schema;
+    cJSON *schema = os ? cJSON_Parse(os) : NULL;
+    size_t kept = 0;
+    for (cJSON *f = response->child, *next; f; f = next) {
+        next = f->next;
+        size_t n = 0;
+        int keep = 0;
+        if (strcmp(f->string, "output") == 0) {
+            continue;
+        } else if (cJSON_IsNumber(f) || cJSON_IsBool(f) || cJSON_IsNull(f)) {
+            keep = 1;
+            n = 24;
+        } else if (cJSON_IsString(f) && (n = strlen(f->valuestring)) <= KEEP_STRING_MAX) {
+            keep = kept + n <= budget / 2;
+        }
+        if (keep) {
+            kept += n + strlen(f->string);
+            continue;
+        }
+        if (required_member(schema, f->string)) {
+            cJSON *empty = cJSON_IsArray(f)    ? cJSON_CreateArray()
+                           : cJSON_IsObject(f) ? cJSON_CreateObject()
+                                               : cJSON_CreateString("");
+            if (empty)
+                cJSON_ReplaceItemInObjectCaseSensitive(response, f->string, empty);
+            continue;
+        }
+        cJSON_Delete(cJSON_DetachItemViaPointer(response, f));
+    }
+    cJSON_Delete(schema);
+}
+
+/* Structured members up to this size always stay (a command's exit code,
+ * working directory, sandbox facts), whatever the budget. */
+#define STRUCTURED_FLOOR 1024
+
+/* Bytes of the response's JSON text besides its "output" string. */
+static size_t rest_size(const cJSON *response, size_t *total)
+{
+    char *text = cJSON_PrintUnformatted(response);
+    size_t len = text ? strlen(text) : 0;
+    free(text);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(response, "output");
+    *total = len;
+    return len - (cJSON_IsString(o) ? strlen(o->valuestring) : 0);
+}
+
+/* Any other tool: within the budget, or when only its "output" text is
+ * long, the plain budget.  When the structured rest is over the budget
+ * and over STRUCTURED_FLOOR too, the whole JSON text goes to the spool and only small members
+ * stay (keep_small_members). */
+static int budget_any(vt_call *call, const tool_entry *e, cJSON *response)
+{
+    size_t budget = (size_t)call->max_output_tokens * 4, len;
+    size_t rest = rest_size(response, &len);
+    if (rest <= budget || rest <= STRUCTURED_FLOOR || len <= budget)
+        return budget_plain_output(call, response);
+    char *text = cJSON_PrintUnformatted(response);
+    vt_spool *s = text ? call_spool_open(call) : NULL;
+    int rc = s ? spool_append(s, text, strlen(text)) : VT_ERR_NOMEM;
+    free(text);
+    if (rc != VT_OK)
+        return rc;
+    cJSON_DeleteItemFromObjectCaseSensitive(response, "output");
+    keep_small_members(e, response, budget);
+    return spool_finish(s, response, &call->warnings);
+}
+
+/* A tool that wrote its output to the call's spool: structured members
+ * over the budget follow that output into the spool (after a marker
+ * line), and only small ones stay. */
+static int budget_spooled(vt_call *call, const tool_entry *e, cJSON *response)
+{
+    size_t budget = (size_t)call->max_output_tokens * 4, len;
+    size_t rest = rest_size(response, &len);
+    if (rest > budget && rest > STRUCTURED_FLOOR) {
+        cJSON *rest = cJSON_Duplicate(response, 1);
+        if (rest)
+            cJSON_DeleteItemFromObjectCaseSensitive(rest, "output");
+        char *text = rest ? cJSON_PrintUnformatted(rest) : NULL;
+        cJSON_Delete(rest);
+        static const char mark[] = "\n[structured result]\n";
+        if (!text || spool_append(call->spool, mark, sizeof mark - 1) != VT_OK ||
+            spool_append(call->spool, text, strlen(text)) != VT_OK) {
+            free(text);
+            spool_finish(call->spool, response, &call->warnings);
+            return VT_ERR_IO;
+        }
+        free(text);
+        keep_small_members(e, response, budget);
+    }
+    return spool_finish(call->spool, response, &call->warnings);
+}
+
 /* Output budget, response shape and warnings.  A budget that cannot be
  * applied does not fail a call that ran: the response stays whole. */
 static int stage_respond(call_ctx *c)
 {
     vt_call *call = &c->call;
-    int rc = call->spool           ? spool_finish(call->spool, c->resp, &call->warnings)
+    int rc = call->spool           ? budget_spooled(call, c->e, c->resp)
              : c->e->t.budget_keep ? budget_whole_response(call, c->e->t.budget_keep, c->resp)
-                                   : budget_plain_output(call, c->resp);
+                                   : budget_any(call, c->e, c->resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
     if (call->warnings) {

@@ -6,7 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
@@ -129,4 +129,30 @@ test("a client that re-lists gets list_changed before the search result", async 
   assert.ok(names.includes("mcp__test__echo"));
   const r = await c.callTool({ name: "mcp__test__echo", arguments: { text: "late" } });
   assert.ok(!r.isError, text(r));
+});
+
+// Not about listing, but needs a provider: a tool's structured result is
+// bounded by max_output_tokens like its text (the host cuts it and
+// spools the whole), not only tools that opt in.
+test("a provider tool's structured result is cut to max_output_tokens and spooled whole", async () => {
+  // 120 variables in the provider's environment: env_keys' structured
+  // result (their names) is well over 1 KiB
+  const vars = Array.from({ length: 120 }, (_, i) => `VTHOST_TEST_VAR_${String(i).padStart(3, "0")} = "x"`);
+  const ws = workspace();
+  const toml = readFileSync(join(ws, "vtcode.toml"), "utf8")
+    .replace(/env = \{ PROVIDER_LOG = ("[^"]*") \}/, (_, log) => `env = { PROVIDER_LOG = ${log}, ${vars.join(", ")} }`);
+  writeFileSync(join(ws, "vtcode.toml"), toml);
+  const c = await connect(ws, { name: "some-client", extraArgs: ["--catalog", "full"] });
+  const full = await c.call("mcp__test__env_keys", {});
+  assert.ok(!full.isError, text(full));
+  const keys = full.structuredContent.structured_content.keys;
+  assert.ok(JSON.stringify(keys).length > 2000, `over 1 KiB and the budget: ${JSON.stringify(keys)}`);
+  const r = await c.call("mcp__test__env_keys", { max_output_tokens: 50 });
+  assert.ok(!r.isError, text(r));
+  const sc = r.structuredContent;
+  assert.equal(sc.truncated, true, JSON.stringify(sc));
+  assert.equal(sc.structured_content, undefined, "the big member is cut");
+  assert.ok(JSON.stringify(sc).length < 1200, `bounded: ${JSON.stringify(sc).length} bytes`);
+  const spooled = readFileSync(join(ws, sc.spool_path), "utf8");
+  for (const k of keys) assert.ok(spooled.includes(`"${k}"`), `the spool holds ${k}`);
 });
