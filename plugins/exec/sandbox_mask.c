@@ -27,7 +27,7 @@
 typedef struct ident {
     dev_t dev;
     ino_t ino;
-    int all_links; /* cover every name of the file, not only the denied one */
+    int all_links; /* other names exist (2 to 4 links): cover them all */
 } ident;
 
 static int add_mask(sandbox_plan *p, const char *path)
@@ -115,7 +115,8 @@ int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *pat
             for (size_t k = 0; k < nid && !known; k++)
                 known = ids[k].dev == sb.st_dev && ids[k].ino == sb.st_ino;
             if (!known && nid < 64)
-                ids[nid++] = (ident){sb.st_dev, sb.st_ino, sb.st_nlink <= MULTI_CALL_LINKS};
+                ids[nid++] = (ident){sb.st_dev, sb.st_ino,
+                                     sb.st_nlink > 1 && sb.st_nlink <= MULTI_CALL_LINKS};
         }
     /* other names of the same files in those directories: hard links */
     for (size_t d = 0; rc == VT_OK && d < nd; d++) {
