@@ -219,10 +219,7 @@ void wsx_note_fallback(ws_index *ix, const char *why)
     if (ix->logged)
         return;
     ix->logged = 1;
-    host_log(VT_LOG_WARNING, NULL,
-             "workspace index of %s: %s; calls walk the whole workspace when needed "
-             "(slower, nothing missed)",
-             ix->root, why);
+    host_log(VT_LOG_WARNING, NULL, "workspace index of %s: %s", ix->root, why);
 }
 
 /* ---- life ---------------------------------------------------------------- */
