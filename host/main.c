@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli.h"
+#include "edit_distance.h"
 #include "host.h"
 #include "http.h"
 #include "mcp.h"
@@ -54,6 +56,22 @@ static int usage_error(const cli_command *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "; see vthost help%s%s\n", cmd ? " " : "", cmd ? cmd->name : "");
     return CLI_EXIT_USAGE;
+}
+
+/* The command closest to a mistyped one (case, or two edits), or NULL. */
+static const char *closest_command(const char *name)
+{
+    static const edit_costs costs = {.case_change = 1, .edit = 2, .transpose = 1};
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        size_t d = edit_distance(name, c->name, &costs);
+        if (d < best_d) {
+            best_d = d;
+            best = c->name;
+        }
+    }
+    return best && (best_d <= 4 || strcasecmp(name, best) == 0) ? best : NULL;
 }
 
 int main(int argc, char **argv)
@@ -136,7 +154,11 @@ int main(int argc, char **argv)
         cli_usage(help ? stdout : stderr);
         rc = help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     } else if (!cmd) {
-        rc = usage_error(NULL, "unknown command '%s'", argv[optind]);
+        const char *near = closest_command(argv[optind]);
+        if (near)
+            rc = usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", argv[optind], near);
+        else
+            rc = usage_error(NULL, "unknown command '%s'", argv[optind]);
     } else if (help) {
         cli_command_help(stdout, cmd);
         rc = CLI_EXIT_OK;
