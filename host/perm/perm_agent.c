@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <yaml.h>
 
@@ -469,6 +470,32 @@ static int readable(const char *p)
     return f != NULL;
 }
 
+/* Whether `ws` (WORKSPACE/.vtcode/agents/NAME.md) may be read: .vtcode
+ * and agents are directories and the spec a regular file, none of them a
+ * link (a command or the repository could point them anywhere).  0 when
+ * it does not exist, 1 when it may be read, -1 (with *err) when refused. */
+static int plain_spec(const char *workspace, const char *ws, char **err)
+{
+    char *vt = str_printf("%s/.vtcode", workspace), *ag = str_printf("%s/.vtcode/agents", workspace);
+    const char *const path[] = {vt, ag, ws};
+    int rc = vt && ag ? 1 : -1;
+    for (int i = 0; rc == 1 && i < 3; i++) {
+        struct stat st;
+        if (lstat(path[i], &st) != 0)
+            rc = 0;
+        else if (i < 2 ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+            *err = str_printf("%s is %s: a workspace's agent specs are never read through a "
+                              "link. Replace it with a plain %s", path[i],
+                              S_ISLNK(st.st_mode) ? "a symbolic link" : "not a plain file or directory",
+                              i < 2 ? "directory" : "file");
+            rc = -1;
+        }
+    }
+    free(vt);
+    free(ag);
+    return rc;
+}
+
 int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out,
                          char **err)
 {
@@ -486,7 +513,10 @@ int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent *
     /* An untrusted workspace's agent never shadows the user's agent of
      * the same name: it would drop the user's deny rules. */
     int user_first = !st->workspace_trusted && user && readable(user);
-    if (ws && !user_first && readable(ws))
+    int plain = ws && !user_first ? plain_spec(st->workspace, ws, err) : 0;
+    if (plain < 0)
+        rc = VT_ERR_INVALID;
+    else if (plain && readable(ws))
         rc = perm_agent_load_file(ws, name, st->workspace_trusted, st, out, err);
     else if (user && readable(user))
         rc = perm_agent_load_file(user, name, 1, st, out, err);

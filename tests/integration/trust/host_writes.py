@@ -112,6 +112,31 @@ r = subprocess.run([VTHOST, "--workspace", ws, "--config", os.path.join(ws, "vtc
 check("vtcode.toml a link named by --config: used", r.returncode == 0 and
       '"decision":"allow"' in r.stdout, r.stdout + r.stderr)
 
+# ---- agent specs through a linked .vtcode --------------------------------
+os.unlink(os.path.join(ws, "vtcode.toml"))
+agents = os.path.join(outside, "agents")
+os.makedirs(agents, exist_ok=True)
+with open(os.path.join(agents, "rev.md"), "w") as f:
+    f.write("---\nname: rev\npermissions:\n  default: deny\n---\nx\n")
+shutil.rmtree(os.path.join(ws, ".vtcode"), ignore_errors=True)
+os.symlink(outside, os.path.join(ws, ".vtcode"))
+r = subprocess.run([VTHOST, "--workspace", ws, "--agent", "rev", "explain", "exec_command", '{"cmd":"ls"}'],
+                   capture_output=True, text=True, env=ENV)
+check(".vtcode a link: its agent spec is refused", r.returncode == 2 and
+      ".vtcode is a symbolic link" in r.stderr, r.stdout + r.stderr)
+os.unlink(os.path.join(ws, ".vtcode"))
+os.makedirs(os.path.join(ws, ".vtcode", "agents"))
+os.symlink(os.path.join(agents, "rev.md"), os.path.join(ws, ".vtcode", "agents", "rev.md"))
+r = subprocess.run([VTHOST, "--workspace", ws, "--agent", "rev", "explain", "exec_command", '{"cmd":"ls"}'],
+                   capture_output=True, text=True, env=ENV)
+check("an agent spec that is a link: refused", r.returncode == 2 and "rev.md is a symbolic link" in r.stderr,
+      r.stdout + r.stderr)
+os.unlink(os.path.join(ws, ".vtcode", "agents", "rev.md"))
+shutil.copy(os.path.join(agents, "rev.md"), os.path.join(ws, ".vtcode", "agents", "rev.md"))
+r = subprocess.run([VTHOST, "--workspace", ws, "--agent", "rev", "explain", "exec_command", '{"cmd":"ls"}'],
+                   capture_output=True, text=True, env=ENV)
+check("a plain agent spec: read", r.returncode == 0 and '"agent":"rev"' in r.stdout, r.stdout + r.stderr)
+
 print(f"{count - failures}/{count} host write checks passed")
 shutil.rmtree(root, ignore_errors=True)
 sys.exit(1 if failures else 0)
