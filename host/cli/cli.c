@@ -120,6 +120,12 @@ static int cli_call(int argc, char **argv, const cli_options *o)
     if (res.status != CALL_OK && res.message)
         print_message(res.message);
     if (o->format && strcmp(o->format, "text") == 0) {
+        /* As a command line would: the command's own status (a script
+         * reading text has no other way to see it). */
+        const cJSON *ec = cJSON_GetObjectItemCaseSensitive(res.response, "exit_code");
+        if (rc == CLI_EXIT_OK && res.status == CALL_OK && cJSON_IsNumber(ec) &&
+            ec->valuedouble >= 0 && ec->valuedouble <= 255)
+            rc = (int)ec->valuedouble;
         char *t = render_text(tool, res.response);
         if (t)
             fputs(t, stdout);
@@ -264,7 +270,8 @@ const cli_command cli_commands[] = {
      "not apply; no session outlives the call, so write_stdin is refused).\n"
      "Ctrl-C, SIGTERM or SIGHUP end the call and its command (exit code\n"
      "128+signal); --timeout SECONDS ends them after SECONDS (exit code 124,\n"
-     "\"timed_out\": true in the response).\n",
+     "\"timed_out\": true in the response).\n"
+     "With --format text, a command's own exit status is the exit code.\n",
      1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER |
          CLI_OPT_TIMEOUT,
      "json text", CLI_HOST,

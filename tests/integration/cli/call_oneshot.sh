@@ -40,6 +40,10 @@ check_eq "long command: no session id" "" "$(grep -o session_id <<<"$out")"
 out=$(call call exec_command '{"cmd":"exit 3"}' 2>/dev/null); rc=$?
 check_eq "a failing command: the tool ran, exit 0" 0 "$rc"
 check "a failing command: its exit code" '"exit_code":3' "$out"
+out=$(call --format text call exec_command '{"cmd":"exit 3"}' 2>/dev/null); rc=$?
+check_eq "a failing command, text format: exits with its status" 3 "$rc"
+out=$(call --format text call exec_command '{"cmd":"echo fine"}' 2>/dev/null); rc=$?
+check_eq "a command that succeeds, text format: exit 0" 0 "$rc"
 t0=$(now_ms)
 out=$(call --timeout 10 call exec_command '{"cmd":"echo quick"}' 2>/dev/null); rc=$?
 # What a whole quick call costs here (start-up, sandbox; slower under
