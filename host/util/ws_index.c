@@ -357,7 +357,11 @@ int ws_index_refresh(ws_index *ix, int watch, const char **fell_back)
         if (ix->degraded)
             why = ix->degraded_why;
     } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->built) {
-        if (watch && !ix->degraded && wsx_watch_init(ix) == 0)
+        /* Watched from the first use on, whatever it is for: a later
+         * refresh in this process (the end of the call) is then a drain;
+         * a watch costs less than a second stat of every directory. */
+        (void)watch;
+        if (!ix->degraded && wsx_watch_init(ix) == 0)
             ix->watching = 1;
         double t0 = now_ms();
         if (wsx_cache_load(ix, ix->watching) != 0)
