@@ -8,8 +8,8 @@
  * appears and its subtree read, which closes the race with what was made
  * in it before the watch).  One-shot (`vthost call`): loaded from
  * $XDG_CACHE_HOME/vthost/wsindex/, only directories whose mtime moved are
- * read again, and events are watched from the first refresh that asks
- * for them until the process ends.  Whenever events may have been lost
+ * read again, and events are watched from the first refresh until the
+ * process ends (each directory watched before its mtime is checked).  Whenever events may have been lost
  * (queue overflow, the watch limit, no inotify) the next refresh walks
  * the whole tree instead, says so once in the log and reports it to the
  * caller: never a silent miss.
@@ -50,7 +50,8 @@ ws_index *ws_index_current(void);
 
 /* Bring the index up to date: apply the events queued so far (live, and
  * one-shot once watching), or load and validate (one-shot, first use).
- * `watch`: a one-shot index starts watching now (the guard's commands).
+ * `watch`: the caller needs events from now on (the guard's commands); a
+ * one-shot index watches from its first refresh either way.
  * *fell_back (may be NULL) receives NULL, or a static sentence saying
  * why this refresh had to walk the whole workspace.  Thread-safe. */
 int ws_index_refresh(ws_index *ix, int watch, const char **fell_back);
