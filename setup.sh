@@ -6,7 +6,8 @@
 #   ./setup.sh test         build and run the whole test suite (ctest)
 #   ./setup.sh test-asan    the same under AddressSanitizer + UBSan (build-asan/)
 #   ./setup.sh build        only install and build
-#   ./setup.sh checks       source checks: layer rule and C style (no build)
+#   ./setup.sh checks       source checks: include fences and C style (no build;
+#                           the checks of the built objects run in `test`)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
