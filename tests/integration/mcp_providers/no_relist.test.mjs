@@ -156,3 +156,21 @@ test("a provider tool's structured result is cut to max_output_tokens and spoole
   const spooled = readFileSync(join(ws, sc.spool_path), "utf8");
   for (const k of keys) assert.ok(spooled.includes(`"${k}"`), `the spool holds ${k}`);
 });
+
+test("a provider tool that runs only as an MCP task is not offered", async () => {
+  const ws = workspace();
+  const toml = readFileSync(join(ws, "vtcode.toml"), "utf8") + `
+[[mcp.providers]]
+name = "raw"
+command = "${node}"
+args = ["${join(here, "raw_provider.mjs")}"]
+env = { RAW_MODE = "tasks" }
+`;
+  writeFileSync(join(ws, "vtcode.toml"), toml.replace('allow = ["search_tools", "mcp__test"]', 'allow = ["search_tools", "mcp__test", "mcp__raw"]'));
+  const c = await connect(ws, { name: "some-client", extraArgs: ["--catalog", "full"] });
+  assert.ok(c.known.has("mcp__raw__ok"), [...c.known].join(" "));
+  assert.ok(c.known.has("mcp__raw__task_optional"), [...c.known].join(" "));
+  assert.ok(!c.known.has("mcp__raw__needs_task"), "a task-required tool is listed");
+  const r = await c.call("mcp__raw__task_optional", {});
+  assert.ok(!r.isError, text(r));
+});

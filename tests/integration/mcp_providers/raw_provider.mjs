@@ -59,6 +59,10 @@ rl.on("line", (line) => {
     });
   } else if (m.method === "tools/list") {
     const second = m.params?.cursor === "page-2";
+    // RAW_MODE=tasks: one tool that must run as an MCP task, one that may
+    if (mode === "tasks" && !second && !page1.some((t) => t.name === "needs_task"))
+      page1.push({ ...tool("needs_task", "Runs only as an MCP task."), execution: { taskSupport: "required" } },
+                 { ...tool("task_optional", "May run as an MCP task."), execution: { taskSupport: "optional" } });
     send({
       jsonrpc: "2.0",
       id: m.id,
@@ -68,7 +72,7 @@ rl.on("line", (line) => {
     send({ jsonrpc: "2.0", id: m.id, result: {} });
   } else if (m.method === "tools/call") {
     const name = m.params.name;
-    if (name === "ok" || name === "page2_tool" || name.startsWith("odd") || name.startsWith("a_very"))
+    if (name === "ok" || name === "page2_tool" || name === "task_optional" || name.startsWith("odd") || name.startsWith("a_very"))
       send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: `raw ${name}` }] } });
     else if (name === "anyof")
       send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: `v=${JSON.stringify(m.params.arguments.v)}` }] } });
