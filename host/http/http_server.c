@@ -231,7 +231,7 @@ static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *ow
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     const char *name = cJSON_IsString(method) ? method->valuestring : "";
     snprintf(r->rpc, sizeof r->rpc, "%s", name);
-    int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id));
+    int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
     int is_init = is_request && strcmp(name, "initialize") == 0;
     const char *sid = header(c, "Mcp-Session-Id");
     http_session *s = NULL;

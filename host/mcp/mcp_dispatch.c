@@ -13,7 +13,8 @@
 
 static int valid_id(const cJSON *id)
 {
-    return cJSON_IsString(id) || cJSON_IsNumber(id);
+    /* Raw: a string id holding \u0000, kept as sent (json_exact.c). */
+    return cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id);
 }
 
 /* Only whitespace after the parsed value. */

@@ -11,6 +11,9 @@ int mcp_id_equal(const cJSON *a, const cJSON *b)
         return 0;
     if (cJSON_IsString(a) && cJSON_IsString(b))
         return strcmp(a->valuestring, b->valuestring) == 0;
+    /* A string id holding \u0000 is kept as its raw text (json_exact.c). */
+    if (cJSON_IsRaw(a) && cJSON_IsRaw(b))
+        return strcmp(a->valuestring, b->valuestring) == 0;
     if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
         /* Past 2^53 doubles merge neighbours: compare the text sent. */
         const char *la = json_number_lexeme(a), *lb = json_number_lexeme(b);

@@ -7,18 +7,23 @@ typedef struct {
     const char *p, *end;
 } scan;
 
-/* Advance to the next number token outside strings; its bounds go to
- * *tok / *tok_len.  Returns false when none is left. */
-static bool next_number(scan *s, const char **tok, size_t *tok_len)
+/* Advance to the next number or string token; its bounds (a string's
+ * with its quotes) go to *tok / *tok_len.  Returns false when none is
+ * left. */
+static bool next_token(scan *s, const char **tok, size_t *tok_len)
 {
     while (s->p < s->end) {
         char c = *s->p;
         if (c == '"') {
+            const char *start = s->p;
             for (s->p++; s->p < s->end && *s->p != '"'; s->p++)
                 if (*s->p == '\\' && s->p + 1 < s->end)
                     s->p++;
-            s->p++;
-            continue;
+            if (s->p < s->end)
+                s->p++;
+            *tok = start;
+            *tok_len = (size_t)(s->p - start);
+            return true;
         }
         if (c == '-' || (c >= '0' && c <= '9')) {
             const char *start = s->p;
@@ -31,6 +36,16 @@ static bool next_number(scan *s, const char **tok, size_t *tok_len)
         s->p++;
     }
     return false;
+}
+
+static char *copy_token(const char *tok, size_t n)
+{
+    char *copy = cJSON_malloc(n + 1);
+    if (copy) {
+        memcpy(copy, tok, n);
+        copy[n] = '\0';
+    }
+    return copy;
 }
 
 /* JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -68,22 +83,35 @@ static bool json_number_ok(const char *p, size_t n)
 }
 
 /* Give every number of `v` (in document order, which is cJSON's
- * pre-order) its lexeme. */
-static bool attach(cJSON *v, scan *s)
+ * pre-order) its lexeme.  Keys and strings are tokens too: a member's key
+ * comes before its value.  At the top level (depth 0) an "id" string
+ * holding \u0000, which cJSON cuts at the NUL, becomes a raw item with
+ * the text as sent, so that the answer names the request whole. */
+static bool attach(cJSON *v, scan *s, int in_object, int depth)
 {
     for (; v; v = v->next) {
+        const char *tok;
+        size_t n;
+        if (in_object && (!next_token(s, &tok, &n) || *tok != '"'))
+            return false;
         if (cJSON_IsNumber(v)) {
-            const char *tok;
-            size_t n;
-            if (!next_number(s, &tok, &n) || !json_number_ok(tok, n))
+            if (!next_token(s, &tok, &n) || *tok == '"' || !json_number_ok(tok, n))
                 return false;
-            char *copy = cJSON_malloc(n + 1);
-            if (!copy)
+            if (!(v->valuestring = copy_token(tok, n)))
                 return false;
-            memcpy(copy, tok, n);
-            copy[n] = '\0';
-            v->valuestring = copy;
-        } else if (v->child && !attach(v->child, s)) {
+        } else if (cJSON_IsString(v)) {
+            if (!next_token(s, &tok, &n) || *tok != '"')
+                return false;
+            if (depth == 0 && in_object && v->string && strcmp(v->string, "id") == 0 &&
+                memmem(tok, n, "\\u0000", 6)) {
+                char *raw = copy_token(tok, n);
+                if (!raw)
+                    return false;
+                cJSON_free(v->valuestring);
+                v->valuestring = raw;
+                v->type = cJSON_Raw | (v->type & ~0xFF);
+            }
+        } else if (v->child && !attach(v->child, s, cJSON_IsObject(v), depth + 1)) {
             return false;
         }
     }
@@ -99,7 +127,7 @@ cJSON *json_parse_exact(const char *text, size_t len, const char **end)
     if (!root)
         return NULL;
     scan s = {text, stop ? stop : text + len};
-    if (!attach(root, &s)) {
+    if (!attach(root, &s, 0, -1)) {
         cJSON_Delete(root);
         return NULL;
     }

@@ -38,6 +38,25 @@ static void test_lexemes_in_document_order(void **state)
     cJSON_Delete(v);
 }
 
+/* A top-level string id holding \u0000 (cut at the NUL by cJSON) is kept
+ * as sent; the same text elsewhere, and keys with digits, change nothing. */
+static void test_nul_string_id_kept_whole(void **state)
+{
+    (void)state;
+    cJSON *v = parse("{\"12\":3,\"id\":\"a\\u0000b\",\"p\":{\"id\":\"c\\u0000d\",\"n\":-4}}");
+    assert_non_null(v);
+    cJSON *id = cJSON_GetObjectItem(v, "id");
+    assert_true(cJSON_IsRaw(id));
+    char *t = cJSON_PrintUnformatted(id);
+    assert_string_equal(t, "\"a\\u0000b\"");
+    cJSON_free(t);
+    cJSON *p = cJSON_GetObjectItem(v, "p");
+    assert_true(cJSON_IsString(cJSON_GetObjectItem(p, "id")));
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(p, "n")), "-4");
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(v, "12")), "3");
+    cJSON_Delete(v);
+}
+
 static void test_integer_literals(void **state)
 {
     (void)state;
@@ -76,6 +95,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexemes_in_document_order),
         cmocka_unit_test(test_integer_literals),
+        cmocka_unit_test(test_nul_string_id_kept_whole),
         cmocka_unit_test(test_not_json_numbers_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
