@@ -30,6 +30,8 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
   const child = spawn(bin, args, { env: { ...process.env, XDG_CONFIG_HOME: cfg }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
+  // a test process that dies early (a closed output pipe) leaves no server behind
+  process.on("exit", () => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"));
   const exited = new Promise((r) => child.on("exit", (code, sig) => r({ code, sig })));
   const url = await new Promise((resolve, reject) => {
     const t = setInterval(() => {
