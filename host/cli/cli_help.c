@@ -20,11 +20,13 @@ static const char exit_codes[] =
     "  0  done (call: the tool ran)\n"
     "  1  the tool failed or was denied; the host could not start (for\n"
     "     plugins: the active profile cannot load)\n"
-    "  2  usage error: unknown command or option, an option that does not\n"
-    "     apply to the command, wrong arguments, invalid tool arguments or\n"
-    "     an unknown tool\n"
+    "  2  usage or configuration error: unknown command or option, an option\n"
+    "     that does not apply to the command, wrong arguments, invalid tool\n"
+    "     arguments or an unknown tool; a mistake in vtcode.toml or an agent\n"
+    "     spec\n"
     "  124  call: --timeout ended the call\n"
-    "  128+N  call: signal N (Ctrl-C: 130, SIGTERM: 143) ended the call\n";
+    "  128+N  call: signal N (Ctrl-C: 130, SIGTERM: 143) ended the call\n"
+    "  call --format text: a command that ran to its end gives its own status\n";
 
 void cli_usage(FILE *to)
 {
