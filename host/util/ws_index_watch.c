@@ -115,21 +115,6 @@ int wsx_watch(ws_index *ix, uint32_t slot)
     return map_wd(ix, wd, slot);
 }
 
-void wsx_unwatch(ws_index *ix, uint32_t slot)
-{
-    int wd = ix->d[slot].wd;
-    if (wd < 0)
-        return;
-    ix->d[slot].wd = -1;
-    if ((size_t)wd < ix->wd_cap && ix->wd_map[wd] == (int32_t)slot) {
-        ix->wd_map[wd] = -1;
-        if (ix->watches)
-            ix->watches--;
-        if (ix->ifd >= 0)
-            inotify_rm_watch(ix->ifd, wd);
-    }
-}
-
 static void lose(ws_index *ix)
 {
     ix->lost = 1;
