@@ -106,6 +106,37 @@ int provider_notify(provider *p, const char *method, cJSON *params)
     return send_msg(p, rpc_new(method, params), NULL);
 }
 
+/* The workspace as an MCP root: {uri: "file:///...", name: its last
+ * component}.  The path is percent-encoded (RFC 3986: a space, '%' or
+ * '#' in a directory name must not change what the URI names).  NULL
+ * when out of memory. */
+static cJSON *workspace_root_entry(void)
+{
+    static const char keep[] = "-._~/!$&'()*+,;=:@";
+    const char *ws = mcpp_api->workspace_root();
+    char *uri = malloc(strlen(ws) * 3 + sizeof "file://");
+    if (!uri)
+        return NULL;
+    char *o = uri + sprintf(uri, "file://");
+    for (const unsigned char *c = (const unsigned char *)ws; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            strchr(keep, *c))
+            *o++ = (char)*c;
+        else
+            o += sprintf(o, "%%%02X", *c);
+    }
+    *o = 0;
+    const char *base = strrchr(ws, '/');
+    base = base && base[1] ? base + 1 : ws;
+    cJSON *r = cJSON_CreateObject();
+    if (r) {
+        cJSON_AddStringToObject(r, "uri", uri);
+        cJSON_AddStringToObject(r, "name", base);
+    }
+    free(uri);
+    return r;
+}
+
 /* A request from the provider to us. */
 static void answer_request(provider *p, const cJSON *id, const char *method)
 {
@@ -115,15 +146,9 @@ static void answer_request(provider *p, const cJSON *id, const char *method)
         cJSON_AddObjectToObject(m, "result");
     } else if (strcmp(method, "roots/list") == 0) {
         cJSON *roots = cJSON_AddArrayToObject(cJSON_AddObjectToObject(m, "result"), "roots");
-        const char *ws = mcpp_api->workspace_root();
-        char *uri = malloc(strlen(ws) + 8);
-        if (uri) {
-            sprintf(uri, "file://%s", ws);
-            cJSON *r = cJSON_CreateObject();
-            cJSON_AddStringToObject(r, "uri", uri);
+        cJSON *r = workspace_root_entry();
+        if (r)
             cJSON_AddItemToArray(roots, r);
-            free(uri);
-        }
     } else {
         cJSON *e = cJSON_AddObjectToObject(m, "error");
         cJSON_AddNumberToObject(e, "code", -32601);

@@ -25,6 +25,9 @@ int relay_method(const char *method)
 cJSON *relay_capabilities(void)
 {
     cJSON *caps = cJSON_CreateObject();
+    /* the workspace, answered by provider.c; it never changes while
+     * vthost runs, so no listChanged */
+    cJSON_AddObjectToObject(caps, "roots");
     unsigned c = VT_HAS(mcpp_api, client_capabilities) ? mcpp_api->client_capabilities(NULL) : 0;
     if (c & VT_CLIENT_PENDING)
         c = VT_CLIENT_ELICITATION | VT_CLIENT_SAMPLING;

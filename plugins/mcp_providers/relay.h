@@ -16,7 +16,8 @@ int relay_method(const char *method);
  * (elicitation, sampling).  Before vthost's client has initialized
  * (eager start) both are declared and refused per request if the client
  * turns out not to take them; front ends without an MCP client (the
- * CLI) declare neither. */
+ * CLI) declare neither.  `roots` is always declared: vthost answers
+ * roots/list itself with the workspace (provider.c). */
 cJSON *relay_capabilities(void);
 
 /* Relay `req` (a request message of p, borrowed) on behalf of `call`,

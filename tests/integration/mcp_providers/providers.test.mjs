@@ -7,9 +7,9 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
 
 requireClients();
@@ -308,6 +308,34 @@ test("progress is forwarded and cancellation reaches the provider", async () => 
 // client when it declared them, refused cleanly (and the call goes on)
 // when it did not.
 const providerLog = (ws) => (existsSync(join(ws, "test.log")) ? readFileSync(join(ws, "test.log"), "utf8") : "");
+
+// A provider that asks for roots (as the reference filesystem server
+// does when started without a directory) is told the workspace: vthost
+// declares `roots` and answers roots/list itself, whatever its client.
+test("a provider's roots/list is answered with the workspace", async () => {
+  const base = workspace({
+    allow: '"search_tools", "mcp__roots"',
+    extra: `
+[[mcp.providers]]
+name = "roots"
+command = "${node}"
+args = ["${join(here, "roots_provider.mjs")}"]
+`,
+  });
+  // a directory name a URI must encode (space, '#', '%')
+  const ws = join(base, "my ws #1%");
+  mkdirSync(ws);
+  writeFileSync(join(ws, "vtcode.toml"), readFileSync(join(base, "vtcode.toml")));
+  const c = await connect(ws);
+  await search(c, "workspace roots this provider was given");
+  const r = await c.callTool({ name: "mcp__roots__roots_seen", arguments: {} });
+  assert.ok(!r.isError, text(r));
+  const seen = JSON.parse(text(r));
+  assert.deepEqual(seen.declared, {}, `roots declared to the provider: ${text(r)}`);
+  assert.equal(seen.error, undefined, text(r));
+  assert.deepEqual(seen.roots, [{ uri: pathToFileURL(realpathSync(ws)).href, name: "my ws #1%" }]);
+  assert.equal(fileURLToPath(seen.roots[0].uri), realpathSync(ws));
+});
 
 test("a client with elicitation and sampling answers the provider's requests", async () => {
   const ws = workspace();
