@@ -276,6 +276,58 @@ static cJSON *hints_json(const cs_output *res, unsigned cats, uint64_t mask)
     return h;
 }
 
+/* Bytes of r's JSON text in the results array. */
+static size_t result_size(const cs_result *r)
+{
+    cJSON *j = result_json(r);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
+    size_t n = txt ? strlen(txt) + 1 : 0;
+    free(txt);
+    cJSON_Delete(j);
+    return n;
+}
+
+/* Every result found, one a line, to the call's spool: the host keeps it
+ * whole in a file under .vtcode/context/tool_outputs/ and names it in
+ * "spool_path".  A line is "path:line:column: result_type name: snippet"
+ * (a path result is "path: path"); a snippet's own line breaks, if any,
+ * are written as \n so one result stays one line.  0, or a negative
+ * vt_status when nothing could be spooled. */
+static int spool_all(vt_call *call, const cs_output *res)
+{
+    vt_spool *sp = api->spool_open(call);
+    if (!sp)
+        return VT_ERR_NOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < res->n && rc == 0; i++) {
+        const cs_result *r = &res->v[i];
+        const char *snip = r->snippet ? r->snippet : "";
+        size_t cap = strlen(r->path) + strlen(snip) * 2 + (r->name ? strlen(r->name) : 0) + 64;
+        char *line = malloc(cap);
+        if (!line)
+            return VT_ERR_NOMEM;
+        int k = r->cat == CS_PATH
+                    ? snprintf(line, cap, "%s: path", r->path)
+                    : snprintf(line, cap, "%s:%u:%u: %s%s%s: ", r->path, (unsigned)r->line,
+                               (unsigned)r->col, CAT_NAMES[r->cat], r->name ? " " : "",
+                               r->name ? r->name : "");
+        size_t len = k > 0 ? (size_t)k : 0;
+        if (r->cat != CS_PATH)
+            for (const char *c = snip; *c; c++) {
+                if (*c == '\n' || *c == '\r') {
+                    line[len++] = '\\';
+                    line[len++] = *c == '\n' ? 'n' : 'r';
+                } else {
+                    line[len++] = *c;
+                }
+            }
+        line[len++] = '\n';
+        rc = api->spool_write(sp, line, len);
+        free(line);
+    }
+    return rc;
+}
+
 static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     int rc = cs_preflight(call, args);
@@ -314,40 +366,50 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         free(err);
         return rc;
     }
-    /* The response is structured (no "output" string for the host to cut),
-     * so the results themselves stay within max_output_tokens, estimated
-     * like the host does: 4 bytes a token. */
+    /* The response is structured, so the results themselves stay within
+     * max_output_tokens, estimated like the host does: 4 bytes a token.
+     * When they do not fit, the complete list goes to the call's spool
+     * (spool_all) and the host adds the head and tail of it as "output"
+     * with "spool_path": that preview takes the budget's size, so the
+     * results kept here take half of it. */
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
     size_t budget = (size_t)(cJSON_IsNumber(mt) && mt->valueint > 0 ? mt->valueint : 10000) * 4;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "query", query);
     cJSON_AddItemToObject(o, "filters", filters_json(path, mask, cats, max));
     cJSON *arr = cJSON_AddArrayToObject(o, "results");
-    size_t used = 1024 + strlen(query) + strlen(path);  /* envelope and hints */
+    size_t envelope = 1024 + strlen(query) + strlen(path); /* envelope and hints */
+    size_t sizes = envelope;
+    for (size_t i = 0; i < res.n; i++)
+        sizes += result_size(&res.v[i]);
+    int over_budget = sizes > budget;
+    size_t keep = over_budget ? budget / 2 : budget;
+    size_t used = envelope;
     size_t returned = 0;
-    int over_budget = 0;
     for (size_t i = 0; i < res.n; i++) {
-        cJSON *r = result_json(&res.v[i]);
-        char *txt = cJSON_PrintUnformatted(r);
-        size_t n = txt ? strlen(txt) + 1 : 0;
-        free(txt);
-        if (returned > 0 && used + n > budget) {
-            cJSON_Delete(r);
-            over_budget = 1;
+        size_t n = result_size(&res.v[i]);
+        if (returned > 0 && used + n > keep)
             break;
-        }
         used += n;
-        cJSON_AddItemToArray(arr, r);
+        cJSON_AddItemToArray(arr, result_json(&res.v[i]));
         returned++;
     }
-    if (over_budget)
+    int spooled = 0;
+    if (over_budget) {
         res.truncated = 1;
+        spooled = spool_all(call, &res) == 0;
+    }
     cJSON_AddNumberToObject(o, "returned", (double)returned);
     cJSON_AddBoolToObject(o, "truncated", res.truncated);
     cJSON *hints = hints_json(&res, cats, mask);
     if (over_budget)
         cJSON_AddItemToArray(hints, cJSON_CreateString(
-            "Results were cut to fit max_output_tokens; raise it or narrow the search."));
+            spooled ? "Results were cut to fit max_output_tokens; output lists every result "
+                      "found, one a line (when that is cut too, its head and tail, and "
+                      "spool_path names the file with all of them): read it, raise "
+                      "max_output_tokens or narrow the search."
+                    : "Results were cut to fit max_output_tokens; raise it or narrow the "
+                      "search."));
     cJSON_AddItemToObject(o, "hints", hints);
     cs_output_free(&res);
     *result = o;

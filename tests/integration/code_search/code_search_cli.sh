@@ -94,6 +94,29 @@ check "results cut to max_output_tokens" '.returned >= 1 and .returned < 100 and
   (.results | length) == .returned and .truncated == true and
   (.hints | map(test("max_output_tokens")) | any) and (tostring | length) < 4000'
 
+# Cut results: the complete list is spooled, one result a line, and
+# named by spool_path; it holds exactly the uncut search's results.
+call advanced '{"query":"e","max_results":100}'
+whole=$OUT
+check "uncut search is not cut" '.returned > 20 and .spool_path == null'
+call advanced '{"query":"e","max_results":100,"max_output_tokens":100}'
+check "cut search names its spool file" '.truncated == true and .returned < 20 and
+  (.spool_path | type) == "string" and (.output | test("tokens omitted")) and
+  (.hints | map(test("spool_path")) | any)'
+spool=$(printf '%s' "$OUT" | jq -r '.spool_path')
+want=$(printf '%s' "$whole" | jq -r '.results[] | if .result_type == "path" then "\(.path): path"
+  else "\(.path):\(.line):\(.column): \(.result_type)\(if .name then " " + .name else "" end): \(.snippet | gsub("\n"; "\\n"))" end')
+if [ -f "$WS/$spool" ] && [ "$(cat "$WS/$spool")" = "$want" ]; then
+    echo "ok: spool file holds every result ($(wc -l < "$WS/$spool") lines)"
+else
+    echo "FAIL: spool file '$spool' differs from the uncut results"
+    diff <(printf '%s\n' "$want") "$WS/$spool" | head -10
+    fails=$((fails + 1))
+fi
+# within the budget nothing is spooled
+call advanced '{"query":"Widget","result_types":["definition"],"max_output_tokens":1000}'
+check "uncut result has no spool" '.truncated == false and .spool_path == null and .output == null'
+
 # Smart case.
 call advanced '{"query":"widget","result_types":["definition"],"file_types":["rust"]}'
 check "lower-case query is case-insensitive" '.returned == 1 and .results[0].name == "Widget" and
