@@ -71,10 +71,11 @@ check_eq "call of a denied provider tool exits 1" 1 "$rc"
 [ ! -e "$T/danger.marker" ] && echo "ok   denied tool did not run" ||
     { echo "FAIL denied tool ran"; fails=$((fails + 1)); }
 
-# the CLI has no MCP client: nothing is declared to the provider, and a
-# request sent anyway is refused cleanly; the tool's fallback answers
+# the CLI has no MCP client: only roots (answered by vthost itself) is
+# declared to the provider, and a request sent anyway is refused
+# cleanly; the tool's fallback answers
 out=$(vt call mcp__test__client_caps '{}' 2>&1)
-check "cli: no client capabilities declared to providers" '"output":"{}"' "$out"
+check "cli: only roots declared to providers" '"output":"{\"roots\":{}}"' "$out"
 out=$(vt call mcp__test__summarise '{"text":"one two three four five"}' 2>&1); rc=$?
 check_eq "cli: a refused sampling request: the call still succeeds" 0 "$rc"
 check "cli: the tool's own fallback" "fallback summary: one two three" "$out"
