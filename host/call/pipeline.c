@@ -32,7 +32,8 @@ typedef struct call_ctx {
     vt_call call;
     vt_subjects subjects;
     uint64_t epoch_before;
-    cJSON *resp; /* the tool's response while it is being finished */
+    cJSON *resp;    /* the tool's response while it is being finished */
+    int explaining; /* pipeline_explain: the call will not run */
 } call_ctx;
 
 /* A stage returns 0 to go on, 1 when it settled the call in c->out. */
@@ -85,6 +86,7 @@ static int stage_arguments(call_ctx *c)
 static int stage_prepare(call_ctx *c)
 {
     call_init(&c->call, c->e, c->args, c->req->fe, c->req->cancel);
+    c->call.explaining = c->explaining;
     c->call.max_output_tokens = schema_max_output_tokens(c->args);
     c->call.agent = c->req->agent;
     c->epoch_before = registry_epoch();
@@ -417,7 +419,7 @@ static void explain_decision(call_ctx *c)
 int pipeline_explain(const call_request *req, call_result *out)
 {
     memset(out, 0, sizeof *out);
-    call_ctx c = {.req = req, .out = out};
+    call_ctx c = {.req = req, .out = out, .explaining = 1};
     if (!run_stages(&c, decide_stages))
         explain_decision(&c);
     ctx_release(&c);

@@ -144,6 +144,8 @@ static uint64_t api_call_client_id(const vt_call *call)
     return call && call->fe ? call->fe->client_id : 0;
 }
 
+static int api_call_explaining(const vt_call *call) { return call && call->explaining; }
+
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
     .abi_major = VT_ABI_MAJOR,
@@ -187,6 +189,7 @@ static const vt_host_api table = {
     .policy_paths = permission_policy_paths,
     .open_library = opened_lib_bind,
     .call_client_id = api_call_client_id,
+    .call_explaining = api_call_explaining,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -2,9 +2,9 @@
 #ifndef VTHOST_CALL_H
 #define VTHOST_CALL_H
 
+#include <cjson/cJSON.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
 #include <vthost/plugin.h>
 #include "call_types.h"
 #include "registry.h"
@@ -20,8 +20,9 @@ struct vt_call {
     struct vt_spool *spool; /* NULL until spool_open */
     const frontend *fe;
     atomic_int *cancel;
-    const char *agent;      /* per-call agent, or NULL */
+    const char *agent;        /* per-call agent, or NULL */
     struct guard_call *guard; /* anti-blind-editing state while it runs */
+    int explaining;           /* vt_host_api.call_explaining */
 };
 
 /* Creating, releasing and the per-call operations: call/call_ops.h. */

@@ -1,5 +1,6 @@
 /* Workspace-confined file access (see patch_fs.h). */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pthread.h>
@@ -275,6 +276,78 @@ int fs_absent(int root, const char *rel, char **err)
     }
     free(dir);
     return 0;
+}
+
+/* Whether `real` is root_real or below it. */
+static int is_beneath(const char *root_real, const char *real)
+{
+    size_t n = strlen(root_real);
+    if (n == 1) /* the workspace is "/" */
+        return 1;
+    return strncmp(real, root_real, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+/* The refusal for the symlink at prefix (a component of rel). */
+static int link_refusal(int root, const char *root_path, const char *rel, const char *prefix,
+                        char **err)
+{
+    char target[PATH_MAX];
+    ssize_t n = readlinkat(root, prefix, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    char *full = NULL, root_real[PATH_MAX], real[PATH_MAX];
+    int outside = target[0] == '/';
+    if (asprintf(&full, "%s/%s", root_path, prefix) < 0)
+        return VT_ERR_NOMEM;
+    /* A dangling link is judged by its text: absolute or climbing is out. */
+    if (realpath(root_path, root_real) && realpath(full, real))
+        outside = !is_beneath(root_real, real);
+    else if (strstr(target, ".."))
+        outside = 1;
+    free(full);
+    char *who = NULL; /* "it" or the component, quoted */
+    if (strcmp(prefix, rel) == 0 ? !(who = strdup("it")) : asprintf(&who, "'%s'", prefix) < 0)
+        return VT_ERR_NOMEM;
+    int rc = outside ? patch_fail(err, VT_ERR_OUTSIDE,
+                                  "Refused path '%s': %s is a symbolic link to '%s', outside the "
+                                  "workspace. apply_patch never writes through symbolic links; "
+                                  "nothing was changed and no approval was asked",
+                                  rel, who, target)
+                     : patch_fail(err, VT_ERR_DENIED,
+                                  "Refused path '%s': %s is a symbolic link (to '%s'). apply_patch "
+                                  "does not follow symbolic links: patch the path it points to "
+                                  "instead",
+                                  rel, who, target);
+    free(who);
+    return rc;
+}
+
+int fs_link_check(int root, const char *root_path, const char *rel, char **err)
+{
+    *err = NULL;
+    char *prefix = strdup(rel);
+    if (!prefix)
+        return VT_ERR_NOMEM;
+    /* Each prefix from the top: the ones before were found to be no
+     * symlink, so fstatat resolves the prefix through real directories. */
+    int rc = 0;
+    for (char *p = prefix;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        struct stat st;
+        if (fstatat(root, prefix, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            break; /* missing (the rest will be created) or unreadable: the write decides */
+        if (S_ISLNK(st.st_mode)) {
+            rc = link_refusal(root, root_path, rel, prefix, err);
+            break;
+        }
+        if (!saved)
+            break;
+        *p = saved;
+    }
+    free(prefix);
+    return rc;
 }
 
 /* Open (creating when `dirs` is given) the parent directory of rel. */

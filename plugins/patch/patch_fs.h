@@ -13,6 +13,15 @@
  * control characters.  *err is malloc'd on refusal. */
 int fs_path_check(const char *path, char **norm, char **err);
 
+/* Refuse rel when an existing component of it is a symbolic link,
+ * saying where the link leads (outside the workspace: VT_ERR_OUTSIDE;
+ * inside: VT_ERR_DENIED) so the refusal comes before any approval is
+ * asked.  root_path is the workspace's path (to resolve the link's
+ * target).  Not race-free: the writes stay confined by fs_open_beneath;
+ * this only refuses early what they would refuse anyway.  0 when no
+ * symlink is on the way; *err is malloc'd on refusal. */
+int fs_link_check(int root, const char *root_path, const char *rel, char **err);
+
 /* Open `rel` beneath the directory `root` without following symlinks
  * anywhere.  Returns a descriptor or -1 with errno (ELOOP: a symlink). */
 int fs_open_beneath(int root, const char *rel, int flags, mode_t mode);

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 5
+#define VT_ABI_MINOR 6
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -600,6 +600,14 @@ struct vt_host_api {
      * served only to calls of the client session that made it.
      * Thread-safe. */
     uint64_t (*call_client_id)(const vt_call *call);
+
+    /* ---- added in 1.6 ---- */
+    /* Non-zero while `call` is only being explained (`vthost explain`):
+     * the subjects hook runs to show the permission decision, and the
+     * call will not run.  A hook that refuses what the run would refuse
+     * anyway (before the user is asked) may skip that refusal here, so
+     * the decision itself stays visible. */
+    int (*call_explaining)(const vt_call *call);
 };
 
 #define VT_HAS(api, member)                                               \
