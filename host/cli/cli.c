@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "cli_call.h"
+#include "cli_progress.h"
 #include "json_exact.h"
 #include "perm_trust.h"
 #include "spool_dir.h"
@@ -57,6 +58,7 @@ static int cli_prompt(void *ctx, const cJSON *request)
     int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return -1;
+    cli_progress_pause(); /* the question owns the terminal meanwhile */
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(request, "message");
     char *text = cJSON_IsString(m) ? NULL : cJSON_Print(request);
     /* the terminal shows what runs: no byte of the call moves its cursor */
@@ -68,6 +70,7 @@ static int cli_prompt(void *ctx, const cJSON *request)
     char answer[16] = "";
     ssize_t n = read(fd, answer, sizeof answer - 1);
     close(fd);
+    cli_progress_resume();
     return n > 0 && (answer[0] == 'y' || answer[0] == 'Y');
 }
 
@@ -115,7 +118,9 @@ static int cli_call(int argc, char **argv, const cli_options *o)
     call_request req = {.tool = tool, .args = args, .agent = o->agent, .fe = &fe,
                         .cancel = cli_call_begin(o->timeout)};
     call_result res;
+    cli_progress_start(tool);
     pipeline_call(&req, &res);
+    cli_progress_stop();
     rc = cli_call_end(&res, o->timeout, exit_code(res.status));
     if (res.status != CALL_OK && res.message)
         print_message(res.message);
