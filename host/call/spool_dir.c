@@ -2,17 +2,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "spool_dir.h"
+#include "beneath.h"
 #include "strutil.h"
 #include "text_escape.h"
 #include "log.h"
@@ -28,34 +27,6 @@ uint64_t spool_call_cap(void)
     return call_cap;
 }
 
-static int open_beneath(int root, const char *rel, int flags, mode_t mode)
-{
-    struct open_how how = {.flags = (uint64_t)flags, .mode = mode,
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
-    if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-        return fd;
-    /* No openat2 (or a seccomp filter refusing it): walk the path one
-     * component at a time, never following a link. */
-    char *copy = strdup(rel);
-    if (!copy)
-        return -1;
-    int dir = dup(root);
-    char *save = NULL, *comp = strtok_r(copy, "/", &save);
-    while (dir >= 0 && comp) {
-        char *next = strtok_r(NULL, "/", &save);
-        int f = next ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : flags | O_NOFOLLOW;
-        int nd = strcmp(comp, "..") ? openat(dir, comp, f, mode) : (errno = EXDEV, -1);
-        int saved = errno;
-        close(dir);
-        errno = saved;
-        dir = nd;
-        comp = next;
-    }
-    free(copy);
-    return dir;
-}
-
 static char *refusal(const char *what, int err)
 {
     if (err == ELOOP || err == ENOTDIR || err == EXDEV)
@@ -68,7 +39,7 @@ static char *refusal(const char *what, int err)
  * its .gitignore ignores everything (itself included). */
 static void ignore_all(int root)
 {
-    int fd = open_beneath(root, ".vtcode/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+    int fd = beneath_open(root, ".vtcode/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
                           0644);
     if (fd < 0)
         return;
@@ -82,10 +53,10 @@ static int enter_dir(int root, char **why)
 {
     static const char *const comps[] = {".vtcode", ".vtcode/context", SPOOL_DIR};
     for (size_t i = 0; i < 3; i++) {
-        int fd = open_beneath(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        int fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0 && errno == ENOENT) {
             const char *slash = strrchr(comps[i], '/');
-            int parent = slash ? open_beneath(root, i ? comps[i - 1] : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
+            int parent = slash ? beneath_open(root, i ? comps[i - 1] : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
                                : dup(root);
             if (parent >= 0) {
                 int made = mkdirat(parent, slash ? slash + 1 : comps[i], 0755) == 0;
@@ -99,7 +70,7 @@ static int enter_dir(int root, char **why)
                     ignore_all(root);
                 close(parent);
             }
-            fd = open_beneath(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+            fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
         }
         if (fd < 0) {
             *why = refusal(comps[i], errno);
@@ -130,7 +101,7 @@ int spool_dir_create(const char *workspace, const char *name, char **why)
     char *rel = str_printf("%s/%s", SPOOL_DIR, name);
     int fd = -1;
     for (int attempt = 0; rel && attempt < 2; attempt++) {
-        fd = open_beneath(root, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        fd = beneath_open(root, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0) {
             *why = refusal(rel, errno);
             break;
@@ -184,7 +155,7 @@ static int list_dir(const char *workspace, entry **v, size_t *n)
     int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         return -1;
-    int dfd = open_beneath(root, SPOOL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    int dfd = beneath_open(root, SPOOL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     close(root);
     if (dfd < 0)
         return -1;
