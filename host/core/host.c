@@ -353,6 +353,17 @@ static int load_config(const char *explicit_path, char **err)
         free(ws);
         return VT_ERR_INVALID;
     }
+    char *refused = ws ? perm_trust_refused(ws) : NULL;
+    if (refused) {
+        /* fail closed: a command made it and it could not be set aside */
+        *err = str_printf("%s was made by a command and could not be set aside (recorded in "
+                          "%s): it is not applied. Review it and remove it, or run `vthost "
+                          "trust` in this workspace after review", ws, refused);
+        free(refused);
+        free(user);
+        free(ws);
+        return VT_ERR_INVALID;
+    }
     if (explicit_path && same_file(explicit_path, user)) {
         free(user);
         user = NULL;

@@ -4,6 +4,7 @@
 #include "perm_strict.h"
 #include "strutil.h"
 #include "toml_reader.h"
+#include "ws_index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -276,6 +277,38 @@ static char *edited(const char *path, const char *text, const cJSON *tree, const
     return str_printf("%.*s\nworkspaces = [%s]%s", (int)(eol - text), text, lit, eol);
 }
 
+static char *refused_path(const char *path, struct stat *st)
+{
+    if (!path || lstat(path, st) != 0)
+        return NULL;
+    char *dir = ws_index_state_dir();
+    char *rec = dir ? str_printf("%s/refused/%llu-%llu", dir, (unsigned long long)st->st_dev,
+                                 (unsigned long long)st->st_ino)
+                    : NULL;
+    free(dir);
+    return rec;
+}
+
+char *perm_trust_refused(const char *path)
+{
+    struct stat st, rs;
+    char *rec = refused_path(path, &st);
+    /* the inode is what was refused: the same file however edited since
+     * (a session that outlives its call may still write to it) */
+    if (rec && lstat(rec, &rs) == 0 && S_ISREG(rs.st_mode))
+        return rec;
+    free(rec);
+    return NULL;
+}
+
+int perm_trust_refused_clear(const char *path)
+{
+    char *rec = perm_trust_refused(path);
+    int removed = rec && unlink(rec) == 0;
+    free(rec);
+    return removed;
+}
+
 int perm_trust_add(const char *dir, char **msg)
 {
     *msg = NULL;
@@ -344,6 +377,18 @@ int perm_trust_add(const char *dir, char **msg)
             *msg = str_printf("trusted %s: its own allow rules, [permissions.auto] settings and "
                               "agents now apply (%s)", real, path);
         }
+    }
+    if (rc == 0) { /* trusted after review: a refused vtcode.toml there applies again */
+        char *toml = str_printf("%s/vtcode.toml", real);
+        if (toml && perm_trust_refused_clear(toml)) {
+            char *m = str_printf("%s; its vtcode.toml, which a command made, is no longer "
+                                 "refused", *msg);
+            if (m) {
+                free(*msg);
+                *msg = m;
+            }
+        }
+        free(toml);
     }
     if (rc != 0 && !*msg)
         *msg = str_printf("cannot trust %s (error %d)", real, rc);

@@ -24,4 +24,14 @@ int perm_trust_listed(const cJSON *tree, const char *workspace);
  * (malloc'd) saying what was done; else an error with *msg. */
 int perm_trust_add(const char *dir, char **msg);
 
+/* A workspace vtcode.toml a command made and the exec plugin could not
+ * set aside is recorded under $XDG_STATE_HOME/vthost/refused/<dev>-<ino>
+ * (plugins/exec/sandbox.c).  The record's path (malloc'd) when `path`
+ * (not followed) is such a file, else NULL. */
+char *perm_trust_refused(const char *path);
+
+/* Remove the record of `path` when there is one (`vthost trust`, after
+ * the user reviewed the file).  1 when one was removed. */
+int perm_trust_refused_clear(const char *path);
+
 #endif

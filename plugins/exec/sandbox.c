@@ -433,6 +433,50 @@ static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
     }
 }
 
+/* A command-made vtcode.toml that could not be moved aside is recorded
+ * under the host's state directory, $XDG_STATE_HOME/vthost/refused/
+ * <dev>-<inode> (its size, mtime and path inside), so that no later start
+ * in the workspace applies it (host/perm/perm_trust.c reads the same
+ * record; `vthost trust` removes it).  Outside the workspace: commands
+ * cannot reach it.  The record's path, or NULL when none was written. */
+static char *refused_record(const char *path, const struct stat *st)
+{
+    const char *v = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    char *base = v && v[0] == '/' ? fmt("%s/vthost", v)
+                 : home && home[0] == '/' ? fmt("%s/.local/state/vthost", home)
+                                          : NULL;
+    char *dir = base ? fmt("%s/refused", base) : NULL;
+    char *rec = NULL;
+    if (dir) {
+        /* each missing level made 0700: host data, never shared */
+        for (char *q = base + 1; *q; q++)
+            if (*q == '/') {
+                *q = '\0';
+                (void)mkdir(base, 0700);
+                *q = '/';
+            }
+        (void)mkdir(base, 0700);
+        (void)mkdir(dir, 0700);
+        rec = fmt("%s/%llu-%llu", dir, (unsigned long long)st->st_dev,
+                  (unsigned long long)st->st_ino);
+    }
+    int fd = rec ? open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    char *text = fd >= 0 ? fmt("%lld %lld %s\n", (long long)st->st_size,
+                               (long long)st->st_mtime, path)
+                         : NULL;
+    int ok = text && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    free(text);
+    free(dir);
+    free(base);
+    if (!ok) {
+        free(rec);
+        rec = NULL;
+    }
+    return rec;
+}
+
 int sandbox_policy_check(const sandbox *sb, char **warning)
 {
     static atomic_uint seq;
@@ -453,12 +497,25 @@ int sandbox_policy_check(const sandbox *sb, char **warning)
                 renameat(dirfd, "vtcode.toml", dirfd, aside + strlen(ws) + 1) == 0;
     if (dirfd >= 0)
         close(dirfd);
-    *warning = moved ? fmt("vtcode.toml appeared in the workspace during this run (commands "
-                           "may not create policy files); it was moved to %s, not applied",
-                           aside)
-                     : fmt("vtcode.toml appeared in the workspace during this run (commands "
-                           "may not create policy files) and could not be moved aside: "
-                           "check it before the next start");
+    /* Fail closed: a file that stays in place is recorded, and no later
+     * start in this workspace applies it until it is reviewed. */
+    char *rec = moved ? NULL : refused_record(sb->toml_path, &st);
+    if (moved)
+        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
+                       "may not create policy files); it was moved to %s, not applied",
+                       aside);
+    else if (rec)
+        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
+                       "may not create policy files) and could not be moved aside (is "
+                       ".vtcode a plain directory?): it is recorded in %s and no later "
+                       "vthost start applies it; review and remove it, or run `vthost "
+                       "trust` after review",
+                       rec);
+    else
+        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
+                       "may not create policy files), could not be moved aside and could "
+                       "not be recorded as refused: remove it before the next start");
+    free(rec);
     free(aside);
     free(ws);
     return VT_OK;
