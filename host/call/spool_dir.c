@@ -12,6 +12,7 @@
 #include <vthost/plugin.h>
 #include "spool_dir.h"
 #include "beneath.h"
+#include "paths.h"
 #include "strutil.h"
 #include "text_escape.h"
 #include "log.h"
@@ -87,6 +88,13 @@ static int enter_dir(int root, char **why)
 int spool_dir_create(const char *workspace, const char *name, char **why)
 {
     *why = NULL;
+    const char *refused = paths_vtcode_refusal(workspace);
+    if (refused) { /* nothing is written through it */
+        *why = str_printf(".vtcode is %s, not a plain directory of the workspace: the host "
+                          "writes nothing through it, so the complete output was not kept",
+                          refused);
+        return VT_ERR_DENIED;
+    }
     int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0) {
         *why = refusal("the workspace", errno);

@@ -353,6 +353,13 @@ static int load_config(const char *explicit_path, char **err)
         free(ws);
         return VT_ERR_INVALID;
     }
+    const char *vt_refused = paths_vtcode_refusal(H.workspace);
+    if (vt_refused) /* said once, at start; each reader and writer refuses on its own */
+        host_log(VT_LOG_WARNING, "config",
+                 "%s/.vtcode is %s, not a plain directory of the workspace: it is refused as a "
+                 "policy source and never followed (its agents are not read) and vthost writes "
+                 "nothing through it (spool, audit log, set-aside files). Make it a plain "
+                 "directory", H.workspace, vt_refused);
     char *refused = ws ? perm_trust_refused(ws) : NULL;
     if (refused) {
         /* fail closed: a command made it and it could not be set aside */

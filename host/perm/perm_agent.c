@@ -7,6 +7,7 @@
 #include "perm_rules.h"
 #include "perm_strict.h"
 #include "opened_lib.h"
+#include "paths.h"
 #include "strutil.h"
 
 #include <pthread.h>
@@ -479,6 +480,12 @@ static int plain_spec(const char *workspace, const char *ws, char **err)
     char *vt = str_printf("%s/.vtcode", workspace), *ag = str_printf("%s/.vtcode/agents", workspace);
     const char *const path[] = {vt, ag, ws};
     int rc = vt && ag ? 1 : -1;
+    const char *refused = paths_vtcode_refusal(workspace);
+    if (rc == 1 && refused) {
+        *err = str_printf("%s is %s: it is refused as a policy source, and agent specs in it "
+                          "are never read. Make it a plain directory of the workspace", vt, refused);
+        rc = -1;
+    }
     for (int i = 0; rc == 1 && i < 3; i++) {
         struct stat st;
         if (lstat(path[i], &st) != 0)

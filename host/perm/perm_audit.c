@@ -1,6 +1,7 @@
 /* Audit log writer. */
 #include "perm_audit.h"
 #include "beneath.h"
+#include "paths.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@ int perm_audit_append(const char *workspace, cJSON *record)
 
     /* .vtcode/ is the workspace's: a command may have planted a link
      * anywhere on the way, so nothing is followed (beneath.h) */
+    if (paths_vtcode_refusal(workspace)) /* never written through */
+        return VT_ERR_IO;
     int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         return VT_ERR_IO;

@@ -2,10 +2,12 @@
  * and must land inside the workspace; with VT_RESOLVE_NO_SYMLINKS any
  * symlink on the way is refused, even one that stays inside. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vthost/plugin.h>
 #include "paths.h"
 
@@ -214,4 +216,31 @@ const char *paths_unsafe_workspace(const char *dir, const char *home)
             return "inside a hidden directory of the home directory";
     }
     return NULL;
+}
+
+const char *paths_vtcode_refusal(const char *workspace)
+{
+    int root = workspace ? open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (root < 0)
+        return NULL;
+    struct statx ws, vt;
+    const char *why = NULL;
+    unsigned mask = STATX_TYPE | STATX_MNT_ID;
+    if (statx(root, "", AT_EMPTY_PATH, mask, &ws) != 0) {
+        close(root);
+        return NULL;
+    }
+    if (statx(root, ".vtcode", AT_SYMLINK_NOFOLLOW, mask, &vt) != 0)
+        why = errno == ENOENT ? NULL : "cannot be examined";
+    else if (S_ISLNK(vt.stx_mode))
+        why = "a symbolic link";
+    else if (!S_ISDIR(vt.stx_mode))
+        why = "not a directory";
+    else if (vt.stx_dev_major != ws.stx_dev_major || vt.stx_dev_minor != ws.stx_dev_minor ||
+             ((vt.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+              (vt.stx_attributes & STATX_ATTR_MOUNT_ROOT)) ||
+             ((vt.stx_mask & ws.stx_mask & STATX_MNT_ID) && vt.stx_mnt_id != ws.stx_mnt_id))
+        why = "another filesystem or a mount";
+    close(root);
+    return why;
 }

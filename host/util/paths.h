@@ -24,4 +24,12 @@ int paths_mkdirs(const char *abs_dir, int mode);
  * or NULL when it may be. */
 const char *paths_unsafe_workspace(const char *dir, const char *home);
 
+/* Why the workspace's `.vtcode` is refused as a policy source and as a
+ * place the host writes to, or NULL when it is missing or a plain
+ * directory on the workspace's own mount.  A link, a file, or a directory
+ * that is another filesystem or a mount (a bind mount of somewhere else)
+ * would let the repository or a command point vthost's reads and writes
+ * anywhere.  A static string. */
+const char *paths_vtcode_refusal(const char *workspace);
+
 #endif

@@ -347,6 +347,18 @@ static int aside_open(const sandbox *sb)
         return -1;
     }
     int vt = openat(ws, ".vtcode", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    /* nor into another filesystem or a mount there: a .vtcode that is not
+     * a plain directory of the workspace gets nothing written through it */
+    struct statx a, b;
+    unsigned m = STATX_TYPE | STATX_MNT_ID;
+    if (vt >= 0 && (statx(ws, "", AT_EMPTY_PATH, m, &a) != 0 ||
+                    statx(vt, "", AT_EMPTY_PATH, m, &b) != 0 ||
+                    a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor ||
+                    (b.stx_attributes_mask & b.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+                    ((a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id))) {
+        close(vt);
+        vt = -1;
+    }
     close(ws);
     if (vt < 0)
         return -1;
