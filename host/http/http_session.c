@@ -41,6 +41,7 @@ struct http_stream {
     size_t out_len, out_pos;
     int answered; /* the response is queued */
     int gone;     /* the connection is done */
+    int posting;  /* a POST's response, counted in g_posts until closed */
     int64_t last_write_ms;
     pthread_cond_t cond;
     char tool[64]; /* access log */
@@ -69,6 +70,9 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER; /* a call thread ended */
 static http_session *g_sessions;
 static int g_count, g_threads;
+/* POST responses still open: at shutdown an answered call's response is
+ * left to reach its client before the daemon closes the connections. */
+static int g_posts;
 static mcp_ops host_ops;
 static uint64_t next_client_id = 1;
 static http_limits limits;
@@ -472,11 +476,13 @@ static void deadline_in(struct timespec *t, int ms)
 
 void http_sessions_shutdown(int grace_ms)
 {
-    /* Running calls may finish (and answer) within the grace period. */
+    /* Running calls may finish, and their answers reach their clients,
+     * within the grace period. */
     struct timespec end;
     deadline_in(&end, grace_ms);
     pthread_mutex_lock(&g_mu);
-    while (g_threads > 0 && pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+    while ((g_threads > 0 || g_posts > 0) &&
+           pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
         ;
     http_session *list = g_sessions;
     g_sessions = NULL;
@@ -490,10 +496,11 @@ void http_sessions_shutdown(int grace_ms)
         http_session_put(list);
         list = n;
     }
-    /* Cancelled calls end their commands; give them a moment more. */
+    /* Cancelled calls end their commands and answer; a moment more. */
     deadline_in(&end, grace_ms > 2000 ? grace_ms : 2000);
     pthread_mutex_lock(&g_mu);
-    while (g_threads > 0 && pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+    while ((g_threads > 0 || g_posts > 0) &&
+           pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
         ;
     pthread_mutex_unlock(&g_mu);
 }
@@ -514,8 +521,10 @@ http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON 
     pthread_condattr_destroy(&ca);
     st->refs = 1;
     st->last_write_ms = now_ms();
+    st->posting = req_id != NULL;
     pthread_mutex_lock(&g_mu);
     s->refs++;
+    g_posts += st->posting;
     pthread_mutex_unlock(&g_mu);
     st->s = s;
     pthread_mutex_lock(&s->mu);
@@ -787,10 +796,18 @@ void http_stream_close(http_stream *st)
     http_session *s = st->s;
     pthread_mutex_lock(&s->mu);
     int cancel = st->req_id && !st->answered;
+    int posting = st->posting;
+    st->posting = 0;
     st->gone = 1;
     cJSON *id = cancel ? cJSON_Duplicate(st->req_id, 1) : NULL;
     int last = stream_unref_locked(st);
     pthread_mutex_unlock(&s->mu);
+    if (posting) {
+        pthread_mutex_lock(&g_mu);
+        g_posts--;
+        pthread_cond_broadcast(&g_cond);
+        pthread_mutex_unlock(&g_mu);
+    }
     if (id) {
         /* The client went away mid-call: the call ends, and with it the
          * commands it started. */
