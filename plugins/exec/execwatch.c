@@ -549,6 +549,16 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
     char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
     const char *name = NULL;
     if (!given || !args) {
+        /* The shell's own start, by an unprivileged host: the session
+         * leader is not dumpable (spawn.c) and the shell it vforks shares
+         * its memory until this execve, so only a watcher with
+         * CAP_SYS_PTRACE can read it.  That program is the call's `shell`,
+         * which met the deny rules by name before the call; nothing of the
+         * command has run yet. */
+        if (first) {
+            ok = 1;
+            goto out;
+        }
         why = strdup("cannot read the program's path or arguments");
         goto out;
     }
