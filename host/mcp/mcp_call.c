@@ -6,6 +6,7 @@
 #include <string.h>
 #include "mcp_client.h"
 #include "mcp_internal.h"
+#include "perm_agent.h"
 
 static void progress(void *ctx, double value, double total, const char *message)
 {
@@ -28,26 +29,13 @@ static void progress(void *ctx, double value, double total, const char *message)
     pthread_mutex_unlock(&c->mu);
 }
 
-
 /* A client may pick a per-call agent by name only: a path would let it
- * load any readable file as a permission policy.  The same rule as
- * perm_agent_name_valid (which the engine applies again). */
+ * load any readable file as a permission policy.  Checked here too so
+ * that the client hears it as invalid params, before the engine runs. */
 static int agent_name_ok(const cJSON *agent)
 {
-    if (!agent)
-        return 1;
-    if (!cJSON_IsString(agent) || !agent->valuestring[0] || agent->valuestring[0] == '.')
-        return 0;
-    const char *n = agent->valuestring;
-    size_t len = strlen(n);
-    if (len > 128 || strstr(n, "..") ||
-        (len >= 3 && n[len - 3] == '.' && (n[len - 2] | 0x20) == 'm' && (n[len - 1] | 0x20) == 'd'))
-        return 0;
-    for (const char *p = n; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-' || *p == '.'))
-            return 0;
-    return 1;
+    const char *why;
+    return !agent || (cJSON_IsString(agent) && perm_agent_name_valid(agent->valuestring, &why));
 }
 
 /* A JSON-RPC error (server error range), so that a client retries
@@ -57,12 +45,12 @@ static void answer_busy(struct mcp_server *s, const cJSON *id)
     char text[200];
     snprintf(text, sizeof text,
              "Server busy: %d tool calls are already running (the limit, [mcp] "
-             "max_concurrent_calls); wait for one to finish and retry.", s->max_calls);
+             "max_concurrent_calls); wait for one to finish and retry.",
+             s->max_calls);
     mcp_send_error(s, id, RPC_SERVER_BUSY, text);
 }
 
-mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
-                         const cJSON *params)
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -214,8 +202,8 @@ static void unregister(struct mcp_server *s, mcp_call *c)
 
 void mcp_call_run(struct mcp_server *s, mcp_call *c)
 {
-    call_request req = {.tool = c->tool, .args = c->args, .agent = c->agent,
-                        .fe = &c->fe, .cancel = &c->cancel};
+    call_request req = {
+        .tool = c->tool, .args = c->args, .agent = c->agent, .fe = &c->fe, .cancel = &c->cancel};
     call_result r = {0};
     int rc = s->ops.call(&req, &r);
 
@@ -227,8 +215,7 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     if (cancelled || r.status == CALL_CANCELLED) {
         /* A cancelled request gets no response. */
     } else if (r.status == CALL_UNKNOWN) {
-        mcp_send_error(s, c->id, RPC_INVALID_PARAMS,
-                       r.message ? r.message : "Unknown tool");
+        mcp_send_error(s, c->id, RPC_INVALID_PARAMS, r.message ? r.message : "Unknown tool");
     } else if (rc < 0 && !r.response && !r.message) {
         mcp_send_error(s, c->id, RPC_INTERNAL_ERROR, "Internal error running the tool");
     } else {
