@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "call_ops.h"
 #include "spool.h"
+#include "strutil.h"
 
 static const char *call_root;
 static atomic_uint_fast64_t next_call_id = 1;
@@ -41,12 +42,31 @@ int call_error(vt_call *call, int status, const char *f, ...)
     if (!call->error) {
         va_list ap;
         va_start(ap, f);
-        if (vasprintf(&call->error, f, ap) < 0)
-            call->error = NULL;
+        call->error = str_vprintf(f, ap);
         va_end(ap);
         call->error_status = status;
     }
     return status;
+}
+
+void call_warn_take(vt_call *call, char *msg)
+{
+    if (call && msg) {
+        if (!call->warnings)
+            call->warnings = cJSON_CreateArray();
+        cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
+    }
+    free(msg);
+}
+
+void call_warn(vt_call *call, const char *fmt, ...)
+{
+    if (!call)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    call_warn_take(call, str_vprintf(fmt, ap));
+    va_end(ap);
 }
 
 int call_cancelled(const vt_call *call)

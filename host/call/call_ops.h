@@ -21,6 +21,12 @@ void call_release(vt_call *call);
 /* vt_host_api.call_error: the first error of a call is kept. */
 int call_error(vt_call *call, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* vt_host_api.call_warn: a warning string added to the call's result
+ * ("warnings" array).  A no-op without a call or memory. */
+void call_warn(vt_call *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a message already built: takes `msg` (malloc'd, may be
+ * NULL) and frees it. */
+void call_warn_take(vt_call *call, char *msg);
 /* vt_host_api.call_cancelled. */
 int call_cancelled(const vt_call *call);
 /* vt_host_api.spool_open: the call's spool, created on first use. */

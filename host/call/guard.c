@@ -30,47 +30,111 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/services.h>
 #include "call.h"
+#include "call_ops.h"
 #include "guard_match.h"
 #include "guard_snapshot.h"
 #include "guard_state.h"
 #include "paths.h"
+#include "services.h"
 #include "strutil.h"
 #include "subjects.h"
-#include "services.h"
 #include "ws_index.h"
-#include <vthost/services.h>
 
 #define GUARD_DEFAULT_THRESHOLD 4
 #define GUARD_DEFAULT_MAX_ENTRIES 100000
 #define NAMES_SHOWN 5
 
-static const char *const default_rules[] = {
-    "make", "gmake", "ninja", "ctest", "cmake --build", "meson test", "meson compile",
-    "cargo check", "cargo build", "cargo test", "cargo clippy", "cargo nextest",
-    "go build", "go test", "go vet",
-    "npm test", "npm run test", "npm run lint", "npm run build", "npm run check",
-    "pnpm test", "pnpm run test", "pnpm lint", "pnpm run lint", "pnpm build", "pnpm run build",
-    "yarn test", "yarn run test", "yarn lint", "yarn run lint", "yarn build", "yarn run build",
-    "npx tsc", "npx eslint", "npx jest", "npx vitest", "tsc", "eslint", "jest", "vitest",
-    "pytest", "py.test", "python -m pytest", "python3 -m pytest", "python -m unittest",
-    "python3 -m unittest", "ruff check", "mypy", "tox", "nox",
-    "mvn test", "mvn verify", "mvn package", "mvn compile", "mvn install",
-    "mvnw test", "mvnw verify", "mvnw package", "mvnw compile", "mvnw install",
-    "gradle test", "gradle build", "gradle check", "gradlew test", "gradlew build",
-    "gradlew check", "dotnet test", "dotnet build", "swift test", "swift build",
-    "zig build", "deno test", "bun test", "mix test", "rspec", "bundle exec rspec",
-    "rake test", "phpunit", NULL};
+static const char *const default_rules[] = {"make",
+                                            "gmake",
+                                            "ninja",
+                                            "ctest",
+                                            "cmake --build",
+                                            "meson test",
+                                            "meson compile",
+                                            "cargo check",
+                                            "cargo build",
+                                            "cargo test",
+                                            "cargo clippy",
+                                            "cargo nextest",
+                                            "go build",
+                                            "go test",
+                                            "go vet",
+                                            "npm test",
+                                            "npm run test",
+                                            "npm run lint",
+                                            "npm run build",
+                                            "npm run check",
+                                            "pnpm test",
+                                            "pnpm run test",
+                                            "pnpm lint",
+                                            "pnpm run lint",
+                                            "pnpm build",
+                                            "pnpm run build",
+                                            "yarn test",
+                                            "yarn run test",
+                                            "yarn lint",
+                                            "yarn run lint",
+                                            "yarn build",
+                                            "yarn run build",
+                                            "npx tsc",
+                                            "npx eslint",
+                                            "npx jest",
+                                            "npx vitest",
+                                            "tsc",
+                                            "eslint",
+                                            "jest",
+                                            "vitest",
+                                            "pytest",
+                                            "py.test",
+                                            "python -m pytest",
+                                            "python3 -m pytest",
+                                            "python -m unittest",
+                                            "python3 -m unittest",
+                                            "ruff check",
+                                            "mypy",
+                                            "tox",
+                                            "nox",
+                                            "mvn test",
+                                            "mvn verify",
+                                            "mvn package",
+                                            "mvn compile",
+                                            "mvn install",
+                                            "mvnw test",
+                                            "mvnw verify",
+                                            "mvnw package",
+                                            "mvnw compile",
+                                            "mvnw install",
+                                            "gradle test",
+                                            "gradle build",
+                                            "gradle check",
+                                            "gradlew test",
+                                            "gradlew build",
+                                            "gradlew check",
+                                            "dotnet test",
+                                            "dotnet build",
+                                            "swift test",
+                                            "swift build",
+                                            "zig build",
+                                            "deno test",
+                                            "bun test",
+                                            "mix test",
+                                            "rspec",
+                                            "bundle exec rspec",
+                                            "rake test",
+                                            "phpunit",
+                                            NULL};
 
 struct guard_call {
-    int locked;              /* st is held for the whole run */
+    int locked; /* st is held for the whole run */
     guard_state st;
-    int mutated;             /* the tool noted an effective mutation */
-    int verified;            /* a command it finished was a verification */
-    int exited;              /* its command ended within the call */
+    int mutated;  /* the tool noted an effective mutation */
+    int verified; /* a command it finished was a verification */
+    int exited;   /* its command ended within the call */
     long pending_before;
-    guard_snapshot *before;  /* commands without events: the workspace before */
-    ws_index *index;         /* commands with events: the index and the mark */
+    guard_snapshot *before; /* commands without events: the workspace before */
+    ws_index *index;        /* commands with events: the index and the mark */
     ws_mark mark;
 };
 
@@ -96,8 +160,7 @@ static int failf(char **err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(err, fmt, ap) < 0)
-        *err = NULL;
+    *err = str_vprintf(fmt, ap);
     va_end(ap);
     return VT_ERR_INVALID;
 }
@@ -107,7 +170,8 @@ static int add_rule_array(const cJSON *arr, const char *key, char **err)
     if (!cJSON_IsArray(arr))
         return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
     const cJSON *it;
-    cJSON_ArrayForEach(it, arr) {
+    cJSON_ArrayForEach(it, arr)
+    {
         if (!cJSON_IsString(it))
             return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
         int rc = guard_rules_add(G.rules, it->valuestring, err);
@@ -176,9 +240,8 @@ int guard_init(const cJSON *config, const char *workspace, char **err)
     G.workspace = workspace;
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
-    int rc = sec && !cJSON_IsObject(sec)
-                 ? failf(err, "[tools.anti_blind_editing] must be a table")
-                 : read_config(sec, err);
+    int rc = sec && !cJSON_IsObject(sec) ? failf(err, "[tools.anti_blind_editing] must be a table")
+                                         : read_config(sec, err);
     if (rc)
         guard_fini();
     return rc;
@@ -201,7 +264,8 @@ static int plain_text(const char *s)
 {
     for (; *s; s++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                     " _./:=,+@%-", *s))
+                    " _./:=,+@%-",
+                    *s))
             return 0;
     return 1;
 }
@@ -217,7 +281,8 @@ static int classify_json_argv(const cJSON *argv)
         return -1;
     int i = 0, ok = 1;
     const cJSON *a;
-    cJSON_ArrayForEach(a, argv) {
+    cJSON_ArrayForEach(a, argv)
+    {
         if (!cJSON_IsString(a)) {
             ok = 0;
             break;
@@ -254,7 +319,8 @@ static int report_verifies(const char *detail)
                !(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "refused")) > 0)) {
         const cJSON *p;
         int ok = 1;
-        cJSON_ArrayForEach(p, progs) {
+        cJSON_ArrayForEach(p, progs)
+        {
             int k = classify_json_argv(p);
             if (k < 0)
                 ok = 0;
@@ -338,16 +404,16 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
     cJSON_AddStringToObject(r, "tool", call->tool->t.name ? call->tool->t.name : "");
     cJSON_AddNumberToObject(r, "pending_mutations", (double)pending);
     cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)G.threshold);
-    cJSON_AddStringToObject(r, "error", error ? error
-                                              : "Blocked by anti-blind-editing: verify your "
-                                                "changes first.");
+    cJSON_AddStringToObject(r, "error",
+                            error ? error
+                                  : "Blocked by anti-blind-editing: verify your "
+                                    "changes first.");
     cJSON_AddStringToObject(r, "hint", hint ? hint : "run a verification command first");
     free(hint);
     free(error);
     return r;
 }
 
-static void warn(vt_call *call, char *msg);
 static char *name_list(char **names, size_t shown, size_t total);
 
 /* Before a command: a mark in the index's change log, or, when the index
@@ -362,7 +428,7 @@ static void watch_begin(vt_call *call, struct guard_call *g)
         return;
     }
     if (why)
-        warn(call, str_printf("workspace index: %s", why));
+        call_warn(call, "workspace index: %s", why);
     if (guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
         g->before = NULL;
 }
@@ -377,7 +443,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
         int complete = 1;
         changed = ws_index_changes(g->index, g->mark, 1, names, NAMES_SHOWN, &complete);
         if (why)
-            warn(call, str_printf("workspace index: %s", why));
+            call_warn(call, "workspace index: %s", why);
         if (!complete && !names[0])
             names[0] = strdup("(too many changes to name: events were lost)");
     } else if (g->before) {
@@ -385,11 +451,12 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
         if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
             changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
         if (guard_snapshot_cut(g->before) || guard_snapshot_cut(after))
-            warn(call, str_printf("anti-blind-editing: the workspace has more than %zu entries "
-                                  "(max_snapshot_entries), so files made or removed beyond "
-                                  "them were not counted; raise the limit, or the inotify "
-                                  "watch limit so that changes are counted by events",
-                                  G.max_entries));
+            call_warn(call,
+                      "anti-blind-editing: the workspace has more than %zu entries "
+                      "(max_snapshot_entries), so files made or removed beyond "
+                      "them were not counted; raise the limit, or the inotify "
+                      "watch limit so that changes are counted by events",
+                      G.max_entries);
         guard_snapshot_free(after);
         guard_snapshot_free(g->before);
     }
@@ -453,9 +520,10 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
         char *list = name_list(bg, shown, nbg);
         g->st.pending++;
         g->st.changed = 1;
-        warn(call, str_printf("anti-blind-editing: a command still running from an earlier "
-                              "call changed the workspace (%s): counted as an unverified change",
-                              list ? list : ""));
+        call_warn(call,
+                  "anti-blind-editing: a command still running from an earlier "
+                  "call changed the workspace (%s): counted as an unverified change",
+                  list ? list : "");
         free(list);
     }
     for (size_t i = 0; i < NAMES_SHOWN; i++)
@@ -479,16 +547,6 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
         watch_begin(call, g);
     call->guard = g;
     return 0;
-}
-
-static void warn(vt_call *call, char *msg)
-{
-    if (!msg)
-        return;
-    if (!call->warnings)
-        call->warnings = cJSON_CreateArray();
-    cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
-    free(msg);
 }
 
 /* "a, b, c and 4 more" */
@@ -532,16 +590,18 @@ void guard_end(vt_call *call)
         size_t shown = changed < NAMES_SHOWN ? changed : NAMES_SHOWN;
         char *list = name_list(names, shown, changed);
         if (g->pending_before >= G.threshold)
-            warn(call, str_printf("anti-blind-editing: this command changed the workspace (%s) "
-                                  "while verification was required: %ld unverified changes "
-                                  "(the limit is %ld); run a verification command before "
-                                  "changing anything else", list ? list : "", now,
-                                  G.threshold));
+            call_warn(call,
+                      "anti-blind-editing: this command changed the workspace (%s) "
+                      "while verification was required: %ld unverified changes "
+                      "(the limit is %ld); run a verification command before "
+                      "changing anything else",
+                      list ? list : "", now, G.threshold);
         else if (now >= G.threshold)
-            warn(call, str_printf("anti-blind-editing: this command changed the workspace (%s); "
-                                  "%ld unverified changes reach the limit: further changes "
-                                  "are refused until a verification command completes",
-                                  list ? list : "", now));
+            call_warn(call,
+                      "anti-blind-editing: this command changed the workspace (%s); "
+                      "%ld unverified changes reach the limit: further changes "
+                      "are refused until a verification command completes",
+                      list ? list : "", now);
         free(list);
     }
     for (size_t i = 0; i < NAMES_SHOWN; i++)

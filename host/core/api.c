@@ -45,25 +45,6 @@ static void api_call_progress(vt_call *call, double progress, double total, cons
         call->fe->progress(call->fe->ctx, progress, total, msg);
 }
 
-static void api_call_warn(vt_call *call, const char *f, ...) VT_PRINTF(2, 3);
-static void api_call_warn(vt_call *call, const char *f, ...)
-{
-    if (!call)
-        return;
-    char *msg = NULL;
-    va_list ap;
-    va_start(ap, f);
-    if (vasprintf(&msg, f, ap) < 0)
-        msg = NULL;
-    va_end(ap);
-    if (!msg)
-        return;
-    if (!call->warnings)
-        call->warnings = cJSON_CreateArray();
-    cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
-    free(msg);
-}
-
 /* What host_open bound (borrowed until the next api_bind). */
 static const char *bound_workspace;
 static const cJSON *bound_config;
@@ -159,7 +140,7 @@ static const vt_host_api table = {
     .call_tool = api_call_tool,
     .call_cancelled = call_cancelled,
     .call_progress = api_call_progress,
-    .call_warn = api_call_warn,
+    .call_warn = call_warn,
     .workspace_root = api_workspace_root,
     .resolve_path = api_resolve_path,
     .config = api_config,
