@@ -7,18 +7,9 @@
 #include <string.h>
 #include "mcp_client.h"
 #include "mcp_server.h"
+#include "monotime.h"
+#include "strbuf.h"
 #include "text_escape.h"
-
-static void deadline_in(struct timespec *t, int ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, t); /* reply_cond's clock */
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
 
 /* Send `method` (params taken) and wait for the client's answer, at most
  * timeout_ms when > 0.  Returns 0 and *result, VT_ERR_IO and *error (the
@@ -54,7 +45,7 @@ static int client_request(mcp_call *c, const char *method, cJSON *params, int ti
 
     struct timespec deadline;
     if (timeout_ms > 0)
-        deadline_in(&deadline, timeout_ms);
+        mono_deadline_ms(&deadline, timeout_ms); /* reply_cond's clock */
     int timed_out = 0;
     pthread_mutex_lock(&s->lock);
     while (sent && !p.done && !s->stopping && !c->cancelled && !timed_out) {
@@ -75,8 +66,8 @@ static int client_request(mcp_call *c, const char *method, cJSON *params, int ti
         if (sent) {
             cJSON *n = cJSON_CreateObject();
             cJSON_AddNumberToObject(n, "requestId", p.id);
-            cJSON_AddStringToObject(n, "reason", timed_out ? "timed out"
-                                                           : "the tool call was cancelled");
+            cJSON_AddStringToObject(n, "reason",
+                                    timed_out ? "timed out" : "the tool call was cancelled");
             mcp_send_notification(s, "notifications/cancelled", n);
         }
         return timed_out ? VT_ERR_BUSY : VT_ERR_CANCELLED;
@@ -111,21 +102,23 @@ void mcp_call_reply(struct mcp_server *s, cJSON *msg, const cJSON *id)
         }
     }
     pthread_mutex_unlock(&s->lock);
-    cJSON_Delete(msg);  /* a reply nobody waits for is dropped */
+    cJSON_Delete(msg); /* a reply nobody waits for is dropped */
 }
 
+static void put_text(vt_strbuf *b, const char *s) { strbuf_append(b, s, strlen(s)); }
+
 /* One value on one line, every byte of it visible (text_escape.h). */
-static void put_value(FILE *f, const cJSON *v)
+static void put_value(vt_strbuf *b, const cJSON *v)
 {
     if (cJSON_IsString(v)) {
         char *shown = text_escape(v->valuestring, 0);
-        fputs(shown ? shown : "(cannot be shown)", f);
+        put_text(b, shown ? shown : "(cannot be shown)");
         free(shown);
         return;
     }
     char *t = cJSON_PrintUnformatted(v);
     if (t)
-        fputs(t, f);
+        put_text(b, t);
     free(t);
 }
 
@@ -133,46 +126,42 @@ static void put_value(FILE *f, const cJSON *v)
  * and the rule that asked. */
 static char *prompt_text(const cJSON *request)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
+    vt_strbuf b = VT_STRBUF_INIT;
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(request, "message");
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(request, "tool");
     const cJSON *subjects = cJSON_GetObjectItemCaseSensitive(request, "subjects");
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(request, "rule");
     char *shown = cJSON_IsString(msg) ? text_escape(msg->valuestring, TEXT_KEEP_NEWLINES) : NULL;
-    fputs(shown ? shown : "Allow this tool call?", f);
+    put_text(&b, shown ? shown : "Allow this tool call?");
     free(shown);
     if (tool) {
-        fputs("\nTool: ", f);
-        put_value(f, tool);
+        put_text(&b, "\nTool: ");
+        put_value(&b, tool);
     }
     if (cJSON_IsArray(subjects) && subjects->child) {
-        fputs("\nTouches:", f);
+        put_text(&b, "\nTouches:");
         const cJSON *it;
-        cJSON_ArrayForEach(it, subjects) {
+        cJSON_ArrayForEach(it, subjects)
+        {
             const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");
             const cJSON *value = cJSON_GetObjectItemCaseSensitive(it, "value");
-            fputs("\n  - ", f);
+            put_text(&b, "\n  - ");
             if (cJSON_IsString(kind) && value) {
-                fprintf(f, "%s: ", kind->valuestring);
-                put_value(f, value);
+                strbuf_printf(&b, "%s: ", kind->valuestring);
+                put_value(&b, value);
             } else {
-                put_value(f, it);
+                put_value(&b, it);
             }
         }
     } else if (subjects) {
-        fputs("\nTouches: ", f);
-        put_value(f, subjects);
+        put_text(&b, "\nTouches: ");
+        put_value(&b, subjects);
     }
     if (rule && !cJSON_IsNull(rule)) {
-        fputs("\nRule: ", f);
-        put_value(f, rule);
+        put_text(&b, "\nRule: ");
+        put_value(&b, rule);
     }
-    fclose(f);
-    return text;
+    return strbuf_take(&b);
 }
 
 static int prompt(void *ctx, const cJSON *request)
@@ -186,12 +175,10 @@ static int prompt(void *ctx, const cJSON *request)
     free(text);
     cJSON *schema = cJSON_AddObjectToObject(params, "requestedSchema");
     cJSON_AddStringToObject(schema, "type", "object");
-    cJSON *d = cJSON_AddObjectToObject(cJSON_AddObjectToObject(schema, "properties"),
-                                       "decision");
+    cJSON *d = cJSON_AddObjectToObject(cJSON_AddObjectToObject(schema, "properties"), "decision");
     cJSON_AddStringToObject(d, "type", "string");
     cJSON_AddStringToObject(d, "title", "Decision");
-    cJSON_AddStringToObject(d, "description",
-                            "approve runs this call once; deny refuses it");
+    cJSON_AddStringToObject(d, "description", "approve runs this call once; deny refuses it");
     const char *choices[] = {"approve", "deny"};
     cJSON_AddItemToObject(d, "enum", cJSON_CreateStringArray(choices, 2));
     const char *names[] = {"Approve", "Deny"};
@@ -226,18 +213,15 @@ static char *sampled_text(const cJSON *content)
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(content, "text");
         return cJSON_IsString(t) ? strdup(t->valuestring) : NULL;
     }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
+    vt_strbuf b = VT_STRBUF_INIT;
     const cJSON *it;
-    cJSON_ArrayForEach(it, content) {
+    cJSON_ArrayForEach(it, content)
+    {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "text");
         if (cJSON_IsString(t))
-            fputs(t->valuestring, f);
+            put_text(&b, t->valuestring);
     }
-    fclose(f);
+    char *text = strbuf_take(&b);
     if (text && !*text) {
         free(text);
         text = NULL;
@@ -263,8 +247,8 @@ static int sample(void *ctx, const char *system_prompt, const char *user_text,
         cJSON *h = cJSON_CreateObject();
         cJSON_AddStringToObject(h, "name", model_hint);
         cJSON_AddItemToArray(
-            cJSON_AddArrayToObject(cJSON_AddObjectToObject(params, "modelPreferences"),
-                                   "hints"), h);
+            cJSON_AddArrayToObject(cJSON_AddObjectToObject(params, "modelPreferences"), "hints"),
+            h);
     }
     cJSON_AddStringToObject(params, "includeContext", "none");
     cJSON_AddNumberToObject(params, "maxTokens", 256);
@@ -278,8 +262,8 @@ static int sample(void *ctx, const char *system_prompt, const char *user_text,
 }
 
 /* frontend.client_request: a plugin's request, relayed as it is. */
-static int relay(void *ctx, const char *method, const cJSON *params, int timeout_ms,
-                 cJSON **result, cJSON **error)
+static int relay(void *ctx, const char *method, const cJSON *params, int timeout_ms, cJSON **result,
+                 cJSON **error)
 {
     cJSON *copy = params ? cJSON_Duplicate(params, 1) : NULL;
     if (params && !copy)
@@ -313,7 +297,7 @@ unsigned mcp_server_client_caps(void *server)
 void mcp_client_frontend(struct mcp_server *s, mcp_call *c)
 {
     if (s->inline_calls)
-        return;  /* nobody would read the reply */
+        return; /* nobody would read the reply */
     pthread_mutex_lock(&s->lock);
     if (s->cap_elicitation)
         c->fe.prompt = prompt;

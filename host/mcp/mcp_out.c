@@ -12,10 +12,11 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include "mcp_internal.h"
+#include "monotime.h"
 
 /* One write per poll: a pipe that polls writable takes PIPE_BUF bytes
  * without blocking, so the writer can always be stopped. */
@@ -23,7 +24,7 @@
 
 typedef struct mcp_out_msg {
     struct mcp_out_msg *next;
-    size_t len;      /* including the '\n' */
+    size_t len; /* including the '\n' */
     char text[];
 } mcp_out_msg;
 
@@ -143,17 +144,6 @@ int mcp_out_start(struct mcp_server *s)
     return rc == 0 ? 0 : -1;
 }
 
-static void deadline_after(struct timespec *t, int ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, t);
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
-
 void mcp_out_finish(struct mcp_server *s, int ms)
 {
     pthread_mutex_lock(&s->wlock);
@@ -162,7 +152,7 @@ void mcp_out_finish(struct mcp_server *s, int ms)
         return;
     }
     struct timespec end;
-    deadline_after(&end, ms);
+    mono_deadline_ms(&end, ms);
     while (s->out_bytes > 0 && !s->out_dead)
         if (pthread_cond_timedwait(&s->room_cond, &s->wlock, &end) == ETIMEDOUT)
             break;
@@ -183,11 +173,11 @@ void mcp_out_finish(struct mcp_server *s, int ms)
 void mcp_out_wait_room(struct mcp_server *s)
 {
     pthread_mutex_lock(&s->wlock);
-    while (s->writer_running && !s->out_dead && !s->writer_stop &&
-           s->out_bytes > MCP_OUT_SOFT && !atomic_load(&s->stop_requested)) {
+    while (s->writer_running && !s->out_dead && !s->writer_stop && s->out_bytes > MCP_OUT_SOFT &&
+           !atomic_load(&s->stop_requested)) {
         /* Timed: a stop request only writes to the wake pipe. */
         struct timespec t;
-        deadline_after(&t, 50);
+        mono_deadline_ms(&t, 50);
         pthread_cond_timedwait(&s->room_cond, &s->wlock, &t);
     }
     pthread_mutex_unlock(&s->wlock);
@@ -264,8 +254,7 @@ void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
     mcp_send(s, m);
 }
 
-void mcp_send_error(struct mcp_server *s, const cJSON *id, int code,
-                    const char *message)
+void mcp_send_error(struct mcp_server *s, const cJSON *id, int code, const char *message)
 {
     cJSON *m = envelope(id);
     if (!m)
@@ -276,8 +265,7 @@ void mcp_send_error(struct mcp_server *s, const cJSON *id, int code,
     mcp_send(s, m);
 }
 
-void mcp_send_notification(struct mcp_server *s, const char *method,
-                           cJSON *params)
+void mcp_send_notification(struct mcp_server *s, const char *method, cJSON *params)
 {
     cJSON *m = cJSON_CreateObject();
     if (!m) {

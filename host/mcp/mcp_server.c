@@ -16,14 +16,15 @@
  * sleeps and is woken explicitly.  Threads beyond a few idle ones end,
  * and sequential calls create none. */
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "mcp_internal.h"
+#include "monotime.h"
 
 /* Idle followers beyond this end themselves. */
 #define MAX_IDLE 4
@@ -136,13 +137,6 @@ static mcp_call *lead(mcp_server *s)
 
 static void *worker_main(void *arg);
 
-static int64_t now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* Start one more worker thread.  Caller holds s->lock. */
 static int spawn_locked(mcp_server *s)
 {
@@ -162,13 +156,13 @@ static int spawn_locked(mcp_server *s)
 static void release_leadership_locked(mcp_server *s)
 {
     s->has_leader = 0;
-    s->last_call_us = now_us();
+    s->last_call_us = mono_now_us();
     if (s->standby && !s->standby_sleeping)
-        return;  /* it is polling and will notice if the call takes long */
+        return; /* it is polling and will notice if the call takes long */
     if (s->idle > 0)
         pthread_cond_signal(&s->lead_cond);
     else
-        spawn_locked(s);  /* on failure: reading resumes after the call */
+        spawn_locked(s); /* on failure: reading resumes after the call */
 }
 
 /* Wait until leadership is free.  One waiter is the standby: it polls
@@ -185,14 +179,9 @@ static int wait_to_lead(mcp_server *s)
         if (!standby && s->idle >= MAX_IDLE)
             return -1;
         s->idle++;
-        if (standby && now_us() - s->last_call_us < QUIET_US) {
+        if (standby && mono_now_us() - s->last_call_us < QUIET_US) {
             struct timespec t;
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            t.tv_nsec += STANDBY_POLL_US * 1000L;
-            if (t.tv_nsec >= 1000000000L) {
-                t.tv_sec++;
-                t.tv_nsec -= 1000000000L;
-            }
+            mono_deadline_us(&t, STANDBY_POLL_US);
             pthread_cond_timedwait(&s->lead_cond, &s->lock, &t);
         } else {
             if (standby)
@@ -240,28 +229,16 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void deadline_in(struct timespec *t, int ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, t);
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Wait until every worker has ended or `ms` passed; with `watch`, also
  * return early on a stop request.  Caller holds s->lock. */
 static void wait_workers(mcp_server *s, int ms, int watch)
 {
     struct timespec end, step;
-    deadline_in(&end, ms);
+    mono_deadline_ms(&end, ms);
     while (s->threads > 0 && !(watch && atomic_load(&s->stop_requested))) {
         /* Short steps: a signal can only set a flag, not signal us. */
-        deadline_in(&step, 10);
-        if (step.tv_sec > end.tv_sec ||
-            (step.tv_sec == end.tv_sec && step.tv_nsec > end.tv_nsec))
+        mono_deadline_ms(&step, 10);
+        if (step.tv_sec > end.tv_sec || (step.tv_sec == end.tv_sec && step.tv_nsec > end.tv_nsec))
             step = end;
         if (pthread_cond_timedwait(&s->exit_cond, &s->lock, &step) == ETIMEDOUT &&
             step.tv_sec == end.tv_sec && step.tv_nsec == end.tv_nsec)
