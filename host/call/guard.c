@@ -34,6 +34,7 @@
 #include "call.h"
 #include "call_ops.h"
 #include "guard_match.h"
+#include "guard_output.h"
 #include "guard_snapshot.h"
 #include "guard_state.h"
 #include "paths.h"
@@ -45,6 +46,10 @@
 #define GUARD_DEFAULT_THRESHOLD 4
 #define GUARD_DEFAULT_MAX_ENTRIES 100000
 #define NAMES_SHOWN 5
+/* Paths a command changed that are looked at one by one (is a
+ * verification's change a source or build output?); beyond them a
+ * verification is not trusted. */
+#define NAMES_READ 4096
 
 static const char *const default_rules[] = {"make",
                                             "gmake",
@@ -433,7 +438,7 @@ static void watch_begin(vt_call *call, struct guard_call *g)
         g->before = NULL;
 }
 
-/* After it: how many workspace paths it changed, up to NAMES_SHOWN named. */
+/* After it: how many workspace paths it changed, up to NAMES_READ named. */
 static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
 {
     size_t changed = 0;
@@ -441,7 +446,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
         const char *why = NULL;
         ws_index_refresh(g->index, 1, &why);
         int complete = 1;
-        changed = ws_index_changes(g->index, g->mark, 1, names, NAMES_SHOWN, &complete);
+        changed = ws_index_changes(g->index, g->mark, 1, names, NAMES_READ, &complete);
         if (why)
             call_warn(call, "workspace index: %s", why);
         if (!complete && !names[0])
@@ -449,7 +454,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
     } else if (g->before) {
         guard_snapshot *after = NULL;
         if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
-            changed = guard_snapshot_diff(g->before, after, names, NAMES_SHOWN);
+            changed = guard_snapshot_diff(g->before, after, names, NAMES_READ);
         if (guard_snapshot_cut(g->before) || guard_snapshot_cut(after))
             call_warn(call,
                       "anti-blind-editing: the workspace has more than %zu entries "
@@ -566,15 +571,51 @@ static char *name_list(char **names, size_t shown, size_t total)
     return s;
 }
 
+/* A verification run that changed sources made blind edits itself: it
+ * counts as a change, not a verification.  Returns the sources' count
+ * (names[] then starts with them) or 0. */
+static size_t verification_sources(char **names, size_t changed)
+{
+    size_t named = changed < NAMES_READ ? changed : NAMES_READ;
+    const char *src[NAMES_SHOWN] = {0};
+    size_t n = guard_output_sources(G.workspace, names, named, src, NAMES_SHOWN);
+    if (changed > named)
+        n += changed - named; /* not looked at: not excused */
+    char *first[NAMES_SHOWN] = {0};
+    for (size_t i = 0; i < NAMES_SHOWN; i++)
+        first[i] = src[i] ? strdup(src[i]) : NULL;
+    for (size_t i = 0; i < NAMES_SHOWN; i++) {
+        free(names[i]);
+        names[i] = first[i];
+    }
+    return n;
+}
+
+static void free_names(char **names)
+{
+    for (size_t i = 0; i < NAMES_READ; i++)
+        free(names[i]);
+    free(names);
+}
+
 void guard_end(vt_call *call)
 {
     struct guard_call *g = call->guard;
     if (!g)
         return;
     call->guard = NULL;
-    char *names[NAMES_SHOWN] = {0};
+    char **names = calloc(NAMES_READ, sizeof *names);
+    if (!names) {
+        free(g);
+        return;
+    }
     size_t changed = watch_end(call, g, names);
     background_after(g);
+    size_t sources = g->verified && changed ? verification_sources(names, changed) : 0;
+    if (sources) {
+        g->verified = 0;
+        changed = sources;
+    }
     if (!g->locked)
         guard_state_lock(G.workspace, &g->st);
     long before = g->st.pending;
@@ -589,7 +630,14 @@ void guard_end(vt_call *call)
     if (changed && !g->verified) {
         size_t shown = changed < NAMES_SHOWN ? changed : NAMES_SHOWN;
         char *list = name_list(names, shown, changed);
-        if (g->pending_before >= G.threshold)
+        if (sources)
+            call_warn(call,
+                      "anti-blind-editing: this verification run changed source files "
+                      "itself (%s), so it does not count as a verification: %ld unverified "
+                      "changes (the limit is %ld); a verification must leave the sources as "
+                      "they were (build output and ignored files aside)",
+                      list ? list : "", now, G.threshold);
+        else if (g->pending_before >= G.threshold)
             call_warn(call,
                       "anti-blind-editing: this command changed the workspace (%s) "
                       "while verification was required: %ld unverified changes "
@@ -604,13 +652,37 @@ void guard_end(vt_call *call)
                       list ? list : "", now);
         free(list);
     }
-    for (size_t i = 0; i < NAMES_SHOWN; i++)
-        free(names[i]);
+    free_names(names);
     free(g);
+}
+
+/* A verification that ended after its call (a session's): the sources
+ * among what commands changed since the last look keep it from
+ * counting; what it built is seen now and not counted again later. */
+static size_t background_sources(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&B.mu);
+    ws_index *ix = ws_index_current();
+    char **names = B.on && ix ? calloc(NAMES_READ, sizeof *names) : NULL;
+    if (names) {
+        int complete = 1;
+        ws_index_refresh(ix, 1, NULL);
+        size_t changed = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
+        n = changed ? verification_sources(names, changed) : 0;
+        B.mark = ws_index_mark(ix);
+        free_names(names);
+    }
+    pthread_mutex_unlock(&B.mu);
+    return n;
 }
 
 static void apply_now(int verified, int mutated)
 {
+    if (verified && background_sources()) {
+        verified = 0;
+        mutated = 1;
+    }
     guard_state st;
     guard_state_lock(G.workspace, &st);
     long before = st.pending;
