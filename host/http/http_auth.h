@@ -22,7 +22,8 @@ const char *http_auth_token(void);
  * client's identity in owner (the sessions it may use and count against
  * its limit), or 401 with *error the RFC 6750 error code (NULL when no
  * credentials were given at all) and *desc a reason safe to show (never
- * the token). */
+ * the token); 403 ("insufficient_scope") for a valid OAuth access token
+ * that lacks a scope of [oauth] scopes. */
 int http_auth_check(const char *authorization, char owner[HTTP_OWNER_MAX], const char **error,
                     const char **desc);
 

@@ -168,6 +168,79 @@ static int only_keys(reader *r, const cJSON *t, const char *const *keys, const c
     return 0;
 }
 
+static const char *const top_keys[] = {"public_url",
+                                       "allowed_origins",
+                                       "max_sessions_per_client",
+                                       "max_sessions",
+                                       "max_calls_per_session",
+                                       "max_body_bytes",
+                                       "idle_timeout_seconds",
+                                       "request_timeout_seconds",
+                                       "connection_timeout_seconds",
+                                       "max_connections",
+                                       "shutdown_grace_seconds",
+                                       "tls_cert",
+                                       "tls_key",
+                                       "access_log",
+                                       "oauth",
+                                       NULL};
+
+/* The integer settings (limits and timeouts). */
+static int read_limits(reader *r, http_config *c)
+{
+    long n;
+    int rc = 0;
+#define INT_KEY(key, lo, hi, field)                                                                \
+    if (rc == 0 && (n = -1, rc = get_int(r, r->t, key, lo, hi, &n)) == 0 && n >= 0)                \
+        field = n;
+    INT_KEY("max_sessions_per_client", 1, 4096, c->max_sessions_per_client)
+    INT_KEY("max_sessions", 1, 65536, c->max_sessions)
+    INT_KEY("max_calls_per_session", 1, 4096, c->max_calls_per_session)
+    INT_KEY("max_body_bytes", 1024, 64L * 1024 * 1024, c->max_body_bytes)
+    INT_KEY("idle_timeout_seconds", 1, 7 * 86400, c->idle_timeout_s)
+    INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
+    INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
+    INT_KEY("max_connections", 4, 65536, c->max_connections)
+    INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
+#undef INT_KEY
+    return rc;
+}
+
+/* [oauth]: the OAuth 2.1 resource-server mode. */
+static int read_oauth(reader *r, http_config *c, const cJSON *o)
+{
+    static const char *const keys[] = {"issuer",          "audience",  "jwks_file",
+                                       "public_key_file", "algorithm", "authorization_servers",
+                                       "scopes",          NULL};
+    if (!cJSON_IsObject(o)) {
+        *r->err = str_printf("%s: oauth must be a table ([oauth])", r->file);
+        return -1;
+    }
+    c->oauth = 1;
+    int rc = only_keys(r, o, keys, "[oauth]");
+    if (rc == 0)
+        rc = get_str(r, o, "issuer", &c->oauth_issuer);
+    if (rc == 0)
+        rc = get_str(r, o, "audience", &c->oauth_audience);
+    if (rc == 0)
+        rc = get_str(r, o, "jwks_file", &c->oauth_jwks_file);
+    if (rc == 0)
+        rc = get_str(r, o, "public_key_file", &c->oauth_key_file);
+    if (rc == 0)
+        rc = get_str(r, o, "algorithm", &c->oauth_alg);
+    if (rc == 0)
+        rc = get_strs(r, o, "authorization_servers", &c->oauth_servers);
+    if (rc == 0)
+        rc = get_str(r, o, "scopes", &c->oauth_scope);
+    if (rc == 0 && (!c->oauth_issuer || (!c->oauth_jwks_file && !c->oauth_key_file))) {
+        *r->err = str_printf("%s: [oauth] needs issuer and jwks_file (or public_key_file "
+                             "with algorithm)",
+                             r->file);
+        rc = -1;
+    }
+    return rc;
+}
+
 static int read_file(http_config *c, const char *path, char **err)
 {
     struct stat st;
@@ -181,42 +254,13 @@ static int read_file(http_config *c, const char *path, char **err)
         return -1;
     }
     reader r = {t, path, err};
-    static const char *const top[] = {"public_url",
-                                      "allowed_origins",
-                                      "max_sessions_per_client",
-                                      "max_calls_per_session",
-                                      "max_body_bytes",
-                                      "idle_timeout_seconds",
-                                      "request_timeout_seconds",
-                                      "connection_timeout_seconds",
-                                      "max_connections",
-                                      "shutdown_grace_seconds",
-                                      "tls_cert",
-                                      "tls_key",
-                                      "access_log",
-                                      "oauth",
-                                      NULL};
-    static const char *const oauth[] = {"issuer",          "audience",  "jwks_file",
-                                        "public_key_file", "algorithm", "authorization_servers",
-                                        "scopes",          NULL};
-    long n;
-    int rc = only_keys(&r, t, top, NULL);
+    int rc = only_keys(&r, t, top_keys, NULL);
     if (rc == 0)
         rc = get_str(&r, t, "public_url", &c->public_url);
     if (rc == 0)
         rc = get_strs(&r, t, "allowed_origins", &c->origins);
-#define INT_KEY(key, lo, hi, field)                                                                \
-    if (rc == 0 && (n = -1, rc = get_int(&r, t, key, lo, hi, &n)) == 0 && n >= 0)                  \
-        field = n;
-    INT_KEY("max_sessions_per_client", 1, 4096, c->max_sessions_per_client)
-    INT_KEY("max_calls_per_session", 1, 4096, c->max_calls_per_session)
-    INT_KEY("max_body_bytes", 1024, 64L * 1024 * 1024, c->max_body_bytes)
-    INT_KEY("idle_timeout_seconds", 1, 7 * 86400, c->idle_timeout_s)
-    INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
-    INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
-    INT_KEY("max_connections", 4, 65536, c->max_connections)
-    INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
-#undef INT_KEY
+    if (rc == 0)
+        rc = read_limits(&r, c);
     if (rc == 0)
         rc = get_str(&r, t, "tls_cert", &c->tls_cert);
     if (rc == 0)
@@ -224,35 +268,8 @@ static int read_file(http_config *c, const char *path, char **err)
     if (rc == 0)
         rc = get_str(&r, t, "access_log", &c->access_log);
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(t, "oauth");
-    if (rc == 0 && o) {
-        if (!cJSON_IsObject(o)) {
-            *err = str_printf("%s: oauth must be a table ([oauth])", path);
-            rc = -1;
-        }
-        if (rc == 0)
-            rc = only_keys(&r, o, oauth, "[oauth]");
-        c->oauth = 1;
-        if (rc == 0)
-            rc = get_str(&r, o, "issuer", &c->oauth_issuer);
-        if (rc == 0)
-            rc = get_str(&r, o, "audience", &c->oauth_audience);
-        if (rc == 0)
-            rc = get_str(&r, o, "jwks_file", &c->oauth_jwks_file);
-        if (rc == 0)
-            rc = get_str(&r, o, "public_key_file", &c->oauth_key_file);
-        if (rc == 0)
-            rc = get_str(&r, o, "algorithm", &c->oauth_alg);
-        if (rc == 0)
-            rc = get_strs(&r, o, "authorization_servers", &c->oauth_servers);
-        if (rc == 0)
-            rc = get_str(&r, o, "scopes", &c->oauth_scope);
-        if (rc == 0 && (!c->oauth_issuer || (!c->oauth_jwks_file && !c->oauth_key_file))) {
-            *err = str_printf("%s: [oauth] needs issuer and jwks_file (or public_key_file "
-                              "with algorithm)",
-                              path);
-            rc = -1;
-        }
-    }
+    if (rc == 0 && o)
+        rc = read_oauth(&r, c, o);
     cJSON_Delete(t);
     return rc;
 }
@@ -262,6 +279,7 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     memset(c, 0, sizeof *c);
     *err = NULL;
     c->max_sessions_per_client = 16;
+    c->max_sessions = 128;
     c->max_calls_per_session = 16;
     c->max_body_bytes = 4 * 1024 * 1024;
     c->idle_timeout_s = 3600;

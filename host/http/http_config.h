@@ -21,6 +21,7 @@ typedef struct http_config {
     char *token_file;            /* --token-file, else config_dir/http-token */
     char **origins;              /* allowed_origins (NULL-terminated) */
     int max_sessions_per_client; /* per token (or per OAuth subject) */
+    int max_sessions;            /* of all clients together */
     int max_calls_per_session;
     size_t max_body_bytes;
     int idle_timeout_s;       /* a session unused this long ends */

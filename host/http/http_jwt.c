@@ -387,16 +387,10 @@ static int audience_ok(jwt_t *jwt, const char *want)
     return ok;
 }
 
-int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **error,
-                   const char **desc)
+/* The key the token's header names, when its algorithm fits the key:
+ * the algorithm is the key's, never the token's choice. */
+static const key *key_for(const char *token, const char *dot)
 {
-    *error = "invalid_token";
-    const char *dot = strchr(token, '.');
-    if (!dot || !strchr(dot + 1, '.')) {
-        *desc = "the access token is not a JWT";
-        return 401;
-    }
-    /* The header first: which key, and an algorithm the key allows. */
     size_t hl = 0;
     unsigned char *hraw = b64_decode(token, (size_t)(dot - token), &hl);
     cJSON *h = hraw ? cJSON_ParseWithLength((const char *)hraw, hl) : NULL;
@@ -417,20 +411,64 @@ int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **e
         }
     }
     cJSON_Delete(h);
-    if (!use) {
-        *desc = "the access token is not signed with a key of this server's authorization "
-                "server (alg/kid)";
-        return 401;
+    return use;
+}
+
+/* Whether `want` is one of the space-separated words of `list`. */
+static int has_word(const char *list, const char *want, size_t n)
+{
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, want, n) == 0)
+            return 1;
+        p += len;
     }
-    jwt_t *jwt = NULL;
-    if (jl.decode(&jwt, token, (const unsigned char *)use->pem, (int)strlen(use->pem)) != 0 ||
-        !jwt || jl.get_alg(jwt) == JWT_ALG_NONE) {
-        if (jwt)
-            jl.free(jwt);
-        *desc = "the access token's signature does not verify";
-        return 401;
+    return 0;
+}
+
+/* Every scope of [oauth] scopes is granted: in the token's "scope" (RFC
+ * 9068: space-separated) or "scp" (a string or an array of strings). */
+static int scopes_ok(jwt_t *jwt)
+{
+    if (!conf->oauth_scope)
+        return 1;
+    char *granted = NULL;
+    char *scp = jl.get_grants_json(jwt, "scope");
+    if (!scp)
+        scp = jl.get_grants_json(jwt, "scp");
+    cJSON *v = scp ? cJSON_Parse(scp) : NULL;
+    free(scp);
+    if (cJSON_IsString(v)) {
+        granted = strdup(v->valuestring);
+    } else if (cJSON_IsArray(v)) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, v)
+        {
+            if (!cJSON_IsString(it) || strchr(it->valuestring, ' '))
+                continue;
+            char *more = str_printf("%s %s", granted ? granted : "", it->valuestring);
+            free(granted);
+            granted = more;
+        }
     }
-    int status = 401;
+    cJSON_Delete(v);
+    int ok = 1;
+    for (const char *p = conf->oauth_scope; *p && ok;) {
+        p += strspn(p, " ");
+        size_t n = strcspn(p, " ");
+        if (n && !has_word(granted, p, n))
+            ok = 0;
+        p += n;
+    }
+    free(granted);
+    return ok;
+}
+
+/* The claims of a token whose signature verified: 0, 401 or 403 (a
+ * scope missing), with *desc why not. */
+static int claims_check(jwt_t *jwt, const char **error, const char **desc)
+{
     time_t now = time(NULL);
     const char *iss = jl.get_grant(jwt, "iss");
     errno = 0;
@@ -450,8 +488,39 @@ int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **e
         *desc = "the access token has expired";
     else if (has_nbf && nbf > (long)now + LEEWAY_S)
         *desc = "the access token is not valid yet (nbf)";
-    else
-        status = 0;
+    else if (!scopes_ok(jwt)) {
+        *error = "insufficient_scope";
+        *desc = "the access token lacks a scope this server requires (scope)";
+        return 403;
+    } else
+        return 0;
+    return 401;
+}
+
+int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **error,
+                   const char **desc)
+{
+    *error = "invalid_token";
+    const char *dot = strchr(token, '.');
+    if (!dot || !strchr(dot + 1, '.')) {
+        *desc = "the access token is not a JWT";
+        return 401;
+    }
+    const key *use = key_for(token, dot);
+    if (!use) {
+        *desc = "the access token is not signed with a key of this server's authorization "
+                "server (alg/kid)";
+        return 401;
+    }
+    jwt_t *jwt = NULL;
+    if (jl.decode(&jwt, token, (const unsigned char *)use->pem, (int)strlen(use->pem)) != 0 ||
+        !jwt || jl.get_alg(jwt) == JWT_ALG_NONE) {
+        if (jwt)
+            jl.free(jwt);
+        *desc = "the access token's signature does not verify";
+        return 401;
+    }
+    int status = claims_check(jwt, error, desc);
     if (status == 0) {
         const char *sub = jl.get_grant(jwt, "sub");
         snprintf(owner, HTTP_OWNER_MAX, "sub:%.80s", sub ? sub : "");

@@ -15,7 +15,9 @@ int http_jwt_open(const http_config *c, char **err);
 void http_jwt_close(void);
 
 /* As http_auth_check for a bearer credential: 0 and owner ("sub:..."),
- * or 401 with *error "invalid_token" and *desc why. */
+ * or 401 with *error "invalid_token" and *desc why, or 403 with *error
+ * "insufficient_scope" when a scope of [oauth] scopes is not granted
+ * (the token's "scope" or "scp" claim). */
 int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **error,
                    const char **desc);
 

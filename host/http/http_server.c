@@ -119,8 +119,9 @@ static enum MHD_Result send_error(struct MHD_Connection *c, req *r, int status, 
     return rc;
 }
 
-static enum MHD_Result send_unauthorized(struct MHD_Connection *c, req *r, const char *error,
-                                         const char *desc)
+/* 401, or 403 for a valid token lacking a scope (RFC 6750 3.1). */
+static enum MHD_Result send_unauthorized(struct MHD_Connection *c, req *r, int status,
+                                         const char *error, const char *desc)
 {
     char www[768];
     int n;
@@ -134,7 +135,7 @@ static enum MHD_Result send_unauthorized(struct MHD_Connection *c, req *r, const
         snprintf(www + n, sizeof www - (size_t)n, ", error=\"%s\", error_description=\"%s\"", error,
                  desc);
     const char *h[] = {"WWW-Authenticate", www, NULL};
-    return send_error(c, r, 401, -32001, desc, h);
+    return send_error(c, r, status == 403 ? 403 : 401, -32001, desc, h);
 }
 
 /* ---- SSE ---------------------------------------------------------------- */
@@ -210,115 +211,153 @@ static int version_known(const char *v)
     return 0;
 }
 
-static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *owner)
+/* The message of a POST, parsed: one JSON-RPC object.  Else an error
+ * answer is queued into *rc and NULL returned. */
+static cJSON *post_message(struct MHD_Connection *c, req *r, enum MHD_Result *rc)
 {
     const char *ctype = header(c, "Content-Type");
-    if (!ctype || strncasecmp(ctype, "application/json", 16) != 0)
-        return send_error(c, r, 415, -32600,
-                          "POST a JSON-RPC message with Content-Type: application/json", NULL);
-    cJSON *msg = cJSON_ParseWithLength(r->body ? r->body : "", r->len);
-    if (!msg)
-        return send_error(c, r, 400, -32700, "Parse error: the body is not valid JSON", NULL);
-    if (!cJSON_IsObject(msg)) {
-        cJSON_Delete(msg);
-        return send_error(c, r, 400, -32600,
-                          cJSON_IsArray(msg) ? "Invalid Request: batches are not supported; "
-                                               "POST one message per request"
-                                             : "Invalid Request: a message is a JSON-RPC object",
-                          NULL);
+    if (!ctype || strncasecmp(ctype, "application/json", 16) != 0) {
+        *rc = send_error(c, r, 415, -32600,
+                         "POST a JSON-RPC message with Content-Type: application/json", NULL);
+        return NULL;
     }
+    cJSON *msg = cJSON_ParseWithLength(r->body ? r->body : "", r->len);
+    if (!msg) {
+        *rc = send_error(c, r, 400, -32700, "Parse error: the body is not valid JSON", NULL);
+        return NULL;
+    }
+    if (!cJSON_IsObject(msg)) {
+        *rc = send_error(c, r, 400, -32600,
+                         cJSON_IsArray(msg) ? "Invalid Request: batches are not supported; "
+                                              "POST one message per request"
+                                            : "Invalid Request: a message is a JSON-RPC object",
+                         NULL);
+        cJSON_Delete(msg);
+        return NULL;
+    }
+    return msg;
+}
+
+/* initialize: a new session for `owner`, or an error answer queued into
+ * *rc and NULL. */
+static http_session *post_new_session(struct MHD_Connection *c, req *r, const char *owner,
+                                      enum MHD_Result *rc)
+{
+    if (header(c, "Mcp-Session-Id")) {
+        *rc = send_error(c, r, 400, -32600,
+                         "initialize starts a new session: send it without Mcp-Session-Id", NULL);
+        return NULL;
+    }
+    http_session *s = NULL;
+    int st = http_session_create(owner, &s);
+    const char *h[] = {"Retry-After", "60", NULL};
+    if (st == 429)
+        *rc = send_error(c, r, 429, -32000,
+                         "Too many sessions for this client: end one (HTTP DELETE with "
+                         "its Mcp-Session-Id) or wait for an idle one to expire",
+                         h);
+    else if (st == 503)
+        *rc = send_error(c, r, 503, -32000,
+                         "The server holds as many sessions as it serves (max_sessions in "
+                         "http.toml): try again later",
+                         h);
+    else if (st)
+        *rc = send_error(c, r, 500, -32603, "cannot start a session: out of memory", NULL);
+    return s;
+}
+
+/* Any other message: the session it names, or an error answer queued
+ * into *rc and NULL. */
+static http_session *post_session(struct MHD_Connection *c, req *r, const char *owner,
+                                  enum MHD_Result *rc)
+{
+    const char *sid = header(c, "Mcp-Session-Id");
+    if (!sid) {
+        *rc = send_error(c, r, 400, -32600,
+                         "Bad Request: Mcp-Session-Id header is required (initialize first)", NULL);
+        return NULL;
+    }
+    http_session *s = http_session_find(sid, owner);
+    if (!s)
+        *rc = send_error(c, r, 404, -32001,
+                         "Session not found: it ended or expired; initialize a new one", NULL);
+    return s;
+}
+
+/* A request's answer: an SSE stream for a call when the client takes
+ * one, else the JSON response once it is there. */
+static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_session *s, int call,
+                                   int is_init)
+{
+    if (call && accepts(c, "text/event-stream"))
+        return send_sse(c, r, s);
+    char *text = http_stream_wait_answer(r->st, conn_fd(c));
+    if (is_init && (!text || !strstr(text, "\"result\":"))) {
+        http_session_end(s); /* a failed initialize leaves no session */
+        r->session[0] = 0;
+    }
+    const char *h[] = {"Mcp-Session-Id", http_session_id(s), NULL};
+    enum MHD_Result rc;
+    if (text)
+        rc = send_text(c, r, 200, "application/json", text, r->session[0] ? h : NULL);
+    else
+        rc = send_error(c, r, 404, -32001, "Session not found: it ended", NULL);
+    free(text);
+    return rc;
+}
+
+/* A request in session s: its stream opened, the message handed to the
+ * session's engine, the answer sent. */
+static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_session *s,
+                                    const cJSON *msg, const char *name, int is_init)
+{
+    int is_call = strcmp(name, "tools/call") == 0;
+    if (is_call && cfg.max_calls_per_session > 0 &&
+        http_session_calls(s) >= cfg.max_calls_per_session) {
+        const char *h[] = {"Retry-After", "1", NULL};
+        return send_error(c, r, 429, -32000,
+                          "Too many tool calls running in this session: wait for one to finish", h);
+    }
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
+    if (is_call && cJSON_IsString(tool))
+        snprintf(r->tool, sizeof r->tool, "%s", tool->valuestring);
+    r->st = http_stream_open(s, cJSON_GetObjectItemCaseSensitive(msg, "id"),
+                             cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
+    if (!r->st)
+        return send_error(c, r, 503, -32603, "out of memory", NULL);
+    int call = http_session_submit(s, r->st, r->body, r->len);
+    return post_answer(c, r, s, call, is_init);
+}
+
+static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *owner)
+{
+    enum MHD_Result rc = MHD_NO;
+    cJSON *msg = post_message(c, r, &rc);
+    if (!msg)
+        return rc;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     const char *name = cJSON_IsString(method) ? method->valuestring : "";
     snprintf(r->rpc, sizeof r->rpc, "%s", name);
     int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
     int is_init = is_request && strcmp(name, "initialize") == 0;
-    const char *sid = header(c, "Mcp-Session-Id");
-    http_session *s = NULL;
-    enum MHD_Result rc;
-
-    if (is_init) {
-        if (sid) {
-            cJSON_Delete(msg);
-            return send_error(c, r, 400, -32600,
-                              "initialize starts a new session: send it without Mcp-Session-Id",
-                              NULL);
-        }
-        int st = http_session_create(owner, &s);
-        if (st == 429) {
-            cJSON_Delete(msg);
-            const char *h[] = {"Retry-After", "60", NULL};
-            return send_error(c, r, 429, -32000,
-                              "Too many sessions for this client: end one (HTTP DELETE with "
-                              "its Mcp-Session-Id) or wait for an idle one to expire",
-                              h);
-        }
-        if (st) {
-            cJSON_Delete(msg);
-            return send_error(c, r, 503, -32603, "cannot start a session", NULL);
-        }
-    } else {
-        if (!sid) {
-            cJSON_Delete(msg);
-            return send_error(c, r, 400, -32600,
-                              "Bad Request: Mcp-Session-Id header is required (initialize "
-                              "first)",
-                              NULL);
-        }
-        s = http_session_find(sid, owner);
-        if (!s) {
-            cJSON_Delete(msg);
-            return send_error(c, r, 404, -32001,
-                              "Session not found: it ended or expired; initialize a new one", NULL);
-        }
+    http_session *s = is_init ? post_new_session(c, r, owner, &rc) : post_session(c, r, owner, &rc);
+    if (!s) {
+        cJSON_Delete(msg);
+        return rc;
     }
     snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
-
-    if (!is_request) {
+    if (is_request) {
+        rc = post_request(c, r, s, msg, name, is_init);
+    } else {
         /* A notification, or the answer to one of our requests. */
         http_session_submit(s, NULL, r->body, r->len);
-        http_session_put(s);
-        cJSON_Delete(msg);
-        return send_text(c, r, 202, NULL, "", NULL);
-    }
-    if (strcmp(name, "tools/call") == 0 && cfg.max_calls_per_session > 0 &&
-        http_session_calls(s) >= cfg.max_calls_per_session) {
-        http_session_put(s);
-        cJSON_Delete(msg);
-        const char *h[] = {"Retry-After", "1", NULL};
-        return send_error(c, r, 429, -32000,
-                          "Too many tool calls running in this session: wait for one to "
-                          "finish",
-                          h);
-    }
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
-    if (strcmp(name, "tools/call") == 0 && cJSON_IsString(tool))
-        snprintf(r->tool, sizeof r->tool, "%s", tool->valuestring);
-    r->st = http_stream_open(s, id, cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
-    cJSON_Delete(msg);
-    if (!r->st) {
-        http_session_put(s);
-        return send_error(c, r, 503, -32603, "out of memory", NULL);
-    }
-    int call = http_session_submit(s, r->st, r->body, r->len);
-    if (call && accepts(c, "text/event-stream")) {
-        rc = send_sse(c, r, s);
-    } else {
-        char *text = http_stream_wait_answer(r->st, conn_fd(c));
-        if (is_init && (!text || !strstr(text, "\"result\":"))) {
-            http_session_end(s); /* a failed initialize leaves no session */
-            r->session[0] = 0;
-        }
-        const char *h[] = {"Mcp-Session-Id", http_session_id(s), NULL};
-        if (text)
-            rc = send_text(c, r, 200, "application/json", text, r->session[0] ? h : NULL);
-        else
-            rc = send_error(c, r, 404, -32001, "Session not found: it ended", NULL);
-        free(text);
+        rc = send_text(c, r, 202, NULL, "", NULL);
     }
     http_session_put(s);
+    cJSON_Delete(msg);
     return rc;
 }
 
@@ -357,8 +396,9 @@ static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char
                           "Forbidden: this Origin is not in allowed_origins (http.toml)", NULL);
     char owner[HTTP_OWNER_MAX];
     const char *error, *desc;
-    if (http_auth_check(header(c, "Authorization"), owner, &error, &desc) != 0)
-        return send_unauthorized(c, r, error, desc);
+    int denied = http_auth_check(header(c, "Authorization"), owner, &error, &desc);
+    if (denied)
+        return send_unauthorized(c, r, denied, error, desc);
     const char *pv = header(c, "MCP-Protocol-Version");
     if (pv && !version_known(pv))
         return send_error(c, r, 400, -32600,
@@ -559,27 +599,34 @@ static char *read_pem(const char *path, char **err)
     return text;
 }
 
-int http_serve(const char *listen, const char *token_file)
+/* The configuration, libmicrohttpd, the token or keys, the access log
+ * and the TLS key pair (*cert, *key: malloc'd, NULL without TLS).
+ * Returns 0, or the exit status after saying what was wrong. */
+static int serve_open(const char *listen, const char *token_file, int *created, char **cert,
+                      char **key)
 {
     char *err = NULL;
     const char *lib_err = NULL;
-    if (http_config_load(&cfg, listen, token_file, &err) < 0) {
-        fprintf(stderr, "vthost serve --http: %s\n", err);
+    int rc = 0;
+    if (http_config_load(&cfg, listen, token_file, &err) < 0)
+        rc = 2;
+    else if (!(M = mhd_lib_open(&lib_err)))
+        err = str_printf("%s (install libmicrohttpd12)", lib_err), rc = 1;
+    else if (http_auth_open(&cfg, created, &err) < 0)
+        rc = 2;
+    else if (cfg.tls_cert &&
+             (!(*cert = read_pem(cfg.tls_cert, &err)) || !(*key = read_pem(cfg.tls_key, &err))))
+        rc = 2;
+    else if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+        err = str_printf("cannot create a pipe: %s", strerror(errno)), rc = 1;
+    if (rc) {
+        fprintf(stderr, "vthost serve --http: %s\n", err ? err : "out of memory");
         free(err);
+        free(*cert);
+        *cert = NULL;
+        http_auth_close();
         http_config_free(&cfg);
-        return 2;
-    }
-    if (!(M = mhd_lib_open(&lib_err))) {
-        fprintf(stderr, "vthost serve --http: %s (install libmicrohttpd12)\n", lib_err);
-        http_config_free(&cfg);
-        return 1;
-    }
-    int created = 0;
-    if (http_auth_open(&cfg, &created, &err) < 0) {
-        fprintf(stderr, "vthost serve --http: %s\n", err);
-        free(err);
-        http_config_free(&cfg);
-        return 2;
+        return rc;
     }
     if (cfg.access_log && http_log_open(cfg.access_log) < 0)
         fprintf(stderr,
@@ -588,20 +635,11 @@ int http_serve(const char *listen, const char *token_file)
                 cfg.access_log);
     else if (!cfg.access_log)
         http_log_open(NULL);
+    return 0;
+}
 
-    char *cert = NULL, *key = NULL;
-    if (cfg.tls_cert &&
-        (!(cert = read_pem(cfg.tls_cert, &err)) || !(key = read_pem(cfg.tls_key, &err)))) {
-        fprintf(stderr, "vthost serve --http: %s\n", err);
-        free(err);
-        free(cert);
-        http_config_free(&cfg);
-        return 2;
-    }
-    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-        fprintf(stderr, "vthost serve --http: cannot create a pipe\n");
-        return 1;
-    }
+static struct MHD_Daemon *daemon_start(char *cert, char *key)
+{
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
     if (cfg.addr.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
@@ -612,21 +650,17 @@ int http_serve(const char *listen, const char *token_file)
         {cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key},
         {MHD_OPTION_END, 0, NULL},
     };
-    struct MHD_Daemon *d = M->start_daemon(
-        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&cfg.addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
-    if (!d) {
-        fprintf(stderr,
-                "vthost serve --http: cannot listen on %s: %s (in use, or not an "
-                "address of this machine)\n",
-                cfg.listen, strerror(errno));
-        free(cert);
-        free(key);
-        http_config_free(&cfg);
-        return 1;
-    }
+    return M->start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
+                           (struct sockaddr *)&cfg.addr, MHD_OPTION_CONNECTION_LIMIT,
+                           (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                           (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+                           on_completed, NULL, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+}
+
+/* The URLs clients are told, the token's one showing, the line that says
+ * where the server listens. */
+static void announce(struct MHD_Daemon *d, int created)
+{
     const union MHD_DaemonInfo *di = M->get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     int port = di ? di->port : 0;
     endpoint_url = http_config_url(&cfg, port);
@@ -649,12 +683,19 @@ int http_serve(const char *listen, const char *token_file)
     fprintf(stderr, "vthost: serving MCP over HTTP at %s (listening on %s, workspace %s)\n",
             endpoint_url, local ? local : endpoint_url, host_workspace() ? host_workspace() : ".");
     free(local);
+}
 
+/* Serve until SIGTERM or SIGINT, expiring idle sessions; then accept
+ * nothing new, let running calls finish within the grace period, cancel
+ * them and end every session. */
+static void serve_until_signal(struct MHD_Daemon *d)
+{
     /* One workspace for every client: roots never move it. */
     mcp_roots_enable(0);
     mcp_ops ops;
     mcp_host_ops(&ops);
     http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
+                       .max_sessions = cfg.max_sessions,
                        .max_calls = cfg.max_calls_per_session,
                        .idle_s = cfg.idle_timeout_s};
     http_sessions_init(&ops, &lim);
@@ -667,16 +708,12 @@ int http_serve(const char *listen, const char *token_file)
     sigaction(SIGINT, &sa, &old_int);
     sa.sa_handler = on_sigpipe;
     sigaction(SIGPIPE, &sa, &old_pipe);
-
     for (;;) {
         struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
-        int n = poll(&p, 1, 1000);
-        if (n > 0)
+        if (poll(&p, 1, 1000) > 0)
             break;
         http_sessions_expire();
     }
-    /* SIGTERM: accept nothing new, let running calls finish within the
-     * grace period, then cancel them and end every session. */
     fprintf(stderr, "vthost: stopping (%d session(s))\n", http_sessions_count());
     MHD_socket lfd = M->quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)
@@ -686,13 +723,38 @@ int http_serve(const char *listen, const char *token_file)
     registry_dynamic_on_listed_change(NULL, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGINT, &old_int, NULL);
+}
+
+int http_serve(const char *listen, const char *token_file)
+{
+    char *cert = NULL, *key = NULL;
+    int created = 0;
+    int rc = serve_open(listen, token_file, &created, &cert, &key);
+    if (rc)
+        return rc;
+    struct MHD_Daemon *d = daemon_start(cert, key);
+    if (d) {
+        announce(d, created);
+        serve_until_signal(d);
+    } else {
+        fprintf(stderr,
+                "vthost serve --http: cannot listen on %s: %s (in use, or not an "
+                "address of this machine)\n",
+                cfg.listen, strerror(errno));
+        rc = 1;
+    }
     http_log_close();
     http_auth_close();
+    for (int i = 0; i < 2; i++) {
+        if (wake_pipe[i] >= 0)
+            close(wake_pipe[i]);
+        wake_pipe[i] = -1;
+    }
     free(cert);
     free(key);
     free(endpoint_url);
     free(metadata_url);
     endpoint_url = metadata_url = NULL;
     http_config_free(&cfg);
-    return 0;
+    return rc;
 }

@@ -273,10 +273,10 @@ int http_session_create(const char *owner, http_session **out)
     *out = NULL;
     unsigned char raw[HTTP_SESSION_ID_LEN / 2];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-        return 503;
+        return 500;
     http_session *s = calloc(1, sizeof *s);
     if (!s)
-        return 503;
+        return 500;
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof raw; i++) {
         s->id[2 * i] = hex[raw[i] >> 4];
@@ -290,7 +290,7 @@ int http_session_create(const char *owner, http_session **out)
     if (!s->eng) {
         pthread_mutex_destroy(&s->mu);
         free(s);
-        return 503;
+        return 500;
     }
     if (limits.max_calls > 0)
         mcp_server_set_max_calls(s->eng, limits.max_calls);
@@ -300,10 +300,15 @@ int http_session_create(const char *owner, http_session **out)
     int mine = 0;
     for (http_session *o = g_sessions; o; o = o->next)
         mine += strcmp(o->owner, s->owner) == 0;
-    if (limits.max_per_owner > 0 && mine >= limits.max_per_owner) {
+    /* The owner's cap first: a client at its own limit is told to end
+     * one of its sessions, whatever the others do. */
+    int full = limits.max_per_owner > 0 && mine >= limits.max_per_owner    ? 429
+               : limits.max_sessions > 0 && g_count >= limits.max_sessions ? 503
+                                                                           : 0;
+    if (full) {
         pthread_mutex_unlock(&g_mu);
         session_free(s);
-        return 429;
+        return full;
     }
     s->client_id = next_client_id++;
     s->next = g_sessions;

@@ -25,6 +25,7 @@ typedef struct http_stream http_stream;
 
 typedef struct http_limits {
     int max_per_owner; /* sessions one client identity may hold */
+    int max_sessions;  /* sessions of all clients together */
     int max_calls;     /* tools/call running at once in one session */
     int idle_s;        /* a session unused this long ends */
 } http_limits;
@@ -44,8 +45,8 @@ void http_sessions_tools_changed(void *ud);
 int http_sessions_count(void);
 
 /* A new session for `owner` (copied).  Returns 0 and *out (a reference:
- * http_session_put), or 429 when the owner holds its limit, 503 when out
- * of memory. */
+ * http_session_put), or 429 when the owner holds its limit, 503 when the
+ * server holds max_sessions (of all clients), 500 when out of memory. */
 int http_session_create(const char *owner, http_session **out);
 /* The session `id` when it exists and belongs to `owner` (a reference),
  * else NULL: unknown, ended, expired or someone else's look the same. */

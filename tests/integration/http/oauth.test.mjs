@@ -26,7 +26,7 @@ const b64u = (x) => Buffer.from(x).toString("base64url");
 function jwt(claims, { key = privateKey, alg = "RS256", kid = "k1", hmacKey } = {}) {
   const now = Math.floor(Date.now() / 1000);
   const header = b64u(JSON.stringify({ alg, typ: "JWT", kid }));
-  const body = b64u(JSON.stringify({ iss: ISS, aud: AUD, sub: "alice", iat: now, exp: now + 300, ...claims }));
+  const body = b64u(JSON.stringify({ iss: ISS, aud: AUD, sub: "alice", scope: "openid mcp:tools", iat: now, exp: now + 300, ...claims }));
   const input = `${header}.${body}`;
   if (alg === "none") return `${input}.`;
   if (alg.startsWith("HS")) return `${input}.${createHmac("sha256", hmacKey).update(input).digest("base64url")}`;
@@ -105,4 +105,45 @@ test("a session belongs to its token's subject: another subject gets 404", async
   const mine = await post(srv, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token: alice, session: sid });
   assert.equal(mine.status, 200);
   assert.doesNotMatch(srv.stderr(), new RegExp(alice.slice(-20)));
+});
+
+test("a valid token without the configured scope is 403 insufficient_scope; scope or scp grant it", async () => {
+  for (const claims of [{ scope: undefined }, { scope: "openid" }, { scope: "mcp:tool" }, { scp: ["other"], scope: undefined }]) {
+    const r = await post(srv, INIT, { token: jwt(claims) });
+    assert.equal(r.status, 403, JSON.stringify(claims));
+    const www = r.headers.get("www-authenticate");
+    assert.match(www, /error="insufficient_scope"/);
+    assert.match(www, /scope="mcp:tools"/);
+    assert.equal(r.headers.get("mcp-session-id"), null);
+  }
+  for (const claims of [{ scope: "mcp:tools" }, { scp: ["a", "mcp:tools"], scope: undefined }, { scp: "mcp:tools", scope: undefined }])
+    assert.equal((await post(srv, INIT, { token: jwt(claims) })).status, 200, JSON.stringify(claims));
+  // a session's later requests are judged again: a token without the scope is refused there too
+  const sid = await initSession(srv, { token: jwt({}) });
+  const r = await post(srv, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token: jwt({ scope: "openid" }), session: sid });
+  assert.equal(r.status, 403);
+});
+
+test("max_sessions caps the sessions of all subjects together (503), the per-subject cap stays 429", async () => {
+  const s2 = await startServer({
+    httpToml: `public_url = "${AUD}"
+max_sessions = 3
+max_sessions_per_client = 2
+[oauth]
+issuer = "${ISS}"
+jwks_file = "${join(dir, "jwks.json")}"
+`,
+  });
+  const a = jwt({ sub: "a" }), b = jwt({ sub: "b" }), c = jwt({ sub: "c" });
+  await initSession(s2, { token: a });
+  await initSession(s2, { token: a });
+  assert.equal((await post(s2, INIT, { token: a })).status, 429, "a holds its own limit");
+  const bs = await initSession(s2, { token: b });
+  const full = await post(s2, INIT, { token: c });
+  assert.equal(full.status, 503, full.text);
+  assert.ok(Number(full.headers.get("retry-after")) > 0);
+  assert.match(full.text, /max_sessions/);
+  // one ends: room again
+  await fetch(s2.url, { method: "DELETE", headers: { Authorization: `Bearer ${b}`, "Mcp-Session-Id": bs } });
+  assert.equal((await post(s2, INIT, { token: c })).status, 200);
 });
