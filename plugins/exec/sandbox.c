@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,7 +26,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
@@ -66,8 +66,7 @@ const char *sandbox_mode_name(sandbox_mode m)
     return "?";
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+char *sandbox_fmt(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
@@ -118,8 +117,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
     out->network_access = cJSON_IsTrue(net);
     const cJSON *fb = cJSON_GetObjectItemCaseSensitive(t, "fallback");
     if (fb) {
-        if (!cJSON_IsString(fb) || (strcmp(fb->valuestring, "unsandboxed") &&
-                                    strcmp(fb->valuestring, "refuse"))) {
+        if (!cJSON_IsString(fb) ||
+            (strcmp(fb->valuestring, "unsandboxed") && strcmp(fb->valuestring, "refuse"))) {
             *err = strdup("vtcode.toml: key 'sandbox.fallback' must be \"refuse\" or "
                           "\"unsandboxed\"");
             return VT_ERR_INVALID;
@@ -161,8 +160,10 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
             continue;
         if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 16777216) ||
             v->valuedouble != (double)(long)v->valuedouble) {
-            if (asprintf(err, "vtcode.toml: key 'sandbox.%s' must be an integer number of MiB "
-                         "%s, from 1 to 16777216, or 0 for no limit", mib[i].key, mib[i].what) < 0)
+            if (asprintf(err,
+                         "vtcode.toml: key 'sandbox.%s' must be an integer number of MiB "
+                         "%s, from 1 to 16777216, or 0 for no limit",
+                         mib[i].key, mib[i].what) < 0)
                 *err = NULL;
             return VT_ERR_INVALID;
         }
@@ -175,7 +176,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         return VT_ERR_INVALID;
     }
     const cJSON *r;
-    cJSON_ArrayForEach(r, roots) {
+    cJSON_ArrayForEach(r, roots)
+    {
         if (!cJSON_IsString(r) || r->valuestring[0] != '/') {
             *err = strdup("vtcode.toml: key 'sandbox.writable_roots' must hold absolute "
                           "directory paths");
@@ -215,13 +217,12 @@ int sandbox_landlock_abi(void)
 
 static uint64_t handled_rights(int abi)
 {
-    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_SYM;
+    uint64_t r =
+        LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+        LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+        LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+        LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+        LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
     if (abi >= 2)
         r |= LANDLOCK_ACCESS_FS_REFER;
     if (abi >= 3)
@@ -231,12 +232,13 @@ static uint64_t handled_rights(int abi)
     return r;
 }
 
-#define TERMINAL_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |      \
-                         LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define TERMINAL_RIGHTS                                                                            \
+    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |  \
+     LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
-#define FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |          \
-                     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |          \
-                     LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FILE_RIGHTS                                                                                \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |   \
+     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 /* Allow `rights` beneath `path`; a path that does not exist is skipped. */
 static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
@@ -294,7 +296,10 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out
     /* /dev/pts is not here: the session leader mounts a fresh instance
      * and allows that one (other terminals of the machine are not in
      * it); without namespaces the host's is allowed. */
-    const char *terminals[] = {"/dev/null", "/dev/tty", "/dev/zero", "/dev/full",
+    const char *terminals[] = {"/dev/null",
+                               "/dev/tty",
+                               "/dev/zero",
+                               "/dev/full",
                                sb->namespaces ? NULL : "/dev/pts",
                                sb->namespaces ? NULL : "/dev/ptmx"};
     for (size_t i = 0; rc == VT_OK && i < sizeof terminals / sizeof *terminals; i++)
@@ -333,13 +338,12 @@ static int namespaces_probe(int own_userns)
         pid_t init = fork();
         if (init == 0)
             _exit(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-                          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                                NULL) == 0
+                          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) ==
+                              0
                       ? 0
                       : 1);
         int st = 0;
-        _exit(init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) &&
-                      WEXITSTATUS(st) == 0
+        _exit(init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) && WEXITSTATUS(st) == 0
                   ? 0
                   : 1);
     }
@@ -380,7 +384,7 @@ static int add_root(sandbox *sb, const char *root)
 
 static void warn_more(char **warning, const char *text)
 {
-    char *w = *warning ? fmt("%s; %s", *warning, text) : strdup(text);
+    char *w = *warning ? sandbox_fmt("%s; %s", *warning, text) : strdup(text);
     if (w) {
         free(*warning);
         *warning = w;
@@ -395,14 +399,14 @@ static void warn_more(char **warning, const char *text)
  * anyway), so that it is protected like an existing one. */
 static void policy_prepare(sandbox *sb, const char *workspace, int toml_absent)
 {
-    sb->vtcode_dir = fmt("%s/.vtcode", workspace);
-    sb->toml_path = fmt("%s/vtcode.toml", workspace);
+    sb->vtcode_dir = sandbox_fmt("%s/.vtcode", workspace);
+    sb->toml_path = sandbox_fmt("%s/vtcode.toml", workspace);
     sb->toml_absent = sb->toml_path && toml_absent;
 }
 
 int sandbox_toml_absent(const char *workspace)
 {
-    char *path = fmt("%s/vtcode.toml", workspace);
+    char *path = sandbox_fmt("%s/vtcode.toml", workspace);
     struct stat st;
     int absent = path && lstat(path, &st) != 0 && errno == ENOENT;
     free(path);
@@ -418,8 +422,8 @@ static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
     if (mkdir(sb->vtcode_dir, 0755) == 0) {
         /* made by vthost, so kept out of the repository's status */
         int d = open(sb->vtcode_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int fd = d >= 0 ? openat(d, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                                      O_CLOEXEC, 0644)
+        int fd = d >= 0 ? openat(d, ".gitignore",
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
                         : -1;
         if (fd >= 0 && write(fd, "*\n", 2) != 2 && !p->truncated)
             p->truncated = strdup("cannot write .vtcode/.gitignore");
@@ -442,10 +446,10 @@ static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
 static char *refused_record(const char *path, const struct stat *st)
 {
     const char *v = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    char *base = v && v[0] == '/' ? fmt("%s/vthost", v)
-                 : home && home[0] == '/' ? fmt("%s/.local/state/vthost", home)
+    char *base = v && v[0] == '/'         ? sandbox_fmt("%s/vthost", v)
+                 : home && home[0] == '/' ? sandbox_fmt("%s/.local/state/vthost", home)
                                           : NULL;
-    char *dir = base ? fmt("%s/refused", base) : NULL;
+    char *dir = base ? sandbox_fmt("%s/refused", base) : NULL;
     char *rec = NULL;
     if (dir) {
         /* each missing level made 0700: host data, never shared */
@@ -457,12 +461,12 @@ static char *refused_record(const char *path, const struct stat *st)
             }
         (void)mkdir(base, 0700);
         (void)mkdir(dir, 0700);
-        rec = fmt("%s/%llu-%llu", dir, (unsigned long long)st->st_dev,
-                  (unsigned long long)st->st_ino);
+        rec = sandbox_fmt("%s/%llu-%llu", dir, (unsigned long long)st->st_dev,
+                          (unsigned long long)st->st_ino);
     }
     int fd = rec ? open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-    char *text = fd >= 0 ? fmt("%lld %lld %s\n", (long long)st->st_size,
-                               (long long)st->st_mtime, path)
+    char *text = fd >= 0 ? sandbox_fmt("%lld %lld %s\n", (long long)st->st_size,
+                                       (long long)st->st_mtime, path)
                          : NULL;
     int ok = text && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
     if (fd >= 0 && close(fd) != 0)
@@ -490,42 +494,41 @@ int sandbox_policy_check(const sandbox *sb, char **warning)
     if (!ws)
         return VT_ERR_NOMEM;
     ws[strlen(ws) - strlen("/vtcode.toml")] = '\0';
-    char *aside = fmt("%s/.vtcode/refused-vtcode.toml.%ld.%u", ws, (long)time(NULL),
-                      atomic_fetch_add(&seq, 1));
+    char *aside = sandbox_fmt("%s/.vtcode/refused-vtcode.toml.%ld.%u", ws, (long)time(NULL),
+                              atomic_fetch_add(&seq, 1));
     int dirfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int moved = aside && dirfd >= 0 &&
-                renameat(dirfd, "vtcode.toml", dirfd, aside + strlen(ws) + 1) == 0;
+    int moved =
+        aside && dirfd >= 0 && renameat(dirfd, "vtcode.toml", dirfd, aside + strlen(ws) + 1) == 0;
     if (dirfd >= 0)
         close(dirfd);
     /* Fail closed: a file that stays in place is recorded, and no later
      * start in this workspace applies it until it is reviewed. */
     char *rec = moved ? NULL : refused_record(sb->toml_path, &st);
     if (moved)
-        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
-                       "may not create policy files); it was moved to %s, not applied",
-                       aside);
+        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
+                               "may not create policy files); it was moved to %s, not applied",
+                               aside);
     else if (rec)
-        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
-                       "may not create policy files) and could not be moved aside (is "
-                       ".vtcode a plain directory?): it is recorded in %s and no later "
-                       "vthost start applies it; review and remove it, or run `vthost "
-                       "trust` after review",
-                       rec);
+        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
+                               "may not create policy files) and could not be moved aside (is "
+                               ".vtcode a plain directory?): it is recorded in %s and no later "
+                               "vthost start applies it; review and remove it, or run `vthost "
+                               "trust` after review",
+                               rec);
     else
-        *warning = fmt("vtcode.toml appeared in the workspace during this run (commands "
-                       "may not create policy files), could not be moved aside and could "
-                       "not be recorded as refused: remove it before the next start");
+        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
+                               "may not create policy files), could not be moved aside and could "
+                               "not be recorded as refused: remove it before the next start");
     free(rec);
     free(aside);
     free(ws);
     return VT_OK;
 }
 
-int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
-                    char **warning, char **err)
+int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
+                    char **err)
 {
-    return sandbox_prepare_since(cfg, workspace, sandbox_toml_absent(workspace), out, warning,
-                                 err);
+    return sandbox_prepare_since(cfg, workspace, sandbox_toml_absent(workspace), out, warning, err);
 }
 
 int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
@@ -564,8 +567,8 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
     sb->namespaces = namespaces_probe(sb->own_userns);
     const char *step = "writable roots";
     int rc = add_root(sb, workspace);
-    for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE &&
-                       i < cfg->nwritable; i++)
+    for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE && i < cfg->nwritable;
+         i++)
         rc = add_root(sb, cfg->writable_roots[i]);
     if (rc == VT_OK) {
         /* Built once: a call's ruleset is made the same way (checked here). */
@@ -584,7 +587,7 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
             rc = sandbox_seccomp_build(1, &sb->seccomp_net);
     }
     if (rc != VT_OK) {
-        *err = fmt("cannot prepare the command sandbox (%s)", step);
+        *err = sandbox_fmt("cannot prepare the command sandbox (%s)", step);
         sandbox_free(sb);
         return rc;
     }
@@ -623,15 +626,9 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
     return VT_OK;
 }
 
-int sandbox_namespaces(const sandbox *sb)
-{
-    return sb && sb->namespaces;
-}
+int sandbox_namespaces(const sandbox *sb) { return sb && sb->namespaces; }
 
-int sandbox_plan_ruleset_fd(const sandbox_plan *p)
-{
-    return p ? p->ruleset_fd : -1;
-}
+int sandbox_plan_ruleset_fd(const sandbox_plan *p) { return p ? p->ruleset_fd : -1; }
 
 /* ---- the per-call plan ------------------------------------------------------ */
 
@@ -660,8 +657,7 @@ void sandbox_plan_free(sandbox_plan *p)
     free(p);
 }
 
-int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
-                      sandbox_plan **out)
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out)
 {
     *out = NULL;
     sandbox_plan *p = calloc(1, sizeof *p);
@@ -704,10 +700,7 @@ void sandbox_plan_started(sandbox_plan *p, pid_t supervisor)
         p->supervisor_pidfd = (int)syscall(SYS_pidfd_open, supervisor, 0);
 }
 
-const char *sandbox_plan_warning(const sandbox_plan *p)
-{
-    return p ? p->truncated : NULL;
-}
+const char *sandbox_plan_warning(const sandbox_plan *p) { return p ? p->truncated : NULL; }
 
 /* ---- the child side ------------------------------------------------------------ */
 
@@ -793,15 +786,14 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
                 continue; /* removed since the plan was made */
             return -errno;
         }
-        if (mount(NULL, p->ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i],
-                  NULL) != 0)
+        if (mount(NULL, p->ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) !=
+            0)
             return -errno;
     }
     return 0;
 }
 
-int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
-                    const char **what)
+int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, const char **what)
 {
     static const char *unused;
     if (!what)
@@ -843,8 +835,8 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         return -errno;
     *what = "seccomp filter";
-    const struct sock_fprog *f = p->network && sb->seccomp_net.len ? &sb->seccomp_net
-                                                                   : &sb->seccomp;
+    const struct sock_fprog *f =
+        p->network && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
     if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
         return -errno;
     return 0;
@@ -853,8 +845,16 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
 /* ---- denial detection ------------------------------------------------------------- */
 
 static const char *const denial_words[] = {
-    "Permission denied", "Operation not permitted", "Read-only file system",
-    "PermissionError", "[Errno 1]", "[Errno 13]", "[Errno 30]", "EACCES", "EPERM", "EROFS",
+    "Permission denied",
+    "Operation not permitted",
+    "Read-only file system",
+    "PermissionError",
+    "[Errno 1]",
+    "[Errno 13]",
+    "[Errno 30]",
+    "EACCES",
+    "EPERM",
+    "EROFS",
 };
 
 void sandbox_denial_feed(sandbox_denial_scan *s, const char *buf, size_t len)

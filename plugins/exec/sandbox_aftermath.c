@@ -22,6 +22,7 @@
  * check is still owed. */
 #include "gitneutral.h"
 #include "sandbox_int.h"
+#include "sandbox_repos.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,8 +43,6 @@
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
-#define WALK_MAX_DIRS 50000
-#define WALK_MAX_DEPTH 16
 #define BASE_MAX 100000
 
 const char *const sandbox_ide_names[] = {".vscode", ".idea",         ".claude",   ".cursor",
@@ -80,23 +79,11 @@ typedef struct aftermath {
     int thread_running;
 } aftermath;
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
 static void append(char **acc, const char *text)
 {
     if (!text || !*text)
         return;
-    char *n = *acc ? fmt("%s; %s", *acc, text) : strdup(text);
+    char *n = *acc ? sandbox_fmt("%s; %s", *acc, text) : strdup(text);
     if (n) {
         free(*acc);
         *acc = n;
@@ -112,8 +99,9 @@ static int inside(const char *path, const char *root)
 /* ---- finding repositories ---------------------------------------------------- */
 
 typedef struct found {
+    repo_walk w; /* first: the callbacks get it */
     am_repo *v;
-    size_t n, cap, dirs;
+    size_t n, cap;
     int truncated, oom;
 } found;
 
@@ -146,67 +134,17 @@ static void found_free(found *f)
     memset(f, 0, sizeof *f);
 }
 
-static void walk(found *f, int fd, char *path, size_t len, int depth)
+static int on_found(repo_walk *w, const char *path, char kind)
 {
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
-    struct dirent *e;
-    while (!f->oom && (e = readdir(d))) {
-        const char *n = e->d_name;
-        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
-            continue;
-        size_t nl = strlen(n);
-        if (len + 1 + nl >= PATH_MAX)
-            continue;
-        unsigned char type = e->d_type;
-        if (type == DT_UNKNOWN) {
-            struct stat st;
-            if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                continue;
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-        }
-        path[len] = '/';
-        memcpy(path + len + 1, n, nl + 1);
-        if (!strcmp(n, ".git")) {
-            if (type == DT_DIR || type == DT_LNK || type == DT_REG)
-                found_add(f, path, type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : 'f');
-        } else if (type == DT_DIR) {
-            if (depth >= WALK_MAX_DEPTH || ++f->dirs > WALK_MAX_DIRS) {
-                f->truncated = 1;
-            } else {
-                int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0)
-                    walk(f, sub, path, len + 1 + nl, depth + 1);
-            }
-        }
-        path[len] = '\0';
-    }
-    closedir(d);
+    found *f = (found *)w;
+    found_add(f, path, kind);
+    return f->oom ? VT_ERR_NOMEM : VT_OK;
 }
 
-/* The workspace's repository entries from the host's index (current by
- * events while serving, validated from its cache for one-shot calls);
- * -1 when it cannot answer (then the workspace is walked). */
-static int from_index(const sandbox *sb, found *f)
+static void on_cut(repo_walk *w, int in_index)
 {
-    cJSON *o = NULL;
-    if (!sb->index || sb->index->repositories(NULL, &o) != VT_OK || !o)
-        return -1;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "repositories"))
-    {
-        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
-        if (path && kind)
-            found_add(f, path, !strcmp(kind, "dir") ? 'd' : !strcmp(kind, "link") ? 'l' : 'f');
-    }
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete")))
-        f->truncated = 1;
-    cJSON_Delete(o);
-    return 0;
+    (void)in_index;
+    ((found *)w)->truncated = 1;
 }
 
 /* Every repository entry below the sandbox's writable roots: the
@@ -215,17 +153,12 @@ static int from_index(const sandbox *sb, found *f)
 static int repos_find(const sandbox *sb, found *f)
 {
     memset(f, 0, sizeof *f);
+    f->w.found = on_found;
+    f->w.cut = on_cut;
     for (size_t i = 0; i < sb->nroots && !f->oom; i++) {
-        if (i == 0 && from_index(sb, f) == 0)
+        if (i == 0 && repos_from_index(sb->index, &f->w) != 1)
             continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s", sb->roots[i]);
-        size_t len = strlen(path);
-        while (len > 1 && path[len - 1] == '/')
-            path[--len] = '\0';
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd >= 0)
-            walk(f, fd, path, len == 1 ? 0 : len, 0);
+        repos_walk(sb->roots[i], &f->w);
     }
     return f->oom ? VT_ERR_NOMEM : VT_OK;
 }
@@ -351,11 +284,11 @@ static int aside_open(const sandbox *sb)
      * a plain directory of the workspace gets nothing written through it */
     struct statx a, b;
     unsigned m = STATX_TYPE | STATX_MNT_ID;
-    if (vt >= 0 && (statx(ws, "", AT_EMPTY_PATH, m, &a) != 0 ||
-                    statx(vt, "", AT_EMPTY_PATH, m, &b) != 0 ||
-                    a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor ||
-                    (b.stx_attributes_mask & b.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
-                    ((a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id))) {
+    if (vt >= 0 &&
+        (statx(ws, "", AT_EMPTY_PATH, m, &a) != 0 || statx(vt, "", AT_EMPTY_PATH, m, &b) != 0 ||
+         a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor ||
+         (b.stx_attributes_mask & b.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+         ((a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id))) {
         close(vt);
         vt = -1;
     }
@@ -406,9 +339,9 @@ static char *entry_aside(aftermath *am, const sandbox *sb, int asidefd, const ch
     snprintf(parent, sizeof parent, "%s", path);
     char *slash = strrchr(parent, '/');
     if (!root || !slash || asidefd < 0)
-        return fmt("%s %s and could not be set aside (no .vtcode/set-aside/): remove it "
-                   "before using it",
-                   rel_of(sb, path), why);
+        return sandbox_fmt("%s %s and could not be set aside (no .vtcode/set-aside/): remove it "
+                           "before using it",
+                           rel_of(sb, path), why);
     *slash = '\0';
     char name[PATH_MAX];
     aside_prefix(am, sb, path, name, sizeof name);
@@ -419,10 +352,10 @@ static char *entry_aside(aftermath *am, const sandbox *sb, int asidefd, const ch
         close(fd);
     if (rc == -ENOENT && fd >= 0)
         return NULL; /* gone already */
-    return rc == 0 ? fmt("%s %s; it was moved to .vtcode/set-aside/%s, not applied",
-                         rel_of(sb, path), why, name)
-                   : fmt("%s %s and could not be set aside (%s): remove it before using it",
-                         rel_of(sb, path), why, strerror(-rc));
+    return rc == 0 ? sandbox_fmt("%s %s; it was moved to .vtcode/set-aside/%s, not applied",
+                                 rel_of(sb, path), why, name)
+                   : sandbox_fmt("%s %s and could not be set aside (%s): remove it before using it",
+                                 rel_of(sb, path), why, strerror(-rc));
 }
 
 /* Whether `dir` is a git directory as git's discovery sees one (a
@@ -473,9 +406,9 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
     }
     int fd = open_beneath(root, gitdir);
     if (fd < 0) {
-        char *w = fmt("the new repository %s could not be opened to neutralise it: do not "
-                      "run git there before checking its hooks and config",
-                      rel_of(sb, gitdir));
+        char *w = sandbox_fmt("the new repository %s could not be opened to neutralise it: do not "
+                              "run git there before checking its hooks and config",
+                              rel_of(sb, gitdir));
         append(report, w);
         free(w);
         return;
@@ -485,13 +418,15 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
     if (asidefd >= 0) {
         gitneutral_dir(fd, asidefd, prefix, rel_of(sb, gitdir), &r);
     } else {
-        r = fmt("the new repository %s could not be neutralised (no .vtcode/set-aside/): do "
-                "not run git there before checking its hooks and config",
-                rel_of(sb, gitdir));
+        r = sandbox_fmt(
+            "the new repository %s could not be neutralised (no .vtcode/set-aside/): do "
+            "not run git there before checking its hooks and config",
+            rel_of(sb, gitdir));
     }
     if (r) {
-        char *w = fmt("new repository %s neutralised (originals kept in .vtcode/set-aside/): %s",
-                      rel_of(sb, gitdir), r);
+        char *w =
+            sandbox_fmt("new repository %s neutralised (originals kept in .vtcode/set-aside/): %s",
+                        rel_of(sb, gitdir), r);
         append(report, w);
         free(w);
         free(r);

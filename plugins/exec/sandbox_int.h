@@ -12,29 +12,29 @@ struct sandbox {
     sandbox_mode mode;
     int network_access;
     int landlock_abi;
-    struct sock_fprog seccomp;   /* the whole filter as BPF, built once */
+    struct sock_fprog seccomp;     /* the whole filter as BPF, built once */
     struct sock_fprog seccomp_net; /* the same with the network allowed (built
                                     when the configuration turns it off, for
                                     calls that add it), else empty */
-    char **roots;                /* workspace + writable roots: where .git is looked for */
+    char **roots;                  /* workspace + writable roots: where .git is looked for */
     size_t nroots;
-    int namespaces;              /* PID + mount namespace per session */
-    int own_userns;              /* not root: the namespaces sit in a user namespace */
+    int namespaces; /* PID + mount namespace per session */
+    int own_userns; /* not root: the namespaces sit in a user namespace */
     char uid_map[64], gid_map[64];
-    char *cgroup_base;           /* a pids cgroup (v1 or delegated v2) we may create
+    char *cgroup_base;        /* a pids cgroup (v1 or delegated v2) we may create
                                     children in, or NULL */
-    struct cgroup_gone *gone;    /* session cgroups to remove once empty */
-    unsigned max_processes;      /* 0: unbounded */
-    char *toml_path;             /* the workspace's vtcode.toml */
-    char *vtcode_dir;            /* its .vtcode/, made before the first command
+    struct cgroup_gone *gone; /* session cgroups to remove once empty */
+    unsigned max_processes;   /* 0: unbounded */
+    char *toml_path;          /* the workspace's vtcode.toml */
+    char *vtcode_dir;         /* its .vtcode/, made before the first command
                                     (workspace-write with namespaces), or NULL */
-    int toml_absent;             /* it did not exist at the start */
-    unsigned cpu_seconds;        /* RLIMIT_CPU for non-interactive runs, 0: none */
-    unsigned memory_mb;          /* RLIMIT_DATA, MiB, 0: none */
-    unsigned file_size_mb;       /* RLIMIT_FSIZE, MiB, 0: none */
-    char **policy;               /* the host's policy paths (sandbox_protect_paths) */
+    int toml_absent;          /* it did not exist at the start */
+    unsigned cpu_seconds;     /* RLIMIT_CPU for non-interactive runs, 0: none */
+    unsigned memory_mb;       /* RLIMIT_DATA, MiB, 0: none */
+    unsigned file_size_mb;    /* RLIMIT_FSIZE, MiB, 0: none */
+    char **policy;            /* the host's policy paths (sandbox_protect_paths) */
     size_t npolicy;
-    struct aftermath *aftermath; /* what commands leave behind (sandbox_aftermath.c),
+    struct aftermath *aftermath;       /* what commands leave behind (sandbox_aftermath.c),
                                     or NULL when commands cannot write the workspace */
     const struct vt_wsindex_v1 *index; /* the host's workspace index, or NULL: walk */
 };
@@ -44,26 +44,26 @@ struct sandbox {
 struct sandbox_plan {
     const sandbox *sb;
     int tty;
-    char **ro;                   /* protected paths: read-only bind mounts */
-    unsigned long *ro_flags;     /* the mount flags each must keep */
+    char **ro;               /* protected paths: read-only bind mounts */
+    unsigned long *ro_flags; /* the mount flags each must keep */
     size_t nro;
-    char **pin;                  /* directories above policy files that a command
+    char **pin; /* directories above policy files that a command
                                     could rename: bound onto themselves first
                                     (a mount point cannot be renamed), outermost
                                     first */
     size_t npin;
-    char **hide;                 /* path sockets outside the workspace, masked */
+    char **hide; /* path sockets outside the workspace, masked */
     size_t nhide;
-    char **mask;                 /* files of denied programs: /dev/null bound over
+    char **mask; /* files of denied programs: /dev/null bound over
                                     each (sandbox_mask.c) */
     size_t nmask;
-    char *cgroup;                /* this session's pids cgroup directory, or NULL */
-    char *cgroup_procs;          /* its cgroup.procs */
-    char *truncated;             /* why protection is incomplete, or NULL */
-    int supervisor_pidfd;        /* set by sandbox_plan_started, else -1 */
-    int ruleset_fd;              /* this call's Landlock ruleset */
-    int network;                 /* the configuration's or the call's */
-    const sandbox_extra *extra;  /* while the plan is made, else NULL */
+    char *cgroup;               /* this session's pids cgroup directory, or NULL */
+    char *cgroup_procs;         /* its cgroup.procs */
+    char *truncated;            /* why protection is incomplete, or NULL */
+    int supervisor_pidfd;       /* set by sandbox_plan_started, else -1 */
+    int ruleset_fd;             /* this call's Landlock ruleset */
+    int network;                /* the configuration's or the call's */
+    const sandbox_extra *extra; /* while the plan is made, else NULL */
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
@@ -105,5 +105,9 @@ void sandbox_aftermath_free(sandbox *sb);
 /* sandbox.c: write `text` to the existing file `path` (the child's
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */
 int sandbox_write_file(const char *path, const char *text);
+
+/* sandbox.c: printf to a new string (malloc'd), or NULL.  The sandbox's
+ * files run without the host too (unit tests), so not api->format. */
+char *sandbox_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -7,6 +7,7 @@
  * namespace.  The walk is bounded (depth and directory count) and skips
  * what git itself never holds a repository in (.git's inside). */
 #include "sandbox_int.h"
+#include "sandbox_repos.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,15 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/mount.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
-#define WALK_MAX_DIRS 50000
-#define WALK_MAX_DEPTH 16
 #define MAX_PROTECTED 512
 #define MAX_HIDDEN 1024
 
@@ -32,12 +31,18 @@ static unsigned long mount_flags_of(const char *path)
     unsigned long f = 0;
     if (statvfs(path, &sv) != 0)
         return 0;
-    if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
-    if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
-    if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
-    if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
-    if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
-    if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+    if (sv.f_flag & ST_NOSUID)
+        f |= MS_NOSUID;
+    if (sv.f_flag & ST_NODEV)
+        f |= MS_NODEV;
+    if (sv.f_flag & ST_NOEXEC)
+        f |= MS_NOEXEC;
+    if (sv.f_flag & ST_NOATIME)
+        f |= MS_NOATIME;
+    if (sv.f_flag & ST_NODIRATIME)
+        f |= MS_NODIRATIME;
+    if (sv.f_flag & ST_RELATIME)
+        f |= MS_RELATIME;
     return f;
 }
 
@@ -130,94 +135,33 @@ static int add_gitlink(sandbox_plan *p, const char *path)
 }
 
 typedef struct walk {
+    repo_walk w; /* first: the callbacks get it */
     sandbox_plan *p;
-    size_t dirs;
 } walk;
 
-static int walk_dir(walk *w, int fd, char *path, size_t len, int depth)
+/* A .git entry, found by the index or the walk: protected with what it
+ * leads to. */
+static int protect_repo(repo_walk *rw, const char *path, char kind)
 {
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return VT_OK;
-    }
-    int rc = VT_OK;
-    struct dirent *e;
-    while (rc == VT_OK && (e = readdir(d))) {
-        const char *n = e->d_name;
-        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
-            continue;
-        size_t nl = strlen(n);
-        if (len + 1 + nl >= PATH_MAX)
-            continue;
-        unsigned char type = e->d_type;
-        if (type == DT_UNKNOWN) {
-            struct stat st;
-            if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                continue;
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-        }
-        path[len] = '/';
-        memcpy(path + len + 1, n, nl + 1);
-        if (!strcmp(n, ".git")) {
-            if (type == DT_DIR) {
-                rc = add_ro(w->p, path);
-            } else if (type == DT_LNK) {
-                rc = add_gitlink(w->p, path);
-            } else if (type == DT_REG) {
-                path[len] = '\0';
-                char file[PATH_MAX];
-                snprintf(file, sizeof file, "%s/.git", path);
-                rc = add_gitfile(w->p, path, file);
-            }
-        } else if (type == DT_DIR) {
-            if (depth >= WALK_MAX_DEPTH || ++w->dirs > WALK_MAX_DIRS) {
-                if (!w->p->truncated)
-                    w->p->truncated = strdup("the workspace is too large to look for every "
-                                             "nested .git: some deep ones are writable");
-                path[len] = '\0';
-                continue;
-            }
-            int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub >= 0)
-                rc = walk_dir(w, sub, path, len + 1 + nl, depth + 1);
-        }
-        path[len] = '\0';
-    }
-    closedir(d);
-    return rc;
+    sandbox_plan *p = ((walk *)rw)->p;
+    if (kind == 'd')
+        return add_ro(p, path);
+    if (kind == 'l')
+        return add_gitlink(p, path);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    return add_gitfile(p, dir[0] ? dir : "/", path);
 }
 
-/* The workspace's repositories from the host's index (kept current by
- * events, or validated from its cache): no walk.  1 when the index
- * could not answer (the caller walks). */
-static int protect_from_index(const sandbox *sb, sandbox_plan *p)
+static void protect_cut(repo_walk *rw, int in_index)
 {
-    cJSON *o = NULL;
-    if (!sb->index || sb->index->repositories(NULL, &o) != VT_OK || !o)
-        return 1;
-    int rc = VT_OK;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "repositories")) {
-        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
-        if (!path || !kind || rc != VT_OK)
-            continue;
-        if (!strcmp(kind, "dir")) {
-            rc = add_ro(p, path);
-        } else if (!strcmp(kind, "link")) {
-            rc = add_gitlink(p, path);
-        } else {
-            char dir[PATH_MAX];
-            snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
-            rc = add_gitfile(p, dir[0] ? dir : "/", path);
-        }
-    }
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete")) && !p->truncated)
-        p->truncated = strdup("the workspace is too deep to index entirely: repositories "
-                              "below the deepest level are writable");
-    cJSON_Delete(o);
-    return rc;
+    sandbox_plan *p = ((walk *)rw)->p;
+    if (p->truncated)
+        return;
+    p->truncated = strdup(in_index ? "the workspace is too deep to index entirely: repositories "
+                                     "below the deepest level are writable"
+                                   : "the workspace is too large to look for every "
+                                     "nested .git: some deep ones are writable");
 }
 
 static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_workspace)
@@ -240,17 +184,14 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
                 rc = add_ro(p, f);
         }
     }
-    if (rc == VT_OK && is_workspace) {
-        int r = protect_from_index(p->sb, p);
+    if (rc != VT_OK)
+        return rc;
+    if (is_workspace) {
+        int r = repos_from_index(p->sb->index, &w->w);
         if (r <= 0)
             return r;
     }
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rc == VT_OK && fd >= 0)
-        return walk_dir(w, fd, path, len == 1 ? 0 : len, 0);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return repos_walk(path, &w->w);
 }
 
 /* mkdir -p (0700: the user's configuration). */
@@ -461,8 +402,7 @@ static int add_aliases(sandbox_plan *p, const mnt *m, size_t n, const char *path
      * later of equal ones (it covers the earlier) */
     const mnt *on = NULL;
     for (size_t i = 0; i < n; i++)
-        if (below(path, m[i].point) &&
-            (!on || strlen(m[i].point) >= strlen(on->point)))
+        if (below(path, m[i].point) && (!on || strlen(m[i].point) >= strlen(on->point)))
             on = &m[i];
     if (!on)
         return VT_OK;
@@ -474,12 +414,13 @@ static int add_aliases(sandbox_plan *p, const mnt *m, size_t n, const char *path
     int rc = VT_OK;
     for (size_t i = 0; rc == VT_OK && i < n; i++) {
         const char *tail;
-        if (&m[i] == on || strcmp(m[i].dev, on->dev) || !(tail = below(fs[0] ? fs : "/",
-                                                                         m[i].root)))
+        if (&m[i] == on || strcmp(m[i].dev, on->dev) ||
+            !(tail = below(fs[0] ? fs : "/", m[i].root)))
             continue;
         char alias[PATH_MAX];
         if (snprintf(alias, sizeof alias, "%s%s", strcmp(m[i].point, "/") ? m[i].point : "",
-                     tail) >= (int)sizeof alias || !alias[0] || !strcmp(alias, path))
+                     tail) >= (int)sizeof alias ||
+            !alias[0] || !strcmp(alias, path))
             continue;
         struct stat st;
         if (lstat(alias, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
@@ -488,10 +429,7 @@ static int add_aliases(sandbox_plan *p, const mnt *m, size_t n, const char *path
     return rc;
 }
 
-static int add_ro_cb(sandbox_plan *p, const char *path)
-{
-    return add_ro(p, path);
-}
+static int add_ro_cb(sandbox_plan *p, const char *path) { return add_ro(p, path); }
 
 static int protect_aliases(sandbox_plan *p)
 {
@@ -539,7 +477,7 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
     int rc = VT_OK;
     if (!sb->namespaces)
         return VT_OK;
-    walk w = {.p = p};
+    walk w = {.w = {.found = protect_repo, .cut = protect_cut}, .p = p};
     if (sb->mode == SANDBOX_WORKSPACE_WRITE)
         for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
             rc = protect_root(p, &w, sb->roots[i], i == 0);
