@@ -473,8 +473,8 @@ static const char *const *denied_programs(const vt_exec_policy *pol)
     return pol && pol->struct_size >= end ? pol->denied_programs : NULL;
 }
 
-static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, execwatch **w,
-                       int *sock, const char *const **denied)
+static int watch_start(vt_call *call, int confined, spawn_req *req, execwatch **w,
+                       const char *const **denied)
 {
     vt_exec_policy *pol = NULL;
     if (!VT_HAS(api, exec_policy) || api->exec_policy(call, &pol) != VT_OK)
@@ -484,10 +484,11 @@ static int watch_start(vt_call *call, int confined, const sandbox_extra *extra, 
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
-    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, extra),
-                        .denied = *denied};
-    if (execwatch_start(&o, w, sock) != VT_OK)
+    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, req->extra),
+                        .denied = *denied, .shell_path = req->path, .shell_argv = req->argv};
+    if (execwatch_start(&o, w, &req->watch_sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
+    req->shell_fd = execwatch_shell_fd(*w, &req->shell_script);
     return VT_OK;
 }
 
@@ -586,8 +587,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         execwatch *w = NULL;
         vt_exec_policy *mask_pol = NULL; /* without the watcher: for the masks only */
         if (enforce)
-            rc = watch_start(call, req.sandbox != NULL, req.extra, &w, &req.watch_sock,
-                             &req.mask);
+            rc = watch_start(call, req.sandbox != NULL, &req, &w, &req.mask);
         else if (req.sandbox && VT_HAS(api, exec_policy) &&
                  api->exec_policy(call, &mask_pol) == VT_OK)
             req.mask = denied_programs(mask_pol);

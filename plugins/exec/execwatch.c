@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +90,9 @@ struct execwatch {
     program_mark *marks;
     size_t nmarks, capmarks;
     ew_ident *ident;     /* the denied programs' files, or NULL */
+    int shell_fd;        /* the shell's file (execwatch_opts.shell_path), or -1 */
+    int shell_script;
+    char **shell_argv;   /* its argv, for the deny rules */
     execwatch *next;
 };
 
@@ -150,6 +154,9 @@ static void watch_free(execwatch *w)
         w->policy->release(w->policy);
     ew_strv_free(w->writable);
     ew_ident_free(w->ident);
+    ew_strv_free(w->shell_argv);
+    if (w->shell_fd >= 0)
+        close(w->shell_fd);
     if (w->sock >= 0)
         close(w->sock);
     if (w->listener >= 0)
@@ -528,6 +535,44 @@ done:
     return rc;
 }
 
+/* The shell's start, judged by the file the supervisor runs from
+ * EXECWATCH_SHELL_FD (the watcher's own descriptor of it), when the
+ * supervisor's memory cannot be read: an unprivileged host's session
+ * leader is not dumpable (spawn.c) and the shell it vforks shares its
+ * memory until this execve.  The trap's registers still say which call
+ * it is: execveat of that descriptor with AT_EMPTY_PATH, which the
+ * supervisor (our code; nothing of the command runs yet) makes with
+ * the argv the watcher was given. */
+static int judge_shell_file(execwatch *w, const struct seccomp_notif *n, char **why)
+{
+    int at = n->data.nr == nr_execveat;
+    if (w->shell_fd < 0 || !at || (int)n->data.args[0] != EXECWATCH_SHELL_FD ||
+        !((int)n->data.args[4] & AT_EMPTY_PATH)) {
+        *why = strdup("cannot read the program's path or arguments");
+        return VT_ERR_DENIED;
+    }
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", w->shell_fd);
+    ssize_t len = readlink(link, real, sizeof real - 1);
+    if (len <= 0 || real[0] != '/') {
+        *why = strdup("the shell's file has no name the rules can judge");
+        return VT_ERR_DENIED;
+    }
+    real[len] = '\0';
+    char **args = w->shell_argv && w->shell_argv[0] ? w->shell_argv + 1 : w->shell_argv;
+    const char *as = ew_ident_match(w->ident, w->shell_fd);
+    if (as && deny_as(w, as, real, args, why) != VT_OK)
+        return VT_ERR_DENIED;
+    if (deny_as(w, base_of(real), real, args, why) != VT_OK)
+        return VT_ERR_DENIED;
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int rc = deny_inner(w, getpid(), root, real, base_of(real),
+                        w->shell_argv ? w->shell_argv[0] : NULL, args, 0, why);
+    if (root >= 0)
+        close(root);
+    return rc;
+}
+
 /* 0 to let the execve run, else the errno that fails it (EPERM: refused).
  * `first`: the supervisor starting the command's shell, which the call's
  * own check judged by the name it was given; here the file it really is
@@ -549,17 +594,10 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
     char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
     const char *name = NULL;
     if (!given || !args) {
-        /* The shell's own start, by an unprivileged host: the session
-         * leader is not dumpable (spawn.c) and the shell it vforks shares
-         * its memory until this execve, so only a watcher with
-         * CAP_SYS_PTRACE can read it.  That program is the call's `shell`,
-         * which met the deny rules by name before the call; nothing of the
-         * command has run yet. */
-        if (first) {
+        if (first && judge_shell_file(w, n, &why) == VT_OK)
             ok = 1;
-            goto out;
-        }
-        why = strdup("cannot read the program's path or arguments");
+        else if (!why)
+            why = strdup("cannot read the program's path or arguments");
         goto out;
     }
     if (given[0] != '/') {
@@ -796,6 +834,43 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* The shell's file, opened once: what the first execve is judged by and
+ * what the supervisor runs.  High, like the socket, so the child's
+ * rearranging of low descriptors cannot hit it.  A file that cannot be
+ * opened is left to the kernel's execve of its path (its error). */
+static int open_shell(execwatch *w, const char *path, char *const *argv)
+{
+    if (!path)
+        return VT_OK;
+    size_t n = 0;
+    while (argv && argv[n])
+        n++;
+    w->shell_argv = calloc(n + 1, sizeof *w->shell_argv);
+    if (!w->shell_argv)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(w->shell_argv[i] = strdup(argv[i])))
+            return VT_ERR_NOMEM;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == EACCES) /* execute-only: runs all the same */
+        fd = open(path, O_PATH | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        char head[2] = {0};
+        w->shell_script = pread(fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
+        w->shell_fd = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+    }
+    if (fd >= 0)
+        close(fd);
+    return VT_OK;
+}
+
+int execwatch_shell_fd(const execwatch *w, int *script)
+{
+    *script = w ? w->shell_script : 0;
+    return w ? w->shell_fd : -1;
+}
+
 int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
 {
     *out = NULL;
@@ -809,11 +884,12 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     w->api = o->api;
     w->policy = o->policy;
     w->writable = o->writable;
-    w->sock = w->listener = w->stop[0] = w->stop[1] = -1;
+    w->sock = w->listener = w->stop[0] = w->stop[1] = w->shell_fd = -1;
     w->refs = 2;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
-    if (ew_ident_new(o->denied, getenv("PATH"), &w->ident) != VT_OK) {
+    if (ew_ident_new(o->denied, getenv("PATH"), &w->ident) != VT_OK ||
+        open_shell(w, o->shell_path, o->shell_argv) != VT_OK) {
         watch_free(w);
         return VT_ERR_NOMEM;
     }

@@ -43,12 +43,29 @@ typedef struct execwatch_opts {
      * from `policy`, or NULL): a file that is one of them (a hard link,
      * a copy) is judged under that program's name. */
     const char *const *denied;
+    /* The shell the supervisor starts (absolute path and argv, borrowed
+     * for the call), or NULL: the watcher opens that file now, judges it
+     * at the first execve by what it is, and the supervisor runs exactly
+     * that file from EXECWATCH_SHELL_FD (execwatch_shell_fd), so no path
+     * is read again between the judgement and the exec. */
+    const char *shell_path;
+    char *const *shell_argv;
 } execwatch_opts;
+
+/* Where the supervisor keeps the shell's file until it runs it with
+ * execveat(EXECWATCH_SHELL_FD, "", argv, envp, AT_EMPTY_PATH). */
+#define EXECWATCH_SHELL_FD 6
 
 /* Start a watcher; *child_sock is the descriptor for spawn_req.watch_sock
  * (close it once the command was spawned).  On failure the policy and
  * the writable list are released. */
 int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock);
+
+/* The shell's open file for spawn_req.shell_fd (owned by the watcher),
+ * or -1 when execwatch_opts named none or it could not be opened;
+ * *script is 1 for a "#!" file (its interpreter reads it through the
+ * descriptor, which must then stay open across the exec). */
+int execwatch_shell_fd(const execwatch *w, int *script);
 
 /* The call in progress through which refusals can be asked, or NULL.
  * Clearing waits for a question in flight to be answered. */

@@ -171,6 +171,8 @@ static _Noreturn void end_group(pid_t cmd)
 /* Run-time enforcement's socket (execwatch.h), kept by the supervisor
  * or the session leader until it exits. */
 #define WATCH_FD 7
+/* The shell's file, judged by the watcher (EXECWATCH_SHELL_FD). */
+#define SHELL_FD EXECWATCH_SHELL_FD
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -212,11 +214,12 @@ static void on_child(int sig)
  * the session's leader with the command's terminal or pipes as 0-2, and
  * keep, above them, only the descriptors the child needs in fixed
  * places: the lifeline (3), the Landlock ruleset (4), the status pipe
- * (5, session leader) and the run-time checks' socket (7).  The child
+ * (5, session leader), the shell's judged file (6) and the run-time
+ * checks' socket (7).  The child
  * never execs itself, so close-on-exec does not protect the host's other
  * descriptors here: they are all closed (output EOF and the lifeline's
  * EOF depend on it).  Their sources are >= 16 (ruleset, status) or >= 64
- * (watch socket), except the lifeline, moved first. */
+ * (watch socket, shell file), except the lifeline, moved first. */
 static int child_setup(const child_plan *c)
 {
     struct sigaction sa;
@@ -247,6 +250,13 @@ static int child_setup(const child_plan *c)
             fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0)
             return -1;
         keep |= 1u << WATCH_FD;
+    }
+    if (c->req->shell_fd > 2) {
+        /* a script's interpreter opens it as /dev/fd/6: kept for it */
+        if (dup2(c->req->shell_fd, SHELL_FD) < 0 ||
+            fcntl(SHELL_FD, F_SETFD, c->req->shell_script ? 0 : FD_CLOEXEC) < 0)
+            return -1;
+        keep |= 1u << SHELL_FD;
     }
     unsigned lo = 3;
     for (unsigned fd = 3; fd <= WATCH_FD + 1; fd++) {
@@ -309,7 +319,11 @@ static pid_t start_command(const child_plan *c, int start)
     pid_t pid = start ? vfork() : -1;
     if (pid == 0) {
         keyboard_child(&before);
-        execve(c->req->path, c->req->argv, c->req->envp);
+        /* the very file the watcher judged, whatever its path names now */
+        if (c->req->shell_fd > 2)
+            syscall(SYS_execveat, SHELL_FD, "", c->req->argv, c->req->envp, AT_EMPTY_PATH);
+        else
+            execve(c->req->path, c->req->argv, c->req->envp);
         say("vthost: cannot execute ", c->req->path);
         _exit(127);
     }

@@ -19,6 +19,9 @@ typedef struct spawn_req {
                               less than it should (malloc'd), or NULL */
     int watch_sock;        /* > 2: run-time enforcement (execwatch.h) reports
                               its listener here; 0: none */
+    int shell_fd;          /* > 2: the shell's open file, run with execveat
+                              (execwatch_shell_fd) instead of `path`; 0: none */
+    int shell_script;      /* shell_fd is a "#!" script: kept across the exec */
     const char *const *mask; /* programs denied whatever their arguments
                                 (vt_exec_policy denied_programs), masked in
                                 the sandbox's session, or NULL */

@@ -32,6 +32,18 @@ ln -s "$(command -v python3)" "$WS/notpy"
 out=$(call "open('marker','w')" "$WS/notpy")
 [[ ! -e $WS/marker ]] || fail "a link to python3 as the shell" "it ran: $out"
 [[ $out == *denied_execs* ]] || fail "a link to python3 as the shell" "not reported: $out"
+rm -f "$WS/marker"
+# a copy of python3 under another name: the same bytes (an unprivileged
+# host cannot read the supervisor's memory: the file it runs is judged)
+cp "$(readlink -f "$(command -v python3)")" "$WS/cpy"
+out=$(call "open('marker','w')" "$WS/cpy")
+[[ ! -e $WS/marker ]] || fail "a copy of python3 as the shell" "it ran: $out"
+[[ $out == *denied_execs* ]] || fail "a copy of python3 as the shell" "not reported: $out"
+rm -f "$WS/marker"
+# a script as the shell runs (its interpreter reads it from the judged file)
+printf '#!/bin/sh\nexec /bin/sh "$@"\n' >"$WS/mysh" && chmod +x "$WS/mysh"
+out=$(call "echo ok > scripted" "$WS/mysh")
+[[ -e $WS/scripted ]] || fail "a script as the shell" "did not run: $out"
 out=$(call "open('marker','w')" python3)
 [[ ! -e $WS/marker ]] || fail "shell python3 (call)" "it ran: $out"
 
