@@ -15,24 +15,46 @@
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
 
-/* getopt_long's tables from cli_options_table. */
-static int build_getopt(struct option *longopts, char *shortopts)
+/* getopt_long's tables, sized from the option table: every option, then
+ * help, version and the zero entry; at most "x:" per option, "hV" and NUL. */
+typedef struct getopt_tables {
+    struct option longopts[CLI_OPTION_COUNT + 3];
+    char shortopts[2 * CLI_OPTION_COUNT + 3];
+} getopt_tables;
+
+/* What the command line asked for, as main's steps fill it in. */
+typedef struct cli_run {
+    int argc;
+    char **argv;
+    host_options ho;
+    cli_options co;
+    const char **dirs; /* --plugin-dir, in order */
+    size_t ndirs;
+    unsigned given; /* CLI_OPT_* seen */
+    const char *yes_no, *http_listen, *token_file;
+    int help;
+    const cli_command *cmd;
+} cli_run;
+
+/* A step returns -1 to go on, or the exit code. */
+enum { GO_ON = -1 };
+
+static void build_getopt(getopt_tables *t)
 {
     size_t n = 0, k = 0;
     for (const cli_option *op = cli_options_table; op->name; op++, n++) {
-        longopts[n] = (struct option){op->name, op->arg ? required_argument : no_argument, 0,
-                                      op->short_name ? op->short_name : OPT_LONG_BASE + (int)n};
+        t->longopts[n] = (struct option){op->name, op->arg ? required_argument : no_argument, 0,
+                                         op->short_name ? op->short_name : OPT_LONG_BASE + (int)n};
         if (op->short_name) {
-            shortopts[k++] = op->short_name;
+            t->shortopts[k++] = op->short_name;
             if (op->arg)
-                shortopts[k++] = ':';
+                t->shortopts[k++] = ':';
         }
     }
-    longopts[n++] = (struct option){"help", no_argument, 0, OPT_HELP};
-    longopts[n++] = (struct option){"version", no_argument, 0, OPT_VERSION};
-    longopts[n] = (struct option){0, 0, 0, 0};
-    memcpy(shortopts + k, "hV", 3);
-    return 0;
+    t->longopts[n++] = (struct option){"help", no_argument, 0, OPT_HELP};
+    t->longopts[n++] = (struct option){"version", no_argument, 0, OPT_VERSION};
+    t->longopts[n] = (struct option){0, 0, 0, 0};
+    memcpy(t->shortopts + k, "hV", 3);
 }
 
 static const cli_option *option_of(int c)
@@ -74,134 +96,177 @@ static const char *closest_command(const char *name)
     return best && (best_d <= 4 || strcasecmp(name, best) == 0) ? best : NULL;
 }
 
-int main(int argc, char **argv)
+static int set_timeout(cli_run *r, const char *arg)
 {
-    struct option longopts[32];
-    char shortopts[64];
-    build_getopt(longopts, shortopts);
-    host_options ho = {0};
-    ho.log_level = VT_LOG_WARNING;
-    cli_options co = {.answer = -1};
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    size_t ndirs = 0;
-    unsigned given = 0;
-    const char *yes_no = NULL;
-    const char *http_listen = NULL, *token_file = NULL;
-    int help = 0, c;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    char *end = NULL;
+    r->co.timeout = strtod(arg, &end);
+    /* a week is far more than any call; beyond it is a typo */
+    if (end == arg || *end || !(r->co.timeout > 0 && r->co.timeout <= 604800))
+        return usage_error(NULL, "--timeout '%s' is not a number of seconds in (0, 604800]", arg);
+    return GO_ON;
+}
+
+static int set_answer(cli_run *r, const cli_option *op)
+{
+    if (r->yes_no && strcmp(r->yes_no, op->name))
+        return usage_error(NULL, "%s", "--yes and --no exclude each other");
+    r->yes_no = op->name;
+    r->co.answer = strcmp(op->name, "yes") == 0;
+    return GO_ON;
+}
+
+/* One option and its argument into `r`. */
+static int apply_option(cli_run *r, const cli_option *op, const char *arg)
+{
+    r->given |= op->bit;
+    switch (op->bit) {
+    case CLI_OPT_WORKSPACE: r->ho.workspace = arg; break;
+    case CLI_OPT_PROFILE: r->ho.profile = arg; break;
+    case CLI_OPT_CONFIG: r->ho.config_path = arg; break;
+    case CLI_OPT_AGENT: r->ho.agent = r->co.agent = arg; break;
+    case CLI_OPT_PLUGIN_DIR: r->dirs[r->ndirs++] = arg; break;
+    case CLI_OPT_FORMAT: r->co.format = arg; break;
+    case CLI_OPT_VERBOSE: r->ho.log_level = VT_LOG_DEBUG; break;
+    case CLI_OPT_APPROVAL: r->ho.approval = arg; break;
+    case CLI_OPT_HTTP: r->http_listen = arg; break;
+    case CLI_OPT_TOKEN_FILE: r->token_file = arg; break;
+    case CLI_OPT_CATALOG:
+        if (mcp_set_catalog_mode(arg) != 0)
+            return usage_error(NULL, "--catalog '%s' is not auto, full or deferred", arg);
+        break;
+    case CLI_OPT_TIMEOUT: return set_timeout(r, arg);
+    case CLI_OPT_ANSWER: return set_answer(r, op);
+    }
+    return GO_ON;
+}
+
+static int parse_options(cli_run *r)
+{
+    getopt_tables t;
+    build_getopt(&t);
+    int c;
+    while ((c = getopt_long(r->argc, r->argv, t.shortopts, t.longopts, NULL)) != -1) {
         if (c == OPT_HELP) {
-            help = 1;
+            r->help = 1;
             continue;
         }
         if (c == OPT_VERSION) {
             printf("vthost %s (plugin ABI %d.%d)\n", VTHOST_VERSION, VT_ABI_MAJOR, VT_ABI_MINOR);
-            free(dirs);
             return CLI_EXIT_OK;
         }
         const cli_option *op = option_of(c);
-        if (!op) {  /* getopt has said what was wrong */
+        if (!op) { /* getopt has said what was wrong */
             fputs("Try 'vthost help'.\n", stderr);
-            free(dirs);
             return CLI_EXIT_USAGE;
         }
-        given |= op->bit;
-        switch (op->bit) {
-        case CLI_OPT_WORKSPACE: ho.workspace = optarg; break;
-        case CLI_OPT_PROFILE: ho.profile = optarg; break;
-        case CLI_OPT_CONFIG: ho.config_path = optarg; break;
-        case CLI_OPT_AGENT: ho.agent = co.agent = optarg; break;
-        case CLI_OPT_PLUGIN_DIR: dirs[ndirs++] = optarg; break;
-        case CLI_OPT_FORMAT: co.format = optarg; break;
-        case CLI_OPT_VERBOSE: ho.log_level = VT_LOG_DEBUG; break;
-        case CLI_OPT_APPROVAL: ho.approval = optarg; break;
-        case CLI_OPT_CATALOG:
-            if (mcp_set_catalog_mode(optarg) != 0) {
-                free(dirs);
-                return usage_error(NULL, "--catalog '%s' is not auto, full or deferred", optarg);
-            }
-            break;
-        case CLI_OPT_HTTP: http_listen = optarg; break;
-        case CLI_OPT_TOKEN_FILE: token_file = optarg; break;
-        case CLI_OPT_TIMEOUT: {
-            char *end = NULL;
-            co.timeout = strtod(optarg, &end);
-            /* a week is far more than any call; beyond it is a typo */
-            if (end == optarg || *end || !(co.timeout > 0 && co.timeout <= 604800)) {
-                free(dirs);
-                return usage_error(NULL, "--timeout '%s' is not a number of seconds in (0, 604800]",
-                                   optarg);
-            }
-            break;
-        }
-        case CLI_OPT_ANSWER:
-            if (yes_no && strcmp(yes_no, op->name)) {
-                free(dirs);
-                return usage_error(NULL, "%s", "--yes and --no exclude each other");
-            }
-            yes_no = op->name;
-            co.answer = strcmp(op->name, "yes") == 0;
-            break;
-        }
+        int rc = apply_option(r, op, optarg);
+        if (rc != GO_ON)
+            return rc;
     }
-    ho.plugin_dirs = dirs;
-    ho.plugin_dir_count = ndirs;
-    co.workspace = ho.workspace;
-    const cli_command *cmd = optind < argc ? cli_find(argv[optind]) : NULL;
-    int rc;
-    if (optind >= argc) {
-        if (!help)
+    r->ho.plugin_dirs = r->dirs;
+    r->ho.plugin_dir_count = r->ndirs;
+    r->co.workspace = r->ho.workspace;
+    return GO_ON;
+}
+
+/* The command named after the options: none, unknown, or asked for help. */
+static int find_command(cli_run *r)
+{
+    if (optind >= r->argc) {
+        if (!r->help)
             fputs("vthost: no command given\n", stderr);
-        cli_usage(help ? stdout : stderr);
-        rc = help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-    } else if (!cmd) {
-        const char *near = closest_command(argv[optind]);
-        if (near)
-            rc = usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", argv[optind], near);
-        else
-            rc = usage_error(NULL, "unknown command '%s'", argv[optind]);
-    } else if (help) {
-        cli_command_help(stdout, cmd);
-        rc = CLI_EXIT_OK;
-    } else if (given & ~cmd->options) {
-        unsigned bit = given & ~cmd->options;
-        bit &= -bit;  /* the first one */
-        const char *name = bit == CLI_OPT_ANSWER ? yes_no : cli_option_name(bit);
-        char what[80];
-        snprintf(what, sizeof what, "--%s does not apply to '%s'", name, cmd->name);
-        if (!strcmp(cmd->name, "serve") && bit == CLI_OPT_ANSWER)
-            snprintf(what, sizeof what, "--%s does not apply to 'serve': the client answers "
-                     "permission prompts", name);
-        rc = usage_error(cmd, "%s", what);
-    } else if ((given & CLI_OPT_TOKEN_FILE) && !(given & CLI_OPT_HTTP)) {
-        rc = usage_error(cmd, "%s", "--token-file goes with --http");
-    } else if (argc - optind - 1 < cmd->min_args || argc - optind - 1 > cmd->max_args) {
-        rc = usage_error(cmd, "wrong number of arguments for '%s'", cmd->name);
-    } else if (cmd->host == CLI_NO_HOST) {
-        rc = cmd->run(argc - optind - 1, argv + optind + 1, &co);
-    } else {
-        char *err = NULL;
-        if (!strcmp(cmd->name, "serve"))
-            serve_workspace_prepare(&ho);  /* may take the workspace from the client */
-        ho.list_only = cmd->host == CLI_HOST_LISTING;
-        ho.serve = !strcmp(cmd->name, "serve");
-        rc = host_open(&ho, &err);
-        if (rc != 0 && !(ho.list_only && err && host_listing_open())) {
-            fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
-            /* a policy or vtcode.toml mistake is the user's input: usage */
-            rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-        } else {
-            /* said once, where a person or a client's log sees it */
-            if (!strcmp(cmd->name, "serve") || !strcmp(cmd->name, "explain") ||
-                !strcmp(cmd->name, "tools") || !strcmp(cmd->name, "mcp"))
-                host_warn_untrusted();
-            co.host_error = rc != 0 ? err : NULL;
-            rc = cmd->run      ? cmd->run(argc - optind - 1, argv + optind + 1, &co)
-                 : http_listen ? http_serve(http_listen, token_file)
-                               : mcp_serve();
-        }
-        host_close_at_exit();
-        free(err);
+        cli_usage(r->help ? stdout : stderr);
+        return r->help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
-    free(dirs);
+    const char *name = r->argv[optind];
+    if (!(r->cmd = cli_find(name))) {
+        const char *near = closest_command(name);
+        if (near)
+            return usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", name, near);
+        return usage_error(NULL, "unknown command '%s'", name);
+    }
+    if (r->help) {
+        cli_command_help(stdout, r->cmd);
+        return CLI_EXIT_OK;
+    }
+    return GO_ON;
+}
+
+/* Options that do not apply to the command, and its number of arguments. */
+static int check_command_line(cli_run *r)
+{
+    const cli_command *cmd = r->cmd;
+    if (r->given & ~cmd->options) {
+        unsigned bit = r->given & ~cmd->options;
+        bit &= -bit; /* the first one */
+        const char *name = bit == CLI_OPT_ANSWER ? r->yes_no : cli_option_name(bit);
+        if (!strcmp(cmd->name, "serve") && bit == CLI_OPT_ANSWER)
+            return usage_error(cmd,
+                               "--%s does not apply to 'serve': the client answers "
+                               "permission prompts",
+                               name);
+        return usage_error(cmd, "--%s does not apply to '%s'", name, cmd->name);
+    }
+    if ((r->given & CLI_OPT_TOKEN_FILE) && !(r->given & CLI_OPT_HTTP))
+        return usage_error(cmd, "%s", "--token-file goes with --http");
+    int nargs = r->argc - optind - 1;
+    if (nargs < cmd->min_args || nargs > cmd->max_args)
+        return usage_error(cmd, "wrong number of arguments for '%s'", cmd->name);
+    return GO_ON;
+}
+
+/* Opens the host and runs the command (serve: the MCP or HTTP front end). */
+static int run_with_host(cli_run *r)
+{
+    const cli_command *cmd = r->cmd;
+    int serve = !strcmp(cmd->name, "serve");
+    if (serve)
+        serve_workspace_prepare(&r->ho); /* may take the workspace from the client */
+    r->ho.list_only = cmd->host == CLI_HOST_LISTING;
+    r->ho.serve = serve;
+    char *err = NULL;
+    int rc = host_open(&r->ho, &err);
+    if (rc != 0 && !(r->ho.list_only && err && host_listing_open())) {
+        fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
+        /* what the user wrote (command line, vtcode.toml, an agent or a
+         * profile) is usage; what is installed or the system, a failure */
+        rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+    } else {
+        /* said once, where a person or a client's log sees it */
+        if (serve || !strcmp(cmd->name, "explain") || !strcmp(cmd->name, "tools") ||
+            !strcmp(cmd->name, "mcp"))
+            host_warn_untrusted();
+        r->co.host_error = rc != 0 ? err : NULL;
+        rc = cmd->run         ? cmd->run(r->argc - optind - 1, r->argv + optind + 1, &r->co)
+             : r->http_listen ? http_serve(r->http_listen, r->token_file)
+                              : mcp_serve();
+    }
+    host_close_at_exit();
+    free(err);
+    return rc;
+}
+
+static int run_command(cli_run *r)
+{
+    if (r->cmd->host == CLI_NO_HOST)
+        return r->cmd->run(r->argc - optind - 1, r->argv + optind + 1, &r->co);
+    return run_with_host(r);
+}
+
+int main(int argc, char **argv)
+{
+    static int (*const steps[])(cli_run *) = {
+        parse_options,
+        find_command,
+        check_command_line,
+        run_command,
+    };
+    cli_run r = {.argc = argc, .argv = argv, .co = {.answer = -1}};
+    r.ho.log_level = VT_LOG_WARNING;
+    r.dirs = calloc((size_t)argc + 1, sizeof *r.dirs);
+    int rc = r.dirs ? GO_ON : CLI_EXIT_FAILED;
+    for (size_t i = 0; rc == GO_ON && i < sizeof steps / sizeof *steps; i++)
+        rc = steps[i](&r);
+    free(r.dirs);
     return rc;
 }

@@ -10,13 +10,13 @@
 #include "cli.h"
 #include "cli_call.h"
 #include "cli_progress.h"
+#include "host.h"
 #include "json_exact.h"
 #include "perm_trust.h"
-#include "spool_dir.h"
-#include "host.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "render.h"
+#include "spool_dir.h"
 #include "strutil.h"
 #include "text_escape.h"
 
@@ -40,8 +40,10 @@ static int parse_args(const char *json, cJSON **out)
         *out = NULL;
     }
     if (!*out) {
-        fprintf(stderr, "vthost: arguments are not valid JSON (near byte %ld); pass one "
-                "JSON object, e.g. '{\"cmd\":\"ls\"}'\n", end ? (long)(end - json) : 0L);
+        fprintf(stderr,
+                "vthost: arguments are not valid JSON (near byte %ld); pass one "
+                "JSON object, e.g. '{\"cmd\":\"ls\"}'\n",
+                end ? (long)(end - json) : 0L);
         free(owned);
         return 2;
     }
@@ -115,7 +117,10 @@ static int cli_call(int argc, char **argv, const cli_options *o)
         return rc;
     /* One-shot: the call runs to its end, or to --timeout or a signal. */
     frontend fe = {.ctx = (void *)o, .prompt = cli_prompt, .one_shot = 1};
-    call_request req = {.tool = tool, .args = args, .agent = o->agent, .fe = &fe,
+    call_request req = {.tool = tool,
+                        .args = args,
+                        .agent = o->agent,
+                        .fe = &fe,
                         .cancel = cli_call_begin(o->timeout)};
     call_result res;
     cli_progress_start(tool);
@@ -197,7 +202,6 @@ static int cli_tools(int argc, char **argv, const cli_options *o)
     return 0;
 }
 
-
 static int cli_trust(int argc, char **argv, const cli_options *o)
 {
     /* Only the user's own config changes: no plugin, no policy runs. */
@@ -205,7 +209,8 @@ static int cli_trust(int argc, char **argv, const cli_options *o)
     int rc = perm_trust_add(argc ? argv[0] : o->workspace ? o->workspace : ".", &msg);
     fprintf(rc ? stderr : stdout, "vthost: %s\n", msg ? msg : "cannot trust");
     free(msg);
-    return rc ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    /* VT_ERR_INVALID: DIR is no directory vthost may trust (usage) */
+    return rc == VT_ERR_INVALID ? CLI_EXIT_USAGE : rc ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
 static int cli_spool(int argc, char **argv, const cli_options *o)
@@ -225,8 +230,7 @@ const cli_option cli_options_table[] = {
     {"agent", 'a', "NAME", CLI_OPT_AGENT, "agent spec whose permissions apply", NULL},
     {"plugin-dir", 0, "DIR", CLI_OPT_PLUGIN_DIR, "also load plugins from DIR (repeatable)", NULL},
     {"format", 0, "FMT", CLI_OPT_FORMAT,
-     "call: json|text; tools: names|mcp|openai; plugins: text|json",
-     "json text names mcp openai"},
+     "call: json|text; tools: names|mcp|openai; plugins: text|json", "json text names mcp openai"},
     {"yes", 0, NULL, CLI_OPT_ANSWER, "call: approve permission prompts", NULL},
     {"no", 0, NULL, CLI_OPT_ANSWER, "call: decline permission prompts", NULL},
     {"verbose", 'v', NULL, CLI_OPT_VERBOSE, "log more to stderr", NULL},
@@ -244,6 +248,10 @@ const cli_option cli_options_table[] = {
      "serve --http: the bearer token file (default $XDG_CONFIG_HOME/vthost/http-token)", NULL},
     {NULL, 0, NULL, 0, NULL, NULL},
 };
+/* An option added or removed without changing CLI_OPTION_COUNT does not
+ * compile: main.c's getopt tables are sized from it. */
+_Static_assert(sizeof cli_options_table / sizeof *cli_options_table == CLI_OPTION_COUNT + 1,
+               "CLI_OPTION_COUNT is the number of options");
 
 /* One entry per command, in help order. */
 const cli_command cli_commands[] = {
@@ -264,7 +272,8 @@ const cli_command cli_commands[] = {
      "session gets its own calls, prompts and command sessions, and the\n"
      "workspace is --workspace (or the current directory) for all of them;\n"
      "$XDG_CONFIG_HOME/vthost/http.toml sets origins, limits, TLS and OAuth.\n",
-     0, 0, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG | CLI_OPT_HTTP |
+     0, 0,
+     CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG | CLI_OPT_HTTP |
          CLI_OPT_TOKEN_FILE,
      NULL, CLI_HOST, NULL},
     {"call", "TOOL [JSON|-]", "run one tool call; response JSON on stdout",
@@ -277,10 +286,10 @@ const cli_command cli_commands[] = {
      "128+signal); --timeout SECONDS ends them after SECONDS (exit code 124,\n"
      "\"timed_out\": true in the response).\n"
      "With --format text, a command's own exit status is the exit code.\n",
-     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER |
+     1, 2,
+     CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT | CLI_OPT_ANSWER |
          CLI_OPT_TIMEOUT,
-     "json text", CLI_HOST,
-     cli_call},
+     "json text", CLI_HOST, cli_call},
     {"explain", "TOOL [JSON|-]", "the permission decision for a call, with its trace",
      "Prints the decision a call would get (allow, deny, ask or auto), the\n"
      "subjects the tool reported and the rules that decided; runs nothing.\n",

@@ -18,12 +18,16 @@ static void option_line(FILE *to, const cli_option *op)
 static const char exit_codes[] =
     "Exit codes:\n"
     "  0  done (call: the tool ran)\n"
-    "  1  the tool failed or was denied; the host could not start (for\n"
-    "     plugins: the active profile cannot load)\n"
-    "  2  usage or configuration error: unknown command or option, an option\n"
-    "     that does not apply to the command, wrong arguments, invalid tool\n"
-    "     arguments or an unknown tool; a mistake in vtcode.toml or an agent\n"
-    "     spec\n"
+    "  1  the tool failed or was denied; or the host could not start for\n"
+    "     want of something installed or of the system: a profile's plugin\n"
+    "     module not installed or refused, a port in use (for plugins: the\n"
+    "     active profile cannot load)\n"
+    "  2  what you wrote must change: an unknown command or option, an option\n"
+    "     that does not apply, a bad option value (a --workspace, --config,\n"
+    "     --profile or --agent that does not exist, an --approval preset),\n"
+    "     wrong arguments, invalid tool arguments or an unknown tool; a\n"
+    "     mistake in vtcode.toml, an agent spec or a profile file (a plugin\n"
+    "     refusing its settings included)\n"
     "  124  call: --timeout ended the call\n"
     "  128+N  call: signal N (Ctrl-C: 130, SIGTERM: 143) ended the call\n"
     "  call --format text: a command that ran to its end gives its own status\n";
@@ -56,8 +60,8 @@ void cli_command_help(FILE *to, const cli_command *c)
                 option_line(to, op);
     }
     if (c->formats)
-        fprintf(to, "\n--format: %s (default %.*s)\n", c->formats,
-                (int)strcspn(c->formats, " "), c->formats);
+        fprintf(to, "\n--format: %s (default %.*s)\n", c->formats, (int)strcspn(c->formats, " "),
+                c->formats);
     fputc('\n', to);
     fputs(exit_codes, to);
 }
@@ -121,7 +125,8 @@ static void bash_script(FILE *to)
           "    esac\n"
           "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
           "        case ${COMP_WORDS[i]} in\n"
-          "        -w|-p|-c|-a|--workspace|--profile|--config|--agent|--plugin-dir|--format) ((i++)) ;;\n"
+          "        -w|-p|-c|-a|--workspace|--profile|--config|--agent|--plugin-dir|--format) "
+          "((i++)) ;;\n"
           "        -*) ;;\n"
           "        *) if [ -z \"$cmd\" ]; then cmd=${COMP_WORDS[i]}; else ((arg++)); fi ;;\n"
           "        esac\n"
@@ -159,7 +164,8 @@ static void bash_script(FILE *to)
           to);
     put_names(to);
     fputs("' -- \"$cur\")) ;;\n"
-          "    completion) [ $arg -eq 0 ] && COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\")) ;;\n"
+          "    completion) [ $arg -eq 0 ] && COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\")) "
+          ";;\n"
           "    esac\n"
           "}\n"
           "complete -F _vthost vthost\n",
@@ -168,15 +174,14 @@ static void bash_script(FILE *to)
 
 static void zsh_option(FILE *to, const cli_option *op)
 {
-    const char *action = !op->arg                     ? ""
-                         : !strcmp(op->arg, "DIR")    ? ":directory:_files -/"
-                         : !strcmp(op->arg, "FILE")   ? ":file:_files"
-                         : op->values                 ? NULL
-                                                      : ":value: ";
+    const char *action = !op->arg                   ? ""
+                         : !strcmp(op->arg, "DIR")  ? ":directory:_files -/"
+                         : !strcmp(op->arg, "FILE") ? ":file:_files"
+                         : op->values               ? NULL
+                                                    : ":value: ";
     fputs("    ", to);
     if (op->short_name)
-        fprintf(to, "'(-%c --%s)'{-%c,--%s}'", op->short_name, op->name, op->short_name,
-                op->name);
+        fprintf(to, "'(-%c --%s)'{-%c,--%s}'", op->short_name, op->name, op->short_name, op->name);
     else
         fprintf(to, "'%s--%s%s", op->bit == CLI_OPT_PLUGIN_DIR ? "*" : "", op->name, "");
     fputc('[', to);

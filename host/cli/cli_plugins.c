@@ -119,5 +119,7 @@ int cli_plugins(int argc, char **argv, const cli_options *o)
     free(all);
     if (o->host_error)
         fprintf(stderr, "vthost: %s\n", o->host_error);
-    return o->host_error ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    if (!o->host_error)
+        return CLI_EXIT_OK;
+    return host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 }

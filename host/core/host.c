@@ -9,11 +9,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "api.h"
+#include "call_messages.h"
 #include "call_ops.h"
 #include "guard.h"
 #include "host.h"
-#include "call_messages.h"
-#include "spool_dir.h"
 #include "loader.h"
 #include "paths.h"
 #include "perm_trust.h"
@@ -22,10 +21,11 @@
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "services.h"
-#include "toml_reader.h"
+#include "spool_dir.h"
 #include "strbuf.h"
-#include "ws_service.h"
 #include "strutil.h"
+#include "toml_reader.h"
+#include "ws_service.h"
 
 static struct {
     char *workspace;
@@ -41,17 +41,13 @@ static struct {
     char *layer_path[3];
     const char *layer_name[3];
     size_t nlayers;
-    size_t nunopened;       /* modules left closed (profile.unopened) */
+    size_t nunopened; /* modules left closed (profile.unopened) */
     int trusted;
     const char *trust_reason;
-    int listing_open;   /* list_only: open for listing despite the profile */
-    char *ignored;      /* keys of an untrusted workspace left unread */
+    int listing_open; /* list_only: open for listing despite the profile */
+    char *ignored;    /* keys of an untrusted workspace left unread */
 } H;
 
-/* Set when host_open failed on the configuration (CLI exit 2). */
-static int config_failed;
-
-int host_config_failed(void) { return config_failed; }
 int host_listing_open(void) { return H.listing_open; }
 
 const char *host_workspace(void) { return H.workspace; }
@@ -236,7 +232,8 @@ static int apply_approval(char **err)
         *err = str_printf("the approval preset '%s' runs commands without asking inside the "
                           "sandbox, and this kernel offers none (Landlock is unavailable: "
                           "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK and landlock in "
-                          "the lsm= list). Use --approval ask.", preset);
+                          "the lsm= list). Use --approval ask.",
+                          preset);
         return VT_ERR_UNSUPPORTED;
     }
     cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
@@ -250,8 +247,8 @@ static int apply_approval(char **err)
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
     int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
     cJSON_DeleteItemFromObjectCaseSensitive(sb, "mode");
-    cJSON_AddStringToObject(sb, "mode", ro || strcmp(preset, "read-only") == 0
-                                            ? "read-only" : "workspace-write");
+    cJSON_AddStringToObject(
+        sb, "mode", ro || strcmp(preset, "read-only") == 0 ? "read-only" : "workspace-write");
     return VT_OK;
 }
 
@@ -319,38 +316,48 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* The layers, lowest precedence first: the user's vtcode.toml, the
- * workspace's, --config.  Each is read on its own (for the permission
- * engine, which keeps their rules apart); the host and the plugins see
- * them merged. */
-static int load_config(const char *explicit_path, char **err)
+/* The files of the layers: the user's vtcode.toml, the workspace's and
+ * --config (each NULL when absent). */
+typedef struct layer_files {
+    char *user, *ws;
+    const char *named;
+    int named_ws; /* --config names the workspace's own file: trusted */
+    int ws_link;
+} layer_files;
+
+static void find_layer_files(const char *explicit_path, layer_files *f)
 {
-    char *user = perm_trust_user_config();
-    char *ws = paths_join(H.workspace, "vtcode.toml");
-    if (user && !file_exists(user)) {
-        free(user);
-        user = NULL;
+    f->named = explicit_path;
+    f->user = perm_trust_user_config();
+    f->ws = paths_join(H.workspace, "vtcode.toml");
+    if (f->user && !file_exists(f->user)) {
+        free(f->user);
+        f->user = NULL;
     }
     struct stat wl;
-    int ws_link = ws && lstat(ws, &wl) == 0 && S_ISLNK(wl.st_mode);
-    if (ws && !ws_link && !file_exists(ws)) {
-        free(ws);
-        ws = NULL;
+    f->ws_link = f->ws && lstat(f->ws, &wl) == 0 && S_ISLNK(wl.st_mode);
+    if (f->ws && !f->ws_link && !file_exists(f->ws)) {
+        free(f->ws);
+        f->ws = NULL;
     }
-    int named = 0;
-    if (explicit_path && same_file(explicit_path, ws)) {
-        free(ws); /* --config names the workspace's own file: trusted */
-        ws = NULL;
-        named = 1;
+    if (explicit_path && same_file(explicit_path, f->ws)) {
+        free(f->ws);
+        f->ws = NULL;
+        f->named_ws = 1;
     }
-    if (ws && ws_link) {
+}
+
+/* A workspace policy file that must not be read: a link, or one a command
+ * made that could not be set aside. */
+static int check_workspace_policy(const layer_files *f, char **err)
+{
+    if (f->ws && f->ws_link) {
         /* a link lets a command (or the repository) make the policy any
          * file at all, and change it behind the sandbox's read-only mount */
         *err = str_printf("%s is a symbolic link: a workspace's policy file is never read "
                           "through a link. Replace it with a regular file, or name it with "
-                          "--config if you mean to use its target", ws);
-        free(user);
-        free(ws);
+                          "--config if you mean to use its target",
+                          f->ws);
         return VT_ERR_INVALID;
     }
     const char *vt_refused = paths_vtcode_refusal(H.workspace);
@@ -359,30 +366,39 @@ static int load_config(const char *explicit_path, char **err)
                  "%s/.vtcode is %s, not a plain directory of the workspace: it is refused as a "
                  "policy source and never followed (its agents are not read) and vthost writes "
                  "nothing through it (spool, audit log, set-aside files). Make it a plain "
-                 "directory", H.workspace, vt_refused);
-    char *refused = ws ? perm_trust_refused(ws) : NULL;
+                 "directory",
+                 H.workspace, vt_refused);
+    char *refused = f->ws ? perm_trust_refused(f->ws) : NULL;
     if (refused) {
         /* fail closed: a command made it and it could not be set aside */
         *err = str_printf("%s was made by a command and could not be set aside (recorded in "
                           "%s): it is not applied. Review it and remove it, or run `vthost "
-                          "trust` in this workspace after review", ws, refused);
+                          "trust` in this workspace after review",
+                          f->ws, refused);
         free(refused);
-        free(user);
-        free(ws);
         return VT_ERR_INVALID;
     }
-    if (explicit_path && same_file(explicit_path, user)) {
-        free(user);
-        user = NULL;
-    }
+    return VT_OK;
+}
+
+static int read_layers(const layer_files *f, char **err)
+{
     static const char *const names[] = {"user", "workspace", "config"};
-    const char *paths[] = {user, ws, explicit_path};
+    const char *paths[] = {f->user, f->ws, f->named};
+    if (f->named && same_file(f->named, f->user))
+        paths[0] = NULL;
     int rc = VT_OK;
     for (int i = 0; i < 3 && rc == VT_OK; i++) {
         if (!paths[i])
             continue;
         cJSON *t = NULL;
         rc = toml_read_file(paths[i], &t, err);
+        if (rc == VT_ERR_NOT_FOUND && paths[i] == f->named) {
+            free(*err);
+            *err = str_printf("--config %s: no such file. Name an existing vtcode.toml, or "
+                              "leave --config out to use the user's and the workspace's",
+                              f->named);
+        }
         if (rc == VT_OK && !(H.layer_path[H.nlayers] = strdup(paths[i]))) {
             cJSON_Delete(t);
             rc = VT_ERR_NOMEM;
@@ -393,31 +409,43 @@ static int load_config(const char *explicit_path, char **err)
             H.nlayers++;
         }
     }
-    /* trust: the user's own list, or an explicit --config */
+    return rc;
+}
+
+/* Trust: the user's own list, or an explicit --config. */
+static int decide_trust(int named_ws, char **err)
+{
     H.trusted = 0;
     H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
+    int rc = VT_OK;
     for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
         rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
-    if (rc == VT_OK && named) {
+    if (rc == VT_OK && named_ws) {
         H.trusted = 1;
         H.trust_reason = "trusted: its vtcode.toml is named by --config";
     }
     for (size_t i = 0; rc == VT_OK && i < H.nlayers && !H.trusted; i++)
-        if (strcmp(H.layer_name[i], "user") == 0 && perm_trust_listed(H.layer_tree[i], H.workspace)) {
+        if (strcmp(H.layer_name[i], "user") == 0 &&
+            perm_trust_listed(H.layer_tree[i], H.workspace)) {
             H.trusted = 1;
             H.trust_reason = "trusted: listed in the user's [trust] workspaces";
         }
+    return rc;
+}
+
+/* What the host and the plugins see: the layers merged, an untrusted
+ * workspace's through its allow-list, permissions left to the engine. */
+static int merge_layers(void)
+{
     H.config = cJSON_CreateObject();
-    if (!H.config && rc == VT_OK)
-        rc = VT_ERR_NOMEM;
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++) {
+    if (!H.config)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < H.nlayers; i++) {
         int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
         cJSON *view = untrusted ? untrusted_view(H.layer_tree[i], H.config, &H.ignored)
                                 : cJSON_Duplicate(H.layer_tree[i], 1);
-        if (!view) {
-            rc = VT_ERR_NOMEM;
-            break;
-        }
+        if (!view)
+            return VT_ERR_NOMEM;
         /* each layer's permissions are the engine's, never merged */
         cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
         H.config = merge(H.config, view);
@@ -425,10 +453,28 @@ static int load_config(const char *explicit_path, char **err)
         free(H.config_path); /* messages name the strongest file */
         H.config_path = strdup(H.layer_path[i]);
     }
+    return merge_requirements();
+}
+
+/* The layers, lowest precedence first: the user's vtcode.toml, the
+ * workspace's, --config.  Each is read on its own (for the permission
+ * engine, which keeps their rules apart); the host and the plugins see
+ * them merged. */
+static int load_config(const char *explicit_path, char **err)
+{
+    layer_files f = {0};
+    find_layer_files(explicit_path, &f);
+    int rc = check_workspace_policy(&f, err);
     if (rc == VT_OK)
-        rc = merge_requirements();
-    free(user);
-    free(ws);
+        rc = read_layers(&f, err);
+    if (rc == VT_OK)
+        rc = decide_trust(f.named_ws, err);
+    if (rc == VT_OK)
+        rc = merge_layers();
+    if (!H.config) /* `vthost plugins` goes on after a failure: plugins see {} */
+        H.config = cJSON_CreateObject();
+    free(f.user);
+    free(f.ws);
     return rc;
 }
 
@@ -443,7 +489,8 @@ static int check_layer_keys(const cJSON *config, const char *file, char **err)
     }
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(tools, "profile");
     if (p && !cJSON_IsString(p)) {
-        *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")", file);
+        *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")",
+                          file);
         return VT_ERR_INVALID;
     }
     if (cJSON_IsString(p) && (strchr(p->valuestring, '/') || strstr(p->valuestring, ".ini"))) {
@@ -459,11 +506,12 @@ static int check_layer_keys(const cJSON *config, const char *file, char **err)
         return VT_ERR_INVALID;
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
-    if (sp && (!cJSON_IsString(sp) || (strcmp(sp->valuestring, "auto") != 0 &&
-                                       strcmp(sp->valuestring, "unix_like") != 0 &&
-                                       strcmp(sp->valuestring, "powershell") != 0))) {
+    if (sp && (!cJSON_IsString(sp) ||
+               (strcmp(sp->valuestring, "auto") != 0 && strcmp(sp->valuestring, "unix_like") != 0 &&
+                strcmp(sp->valuestring, "powershell") != 0))) {
         *err = str_printf("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
-                   "or \"powershell\"", file);
+                          "or \"powershell\"",
+                          file);
         return VT_ERR_INVALID;
     }
     return VT_OK;
@@ -540,8 +588,8 @@ static int check_profile_modules(char **err)
             continue;
         }
         const char *pkg = H.prof.packages[i] ? H.prof.packages[i] : "(unknown package)";
-        char *a = str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
-                      H.prof.modules[i]);
+        char *a =
+            str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "", H.prof.modules[i]);
         char *b = str_printf("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
         free(missing);
         free(packages);
@@ -552,26 +600,236 @@ static int check_profile_modules(char **err)
         return VT_OK;
     char *dirs = searched_dirs();
     *err = str_printf("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
-               "Install the package(s): %s",
-               H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
-               packages);
+                      "Install the package(s): %s",
+                      H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
+                      packages);
     free(dirs);
     free(missing);
     free(packages);
     return VT_ERR_NOT_FOUND;
 }
 
-static int check_profile_loaded(char **err)
+static int check_profile_loaded(char **err, int *input)
 {
     for (size_t i = 0; i < H.prof.nmodules; i++) {
         plugin_module *m = loader_find(H.prof.modules[i]);
         if (m && m->state != PLUGIN_LOADED) {
+            /* VT_ERR_INVALID from init: the plugin refused its settings */
+            *input = m->init_status == VT_ERR_INVALID;
             *err = str_printf("profile '%s' needs plugin module %s, which was refused: %s",
-                       H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
+                              H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
             return VT_ERR_INVALID;
         }
     }
     return VT_OK;
+}
+
+/* ---- host_open as a list of steps ---------------------------------------- */
+
+/* One start on its way through the steps. */
+typedef struct host_start {
+    const host_options *o;
+    char **err;
+    int input;  /* the failing step's cause is what the user wrote */
+    char *held; /* list_only: the profile's failure, kept for the end */
+    int held_input;
+} host_start;
+
+/* Set when host_open failed on what the user wrote (CLI exit 2). */
+static int config_failed;
+
+int host_config_failed(void) { return config_failed; }
+
+static int step_workspace(host_start *s)
+{
+    const char *ws = s->o->workspace ? s->o->workspace : ".";
+    H.workspace = realpath(ws, NULL);
+    int e = H.workspace ? 0 : errno ? errno : ENOENT;
+    struct stat st;
+    if (H.workspace && (stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)))
+        e = ENOTDIR;
+    if (e) {
+        *s->err = str_printf("workspace '%s' is not a directory: %s. Name the project directory "
+                             "with --workspace DIR, or start vthost in it",
+                             ws, strerror(e));
+        return VT_ERR_NOT_FOUND;
+    }
+    /* one it cannot list or enter would fail every call, one by one */
+    if (access(H.workspace, R_OK | X_OK) != 0) {
+        *s->err = str_printf("workspace '%s' cannot be read: %s. Name a directory this user may "
+                             "read and enter with --workspace DIR, or change its permissions",
+                             ws, strerror(errno));
+        return VT_ERR_DENIED;
+    }
+    if (s->o->agent && !(H.default_agent = strdup(s->o->agent)))
+        return VT_ERR_NOMEM;
+    return VT_OK;
+}
+
+static int step_config(host_start *s)
+{
+    int rc = load_config(s->o->config_path, s->err);
+    if (rc == VT_OK)
+        rc = check_host_keys(s->err);
+    if (rc == VT_OK) /* [tools.spool]; old spool files go at start */
+        rc = spool_configure(H.workspace, H.config, H.config_path, s->err);
+    call_set_workspace(H.workspace);
+    api_bind(H.workspace, H.config);
+    return rc;
+}
+
+static int step_profile(host_start *s)
+{
+    const char *pname = s->o->profile;
+    if (!pname) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
+        pname = cJSON_IsString(p) ? p->valuestring : "default";
+    }
+    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
+    const char *pdirs[] = {profile_dir};
+    int rc = profile_load(pname, pdirs, 1, &H.prof, s->err);
+    free(profile_dir);
+    if (rc != VT_OK)
+        return rc;
+    msg_set_profile_hints(H.prof.deferred_hint, profile_listing);
+    const char *const *allow[3]; /* the embedded agent's policy is profile data */
+    for (int i = 0; i < 3; i++)
+        allow[i] = (const char *const *)H.prof.approval[i];
+    permission_set_embedded_policy(allow);
+    return VT_OK;
+}
+
+static int step_plugin_dirs(host_start *s) { return plugin_dirs_init(s->o); }
+
+static int step_scan(host_start *s)
+{
+    (void)s;
+    return loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+}
+
+static int step_profile_modules(host_start *s) { return check_profile_modules(s->err); }
+
+/* Modules the profile leaves closed (their tools are gated to other
+ * profiles); `vthost plugins` opens everything it lists. */
+static int step_unopened(host_start *s)
+{
+    for (size_t i = 0; !s->o->list_only && i < H.prof.nunopened; i++) {
+        plugin_module *m = loader_find(H.prof.unopened[i]);
+        if (m && !m->in_profile) {
+            loader_leave_unopened(m);
+            H.nunopened++;
+        }
+    }
+    return VT_OK;
+}
+
+/* descriptors first: the permission rules depend on what tools declare */
+static int step_descriptors(host_start *s)
+{
+    (void)s;
+    return loader_read_all();
+}
+
+static int step_guard(host_start *s) { return guard_init(H.config, H.workspace, s->err); }
+
+static int step_approval(host_start *s)
+{
+    if (permission_set_approval(s->o->approval) == VT_OK)
+        return VT_OK;
+    *s->err =
+        str_printf("--approval must be ask, sandboxed or read-only, not '%s'", s->o->approval);
+    return VT_ERR_INVALID;
+}
+
+static int step_permissions(host_start *s)
+{
+    perm_layer layers[3];
+    for (size_t i = 0; i < H.nlayers; i++)
+        layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
+                                 strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
+    return permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
+                                  H.trust_reason, s->err);
+}
+
+static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
+
+static int step_ws_service(host_start *s)
+{
+    return s->o->list_only ? VT_OK : ws_service_open(H.workspace, s->o->serve);
+}
+
+static int step_load(host_start *s)
+{
+    (void)s;
+    return loader_load_all(api_table());
+}
+
+static int step_profile_loaded(host_start *s) { return check_profile_loaded(s->err, &s->input); }
+
+static int step_closed_tools(host_start *s)
+{
+    (void)s;
+    permission_set_closed_tools(H.prof.unopened_names, H.nunopened ? H.prof.nunopened_names : 0);
+    return VT_OK;
+}
+
+static int step_validate_tools(host_start *s) { return permission_validate_tools(s->err); }
+
+static int step_public(host_start *s)
+{
+    return registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, s->err);
+}
+
+enum {
+    STEP_INPUT = 1,  /* a failure is a mistake in what the user wrote */
+    STEP_HOLD = 2,   /* list_only: a failure up to here is kept for the end */
+    STEP_UNHELD = 4, /* skipped once a failure is held */
+};
+static const struct open_step {
+    int (*run)(host_start *s);
+    unsigned flags;
+} open_steps[] = {
+    {step_config, STEP_INPUT},
+    {step_profile, STEP_INPUT},
+    {step_plugin_dirs, 0},
+    {step_scan, 0},
+    {step_profile_modules, STEP_HOLD},
+    {step_unopened, 0},
+    {step_descriptors, 0},
+    {step_guard, STEP_INPUT},
+    {step_approval, STEP_INPUT},
+    {step_permissions, STEP_INPUT},
+    {step_sandbox_preset, STEP_INPUT},
+    {step_ws_service, 0},
+    {step_load, 0},
+    {step_profile_loaded, STEP_HOLD | STEP_UNHELD},
+    {step_closed_tools, 0},
+    {step_validate_tools, STEP_INPUT | STEP_UNHELD},
+    {step_public, STEP_UNHELD},
+};
+
+/* Runs the steps until one fails; with list_only, a failure up to a hold
+ * point is kept and the steps go on, so that `vthost plugins` can still
+ * show what was found and why. */
+static int run_open_steps(host_start *s)
+{
+    int rc = VT_OK;
+    for (size_t i = 0; i < sizeof open_steps / sizeof *open_steps; i++) {
+        const struct open_step *st = &open_steps[i];
+        if (rc == VT_OK && !(s->held && (st->flags & STEP_UNHELD))) {
+            s->input = 0;
+            rc = st->run(s);
+            s->input |= rc != VT_OK && (st->flags & STEP_INPUT) && rc != VT_ERR_NOMEM;
+        }
+        if (rc != VT_OK && (st->flags & STEP_HOLD) && s->o->list_only && *s->err && !s->held) {
+            s->held = *s->err;
+            s->held_input = s->input;
+            *s->err = NULL;
+            rc = VT_OK;
+        }
+    }
+    return rc;
 }
 
 int host_open(const host_options *o, char **err)
@@ -580,121 +838,31 @@ int host_open(const host_options *o, char **err)
     memset(&H, 0, sizeof H);
     host_set_log_level(o->log_level);
     H.exe_dir = find_exe_dir();
-    const char *ws = o->workspace ? o->workspace : ".";
-    H.workspace = realpath(ws, NULL);
-    struct stat st;
-    if (!H.workspace || stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        *err = str_printf("workspace '%s' is not a directory: %s", ws, strerror(errno ? errno : ENOTDIR));
-        host_close();
-        return VT_ERR_NOT_FOUND;
-    }
-    if (o->agent)
-        H.default_agent = strdup(o->agent);
+    host_start s = {.o = o, .err = err};
+    int rc = step_workspace(&s);
+    s.input = rc != VT_OK && rc != VT_ERR_NOMEM;
+    if (rc == VT_OK)
+        rc = run_open_steps(&s);
     config_failed = 0;
-    int rc = load_config(o->config_path, err);
-    if (rc == VT_OK)
-        rc = check_host_keys(err);
-    if (rc == VT_OK)  /* [tools.spool]; old spool files go at start */
-        rc = spool_configure(H.workspace, H.config, H.config_path, err);
-    call_set_workspace(H.workspace);
-    api_bind(H.workspace, H.config);
-    config_failed = rc != VT_OK;
-    const char *pname = o->profile;
-    if (!pname) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
-        pname = cJSON_IsString(p) ? p->valuestring : "default";
-    }
-    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
-    const char *pdirs[] = {profile_dir};
-    if (rc == VT_OK)
-        rc = profile_load(pname, pdirs, 1, &H.prof, err);
-    if (rc == VT_OK)
-        msg_set_profile_hints(H.prof.deferred_hint, profile_listing);
-    free(profile_dir);
-    if (rc == VT_OK) { /* the embedded agent's policy is profile data */
-        const char *const *allow[3];
-        for (int i = 0; i < 3; i++)
-            allow[i] = (const char *const *)H.prof.approval[i];
-        permission_set_embedded_policy(allow);
-    }
-    if (rc == VT_OK)
-        rc = plugin_dirs_init(o);
-    if (rc == VT_OK)
-        rc = loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
-    /* list_only: the profile's own failure is kept for the end, so that
-     * `vthost plugins` can still show what was found and why. */
-    char *profile_err = NULL;
-    if (rc == VT_OK)
-        rc = check_profile_modules(err);
-    if (rc != VT_OK && o->list_only && *err) {
-        profile_err = *err;
-        *err = NULL;
-        rc = VT_OK;
-    }
-    /* Modules the profile leaves closed (their tools are gated to other
-     * profiles); `vthost plugins` opens everything it lists. */
-    for (size_t i = 0; rc == VT_OK && !o->list_only && i < H.prof.nunopened; i++) {
-        plugin_module *m = loader_find(H.prof.unopened[i]);
-        if (m && !m->in_profile) {
-            loader_leave_unopened(m);
-            H.nunopened++;
-        }
-    }
-    /* descriptors first: the permission rules depend on what tools declare */
-    if (rc == VT_OK)
-        rc = loader_read_all();
-    if (rc == VT_OK && (rc = guard_init(H.config, H.workspace, err)) != VT_OK)
-        config_failed = 1;
-    if (rc == VT_OK && permission_set_approval(o->approval) != VT_OK) {
-        *err = str_printf("--approval must be ask, sandboxed or read-only, not '%s'", o->approval);
-        rc = VT_ERR_INVALID;
-        config_failed = 1;
-    }
-    if (rc == VT_OK) {
-        perm_layer layers[3];
-        for (size_t i = 0; i < H.nlayers; i++)
-            layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
-                                     strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
-        rc = permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
-                                    H.trust_reason, err);
-        config_failed = rc != VT_OK;
-    }
-    if (rc == VT_OK && (rc = apply_approval(err)) != VT_OK)
-        config_failed = 1;
-    if (rc == VT_OK && !o->list_only)
-        rc = ws_service_open(H.workspace, o->serve);
-    if (rc == VT_OK)
-        rc = loader_load_all(api_table());
-    if (rc == VT_OK && !profile_err)
-        rc = check_profile_loaded(err);
-    if (rc != VT_OK && o->list_only && *err && !profile_err) {
-        profile_err = *err;
-        *err = NULL;
-        rc = VT_OK;
-    }
-    permission_set_closed_tools(H.prof.unopened_names, H.nunopened ? H.prof.nunopened_names : 0);
-    if (rc == VT_OK && !profile_err && (rc = permission_validate_tools(err)) != VT_OK)
-        config_failed = 1;
-    if (rc == VT_OK && !profile_err)
-        rc = registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, err);
-    if (rc == VT_OK && profile_err) {
-        *err = profile_err;
+    if (rc == VT_OK && s.held) {
+        *err = s.held;
+        config_failed = s.held_input;
         H.listing_open = 1;
         return VT_ERR_NOT_FOUND;
     }
-    free(profile_err);
-    if (rc != VT_OK) {
-        if (!*err)
-            *err = str_printf("cannot start (error %d)", rc);
-        host_close();
-    }
+    free(s.held);
+    if (rc == VT_OK)
+        return VT_OK;
+    config_failed = s.input;
+    if (!*err)
+        *err = str_printf("cannot start (error %d)", rc);
+    host_close();
     return rc;
 }
 
 static void close_host(int at_exit)
 {
-    registry_dynamic_reset();  /* its hooks point into the modules */
+    registry_dynamic_reset(); /* its hooks point into the modules */
     loader_unload_all(at_exit);
     ws_service_close();
     call_set_workspace(NULL);
@@ -704,7 +872,7 @@ static void close_host(int at_exit)
     permission_fini();
     guard_fini();
     permission_set_embedded_policy(NULL); /* it pointed into H.prof */
-    permission_set_closed_tools(NULL, 0);  /* so did this */
+    permission_set_closed_tools(NULL, 0); /* so did this */
     msg_set_profile_hints(NULL, NULL);
     profile_free(&H.prof);
     cJSON_Delete(H.config);
@@ -748,5 +916,6 @@ void host_warn_untrusted(void)
     if (H.ignored)
         host_log(VT_LOG_WARNING, "config",
                  "the workspace %s is not trusted: these keys of its vtcode.toml are ignored: "
-                 "%s. To trust it, run: vthost trust %s", H.workspace, H.ignored, H.workspace);
+                 "%s. To trust it, run: vthost trust %s",
+                 H.workspace, H.ignored, H.workspace);
 }

@@ -1,4 +1,5 @@
 /* Profile loading with inih.  inih is used for these INI files only. */
+#include <errno.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,8 +154,10 @@ int profile_parse(const char *text, const char *source, profile *out, char **err
     int line = ini_parse_string(text, on_value, &st);
     out->source = strdup(source);
     if (line != 0) {
-        if (asprintf(err, "%s:%d: syntax error in profile (expected '[section]' or "
-                     "'key = value')", source, line) < 0)
+        if (asprintf(err,
+                     "%s:%d: syntax error in profile (expected '[section]' or "
+                     "'key = value')",
+                     source, line) < 0)
             *err = NULL;
         profile_free(out);
         return VT_ERR_INVALID;
@@ -179,12 +182,12 @@ static char *read_file(const char *path)
     return text;
 }
 
-#define TAKE(field)                                                       \
-    do {                                                                  \
-        if (!p->field) {                                                  \
-            p->field = d.field;                                           \
-            d.field = NULL;                                               \
-        }                                                                 \
+#define TAKE(field)                                                                                \
+    do {                                                                                           \
+        if (!p->field) {                                                                           \
+            p->field = d.field;                                                                    \
+            d.field = NULL;                                                                        \
+        }                                                                                          \
     } while (0)
 
 /* What the profile does not say comes from the embedded default. */
@@ -193,7 +196,8 @@ static void inherit_default(profile *p)
     profile d;
     char *err = NULL;
     for (const profile_text *e = profile_embedded; e->name; e++)
-        if (strcmp(e->name, "default") == 0 && profile_parse(e->text, "(embedded)", &d, &err) == 0) {
+        if (strcmp(e->name, "default") == 0 &&
+            profile_parse(e->text, "(embedded)", &d, &err) == 0) {
             for (int i = 0; i < 3; i++)
                 if (!p->approval[i]) {
                     p->approval[i] = d.approval[i];
@@ -227,11 +231,10 @@ const char *profile_listing(const char *tool)
     return found;
 }
 
-static int load_text(const char *name, const char *const *dirs, size_t ndirs,
-                     profile *out, char **err);
+static int load_text(const char *name, const char *const *dirs, size_t ndirs, profile *out,
+                     char **err);
 
-int profile_load(const char *name, const char *const *dirs, size_t ndirs,
-                 profile *out, char **err)
+int profile_load(const char *name, const char *const *dirs, size_t ndirs, profile *out, char **err)
 {
     int rc = load_text(name, dirs, ndirs, out, err);
     if (rc == VT_OK)
@@ -239,8 +242,8 @@ int profile_load(const char *name, const char *const *dirs, size_t ndirs,
     return rc;
 }
 
-static int load_text(const char *name, const char *const *dirs, size_t ndirs,
-                     profile *out, char **err)
+static int load_text(const char *name, const char *const *dirs, size_t ndirs, profile *out,
+                     char **err)
 {
     name = profile_canonical_name(name);
     size_t nl = strlen(name);
@@ -248,7 +251,11 @@ static int load_text(const char *name, const char *const *dirs, size_t ndirs,
         /* A profile given as a file path. */
         char *text = read_file(name);
         if (!text) {
-            if (asprintf(err, "cannot read profile file %s", name) < 0)
+            const char *why = strerror(errno ? errno : EIO);
+            if (asprintf(err,
+                         "cannot read profile file %s: %s. --profile takes a profile name "
+                         "(default, advanced) or the path of a profile .ini file",
+                         name, why) < 0)
                 *err = NULL;
             return VT_ERR_NOT_FOUND;
         }
@@ -285,8 +292,10 @@ static int load_text(const char *name, const char *const *dirs, size_t ndirs,
         strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
         strncat(known, e->name, sizeof known - strlen(known) - 1);
     }
-    if (asprintf(err, "unknown profile '%s' (known: %s, or a NAME.ini in a profile "
-                 "directory)", name, known) < 0)
+    if (asprintf(err,
+                 "unknown profile '%s' (known: %s, or a NAME.ini in a profile "
+                 "directory)",
+                 name, known) < 0)
         *err = NULL;
     return VT_ERR_NOT_FOUND;
 }

@@ -251,6 +251,7 @@ static int try_init(plugin_module *m)
         char *err = NULL;
         int rc = m->desc->init(host_table, &err);
         if (rc != VT_OK) {
+            m->init_status = rc;
             registry_remove_module(m);
             refuse(m, str_printf("init failed (%d): %s", rc, err ? err : "no message"));
             free(err);

@@ -21,6 +21,8 @@ typedef struct plugin_module {
     char *refusal;          /* why it was refused (malloc'd) */
     int in_profile;         /* the active profile names this module */
     int initialized;        /* init ran successfully (fini is owed) */
+    int init_status;        /* what a failed init returned (VT_ERR_INVALID:
+                               it refused its configuration), else 0 */
     size_t load_order;
 } plugin_module;
 

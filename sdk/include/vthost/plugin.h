@@ -310,7 +310,10 @@ typedef struct vt_plugin {
     const vt_tool *tools;   /* ended by an all-zero entry */
     /* Optional.  Called once after the checks pass.  On failure return a
      * negative status and set *errmsg to a message allocated with
-     * api->strdup() (or leave it NULL).  `api` stays valid until fini. */
+     * api->strdup() (or leave it NULL): VT_ERR_INVALID when the settings
+     * it read from api->config() are wrong (the CLI then exits 2, a
+     * configuration mistake), another status when the system fails it
+     * (exit 1).  `api` stays valid until fini. */
     int (*init)(const vt_host_api *api, char **errmsg);
     /* Optional.  Called once at host exit, in reverse load order. */
     void (*fini)(void);

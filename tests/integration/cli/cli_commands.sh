@@ -85,7 +85,7 @@ rows=(
   "2|cmd|call exec_command {\"cmd\":1}"
   "2|not valid JSON|call exec_command {nope"
   "1|denied|--no call exec_command {\"cmd\":\"echo\"}"
-  "1|not a directory|--workspace $T/nonexistent tools"
+  "2|not a directory|--workspace $T/nonexistent tools"
 )
 for row in "${rows[@]}"; do
     IFS='|' read -r want msg cmdline <<<"$row"
