@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vthost/mcp_providers.h>
+#include <vthost/services.h>
 #include "cli.h"
 #include "services.h"
 
-static const mcpp_status_v1 *status_service(void)
+static const vt_mcp_providers_v1 *status_service(void)
 {
-    const mcpp_status_v1 *s = services_lookup(MCPP_STATUS_SERVICE);
+    const vt_mcp_providers_v1 *s = services_lookup(VT_MCP_PROVIDERS_SERVICE);
     return s && s->struct_size >= sizeof *s ? s : NULL;
 }
 
@@ -36,7 +36,7 @@ static void print_json(cJSON *j)
 
 /* Start every provider (each bounded by its startup timeout) so the
  * list shows real states and tool counts. */
-static void start_all(const mcpp_status_v1 *s, const cJSON *list)
+static void start_all(const vt_mcp_providers_v1 *s, const cJSON *list)
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, list)
@@ -62,7 +62,7 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
         fprintf(stderr, "vthost: usage: vthost mcp list | vthost mcp tools PROVIDER\n");
         return CLI_EXIT_USAGE;
     }
-    const mcpp_status_v1 *s = status_service();
+    const vt_mcp_providers_v1 *s = status_service();
     if (!s) {
         fprintf(stderr, "vthost: the mcp_providers plugin is not loaded (install the package "
                         "vthost-plugin-mcp-providers; see vthost plugins)\n");
@@ -122,7 +122,7 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
 /* For `vthost plugins`: the providers' state, without starting any. */
 void cli_mcp_plugins_text(void)
 {
-    const mcpp_status_v1 *s = status_service();
+    const vt_mcp_providers_v1 *s = status_service();
     if (!s)
         return;
     cJSON *all = s->list(NULL);
@@ -135,6 +135,6 @@ void cli_mcp_plugins_text(void)
 
 cJSON *cli_mcp_plugins_json(void)
 {
-    const mcpp_status_v1 *s = status_service();
+    const vt_mcp_providers_v1 *s = status_service();
     return s ? s->list(NULL) : NULL;
 }

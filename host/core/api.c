@@ -16,6 +16,7 @@
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "services.h"
+#include "shell_profile.h"
 #include "spool.h"
 #include "strbuf.h"
 #include "strutil.h"
@@ -127,6 +128,14 @@ static uint64_t api_call_client_id(const vt_call *call)
 
 static int api_call_explaining(const vt_call *call) { return call && call->explaining; }
 
+/* The host refused a wrong value at start, so this reads a valid one. */
+static const char *api_shell_profile(void)
+{
+    const char *v;
+    shell_profile_read(bound_config, &v);
+    return v;
+}
+
 static const vt_host_api table = {
     .struct_size = sizeof(vt_host_api),
     .abi_major = VT_ABI_MAJOR,
@@ -171,6 +180,7 @@ static const vt_host_api table = {
     .open_library = opened_lib_bind,
     .call_client_id = api_call_client_id,
     .call_explaining = api_call_explaining,
+    .shell_profile = api_shell_profile,
 };
 
 const vt_host_api *api_table(void) { return &table; }

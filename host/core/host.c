@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "services.h"
+#include "shell_profile.h"
 #include "spool_dir.h"
 #include "strbuf.h"
 #include "strutil.h"
@@ -505,10 +506,8 @@ static int check_layer_keys(const cJSON *config, const char *file, char **err)
         *err = str_printf("%s: key 'agent' must be a table", file);
         return VT_ERR_INVALID;
     }
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
-    if (sp && (!cJSON_IsString(sp) ||
-               (strcmp(sp->valuestring, "auto") != 0 && strcmp(sp->valuestring, "unix_like") != 0 &&
-                strcmp(sp->valuestring, "powershell") != 0))) {
+    const char *shell;
+    if (shell_profile_read(config, &shell) != VT_OK) {
         *err = str_printf("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
                           "or \"powershell\"",
                           file);

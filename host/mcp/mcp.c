@@ -10,14 +10,15 @@
 #include "call_client.h"
 #include "host.h"
 #include "mcp.h"
-#include "permission.h"
-#include "profile.h"
 #include "mcp_server.h"
+#include "permission.h"
 #include "pipeline.h"
+#include "profile.h"
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "render.h"
 #include "serve_workspace.h"
+#include "shell_profile.h"
 #include "strutil.h"
 
 /* After end of input, calls already read get DRAIN_MS to finish and
@@ -38,17 +39,14 @@ static void on_stop_signal(int sig)
 
 /* Writes to a vanished client fail with EPIPE instead of killing us.  A
  * handler (not SIG_IGN) so that child processes still get the default. */
-static void on_sigpipe(int sig)
-{
-    (void)sig;
-}
+static void on_sigpipe(int sig) { (void)sig; }
 
 /* How tools are listed ([mcp] catalog, --catalog): "deferred" lists the
  * profile's tools and lets search_tools add more (announced with
  * notifications/tools/list_changed); "full" lists every tool up front,
  * for clients that never list again; "auto" picks full for the clients
  * known to ignore list_changed and deferred for the others. */
-static const char *catalog_option;  /* --catalog, or NULL */
+static const char *catalog_option; /* --catalog, or NULL */
 
 /* clientInfo.name prefixes of clients that list tools once per session
  * and ignore notifications/tools/list_changed (Codex CLI names itself
@@ -72,9 +70,9 @@ static const char *catalog_mode(void)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(mcp, "catalog");
     if (!m)
         return "auto";
-    if (cJSON_IsString(m) && (strcmp(m->valuestring, "auto") == 0 ||
-                              strcmp(m->valuestring, "full") == 0 ||
-                              strcmp(m->valuestring, "deferred") == 0))
+    if (cJSON_IsString(m) &&
+        (strcmp(m->valuestring, "auto") == 0 || strcmp(m->valuestring, "full") == 0 ||
+         strcmp(m->valuestring, "deferred") == 0))
         return m->valuestring;
     host_log(VT_LOG_WARNING, NULL,
              "[mcp] catalog must be \"auto\", \"full\" or \"deferred\"; using auto");
@@ -158,19 +156,8 @@ static int call_in_workspace(const call_request *req, call_result *out)
     }
     int rc = pipeline_call(req, out);
     if (reopened)
-        out->list_changed = 1;  /* the root's vtcode.toml may pick another profile */
+        out->list_changed = 1; /* the root's vtcode.toml may pick another profile */
     return rc;
-}
-
-/* agent.shell_prompt_profile: auto resolves to the platform's profile. */
-static const char *shell_profile(void)
-{
-    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(host_config(), "agent");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
-    const char *v = cJSON_IsString(p) ? p->valuestring : "auto";
-    if (strcmp(v, "powershell") == 0)
-        return "powershell";
-    return "unix_like";
 }
 
 /* [mcp] max_concurrent_calls: a positive integer, else the default. */
@@ -194,17 +181,17 @@ static int max_concurrent_calls(void)
  * adds the facts: profile, workspace, tools, shell, approval preset. */
 static char *instructions(void)
 {
-    const char *shell = shell_profile();
+    const char *shell;
+    shell_profile_read(host_config(), &shell); /* refused at start when wrong */
     const profile *p = host_profile();
     const char *how = strcmp(shell, "powershell") == 0 ? p->shell_powershell : p->shell_unix;
     char *names = registry_listed_names();
-    char *text = str_printf(
-        "vthost serves the '%s' tool profile for the workspace %s. Tools: %s. "
-        "Shell profile: %s%s%s. %s%sApproval preset: %s.",
-        host_profile_name() ? host_profile_name() : "default",
-        serve_workspace_label(), names ? names : "", shell, how ? "; " : "", how ? how : "",
-        p->instructions ? p->instructions : "", p->instructions ? " " : "",
-        permission_approval());
+    char *text = str_printf("vthost serves the '%s' tool profile for the workspace %s. Tools: %s. "
+                            "Shell profile: %s%s%s. %s%sApproval preset: %s.",
+                            host_profile_name() ? host_profile_name() : "default",
+                            serve_workspace_label(), names ? names : "", shell, how ? "; " : "",
+                            how ? how : "", p->instructions ? p->instructions : "",
+                            p->instructions ? " " : "", permission_approval());
     free(names);
     return text;
 }
@@ -229,14 +216,13 @@ static int take_stdio(int *in_fd, int *out_fd)
 
 void mcp_host_ops(mcp_ops *ops)
 {
-    *ops = (mcp_ops){.call = call_in_workspace, .list_tools = list_tools,
-                     .render = render_text, .instructions = instructions};
+    *ops = (mcp_ops){.call = call_in_workspace,
+                     .list_tools = list_tools,
+                     .render = render_text,
+                     .instructions = instructions};
 }
 
-int mcp_host_max_calls(void)
-{
-    return max_concurrent_calls();
-}
+int mcp_host_max_calls(void) { return max_concurrent_calls(); }
 
 int mcp_serve(void)
 {
@@ -245,8 +231,10 @@ int mcp_serve(void)
         fprintf(stderr, "vthost serve: cannot set up stdin/stdout\n");
         return 1;
     }
-    mcp_ops ops = {.call = call_in_workspace, .list_tools = list_tools,
-                   .render = render_text, .instructions = instructions,
+    mcp_ops ops = {.call = call_in_workspace,
+                   .list_tools = list_tools,
+                   .render = render_text,
+                   .instructions = instructions,
                    .client_info = client_info};
     mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
     if (!s) {

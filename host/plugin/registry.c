@@ -2,23 +2,23 @@
  * listed set grows when a catalog search (api->catalog_expand) expands
  * deferred tools, under a lock because calls run concurrently. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "edit_distance.h"
 #include "legacy.h"
 #include "loader.h"
-#include "registry.h"
 #include "output_schema.h"
+#include "registry.h"
 #include "schema.h"
-#include "typed.h"
 #include "strutil.h"
+#include "typed.h"
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static tool_entry **entries;
 static size_t nentries;
-static const tool_entry **public_order;  /* profile order */
+static const tool_entry **public_order; /* profile order */
 static size_t npublic;
 static uint64_t epoch = 1;
 /* Dynamic entries replaced or removed: kept until registry_clear, since
@@ -85,8 +85,8 @@ static int valid_name(const char *n)
     if (len == 0 || len > 64)
         return 0;
     for (; *n; n++)
-        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
-              (*n >= '0' && *n <= '9') || *n == '_' || *n == '.' || *n == '-'))
+        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+              *n == '_' || *n == '.' || *n == '-'))
             return 0;
     return 1;
 }
@@ -170,8 +170,9 @@ int registry_dyn_drop(const char *name, const plugin_module *m, int *was_listed)
     *was_listed = 0;
     pthread_rwlock_wrlock(&lock);
     tool_entry *e = find_locked(name);
-    int rc = !e ? VT_ERR_NOT_FOUND
-             : (!e->dynamic || e->module != m) ? VT_ERR_DENIED : bury_locked(e);
+    int rc = !e                                ? VT_ERR_NOT_FOUND
+             : (!e->dynamic || e->module != m) ? VT_ERR_DENIED
+                                               : bury_locked(e);
     if (rc == VT_OK) {
         *was_listed = e->is_public || e->is_expanded;
         unpublic_locked(e);
@@ -190,8 +191,7 @@ int registry_dyn_drop(const char *name, const plugin_module *m, int *was_listed)
 /* Build an entry for one tool; *err says what is wrong with it. */
 static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **err)
 {
-    size_t n = m->desc->sizeof_tool < sizeof(vt_tool) ? m->desc->sizeof_tool
-                                                       : sizeof(vt_tool);
+    size_t n = m->desc->sizeof_tool < sizeof(vt_tool) ? m->desc->sizeof_tool : sizeof(vt_tool);
     tool_entry *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
@@ -200,12 +200,12 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     const char *name = e->t.name;
     if (!name || !valid_name(name)) {
         *err = str_printf("tool name '%s' is not valid (1-64 of [A-Za-z0-9_.-])",
-                   name ? name : "(null)");
+                          name ? name : "(null)");
         goto fail;
     }
     if (legacy_replacement(name)) {
-        *err = str_printf("tool '%s' uses a removed legacy name; %s", name,
-                   legacy_replacement(name));
+        *err =
+            str_printf("tool '%s' uses a removed legacy name; %s", name, legacy_replacement(name));
         goto fail;
     }
     char *schema_text = NULL, *why = NULL;
@@ -255,8 +255,8 @@ int registry_add_module(plugin_module *m, char **err)
     *err = NULL;
     size_t count = 0;
     const unsigned char *p = (const unsigned char *)m->desc->tools;
-    for (; ((const vt_tool *)p)->name || ((const vt_tool *)p)->run ||
-           ((const vt_tool *)p)->signature;
+    for (;
+         ((const vt_tool *)p)->name || ((const vt_tool *)p)->run || ((const vt_tool *)p)->signature;
          p += m->desc->sizeof_tool)
         count++;
     tool_entry **fresh = calloc(count ? count : 1, sizeof *fresh);
@@ -274,7 +274,7 @@ int registry_add_module(plugin_module *m, char **err)
         tool_entry *dup = find_locked(fresh[i]->t.name);
         if (dup) {
             *err = str_printf("duplicate tool name '%s' (already registered by plugin '%s')",
-                       fresh[i]->t.name, dup->module->stem);
+                              fresh[i]->t.name, dup->module->stem);
             rc = VT_ERR_EXISTS;
         }
     }
@@ -292,7 +292,7 @@ int registry_add_module(plugin_module *m, char **err)
                 tool_entry *first = find_locked(fresh[i]->t.name);
                 if (first != fresh[i]) {
                     *err = str_printf("duplicate tool name '%s' (declared twice by plugin '%s')",
-                               fresh[i]->t.name, m->stem);
+                                      fresh[i]->t.name, m->stem);
                     rc = VT_ERR_EXISTS;
                 }
             }
@@ -316,8 +316,12 @@ void registry_refresh_descriptions(plugin_module *m)
     const unsigned char *p = (const unsigned char *)m->desc->tools;
     for (; ((const vt_tool *)p)->name; p += m->desc->sizeof_tool) {
         tool_entry *e = find_locked(((const vt_tool *)p)->name);
-        if (e && e->module == m)
-            e->t.description = ((const vt_tool *)p)->description;
+        if (!e || e->module != m)
+            continue;
+        /* A plugin before 1.7 may have rewritten its descriptor in init;
+         * from 1.7 on, describe() gives what depends on init. */
+        const char *d = e->t.describe ? e->t.describe(e->t.name) : NULL;
+        e->t.description = d ? d : ((const vt_tool *)p)->description;
     }
     pthread_rwlock_unlock(&lock);
 }
@@ -349,7 +353,7 @@ int registry_set_public(const char *const *names, size_t count, char **err)
         tool_entry *e = find_locked(names[i]);
         if (!e) {
             *err = str_printf("the profile lists tool '%s', but no loaded plugin provides it",
-                       names[i]);
+                              names[i]);
             rc = VT_ERR_NOT_FOUND;
             break;
         }
@@ -407,10 +411,7 @@ static int listed_extra(const tool_entry *e)
     return !e->is_public && (e->is_expanded || (atomic_load(&list_all) && !gated_out(e)));
 }
 
-int registry_is_listed(const tool_entry *e)
-{
-    return e && (e->is_public || listed_extra(e));
-}
+int registry_is_listed(const tool_entry *e) { return e && (e->is_public || listed_extra(e)); }
 
 static int by_name(const void *a, const void *b)
 {
@@ -443,7 +444,7 @@ int registry_all(const tool_entry ***out, size_t *count)
 {
     pthread_rwlock_rdlock(&lock);
     const tool_entry **v = malloc((nentries + 1) * sizeof *v);
-    if (v && nentries)  /* entries is NULL while nothing is registered */
+    if (v && nentries) /* entries is NULL while nothing is registered */
         memcpy(v, entries, nentries * sizeof *v);
     size_t n = nentries;
     pthread_rwlock_unlock(&lock);
@@ -559,8 +560,7 @@ cJSON *registry_describe(const tool_entry *e, const char *format)
     cJSON_AddBoolToObject(a, "destructiveHint",
                           !ro && (fx & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES)));
     cJSON_AddBoolToObject(a, "idempotentHint", ro || (fx & VT_EFFECT_IDEMPOTENT));
-    cJSON_AddBoolToObject(a, "openWorldHint",
-                          (fx & (VT_EFFECT_NETWORK | VT_EFFECT_EXECUTES)) != 0);
+    cJSON_AddBoolToObject(a, "openWorldHint", (fx & (VT_EFFECT_NETWORK | VT_EFFECT_EXECUTES)) != 0);
     return o;
 }
 

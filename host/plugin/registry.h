@@ -3,29 +3,29 @@
 #ifndef VTHOST_REGISTRY_H
 #define VTHOST_REGISTRY_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
 #include <vthost/plugin.h>
 
 struct plugin_module;
 struct typed_tool;
 
 typedef struct tool_entry {
-    vt_tool t;                     /* full-size copy of the plugin's entry */
-    struct plugin_module *module;  /* owning plugin */
-    cJSON *schema;                 /* parsed schema incl. max_output_tokens */
-    struct typed_tool *typed;      /* non-NULL for typed (libffi) tools */
-    int is_public;                 /* listed by the active profile */
-    int is_expanded;               /* listed after a catalog search found it */
+    vt_tool t;                    /* full-size copy of the plugin's entry */
+    struct plugin_module *module; /* owning plugin */
+    cJSON *schema;                /* parsed schema incl. max_output_tokens */
+    struct typed_tool *typed;     /* non-NULL for typed (libffi) tools */
+    int is_public;                /* listed by the active profile */
+    int is_expanded;              /* listed after a catalog search found it */
     /* ---- dynamic tools (registry_dynamic.c); zero for descriptor tools ---- */
-    int dynamic;                   /* added after init: strings below owned */
+    int dynamic; /* added after init: strings below owned */
     char *own_name, *own_description, *own_schema_text;
-    cJSON *annotations;            /* MCP annotations shown as given, or NULL */
-    cJSON *shown_schema;           /* schema listed when it is beyond the
+    cJSON *annotations;  /* MCP annotations shown as given, or NULL */
+    cJSON *shown_schema; /* schema listed when it is beyond the
                                       validator's subset (then `schema` checks
                                       only the object shape), else NULL */
-    char *output_text;             /* its output schema (checked at load,
+    char *output_text;   /* its output schema (checked at load,
                                       completed when listed), or NULL */
 } tool_entry;
 
@@ -71,7 +71,8 @@ cJSON *registry_describe(const tool_entry *e, const char *format);
 /* Check and register every tool of a loaded module, all or nothing.
  * On refusal *err (malloc'd) says which tool and why. */
 int registry_add_module(struct plugin_module *m, char **err);
-/* Re-read descriptions after init (plugins may finalise them there). */
+/* Re-read descriptions after init: a tool's describe() (ABI 1.7), else
+ * the descriptor's text (a plugin before 1.7 may have rewritten it). */
 void registry_refresh_descriptions(struct plugin_module *m);
 /* Mark the profile's public tools, in order; *err names a missing one. */
 int registry_set_public(const char *const *names, size_t count, char **err);

@@ -88,6 +88,7 @@ int registry_dynamic_add(const char *plugin, const vt_tool *tool, size_t sizeof_
     if (!e)
         return VT_ERR_NOMEM;
     memcpy(&e->t, tool, sizeof_tool < sizeof(vt_tool) ? sizeof_tool : sizeof(vt_tool));
+    e->t.describe = NULL; /* a dynamic tool's description is the one given */
     e->module = m;
     e->dynamic = 1;
     int rc = VT_ERR_INVALID;

@@ -722,12 +722,17 @@ static const vt_sessions_v1 sessions_service = {
 
 /* ---- descriptor ------------------------------------------------------------ */
 
-/* Not const: the description follows the configured shell profile and is
- * set in init (the host copies descriptions after init). */
 /* Rules written for other agents (Claude Code's Bash) read the same. */
 static const char *const rule_aliases[] = {"bash", "Bash", NULL};
 
-static vt_tool tools[] = {
+/* The description follows the shell profile init read. */
+static const char *describe(const char *tool)
+{
+    (void)tool;
+    return profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
+}
+
+static const vt_tool tools[] = {
     {.name = "exec_command",
      .description = DESC_UNIX,
      .input_schema = SCHEMA,
@@ -738,7 +743,8 @@ static vt_tool tools[] = {
      .rule_aliases = rule_aliases,
      .preflight = exec_preflight,
      .subjects = exec_subjects,
-     .run = exec_run},
+     .run = exec_run,
+     .describe = describe},
     {0}};
 
 static void read_pty_size(const cJSON *config)
@@ -778,12 +784,9 @@ static int exec_init(const vt_host_api *host, char **errmsg)
     (void)host; /* the same table as api */
     if (sandbox_setup(errmsg) != VT_OK)
         return VT_ERR_INVALID;
-    if (shell_profile_from_config(api->config(), &profile) != VT_OK) {
-        *errmsg = api->strdup("agent.shell_prompt_profile must be \"auto\", "
-                              "\"unix_like\" or \"powershell\"");
-        return VT_ERR_INVALID;
-    }
-    tools[0].description = profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
+    /* The host's reading of [agent] shell_prompt_profile (it refused a
+     * wrong value at start). */
+    profile = strcmp(api->shell_profile(), "powershell") ? SHELL_UNIX_LIKE : SHELL_POWERSHELL;
     read_pty_size(api->config());
     int rc = spawn_init();
     if (rc == VT_OK)

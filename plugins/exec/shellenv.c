@@ -8,22 +8,6 @@
 
 extern char **environ;
 
-int shell_profile_from_config(const cJSON *config, shell_profile *out)
-{
-    *out = SHELL_UNIX_LIKE;
-    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(config, "agent");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(agent, "shell_prompt_profile");
-    if (!p)
-        return VT_OK;
-    if (!cJSON_IsString(p))
-        return VT_ERR_INVALID;
-    if (!strcmp(p->valuestring, "powershell"))
-        *out = SHELL_POWERSHELL;
-    else if (strcmp(p->valuestring, "auto") && strcmp(p->valuestring, "unix_like"))
-        return VT_ERR_INVALID;
-    return VT_OK;
-}
-
 static int executable(const char *path)
 {
     struct stat st;

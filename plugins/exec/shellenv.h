@@ -5,14 +5,12 @@
 #include <cjson/cJSON.h>
 #include "envpolicy.h"
 
+/* The shell profile: the host's reading of [agent] shell_prompt_profile
+ * (vt_host_api.shell_profile). */
 typedef enum shell_profile {
     SHELL_UNIX_LIKE = 0,
     SHELL_POWERSHELL = 1
 } shell_profile;
-
-/* [agent] shell_prompt_profile: auto | unix_like | powershell.  auto is
- * unix_like on Linux and macOS.  An unknown value is VT_ERR_INVALID. */
-int shell_profile_from_config(const cJSON *config, shell_profile *out);
 
 typedef struct shell_cmd {
     char *path;     /* absolute path of the shell */

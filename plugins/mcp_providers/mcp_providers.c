@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <vthost/mcp_providers.h>
+#include <vthost/services.h>
 #include "config.h"
 #include "provider.h"
 #include "relay.h"
@@ -568,8 +568,8 @@ static int start_named(const char *name, char **err)
     return VT_ERR_NOT_FOUND;
 }
 
-static const mcpp_status_v1 g_status = {
-    .struct_size = sizeof(mcpp_status_v1),
+static const vt_mcp_providers_v1 g_status = {
+    .struct_size = sizeof(vt_mcp_providers_v1),
     .list = status,
     .start = start_named,
 };
@@ -592,7 +592,7 @@ static int init(const vt_host_api *api, char **errmsg)
     if (!g_cfg.enabled)
         for (size_t i = 0; i < g_cfg.count; i++)
             g_cfg.providers[i]->state = PROV_DISABLED;
-    api->service_publish(MCPP_STATUS_SERVICE, (void *)&g_status);
+    api->service_publish(VT_MCP_PROVIDERS_SERVICE, (void *)&g_status);
     if (g_cfg.count == 0 || !g_cfg.enabled)
         return VT_OK;
     api->catalog_on_demand(MCPP_PLUGIN, on_demand, NULL);

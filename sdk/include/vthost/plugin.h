@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 6
+#define VT_ABI_MINOR 7
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -293,6 +293,14 @@ typedef struct vt_tool {
      * tail, with "truncated", "original_token_count" and "spool_path".
      * NULL-terminated static data, like the name; NULL: not applied. */
     const char *const *budget_keep;
+    /* ---- added in 1.7: a description that depends on init ---- */
+    /* Optional.  The description to show when it depends on what init
+     * read (the configured shell, say): called once after init succeeds,
+     * on the loading thread; returns static data of the plugin, valid
+     * until fini, or NULL to keep `description`.  The descriptor itself
+     * stays constant: never rewrite it.  Not used by api->tool_add (a
+     * dynamic tool passes its description there). */
+    const char *(*describe)(const char *tool);
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */
@@ -364,18 +372,6 @@ typedef const vt_plugin *(*vt_plugin_entry_fn)(void);
     VT_EXPORT const vt_plugin *vt_plugin_v1(void) { return &(desc); }
 
 /*
- * Interface a reviewer plugin publishes as service "permissions.reviewer"
- * to answer the permission engine's auto reviews.  `request` is borrowed;
- * *reason is allocated with api->strdup() and freed by the host.
- * Return 1 for ALLOW, 0 for BLOCK, negative when it cannot decide.
- */
-typedef struct vt_reviewer_v1 {
-    uint32_t struct_size;
-    int (*review)(void *ud, const cJSON *request, char **reason);
-    void *ud;
-} vt_reviewer_v1;
-
-/*
  * The host API table.  Append-only: new members go at the end and bump
  * VT_ABI_MINOR.  Test for a member newer than your build's minor with
  * VT_HAS(api, member) before calling it.
@@ -385,7 +381,7 @@ struct vt_host_api {
     uint16_t abi_major;
     uint16_t abi_minor;
 
-    /* ---- memory: what the host hands out is freed with free() ---- */
+    /* ---- memory: what the host hands out is released with api->free() ---- */
     void *(*alloc)(size_t size);
     void (*free)(void *ptr);
     char *(*strdup)(const char *s);
@@ -611,6 +607,13 @@ struct vt_host_api {
      * anyway (before the user is asked) may skip that refusal here, so
      * the decision itself stays visible. */
     int (*call_explaining)(const vt_call *call);
+
+    /* ---- added in 1.7 ---- */
+    /* The shell profile commands run under: the host's reading of
+     * [agent] shell_prompt_profile, "auto" resolved for this platform:
+     * "unix_like" or "powershell" (static, never freed).  The host has
+     * refused any other value before a plugin's init. */
+    const char *(*shell_profile)(void);
 };
 
 #define VT_HAS(api, member)                                               \
@@ -622,4 +625,10 @@ struct vt_host_api {
 #ifdef __cplusplus
 }
 #endif
+
+/* The versioned service contracts (vt_reviewer_v1, vt_splitter_v1, ...):
+ * included here so that a plugin written against plugin.h alone keeps
+ * compiling; include <vthost/services.h> to name them explicitly. */
+#include <vthost/services.h>
+
 #endif /* VTHOST_PLUGIN_H */

@@ -1,13 +1,15 @@
 /*
- * vthost/services.h — versioned contracts of the named services that more
- * than one plugin (or the host) consumes, published and looked up through
- * api->service_publish() / api->service_lookup().
+ * vthost/services.h — the versioned contracts of every named service the
+ * host or a plugin publishes for others, published and looked up through
+ * api->service_publish() / api->service_lookup().  plugin.h includes
+ * this header.
  *
- * Rules, as for vt_reviewer_v1 in plugin.h: the major version is in the
- * type's name; a contract only grows at the end, and a consumer checks
- * `struct_size` covers the members it calls.  The interface pointer is
- * borrowed from the publisher and valid until the publisher's fini.
- * Memory rules are those of plugin.h.
+ * Rules: the major version is in the type's name; a contract only grows
+ * at the end, and a consumer checks `struct_size` covers the members it
+ * calls.  The interface pointer is borrowed from the publisher and valid
+ * until the publisher's fini.  Memory rules are those of plugin.h: what
+ * a service hands out is the caller's (cJSON trees: cJSON_Delete(); other
+ * memory: api->free()), what it is given is borrowed for the call.
  */
 #ifndef VTHOST_SDK_SERVICES_H
 #define VTHOST_SDK_SERVICES_H
@@ -21,8 +23,22 @@
 extern "C" {
 #endif
 
-/* A command splitter (the exec plugin publishes one): shell text into the
- * simple commands the shell would run. */
+/* The auto reviewer (a reviewer plugin publishes it): answers the
+ * permission engine's `auto` decisions; the host consumes it. */
+#define VT_REVIEWER_SERVICE "permissions.reviewer"
+
+typedef struct vt_reviewer_v1 {
+    uint32_t struct_size; /* sizeof(vt_reviewer_v1) of the publisher */
+    /* 1 for ALLOW, 0 for BLOCK, negative when it cannot decide.
+     * `request` is borrowed; *reason (may stay NULL) is allocated with
+     * api->strdup() and freed by the host.  `ud` is the member below. */
+    int (*review)(void *ud, const cJSON *request, char **reason);
+    void *ud;
+} vt_reviewer_v1;
+
+/* A command splitter (the exec plugin publishes one; write_stdin of the
+ * stdin plugin consumes it): shell text into the simple commands the
+ * shell would run. */
 #define VT_SPLITTER_SERVICE "exec.command_splitter"
 
 typedef struct vt_splitter_v1 {
@@ -102,6 +118,26 @@ typedef struct vt_wsindex_v1 {
      * closes. */
     const char *const *(*host_data_paths)(void);
 } vt_wsindex_v1;
+
+/* The MCP providers' state (the mcp_providers plugin publishes it; the
+ * CLI's `vthost mcp list|tools` and `vthost plugins` consume it).
+ * Thread-safe. */
+#define VT_MCP_PROVIDERS_SERVICE "mcp_providers.status"
+
+typedef struct vt_mcp_providers_v1 {
+    uint32_t struct_size; /* sizeof(vt_mcp_providers_v1) of the publisher */
+    /* A new array (the caller frees it with cJSON_Delete()) of
+     * {"name", "transport" ("stdio" or "http"), "command" (stdio) or
+     *  "endpoint" (http), "state", "reason"?, "restarts", "calls",
+     *  "tools"}, with "tool_list" [{"name", "tool", "description"}] when
+     * `only` (borrowed, may be NULL) names one provider: then only it is
+     * listed. */
+    cJSON *(*list)(const char *only);
+    /* Start the provider `name` (borrowed) now and list its tools.  0, or
+     * a negative status and *err, allocated (the caller frees it with
+     * api->free()), saying why. */
+    int (*start)(const char *name, char **err);
+} vt_mcp_providers_v1;
 
 #ifdef __cplusplus
 }

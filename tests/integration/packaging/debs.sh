@@ -118,6 +118,7 @@ writable=$(for d in "$HOST" "$DEV" "${PKG[@]}"; do files "$d"; done |
 check_eq "no group- or world-writable files or directories" "" "$writable"
 c=$(files "$DEV")
 check "dev: header" "./usr/include/vthost/plugin.h" "$c"
+check "dev: service contracts (plugin.h includes them)" "./usr/include/vthost/services.h" "$c"
 check "dev: pkg-config" "./usr/share/pkgconfig/vthost-plugin.pc" "$c"
 check "dev: cmake package" "./usr/lib/cmake/vthost-plugin/vthost-pluginConfig.cmake" "$c"
 check "dev: example" "./usr/share/doc/vthost-dev/examples/wordtools.c" "$c"

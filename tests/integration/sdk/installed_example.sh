@@ -46,7 +46,8 @@ fi
 mv "$T/stage" "$T/prefix"
 P=$T/prefix
 V=$P/bin/vthost
-for f in bin/vthost include/vthost/plugin.h share/pkgconfig/vthost-plugin.pc \
+for f in bin/vthost include/vthost/plugin.h include/vthost/services.h \
+         share/pkgconfig/vthost-plugin.pc \
          lib/cmake/vthost-plugin/vthost-pluginConfig.cmake \
          lib/cmake/vthost-plugin/vthost-pluginConfigVersion.cmake \
          share/vthost/profiles/default.ini share/vthost/profiles/advanced.ini \
