@@ -59,6 +59,13 @@ int ew_ident_new(const char *const *names, const char *path_env, ew_ident **out)
             if ((size_t)snprintf(f, sizeof f, "%s/%s", dirs[d], *nm) >= sizeof f ||
                 stat(f, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
                 continue;
+            /* A multi-call binary (busybox) is other programs too: its
+             * applets are judged by the names they run as, not as it. */
+            char real[PATH_MAX];
+            const char *own = realpath(f, real) ? strrchr(real, '/') + 1 : *nm;
+            if ((strcmp(own, *nm) || sb.st_nlink > 1) &&
+                sandbox_other_programs(&sb, own, names, dirs, nd))
+                continue;
             int dup = 0;
             for (size_t i = 0; i < id->nk && !dup; i++)
                 dup = id->k[i].dev == sb.st_dev && id->k[i].ino == sb.st_ino;

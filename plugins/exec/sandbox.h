@@ -113,6 +113,16 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
  * /dev/null.  Nothing without namespaces (the execve check remains). */
 int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *path_env);
 
+/* 1 when the file `file` (canonical base name `own`) has more than two
+ * names in the program directories `dirs` (hard links, or symlinks to
+ * it; directories only root can write) that are neither `own` nor one
+ * of `denied` (NULL-terminated): a multi-call binary such as busybox,
+ * which is other programs too.  Such a file is neither masked for a
+ * name linked to it nor judged by identity. */
+struct stat;
+int sandbox_other_programs(const struct stat *file, const char *own, const char *const *denied,
+                           char dirs[][PATH_MAX], size_t nd);
+
 /* The directories a command finds programs in: `path_env`'s (may be
  * NULL) and the system's, canonical, without repeats, at most `max`
  * into dirs; their count. */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,17 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
-/* A multi-call binary (busybox) has many names for one file: masking the
- * file would mask every program it is.  Above this many links only the
- * denied name itself is covered. */
-#define MULTI_CALL_LINKS 4
+/* A multi-call binary (busybox, toybox) is many programs in one file:
+ * masking the file would mask every program it is.  A file with more
+ * than this many names that are not denied (aliases aside: python3 and
+ * python3.11, sh and dash, a hard link or two) is taken for one. */
+#define MULTI_CALL_NAMES 2
 #define MAX_MASKED 512
 
 typedef struct ident {
     dev_t dev;
     ino_t ino;
-    int all_links; /* other names exist (2 to 4 links): cover them all */
+    int all_links; /* one program with other names: cover them all */
 } ident;
 
 static int add_mask(sandbox_plan *p, const char *path)
@@ -84,6 +86,165 @@ size_t sandbox_program_dirs(const char *path_env, char dirs[][PATH_MAX], size_t 
     return n;
 }
 
+static int listed(const char *name, const char *const *names)
+{
+    for (; names && *names; names++)
+        if (!strcmp(name, *names))
+            return 1;
+    return 0;
+}
+
+/* What the directories said, per file: a readdir and a stat per name of
+ * every program directory (some thousands) is most of a call's start,
+ * so the answer is kept until a directory changes (its mtime) or the
+ * denied names do. */
+#define MEMO 32
+static struct {
+    pthread_mutex_t mu;
+    struct {
+        dev_t dev;
+        ino_t ino;
+        uint64_t sig;
+        int multi;
+    } v[MEMO];
+    size_t n, next;
+} memo = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t mix(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 1099511628211ULL; /* FNV-1a */
+    return h;
+}
+
+static uint64_t signature(const char *own, const char *const *denied, char dirs[][PATH_MAX],
+                          size_t nd)
+{
+    uint64_t h = mix(14695981039346656037ULL, own, strlen(own) + 1);
+    for (; denied && *denied; denied++)
+        h = mix(h, *denied, strlen(*denied) + 1);
+    for (size_t d = 0; d < nd; d++) {
+        struct stat ds;
+        memset(&ds, 0, sizeof ds);
+        if (stat(dirs[d], &ds) != 0)
+            ds.st_ino = 0;
+        h = mix(h, dirs[d], strlen(dirs[d]) + 1);
+        h = mix(h, &ds.st_dev, sizeof ds.st_dev);
+        h = mix(h, &ds.st_ino, sizeof ds.st_ino);
+        h = mix(h, &ds.st_mtim, sizeof ds.st_mtim);
+        h = mix(h, &ds.st_uid, sizeof ds.st_uid);
+        h = mix(h, &ds.st_mode, sizeof ds.st_mode);
+    }
+    return h;
+}
+
+static int other_programs(const struct stat *file, const char *own, const char *const *denied,
+                          char dirs[][PATH_MAX], size_t nd);
+
+int sandbox_other_programs(const struct stat *file, const char *own, const char *const *denied,
+                           char dirs[][PATH_MAX], size_t nd)
+{
+    uint64_t sig = signature(own, denied, dirs, nd);
+    pthread_mutex_lock(&memo.mu);
+    for (size_t i = 0; i < memo.n; i++)
+        if (memo.v[i].dev == file->st_dev && memo.v[i].ino == file->st_ino &&
+            memo.v[i].sig == sig) {
+            int multi = memo.v[i].multi;
+            pthread_mutex_unlock(&memo.mu);
+            return multi;
+        }
+    pthread_mutex_unlock(&memo.mu);
+    int multi = other_programs(file, own, denied, dirs, nd);
+    pthread_mutex_lock(&memo.mu);
+    size_t i = memo.next;
+    memo.v[i].dev = file->st_dev;
+    memo.v[i].ino = file->st_ino;
+    memo.v[i].sig = sig;
+    memo.v[i].multi = multi;
+    memo.next = (i + 1) % MEMO;
+    if (memo.n < MEMO)
+        memo.n++;
+    pthread_mutex_unlock(&memo.mu);
+    return multi;
+}
+
+/* Whether the directory entry `e` is a name of `file`, with as few
+ * system calls as the directory allows: a hard link by the inode readdir
+ * gives, a symlink only when its text ends in the file's own name (a
+ * chain of links through another name is not counted: the file is then
+ * taken for fewer programs, and masked). */
+static int names_file(int dfd, dev_t ddev, const struct dirent *e, const struct stat *file,
+                      const char *own)
+{
+    struct stat sb;
+    if (e->d_type == DT_REG)
+        return ddev == file->st_dev && e->d_ino == file->st_ino;
+    if (e->d_type == DT_LNK) {
+        char t[PATH_MAX];
+        ssize_t n = readlinkat(dfd, e->d_name, t, sizeof t - 1);
+        if (n <= 0)
+            return 0;
+        t[n] = '\0';
+        const char *base = strrchr(t, '/');
+        if (strcmp(base ? base + 1 : t, own) != 0)
+            return 0;
+    } else if (e->d_type != DT_UNKNOWN) {
+        return 0;
+    }
+    return fstatat(dfd, e->d_name, &sb, 0) == 0 && sb.st_dev == file->st_dev &&
+           sb.st_ino == file->st_ino;
+}
+
+static int other_programs(const struct stat *file, const char *own, const char *const *denied,
+                          char dirs[][PATH_MAX], size_t nd)
+{
+    int other = 0;
+    for (size_t d = 0; d < nd && other <= MULTI_CALL_NAMES; d++) {
+        /* a directory someone other than root can write (the
+         * workspace's bin/, ~/bin) could have names planted to unmask
+         * a program: only the system's say what a file is */
+        struct stat ds;
+        if (stat(dirs[d], &ds) != 0 || ds.st_uid != 0 || (ds.st_mode & 022))
+            continue;
+        DIR *dir = opendir(dirs[d]);
+        struct dirent *e;
+        while (dir && other <= MULTI_CALL_NAMES && (e = readdir(dir))) {
+            if (e->d_name[0] == '.' || !strcmp(e->d_name, own) || listed(e->d_name, denied))
+                continue;
+            other += names_file(dirfd(dir), ds.st_dev, e, file, own);
+        }
+        if (dir)
+            closedir(dir);
+    }
+    return other > MULTI_CALL_NAMES;
+}
+
+/* One denied name found in a program directory: what to cover. */
+static int plan_name(sandbox_plan *p, const char *f, const char *name, const char *const *names,
+                     char dirs[][PATH_MAX], size_t nd, ident *ids, size_t *nid)
+{
+    struct stat sb;
+    char real[PATH_MAX];
+    if (stat(f, &sb) != 0 || !S_ISREG(sb.st_mode) || !realpath(f, real))
+        return VT_OK;
+    const char *own = strrchr(real, '/');
+    own = own ? own + 1 : real;
+    int link = strcmp(own, name) != 0; /* python3 -> python3.11, sh -> dash */
+    int multi = (link || sb.st_nlink > 1) && sandbox_other_programs(&sb, own, names, dirs, nd);
+    if (multi && link)
+        return VT_OK; /* the link would mask the other programs: execve check only */
+    /* the file itself (a link is mounted over its target), or only the
+     * denied name of a multi-call binary's hard links */
+    int rc = add_mask(p, link ? real : f);
+    int known = 0;
+    for (size_t k = 0; k < *nid && !known; k++)
+        known = ids[k].dev == sb.st_dev && ids[k].ino == sb.st_ino;
+    if (!known && *nid < 64)
+        ids[(*nid)++] = (ident){sb.st_dev, sb.st_ino, !multi && sb.st_nlink > 1};
+    return rc;
+}
+
 int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *path_env)
 {
     if (!names || !names[0] || !p->sb->namespaces)
@@ -99,24 +260,8 @@ int sandbox_mask_plan(sandbox_plan *p, const char *const *names, const char *pat
     for (const char *const *nm = names; rc == VT_OK && *nm; nm++)
         for (size_t d = 0; rc == VT_OK && d < nd; d++) {
             char f[PATH_MAX];
-            struct stat sb;
-            char real[PATH_MAX];
-            if ((size_t)snprintf(f, sizeof f, "%s/%s", dirs[d], *nm) >= sizeof f ||
-                stat(f, &sb) != 0 || !S_ISREG(sb.st_mode) || !realpath(f, real))
-                continue;
-            /* A name linked to a file of another name (sh -> dash, a
-             * busybox applet) would mask that other program too: left to
-             * the execve check, which judges the link by both names. */
-            const char *base = strrchr(real, '/');
-            if (strcmp(base ? base + 1 : real, *nm) != 0)
-                continue;
-            rc = add_mask(p, f);
-            int known = 0;
-            for (size_t k = 0; k < nid && !known; k++)
-                known = ids[k].dev == sb.st_dev && ids[k].ino == sb.st_ino;
-            if (!known && nid < 64)
-                ids[nid++] = (ident){sb.st_dev, sb.st_ino,
-                                     sb.st_nlink > 1 && sb.st_nlink <= MULTI_CALL_LINKS};
+            if ((size_t)snprintf(f, sizeof f, "%s/%s", dirs[d], *nm) < sizeof f)
+                rc = plan_name(p, f, *nm, names, dirs, nd, ids, &nid);
         }
     /* other names of the same files in those directories: hard links */
     for (size_t d = 0; rc == VT_OK && d < nd; d++) {
