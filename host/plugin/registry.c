@@ -79,7 +79,7 @@ const tool_entry *registry_find(const char *name)
     return e;
 }
 
-static int valid_name(const char *n)
+int registry_name_valid(const char *n)
 {
     size_t len = strlen(n);
     if (len == 0 || len > 64)
@@ -198,7 +198,7 @@ static tool_entry *entry_new(plugin_module *m, const unsigned char *raw, char **
     memcpy(&e->t, raw, n);
     e->module = m;
     const char *name = e->t.name;
-    if (!name || !valid_name(name)) {
+    if (!name || !registry_name_valid(name)) {
         *err = str_printf("tool name '%s' is not valid (1-64 of [A-Za-z0-9_.-])",
                           name ? name : "(null)");
         goto fail;

@@ -68,6 +68,9 @@ const char *registry_suggest(const char *name);
 cJSON *registry_describe(const tool_entry *e, const char *format);
 
 /* ---- for the loader and host_open ---- */
+/* 1 when `name` may name a tool: 1 to 64 of [a-zA-Z0-9_.-] (descriptor
+ * tools and dynamic ones alike). */
+int registry_name_valid(const char *name);
 /* Check and register every tool of a loaded module, all or nothing.
  * On refusal *err (malloc'd) says which tool and why. */
 int registry_add_module(struct plugin_module *m, char **err);

@@ -23,18 +23,6 @@ static size_t nhooks;
 static void (*listed_fn)(void *ud);
 static void *listed_ud;
 
-static int valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > 64)
-        return 0;
-    for (; *n; n++)
-        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-              *n == '_' || *n == '.' || *n == '-'))
-            return 0;
-    return 1;
-}
-
 /* The listener runs under `mu`, so that once on_listed_change(NULL)
  * returns no call into the old listener is still running (the front end
  * frees its server next).  Listeners must not call back into this file. */
@@ -93,7 +81,8 @@ int registry_dynamic_add(const char *plugin, const vt_tool *tool, size_t sizeof_
     e->dynamic = 1;
     int rc = VT_ERR_INVALID;
     /* typed tools are a load-time feature; a dynamic tool is a JSON tool */
-    if (!e->t.name || !valid_name(e->t.name) || !e->t.run || !e->t.input_schema || e->t.signature)
+    if (!e->t.name || !registry_name_valid(e->t.name) || !e->t.run || !e->t.input_schema ||
+        e->t.signature)
         goto fail;
     e->own_name = strdup(e->t.name);
     e->own_description = strdup(e->t.description ? e->t.description : "");
