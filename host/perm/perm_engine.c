@@ -5,18 +5,18 @@
  *   and auto into ask.
  * deny and ask rules match when ANY subject matches (wrappers looked
  * through); allow and auto rules must cover EVERY subject. */
-#include "perm_engine.h"
 #include "perm_config.h"
+#include "perm_engine.h"
 #include "perm_match.h"
 #include "perm_protect.h"
 #include "perm_rules.h"
 #include "subjects.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 const char *perm_decision_name(perm_decision d)
@@ -45,9 +45,9 @@ static int is_edit(vt_subject_kind k)
  * vthost's own directory, and IDE and agent configuration (tasks, MCP
  * server launch entries, hooks, dev containers).  The exec plugin's
  * sandbox mounts the same names read-only (sandbox_ide_names). */
-static const char *const protected_names[] = {
-    ".git",    ".vtcode", ".vscode",       ".idea",     ".claude",
-    ".cursor", ".codex",  ".devcontainer", ".mcp.json", NULL};
+static const char *const protected_names[] = {".git",      ".vtcode", ".vscode", ".idea",
+                                              ".claude",   ".cursor", ".codex",  ".devcontainer",
+                                              ".mcp.json", NULL};
 
 /* 1 when `abs` is a protected path of the workspace (one of
  * protected_names, at any depth). */
@@ -69,8 +69,8 @@ static int perm_path_protected(const char *workspace, const char *abs)
     return 0;
 }
 
-static void step(perm_eval *ev, const char *layer, const perm_rule *r,
-                 const char *subject, const char *note)
+static void step(perm_eval *ev, const char *layer, const perm_rule *r, const char *subject,
+                 const char *note)
 {
     if (ev->nsteps == ev->capsteps) {
         size_t nc = ev->capsteps ? ev->capsteps * 2 : 8;
@@ -91,8 +91,8 @@ static void step(perm_eval *ev, const char *layer, const perm_rule *r,
  * symlinks) instead of one lstat per path. */
 typedef struct dir_entry {
     char *dir, *real;
-    int listed;       /* links[] is complete for this directory */
-    char **links;     /* names of symlinks (or entries of unknown type) */
+    int listed;   /* links[] is complete for this directory */
+    char **links; /* names of symlinks (or entries of unknown type) */
     size_t nlinks;
 } dir_entry;
 
@@ -197,22 +197,17 @@ static char *resolve(dir_cache *c, const char *base, const char *raw, const char
     return out;
 }
 
-int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
-                      const char *tool, uint32_t effects, const vt_subjects *subjects,
-                      const cJSON *args)
+/* Escalation and the call's directory, from the subjects and the
+ * arguments.  *cwd is the first directory subject, or NULL. */
+static void prepare_escalation(perm_eval *ev, const vt_subjects *subjects, const cJSON *args,
+                               const char **cwd)
 {
-    memset(ev, 0, sizeof *ev);
-    ev->st = st;
-    ev->agent = agent;
-    ev->tool = tool;
-    ev->effects = effects;
-    ev->is_exec = perm_tool_command(st->tools, tool) || (effects & VT_EFFECT_EXECUTES);
     size_t n = subjects ? subjects->count : 0;
-    const char *cwd = NULL;
+    *cwd = NULL;
     for (size_t i = 0; i < n; i++) {
         const subject *s = &subjects->items[i];
-        if (s->kind == VT_SUBJECT_CWD && !cwd)
-            cwd = s->value;
+        if (s->kind == VT_SUBJECT_CWD && !*cwd)
+            *cwd = s->value;
         if (s->kind == VT_SUBJECT_ESCALATION) {
             ev->escalated = 1;
             ev->justification = s->value;
@@ -228,11 +223,67 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         if (!ev->justification && cJSON_IsString(j))
             ev->justification = j->valuestring;
     }
+}
+
+/* A command subject: normalised, its wrapper look-through forms, and for
+ * an exec tool the policy file a known writer names (or an opaque one). */
+static int prepare_command(perm_eval *ev, perm_subj *d, const char *value)
+{
+    d->norm = perm_command_normalise(value);
+    if (!d->norm || perm_command_variants(d->norm, &d->variants, &d->nvariants) < 0)
+        return VT_ERR_NOMEM;
+    if (ev->is_exec && perm_command_writes(ev->st, ev->cwd_lex, value, &d->policy, &d->opaque) < 0)
+        return VT_ERR_NOMEM;
+    return 0;
+}
+
+/* A path subject: its lexical and resolved forms, where they are, and
+ * whether the edit is protected or changes a policy file. */
+static int prepare_path(perm_eval *ev, dir_cache *dc, perm_subj *d, vt_subject_kind kind,
+                        const char *value)
+{
+    const perm_settings *st = ev->st;
+    const char *p = value;
+    if (ev->is_exec) {
+        /* a redirect target as the shell sees it: literal, or
+         * opaque when it expands ($X, ~, globs, braces, $'..') */
+        int lit = perm_shell_word(value, &d->lit);
+        if (lit < 0 || !d->lit)
+            return VT_ERR_NOMEM;
+        d->opaque = !lit;
+        p = d->lit;
+    }
+    d->lex = perm_path_lexical(ev->cwd_lex, p);
+    d->res = d->lex ? resolve(dc, ev->cwd_lex, p, d->lex) : NULL;
+    if (!d->lex || !d->res)
+        return VT_ERR_NOMEM;
+    d->rel_lex = perm_path_below(ev->cwd_lex, d->lex);
+    d->rel_res = perm_path_below(ev->cwd_res, d->res);
+    d->inside = perm_path_within(st->workspace, d->lex) && perm_path_within(st->workspace, d->res);
+    d->protect = is_edit(kind) && (perm_path_protected(st->workspace, d->lex) ||
+                                   perm_path_protected(st->workspace, d->res));
+    if (is_edit(kind))
+        d->policy = perm_policy_hit(st, d->lex, d->res);
+    return 0;
+}
+
+int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
+                      const char *tool, uint32_t effects, const vt_subjects *subjects,
+                      const cJSON *args)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->st = st;
+    ev->agent = agent;
+    ev->tool = tool;
+    ev->effects = effects;
+    ev->is_exec = perm_tool_command(st->tools, tool) || (effects & VT_EFFECT_EXECUTES);
+    size_t n = subjects ? subjects->count : 0;
+    const char *cwd;
+    prepare_escalation(ev, subjects, args, &cwd);
     size_t any_path = 0;
     for (size_t i = 0; i < n; i++)
         any_path += is_path(subjects->items[i].kind) != 0;
     ev->cwd_lex = perm_path_lexical(st->workspace, cwd ? cwd : ".");
-    /* the resolved directory matters only to path subjects */
     /* the workspace root is canonical already; other directories matter
      * only to path subjects */
     ev->cwd_res = any_path && cwd ? perm_path_resolved(st->workspace, cwd)
@@ -248,48 +299,13 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         perm_subj *d = &ev->subj[ev->nsubj++];
         d->kind = s->kind;
         d->raw = s->value;
-        if (s->kind == VT_SUBJECT_COMMAND) {
-            d->norm = perm_command_normalise(s->value);
-            if (!d->norm || perm_command_variants(d->norm, &d->variants, &d->nvariants) < 0)
-                rc = VT_ERR_NOMEM;
-            /* a known writer naming a policy file, or an opaque file */
-            if (rc == 0 && ev->is_exec &&
-                perm_command_writes(st, ev->cwd_lex, s->value, &d->policy, &d->opaque) < 0)
-                rc = VT_ERR_NOMEM;
-        } else if (is_path(s->kind)) {
-            const char *p = s->value;
-            if (ev->is_exec) {
-                /* a redirect target as the shell sees it: literal, or
-                 * opaque when it expands ($X, ~, globs, braces, $'..') */
-                int lit = perm_shell_word(s->value, &d->lit);
-                if (lit < 0 || !d->lit) {
-                    rc = VT_ERR_NOMEM;
-                    break;
-                }
-                d->opaque = !lit;
-                p = d->lit;
-            }
-            d->lex = perm_path_lexical(ev->cwd_lex, p);
-            d->res = d->lex ? resolve(&dc, ev->cwd_lex, p, d->lex) : NULL;
-            if (!d->lex || !d->res) {
-                rc = VT_ERR_NOMEM;
-                break;
-            }
-            d->rel_lex = perm_path_below(ev->cwd_lex, d->lex);
-            d->rel_res = perm_path_below(ev->cwd_res, d->res);
-            d->inside = perm_path_within(st->workspace, d->lex) &&
-                        perm_path_within(st->workspace, d->res);
-            d->protect = is_edit(s->kind) &&
-                         (perm_path_protected(st->workspace, d->lex) ||
-                          perm_path_protected(st->workspace, d->res));
-            if (is_edit(s->kind))
-                d->policy = perm_policy_hit(st, d->lex, d->res);
-        }
+        if (s->kind == VT_SUBJECT_COMMAND)
+            rc = prepare_command(ev, d, s->value);
+        else if (is_path(s->kind))
+            rc = prepare_path(ev, &dc, d, s->kind, s->value);
     }
     dir_cache_free(&dc);
-    if (rc < 0)
-        return rc;
-    return 0;
+    return rc;
 }
 
 void perm_eval_free(perm_eval *ev)
@@ -325,8 +341,7 @@ static int hit(perm_eval *ev, const perm_rule *r, const char *s)
     return m > 0 || (m < 0 && ev->fail_closed);
 }
 
-static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
-                                  const char *text)
+static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set, const char *text)
 {
     perm_rule *const *v;
     size_t n;
@@ -348,8 +363,8 @@ static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set,
 
 /* A path rule matching `abs` (or `rel`, below the call's directory):
  * every ancestor of the path is a possible literal key of a rule. */
-static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
-                                   const char *abs, const char *rel)
+static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set, const char *abs,
+                                   const char *rel)
 {
     perm_rule *const *v;
     size_t n;
@@ -410,8 +425,7 @@ static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set,
     return NULL;
 }
 
-static const perm_rule *domain_match(perm_eval *ev, const perm_ruleset *set,
-                                     const char *host)
+static const perm_rule *domain_match(perm_eval *ev, const perm_ruleset *set, const char *host)
 {
     perm_rule *const *v;
     size_t n;
@@ -422,13 +436,11 @@ static const perm_rule *domain_match(perm_eval *ev, const perm_ruleset *set,
     return NULL;
 }
 
-static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set,
-                                     const char **subject);
+static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set, const char **subject);
 
 /* deny / ask: the first rule matching the tool or any subject, looking
  * through wrappers and both path forms. */
-static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set,
-                                  const char **subject)
+static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set, const char **subject)
 {
     *subject = NULL;
     if (!set->count)
@@ -439,8 +451,7 @@ static const perm_rule *any_match(perm_eval *ev, const perm_ruleset *set,
     return r;
 }
 
-static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set,
-                                     const char **subject)
+static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set, const char **subject)
 {
     const perm_rule *r = perm_ruleset_bare(set, ev->tool);
     if (r)
@@ -457,8 +468,7 @@ static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set,
         } else if (is_path(d->kind)) {
             if ((r = path_match(ev, set, d->lex, d->rel_lex)))
                 return r;
-            if (strcmp(d->lex, d->res) != 0 &&
-                (r = path_match(ev, set, d->res, d->rel_res)))
+            if (strcmp(d->lex, d->res) != 0 && (r = path_match(ev, set, d->res, d->rel_res)))
                 return r;
         } else if (d->kind == VT_SUBJECT_DOMAIN) {
             if ((r = domain_match(ev, set, d->raw)))
@@ -479,12 +489,9 @@ static int covers(perm_eval *ev, const perm_ruleset *set, const perm_subj *d,
     if (d->opaque)
         return 0; /* no rule can approve a path nobody can see yet */
     switch (d->kind) {
-    case VT_SUBJECT_COMMAND:
-        return (*rule = cmd_match(ev, set, d->norm)) != NULL;
-    case VT_SUBJECT_OPAQUE:
-        return 0; /* nothing can approve what nobody can see into */
-    case VT_SUBJECT_DOMAIN:
-        return (*rule = domain_match(ev, set, d->raw)) != NULL;
+    case VT_SUBJECT_COMMAND: return (*rule = cmd_match(ev, set, d->norm)) != NULL;
+    case VT_SUBJECT_OPAQUE: return 0; /* nothing can approve what nobody can see into */
+    case VT_SUBJECT_DOMAIN: return (*rule = domain_match(ev, set, d->raw)) != NULL;
     case VT_SUBJECT_PATH_READ:
     case VT_SUBJECT_PATH_EDIT:
     case VT_SUBJECT_PATH_CREATE:
@@ -494,10 +501,8 @@ static int covers(perm_eval *ev, const perm_ruleset *set, const perm_subj *d,
         *rule = path_match(ev, set, d->lex, d->rel_lex);
         if (!*rule)
             return 0;
-        return strcmp(d->lex, d->res) == 0 ||
-               path_match(ev, set, d->res, d->rel_res) != NULL;
-    default:
-        return -1;
+        return strcmp(d->lex, d->res) == 0 || path_match(ev, set, d->res, d->rel_res) != NULL;
+    default: return -1;
     }
 }
 
@@ -548,8 +553,8 @@ static int cover_all(perm_eval *ev, const cover_set *sets, size_t nsets, int rec
     return relevant > 0;
 }
 
-static void decide(perm_eval *ev, perm_decision d, const char *layer,
-                   const perm_rule *r, const char *subject)
+static void decide(perm_eval *ev, perm_decision d, const char *layer, const perm_rule *r,
+                   const char *subject)
 {
     ev->decision = d;
     ev->layer = layer;
@@ -560,16 +565,17 @@ static void decide(perm_eval *ev, perm_decision d, const char *layer,
 
 static int empty_set(const perm_ruleset *s) { return s->count == 0; }
 
-void perm_eval_run(perm_eval *ev)
+/* The deny and ask rules, global then the agent's: 1 when they decided
+ * (a deny is final), 0 when the allow side decides. */
+static int run_deny_ask(perm_eval *ev)
 {
     const perm_settings *st = ev->st;
     const perm_agent *ag = ev->agent;
     const perm_rule *r;
     const char *subj;
-
     if ((r = any_match(ev, &st->global[PB_DENY], &subj))) {
         decide(ev, PERM_DENY, "global.deny", r, subj);
-        return; /* a hard ceiling: nothing below can change it */
+        return 1; /* a hard ceiling: nothing below can change it */
     }
     if ((r = any_match(ev, &st->global[PB_ASK], &subj))) {
         const perm_rule *ad;
@@ -577,91 +583,117 @@ void perm_eval_run(perm_eval *ev)
         if ((ad = any_match(ev, &ag->sets[PB_DENY], &as))) {
             step(ev, "global.ask", r, subj, "overridden by the agent's deny");
             decide(ev, PERM_DENY, "agent.deny", ad, as);
-            return;
+            return 1;
         }
         ev->global_ask = 1;
         decide(ev, PERM_ASK, "global.ask", r, subj);
     } else if ((r = any_match(ev, &ag->sets[PB_DENY], &subj))) {
         decide(ev, PERM_DENY, "agent.deny", r, subj);
-        return;
     } else if ((r = any_match(ev, &ag->sets[PB_ASK], &subj))) {
         decide(ev, PERM_ASK, "agent.ask", r, subj);
     } else {
-        if (ag->def == PERM_AUTO && ev->is_exec)
-            for (size_t i = 0; i < ag->ndropped; i++)
-                step(ev, "agent.allow", ag->dropped[i], NULL,
-                     "not applied: drop_broad_allow_rules");
-        cover_set autos[] = {{&ag->sets[PB_AUTO], "agent.auto"}};
-        cover_set allows[] = {{&ag->sets[PB_ALLOW], "agent.allow"},
-                              {&st->global[PB_ALLOW], "global.allow"}};
-        size_t nallow = ag->embedded ? 2 : 1;
-        cover_set mixed[] = {{&ag->sets[PB_AUTO], "agent.auto"},
-                             {&ag->sets[PB_ALLOW], "agent.allow"},
-                             {&st->global[PB_ALLOW], "global.allow"}};
-        if (!empty_set(autos[0].set) && cover_all(ev, autos, 1, 1)) {
-            ev->decision = PERM_AUTO;
-            ev->layer = "agent.auto";
-        } else if (cover_all(ev, allows, nallow, 1)) {
-            ev->decision = PERM_ALLOW;
-            ev->layer = ev->nsteps && ev->steps[ev->nsteps - 1].layer
-                            ? ev->steps[ev->nsteps - 1].layer : "agent.allow";
-        } else if (!empty_set(autos[0].set) && cover_all(ev, mixed, ag->embedded ? 3 : 2, 1)) {
-            ev->decision = PERM_AUTO;
-            ev->layer = "agent.auto";
-        } else {
-            /* rules an untrusted workspace wrote: shown, never applied */
-            cover_set ign_ws[] = {{&st->ignored_allow, "global.allow"}};
-            cover_set ign_ag[] = {{&ag->ignored, "agent.allow"}};
-            size_t mark = ev->nsteps;
-            if (ag->embedded && !empty_set(&st->ignored_allow) && cover_all(ev, ign_ws, 1, 1))
-                for (size_t i = mark; i < ev->nsteps; i++)
-                    ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
-            mark = ev->nsteps;
-            if (!empty_set(&ag->ignored) && cover_all(ev, ign_ag, 1, 1))
-                for (size_t i = mark; i < ev->nsteps; i++)
-                    ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
-            ev->decision = ag->def;
-            ev->layer = "agent.default";
-            step(ev, "agent.default", NULL, NULL,
-                 ag->ignored_default ? "ask: the spec says allow or auto, and the workspace is "
-                                       "not trusted (vthost trust)"
-                                     : perm_decision_name(ag->def));
-        }
-        if (ev->nsteps)
-            ev->rule = ev->steps[ev->nsteps - 1].rule;
+        return 0;
     }
+    return 1;
+}
 
-    /* Protected edits are never pre-approved, and an ask about them is
-     * never answered by the non-interactive setting. */
-    for (size_t i = 0; ev->decision != PERM_DENY && i < ev->nsubj; i++)
-        if (ev->subj[i].protect || ev->subj[i].policy) {
-            const perm_subj *d = &ev->subj[i];
-            ev->protected_hit = 1;
-            ev->policy_hit = d->policy != NULL;
-            ev->policy_path = d->policy;
-            /* the file itself (resolved) for a path; the policy path a
-             * writer names for a command */
-            ev->protected_path = d->policy && d->res ? d->res : d->policy ? d->policy : d->raw;
-            if (ev->decision == PERM_ALLOW || ev->decision == PERM_AUTO) {
-                ev->decision = PERM_ASK;
-                ev->layer = "protected";
-                ev->subject = d->raw;
-                step(ev, "protected", NULL, ev->protected_path,
-                     d->policy ? "changes to policy files always ask"
-                               : "edits to protected paths always ask");
-            } else {
-                step(ev, "protected", NULL, ev->protected_path,
-                     "never approved without a prompt");
-            }
-            break;
+/* Rules an untrusted workspace wrote: shown in the trace, never applied. */
+static void note_ignored(perm_eval *ev)
+{
+    const perm_settings *st = ev->st;
+    const perm_agent *ag = ev->agent;
+    cover_set ign_ws[] = {{&st->ignored_allow, "global.allow"}};
+    cover_set ign_ag[] = {{&ag->ignored, "agent.allow"}};
+    size_t mark = ev->nsteps;
+    if (ag->embedded && !empty_set(&st->ignored_allow) && cover_all(ev, ign_ws, 1, 1))
+        for (size_t i = mark; i < ev->nsteps; i++)
+            ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
+    mark = ev->nsteps;
+    if (!empty_set(&ag->ignored) && cover_all(ev, ign_ag, 1, 1))
+        for (size_t i = mark; i < ev->nsteps; i++)
+            ev->steps[i].note = "not applied: the workspace is not trusted (vthost trust)";
+}
+
+/* No deny or ask rule matched: auto or allow rules covering every
+ * subject, else the agent's default. */
+static void run_allow(perm_eval *ev)
+{
+    const perm_settings *st = ev->st;
+    const perm_agent *ag = ev->agent;
+    if (ag->def == PERM_AUTO && ev->is_exec)
+        for (size_t i = 0; i < ag->ndropped; i++)
+            step(ev, "agent.allow", ag->dropped[i], NULL, "not applied: drop_broad_allow_rules");
+    cover_set autos[] = {{&ag->sets[PB_AUTO], "agent.auto"}};
+    cover_set allows[] = {{&ag->sets[PB_ALLOW], "agent.allow"},
+                          {&st->global[PB_ALLOW], "global.allow"}};
+    size_t nallow = ag->embedded ? 2 : 1;
+    cover_set mixed[] = {{&ag->sets[PB_AUTO], "agent.auto"},
+                         {&ag->sets[PB_ALLOW], "agent.allow"},
+                         {&st->global[PB_ALLOW], "global.allow"}};
+    if (!empty_set(autos[0].set) && cover_all(ev, autos, 1, 1)) {
+        ev->decision = PERM_AUTO;
+        ev->layer = "agent.auto";
+    } else if (cover_all(ev, allows, nallow, 1)) {
+        ev->decision = PERM_ALLOW;
+        ev->layer = ev->nsteps && ev->steps[ev->nsteps - 1].layer ? ev->steps[ev->nsteps - 1].layer
+                                                                  : "agent.allow";
+    } else if (!empty_set(autos[0].set) && cover_all(ev, mixed, ag->embedded ? 3 : 2, 1)) {
+        ev->decision = PERM_AUTO;
+        ev->layer = "agent.auto";
+    } else {
+        note_ignored(ev);
+        ev->decision = ag->def;
+        ev->layer = "agent.default";
+        step(ev, "agent.default", NULL, NULL,
+             ag->ignored_default ? "ask: the spec says allow or auto, and the workspace is "
+                                   "not trusted (vthost trust)"
+                                 : perm_decision_name(ag->def));
+    }
+    if (ev->nsteps)
+        ev->rule = ev->steps[ev->nsteps - 1].rule;
+}
+
+/* Protected edits are never pre-approved, and an ask about them is
+ * never answered by the non-interactive setting. */
+static void run_protected(perm_eval *ev)
+{
+    for (size_t i = 0; i < ev->nsubj; i++) {
+        const perm_subj *d = &ev->subj[i];
+        if (!d->protect && !d->policy)
+            continue;
+        ev->protected_hit = 1;
+        ev->policy_hit = d->policy != NULL;
+        ev->policy_path = d->policy;
+        /* the file itself (resolved) for a path; the policy path a
+         * writer names for a command */
+        ev->protected_path = d->policy && d->res ? d->res : d->policy ? d->policy : d->raw;
+        if (ev->decision == PERM_ALLOW || ev->decision == PERM_AUTO) {
+            ev->decision = PERM_ASK;
+            ev->layer = "protected";
+            ev->subject = d->raw;
+            step(ev, "protected", NULL, ev->protected_path,
+                 d->policy ? "changes to policy files always ask"
+                           : "edits to protected paths always ask");
+        } else {
+            step(ev, "protected", NULL, ev->protected_path, "never approved without a prompt");
         }
-    if (ev->escalated && ev->decision != PERM_DENY) {
+        return;
+    }
+}
+
+void perm_eval_run(perm_eval *ev)
+{
+    if (!run_deny_ask(ev))
+        run_allow(ev);
+    if (ev->decision == PERM_DENY)
+        return;
+    run_protected(ev);
+    if (ev->escalated) {
         ev->decision = PERM_ASK;
         ev->layer = "escalation";
         step(ev, "escalation", NULL, ev->justification,
-             ev->extends_sandbox
-                 ? "sandbox_permissions with_additional_permissions always asks"
-                 : "sandbox_permissions require_escalated always asks");
+             ev->extends_sandbox ? "sandbox_permissions with_additional_permissions always asks"
+                                 : "sandbox_permissions require_escalated always asks");
     }
 }
 

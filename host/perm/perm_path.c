@@ -1,7 +1,8 @@
 /* Path patterns (gitignore-style, compiled to PCRE2) and the lexical and
  * symlink-resolved forms of request paths they are compared with. */
-#include "perm_match.h"
 #include "paths.h"
+#include "perm_match.h"
+#include "strutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -170,105 +171,96 @@ static char *errf(const char *what, const char *spec)
     return s;
 }
 
-int perm_compile_path(const char *spec, const char *workspace, const char *home,
-                      perm_path_base *base, pcre2_code **re, char **key, char **err)
+/* Phase 1, the anchor: "//x" is absolute, "~/x" under the home
+ * directory, "/x" under the workspace, anything else below the call's
+ * directory (gitignore style: no slash but a trailing one matches at any
+ * depth).  *pat is the pattern's text under that anchor, malloc'd. */
+static int path_anchor(const char *spec, const char *workspace, const char *home,
+                       perm_path_base *base, char **pat, char **err)
 {
-    *re = NULL;
-    *key = NULL;
-    char *pat = NULL;
+    *pat = NULL;
     if (spec[0] == 0) {
         *err = errf("empty pattern", spec);
         return VT_ERR_INVALID;
     }
     if (strncmp(spec, "//", 2) == 0) {
         *base = PBASE_ABS;
-        pat = strdup(spec + 1);
+        *pat = strdup(spec + 1);
     } else if (spec[0] == '~' && (spec[1] == '/' || spec[1] == 0)) {
         if (!home || !*home) {
             *err = errf("no home directory for ~", spec);
             return VT_ERR_INVALID;
         }
         *base = PBASE_ABS;
-        if (asprintf(&pat, "%s%s", home, spec + 1) < 0)
-            pat = NULL;
+        *pat = str_printf("%s%s", home, spec + 1);
     } else if (spec[0] == '/') {
         *base = PBASE_ABS;
-        if (asprintf(&pat, "%s%s", workspace, spec) < 0)
-            pat = NULL;
+        *pat = str_printf("%s%s", workspace, spec);
     } else {
         *base = PBASE_CWD;
         const char *s = spec;
         while (s[0] == '.' && s[1] == '/')
             s += 2;
-        /* gitignore: a pattern with no slash (but a trailing one) matches
-         * at any depth below its base. */
         size_t sl = strlen(s);
         while (sl > 0 && s[sl - 1] == '/')
             sl--;
         if (sl == 0 || (sl == 1 && s[0] == '.'))
-            pat = strdup("**");
-        else if (!memchr(s, '/', sl) && !(sl == 2 && s[0] == '*' && s[1] == '*')) {
-            if (asprintf(&pat, "**/%.*s", (int)sl, s) < 0)
-                pat = NULL;
-        } else
-            pat = strndup(s, sl);
+            *pat = strdup("**");
+        else if (!memchr(s, '/', sl) && !(sl == 2 && s[0] == '*' && s[1] == '*'))
+            *pat = str_printf("**/%.*s", (int)sl, s);
+        else
+            *pat = strndup(s, sl);
     }
-    if (!pat)
-        return VT_ERR_NOMEM;
+    return *pat ? 0 : VT_ERR_NOMEM;
+}
 
-    /* Lexical normalisation: "//" runs collapse everywhere; "." and ".."
-     * fold when the pattern has no glob characters. */
-    {
-        size_t j = 0;
-        for (size_t i = 0; pat[i]; i++)
-            if (!(pat[i] == '/' && j > 0 && pat[j - 1] == '/'))
-                pat[j++] = pat[i];
-        pat[j] = 0;
-        if (*base == PBASE_ABS && !has_glob(pat, j))
-            normalise_abs(pat);
-        while (j > 1 && pat[j - 1] == '/')
-            pat[--j] = 0;
-    }
+/* Phase 2, lexical normalisation: "//" runs collapse everywhere; "." and
+ * ".." fold when the pattern has no glob characters; no trailing "/". */
+static void path_normalise(char *pat, perm_path_base base)
+{
+    size_t j = 0;
+    for (size_t i = 0; pat[i]; i++)
+        if (!(pat[i] == '/' && j > 0 && pat[j - 1] == '/'))
+            pat[j++] = pat[i];
+    pat[j] = 0;
+    if (base == PBASE_ABS && !has_glob(pat, j))
+        normalise_abs(pat);
+    j = strlen(pat);
+    while (j > 1 && pat[j - 1] == '/')
+        pat[--j] = 0;
+}
 
-    size_t plen = strlen(pat);
-    char *src = malloc(plen * 6 + 32);
-    char *k = malloc(plen + 1);
-    if (!src || !k) {
-        free(pat); free(src); free(k);
-        return VT_ERR_NOMEM;
-    }
+/* One "**" segment of the translation. */
+static void put_any_depth(char *src, size_t *n, int first, int last, int *after_lead)
+{
+    const char *t = last ? (first ? ".*" : "/.*") : first ? "(?:.*/)?" : "(?:/.*)?";
+    memcpy(src + *n, t, strlen(t));
+    *n += strlen(t);
+    if (first && !last)
+        *after_lead = 1; /* the next segment brings no "/" of its own */
+}
+
+/* Phase 3, translation: the regex source (`src`, room for 6 bytes a
+ * pattern byte and 32 more) and the literal key, the leading segments
+ * without glob characters (`k`, room for the pattern). */
+static size_t path_translate(const char *pat, perm_path_base base, char *src, char *k)
+{
     size_t n = 0, kn = 0;
-    int literal = 1, after_lead = 0;
-    const char *p = pat;
-    int first = 1;
-    if (*base == PBASE_ABS) {
-        p++; /* the leading "/" is emitted per segment below */
-        first = 0;
-    }
+    int literal = 1, after_lead = 0, first = base != PBASE_ABS;
+    const char *p = base == PBASE_ABS ? pat + 1 : pat; /* "/" is put per segment */
     while (*p || first) {
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        int last = e == NULL;
         if (len == 2 && p[0] == '*' && p[1] == '*') {
             literal = 0;
-            if (last) {
-                memcpy(src + n, first ? ".*" : "/.*", first ? 2 : 3);
-                n += first ? 2 : 3;
-            } else if (first) {
-                memcpy(src + n, "(?:.*/)?", 8);
-                n += 8;
-                after_lead = 1;
-            } else {
-                memcpy(src + n, "(?:/.*)?", 8);
-                n += 8;
-            }
+            put_any_depth(src, &n, first, e == NULL, &after_lead);
         } else {
             if (!first && !after_lead)
                 src[n++] = '/';
             after_lead = 0;
             put_segment(src, &n, p, len);
             if (literal && !has_glob(p, len)) {
-                if (kn > 0 || *base == PBASE_ABS)
+                if (kn > 0 || base == PBASE_ABS)
                     k[kn++] = '/';
                 memcpy(k + kn, p, len);
                 kn += len;
@@ -277,15 +269,36 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
             }
         }
         first = 0;
-        if (last)
+        if (!e)
             break;
         p = e + 1;
     }
     k[kn] = 0;
     /* A path matches when it or any parent matches. */
     memcpy(src + n, "(?:/.*)?", 8);
-    n += 8;
+    return n + 8;
+}
 
+int perm_compile_path(const char *spec, const char *workspace, const char *home,
+                      perm_path_base *base, pcre2_code **re, char **key, char **err)
+{
+    *re = NULL;
+    *key = NULL;
+    char *pat = NULL;
+    int rc = path_anchor(spec, workspace, home, base, &pat, err);
+    if (rc < 0)
+        return rc;
+    path_normalise(pat, *base);
+    size_t plen = strlen(pat);
+    char *src = malloc(plen * 6 + 32), *k = malloc(plen + 1);
+    if (!src || !k) {
+        free(pat);
+        free(src);
+        free(k);
+        return VT_ERR_NOMEM;
+    }
+    size_t n = path_translate(pat, *base, src, k);
+    free(pat);
     int ec;
     PCRE2_SIZE off;
     *re = rx_compile((PCRE2_SPTR)src, n,
@@ -293,7 +306,6 @@ int perm_compile_path(const char *spec, const char *workspace, const char *home,
                          PCRE2_MATCH_INVALID_UTF,
                      &ec, &off);
     free(src);
-    free(pat);
     if (!*re) {
         free(k);
         PCRE2_UCHAR why[256] = "invalid pattern";
