@@ -1,9 +1,9 @@
 /* Reviewer pipeline for auto decisions.  The external command runs with
  * posix_spawn (safe in a threaded server), gets the request as JSON on
  * stdin and must answer within the timeout; it is killed otherwise. */
-#include "perm_review.h"
 #include "perm_engine.h"
 #include "perm_match.h"
+#include "perm_review.h"
 #include "subjects.h"
 
 #include <ctype.h>
@@ -153,79 +153,101 @@ static long now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* Run argv with `input` on stdin; *output gets at most 64 KiB of stdout.
- * 0 on a clean exit within the timeout. */
-static int run_command(char *const *argv, const char *input, long timeout_ms,
-                       char **output, char **why)
+/* Start argv with a socket as its stdin (*in, ours) and a pipe as its
+ * stdout (*out, ours).  A socket, because writes use MSG_NOSIGNAL: a
+ * reviewer that exits without reading cannot kill the host with SIGPIPE. */
+static int spawn_reviewer(char *const *argv, pid_t *pid, int *in, int *out, char **why)
 {
-    int in[2], out[2];
-    *output = NULL;
-    /* A socket for stdin: writes use MSG_NOSIGNAL, so a reviewer that
-     * exits without reading cannot kill the host with SIGPIPE. */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0)
+    int ip[2], op[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ip) < 0)
         return VT_ERR_IO;
-    if (pipe2(out, O_CLOEXEC) < 0) {
-        close(in[0]);
-        close(in[1]);
+    if (pipe2(op, O_CLOEXEC) < 0) {
+        close(ip[0]);
+        close(ip[1]);
         return VT_ERR_IO;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[1], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_adddup2(&fa, ip[1], 0);
+    posix_spawn_file_actions_adddup2(&fa, op[1], 1);
+    int rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    close(in[1]);
-    close(out[1]);
+    close(ip[1]);
+    close(op[1]);
     if (rc != 0) {
-        close(in[0]);
-        close(out[0]);
+        close(ip[0]);
+        close(op[0]);
         if (asprintf(why, "cannot run reviewer command %s: %s", argv[0], strerror(rc)) < 0)
             *why = NULL;
         return VT_ERR_IO;
     }
-    fcntl(in[0], F_SETFL, O_NONBLOCK);
-    size_t ilen = strlen(input), ioff = 0, olen = 0, ocap = 65536;
-    char *buf = malloc(ocap + 1);
-    long deadline = now_ms() + timeout_ms;
-    int timed_out = 0;
-    int in_open = 1, out_open = 1;
-    while (out_open && buf) {
+    fcntl(ip[0], F_SETFL, O_NONBLOCK);
+    *in = ip[0];
+    *out = op[0];
+    return 0;
+}
+
+/* Write `input` to `in` while reading `out` into buf (at most `cap`
+ * bytes, *len of them), until the output ends or `deadline`: 1 when the
+ * deadline came first. */
+static int exchange(int in, int out, const char *input, char *buf, size_t cap, size_t *len,
+                    long deadline)
+{
+    size_t ilen = strlen(input), ioff = 0, olen = 0;
+    int in_open = 1, out_open = 1, timed_out = 0;
+    while (out_open) {
         long left = deadline - now_ms();
         if (left <= 0) {
             timed_out = 1;
             break;
         }
-        struct pollfd pf[2] = {{out[0], POLLIN, 0}, {in[0], POLLOUT, 0}};
+        struct pollfd pf[2] = {{out, POLLIN, 0}, {in, POLLOUT, 0}};
         int n = poll(pf, in_open ? 2 : 1, (int)left);
         if (n < 0 && errno != EINTR)
             break;
         if (n <= 0)
             continue;
         if (in_open && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t w = send(in[0], input + ioff, ilen - ioff, MSG_NOSIGNAL | MSG_DONTWAIT);
+            ssize_t w = send(in, input + ioff, ilen - ioff, MSG_NOSIGNAL | MSG_DONTWAIT);
             if (w > 0)
                 ioff += (size_t)w;
             if (w < 0 && errno != EAGAIN && errno != EINTR)
                 ioff = ilen; /* the reviewer stopped reading */
             if (ioff >= ilen) {
-                shutdown(in[0], SHUT_WR);
+                shutdown(in, SHUT_WR);
                 in_open = 0;
             }
         }
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t r = read(out[0], buf + olen, ocap - olen);
+            ssize_t r = read(out, buf + olen, cap - olen);
             if (r > 0)
                 olen += (size_t)r;
             else if (r == 0 || (errno != EAGAIN && errno != EINTR))
                 out_open = 0;
-            if (olen == ocap)
+            if (olen == cap)
                 out_open = 0;
         }
     }
-    close(in[0]);
-    close(out[0]);
+    *len = olen;
+    return timed_out;
+}
+
+/* Run argv with `input` on stdin; *output gets at most 64 KiB of stdout.
+ * 0 on a clean exit within the timeout. */
+static int run_command(char *const *argv, const char *input, long timeout_ms, char **output,
+                       char **why)
+{
+    int in, out;
+    pid_t pid;
+    *output = NULL;
+    int rc = spawn_reviewer(argv, &pid, &in, &out, why);
+    if (rc < 0)
+        return rc;
+    size_t olen = 0, ocap = 65536;
+    char *buf = malloc(ocap + 1);
+    int timed_out = buf && exchange(in, out, input, buf, ocap, &olen, now_ms() + timeout_ms);
+    close(in);
+    close(out);
     int status = 0;
     if (timed_out) {
         kill(pid, SIGKILL);
@@ -238,9 +260,7 @@ static int run_command(char *const *argv, const char *input, long timeout_ms,
         return VT_ERR_NOMEM;
     buf[olen] = 0;
     *output = buf;
-    if (timed_out)
-        return VT_ERR_BUSY;
-    return 0;
+    return timed_out ? VT_ERR_BUSY : 0;
 }
 
 static const char *review_system_prompt =
@@ -284,8 +304,7 @@ int perm_review_parse_probe(const char *text, int *confident, char **reason)
             w++;
         if (w == 4 && strncasecmp(p, "HIGH", 4) == 0)
             *confident = 1;
-        if ((w == 4 && strncasecmp(p, "HIGH", 4) == 0) ||
-            (w == 3 && strncasecmp(p, "LOW", 3) == 0))
+        if ((w == 4 && strncasecmp(p, "HIGH", 4) == 0) || (w == 3 && strncasecmp(p, "LOW", 3) == 0))
             p += w;
     }
     while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-' || *p == ','))
@@ -301,7 +320,8 @@ int perm_review_parse_probe(const char *text, int *confident, char **reason)
  * environment lists. */
 static char *probe_text(const cJSON *request)
 {
-    static const char *const keep[] = {"kind", "mcp", "tool", "arguments", "subjects", "rule",
+    static const char *const keep[] = {"kind",          "mcp",         "tool",
+                                       "arguments",     "subjects",    "rule",
                                        "justification", "block_rules", "allow_exceptions"};
     cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; o && i < sizeof keep / sizeof keep[0]; i++) {
@@ -319,13 +339,12 @@ static char *probe_text(const cJSON *request)
 static int run_probe(const frontend *fe, const cJSON *request, perm_review *out)
 {
     char *text = probe_text(request), *answer = NULL;
-    int rc = text ? fe->sample(fe->ctx, probe_system_prompt, text, out->probe_model, &answer)
-                  : -1;
+    int rc = text ? fe->sample(fe->ctx, probe_system_prompt, text, out->probe_model, &answer) : -1;
     free(text);
     if (rc == 0 && answer) {
         out->probed = 1;
-        out->probe_outcome = perm_review_parse_probe(answer, &out->probe_confident,
-                                                     &out->probe_reason);
+        out->probe_outcome =
+            perm_review_parse_probe(answer, &out->probe_confident, &out->probe_reason);
         if (out->probe_outcome == PREVIEW_ASK)
             out->probe_confident = 0;
     }
@@ -347,9 +366,11 @@ void perm_review_audit(const perm_review *r, cJSON *review)
         if (!p)
             return;
         cJSON_AddStringToObject(p, "model", r->probe_model ? r->probe_model : "");
-        cJSON_AddStringToObject(p, "answer", !r->probed ? "none"
-                                : !r->probe_confident ? "unsure"
-                                : r->probe_outcome == PREVIEW_ALLOW ? "allow" : "block");
+        cJSON_AddStringToObject(p, "answer",
+                                !r->probed                          ? "none"
+                                : !r->probe_confident               ? "unsure"
+                                : r->probe_outcome == PREVIEW_ALLOW ? "allow"
+                                                                    : "block");
         if (r->probe_reason)
             cJSON_AddStringToObject(p, "reason", r->probe_reason);
     }
@@ -357,9 +378,9 @@ void perm_review_audit(const perm_review *r, cJSON *review)
         cJSON_AddStringToObject(review, "model", r->model ? r->model : "");
 }
 
-void perm_review_run(const perm_eval *ev, const cJSON *request,
-                     const vt_reviewer_v1 *reviewer, void (*reviewer_free)(void *),
-                     const frontend *fe, int no_sampling, perm_review *out)
+void perm_review_run(const perm_eval *ev, const cJSON *request, const vt_reviewer_v1 *reviewer,
+                     void (*reviewer_free)(void *), const frontend *fe, int no_sampling,
+                     perm_review *out)
 {
     memset(out, 0, sizeof *out);
     out->outcome = PREVIEW_ASK;
@@ -380,8 +401,7 @@ void perm_review_run(const perm_eval *ev, const cJSON *request,
     const perm_settings *st = ev->st;
     if (st->command_argv) {
         char *text = cJSON_PrintUnformatted(request), *output = NULL, *why = NULL;
-        int rc = text ? run_command(st->command_argv, text, st->command_timeout_ms,
-                                    &output, &why)
+        int rc = text ? run_command(st->command_argv, text, st->command_timeout_ms, &output, &why)
                       : VT_ERR_NOMEM;
         free(text);
         out->stage = "command";

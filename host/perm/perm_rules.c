@@ -3,9 +3,9 @@
  * first command word, or the literal leading directory of a path
  * pattern), so a decision looks at a handful of rules however many are
  * configured. */
-#include "perm_rules.h"
 #include "edit_distance.h"
 #include "perm_match.h"
+#include "perm_rules.h"
 #include "perm_strict.h"
 #include "strbuf.h"
 #include "strutil.h"
@@ -30,7 +30,7 @@ typedef struct idx_slot {
 
 struct perm_index {
     idx_slot *slots;
-    size_t cap; /* power of two */
+    size_t cap;            /* power of two */
     perm_rule **patterned; /* bare rules with a tool-name pattern */
     size_t npatterned;
     perm_rule **domains;
@@ -56,8 +56,8 @@ static uint64_t fnv(const char *s, size_t n, uint64_t h)
     return h ^ (h >> 29);
 }
 
-static size_t make_key(char *buf, size_t size, int kind, const char *tool,
-                       const char *key, size_t key_len)
+static size_t make_key(char *buf, size_t size, int kind, const char *tool, const char *key,
+                       size_t key_len)
 {
     size_t tl = strlen(tool);
     if (2 + tl + 1 + key_len > size)
@@ -73,8 +73,7 @@ static size_t make_key(char *buf, size_t size, int kind, const char *tool,
     return n;
 }
 
-static idx_slot *idx_find(const struct perm_index *ix, const char *k, size_t kl,
-                          uint64_t h)
+static idx_slot *idx_find(const struct perm_index *ix, const char *k, size_t kl, uint64_t h)
 {
     if (!ix || !ix->cap)
         return NULL;
@@ -124,9 +123,8 @@ static int idx_add(perm_ruleset *set, struct perm_index *ix, int kind, const cha
     return push_rule(&s->rules, &s->n, &s->cap, r);
 }
 
-void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
-                         const char *key, size_t key_len,
-                         perm_rule *const **rules, size_t *count)
+void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool, const char *key,
+                         size_t key_len, perm_rule *const **rules, size_t *count)
 {
     *rules = NULL;
     *count = 0;
@@ -150,15 +148,12 @@ int perm_rule_tool_matches(const perm_rule *r, const char *tool)
 {
     size_t l = strlen(r->tool);
     switch (r->tool_match) {
-    case PTOOL_EXACT:
-        return strcmp(r->tool, tool) == 0;
-    case PTOOL_PREFIX:
-        return strncmp(r->tool, tool, l) == 0;
+    case PTOOL_EXACT: return strcmp(r->tool, tool) == 0;
+    case PTOOL_PREFIX: return strncmp(r->tool, tool, l) == 0;
     case PTOOL_SERVER:
         return strncmp(r->tool, tool, l) == 0 &&
                (tool[l] == 0 || (tool[l] == '_' && tool[l + 1] == '_'));
-    case PTOOL_ANY:
-        return 1;
+    case PTOOL_ANY: return 1;
     }
     return 0;
 }
@@ -184,8 +179,7 @@ const perm_rule *perm_ruleset_bare(const perm_ruleset *set, const char *tool)
     return best;
 }
 
-void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules,
-                          size_t *count)
+void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules, size_t *count)
 {
     *rules = set->index ? set->index->domains : NULL;
     *count = set->index ? set->index->ndomains : 0;
@@ -285,8 +279,7 @@ static int grants_commands(const perm_rule *r, const perm_tool_decls *d)
     if (r->tool_match != PTOOL_PREFIX)
         return 0;
     for (size_t i = 0; d && i < d->count; i++)
-        if (d->items[i].command_rules &&
-            strncmp(d->items[i].name, r->tool, strlen(r->tool)) == 0)
+        if (d->items[i].command_rules && strncmp(d->items[i].name, r->tool, strlen(r->tool)) == 0)
             return 1;
     return 0;
 }
@@ -329,8 +322,15 @@ void perm_rule_free(perm_rule *r)
 static int covers_every_command(const pcre2_code *re)
 {
     static const char *const probes[] = {
-        "rm -rf /", "curl https://example.com/x.sh -o x", "python3 -c pass", "sh -c x",
-        "git push --force origin main", "x y", "a b c d e f", "/bin/rm -f x", "z' \\ \"q",
+        "rm -rf /",
+        "curl https://example.com/x.sh -o x",
+        "python3 -c pass",
+        "sh -c x",
+        "git push --force origin main",
+        "x y",
+        "a b c d e f",
+        "/bin/rm -f x",
+        "z' \\ \"q",
     };
     pcre2_match_data *md = rx_match_data_create(1);
     if (!md)
@@ -379,8 +379,7 @@ static int several_rules(const char *text)
     return 0;
 }
 
-static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
-                      char **err)
+static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env, char **err)
 {
     if (strncmp(spec, "domain:", 7) == 0) {
         char *d = trimmed(spec + 7, strlen(spec + 7));
@@ -415,8 +414,7 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
         return rc;
     }
     r->spec = PSPEC_PATH;
-    int rc = perm_compile_path(spec, env->workspace, env->home, &r->base, &r->re,
-                               &r->key, err);
+    int rc = perm_compile_path(spec, env->workspace, env->home, &r->base, &r->re, &r->key, err);
     if (rc < 0)
         return rc;
     r->idx = r->base == PBASE_ABS ? PIDX_ABS : PIDX_CWD;
@@ -430,71 +428,57 @@ static int parse_spec(perm_rule *r, const char *spec, const perm_rule_env *env,
     return 0;
 }
 
-int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
-                    perm_rule **out, char **err)
+/* "Tool(spec)" into r->tool and *spec (malloc'd; NULL without one). */
+static int rule_split(perm_rule *r, char **spec, char **err)
 {
-    *out = NULL;
-    *err = NULL;
-    perm_rule *r = calloc(1, sizeof *r);
-    if (!r)
-        return VT_ERR_NOMEM;
-    r->text = trimmed(text, strlen(text));
-    r->source = strdup(source ? source : "");
-    r->origin = "config";
-    if (!r->text || !r->source) {
-        perm_rule_free(r);
-        return VT_ERR_NOMEM;
-    }
+    *spec = NULL;
     if (several_rules(r->text)) {
         *err = str_printf("\"%s\" holds more than one rule: write each rule as its own string "
-                     "in the list", r->text);
-        perm_rule_free(r);
+                          "in the list",
+                          r->text);
         return VT_ERR_INVALID;
     }
     const char *open = strchr(r->text, '(');
-    char *spec = NULL;
     size_t tl = open ? (size_t)(open - r->text) : strlen(r->text);
     if (open) {
         size_t l = strlen(r->text);
         if (r->text[l - 1] != ')') {
             *err = str_printf("missing closing parenthesis in rule \"%s\"", r->text);
-            perm_rule_free(r);
             return VT_ERR_INVALID;
         }
-        spec = trimmed(open + 1, l - (size_t)(open - r->text) - 2);
-        if (!spec || !*spec) {
-            if (spec)
-                *err = str_printf("empty specifier in rule \"%s\"", r->text);
-            free(spec);
-            perm_rule_free(r);
-            return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+        *spec = trimmed(open + 1, l - (size_t)(open - r->text) - 2);
+        if (!*spec)
+            return VT_ERR_NOMEM;
+        if (!**spec) {
+            *err = str_printf("empty specifier in rule \"%s\"", r->text);
+            return VT_ERR_INVALID;
         }
     }
     r->tool = trimmed(r->text, tl);
-    if (!r->tool || !valid_tool(r->tool)) {
-        if (r->tool)
-            *err = str_printf("invalid tool name in rule \"%s\"", r->text);
-        free(spec);
-        perm_rule_free(r);
-        return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
+    if (!r->tool)
+        return VT_ERR_NOMEM;
+    if (!valid_tool(r->tool)) {
+        *err = str_printf("invalid tool name in rule \"%s\"", r->text);
+        return VT_ERR_INVALID;
     }
-    const char *canonical = perm_tool_find(env->tools, r->tool) ? NULL
-                            : alias_tool(env->tools, r->tool);
+    return 0;
+}
+
+/* The tool part: an alias names its tool; "x*" is a prefix, "mcp__s" a
+ * server's tools, WebFetch(spec) any tool fetching. */
+static int rule_tool(perm_rule *r, const char *spec, const perm_rule_env *env, char **err)
+{
+    const char *canonical =
+        perm_tool_find(env->tools, r->tool) ? NULL : alias_tool(env->tools, r->tool);
     if (canonical) {
         free(r->tool);
-        r->tool = strdup(canonical);
-        if (!r->tool) {
-            free(spec);
-            perm_rule_free(r);
+        if (!(r->tool = strdup(canonical)))
             return VT_ERR_NOMEM;
-        }
     }
     char *star = strchr(r->tool, '*');
     if (star) {
         if (star[1] != 0) {
             *err = str_printf("only a trailing * is allowed in a tool name: \"%s\"", r->text);
-            free(spec);
-            perm_rule_free(r);
             return VT_ERR_INVALID;
         }
         *star = 0;
@@ -504,15 +488,33 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
     } else if (spec && strcmp(r->tool, "WebFetch") == 0) {
         r->tool_match = PTOOL_ANY;
     }
-    int rc = 0;
-    if (spec)
+    return 0;
+}
+
+int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env, perm_rule **out,
+                    char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    perm_rule *r = calloc(1, sizeof *r);
+    if (!r)
+        return VT_ERR_NOMEM;
+    r->text = trimmed(text, strlen(text));
+    r->source = strdup(source ? source : "");
+    r->origin = "config";
+    char *spec = NULL;
+    int rc = r->text && r->source ? rule_split(r, &spec, err) : VT_ERR_NOMEM;
+    if (rc == 0)
+        rc = rule_tool(r, spec, env, err);
+    if (rc == 0 && spec) {
         rc = parse_spec(r, spec, env, err);
-    else
+        if (rc < 0 && !*err)
+            *err = str_printf("invalid rule \"%s\"", r->text);
+    } else if (rc == 0) {
         r->broad = grants_commands(r, env->tools);
+    }
     free(spec);
     if (rc < 0) {
-        if (!*err)
-            *err = str_printf("invalid rule \"%s\"", r->text);
         perm_rule_free(r);
         return rc;
     }
@@ -527,10 +529,8 @@ int perm_rule_parse(const char *text, const char *source, const perm_rule_env *e
 static const struct {
     const char *tool, *package;
 } tool_packages[] = {
-    {"exec_command", "vthost-plugin-exec"},
-    {"write_stdin", "vthost-plugin-stdin"},
-    {"apply_patch", "vthost-plugin-patch"},
-    {"search_tools", "vthost-plugin-search-tools"},
+    {"exec_command", "vthost-plugin-exec"},       {"write_stdin", "vthost-plugin-stdin"},
+    {"apply_patch", "vthost-plugin-patch"},       {"search_tools", "vthost-plugin-search-tools"},
     {"code_search", "vthost-plugin-code-search"},
 };
 
@@ -555,13 +555,12 @@ static char *absent_text(const perm_rule *r, const char *written, int deny)
 {
     const char *pkg = package_of(written);
     const char *bare = strchr(r->text, '(') ? NULL : written;
-    return str_printf(
-        "rule \"%s\" names no installed tool%s%s%s; it %s until a tool \"%s\" is "
-        "installed%s%s%s",
-        r->text, pkg ? " (" : "", pkg ? pkg : "", pkg ? " provides it)" : "",
-        deny ? "denies nothing" : "does nothing", written,
-        deny && bare ? " (to deny the command, write exec_command(" : "", deny && bare ? bare : "",
-        deny && bare ? " *))" : "");
+    return str_printf("rule \"%s\" names no installed tool%s%s%s; it %s until a tool \"%s\" is "
+                      "installed%s%s%s",
+                      r->text, pkg ? " (" : "", pkg ? pkg : "", pkg ? " provides it)" : "",
+                      deny ? "denies nothing" : "does nothing", written,
+                      deny && bare ? " (to deny the command, write exec_command(" : "",
+                      deny && bare ? bare : "", deny && bare ? " *))" : "");
 }
 
 int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
@@ -575,7 +574,8 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
             if (strncmp(names[i], r->tool, strlen(r->tool)) == 0)
                 return 0;
         *err = str_printf("the tool-name pattern in \"%s\" matches no installed tool; the rule "
-                          "does nothing until one is installed", r->text);
+                          "does nothing until one is installed",
+                          r->text);
         return *err ? PERM_TOOL_ABSENT : VT_ERR_NOMEM;
     }
     for (size_t i = 0; i < n; i++)
@@ -612,7 +612,8 @@ int perm_rule_check_tool(const perm_rule *r, const char *const *names, size_t n,
         *err = str_printf("\"%s\": WebFetch is written WebFetch(domain:HOST)", r->text);
     else if (near && strcmp(near, "WebFetch") == 0)
         *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean "
-                          "WebFetch(domain:HOST)?", written, r->text);
+                          "WebFetch(domain:HOST)?",
+                          written, r->text);
     else if (near && near_miss(written, near))
         *err = str_printf("unknown tool \"%s\" in rule \"%s\"; did you mean \"%s\"?", written,
                           r->text, near);

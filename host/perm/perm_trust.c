@@ -1,7 +1,7 @@
 /* Workspace trust: reading [trust] and adding to it in place. */
-#include "perm_trust.h"
 #include "paths.h"
 #include "perm_strict.h"
+#include "perm_trust.h"
 #include "strutil.h"
 #include "toml_reader.h"
 #include "ws_index.h"
@@ -253,7 +253,8 @@ static char *edited(const char *path, const char *text, const cJSON *tree, const
     int line = 0, col = 0;
     if (ws) {
         long at = toml_key_position(path, "trust.workspaces", &line, &col) == 0
-                      ? offset_of(text, line, col) : -1;
+                      ? offset_of(text, line, col)
+                      : -1;
         int empty, comma;
         long end = at >= 0 && text[at] == '[' ? array_end(text, at, &empty, &comma) : -1;
         if (end < 0)
@@ -309,94 +310,133 @@ int perm_trust_refused_clear(const char *path)
     return removed;
 }
 
-int perm_trust_add(const char *dir, char **msg)
+/* The directory to trust, canonical (*real, malloc'd): a directory, and
+ * not one whose trust would cover system or personal files. */
+static int trust_target(const char *dir, char **real, char **msg)
 {
-    *msg = NULL;
-    char *real = realpath(dir, NULL);
     struct stat sb;
-    if (!real || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    *real = realpath(dir, NULL);
+    if (!*real || stat(*real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         *msg = str_printf("cannot trust '%s': not a directory", dir);
-        free(real);
         return VT_ERR_INVALID;
     }
     const char *home = getenv("HOME");
     char *h = home && *home ? realpath(home, NULL) : NULL;
-    const char *why = paths_unsafe_workspace(real, h);
+    const char *why = paths_unsafe_workspace(*real, h);
     free(h);
-    if (why) { /* trust there would cover system or personal files */
+    if (why) {
         *msg = str_printf("will not trust %s: it is %s. Trust a project directory instead "
-                          "(vthost trust /path/to/project)", real, why);
-        free(real);
+                          "(vthost trust /path/to/project)",
+                          *real, why);
         return VT_ERR_INVALID;
     }
-    char *path = perm_trust_user_config();
-    if (!path) {
-        *msg = str_printf("cannot trust '%s': no home directory (set HOME)", dir);
-        free(real);
-        return VT_ERR_INVALID;
-    }
-    char *text = NULL, *lit = toml_string(real), *out = NULL;
-    cJSON *tree = NULL, *check = NULL;
-    int rc = 0;
-    mode_t mode = 0600;
+    return 0;
+}
+
+/* The user configuration's text (*text, malloc'd; "" when there is none
+ * yet, and its directory is made) and its mode, kept by the rewrite. */
+static int read_config(char *path, char **text, mode_t *mode, char **msg)
+{
+    struct stat sb;
+    *mode = 0600;
     FILE *f = fopen(path, "rb");
     if (f) {
-        text = file_read_all(f);
+        *text = file_read_all(f);
         if (fstat(fileno(f), &sb) == 0)
-            mode = sb.st_mode & 07777;
+            *mode = sb.st_mode & 07777;
         fclose(f);
-    } else if (errno == ENOENT) {
-        text = strdup("");
-        char *slash = strrchr(path, '/');
-        *slash = 0;
-        rc = mkdirs(path);
-        *slash = '/';
-    } else {
+        return 0;
+    }
+    if (errno != ENOENT) {
         *msg = str_printf("cannot read %s: %s", path, strerror(errno));
-        rc = VT_ERR_IO;
+        return VT_ERR_IO;
     }
-    if (rc == 0 && (!text || !lit))
-        rc = VT_ERR_NOMEM;
-    if (rc == 0 && (rc = toml_read_string(text, path, &tree, msg)) == 0 &&
-        (rc = perm_trust_check(tree, path, msg)) == 0) {
-        if (perm_trust_listed(tree, real)) {
-            *msg = str_printf("%s is already trusted (%s)", real, path);
-        } else if (!(out = edited(path, text, tree, lit, msg))) {
-            *msg = str_printf("cannot add %s to [trust] in %s automatically: add it to "
-                              "workspaces = [...] by hand", real, path);
-            rc = VT_ERR_UNSUPPORTED;
-        } else if (toml_read_string(out, path, &check, NULL) != 0 ||
-                   !perm_trust_listed(check, real)) {
-            /* the edit must parse and say what we meant, or nothing is written */
-            *msg = str_printf("cannot add %s to [trust] in %s automatically: add it to "
-                              "workspaces = [...] by hand", real, path);
-            rc = VT_ERR_UNSUPPORTED;
-        } else if ((rc = write_atomic(path, out, mode)) != 0) {
-            *msg = str_printf("cannot write %s: %s", path, strerror(errno));
-        } else {
-            *msg = str_printf("trusted %s: its own allow rules, [permissions.auto] settings and "
-                              "agents now apply (%s)", real, path);
-        }
+    *text = strdup("");
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    int rc = mkdirs(path);
+    *slash = '/';
+    return rc;
+}
+
+/* Write `text` with `real` added to [trust] workspaces (`tree` is its
+ * parse, `lit` the TOML string of `real`), and say so in *msg. */
+static int write_listed(const char *path, const char *text, const cJSON *tree, const char *lit,
+                        const char *real, mode_t mode, char **msg)
+{
+    cJSON *check = NULL;
+    char *out = edited(path, text, tree, lit, msg);
+    int rc = 0;
+    if (!out || toml_read_string(out, path, &check, NULL) != 0 || !perm_trust_listed(check, real)) {
+        /* the edit must parse and say what we meant, or nothing is written */
+        *msg = str_printf("cannot add %s to [trust] in %s automatically: add it to "
+                          "workspaces = [...] by hand",
+                          real, path);
+        rc = VT_ERR_UNSUPPORTED;
+    } else if ((rc = write_atomic(path, out, mode)) != 0) {
+        *msg = str_printf("cannot write %s: %s", path, strerror(errno));
+    } else {
+        *msg = str_printf("trusted %s: its own allow rules, [permissions.auto] settings and "
+                          "agents now apply (%s)",
+                          real, path);
     }
-    if (rc == 0) { /* trusted after review: a refused vtcode.toml there applies again */
-        char *toml = str_printf("%s/vtcode.toml", real);
-        if (toml && perm_trust_refused_clear(toml)) {
-            char *m = str_printf("%s; its vtcode.toml, which a command made, is no longer "
-                                 "refused", *msg);
-            if (m) {
-                free(*msg);
-                *msg = m;
-            }
-        }
-        free(toml);
-    }
-    if (rc != 0 && !*msg)
-        *msg = str_printf("cannot trust %s (error %d)", real, rc);
-    cJSON_Delete(tree);
     cJSON_Delete(check);
     free(out);
-    free(text);
+    return rc;
+}
+
+/* Add `real` to the workspaces of [trust] in the user configuration
+ * `path` (its `text` and `mode`), unless it is there already. */
+static int add_listed(const char *path, const char *text, const char *real, mode_t mode, char **msg)
+{
+    cJSON *tree = NULL;
+    char *lit = toml_string(real);
+    int rc = lit ? toml_read_string(text, path, &tree, msg) : VT_ERR_NOMEM;
+    if (rc == 0)
+        rc = perm_trust_check(tree, path, msg);
+    if (rc == 0 && perm_trust_listed(tree, real))
+        *msg = str_printf("%s is already trusted (%s)", real, path);
+    else if (rc == 0)
+        rc = write_listed(path, text, tree, lit, real, mode, msg);
+    cJSON_Delete(tree);
     free(lit);
+    return rc;
+}
+
+/* Trusted after review: a refused vtcode.toml there applies again. */
+static void clear_refused(const char *real, char **msg)
+{
+    char *toml = str_printf("%s/vtcode.toml", real);
+    if (toml && perm_trust_refused_clear(toml)) {
+        char *m =
+            str_printf("%s; its vtcode.toml, which a command made, is no longer refused", *msg);
+        if (m) {
+            free(*msg);
+            *msg = m;
+        }
+    }
+    free(toml);
+}
+
+int perm_trust_add(const char *dir, char **msg)
+{
+    *msg = NULL;
+    char *real = NULL, *path = NULL, *text = NULL;
+    mode_t mode;
+    int rc = trust_target(dir, &real, msg);
+    if (rc == 0 && !(path = perm_trust_user_config())) {
+        *msg = str_printf("cannot trust '%s': no home directory (set HOME)", dir);
+        rc = VT_ERR_INVALID;
+    }
+    if (rc == 0)
+        rc = read_config(path, &text, &mode, msg);
+    if (rc == 0)
+        rc = text ? add_listed(path, text, real, mode, msg) : VT_ERR_NOMEM;
+    if (rc == 0)
+        clear_refused(real, msg);
+    if (rc != 0 && !*msg && real)
+        *msg = str_printf("cannot trust %s (error %d)", real, rc);
+    free(text);
     free(path);
     free(real);
     return rc;
