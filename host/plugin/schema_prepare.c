@@ -19,20 +19,17 @@
 #include <vthost/plugin.h>
 
 #define MOT_NAME "max_output_tokens"
-#define MOT_DESCRIPTION                                                        \
-    "Upper bound on the tokens of output returned to the model (1-50000, "    \
+#define MOT_DESCRIPTION                                                                            \
+    "Upper bound on the tokens of output returned to the model (1-50000, "                         \
     "default 10000); the complete output is kept in a spool file."
 #define render_value schema_render_value
 #define render_got_typed schema_render_got_typed
 
-static bool is_whole(double v)
-{
-    return isfinite(v) && floor(v) == v;
-}
+static bool is_whole(double v) { return isfinite(v) && floor(v) == v; }
 
 /* ---- schema checks (load time) ----------------------------------------- */
 
-static const char *const known_types[] = {"object", "array", "string", "number",
+static const char *const known_types[] = {"object",  "array",   "string", "number",
                                           "integer", "boolean", "null"};
 
 static bool known_type(const char *t)
@@ -47,15 +44,34 @@ static bool known_type(const char *t)
  * rather than half-enforced: its author would otherwise believe a
  * constraint holds that nothing checks.  Annotations (description, title,
  * default, examples, format, ...) are accepted and ignored. */
-static const char *const unsupported[] = {
-    "pattern", "patternProperties", "anyOf", "oneOf", "allOf", "not", "$ref",
-    "if", "then", "else", "dependencies", "dependentRequired", "dependentSchemas",
-    "propertyNames", "contains", "minContains", "maxContains", "prefixItems",
-    "additionalItems", "uniqueItems", "multipleOf", "minProperties", "maxProperties",
-    "unevaluatedProperties", "unevaluatedItems"};
+static const char *const unsupported[] = {"pattern",
+                                          "patternProperties",
+                                          "anyOf",
+                                          "oneOf",
+                                          "allOf",
+                                          "not",
+                                          "$ref",
+                                          "if",
+                                          "then",
+                                          "else",
+                                          "dependencies",
+                                          "dependentRequired",
+                                          "dependentSchemas",
+                                          "propertyNames",
+                                          "contains",
+                                          "minContains",
+                                          "maxContains",
+                                          "prefixItems",
+                                          "additionalItems",
+                                          "uniqueItems",
+                                          "multipleOf",
+                                          "minProperties",
+                                          "maxProperties",
+                                          "unevaluatedProperties",
+                                          "unevaluatedItems"};
 
-#define SUPPORTED                                                                      \
-    "type, properties, required, additionalProperties, enum, const, minimum, maximum, " \
+#define SUPPORTED                                                                                  \
+    "type, properties, required, additionalProperties, enum, const, minimum, maximum, "            \
     "exclusiveMinimum, exclusiveMaximum, minLength, maxLength, items, minItems, maxItems"
 
 static int bad(char **err, const char *path, const char *fmt, ...)
@@ -81,8 +97,8 @@ static char *sub_path(const char *path, const char *kw)
 }
 
 /* Draft-4 boolean exclusiveMinimum/Maximum become the numeric form. */
-static int normalise_exclusive(cJSON *s, const char *path, const char *bound,
-                               const char *excl, char **err)
+static int normalise_exclusive(cJSON *s, const char *path, const char *bound, const char *excl,
+                               char **err)
 {
     cJSON *e = cJSON_GetObjectItemCaseSensitive(s, excl);
     if (!cJSON_IsBool(e))
@@ -93,8 +109,7 @@ static int normalise_exclusive(cJSON *s, const char *path, const char *bound,
         return 0;
     }
     if (!cJSON_IsNumber(b))
-        return bad(err, path, "%s%s: true needs a numeric %s", *path ? "." : ": ",
-                   excl, bound);
+        return bad(err, path, "%s%s: true needs a numeric %s", *path ? "." : ": ", excl, bound);
     cJSON *n = cJSON_CreateNumber(b->valuedouble);
     if (!n)
         return VT_ERR_NOMEM;
@@ -107,7 +122,29 @@ static int normalise_exclusive(cJSON *s, const char *path, const char *bound,
 #define KW(path, kw) (*(path) ? (path) : ""), (*(path) ? "." : ""), (kw)
 
 /* Checks (and normalises) one schema object and everything below it. */
-static int check_schema(cJSON *s, const char *path, char **err)
+static int check_schema(cJSON *s, const char *path, char **err);
+
+static int check_type(const cJSON *type, const char *path, char **err)
+{
+    if (cJSON_IsString(type)) {
+        if (!known_type(type->valuestring))
+            return bad(err, "", ": %s%s%s: unknown type \"%s\"", KW(path, "type"),
+                       type->valuestring);
+    } else if (cJSON_IsArray(type) && cJSON_GetArraySize(type) > 0) {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, type)
+        {
+            if (!cJSON_IsString(t) || !known_type(t->valuestring))
+                return bad(err, "", ": %s%s%s: not a list of known type names", KW(path, "type"));
+        }
+    } else {
+        return bad(err, "", ": %s%s%s: must be a type name or a list of them", KW(path, "type"));
+    }
+    return 0;
+}
+
+/* The keywords of one schema object, its sub-schemas aside. */
+static int check_keywords(cJSON *s, const char *path, char **err)
 {
     static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
     static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
@@ -120,29 +157,13 @@ static int check_schema(cJSON *s, const char *path, char **err)
     if ((rc = normalise_exclusive(s, path, "minimum", "exclusiveMinimum", err)) ||
         (rc = normalise_exclusive(s, path, "maximum", "exclusiveMaximum", err)))
         return rc;
-
     cJSON *type = cJSON_GetObjectItemCaseSensitive(s, "type");
-    if (type) {
-        if (cJSON_IsString(type)) {
-            if (!known_type(type->valuestring))
-                return bad(err, "", ": %s%s%s: unknown type \"%s\"", KW(path, "type"),
-                           type->valuestring);
-        } else if (cJSON_IsArray(type) && cJSON_GetArraySize(type) > 0) {
-            const cJSON *t;
-            cJSON_ArrayForEach(t, type)
-                if (!cJSON_IsString(t) || !known_type(t->valuestring))
-                    return bad(err, "", ": %s%s%s: not a list of known type names",
-                               KW(path, "type"));
-        } else {
-            return bad(err, "", ": %s%s%s: must be a type name or a list of them",
-                       KW(path, "type"));
-        }
-    }
+    if (type && (rc = check_type(type, path, err)))
+        return rc;
     for (size_t i = 0; i < 4; i++) {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, counts[i]);
         if (k && !(cJSON_IsNumber(k) && is_whole(k->valuedouble) && k->valuedouble >= 0))
-            return bad(err, "", ": %s%s%s: must be a non-negative integer",
-                       KW(path, counts[i]));
+            return bad(err, "", ": %s%s%s: must be a non-negative integer", KW(path, counts[i]));
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, bounds[i]);
         if (b && !(cJSON_IsNumber(b) && isfinite(b->valuedouble)))
             return bad(err, "", ": %s%s%s: must be a number", KW(path, bounds[i]));
@@ -150,64 +171,78 @@ static int check_schema(cJSON *s, const char *path, char **err)
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(s, "enum");
     if (en && !(cJSON_IsArray(en) && cJSON_GetArraySize(en) > 0))
         return bad(err, "", ": %s%s%s: must be a non-empty array", KW(path, "enum"));
+    return 0;
+}
 
+/* One sub-schema under `key` ("items", "additionalProperties"). */
+static int check_sub(cJSON *sub, const char *path, const char *key, char **err)
+{
+    char *p = sub_path(path, key);
+    int rc = p ? check_schema(sub, p, err) : VT_ERR_NOMEM;
+    free(p);
+    return rc;
+}
+
+static int check_properties(cJSON *props, const char *path, char **err)
+{
+    if (!cJSON_IsObject(props))
+        return bad(err, "", ": %s%s%s is not an object", KW(path, "properties"));
+    cJSON *p;
+    cJSON_ArrayForEach(p, props)
+    {
+        char *pp = *path ? str_printf("%s.properties.%s", path, p->string)
+                         : str_printf("properties.%s", p->string);
+        if (!pp)
+            return VT_ERR_NOMEM;
+        int rc = cJSON_IsObject(p) ? check_schema(p, pp, err)
+                                   : bad(err, "", ": %s is not an object", pp);
+        free(pp);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_required(const cJSON *req, const cJSON *props, const char *path, char **err)
+{
+    if (!cJSON_IsArray(req))
+        return bad(err, "", ": %s%s%s is not an array of property names", KW(path, "required"));
+    int i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, req)
+    {
+        if (!cJSON_IsString(r))
+            return bad(err, "", ": %s%s%s[%d] is not a string", KW(path, "required"), i);
+        if (!cJSON_GetObjectItemCaseSensitive(props, r->valuestring))
+            return bad(err, "", ": %s%s%s[%d] names \"%s\", which is not in properties",
+                       KW(path, "required"), i, r->valuestring);
+        i++;
+    }
+    return 0;
+}
+
+static int check_schema(cJSON *s, const char *path, char **err)
+{
+    int rc = check_keywords(s, path, err);
+    if (rc)
+        return rc;
     cJSON *items = cJSON_GetObjectItemCaseSensitive(s, "items");
-    if (items) {
-        if (!cJSON_IsObject(items))
-            return bad(err, "", ": %s%s%s is not an object", KW(path, "items"));
-        char *p = sub_path(path, "items");
-        rc = p ? check_schema(items, p, err) : VT_ERR_NOMEM;
-        free(p);
-        if (rc)
-            return rc;
-    }
-
+    if (items && !cJSON_IsObject(items))
+        return bad(err, "", ": %s%s%s is not an object", KW(path, "items"));
+    if (items && (rc = check_sub(items, path, "items", err)))
+        return rc;
     cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
-    if (props) {
-        if (!cJSON_IsObject(props))
-            return bad(err, "", ": %s%s%s is not an object", KW(path, "properties"));
-        cJSON *p;
-        cJSON_ArrayForEach(p, props) {
-            char *pp = *path ? str_printf("%s.properties.%s", path, p->string)
-                             : str_printf("properties.%s", p->string);
-            if (!pp)
-                return VT_ERR_NOMEM;
-            if (!cJSON_IsObject(p))
-                rc = bad(err, "", ": %s is not an object", pp);
-            else
-                rc = check_schema(p, pp, err);
-            free(pp);
-            if (rc)
-                return rc;
-        }
-    }
+    if (props && (rc = check_properties(props, path, err)))
+        return rc;
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(s, "required");
-    if (req) {
-        if (!cJSON_IsArray(req))
-            return bad(err, "", ": %s%s%s is not an array of property names",
-                       KW(path, "required"));
-        int i = 0;
-        const cJSON *r;
-        cJSON_ArrayForEach(r, req) {
-            if (!cJSON_IsString(r))
-                return bad(err, "", ": %s%s%s[%d] is not a string", KW(path, "required"), i);
-            if (!cJSON_GetObjectItemCaseSensitive(props, r->valuestring))
-                return bad(err, "", ": %s%s%s[%d] names \"%s\", which is not in properties",
-                           KW(path, "required"), i, r->valuestring);
-            i++;
-        }
-    }
+    if (req && (rc = check_required(req, props, path, err)))
+        return rc;
     cJSON *addl = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
-    if (addl && !cJSON_IsBool(addl)) {
-        if (!cJSON_IsObject(addl))
-            return bad(err, "", ": %s%s%s must be true, false or a schema object",
-                       KW(path, "additionalProperties"));
-        char *p = sub_path(path, "additionalProperties");
-        rc = p ? check_schema(addl, p, err) : VT_ERR_NOMEM;
-        free(p);
-        if (rc)
-            return rc;
-    }
+    if (addl && !cJSON_IsBool(addl) && !cJSON_IsObject(addl))
+        return bad(err, "", ": %s%s%s must be true, false or a schema object",
+                   KW(path, "additionalProperties"));
+    if (addl && cJSON_IsObject(addl))
+        return check_sub(addl, path, "additionalProperties", err);
     return 0;
 }
 
