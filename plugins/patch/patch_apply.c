@@ -10,8 +10,8 @@
 #include "patch_text.h"
 
 typedef struct edit {
-    size_t at;        /* first old line replaced */
-    size_t old_n;     /* old lines replaced */
+    size_t at;           /* first old line replaced */
+    size_t old_n;        /* old lines replaced */
     size_t first, count; /* patch lines of the chunk actually used */
 } edit;
 
@@ -84,7 +84,6 @@ static void add(builder *b, const char *s, size_t len)
     item(b, '+', s, len, 0);
 }
 
-
 /* The lines a chunk expects (context and removed). */
 static size_t pattern(const patch *p, size_t first, size_t count, match_span *pat)
 {
@@ -113,8 +112,9 @@ static int not_found(char **err, const char *path, size_t chunk_no, const patch_
     if (n > 40)
         o += (size_t)snprintf(lines + o, cap - o, "... (%zu more lines)\n", n - 40);
     lines[o] = '\0';
-    int rc = patch_fail(err, VT_ERR_INVALID, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n%s%s",
-                   path, chunk_no, c->line_no, lines, c->eof ? "*** End of File\n" : "");
+    int rc = patch_fail(err, VT_ERR_INVALID,
+                        "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n%s%s",
+                        path, chunk_no, c->line_no, lines, c->eof ? "*** End of File\n" : "");
     free(lines);
     return rc;
 }
@@ -132,8 +132,10 @@ static int locate(const patch *p, const patch_chunk *c, size_t chunk_no, const c
         if (r < 0)
             return r;
         if (r == 0)
-            return patch_fail(err, VT_ERR_INVALID, "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n"
-                              "@@ %.*s\n", path, chunk_no, c->line_no, (int)c->ctx_len, c->ctx);
+            return patch_fail(err, VT_ERR_INVALID,
+                              "Failed to find expected lines in %s (chunk %zu, patch line %zu):\n"
+                              "@@ %.*s\n",
+                              path, chunk_no, c->line_no, (int)c->ctx_len, c->ctx);
         from = idx + 1;
         /* Models often repeat the '@@' line as the first context line. */
         size_t n0 = pattern(p, c->first, c->count, pat);
@@ -176,8 +178,25 @@ static int locate(const patch *p, const patch_chunk *c, size_t chunk_no, const c
     }
 }
 
-static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
-                 file_result *out)
+/* The built text and its diff into `out`; `b` is spent either way. */
+static int finish(builder *b, file_result *out)
+{
+    int rc = b->oom ? VT_ERR_NOMEM : diff_render(b->items, b->n, &out->diff);
+    free(b->items);
+    if (rc) {
+        free(b->p);
+        return rc;
+    }
+    out->data = b->p ? b->p : malloc(1);
+    out->size = b->len;
+    if (!out->data) {
+        diff_out_free(&out->diff);
+        return VT_ERR_NOMEM;
+    }
+    return 0;
+}
+
+static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne, file_result *out)
 {
     builder b = {0};
     b.eol = f->eol;
@@ -211,8 +230,7 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
             } else if (pl->kind == ' ') {
                 keep(&b, f, pos++);
             } else {
-                item(&b, '-', text_line_ptr(f, pos), f->v[pos].len,
-                     f->v[pos].eol == 0);
+                item(&b, '-', text_line_ptr(f, pos), f->v[pos].len, f->v[pos].eol == 0);
                 pos++;
             }
         }
@@ -221,19 +239,7 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
         keep(&b, f, pos);
     if (b.prev_noeol)
         bput(&b, b.eol, b.eol_len);
-    int rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
-    free(b.items);
-    if (rc) {
-        free(b.p);
-        return rc;
-    }
-    out->data = b.p ? b.p : malloc(1);
-    out->size = b.len;
-    if (!out->data) {
-        diff_out_free(&out->diff);
-        return VT_ERR_NOMEM;
-    }
-    return 0;
+    return finish(&b, out);
 }
 
 int apply_update(const patch *p, const patch_op *op, const char *path, const char *old,
@@ -259,8 +265,7 @@ int apply_update(const patch *p, const patch_op *op, const char *path, const cha
     }
     size_t cursor = 0;
     for (size_t k = 0; k < op->chunk_count && rc == 0; k++)
-        rc = locate(p, &p->chunks[op->chunk_first + k], k + 1, path, &m, &cursor, pat, &ed[k],
-                    err);
+        rc = locate(p, &p->chunks[op->chunk_first + k], k + 1, path, &m, &cursor, pat, &ed[k], err);
     if (rc == 0)
         rc = build(p, &f, ed, op->chunk_count, out);
 done:
@@ -279,15 +284,7 @@ int apply_add(const patch *p, const patch_op *op, file_result *out)
     b.eol_len = 1;
     for (size_t l = op->first; l < op->first + op->count; l++)
         add(&b, p->lines[l].text, p->lines[l].len);
-    int rc = b.oom ? VT_ERR_NOMEM : diff_render(b.items, b.n, &out->diff);
-    free(b.items);
-    if (rc) {
-        free(b.p);
-        return rc;
-    }
-    out->data = b.p ? b.p : malloc(1);
-    out->size = b.len;
-    return out->data ? 0 : VT_ERR_NOMEM;
+    return finish(&b, out);
 }
 
 /* The diff of a whole content removed ('-') or added ('+'). */
