@@ -43,7 +43,8 @@ static int types_mask(const cJSON *ft, uint64_t *mask, const char **bad)
 {
     *mask = 0;
     const cJSON *it;
-    cJSON_ArrayForEach(it, ft) {
+    cJSON_ArrayForEach(it, ft)
+    {
         int l = cJSON_IsString(it) ? cs_lang_lookup(it->valuestring) : -1;
         if (l < 0) {
             *bad = cJSON_IsString(it) ? it->valuestring : "(not a string)";
@@ -60,7 +61,8 @@ static int cats_of(const cJSON *rt, unsigned *cats)
     if (!rt)
         return (*cats = CS_CAT_ALL), 0;
     const cJSON *it;
-    cJSON_ArrayForEach(it, rt) {
+    cJSON_ArrayForEach(it, rt)
+    {
         int found = 0;
         for (int c = 0; c < CS_NCAT; c++)
             if (cJSON_IsString(it) && strcmp(it->valuestring, CAT_NAMES[c]) == 0) {
@@ -135,7 +137,7 @@ static int cs_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         rel = relative(abs);
     int rc;
     struct stat st;
-    if (!rel) {  /* reported as given: the policy judges it, run refuses it */
+    if (!rel) { /* reported as given: the policy judges it, run refuses it */
         rc = api->subject_add(out, VT_SUBJECT_PATH_READ, p->valuestring);
     } else if (strcmp(rel, ".") == 0) {
         rc = api->subject_add(out, VT_SUBJECT_PATH_READ, ".");
@@ -177,10 +179,7 @@ static int denied_path(void *ud, const char *rel, int is_dir)
     return denied;
 }
 
-static int cancelled(void *ud)
-{
-    return api->call_cancelled(ud);
-}
+static int cancelled(void *ud) { return api->call_cancelled(ud); }
 
 static cJSON *filters_json(const char *path, uint64_t mask, unsigned cats, int max)
 {
@@ -232,47 +231,53 @@ static char *unsupported(uint64_t mask, unsigned what)
     return s;
 }
 
+/* A hint naming the languages `names` (taken and freed; NULL: none to
+ * name, no hint). */
+static void add_hint(cJSON *h, const char *pre, char *names, const char *post)
+{
+    if (!names)
+        return;
+    char *m = malloc(strlen(pre) + strlen(names) + strlen(post) + 1);
+    if (m) {
+        sprintf(m, "%s%s%s", pre, names, post);
+        cJSON_AddItemToArray(h, cJSON_CreateString(m));
+        free(m);
+    }
+    free(names);
+}
+
 static cJSON *hints_json(const cs_output *res, unsigned cats, uint64_t mask)
 {
     cJSON *h = cJSON_CreateArray();
-    char *nodef = cats & (1u << CS_DEF) ? unsupported(mask, CS_SUPPORT_DEF) : NULL;
-    if (nodef) {
-        char *m = malloc(strlen(nodef) + 160);
-        if (m) {
-            sprintf(m, "Definitions are unavailable for %s: those files give text, usage "
-                       "(where the language has them) and path results.", nodef);
-            cJSON_AddItemToArray(h, cJSON_CreateString(m));
-            free(m);
-        }
-        free(nodef);
-    }
-    char *nouse = cats & (1u << CS_USE) ? unsupported(mask, CS_SUPPORT_USE) : NULL;
-    if (nouse) {
-        char *m = malloc(strlen(nouse) + 160);
-        if (m) {
-            sprintf(m, "Usages are unavailable for %s (data or markup): a matching name is a "
-                       "definition (a declared key or heading) or text.", nouse);
-            cJSON_AddItemToArray(h, cJSON_CreateString(m));
-            free(m);
-        }
-        free(nouse);
-    }
-    cJSON_AddItemToArray(h, cJSON_CreateString(
-        res->insensitive ? "The query is all lower-case, so it matched case-insensitively; "
-                           "include an upper-case letter for a case-sensitive search."
-                         : "The query has an upper-case letter, so it matched case-sensitively."));
+    if (cats & (1u << CS_DEF))
+        add_hint(h, "Definitions are unavailable for ", unsupported(mask, CS_SUPPORT_DEF),
+                 ": those files give text, usage (where the language has them) and path "
+                 "results.");
     if (cats & (1u << CS_USE))
-        cJSON_AddItemToArray(h, cJSON_CreateString(
-            "Usages are syntactic identifier matches, not resolved references: an "
-            "unrelated identifier with the same spelling may appear."));
+        add_hint(h, "Usages are unavailable for ", unsupported(mask, CS_SUPPORT_USE),
+                 " (data or markup): a matching name is a definition (a declared key or "
+                 "heading) or text.");
+    cJSON_AddItemToArray(
+        h, cJSON_CreateString(
+               res->insensitive
+                   ? "The query is all lower-case, so it matched case-insensitively; "
+                     "include an upper-case letter for a case-sensitive search."
+                   : "The query has an upper-case letter, so it matched case-sensitively."));
+    if (cats & (1u << CS_USE))
+        cJSON_AddItemToArray(
+            h, cJSON_CreateString(
+                   "Usages are syntactic identifier matches, not resolved references: an "
+                   "unrelated identifier with the same spelling may appear."));
     if (res->truncated)
-        cJSON_AddItemToArray(h, cJSON_CreateString(
-            "More results may exist beyond this bounded search: narrow path, file_types "
-            "or result_types, or raise max_results (up to 100)."));
+        cJSON_AddItemToArray(
+            h, cJSON_CreateString(
+                   "More results may exist beyond this bounded search: narrow path, file_types "
+                   "or result_types, or raise max_results (up to 100)."));
     if (res->n == 0)
-        cJSON_AddItemToArray(h, cJSON_CreateString(
-            "No matches: check the spelling, the path and file_types; the search skips "
-            "ignored, hidden-by-.gitignore, binary and .env files."));
+        cJSON_AddItemToArray(
+            h, cJSON_CreateString(
+                   "No matches: check the spelling, the path and file_types; the search skips "
+                   "ignored, hidden-by-.gitignore, binary and .env files."));
     return h;
 }
 
@@ -306,11 +311,10 @@ static int spool_all(vt_call *call, const cs_output *res)
         char *line = malloc(cap);
         if (!line)
             return VT_ERR_NOMEM;
-        int k = r->cat == CS_PATH
-                    ? snprintf(line, cap, "%s: path", r->path)
-                    : snprintf(line, cap, "%s:%u:%u: %s%s%s: ", r->path, (unsigned)r->line,
-                               (unsigned)r->col, CAT_NAMES[r->cat], r->name ? " " : "",
-                               r->name ? r->name : "");
+        int k = r->cat == CS_PATH ? snprintf(line, cap, "%s: path", r->path)
+                                  : snprintf(line, cap, "%s:%u:%u: %s%s%s: ", r->path,
+                                             (unsigned)r->line, (unsigned)r->col, CAT_NAMES[r->cat],
+                                             r->name ? " " : "", r->name ? r->name : "");
         size_t len = k > 0 ? (size_t)k : 0;
         if (r->cat != CS_PATH)
             for (const char *c = snip; *c; c++) {
@@ -352,9 +356,14 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
         return api->call_error(call, rc, "path '%s' is outside the workspace", path);
     if (rc < 0)
         return api->call_error(call, rc, "path '%s' does not exist in the workspace", path);
-    cs_options opt = {.root = api->workspace_root(), .scope = abs, .query = query,
-                      .lang_mask = mask, .categories = cats, .max_results = max,
-                      .cancelled = cancelled, .cancel_ud = call,
+    cs_options opt = {.root = api->workspace_root(),
+                      .scope = abs,
+                      .query = query,
+                      .lang_mask = mask,
+                      .categories = cats,
+                      .max_results = max,
+                      .cancelled = cancelled,
+                      .cancel_ud = call,
                       .skip_path = VT_HAS(api, path_denied) ? denied_path : NULL,
                       .skip_ud = call};
     cs_output res;
@@ -403,23 +412,22 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON_AddBoolToObject(o, "truncated", res.truncated);
     cJSON *hints = hints_json(&res, cats, mask);
     if (over_budget)
-        cJSON_AddItemToArray(hints, cJSON_CreateString(
-            spooled ? "Results were cut to fit max_output_tokens; output lists every result "
-                      "found, one a line (when that is cut too, its head and tail, and "
-                      "spool_path names the file with all of them): read it, raise "
-                      "max_output_tokens or narrow the search."
-                    : "Results were cut to fit max_output_tokens; raise it or narrow the "
-                      "search."));
+        cJSON_AddItemToArray(
+            hints,
+            cJSON_CreateString(
+                spooled ? "Results were cut to fit max_output_tokens; output lists every result "
+                          "found, one a line (when that is cut too, its head and tail, and "
+                          "spool_path names the file with all of them): read it, raise "
+                          "max_output_tokens or narrow the search."
+                        : "Results were cut to fit max_output_tokens; raise it or narrow the "
+                          "search."));
     cJSON_AddItemToObject(o, "hints", hints);
     cs_output_free(&res);
     *result = o;
     return 0;
 }
 
-static void cs_fini(void)
-{
-    cs_decl_release();
-}
+static void cs_fini(void) { cs_decl_release(); }
 
 static const char OUTPUT_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -450,14 +458,13 @@ static const vt_tool TOOLS[] = {
     {
         .name = "code_search",
         .rule_aliases = RULE_ALIASES,
-        .description =
-            "Bounded workspace search for a literal query. Returns, in this order, "
-            "definitions (declarations named exactly the query), usages (identifiers "
-            "in code equal to the query, outside comments and strings), text (every "
-            "other match: comments, strings, prose, config, parts of longer names) and "
-            "paths (files and directories whose name contains the query). Respects "
-            ".gitignore and .ignore. truncated:true means more may exist: narrow path, "
-            "file_types or result_types.",
+        .description = "Bounded workspace search for a literal query. Returns, in this order, "
+                       "definitions (declarations named exactly the query), usages (identifiers "
+                       "in code equal to the query, outside comments and strings), text (every "
+                       "other match: comments, strings, prose, config, parts of longer names) and "
+                       "paths (files and directories whose name contains the query). Respects "
+                       ".gitignore and .ignore. truncated:true means more may exist: narrow path, "
+                       "file_types or result_types.",
         .input_schema = SCHEMA,
         .title = "Search the workspace's code",
         .output_schema = OUTPUT_SCHEMA,
@@ -471,13 +478,8 @@ static const vt_tool TOOLS[] = {
 };
 
 static const vt_plugin PLUGIN = {
-    VT_PLUGIN_HEADER,
-    .name = "code_search",
-    .version = "0.1.0",
-    .license = "MIT",
-    .api_slot = &api,
-    .tools = TOOLS,
-    .fini = cs_fini,
+    VT_PLUGIN_HEADER, .name = "code_search", .version = "0.1.0", .license = "MIT",
+    .api_slot = &api, .tools = TOOLS,        .fini = cs_fini,
 };
 
 VT_PLUGIN_ENTRY(PLUGIN)
