@@ -120,7 +120,7 @@ static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
     return sessions->write_and_wait(call, session_id(args), chars, len, (int)yield, result);
 }
 
-static vt_tool tools[] = {
+static const vt_tool tools[] = {
     {.name = "write_stdin",
      .description = DESCRIPTION,
      .input_schema = SCHEMA,
