@@ -31,9 +31,9 @@
 #define SLICE_MS 100      /* cancellation is noticed within this */
 #define DRAIN_QUIET_MS 50 /* after exit, output still trickling in */
 #define READ_BYTES 65536
-#define FINAL_MAX (256 * 1024)     /* output kept after a reaped exit */
+#define FINAL_MAX (256 * 1024)         /* output kept after a reaped exit */
 #define FINAL_READ_MAX (4 * FINAL_MAX) /* read (and drop) no more than this */
-#define REAPER_POLL_MS 200         /* sessions without a pidfd are looked at this often */
+#define REAPER_POLL_MS 200             /* sessions without a pidfd are looked at this often */
 
 typedef struct session {
     int64_t id;
@@ -47,16 +47,16 @@ typedef struct session {
     char *cmd;
     char *workdir;
     term_filter tf;
-    int closed;                    /* reaped by the reaper: fds closed */
-    int reaping;                   /* busy because the reaper finishes it */
-    char *final;                   /* output read by the reaper */
+    int closed;  /* reaped by the reaper: fds closed */
+    int reaping; /* busy because the reaper finishes it */
+    char *final; /* output read by the reaper */
     size_t final_len, final_dropped;
-    int sandboxed;                 /* ran under the sandbox */
-    sandbox_denial_scan denials;   /* its output, watched for refusals */
-    execwatch *watch;              /* a reference, or NULL */
-    const sandbox *sb;             /* its sandbox, told when the session ends */
-    atomic_int end_noted;          /* that was done */
-    uint64_t client;               /* the client session that started it */
+    int sandboxed;               /* ran under the sandbox */
+    sandbox_denial_scan denials; /* its output, watched for refusals */
+    execwatch *watch;            /* a reference, or NULL */
+    const sandbox *sb;           /* its sandbox, told when the session ends */
+    atomic_int end_noted;        /* that was done */
+    uint64_t client;             /* the client session that started it */
 } session;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -221,10 +221,7 @@ static int group_signal(const session *s, int sig)
     return kill(-pid, sig);
 }
 
-static int group_alive(const session *s)
-{
-    return group_signal(s, 0) == 0;
-}
+static int group_alive(const session *s) { return group_signal(s, 0) == 0; }
 
 /* End the process groups of `v` (none busy elsewhere, all out of the
  * table): SIGTERM, up to GRACE_MS for them to go, then SIGKILL.  Every
@@ -270,15 +267,28 @@ static void remove_locked(session *s)
         }
 }
 
-/* The session to drop when the table is full: never one of the
+/* How many sessions `client` may hold at once. */
+static int client_cap(uint64_t client) { return client ? SESSIONS_PER_CLIENT : SESSIONS_MAX; }
+
+static int client_live_locked(uint64_t client)
+{
+    int n = 0;
+    for (int k = 0; k < SESSIONS_MAX; k++)
+        n += table[k] && table[k]->client == client;
+    return n;
+}
+
+/* The session of `client` to drop when the client holds its share or
+ * the table is full: never another client's (one client cannot end
+ * another's commands by starting its own), never one of its
  * SESSIONS_PROTECTED most recently used, never a busy one; the least
  * recently used exited one first, else the least recently used. */
-static session *pick_victim_locked(void)
+static session *pick_victim_locked(uint64_t client)
 {
     session *by_age[SESSIONS_MAX];
     int n = 0;
     for (int k = 0; k < SESSIONS_MAX; k++)
-        if (table[k])
+        if (table[k] && table[k]->client == client)
             by_age[n++] = table[k];
     /* insertion sort, most recent first: n <= 64 */
     for (int i = 1; i < n; i++)
@@ -306,7 +316,7 @@ static void reaper_poke(void)
 {
     if (reaper_wake[1] >= 0) {
         ssize_t n = write(reaper_wake[1], "x", 1);
-        (void)n;  /* a full pipe already wakes it */
+        (void)n; /* a full pipe already wakes it */
     }
 }
 
@@ -416,7 +426,7 @@ static void *reaper_main(void *arg)
             }
             if (!s || reaper_stop)
                 break;
-            s->busy = s->reaping = 1;  /* ours while we finish it */
+            s->busy = s->reaping = 1; /* ours while we finish it */
             pthread_mutex_unlock(&mu);
             finalize(s);
             if (s->closed)
@@ -542,8 +552,8 @@ static void note_exit(vt_call *call, const session *s)
 
 /* Wait for output and exit until yield_ms passes.  The caller holds the
  * session busy; this releases it (and frees it once exited). */
-static int collect(vt_call *call, session *s, double t0, int yield_ms,
-                   int kill_on_cancel, cJSON **result)
+static int collect(vt_call *call, session *s, double t0, int yield_ms, int kill_on_cancel,
+                   cJSON **result)
 {
     /* Opened up front so that "output" is always set, "" when silent. */
     waiter w = {.call = call, .s = s, .spool = api->spool_open(call)};
@@ -565,7 +575,8 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
         free(s->final);
         s->final = NULL;
         if (s->final_dropped)
-            api->call_warn(call, "%zu bytes of output the command printed after %zu were "
+            api->call_warn(call,
+                           "%zu bytes of output the command printed after %zu were "
                            "dropped: nobody was waiting on the session when it ended",
                            s->final_dropped, s->final_len);
         s->final_len = 0;
@@ -595,8 +606,7 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
             /* the leader's report comes before its exit */
             pid_ix = nfds;
             fds[nfds++] = (struct pollfd){
-                .fd = s->proc.status_fd >= 0 ? s->proc.status_fd : s->proc.pidfd,
-                .events = POLLIN};
+                .fd = s->proc.status_fd >= 0 ? s->proc.status_fd : s->proc.pidfd, .events = POLLIN};
         }
         double limit = deadline;
         if (s->reaped && quiet_end < limit)
@@ -612,8 +622,8 @@ static int collect(vt_call *call, session *s, double t0, int yield_ms,
             if (drain(&w, buf) && s->reaped)
                 quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
         }
-        if (!s->reaped && (s->proc.pidfd < 0 || s->out_eof ||
-                           (pid_ix >= 0 && pr > 0 && fds[pid_ix].revents))) {
+        if (!s->reaped &&
+            (s->proc.pidfd < 0 || s->out_eof || (pid_ix >= 0 && pr > 0 && fds[pid_ix].revents))) {
             if (try_reap(s)) {
                 drain(&w, buf);
                 quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
@@ -643,8 +653,8 @@ done:
         if (end)
             return api->call_error(call, VT_ERR_CANCELLED,
                                    "cancelled; the command's process group was ended");
-        return api->call_error(call, VT_ERR_CANCELLED,
-                               "cancelled; exec session %lld keeps running", id);
+        return api->call_error(call, VT_ERR_CANCELLED, "cancelled; exec session %lld keeps running",
+                               id);
     }
     if (s->reaped)
         note_end(call, s);
@@ -670,17 +680,19 @@ done:
         s->busy = 0;
         s->last_used = ++tick;
     }
-    int n = live;
+    /* the warning counts what this client's pruning is judged on */
+    int cap = client_cap(s->client);
+    int n = s->client ? client_live_locked(s->client) : live;
     pthread_mutex_unlock(&mu);
     if (s->reaped)
         session_free(s);
     else
-        reaper_poke();  /* watch it while nobody waits on it */
-    if (n >= SESSIONS_WARN)
+        reaper_poke(); /* watch it while nobody waits on it */
+    if (n >= cap - (SESSIONS_MAX - SESSIONS_WARN))
         api->call_warn(call,
                        "%d of %d exec sessions are live; from then on the least recently "
                        "used are ended: finish or poll the ones you need",
-                       n, SESSIONS_MAX);
+                       n, cap);
     if (!*result)
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     return VT_OK;
@@ -688,8 +700,8 @@ done:
 
 /* ---- the calls ---------------------------------------------------------- */
 
-int session_run(vt_call *call, const spawn_req *req, const char *cmd,
-                execwatch *watch, int yield_ms, cJSON **result)
+int session_run(vt_call *call, const spawn_req *req, const char *cmd, execwatch *watch,
+                int yield_ms, cJSON **result)
 {
     double t0 = now_s();
     session *s = calloc(1, sizeof *s);
@@ -705,13 +717,16 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
 
     session *victim = NULL;
     pthread_mutex_lock(&mu);
-    if (live >= SESSIONS_MAX) {
-        victim = pick_victim_locked();
-        if (victim)
+    int mine = client_live_locked(s->client), cap = client_cap(s->client);
+    if (live >= SESSIONS_MAX || mine >= cap) {
+        victim = pick_victim_locked(s->client);
+        if (victim) {
             remove_locked(victim);
+            mine--;
+        }
     }
     int slot = -1;
-    for (int k = 0; k < SESSIONS_MAX && slot < 0; k++)
+    for (int k = 0; k < SESSIONS_MAX && slot < 0 && mine < cap; k++)
         if (!table[k])
             slot = k;
     if (slot >= 0) {
@@ -727,9 +742,15 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd,
     }
     if (slot < 0) {
         session_free(s);
+        if (mine >= cap)
+            return api->call_error(call, VT_ERR_BUSY,
+                                   "all %d exec sessions of this client are in use by running "
+                                   "calls; try again when one returns",
+                                   cap);
         return api->call_error(call, VT_ERR_BUSY,
-                               "all %d exec sessions are in use by running calls; "
-                               "try again when one returns", SESSIONS_MAX);
+                               "all %d exec sessions of the server are held by other clients' "
+                               "commands; try again when one ends",
+                               SESSIONS_MAX);
     }
 
     /* told before the plan: what exists then is the baseline of what
@@ -789,15 +810,16 @@ static int write_all(vt_call *call, int fd, const char *buf, size_t len, double 
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == VT_ERR_BUSY)
-        api->call_warn(call, "only %zu of %zu bytes were written: the command is not reading its input",
+        api->call_warn(call,
+                       "only %zu of %zu bytes were written: the command is not reading its input",
                        off, len);
     else if (rc != VT_OK)
         api->call_warn(call, "the input could not be written: the command no longer reads it");
     return rc;
 }
 
-int session_write_and_wait(vt_call *call, int64_t id, const char *chars,
-                           size_t len, int yield_ms, cJSON **result)
+int session_write_and_wait(vt_call *call, int64_t id, const char *chars, size_t len, int yield_ms,
+                           cJSON **result)
 {
     double t0 = now_s();
     session *s = NULL;

@@ -153,6 +153,31 @@ test("two clients cannot reach each other's command sessions; DELETE ends a sess
   await b.ping();
 });
 
+test("one client's many commands prune only its own command sessions, never another client's", async () => {
+  const a = await connect(srv);
+  const b = await connect(srv);
+  const r = await b.callTool({ name: "exec_command", arguments: { cmd: "read x; echo b-got:$x", yield_time_ms: 200 } });
+  const bsid = r.structuredContent.session_id;
+  assert.ok(bsid !== undefined, text(r));
+  // more than the whole table (64): before each client had a share, B's
+  // idle session was the least recently used and was ended for A's
+  const mine = [];
+  for (let i = 0; i < 70; i++) {
+    const x = await a.callTool({ name: "exec_command", arguments: { cmd: "exec cat", yield_time_ms: 50 } });
+    assert.ok(x.structuredContent?.session_id !== undefined, text(x));
+    mine.push(x.structuredContent.session_id);
+  }
+  const w = await b.callTool({ name: "write_stdin", arguments: { session_id: bsid, chars: "still-here\n", yield_time_ms: 2000 } });
+  assert.ok(!w.isError, text(w));
+  assert.match(w.structuredContent.output, /b-got:still-here/);
+  // A's oldest went to make room within A's share (16)
+  const old = await a.callTool({ name: "write_stdin", arguments: { session_id: mine[0], chars: "" } });
+  assert.equal(old.isError, true);
+  const last = await a.callTool({ name: "write_stdin", arguments: { session_id: mine.at(-1), chars: "" } });
+  assert.ok(!last.isError, text(last));
+  await a.transportRef.terminateSession();
+});
+
 test("permission prompts go to the calling session's client as elicitation", async () => {
   const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
   const c = await connect(s2, { capabilities: { elicitation: {} } });
