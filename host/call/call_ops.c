@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "call_ops.h"
 #include "spool.h"
+#include "spool_dir.h"
 #include "strutil.h"
 
 static const char *call_root;
@@ -81,7 +82,13 @@ vt_spool *call_spool_open(vt_call *call)
     if (!call->spool) {
         char id[64];
         snprintf(id, sizeof id, "%ld-%llu", (long)getpid(), (unsigned long long)call->id);
-        call->spool = spool_new(call_root, call->tool->t.name, id, call->max_output_tokens);
+        /* An HTTP client session's output goes to its own view. */
+        char view[32] = "";
+        uint64_t client = call->fe ? call->fe->client_id : 0;
+        if (client)
+            snprintf(view, sizeof view, SPOOL_VIEW_FMT, (unsigned long long)client);
+        call->spool = spool_new_in(call_root, view[0] ? view : NULL, call->tool->t.name, id,
+                                   call->max_output_tokens);
     }
     return call->spool;
 }

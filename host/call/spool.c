@@ -8,38 +8,40 @@
 #include <string.h>
 #include <unistd.h>
 #include <utf8proc.h>
-#include "strutil.h"
 #include "spool.h"
 #include "spool_dir.h"
+#include "strutil.h"
 
 /* Past this many bytes written, the directory's cap is checked again. */
 #define ENFORCE_EVERY ((uint64_t)64 * 1024 * 1024)
 
 struct vt_spool {
     char *workspace;
-    char *rel_path;     /* workspace-relative spool file */
-    size_t budget;      /* bytes: max_tokens * 4 */
+    char *rel_path; /* workspace-relative spool file */
+    size_t budget;  /* bytes: max_tokens * 4 */
     int max_tokens;
-    char *head;         /* first `budget` bytes */
+    char *head; /* first `budget` bytes */
     size_t head_len;
-    char *ring;         /* last `budget` bytes, circular */
-    size_t ring_pos;    /* next write position */
+    char *ring;      /* last `budget` bytes, circular */
+    size_t ring_pos; /* next write position */
     size_t total;
-    int fd;             /* -1 until the output outgrows the budget */
-    int failed;         /* the file could not be created or written */
-    int capped;         /* the file reached the per-call cap */
-    uint64_t written;   /* bytes in the file */
+    int fd;           /* -1 until the output outgrows the budget */
+    int failed;       /* the file could not be created or written */
+    int capped;       /* the file reached the per-call cap */
+    uint64_t written; /* bytes in the file */
     uint64_t since_enforce;
-    char *why;          /* why the file is missing or incomplete */
+    char *why; /* why the file is missing or incomplete */
 };
 
-size_t budget_tokens(size_t bytes)
+size_t budget_tokens(size_t bytes) { return (bytes + 3) / 4; }
+
+vt_spool *spool_new(const char *workspace, const char *tool, const char *id, int max_tokens)
 {
-    return (bytes + 3) / 4;
+    return spool_new_in(workspace, NULL, tool, id, max_tokens);
 }
 
-vt_spool *spool_new(const char *workspace, const char *tool, const char *id,
-                    int max_tokens)
+vt_spool *spool_new_in(const char *workspace, const char *view, const char *tool, const char *id,
+                       int max_tokens)
 {
     vt_spool *s = calloc(1, sizeof *s);
     if (!s)
@@ -49,16 +51,19 @@ vt_spool *spool_new(const char *workspace, const char *tool, const char *id,
     s->fd = -1;
     s->workspace = strdup(workspace);
     s->head = malloc(s->budget);
-    size_t n = strlen(SPOOL_DIR) + strlen(tool) + strlen(id) + 8;
-    s->rel_path = malloc(n);
     /* A tool name is a file name part here: never a path. */
     if (strchr(tool, '/') || strchr(id, '/'))
         tool = "tool";
+    if (view && (!*view || strchr(view, '/') || view[0] == '.'))
+        view = NULL;
+    size_t n = strlen(SPOOL_DIR) + (view ? strlen(view) + 1 : 0) + strlen(tool) + strlen(id) + 8;
+    s->rel_path = malloc(n);
     if (!s->workspace || !s->head || !s->rel_path) {
         spool_free(s);
         return NULL;
     }
-    snprintf(s->rel_path, n, "%s/%s-%s.txt", SPOOL_DIR, tool, id);
+    snprintf(s->rel_path, n, "%s/%s%s%s-%s.txt", SPOOL_DIR, view ? view : "", view ? "/" : "", tool,
+             id);
     return s;
 }
 
@@ -96,8 +101,7 @@ static void file_put(vt_spool *s, const char *p, size_t n)
             free(s->why);
             s->why = str_printf("writing the spool file failed after %llu bytes (%s); "
                                 "it holds only the start of the output",
-                                (unsigned long long)s->written,
-                                strerror(w < 0 ? errno : ENOSPC));
+                                (unsigned long long)s->written, strerror(w < 0 ? errno : ENOSPC));
             return;
         }
         p += w;
@@ -160,7 +164,7 @@ int spool_append(vt_spool *s, const void *buf, size_t len)
      * file, so the preview always shows the real start and end. */
     if (s->total > s->budget && !s->failed) {
         if (s->fd < 0)
-            spill_open(s);          /* writes the whole head */
+            spill_open(s); /* writes the whole head */
         file_put(s, p + to_head, len - to_head);
     }
     return VT_OK;
@@ -173,8 +177,8 @@ static size_t put_sanitised(char *out, const char *in, size_t len)
     size_t o = 0, i = 0;
     while (i < len) {
         utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)in + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)in + i, (utf8proc_ssize_t)(len - i), &cp);
         if (n <= 0) {
             memcpy(out + o, "\xEF\xBF\xBD", 3);
             o += 3;
@@ -201,8 +205,8 @@ static size_t head_cut(const char *s, size_t len, size_t limit)
         limit = len;
     while (i < limit) {
         utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
         size_t step = n <= 0 ? 1 : (size_t)n;
         if (i + step > limit)
             break;
@@ -220,9 +224,8 @@ static size_t tail_start(const char *s, size_t len, size_t from)
     return i;
 }
 
-char *budget_preview(const char *head, size_t head_len, const char *tail,
-                     size_t tail_len, size_t total, int max_tokens,
-                     size_t *omitted)
+char *budget_preview(const char *head, size_t head_len, const char *tail, size_t tail_len,
+                     size_t total, int max_tokens, size_t *omitted)
 {
     size_t budget = (size_t)max_tokens * 4;
     *omitted = 0;
@@ -268,8 +271,8 @@ int spool_finish(vt_spool *s, cJSON *result, cJSON **warnings)
         memcpy(tail + s->budget - s->ring_pos, s->ring, s->ring_pos);
     }
     size_t omitted;
-    char *preview = budget_preview(s->head, s->head_len, tail, tail_len, s->total,
-                                   s->max_tokens, &omitted);
+    char *preview =
+        budget_preview(s->head, s->head_len, tail, tail_len, s->total, s->max_tokens, &omitted);
     free(tail);
     if (!preview)
         return VT_ERR_NOMEM;
@@ -279,8 +282,7 @@ int spool_finish(vt_spool *s, cJSON *result, cJSON **warnings)
     if (s->total > s->budget) {
         cJSON_DeleteItemFromObject(result, "truncated");
         cJSON_AddBoolToObject(result, "truncated", 1);
-        cJSON_AddNumberToObject(result, "original_token_count",
-                                (double)budget_tokens(s->total));
+        cJSON_AddNumberToObject(result, "original_token_count", (double)budget_tokens(s->total));
         if (s->fd >= 0)
             cJSON_AddStringToObject(result, "spool_path", s->rel_path);
         if (s->capped) {
@@ -300,7 +302,7 @@ int spool_finish(vt_spool *s, cJSON *result, cJSON **warnings)
         }
     }
     if (s->fd >= 0) {
-        close(s->fd);  /* releases the lock: the file is finished */
+        close(s->fd); /* releases the lock: the file is finished */
         s->fd = -1;
         spool_dir_enforce(s->workspace);
     }

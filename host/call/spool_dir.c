@@ -10,12 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
-#include "spool_dir.h"
 #include "beneath.h"
+#include "log.h"
 #include "paths.h"
+#include "spool_dir.h"
 #include "strutil.h"
 #include "text_escape.h"
-#include "log.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 
@@ -23,16 +23,14 @@ static uint64_t call_cap = 256 * MIB;
 static uint64_t dir_cap = 1024 * MIB;
 static double max_age_s = 7 * 86400.0;
 
-uint64_t spool_call_cap(void)
-{
-    return call_cap;
-}
+uint64_t spool_call_cap(void) { return call_cap; }
 
 static char *refusal(const char *what, int err)
 {
     if (err == ELOOP || err == ENOTDIR || err == EXDEV)
         return str_printf("%s is a symbolic link (or not a directory); the host never "
-                          "follows links there, so the complete output was not kept", what);
+                          "follows links there, so the complete output was not kept",
+                          what);
     return str_printf("%s cannot be used: %s", what, strerror(err));
 }
 
@@ -40,8 +38,8 @@ static char *refusal(const char *what, int err)
  * its .gitignore ignores everything (itself included). */
 static void ignore_all(int root)
 {
-    int fd = beneath_open(root, ".vtcode/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                          0644);
+    int fd =
+        beneath_open(root, ".vtcode/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return;
     if (write(fd, "*\n", 2) != 2)
@@ -57,7 +55,8 @@ static int enter_dir(int root, char **why)
         int fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0 && errno == ENOENT) {
             const char *slash = strrchr(comps[i], '/');
-            int parent = slash ? beneath_open(root, i ? comps[i - 1] : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
+            int parent = slash ? beneath_open(root, i ? comps[i - 1] : ".",
+                                              O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
                                : dup(root);
             if (parent >= 0) {
                 int made = mkdirat(parent, slash ? slash + 1 : comps[i], 0755) == 0;
@@ -105,6 +104,18 @@ int spool_dir_create(const char *workspace, const char *name, char **why)
         close(root);
         return VT_ERR_DENIED;
     }
+    const char *slash = strchr(name, '/');
+    if (slash) { /* a spool view: its directory first */
+        char *view = strndup(name, (size_t)(slash - name));
+        if (!view || (mkdirat(dir, view, 0755) != 0 && errno != EEXIST)) {
+            *why = refusal(view ? view : "the spool view", view ? errno : ENOMEM);
+            free(view);
+            close(dir);
+            close(root);
+            return VT_ERR_IO;
+        }
+        free(view);
+    }
     close(dir);
     char *rel = str_printf("%s/%s", SPOOL_DIR, name);
     int fd = -1;
@@ -146,7 +157,7 @@ static int by_mtime(const void *a, const void *b)
 
 static int file_in_use(int dir, const char *name)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int fd = beneath_open(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0)
         return 1;
     int busy = flock(fd, LOCK_EX | LOCK_NB) < 0;
@@ -154,8 +165,59 @@ static int file_in_use(int dir, const char *name)
     return busy;
 }
 
-/* Regular files of the spool directory, oldest first.  Returns the
- * directory fd (or -1) and the entries in *v / *n. */
+static int add_entry(entry **v, size_t *n, size_t *cap, const char *view, const char *name,
+                     const struct stat *st)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        entry *nv = realloc(*v, c * sizeof **v);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = c;
+    }
+    char *full = view ? str_printf("%s/%s", view, name) : strdup(name);
+    if (!full)
+        return -1;
+    (*v)[(*n)++] = (entry){full, (uint64_t)st->st_size,
+                           (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9, 0};
+    return 0;
+}
+
+/* Append the regular files of `dfd` (a spool view's when `view`); the
+ * directories of spool views are entered from the top level only, and
+ * never through a link. */
+static void list_into(int dfd, const char *view, entry **v, size_t *n, size_t *cap)
+{
+    int iter = dup(dfd);
+    DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
+    if (!d) {
+        if (iter >= 0)
+            close(iter);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        struct stat st;
+        if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        if (S_ISREG(st.st_mode)) {
+            if (add_entry(v, n, cap, view, de->d_name, &st) < 0)
+                break;
+        } else if (S_ISDIR(st.st_mode) && !view && strncmp(de->d_name, "c-", 2) == 0) {
+            int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) {
+                list_into(sub, de->d_name, v, n, cap);
+                close(sub);
+            }
+        }
+    }
+    closedir(d);
+}
+
+/* Regular files of the spool directory and its spool views (names
+ * VIEW/FILE), oldest first.  Returns the directory fd (or -1) and the
+ * entries in *v / *n. */
 static int list_dir(const char *workspace, entry **v, size_t *n)
 {
     *v = NULL;
@@ -167,31 +229,8 @@ static int list_dir(const char *workspace, entry **v, size_t *n)
     close(root);
     if (dfd < 0)
         return -1;
-    int iter = dup(dfd);
-    DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
-    if (!d) {
-        if (iter >= 0)
-            close(iter);
-        return dfd;
-    }
     size_t cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        struct stat st;
-        if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-            !S_ISREG(st.st_mode))
-            continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            entry *nv = realloc(*v, cap * sizeof **v);
-            if (!nv)
-                break;
-            *v = nv;
-        }
-        (*v)[(*n)++] = (entry){strdup(de->d_name), (uint64_t)st.st_size,
-                               (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9, 0};
-    }
-    closedir(d);
+    list_into(dfd, NULL, v, n, &cap);
     if (*n)
         qsort(*v, *n, sizeof **v, by_mtime);
     return dfd;
@@ -207,7 +246,7 @@ static void free_list(entry *v, size_t n)
 /* Delete a finished file: 1 when deleted. */
 static int delete_finished(int dir, const char *name)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int fd = beneath_open(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0)
         return 0;
     int ok = flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dir, name, 0) == 0;
@@ -267,8 +306,8 @@ static int read_key(const cJSON *t, const char *key, const char *file, double lo
      * cast defined. */
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
         v->valuedouble != (double)(int64_t)v->valuedouble) {
-        *err = str_printf("%s: key 'tools.spool.%s' must be an integer from %.0f to %.0f",
-                          file, key, lo, hi);
+        *err = str_printf("%s: key 'tools.spool.%s' must be an integer from %.0f to %.0f", file,
+                          key, lo, hi);
         return VT_ERR_INVALID;
     }
     *out = v->valuedouble;
@@ -319,7 +358,8 @@ int spool_cli(const char *workspace, int argc, char **argv)
         }
         fprintf(stderr, "vthost: cannot open %s/%s: %s\n", workspace, SPOOL_DIR,
                 errno == ELOOP || errno == ENOTDIR || errno == EXDEV
-                    ? "a symbolic link on the way (refused)" : strerror(errno));
+                    ? "a symbolic link on the way (refused)"
+                    : strerror(errno));
         return 1;
     }
     uint64_t total = 0, freed = 0;
@@ -337,8 +377,8 @@ int spool_cli(const char *workspace, int argc, char **argv)
         int busy = file_in_use(dfd, v[i].name);
         total += v[i].size;
         char *shown = text_escape(v[i].name, 0); /* a name may hold any byte */
-        printf("%12llu  %8.0fs ago  %s/%s%s\n", (unsigned long long)v[i].size,
-               now - v[i].mtime, SPOOL_DIR, shown ? shown : "(a name that cannot be shown)",
+        printf("%12llu  %8.0fs ago  %s/%s%s\n", (unsigned long long)v[i].size, now - v[i].mtime,
+               SPOOL_DIR, shown ? shown : "(a name that cannot be shown)",
                busy ? "  (in use)" : "");
         free(shown);
     }

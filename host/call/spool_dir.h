@@ -13,11 +13,17 @@
 #ifndef VTHOST_SPOOL_DIR_H
 #define VTHOST_SPOOL_DIR_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
 
 #define SPOOL_DIR ".vtcode/context/tool_outputs"
+/* The spool view of one client session of the HTTP server (its
+ * vt_host_api.call_client_id, 16 hex digits): its calls spool there, and
+ * its commands see only that directory of SPOOL_DIR (the exec plugin's
+ * sandbox mounts an empty directory over SPOOL_DIR and binds this one
+ * back).  The stdio client (id 0) spools to SPOOL_DIR itself. */
+#define SPOOL_VIEW_FMT "c-%016llx"
 
 /* Read [tools.spool] (a wrong type or range is an error naming the key,
  * *err malloc'd) and delete files past max_age_days. */
@@ -25,7 +31,8 @@ int spool_configure(const char *workspace, const cJSON *config, const char *file
 
 uint64_t spool_call_cap(void);
 
-/* Create (truncate) SPOOL_DIR/name for writing, locked shared.  The
+/* Create (truncate) SPOOL_DIR/name for writing, locked shared; `name`
+ * may be VIEW/FILE, a spool view's directory made as needed.  The
  * directories are made and walked without following a symbolic link,
  * and the file is opened with openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS) from the workspace root (an O_NOFOLLOW walk where
@@ -33,8 +40,8 @@ uint64_t spool_call_cap(void);
  * *why (malloc'd) saying what was refused. */
 int spool_dir_create(const char *workspace, const char *name, char **why);
 
-/* Delete the oldest finished files until the directory fits
- * max_dir_mib. */
+/* Delete the oldest finished files (spool views' included) until the
+ * directory fits max_dir_mib. */
 void spool_dir_enforce(const char *workspace);
 
 /* `vthost spool list|clean`: exit status. */

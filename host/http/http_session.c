@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 #include <vthost/services.h>
 #include "http_session.h"
 #include "services.h"
@@ -74,7 +75,6 @@ static int g_count, g_threads;
  * left to reach its client before the daemon closes the connections. */
 static int g_posts;
 static mcp_ops host_ops;
-static uint64_t next_client_id = 1;
 static http_limits limits;
 
 /* The stream and session a call's thread works for (the sink's routing,
@@ -268,6 +268,23 @@ static void session_free(http_session *s)
     free(s);
 }
 
+/* A client id no session has: random, so a client of a later server on
+ * the same workspace never gets an earlier one's spool view
+ * (.vtcode/context/tool_outputs/c-ID, named after it). */
+static uint64_t new_client_id_locked(void)
+{
+    for (;;) {
+        uint64_t id = 0;
+        if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+            id = ((uint64_t)now_ms() << 20) ^ (uint64_t)getpid();
+        int used = id == 0 || id == UINT64_MAX;
+        for (http_session *o = g_sessions; o && !used; o = o->next)
+            used = o->client_id == id;
+        if (!used)
+            return id;
+    }
+}
+
 int http_session_create(const char *owner, http_session **out)
 {
     *out = NULL;
@@ -310,7 +327,7 @@ int http_session_create(const char *owner, http_session **out)
         session_free(s);
         return full;
     }
-    s->client_id = next_client_id++;
+    s->client_id = new_client_id_locked();
     s->next = g_sessions;
     g_sessions = s;
     g_count++;

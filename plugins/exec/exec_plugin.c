@@ -556,7 +556,8 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     }
     spawn_req req = {.path = sh.path, .argv = sh.argv, .envp = env, .workdir = abs,
-                     .tty = tty, .rows = pty_rows, .cols = pty_cols};
+                     .tty = tty, .rows = pty_rows, .cols = pty_cols,
+                     .client = VT_HAS(api, call_client_id) ? api->call_client_id(call) : 0};
     /* An escalated call, or one with additional permissions, reaches run
      * only once the user approved it: the permission engine always asks
      * for them. */

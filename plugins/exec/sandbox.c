@@ -654,7 +654,13 @@ void sandbox_plan_free(sandbox_plan *p)
     free(p->truncated);
     if (p->ruleset_fd >= 0)
         close(p->ruleset_fd);
+    sandbox_spool_free(p);
     free(p);
+}
+
+int sandbox_plan_spool(sandbox_plan *p, uint64_t client)
+{
+    return sandbox_spool_plan(p->sb, p, client);
 }
 
 int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out)
@@ -790,7 +796,8 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
             0)
             return -errno;
     }
-    return 0;
+    /* Beneath the read-only .vtcode/: this client's spool view. */
+    return sandbox_spool_enter(p, what);
 }
 
 int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, const char **what)

@@ -13,27 +13,28 @@
 
 #include <limits.h>
 
-#include <stddef.h>
-#include <sys/types.h>
 #include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 typedef enum sandbox_mode {
     SANDBOX_WORKSPACE_WRITE = 0,
     SANDBOX_READ_ONLY = 1,
-    SANDBOX_FULL_ACCESS = 2   /* danger-full-access: no sandbox */
+    SANDBOX_FULL_ACCESS = 2 /* danger-full-access: no sandbox */
 } sandbox_mode;
 
 typedef struct sandbox_config {
     sandbox_mode mode;
-    char **writable_roots;    /* extra roots, absolute and canonical */
+    char **writable_roots; /* extra roots, absolute and canonical */
     size_t nwritable;
-    int network_access;       /* default 0 */
-    int fallback_unsandboxed; /* run unsandboxed (with a warning) when
+    int network_access;        /* default 0 */
+    int fallback_unsandboxed;  /* run unsandboxed (with a warning) when
                                  Landlock is unavailable */
-    unsigned max_processes;   /* per session; default SANDBOX_DEFAULT_PROCESSES */
-    unsigned cpu_time_seconds;/* per process of a non-interactive run; 0: none */
-    unsigned max_memory_mb;   /* RLIMIT_DATA per process, MiB; 0: none */
-    unsigned max_file_size_mb;/* RLIMIT_FSIZE per process, MiB; 0: none */
+    unsigned max_processes;    /* per session; default SANDBOX_DEFAULT_PROCESSES */
+    unsigned cpu_time_seconds; /* per process of a non-interactive run; 0: none */
+    unsigned max_memory_mb;    /* RLIMIT_DATA per process, MiB; 0: none */
+    unsigned max_file_size_mb; /* RLIMIT_FSIZE per process, MiB; 0: none */
 } sandbox_config;
 
 #define SANDBOX_DEFAULT_PROCESSES 1024
@@ -64,8 +65,8 @@ typedef struct sandbox_plan sandbox_plan;
  * *out is NULL and *warning says so.  *warning (malloc'd or NULL) also
  * reports protections this machine cannot give (no namespaces, no
  * process bound). */
-int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out,
-                    char **warning, char **err);
+int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
+                    char **err);
 /* The same, prepared later than the start (on the first command, which
  * keeps the namespace probe's forks, the cgroup search and the filters
  * out of a start that runs no command): `toml_absent` is
@@ -103,8 +104,13 @@ typedef struct sandbox_extra {
 struct vt_wsindex_v1;
 void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index);
 
-int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra,
-                      sandbox_plan **out);
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out);
+
+/* Give the plan's session the spool view of HTTP client session `client`
+ * (vt_host_api.call_client_id; 0, the stdio client: none): its commands
+ * see only that client's spooled output (sandbox_spool.c).  0, or a
+ * negative vt_status: the command must not run. */
+int sandbox_plan_spool(sandbox_plan *p, uint64_t client);
 
 /* Mask the programs `names` (NULL-terminated base names, the policy's
  * denied_programs) in the plan's session: every path in the command's
@@ -183,8 +189,7 @@ int sandbox_id_maps(const sandbox *sb, const char **what);
  * seccomp.  Async-signal-safe.  `ruleset_fd` is the Landlock ruleset as
  * the child holds it, or -1 for where the parent keeps it.  Returns 0
  * or -errno; *what names the step that failed. */
-int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir,
-                    const char **what);
+int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, const char **what);
 /* The descriptor of this call's Landlock ruleset (close-on-exec). */
 int sandbox_plan_ruleset_fd(const sandbox_plan *p);
 

@@ -6,6 +6,7 @@
 
 #include <linux/filter.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "sandbox.h"
 
 struct sandbox {
@@ -64,6 +65,10 @@ struct sandbox_plan {
     int ruleset_fd;             /* this call's Landlock ruleset */
     int network;                /* the configuration's or the call's */
     const sandbox_extra *extra; /* while the plan is made, else NULL */
+    /* The spool view (sandbox_spool.c): tool_outputs/ covered, the
+     * client's own c-ID/ bound back; NULL for the stdio client. */
+    char *spool_dir, *spool_own; /* absolute paths */
+    unsigned long spool_flags;   /* the mount flags the own bind must keep */
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
@@ -101,6 +106,13 @@ int sandbox_aftermath_init(sandbox *sb);
  * paths may become the baseline of what existed before the call. */
 void sandbox_aftermath_plan(const sandbox *sb, const sandbox_plan *p);
 void sandbox_aftermath_free(sandbox *sb);
+
+/* sandbox_spool.c: the spool view of client `client` (0: none).  Parent
+ * side: 0, or a negative vt_status when it cannot be prepared (the
+ * command must not run).  Child side: 0 or -errno with *what. */
+int sandbox_spool_plan(const sandbox *sb, sandbox_plan *p, uint64_t client);
+void sandbox_spool_free(sandbox_plan *p);
+int sandbox_spool_enter(const sandbox_plan *p, const char **what);
 
 /* sandbox.c: write `text` to the existing file `path` (the child's
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */

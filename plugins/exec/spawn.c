@@ -23,9 +23,9 @@
  * which the MCP server's worker threads do; it is kept as a wake-up.)
  * Between fork and exec only async-signal-safe calls are made (the host
  * is multi-threaded). */
-#include "spawn.h"
-#include "sandbox.h"
 #include "execwatch.h"
+#include "sandbox.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,11 +55,11 @@ typedef struct child_plan {
     const spawn_req *req;
     pid_t host;
     int death_sig;
-    int lifeline;      /* read end; EOF once the host is gone */
-    int in_rd, out_wr; /* pipes */
-    int slave;         /* PTY */
+    int lifeline;             /* read end; EOF once the host is gone */
+    int in_rd, out_wr;        /* pipes */
+    int slave;                /* PTY */
     const sandbox_plan *plan; /* this call's confinement, or NULL */
-    int status_wr;     /* the session leader's status pipe, else -1 */
+    int status_wr;            /* the session leader's status pipe, else -1 */
 } child_plan;
 
 /* The parent-death signal fired: the forking thread ended, which the
@@ -205,10 +205,7 @@ static void on_term(int sig)
     term_seen = 1;
 }
 
-static void on_child(int sig)
-{
-    (void)sig; /* a wake-up: the leader reaps in its loop */
-}
+static void on_child(int sig) { (void)sig; /* a wake-up: the leader reaps in its loop */ }
 
 /* Reset every signal's handling (nothing of the host's leaks), become
  * the session's leader with the command's terminal or pipes as 0-2, and
@@ -246,8 +243,7 @@ static int child_setup(const child_plan *c)
         keep |= 1u << STATUS_FD;
     }
     if (c->req->watch_sock > 2) {
-        if (dup2(c->req->watch_sock, WATCH_FD) < 0 ||
-            fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0)
+        if (dup2(c->req->watch_sock, WATCH_FD) < 0 || fcntl(WATCH_FD, F_SETFD, FD_CLOEXEC) < 0)
             return -1;
         keep |= 1u << WATCH_FD;
     }
@@ -569,8 +565,7 @@ static int open_pty(const spawn_req *req, int *master, int *slave)
     struct winsize ws = {.ws_row = req->rows ? req->rows : 24,
                          .ws_col = req->cols ? req->cols : 80};
     if (grantpt(*master) < 0 || unlockpt(*master) < 0 ||
-        ptsname_r(*master, name, sizeof name) != 0 ||
-        ioctl(*master, TIOCSWINSZ, &ws) < 0) {
+        ptsname_r(*master, name, sizeof name) != 0 || ioctl(*master, TIOCSWINSZ, &ws) < 0) {
         close(*master);
         return VT_ERR_IO;
     }
@@ -613,8 +608,13 @@ static const char *env_path(char *const *envp)
 
 static int fork_child(const spawn_req *req, spawn_proc *out)
 {
-    child_plan c = {.req = req, .host = getpid(), .death_sig = SIGRTMIN + 1,
-                    .lifeline = lifeline[0], .in_rd = -1, .out_wr = -1, .slave = -1,
+    child_plan c = {.req = req,
+                    .host = getpid(),
+                    .death_sig = SIGRTMIN + 1,
+                    .lifeline = lifeline[0],
+                    .in_rd = -1,
+                    .out_wr = -1,
+                    .slave = -1,
                     .status_wr = -1};
     int in[2] = {-1, -1}, outp[2] = {-1, -1}, status[2] = {-1, -1};
     int master = -1, rc = VT_OK;
@@ -644,6 +644,10 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     if (req->sandbox &&
         (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
         goto fail;
+    if (plan && (rc = sandbox_plan_spool(plan, req->client)) != VT_OK) {
+        sandbox_plan_free(plan);
+        goto fail;
+    }
     if (plan && req->mask &&
         (rc = sandbox_mask_plan(plan, req->mask, env_path(req->envp))) != VT_OK) {
         sandbox_plan_free(plan);

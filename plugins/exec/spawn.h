@@ -4,37 +4,40 @@
 #ifndef VTHOST_EXEC_SPAWN_H
 #define VTHOST_EXEC_SPAWN_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct spawn_req {
-    const char *path;      /* absolute path of the program to run */
-    char *const *argv;     /* NULL-terminated */
-    char *const *envp;     /* NULL-terminated */
-    const char *workdir;   /* absolute */
-    int tty;               /* 1: a PTY, else pipes */
+    const char *path;    /* absolute path of the program to run */
+    char *const *argv;   /* NULL-terminated */
+    char *const *envp;   /* NULL-terminated */
+    const char *workdir; /* absolute */
+    int tty;             /* 1: a PTY, else pipes */
     unsigned short rows, cols;
-    const struct sandbox *sandbox; /* confinement, or NULL to run unsandboxed */
+    const struct sandbox *sandbox;     /* confinement, or NULL to run unsandboxed */
     const struct sandbox_extra *extra; /* what an approved call adds, or NULL */
-    char **plan_warning;   /* if set: receives why this call's sandbox protects
+    char **plan_warning;               /* if set: receives why this call's sandbox protects
                               less than it should (malloc'd), or NULL */
-    int watch_sock;        /* > 2: run-time enforcement (execwatch.h) reports
+    int watch_sock;                    /* > 2: run-time enforcement (execwatch.h) reports
                               its listener here; 0: none */
-    int shell_fd;          /* > 2: the shell's open file, run with execveat
+    int shell_fd;                      /* > 2: the shell's open file, run with execveat
                               (execwatch_shell_fd) instead of `path`; 0: none */
-    int shell_script;      /* shell_fd is a "#!" script: kept across the exec */
-    const char *const *mask; /* programs denied whatever their arguments
+    int shell_script;                  /* shell_fd is a "#!" script: kept across the exec */
+    const char *const *mask;           /* programs denied whatever their arguments
                                 (vt_exec_policy denied_programs), masked in
                                 the sandbox's session, or NULL */
+    uint64_t client;                   /* vt_host_api.call_client_id: the sandbox shows only this
+                        client's spooled output (0: all) */
 } spawn_req;
 
 typedef struct spawn_proc {
-    pid_t pid;    /* leader of the command's session and process group */
-    int pidfd;    /* readable once pid has exited; -1 when unsupported */
+    pid_t pid;     /* leader of the command's session and process group */
+    int pidfd;     /* readable once pid has exited; -1 when unsupported */
     int status_fd; /* the session leader's report (own_pidns), readable once
                     * the command and everything it started are gone, before
                     * pid exits; -1 when none (then pid's own status says) */
-    int out_fd;   /* output: pipe read end or PTY master; non-blocking */
-    int in_fd;    /* input: pipe write end or a PTY master duplicate */
+    int out_fd;    /* output: pipe read end or PTY master; non-blocking */
+    int in_fd;     /* input: pipe write end or a PTY master duplicate */
     int own_pidns; /* the command ran in its own PID namespace: once pid
                     * is reaped, nothing of the session can be left */
 } spawn_proc;

@@ -4,7 +4,7 @@
 // token is let in; with it the scenario set runs (every default tool,
 // progress, cancellation, elicitation); a second session can neither
 // poll, feed, interrupt or kill the first one's processes nor read its
-// spooled output.
+// spooled output (the sandbox shows each session only its own).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -147,7 +147,7 @@ test("elicitation: the prompt goes to the calling session's client; approve runs
   assert.equal(otherAsked, 0);
 });
 
-test("a second session cannot poll, feed, interrupt or kill the first's processes", async () => {
+test("a second session cannot poll, feed, interrupt or kill the first's processes, nor read its spooled output", async () => {
   const a = await connect(srv);
   const b = await connect(srv);
   const marker = `31.${process.pid}62`;
@@ -168,6 +168,17 @@ test("a second session cannot poll, feed, interrupt or kill the first's processe
   await b.callTool({ name: "exec_command", arguments: { cmd: `kill -9 ${pid}; pkill -9 -f ${marker}; killall -9 sleep; true` } });
   await sleep(300);
   assert.ok(aliveMarker(marker), "A's process survived B's kill attempts");
+  // nor read A's spooled output, by its path or by listing
+  const big = await a.callTool({ name: "exec_command", arguments: { cmd: "seq 1 30000", max_output_tokens: 50 } });
+  const path = big.structuredContent.spool_path;
+  assert.ok(path, text(big));
+  const mine = await a.callTool({ name: "exec_command", arguments: { cmd: `wc -l < ${path}` } });
+  assert.match(mine.structuredContent.output, /^30000$/m);
+  const peek = await b.callTool({ name: "exec_command", arguments: { cmd: `cat ${path} 2>/dev/null | wc -l; test -e ${path} && echo EXISTS; ls -aR .vtcode/context/tool_outputs; true` } });
+  const out = peek.structuredContent.output;
+  assert.match(out, /^0$/m, out);
+  assert.doesNotMatch(out, /EXISTS|exec_command-/, out);
+  assert.doesNotMatch(out, new RegExp(path.split("/")[3]), out);
   await a.transportRef.terminateSession();
   await waitFor(() => !aliveMarker(marker), 5000, "A's command to end with A's session");
   await b.ping();

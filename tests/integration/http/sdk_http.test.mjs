@@ -178,6 +178,27 @@ test("one client's many commands prune only its own command sessions, never anot
   await a.transportRef.terminateSession();
 });
 
+test("a client's commands read its own spooled output, never another client's", async () => {
+  const a = await connect(srv);
+  const b = await connect(srv);
+  const r = await a.callTool({ name: "exec_command", arguments: { cmd: "seq 1 30000", max_output_tokens: 50 } });
+  const path = r.structuredContent.spool_path;
+  assert.ok(path, text(r));
+  assert.match(path, /^\.vtcode\/context\/tool_outputs\/c-[0-9a-f]{16}\//);
+  assert.equal(readFileSync(join(srv.ws, path), "utf8").split("\n").length, 30001, "the whole output is kept");
+  const view = path.split("/")[3];
+  const own = await a.callTool({ name: "exec_command", arguments: { cmd: `wc -l < ${path}; ls .vtcode/context/tool_outputs` } });
+  assert.match(own.structuredContent.output, /^30000\n/);
+  assert.match(own.structuredContent.output, new RegExp(view));
+  // B: neither by the path nor by listing
+  const read = await b.callTool({ name: "exec_command", arguments: { cmd: `cat ${path} 2>/dev/null | wc -l; test -e ${path} && echo EXISTS; ls -aR .vtcode/context/tool_outputs; grep -rl 29999 .vtcode 2>&1; true` } });
+  const out = read.structuredContent.output;
+  assert.match(out, /^0$/m, out);
+  assert.doesNotMatch(out, /EXISTS/, out);
+  assert.doesNotMatch(out, new RegExp(view), out);
+  assert.doesNotMatch(out, /exec_command-/, out);
+});
+
 test("permission prompts go to the calling session's client as elicitation", async () => {
   const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
   const c = await connect(s2, { capabilities: { elicitation: {} } });
