@@ -16,6 +16,10 @@ check() { # check NAME EXPECTED ACTUAL
     if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
 }
+check_not() {
+    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
+        echo "FAIL $1: expected NOT to contain [$2]"; fails=$((fails + 1)); fi
+}
 check_eq() {
     if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
         echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
@@ -55,6 +59,8 @@ out=$(vt tools --format mcp)
 check "tools mcp schema" '"inputSchema"' "$out"
 check "tools mcp budget property" '"max_output_tokens"' "$out"
 check "tools mcp annotations" '"readOnlyHint":	true' "$out"
+check "tools mcp describe (ABI 1.7)" 'Preflight wants the word please (shell profile unix_like).' "$out"
+check_not "descriptor text replaced by describe" 'Not shown: picky_describe' "$out"
 out=$(vt tools --format openai)
 check "tools openai" '"type":	"function"' "$out"
 out=$(vt tools --format xml 2>&1); rc=$?

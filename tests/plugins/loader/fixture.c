@@ -103,6 +103,18 @@ static int picky_preflight(vt_call *call, const cJSON *args)
     return VT_OK;
 }
 
+/* ABI 1.7: a description that depends on the host (its reading of
+ * [agent] shell_prompt_profile), given after init; the descriptor's own
+ * text is never shown. */
+static const char *picky_describe(const char *tool)
+{
+    if (strcmp(tool, "fx_picky") != 0)
+        return NULL;
+    return strcmp(api->shell_profile(), "powershell") == 0
+               ? "Preflight wants the word please (shell profile powershell)."
+               : "Preflight wants the word please (shell profile unix_like).";
+}
+
 static const vt_tool tools[] = {
     {.name = "fx_echo", .description = "Echo the arguments back.",
      .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
@@ -115,9 +127,9 @@ static const vt_tool tools[] = {
      .effects = VT_EFFECT_READ_ONLY, .run = output_run},
     {.name = "fx_fail", .description = "Always fails.",
      .input_schema = "{\"type\":\"object\",\"properties\":{}}", .run = fail_run},
-    {.name = "fx_picky", .description = "Preflight wants the word please.",
+    {.name = "fx_picky", .description = "Not shown: picky_describe gives the description.",
      .input_schema = "{\"type\":\"object\",\"properties\":{\"word\":{\"type\":\"string\"}}}",
-     .preflight = picky_preflight, .run = echo_run},
+     .preflight = picky_preflight, .run = echo_run, .describe = picky_describe},
     {.name = "fx_gated", .description = "Only for profiles that list it.",
      .input_schema = "{\"type\":\"object\",\"properties\":{}}",
      .flags = VT_TOOL_PROFILE_GATED, .run = echo_run},
