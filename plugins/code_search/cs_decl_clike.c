@@ -67,6 +67,8 @@ static int stmt_has(const ctx *c, size_t st, size_t k, const char *set)
     return 0;
 }
 
+static int declarator_in(const ctx *c, size_t from, size_t k);
+
 static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
 {
     const char *sh = c->sh;
@@ -93,7 +95,7 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
             else if ((sh[j] == ')' || sh[j] == ']') && d > 0)
                 d--;
             else if (d == 0 && in(sh[j], "SUE")) {
-                if (stmt_has(c, j, k, "("))
+                if (declarator_in(c, j, k))
                     break;
                 return sh[j] == 'E' ? K_ENUM : K_CLASS;
             }
@@ -129,6 +131,16 @@ static int macro_type(const ctx *c, size_t st, size_t k)
     return 0;
 }
 
+/* Is the identifier token at j __attribute__ or __declspec? */
+static int attribute_word(const ctx *c, size_t j)
+{
+    const cs_tok *id = &c->t->v[j];
+    const char *w = c->buf + id->start;
+    size_t n = id->end - id->start;
+    return (n >= 13 && memcmp(w, "__attribute", 11) == 0) ||
+           (n >= 10 && memcmp(w, "__declspec", 10) == 0);
+}
+
 /* Does [st, name) already hold a declarator's parameter list, as in
  * int f(int) __THROW __nonnull((1))?  Then name( is an attribute macro.
  * Groups opened by __attribute__ or __declspec do not count. */
@@ -138,15 +150,29 @@ static int after_declarator(const ctx *c, size_t st, size_t name)
     for (size_t j = st; j < name; j++) {
         char s = c->sh[j];
         if (s == '(' && d++ == 0 && j > st && c->sh[j - 1] == 'i') {
-            const cs_tok *id = &c->t->v[j - 1];
-            const char *w = c->buf + id->start;
-            size_t n = id->end - id->start;
-            if (!(n >= 13 && memcmp(w, "__attribute", 11) == 0) &&
-                !(n >= 10 && memcmp(w, "__declspec", 10) == 0))
+            if (!attribute_word(c, j - 1))
                 return 1;
         } else if (s == ')' && d > 0) {
             d--;
         }
+    }
+    return 0;
+}
+
+/* A parameter list at paren depth 0 in [from, k): `name(` whose name is no
+ * attribute.  After struct/union/enum it makes the brace a function body
+ * (enum op get_op(__u32 v) {), where struct S __attribute__((packed)) {
+ * stays a type body. */
+static int declarator_in(const ctx *c, size_t from, size_t k)
+{
+    int d = 0;
+    for (size_t j = from; j < k; j++) {
+        char s = c->sh[j];
+        if ((s == '(' || s == '[') && d++ == 0 && s == '(' && j > from &&
+            c->sh[j - 1] == 'i' && !attribute_word(c, j - 1))
+            return 1;
+        else if ((s == ')' || s == ']') && d > 0)
+            d--;
     }
     return 0;
 }
@@ -185,6 +211,33 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
     }
     if (ok)
         c->t->v[name].def = 1;
+}
+
+/* NAME(...) alone on its line(s) at file level, ended by a line break
+ * without ';', as in a header's NILFS_FNS(DIRTY, dirty) lines: a macro
+ * that expands to whole definitions, so the statement ends there (else
+ * the definition after it reads as its continuation).  A K&R or macro-
+ * named function body ({ next) and a declaration (; next) go on. */
+static int macro_statement(const ctx *c, int kind, size_t st, size_t open, size_t k)
+{
+    if (c->lang != 'c' || (kind != K_FILE && kind != K_NS) || open != st + 1 ||
+        c->sh[st] != 'i' || c->sh[open] != '(' || k + 1 >= c->n ||
+        in(c->sh[k + 1], "{;:,=()[]"))
+        return 0;
+    const cs_tok *a = &c->t->v[k], *b = &c->t->v[k + 1];
+    if (b->start <= a->end || !memchr(c->buf + a->end, '\n', b->start - a->end))
+        return 0;
+    /* YAML_DECLARE(const char *) then a name on the next line is a
+     * macro-wrapped return type: one argument, a name next */
+    int d = 0, comma = 0;
+    for (size_t j = open; j < k; j++)
+        if (c->sh[j] == '(' || c->sh[j] == '[')
+            d++;
+        else if (c->sh[j] == ')' || c->sh[j] == ']')
+            d--;
+        else if (d == 1 && c->sh[j] == ',')
+            comma = 1;
+    return comma || c->sh[k + 1] != 'i';
 }
 
 /* A typedef statement [st, k) ending at ';' k: mark the new names. */
@@ -282,7 +335,7 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
     level stack[MAX_LEVELS];
     int sp = 0;
     stack[0] = (level){K_FILE, 0, 0, 0};
-    size_t st = 0;
+    size_t st = 0, popen = 0;
     int pd = 0, in_init = 0, decl_seen = 0;
     for (size_t k = 0; k < c.n; k++) {
         char s = shape[k];
@@ -329,11 +382,15 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
         case '(': case '[':
             if (s == '(' && k > st && shape[k - 1] == 'i' && pd == 0)
                 try_function(&c, kind, st, k, in_init);
+            if (pd == 0)
+                popen = k;
             pd++;
             break;
         case ')': case ']':
-            if (pd > 0)
-                pd--;
+            if (pd > 0 && --pd == 0 && macro_statement(&c, kind, st, popen, k)) {
+                st = k + 1;
+                in_init = decl_seen = 0;
+            }
             break;
         case '=':
             if (pd == 0)

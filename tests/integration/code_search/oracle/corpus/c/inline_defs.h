@@ -86,3 +86,43 @@ static inline union u *returns_union(union u *p, enum cec_kind k)
 	(void)k;
 	return p;
 }
+
+/* A return type led by enum, struct or union (linux/target_core_user.h):
+ * the brace is the function's body, and what follows is read afresh. */
+static __inline__ enum cec_kind kind_of(__u32 v)
+{
+	return v ? CEC_B : CEC_A;
+}
+
+static __inline__ void after_enum_return(__u32 *v)
+{
+	*v = 0;
+}
+
+struct __attribute__((packed)) packed_after {
+	__u8 a;
+};
+
+static __inline__ int after_packed(struct packed_after *p)
+{
+	return p->a;
+}
+
+/* Macros that expand to whole definitions, one a line without ';'
+ * (linux/nilfs2_api.h), then a definition. */
+#define CEC_FNS(flag, name) \
+static __inline__ int cec_is_##name(const struct cec_msg *m) \
+{ \
+	return m->len & (flag); \
+}
+
+CEC_FNS(1, short)
+CEC_FNS(2, long)
+
+static __inline__ int cec_is_empty(const struct cec_msg *m)
+{
+	return !m->len;
+}
+
+YAML_STYLE_DECLARE(const char *)
+macro_type_on_its_line(void);
