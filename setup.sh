@@ -44,7 +44,8 @@ install_missing() { # install_missing [--node] PACKAGE...
 npm_test_deps() { # the pinned npm packages of the test directories that have a lock file
     local dir
     for dir in "$here/tests/integration/mcp" "$here/tests/integration/clients" \
-        "$here/tests/integration/code_search/oracle"; do
+        "$here/tests/integration/code_search/oracle" \
+        "$here/tests/integration/mcp_providers/reference"; do
         [ -f "$dir/package-lock.json" ] || continue
         if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
             echo "setup: installing the test tools of ${dir#"$here"/} (npm ci)" >&2

@@ -375,6 +375,7 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
         rc = mcpp_api->call_error(call, VT_ERR_CANCELLED, "cancelled");
         goto out;
     }
+    provider_roots_settle(p);
     cJSON *params = cJSON_CreateObject();
     cJSON_AddStringToObject(params, "name", tool);
     cJSON *a = cJSON_Duplicate(args, 1);

@@ -3,6 +3,7 @@
  * notifications/cancelled, progress), the dispatch of what the provider
  * sends, and the connection's state.  The transport (transport.h) only
  * moves messages. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,9 @@ static void answer_request(provider *p, const cJSON *id, const char *method)
         cJSON *r = workspace_root_entry();
         if (r)
             cJSON_AddItemToArray(roots, r);
+        pthread_mutex_lock(&p->mu);
+        provider_deadline(&p->roots_settled, PROVIDER_ROOTS_SETTLE_MS);
+        pthread_mutex_unlock(&p->mu);
     } else {
         cJSON *e = cJSON_AddObjectToObject(m, "error");
         cJSON_AddNumberToObject(e, "code", -32601);
@@ -388,6 +392,17 @@ void provider_deadline(struct timespec *t, int ms)
         t->tv_sec++;
         t->tv_nsec -= 1000000000L;
     }
+}
+
+void provider_roots_settle(provider *p)
+{
+    pthread_mutex_lock(&p->mu);
+    struct timespec until = p->roots_settled;
+    pthread_mutex_unlock(&p->mu);
+    if (until.tv_sec == 0 && until.tv_nsec == 0)
+        return;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+        ;
 }
 
 int provider_past(const struct timespec *t)

@@ -64,6 +64,8 @@ struct provider {
     long next_id;
     rpc_wait *waits;
     int list_dirty;           /* notifications/tools/list_changed seen */
+    struct timespec roots_settled; /* CLOCK_MONOTONIC: calls wait until then after a
+                                      roots/list answer (zero: never asked) */
     int active_calls;
     unsigned long calls, restarts;
     double relay_tokens;      /* what relay_per_minute still allows */
@@ -95,6 +97,13 @@ int provider_notify(provider *p, const char *method, cJSON *params);
 int provider_send(provider *p, cJSON *msg);
 
 const char *provider_state_name(provider_state s);
+/* Before a tools/call: a provider that asked for the roots applies the
+ * answer asynchronously (server-filesystem checks each directory first),
+ * so a call right behind the answer would find no allowed directory.
+ * Waits until PROVIDER_ROOTS_SETTLE_MS after the answer (no wait when it
+ * never asked or the time has passed). */
+#define PROVIDER_ROOTS_SETTLE_MS 300
+void provider_roots_settle(provider *p);
 /* *t = CLOCK_MONOTONIC now + ms; provider_past: 1 once *t has passed. */
 void provider_deadline(struct timespec *t, int ms);
 int provider_past(const struct timespec *t);
