@@ -128,4 +128,31 @@ string(APPEND CPACK_DEBIAN_PLUGIN-EXEC_PACKAGE_DEPENDS ", ${VTHOST_SECCOMP_DEB_P
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "${VTHOST_FFI_DEB_PACKAGE}, ${VTHOST_YAML_DEB_PACKAGE}, \
 ${VTHOST_PCRE2_DEB_PACKAGE}, ${VTHOST_MHD_DEB_PACKAGE}, ${VTHOST_JWT_DEB_PACKAGE}")
 
+# Stripped as Debian's dh_strip does: strip(1) leaves the compiler's
+# .comment section (from the C runtime's start files too, so -fno-ident
+# cannot avoid it), which lintian reports as binary-has-unneeded-section.
+# Runs last in every component's install (CMP0082: in declaration order),
+# on the files that install wrote (the manifest names them without
+# DESTDIR), only when stripping (cpack with
+# CPACK_STRIP_FILES, cmake --install --strip) or for -dbgsym packages.
+find_program(VTHOST_OBJCOPY NAMES ${CMAKE_OBJCOPY} objcopy)
+if(VTHOST_OBJCOPY)
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP OR ${VTHOST_DBGSYM})
+      foreach(_m IN LISTS CMAKE_INSTALL_MANIFEST_FILES)
+        set(_f \"\$ENV{DESTDIR}\${_m}\")
+        if(EXISTS \"\${_f}\" AND NOT IS_SYMLINK \"\${_f}\" AND NOT IS_DIRECTORY \"\${_f}\")
+          file(READ \"\${_f}\" _magic LIMIT 4 HEX)
+          if(_magic STREQUAL \"7f454c46\")
+            execute_process(COMMAND \"${VTHOST_OBJCOPY}\" --remove-section=.comment
+                                    \"\${_f}\" RESULT_VARIABLE _rc)
+            if(NOT _rc EQUAL 0)
+              message(FATAL_ERROR \"objcopy --remove-section=.comment \${_f} failed\")
+            endif()
+          endif()
+        endif()
+      endforeach()
+    endif()" ALL_COMPONENTS)
+endif()
+
 include(CPack)
