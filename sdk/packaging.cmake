@@ -31,12 +31,18 @@ set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+# One source for all of them (the Source field), so that tools such as
+# lintian see them as one build: a -dbgsym package's documentation link
+# points into a package of the same source.
+set(CPACK_DEBIAN_PACKAGE_SOURCE vthost)
 # Stripped binaries.  Their debug symbols go to <package>-dbgsym (.ddeb)
-# only on request: CPack writes those without the md5sums, copyright and
-# changelog lintian requires, so they are not built by default.
-option(VTHOST_DBGSYM "also build <package>-dbgsym packages with the debug symbols (not lintian-clean)" OFF)
+# only on request; CPack writes those without a documentation directory
+# and with md5sums of build-tree paths, which debian/dbgsym_fixup.cmake
+# mends after the build so that lintian passes them like the others.
+option(VTHOST_DBGSYM "also build <package>-dbgsym packages with the debug symbols" OFF)
 if(VTHOST_DBGSYM)
   set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+  set(CPACK_POST_BUILD_SCRIPTS "${CMAKE_SOURCE_DIR}/sdk/debian/dbgsym_fixup.cmake")
 else()
   set(CPACK_STRIP_FILES ON)
 endif()
@@ -138,7 +144,8 @@ ${VTHOST_PCRE2_DEB_PACKAGE}, ${VTHOST_MHD_DEB_PACKAGE}, ${VTHOST_JWT_DEB_PACKAGE
 find_program(VTHOST_OBJCOPY NAMES ${CMAKE_OBJCOPY} objcopy)
 if(VTHOST_OBJCOPY)
   install(CODE "
-    if(CMAKE_INSTALL_DO_STRIP OR ${VTHOST_DBGSYM})
+    set(_vt_dbgsym ${VTHOST_DBGSYM})
+    if(CMAKE_INSTALL_DO_STRIP OR _vt_dbgsym)
       foreach(_m IN LISTS CMAKE_INSTALL_MANIFEST_FILES)
         set(_f \"\$ENV{DESTDIR}\${_m}\")
         if(EXISTS \"\${_f}\" AND NOT IS_SYMLINK \"\${_f}\" AND NOT IS_DIRECTORY \"\${_f}\")
