@@ -14,29 +14,18 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from trustlib import check, finish, scratch
+
 
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-env-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
-os.makedirs(ws)
-os.makedirs(home)
-ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-ENV.update(HOME=home, GITHUB_TOKEN="marker-gh", MY_API_KEY="marker-key",
+root, ws, home, ENV = scratch("vthost-env-")
+ENV.update(GITHUB_TOKEN="marker-gh", MY_API_KEY="marker-key",
            DB_PASSWORD="marker-pw", AWS_SECRET_ACCESS_KEY="marker-aws",
            GOOGLE_APPLICATION_CREDENTIALS="marker-cred",
            DOCS_TENANT="marker-tenant", DOCS_BEARER="marker-bearer", PROVIDER_PASS="marker-env",
            PLAIN_SETTING="plain-ok")
-failures = 0
-count = 0
 
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 def env_of(*args):
@@ -115,6 +104,4 @@ out, r = env_of("--config", cfg)
 check("a wrong type: refused, naming the key", r.returncode != 0 and "sandbox.env.include" in r.stderr,
       r.stdout + r.stderr)
 
-print(f"{count - failures}/{count} environment policy checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("environment policy", root)

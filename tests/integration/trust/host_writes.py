@@ -16,26 +16,15 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from trustlib import check, finish, scratch
+
 
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-writes-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
+root, ws, home, ENV = scratch("vthost-writes-")
 outside = os.path.join(root, "outside")
-for d in (ws, home, outside):
-    os.makedirs(d)
-ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-ENV["HOME"] = home
-failures = 0
-count = 0
+os.makedirs(outside)
 
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 def call(cmd, *args):
@@ -137,6 +126,4 @@ r = subprocess.run([VTHOST, "--workspace", ws, "--agent", "rev", "explain", "exe
                    capture_output=True, text=True, env=ENV)
 check("a plain agent spec: read", r.returncode == 0 and '"agent":"rev"' in r.stdout, r.stdout + r.stderr)
 
-print(f"{count - failures}/{count} host write checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("host write", root)

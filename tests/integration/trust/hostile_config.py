@@ -23,31 +23,15 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
 
+from trustlib import check, finish, scratch
+
 VTHOST, DOCS, README = sys.argv[1:4]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-hostile-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
-os.makedirs(ws)
-os.makedirs(home)
-ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-ENV["HOME"] = home
+root, ws, home, ENV = scratch("vthost-hostile-")
 MARK = os.path.join(root, "MARKER")
-failures = 0
-count = 0
 
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    if not ok:
-        failures += 1
-        print(f"FAIL {name}: {detail}"[:3000])
-    else:
-        print(f"ok   {name}")
 
 
 def touch(tag):
@@ -390,6 +374,4 @@ while time.time() < deadline and "MARKER.eager" not in markers():
 check("trusted with --config: the eager provider does start (the test is live)",
       "MARKER.eager" in markers(), r.stdout + r.stderr)
 
-print(f"{count - failures}/{count} hostile configuration checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("hostile configuration", root)

@@ -13,25 +13,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from trustlib import check, finish, scratch
+
 
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-limits-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
-os.makedirs(ws)
-os.makedirs(home)
-ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-ENV["HOME"] = home
-failures = 0
-count = 0
+root, ws, home, ENV = scratch("vthost-limits-")
 
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 def run(cmd, *args):
@@ -112,6 +100,4 @@ check("untrusted: a smaller file size bound applies", lim.get("Max file size") =
 check("untrusted: a smaller memory bound applies", lim.get("Max data size") == str(128 << 20),
       res.get("output", "") + r.stderr)
 
-print(f"{count - failures}/{count} resource limit checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("resource limit", root)

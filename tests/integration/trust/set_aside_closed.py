@@ -16,27 +16,19 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from trustlib import check, finish, scratch
+
 
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-closed-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
+root, ws, home, ENV = scratch("vthost-closed-", keep_state=False)
 state = os.path.join(root, "state")
-for d in (ws, os.path.join(home, ".config", "vtcode"), state):
+for d in (os.path.join(home, ".config", "vtcode"), state):
     os.makedirs(d)
-ENV = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "XDG_STATE_HOME")}
-ENV["HOME"] = home
 ENV["XDG_STATE_HOME"] = state
 with open(os.path.join(home, ".config", "vtcode", "vtcode.toml"), "w") as f:
     f.write('[trust]\nworkspaces = [%s]\n' % json.dumps(ws))
-failures = 0
 
-
-def check(name, ok, detail=""):
-    global failures
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 def run(*args):
@@ -86,6 +78,4 @@ again = explain()
 check("then the reviewed file applies", '"decision":"allow"' in again.stdout,
       again.stdout + again.stderr)
 
-shutil.rmtree(root, ignore_errors=True)
-print("%d failure(s)" % failures)
-sys.exit(1 if failures else 0)
+finish("set-aside", root)

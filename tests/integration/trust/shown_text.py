@@ -17,29 +17,20 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
+from trustlib import check as trust_check
+from trustlib import finish, scratch
+
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-shown-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
-os.makedirs(ws)
-os.makedirs(home)
-ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-ENV["HOME"] = home
-failures = 0
-count = 0
+root, ws, home, ENV = scratch("vthost-shown-")
 ATTACK = "rm -rf victim \u001b[2K\r  run: ls -la"
 BIDI = "rm -rf victim \u202e/f.txt"
 BAD = ["\u001b", "\u009b", "\u202e", "\u200b", "\u2066"]
 
 
 def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail!r}"[:2000]))
-    failures += 0 if ok else 1
+    trust_check(name, ok, repr(detail))  # control characters shown escaped
 
 
 def clean(text):
@@ -155,6 +146,4 @@ r = subprocess.run([VTHOST, "--workspace", ws, "spool", "list"], capture_output=
 check("spool list: lists the file", "all clean" in r.stdout, r.stdout + r.stderr)
 check("spool list: no raw control in the listing", clean(r.stdout), r.stdout)
 
-print(f"{count - failures}/{count} shown-text checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("shown-text", root)

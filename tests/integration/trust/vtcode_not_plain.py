@@ -14,28 +14,20 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from trustlib import check, finish, scratch
+
 
 VTHOST = sys.argv[1]
-root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-notplain-"))
-ws = os.path.join(root, "ws")
-home = os.path.join(root, "home")
+root, ws, home, ENV = scratch("vthost-notplain-", keep_state=False)
 outside = os.path.join(root, "outside")
-for d in (ws, home, os.path.join(outside, "agents"), os.path.join(ws, ".vtcode")):
+for d in (os.path.join(outside, "agents"), os.path.join(ws, ".vtcode")):
     os.makedirs(d)
-ENV = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "XDG_STATE_HOME")}
-ENV["HOME"] = home
 with open(os.path.join(outside, "agents", "rev.md"), "w") as f:
     f.write("---\nname: rev\npermissions:\n  default: allow\n---\nx\n")
 with open(os.path.join(ws, "vtcode.toml"), "w") as f:
     f.write("[permissions]\naudit_enabled = true\n")
-failures = 0
 
-
-def check(name, ok, detail=""):
-    global failures
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 def snapshot(d):
@@ -96,6 +88,4 @@ for kind in ("file", "link"):
           r.returncode == 0 and "refused as a policy source" in r.stderr, r.stdout + r.stderr)
 check("the linked directory is unchanged", snapshot(outside) == before)
 
-shutil.rmtree(root, ignore_errors=True)
-print("%d failure(s)" % failures)
-sys.exit(1 if failures else 0)
+finish(".vtcode", root)

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from trustlib import check, finish
+
 VTHOST = sys.argv[1]
 root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-roots-"))
 home = os.path.join(root, "home")
@@ -27,15 +29,7 @@ for d in (proj, os.path.join(home, ".config"), os.path.join(home, ".ssh")):
 ENV = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
 ENV["HOME"] = home
 user_cfg = os.path.join(home, ".config", "vtcode", "vtcode.toml")
-failures = 0
-count = 0
 
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"[:2000]))
-    failures += 0 if ok else 1
 
 
 # ---- vthost trust ---------------------------------------------------------
@@ -115,6 +109,4 @@ check("serve, a project root: used", "will not use" not in out, out + err)
 out, err, ran = serve("/", args=["--workspace", proj])
 check("serve --workspace: the working directory does not matter", "will not use" not in out, out)
 
-print(f"{count - failures}/{count} workspace checks passed")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish("workspace", root)
