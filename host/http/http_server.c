@@ -37,6 +37,7 @@
 #include "mcp_roots.h"
 #include "mcp_server.h"
 #include "mhd_lib.h"
+#include "registry.h"
 #include "registry_dynamic.h"
 #include "strutil.h"
 
@@ -685,6 +686,19 @@ static void announce(struct MHD_Daemon *d, int created)
     free(local);
 }
 
+/* The catalog over HTTP (--catalog, [mcp] catalog): the registry's
+ * listing is one for every session, so once a session's client gets the
+ * whole catalog (full, or auto for a client that never re-lists) every
+ * session lists it from then on, told by tools/list_changed.  It never
+ * shrinks back: a session listing everything keeps every tool. */
+static void catalog_for_client(const char *name, const char *version)
+{
+    if (!registry_listing_all() && mcp_catalog_full_for(name, version)) {
+        registry_list_all(1);
+        http_sessions_tools_changed(NULL);
+    }
+}
+
 /* Serve until SIGTERM or SIGINT, expiring idle sessions; then accept
  * nothing new, let running calls finish within the grace period, cancel
  * them and end every session. */
@@ -694,6 +708,8 @@ static void serve_until_signal(struct MHD_Daemon *d)
     mcp_roots_enable(0);
     mcp_ops ops;
     mcp_host_ops(&ops);
+    ops.client_info = catalog_for_client;
+    registry_list_all(0);
     http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
                        .max_sessions = cfg.max_sessions,
                        .max_calls = cfg.max_calls_per_session,

@@ -96,8 +96,7 @@ static void printable(char *out, size_t size, const char *in)
     out[n] = '\0';
 }
 
-/* Settles the listing for this client before initialize is answered. */
-static void client_info(const char *name, const char *version)
+int mcp_catalog_full_for(const char *name, const char *version)
 {
     const char *mode = catalog_mode();
     int full = strcmp(mode, "full") == 0;
@@ -115,7 +114,13 @@ static void client_info(const char *name, const char *version)
                 "change it)\n",
                 who, ver[0] ? " " : "", ver);
     }
-    registry_list_all(full);
+    return full;
+}
+
+/* Settles the listing for this client before initialize is answered. */
+static void client_info(const char *name, const char *version)
+{
+    registry_list_all(mcp_catalog_full_for(name, version));
 }
 
 static cJSON *list_tools(void)

@@ -9,6 +9,11 @@ int mcp_serve(void);
 /* --catalog MODE: auto, full or deferred (see docs/clients.md).  Returns
  * 0, or -1 for another value.  The mode is kept by pointer. */
 int mcp_set_catalog_mode(const char *mode);
+/* Whether a client that names itself `name` (clientInfo, may be NULL)
+ * gets the whole catalog listed up front: --catalog, else [mcp] catalog,
+ * else auto (the clients known never to re-list).  When auto chose it,
+ * a notice on stderr says so. */
+int mcp_catalog_full_for(const char *name, const char *version);
 
 struct mcp_ops;
 /* The engine's binding to the host (pipeline, registry, rendering,

@@ -72,13 +72,13 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
 }
 
 // An SDK client on `srv` (token: the server's unless given).
-export async function connect(srv, { token = srv.token, capabilities = {}, headers = {} } = {}) {
+export async function connect(srv, { token = srv.token, capabilities = {}, headers = {}, name = "vthost-http-test" } = {}) {
   const { Client } = await sdk("client/index.js");
   const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
   const transport = new StreamableHTTPClientTransport(new URL(srv.url), {
     requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
   });
-  const client = new Client({ name: "vthost-http-test", version: "1.0.0" }, { capabilities });
+  const client = new Client({ name, version: "1.0.0" }, { capabilities });
   await client.connect(transport);
   client.transportRef = transport;
   cleanups.push(() => client.close().catch(() => {}));

@@ -267,6 +267,28 @@ test("search_tools expands a deferred tool: list_changed on the GET stream, then
   assert.ok(!call.isError, text(call));
 });
 
+test("--catalog over HTTP: full lists every tool, deferred never does, auto lists everything once a client that never re-lists connects", async () => {
+  const dir = catalogDir();
+  const toml = `[permissions]\nallow = ["exec_command", "search_tools", "github_review_pull_request"]\n`;
+  const names = async (c) => (await c.listTools()).tools.map((t) => t.name);
+  const full = await startServer({ toml, pluginDirs: [dir], extraArgs: ["--catalog", "full"] });
+  assert.ok((await names(await connect(full))).includes("github_review_pull_request"), "full: listed to any client");
+  const deferred = await startServer({ toml, pluginDirs: [dir], extraArgs: ["--catalog", "deferred"] });
+  assert.deepEqual(await names(await connect(deferred, { name: "codex-mcp-client" })), DEFAULT_TOOLS, "deferred: not even to Codex");
+  const auto = await startServer({ toml, pluginDirs: [dir] });
+  const plain = await connect(auto);
+  let changed = 0;
+  plain.setNotificationHandler(ToolListChangedNotificationSchema, () => changed++);
+  assert.deepEqual(await names(plain), DEFAULT_TOOLS);
+  const codex = await connect(auto, { name: "codex-mcp-client" });
+  assert.ok((await names(codex)).includes("github_review_pull_request"), "auto: the whole catalog for Codex");
+  const call = await codex.callTool({ name: "github_review_pull_request", arguments: { owner: "o", repo: "r", pull_number: 7, event: "COMMENT" } });
+  assert.ok(!call.isError, text(call));
+  await waitFor(() => changed > 0, 5000, "list_changed to the session that listed before");
+  assert.ok((await names(plain)).includes("github_review_pull_request"));
+  assert.match(auto.stderr(), /codex-mcp-client.*does not re-list tools/);
+});
+
 test("SIGTERM: a running call finishes and answers, then the server exits 0", async () => {
   const s5 = await startServer();
   const c = await connect(s5);
