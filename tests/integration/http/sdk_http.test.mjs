@@ -247,6 +247,36 @@ test("the auto reviewer asks the client's model through sampling", async () => {
   assert.ok(!existsSync(join(s3.ws, "blocked.txt")));
 });
 
+test("the reviewer's denial limit is the server's: a new session does not start it over", async () => {
+  const s8 = await startServer({ toml: `[permissions.auto]\nmodel = "review-model"\nmax_consecutive_denials = 2\n` });
+  mkdirSync(join(s8.ws, ".vtcode", "agents"), { recursive: true });
+  writeFileSync(join(s8.ws, ".vtcode", "agents", "auto.md"), "---\nname: auto\npermissions:\n  default: auto\n---\nReviewed.\n");
+  const meta = { "vthost/agent": "auto" };
+  const a = await connect(s8, { capabilities: { sampling: {} } });
+  a.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", model: "review-model", content: { type: "text", text: "BLOCK: no" } }));
+  for (let i = 0; i < 2; i++) {
+    const r = await a.callTool({ name: "exec_command", arguments: { cmd: `echo x > blocked${i}.txt` }, _meta: meta });
+    assert.equal(r.isError, true);
+  }
+  // a fresh session of the same server: a person decides, the reviewer is not asked
+  const b = await connect(s8, { capabilities: { sampling: {}, elicitation: {} } });
+  let sampled = 0;
+  let asked = 0;
+  b.setRequestHandler(CreateMessageRequestSchema, async () => {
+    sampled++;
+    return { role: "assistant", model: "review-model", content: { type: "text", text: "ALLOW: fine" } };
+  });
+  b.setRequestHandler(ElicitRequestSchema, async () => {
+    asked++;
+    return { action: "accept", content: { decision: "deny" } };
+  });
+  const r = await b.callTool({ name: "exec_command", arguments: { cmd: "echo x > fresh.txt" }, _meta: meta });
+  assert.equal(r.isError, true, text(r));
+  assert.equal(asked, 1, "a person was asked");
+  assert.equal(sampled, 0, "the reviewer was not");
+  assert.ok(!existsSync(join(s8.ws, "fresh.txt")));
+});
+
 test("search_tools expands a deferred tool: list_changed on the GET stream, then callable", async () => {
   const dir = catalogDir();
   assert.ok(dir && existsSync(join(dir, "catalog_fixture.so")), `catalog fixture plugin in ${dir}`);
