@@ -1,19 +1,22 @@
 /* Policy-file protection: which paths hold policy, the shell words that
  * name a path only after expansion (opaque), and the known writers whose
  * file arguments would change a policy file. */
-#include "perm_protect.h"
 #include "perm_commands.h"
 #include "perm_match.h"
+#include "perm_protect.h"
+#include "services.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utf8proc.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
 /* `s` as a case-insensitive view of the filesystem may see it: NFKC
  * and Unicode case folding (ASCII folding when it is not valid UTF-8).
@@ -130,94 +133,28 @@ const char *perm_policy_hit(const perm_settings *st, const char *lex, const char
 
 /* ---- shell words -------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void put(sbuf *b, char c)
+/* The words of a command the exec plugin reported are read back by the
+ * splitter that rendered them (vt_splitter_v1.words): one shell-word
+ * reader.  Without it (no exec plugin, or one built before ABI 1.8) a
+ * word counts as literal only when it holds nothing a shell reads
+ * specially, so a quoted or expanding path is opaque: asked, never
+ * passed. */
+static const vt_splitter_v1 *word_reader(void)
 {
-    if (b->n + 2 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 64;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    b->p[b->n++] = c;
-    b->p[b->n] = 0;
+    const vt_splitter_v1 *s = services_lookup(VT_SPLITTER_SERVICE);
+    size_t end = offsetof(vt_splitter_v1, words) + sizeof s->words;
+    return s && s->struct_size >= end && s->words ? s : NULL;
 }
 
-/* One word from *pp (rendered as the splitter renders words: literal
- * text plain or single-quoted, expanding words as written).  Returns 1
- * for a literal word, 0 for an opaque one; *pp moves past the word. */
-static int next_shell_word(const char **pp, sbuf *b)
+static int plain_word(const char *w)
 {
-    const char *p = *pp;
-    int literal = 1;
-    b->n = 0;
-    put(b, 0);
-    b->n = 0;
-    for (const char *start = p; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++) {
-        char c = *p;
-        if (c == '\'') {
-            for (p++; *p && *p != '\''; p++)
-                put(b, *p);
-            if (!*p)
-                break;
-        } else if (c == '"') {
-            for (p++; *p && *p != '"'; p++) {
-                if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1]))
-                    p++;
-                else if (*p == '$' || *p == '`')
-                    literal = 0;
-                put(b, *p);
-            }
-            if (!*p)
-                break;
-        } else if (c == '\\' && p[1]) {
-            put(b, *++p);
-        } else {
-            /* expansions, globs, brace expansion, tilde: the path is
-             * known only once the shell has run */
-            if (strchr("$`*?[", c) || (c == '~' && p == start))
-                literal = 0;
-            put(b, c);
-        }
-        /* The splitter quotes a word holding braces, so a quoted brace
-         * may have been an unquoted brace expansion: opaque either way. */
-        if (c == '{' || c == '}' || (c == '\'' && b->n && strpbrk(b->p, "{}")))
-            literal = 0;
-    }
-    *pp = p;
-    return literal;
+    if (!*w || *w == '~')
+        return 0;
+    for (; *w; w++)
+        if (!isalnum((unsigned char)*w) && !strchr("_@%+=:,./-~^]", *w))
+            return 0;
+    return 1;
 }
-
-int perm_shell_word(const char *raw, char **literal)
-{
-    sbuf b = {0};
-    const char *p = raw;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    int lit = next_shell_word(&p, &b);
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p)
-        lit = 0; /* more than one word: not one literal path */
-    if (b.oom || !b.p) {
-        free(b.p);
-        *literal = strdup(raw);
-        return *literal ? 0 : VT_ERR_NOMEM;
-    }
-    *literal = b.p;
-    return lit;
-}
-
-/* ---- known writers ------------------------------------------------------- */
 
 typedef struct wargs {
     char **w;
@@ -233,42 +170,76 @@ static void wargs_free(wargs *a)
     free(a->lit);
 }
 
+static int wargs_add(wargs *a, const char *text, size_t len, int lit)
+{
+    char **nw = realloc(a->w, (a->n + 1) * sizeof *nw);
+    if (nw)
+        a->w = nw;
+    int *nl = nw ? realloc(a->lit, (a->n + 1) * sizeof *nl) : NULL;
+    if (nl)
+        a->lit = nl;
+    char *t = nl ? strndup(text, len) : NULL;
+    if (!t)
+        return VT_ERR_NOMEM;
+    a->w[a->n] = t;
+    a->lit[a->n++] = lit;
+    return 0;
+}
+
+/* The words of `cmd`; text the reader cannot take as words is one
+ * opaque word. */
 static int split(const char *cmd, wargs *a)
 {
     memset(a, 0, sizeof *a);
-    size_t cap = 0;
-    sbuf b = {0};
-    for (const char *p = cmd;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-            p++;
+    const vt_splitter_v1 *sp = word_reader();
+    int rc = 0;
+    if (sp) {
+        cJSON *arr = NULL;
+        int r = sp->words(cmd, &arr);
+        if (r == VT_ERR_NOMEM)
+            return r;
+        const cJSON *it, *list = r == VT_OK ? arr : NULL;
+        cJSON_ArrayForEach(it, list)
+        {
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "text");
+            int lit = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "literal"));
+            if (rc == 0 && cJSON_IsString(t))
+                rc = wargs_add(a, t->valuestring, strlen(t->valuestring), lit);
+        }
+        cJSON_Delete(arr);
+        if (r != VT_OK && rc == 0)
+            rc = wargs_add(a, cmd, strlen(cmd), 0);
+        return rc;
+    }
+    for (const char *p = cmd; rc == 0;) {
+        p += strspn(p, " \t\n");
         if (!*p)
             break;
-        int lit = next_shell_word(&p, &b);
-        if (b.oom)
-            break;
-        if (a->n == cap) {
-            cap = cap ? cap * 2 : 8;
-            char **nw = realloc(a->w, cap * sizeof *nw);
-            int *nl = nw ? realloc(a->lit, cap * sizeof *nl) : NULL;
-            if (nw)
-                a->w = nw;
-            if (!nw || !nl) {
-                free(b.p);
-                return VT_ERR_NOMEM;
-            }
-            a->lit = nl;
-        }
-        a->w[a->n] = strdup(b.p ? b.p : "");
-        a->lit[a->n] = lit;
-        if (!a->w[a->n]) {
-            free(b.p);
-            return VT_ERR_NOMEM;
-        }
-        a->n++;
+        size_t len = strcspn(p, " \t\n");
+        char *w = strndup(p, len);
+        rc = w ? wargs_add(a, p, len, plain_word(w)) : VT_ERR_NOMEM;
+        free(w);
+        p += len;
     }
-    free(b.p);
-    return b.oom ? VT_ERR_NOMEM : 0;
+    return rc;
 }
+
+int perm_shell_word(const char *raw, char **literal)
+{
+    wargs a;
+    int rc = split(raw, &a);
+    if (rc < 0) {
+        wargs_free(&a);
+        return rc;
+    }
+    /* more than one word, or none: not one literal path */
+    int lit = a.n == 1 && a.lit[0];
+    *literal = strdup(a.n ? a.w[0] : raw);
+    wargs_free(&a);
+    return *literal ? lit : VT_ERR_NOMEM;
+}
+
+/* ---- known writers ------------------------------------------------------- */
 
 typedef struct wctx {
     const perm_settings *st;
@@ -298,10 +269,7 @@ static void check_path_tree(wctx *c, const char *word, int lit, int tree)
     free(res);
 }
 
-static void check_path(wctx *c, const char *word, int lit)
-{
-    check_path_tree(c, word, lit, 0);
-}
+static void check_path(wctx *c, const char *word, int lit) { check_path_tree(c, word, lit, 0); }
 
 static int is_dir(const char *cwd, const char *word)
 {
@@ -403,8 +371,8 @@ static void check_writer(wctx *c, const wargs *a, size_t at)
     }
 }
 
-int perm_command_writes(const perm_settings *st, const char *cwd, const char *cmd,
-                        const char **hit, int *opaque)
+int perm_command_writes(const perm_settings *st, const char *cwd, const char *cmd, const char **hit,
+                        int *opaque)
 {
     *hit = NULL;
     *opaque = 0;

@@ -17,17 +17,20 @@ int perm_policy_add(perm_settings *st, const char *path);
  * sees one file there), or whose file `res` is a hard link of; or NULL. */
 const char *perm_policy_hit(const perm_settings *st, const char *lex, const char *res);
 
-/* One shell word as the splitter renders it: *literal (malloc'd) is its
- * text after quote removal; returns 1 when the word is literal, 0 when
- * the shell would expand it (parameters, command substitution, globs,
- * braces, a leading tilde, ANSI-C $'..' quoting): an opaque path. */
+/* One shell word as the splitter renders it, read by the splitter itself
+ * (the service vt_splitter_v1.words; without it only a word of plain
+ * characters is literal): *literal (malloc'd) is its text after quote
+ * removal; returns 1 when the word is literal, 0 when the shell would
+ * expand it (parameters, command substitution, globs, braces, a leading
+ * tilde, ANSI-C $'..' quoting) or it is not one word: an opaque path;
+ * VT_ERR_NOMEM. */
 int perm_shell_word(const char *raw, char **literal);
 
 /* A simple command of an executing tool that is a known writer (tee, cp,
  * mv, sed -i, dd of=, install, ln, truncate, ...): *hit is the policy path
  * one of its file arguments names (borrowed from st, or NULL), *opaque is
  * set when a file argument is opaque.  `cwd` is the command's directory. */
-int perm_command_writes(const perm_settings *st, const char *cwd, const char *cmd,
-                        const char **hit, int *opaque);
+int perm_command_writes(const perm_settings *st, const char *cwd, const char *cmd, const char **hit,
+                        int *opaque);
 
 #endif

@@ -1100,6 +1100,56 @@ int split_shell(const char *cmd, split_list *out)
     return p.oom ? VT_ERR_NOMEM : VT_OK;
 }
 
+/* A word the shell would change: expansions, globs, braces (the
+ * renderer quotes a word holding braces, so a quoted brace may have been
+ * an unquoted brace expansion: opaque either way), a leading tilde. */
+static int word_expands(const parser *p, const word *w)
+{
+    const char *t = sb_str((sbuf *)&w->lit);
+    return w->has_exp || w->glob || strpbrk(t, "{}") || p->s[w->start] == '~';
+}
+
+int split_words(const char *text, split_list *out)
+{
+    split_list inner = {0}; /* what substitutions inside the words run */
+    parser p = {.s = text, .n = strlen(text), .out = &inner};
+    int rc = VT_OK;
+    for (const char *c = text; *c; c++)
+        if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f)
+            rc = VT_ERR_INVALID;
+    while (rc == VT_OK) {
+        while (peek(&p, 0) == '\n')
+            p.i++;
+        skip_blanks(&p);
+        int c = peek(&p, 0);
+        if (c < 0)
+            break;
+        if (is_meta(c) && c != '\n') {
+            rc = VT_ERR_INVALID;
+            break;
+        }
+        if (c == '\n')
+            continue;
+        word w;
+        parse_word(&p, &w);
+        if (p.error || w.end == w.start) {
+            rc = VT_ERR_INVALID;
+        } else {
+            split_list *keep = p.out;
+            p.out = out;
+            emit(&p, word_expands(&p, &w) ? SPLIT_WORD_EXPANDS : SPLIT_WORD, sb_str(&w.lit));
+            p.out = keep;
+        }
+        word_free(&w);
+        if (p.oom)
+            rc = VT_ERR_NOMEM;
+    }
+    for (int k = 0; k < p.nhd; k++)
+        free(p.hd[k].delim);
+    split_list_free(&inner);
+    return rc;
+}
+
 int split_opaque_environment(const char *text)
 {
     return !strcmp(text, "assignment to a variable that changes what programs do") ||

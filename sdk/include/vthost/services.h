@@ -49,6 +49,15 @@ typedef struct vt_splitter_v1 {
      * with no command after them get an entry with command ""); the caller frees
      * it with cJSON_Delete().  `cmd` is borrowed.  Thread-safe. */
     int (*split)(const char *cmd, cJSON **out);
+    /* ---- added with ABI 1.8 (check struct_size) ---- */
+    /* The words of `text` (borrowed): shell words separated by blanks,
+     * such as a "command" or a "writes" entry of split().  *out: a new
+     * JSON array of {"text": the word after quote removal, "literal":
+     * false when the shell would expand it (parameters, command
+     * substitution, $'...', globs, braces, a leading ~)}; the caller
+     * frees it with cJSON_Delete().  VT_ERR_INVALID when `text` is not
+     * plain words (an operator, an unclosed quote).  Thread-safe. */
+    int (*words)(const char *text, cJSON **out);
 } vt_splitter_v1;
 
 /* Live command sessions (the exec plugin publishes them; write_stdin

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "splitter.h"
+#include <vthost/plugin.h>
 
 typedef struct split_case {
     const char *cmd;
@@ -243,10 +244,50 @@ static void test_large_and_binary(void **state)
     }
 }
 
+/* split_words: the words as the shell takes them ("L:" literal, "E:"
+ * expands), or VT_ERR_INVALID ("!"). */
+static void test_words(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"cp x vtcode.toml", "L:cp|L:x|L:vtcode.toml|"},
+        {"tee 'a b' \"vt\"code.toml a\\ b", "L:tee|L:a b|L:vtcode.toml|L:a b|"},
+        {"'it'\\''s'", "L:it's|"},
+        {"x~y ~/x '~/x'", "L:x~y|E:|L:~/x|"},
+        {"$X ${X} \"$X\" $'a' `x` $(x) *.c [ab] {a,b} '{a,}'",
+         "E:|E:|E:|E:|E:|E:|E:*.c|E:[ab]|E:{a,b}|E:{a,}|"},
+        {"  spaced   out  ", "L:spaced|L:out|"},
+        {"", ""},
+        {"a; b", "!"},
+        {"a | b", "!"},
+        {"'open", "!"},
+        {"a\rb", "!"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        split_list l = {0};
+        char got[512] = "";
+        int rc = split_words(cases[i].text, &l);
+        if (rc == VT_ERR_INVALID)
+            snprintf(got, sizeof got, "!");
+        for (size_t k = 0; rc == 0 && k < l.count; k++) {
+            size_t n = strlen(got);
+            snprintf(got + n, sizeof got - n, "%s:%s|", l.items[k].kind == SPLIT_WORD ? "L" : "E",
+                     l.items[k].kind == SPLIT_WORD || strpbrk(l.items[k].text, "*[{") ?
+                     l.items[k].text : "");
+        }
+        if (strcmp(got, cases[i].want))
+            fail_msg("split_words(%s): got %s, want %s", cases[i].text, got, cases[i].want);
+        split_list_free(&l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_words),
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_large_and_binary),
     };

@@ -18,6 +18,8 @@
 #include "perm_protect.h"
 #include "perm_rules.h"
 #include "perm_strict.h"
+#include "services.h"
+#include "splitter_service.h"
 #include "../../support/perm_tools.h"
 
 static char ws[] = "/tmp/vthost-unit-integrity-XXXXXX";
@@ -32,9 +34,34 @@ static int literal(const char *raw, const char *want)
     return r;
 }
 
+/* Without the exec plugin's splitter (no service): only a word of plain
+ * characters is literal; a quoted or expanding one is opaque. */
+static void test_shell_words_without_splitter(void **state)
+{
+    (void)state;
+    services_clear();
+    assert_int_equal(literal("out.txt", "out.txt"), 1);
+    assert_int_equal(literal("dir/x-1.toml", "dir/x-1.toml"), 1);
+    static const char *const opaque[] = {"'a b'", "\"vt\"code.toml", "a\\ b", "$X", "~/x",
+                                         "*.toml", "{a,b}", "a b", "`x`"};
+    for (size_t i = 0; i < sizeof opaque / sizeof *opaque; i++) {
+        char *lit = NULL;
+        assert_int_equal(perm_shell_word(opaque[i], &lit), 0);
+        free(lit);
+    }
+}
+
+static void with_splitter(void)
+{
+    services_clear();
+    assert_int_equal(services_publish(VT_SPLITTER_SERVICE, (void *)splitter_service()), 0);
+}
+
+/* Read by the splitter itself (the service the exec plugin publishes). */
 static void test_shell_words(void **state)
 {
     (void)state;
+    with_splitter();
     assert_int_equal(literal("out.txt", "out.txt"), 1);
     assert_int_equal(literal("'a b'", "a b"), 1);
     assert_int_equal(literal("'it'\\''s'", "it's"), 1);
@@ -77,6 +104,7 @@ static const char *writes(const char *cmd, int *opaque)
 static void test_writers(void **state)
 {
     (void)state;
+    with_splitter();
     setup_policy();
     static const char *const hits[] = {
         "tee vtcode.toml", "tee -a ./vtcode.toml", "cp x vtcode.toml", "mv vtcode.toml x",
@@ -244,6 +272,7 @@ int main(void)
     if (!mkdtemp(ws))
         return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shell_words_without_splitter),
         cmocka_unit_test(test_shell_words),   cmocka_unit_test(test_writers),
         cmocka_unit_test(test_closest),       cmocka_unit_test(test_several_and_broad),
         cmocka_unit_test(test_tool_names),    cmocka_unit_test(test_agent_names),
