@@ -3,11 +3,11 @@
  * Parsed with libyaml's document API, which keeps line marks for
  * messages and trace sources.  libyaml is opened on the first agent file
  * (opened_lib.h): a start with the embedded agent never maps it. */
+#include "opened_lib.h"
+#include "paths.h"
 #include "perm_agent.h"
 #include "perm_rules.h"
 #include "perm_strict.h"
-#include "opened_lib.h"
-#include "paths.h"
 #include "strutil.h"
 
 #include <pthread.h>
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 static int fail(char **err, const char *file, size_t line, const char *fmt, ...)
@@ -95,8 +95,8 @@ static int parse_decision(const char *s, perm_decision *d)
     return -1;
 }
 
-static int add_rule(perm_agent *a, int bucket, const char *text, const char *file,
-                    size_t line, const perm_settings *st, char **err)
+static int add_rule(perm_agent *a, int bucket, const char *text, const char *file, size_t line,
+                    const perm_settings *st, char **err)
 {
     perm_rule_env env = {st->workspace, st->home, st->tools};
     char *src = NULL, *why = NULL;
@@ -138,11 +138,13 @@ static int add_rule(perm_agent *a, int bucket, const char *text, const char *fil
 #define LINE(node) ((node)->start_mark.line + 1 + offset)
 
 static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *key,
-                            yaml_node_t *perms, const char *file, size_t offset, const perm_settings *st,
-                            char **err)
+                            yaml_node_t *perms, const char *file, size_t offset,
+                            const perm_settings *st, char **err)
 {
-    static const struct { const char *key; int bucket; } buckets[] = {
-        {"deny", PB_DENY}, {"ask", PB_ASK}, {"auto", PB_AUTO}, {"allow", PB_ALLOW}};
+    static const struct {
+        const char *key;
+        int bucket;
+    } buckets[] = {{"deny", PB_DENY}, {"ask", PB_ASK}, {"auto", PB_AUTO}, {"allow", PB_ALLOW}};
     static const char *const keys[] = {"default", "allow", "ask", "auto", "deny"};
     yaml_node_pair_t *p;
     yaml_node_t *def = NULL;
@@ -158,9 +160,11 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
             known |= strcmp(k, keys[i]) == 0;
         if (!known) {
             const char *near = perm_closest(k, keys, 5);
-            char *m = near ? str_printf("unknown key '%s' in permissions; did you mean '%s'?", k, near)
-                           : str_printf("unknown key '%s' in permissions (known keys: default, "
-                                        "allow, ask, auto, deny)", k);
+            char *m =
+                near ? str_printf("unknown key '%s' in permissions; did you mean '%s'?", k, near)
+                     : str_printf("unknown key '%s' in permissions (known keys: default, "
+                                  "allow, ask, auto, deny)",
+                                  k);
             int rc = fail(err, file, LINE(kn), "%s", m ? m : "unknown key in permissions");
             free(m);
             return rc;
@@ -220,12 +224,13 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
 /* Anchors, aliases and merge keys inside the permissions block: a rule
  * list must say what it means where it stands.  Checked on the event
  * stream, where they are still visible (the document API resolves them). */
-static int check_events(const char *file, const char *body, size_t len, size_t offset,
-                        char **err)
+static int check_events(const char *file, const char *body, size_t len, size_t offset, char **err)
 {
     yaml_parser_t parser;
     yaml_event_t e;
-    struct { int map, key_next; } st[64];
+    struct {
+        int map, key_next;
+    } st[64];
     int sp = 0, pending = 0, perm_depth = 0, rc = 0;
     if (!Y.parser_initialize(&parser))
         return VT_ERR_NOMEM;
@@ -241,20 +246,24 @@ static int check_events(const char *file, const char *body, size_t len, size_t o
             t == YAML_MAPPING_START_EVENT) {
             int at_key = sp && st[sp - 1].map && st[sp - 1].key_next;
             int inside = perm_depth > 0 || pending;
-            const yaml_char_t *anchor = t == YAML_SCALAR_EVENT ? e.data.scalar.anchor
-                                        : t == YAML_SEQUENCE_START_EVENT ? e.data.sequence_start.anchor
-                                        : t == YAML_MAPPING_START_EVENT ? e.data.mapping_start.anchor
-                                                                        : NULL;
+            const yaml_char_t *anchor =
+                t == YAML_SCALAR_EVENT           ? e.data.scalar.anchor
+                : t == YAML_SEQUENCE_START_EVENT ? e.data.sequence_start.anchor
+                : t == YAML_MAPPING_START_EVENT  ? e.data.mapping_start.anchor
+                                                 : NULL;
             if (inside && t == YAML_ALIAS_EVENT)
-                rc = fail(err, file, line, "%s",
-                          "YAML aliases (*name) are not allowed in permissions: write the rules out");
+                rc = fail(
+                    err, file, line, "%s",
+                    "YAML aliases (*name) are not allowed in permissions: write the rules out");
             else if (inside && anchor)
-                rc = fail(err, file, line, "%s",
-                          "YAML anchors (&name) are not allowed in permissions: write the rules out");
+                rc = fail(
+                    err, file, line, "%s",
+                    "YAML anchors (&name) are not allowed in permissions: write the rules out");
             else if (inside && at_key && t == YAML_SCALAR_EVENT &&
                      strcmp((const char *)e.data.scalar.value, "<<") == 0)
-                rc = fail(err, file, line, "%s",
-                          "YAML merge keys (<<) are not allowed in permissions: write the rules out");
+                rc = fail(
+                    err, file, line, "%s",
+                    "YAML merge keys (<<) are not allowed in permissions: write the rules out");
             int was_pending = pending;
             pending = sp == 1 && at_key && t == YAML_SCALAR_EVENT &&
                       strcmp((const char *)e.data.scalar.value, "permissions") == 0;
@@ -285,8 +294,8 @@ static int check_events(const char *file, const char *body, size_t len, size_t o
     return rc; /* syntax errors are reported by the loader */
 }
 
-static int parse_spec(perm_agent *a, const char *file, const char *text,
-                      const perm_settings *st, char **err)
+static int parse_spec(perm_agent *a, const char *file, const char *text, const perm_settings *st,
+                      char **err)
 {
     const char *body;
     if (!is_fence(text, &body))
@@ -330,8 +339,8 @@ static int parse_spec(perm_agent *a, const char *file, const char *text,
     yaml_node_t *root = Y.document_get_root_node(&doc);
     yaml_node_t *perms = NULL, *perms_key = NULL;
     if (root && root->type == YAML_MAPPING_NODE)
-        for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-             p < root->data.mapping.pairs.top; p++) {
+        for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+             p++) {
             yaml_node_t *kn = Y.document_get_node(&doc, p->key);
             const char *k = scalar(kn);
             if (k && strcmp(k, "permissions") == 0) {
@@ -374,15 +383,11 @@ static int seal(perm_agent *a)
     return 0;
 }
 
-int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
-                          perm_agent **out, char **err)
+/* Parse `text` (from `file`) into `a` and seal it: *out = a, or `a` is
+ * freed. */
+static int parse_sealed(perm_agent *a, const char *file, const char *text, const perm_settings *st,
+                        perm_agent **out, char **err)
 {
-    *out = NULL;
-    perm_agent *a = calloc(1, sizeof *a);
-    if (!a || !(a->path = strdup(file)) || !(a->name = strdup(file))) {
-        perm_agent_free(a);
-        return VT_ERR_NOMEM;
-    }
     int rc = parse_spec(a, file, text, st, err);
     if (rc == 0)
         rc = seal(a);
@@ -392,6 +397,18 @@ int perm_agent_parse_text(const char *file, const char *text, const perm_setting
     }
     *out = a;
     return 0;
+}
+
+int perm_agent_parse_text(const char *file, const char *text, const perm_settings *st,
+                          perm_agent **out, char **err)
+{
+    *out = NULL;
+    perm_agent *a = calloc(1, sizeof *a);
+    if (!a || !(a->path = strdup(file)) || !(a->name = strdup(file))) {
+        perm_agent_free(a);
+        return VT_ERR_NOMEM;
+    }
+    return parse_sealed(a, file, text, st, out, err);
 }
 
 int perm_agent_name_valid(const char *name, const char **why)
@@ -451,16 +468,9 @@ static int perm_agent_load_file(const char *path, const char *name, int trusted,
         perm_agent_free(a);
         return VT_ERR_NOT_FOUND;
     }
-    int rc = parse_spec(a, a->path, text, st, err);
+    int rc = parse_sealed(a, a->path, text, st, out, err);
     free(text);
-    if (rc == 0)
-        rc = seal(a);
-    if (rc < 0) {
-        perm_agent_free(a);
-        return rc;
-    }
-    *out = a;
-    return 0;
+    return rc;
 }
 
 static int readable(const char *p)
@@ -477,13 +487,15 @@ static int readable(const char *p)
  * it does not exist, 1 when it may be read, -1 (with *err) when refused. */
 static int plain_spec(const char *workspace, const char *ws, char **err)
 {
-    char *vt = str_printf("%s/.vtcode", workspace), *ag = str_printf("%s/.vtcode/agents", workspace);
+    char *vt = str_printf("%s/.vtcode", workspace),
+         *ag = str_printf("%s/.vtcode/agents", workspace);
     const char *const path[] = {vt, ag, ws};
     int rc = vt && ag ? 1 : -1;
     const char *refused = paths_vtcode_refusal(workspace);
     if (rc == 1 && refused) {
         *err = str_printf("%s is %s: it is refused as a policy source, and agent specs in it "
-                          "are never read. Make it a plain directory of the workspace", vt, refused);
+                          "are never read. Make it a plain directory of the workspace",
+                          vt, refused);
         rc = -1;
     }
     for (int i = 0; rc == 1 && i < 3; i++) {
@@ -491,10 +503,11 @@ static int plain_spec(const char *workspace, const char *ws, char **err)
         if (lstat(path[i], &st) != 0)
             rc = 0;
         else if (i < 2 ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
-            *err = str_printf("%s is %s: a workspace's agent specs are never read through a "
-                              "link. Replace it with a plain %s", path[i],
-                              S_ISLNK(st.st_mode) ? "a symbolic link" : "not a plain file or directory",
-                              i < 2 ? "directory" : "file");
+            *err = str_printf(
+                "%s is %s: a workspace's agent specs are never read through a "
+                "link. Replace it with a plain %s",
+                path[i], S_ISLNK(st.st_mode) ? "a symbolic link" : "not a plain file or directory",
+                i < 2 ? "directory" : "file");
             rc = -1;
         }
     }
@@ -503,8 +516,7 @@ static int plain_spec(const char *workspace, const char *ws, char **err)
     return rc;
 }
 
-int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out,
-                         char **err)
+int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out, char **err)
 {
     *out = NULL;
     const char *why;
@@ -537,8 +549,7 @@ int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent *
     return rc;
 }
 
-int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
-                    char **err)
+int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out, char **err)
 {
     /* a path (the CLI user's own choice) is trusted; a name resolves */
     if (strchr(spec, '/'))

@@ -3,14 +3,15 @@
  * an unknown key, a known key of the wrong type or a rule that does not
  * parse is an error naming the file, the line and the key.  The rest of
  * vtcode.toml is shared with other tools and stays free-form. */
-#include "perm_config.h"
 #include "perm_commands.h"
+#include "perm_config.h"
 #include "perm_rules.h"
 #include "perm_strict.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,57 +44,51 @@ static int type_error(const char *path, const char *dotted, const char *expect, 
     return VT_ERR_INVALID;
 }
 
-static int get_string(const cJSON *t, const char *key, const char *dotted,
-                      const char *path, char **out, char **err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsString(v))
-        return type_error(path, dotted, "a string", err);
-    free(*out);
-    *out = strdup(v->valuestring);
-    return *out ? 0 : VT_ERR_NOMEM;
-}
+/* The kinds of value a [permissions] key holds, and how a message says
+ * what a value of each kind must be. */
+typedef enum { KIND_STRING, KIND_BOOL, KIND_COUNT, KIND_STRINGS } value_kind;
+static const char *const kind_words[] = {"a string", "true or false", "a non-negative integer",
+                                         "an array of strings"};
 
-static int get_bool(const cJSON *t, const char *key, const char *dotted,
-                    const char *path, int *out, char **err)
+static int valid(const cJSON *v, value_kind kind)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsBool(v))
-        return type_error(path, dotted, "true or false", err);
-    *out = cJSON_IsTrue(v);
-    return 0;
-}
-
-static int get_count(const cJSON *t, const char *key, const char *dotted,
-                     const char *path, long *out, char **err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e9 ||
-        floor(v->valuedouble) != v->valuedouble)
-        return type_error(path, dotted, "a non-negative integer", err);
-    *out = (long)v->valuedouble;
-    return 0;
-}
-
-static int get_strings(const cJSON *t, const char *key, const char *dotted,
-                       const char *path, perm_string_list *out, char **err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
-    if (!v)
-        return 0;
     const cJSON *it;
-    if (!cJSON_IsArray(v))
-        return type_error(path, dotted, "an array of strings", err);
-    cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it))
-        return type_error(path, dotted, "an array of strings", err);
-    size_t n = (size_t)cJSON_GetArraySize(v);
-    out->items = calloc(n + 1, sizeof *out->items);
+    switch (kind) {
+    case KIND_STRING: return cJSON_IsString(v);
+    case KIND_BOOL: return cJSON_IsBool(v);
+    case KIND_COUNT:
+        return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1e9 &&
+               floor(v->valuedouble) == v->valuedouble;
+    case KIND_STRINGS:
+        if (!cJSON_IsArray(v))
+            return 0;
+        cJSON_ArrayForEach(it, v)
+        {
+            if (!cJSON_IsString(it))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The member `key` of `t` (*v; NULL when absent).  A member of another
+ * kind is an error naming `dotted` and what it must be. */
+static int member(const cJSON *t, const char *key, value_kind kind, const char *dotted,
+                  const char *path, const cJSON **v, char **err)
+{
+    *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (*v && !valid(*v, kind)) {
+        *v = NULL;
+        return type_error(path, dotted, kind_words[kind], err);
+    }
+    return 0;
+}
+
+static int copy_strings(const cJSON *v, perm_string_list *out)
+{
+    const cJSON *it;
+    out->items = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *out->items);
     if (!out->items)
         return VT_ERR_NOMEM;
     cJSON_ArrayForEach(it, v)
@@ -105,9 +100,47 @@ static int get_strings(const cJSON *t, const char *key, const char *dotted,
     return 0;
 }
 
-static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key,
-                      const char *dotted, const char *path, const char *origin,
-                      const perm_rule_env *env, char **err)
+/* The member `key` of `t` into *out, a char * (malloc'd, replacing the
+ * old one), int, long or perm_string_list (NULL-terminated) by `kind`;
+ * untouched when absent. */
+static int get_value(const cJSON *t, const char *key, value_kind kind, const char *dotted,
+                     const char *path, void *out, char **err)
+{
+    const cJSON *v;
+    int rc = member(t, key, kind, dotted, path, &v, err);
+    if (!v)
+        return rc;
+    switch (kind) {
+    case KIND_STRING:
+        free(*(char **)out);
+        *(char **)out = strdup(v->valuestring);
+        return *(char **)out ? 0 : VT_ERR_NOMEM;
+    case KIND_BOOL: *(int *)out = cJSON_IsTrue(v); return 0;
+    case KIND_COUNT: *(long *)out = (long)v->valuedouble; return 0;
+    case KIND_STRINGS: return copy_strings(v, out);
+    }
+    return VT_ERR_INTERNAL;
+}
+
+/* The typed faces of get_value. */
+static int get_string(const cJSON *t, const char *key, const char *dotted, const char *path,
+                      char **out, char **err)
+{
+    return get_value(t, key, KIND_STRING, dotted, path, out, err);
+}
+static int get_bool(const cJSON *t, const char *key, const char *dotted, const char *path, int *out,
+                    char **err)
+{
+    return get_value(t, key, KIND_BOOL, dotted, path, out, err);
+}
+static int get_strings(const cJSON *t, const char *key, const char *dotted, const char *path,
+                       perm_string_list *out, char **err)
+{
+    return get_value(t, key, KIND_STRINGS, dotted, path, out, err);
+}
+
+static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key, const char *dotted,
+                      const char *path, const char *origin, const perm_rule_env *env, char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(perms, key);
     if (!v)
@@ -120,8 +153,8 @@ static int load_rules(perm_ruleset *set, const cJSON *perms, const char *key,
     {
         if (!cJSON_IsString(it)) {
             char *w = where(path, dotted, i);
-            if (asprintf(err, "%s: %s[%d] must be a rule string", w ? w : file_of(path),
-                         dotted, i) < 0)
+            if (asprintf(err, "%s: %s[%d] must be a rule string", w ? w : file_of(path), dotted,
+                         i) < 0)
                 *err = NULL;
             free(w);
             return VT_ERR_INVALID;
@@ -194,8 +227,9 @@ void perm_strings_clear(perm_string_list *l)
     l->count = 0;
 }
 
-static const char *const perm_keys[] = {"allow", "ask", "deny", "non_interactive",
-                                        "audit_enabled", "auto", "approval", "wrappers", NULL};
+static const char *const perm_keys[] = {"allow",           "ask",           "deny",
+                                        "non_interactive", "audit_enabled", "auto",
+                                        "approval",        "wrappers",      NULL};
 
 int perm_approval_parse(const char *s)
 {
@@ -210,40 +244,84 @@ const char *perm_approval_name(int a)
 {
     return a == 1 ? "sandboxed" : a == 2 ? "read-only" : "ask";
 }
-static const char *const auto_keys[] = {
-    "model", "probe_model", "max_consecutive_denials", "max_total_denials",
-    "drop_broad_allow_rules", "block_rules", "allow_exceptions", "command",
-    "command_timeout_ms", "environment", NULL};
-static const char *const env_keys[] = {"trusted_paths", "trusted_domains", "trusted_git_hosts",
+static const char *const auto_keys[] = {"model",
+                                        "probe_model",
+                                        "max_consecutive_denials",
+                                        "max_total_denials",
+                                        "drop_broad_allow_rules",
+                                        "block_rules",
+                                        "allow_exceptions",
+                                        "command",
+                                        "command_timeout_ms",
+                                        "environment",
+                                        NULL};
+static const char *const env_keys[] = {"trusted_paths",    "trusted_domains",  "trusted_git_hosts",
                                        "trusted_git_orgs", "trusted_services", NULL};
 
-/* [permissions.auto] and its environment into `st`. */
-static int load_auto(perm_settings *st, const cJSON *au, const char *path, char **err)
+/* The table `key` of `t` (*out; NULL when absent): an error, naming
+ * `dotted` and `what` it must be, unless it is a table of only `keys`. */
+static int get_table(const cJSON *t, const char *key, const char *dotted, const char *what,
+                     const char *const *keys, const char *path, const cJSON **out, char **err)
 {
-    int rc;
-    if (!cJSON_IsObject(au))
-        return type_error(path, "permissions.auto", "a table ([permissions.auto])", err);
-    if ((rc = perm_strict_keys(au, "permissions.auto", auto_keys, path, err)))
+    *out = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!*out)
+        return 0;
+    if (!cJSON_IsObject(*out))
+        return type_error(path, dotted, what, err);
+    return perm_strict_keys(*out, dotted, keys, path, err);
+}
+
+/* The plain keys of [permissions.auto], in the order they are read: a
+ * list replaces the one a lower layer set, even when absent. */
+typedef struct field {
+    const char *key, *dotted;
+    value_kind kind;
+    size_t off;
+} field;
+/* A key of a table, named once: its member of perm_settings has its name. */
+#define FIELD(table, name, kind)                                                                   \
+    {                                                                                              \
+#name, table "." #name, kind, offsetof(perm_settings, name)                                \
+    }
+static const field auto_fields[] = {
+    FIELD("permissions.auto", model, KIND_STRING),
+    FIELD("permissions.auto", probe_model, KIND_STRING),
+    FIELD("permissions.auto", max_consecutive_denials, KIND_COUNT),
+    FIELD("permissions.auto", max_total_denials, KIND_COUNT),
+    FIELD("permissions.auto", drop_broad_allow_rules, KIND_BOOL),
+    FIELD("permissions.auto", block_rules, KIND_STRINGS),
+    FIELD("permissions.auto", allow_exceptions, KIND_STRINGS),
+    FIELD("permissions.auto", command_timeout_ms, KIND_COUNT),
+};
+static const field env_fields[] = {
+    FIELD("permissions.auto.environment", trusted_paths, KIND_STRINGS),
+    FIELD("permissions.auto.environment", trusted_domains, KIND_STRINGS),
+    FIELD("permissions.auto.environment", trusted_git_hosts, KIND_STRINGS),
+    FIELD("permissions.auto.environment", trusted_git_orgs, KIND_STRINGS),
+    FIELD("permissions.auto.environment", trusted_services, KIND_STRINGS),
+};
+#undef FIELD
+
+static int get_field(perm_settings *st, const cJSON *t, const field *f, const char *path,
+                     char **err)
+{
+    void *at = (char *)st + f->off;
+    if (f->kind == KIND_STRINGS)
+        perm_strings_clear(at);
+    return get_value(t, f->key, f->kind, f->dotted, path, at, err);
+}
+
+/* [permissions.auto] and its environment into `st`. */
+static int load_auto(perm_settings *st, const cJSON *perms, const char *path, char **err)
+{
+    const cJSON *au;
+    int rc = get_table(perms, "auto", "permissions.auto", "a table ([permissions.auto])", auto_keys,
+                       path, &au, err);
+    if (rc || !au)
         return rc;
-    if ((rc = get_string(au, "model", "permissions.auto.model", path, &st->model, err)) ||
-        (rc = get_string(au, "probe_model", "permissions.auto.probe_model", path,
-                         &st->probe_model, err)) ||
-        (rc = get_count(au, "max_consecutive_denials", "permissions.auto.max_consecutive_denials",
-                        path, &st->max_consecutive_denials, err)) ||
-        (rc = get_count(au, "max_total_denials", "permissions.auto.max_total_denials", path,
-                        &st->max_total_denials, err)) ||
-        (rc = get_bool(au, "drop_broad_allow_rules", "permissions.auto.drop_broad_allow_rules",
-                       path, &st->drop_broad_allow_rules, err)))
-        return rc;
-    perm_strings_clear(&st->block_rules);
-    perm_strings_clear(&st->allow_exceptions);
-    if ((rc = get_strings(au, "block_rules", "permissions.auto.block_rules", path,
-                          &st->block_rules, err)) ||
-        (rc = get_strings(au, "allow_exceptions", "permissions.auto.allow_exceptions", path,
-                          &st->allow_exceptions, err)) ||
-        (rc = get_count(au, "command_timeout_ms", "permissions.auto.command_timeout_ms", path,
-                        &st->command_timeout_ms, err)))
-        return rc;
+    for (size_t i = 0; i < sizeof auto_fields / sizeof *auto_fields; i++)
+        if ((rc = get_field(st, au, &auto_fields[i], path, err)))
+            return rc;
     if (cJSON_GetObjectItemCaseSensitive(au, "command")) {
         if (st->command_argv)
             for (char **p = st->command_argv; *p; p++)
@@ -253,33 +331,16 @@ static int load_auto(perm_settings *st, const cJSON *au, const char *path, char 
         if ((rc = load_command(st, au, path, err)))
             return rc;
     }
-    const cJSON *envt = cJSON_GetObjectItemCaseSensitive(au, "environment");
-    if (!envt)
-        return 0;
-    if (!cJSON_IsObject(envt))
-        return type_error(path, "permissions.auto.environment", "a table", err);
-    if ((rc = perm_strict_keys(envt, "permissions.auto.environment", env_keys, path, err)))
+    const cJSON *envt;
+    if ((rc = get_table(au, "environment", "permissions.auto.environment", "a table", env_keys,
+                        path, &envt, err)) ||
+        !envt)
         return rc;
-    static const struct { const char *key, *dotted; size_t off; } lists[] = {
-        {"trusted_paths", "permissions.auto.environment.trusted_paths",
-         offsetof(perm_settings, trusted_paths)},
-        {"trusted_domains", "permissions.auto.environment.trusted_domains",
-         offsetof(perm_settings, trusted_domains)},
-        {"trusted_git_hosts", "permissions.auto.environment.trusted_git_hosts",
-         offsetof(perm_settings, trusted_git_hosts)},
-        {"trusted_git_orgs", "permissions.auto.environment.trusted_git_orgs",
-         offsetof(perm_settings, trusted_git_orgs)},
-        {"trusted_services", "permissions.auto.environment.trusted_services",
-         offsetof(perm_settings, trusted_services)},
-    };
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
-        perm_string_list *l = (perm_string_list *)((char *)st + lists[i].off);
-        if (!cJSON_GetObjectItemCaseSensitive(envt, lists[i].key))
-            continue;
-        perm_strings_clear(l);
-        if ((rc = get_strings(envt, lists[i].key, lists[i].dotted, path, l, err)))
+    /* a list a lower layer set stays unless this layer names it */
+    for (size_t i = 0; i < sizeof env_fields / sizeof *env_fields; i++)
+        if (cJSON_GetObjectItemCaseSensitive(envt, env_fields[i].key) &&
+            (rc = get_field(st, envt, &env_fields[i], path, err)))
             return rc;
-    }
     return 0;
 }
 
@@ -316,19 +377,17 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
     int rc = perm_strict_top(config, path, err);
     if (rc)
         return rc;
-    const cJSON *perms = cJSON_GetObjectItemCaseSensitive(config, "permissions");
-    if (!perms)
-        return 0;
-    if (!cJSON_IsObject(perms))
-        return type_error(path, "permissions", "a table", err);
-    if ((rc = perm_strict_keys(perms, "permissions", perm_keys, path, err)))
+    const cJSON *perms;
+    if ((rc = get_table(config, "permissions", "permissions", "a table", perm_keys, path, &perms,
+                        err)) ||
+        !perms)
         return rc;
     /* deny and ask of every layer are in force; allow rules of an
      * untrusted layer are kept aside, for explain to show as ignored */
     if ((rc = load_rules(&st->global[PB_DENY], perms, "deny", "permissions.deny", path, origin,
                          &env, err)) ||
-        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, origin,
-                         &env, err)) ||
+        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, origin, &env,
+                         err)) ||
         (rc = load_rules(trusted ? &st->global[PB_ALLOW] : &st->ignored_allow, perms, "allow",
                          "permissions.allow", path, origin, &env, err)))
         return rc;
@@ -367,23 +426,21 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
     if ((rc = load_wrappers(st, perms, path, trusted, err)))
         return rc;
 
-    const cJSON *au = cJSON_GetObjectItemCaseSensitive(perms, "auto");
-    if (!au)
+    if (!cJSON_GetObjectItemCaseSensitive(perms, "auto"))
         return 0;
     if (trusted)
-        return load_auto(st, au, path, err);
+        return load_auto(st, perms, path, err);
     /* checked like any other layer, then not applied */
     perm_settings tmp;
     memset(&tmp, 0, sizeof tmp);
     perm_settings_defaults(&tmp);
-    rc = load_auto(&tmp, au, path, err);
+    rc = load_auto(&tmp, perms, path, err);
     perm_settings_free(&tmp);
     st->ignored_settings = 1;
     return rc;
 }
 
-int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
-                     char **err)
+int perm_config_load(perm_settings *st, const cJSON *config, const char *path, char **err)
 {
     return perm_config_load_layer(st, config, path, "config", 1, err);
 }

@@ -10,6 +10,7 @@
 #include "perm_match.h"
 #include "perm_protect.h"
 #include "perm_rules.h"
+#include "strbuf.h"
 #include "subjects.h"
 
 #include <dirent.h>
@@ -361,45 +362,43 @@ static const perm_rule *cmd_match(perm_eval *ev, const perm_ruleset *set, const 
     return NULL;
 }
 
+/* The first rule of index `idx` with a literal key of `path`'s first
+ * `len` bytes or of an ancestor's that matches `path`. */
+static const perm_rule *ancestor_match(perm_eval *ev, const perm_ruleset *set, int idx,
+                                       const char *path, size_t len)
+{
+    perm_rule *const *v;
+    size_t n;
+    for (int more = perm_ruleset_has(set, idx); more;) {
+        n = 0;
+        if (perm_ruleset_maybe(set, idx, len))
+            perm_ruleset_lookup(set, idx, ev->tool, path, len, &v, &n);
+        for (size_t i = 0; i < n; i++)
+            if (hit(ev, v[i], path))
+                return v[i];
+        if (len == 0)
+            break;
+        while (len > 0 && path[len - 1] != '/')
+            len--;
+        if (len > 0)
+            len--;
+    }
+    return NULL;
+}
+
 /* A path rule matching `abs` (or `rel`, below the call's directory):
  * every ancestor of the path is a possible literal key of a rule. */
 static const perm_rule *path_match(perm_eval *ev, const perm_ruleset *set, const char *abs,
                                    const char *rel)
 {
+    const perm_rule *r =
+        ancestor_match(ev, set, PIDX_ABS, abs, strcmp(abs, "/") == 0 ? 0 : strlen(abs));
+    if (r || !rel)
+        return r;
+    if ((r = ancestor_match(ev, set, PIDX_CWD, rel, strlen(rel))))
+        return r;
     perm_rule *const *v;
     size_t n;
-    size_t len = strcmp(abs, "/") == 0 ? 0 : strlen(abs);
-    for (int more = perm_ruleset_has(set, PIDX_ABS); more;) {
-        n = 0;
-        if (perm_ruleset_maybe(set, PIDX_ABS, len))
-            perm_ruleset_lookup(set, PIDX_ABS, ev->tool, abs, len, &v, &n);
-        for (size_t i = 0; i < n; i++)
-            if (hit(ev, v[i], abs))
-                return v[i];
-        if (len == 0)
-            break;
-        while (len > 0 && abs[len - 1] != '/')
-            len--;
-        if (len > 0)
-            len--;
-    }
-    if (!rel)
-        return NULL;
-    len = strlen(rel);
-    for (int more = perm_ruleset_has(set, PIDX_CWD); more;) {
-        n = 0;
-        if (perm_ruleset_maybe(set, PIDX_CWD, len))
-            perm_ruleset_lookup(set, PIDX_CWD, ev->tool, rel, len, &v, &n);
-        for (size_t i = 0; i < n; i++)
-            if (hit(ev, v[i], rel))
-                return v[i];
-        if (len == 0)
-            break;
-        while (len > 0 && rel[len - 1] != '/')
-            len--;
-        if (len > 0)
-            len--;
-    }
     /* "*.ext" and "name" at any depth: looked up per path component */
     int ext = perm_ruleset_has(set, PIDX_EXT), name = perm_ruleset_has(set, PIDX_NAME);
     for (const char *c = rel; (ext || name) && *c;) {
@@ -770,25 +769,19 @@ static char *suggest_one(const perm_eval *ev, const perm_subj *d)
 
 char *perm_eval_suggest(const perm_eval *ev)
 {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (!f)
-        return NULL;
+    vt_strbuf b = VT_STRBUF_INIT;
     int n = 0;
     for (size_t i = 0; i < ev->nsubj && n < 6; i++) {
         char *one = suggest_one(ev, &ev->subj[i]);
         if (!one)
             continue;
-        fflush(f);
-        if (!out || !strstr(out, one)) {
-            fprintf(f, "%s%s", n ? ", " : "", one);
+        if (!b.data || !strstr(b.data, one)) {
+            strbuf_printf(&b, "%s%s", n ? ", " : "", one);
             n++;
         }
         free(one);
     }
     if (!n)
-        fprintf(f, "\"%s\"", ev->tool);
-    fclose(f);
-    return out;
+        strbuf_printf(&b, "\"%s\"", ev->tool);
+    return strbuf_take(&b);
 }

@@ -5,6 +5,7 @@
 #include "perm_match.h"
 #include "perm_messages.h"
 #include "perm_rules.h"
+#include "strbuf.h"
 #include "strutil.h"
 #include "text_escape.h"
 
@@ -144,11 +145,7 @@ static char *ask_message(const perm_eval *ev, const char *why, int approval)
  * 20).  malloc'd. */
 static char *summary(const perm_eval *ev)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
+    vt_strbuf b = VT_STRBUF_INIT;
     size_t shown = 0;
     for (size_t i = 0; i < ev->nsubj; i++) {
         const perm_subj *d = &ev->subj[i];
@@ -166,20 +163,19 @@ static char *summary(const perm_eval *ev)
         if (!verb)
             continue;
         if (++shown > 20) {
-            fprintf(f, "  ... and %zu more\n", ev->nsubj - i);
+            strbuf_printf(&b, "  ... and %zu more\n", ev->nsubj - i);
             break;
         }
         /* one subject per line, every byte of it visible */
         char *raw = text_escape(d->raw, 0), *res = text_escape(d->res, 0);
-        fprintf(f, "  %s: %s", verb, raw ? raw : "(cannot be shown)");
+        strbuf_printf(&b, "  %s: %s", verb, raw ? raw : "(cannot be shown)");
         if (d->res && strcmp(d->res, d->lex) != 0)
-            fprintf(f, " (resolves to %s)", res ? res : "(cannot be shown)");
-        fputc('\n', f);
+            strbuf_printf(&b, " (resolves to %s)", res ? res : "(cannot be shown)");
+        strbuf_append(&b, "\n", 1);
         free(raw);
         free(res);
     }
-    fclose(f);
-    return buf;
+    return strbuf_take(&b);
 }
 
 /* What made the prompt strict, in the words of the refusal (malloc'd),

@@ -120,29 +120,53 @@ cJSON *perm_review_request(const perm_eval *ev, const cJSON *args)
     return o;
 }
 
+/* Blanks and the characters of `seps` skipped. */
+static const char *skip_seps(const char *p, const char *seps)
+{
+    while (*p && (isspace((unsigned char)*p) || strchr(seps, *p)))
+        p++;
+    return p;
+}
+
+static size_t word_len(const char *p)
+{
+    size_t w = 0;
+    while (p[w] && isalpha((unsigned char)p[w]))
+        w++;
+    return w;
+}
+
+/* An answer's first word: ALLOW or BLOCK in any case (PREVIEW_*), else
+ * PREVIEW_ASK; *p moves past it. */
+static int verdict_word(const char **p)
+{
+    const char *s = skip_seps(*p, "");
+    size_t w = word_len(s);
+    *p = s + w;
+    if (w == 5 && strncasecmp(s, "ALLOW", 5) == 0)
+        return PREVIEW_ALLOW;
+    if (w == 5 && strncasecmp(s, "BLOCK", 5) == 0)
+        return PREVIEW_BLOCK;
+    return PREVIEW_ASK;
+}
+
+/* The rest of an answer without trailing blanks: the reason (malloc'd). */
+static char *reason_text(const char *p)
+{
+    size_t len = strlen(p);
+    while (len && isspace((unsigned char)p[len - 1]))
+        len--;
+    return strndup(p, len);
+}
+
 int perm_review_parse_answer(const char *text, char **reason)
 {
     *reason = NULL;
     const char *p = text;
-    while (*p && isspace((unsigned char)*p))
-        p++;
-    size_t w = 0;
-    while (p[w] && isalpha((unsigned char)p[w]))
-        w++;
-    int out;
-    if (w == 5 && strncasecmp(p, "ALLOW", 5) == 0)
-        out = PREVIEW_ALLOW;
-    else if (w == 5 && strncasecmp(p, "BLOCK", 5) == 0)
-        out = PREVIEW_BLOCK;
-    else
+    int out = verdict_word(&p);
+    if (out == PREVIEW_ASK)
         return PREVIEW_ASK;
-    p += w;
-    while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-'))
-        p++;
-    size_t len = strlen(p);
-    while (len && isspace((unsigned char)p[len - 1]))
-        len--;
-    *reason = strndup(p, len);
+    *reason = reason_text(skip_seps(p, ":-"));
     return out;
 }
 
@@ -285,34 +309,16 @@ int perm_review_parse_probe(const char *text, int *confident, char **reason)
     *confident = 0;
     *reason = NULL;
     const char *p = text;
-    while (*p && isspace((unsigned char)*p))
-        p++;
-    size_t w = 0;
-    while (p[w] && isalpha((unsigned char)p[w]))
-        w++;
-    int out = PREVIEW_ASK;
-    if (w == 5 && strncasecmp(p, "ALLOW", 5) == 0)
-        out = PREVIEW_ALLOW;
-    else if (w == 5 && strncasecmp(p, "BLOCK", 5) == 0)
-        out = PREVIEW_BLOCK;
-    p += w;
+    int out = verdict_word(&p);
     if (out != PREVIEW_ASK) {
-        while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-' || *p == ','))
-            p++;
-        w = 0;
-        while (p[w] && isalpha((unsigned char)p[w]))
-            w++;
+        p = skip_seps(p, ":-,");
+        size_t w = word_len(p);
         if (w == 4 && strncasecmp(p, "HIGH", 4) == 0)
             *confident = 1;
         if ((w == 4 && strncasecmp(p, "HIGH", 4) == 0) || (w == 3 && strncasecmp(p, "LOW", 3) == 0))
             p += w;
     }
-    while (*p && (isspace((unsigned char)*p) || *p == ':' || *p == '-' || *p == ','))
-        p++;
-    size_t len = strlen(p);
-    while (len && isspace((unsigned char)p[len - 1]))
-        len--;
-    *reason = strndup(p, len);
+    *reason = reason_text(skip_seps(p, ":-,"));
     return out;
 }
 
