@@ -114,31 +114,8 @@ export async function initSession(srv, opts = {}) {
   return session;
 }
 
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-export const text = (r) => r.content?.[0]?.text ?? "";
-
-// Commands run in their own PID namespace; a process is found by an
-// argument no other process has.
-export function aliveMarker(marker) {
-  for (const d of readdirSyncSafe("/proc")) {
-    if (!/^[0-9]+$/.test(d)) continue;
-    try {
-      const args = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      if (args.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
-    } catch {}
-  }
-  return false;
-}
-
-import { readdirSync } from "node:fs";
-function readdirSyncSafe(d) {
-  try {
-    return readdirSync(d);
-  } catch {
-    return [];
-  }
-}
+export { sleep, text, aliveMarker } from "../mcp/lib.mjs";
+import { sleep } from "../mcp/lib.mjs";
 
 export async function waitFor(cond, ms, what) {
   const end = Date.now() + ms;

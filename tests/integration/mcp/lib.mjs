@@ -1,7 +1,7 @@
 // Shared helpers of the MCP client tests: where vthost and its plugins
 // are, scratch workspaces, and a clear failure when the pinned npm
 // packages were not installed.
-import { existsSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,4 +66,29 @@ export function serverArgs(workspace, { profile, pluginDirs = [] } = {}) {
   for (const d of pluginDirs) args.push("--plugin-dir", d);
   args.push("serve");
   return args;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const text = (r) => r.content?.[0]?.text ?? "";
+
+function readdirSafe(d) {
+  try {
+    return readdirSync(d);
+  } catch {
+    return [];
+  }
+}
+
+// Commands run in their own PID namespace: the pid they print is not the
+// host's.  A process is found by an argument no other process has.
+export function aliveMarker(marker) {
+  for (const d of readdirSafe("/proc")) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      if (args.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
+    } catch {}
+  }
+  return false;
 }

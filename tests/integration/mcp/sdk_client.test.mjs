@@ -5,9 +5,12 @@
 // prompt exit on close.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv, catalogDir, ALLOW_ALL } from "./lib.mjs";
+import {
+  requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv, catalogDir, ALLOW_ALL,
+  sleep, text, aliveMarker,
+} from "./lib.mjs";
 
 requireClients();
 const bin = vthostBin();
@@ -46,23 +49,6 @@ async function connect(ws, { profile, pluginDirs, capabilities = {} } = {}) {
   clients.push(client);
   client.stderrText = () => stderr;
   return client;
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const text = (r) => r.content?.[0]?.text ?? "";
-
-// Commands run in their own PID namespace: the pid they print is not the
-// host's.  A process is found by an argument no other process has.
-function aliveMarker(marker) {
-  for (const d of readdirSync("/proc")) {
-    if (!/^[0-9]+$/.test(d)) continue;
-    try {
-      const args = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      if (args.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") return true;
-    } catch {}
-  }
-  return false;
 }
 
 function alive(pid) {
