@@ -196,6 +196,7 @@ static void list_into(int dfd, const char *view, entry **v, size_t *n, size_t *c
             close(iter);
         return;
     }
+    rewinddir(d); /* the descriptor's offset is shared with every dup */
     struct dirent *de;
     while ((de = readdir(d))) {
         struct stat st;
@@ -278,6 +279,31 @@ void spool_dir_enforce(const char *workspace)
     close(dfd);
 }
 
+/* Spool views (c-ID/) of sessions long gone: the empty ones unchanged
+ * for max_age_days are removed (rmdir leaves a non-empty one alone; a
+ * view still in use is made again by its session's next command or
+ * spooled call). */
+static void remove_old_views(int dfd, double now)
+{
+    int iter = dup(dfd);
+    DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
+    if (!d) {
+        if (iter >= 0)
+            close(iter);
+        return;
+    }
+    rewinddir(d); /* the descriptor's offset is shared with every dup */
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        struct stat st;
+        if (strncmp(de->d_name, "c-", 2) == 0 &&
+            fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+            now - ((double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9) > max_age_s)
+            (void)unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
 static void clean_by_age(const char *workspace)
 {
     if (max_age_s <= 0)
@@ -291,6 +317,7 @@ static void clean_by_age(const char *workspace)
     for (size_t i = 0; i < n && now - v[i].mtime > max_age_s; i++)
         delete_finished(dfd, v[i].name);
     free_list(v, n);
+    remove_old_views(dfd, now);
     close(dfd);
 }
 

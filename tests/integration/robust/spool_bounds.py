@@ -83,9 +83,28 @@ for f in (old, new):
     open(f, "w").write("x")
 t = time.time() - 3 * 86400
 os.utime(old, (t, t))
+# the spool views of `serve --http` sessions (c-ID/): their old files go
+# too, an empty view unchanged for as long goes, a link is never followed
+view = os.path.join(ws, SPOOL, "c-0123456789abcdef")
+empty = os.path.join(ws, SPOOL, "c-00000000000000aa")
+os.makedirs(view)
+os.makedirs(empty)
+vold, vnew = os.path.join(view, "old.txt"), os.path.join(view, "new.txt")
+for f in (vold, vnew):
+    open(f, "w").write("x")
+outside = tempfile.mkdtemp(prefix="vthost-outside-")
+oold = os.path.join(outside, "old.txt")
+open(oold, "w").write("x")
+os.symlink(outside, os.path.join(ws, SPOOL, "c-00000000000000bb"))
+for f in (vold, oold, empty):
+    os.utime(f, (t, t))
 call(ws, {"cmd": "true"})
 check(not os.path.exists(old) and os.path.exists(new), "age cleanup: a 3-day-old file deleted at start, a new one kept")
+check(not os.path.exists(vold) and os.path.exists(vnew), "age cleanup: the same in a session's spool view")
+check(not os.path.exists(empty), "age cleanup: an empty view unchanged for 3 days removed")
+check(os.path.exists(oold), "age cleanup: a view that is a link is not followed")
 shutil.rmtree(ws)
+shutil.rmtree(outside)
 
 # ---- symbolic links on the spool path ----
 for link in [".vtcode", ".vtcode/context", SPOOL]:
