@@ -206,12 +206,31 @@ static int read_limits(reader *r, http_config *c)
     return rc;
 }
 
+/* https://, or plain http:// to this machine only: the keys decide who
+ * gets in, so they never cross a network in clear. */
+static int secure_url(const char *u)
+{
+    static const char *const ok[] = {
+        "https://", "http://127.", "http://localhost:", "http://localhost/", "http://[::1]", NULL};
+    for (const char *const *p = ok; *p; p++)
+        if (strncmp(u, *p, strlen(*p)) == 0)
+            return 1;
+    return 0;
+}
+
 /* [oauth]: the OAuth 2.1 resource-server mode. */
 static int read_oauth(reader *r, http_config *c, const cJSON *o)
 {
-    static const char *const keys[] = {"issuer",          "audience",  "jwks_file",
-                                       "public_key_file", "algorithm", "authorization_servers",
-                                       "scopes",          NULL};
+    static const char *const keys[] = {"issuer",
+                                       "audience",
+                                       "jwks_file",
+                                       "jwks_url",
+                                       "jwks_refresh_seconds",
+                                       "public_key_file",
+                                       "algorithm",
+                                       "authorization_servers",
+                                       "scopes",
+                                       NULL};
     if (!cJSON_IsObject(o)) {
         *r->err = str_printf("%s: oauth must be a table ([oauth])", r->file);
         return -1;
@@ -225,6 +244,11 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
     if (rc == 0)
         rc = get_str(r, o, "jwks_file", &c->oauth_jwks_file);
     if (rc == 0)
+        rc = get_str(r, o, "jwks_url", &c->oauth_jwks_url);
+    long n = -1;
+    if (rc == 0 && (rc = get_int(r, o, "jwks_refresh_seconds", 60, 7 * 86400, &n)) == 0 && n > 0)
+        c->oauth_jwks_refresh_s = (int)n;
+    if (rc == 0)
         rc = get_str(r, o, "public_key_file", &c->oauth_key_file);
     if (rc == 0)
         rc = get_str(r, o, "algorithm", &c->oauth_alg);
@@ -232,10 +256,17 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
         rc = get_strs(r, o, "authorization_servers", &c->oauth_servers);
     if (rc == 0)
         rc = get_str(r, o, "scopes", &c->oauth_scope);
-    if (rc == 0 && (!c->oauth_issuer || (!c->oauth_jwks_file && !c->oauth_key_file))) {
-        *r->err = str_printf("%s: [oauth] needs issuer and jwks_file (or public_key_file "
-                             "with algorithm)",
+    int sources = !!c->oauth_jwks_file + !!c->oauth_jwks_url + !!c->oauth_key_file;
+    if (rc == 0 && (!c->oauth_issuer || sources != 1)) {
+        *r->err = str_printf("%s: [oauth] needs issuer and one of jwks_url, jwks_file, or "
+                             "public_key_file with algorithm",
                              r->file);
+        rc = -1;
+    }
+    if (rc == 0 && c->oauth_jwks_url && !secure_url(c->oauth_jwks_url)) {
+        *r->err = str_printf("%s: [oauth] jwks_url must be an https:// URL (or http:// on "
+                             "127.0.0.1, localhost or [::1]), got %s",
+                             r->file, c->oauth_jwks_url);
         rc = -1;
     }
     return rc;
@@ -280,6 +311,7 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     *err = NULL;
     c->max_sessions_per_client = 16;
     c->max_sessions = 128;
+    c->oauth_jwks_refresh_s = 3600;
     c->max_calls_per_session = 16;
     c->max_body_bytes = 4 * 1024 * 1024;
     c->idle_timeout_s = 3600;
@@ -345,6 +377,7 @@ void http_config_free(http_config *c)
     free(c->oauth_issuer);
     free(c->oauth_audience);
     free(c->oauth_jwks_file);
+    free(c->oauth_jwks_url);
     free(c->oauth_key_file);
     free(c->oauth_alg);
     free_list(c->oauth_servers);

@@ -34,12 +34,14 @@ typedef struct http_config {
     /* OAuth 2.1 resource server: JWT access tokens instead of the token. */
     int oauth;
     char *oauth_issuer;
-    char *oauth_audience;  /* default: public_url */
-    char *oauth_jwks_file; /* keys: a JWKS file ... */
-    char *oauth_key_file;  /* ... or one PEM public key */
-    char *oauth_alg;       /* with oauth_key_file: RS256, ES256, ... */
-    char **oauth_servers;  /* authorization_servers for the metadata */
-    char *oauth_scope;     /* scopes_supported, space separated */
+    char *oauth_audience;     /* default: public_url */
+    char *oauth_jwks_file;    /* keys: a JWKS file ... */
+    char *oauth_jwks_url;     /* ... or URL (https://, or http:// on loopback) */
+    int oauth_jwks_refresh_s; /* the URL is fetched again this often */
+    char *oauth_key_file;     /* ... or one PEM public key */
+    char *oauth_alg;          /* with oauth_key_file: RS256, ES256, ... */
+    char **oauth_servers;     /* authorization_servers for the metadata */
+    char *oauth_scope;        /* scopes_supported, space separated */
 } http_config;
 
 /* Fill *c from `listen` (ADDR:PORT, ADDR, :PORT or PORT; NULL: the

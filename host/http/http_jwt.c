@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <jwt.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "http_fetch.h"
 #include "http_jwt.h"
 #include "opened_lib.h"
 #include "strutil.h"
@@ -54,9 +56,16 @@ typedef struct key {
     char *pem;
 } key;
 
+/* The key set: replaced whole when a jwks_url is fetched again, read by
+ * every request thread (under keys_lock, held across the verification). */
 static key keys[MAX_KEYS];
 static int nkeys;
+static pthread_rwlock_t keys_lock = PTHREAD_RWLOCK_INITIALIZER;
 static const http_config *conf;
+/* jwks_url: when the keys were fetched, when next, and a token naming a
+ * key the set lacks (the authorization server may have rotated). */
+static time_t fetched_at, refresh_at;
+static atomic_int want_refresh;
 
 /* ---- base64 ------------------------------------------------------------- */
 
@@ -286,23 +295,30 @@ static char *read_text(const char *path, char **err)
     return t;
 }
 
-static int load_jwks(const char *path, char **err)
+static void free_keys(key *set, int n)
 {
-    char *text = read_text(path, err);
-    if (!text)
-        return -1;
+    for (int i = 0; i < n; i++) {
+        free(set[i].kid);
+        free(set[i].pem);
+    }
+}
+
+/* The signing keys of a JWKS document (`source` names it in messages). */
+static int parse_jwks(const char *text, const char *source, key *set, int *n, char **err)
+{
     cJSON *j = cJSON_Parse(text);
-    free(text);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "keys");
     const cJSON *k;
+    *n = 0;
     cJSON_ArrayForEach(k, list)
     {
         const cJSON *kty = cJSON_GetObjectItemCaseSensitive(k, "kty");
         const cJSON *use = cJSON_GetObjectItemCaseSensitive(k, "use");
         const cJSON *kid = cJSON_GetObjectItemCaseSensitive(k, "kid");
-        if (nkeys >= MAX_KEYS || (cJSON_IsString(use) && strcmp(use->valuestring, "sig")))
+        if (*n >= MAX_KEYS || (cJSON_IsString(use) && strcmp(use->valuestring, "sig")))
             continue;
-        key *out = &keys[nkeys];
+        key *out = &set[*n];
+        *out = (key){0};
         int bits = 0;
         if (cJSON_IsString(kty) && !strcmp(kty->valuestring, "RSA"))
             out->pem = rsa_pem(k), out->family = 'R';
@@ -311,16 +327,75 @@ static int load_jwks(const char *path, char **err)
         if (!out->pem)
             continue; /* a key type we cannot verify with: skipped */
         out->kid = cJSON_IsString(kid) ? strdup(kid->valuestring) : NULL;
-        nkeys++;
+        (*n)++;
     }
     cJSON_Delete(j);
-    if (nkeys == 0) {
+    if (*n == 0) {
         *err = str_printf("%s holds no RSA or EC (P-256, P-384, P-521) signing key in "
                           "\"keys\" (a JWKS document)",
-                          path);
+                          source);
         return -1;
     }
     return 0;
+}
+
+/* Replace the key set with `text`'s keys; the old set stays on failure. */
+static int install_jwks(const char *text, const char *source, char **err)
+{
+    key set[MAX_KEYS];
+    int n = 0;
+    if (parse_jwks(text, source, set, &n, err) < 0)
+        return -1;
+    pthread_rwlock_wrlock(&keys_lock);
+    free_keys(keys, nkeys);
+    memcpy(keys, set, sizeof(key) * (size_t)n);
+    nkeys = n;
+    pthread_rwlock_unlock(&keys_lock);
+    return 0;
+}
+
+static int load_jwks(const char *path, char **err)
+{
+    char *text = read_text(path, err);
+    if (!text)
+        return -1;
+    int rc = install_jwks(text, path, err);
+    free(text);
+    return rc;
+}
+
+#define JWKS_MAX_BYTES (1024 * 1024)
+#define JWKS_TIMEOUT_S 10
+#define JWKS_MIN_GAP_S 10 /* fetches for unknown keys at most this often */
+
+static int fetch_jwks(char **err)
+{
+    fetched_at = time(NULL);
+    refresh_at = fetched_at + conf->oauth_jwks_refresh_s;
+    char *text = http_fetch(conf->oauth_jwks_url, JWKS_TIMEOUT_S, JWKS_MAX_BYTES, err);
+    if (!text)
+        return -1;
+    int rc = install_jwks(text, conf->oauth_jwks_url, err);
+    free(text);
+    return rc;
+}
+
+void http_jwt_tick(void)
+{
+    if (!conf || !conf->oauth_jwks_url)
+        return;
+    time_t now = time(NULL);
+    int asked = atomic_load(&want_refresh) && now - fetched_at >= JWKS_MIN_GAP_S;
+    if (now < refresh_at && !asked)
+        return;
+    atomic_store(&want_refresh, 0);
+    char *err = NULL;
+    if (fetch_jwks(&err) < 0) {
+        /* the keys we have stay; try again a little later */
+        refresh_at = now + JWKS_MIN_GAP_S;
+        fprintf(stderr, "vthost serve --http: %s; keeping the keys fetched before\n", err);
+        free(err);
+    }
 }
 
 int http_jwt_open(const http_config *c, char **err)
@@ -332,6 +407,8 @@ int http_jwt_open(const http_config *c, char **err)
         return -1;
     }
     conf = c;
+    if (c->oauth_jwks_url)
+        return fetch_jwks(err);
     if (c->oauth_jwks_file)
         return load_jwks(c->oauth_jwks_file, err);
     const char *alg = c->oauth_alg ? c->oauth_alg : "";
@@ -358,11 +435,11 @@ int http_jwt_open(const http_config *c, char **err)
 
 void http_jwt_close(void)
 {
-    for (int i = 0; i < nkeys; i++) {
-        free(keys[i].kid);
-        free(keys[i].pem);
-    }
+    pthread_rwlock_wrlock(&keys_lock);
+    free_keys(keys, nkeys);
     nkeys = 0;
+    pthread_rwlock_unlock(&keys_lock);
+    conf = NULL;
 }
 
 /* ---- checking a token --------------------------------------------------- */
@@ -506,15 +583,20 @@ int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **e
         *desc = "the access token is not a JWT";
         return 401;
     }
+    pthread_rwlock_rdlock(&keys_lock);
     const key *use = key_for(token, dot);
     if (!use) {
+        pthread_rwlock_unlock(&keys_lock);
+        /* a key the set lacks: the next tick fetches the set again */
+        atomic_store(&want_refresh, 1);
         *desc = "the access token is not signed with a key of this server's authorization "
                 "server (alg/kid)";
         return 401;
     }
     jwt_t *jwt = NULL;
-    if (jl.decode(&jwt, token, (const unsigned char *)use->pem, (int)strlen(use->pem)) != 0 ||
-        !jwt || jl.get_alg(jwt) == JWT_ALG_NONE) {
+    int bad = jl.decode(&jwt, token, (const unsigned char *)use->pem, (int)strlen(use->pem)) != 0;
+    pthread_rwlock_unlock(&keys_lock);
+    if (bad || !jwt || jl.get_alg(jwt) == JWT_ALG_NONE) {
         if (jwt)
             jl.free(jwt);
         *desc = "the access token's signature does not verify";

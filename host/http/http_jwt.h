@@ -1,6 +1,6 @@
 /* OAuth 2.1 resource-server mode of `vthost serve --http`: access tokens
  * are JWTs signed by the authorization server, checked against its
- * public keys (a JWKS file or one PEM key) for signature, iss, aud and
+ * public keys (a JWKS file or URL, or one PEM key) for signature, iss, aud and
  * exp.  libjwt is opened by soname on first use (jwt_lib in this file is
  * the only place that names it). */
 #ifndef VTHOST_HTTP_JWT_H
@@ -13,6 +13,11 @@
  * (malloc'd). */
 int http_jwt_open(const http_config *c, char **err);
 void http_jwt_close(void);
+/* Once a second from the serve loop: with [oauth] jwks_url, fetch the key
+ * set again when jwks_refresh_seconds passed, or (at most every 10 s)
+ * after a token named a key the set lacks.  A failed fetch keeps the
+ * keys and is logged (and is tried again a little later). */
+void http_jwt_tick(void);
 
 /* As http_auth_check for a bearer credential: 0 and owner ("sub:..."),
  * or 401 with *error "invalid_token" and *desc why, or 403 with *error

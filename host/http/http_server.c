@@ -31,6 +31,7 @@
 #include "http.h"
 #include "http_auth.h"
 #include "http_config.h"
+#include "http_jwt.h"
 #include "http_log.h"
 #include "http_session.h"
 #include "mcp.h"
@@ -729,6 +730,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
         if (poll(&p, 1, 1000) > 0)
             break;
         http_sessions_expire();
+        http_jwt_tick();
     }
     fprintf(stderr, "vthost: stopping (%d session(s))\n", http_sessions_count());
     MHD_socket lfd = M->quiesce_daemon(d);

@@ -5,10 +5,12 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createSign, createHmac } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, connect, cleanup, post, initSession, INIT, text } from "./http_lib.mjs";
+import { startServer, connect, cleanup, post, initSession, INIT, text, bin, sleep } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -146,4 +148,56 @@ jwks_file = "${join(dir, "jwks.json")}"
   // one ends: room again
   await fetch(s2.url, { method: "DELETE", headers: { Authorization: `Bearer ${b}`, "Mcp-Session-Id": bs } });
   assert.equal((await post(s2, INIT, { token: c })).status, 200);
+});
+
+test("jwks_url: keys fetched at start, fetched again for a rotated key (rate-limited), the old key then refused", async () => {
+  const k2 = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const jwk2 = { ...k2.publicKey.export({ format: "jwk" }), kid: "k2", use: "sig", alg: "RS256" };
+  let served = { keys: [jwk] };
+  let fetches = 0;
+  const as = createServer((req, res) => {
+    if (req.url !== "/jwks.json") return res.writeHead(404).end();
+    fetches++;
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(served));
+  });
+  await new Promise((r) => as.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${as.address().port}/jwks.json`;
+  try {
+    const s2 = await startServer({
+      httpToml: `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_url = "${url}"\n`,
+    });
+    assert.equal(fetches, 1, "fetched once at start");
+    assert.equal((await post(s2, INIT, { token: jwt({}) })).status, 200);
+    // the authorization server rotates to k2
+    served = { keys: [jwk2] };
+    const t2 = jwt({}, { key: k2.privateKey, kid: "k2" });
+    assert.equal((await post(s2, INIT, { token: t2 })).status, 401, "not known yet");
+    for (let i = 0; i < 5; i++) await post(s2, INIT, { token: jwt({}, { key: other.privateKey, kid: "nope" }) });
+    const t0 = Date.now();
+    let st = 401;
+    while (st !== 200 && Date.now() - t0 < 20000) {
+      await sleep(250);
+      st = (await post(s2, INIT, { token: t2 })).status;
+    }
+    assert.equal(st, 200, "the rotated key is fetched");
+    assert.equal(fetches, 2, "one fetch for every unknown-key token of the window");
+    assert.equal((await post(s2, INIT, { token: jwt({}) })).status, 401, "the retired key is refused");
+  } finally {
+    as.close();
+  }
+});
+
+test("jwks_url: a URL that cannot be fetched, or plain http to another machine, is refused at start", () => {
+  const cfg = mkdtempSync(join(tmpdir(), "vthost-jwks-"));
+  mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
+  const run = (u) => {
+    writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_url = "${u}"\n`);
+    return spawnSync(bin, ["serve", "--http", "127.0.0.1:0"], { encoding: "utf8", timeout: 30000, cwd: cfg, env: { ...process.env, XDG_CONFIG_HOME: cfg } });
+  };
+  const closed = run("http://127.0.0.1:1/jwks.json");
+  assert.equal(closed.status, 2, closed.stderr);
+  assert.match(closed.stderr, /fetching http:\/\/127\.0\.0\.1:1\/jwks\.json/);
+  const plain = run("http://auth.example.com/jwks.json");
+  assert.equal(plain.status, 2, plain.stderr);
+  assert.match(plain.stderr, /jwks_url must be an https:\/\/ URL/);
 });

@@ -1,0 +1,96 @@
+/* One HTTPS GET: see http_fetch.h.  curl_lib below is the only place that
+ * names libcurl's functions. */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "http_fetch.h"
+#include "opened_lib.h"
+#include "strutil.h"
+
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*init)(void);
+    CURLcode (*setopt)(CURL *h, CURLoption opt, ...);
+    CURLcode (*perform)(CURL *h);
+    CURLcode (*getinfo)(CURL *h, CURLINFO info, ...);
+    void (*cleanup)(CURL *h);
+    const char *(*strerror)(CURLcode code);
+} cl;
+static char *cl_error;
+static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
+
+static void bind_curl(void)
+{
+    const opened_sym syms[] = {
+        {"curl_global_init", (void **)&cl.global_init}, {"curl_easy_init", (void **)&cl.init},
+        {"curl_easy_setopt", (void **)&cl.setopt},      {"curl_easy_perform", (void **)&cl.perform},
+        {"curl_easy_getinfo", (void **)&cl.getinfo},    {"curl_easy_cleanup", (void **)&cl.cleanup},
+        {"curl_easy_strerror", (void **)&cl.strerror},  {NULL, NULL},
+    };
+    if (opened_lib_bind(VTHOST_CURL_SONAME, syms, &cl_error) == 0 &&
+        cl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        cl_error = strdup("libcurl failed to initialise");
+}
+
+typedef struct body {
+    char *data;
+    size_t len, max;
+    int too_big;
+} body;
+
+static size_t on_data(char *p, size_t size, size_t n, void *ud)
+{
+    body *b = ud;
+    size_t k = size * n;
+    if (b->len + k > b->max) {
+        b->too_big = 1;
+        return 0; /* stops the transfer */
+    }
+    char *d = realloc(b->data, b->len + k + 1);
+    if (!d)
+        return 0;
+    memcpy(d + b->len, p, k);
+    b->data = d;
+    b->len += k;
+    d[b->len] = 0;
+    return k;
+}
+
+char *http_fetch(const char *url, int timeout_s, size_t max, char **err)
+{
+    *err = NULL;
+    pthread_once(&cl_once, bind_curl);
+    if (cl_error || !cl.init) {
+        *err = str_printf("fetching %s needs libcurl: %s (install libcurl4)", url,
+                          cl_error ? cl_error : "cannot open it");
+        return NULL;
+    }
+    CURL *h = cl.init();
+    if (!h) {
+        *err = str_printf("fetching %s: out of memory", url);
+        return NULL;
+    }
+    body b = {NULL, 0, max, 0};
+    cl.setopt(h, CURLOPT_URL, url);
+    cl.setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
+    cl.setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    cl.setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cl.setopt(h, CURLOPT_TIMEOUT, (long)timeout_s);
+    cl.setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    cl.setopt(h, CURLOPT_WRITEDATA, &b);
+    CURLcode rc = cl.perform(h);
+    long status = 0;
+    cl.getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    cl.cleanup(h);
+    if (rc == CURLE_OK && status == 200 && b.data)
+        return b.data;
+    if (b.too_big)
+        *err = str_printf("fetching %s: the answer is larger than %zu bytes", url, max);
+    else if (rc != CURLE_OK)
+        *err = str_printf("fetching %s: %s", url, cl.strerror(rc));
+    else
+        *err = str_printf("fetching %s: HTTP status %ld", url, status);
+    free(b.data);
+    return NULL;
+}

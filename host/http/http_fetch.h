@@ -1,0 +1,15 @@
+/* One HTTPS GET for the HTTP server's own needs (the authorization
+ * server's JWKS document), through libcurl opened by soname on first use:
+ * a server that never fetches maps no libcurl. */
+#ifndef VTHOST_HTTP_FETCH_H
+#define VTHOST_HTTP_FETCH_H
+
+#include <stddef.h>
+
+/* GET `url` within timeout_s seconds, following no redirect.  Returns the
+ * body (malloc'd, NUL-terminated, at most `max` bytes) of a 200 answer,
+ * or NULL with *err (malloc'd) saying what failed.  The caller checks the
+ * URL's scheme. */
+char *http_fetch(const char *url, int timeout_s, size_t max, char **err);
+
+#endif
