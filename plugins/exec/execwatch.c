@@ -37,12 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct sock_fprog filter;   /* built once; read-only afterwards */
+static struct sock_fprog filter; /* built once; read-only afterwards */
 static int nr_execve = -1, nr_execveat = -1;
 
 static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t all_cv = PTHREAD_COND_INITIALIZER;
-static execwatch *all_head;        /* watchers whose thread runs */
+static execwatch *all_head; /* watchers whose thread runs */
 static int stopping;
 /* Threads that left all_head and still need joining.  They are joinable,
  * not detached, so that fini can wait until each has returned: the code
@@ -73,26 +73,26 @@ struct execwatch {
     const vt_host_api *api;
     vt_exec_policy *policy;
     char **writable;
-    int sock;            /* our end; the listener arrives here */
+    int sock; /* our end; the listener arrives here */
     int listener;
-    int stop[2];         /* fini wakes the thread */
+    int stop[2]; /* fini wakes the thread */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int refs;            /* owner + thread */
+    int refs; /* owner + thread */
     vt_call *live;
-    int asking;          /* decisions in flight that may prompt */
-    int done;            /* the thread stopped serving */
+    int asking; /* decisions in flight that may prompt */
+    int done;   /* the thread stopped serving */
     cJSON *denied;
-    cJSON *programs;     /* the text's own programs, argv arrays (bounded) */
-    int programs_cut;    /* more ran than `programs` holds */
-    pid_t shell;         /* the first program: the command's shell */
+    cJSON *programs;  /* the text's own programs, argv arrays (bounded) */
+    int programs_cut; /* more ran than `programs` holds */
+    pid_t shell;      /* the first program: the command's shell */
     unsigned long long shell_start;
     program_mark *marks;
     size_t nmarks, capmarks;
-    ew_ident *ident;     /* the denied programs' files, or NULL */
-    int shell_fd;        /* the shell's file (execwatch_opts.shell_path), or -1 */
+    ew_ident *ident; /* the denied programs' files, or NULL */
+    int shell_fd;    /* the shell's file (execwatch_opts.shell_path), or -1 */
     int shell_script;
-    char **shell_argv;   /* its argv, for the deny rules */
+    char **shell_argv; /* its argv, for the deny rules */
     execwatch *next;
 };
 
@@ -122,16 +122,16 @@ int execwatch_child_install(int sock)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
-    int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                          SECCOMP_FILTER_FLAG_NEW_LISTENER, &filter);
+    int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                          &filter);
     if (fd < 0)
         return -errno;
     char cbuf[CMSG_SPACE(sizeof(int))];
     memset(cbuf, 0, sizeof cbuf);
     char byte = 'L';
     struct iovec iov = {&byte, 1};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
-                       .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
@@ -213,8 +213,7 @@ cJSON *execwatch_denied(execwatch *w)
     if (!w)
         return NULL;
     pthread_mutex_lock(&w->mu);
-    cJSON *d = w->denied && cJSON_GetArraySize(w->denied) ? cJSON_Duplicate(w->denied, 1)
-                                                          : NULL;
+    cJSON *d = w->denied && cJSON_GetArraySize(w->denied) ? cJSON_Duplicate(w->denied, 1) : NULL;
     pthread_mutex_unlock(&w->mu);
     return d;
 }
@@ -281,8 +280,7 @@ static const char *base_of(const char *p)
 
 static int known_shell(const char *name)
 {
-    static const char *const shells[] = {"sh", "bash", "dash", "rbash", "zsh",
-                                         "ksh", "mksh", NULL};
+    static const char *const shells[] = {"sh", "bash", "dash", "rbash", "zsh", "ksh", "mksh", NULL};
     for (const char *const *s = shells; *s; s++)
         if (!strcmp(*s, name))
             return 1;
@@ -360,8 +358,8 @@ static int by_shell(const execwatch *w, pid_t pid, pid_t *self, unsigned long lo
     return 1;
 }
 
-static void record_denied(execwatch *w, const char *name, const char *path,
-                          char **args, const char *why)
+static void record_denied(execwatch *w, const char *name, const char *path, char **args,
+                          const char *why)
 {
     pthread_mutex_lock(&w->mu);
     if (!w->denied)
@@ -436,11 +434,13 @@ static const char *rule_name(const execwatch *w, const char *given, const char *
 }
 
 /* Deny rules only, for a name the program also runs as. */
-static int deny_as(execwatch *w, const char *name, const char *path, char *const *args,
-                   char **why)
+static int deny_as(execwatch *w, const char *name, const char *path, char *const *args, char **why)
 {
-    vt_exec_program p = {.struct_size = sizeof p, .name = name, .path = path,
-                         .args = (const char *const *)args, .by_shell = 0};
+    vt_exec_program p = {.struct_size = sizeof p,
+                         .name = name,
+                         .path = path,
+                         .args = (const char *const *)args,
+                         .by_shell = 0};
     char *reason = NULL;
     int rc = ask_policy(w, &p, &reason);
     if (rc != VT_OK)
@@ -660,8 +660,11 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
     int shell = by_shell(w, pid, &self, &start);
     int trusted;
     name = rule_name(w, given, abs, real, &trusted);
-    vt_exec_program prog = {.struct_size = sizeof prog, .name = name, .path = abs,
-                            .args = (const char *const *)args, .by_shell = shell};
+    vt_exec_program prog = {.struct_size = sizeof prog,
+                            .name = name,
+                            .path = abs,
+                            .args = (const char *const *)args,
+                            .by_shell = shell};
     /* A file that is a denied program (a hard link, a copy, under any
      * name) meets the deny rules as that program. */
     if (real && w->ident && root >= 0) {
@@ -694,7 +697,13 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
 out:
     if (!ok && err == EPERM) {
         const char *reason = why ? why : "refused";
-        record_denied(w, name ? name : given ? given : "?", abs ? abs : given ? given : "?",
+        record_denied(w,
+                      name    ? name
+                      : given ? given
+                              : "?",
+                      abs     ? abs
+                      : given ? given
+                              : "?",
                       args, reason);
     }
     if (why)
@@ -726,8 +735,8 @@ static int receive_listener(execwatch *w)
             return -1;
         char cbuf[CMSG_SPACE(sizeof(int))], byte;
         struct iovec iov = {&byte, 1};
-        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
-                           .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+        struct msghdr m = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
         ssize_t r = recvmsg(w->sock, &m, MSG_CMSG_CLOEXEC);
         if (r < 0 && errno == EINTR)
             continue;
@@ -766,7 +775,7 @@ static void serve(execwatch *w)
         memset(req, 0, sizeof *req);
         if (libseccomp.notify_receive(w->listener, req) != 0)
             continue; /* the process died meanwhile */
-        int refuse; /* 0 or the errno */
+        int refuse;   /* 0 or the errno */
         if (!w->shell) {
             /* The first execve is the supervisor starting the shell the
              * call's permission check judged by name: deny rules only. */

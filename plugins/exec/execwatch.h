@@ -33,12 +33,12 @@ typedef struct execwatch execwatch;
 
 typedef struct execwatch_opts {
     const vt_host_api *api;
-    vt_exec_policy *policy;    /* taken: released with the watcher */
+    vt_exec_policy *policy; /* taken: released with the watcher */
     /* Directories the command can write (absolute, canonical), NULL-
      * terminated; NULL when unconfined (then: what the user can write).
      * A program whose file lies there is named by its path, not its base
      * name, so a copy or link cannot borrow an allowed name. */
-    char **writable;           /* taken (array and strings, free()) */
+    char **writable; /* taken (array and strings, free()) */
     /* The policy's programs denied whatever their arguments (borrowed
      * from `policy`, or NULL): a file that is one of them (a hard link,
      * a copy) is judged under that program's name. */
