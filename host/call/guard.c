@@ -134,9 +134,10 @@ static const char *const default_rules[] = {"make",
 struct guard_call {
     int locked; /* st is held for the whole run */
     guard_state st;
-    int mutated;  /* the tool noted an effective mutation */
-    int verified; /* a command it finished was a verification */
-    int exited;   /* its command ended within the call */
+    int mutated;       /* the tool noted an effective mutation */
+    int verified;      /* a command it finished was a verification */
+    int exited;        /* its command ended within the call */
+    size_t bg_sources; /* sources earlier calls' commands changed since the last look */
     long pending_before;
     guard_snapshot *before; /* commands without events: the workspace before */
     ws_index *index;        /* commands with events: the index and the mark */
@@ -476,6 +477,8 @@ static int sessions_live(void)
 
 /* What commands still running from earlier calls changed since the last
  * look (0 when none runs, or the index cannot say). */
+static void free_names(char **names);
+
 static size_t background_changes(char **names)
 {
     size_t n = 0;
@@ -484,7 +487,7 @@ static size_t background_changes(char **names)
     if (B.on && ix) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        n = ws_index_changes(ix, B.mark, 1, names, NAMES_SHOWN, &complete);
+        n = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
         B.mark = ws_index_mark(ix);
         if (!sessions_live())
             B.on = 0;
@@ -518,9 +521,12 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     if (!g)
         return 0;
     guard_state_lock(G.workspace, &g->st);
-    char *bg[NAMES_SHOWN] = {0};
-    size_t nbg = background_changes(bg);
+    char **bg = calloc(NAMES_READ, sizeof *bg);
+    size_t nbg = bg ? background_changes(bg) : 0;
     if (nbg) {
+        /* a verification this call sees end must come after these */
+        size_t named = nbg < NAMES_READ ? nbg : NAMES_READ;
+        g->bg_sources = guard_output_sources(G.workspace, bg, named, NULL, 0) + (nbg - named);
         size_t shown = nbg < NAMES_SHOWN ? nbg : NAMES_SHOWN;
         char *list = name_list(bg, shown, nbg);
         g->st.pending++;
@@ -531,8 +537,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
                   list ? list : "");
         free(list);
     }
-    for (size_t i = 0; i < NAMES_SHOWN; i++)
-        free(bg[i]);
+    free_names(bg);
     g->pending_before = g->st.pending;
     int over = g->st.pending >= G.threshold;
     char *because = over && !mutator ? would_mutate(subjects) : NULL;
@@ -593,7 +598,7 @@ static size_t verification_sources(char **names, size_t changed)
 
 static void free_names(char **names)
 {
-    for (size_t i = 0; i < NAMES_READ; i++)
+    for (size_t i = 0; names && i < NAMES_READ; i++)
         free(names[i]);
     free(names);
 }
@@ -615,6 +620,11 @@ void guard_end(vt_call *call)
     if (sources) {
         g->verified = 0;
         changed = sources;
+    } else if (g->verified && g->bg_sources) {
+        g->verified = 0; /* counted at the call's start already */
+        call_warn(call, "anti-blind-editing: source files changed while this verification ran "
+                        "(by a command of an earlier call), so it does not count as a "
+                        "verification; run it again once nothing else changes the sources");
     }
     if (!g->locked)
         guard_state_lock(G.workspace, &g->st);

@@ -164,7 +164,35 @@ async function typedCommandsAreJudged() {
   passed++;
 }
 
+// A verification run that outlives its call and rewrites sources while
+// it runs (a Makefile whose recipe writes src*.c after a pause) is seen
+// to end by a later write_stdin: it does not reset the count, so the
+// next patch is still refused.  One that only builds into build/ does.
+async function lateVerification(recipe, resets) {
+  const ws = workspace();
+  writeFileSync(join(ws, "Makefile"), `all:\n\t@sleep 1; ${recipe}\n`);
+  const c = await connect(ws);
+  for (let n = 1; n <= 4; n++) {
+    const r = await add(c, `p${n}.txt`);
+    assert.equal(r.success, true, JSON.stringify(r));
+  }
+  isBlocked(await add(c, "p5.txt"), "a fifth patch");
+  const mk = await call(c, "exec_command", { cmd: "make", yield_time_ms: 200 });
+  assert.ok(mk.session_id, `make should outlive its call: ${JSON.stringify(mk)}`);
+  await new Promise((res) => setTimeout(res, 2000));
+  let seen = {};
+  for (let i = 0; i < 20 && !seen.is_exited; i++)
+    seen = await call(c, "write_stdin", { session_id: mk.session_id, chars: "", yield_time_ms: 1000 });
+  assert.equal(seen.is_exited, true, JSON.stringify(seen));
+  const r = await add(c, "p5.txt");
+  if (resets) assert.equal(r.success, true, `make should have verified: ${JSON.stringify(r)}`);
+  else isBlocked(r, `a patch after a late make that ran \`${recipe}\``);
+  passed++;
+}
+
 try {
+  await lateVerification("for i in 0 1 2 3 4 5 6 7; do echo x > src$$i.c; done", false);
+  await lateVerification("mkdir -p build && echo built > build/out.o", true);
   await typedCommandsAreJudged();
   await shellEditsAndRefusals();
   await sharedCounterAndConcurrentPatches();
