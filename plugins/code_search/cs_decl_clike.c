@@ -317,6 +317,92 @@ static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
     }
 }
 
+/* The brace walk's state: the levels, and the statement being read. */
+typedef struct walk {
+    level stack[MAX_LEVELS];
+    int sp;
+    size_t st;    /* where the current statement starts */
+    size_t popen; /* the last '(' or '[' opened at paren depth 0 */
+    int pd, in_init, decl_seen;
+} walk;
+
+static void walk_new_statement(walk *w, size_t st)
+{
+    w->st = st;
+    w->pd = w->in_init = w->decl_seen = 0;
+}
+
+static void walk_open_brace(const ctx *c, walk *w, size_t k)
+{
+    const char *shape = c->sh;
+    /* C# property: Type Name { get; set; } */
+    if (c->lang == 'n' && w->stack[w->sp].kind == K_CLASS && w->pd == 0 && !w->in_init &&
+        k >= w->st + 2 && shape[k - 1] == 'i' && in(shape[k - 2], "ikK>]?") &&
+        !stmt_has(c, w->st, k - 1, "SIERMn=("))
+        c->t->v[k - 1].def = 1;
+    int cont;
+    int nk = classify_brace(c, w->st, k, &cont);
+    if (w->sp + 1 < MAX_LEVELS)
+        w->stack[++w->sp] = (level){nk, w->st, w->pd, cont};
+    walk_new_statement(w, k + 1);
+}
+
+static void walk_close_brace(walk *w, size_t k)
+{
+    if (w->sp > 0) {
+        level l = w->stack[w->sp--];
+        if (l.cont) {
+            w->st = l.st;
+            w->pd = l.pdepth;
+            return;
+        }
+    }
+    walk_new_statement(w, k + 1);
+}
+
+/* An identifier at k: a variable, field, enumerator or function pointer
+ * being declared? */
+static void walk_ident(const ctx *c, walk *w, size_t k)
+{
+    const char *shape = c->sh;
+    int kind = w->stack[w->sp].kind;
+    size_t st = w->st;
+    cs_toks *t = c->t;
+    /* int (*handler)(int) = ...: a function pointer variable */
+    if (c->lang == 'c' && w->pd == 1 && !w->in_init && (kind == K_FILE || kind == K_NS) &&
+        k >= 2 && shape[k - 1] == '*' && shape[k - 2] == '(' && k + 2 < c->n &&
+        shape[k + 1] == ')' && in(shape[k + 2], "([") && shape[st] != 't' && k - 2 > st &&
+        in(shape[k - 3], "ik*&")) {
+        t->v[k].def = 1;
+        return;
+    }
+    if (w->pd != 0 || w->in_init || k + 1 >= c->n)
+        return;
+    char prev = k > st ? shape[k - 1] : 0;
+    char next = shape[k + 1];
+    if (kind == K_ENUM && c->lang == 'c') {
+        if (prev == 0 || prev == ',')
+            t->v[k].def = 1;
+    } else if (c->lang == 'c' && (kind == K_FILE || kind == K_NS)) {
+        if (in(next, "=;,[") && !in(shape[st], "tuTr") && !stmt_has(c, st, k, "(") &&
+            (in(prev, "ik*&>") || (prev == ',' && w->decl_seen))) {
+            t->v[k].def = 1;
+            w->decl_seen = 1;
+        }
+    } else if (c->lang == 'j' && kind == K_CLASS) {
+        if (in(next, "=;,") && in(prev, "ikK>]") && stmt_has(c, st, k, "K"))
+            t->v[k].def = 1;
+    } else if (kind == K_ENUM && in(c->lang, "ndo")) {
+        if ((prev == 0 || prev == ',') && in(next, ",;}=("))
+            t->v[k].def = 1;
+    } else if (in(c->lang, "ndo") && (kind == K_CLASS || (c->lang == 'd' && kind == K_FILE)) &&
+               !in(shape[st], "rnuFx")) {
+        /* fields and state variables: Type name; Type name = ... */
+        if (in(next, "=;,") && in(prev, "ikK>]?)"))
+            t->v[k].def = 1;
+    }
+}
+
 void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
                         cs_toks *t)
 {
@@ -332,114 +418,45 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
     case CS_LEX_GO: go_groups(&c, depth); return;
     default: return;
     }
-    level stack[MAX_LEVELS];
-    int sp = 0;
-    stack[0] = (level){K_FILE, 0, 0, 0};
-    size_t st = 0, popen = 0;
-    int pd = 0, in_init = 0, decl_seen = 0;
+    walk w = {.stack = {{K_FILE, 0, 0, 0}}};
     for (size_t k = 0; k < c.n; k++) {
-        char s = shape[k];
-        int kind = stack[sp].kind;
-        switch (s) {
-        case 'P':  /* a preprocessor line is its own statement */
+        switch (shape[k]) {
+        case 'P': /* a preprocessor line is its own statement */
             while (k < c.n && shape[k] != 'Q')
                 k++;
-            st = k + 1;
-            pd = in_init = decl_seen = 0;
+            walk_new_statement(&w, k + 1);
             break;
         case ';':
-            if (c.lang == 'c' && pd == 0 && st < k && shape[st] == 't')
-                typedef_names(&c, st, k);
-            st = k + 1;
-            pd = in_init = decl_seen = 0;
+            if (c.lang == 'c' && w.pd == 0 && w.st < k && shape[w.st] == 't')
+                typedef_names(&c, w.st, k);
+            walk_new_statement(&w, k + 1);
             break;
-        case '{': {
-            /* C# property: Type Name { get; set; } */
-            if (c.lang == 'n' && kind == K_CLASS && pd == 0 && !in_init && k >= st + 2 &&
-                shape[k - 1] == 'i' && in(shape[k - 2], "ikK>]?") &&
-                !stmt_has(&c, st, k - 1, "SIERMn=("))
-                t->v[k - 1].def = 1;
-            int cont;
-            int nk = classify_brace(&c, st, k, &cont);
-            if (sp + 1 < MAX_LEVELS)
-                stack[++sp] = (level){nk, st, pd, cont};
-            st = k + 1;
-            pd = in_init = decl_seen = 0;
-            break;
-        }
-        case '}':
-            if (sp > 0) {
-                level l = stack[sp--];
-                if (l.cont) {
-                    st = l.st;
-                    pd = l.pdepth;
-                    break;
-                }
-            }
-            st = k + 1;
-            pd = in_init = decl_seen = 0;
-            break;
+        case '{': walk_open_brace(&c, &w, k); break;
+        case '}': walk_close_brace(&w, k); break;
         case '(': case '[':
-            if (s == '(' && k > st && shape[k - 1] == 'i' && pd == 0)
-                try_function(&c, kind, st, k, in_init);
-            if (pd == 0)
-                popen = k;
-            pd++;
+            if (shape[k] == '(' && k > w.st && shape[k - 1] == 'i' && w.pd == 0)
+                try_function(&c, w.stack[w.sp].kind, w.st, k, w.in_init);
+            if (w.pd == 0)
+                w.popen = k;
+            w.pd++;
             break;
         case ')': case ']':
-            if (pd > 0 && --pd == 0 && macro_statement(&c, kind, st, popen, k)) {
-                st = k + 1;
-                in_init = decl_seen = 0;
+            if (w.pd > 0 && --w.pd == 0 &&
+                macro_statement(&c, w.stack[w.sp].kind, w.st, w.popen, k)) {
+                w.st = k + 1;
+                w.in_init = w.decl_seen = 0;
             }
             break;
         case '=':
-            if (pd == 0)
-                in_init = 1;
+            if (w.pd == 0)
+                w.in_init = 1;
             break;
         case ',':
-            if (pd == 0)
-                in_init = 0;
+            if (w.pd == 0)
+                w.in_init = 0;
             break;
-        case 'i': {
-            /* int (*handler)(int) = ...: a function pointer variable */
-            if (c.lang == 'c' && pd == 1 && !in_init && (kind == K_FILE || kind == K_NS) &&
-                k >= 2 && shape[k - 1] == '*' && shape[k - 2] == '(' && k + 2 < c.n &&
-                shape[k + 1] == ')' && in(shape[k + 2], "([") && shape[st] != 't' &&
-                k - 2 > st && in(shape[k - 3], "ik*&")) {
-                t->v[k].def = 1;
-                break;
-            }
-            if (pd != 0 || in_init || k + 1 >= c.n)
-                break;
-            char prev = k > st ? shape[k - 1] : 0;
-            char next = shape[k + 1];
-            if (kind == K_ENUM && c.lang == 'c') {
-                if (prev == 0 || prev == ',')
-                    t->v[k].def = 1;
-            } else if (c.lang == 'c' && (kind == K_FILE || kind == K_NS)) {
-                if (in(next, "=;,[") && !in(shape[st], "tuTr") &&
-                    !stmt_has(&c, st, k, "(") &&
-                    (in(prev, "ik*&>") || (prev == ',' && decl_seen))) {
-                    t->v[k].def = 1;
-                    decl_seen = 1;
-                }
-            } else if (c.lang == 'j' && kind == K_CLASS) {
-                if (in(next, "=;,") && in(prev, "ikK>]") && stmt_has(&c, st, k, "K"))
-                    t->v[k].def = 1;
-            } else if (kind == K_ENUM && in(c.lang, "ndo")) {
-                if ((prev == 0 || prev == ',') && in(next, ",;}=("))
-                    t->v[k].def = 1;
-            } else if (in(c.lang, "ndo") &&
-                       (kind == K_CLASS || (c.lang == 'd' && kind == K_FILE)) &&
-                       !in(shape[st], "rnuFx")) {
-                /* fields and state variables: Type name; Type name = ... */
-                if (in(next, "=;,") && in(prev, "ikK>]?)"))
-                    t->v[k].def = 1;
-            }
-            break;
-        }
-        default:
-            break;
+        case 'i': walk_ident(&c, &w, k); break;
+        default: break;
         }
     }
 }

@@ -122,68 +122,50 @@ static int handshake(provider *p, char **err)
     return VT_OK;
 }
 
-/* Start (or restart) p when it is not ready; re-list when it said its
- * tools changed.  `wait` 0: skip a provider still in its backoff.
- * Returns 0 when ready, else a status with *err (malloc'd). */
-static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
+/* A failed provider past its restarts is disabled, saying so.  Caller
+ * holds p->mu. */
+static void give_up_locked(provider *p)
 {
-    *err = NULL;
-    pthread_mutex_lock(&p->start_mu);
-    pthread_mutex_lock(&p->mu);
-    provider_state st = p->state;
-    int dirty = p->list_dirty;
-    p->list_dirty = 0;
-    if (st == PROV_FAILED && p->failures > p->lim.retry_attempts) {
-        p->state = st = PROV_DISABLED;
-        char *old = p->reason;
-        size_t len = (old ? strlen(old) : 0) + 128;
-        p->reason = malloc(len);
-        if (p->reason)
-            snprintf(p->reason, len, "%s (gave up after %d restarts)", old ? old : "failed",
-                     p->lim.retry_attempts);
-        free(old);
-    }
-    char *reason = p->reason ? strdup(p->reason) : NULL;
-    struct timespec retry_at = p->retry_at;
-    pthread_mutex_unlock(&p->mu);
+    if (p->state != PROV_FAILED || p->failures <= p->lim.retry_attempts)
+        return;
+    p->state = PROV_DISABLED;
+    char *old = p->reason;
+    size_t len = (old ? strlen(old) : 0) + 128;
+    p->reason = malloc(len);
+    if (p->reason)
+        snprintf(p->reason, len, "%s (gave up after %d restarts)", old ? old : "failed",
+                 p->lim.retry_attempts);
+    free(old);
+}
 
-    int rc = VT_OK;
-    if (st == PROV_READY) {
-        if (dirty && list_tools(p, err) != VT_OK) {
-            mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN, "%s", *err ? *err : "tools/list failed");
-            free(*err);
-            *err = NULL;
-        }
-        goto out;
+/* A failed provider's restart: after its backoff (VT_ERR_BUSY at once
+ * when `wait` is 0 and the backoff is not over). */
+static int await_restart(provider *p, vt_call *call, int wait, const struct timespec *retry_at,
+                         const char *reason, char **err)
+{
+    long left = ms_until(retry_at);
+    if (left > 0 && !wait) {
+        *err = strdup(reason ? reason : "restart pending");
+        return VT_ERR_BUSY;
     }
-    if (st == PROV_DISABLED) {
-        size_t len = strlen(p->name) + (reason ? strlen(reason) : 0) + 64;
-        *err = malloc(len);
-        if (*err)
-            snprintf(*err, len, "MCP provider '%s' is unavailable: %s", p->name,
-                     reason ? reason : "disabled");
-        rc = VT_ERR_UNSUPPORTED;
-        goto out;
+    while (left > 0 && !(call && mcpp_api->call_cancelled(call))) {
+        struct timespec d = {0, (left > 50 ? 50 : left) * 1000000L};
+        nanosleep(&d, NULL);
+        left = ms_until(retry_at);
     }
-    if (st == PROV_FAILED) {
-        long left = ms_until(&retry_at);
-        if (left > 0 && !wait) {
-            rc = VT_ERR_BUSY;
-            *err = strdup(reason ? reason : "restart pending");
-            goto out;
-        }
-        while (left > 0 && !(call && mcpp_api->call_cancelled(call))) {
-            struct timespec d = {0, (left > 50 ? 50 : left) * 1000000L};
-            nanosleep(&d, NULL);
-            left = ms_until(&retry_at);
-        }
-        pthread_mutex_lock(&p->mu);
-        p->restarts++;
-        pthread_mutex_unlock(&p->mu);
-        mcpp_api->log(VT_LOG_NOTICE, MCPP_PLUGIN, "restarting MCP provider '%s' (%s)", p->name,
-                      reason ? reason : "failed");
-    }
-    rc = provider_open(p, err);
+    pthread_mutex_lock(&p->mu);
+    p->restarts++;
+    pthread_mutex_unlock(&p->mu);
+    mcpp_api->log(VT_LOG_NOTICE, MCPP_PLUGIN, "restarting MCP provider '%s' (%s)", p->name,
+                  reason ? reason : "failed");
+    return VT_OK;
+}
+
+/* Start p, initialize it and list its tools; on failure p is FAILED (or
+ * stays DISABLED) with the reason, and a restart waits its backoff. */
+static int start_provider(provider *p, char **err)
+{
+    int rc = provider_open(p, err);
     if (rc == VT_OK)
         rc = handshake(p, err);
     if (rc == VT_OK) {
@@ -221,7 +203,45 @@ static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
     pthread_mutex_unlock(&p->mu);
     if (rc != VT_OK)
         tools_mark(p, 0);
-out:
+    return rc;
+}
+
+/* Start (or restart) p when it is not ready; re-list when it said its
+ * tools changed.  `wait` 0: skip a provider still in its backoff.
+ * Returns 0 when ready, else a status with *err (malloc'd). */
+static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
+{
+    *err = NULL;
+    pthread_mutex_lock(&p->start_mu);
+    pthread_mutex_lock(&p->mu);
+    give_up_locked(p);
+    provider_state st = p->state;
+    int dirty = p->list_dirty;
+    p->list_dirty = 0;
+    char *reason = p->reason ? strdup(p->reason) : NULL;
+    struct timespec retry_at = p->retry_at;
+    pthread_mutex_unlock(&p->mu);
+
+    int rc = VT_OK;
+    if (st == PROV_READY) {
+        if (dirty && list_tools(p, err) != VT_OK) {
+            mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN, "%s", *err ? *err : "tools/list failed");
+            free(*err);
+            *err = NULL;
+        }
+    } else if (st == PROV_DISABLED) {
+        size_t len = strlen(p->name) + (reason ? strlen(reason) : 0) + 64;
+        *err = malloc(len);
+        if (*err)
+            snprintf(*err, len, "MCP provider '%s' is unavailable: %s", p->name,
+                     reason ? reason : "disabled");
+        rc = VT_ERR_UNSUPPORTED;
+    } else {
+        if (st == PROV_FAILED)
+            rc = await_restart(p, call, wait, &retry_at, reason, err);
+        if (rc == VT_OK)
+            rc = start_provider(p, err);
+    }
     free(reason);
     pthread_mutex_unlock(&p->start_mu);
     return rc;

@@ -421,23 +421,22 @@ static void send_cancel(provider *p, long id, const char *reason)
     provider_notify(p, "notifications/cancelled", params);
 }
 
-int provider_request(provider *p, const char *method, cJSON *params, vt_call *call,
-                     int timeout_ms, cJSON **reply, char **err)
+/* A new wait for a request to p, listed in p->waits; NULL with *rc and
+ * *err when p cannot carry one. */
+static rpc_wait *wait_register(provider *p, vt_call *call, int timeout_ms, int *rc, char **err)
 {
-    *reply = NULL;
-    *err = NULL;
     rpc_wait *w = calloc(1, sizeof *w);
     if (!w) {
-        cJSON_Delete(params);
-        return VT_ERR_NOMEM;
+        *rc = VT_ERR_NOMEM;
+        return NULL;
     }
     pthread_mutex_lock(&p->mu);
     if (!p->connected) {
         pthread_mutex_unlock(&p->mu);
         free(w);
-        cJSON_Delete(params);
         *err = strdup(p->reason ? p->reason : "the MCP provider is not running");
-        return VT_ERR_IO;
+        *rc = VT_ERR_IO;
+        return NULL;
     }
     w->id = ++p->next_id;
     w->call = call;
@@ -446,33 +445,22 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     w->next = p->waits;
     p->waits = w;
     pthread_mutex_unlock(&p->mu);
+    return w;
+}
 
-    if (!params)
-        params = cJSON_CreateObject();
-    if (call) {
-        cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-        if (!meta)
-            meta = cJSON_AddObjectToObject(params, "_meta");
-        cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
-    }
-    cJSON *msg = rpc_new(method, params);
-    cJSON_AddNumberToObject(msg, "id", (double)w->id);
-    transport_req req = {w->id, method};
-    int sent = send_msg(p, msg, &req);
-
-    int rc = VT_OK, cancelled = 0, timed_out = 0;
-    pthread_mutex_lock(&p->mu);
-    if (sent < 0 && !w->done) {
-        w->err = strdup(p->reason ? p->reason : "the MCP provider does not read its input");
-        w->done = 1;
-    }
+/* Until w is answered, its call cancelled or its deadline passed, serving
+ * the requests relayed for it on this thread.  Takes w off p->waits and
+ * returns the relayed requests still queued.  Caller holds p->mu. */
+static cJSON *wait_answer_locked(provider *p, rpc_wait *w, vt_call *call, int *cancelled,
+                                 int *timed_out)
+{
     while (!w->done) {
         if (call && mcpp_api->call_cancelled(call)) {
-            cancelled = 1;
+            *cancelled = 1;
             break;
         }
         if (provider_past(&w->deadline)) {
-            timed_out = 1;
+            *timed_out = 1;
             break;
         }
         cJSON *in = w->incoming ? cJSON_DetachItemFromArray(w->incoming, 0) : NULL;
@@ -497,6 +485,66 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         }
     cJSON *left = w->incoming;
     w->incoming = NULL;
+    return left;
+}
+
+/* The outcome of a finished wait: the reply, or why there is none. */
+static int wait_outcome(provider *p, rpc_wait *w, const char *method, int timeout_ms,
+                        int cancelled, int timed_out, cJSON **reply, char **err)
+{
+    if (cancelled) {
+        send_cancel(p, w->id, "cancelled by the client");
+        return VT_ERR_CANCELLED;
+    }
+    if (timed_out) {
+        send_cancel(p, w->id, "timed out");
+        char buf[300];
+        snprintf(buf, sizeof buf, "MCP provider '%s' did not answer %s within %d s", p->name,
+                 method, (timeout_ms + 999) / 1000);
+        *err = strdup(buf);
+        return VT_ERR_IO;
+    }
+    if (w->err) {
+        *err = w->err;
+        w->err = NULL;
+        return VT_ERR_IO;
+    }
+    *reply = w->reply;
+    w->reply = NULL;
+    return VT_OK;
+}
+
+int provider_request(provider *p, const char *method, cJSON *params, vt_call *call,
+                     int timeout_ms, cJSON **reply, char **err)
+{
+    *reply = NULL;
+    *err = NULL;
+    int rc = VT_OK;
+    rpc_wait *w = wait_register(p, call, timeout_ms, &rc, err);
+    if (!w) {
+        cJSON_Delete(params);
+        return rc;
+    }
+    if (!params)
+        params = cJSON_CreateObject();
+    if (call) {
+        cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+        if (!meta)
+            meta = cJSON_AddObjectToObject(params, "_meta");
+        cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
+    }
+    cJSON *msg = rpc_new(method, params);
+    cJSON_AddNumberToObject(msg, "id", (double)w->id);
+    transport_req req = {w->id, method};
+    int sent = send_msg(p, msg, &req);
+
+    int cancelled = 0, timed_out = 0;
+    pthread_mutex_lock(&p->mu);
+    if (sent < 0 && !w->done) {
+        w->err = strdup(p->reason ? p->reason : "the MCP provider does not read its input");
+        w->done = 1;
+    }
+    cJSON *left = wait_answer_locked(p, w, call, &cancelled, &timed_out);
     pthread_mutex_unlock(&p->mu);
 
     const cJSON *in;
@@ -506,25 +554,7 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
                      : timed_out ? "the tool call timed out" : "the tool call ended");
     }
     cJSON_Delete(left);
-
-    if (cancelled) {
-        send_cancel(p, w->id, "cancelled by the client");
-        rc = VT_ERR_CANCELLED;
-    } else if (timed_out) {
-        send_cancel(p, w->id, "timed out");
-        char buf[300];
-        snprintf(buf, sizeof buf, "MCP provider '%s' did not answer %s within %d s", p->name,
-                 method, (timeout_ms + 999) / 1000);
-        *err = strdup(buf);
-        rc = VT_ERR_IO;
-    } else if (w->err) {
-        *err = w->err;
-        w->err = NULL;
-        rc = VT_ERR_IO;
-    } else {
-        *reply = w->reply;
-        w->reply = NULL;
-    }
+    rc = wait_outcome(p, w, method, timeout_ms, cancelled, timed_out, reply, err);
     cJSON_Delete(w->reply);
     free(w->err);
     free(w);
