@@ -815,7 +815,11 @@ static void *thread_main(void *arg)
     for (int k = 0; k < 2; k++)
         if (w->stop[k] >= 0)
             close(w->stop[k]);
-    w->listener = w->sock = w->stop[0] = w->stop[1] = -1;
+    /* The shell's file is judged and run by now (the supervisor holds its
+     * own copy); a session kept for its output must not keep it open. */
+    if (w->shell_fd >= 0)
+        close(w->shell_fd);
+    w->listener = w->sock = w->stop[0] = w->stop[1] = w->shell_fd = -1;
     w->done = 1;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
