@@ -9,14 +9,13 @@
 
 #include "splitter.h"
 #include "termfilter.h"
+#include "../fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstring(data, size);
     if (!s)
         return 0;
-    memcpy(s, data, size);
-    s[size] = 0;
     split_list l = {0};
     if (split_shell(s, &l) != 0)
         abort();

@@ -24,42 +24,10 @@
 #include "config.h"
 #include "toml_reader.h"
 #include "tools.h"
+#include "../fuzz_input.h"
+#include "provider_stubs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void stub_log(int level, const char *plugin, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void stub_log(int level, const char *plugin, const char *fmt, ...)
-{
-    (void)level;
-    (void)plugin;
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-}
-
-static void stub_progress(vt_call *call, double progress, double total, const char *message)
-{
-    (void)call;
-    (void)progress;
-    (void)total;
-    if (message)
-        (void)strlen(message);
-}
-
-static int stub_cancelled(const vt_call *call)
-{
-    (void)call;
-    return 0;
-}
-
-static const char *stub_root(void)
-{
-    return "/nonexistent/fuzz-workspace";
-}
 
 static int stub_tool_add(const char *plugin, const vt_tool *tool, size_t sizeof_tool,
                          const char *annotations)
@@ -177,11 +145,9 @@ static void fuzz_tools(const uint8_t *data, size_t size)
 
 static void fuzz_config(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_cstring(data, size);
     if (!text)
         return;
-    memcpy(text, data, size);
-    text[size] = '\0';
     cJSON *root = NULL;
     char *err = NULL;
     if (toml_read_string(text, "fuzz.toml", &root, &err) == 0) {

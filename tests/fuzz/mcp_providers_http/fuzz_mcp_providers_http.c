@@ -24,39 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "strbuf.h"
+#include "../mcp_providers/provider_stubs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void stub_log(int level, const char *plugin, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void stub_log(int level, const char *plugin, const char *fmt, ...)
-{
-    (void)level;
-    (void)plugin;
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-}
-
-static void stub_progress(vt_call *call, double progress, double total, const char *message)
-{
-    (void)call;
-    if (progress != progress || total != total)
-        abort();  /* NaN never comes out of JSON */
-    if (message)
-        (void)strlen(message);
-}
-
-static int stub_cancelled(const vt_call *call)
-{
-    (void)call;
-    return 0;
-}
-
-static const char *stub_root(void) { return "/nonexistent/fuzz-workspace"; }
 
 static char *stub_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "patch_apply.h"
 #include "patch_parse.h"
+#include "../fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,20 +24,6 @@ static const char *const VOCAB[] = {"a", "b", "alpha beta", "  indented", "",
                                     "x = 1;", "\tTAB", "}", "caf\xc3\xa9", "end"};
 #define NVOCAB (sizeof VOCAB / sizeof *VOCAB)
 #define MAXL 64
-
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} src;
-
-static unsigned take(src *s, unsigned mod)
-{
-    if (!s->n)
-        return 0;
-    unsigned v = *s->p++;
-    s->n--;
-    return mod ? v % mod : v;
-}
 
 typedef struct {
     const char *v[MAXL];
@@ -76,10 +63,10 @@ static long find(const lines *f, size_t from, const char *const *blk, size_t nb)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    src s = {data, size};
-    lines f = {.n = 1 + take(&s, 24)};
+    fuzz_src s = {data, size};
+    lines f = {.n = 1 + fuzz_take(&s, 24)};
     for (size_t i = 0; i < f.n; i++)
-        f.v[i] = VOCAB[take(&s, NVOCAB)];
+        f.v[i] = VOCAB[fuzz_take(&s, NVOCAB)];
     lines model = f;
 
     sb ptext = {0}, file = {0};
@@ -89,15 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         put(&file, "\n");
     }
 
-    int nedits = 1 + (int)take(&s, 2);
+    int nedits = 1 + (int)fuzz_take(&s, 2);
     size_t pos = 0;        /* in the model: edits go forward */
     int applicable = 1;
     for (int e = 0; e < nedits && applicable; e++) {
         if (pos >= model.n)
             break;
-        size_t at = pos + take(&s, (unsigned)(model.n - pos));
-        size_t del = take(&s, (unsigned)(model.n - at + 1));
-        size_t add = take(&s, 4);
+        size_t at = pos + fuzz_take(&s, (unsigned)(model.n - pos));
+        size_t del = fuzz_take(&s, (unsigned)(model.n - at + 1));
+        size_t add = fuzz_take(&s, 4);
         if (del == 0 && add == 0)
             add = 1;
         size_t before = at - pos < 3 ? at - pos : 3;
@@ -129,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         const char *added[4];
         for (size_t k = 0; k < add; k++) {
-            added[k] = VOCAB[take(&s, NVOCAB)];
+            added[k] = VOCAB[fuzz_take(&s, NVOCAB)];
             put(&ptext, "+");
             put(&ptext, added[k]);
             put(&ptext, "\n");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "../fuzz_input.h"
 
 static const char *const FIXED =
     "{\"type\":\"object\",\"properties\":{"
@@ -22,11 +23,9 @@ static const char *const FIXED =
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 1);
+    char *buf = fuzz_cstring(data, size);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
-    buf[size] = '\0';
     const char *schema_text = FIXED, *args_text = buf;
     size_t first = strlen(buf);
     if (first < size) {

@@ -7,15 +7,14 @@
 #include <string.h>
 
 #include "toml_reader.h"
+#include "../fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 1);
+    char *buf = fuzz_cstring(data, size);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
-    buf[size] = '\0';
     cJSON *out = NULL;
     char *err = NULL;
     int rc = toml_read_string(buf, "fuzz.toml", &out, &err);

@@ -24,6 +24,7 @@
 #include "lazy_lib.h"
 #include "stem.h"
 #include "tokenize.h"
+#include "../fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -103,11 +104,9 @@ static void fuzz_catalog(const char *text, size_t size)
         return;
     }
     cJSON_Delete(json);
-    char *copy = malloc(size + 1);
+    char *copy = fuzz_cstring((const uint8_t *)text, size);
     if (!copy)
         return;
-    memcpy(copy, text, size);
-    copy[size] = '\0';
     char *save = NULL, *query = strtok_r(copy, "\n", &save), *line;
     cJSON *catalog = cJSON_CreateArray();
     while (query && (line = strtok_r(NULL, "\n", &save))) {
