@@ -60,6 +60,12 @@ typedef struct session {
 } session;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+/* Client sessions that have ended (sessions_end_client), most recent
+ * last: a call of theirs still running when the client went leaves no
+ * command behind, neither one it starts nor one it waited on. */
+#define ENDED_MAX 256
+static uint64_t ended[ENDED_MAX];
+static unsigned nended;
 static session *table[SESSIONS_MAX];
 static int live;
 static int64_t next_id = 1;
@@ -265,6 +271,15 @@ static void remove_locked(session *s)
             live--;
             return;
         }
+}
+
+static int ended_locked(uint64_t client)
+{
+    unsigned n = nended < ENDED_MAX ? nended : ENDED_MAX;
+    for (unsigned i = 0; client && i < n; i++)
+        if (ended[i] == client)
+            return 1;
+    return 0;
 }
 
 /* How many sessions `client` may hold at once. */
@@ -637,6 +652,7 @@ done:
         long long id = (long long)s->id;
         int end = kill_on_cancel || oom;
         pthread_mutex_lock(&mu);
+        end = end || ended_locked(s->client); /* nobody is left to poll it */
         if (end)
             remove_locked(s);
         else
@@ -674,7 +690,9 @@ done:
     if (s->reaped)
         note_exit(call, s);
     pthread_mutex_lock(&mu);
-    if (s->reaped)
+    /* its client ended while this call ran: nobody is left to poll it */
+    int orphan = !s->reaped && ended_locked(s->client);
+    if (s->reaped || orphan)
         remove_locked(s);
     else {
         s->busy = 0;
@@ -684,7 +702,9 @@ done:
     int cap = client_cap(s->client);
     int n = s->client ? client_live_locked(s->client) : live;
     pthread_mutex_unlock(&mu);
-    if (s->reaped)
+    if (orphan)
+        terminate(&s, 1);
+    if (s->reaped || orphan)
         session_free(s);
     else
         reaper_poke(); /* watch it while nobody waits on it */
@@ -717,6 +737,12 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd, execwatch 
 
     session *victim = NULL;
     pthread_mutex_lock(&mu);
+    if (ended_locked(s->client)) {
+        pthread_mutex_unlock(&mu);
+        session_free(s);
+        return api->call_error(call, VT_ERR_CANCELLED,
+                               "the client session of this call has ended: nothing was started");
+    }
     int mine = client_live_locked(s->client), cap = client_cap(s->client);
     if (live >= SESSIONS_MAX || mine >= cap) {
         victim = pick_victim_locked(s->client);
@@ -916,6 +942,8 @@ void sessions_end_client(uint64_t client)
     pid_t waited[SESSIONS_MAX];
     int n = 0, nw = 0;
     pthread_mutex_lock(&mu);
+    if (client)
+        ended[nended++ % ENDED_MAX] = client;
     for (int k = 0; k < SESSIONS_MAX; k++) {
         session *s = table[k];
         if (!s || s->client != client)

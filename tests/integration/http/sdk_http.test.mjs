@@ -199,6 +199,22 @@ test("a client's commands read its own spooled output, never another client's", 
   assert.doesNotMatch(out, /exec_command-/, out);
 });
 
+test("ending a session ends its commands even when one ignores SIGTERM and a write_stdin waits on it", async () => {
+  const a = await connect(srv);
+  const marker = `31.${process.pid}7`;
+  const r = await a.callTool({ name: "exec_command", arguments: { cmd: `trap '' TERM; exec sleep ${marker}`, yield_time_ms: 300 } });
+  const sid = r.structuredContent.session_id;
+  assert.ok(sid !== undefined, text(r));
+  await waitFor(() => aliveMarker(marker), 5000, "the sleep to start");
+  // a poll waiting on it when the session ends: the call is cancelled, and
+  // before, the command was left running, owned by a client that is gone
+  const polling = a.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "", yield_time_ms: 20000 } }, undefined, { timeout: 30000 }).catch((e) => e);
+  await sleep(300);
+  await a.transportRef.terminateSession();
+  await polling;
+  await waitFor(() => !aliveMarker(marker), 5000, "the command to end with its session");
+});
+
 test("permission prompts go to the calling session's client as elicitation", async () => {
   const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
   const c = await connect(s2, { capabilities: { elicitation: {} } });
