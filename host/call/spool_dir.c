@@ -184,19 +184,29 @@ static int add_entry(entry **v, size_t *n, size_t *cap, const char *view, const 
     return 0;
 }
 
-/* Append the regular files of `dfd` (a spool view's when `view`); the
- * directories of spool views are entered from the top level only, and
- * never through a link. */
-static void list_into(int dfd, const char *view, entry **v, size_t *n, size_t *cap)
+/* A stream over the directory `dfd` from its start, `dfd` left open:
+ * a dup shares the offset, so it is rewound.  NULL when it cannot. */
+static DIR *dir_reopen(int dfd)
 {
     int iter = dup(dfd);
     DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
     if (!d) {
         if (iter >= 0)
             close(iter);
-        return;
+        return NULL;
     }
-    rewinddir(d); /* the descriptor's offset is shared with every dup */
+    rewinddir(d);
+    return d;
+}
+
+/* Append the regular files of `dfd` (a spool view's when `view`); the
+ * directories of spool views are entered from the top level only, and
+ * never through a link. */
+static void list_into(int dfd, const char *view, entry **v, size_t *n, size_t *cap)
+{
+    DIR *d = dir_reopen(dfd);
+    if (!d)
+        return;
     struct dirent *de;
     while ((de = readdir(d))) {
         struct stat st;
@@ -285,14 +295,9 @@ void spool_dir_enforce(const char *workspace)
  * spooled call). */
 static void remove_old_views(int dfd, double now)
 {
-    int iter = dup(dfd);
-    DIR *d = iter >= 0 ? fdopendir(iter) : NULL;
-    if (!d) {
-        if (iter >= 0)
-            close(iter);
+    DIR *d = dir_reopen(dfd);
+    if (!d)
         return;
-    }
-    rewinddir(d); /* the descriptor's offset is shared with every dup */
     struct dirent *de;
     while ((de = readdir(d))) {
         struct stat st;
