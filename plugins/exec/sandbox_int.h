@@ -118,6 +118,11 @@ int sandbox_spool_enter(const sandbox_plan *p, const char **what);
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */
 int sandbox_write_file(const char *path, const char *text);
 
+/* sandbox_paths.c: the MS_* flags a bind mount must keep to match a
+ * filesystem's ST_* flags (statvfs f_flag): a read-only remount that
+ * drops a locked flag fails in a user namespace. */
+unsigned long sandbox_mount_flags(unsigned long st_flags);
+
 /* sandbox.c: printf to a new string (malloc'd), or NULL.  The sandbox's
  * files run without the host too (unit tests), so not api->format. */
 char *sandbox_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));

@@ -25,25 +25,24 @@
 #define MAX_PROTECTED 512
 #define MAX_HIDDEN 1024
 
+unsigned long sandbox_mount_flags(unsigned long st_flags)
+{
+    static const struct {
+        unsigned long st, ms;
+    } map[] = {{ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
+               {ST_NOEXEC, MS_NOEXEC},         {ST_NOATIME, MS_NOATIME},
+               {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME}};
+    unsigned long f = 0;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (st_flags & map[i].st)
+            f |= map[i].ms;
+    return f;
+}
+
 static unsigned long mount_flags_of(const char *path)
 {
     struct statvfs sv;
-    unsigned long f = 0;
-    if (statvfs(path, &sv) != 0)
-        return 0;
-    if (sv.f_flag & ST_NOSUID)
-        f |= MS_NOSUID;
-    if (sv.f_flag & ST_NODEV)
-        f |= MS_NODEV;
-    if (sv.f_flag & ST_NOEXEC)
-        f |= MS_NOEXEC;
-    if (sv.f_flag & ST_NOATIME)
-        f |= MS_NOATIME;
-    if (sv.f_flag & ST_NODIRATIME)
-        f |= MS_NODIRATIME;
-    if (sv.f_flag & ST_RELATIME)
-        f |= MS_RELATIME;
-    return f;
+    return statvfs(path, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
 }
 
 static int add_ro(sandbox_plan *p, const char *path)

@@ -41,22 +41,7 @@ static int make_dirs(const char *vtcode, const char *const *names, size_t n)
 static unsigned long locked_flags(int fd)
 {
     struct statvfs sv;
-    unsigned long f = 0;
-    if (fstatvfs(fd, &sv) != 0)
-        return 0;
-    if (sv.f_flag & ST_NOSUID)
-        f |= MS_NOSUID;
-    if (sv.f_flag & ST_NODEV)
-        f |= MS_NODEV;
-    if (sv.f_flag & ST_NOEXEC)
-        f |= MS_NOEXEC;
-    if (sv.f_flag & ST_NOATIME)
-        f |= MS_NOATIME;
-    if (sv.f_flag & ST_NODIRATIME)
-        f |= MS_NODIRATIME;
-    if (sv.f_flag & ST_RELATIME)
-        f |= MS_RELATIME;
-    return f;
+    return fstatvfs(fd, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
 }
 
 int sandbox_spool_plan(const sandbox *sb, sandbox_plan *p, uint64_t client)
