@@ -11,6 +11,7 @@
 #include "host.h"
 #include "http.h"
 #include "mcp.h"
+#include "paths.h"
 #include "serve_workspace.h"
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
@@ -215,11 +216,39 @@ static int check_command_line(cli_run *r)
     return GO_ON;
 }
 
+/* serve --http has no client roots to take a workspace from: started in
+ * /, the home directory or a system tree without --workspace, it would
+ * serve every session there, so it does not start. */
+static int check_http_workspace(const cli_run *r)
+{
+    if (!r->http_listen || r->ho.workspace)
+        return GO_ON;
+    char *cwd = realpath(".", NULL);
+    const char *home = getenv("HOME");
+    char *h = home && *home ? realpath(home, NULL) : NULL;
+    const char *why = cwd ? paths_unsafe_workspace(cwd, h) : NULL;
+    int rc = GO_ON;
+    if (why) {
+        fprintf(stderr,
+                "vthost: serve --http will not use the current directory %s as the workspace: "
+                "it is %s. Name the project directory with --workspace DIR (every session "
+                "works there), or start vthost in it; --workspace %s allows this directory "
+                "explicitly\n",
+                cwd, why, cwd);
+        rc = CLI_EXIT_USAGE;
+    }
+    free(cwd);
+    free(h);
+    return rc;
+}
+
 /* Opens the host and runs the command (serve: the MCP or HTTP front end). */
 static int run_with_host(cli_run *r)
 {
     const cli_command *cmd = r->cmd;
     int serve = !strcmp(cmd->name, "serve");
+    if (serve && check_http_workspace(r) != GO_ON)
+        return CLI_EXIT_USAGE;
     if (serve)
         serve_workspace_prepare(&r->ho); /* may take the workspace from the client */
     r->ho.list_only = cmd->host == CLI_HOST_LISTING;

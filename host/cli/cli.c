@@ -270,7 +270,8 @@ const cli_command cli_commands[] = {
      "TOKEN (a token is made at the first start and kept 0600 in\n"
      "$XDG_CONFIG_HOME/vthost/http-token, or --token-file FILE), each client\n"
      "session gets its own calls, prompts and command sessions, and the\n"
-     "workspace is --workspace (or the current directory) for all of them;\n"
+     "workspace is --workspace (or the current directory, which must not be\n"
+     "/, a system tree or the home directory) for all of them;\n"
      "$XDG_CONFIG_HOME/vthost/http.toml sets origins, limits, TLS and OAuth.\n",
      0, 0,
      CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_CATALOG | CLI_OPT_HTTP |

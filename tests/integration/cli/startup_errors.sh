@@ -66,6 +66,20 @@ expect 2 "no MCP provider named 'nosuch'" "see vthost mcp list" mcp tools nosuch
 expect 2 "usage: vthost mcp list" "vthost mcp tools PROVIDER" mcp frobnicate
 expect 2 "usage: vthost spool" "[list|clean]" spool frobnicate
 
+# serve --http has no client roots: started in / or the home directory
+# without --workspace, it does not start (stdio serve starts and asks the
+# client's roots, refusing calls until it has a workspace).
+out=$(cd / && timeout 20 "$V" serve --http 127.0.0.1:0 2>&1 </dev/null); rc=$?
+[ "$rc" = 2 ] && ok "exit 2: serve --http in /" || bad "serve --http in /: $rc [$out]"
+[[ "$out" == *"will not use the current directory / as the workspace: it is the root"* &&
+    "$out" == *"with --workspace DIR"* ]] && ok "  names / and what to do" || bad "  [$out]"
+out=$(cd "$HOME" && timeout 20 "$V" serve --http 127.0.0.1:0 2>&1 </dev/null); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"it is the home directory"* ]] &&
+    ok "exit 2: serve --http in the home directory" || bad "serve --http in home: $rc [$out]"
+out=$(cd / && timeout 20 "$V" serve 2>&1 <<<'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'); rc=$?
+[ "$rc" = 0 ] && [[ "$out" == *'"id":1'* ]] && ok "stdio serve in / starts (a client may send roots)" ||
+    bad "stdio serve in /: $rc [$out]"
+
 # A workspace this user may not read or enter (as root: run as nobody).
 mkdir -p "$T/locked"
 if [ "$(id -u)" = 0 ]; then
