@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "http_log.h"
+#include "strutil.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static FILE *out;
@@ -37,13 +38,8 @@ static void add(cJSON *o, const char *key, const char *v)
 
 void http_log_write(const http_log_entry *e)
 {
-    char when[32];
-    struct timespec ts;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
+    char when[STR_UTC_NOW_SIZE];
+    str_utc_now(when);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "time", when);
     add(o, "remote", e->remote);

@@ -1,7 +1,8 @@
 /* Audit log writer. */
-#include "perm_audit.h"
 #include "beneath.h"
 #include "paths.h"
+#include "perm_audit.h"
+#include "strutil.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,13 +15,8 @@
 
 int perm_audit_append(const char *workspace, cJSON *record)
 {
-    char ts[40];
-    struct timespec now;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &now);
-    gmtime_r(&now.tv_sec, &tm);
-    size_t n = strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000L);
+    char ts[STR_UTC_NOW_SIZE];
+    str_utc_now(ts);
     cJSON_AddStringToObject(record, "time", ts);
 
     /* .vtcode/ is the workspace's: a command may have planted a link

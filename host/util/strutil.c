@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "strutil.h"
 
 char *str_vprintf(const char *fmt, va_list ap)
@@ -20,6 +21,16 @@ char *str_printf(const char *fmt, ...)
     char *s = str_vprintf(fmt, ap);
     va_end(ap);
     return s;
+}
+
+void str_utc_now(char out[STR_UTC_NOW_SIZE])
+{
+    struct timespec now;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    size_t n = strftime(out, STR_UTC_NOW_SIZE, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, STR_UTC_NOW_SIZE - n, ".%03ldZ", now.tv_nsec / 1000000L);
 }
 
 size_t file_size_hint(FILE *f, size_t fallback)

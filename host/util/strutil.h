@@ -14,6 +14,11 @@ extern "C" {
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* The time now in UTC as ISO 8601 with milliseconds
+ * ("2026-12-05T00:43:01.123Z"), the stamp of the host's logs. */
+#define STR_UTC_NOW_SIZE 32
+void str_utc_now(char out[STR_UTC_NOW_SIZE]);
+
 /* The rest of `f` as a NUL-terminated string (malloc'd), or NULL. */
 char *file_read_all(FILE *f);
 
