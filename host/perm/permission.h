@@ -1,20 +1,22 @@
-/* The permission step: one decision per call, after preflight, before run. */
+/* The permission step: one decision per call, after preflight, before run.
+ * The decision is permission.c's; the loading calls are perm_state.c's,
+ * the tool declarations perm_tools.c's. */
 #ifndef VTHOST_PERMISSION_H
 #define VTHOST_PERMISSION_H
 
 #include <cjson/cJSON.h>
 #include <vthost/plugin.h>
 #include "call_types.h"
+#include "perm_types.h"
 #include "registry.h"
 #include "subjects.h"
-#include "perm_types.h"
 
 typedef struct perm_request {
     const tool_entry *tool;
     const cJSON *args;
-    const char *agent;            /* per-call agent name/path, or NULL */
-    const vt_subjects *subjects;  /* what the tool's subjects hook reported */
-    const frontend *fe;           /* for prompts and sampling; may be NULL */
+    const char *agent;           /* per-call agent name/path, or NULL */
+    const vt_subjects *subjects; /* what the tool's subjects hook reported */
+    const frontend *fe;          /* for prompts and sampling; may be NULL */
 } perm_request;
 
 /* What the engine knows of each tool besides its name (rules with command
@@ -31,8 +33,8 @@ void permission_set_embedded_policy(const char *const *const lists[3]);
 
 /* Load agent specs and [permissions] from the configuration.  *err is a
  * malloc'd message naming file and line/key on failure. */
-int permission_init(const cJSON *config, const char *config_path,
-                    const char *default_agent, char **err);
+int permission_init(const cJSON *config, const char *config_path, const char *default_agent,
+                    char **err);
 void permission_fini(void);
 
 /* 0 when the call may run; VT_ERR_DENIED with a malloc'd *message saying
@@ -41,19 +43,20 @@ int permission_check(const perm_request *req, char **message);
 
 /* 1 when a deny rule (global, or the agent's) matches `tool` with one
  * path subject of `kind`; for paths a tool discovers while running. */
-int permission_path_denied(const tool_entry *tool, const char *agent,
-                           vt_subject_kind kind, const char *path);
+int permission_path_denied(const tool_entry *tool, const char *agent, vt_subject_kind kind,
+                           const char *path);
 
-/* The decision with its trace, without prompting or reviewing side
- * effects on counters: {"decision": ..., "trace": [...]}. */
+/* The decision with its trace: permission_check's stages run dry (no
+ * prompt, no sampling, no denial count, no audit record), so the two
+ * differ only in side effects.  {"decision": ..., "trace": [...]}. */
 int permission_explain(const perm_request *req, cJSON **out);
 
 /* Load agent specs and [permissions] from one trusted configuration
  * (`workspace` is the root rules resolve against); for drivers and tests
  * that run without host_open.  *err is a malloc'd message naming file and
  * line/key on failure. */
-int permission_init_with(const cJSON *config, const char *config_path,
-                         const char *default_agent, const char *workspace, char **err);
+int permission_init_with(const cJSON *config, const char *config_path, const char *default_agent,
+                         const char *workspace, char **err);
 
 /* The policy's decision for `req` without prompting, reviewing or
  * auditing (perm_eval, see perm_engine.h).  `ev` is freed by the caller
@@ -65,9 +68,9 @@ int permission_evaluate(const perm_request *req, struct perm_eval *ev, char **er
  * "config" (the --config file). */
 typedef struct perm_layer {
     const char *name;
-    const char *path;     /* the file, for messages and traces */
+    const char *path; /* the file, for messages and traces */
     const cJSON *tree;
-    int trusted;          /* its allow rules and auto settings apply */
+    int trusted; /* its allow rules and auto settings apply */
 } perm_layer;
 
 /* Load every layer: deny and ask rules of all are in force; allow rules,
@@ -75,8 +78,8 @@ typedef struct perm_layer {
  * layers.  `workspace_trusted` also decides whether the workspace's agent
  * specs may grant; `trust_reason` (static) is shown by explain. */
 int permission_init_layers(const perm_layer *layers, size_t n, const char *default_agent,
-                           const char *workspace, int workspace_trusted,
-                           const char *trust_reason, char **err);
+                           const char *workspace, int workspace_trusted, const char *trust_reason,
+                           char **err);
 
 /* Once plugins are loaded: every rule's tool is an installed tool, an
  * alias, an mcp__ pattern or WebFetch(domain:...).  *err names file, line

@@ -370,6 +370,80 @@ static void test_review_sampling_and_exceptions(void **state)
     permission_fini();
 }
 
+/* explain with a front end that could prompt and sample: the decision
+ * and the review's denial total. */
+static const char *explain_fe(const call *c, const frontend *fe, double *total)
+{
+    tool_entry t = make_tool(c);
+    vt_subjects s;
+    subjects_init(&s);
+    subjects_add(&s, c->kinds[0], c->values[0]);
+    perm_request req = {&t, NULL, c->agent, &s, fe};
+    cJSON *out = NULL;
+    assert_int_equal(permission_explain(&req, &out), 0);
+    snprintf(decision, sizeof decision, "%s",
+             cJSON_GetObjectItemCaseSensitive(out, "decision")->valuestring);
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(out, "review");
+    *total = rv ? cJSON_GetObjectItemCaseSensitive(rv, "total_denials")->valuedouble : -1;
+    cJSON_Delete(out);
+    subjects_free(&s);
+    return decision;
+}
+
+static int audit_lines(void)
+{
+    char p[512], line[8192];
+    snprintf(p, sizeof p, "%s/.vtcode/audit/permissions.jsonl", ws);
+    FILE *f = fopen(p, "r");
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n++;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* explain runs the stages of check dry: the same decision, and no
+ * prompt, no sampling, no denial count, no audit record. */
+static void test_explain_is_dry(void **state)
+{
+    (void)state;
+    write_file(".vtcode/agents/a3.md", "---\npermissions:\n  default: auto\n"
+                                       "  ask: [exec_command(git push *)]\n---\n");
+    init_ok("[permissions]\naudit_enabled = true\n[permissions.auto]\nmodel = \"small-model\"\n",
+            "a3");
+    char p[512];
+    snprintf(p, sizeof p, "%s/.vtcode/audit/permissions.jsonl", ws);
+    unlink(p);
+    frontend fe = {0};
+    fe.prompt = fake_prompt;
+    fe.sample = fake_sample;
+    prompts = sample_calls = 0;
+    prompt_answer = PROMPT_APPROVED;
+    call ask = EXEC("git push"), bad = EXEC("echo evil");
+    double total;
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(explain_fe(&ask, &fe, &total), "ask");
+        assert_string_equal(explain_fe(&bad, &fe, &total), "auto");
+        assert_true(total == 0);
+    }
+    assert_int_equal(prompts, 0);
+    assert_int_equal(sample_calls, 0);
+    assert_int_equal(audit_lines(), 0);
+    /* the same calls checked: a prompt, a review, a count, two records */
+    char *msg = NULL;
+    assert_int_equal(check(&ask, &fe, &msg), 0);
+    assert_int_equal(check(&bad, &fe, &msg), VT_ERR_DENIED);
+    free(msg);
+    assert_int_equal(prompts, 1);
+    assert_int_equal(sample_calls, 1);
+    assert_int_equal(audit_lines(), 2);
+    assert_string_equal(explain_fe(&bad, &fe, &total), "auto");
+    assert_true(total == 1);
+    permission_fini();
+    unlink(p); /* test_audit counts its own records */
+}
+
 /* Denial counters are exact when BLOCKs arrive concurrently. */
 static void *blocker(void *arg)
 {
@@ -735,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_review_command),
         cmocka_unit_test(test_review_sampling_and_exceptions),
+        cmocka_unit_test(test_explain_is_dry),
         cmocka_unit_test(test_concurrent_counters),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_audit),
