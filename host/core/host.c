@@ -543,13 +543,25 @@ static int add_dir(const char *d)
     return VT_OK;
 }
 
-static int plugin_dirs_init(const host_options *o)
+static int plugin_dirs_init(const host_options *o, char **err)
 {
     char *own = str_printf("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
     int rc = add_dir(own);
     free(own);
-    for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++)
-        rc = add_dir(o->plugin_dirs[i]);
+    for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++) {
+        /* named on the command line: a typo must not pass unnoticed (the
+         * directories of VTHOST_PLUGIN_PATH may come and go) */
+        struct stat st;
+        const char *d = o->plugin_dirs[i];
+        int e = stat(d, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (e) {
+            *err = str_printf("--plugin-dir '%s' is not a directory: %s. Name the directory "
+                              "that holds the plugin modules (NAME.so)",
+                              d, strerror(e));
+            return VT_ERR_NOT_FOUND;
+        }
+        rc = add_dir(d);
+    }
     const char *env = getenv("VTHOST_PLUGIN_PATH");
     if (env && rc == VT_OK) {
         char *copy = strdup(env), *save = NULL;
@@ -699,7 +711,7 @@ static int step_profile(host_start *s)
     return VT_OK;
 }
 
-static int step_plugin_dirs(host_start *s) { return plugin_dirs_init(s->o); }
+static int step_plugin_dirs(host_start *s) { return plugin_dirs_init(s->o, s->err); }
 
 static int step_scan(host_start *s)
 {
@@ -791,7 +803,7 @@ static const struct open_step {
 } open_steps[] = {
     {step_config, STEP_INPUT},
     {step_profile, STEP_INPUT},
-    {step_plugin_dirs, 0},
+    {step_plugin_dirs, STEP_INPUT},
     {step_scan, 0},
     {step_profile_modules, STEP_HOLD},
     {step_unopened, 0},

@@ -11,6 +11,7 @@ trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.state"
 unset VTHOST_PLUGIN_PATH
 mkdir -p "$HOME" "$T/ws" "$T/cfg"
+touch "$T/afile"
 cd "$T/ws"
 fails=0
 ok() { echo "ok   $1"; }
@@ -48,9 +49,12 @@ for cmd in tools serve "call exec_command" "explain exec_command" plugins "mcp l
     expect 2 "--config $T/none.toml: no such file" "Name an existing vtcode.toml" \
         --config "$T/none.toml" "${c[@]}"
 done
+expect 2 "--plugin-dir '$T/none' is not a directory" "Name the directory that holds the plugin" \
+    --plugin-dir "$T/none" tools
+expect 2 "--plugin-dir '$T/afile' is not a directory: Not a directory" "NAME.so" \
+    --plugin-dir "$T/afile" plugins
 expect 2 "cannot read profile file $T/none.ini" "--profile takes a profile name" \
     --profile "$T/none.ini" tools
-touch "$T/afile"
 expect 2 "workspace '$T/afile' is not a directory: Not a directory" "with --workspace DIR" \
     --workspace "$T/afile" tools
 expect 2 "--timeout 'soon' is not a number of seconds" "see vthost help" \
