@@ -40,6 +40,7 @@
 #include "mhd_lib.h"
 #include "registry.h"
 #include "registry_dynamic.h"
+#include "serve_signals.h"
 #include "strutil.h"
 
 static const mhd_lib *M;
@@ -573,8 +574,6 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-static void on_sigpipe(int sig) { (void)sig; }
-
 static void print_snippet(const char *token_file)
 {
     const char *token = http_auth_token();
@@ -718,13 +717,8 @@ static void serve_until_signal(struct MHD_Daemon *d)
     http_sessions_init(&ops, &lim);
     registry_dynamic_on_listed_change(http_sessions_tools_changed, NULL);
 
-    struct sigaction sa = {0}, old_term, old_int, old_pipe;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGINT, &sa, &old_int);
-    sa.sa_handler = on_sigpipe;
-    sigaction(SIGPIPE, &sa, &old_pipe);
+    serve_signals saved;
+    serve_signals_catch(on_signal, &saved);
     for (;;) {
         struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
         if (poll(&p, 1, 1000) > 0)
@@ -739,8 +733,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
     http_sessions_shutdown(cfg.shutdown_grace_s * 1000);
     M->stop_daemon(d);
     registry_dynamic_on_listed_change(NULL, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGINT, &old_int, NULL);
+    serve_signals_restore(&saved);
 }
 
 int http_serve(const char *listen, const char *token_file)

@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "render.h"
+#include "serve_signals.h"
 #include "serve_workspace.h"
 #include "shell_profile.h"
 #include "strutil.h"
@@ -36,10 +37,6 @@ static void on_stop_signal(int sig)
     if (g_server)
         mcp_server_stop(g_server);
 }
-
-/* Writes to a vanished client fail with EPIPE instead of killing us.  A
- * handler (not SIG_IGN) so that child processes still get the default. */
-static void on_sigpipe(int sig) { (void)sig; }
 
 /* How tools are listed ([mcp] catalog, --catalog): "deferred" lists the
  * profile's tools and lets search_tools add more (announced with
@@ -248,13 +245,8 @@ int mcp_serve(void)
     }
     g_server = s;
     mcp_server_set_max_calls(s, max_concurrent_calls());
-    struct sigaction sa = {0}, old_term, old_int, old_pipe;
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGINT, &sa, &old_int);
-    sa.sa_handler = on_sigpipe;
-    sigaction(SIGPIPE, &sa, &old_pipe);
+    serve_signals saved;
+    serve_signals_catch(on_stop_signal, &saved);
     host_set_log_sink(mcp_server_log, s);
     registry_require_search(1);
     registry_dynamic_on_listed_change(mcp_server_tools_changed, s);
@@ -264,8 +256,7 @@ int mcp_serve(void)
     registry_dynamic_on_listed_change(NULL, NULL);
     call_client_bind(NULL, NULL);
 
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGINT, &old_int, NULL);
+    serve_signals_restore(&saved);
     if (rc == 0) {
         host_set_log_sink(NULL, NULL);
         g_server = NULL;
