@@ -906,15 +906,20 @@ int sessions_live(void)
     return n;
 }
 
+static void wake_close(void)
+{
+    close(reaper_wake[0]);
+    close(reaper_wake[1]);
+    reaper_wake[0] = reaper_wake[1] = -1;
+}
+
 int sessions_init(void)
 {
     if (pipe2(reaper_wake, O_CLOEXEC | O_NONBLOCK) < 0)
         return VT_ERR_IO;
     reaper_stop = 0;
     if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0) {
-        close(reaper_wake[0]);
-        close(reaper_wake[1]);
-        reaper_wake[0] = reaper_wake[1] = -1;
+        wake_close();
         return VT_ERR_NOMEM;
     }
     reaper_running = 1;
@@ -931,9 +936,7 @@ static void reaper_end(void)
     reaper_poke();
     pthread_join(reaper, NULL);
     reaper_running = 0;
-    close(reaper_wake[0]);
-    close(reaper_wake[1]);
-    reaper_wake[0] = reaper_wake[1] = -1;
+    wake_close();
 }
 
 void sessions_end_client(uint64_t client)
