@@ -165,6 +165,7 @@ PERMISSIVE = {
     "allowed_origins": ["*"],
     "oauth.issuer": "http://127.0.0.1:9/",
     "oauth.jwks_file": f"{root}/jwks.json",
+    "oauth.jwks_url": "http://127.0.0.1:9/jwks.json",
     "oauth.authorization_servers": ["http://127.0.0.1:9/"],
     "oauth.scopes": [],
     # a client's configuration shown in the docs (Codex), not vthost's
