@@ -20,7 +20,7 @@ import sys
 import time
 
 from trustlib import check as trust_check
-from trustlib import finish, scratch
+from trustlib import LineClient, finish, scratch
 
 VTHOST = sys.argv[1]
 root, ws, home, ENV = scratch("vthost-shown-")
@@ -87,36 +87,18 @@ for cmd, visible in [(ATTACK, "\\x1b[2K\\r run: ls -la"), (BIDI, "\\u202E/f.txt"
 victim()
 p = subprocess.Popen([VTHOST, "--workspace", ws, "serve"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ws)
-ids = [0]
 elicited = []
 
 
-def send(m):
-    p.stdin.write(json.dumps(m) + "\n")
-    p.stdin.flush()
+def decline(m):
+    if m.get("method") != "elicitation/create":
+        return None
+    elicited.append(m["params"].get("message", ""))
+    return {"action": "decline"}
 
 
-def request(method, params):
-    ids[0] += 1
-    send({"jsonrpc": "2.0", "id": ids[0], "method": method, "params": params})
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if not select.select([p.stdout], [], [], 1)[0]:
-            continue
-        line = p.stdout.readline()
-        if not line:
-            return {}
-        m = json.loads(line)
-        if m.get("method") == "elicitation/create":
-            elicited.append(m["params"].get("message", ""))
-            send({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "decline"}})
-        elif m.get("method") and "id" in m:
-            send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}})
-        elif m.get("id") == ids[0]:
-            return m
-    return {}
-
-
+client = LineClient(p, decline)
+request, send = client.request, client.send
 request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
                        "clientInfo": {"name": "shown-test", "version": "1"}})
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})

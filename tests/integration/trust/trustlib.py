@@ -1,10 +1,13 @@
 """What the trust tests share: a scratch directory holding a workspace and
 a home, an environment without the user's own configuration, and the
 checks with their summary."""
+import json
 import os
+import select
 import shutil
 import sys
 import tempfile
+import time
 
 _failures = 0
 _count = 0
@@ -38,3 +41,43 @@ def finish(what, root):
     print(f"{_count - _failures}/{_count} {what} checks passed")
     shutil.rmtree(root, ignore_errors=True)
     sys.exit(1 if _failures else 0)
+
+
+class LineClient:
+    """A JSON-RPC client of `vthost serve` on stdio (`p`, a Popen with text
+    pipes): one message a line.  `answer(m)` gives the result of a request
+    the server sends (elicitation/create, roots/list, ...), or None to
+    refuse it as unknown."""
+
+    def __init__(self, p, answer=lambda m: None, timeout=60):
+        self.p = p
+        self.answer = answer
+        self.timeout = timeout
+        self.last_id = 0
+
+    def send(self, m):
+        self.p.stdin.write(json.dumps(m) + "\n")
+        self.p.stdin.flush()
+
+    def request(self, method, params):
+        """The server's response to `method`, or {} when none came in time."""
+        self.last_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.last_id, "method": method, "params": params})
+        deadline = time.time() + self.timeout
+        while time.time() < deadline:
+            if not select.select([self.p.stdout], [], [], 1)[0]:
+                continue
+            line = self.p.stdout.readline()
+            if not line:
+                return {}
+            m = json.loads(line)
+            if m.get("method") and "id" in m:
+                result = self.answer(m)
+                if result is None:
+                    self.send({"jsonrpc": "2.0", "id": m["id"],
+                               "error": {"code": -32601, "message": "no"}})
+                else:
+                    self.send({"jsonrpc": "2.0", "id": m["id"], "result": result})
+            elif m.get("id") == self.last_id:
+                return m
+        return {}

@@ -11,14 +11,12 @@ Usage: workspace_roots.py VTHOST
 """
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from trustlib import check, finish
+from trustlib import LineClient, check, finish
 
 VTHOST = sys.argv[1]
 root = os.path.realpath(tempfile.mkdtemp(prefix="vthost-roots-"))
@@ -53,31 +51,13 @@ def serve(cwd, roots=None, args=()):
     caps = {"roots": {}} if roots is not None else {}
     p = subprocess.Popen([VTHOST, *args, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=ENV, cwd=cwd)
-    ids = [0]
+    def answer(m):
+        if m.get("method") != "roots/list":
+            return None
+        return {"roots": [{"uri": "file://" + r} for r in roots or []]}
 
-    def send(m):
-        p.stdin.write(json.dumps(m) + "\n")
-        p.stdin.flush()
-
-    def request(method, params):
-        ids[0] += 1
-        send({"jsonrpc": "2.0", "id": ids[0], "method": method, "params": params})
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if not select.select([p.stdout], [], [], 1)[0]:
-                continue
-            line = p.stdout.readline()
-            if not line:
-                return {}
-            m = json.loads(line)
-            if m.get("method") == "roots/list":
-                send({"jsonrpc": "2.0", "id": m["id"],
-                      "result": {"roots": [{"uri": "file://" + r} for r in roots or []]}})
-            elif m.get("method") and "id" in m:
-                send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}})
-            elif m.get("id") == ids[0]:
-                return m
-        return {}
+    client = LineClient(p, answer, timeout=30)
+    request, send = client.request, client.send
 
     request("initialize", {"protocolVersion": "2025-06-18", "capabilities": caps,
                            "clientInfo": {"name": "roots-test", "version": "1"}})
