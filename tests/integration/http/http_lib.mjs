@@ -67,6 +67,9 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
     await srv.stop();
     removeWorkspace(ws);
     rmSync(cfg, { recursive: true, force: true });
+    // every server of a test, not only the ones a test looks at (ASan builds)
+    const bad = stderr.match(/.*(Sanitizer|runtime error).*/);
+    if (bad) throw new Error(`server ${url}: ${bad[0]}`);
   });
   return srv;
 }
