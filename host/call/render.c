@@ -61,7 +61,8 @@ static void render_diffs(sbuf *b, const char *tool, const cJSON *diff)
     double add = 0, del = 0;
     int files = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, diff) {
+    cJSON_ArrayForEach(e, diff)
+    {
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "is_empty")))
             continue;
         files++;
@@ -71,7 +72,8 @@ static void render_diffs(sbuf *b, const char *tool, const cJSON *diff)
     sb_fmt(b, "%s: %d file%s changed, %.0f insertion%s(+), %.0f deletion%s(-)\n",
            tool ? tool : "result", files, files == 1 ? "" : "s", add, add == 1 ? "" : "s", del,
            del == 1 ? "" : "s");
-    cJSON_ArrayForEach(e, diff) {
+    cJSON_ArrayForEach(e, diff)
+    {
         sb_str(b, "\n");
         render_diff_entry(b, e);
     }
@@ -81,7 +83,8 @@ static void render_diffs(sbuf *b, const char *tool, const cJSON *diff)
 static void render_fields(sbuf *b, const cJSON *r, const char *const *skip)
 {
     const cJSON *it;
-    cJSON_ArrayForEach(it, r) {
+    cJSON_ArrayForEach(it, r)
+    {
         int skipped = 0;
         for (size_t i = 0; skip[i] && !skipped; i++)
             skipped = strcmp(it->string, skip[i]) == 0;
@@ -94,7 +97,8 @@ static void render_fields(sbuf *b, const cJSON *r, const char *const *skip)
                    cJSON_IsString(cJSON_GetArrayItem(it, 0))) {
             sb_fmt(b, "%s:\n", it->string);
             const cJSON *s;
-            cJSON_ArrayForEach(s, it) {
+            cJSON_ArrayForEach(s, it)
+            {
                 char *v = cJSON_IsString(s) ? NULL : cJSON_PrintUnformatted(s);
                 sb_fmt(b, "  - %s\n", v ? v : s->valuestring);
                 free(v);

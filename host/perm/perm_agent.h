@@ -9,13 +9,11 @@
 /* Load `spec`: a path when it contains '/' (the CLI user's --agent FILE,
  * trusted), else a NAME (perm_agent_load_name).  On failure *err is a
  * malloc'd message naming the file and line. */
-int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out,
-                    char **err);
+int perm_agent_load(const char *spec, const perm_settings *st, perm_agent **out, char **err);
 /* An agent by name: <workspace>/.vtcode/agents/NAME.md (trusted only as
  * far as the workspace is), else <user dir>/agents/NAME.md.  A name with
  * '/', '\\', '..', a leading dot or a .md suffix is VT_ERR_INVALID. */
-int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out,
-                         char **err);
+int perm_agent_load_name(const char *name, const perm_settings *st, perm_agent **out, char **err);
 /* 1 when `name` is a valid agent name; else 0 and *why (static). */
 int perm_agent_name_valid(const char *name, const char **why);
 /* Parse spec text (`file` names it in messages and sources). */

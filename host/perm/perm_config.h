@@ -12,8 +12,7 @@ void perm_settings_defaults(perm_settings *st);
 /* Fill `st` (workspace and home already set) from config's [permissions].
  * `path` names the file in messages (NULL: "vtcode.toml").  *err is a
  * malloc'd "FILE:LINE: key must be ..." on failure. */
-int perm_config_load(perm_settings *st, const cJSON *config, const char *path,
-                     char **err);
+int perm_config_load(perm_settings *st, const cJSON *config, const char *path, char **err);
 /* One configuration layer: rules take `origin` ("user", "workspace",
  * "config"); an untrusted layer's allow rules, non_interactive = "allow"
  * and [permissions.auto] are checked but not applied. */

@@ -3,32 +3,32 @@
 #ifndef VTHOST_PERM_ENGINE_H
 #define VTHOST_PERM_ENGINE_H
 
-#include <stdint.h>
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <vthost/plugin.h>
 #include "perm_types.h"
 
 typedef struct perm_subj {
     vt_subject_kind kind;
-    const char *raw;      /* borrowed from the request */
-    char *norm;           /* commands: blanks collapsed */
-    char **variants;      /* commands: wrapper look-through forms */
+    const char *raw; /* borrowed from the request */
+    char *norm;      /* commands: blanks collapsed */
+    char **variants; /* commands: wrapper look-through forms */
     size_t nvariants;
-    char *lex, *res;      /* paths: lexical and resolved absolute forms */
+    char *lex, *res;               /* paths: lexical and resolved absolute forms */
     const char *rel_lex, *rel_res; /* below the call's directory, or NULL */
-    int inside;           /* both forms inside the workspace */
-    int protect;          /* an edit of a protected path */
-    int opaque;           /* an exec path (or a writer's file argument)
+    int inside;                    /* both forms inside the workspace */
+    int protect;                   /* an edit of a protected path */
+    int opaque;                    /* an exec path (or a writer's file argument)
                              known only after shell expansion */
-    const char *policy;   /* the policy file it would change, or NULL */
-    char *lit;            /* exec paths: the word after quote removal */
+    const char *policy;            /* the policy file it would change, or NULL */
+    char *lit;                     /* exec paths: the word after quote removal */
 } perm_subj;
 
 typedef struct perm_step {
-    const char *layer;      /* "global.deny", "agent.allow", "protected", ... */
-    const perm_rule *rule;  /* NULL for a layer without a rule */
-    const char *subject;    /* the subject that matched, or NULL */
-    const char *note;       /* extra words, or NULL */
+    const char *layer;     /* "global.deny", "agent.allow", "protected", ... */
+    const perm_rule *rule; /* NULL for a layer without a rule */
+    const char *subject;   /* the subject that matched, or NULL */
+    const char *note;      /* extra words, or NULL */
 } perm_step;
 
 typedef struct perm_eval {
@@ -45,7 +45,7 @@ typedef struct perm_eval {
                             names what the sandbox adds */
     const char *justification;
     pcre2_match_data *md;
-    int fail_closed;      /* matching for deny/ask (see hit()) */
+    int fail_closed; /* matching for deny/ask (see hit()) */
     /* outcome */
     perm_decision decision;
     const char *layer;

@@ -7,11 +7,11 @@
  * reviewer approved that text), or it is asked now through the live
  * call's prompter, and refused when nobody can be asked.  Everything
  * here only reads the immutable policy, so decide() runs from any thread. */
-#include "perm_exec.h"
 #include "call.h"
 #include "perm_audit.h"
 #include "perm_config.h"
 #include "perm_engine.h"
+#include "perm_exec.h"
 #include "perm_exec_mask.h"
 #include "perm_match.h"
 #include "permission.h"
@@ -24,10 +24,10 @@
 typedef struct exec_policy {
     vt_exec_policy pub;
     const tool_entry *tool;
-    char *agent;    /* per-call agent, copied, or NULL */
-    int approved;   /* the call ran on an approval, not on allow rules */
-    cJSON *args;    /* an empty argument object for the engine */
-    char **denied;  /* pub.denied_programs (perm_exec_mask.c) */
+    char *agent;   /* per-call agent, copied, or NULL */
+    int approved;  /* the call ran on an approval, not on allow rules */
+    cJSON *args;   /* an empty argument object for the engine */
+    char **denied; /* pub.denied_programs (perm_exec_mask.c) */
     size_t ndenied;
 } exec_policy;
 
@@ -75,8 +75,7 @@ static void audit_refusal(const perm_eval *ev, const vt_exec_program *prog, cons
     cJSON_Delete(o);
 }
 
-static int decide(vt_exec_policy *self, vt_call *live, const vt_exec_program *prog,
-                  char **reason)
+static int decide(vt_exec_policy *self, vt_call *live, const vt_exec_program *prog, char **reason)
 {
     exec_policy *p = (exec_policy *)self;
     *reason = NULL;
@@ -104,8 +103,8 @@ static int decide(vt_exec_policy *self, vt_call *live, const vt_exec_program *pr
         char *src = ev.rule ? perm_rule_source(ev.rule) : NULL;
         *reason = str_printf("matches the %s rule \"%s\"%s%s%s",
                              !strcmp(ev.layer, "global.deny") ? "global deny" : "agent's deny",
-                             ev.rule ? ev.rule->text : "?", src ? " (" : "",
-                             src ? src : "", src ? ")" : "");
+                             ev.rule ? ev.rule->text : "?", src ? " (" : "", src ? src : "",
+                             src ? ")" : "");
         free(src);
         audit_refusal(&ev, prog, *reason ? *reason : "deny rule");
         rc = VT_ERR_DENIED;

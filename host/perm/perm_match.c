@@ -1,7 +1,7 @@
 /* Command patterns, wrapper look-through and domains.  Path patterns are
  * in perm_path.c. */
-#include "perm_match.h"
 #include "perm_commands.h"
+#include "perm_match.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -21,8 +21,7 @@ static char *fmt_err(const char *what, const char *pat)
 
 /* Compile an anchored PCRE2 pattern and JIT it: rules are compiled once
  * and matched on every decision. */
-static int compile_re(const char *src, size_t len, pcre2_code **re, char **err,
-                      const char *pat)
+static int compile_re(const char *src, size_t len, pcre2_code **re, char **err, const char *pat)
 {
     int ec;
     PCRE2_SIZE off;
@@ -142,10 +141,7 @@ int perm_compile_command(const char *pat, pcre2_code **re, char **key, char **er
 static pcre2_match_context *limits;
 static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
 
-static void limits_init(void)
-{
-    limits = rx_match_context_create(200000, 10000);
-}
+static void limits_init(void) { limits = rx_match_context_create(200000, 10000); }
 
 int perm_regex_match(const pcre2_code *re, const char *s, pcre2_match_data *md)
 {
@@ -409,6 +405,5 @@ int perm_domain_match(const char *domain, const char *host)
         hl--; /* fully qualified form */
     if (hl == dl)
         return strncasecmp(domain, host, dl) == 0;
-    return hl > dl && host[hl - dl - 1] == '.' &&
-           strncasecmp(domain, host + hl - dl, dl) == 0;
+    return hl > dl && host[hl - dl - 1] == '.' && strncasecmp(domain, host + hl - dl, dl) == 0;
 }

@@ -10,21 +10,21 @@
 #define VTHOST_PERM_REVIEW_H
 
 #include <cjson/cJSON.h>
-#include "perm_engine.h"
 #include "call_types.h"
+#include "perm_engine.h"
 
 enum { PREVIEW_BLOCK = 0, PREVIEW_ALLOW = 1, PREVIEW_ASK = -1 };
 
 typedef struct perm_review {
-    const char *stage;  /* "exception", "reviewer", "command", "probe", "sampling", "none" */
-    int outcome;        /* PREVIEW_* */
-    char *reason;       /* malloc'd, or NULL */
+    const char *stage; /* "exception", "reviewer", "command", "probe", "sampling", "none" */
+    int outcome;       /* PREVIEW_* */
+    char *reason;      /* malloc'd, or NULL */
     /* Sampling with a probe_model: the probe's answer, asked first.  The
      * full model is asked only when the probe is not confident. */
-    int probed;         /* 1: the probe model answered */
-    int probe_outcome;  /* PREVIEW_*; PREVIEW_ASK when unsure */
+    int probed;        /* 1: the probe model answered */
+    int probe_outcome; /* PREVIEW_*; PREVIEW_ASK when unsure */
     int probe_confident;
-    char *probe_reason; /* malloc'd, or NULL */
+    char *probe_reason;              /* malloc'd, or NULL */
     const char *probe_model, *model; /* borrowed from the settings */
 } perm_review;
 
@@ -40,9 +40,9 @@ cJSON *perm_review_request(const perm_eval *ev, const cJSON *args);
 
 /* Run (b) and (c).  `reviewer` is the published service or NULL; `fe`
  * may be NULL; with `no_sampling` the client's model is not asked. */
-void perm_review_run(const perm_eval *ev, const cJSON *request,
-                     const vt_reviewer_v1 *reviewer, void (*reviewer_free)(void *),
-                     const frontend *fe, int no_sampling, perm_review *out);
+void perm_review_run(const perm_eval *ev, const cJSON *request, const vt_reviewer_v1 *reviewer,
+                     void (*reviewer_free)(void *), const frontend *fe, int no_sampling,
+                     perm_review *out);
 void perm_review_clear(perm_review *r);
 
 /* Parse "ALLOW reason" / "BLOCK reason": PREVIEW_* and *reason (malloc'd). */

@@ -10,8 +10,8 @@
 #include "perm_types.h"
 
 typedef struct perm_rule_env {
-    const char *workspace;  /* canonical workspace root */
-    const char *home;       /* $HOME, or NULL */
+    const char *workspace;        /* canonical workspace root */
+    const char *home;             /* $HOME, or NULL */
     const perm_tool_decls *tools; /* declarations of the known tools, or NULL */
 } perm_rule_env;
 
@@ -20,8 +20,8 @@ int perm_tool_command(const perm_tool_decls *d, const char *tool);
 
 /* Parse and compile `text`; `source` ("file:line") is copied.  On failure
  * *err is a malloc'd description (without the source). */
-int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env,
-                    perm_rule **out, char **err);
+int perm_rule_parse(const char *text, const char *source, const perm_rule_env *env, perm_rule **out,
+                    char **err);
 void perm_rule_free(perm_rule *r);
 /* The rule's tool part names an installed tool (`names`, n of them), an
  * alias a tool declares (env->tools), an mcp__ pattern, WebFetch(domain:...), or a
@@ -65,14 +65,12 @@ static inline int perm_ruleset_maybe(const perm_ruleset *set, int kind, size_t l
 }
 
 /* Rules of `tool` filed under (kind, key), in rule order.  Borrowed. */
-void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool,
-                         const char *key, size_t key_len,
-                         perm_rule *const **rules, size_t *count);
+void perm_ruleset_lookup(const perm_ruleset *set, int kind, const char *tool, const char *key,
+                         size_t key_len, perm_rule *const **rules, size_t *count);
 /* The first bare rule matching `tool` (exact or by tool-name pattern). */
 const perm_rule *perm_ruleset_bare(const perm_ruleset *set, const char *tool);
 /* Domain rules (any tool or a given one), in rule order.  Borrowed. */
-void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules,
-                          size_t *count);
+void perm_ruleset_domains(const perm_ruleset *set, perm_rule *const **rules, size_t *count);
 /* 1 when rule r's tool part matches tool name `tool`. */
 int perm_rule_tool_matches(const perm_rule *r, const char *tool);
 

@@ -1,6 +1,6 @@
 /* Unknown-key and near-miss checks with "did you mean" suggestions. */
-#include "perm_strict.h"
 #include "edit_distance.h"
+#include "perm_strict.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
@@ -54,8 +54,8 @@ static char *where(const char *path, const char *dotted)
     return strdup(path ? path : "vtcode.toml");
 }
 
-int perm_strict_keys(const cJSON *t, const char *dotted, const char *const *keys,
-                     const char *path, char **err)
+int perm_strict_keys(const cJSON *t, const char *dotted, const char *const *keys, const char *path,
+                     char **err)
 {
     const cJSON *it;
     size_t n = 0;

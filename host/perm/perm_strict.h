@@ -5,8 +5,8 @@
 #ifndef VTHOST_PERM_STRICT_H
 #define VTHOST_PERM_STRICT_H
 
-#include <stddef.h>
 #include <cjson/cJSON.h>
+#include <stddef.h>
 
 /* The candidate closest to `word` (edit distance, case differences cheap),
  * or NULL when none is close.  Borrowed from `cands`. */
@@ -15,8 +15,8 @@ const char *perm_closest(const char *word, const char *const *cands, size_t n);
 /* Every key of table `t` (at TOML path `dotted`) is one of `keys`
  * (NULL-terminated); else *err = "FILE:LINE: unknown key ...; did you
  * mean ...?" (malloc'd) and VT_ERR_INVALID. */
-int perm_strict_keys(const cJSON *t, const char *dotted, const char *const *keys,
-                     const char *path, char **err);
+int perm_strict_keys(const cJSON *t, const char *dotted, const char *const *keys, const char *path,
+                     char **err);
 
 /* Top-level keys of a vtcode.toml that are near misses of a permission
  * table name ([permission], [Permissions], [trusts]): an error. */

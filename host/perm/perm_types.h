@@ -5,9 +5,9 @@
 #ifndef VTHOST_PERM_TYPES_H
 #define VTHOST_PERM_TYPES_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include "rx.h"
-#include <cjson/cJSON.h>
 
 typedef enum perm_decision {
     PERM_ALLOW = 0,
@@ -40,8 +40,8 @@ typedef enum perm_path_base {
  * names no tool itself.  Strings are borrowed from the descriptor. */
 typedef struct perm_tool_decl {
     const char *name;
-    int command_rules;            /* rules take command patterns */
-    const char *const *aliases;   /* NULL-terminated, or NULL */
+    int command_rules;          /* rules take command patterns */
+    const char *const *aliases; /* NULL-terminated, or NULL */
 } perm_tool_decl;
 
 typedef struct perm_tool_decls {
@@ -56,16 +56,16 @@ typedef struct perm_rule {
     const char *cfg_key; /* TOML dotted key of the array holding the rule */
     int cfg_index;       /* its index there */
     perm_tool_match tool_match;
-    char *tool;          /* canonical tool name (aliases resolved) */
+    char *tool; /* canonical tool name (aliases resolved) */
     perm_spec_kind spec;
     perm_path_base base;
-    char *key;           /* index key: first command word or literal dir */
-    int idx;             /* PIDX_* kind the rule is filed under (path rules) */
-    pcre2_code *re;      /* command or path pattern, anchored both ends */
-    char *domain;        /* PSPEC_DOMAIN, lower case */
-    int broad;           /* grants a command-running tool unrestricted */
-    size_t order;        /* position in its rule set */
-    const char *origin;  /* layer it came from: "user", "workspace",
+    char *key;          /* index key: first command word or literal dir */
+    int idx;            /* PIDX_* kind the rule is filed under (path rules) */
+    pcre2_code *re;     /* command or path pattern, anchored both ends */
+    char *domain;       /* PSPEC_DOMAIN, lower case */
+    int broad;          /* grants a command-running tool unrestricted */
+    size_t order;       /* position in its rule set */
+    const char *origin; /* layer it came from: "user", "workspace",
                             "config", "agent", "embedded" (static) */
 } perm_rule;
 
@@ -75,7 +75,7 @@ struct perm_index;
 typedef struct perm_ruleset {
     perm_rule **rules;
     size_t count, cap;
-    struct perm_index *index;  /* built by perm_ruleset_seal */
+    struct perm_index *index; /* built by perm_ruleset_seal */
     /* per index kind (PIDX_*), bit (key length % 64) of the keys filed */
     unsigned long long lens[8];
 } perm_ruleset;
@@ -83,8 +83,8 @@ typedef struct perm_ruleset {
 enum { PB_DENY = 0, PB_ASK = 1, PB_AUTO = 2, PB_ALLOW = 3, PB_COUNT = 4 };
 
 typedef struct perm_agent {
-    char *name;        /* "default" for the embedded agent */
-    char *path;        /* the spec file, or NULL when embedded */
+    char *name; /* "default" for the embedded agent */
+    char *path; /* the spec file, or NULL when embedded */
     int embedded;
     perm_decision def;
     char *default_source;
@@ -95,8 +95,8 @@ typedef struct perm_agent {
     /* a workspace agent of an untrusted workspace: its allow and auto
      * rules are not applied, and a default of allow or auto asks */
     int untrusted;
-    perm_ruleset ignored;          /* its allow and auto rules */
-    const char *ignored_default;   /* "allow"/"auto" replaced by ask, or NULL */
+    perm_ruleset ignored;        /* its allow and auto rules */
+    const char *ignored_default; /* "allow"/"auto" replaced by ask, or NULL */
 } perm_agent;
 
 typedef struct perm_string_list {
@@ -105,41 +105,41 @@ typedef struct perm_string_list {
 } perm_string_list;
 
 typedef struct perm_settings {
-    char *workspace;                 /* canonical workspace root */
-    char *home;                      /* $HOME, or NULL */
-    char *config_path;               /* for messages; may be NULL */
-    const perm_tool_decls *tools;    /* the tools' declarations (borrowed) */
+    char *workspace;              /* canonical workspace root */
+    char *home;                   /* $HOME, or NULL */
+    char *config_path;            /* for messages; may be NULL */
+    const perm_tool_decls *tools; /* the tools' declarations (borrowed) */
     /* the embedded default agent's allow rules under each approval
      * preset (profile data), NULL-terminated, or NULL (borrowed) */
     const char *const *embedded_allow[3];
-    perm_ruleset global[PB_COUNT];   /* only deny, ask, allow are filled */
+    perm_ruleset global[PB_COUNT]; /* only deny, ask, allow are filled */
     /* approval preset of the embedded default agent: 0 ask,
      * 1 sandboxed, 2 read-only */
     int approval;
     /* layering and trust */
     int workspace_trusted;
-    const char *trust_reason;        /* static text for explain */
-    char *user_dir;                  /* the user's vtcode directory, or NULL */
-    perm_ruleset ignored_allow;      /* an untrusted workspace's allow rules */
-    int ignored_settings;            /* it also set auto/non_interactive */
-    cJSON *layers;                   /* [{"layer","file","trusted"}] for explain */
+    const char *trust_reason;   /* static text for explain */
+    char *user_dir;             /* the user's vtcode directory, or NULL */
+    perm_ruleset ignored_allow; /* an untrusted workspace's allow rules */
+    int ignored_settings;       /* it also set auto/non_interactive */
+    cJSON *layers;              /* [{"layer","file","trusted"}] for explain */
     /* policy files: pairs of lexical and resolved absolute paths, ended
      * by NULL; policy_fold holds the same pairs case-folded */
     char **policy;
     char **policy_fold;
     size_t npolicy;
-    int non_interactive_allow;       /* [permissions] non_interactive */
+    int non_interactive_allow; /* [permissions] non_interactive */
     int audit_enabled;
     /* [permissions.auto] */
     char *model, *probe_model;
     long max_consecutive_denials, max_total_denials;
     int drop_broad_allow_rules;
     perm_string_list block_rules, allow_exceptions;
-    char **command_argv;             /* NULL-terminated, or NULL */
+    char **command_argv; /* NULL-terminated, or NULL */
     long command_timeout_ms;
     /* [permissions.auto.environment] */
-    perm_string_list trusted_paths, trusted_domains, trusted_git_hosts,
-        trusted_git_orgs, trusted_services;
+    perm_string_list trusted_paths, trusted_domains, trusted_git_hosts, trusted_git_orgs,
+        trusted_services;
 } perm_settings;
 
 #endif

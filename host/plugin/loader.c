@@ -45,7 +45,8 @@ static char *unsafe_mode(const char *path, const struct stat *st)
 {
     if (st->st_mode & (S_IWGRP | S_IWOTH))
         return str_printf("%s is group- or world-writable; refusing to load it "
-                   "(chmod go-w %s)", path, path);
+                          "(chmod go-w %s)",
+                          path, path);
     return NULL;
 }
 
@@ -57,7 +58,7 @@ static int add_module(const char *dir, const char *name)
     char *stem = strndup(name, n - 3);
     if (!stem)
         return VT_ERR_NOMEM;
-    if (loader_find(stem)) {   /* an earlier directory wins */
+    if (loader_find(stem)) { /* an earlier directory wins */
         free(stem);
         return VT_OK;
     }
@@ -129,8 +130,7 @@ static int tail_is_zero(const void *base, size_t known, size_t actual)
 }
 
 /* Whether the descriptor is large enough to hold `member` (added after 1.0). */
-#define DESC_HAS(d, member)                                               \
-    ((d)->struct_size >= offsetof(vt_plugin, member) + sizeof((d)->member))
+#define DESC_HAS(d, member) ((d)->struct_size >= offsetof(vt_plugin, member) + sizeof((d)->member))
 
 /* Plugin and host exchange cJSON trees, so both must agree on cJSON's
  * layout: a plugin built against another cJSON major is refused.  A
@@ -146,8 +146,8 @@ static char *check_cjson(const vt_plugin *d)
     return str_printf("built against cJSON %u.%u.%u, but this host uses cJSON %d.%d.%d: "
                       "the JSON trees they share would be misread; rebuild the plugin "
                       "against cJSON %d.x",
-                      maj, min, pat, CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,
-                      CJSON_VERSION_PATCH, CJSON_VERSION_MAJOR);
+                      maj, min, pat, CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR, CJSON_VERSION_PATCH,
+                      CJSON_VERSION_MAJOR);
 }
 
 char *loader_check_descriptor(const vt_plugin *d)
@@ -155,24 +155,25 @@ char *loader_check_descriptor(const vt_plugin *d)
     if (!d)
         return strdup("vt_plugin_v1() returned NULL");
     if (d->struct_size < MIN_PLUGIN_SIZE)
-        return str_printf("descriptor too small (%u bytes, at least %zu expected)",
-                   d->struct_size, (size_t)MIN_PLUGIN_SIZE);
+        return str_printf("descriptor too small (%u bytes, at least %zu expected)", d->struct_size,
+                          (size_t)MIN_PLUGIN_SIZE);
     if (d->abi_major != VT_ABI_MAJOR)
         return str_printf("ABI major version %u, this host speaks %u: rebuild the plugin "
-                   "against this host's SDK", d->abi_major, VT_ABI_MAJOR);
+                          "against this host's SDK",
+                          d->abi_major, VT_ABI_MAJOR);
     if (d->abi_minor > VT_ABI_MINOR)
         return str_printf("built for ABI %u.%u, newer than this host's %u.%u: upgrade vthost",
-                   d->abi_major, d->abi_minor, VT_ABI_MAJOR, VT_ABI_MINOR);
-    if (d->struct_size > sizeof(vt_plugin) &&
-        !tail_is_zero(d, sizeof(vt_plugin), d->struct_size))
+                          d->abi_major, d->abi_minor, VT_ABI_MAJOR, VT_ABI_MINOR);
+    if (d->struct_size > sizeof(vt_plugin) && !tail_is_zero(d, sizeof(vt_plugin), d->struct_size))
         return str_printf("descriptor is %u bytes with non-zero fields beyond the %zu this "
-                   "host knows: it needs a newer host", d->struct_size, sizeof(vt_plugin));
+                          "host knows: it needs a newer host",
+                          d->struct_size, sizeof(vt_plugin));
     char *cj = check_cjson(d);
     if (cj)
         return cj;
     if (d->sizeof_tool < MIN_TOOL_SIZE)
-        return str_printf("tool entry size %u is smaller than the minimum %zu",
-                   d->sizeof_tool, (size_t)MIN_TOOL_SIZE);
+        return str_printf("tool entry size %u is smaller than the minimum %zu", d->sizeof_tool,
+                          (size_t)MIN_TOOL_SIZE);
     if (!d->name || !*d->name)
         return strdup("descriptor has no name");
     if (!d->tools)
@@ -180,13 +181,12 @@ char *loader_check_descriptor(const vt_plugin *d)
     const unsigned char *p = (const unsigned char *)d->tools;
     for (size_t i = 0;; i++, p += d->sizeof_tool) {
         const vt_tool *t = (const vt_tool *)p;
-        if (tail_is_zero(p, 0, d->sizeof_tool < sizeof(vt_tool) ? d->sizeof_tool
-                                                                  : sizeof(vt_tool)))
+        if (tail_is_zero(p, 0, d->sizeof_tool < sizeof(vt_tool) ? d->sizeof_tool : sizeof(vt_tool)))
             break;
-        if (d->sizeof_tool > sizeof(vt_tool) &&
-            !tail_is_zero(p, sizeof(vt_tool), d->sizeof_tool))
+        if (d->sizeof_tool > sizeof(vt_tool) && !tail_is_zero(p, sizeof(vt_tool), d->sizeof_tool))
             return str_printf("tool #%zu has non-zero fields beyond the %zu bytes this host "
-                       "knows: it needs a newer host", i, sizeof(vt_tool));
+                              "knows: it needs a newer host",
+                              i, sizeof(vt_tool));
         if (i >= 65536)
             return strdup("more than 65536 tools, or a tools array without its "
                           "all-zero end entry");
@@ -210,7 +210,7 @@ static void load_descriptor(plugin_module *m)
     *(void **)&entry = dlsym(m->handle, VT_PLUGIN_ENTRY_SYMBOL);
     if (!entry) {
         refuse(m, str_printf("not a vthost plugin: no %s symbol (ABI major %d)",
-                      VT_PLUGIN_ENTRY_SYMBOL, VT_ABI_MAJOR));
+                             VT_PLUGIN_ENTRY_SYMBOL, VT_ABI_MAJOR));
         return;
     }
     m->desc = entry();
@@ -307,10 +307,10 @@ int loader_load_all(const vt_host_api *api)
         registry_remove_module(m);
         if (missing && strncmp(missing, "service:", 8) == 0)
             refuse(m, str_printf("missing required service '%s' (no loaded plugin publishes it)",
-                          missing + 8));
+                                 missing + 8));
         else
             refuse(m, str_printf("missing required plugin '%s' (install it or remove %s)",
-                          missing ? missing : "?", m->path));
+                                 missing ? missing : "?", m->path));
     }
     return VT_OK;
 }

@@ -13,15 +13,15 @@ typedef enum plugin_state {
 } plugin_state;
 
 typedef struct plugin_module {
-    char *stem;             /* file name without .so: the module name */
-    char *path;             /* absolute path of the .so */
+    char *stem; /* file name without .so: the module name */
+    char *path; /* absolute path of the .so */
     void *handle;
     const vt_plugin *desc;
     plugin_state state;
-    char *refusal;          /* why it was refused (malloc'd) */
-    int in_profile;         /* the active profile names this module */
-    int initialized;        /* init ran successfully (fini is owed) */
-    int init_status;        /* what a failed init returned (VT_ERR_INVALID:
+    char *refusal;   /* why it was refused (malloc'd) */
+    int in_profile;  /* the active profile names this module */
+    int initialized; /* init ran successfully (fini is owed) */
+    int init_status; /* what a failed init returned (VT_ERR_INVALID:
                                it refused its configuration), else 0 */
     size_t load_order;
 } plugin_module;

@@ -7,9 +7,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* vasprintf */
 #endif
+#include "json_exact.h"
 #include "schema.h"
 #include "schema_internal.h"
-#include "json_exact.h"
 #include "strutil.h"
 
 #include <math.h>
@@ -36,8 +36,8 @@ static size_t utf8_cut(const char *s, size_t len, size_t max)
     size_t pos = 0;
     while (pos < len) {
         utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + pos,
-                                              (utf8proc_ssize_t)(len - pos), &cp);
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)s + pos, (utf8proc_ssize_t)(len - pos), &cp);
         if (n <= 0)
             n = 1; /* invalid byte: step over it alone */
         if (pos + (size_t)n > max)
@@ -84,7 +84,7 @@ static char *render_value(const cJSON *v)
 {
     if (cJSON_IsString(v))
         return quote_string(v->valuestring);
-    if (json_number_lexeme(v))  /* as sent: "got 1.0" */
+    if (json_number_lexeme(v)) /* as sent: "got 1.0" */
         return strdup(json_number_lexeme(v));
     if (cJSON_IsNumber(v))
         return format_number(v->valuedouble);
@@ -103,9 +103,12 @@ static char *render_value(const cJSON *v)
 
 static const char *kind_article(const cJSON *v)
 {
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
     return NULL; /* null, arrays and objects already say what they are */
 }
 
@@ -131,8 +134,8 @@ static bool plain_key(const char *k)
         return false;
     for (const char *p = k; *p; p++) {
         char c = *p;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
             return false;
     }
     return strlen(k) <= QUOTE_MAX;
@@ -173,8 +176,8 @@ static int fail(vctx *c, const char *path, const char *fmt, ...)
     va_end(ap);
     if (!what)
         return VT_ERR_NOMEM;
-    c->err = str_printf("Invalid arguments for tool '%s': %s: %s", c->tool,
-                       path ? path : "root", what);
+    c->err =
+        str_printf("Invalid arguments for tool '%s': %s: %s", c->tool, path ? path : "root", what);
     free(what);
     return c->err ? VT_ERR_INVALID : VT_ERR_NOMEM;
 }
@@ -191,14 +194,21 @@ static int fail_got(vctx *c, const char *path, const char *what, char *want, cha
 
 static bool type_matches(const char *type, const cJSON *v)
 {
-    if (!strcmp(type, "object")) return cJSON_IsObject(v);
-    if (!strcmp(type, "array")) return cJSON_IsArray(v);
-    if (!strcmp(type, "string")) return cJSON_IsString(v);
-    if (!strcmp(type, "number")) return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+    if (!strcmp(type, "object"))
+        return cJSON_IsObject(v);
+    if (!strcmp(type, "array"))
+        return cJSON_IsArray(v);
+    if (!strcmp(type, "string"))
+        return cJSON_IsString(v);
+    if (!strcmp(type, "number"))
+        return cJSON_IsNumber(v) && isfinite(v->valuedouble);
     /* only an integer literal is an integer: 1.0, 1e3 and -0 are not */
-    if (!strcmp(type, "integer")) return json_is_integer_literal(v);
-    if (!strcmp(type, "boolean")) return cJSON_IsBool(v);
-    if (!strcmp(type, "null")) return cJSON_IsNull(v);
+    if (!strcmp(type, "integer"))
+        return json_is_integer_literal(v);
+    if (!strcmp(type, "boolean"))
+        return cJSON_IsBool(v);
+    if (!strcmp(type, "null"))
+        return cJSON_IsNull(v);
     return false;
 }
 
@@ -256,10 +266,14 @@ static char *range_text(const cJSON *schema)
 static bool in_range(const cJSON *schema, double v)
 {
     const cJSON *k;
-    if ((k = num_kw(schema, "minimum")) && v < k->valuedouble) return false;
-    if ((k = num_kw(schema, "maximum")) && v > k->valuedouble) return false;
-    if ((k = num_kw(schema, "exclusiveMinimum")) && v <= k->valuedouble) return false;
-    if ((k = num_kw(schema, "exclusiveMaximum")) && v >= k->valuedouble) return false;
+    if ((k = num_kw(schema, "minimum")) && v < k->valuedouble)
+        return false;
+    if ((k = num_kw(schema, "maximum")) && v > k->valuedouble)
+        return false;
+    if ((k = num_kw(schema, "exclusiveMinimum")) && v <= k->valuedouble)
+        return false;
+    if ((k = num_kw(schema, "exclusiveMaximum")) && v >= k->valuedouble)
+        return false;
     return true;
 }
 
@@ -276,8 +290,7 @@ static int int_kw(const cJSON *schema, const char *kw)
 }
 
 /* "of 1 to 5 UNITs", "of at least 1 UNIT", "" ... */
-static char *count_text(const cJSON *schema, const char *minkw, const char *maxkw,
-                        const char *unit)
+static char *count_text(const cJSON *schema, const char *minkw, const char *maxkw, const char *unit)
 {
     int mn = int_kw(schema, minkw), mx = int_kw(schema, maxkw);
     /* unit is plural; "1 character", "1 item" drop the final s */
@@ -296,9 +309,8 @@ static char *describe_type(const cJSON *schema, const char *type)
 {
     if (!strcmp(type, "integer") || !strcmp(type, "number")) {
         char *r = range_text(schema);
-        char *s = r ? str_printf("%s%s", !strcmp(type, "integer") ? "an integer"
-                                                                 : "a number", r)
-                    : NULL;
+        char *s =
+            r ? str_printf("%s%s", !strcmp(type, "integer") ? "an integer" : "a number", r) : NULL;
         free(r);
         return s;
     }
@@ -314,9 +326,12 @@ static char *describe_type(const cJSON *schema, const char *type)
         free(r);
         return s;
     }
-    if (!strcmp(type, "object")) return strdup("an object");
-    if (!strcmp(type, "boolean")) return strdup("a boolean (true or false)");
-    if (!strcmp(type, "null")) return strdup("null");
+    if (!strcmp(type, "object"))
+        return strdup("an object");
+    if (!strcmp(type, "boolean"))
+        return strdup("a boolean (true or false)");
+    if (!strcmp(type, "null"))
+        return strdup("null");
     return str_printf("of type %s", type);
 }
 
@@ -327,7 +342,8 @@ static char *describe_types(const cJSON *schema, const cJSON *type)
         return describe_type(schema, type->valuestring);
     char *acc = NULL;
     const cJSON *t;
-    cJSON_ArrayForEach(t, type) {
+    cJSON_ArrayForEach(t, type)
+    {
         char *d = describe_type(schema, t->valuestring);
         if (!d) {
             free(acc);
@@ -346,11 +362,16 @@ static char *describe_types(const cJSON *schema, const cJSON *type)
 /* The JSON type of v as a schema type name ("integer" for whole numbers). */
 static const char *value_type(const cJSON *v)
 {
-    if (cJSON_IsObject(v)) return "object";
-    if (cJSON_IsArray(v)) return "array";
-    if (cJSON_IsString(v)) return "string";
-    if (cJSON_IsNumber(v)) return json_is_integer_literal(v) ? "integer" : "number";
-    if (cJSON_IsBool(v)) return "boolean";
+    if (cJSON_IsObject(v))
+        return "object";
+    if (cJSON_IsArray(v))
+        return "array";
+    if (cJSON_IsString(v))
+        return "string";
+    if (cJSON_IsNumber(v))
+        return json_is_integer_literal(v) ? "integer" : "number";
+    if (cJSON_IsBool(v))
+        return "boolean";
     return "null";
 }
 
@@ -363,18 +384,16 @@ static const char *effective_type(const cJSON *type, const cJSON *v)
     if (cJSON_IsArray(type)) {
         const cJSON *t;
         /* prefer an exact match so "number" bounds read as numbers */
-        cJSON_ArrayForEach(t, type)
-            if (type_matches(t->valuestring, v) && !strcmp(t->valuestring, value_type(v)))
-                return t->valuestring;
-        cJSON_ArrayForEach(t, type)
-            if (type_matches(t->valuestring, v))
-                return t->valuestring;
+        cJSON_ArrayForEach(t,
+                           type) if (type_matches(t->valuestring, v) &&
+                                     !strcmp(t->valuestring, value_type(v))) return t->valuestring;
+        cJSON_ArrayForEach(t, type) if (type_matches(t->valuestring, v)) return t->valuestring;
     }
     return value_type(v);
 }
 
-static int fail_expected(vctx *c, const char *path, const cJSON *schema,
-                         const char *type, const cJSON *v)
+static int fail_expected(vctx *c, const char *path, const cJSON *schema, const char *type,
+                         const cJSON *v)
 {
     char *want = describe_type(schema, type);
     char *got = render_value(v);
@@ -393,9 +412,7 @@ static int check_type(vctx *c, const cJSON *schema, const cJSON *v, const char *
             return 0;
     } else {
         const cJSON *t;
-        cJSON_ArrayForEach(t, type)
-            if (type_matches(t->valuestring, v))
-                return 0;
+        cJSON_ArrayForEach(t, type) if (type_matches(t->valuestring, v)) return 0;
     }
     /* numbers print bare ("got 1.5"): their kind is evident, and for a
      * fraction where an integer is wanted "a number" would mislead */
@@ -410,12 +427,11 @@ static int check_enum(vctx *c, const cJSON *schema, const cJSON *v, const char *
     if (!cJSON_IsArray(en))
         return 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, en)
-        if (cJSON_Compare(e, v, true))
-            return 0;
+    cJSON_ArrayForEach(e, en) if (cJSON_Compare(e, v, true)) return 0;
     /* list the allowed values as JSON, in declared order */
     char *list = NULL;
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach(e, en)
+    {
         char *r = cJSON_IsString(e) ? quote_string(e->valuestring) : render_value(e);
         char *n = r ? (list ? str_printf("%s, %s", list, r) : strdup(r)) : NULL;
         free(r);
@@ -472,8 +488,7 @@ static int check_array(vctx *c, const cJSON *schema, const cJSON *v, const char 
     int mn = int_kw(schema, "minItems"), mx = int_kw(schema, "maxItems");
     if ((mn >= 0 && n < mn) || (mx >= 0 && n > mx)) {
         char *want = describe_type(schema, "array");
-        int rc = want ? fail(c, path, "must be %s, got %d item%s", want, n,
-                             n == 1 ? "" : "s")
+        int rc = want ? fail(c, path, "must be %s, got %d item%s", want, n, n == 1 ? "" : "s")
                       : VT_ERR_NOMEM;
         free(want);
         return rc;
@@ -483,7 +498,8 @@ static int check_array(vctx *c, const cJSON *schema, const cJSON *v, const char 
         return 0;
     int i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, v) {
+    cJSON_ArrayForEach(e, v)
+    {
         char *p = path_index(path, i++);
         if (!p)
             return VT_ERR_NOMEM;
@@ -499,7 +515,8 @@ static char *allowed_list(const cJSON *props)
 {
     char *list = NULL;
     const cJSON *p;
-    cJSON_ArrayForEach(p, props) {
+    cJSON_ArrayForEach(p, props)
+    {
         char *n = list ? str_printf("%s, %s", list, p->string) : strdup(p->string);
         free(list);
         if (!n)
@@ -515,7 +532,8 @@ static int check_object(vctx *c, const cJSON *schema, const cJSON *v, const char
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
     const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
     const cJSON *r;
-    cJSON_ArrayForEach(r, req) {
+    cJSON_ArrayForEach(r, req)
+    {
         if (!cJSON_IsString(r) || cJSON_GetObjectItemCaseSensitive(v, r->valuestring))
             continue;
         char *p = path_member(path, r->valuestring);
@@ -524,7 +542,8 @@ static int check_object(vctx *c, const cJSON *schema, const cJSON *v, const char
         return rc;
     }
     const cJSON *m;
-    cJSON_ArrayForEach(m, v) {
+    cJSON_ArrayForEach(m, v)
+    {
         const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
         char *p = path_member(path, m->string);
         if (!p)
@@ -534,8 +553,7 @@ static int check_object(vctx *c, const cJSON *schema, const cJSON *v, const char
             rc = validate_node(c, sub, m, p);
         else if (cJSON_IsFalse(addl)) {
             char *allowed = allowed_list(props);
-            rc = allowed ? fail(c, p, "unknown property; allowed: %s", allowed)
-                         : VT_ERR_NOMEM;
+            rc = allowed ? fail(c, p, "unknown property; allowed: %s", allowed) : VT_ERR_NOMEM;
             free(allowed);
         } else if (cJSON_IsObject(addl))
             rc = validate_node(c, addl, m, p);
@@ -566,8 +584,7 @@ static int validate_node(vctx *c, const cJSON *schema, const cJSON *v, const cha
     return 0;
 }
 
-int schema_validate(const cJSON *schema, const cJSON *args, const char *tool,
-                    char **err)
+int schema_validate(const cJSON *schema, const cJSON *args, const char *tool, char **err)
 {
     vctx c = {.tool = tool ? tool : "?", .err = NULL};
     if (err)

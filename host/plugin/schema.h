@@ -14,8 +14,7 @@ int schema_prepare(const char *schema_text, cJSON **out, char **err);
 /* Validate `args` (an object) against `schema`.  On failure returns
  * VT_ERR_INVALID and *err = "Invalid arguments for tool 'NAME': <field>:
  * <what was wrong, what is allowed>" (malloc'd). */
-int schema_validate(const cJSON *schema, const cJSON *args, const char *tool,
-                    char **err);
+int schema_validate(const cJSON *schema, const cJSON *args, const char *tool, char **err);
 
 /* The effective max_output_tokens of validated args (default 10000). */
 int schema_max_output_tokens(const cJSON *args);

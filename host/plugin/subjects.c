@@ -3,10 +3,7 @@
 #include <string.h>
 #include "subjects.h"
 
-void subjects_init(vt_subjects *s)
-{
-    memset(s, 0, sizeof *s);
-}
+void subjects_init(vt_subjects *s) { memset(s, 0, sizeof *s); }
 
 int subjects_add(vt_subjects *s, vt_subject_kind kind, const char *value)
 {

@@ -48,9 +48,8 @@ static const struct {
     ttype type;
     const char *schema_type; /* NULL: any JSON value */
 } type_names[] = {
-    {"string", T_STRING, "string"}, {"int64", T_INT64, "integer"},
-    {"double", T_DOUBLE, "number"}, {"bool", T_BOOL, "boolean"},
-    {"json", T_JSON, NULL},         {"void", T_VOID, NULL},
+    {"string", T_STRING, "string"}, {"int64", T_INT64, "integer"}, {"double", T_DOUBLE, "number"},
+    {"bool", T_BOOL, "boolean"},    {"json", T_JSON, NULL},        {"void", T_VOID, NULL},
 };
 
 typedef struct tparam {
@@ -82,8 +81,8 @@ typedef struct parser {
 static int perr(parser *ps, const char *what)
 {
     if (!ps->err)
-        ps->err = str_printf("tool '%s': signature \"%s\", character %zu: %s", ps->tool,
-                      ps->sig, (size_t)(ps->p - ps->sig) + 1, what);
+        ps->err = str_printf("tool '%s': signature \"%s\", character %zu: %s", ps->tool, ps->sig,
+                             (size_t)(ps->p - ps->sig) + 1, what);
     return VT_ERR_INVALID;
 }
 
@@ -131,8 +130,8 @@ static int read_type(parser *ps, int allow_void, ttype *out)
             return 0;
         }
     ps->p = at;
-    char *m = str_printf("unknown type '%s' (expected string, int64, double, bool, json%s)",
-                  word, allow_void ? " or void" : "");
+    char *m = str_printf("unknown type '%s' (expected string, int64, double, bool, json%s)", word,
+                         allow_void ? " or void" : "");
     int rc = perr(ps, m ? m : "unknown type");
     free(m);
     return rc;
@@ -141,8 +140,7 @@ static int read_type(parser *ps, int allow_void, ttype *out)
 static int int64_of(double v, int64_t *out)
 {
     /* 2^63 is exact in a double; the range is [-2^63, 2^63). */
-    if (!isfinite(v) || v != floor(v) || v < -9223372036854775808.0 ||
-        v >= 9223372036854775808.0)
+    if (!isfinite(v) || v != floor(v) || v < -9223372036854775808.0 || v >= 9223372036854775808.0)
         return VT_ERR_INVALID;
     *out = (int64_t)v;
     return 0;
@@ -178,11 +176,12 @@ static int read_default(parser *ps, tparam *pa)
     if (!v || !default_fits(v, pa->type)) {
         cJSON_Delete(v);
         char *m = str_printf("default of %s parameter '%s' must be a JSON %s", type_name(pa->type),
-                      pa->name,
-                      pa->type == T_STRING ? "string in double quotes"
-                      : pa->type == T_INT64 ? "integer"
-                      : pa->type == T_DOUBLE ? "number"
-                      : pa->type == T_BOOL ? "true or false" : "value");
+                             pa->name,
+                             pa->type == T_STRING   ? "string in double quotes"
+                             : pa->type == T_INT64  ? "integer"
+                             : pa->type == T_DOUBLE ? "number"
+                             : pa->type == T_BOOL   ? "true or false"
+                                                    : "value");
         int rc = perr(ps, m ? m : "bad default");
         free(m);
         return rc;
@@ -303,10 +302,10 @@ static char *ffi_error;
 static void bind_ffi(void)
 {
     const opened_sym syms[] = {
-        {"ffi_prep_cif", (void **)&ffi.prep_cif}, {"ffi_call", (void **)&ffi.call},
+        {"ffi_prep_cif", (void **)&ffi.prep_cif},    {"ffi_call", (void **)&ffi.call},
         {"ffi_type_pointer", (void **)&ffi.pointer}, {"ffi_type_sint64", (void **)&ffi.sint64},
-        {"ffi_type_double", (void **)&ffi.dbl},   {"ffi_type_uint8", (void **)&ffi.uint8},
-        {"ffi_type_void", (void **)&ffi.nothing}, {NULL, NULL},
+        {"ffi_type_double", (void **)&ffi.dbl},      {"ffi_type_uint8", (void **)&ffi.uint8},
+        {"ffi_type_void", (void **)&ffi.nothing},    {NULL, NULL},
     };
     opened_lib_bind(VTHOST_FFI_SONAME, syms, &ffi_error);
 }
@@ -361,7 +360,7 @@ char *typed_tool_output_schema(const struct typed_tool *tt)
     switch (tt->ret) {
     case T_VOID: cJSON_AddStringToObject(r, "type", "null"); break;
     case T_JSON: break; /* any JSON value (NULL returns null) */
-    case T_STRING: {  /* a NULL return is null */
+    case T_STRING: {    /* a NULL return is null */
         cJSON *t = cJSON_AddArrayToObject(r, "type");
         cJSON_AddItemToArray(t, cJSON_CreateString("string"));
         cJSON_AddItemToArray(t, cJSON_CreateString("null"));
@@ -381,8 +380,7 @@ char *typed_tool_output_schema(const struct typed_tool *tt)
     return text;
 }
 
-int typed_tool_prepare(const vt_tool *t, struct typed_tool **out,
-                       char **schema_text, char **err)
+int typed_tool_prepare(const vt_tool *t, struct typed_tool **out, char **schema_text, char **err)
 {
     *out = NULL;
     *schema_text = NULL;
@@ -463,14 +461,19 @@ static int to_c(const struct typed_tool *tt, const tparam *pa, const cJSON *v, t
     }
     if (!ok)
         *err = str_printf("tool '%s': parameter '%s' must be %s %s", tt->tool, pa->name,
-                   pa->type == T_INT64 ? "an" : "a",
-                   pa->type == T_INT64 ? "integer in the int64 range" : type_name(pa->type));
+                          pa->type == T_INT64 ? "an" : "a",
+                          pa->type == T_INT64 ? "integer in the int64 range" : type_name(pa->type));
     return ok ? 0 : VT_ERR_INVALID;
 }
 
 static cJSON *to_json(const struct typed_tool *tt, const void *rv, const tvalue *args)
 {
-    const union { ffi_arg a; int64_t i; double d; void *p; } *r = rv;
+    const union {
+        ffi_arg a;
+        int64_t i;
+        double d;
+        void *p;
+    } *r = rv;
     switch (tt->ret) {
     case T_VOID: return cJSON_CreateNull();
     case T_INT64: return cJSON_CreateNumber((double)r->i);
@@ -518,7 +521,12 @@ int typed_tool_call(struct typed_tool *tt, const cJSON *args, cJSON **result, ch
             return rc;
         avalues[i] = &vals[i];
     }
-    union { ffi_arg a; int64_t i; double d; void *p; } rv;
+    union {
+        ffi_arg a;
+        int64_t i;
+        double d;
+        void *p;
+    } rv;
     memset(&rv, 0, sizeof rv);
     ffi.call(&tt->cif, tt->fn, &rv, tt->nparams ? avalues : NULL);
     cJSON *value = to_json(tt, &rv, vals);

@@ -9,9 +9,9 @@
 #ifndef VTHOST_JSON_EXACT_H
 #define VTHOST_JSON_EXACT_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <cjson/cJSON.h>
 
 /* Parse `len` bytes of `text`.  *end (may be NULL) gets where parsing
  * stopped (also on failure, as cJSON reports it).  Returns a new tree the

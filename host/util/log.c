@@ -26,10 +26,7 @@ void host_set_log_sink(host_log_sink sink, void *ctx)
     pthread_mutex_unlock(&log_lock);
 }
 
-void host_set_log_level(int level)
-{
-    log_level = level;
-}
+void host_set_log_level(int level) { log_level = level; }
 
 static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
@@ -45,8 +42,8 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     if (log_sink)
         log_sink(log_sink_ctx, level, who ? who : "vthost", line);
     else if (level >= log_level)
-        fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
-                level_name(level), line);
+        fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "", level_name(level),
+                line);
     pthread_mutex_unlock(&log_lock);
     free(shown);
 }

@@ -38,8 +38,7 @@ char *dup_c(const std::string &s)
 
 std::string where(const std::string &name, const toml::source_region &r)
 {
-    return name + ":" + std::to_string(r.begin.line) + ":" +
-           std::to_string(r.begin.column);
+    return name + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
 }
 
 /* Read the whole file; distinguishes "missing" from "unreadable" so callers
@@ -73,23 +72,20 @@ std::optional<failure> slurp(const char *path, std::string &text)
 }
 
 /* Parse `text`; on a syntax error fill `fail` with "NAME:LINE:COL: what". */
-std::optional<toml::table> parse(std::string_view text, const std::string &name,
-                                 failure &fail)
+std::optional<toml::table> parse(std::string_view text, const std::string &name, failure &fail)
 {
 #if TOML_EXCEPTIONS
     try {
         return toml::parse(text, name);
     } catch (const toml::parse_error &e) {
-        fail = {VT_ERR_INVALID,
-                where(name, e.source()) + ": " + std::string(e.description())};
+        fail = {VT_ERR_INVALID, where(name, e.source()) + ": " + std::string(e.description())};
         return std::nullopt;
     }
 #else
     toml::parse_result r = toml::parse(text, name);
     if (!r) {
         const toml::parse_error &e = r.error();
-        fail = {VT_ERR_INVALID,
-                where(name, e.source()) + ": " + std::string(e.description())};
+        fail = {VT_ERR_INVALID, where(name, e.source()) + ": " + std::string(e.description())};
         return std::nullopt;
     }
     return std::move(r).table();
@@ -100,8 +96,7 @@ cJSON *convert(const toml::node &n, const std::string &name);
 
 /* A string for cJSON: rejected when it holds U+0000, which a C string
  * would silently cut (a shortened permission rule changes its meaning). */
-std::string checked(const std::string &s, const toml::source_region &r,
-                    const std::string &name)
+std::string checked(const std::string &s, const toml::source_region &r, const std::string &name)
 {
     if (s.find('\0') != std::string::npos)
         throw failure{VT_ERR_INVALID,
@@ -293,8 +288,7 @@ template <typename F> int guarded(char **err, F &&body)
 
 } // namespace
 
-extern "C" int toml_read_string(const char *text, const char *name, cJSON **out,
-                                char **err)
+extern "C" int toml_read_string(const char *text, const char *name, cJSON **out, char **err)
 {
     if (out)
         *out = nullptr;
@@ -302,9 +296,7 @@ extern "C" int toml_read_string(const char *text, const char *name, cJSON **out,
         *err = nullptr;
     if (!text || !out)
         return VT_ERR_INVALID;
-    return guarded(err, [&] {
-        return read_text(text, name ? name : "<string>", out, err);
-    });
+    return guarded(err, [&] { return read_text(text, name ? name : "<string>", out, err); });
 }
 
 extern "C" int toml_read_file(const char *path, cJSON **out, char **err)
@@ -329,8 +321,7 @@ extern "C" int toml_key_line(const char *path, const char *dotted_key, int *line
     return line ? toml_key_position(path, dotted_key, line, &column) : VT_ERR_INVALID;
 }
 
-extern "C" int toml_array_item_line(const char *path, const char *dotted_key,
-                                    int index, int *line)
+extern "C" int toml_array_item_line(const char *path, const char *dotted_key, int index, int *line)
 {
     if (!path || !dotted_key || !line || index < 0)
         return VT_ERR_INVALID;
@@ -346,8 +337,7 @@ extern "C" int toml_array_item_line(const char *path, const char *dotted_key,
     });
 }
 
-extern "C" int toml_key_position(const char *path, const char *dotted_key, int *line,
-                                 int *column)
+extern "C" int toml_key_position(const char *path, const char *dotted_key, int *line, int *column)
 {
     if (!path || !dotted_key || !line || !column)
         return VT_ERR_INVALID;

@@ -24,8 +24,7 @@ int toml_read_string(const char *text, const char *name, cJSON **out, char **err
  * key does not exist, VT_ERR_INVALID when the file does not parse. */
 int toml_key_line(const char *path, const char *dotted_key, int *line);
 /* The line of element `index` (0-based) of the array at `dotted_key`. */
-int toml_array_item_line(const char *path, const char *dotted_key, int index,
-                         int *line);
+int toml_array_item_line(const char *path, const char *dotted_key, int index, int *line);
 
 /* Where the value at `dotted_key` begins: 1-based line and column (in
  * characters), for tools that edit the file in place. */
