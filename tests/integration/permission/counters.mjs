@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
+import { lineClient } from './line_client.mjs';
 
 const VTHOST = process.argv[2];
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-permc-')));
@@ -48,24 +48,7 @@ function session(config, capabilities, handlers) {
       env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
   let stderr = '';
   p.stderr.on('data', (d) => { stderr += d; });
-  const pending = new Map();
-  let nextId = 1;
-  const send = (m) => p.stdin.write(JSON.stringify(m) + '\n');
-  readline.createInterface({ input: p.stdout }).on('line', (line) => {
-    const m = JSON.parse(line);
-    if (m.method && m.id !== undefined) { // a request from the server
-      const h = handlers[m.method];
-      send({ jsonrpc: '2.0', id: m.id, ...(h ? { result: h(m.params) } : { error: { code: -32601, message: 'no' } }) });
-    } else if (m.id !== undefined && pending.has(m.id)) {
-      pending.get(m.id)(m);
-      pending.delete(m.id);
-    }
-  });
-  const request = (method, params) => new Promise((resolve) => {
-    const id = nextId++;
-    pending.set(id, resolve);
-    send({ jsonrpc: '2.0', id, method, params });
-  });
+  const { send, request } = lineClient(p, (m) => handlers[m.method]?.(m.params));
   const call = async (cmd, meta) => {
     const r = await request('tools/call', { name: 'exec_command', arguments: { cmd }, ...(meta ? { _meta: meta } : {}) });
     const sc = r.result?.structuredContent ?? {};

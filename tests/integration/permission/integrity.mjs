@@ -14,7 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
+import { lineClient } from './line_client.mjs';
 
 const VTHOST = process.argv[2];
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vthost-integrity-')));
@@ -48,27 +48,11 @@ function session(args, { elicit } = {}) {
   const p = spawn(VTHOST, [...args, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: ENV, cwd: ws });
   let stderr = '';
   p.stderr.on('data', (d) => { stderr += d; });
-  const pending = new Map();
   const asked = [];
-  let nextId = 1;
-  const send = (m) => p.stdin.write(JSON.stringify(m) + '\n');
-  readline.createInterface({ input: p.stdout }).on('line', (line) => {
-    const m = JSON.parse(line);
-    if (m.method === 'elicitation/create' && m.id !== undefined) {
-      asked.push(m.params?.message ?? '');
-      const decision = elicit ? elicit(m.params) : 'deny';
-      send({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { decision } } });
-    } else if (m.method && m.id !== undefined) {
-      send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } });
-    } else if (m.id !== undefined && pending.has(m.id)) {
-      pending.get(m.id)(m);
-      pending.delete(m.id);
-    }
-  });
-  const request = (method, params) => new Promise((resolve) => {
-    const id = nextId++;
-    pending.set(id, resolve);
-    send({ jsonrpc: '2.0', id, method, params });
+  const { send, request } = lineClient(p, (m) => {
+    if (m.method !== 'elicitation/create') return undefined;
+    asked.push(m.params?.message ?? '');
+    return { action: 'accept', content: { decision: elicit ? elicit(m.params) : 'deny' } };
   });
   const call = async (name, a, meta) => {
     const r = await request('tools/call', { name, arguments: a, ...(meta ? { _meta: meta } : {}) });
