@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
+import { sleep, text, waitFor, alive } from "./providers_lib.mjs";
 
 requireClients();
 const bin = vthostBin();
@@ -35,24 +36,6 @@ after(async () => {
     assert.doesNotMatch(c.stderrText(), /Sanitizer|runtime error:/, c.stderrText());
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const text = (r) => r.content?.map((c) => c.text ?? "").join("") ?? "";
-async function waitFor(pred, ms, what) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
-  } catch {
-    return false;
-  }
-};
 const kib = (pid, field) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
 
 function workspace({ mcp = "", extra = "", timeout = 4 } = {}) {

@@ -11,6 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
+import { sleep, text, waitFor } from "./providers_lib.mjs";
 
 requireClients();
 const bin = vthostBin();
@@ -21,16 +22,6 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
 const { ToolListChangedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const TOKEN = "tok-" + Math.random().toString(36).slice(2) + "-secret";
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const text = (r) => r.content?.map((c) => c.text ?? "").join("") ?? "";
-async function waitFor(pred, ms, what) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 const readLog = (f) => (existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
 
 const scratch = makeWorkspace("");

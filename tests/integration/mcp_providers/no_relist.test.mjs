@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
+import { text } from "./providers_lib.mjs";
 
 requireClients();
 const bin = vthostBin();
@@ -27,7 +28,6 @@ after(async () => {
   for (const w of workspaces) removeWorkspace(w);
   for (const c of clients) assert.doesNotMatch(c.stderrText(), /Sanitizer|runtime error:/, c.stderrText());
 });
-const text = (r) => r.content?.map((c) => c.text ?? "").join("") ?? "";
 
 function workspace(mcp = "") {
   const w = makeWorkspace("x");
