@@ -25,7 +25,7 @@ import threading
 import time
 import tty
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag, trusted_config
+from sbx_common import Served, failures, ok, require_landlock, scratch_dir, tag, trusted_config
 
 
 V = sys.argv[1]
@@ -281,33 +281,13 @@ ok("gitfile itself protected", open(os.path.join(WS, "sub/.git")).read().startsw
 
 
 def serve_calls(cmds):
-    p = subprocess.Popen([V, "--workspace", WS, *trusted_config(WS), "serve"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-    def send(o):
-        p.stdin.write(json.dumps(o) + "\n")
-        p.stdin.flush()
-
-    def reply(i):
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                return {}
-            m = json.loads(line)
-            if m.get("id") == i and ("result" in m or "error" in m):
-                return m
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                     "clientInfo": {"name": "t", "version": "1"}}})
-    reply(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    srv = Served(V, WS)
     outs = []
     for k, c in enumerate(cmds):
-        send({"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call",
-              "params": {"name": "exec_command", "arguments": {"cmd": c, "yield_time_ms": 5000}}})
-        outs.append(json.dumps(reply(10 + k)))
-    return p, outs
+        srv.send({"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call",
+                  "params": {"name": "exec_command", "arguments": {"cmd": c, "yield_time_ms": 5000}}})
+        outs.append(json.dumps(srv.reply(10 + k)))
+    return srv.p, outs
 
 
 os.makedirs(os.path.join(WS, "later"))

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from sbx_common import scratch_dir, tag, trusted_config
+from sbx_common import Served, scratch_dir, tag
 
 
 V = sys.argv[1]
@@ -84,30 +84,8 @@ def in_namespaces(nss):
 
 
 host_ns = pidns_of(os.getpid())
-p = subprocess.Popen([V, "--workspace", WS, *trusted_config(WS), "serve"], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-
-def send(o):
-    p.stdin.write(json.dumps(o) + "\n")
-    p.stdin.flush()
-
-
-def reply(i):
-    while True:
-        line = p.stdout.readline()
-        if not line:
-            return {}
-        m = json.loads(line)
-        if m.get("id") == i and ("result" in m or "error" in m):
-            return m
-
-
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                 "clientInfo": {"name": "t", "version": "1"}}})
-reply(1)
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+srv = Served(V, WS)
+p, send, reply = srv.p, srv.send, srv.reply
 marker = "3%s." % TAG
 for k in range(SESSIONS):
     m = "%s%d" % (marker, k)

@@ -1,8 +1,11 @@
 """Set-up shared by the sandbox tests: the Landlock check (exit 77 where
 the kernel has none), a scratch directory every user can enter, a tag that
-makes this run's markers unique, trusted --config, and the ok/FAIL report."""
+makes this run's markers unique, trusted --config, the ok/FAIL report, and
+a client of `vthost serve`."""
 import ctypes
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,3 +51,32 @@ def ok(name, cond, detail=""):
 
 def failures():
     return _failures
+
+
+class Served:
+    """`vthost serve` on stdio in `ws` under the trusted configuration,
+    initialized: send() a message, reply(id) waits for the response to
+    request `id` ({} once the server is gone).  `p` is the process."""
+
+    def __init__(self, vthost, ws):
+        self.p = subprocess.Popen([vthost, "--workspace", ws, *trusted_config(ws), "serve"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "t", "version": "1"}}})
+        self.reply(1)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, o):
+        self.p.stdin.write(json.dumps(o) + "\n")
+        self.p.stdin.flush()
+
+    def reply(self, i):
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                return {}
+            m = json.loads(line)
+            if m.get("id") == i and ("result" in m or "error" in m):
+                return m
