@@ -117,6 +117,10 @@ expect 2 'unknown tool "exec_comand"' 'did you mean "exec_command"?' \
     --config "$(cfg near '[permissions]\nallow = ["exec_comand"]\n')" serve
 expect 2 "[tools.anti_blind_editing] enabled must be true or false" "true or false" \
     --config "$(cfg guard '[tools.anti_blind_editing]\nenabled = "x"\n')" tools
+for cmd in spool tools; do
+    expect 2 "key 'tools.spool.max_age_days' must be an integer from 0 to 36500" "36500" \
+        --config "$(cfg spool '[tools.spool]\nmax_age_days = "x"\n')" "$cmd"
+done
 # A key a plugin reads, refused by the plugin's init: the same kind of
 # mistake as one the host reads.
 for cmd in tools "call exec_command" serve; do
