@@ -13,14 +13,7 @@ mkdir -p "$HOME" "$T/ws"
 cd "$T/ws"
 printf '[permissions]\nallow = ["exec_command(*)"]\n' > vtcode.toml
 fails=0
-check() { # check NAME EXPECTED ACTUAL: ACTUAL contains EXPECTED
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 now_ms() { date +%s%3N; }
 # A process whose command line carries MARK, anywhere on the machine (the
 # sandbox's PID namespace is visible from here).

@@ -12,14 +12,7 @@ ln -s "$V" "$T/bin/vthost"
 export PATH="$T/bin:$PATH"
 cd "$T/ws"
 fails=0
-check() { # check NAME EXPECTED ACTUAL: ACTUAL contains EXPECTED
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 for tool in jq zsh fish; do
     command -v $tool >/dev/null ||
         { echo "FAIL $tool is not installed (./setup.sh test installs it)"; exit 1; }

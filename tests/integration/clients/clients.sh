@@ -9,14 +9,7 @@ BIN=$HERE/node_modules/.bin
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-check() {
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 finish() {
     if ((fails)); then echo "$fails check(s) failed"; exit 1; fi
     echo "all checks passed"; exit 0

@@ -12,18 +12,7 @@ fails=0
 CFG=$(mktemp)
 trap 'rm -rf "$WS" "$CFG"' EXIT
 printf '[permissions]\nallow = ["fx_echo", "fx_output", "fx_fail", "fx_picky", "fx_gated", "fx_hidden", "fx_format"]\n' > "$CFG"
-check() { # check NAME EXPECTED ACTUAL
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_not() {
-    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected NOT to contain [$2]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 vt() { "$V" --config "$CFG" --profile "$PROF" --plugin-dir "$FIX" "$@"; }
 
 # ---- loader: one fixture per rule -------------------------------------

@@ -11,14 +11,7 @@ mkdir -p "$T/ws" "$T/home"
 export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_CACHE_HOME=$T/home/.cache
 cd "$T/ws"
 fails=0
-check() { # check NAME EXPECTED ACTUAL
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_not() {
-    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: must not contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 loaded() { # the shared objects a run opens (the dynamic loader's own account)
     LD_DEBUG=files "$@" 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u | tr '\n' ' '
 }

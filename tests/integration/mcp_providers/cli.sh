@@ -7,10 +7,7 @@ NODE=$(command -v node) || { echo "node not found: install nodejs" >&2; exit 1; 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-check() { if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-    echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi; }
-check_eq() { if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-    echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi; }
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 cat >"$T/vtcode.toml" <<TOML
 [[mcp.providers]]
 name = "test"

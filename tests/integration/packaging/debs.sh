@@ -33,18 +33,7 @@ export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config"
 unset VTHOST_PLUGIN_PATH
 mkdir -p "$HOME" "$T/ws"
 fails=0
-check() { # check NAME EXPECTED ACTUAL
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_not() {
-    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected NOT to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 
 # ---- build the packages ---------------------------------------------------
 # ctest runs after the build, so cpack's "preinstall" step (a full build

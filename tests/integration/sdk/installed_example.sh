@@ -17,18 +17,7 @@ export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config"
 unset VTHOST_PLUGIN_PATH PKG_CONFIG_PATH CMAKE_PREFIX_PATH
 mkdir -p "$HOME"
 fails=0
-check() { # check NAME EXPECTED ACTUAL
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_not() {
-    if [[ "$3" != *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected NOT to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
-check_eq() {
-    if [[ "$3" == "$2" ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 die() { echo "FAIL $*"; exit 1; }
 
 # The checks run the default profile and search_tools: a build with one

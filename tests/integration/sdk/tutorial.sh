@@ -13,10 +13,7 @@ umask 022
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-check() {
-    if [[ "$3" == *"$2"* ]]; then echo "ok   $1"; else
-        echo "FAIL $1: expected to contain [$2], got [$3]"; fails=$((fails + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 die() { echo "FAIL $*"; exit 1; }
 
 "$CMAKE" --install "$BUILD" --prefix "$T/prefix" >"$T/install.log" 2>&1 ||
