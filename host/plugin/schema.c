@@ -4,9 +4,6 @@
  * load time, so that schema_validate() can walk it without re-checking
  * keyword types on every call.  Errors name the first offending field deterministically: required
  * properties in declared order, then arguments in the order they were sent. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* vasprintf */
-#endif
 #include "json_exact.h"
 #include "schema.h"
 #include "schema_internal.h"

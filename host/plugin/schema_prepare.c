@@ -2,9 +2,6 @@
  * text once (supported keywords, their types, bounds) and adds the shared
  * max_output_tokens property, so that schema_validate() (schema.c) can
  * walk it on every call without re-checking. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* vasprintf */
-#endif
 #include "schema.h"
 #include "schema_internal.h"
 #include "strutil.h"
