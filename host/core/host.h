@@ -2,27 +2,27 @@
 #ifndef VTHOST_HOST_H
 #define VTHOST_HOST_H
 
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cjson/cJSON.h>
 #include <vthost/plugin.h>
-#include "log.h"   /* host_log, host_set_log_sink: util/log.c */
+#include "log.h" /* host_log, host_set_log_sink: util/log.c */
 
 #define VTHOST_VERSION "0.1.0"
 
 typedef struct host_options {
-    const char *workspace;      /* NULL: current directory */
-    const char *profile;        /* NULL: vtcode.toml [tools] profile, else default */
-    const char *config_path;    /* --config: a layer over the user's and the workspace's */
-    const char *agent;          /* NULL: embedded default agent */
+    const char *workspace;          /* NULL: current directory */
+    const char *profile;            /* NULL: vtcode.toml [tools] profile, else default */
+    const char *config_path;        /* --config: a layer over the user's and the workspace's */
+    const char *agent;              /* NULL: embedded default agent */
     const char *const *plugin_dirs; /* extra --plugin-dir entries */
     size_t plugin_dir_count;
-    const char *exe_path;       /* argv[0] or /proc/self/exe */
-    int log_level;              /* enum vt_log_level threshold for stderr */
-    const char *approval;       /* --approval preset, or NULL (config, else ask) */
-    int serve;                  /* vthost serve: the workspace index follows
+    const char *exe_path; /* argv[0] or /proc/self/exe */
+    int log_level;        /* enum vt_log_level threshold for stderr */
+    const char *approval; /* --approval preset, or NULL (config, else ask) */
+    int serve;            /* vthost serve: the workspace index follows
                                    changes by inotify (else: one-shot cache) */
-    int list_only;              /* a profile that cannot load still leaves the
+    int list_only;        /* a profile that cannot load still leaves the
                                    loader's listing open (see host_listing_open) */
 } host_options;
 
@@ -48,8 +48,8 @@ void host_close(void);
  * tenth of a one-shot start). */
 void host_close_at_exit(void);
 
-const char *host_workspace(void);      /* canonical absolute root */
-const cJSON *host_config(void);        /* vtcode.toml tree, or {} */
+const char *host_workspace(void); /* canonical absolute root */
+const cJSON *host_config(void);   /* vtcode.toml tree, or {} */
 const char *host_profile_name(void);
 /* The active profile (borrowed until host_close). */
 struct profile;

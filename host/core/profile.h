@@ -16,11 +16,11 @@ extern const profile_text profile_embedded[];
 typedef struct profile {
     char *name;
     char *description;
-    char *source;          /* file it was read from, or "(embedded)" */
-    char **modules;        /* module names, in file order */
-    char **packages;       /* package shipping each module (may be NULL) */
+    char *source;    /* file it was read from, or "(embedded)" */
+    char **modules;  /* module names, in file order */
+    char **packages; /* package shipping each module (may be NULL) */
     size_t nmodules;
-    char **tools;          /* public tools, in order */
+    char **tools; /* public tools, in order */
     size_t ntools;
     /* [profile] unopened: installed modules this profile leaves closed,
      * because their tools are gated to the profiles that list them (not
@@ -52,8 +52,7 @@ const char *profile_canonical_name(const char *name);
  * the embedded copy.  *err names the file and line of a syntax error.
  * Sections [approval] and [instructions] the profile lacks come from the
  * embedded default profile. */
-int profile_load(const char *name, const char *const *dirs, size_t ndirs,
-                 profile *out, char **err);
+int profile_load(const char *name, const char *const *dirs, size_t ndirs, profile *out, char **err);
 /* Parse INI text; exposed for tests. */
 int profile_parse(const char *text, const char *source, profile *out, char **err);
 void profile_free(profile *p);

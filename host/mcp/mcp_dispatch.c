@@ -27,8 +27,7 @@ static int only_space(const char *p, const char *end)
 }
 
 /* The method name in an error message, when it is short and plain. */
-static void method_not_found(struct mcp_server *s, const cJSON *id,
-                             const char *method)
+static void method_not_found(struct mcp_server *s, const cJSON *id, const char *method)
 {
     char msg[160];
     size_t n = strlen(method);
@@ -42,8 +41,7 @@ static void method_not_found(struct mcp_server *s, const cJSON *id,
     mcp_send_error(s, id, RPC_METHOD_NOT_FOUND, msg);
 }
 
-static void notification(struct mcp_server *s, const char *method,
-                         const cJSON *params)
+static void notification(struct mcp_server *s, const char *method, const cJSON *params)
 {
     if (strcmp(method, "notifications/cancelled") == 0) {
         const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
@@ -57,12 +55,12 @@ static void notification(struct mcp_server *s, const char *method,
 }
 
 /* A request; a tools/call to run is returned through *call. */
-static void request(struct mcp_server *s, cJSON *msg, const cJSON *id,
-                    const char *method, const cJSON *params, mcp_call **call)
+static void request(struct mcp_server *s, cJSON *msg, const cJSON *id, const char *method,
+                    const cJSON *params, mcp_call **call)
 {
     if (strcmp(method, "tools/call") == 0) {
         *call = mcp_call_start(s, msg, id, params);
-        return;  /* msg now belongs to the call (or is freed) */
+        return; /* msg now belongs to the call (or is freed) */
     }
     if (strcmp(method, "ping") == 0)
         mcp_send_result(s, id, cJSON_CreateObject());
@@ -77,12 +75,11 @@ static void request(struct mcp_server *s, cJSON *msg, const cJSON *id,
     cJSON_Delete(msg);
 }
 
-void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
-                       mcp_call **call)
+void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_call **call)
 {
     *call = NULL;
     if (only_space(line, line + len))
-        return;  /* blank lines between messages are tolerated */
+        return; /* blank lines between messages are tolerated */
     const char *end = NULL;
     /* cJSON would skip a NUL byte as whitespace; JSON text has none. */
     cJSON *msg = memchr(line, 0, len) ? NULL : json_parse_exact(line, len, &end);
@@ -119,7 +116,7 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
         int has_error = cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL;
         if (id && has_result != has_error) {
             if (!mcp_roots_reply(msg, id))
-                mcp_call_reply(s, msg, id);  /* a response to our request */
+                mcp_call_reply(s, msg, id); /* a response to our request */
             return;
         }
         why = "Invalid Request: no \"method\"";
@@ -139,8 +136,7 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
         return;
     }
     if (params && !cJSON_IsObject(params)) {
-        mcp_send_error(s, id, RPC_INVALID_PARAMS,
-                       "Invalid params: MCP params are an object");
+        mcp_send_error(s, id, RPC_INVALID_PARAMS, "Invalid params: MCP params are an object");
         cJSON_Delete(msg);
         return;
     }

@@ -9,13 +9,13 @@
 #ifndef VTHOST_MCP_INTERNAL_H
 #define VTHOST_MCP_INTERNAL_H
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
+#include "call_types.h"
 #include "mcp_reader.h"
 #include "mcp_server.h"
-#include "call_types.h"
 
 /* JSON-RPC error codes. */
 #define RPC_PARSE_ERROR -32700
@@ -23,7 +23,7 @@
 #define RPC_METHOD_NOT_FOUND -32601
 #define RPC_INVALID_PARAMS -32602
 #define RPC_INTERNAL_ERROR -32603
-#define RPC_SERVER_BUSY -32000   /* implementation-defined server error */
+#define RPC_SERVER_BUSY -32000 /* implementation-defined server error */
 
 /* Default bound on concurrently running tools/call ([mcp]
  * max_concurrent_calls); beyond it a call is answered at once with a busy
@@ -42,17 +42,17 @@
 typedef struct mcp_call {
     struct mcp_call *next;
     struct mcp_server *srv;
-    cJSON *msg;                 /* the request; owns everything below */
+    cJSON *msg; /* the request; owns everything below */
     const cJSON *id;
     const char *tool;
     const cJSON *args;
     const cJSON *progress_token;
     const char *agent;
-    atomic_int cancel;          /* call_request.cancel */
-    int cancelled;              /* under srv->lock: send no response */
-    pthread_mutex_t mu;         /* orders progress before the response */
-    int finished;               /* under mu: no more progress */
-    double last_progress;       /* under mu */
+    atomic_int cancel;    /* call_request.cancel */
+    int cancelled;        /* under srv->lock: send no response */
+    pthread_mutex_t mu;   /* orders progress before the response */
+    int finished;         /* under mu: no more progress */
+    double last_progress; /* under mu */
     frontend fe;
 } mcp_call;
 
@@ -60,49 +60,49 @@ typedef struct mcp_call {
 typedef struct mcp_pending {
     struct mcp_pending *next;
     double id;
-    cJSON *reply;               /* the client's response message */
+    cJSON *reply; /* the client's response message */
     int done;
 } mcp_pending;
 
 struct mcp_server {
     mcp_ops ops;
     int out_fd;
-    int wake[2];                /* self-pipe: stop requests, signals */
-    mcp_reader rd;              /* used only by the current leader */
-    int inline_calls;           /* memory mode: no threads, no prompts */
+    int wake[2];      /* self-pipe: stop requests, signals */
+    mcp_reader rd;    /* used only by the current leader */
+    int inline_calls; /* memory mode: no threads, no prompts */
 
     /* The output queue, drained by one writer thread (or written
      * directly in memory mode and before the writer starts). */
-    pthread_mutex_t wlock;      /* everything in this block */
-    pthread_cond_t out_cond;    /* writer: something queued, or stop */
-    pthread_cond_t room_cond;   /* producers: the queue shrank */
+    pthread_mutex_t wlock;    /* everything in this block */
+    pthread_cond_t out_cond;  /* writer: something queued, or stop */
+    pthread_cond_t room_cond; /* producers: the queue shrank */
     struct mcp_out_msg *out_head, *out_tail;
-    size_t out_bytes;           /* queued, not yet written */
-    int out_dead;               /* output broken: drop everything */
+    size_t out_bytes; /* queued, not yet written */
+    int out_dead;     /* output broken: drop everything */
     int writer_running, writer_stop;
     pthread_t writer;
-    int out_wake[2];            /* wakes the writer out of poll() */
-    int max_calls;              /* [mcp] max_concurrent_calls */
+    int out_wake[2]; /* wakes the writer out of poll() */
+    int max_calls;   /* [mcp] max_concurrent_calls */
     /* Transport mode (mcp_transport.c): every message goes to sink on
      * the sending thread instead of the queue; no reader, no writer. */
     mcp_sink_fn sink;
     void *sink_ud;
 
-    pthread_mutex_t lock;       /* everything below */
-    pthread_cond_t lead_cond;   /* followers waiting to lead */
-    pthread_cond_t reply_cond;  /* waiters for client replies */
-    pthread_cond_t exit_cond;   /* worker threads ending */
+    pthread_mutex_t lock;      /* everything below */
+    pthread_cond_t lead_cond;  /* followers waiting to lead */
+    pthread_cond_t reply_cond; /* waiters for client replies */
+    pthread_cond_t exit_cond;  /* worker threads ending */
     int has_leader, idle, threads, stopping;
-    int standby, standby_sleeping;  /* see mcp_server.c */
-    int64_t last_call_us;           /* when the last call started */
+    int standby, standby_sleeping; /* see mcp_server.c */
+    int64_t last_call_us;          /* when the last call started */
     int ncalls;
     mcp_call *calls;
     mcp_pending *pending;
     long next_request_id;
 
-    atomic_int stop_requested;  /* mcp_server_stop: cancel, don't drain */
-    atomic_int log_level;       /* notifications/message threshold */
-    atomic_int initialized;     /* initialize answered */
+    atomic_int stop_requested;          /* mcp_server_stop: cancel, don't drain */
+    atomic_int log_level;               /* notifications/message threshold */
+    atomic_int initialized;             /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */
     int cap_elicitation_url, cap_roots; /* likewise */
 };
@@ -121,23 +121,19 @@ int mcp_send(struct mcp_server *s, cJSON *msg);
 /* Write one already serialised message (no newline in it). */
 int mcp_send_text(struct mcp_server *s, const char *text, size_t len);
 void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result);
-void mcp_send_error(struct mcp_server *s, const cJSON *id, int code,
-                    const char *message);
-void mcp_send_notification(struct mcp_server *s, const char *method,
-                           cJSON *params);
+void mcp_send_error(struct mcp_server *s, const cJSON *id, int code, const char *message);
+void mcp_send_notification(struct mcp_server *s, const char *method, cJSON *params);
 
 /* ---- dispatch (mcp_dispatch.c) ---- */
 /* Handle one input line.  A tools/call to run is registered and
  * returned in *call (run it with mcp_call_run); everything else is
  * answered here. */
-void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len,
-                       mcp_call **call);
+void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_call **call);
 
 /* ---- calls (mcp_call.c) ---- */
 /* Validate a tools/call request (takes ownership of msg).  Returns a
  * registered call, or NULL after answering the request itself. */
-mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id,
-                         const cJSON *params);
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params);
 /* Run the call, answer it (unless cancelled), unregister and free it. */
 void mcp_call_run(struct mcp_server *s, mcp_call *c);
 /* notifications/cancelled for request `id`. */

@@ -26,8 +26,7 @@ void mcp_reader_init_fd(mcp_reader *r, int fd, int wake_fd, size_t max_line)
     r->wake_fd = wake_fd;
 }
 
-void mcp_reader_init_mem(mcp_reader *r, const void *data, size_t len,
-                         size_t max_line)
+void mcp_reader_init_mem(mcp_reader *r, const void *data, size_t len, size_t max_line)
 {
     init_common(r, max_line);
     r->mem = data;
@@ -114,8 +113,7 @@ static int fill(mcp_reader *r)
     }
 }
 
-static void emit(mcp_reader *r, size_t stop, size_t next,
-                 const char **line, size_t *len)
+static void emit(mcp_reader *r, size_t stop, size_t next, const char **line, size_t *len)
 {
     size_t n = stop - r->start;
     if (n > 0 && r->buf[r->start + n - 1] == '\r')
@@ -127,12 +125,11 @@ static void emit(mcp_reader *r, size_t stop, size_t next,
 
 int mcp_reader_next(mcp_reader *r, const char **line, size_t *len)
 {
-    size_t seen = 0;  /* bytes after start already known to hold no '\n' */
+    size_t seen = 0; /* bytes after start already known to hold no '\n' */
     for (;;) {
         if (r->skipping) {
-            char *nl = r->end > r->start
-                           ? memchr(r->buf + r->start, '\n', r->end - r->start)
-                           : NULL;
+            char *nl =
+                r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
             if (nl) {
                 r->start = (size_t)(nl - r->buf) + 1;
                 r->skipping = 0;
@@ -144,9 +141,8 @@ int mcp_reader_next(mcp_reader *r, const char **line, size_t *len)
                 return MCP_READ_EOF;
         } else {
             size_t pending = r->end - r->start;
-            char *nl = pending > seen
-                           ? memchr(r->buf + r->start + seen, '\n', pending - seen)
-                           : NULL;
+            char *nl =
+                pending > seen ? memchr(r->buf + r->start + seen, '\n', pending - seen) : NULL;
             if (nl) {
                 size_t at = (size_t)(nl - r->buf);
                 if (at - r->start > r->max_line) {

@@ -12,31 +12,30 @@
 #define MCP_MAX_LINE ((size_t)16 * 1024 * 1024)
 
 enum mcp_read_result {
-    MCP_READ_LINE = 1,     /* *line / *len hold one line (no '\n', no CR) */
-    MCP_READ_EOF = 0,      /* input ended (a final unterminated line is
+    MCP_READ_LINE = 1,      /* *line / *len hold one line (no '\n', no CR) */
+    MCP_READ_EOF = 0,       /* input ended (a final unterminated line is
                               returned as a line first) */
-    MCP_READ_TOO_LONG = -1,/* a line exceeded the limit; it is skipped */
-    MCP_READ_WAKE = -2,    /* the wake descriptor became readable */
-    MCP_READ_ERROR = -3    /* read() failed */
+    MCP_READ_TOO_LONG = -1, /* a line exceeded the limit; it is skipped */
+    MCP_READ_WAKE = -2,     /* the wake descriptor became readable */
+    MCP_READ_ERROR = -3     /* read() failed */
 };
 
 typedef struct mcp_reader {
-    int fd;              /* input, or -1 for a memory source */
-    int wake_fd;         /* polled with fd; -1 for none */
-    const char *mem;     /* memory source (fd == -1) */
+    int fd;          /* input, or -1 for a memory source */
+    int wake_fd;     /* polled with fd; -1 for none */
+    const char *mem; /* memory source (fd == -1) */
     size_t mem_len, mem_pos;
     char *buf;
     size_t cap, start, end;
     size_t max_line;
-    int skipping;        /* discarding the rest of an oversized line */
+    int skipping; /* discarding the rest of an oversized line */
     int eof;
 } mcp_reader;
 
 /* Read from `fd`, also waking when `wake_fd` (may be -1) is readable. */
 void mcp_reader_init_fd(mcp_reader *r, int fd, int wake_fd, size_t max_line);
 /* Read lines from a borrowed memory buffer (fuzzing, tests). */
-void mcp_reader_init_mem(mcp_reader *r, const void *data, size_t len,
-                         size_t max_line);
+void mcp_reader_init_mem(mcp_reader *r, const void *data, size_t len, size_t max_line);
 void mcp_reader_free(mcp_reader *r);
 
 /* The next line.  *line points into the reader's buffer and stays valid

@@ -18,7 +18,7 @@ enum { IDLE, ASKED, ANSWERED };
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int enabled, declared, state = IDLE;
-static cJSON *answer;   /* the response message, under mu */
+static cJSON *answer; /* the response message, under mu */
 
 void mcp_roots_enable(int on)
 {
@@ -61,7 +61,7 @@ void mcp_roots_initialized(struct mcp_server *s)
     cJSON_AddStringToObject(m, "method", "roots/list");
     if (mcp_send(s, m) != 0) {
         pthread_mutex_lock(&mu);
-        state = ANSWERED;  /* nothing will come: the waiter goes on at once */
+        state = ANSWERED; /* nothing will come: the waiter goes on at once */
         pthread_cond_broadcast(&cv);
         pthread_mutex_unlock(&mu);
     }
@@ -79,7 +79,7 @@ int mcp_roots_reply(cJSON *msg, const cJSON *id)
         pthread_cond_broadcast(&cv);
     }
     pthread_mutex_unlock(&mu);
-    cJSON_Delete(msg);  /* a second answer is dropped */
+    cJSON_Delete(msg); /* a second answer is dropped */
     return 1;
 }
 

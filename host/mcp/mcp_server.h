@@ -4,8 +4,8 @@
 #ifndef VTHOST_MCP_SERVER_H
 #define VTHOST_MCP_SERVER_H
 
-#include <stddef.h>
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include "call_types.h"
 
 /* What the engine needs from the host.  `call` is required; the others

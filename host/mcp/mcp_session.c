@@ -7,13 +7,13 @@
 #include "mcp_roots.h"
 #include "mcp_session.h"
 
-static const char *const protocol_versions[] = {
-    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                                "2024-11-05"};
 
 /* MCP (RFC 5424) level names; the host's five levels map onto the first
  * five, and the three above error silence host logging entirely. */
-static const char *const level_names[] = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+static const char *const level_names[] = {"debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency"};
 #define LEVEL_COUNT (sizeof level_names / sizeof level_names[0])
 
 /* Form-mode elicitation: an empty capability object means form mode
@@ -25,13 +25,12 @@ static int supports_form_elicitation(const cJSON *cap)
     return cap->child == NULL || cJSON_GetObjectItemCaseSensitive(cap, "form") != NULL;
 }
 
-void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
-                            const cJSON *params)
+void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params)
 {
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
     const char *version = protocol_versions[0];
-    for (size_t i = 0; cJSON_IsString(pv) &&
-                       i < sizeof protocol_versions / sizeof *protocol_versions; i++)
+    for (size_t i = 0;
+         cJSON_IsString(pv) && i < sizeof protocol_versions / sizeof *protocol_versions; i++)
         if (strcmp(pv->valuestring, protocol_versions[i]) == 0)
             version = protocol_versions[i];
 
@@ -47,9 +46,8 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
     mcp_roots_initialize(caps);
     if (s->ops.client_info) {
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
-        s->ops.client_info(
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name")),
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version")));
+        s->ops.client_info(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name")),
+                           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version")));
     }
 
     cJSON *r = cJSON_CreateObject();
@@ -70,8 +68,7 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
     mcp_send_result(s, id, r);
 }
 
-void mcp_session_tools_list(struct mcp_server *s, const cJSON *id,
-                            const cJSON *params)
+void mcp_session_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params)
 {
     const cJSON *cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
     if (cursor && !cJSON_IsNull(cursor)) {
@@ -87,8 +84,7 @@ void mcp_session_tools_list(struct mcp_server *s, const cJSON *id,
     mcp_send_result(s, id, r);
 }
 
-void mcp_session_set_level(struct mcp_server *s, const cJSON *id,
-                           const cJSON *params)
+void mcp_session_set_level(struct mcp_server *s, const cJSON *id, const cJSON *params)
 {
     const cJSON *level = cJSON_GetObjectItemCaseSensitive(params, "level");
     for (size_t i = 0; cJSON_IsString(level) && i < LEVEL_COUNT; i++) {

@@ -6,11 +6,8 @@
 
 struct mcp_server;
 
-void mcp_session_initialize(struct mcp_server *s, const cJSON *id,
-                            const cJSON *params);
-void mcp_session_tools_list(struct mcp_server *s, const cJSON *id,
-                            const cJSON *params);
-void mcp_session_set_level(struct mcp_server *s, const cJSON *id,
-                           const cJSON *params);
+void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params);
+void mcp_session_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params);
+void mcp_session_set_level(struct mcp_server *s, const cJSON *id, const cJSON *params);
 
 #endif

@@ -20,7 +20,7 @@
 
 static const host_options *opts;
 static int explicit_ws, told;
-static atomic_int settled;  /* read by serve_workspace_label without the gate */
+static atomic_int settled; /* read by serve_workspace_label without the gate */
 static char *refusal;
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t host_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -91,25 +91,31 @@ static int settle_roots(const cJSON *roots)
     int n = cJSON_GetArraySize(roots);
     char *path = NULL;
     const cJSON *r;
-    cJSON_ArrayForEach(r, roots) {
+    cJSON_ArrayForEach(r, roots)
+    {
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(r, "uri");
         if (cJSON_IsString(uri) && (path = file_uri_path(uri->valuestring)))
             break;
     }
     if (!path) {
-        host_log(VT_LOG_WARNING, "serve", "the client sent %d root(s), none a file:// "
-                 "directory; the workspace stays %s", n, host_workspace());
+        host_log(VT_LOG_WARNING, "serve",
+                 "the client sent %d root(s), none a file:// "
+                 "directory; the workspace stays %s",
+                 n, host_workspace());
         return 0;
     }
     if (n > 1)
-        host_log(VT_LOG_WARNING, "serve", "the client sent %d roots; the workspace is the first "
-                 "file:// one, %s", n, path);
+        host_log(VT_LOG_WARNING, "serve",
+                 "the client sent %d roots; the workspace is the first "
+                 "file:// one, %s",
+                 n, path);
     char *dir = realpath(path, NULL);
     int reopened = 0;
     if (!dir) {
         free(refusal);
         refusal = str_printf("the client's root %s is not an existing directory; pass "
-                             "--workspace DIR", path);
+                             "--workspace DIR",
+                             path);
     } else if (serve_workspace_refused(dir)) {
         refuse(dir, "the client's root");
     } else {
@@ -136,8 +142,10 @@ const char *serve_workspace_gate(int *reopened)
             if (roots)
                 *reopened = settle_roots(roots);
             else
-                host_log(VT_LOG_WARNING, "serve", "the client did not answer roots/list; "
-                         "the workspace stays %s", host_workspace());
+                host_log(VT_LOG_WARNING, "serve",
+                         "the client did not answer roots/list; "
+                         "the workspace stays %s",
+                         host_workspace());
         }
         cJSON_Delete(roots);
         settled = 1;

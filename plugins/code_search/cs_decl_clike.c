@@ -18,23 +18,20 @@ enum { K_FILE, K_NS, K_CLASS, K_ENUM, K_BLOCK, K_INIT };
 
 typedef struct level {
     int kind;
-    size_t st;       /* statement start of the enclosing level */
-    int pdepth;      /* its paren depth */
-    int cont;        /* the statement goes on after the closing brace */
+    size_t st;  /* statement start of the enclosing level */
+    int pdepth; /* its paren depth */
+    int cont;   /* the statement goes on after the closing brace */
 } level;
 
 typedef struct ctx {
-    int lang;        /* 'c' C/C++, 'j' Java, 's' JS/TS, 'n' C#, 'd' Dart, 'o' Solidity */
+    int lang; /* 'c' C/C++, 'j' Java, 's' JS/TS, 'n' C#, 'd' Dart, 'o' Solidity */
     const char *sh;
     size_t n;
     cs_toks *t;
     const char *buf;
 } ctx;
 
-static int in(char c, const char *set)
-{
-    return c && strchr(set, c) != NULL;
-}
+static int in(char c, const char *set) { return c && strchr(set, c) != NULL; }
 
 /* Index after the ')' matching the '(' at k (n when unbalanced). */
 static size_t after_paren(const ctx *c, size_t k)
@@ -46,7 +43,7 @@ static size_t after_paren(const ctx *c, size_t k)
         else if (c->sh[j] == ')' && --d == 0)
             return j + 1;
         else if (c->sh[j] == '{' || c->sh[j] == '}' || c->sh[j] == ';')
-            return c->n;  /* not a parameter list */
+            return c->n; /* not a parameter list */
     }
     return c->n;
 }
@@ -75,7 +72,7 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
     char prev = k > 0 ? sh[k - 1] : 0;
     char prev2 = k > 1 ? sh[k - 2] : 0;
     *cont = 1;
-    if (c->lang == 's' && prev == '>' && prev2 == '=') {  /* arrow body */
+    if (c->lang == 's' && prev == '>' && prev2 == '=') { /* arrow body */
         *cont = 0;
         return K_BLOCK;
     }
@@ -105,7 +102,7 @@ static int classify_brace(const ctx *c, size_t st, size_t k, int *cont)
             return K_CLASS;
     } else if (c->lang == 'n' || c->lang == 'd' || c->lang == 'o') {
         /* C#, Dart, Solidity: type bodies; enum bodies list members */
-        *cont = 0;  /* a type body ends its declaration */
+        *cont = 0; /* a type body ends its declaration */
         for (size_t j = k; j-- > st;)
             if (in(sh[j], "SIERM"))
                 return sh[j] == 'E' ? K_ENUM : sh[j] == 'M' ? K_NS : K_CLASS;
@@ -125,8 +122,7 @@ static int macro_type(const ctx *c, size_t st, size_t k)
         if (c->sh[j] == ')')
             d++;
         else if (c->sh[j] == '(' && --d == 0)
-            return j > st && c->sh[j - 1] == 'i' &&
-                   (j - 1 == st || in(c->sh[j - 2], "ik*&x"));
+            return j > st && c->sh[j - 1] == 'i' && (j - 1 == st || in(c->sh[j - 2], "ik*&x"));
     }
     return 0;
 }
@@ -168,8 +164,8 @@ static int declarator_in(const ctx *c, size_t from, size_t k)
     int d = 0;
     for (size_t j = from; j < k; j++) {
         char s = c->sh[j];
-        if ((s == '(' || s == '[') && d++ == 0 && s == '(' && j > from &&
-            c->sh[j - 1] == 'i' && !attribute_word(c, j - 1))
+        if ((s == '(' || s == '[') && d++ == 0 && s == '(' && j > from && c->sh[j - 1] == 'i' &&
+            !attribute_word(c, j - 1))
             return 1;
         else if ((s == ')' || s == ']') && d > 0)
             d--;
@@ -205,7 +201,7 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
         ok = (kind == K_CLASS || kind == K_FILE) && in(next, "{;=ik:") &&
              (in(prev, "ik>]?") || (prev == 0 && kind == K_CLASS));
     } else if (c->lang == 'o') {
-        ok = 0;  /* functions are keyword-led (function, modifier, event) */
+        ok = 0; /* functions are keyword-led (function, modifier, event) */
     } else {
         ok = kind == K_CLASS && (prev == 0 || in(prev, "{};i*#")) && in(next, "{:;");
     }
@@ -220,9 +216,8 @@ static void try_function(const ctx *c, int kind, size_t st, size_t k, int in_ini
  * named function body ({ next) and a declaration (; next) go on. */
 static int macro_statement(const ctx *c, int kind, size_t st, size_t open, size_t k)
 {
-    if (c->lang != 'c' || (kind != K_FILE && kind != K_NS) || open != st + 1 ||
-        c->sh[st] != 'i' || c->sh[open] != '(' || k + 1 >= c->n ||
-        in(c->sh[k + 1], "{;:,=()[]"))
+    if (c->lang != 'c' || (kind != K_FILE && kind != K_NS) || open != st + 1 || c->sh[st] != 'i' ||
+        c->sh[open] != '(' || k + 1 >= c->n || in(c->sh[k + 1], "{;:,=()[]"))
         return 0;
     const cs_tok *a = &c->t->v[k], *b = &c->t->v[k + 1];
     if (b->start <= a->end || !memchr(c->buf + a->end, '\n', b->start - a->end))
@@ -247,14 +242,17 @@ static void typedef_names(const ctx *c, size_t st, size_t k)
     int bd = 0, pd = 0;
     for (size_t j = st; j < k; j++) {
         char s = sh[j];
-        if (s == '{') bd++;
-        else if (s == '}') bd--;
-        else if (s == '(') pd++;
-        else if (s == ')') pd--;
+        if (s == '{')
+            bd++;
+        else if (s == '}')
+            bd--;
+        else if (s == '(')
+            pd++;
+        else if (s == ')')
+            pd--;
         else if (s == 'i' && bd == 0) {
             char nx = sh[j + 1];
-            if ((pd == 0 && in(nx, ",;[")) ||
-                (pd == 1 && j > 0 && sh[j - 1] == '*' && nx == ')'))
+            if ((pd == 0 && in(nx, ",;[")) || (pd == 1 && j > 0 && sh[j - 1] == '*' && nx == ')'))
                 c->t->v[j].def = 1;
         }
     }
@@ -293,8 +291,8 @@ static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
             while (j > 0 && sh[j - 1] == '"')
                 j--;
             cs_tok *tk = &t->v[k];
-            if (j > 0 && sh[j - 1] == 'i' && tk->end - tk->start >= 3 &&
-                buf[tk->start] == '"' && buf[tk->end - 1] == '"') {
+            if (j > 0 && sh[j - 1] == 'i' && tk->end - tk->start >= 3 && buf[tk->start] == '"' &&
+                buf[tk->end - 1] == '"') {
                 tk->start++;
                 tk->end--;
                 tk->kind = 'i';
@@ -308,8 +306,8 @@ static void hcl_blocks(const ctx *c, const char *buf, const int *depth)
                     in(sh[j - 1], "{}\"0i)],") && (j + 2 >= c->n || sh[j + 2] != '=')) {
                     /* first token on its line: the previous token ends
                      * before a newline */
-                    const char *nl = memchr(buf + t->v[j - 1].end, '\n',
-                                            t->v[j].start - t->v[j - 1].end);
+                    const char *nl =
+                        memchr(buf + t->v[j - 1].end, '\n', t->v[j].start - t->v[j - 1].end);
                     if (nl || sh[j - 1] == '{')
                         t->v[j].def = 1;
                 }
@@ -369,10 +367,9 @@ static void walk_ident(const ctx *c, walk *w, size_t k)
     size_t st = w->st;
     cs_toks *t = c->t;
     /* int (*handler)(int) = ...: a function pointer variable */
-    if (c->lang == 'c' && w->pd == 1 && !w->in_init && (kind == K_FILE || kind == K_NS) &&
-        k >= 2 && shape[k - 1] == '*' && shape[k - 2] == '(' && k + 2 < c->n &&
-        shape[k + 1] == ')' && in(shape[k + 2], "([") && shape[st] != 't' && k - 2 > st &&
-        in(shape[k - 3], "ik*&")) {
+    if (c->lang == 'c' && w->pd == 1 && !w->in_init && (kind == K_FILE || kind == K_NS) && k >= 2 &&
+        shape[k - 1] == '*' && shape[k - 2] == '(' && k + 2 < c->n && shape[k + 1] == ')' &&
+        in(shape[k + 2], "([") && shape[st] != 't' && k - 2 > st && in(shape[k - 3], "ik*&")) {
         t->v[k].def = 1;
         return;
     }
@@ -403,18 +400,21 @@ static void walk_ident(const ctx *c, walk *w, size_t k)
     }
 }
 
-void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth,
-                        cs_toks *t)
+void cs_decl_structural(int lexer, const char *buf, const char *shape, const int *depth, cs_toks *t)
 {
     ctx c = {0, shape, t->n, t, buf};
     switch (lexer) {
-    case CS_LEX_C: case CS_LEX_CPP: c.lang = 'c'; break;
+    case CS_LEX_C:
+    case CS_LEX_CPP: c.lang = 'c'; break;
     case CS_LEX_JAVA: c.lang = 'j'; break;
     case CS_LEX_CSHARP: c.lang = 'n'; break;
     case CS_LEX_DART: c.lang = 'd'; break;
     case CS_LEX_SOLIDITY: c.lang = 'o'; break;
     case CS_LEX_HCL: hcl_blocks(&c, buf, depth); return;
-    case CS_LEX_JS: case CS_LEX_JSX: case CS_LEX_TS: case CS_LEX_TSX: c.lang = 's'; break;
+    case CS_LEX_JS:
+    case CS_LEX_JSX:
+    case CS_LEX_TS:
+    case CS_LEX_TSX: c.lang = 's'; break;
     case CS_LEX_GO: go_groups(&c, depth); return;
     default: return;
     }
@@ -433,14 +433,16 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
             break;
         case '{': walk_open_brace(&c, &w, k); break;
         case '}': walk_close_brace(&w, k); break;
-        case '(': case '[':
+        case '(':
+        case '[':
             if (shape[k] == '(' && k > w.st && shape[k - 1] == 'i' && w.pd == 0)
                 try_function(&c, w.stack[w.sp].kind, w.st, k, w.in_init);
             if (w.pd == 0)
                 w.popen = k;
             w.pd++;
             break;
-        case ')': case ']':
+        case ')':
+        case ']':
             if (w.pd > 0 && --w.pd == 0 &&
                 macro_statement(&c, w.stack[w.sp].kind, w.st, w.popen, k)) {
                 w.st = k + 1;

@@ -66,8 +66,8 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
  * character touches either end ('$' joins identifiers in JS/TS only). */
 static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
 {
-    int dollar = lexer == CS_LEX_JS || lexer == CS_LEX_JSX || lexer == CS_LEX_TS ||
-                 lexer == CS_LEX_TSX;
+    int dollar =
+        lexer == CS_LEX_JS || lexer == CS_LEX_JSX || lexer == CS_LEX_TS || lexer == CS_LEX_TSX;
     if (sp.start > 0) {
         unsigned char c = (unsigned char)buf[sp.start - 1];
         if (cs_id_char(c) || (dollar && c == '$'))
@@ -81,8 +81,8 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
     return 1;
 }
 
-int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
-                unsigned cats, unsigned live, size_t cap, cs_file_hits *out)
+int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
+                size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
     if (memchr(buf, '\0', len < BINARY_PROBE ? len : BINARY_PROBE))
@@ -158,8 +158,8 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
     return 0;
 }
 
-int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
-                 unsigned live, size_t cap, cs_file_hits *out)
+int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsigned live, size_t cap,
+                 cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
     int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -6,17 +6,17 @@
 #include "cs_query.h"
 
 typedef struct cs_hit {
-    unsigned char cat;   /* enum cs_cat */
+    unsigned char cat; /* enum cs_cat */
     uint32_t line, col;
-    char *snippet;       /* malloc'd */
-    char *name;          /* malloc'd; definitions and usages */
+    char *snippet; /* malloc'd */
+    char *name;    /* malloc'd; definitions and usages */
 } cs_hit;
 
 typedef struct cs_file_hits {
     cs_hit *v;
     size_t n;
-    unsigned counts[3];  /* kept hits per content category */
-    int dropped;         /* a hit of a requested category was not kept */
+    unsigned counts[3]; /* kept hits per content category */
+    int dropped;        /* a hit of a requested category was not kept */
 } cs_file_hits;
 
 /* Per-thread scratch space, reused from file to file. */
@@ -37,11 +37,11 @@ void cs_worker_free(cs_worker *w);
  * first ones first; a hit of any other requested category only sets
  * out->dropped.  Unreadable and binary files give no hits.  Returns 0 or
  * VT_ERR_NOMEM. */
-int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats,
-                 unsigned live, size_t cap, cs_file_hits *out);
+int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsigned live, size_t cap,
+                 cs_file_hits *out);
 /* The same for an in-memory buffer (what cs_file_scan does after reading). */
-int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer,
-                unsigned cats, unsigned live, size_t cap, cs_file_hits *out);
+int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
+                size_t cap, cs_file_hits *out);
 void cs_file_hits_free(cs_file_hits *h);
 
 #endif

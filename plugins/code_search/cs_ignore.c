@@ -12,7 +12,11 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
-typedef struct sbuf { char *s; size_t n, cap; int oom; } sbuf;
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+    int oom;
+} sbuf;
 
 static void put(sbuf *b, const char *s, size_t n)
 {
@@ -49,13 +53,13 @@ static void translate(sbuf *b, const char *p, size_t n)
         if (c == '*' && i + 1 < n && p[i + 1] == '*') {
             int at_start = i == 0 || p[i - 1] == '/';
             size_t j = i + 2;
-            if (at_start && j < n && p[j] == '/') {      /* "**" + "/" */
+            if (at_start && j < n && p[j] == '/') { /* "**" + "/" */
                 PUTS(b, "(?:.*/)?");
                 i = j;
-            } else if (at_start && j == n) {             /* trailing "**" */
+            } else if (at_start && j == n) { /* trailing "**" */
                 PUTS(b, ".*");
                 i = j - 1;
-            } else {                                     /* plain: like * */
+            } else { /* plain: like * */
                 PUTS(b, "[^/]*");
                 i++;
             }
@@ -71,7 +75,7 @@ static void translate(sbuf *b, const char *p, size_t n)
                 j++;
             while (j < n && p[j] != ']')
                 j++;
-            if (j >= n) {                               /* no class: literal */
+            if (j >= n) { /* no class: literal */
                 put_lit(b, c);
                 continue;
             }
@@ -131,7 +135,7 @@ static int add_rule(cs_ignore *ig, const char *line, size_t n)
     r.re = pcre2_compile((PCRE2_SPTR)b.s, b.n, PCRE2_DOTALL, &errc, &off, NULL);
     free(b.s);
     if (!r.re)
-        return 0;  /* a malformed pattern is ignored, as git does */
+        return 0; /* a malformed pattern is ignored, as git does */
     if (ig->n == ig->cap) {
         size_t nc = ig->cap ? ig->cap * 2 : 8;
         cs_rule *nv = realloc(ig->v, nc * sizeof *nv);
@@ -191,13 +195,10 @@ int cs_ignore_load(cs_ignore *ig, const char *path)
     return rc;
 }
 
-pcre2_match_data *cs_ignore_md(void)
-{
-    return pcre2_match_data_create(4, NULL);
-}
+pcre2_match_data *cs_ignore_md(void) { return pcre2_match_data_create(4, NULL); }
 
-int cs_ignore_match(const cs_ignore *ig, const char *rel, size_t len,
-                    int is_dir, pcre2_match_data *md)
+int cs_ignore_match(const cs_ignore *ig, const char *rel, size_t len, int is_dir,
+                    pcre2_match_data *md)
 {
     for (size_t i = ig->n; i-- > 0;) {
         const cs_rule *r = &ig->v[i];

@@ -8,8 +8,8 @@
 
 typedef struct cs_rule {
     pcre2_code *re;
-    unsigned char negate;    /* "!pattern": re-include */
-    unsigned char dir_only;  /* "pattern/": directories only */
+    unsigned char negate;   /* "!pattern": re-include */
+    unsigned char dir_only; /* "pattern/": directories only */
 } cs_rule;
 
 typedef struct cs_ignore {
@@ -25,8 +25,8 @@ int cs_ignore_load(cs_ignore *ig, const char *path);
 /* `rel` is relative to the directory holding the rules.  Returns 1 when
  * the last matching rule ignores it, 0 when it re-includes it, -1 when no
  * rule matches.  md comes from cs_ignore_md(). */
-int cs_ignore_match(const cs_ignore *ig, const char *rel, size_t len,
-                    int is_dir, pcre2_match_data *md);
+int cs_ignore_match(const cs_ignore *ig, const char *rel, size_t len, int is_dir,
+                    pcre2_match_data *md);
 pcre2_match_data *cs_ignore_md(void);
 void cs_ignore_free(cs_ignore *ig);
 

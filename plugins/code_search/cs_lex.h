@@ -18,9 +18,9 @@
 #include <stdint.h>
 
 typedef struct cs_tok {
-    uint32_t start, end;  /* byte offsets [start, end) */
+    uint32_t start, end; /* byte offsets [start, end) */
     char kind;
-    unsigned char def;    /* set by cs_decl_mark: a declaration's name */
+    unsigned char def; /* set by cs_decl_mark: a declaration's name */
 } cs_tok;
 
 typedef struct cs_toks {
@@ -31,7 +31,7 @@ typedef struct cs_toks {
     char *shape;
     int *depth;
     size_t scap;
-    void *md;        /* pcre2_match_data */
+    void *md; /* pcre2_match_data */
 } cs_toks;
 
 /* Lex buf with lexer (enum cs_lexer), replacing t's contents.
@@ -58,14 +58,8 @@ static inline void cs_tok_push(cs_toks *t, char kind, size_t start, size_t end)
 /* Byte classes: bit 1 starts an identifier (letters, '_', and every
  * byte of a UTF-8 sequence), bit 2 continues one (adds digits). */
 extern const unsigned char cs_byte_class[256];
-static inline int cs_id_start(unsigned char c)
-{
-    return cs_byte_class[c] & 1;
-}
-static inline int cs_id_char(unsigned char c)
-{
-    return cs_byte_class[c] & 2;
-}
+static inline int cs_id_start(unsigned char c) { return cs_byte_class[c] & 1; }
+static inline int cs_id_char(unsigned char c) { return cs_byte_class[c] & 2; }
 /* End of the identifier starting at i. */
 size_t cs_scan_ident(const char *b, size_t len, size_t i);
 /* End of a number starting at i (digits, letters, '.', digit separators,

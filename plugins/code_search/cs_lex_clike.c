@@ -27,8 +27,8 @@ static int word_is(const char *s, size_t n, const char *w)
 static size_t cpp_raw(const lx *L, size_t i)
 {
     size_t d = i + 1;
-    while (d < L->len && d - i <= 17 && L->b[d] != '(' && L->b[d] != '"' &&
-           L->b[d] != '\n' && L->b[d] != ' ' && L->b[d] != '\\')
+    while (d < L->len && d - i <= 17 && L->b[d] != '(' && L->b[d] != '"' && L->b[d] != '\n' &&
+           L->b[d] != ' ' && L->b[d] != '\\')
         d++;
     if (d >= L->len || L->b[d] != '(')
         return cs_scan_quoted(L->b, L->len, i, '"', 0);
@@ -70,7 +70,7 @@ static size_t rust_char(const lx *L, size_t i)
     if (i + 1 < L->len && b[i + 1] == '\\')
         return cs_scan_quoted(b, L->len, i, '\'', 0);
     size_t j = i + 1;
-    if (j < L->len && ((unsigned char)b[j] & 0x80)) {  /* one UTF-8 char */
+    if (j < L->len && ((unsigned char)b[j] & 0x80)) { /* one UTF-8 char */
         j++;
         while (j < L->len && ((unsigned char)b[j] & 0xC0) == 0x80)
             j++;
@@ -90,16 +90,15 @@ static size_t ident_or_prefixed(lx *L, size_t i, int *directive_name)
     size_t n = e - i;
     char nx = e < L->len ? b[e] : '\0';
     if (L->lexer == CS_LEX_CPP) {
-        if (nx == '"' && (word_is(b + i, n, "R") || word_is(b + i, n, "LR") ||
-                          word_is(b + i, n, "uR") || word_is(b + i, n, "UR") ||
-                          word_is(b + i, n, "u8R"))) {
+        if (nx == '"' &&
+            (word_is(b + i, n, "R") || word_is(b + i, n, "LR") || word_is(b + i, n, "uR") ||
+             word_is(b + i, n, "UR") || word_is(b + i, n, "u8R"))) {
             size_t end = cpp_raw(L, e);
             cs_tok_push(L->t, '"', i, end);
             return end;
         }
-        if ((nx == '"' || nx == '\'') &&
-            (word_is(b + i, n, "L") || word_is(b + i, n, "u") ||
-             word_is(b + i, n, "U") || word_is(b + i, n, "u8"))) {
+        if ((nx == '"' || nx == '\'') && (word_is(b + i, n, "L") || word_is(b + i, n, "u") ||
+                                          word_is(b + i, n, "U") || word_is(b + i, n, "u8"))) {
             size_t end = cs_scan_quoted(b, L->len, e, nx, 0);
             cs_tok_push(L->t, '"', i, end);
             return end;
@@ -107,7 +106,7 @@ static size_t ident_or_prefixed(lx *L, size_t i, int *directive_name)
     } else if (L->lexer == CS_LEX_RUST) {
         if ((word_is(b + i, n, "r") || word_is(b + i, n, "br")) && (nx == '"' || nx == '#')) {
             if (nx == '#' && word_is(b + i, n, "r") && e + 1 < L->len &&
-                cs_id_start((unsigned char)b[e + 1])) {       /* r#ident */
+                cs_id_start((unsigned char)b[e + 1])) { /* r#ident */
                 size_t ie = cs_scan_ident(b, L->len, e + 1);
                 cs_tok_push(L->t, 'i', e + 1, ie);
                 return ie;
@@ -152,8 +151,8 @@ static int go_semicolon_after(const cs_toks *t)
     if (!t->n)
         return 0;
     char k = t->v[t->n - 1].kind;
-    return k == 'i' || k == '0' || k == '"' || k == ')' || k == ']' || k == '}' ||
-           k == '+' || k == '-';
+    return k == 'i' || k == '0' || k == '"' || k == ')' || k == ']' || k == '}' || k == '+' ||
+           k == '-';
 }
 
 int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t)
@@ -216,7 +215,7 @@ int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t)
             if (java && i + 2 < len && b[i + 1] == '"' && b[i + 2] == '"') {
                 const char *q = memmem(b + i + 3, len - i - 3, "\"\"\"", 3);
                 e = q ? (size_t)(q - b) + 3 : len;
-                while (e < len && b[e] == '"')  /* """ closing with extra quotes */
+                while (e < len && b[e] == '"') /* """ closing with extra quotes */
                     e++;
             } else {
                 e = cs_scan_quoted(b, len, i, '"', rust);
@@ -237,7 +236,7 @@ int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t)
             if (e) {
                 cs_tok_push(t, '"', i, e);
                 i = e;
-            } else {  /* lifetime or label: not an identifier */
+            } else { /* lifetime or label: not an identifier */
                 e = cs_scan_ident(b, len, i + 1);
                 cs_tok_push(t, '\'', i, e);
                 i = e > i + 1 ? e : i + 1;

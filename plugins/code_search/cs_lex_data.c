@@ -10,10 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-static int sp(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f';
-}
+static int sp(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
 
 static size_t skip_sp(const char *b, size_t len, size_t i)
 {
@@ -52,7 +49,7 @@ static void lex_json(const char *b, size_t len, cs_toks *t)
 static void lex_yaml(const char *b, size_t len, cs_toks *t)
 {
     size_t i = 0;
-    long block_indent = -1;  /* inside a block scalar deeper than this */
+    long block_indent = -1; /* inside a block scalar deeper than this */
     while (i < len && !t->oom) {
         size_t eol = cs_scan_eol(b, len, i);
         size_t s = skip_sp(b, eol, i);
@@ -68,8 +65,8 @@ static void lex_yaml(const char *b, size_t len, cs_toks *t)
         while (s + 1 < eol && b[s] == '-' && (b[s + 1] == ' ' || b[s + 1] == '\t')) {
             s = skip_sp(b, eol, s + 1);
         }
-        if (s < eol && b[s] != '#' && !(b[s] == '-' && eol - s >= 3 && b[s + 1] == '-' &&
-                                          b[s + 2] == '-')) {
+        if (s < eol && b[s] != '#' &&
+            !(b[s] == '-' && eol - s >= 3 && b[s + 1] == '-' && b[s + 2] == '-')) {
             size_t ks = s, ke, after;
             if (b[s] == '"' || b[s] == '\'') {
                 size_t e = cs_scan_quoted(b, eol, s, b[s], 0);
@@ -87,8 +84,7 @@ static void lex_yaml(const char *b, size_t len, cs_toks *t)
                     ke--;
                 after = j;
             }
-            if (after < eol && b[after] == ':' && ke > ks &&
-                !strchr("[{&*!|>%@`", b[ks])) {
+            if (after < eol && b[after] == ':' && ke > ks && !strchr("[{&*!|>%@`", b[ks])) {
                 cs_tok_push(t, 'D', ks, ke);
                 size_t v = skip_sp(b, eol, after + 1);
                 if (v < eol && (b[v] == '|' || b[v] == '>'))
@@ -133,7 +129,7 @@ static size_t toml_keys(const char *b, size_t eol, size_t i, char stop, cs_toks 
             return i;
         break;
     }
-    t->n = marks;  /* not a key after all */
+    t->n = marks; /* not a key after all */
     return 0;
 }
 
@@ -172,9 +168,9 @@ static void lex_md(const char *b, size_t len, cs_toks *t)
     size_t i = 0;
     char fence = 0;
     size_t fence_n = 0;
-    size_t prev_s = 0, prev_e = 0;  /* the previous line's text, for setext */
+    size_t prev_s = 0, prev_e = 0; /* the previous line's text, for setext */
     int prev_text = 0;
-    if (len >= 4 && memcmp(b, "---\n", 4) == 0) {  /* front matter */
+    if (len >= 4 && memcmp(b, "---\n", 4) == 0) { /* front matter */
         const char *e = memmem(b + 4, len - 4, "\n---", 4);
         if (e)
             i = cs_scan_eol(b, len, (size_t)(e - b) + 1) + 1;
@@ -249,10 +245,7 @@ static void lex_md(const char *b, size_t len, cs_toks *t)
 
 /* ---- CSS (and SCSS/Less) ------------------------------------------- */
 
-static int css_id_start(unsigned char c)
-{
-    return cs_id_start(c) || c == '-';
-}
+static int css_id_start(unsigned char c) { return cs_id_start(c) || c == '-'; }
 
 static size_t css_ident(const char *b, size_t len, size_t i)
 {
@@ -288,8 +281,7 @@ static void css_prelude(const char *b, size_t s, size_t e, cs_toks *t)
         if (c == '"' || c == '\'') {
             i = cs_scan_quoted(b, e, i, c, 0) - 1;
         } else if ((c == '.' || c == '#' || c == '%') && i + 1 < e &&
-                   css_id_start((unsigned char)b[i + 1]) &&
-                   !(c == '#' && b[i + 1] == '{')) {
+                   css_id_start((unsigned char)b[i + 1]) && !(c == '#' && b[i + 1] == '{')) {
             size_t z = css_ident(b, e, i + 1);
             cs_tok_push(t, 'D', i + 1, z);
             i = z - 1;
@@ -323,7 +315,8 @@ static void css_decl(const char *b, size_t s, size_t e, cs_toks *t)
         char c = b[i];
         if (c == '"' || c == '\'') {
             i = cs_scan_quoted(b, e, i, c, 0) - 1;
-        } else if (c == '-' && i + 2 < e && b[i + 1] == '-' && (i == 0 || !cs_id_char((unsigned char)b[i - 1])) &&
+        } else if (c == '-' && i + 2 < e && b[i + 1] == '-' &&
+                   (i == 0 || !cs_id_char((unsigned char)b[i - 1])) &&
                    css_id_start((unsigned char)b[i + 2])) {
             size_t z = css_ident(b, e, i);
             cs_tok_push(t, 'i', i, z);
@@ -351,7 +344,7 @@ static void lex_css(const char *b, size_t len, cs_toks *t)
             continue;
         }
         if (c == '/' && i + 1 < len && b[i + 1] == '/' && (i == 0 || b[i - 1] != ':')) {
-            size_t e = cs_scan_eol(b, len, i);  /* SCSS line comment */
+            size_t e = cs_scan_eol(b, len, i); /* SCSS line comment */
             if (s == i)
                 s = e;
             i = e;
@@ -365,7 +358,7 @@ static void lex_css(const char *b, size_t len, cs_toks *t)
             paren++;
         else if (c == ')' && paren > 0)
             paren--;
-        else if (c == '#' && i + 1 < len && b[i + 1] == '{') {  /* interpolation */
+        else if (c == '#' && i + 1 < len && b[i + 1] == '{') { /* interpolation */
             const char *e = memchr(b + i, '}', len - i);
             i = e ? (size_t)(e - b) + 1 : len;
             continue;
@@ -465,7 +458,7 @@ static void lex_dockerfile(const char *b, size_t len, cs_toks *t)
             size_t w = word_end(b, e, s);
             size_t a = skip_sp(b, e, w);
             if (word_eq(b, s, w, "FROM")) {
-                while (a < e && b[a] == '-') {  /* --platform=... */
+                while (a < e && b[a] == '-') { /* --platform=... */
                     a = skip_sp(b, e, word_end(b, e, a));
                 }
                 size_t iz = word_end(b, e, a);
@@ -473,7 +466,7 @@ static void lex_dockerfile(const char *b, size_t len, cs_toks *t)
                 while (k < iz && (cs_id_char((unsigned char)b[k]) || b[k] == '-'))
                     k++;
                 if (k == iz && iz > a)
-                    cs_tok_push(t, 'i', a, iz);  /* an earlier stage */
+                    cs_tok_push(t, 'i', a, iz); /* an earlier stage */
                 else
                     docker_refs(b, a, iz, t);
                 size_t as = skip_sp(b, e, iz), az = word_end(b, e, as);

@@ -9,37 +9,38 @@
 #include <string.h>
 
 enum {
-    G_TRIPLE = 1u << 0,      /* """...""" (and ''' where ' quotes) */
-    G_VERBATIM = 1u << 1,    /* C# @"..." with "" inside, $"..." */
-    G_LUA_LONG = 1u << 2,    /* [[...]], [==[...]==], --[[...]] */
-    G_RUBY_DOC = 1u << 3,    /* =begin ... =end at line starts */
-    G_NIX_STR = 1u << 4,     /* ''...'' indented strings */
-    G_ZIG_LINE = 1u << 5,    /* \\ multiline string lines */
-    G_ID_SUFFIX = 1u << 6,   /* one trailing ? or ! in an identifier */
-    G_ID_PRIME = 1u << 7,    /* ' inside/after an identifier (foo') */
-    G_ID_DASH = 1u << 8,     /* - inside an identifier (nix) */
-    G_LINE_MARK = 1u << 9,   /* 'L' before column-0 tokens */
-    G_HEREDOC = 1u << 10,    /* <<ID, <<-ID, <<~ID, <<<ID bodies are strings */
-    G_SIGIL = 1u << 11,      /* elixir ~r/.../, ~s(...) */
-    G_HASH_LINESTART = 1u << 12, /* '#' comments only first on a line (C# directives) */
-    G_HASH_ATTR = 1u << 13,  /* '#[' is not a comment (PHP attributes) */
+    G_TRIPLE = 1u << 0,           /* """...""" (and ''' where ' quotes) */
+    G_VERBATIM = 1u << 1,         /* C# @"..." with "" inside, $"..." */
+    G_LUA_LONG = 1u << 2,         /* [[...]], [==[...]==], --[[...]] */
+    G_RUBY_DOC = 1u << 3,         /* =begin ... =end at line starts */
+    G_NIX_STR = 1u << 4,          /* ''...'' indented strings */
+    G_ZIG_LINE = 1u << 5,         /* \\ multiline string lines */
+    G_ID_SUFFIX = 1u << 6,        /* one trailing ? or ! in an identifier */
+    G_ID_PRIME = 1u << 7,         /* ' inside/after an identifier (foo') */
+    G_ID_DASH = 1u << 8,          /* - inside an identifier (nix) */
+    G_LINE_MARK = 1u << 9,        /* 'L' before column-0 tokens */
+    G_HEREDOC = 1u << 10,         /* <<ID, <<-ID, <<~ID, <<<ID bodies are strings */
+    G_SIGIL = 1u << 11,           /* elixir ~r/.../, ~s(...) */
+    G_HASH_LINESTART = 1u << 12,  /* '#' comments only first on a line (C# directives) */
+    G_HASH_ATTR = 1u << 13,       /* '#[' is not a comment (PHP attributes) */
     G_DASH_COMMENT_HS = 1u << 14, /* '--' starts a comment only when not an operator */
-    G_BACKTICK_ID = 1u << 15, /* `name` is an identifier (Kotlin, Scala, Swift) */
-    G_LINE_MARK_ALL = 1u << 16, /* 'L' before the first token of every line */
+    G_BACKTICK_ID = 1u << 15,     /* `name` is an identifier (Kotlin, Scala, Swift) */
+    G_LINE_MARK_ALL = 1u << 16,   /* 'L' before the first token of every line */
 };
 
 typedef struct gsyn {
-    const char *line[3];      /* line comment openers */
+    const char *line[3]; /* line comment openers */
     const char *bopen, *bclose;
     int bnested;
-    const char *quotes;       /* quote characters (backslash escapes) */
-    const char *multiline;    /* those of them that may span lines */
+    const char *quotes;    /* quote characters (backslash escapes) */
+    const char *multiline; /* those of them that may span lines */
     unsigned flags;
 } gsyn;
 
-#define ROW(lx) [(lx) - CS_LEX_FIRST_GENERIC]
+#define ROW(lx) [(lx)-CS_LEX_FIRST_GENERIC]
 static const gsyn SYN[CS_LEX_FIRST_DATA - CS_LEX_FIRST_GENERIC] = {
-    ROW(CS_LEX_CSHARP) = {{"//", "#"}, "/*", "*/", 0, "\"'", "", G_VERBATIM | G_TRIPLE | G_HASH_LINESTART},
+    ROW(CS_LEX_CSHARP) =
+        {{"//", "#"}, "/*", "*/", 0, "\"'", "", G_VERBATIM | G_TRIPLE | G_HASH_LINESTART},
     ROW(CS_LEX_KOTLIN) = {{"//"}, "/*", "*/", 1, "\"'", "", G_TRIPLE | G_BACKTICK_ID},
     ROW(CS_LEX_SWIFT) = {{"//"}, "/*", "*/", 1, "\"", "", G_TRIPLE | G_BACKTICK_ID},
     ROW(CS_LEX_SCALA) = {{"//"}, "/*", "*/", 1, "\"'", "", G_TRIPLE | G_BACKTICK_ID},
@@ -48,12 +49,17 @@ static const gsyn SYN[CS_LEX_FIRST_DATA - CS_LEX_FIRST_GENERIC] = {
     ROW(CS_LEX_PROTO) = {{"//"}, "/*", "*/", 0, "\"'", "", 0},
     ROW(CS_LEX_SOLIDITY) = {{"//"}, "/*", "*/", 0, "\"'", "", 0},
     ROW(CS_LEX_PHP) = {{"//", "#"}, "/*", "*/", 0, "\"'`", "\"'`", G_HEREDOC | G_HASH_ATTR},
-    ROW(CS_LEX_RUBY) = {{"#"}, NULL, NULL, 0, "\"'`", "\"'`",
+    ROW(CS_LEX_RUBY) = {{"#"},
+                        NULL,
+                        NULL,
+                        0,
+                        "\"'`",
+                        "\"'`",
                         G_RUBY_DOC | G_ID_SUFFIX | G_HEREDOC | G_LINE_MARK_ALL},
     ROW(CS_LEX_LUA) = {{"--"}, NULL, NULL, 0, "\"'", "", G_LUA_LONG | G_LINE_MARK},
     ROW(CS_LEX_ELIXIR) = {{"#"}, NULL, NULL, 0, "\"'", "\"'", G_TRIPLE | G_ID_SUFFIX | G_SIGIL},
-    ROW(CS_LEX_HASKELL) = {{"--"}, "{-", "-}", 1, "\"'", "",
-                           G_ID_PRIME | G_LINE_MARK_ALL | G_DASH_COMMENT_HS},
+    ROW(CS_LEX_HASKELL) =
+        {{"--"}, "{-", "-}", 1, "\"'", "", G_ID_PRIME | G_LINE_MARK_ALL | G_DASH_COMMENT_HS},
     ROW(CS_LEX_NIX) = {{"#"}, "/*", "*/", 0, "\"", "\"", G_NIX_STR | G_ID_PRIME | G_ID_DASH},
     ROW(CS_LEX_SQL) = {{"--", "#"}, "/*", "*/", 0, "'\"`", "'\"`", 0},
     ROW(CS_LEX_HCL) = {{"#", "//"}, "/*", "*/", 0, "\"", "", G_HEREDOC},
@@ -158,8 +164,8 @@ static size_t heredoc(const gl *L, size_t i)
     if (q)
         j++;
     size_t ds = j;
-    while (j < L->len && ((b[j] >= 'A' && b[j] <= 'Z') || b[j] == '_' ||
-                          (j > ds && b[j] >= '0' && b[j] <= '9')))
+    while (j < L->len &&
+           ((b[j] >= 'A' && b[j] <= 'Z') || b[j] == '_' || (j > ds && b[j] >= '0' && b[j] <= '9')))
         j++;
     size_t dn = j - ds;
     if (dn == 0 || (j < L->len && cs_id_char((unsigned char)b[j])))
@@ -198,7 +204,7 @@ static size_t sigil(const gl *L, size_t i)
         if (b[j] == '\\')
             j++;
         else if (b[j] == close)
-            return cs_scan_ident(b, L->len, j + 1);  /* modifiers */
+            return cs_scan_ident(b, L->len, j + 1); /* modifiers */
     }
     return L->len;
 }
@@ -235,7 +241,7 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
     const gsyn *s = L.s;
     unsigned f = s->flags;
     size_t i = 0;
-    if (len >= 2 && b[0] == '#' && b[1] == '!')  /* shebang */
+    if (len >= 2 && b[0] == '#' && b[1] == '!') /* shebang */
         i = cs_scan_eol(b, len, 0);
     while (i < len && !t->oom) {
         unsigned char c = (unsigned char)b[i];
@@ -269,7 +275,7 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
                 while (j < len && b[j] == '-')
                     j++;
                 if (j < len && strchr("!#$%&*+./<=>?@\\^|~:", b[j]))
-                    continue;  /* an operator such as --> */
+                    continue; /* an operator such as --> */
             }
             comment = 1;
         }
@@ -322,7 +328,8 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
             if (j < len && (b[j] == '@' || b[j] == '$') && b[j] != (char)c)
                 j++;
             if (j < len && b[j] == '"') {
-                size_t e = c == '@' || b[i + 1] == '@' ? verbatim(&L, j - 1) : scan_string(&L, j, '"');
+                size_t e =
+                    c == '@' || b[i + 1] == '@' ? verbatim(&L, j - 1) : scan_string(&L, j, '"');
                 cs_tok_push(t, '"', i, e);
                 i = e;
                 continue;
@@ -346,7 +353,7 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
             for (; j + 1 < len; j++) {
                 if (b[j] == '\'' && b[j + 1] == '\'') {
                     if (j + 2 < len && (b[j + 2] == '\'' || b[j + 2] == '$' || b[j + 2] == '\\')) {
-                        j += 2;  /* ''' ''$ ''\ escapes */
+                        j += 2; /* ''' ''$ ''\ escapes */
                         continue;
                     }
                     break;

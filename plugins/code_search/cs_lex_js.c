@@ -12,7 +12,7 @@ typedef struct jl {
     size_t len;
     cs_toks *t;
     int jsx;
-    int depth;  /* recursion guard for ${} and JSX nesting */
+    int depth; /* recursion guard for ${} and JSX nesting */
 } jl;
 
 static size_t lex_code(jl *L, size_t i, int until_brace);
@@ -28,20 +28,21 @@ static int word_in(const char *s, size_t n, const char *const *words)
 /* Can an expression start here (so '/' is a regex, '<' may be JSX)? */
 static int expr_allowed(const jl *L)
 {
-    static const char *const kw[] = {"return", "typeof", "instanceof", "in", "of",
-                                     "new", "delete", "void", "throw", "case", "do",
-                                     "else", "yield", "await", NULL};
+    static const char *const kw[] = {"return", "typeof", "instanceof", "in",    "of",
+                                     "new",    "delete", "void",       "throw", "case",
+                                     "do",     "else",   "yield",      "await", NULL};
     const cs_toks *t = L->t;
     if (!t->n)
         return 1;
     const cs_tok *p = &t->v[t->n - 1];
     switch (p->kind) {
-    case 'i':
-        return word_in(L->b + p->start, p->end - p->start, kw);
-    case '0': case '"': case ')': case ']': case '}':
-        return 0;
-    default:
-        return 1;
+    case 'i': return word_in(L->b + p->start, p->end - p->start, kw);
+    case '0':
+    case '"':
+    case ')':
+    case ']':
+    case '}': return 0;
+    default: return 1;
     }
 }
 
@@ -50,14 +51,14 @@ static size_t scan_regex(const jl *L, size_t i)
     const char *b = L->b;
     int cls = 0;
     for (i++; i < L->len && b[i] != '\n'; i++) {
-        if (b[i] == '\\' && i + 1 < L->len)  /* a trailing backslash ends it */
+        if (b[i] == '\\' && i + 1 < L->len) /* a trailing backslash ends it */
             i++;
         else if (b[i] == '[')
             cls = 1;
         else if (b[i] == ']')
             cls = 0;
         else if (b[i] == '/' && !cls)
-            return cs_scan_ident(b, L->len, i + 1);  /* flags */
+            return cs_scan_ident(b, L->len, i + 1); /* flags */
     }
     return i;
 }
@@ -153,7 +154,7 @@ static size_t lex_code(jl *L, size_t i, int until_brace)
     const char *b = L->b;
     size_t len = L->len;
     int braces = 0;
-    if (++L->depth > 200) {  /* pathological nesting: give up on structure */
+    if (++L->depth > 200) { /* pathological nesting: give up on structure */
         L->depth--;
         return len;
     }
@@ -217,7 +218,7 @@ int cs_lex_js(int lexer, const char *b, size_t len, cs_toks *t)
 {
     jl L = {b, len, t, lexer == CS_LEX_JSX || lexer == CS_LEX_TSX, 0};
     size_t i = 0;
-    if (len >= 2 && b[0] == '#' && b[1] == '!')  /* hashbang */
+    if (len >= 2 && b[0] == '#' && b[1] == '!') /* hashbang */
         i = cs_scan_eol(b, len, 0);
     lex_code(&L, i, 0);
     return t->oom ? -1 : 0;

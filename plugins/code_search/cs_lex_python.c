@@ -40,8 +40,8 @@ int cs_lex_python(const char *b, size_t len, cs_toks *t)
         unsigned char c = (unsigned char)b[i];
         if (line_start) {
             line_start = 0;
-            if (brackets == 0 && !continued && c != ' ' && c != '\t' && c != '\n' &&
-                c != '\r' && c != '#' && c != '\f')
+            if (brackets == 0 && !continued && c != ' ' && c != '\t' && c != '\n' && c != '\r' &&
+                c != '#' && c != '\f')
                 cs_tok_push(t, 'L', i, i);
             continued = 0;
         }

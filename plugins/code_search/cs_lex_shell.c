@@ -14,7 +14,7 @@
 #define MAX_HEREDOCS 16
 
 typedef struct heredoc {
-    size_t ds, dn;      /* delimiter in the buffer */
+    size_t ds, dn; /* delimiter in the buffer */
     int strip_tabs;
 } heredoc;
 
@@ -31,9 +31,9 @@ static size_t lex_sh(sl *L, size_t i, char until);
 
 static int is_meta(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' ||
-           c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c == '"' ||
-           c == '\'' || c == '`' || c == '$' || c == '\\';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' ||
+           c == '(' || c == ')' || c == '<' || c == '>' || c == '"' || c == '\'' || c == '`' ||
+           c == '$' || c == '\\';
 }
 
 static int is_name(const char *s, size_t n)
@@ -81,7 +81,7 @@ static size_t dollar(sl *L, size_t i)
         cs_tok_push(L->t, 'i', i + 1, e);
         return e;
     }
-    return i + 2;  /* $1 $? $# $@ ... */
+    return i + 2; /* $1 $? $# $@ ... */
 }
 
 static size_t dquote(sl *L, size_t i)
@@ -130,7 +130,7 @@ static size_t heredoc_op(sl *L, size_t i)
         while (j < len && !is_meta((unsigned char)b[j]))
             j++;
         dn = j - ds;
-        if (dn && b[ds] == '\\') {  /* \EOF */
+        if (dn && b[ds] == '\\') { /* \EOF */
             ds++;
             dn--;
         }
@@ -169,9 +169,9 @@ static size_t heredoc_bodies(sl *L, size_t i)
 /* Reserved words after which a command starts. */
 static int leads_command(const char *s, size_t n)
 {
-    static const char *const w[] = {"if", "then", "else", "elif", "do", "while",
-                                    "until", "time", "!", "function", "exec",
-                                    "command", "builtin", "sudo", "xargs", NULL};
+    static const char *const w[] = {"if",      "then", "else",  "elif",     "do",   "while",
+                                    "until",   "time", "!",     "function", "exec", "command",
+                                    "builtin", "sudo", "xargs", NULL};
     for (int i = 0; w[i]; i++)
         if (strlen(w[i]) == n && memcmp(w[i], s, n) == 0)
             return 1;
@@ -190,8 +190,8 @@ static int is_decl_word(const char *s, size_t n)
 
 static size_t lex_sh(sl *L, size_t i, char until)
 {
-    int cmd = 1;   /* the next word is in command position */
-    int decl = 0;  /* after export/readonly/declare/typeset */
+    int cmd = 1;  /* the next word is in command position */
+    int decl = 0; /* after export/readonly/declare/typeset */
     const char *b = L->b;
     size_t len = L->len;
     int line_start = until == 0 && i == 0;
@@ -262,9 +262,9 @@ static size_t lex_sh(sl *L, size_t i, char until)
             while (e < len && !is_meta((unsigned char)b[e]) && b[e] != '=')
                 e++;
             if (cmd && e < len && b[e] == '=' && is_name(b + i, e - i)) {
-                cs_tok_push(L->t, 'i', i, e);       /* NAME=value */
+                cs_tok_push(L->t, 'i', i, e); /* NAME=value */
                 cs_tok_push(L->t, '=', e, e + 1);
-                size_t v = e + 1;                   /* the value is data */
+                size_t v = e + 1; /* the value is data */
                 while (v < len && !is_meta((unsigned char)b[v]))
                     v++;
                 if (v > e + 1)
@@ -286,7 +286,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
                 cmd = cmd && (leads_command(b + i, e - i) || (c == '-' && decl));
             }
             decl = L->t->n && L->t->v[L->t->n - 1].kind == 'i' ? is_decl_word(b + i, e - i)
-                                                                : decl && c == '-';
+                                                               : decl && c == '-';
             i = e;
         }
     }

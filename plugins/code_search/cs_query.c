@@ -2,8 +2,8 @@
  * PCRE2 literal search (JIT, ASCII-caseless when insensitive) over whole
  * files; a case-insensitive non-ASCII query folds candidate lines with
  * utf8proc and searches the folded text, mapping hits back to bytes. */
-#include "cs_query.h"
 #include "cs_lex.h"
+#include "cs_query.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +33,10 @@ static pcre2_code *compile_literal(const char *s, size_t n, int caseless)
 {
     int errc;
     PCRE2_SIZE erroff;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)s, n,
-                                   PCRE2_LITERAL | (caseless ? PCRE2_CASELESS : 0),
-                                   &errc, &erroff, NULL);
+    pcre2_code *re = pcre2_compile(
+        (PCRE2_SPTR)s, n, PCRE2_LITERAL | (caseless ? PCRE2_CASELESS : 0), &errc, &erroff, NULL);
     if (re)
-        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  /* interpreter otherwise */
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* interpreter otherwise */
     return re;
 }
 
@@ -120,8 +119,7 @@ void cs_matcher_free(cs_matcher *m)
 }
 
 /* Next byte match at or after `from`: 1 with [*s,*e), else 0. */
-static int re_next(cs_matcher *m, const char *buf, size_t len, size_t from,
-                   size_t *s, size_t *e)
+static int re_next(cs_matcher *m, const char *buf, size_t len, size_t from, size_t *s, size_t *e)
 {
     int rc = pcre2_jit_match(m->q->re, (PCRE2_SPTR)buf, len, from, 0, m->md, NULL);
     if (rc == PCRE2_ERROR_JIT_BADOPTION)
@@ -192,7 +190,7 @@ static long fold_line(cs_matcher *m, const char *ls, size_t n)
         utf8proc_int32_t cp;
         utf8proc_ssize_t k = utf8proc_iterate(p + i, (utf8proc_ssize_t)(n - i), &cp);
         size_t w;
-        if (k < 0) {          /* invalid byte: kept as itself */
+        if (k < 0) { /* invalid byte: kept as itself */
             m->fbuf[o] = ls[i];
             w = 1;
             k = 1;
@@ -212,8 +210,8 @@ static long fold_line(cs_matcher *m, const char *ls, size_t n)
 }
 
 /* Matches of a folded query on one line, appended as file offsets. */
-static int fold_matches(cs_matcher *m, const char *buf, size_t ls, size_t le,
-                        size_t limit, cs_span **v, size_t *n, size_t *cap)
+static int fold_matches(cs_matcher *m, const char *buf, size_t ls, size_t le, size_t limit,
+                        cs_span **v, size_t *n, size_t *cap)
 {
     long fl = fold_line(m, buf + ls, le - ls);
     if (fl < 0)
@@ -238,8 +236,8 @@ static int fold_matches(cs_matcher *m, const char *buf, size_t ls, size_t le,
     return 0;
 }
 
-int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit,
-                 cs_span **v, size_t *n, size_t *cap)
+int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_span **v, size_t *n,
+                 size_t *cap)
 {
     const cs_query *q = m->q;
     size_t s, e;

@@ -8,28 +8,30 @@
 #include <stdint.h>
 
 typedef struct cs_query {
-    char *text;          /* the query as given */
+    char *text; /* the query as given */
     size_t len;
-    int insensitive;     /* no upper-case letter in the query */
+    int insensitive; /* no upper-case letter in the query */
     /* Insensitive and not ASCII: candidate lines are folded with utf8proc
      * and searched for `folded`. */
     int fold_lines;
-    char *folded;        /* case-folded, compatibility-decomposed query */
+    char *folded; /* case-folded, compatibility-decomposed query */
     size_t flen;
     /* Byte search: the query itself (ASCII-caseless when insensitive), or
      * for fold_lines the folded query when that is ASCII; else NULL. */
     pcre2_code *re;
 } cs_query;
 
-typedef struct cs_span { uint32_t start, end; } cs_span;
+typedef struct cs_span {
+    uint32_t start, end;
+} cs_span;
 
 /* Per-thread matching state. */
 typedef struct cs_matcher {
     const cs_query *q;
     pcre2_match_data *md;
-    char *fbuf;          /* folded line */
-    uint32_t *fmap;      /* folded byte -> original offset in the line */
-    uint8_t *fbound;     /* folded byte starts a character's folding */
+    char *fbuf;      /* folded line */
+    uint32_t *fmap;  /* folded byte -> original offset in the line */
+    uint8_t *fbound; /* folded byte starts a character's folding */
     size_t fcap;
 } cs_matcher;
 
@@ -40,8 +42,8 @@ void cs_matcher_free(cs_matcher *m);
 
 /* Append the non-overlapping matches in buf to *v (growing it), at most
  * `limit` in total in *n (0: no limit).  Returns 0 or VT_ERR_NOMEM. */
-int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit,
-                 cs_span **v, size_t *n, size_t *cap);
+int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_span **v, size_t *n,
+                 size_t *cap);
 /* 1 when s contains the query, else 0. */
 int cs_match_any(cs_matcher *m, const char *s, size_t len);
 

@@ -26,22 +26,22 @@ typedef struct job {
     const cs_options *opt;
     const cs_query *q;
     cs_walk *walk;
-    size_t *files;          /* indices of file entries in walk */
+    size_t *files; /* indices of file entries in walk */
     size_t nfiles;
-    cs_file_hits *hits;     /* one slot per file */
+    cs_file_hits *hits; /* one slot per file */
     unsigned char *done;
-    size_t cap;             /* per-file, per-category bound */
-    int first_cat;          /* first requested content category */
-    unsigned cats;          /* requested content categories */
-    atomic_uint live;       /* categories whose hits may still be returned */
+    size_t cap;       /* per-file, per-category bound */
+    int first_cat;    /* first requested content category */
+    unsigned cats;    /* requested content categories */
+    atomic_uint live; /* categories whose hits may still be returned */
     atomic_size_t next;
     atomic_int stop;
-    int rc;                 /* first error */
+    int rc; /* first error */
     pthread_mutex_t lock;
-    size_t frontier;        /* files [0, frontier) are done */
-    size_t prefix[3];       /* their kept hits per category */
-    int dropped;            /* some file noticed a hit it did not keep */
-    int early;              /* stopped early: output is truncated */
+    size_t frontier;  /* files [0, frontier) are done */
+    size_t prefix[3]; /* their kept hits per category */
+    int dropped;      /* some file noticed a hit it did not keep */
+    int early;        /* stopped early: output is truncated */
 } job;
 
 static void finish_file(job *j, size_t i, int rc)
@@ -69,7 +69,7 @@ static void finish_file(job *j, size_t i, int rc)
         if (cum < max)
             live |= 1u << c;
         else
-            break;  /* and every later category */
+            break; /* and every later category */
     }
     atomic_store(&j->live, live);
     int certain = j->prefix[j->first_cat] > max || (live == 0 && j->dropped);
@@ -128,9 +128,9 @@ static int nthreads(const cs_options *opt, size_t nfiles)
 
 typedef struct sort_item {
     int cat;
-    size_t file;            /* order of the path */
+    size_t file; /* order of the path */
     uint32_t line, col;
-    cs_hit *hit;            /* NULL for path results */
+    cs_hit *hit; /* NULL for path results */
     const char *path;
 } sort_item;
 
@@ -194,9 +194,8 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     int want_paths = (cats & (1u << CS_PATH)) != 0;
     unsigned content = cats & 7u;
     cs_walk walk;
-    rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask,
-                              want_paths && !opt->lang_mask, opt->skip_path, opt->skip_ud,
-                              &walk);
+    rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask,
+                              opt->skip_path, opt->skip_ud, &walk);
     if (rc < 0) {
         cs_query_free(&q);
         *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");
@@ -237,8 +236,8 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     for (size_t i = 0; i < j.nfiles; i++)
         for (size_t k = 0; k < j.hits[i].n; k++) {
             cs_hit *h = &j.hits[i].v[k];
-            items[nitems++] = (sort_item){h->cat, j.files[i], h->line, h->col, h,
-                                          walk.v[j.files[i]].rel};
+            items[nitems++] =
+                (sort_item){h->cat, j.files[i], h->line, h->col, h, walk.v[j.files[i]].rel};
         }
     if (want_paths) {
         cs_matcher m;
@@ -268,7 +267,7 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
         r->line = items[i].line;
         r->col = items[i].col;
         r->path = strdup(items[i].path);
-        if (items[i].hit) {  /* ownership moves to the output */
+        if (items[i].hit) { /* ownership moves to the output */
             r->snippet = items[i].hit->snippet;
             r->name = items[i].hit->name;
             items[i].hit->snippet = items[i].hit->name = NULL;

@@ -11,15 +11,16 @@
 
 typedef struct lang_def {
     const char *name;
-    const char *exts;     /* space-separated, without dots, any case */
-    const char *files;    /* exact base names, space-separated */
+    const char *exts;  /* space-separated, without dots, any case */
+    const char *files; /* exact base names, space-separated */
     int lexer;
 } lang_def;
 
 /* Alphabetical by name; the order is the order in error messages. */
 static const lang_def LANGS[] = {
-    {"bash", "sh bash zsh ksh bats", ".bashrc .bash_profile .profile .zshrc .bash_logout", CS_LEX_SHELL},
-    {"c", "c h", "", CS_LEX_CPP},  /* headers may be C++: that lexer is a superset */
+    {"bash", "sh bash zsh ksh bats", ".bashrc .bash_profile .profile .zshrc .bash_logout",
+     CS_LEX_SHELL},
+    {"c", "c h", "", CS_LEX_CPP}, /* headers may be C++: that lexer is a superset */
     {"cmake", "cmake", "CMakeLists.txt", CS_LEX_NONE},
     {"cpp", "cc cpp cxx c++ hh hpp hxx h++ ipp tcc inl cu cuh ino", "", CS_LEX_CPP},
     {"csharp", "cs csx", "", CS_LEX_CSHARP},
@@ -60,21 +61,21 @@ static const lang_def LANGS[] = {
 _Static_assert(sizeof LANGS / sizeof LANGS[0] <= 64, "a language mask has 64 bits");
 
 /* Other names people use for a language, and vthost's older names. */
-static const struct { const char *alias; const char *name; } ALIASES[] = {
-    {"c++", "cpp"}, {"golang", "go"}, {"js", "javascript"}, {"ts", "typescript"},
-    {"py", "python"}, {"sh", "bash"}, {"shell", "bash"}, {"zsh", "bash"}, {"yml", "yaml"},
-    {"markdown", "md"}, {"rs", "rust"}, {"makefile", "make"}, {"c#", "csharp"},
-    {"cs", "csharp"}, {"rb", "ruby"}, {"kt", "kotlin"}, {"terraform", "hcl"},
-    {"tf", "hcl"}, {"protobuf", "proto"}, {"docker", "dockerfile"}, {"sol", "solidity"},
-    {"ex", "elixir"}, {"hs", "haskell"}, {"jsx", "javascript"},
+static const struct {
+    const char *alias;
+    const char *name;
+} ALIASES[] = {
+    {"c++", "cpp"},       {"golang", "go"},   {"js", "javascript"},  {"ts", "typescript"},
+    {"py", "python"},     {"sh", "bash"},     {"shell", "bash"},     {"zsh", "bash"},
+    {"yml", "yaml"},      {"markdown", "md"}, {"rs", "rust"},        {"makefile", "make"},
+    {"c#", "csharp"},     {"cs", "csharp"},   {"rb", "ruby"},        {"kt", "kotlin"},
+    {"terraform", "hcl"}, {"tf", "hcl"},      {"protobuf", "proto"}, {"docker", "dockerfile"},
+    {"sol", "solidity"},  {"ex", "elixir"},   {"hs", "haskell"},     {"jsx", "javascript"},
 };
 
 int cs_lang_count(void) { return NLANGS; }
 
-const char *cs_lang_name(int lang)
-{
-    return lang >= 0 && lang < NLANGS ? LANGS[lang].name : NULL;
-}
+const char *cs_lang_name(int lang) { return lang >= 0 && lang < NLANGS ? LANGS[lang].name : NULL; }
 
 /* Whether `word` (length n) is one of the space-separated words. */
 static int in_words(const char *words, const char *word, size_t n, int nocase)
@@ -172,14 +173,14 @@ char *cs_lang_known(void)
 unsigned cs_lexer_support(int lexer)
 {
     switch (lexer) {
-    case CS_LEX_NONE:
-        return 0;
+    case CS_LEX_NONE: return 0;
     /* Data and markup: declared names (keys, headings, selectors, build
      * stages) but no code to use them in, except where noted. */
-    case CS_LEX_JSON: case CS_LEX_YAML: case CS_LEX_TOML: case CS_LEX_MD:
-        return CS_SUPPORT_DEF;
-    default:
-        return CS_SUPPORT_DEF | CS_SUPPORT_USE;
+    case CS_LEX_JSON:
+    case CS_LEX_YAML:
+    case CS_LEX_TOML:
+    case CS_LEX_MD: return CS_SUPPORT_DEF;
+    default: return CS_SUPPORT_DEF | CS_SUPPORT_USE;
     }
 }
 

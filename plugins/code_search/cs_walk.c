@@ -2,21 +2,21 @@
  * .ignore (from the workspace root down) form a stack of rule sets; the
  * deepest set with a matching rule decides, .ignore before .gitignore.
  * .git, .env files and symlinks are skipped; other hidden files are not. */
-#include "cs_walk.h"
 #include "cs_ignore.h"
 #include "cs_types.h"
+#include "cs_walk.h"
 
 #include <dirent.h>
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <vthost/plugin.h>
 
 typedef struct frame {
-    size_t prefix;       /* length of the directory's rel path incl. '/' */
-    cs_ignore rules[2];  /* .ignore, .gitignore */
+    size_t prefix;      /* length of the directory's rel path incl. '/' */
+    cs_ignore rules[2]; /* .ignore, .gitignore */
 } frame;
 
 typedef struct walker {
@@ -30,7 +30,7 @@ typedef struct walker {
     pcre2_match_data *md;
     int (*skip)(void *ud, const char *rel, int is_dir);
     void *skip_ud;
-    char path[8192];     /* root + "/" + rel */
+    char path[8192]; /* root + "/" + rel */
 } walker;
 
 static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lexer)
@@ -46,8 +46,7 @@ static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lex
     char *r = strdup(rel);
     if (!r)
         return VT_ERR_NOMEM;
-    w->v[w->n++] = (cs_entry){r, (unsigned char)is_dir, (signed char)lang,
-                              (unsigned char)lexer};
+    w->v[w->n++] = (cs_entry){r, (unsigned char)is_dir, (signed char)lang, (unsigned char)lexer};
     return 0;
 }
 
@@ -100,8 +99,7 @@ static int ignored(walker *k, const char *rel, size_t n, int is_dir)
         if (f->prefix > n)
             continue;
         for (int j = 0; j < 2; j++) {
-            int m = cs_ignore_match(&f->rules[j], rel + f->prefix, n - f->prefix,
-                                    is_dir, k->md);
+            int m = cs_ignore_match(&f->rules[j], rel + f->prefix, n - f->prefix, is_dir, k->md);
             if (m >= 0)
                 return m;
         }
@@ -128,7 +126,10 @@ static int entry_cmp(const void *a, const void *b)
     return strcmp(((const cs_entry *)a)->rel, ((const cs_entry *)b)->rel);
 }
 
-typedef struct dent { char *name; int type; } dent;
+typedef struct dent {
+    char *name;
+    int type;
+} dent;
 
 /* The directory's entries (without ".", "..", .git and .env files), and
  * which ignore files it has. */
@@ -139,7 +140,7 @@ static int list_dir(const char *path, dent **out, size_t *count, unsigned *which
     *which = 0;
     DIR *d = opendir(path);
     if (!d)
-        return 0;  /* unreadable directories are skipped, like rg */
+        return 0; /* unreadable directories are skipped, like rg */
     size_t cap = 0;
     int rc = 0;
     struct dirent *de;
@@ -198,11 +199,13 @@ static int walk_dir(walker *k, size_t n)
             struct stat st;
             if (lstat(path, &st) < 0)
                 continue;
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-                 : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+            type = S_ISDIR(st.st_mode)   ? DT_DIR
+                   : S_ISREG(st.st_mode) ? DT_REG
+                   : S_ISLNK(st.st_mode) ? DT_LNK
+                                         : DT_UNKNOWN;
         }
         if (type != DT_DIR && type != DT_REG)
-            continue;  /* symlinks are not followed; devices are skipped */
+            continue; /* symlinks are not followed; devices are skipped */
         const char *rel = path + k->rootlen + 1;
         size_t rlen = base + nl - (k->rootlen + 1);
         if (ignored(k, rel, rlen, type == DT_DIR))
@@ -228,25 +231,28 @@ static int walk_dir(walker *k, size_t n)
     return rc;
 }
 
-int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask,
-                int want_dirs, cs_walk *out)
+int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
+                cs_walk *out)
 {
     return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, out);
 }
 
-int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask,
-                         int want_dirs, int (*skip)(void *, const char *, int), void *ud,
-                         cs_walk *out)
+int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
+                         int (*skip)(void *, const char *, int), void *ud, cs_walk *out)
 {
     memset(out, 0, sizeof *out);
-    walker k = {.root = root, .rootlen = strlen(root), .mask = lang_mask,
-                .want_dirs = want_dirs, .out = out, .skip = skip, .skip_ud = ud};
+    walker k = {.root = root,
+                .rootlen = strlen(root),
+                .mask = lang_mask,
+                .want_dirs = want_dirs,
+                .out = out,
+                .skip = skip,
+                .skip_ud = ud};
     while (k.rootlen > 1 && root[k.rootlen - 1] == '/')
         k.rootlen--;
     size_t slen = strlen(scope);
     if (slen < k.rootlen || strncmp(scope, root, k.rootlen) != 0 ||
-        (slen > k.rootlen && scope[k.rootlen] != '/') ||
-        slen + 2 >= sizeof k.path)
+        (slen > k.rootlen && scope[k.rootlen] != '/') || slen + 2 >= sizeof k.path)
         return VT_ERR_OUTSIDE;
     if (!(k.md = cs_ignore_md()))
         return VT_ERR_NOMEM;
@@ -285,7 +291,7 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask
         cs_walk_free(out);
         return rc;
     }
-    if (out->n > 1)  /* an empty scope has no array: qsort(NULL, 0) is undefined */
+    if (out->n > 1) /* an empty scope has no array: qsort(NULL, 0) is undefined */
         qsort(out->v, out->n, sizeof *out->v, entry_cmp);
     return 0;
 }

@@ -1,8 +1,8 @@
 /* The exec plugin: the exec_command tool, its permission hook, and the
  * services (command splitter, live sessions) other modules reach. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +23,7 @@
 /* Shared with session.c (session.h); set by the host before init. */
 VT_PLUGIN_API(api);
 static sandbox_config sandbox_cfg;
-static env_policy env_pol; /* [sandbox.env], read at init */
+static env_policy env_pol;       /* [sandbox.env], read at init */
 static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
 static char *sandbox_warning;    /* what this machine cannot protect */
 static char *sandbox_error;      /* why sandboxed commands cannot run */
@@ -115,15 +115,13 @@ static void sandbox_ensure(void)
 {
     pthread_mutex_lock(&lazy_mu);
     if (!sandbox_ready) {
-        int prc = sandbox_prepare_since(&sandbox_cfg, api->workspace_root(),
-                                        toml_absent_at_start, &sandbox_state,
-                                        &sandbox_warning, &sandbox_error);
+        int prc = sandbox_prepare_since(&sandbox_cfg, api->workspace_root(), toml_absent_at_start,
+                                        &sandbox_state, &sandbox_warning, &sandbox_error);
         if (prc != VT_OK && !sandbox_error)
             sandbox_error = strdup("cannot prepare the sandbox");
         /* the policy files besides the workspace's (ABI 1.3) */
         if (sandbox_state && VT_HAS(api, policy_paths) &&
-            sandbox_protect_paths(sandbox_state, api->policy_paths()) != VT_OK &&
-            !sandbox_error)
+            sandbox_protect_paths(sandbox_state, api->policy_paths()) != VT_OK && !sandbox_error)
             sandbox_error = strdup("out of memory while listing the policy files");
         /* The host's workspace index: the repositories without a walk,
          * and its own data kept read-only. */
@@ -220,8 +218,7 @@ static int sp_level(const cJSON *args)
         return 0;
     if (!strcmp(sp->valuestring, "with_additional_permissions"))
         return 1;
-    if (!strcmp(sp->valuestring, "require_escalated") ||
-        !strcmp(sp->valuestring, "bypass_sandbox"))
+    if (!strcmp(sp->valuestring, "require_escalated") || !strcmp(sp->valuestring, "bypass_sandbox"))
         return 2;
     return -1;
 }
@@ -249,8 +246,9 @@ static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
                       "\"with_additional_permissions\"");
         return VT_ERR_INVALID;
     }
-    cJSON_ArrayForEach(it, ap) if (strcmp(it->string, "file_system") &&
-                                   strcmp(it->string, "network")) {
+    cJSON_ArrayForEach(it,
+                       ap) if (strcmp(it->string, "file_system") && strcmp(it->string, "network"))
+    {
         if (asprintf(err, "additional_permissions: unknown key '%s' (file_system, network)",
                      it->string) < 0)
             *err = NULL;
@@ -266,12 +264,14 @@ static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
                       "network {\"enabled\": true|false}");
         return VT_ERR_INVALID;
     }
-    cJSON_ArrayForEach(it, fs) if (strcmp(it->string, "write")) {
+    cJSON_ArrayForEach(it, fs) if (strcmp(it->string, "write"))
+    {
         *err = strdup("additional_permissions.file_system: only \"write\" is accepted "
                       "(everything is readable in the sandbox already)");
         return VT_ERR_INVALID;
     }
-    cJSON_ArrayForEach(it, net) if (strcmp(it->string, "enabled")) {
+    cJSON_ArrayForEach(it, net) if (strcmp(it->string, "enabled"))
+    {
         *err = strdup("additional_permissions.network: only \"enabled\" is accepted");
         return VT_ERR_INVALID;
     }
@@ -280,7 +280,8 @@ static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
     x->write = calloc(n ? (size_t)n : 1, sizeof *x->write);
     if (!x->write)
         return VT_ERR_NOMEM;
-    cJSON_ArrayForEach(it, wr) {
+    cJSON_ArrayForEach(it, wr)
+    {
         /* Inside or outside the workspace: relative to its root. */
         char *abs = NULL;
         if (cJSON_IsString(it) && it->valuestring[0] == '/')
@@ -291,8 +292,10 @@ static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
         char *real = abs ? realpath(abs, NULL) : NULL;
         free(abs);
         if (!real) {
-            if (asprintf(err, "additional_permissions.file_system.write: '%s' is not an "
-                              "existing path", cJSON_IsString(it) ? it->valuestring : "?") < 0)
+            if (asprintf(err,
+                         "additional_permissions.file_system.write: '%s' is not an "
+                         "existing path",
+                         cJSON_IsString(it) ? it->valuestring : "?") < 0)
                 *err = NULL;
             extra_free(x);
             return VT_ERR_INVALID;
@@ -392,9 +395,10 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     split_list l = {0};
     if (rc == VT_OK)
         rc = split_shell(str_arg(args, "cmd") ? str_arg(args, "cmd") : "", &l);
-    static const vt_subject_kind kinds[] = {
-        [SPLIT_COMMAND] = VT_SUBJECT_COMMAND, [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
-        [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT, [SPLIT_READ] = VT_SUBJECT_PATH_READ};
+    static const vt_subject_kind kinds[] = {[SPLIT_COMMAND] = VT_SUBJECT_COMMAND,
+                                            [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
+                                            [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT,
+                                            [SPLIT_READ] = VT_SUBJECT_PATH_READ};
     /* Under run-time enforcement an opaque part is judged program by
      * program as it runs; without it, nothing can approve it up front.
      * A changed environment stays opaque: it alters what an allowed
@@ -455,9 +459,8 @@ static int workdir_error(vt_call *call, const char *wd, int rc)
 {
     switch (rc) {
     case VT_ERR_OUTSIDE:
-        return api->call_error(call, VT_ERR_OUTSIDE,
-                               "workdir '%s' is outside the workspace (%s)", wd,
-                               api->workspace_root());
+        return api->call_error(call, VT_ERR_OUTSIDE, "workdir '%s' is outside the workspace (%s)",
+                               wd, api->workspace_root());
     case VT_ERR_NOT_FOUND:
         return api->call_error(call, VT_ERR_NOT_FOUND, "workdir '%s' does not exist", wd);
     default:
@@ -485,8 +488,12 @@ static int watch_start(vt_call *call, int confined, spawn_req *req, execwatch **
     /* Unconfined commands can write more, but the user's own directories
      * (and everything, for root) would then name every program by path. */
     (void)confined;
-    execwatch_opts o = {.api = api, .policy = pol, .writable = writable_dirs(1, req->extra),
-                        .denied = *denied, .shell_path = req->path, .shell_argv = req->argv};
+    execwatch_opts o = {.api = api,
+                        .policy = pol,
+                        .writable = writable_dirs(1, req->extra),
+                        .denied = *denied,
+                        .shell_path = req->path,
+                        .shell_argv = req->argv};
     if (execwatch_start(&o, w, &req->watch_sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
     req->shell_fd = execwatch_shell_fd(*w, &req->shell_script);
@@ -556,8 +563,13 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         api->free(abs);
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     }
-    spawn_req req = {.path = sh.path, .argv = sh.argv, .envp = env, .workdir = abs,
-                     .tty = tty, .rows = pty_rows, .cols = pty_cols,
+    spawn_req req = {.path = sh.path,
+                     .argv = sh.argv,
+                     .envp = env,
+                     .workdir = abs,
+                     .tty = tty,
+                     .rows = pty_rows,
+                     .cols = pty_cols,
                      .client = VT_HAS(api, call_client_id) ? api->call_client_id(call) : 0};
     /* An escalated call, or one with additional permissions, reaches run
      * only once the user approved it: the permission engine always asks
@@ -646,11 +658,10 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
 
 /* ---- services ------------------------------------------------------------ */
 
-static const vt_sessions_v1 sessions_service = {
-    .struct_size = sizeof(vt_sessions_v1),
-    .write_and_wait = session_write_and_wait,
-    .live_count = sessions_live,
-    .end_client = sessions_end_client};
+static const vt_sessions_v1 sessions_service = {.struct_size = sizeof(vt_sessions_v1),
+                                                .write_and_wait = session_write_and_wait,
+                                                .live_count = sessions_live,
+                                                .end_client = sessions_end_client};
 
 /* ---- descriptor ------------------------------------------------------------ */
 
@@ -664,20 +675,19 @@ static const char *describe(const char *tool)
     return profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
 }
 
-static const vt_tool tools[] = {
-    {.name = "exec_command",
-     .description = DESC_UNIX,
-     .input_schema = SCHEMA,
-     .title = "Run a shell command",
-     .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
-     .effects = VT_EFFECT_EXECUTES,
-     .flags = VT_TOOL_COMMAND_RULES,
-     .rule_aliases = rule_aliases,
-     .preflight = exec_preflight,
-     .subjects = exec_subjects,
-     .run = exec_run,
-     .describe = describe},
-    {0}};
+static const vt_tool tools[] = {{.name = "exec_command",
+                                 .description = DESC_UNIX,
+                                 .input_schema = SCHEMA,
+                                 .title = "Run a shell command",
+                                 .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
+                                 .effects = VT_EFFECT_EXECUTES,
+                                 .flags = VT_TOOL_COMMAND_RULES,
+                                 .rule_aliases = rule_aliases,
+                                 .preflight = exec_preflight,
+                                 .subjects = exec_subjects,
+                                 .run = exec_run,
+                                 .describe = describe},
+                                {0}};
 
 static void read_pty_size(const cJSON *config)
 {
@@ -759,14 +769,8 @@ static void exec_fini(void)
 }
 
 static const vt_plugin descriptor = {
-    VT_PLUGIN_HEADER,
-    .name = "exec",
-    .version = "0.1.0",
-    .license = "MIT",
-    .api_slot = &api,
-    .tools = tools,
-    .init = exec_init,
-    .fini = exec_fini,
+    VT_PLUGIN_HEADER, .name = "exec", .version = "0.1.0", .license = "MIT",
+    .api_slot = &api, .tools = tools, .init = exec_init,  .fini = exec_fini,
 };
 
 VT_PLUGIN_ENTRY(descriptor)

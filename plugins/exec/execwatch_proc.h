@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define EW_MAX_ARGS 1024           /* argv entries read */
-#define EW_MAX_ARG_BYTES 8192      /* bytes per entry */
-#define EW_MAX_TOTAL (128 * 1024)  /* bytes of argv in all */
+#define EW_MAX_ARGS 1024          /* argv entries read */
+#define EW_MAX_ARG_BYTES 8192     /* bytes per entry */
+#define EW_MAX_TOTAL (128 * 1024) /* bytes of argv in all */
 
 /* The NUL-terminated string at `addr` of `pid`, at most `max` bytes
  * (longer: cut).  malloc'd, or NULL when unreadable. */

@@ -7,10 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -86,7 +86,8 @@ int sandbox_cgroup_line(const char *line, char *dir, size_t size, int *v2)
     } else if (nctrl == 0 && c1 == line + 1 && line[0] == '0') {
         /* the unified hierarchy: at /sys/fs/cgroup, or beside v1 ones */
         const char *mnt = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
-                              ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+                              ? "/sys/fs/cgroup"
+                              : "/sys/fs/cgroup/unified";
         n = snprintf(dir, size, "%s%.*s", mnt, (int)npath, path);
         *v2 = 1;
     } else {
@@ -312,9 +313,9 @@ int sandbox_limits_apply(const sandbox_plan *p, const char **what)
 int sandbox_caps_drop(void)
 {
     if (prctl(PR_GET_SECUREBITS) >= 0)
-        (void)prctl(PR_SET_SECUREBITS,
-                    SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                        SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED);
+        (void)prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+                                           SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+                                           SECBIT_KEEP_CAPS_LOCKED);
     int dropped = 0;
     for (int cap = 0; cap < 64; cap++) {
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)

@@ -31,13 +31,45 @@
  * sees).  Most already need a capability the command does not have;
  * the filter holds even where one is left (a user namespace's root). */
 static const char *const refused[] = {
-    "mount", "umount", "umount2", "mount_setattr", "open_tree", "move_mount", "fsopen",
-    "fsconfig", "fsmount", "fspick", "pivot_root", "chroot", "setns", "unshare",
-    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "kexec_load",
-    "kexec_file_load", "init_module", "finit_module", "delete_module", "swapon",
-    "swapoff", "reboot", "open_by_handle_at", "name_to_handle_at", "io_uring_setup",
-    "io_uring_enter", "io_uring_register", "userfaultfd", "acct", "quotactl",
-    "lookup_dcookie", "vhangup", "iopl", "ioperm",
+    "mount",
+    "umount",
+    "umount2",
+    "mount_setattr",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "pivot_root",
+    "chroot",
+    "setns",
+    "unshare",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "userfaultfd",
+    "acct",
+    "quotactl",
+    "lookup_dcookie",
+    "vhangup",
+    "iopl",
+    "ioperm",
 };
 
 static int add(scmp_filter_ctx ctx, int errno_, const char *name, unsigned n,
@@ -54,8 +86,8 @@ static int add(scmp_filter_ctx ctx, int errno_, const char *name, unsigned n,
 
 static struct scmp_arg_cmp masked(unsigned arg, uint64_t mask, uint64_t value)
 {
-    struct scmp_arg_cmp c = {.arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
-                             .datum_b = value};
+    struct scmp_arg_cmp c = {
+        .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = value};
     return c;
 }
 
@@ -66,9 +98,8 @@ static int build_rules(scmp_filter_ctx ctx, int network_access)
         rc = add(ctx, EPERM, refused[i], 0, NULL);
     /* clone with any namespace flag (CLONE_NEWTIME shares its bit with
      * the exit signal in clone's flags and is refused by unshare). */
-    static const uint64_t ns_flags[] = {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS,
-                                        CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
-                                        CLONE_NEWNET};
+    static const uint64_t ns_flags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+                                        CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET};
     for (size_t i = 0; rc == 0 && i < sizeof ns_flags / sizeof *ns_flags; i++) {
         struct scmp_arg_cmp c = masked(0, ns_flags[i], ns_flags[i]);
         rc = add(ctx, EPERM, "clone", 1, &c);
@@ -100,8 +131,7 @@ static int build_rules(scmp_filter_ctx ctx, int network_access)
     /* Network off: only Unix-domain sockets (path ones outside the
      * workspace are masked by the mount namespace, abstract ones by
      * Landlock's scope). */
-    struct scmp_arg_cmp not_unix = {.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX,
-                                    .datum_b = 0};
+    struct scmp_arg_cmp not_unix = {.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX, .datum_b = 0};
     rc = add(ctx, EPERM, "socket", 1, &not_unix);
     /* i386 may also create sockets through socketcall(2), whose
      * arguments are in memory: refused there (no other ABI has it). */

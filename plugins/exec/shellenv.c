@@ -51,12 +51,12 @@ static int is_powershell(const char *path)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
-    return !strcmp(b, "pwsh") || !strcmp(b, "powershell") ||
-           !strcmp(b, "pwsh.exe") || !strcmp(b, "powershell.exe");
+    return !strcmp(b, "pwsh") || !strcmp(b, "powershell") || !strcmp(b, "pwsh.exe") ||
+           !strcmp(b, "powershell.exe");
 }
 
-int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
-                  shell_cmd *out, const char **what)
+int shell_resolve(shell_profile prof, const char *shell, const char *cmd, shell_cmd *out,
+                  const char **what)
 {
     memset(out, 0, sizeof *out);
     if (shell) {
@@ -98,8 +98,7 @@ static int below(const char *root, const char *p)
     return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == 0 || n == 1);
 }
 
-int shell_is_profile_shell(shell_profile prof, const char *shell,
-                           const char *const *writable)
+int shell_is_profile_shell(shell_profile prof, const char *shell, const char *const *writable)
 {
     static const char *const unix_shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", NULL};
     static const char *const pwsh[] = {"pwsh", "powershell", NULL};
@@ -144,8 +143,8 @@ static int overridden(const char *entry, const char *const *keys)
 char **env_build(int tty, const env_policy *policy)
 {
     static const char *const keys[] = {"NO_COLOR", "PAGER", "GIT_PAGER", "TERM", NULL};
-    const char *overlay[] = {"NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat",
-                             tty ? "TERM=xterm" : "TERM=dumb", NULL, NULL};
+    const char *overlay[] = {
+        "NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat", tty ? "TERM=xterm" : "TERM=dumb", NULL, NULL};
     const char *lang = getenv("LANG");
     if (!lang || !*lang)
         overlay[4] = "LANG=C.UTF-8";

@@ -7,22 +7,19 @@
 
 /* The shell profile: the host's reading of [agent] shell_prompt_profile
  * (vt_host_api.shell_profile). */
-typedef enum shell_profile {
-    SHELL_UNIX_LIKE = 0,
-    SHELL_POWERSHELL = 1
-} shell_profile;
+typedef enum shell_profile { SHELL_UNIX_LIKE = 0, SHELL_POWERSHELL = 1 } shell_profile;
 
 typedef struct shell_cmd {
-    char *path;     /* absolute path of the shell */
-    char *argv[5];  /* shell, flags..., cmd, NULL (argv[k] borrowed but argv[0]) */
+    char *path;    /* absolute path of the shell */
+    char *argv[5]; /* shell, flags..., cmd, NULL (argv[k] borrowed but argv[0]) */
 } shell_cmd;
 
 /* The shell for `cmd`: `shell` when given (a path, or a name found on
  * PATH), else the profile's (unix_like: $SHELL, then bash, then sh;
  * powershell: pwsh).  `cmd` stays borrowed.  On failure returns
  * VT_ERR_NOT_FOUND and *what names the shell that was looked for. */
-int shell_resolve(shell_profile prof, const char *shell, const char *cmd,
-                  shell_cmd *out, const char **what);
+int shell_resolve(shell_profile prof, const char *shell, const char *cmd, shell_cmd *out,
+                  const char **what);
 void shell_cmd_free(shell_cmd *c);
 
 /* 1 when the call's `shell` argument names one of the profile's own
@@ -31,8 +28,7 @@ void shell_cmd_free(shell_cmd *c);
  * `writable` (NULL-terminated): such a shell needs no rule.  Any other
  * shell (an interpreter, a workspace executable) is a permission subject
  * of its own, "shell:<argument>". */
-int shell_is_profile_shell(shell_profile prof, const char *shell,
-                           const char *const *writable);
+int shell_is_profile_shell(shell_profile prof, const char *shell, const char *const *writable);
 
 /* The command's environment: the host's as `policy` filters it (NULL:
  * unfiltered; envpolicy.h), with NO_COLOR=1, PAGER=cat, GIT_PAGER=cat,

@@ -105,8 +105,8 @@ static int peek(const parser *p, size_t off)
 
 static int is_meta(int c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' ||
-           c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c < 0;
+    return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
+           c == ')' || c == '<' || c == '>' || c < 0;
 }
 
 static int is_name_start(int c)
@@ -407,9 +407,7 @@ static void parse_word(parser *p, word *w)
             w->has_exp = 1;
             parse_backtick(p);
             break;
-        case '$':
-            parse_dollar(p, w);
-            break;
+        case '$': parse_dollar(p, w); break;
         case '*':
         case '?':
         case '[':
@@ -419,14 +417,13 @@ static void parse_word(parser *p, word *w)
             break;
         case '{':
             /* {rm,-f,x} and {a..b}: brace expansion spells other words. */
-            for (size_t j = p->i; j < p->n && !is_meta((unsigned char)p->s[j]) &&
-                                  p->s[j] != '}'; j++)
+            for (size_t j = p->i; j < p->n && !is_meta((unsigned char)p->s[j]) && p->s[j] != '}';
+                 j++)
                 if (p->s[j] == ',' || (p->s[j] == '.' && j + 1 < p->n && p->s[j + 1] == '.'))
                     w->has_exp = 1;
             sb_putc(&w->lit, (char)c);
             break;
-        default:
-            sb_putc(&w->lit, (char)c);
+        default: sb_putc(&w->lit, (char)c);
         }
     }
     w->end = p->i;
@@ -436,8 +433,8 @@ static void parse_word(parser *p, word *w)
 
 static int safe_char(int c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || (c && strchr("_@%+=:,./-~^]", c));
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("_@%+=:,./-~^]", c));
 }
 
 /* The normalised form of a word: its source text when it expands, else
@@ -507,8 +504,8 @@ static void skip_comment(parser *p)
 /* Whether a redirect target is a device that edits nothing. */
 static int harmless_target(const char *t)
 {
-    return !strcmp(t, "/dev/null") || !strcmp(t, "/dev/stdout") ||
-           !strcmp(t, "/dev/stderr") || !strcmp(t, "/dev/tty");
+    return !strcmp(t, "/dev/null") || !strcmp(t, "/dev/stdout") || !strcmp(t, "/dev/stderr") ||
+           !strcmp(t, "/dev/tty");
 }
 
 /* A redirection operator at p->i (after an optional fd number or {var}).
@@ -520,10 +517,10 @@ static size_t redirect_op(const parser *p, size_t at, char *kind, int *strip)
     const char *s = p->s + at;
     size_t n = p->n - at;
     *strip = 0;
-#define OP(str, k)                                                         \
-    if (n >= sizeof(str) - 1 && !strncmp(s, str, sizeof(str) - 1)) {     \
-        *kind = k;                                                         \
-        return sizeof(str) - 1;                                            \
+#define OP(str, k)                                                                                 \
+    if (n >= sizeof(str) - 1 && !strncmp(s, str, sizeof(str) - 1)) {                               \
+        *kind = k;                                                                                 \
+        return sizeof(str) - 1;                                                                    \
     }
     OP("&>>", 'w')
     OP("&>", 'w')
@@ -640,12 +637,10 @@ static void skip_heredocs(parser *p)
             if (h->strip_tabs)
                 while (a < le && p->s[a] == '\t')
                     a++;
-            if (h->delim && le - a == strlen(h->delim) &&
-                !strncmp(p->s + a, h->delim, le - a))
+            if (h->delim && le - a == strlen(h->delim) && !strncmp(p->s + a, h->delim, le - a))
                 break;
             for (size_t j = ls; j < le; j++)
-                if (p->s[j] == '`' ||
-                    (p->s[j] == '$' && j + 1 < le && strchr("({[", p->s[j + 1])))
+                if (p->s[j] == '`' || (p->s[j] == '$' && j + 1 < le && strchr("({[", p->s[j + 1])))
                     substitutes = 1;
         }
         if (h->expands && substitutes)
@@ -656,9 +651,8 @@ static void skip_heredocs(parser *p)
     p->nhd = 0;
 }
 
-static const char *const SKIP_WORDS[] = {
-    "{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done",
-    "while", "until", "time", NULL};
+static const char *const SKIP_WORDS[] = {"{",  "}",  "!",    "if",    "then",  "else", "elif",
+                                         "fi", "do", "done", "while", "until", "time", NULL};
 
 static int in_list(const char *w, const char *const *list)
 {
@@ -680,8 +674,7 @@ static const char *base_name(const char *s)
  * argument, as in `sudo bash -c ...` or `find -exec sh -c ...`). */
 static int shell_script_index(word *ws, int nw, int name, int need_c)
 {
-    static const char *const SHELLS[] = {"sh", "bash", "dash", "zsh", "ksh",
-                                         "mksh", "ash", NULL};
+    static const char *const SHELLS[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", NULL};
     if (ws[name].has_exp || ws[name].glob || !in_list(base_name(sb_str(&ws[name].lit)), SHELLS))
         return -1;
     int has_c = 0, k = name + 1;
@@ -695,8 +688,8 @@ static int shell_script_index(word *ws, int nw, int name, int need_c)
         }
         if (t[0] == '-' && t[1] != '-' && strchr(t, 'c'))
             has_c = 1;
-        if ((!strcmp(t, "-o") || !strcmp(t, "+o") || !strcmp(t, "-O") ||
-             !strcmp(t, "+O")) && k + 1 < nw)
+        if ((!strcmp(t, "-o") || !strcmp(t, "+o") || !strcmp(t, "-O") || !strcmp(t, "+O")) &&
+            k + 1 < nw)
             k++;
     }
     if (has_c)
@@ -712,15 +705,51 @@ static int shell_script_index(word *ws, int nw, int name, int need_c)
  * which configuration and start-up files they read, what they load). */
 static int sensitive_var(const char *s, size_t n)
 {
-    static const char *const names[] = {
-        "PATH", "HOME", "BASH_ENV", "ENV", "IFS", "CDPATH", "GLOBIGNORE", "SHELLOPTS",
-        "BASHOPTS", "PS4", "PROMPT_COMMAND", "BASH_XTRACEFD", "TMPDIR", "SHELL",
-        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "INPUTRC", "PAGER", "EDITOR",
-        "VISUAL", "LESSOPEN", "LESSCLOSE", "MANPAGER", "BROWSER", "PYTHONPATH",
-        "PYTHONSTARTUP", "PYTHONHOME", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT",
-        "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "GCONV_PATH", "MAKEFLAGS", "MFLAGS",
-        "CC", "CXX", "SSH_ASKPASS", "SUDO_ASKPASS", "NPM_CONFIG_PREFIX", NULL};
-    static const char *const prefixes[] = {"LD_", "GIT_", "BASH_FUNC_", "DYLD_",
+    static const char *const names[] = {"PATH",
+                                        "HOME",
+                                        "BASH_ENV",
+                                        "ENV",
+                                        "IFS",
+                                        "CDPATH",
+                                        "GLOBIGNORE",
+                                        "SHELLOPTS",
+                                        "BASHOPTS",
+                                        "PS4",
+                                        "PROMPT_COMMAND",
+                                        "BASH_XTRACEFD",
+                                        "TMPDIR",
+                                        "SHELL",
+                                        "XDG_CONFIG_HOME",
+                                        "XDG_DATA_HOME",
+                                        "ZDOTDIR",
+                                        "INPUTRC",
+                                        "PAGER",
+                                        "EDITOR",
+                                        "VISUAL",
+                                        "LESSOPEN",
+                                        "LESSCLOSE",
+                                        "MANPAGER",
+                                        "BROWSER",
+                                        "PYTHONPATH",
+                                        "PYTHONSTARTUP",
+                                        "PYTHONHOME",
+                                        "PERL5LIB",
+                                        "PERL5OPT",
+                                        "PERLLIB",
+                                        "RUBYOPT",
+                                        "RUBYLIB",
+                                        "NODE_OPTIONS",
+                                        "NODE_PATH",
+                                        "GCONV_PATH",
+                                        "MAKEFLAGS",
+                                        "MFLAGS",
+                                        "CC",
+                                        "CXX",
+                                        "SSH_ASKPASS",
+                                        "SUDO_ASKPASS",
+                                        "NPM_CONFIG_PREFIX",
+                                        NULL};
+    static const char *const prefixes[] = {"LD_",         "GIT_",        "BASH_FUNC_", "DYLD_",
                                            "npm_config_", "NPM_CONFIG_", NULL};
     for (const char *const *k = names; *k; k++)
         if (strlen(*k) == n && !strncmp(*k, s, n))
@@ -744,8 +773,8 @@ static int sensitive_assignment(const parser *p, const word *w)
 /* A shell started interactive or as a login shell reads start-up files. */
 static int rc_shell(const parser *p, word *ws, int nw, int name)
 {
-    static const char *const SHELLS[] = {"sh", "bash", "dash", "zsh", "ksh",
-                                         "mksh", "ash", "rbash", NULL};
+    static const char *const SHELLS[] = {"sh",   "bash", "dash",  "zsh", "ksh",
+                                         "mksh", "ash",  "rbash", NULL};
     (void)p;
     if (!in_list(base_name(sb_str(&ws[name].lit)), SHELLS))
         return 0;
@@ -780,19 +809,19 @@ static void finish_command(parser *p, word *ws, int nw)
         return; /* assignments only: nothing runs (substitutions were seen) */
     /* Builtins that define aliases, traps, hashed paths or arithmetic, or
      * read a script: what runs afterwards is not what the text shows. */
-    static const char *const REDEFINE[] = {"unset", "alias", "enable", "shopt", "source",
-                                           ".", "hash", "trap", "let", "coproc", NULL};
-    static const char *const DECLARE[] = {"export", "declare", "typeset", "local",
-                                          "readonly", "printf", "read", NULL};
+    static const char *const REDEFINE[] = {"unset", "alias", "enable", "shopt",  "source", ".",
+                                           "hash",  "trap",  "let",    "coproc", NULL};
+    static const char *const DECLARE[] = {"export",   "declare", "typeset", "local",
+                                          "readonly", "printf",  "read",    NULL};
     const char *cmd0 = sb_str(&ws[name].lit);
     int opaque = 0;
     if (!ws[name].has_exp && in_list(cmd0, REDEFINE))
         opaque = 1;
     else if (!ws[name].has_exp && in_list(cmd0, DECLARE))
         for (int k = name + 1; !opaque && k < nw; k++)
-            opaque = (strcmp(cmd0, "printf") && (ws[k].has_exp || sensitive_var(
-                                                     sb_str(&ws[k].lit), ws[k].lit.len) ||
-                                                 sensitive_assignment(p, &ws[k]))) ||
+            opaque = (strcmp(cmd0, "printf") &&
+                      (ws[k].has_exp || sensitive_var(sb_str(&ws[k].lit), ws[k].lit.len) ||
+                       sensitive_assignment(p, &ws[k]))) ||
                      !strcmp(sb_str(&ws[k].lit), "-v") || !strcmp(sb_str(&ws[k].lit), "-n");
     if (opaque)
         emit(p, SPLIT_OPAQUE, "builtin that changes what later commands run");
@@ -1011,8 +1040,7 @@ static void parse_command(parser *p)
             discard = 1;
             continue;
         }
-        if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") ||
-                        !strcmp(t, "function"))) {
+        if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") || !strcmp(t, "function"))) {
             /* a loop variable or a function body: names and values the
              * text does not show (`for x do ... done` even hides its body) */
             emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");

@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 typedef enum split_kind {
-    SPLIT_COMMAND = 1, /* one simple command, normalised text */
-    SPLIT_OPAQUE = 2,  /* something the splitter cannot see into */
-    SPLIT_WRITE = 3,   /* an output redirect target (path edited) */
-    SPLIT_READ = 4,    /* an input redirect source (path read) */
-    SPLIT_WORD = 5,    /* split_words: a word the shell takes as written */
+    SPLIT_COMMAND = 1,     /* one simple command, normalised text */
+    SPLIT_OPAQUE = 2,      /* something the splitter cannot see into */
+    SPLIT_WRITE = 3,       /* an output redirect target (path edited) */
+    SPLIT_READ = 4,        /* an input redirect source (path read) */
+    SPLIT_WORD = 5,        /* split_words: a word the shell takes as written */
     SPLIT_WORD_EXPANDS = 6 /* split_words: a word the shell would expand */
 } split_kind;
 

@@ -9,11 +9,11 @@
  *         protocol_version (Streamable HTTP)
  *   [mcp.requirements] enforce, allowed_stdio_commands,
  *         allowed_http_endpoints */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include "config.h"
 #include "naming.h"
 
@@ -31,8 +31,7 @@ static char *errf(const char *fmt, ...)
 }
 
 /* A number of seconds or a count: absent -> def; wrong type -> error. */
-static int get_int(const cJSON *t, const char *key, int lo, int hi, int def, int *out,
-                   char **err)
+static int get_int(const cJSON *t, const char *key, int lo, int hi, int def, int *out, char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!v) {
@@ -68,8 +67,8 @@ static int get_bool(const cJSON *t, const char *where, const char *key, int def,
 }
 
 /* An array of strings (absent: empty).  *out NULL-terminated, malloc'd. */
-static int get_strings(const cJSON *t, const char *where, const char *key, char ***out,
-                       size_t *n, char **err)
+static int get_strings(const cJSON *t, const char *where, const char *key, char ***out, size_t *n,
+                       char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     *out = NULL;
@@ -79,14 +78,11 @@ static int get_strings(const cJSON *t, const char *where, const char *key, char 
     const cJSON *it;
     if (!cJSON_IsArray(v))
         goto bad;
-    cJSON_ArrayForEach(it, v)
-        if (!cJSON_IsString(it))
-            goto bad;
+    cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it)) goto bad;
     *out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof **out);
     if (!*out)
         return -1;
-    cJSON_ArrayForEach(it, v)
-        (*out)[(*n)++] = strdup(it->valuestring);
+    cJSON_ArrayForEach(it, v)(*out)[(*n)++] = strdup(it->valuestring);
     return 0;
 bad:
     *err = errf("vtcode.toml: %s %s must be an array of strings", where, key);
@@ -129,11 +125,12 @@ static int build_env(provider *p, const cJSON *env, char **err)
         *err = errf("vtcode.toml: [[mcp.providers]] '%s': env must be a table of strings", p->name);
         return -1;
     }
-    cJSON_ArrayForEach(it, env) {
+    cJSON_ArrayForEach(it, env)
+    {
         if (!cJSON_IsString(it) || !it->string[0] || strchr(it->string, '=')) {
             free_strings(envp);
-            *err = errf("vtcode.toml: [[mcp.providers]] '%s': env.%s must be a string",
-                        p->name, it->string);
+            *err = errf("vtcode.toml: [[mcp.providers]] '%s': env.%s must be a string", p->name,
+                        it->string);
             return -1;
         }
         has_path |= strcmp(it->string, "PATH") == 0;
@@ -152,9 +149,8 @@ static int build_env(provider *p, const cJSON *env, char **err)
 static int allowed_by(const cJSON *list, const char *value)
 {
     const cJSON *it;
-    cJSON_ArrayForEach(it, list)
-        if (cJSON_IsString(it) && strcmp(it->valuestring, value) == 0)
-            return 1;
+    cJSON_ArrayForEach(it, list) if (cJSON_IsString(it) &&
+                                     strcmp(it->valuestring, value) == 0) return 1;
     return 0;
 }
 
@@ -180,8 +176,7 @@ static int header_name_ok(const char *s)
 /* A table of strings as "Name: value" lines (NULL-terminated, malloc'd).
  * Names must be header names and values single lines: a value cannot
  * smuggle another header into the request. */
-static int get_headers(const cJSON *t, const provider *p, const char *key, char ***out,
-                       char **err)
+static int get_headers(const cJSON *t, const provider *p, const char *key, char ***out, char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key), *it;
     *out = NULL;
@@ -189,8 +184,10 @@ static int get_headers(const cJSON *t, const provider *p, const char *key, char 
         return 0;
     char buf[600];
     if (!cJSON_IsObject(v)) {
-        snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s must be a table "
-                 "of strings", p->name, key);
+        snprintf(buf, sizeof buf,
+                 "vtcode.toml: [[mcp.providers]] '%s': %s must be a table "
+                 "of strings",
+                 p->name, key);
         *err = strdup(buf);
         return -1;
     }
@@ -198,11 +195,14 @@ static int get_headers(const cJSON *t, const provider *p, const char *key, char 
     *out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof **out);
     if (!*out)
         return -1;
-    cJSON_ArrayForEach(it, v) {
+    cJSON_ArrayForEach(it, v)
+    {
         if (!cJSON_IsString(it) || !header_name_ok(it->string) ||
             strpbrk(it->valuestring, "\r\n")) {
-            snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s.%.100s must be "
-                     "a header name with a one-line string value", p->name, key, it->string);
+            snprintf(buf, sizeof buf,
+                     "vtcode.toml: [[mcp.providers]] '%s': %s.%.100s must be "
+                     "a header name with a one-line string value",
+                     p->name, key, it->string);
             *err = strdup(buf);
             return -1;
         }
@@ -215,8 +215,7 @@ static int get_headers(const cJSON *t, const provider *p, const char *key, char 
     return 0;
 }
 
-static int get_string(const cJSON *t, const provider *p, const char *key, char **out,
-                      char **err)
+static int get_string(const cJSON *t, const provider *p, const char *key, char **out, char **err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     *out = NULL;
@@ -224,8 +223,10 @@ static int get_string(const cJSON *t, const provider *p, const char *key, char *
         return 0;
     if (!cJSON_IsString(v) || !v->valuestring[0]) {
         char buf[300];
-        snprintf(buf, sizeof buf, "vtcode.toml: [[mcp.providers]] '%s': %s must be a "
-                 "non-empty string", p->name, key);
+        snprintf(buf, sizeof buf,
+                 "vtcode.toml: [[mcp.providers]] '%s': %s must be a "
+                 "non-empty string",
+                 p->name, key);
         *err = strdup(buf);
         return -1;
     }
@@ -241,7 +242,8 @@ static int endpoint_allowed(const cJSON *list, const char *url)
     if (n && url[n - 1] == '/')
         n--;
     const cJSON *it;
-    cJSON_ArrayForEach(it, list) {
+    cJSON_ArrayForEach(it, list)
+    {
         if (!cJSON_IsString(it))
             continue;
         size_t m = strlen(it->valuestring);
@@ -296,12 +298,13 @@ static int load_http(const cJSON *t, provider *p, char **err)
         return -1;
     if (strncmp(p->endpoint, "http://", 7) != 0 && strncmp(p->endpoint, "https://", 8) != 0) {
         *err = errf("vtcode.toml: [[mcp.providers]] '%s': endpoint must be an http:// or "
-                    "https:// URL", p->name);
+                    "https:// URL",
+                    p->name);
         return -1;
     }
     /* `headers` as the issue names it, `http_headers` as newer VT Code does */
-    const char *hkey = cJSON_GetObjectItemCaseSensitive(t, "http_headers") ? "http_headers"
-                                                                           : "headers";
+    const char *hkey =
+        cJSON_GetObjectItemCaseSensitive(t, "http_headers") ? "http_headers" : "headers";
     if (get_headers(t, p, hkey, &p->headers, err) < 0 ||
         get_headers(t, p, "env_http_headers", &p->env_headers, err) < 0)
         return -1;
@@ -339,7 +342,8 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
     }
     if (cmd && endpoint) {
         *err = errf("vtcode.toml: %s '%s' has both a command (stdio) and an endpoint (HTTP): "
-                    "name one", W, p->name);
+                    "name one",
+                    W, p->name);
         return -1;
     }
     if (endpoint) {
@@ -360,8 +364,7 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
         const cJSON *l = cJSON_GetObjectItemCaseSensitive(req, k), *it;
         int ok = !l || cJSON_IsArray(l);
         if (ok && l)
-            cJSON_ArrayForEach(it, l)
-                ok &= cJSON_IsString(it);
+            cJSON_ArrayForEach(it, l) ok &= cJSON_IsString(it);
         if (!ok) {
             *err = errf("vtcode.toml: [mcp.requirements] %s must be an array of strings", k);
             return -1;
@@ -375,13 +378,17 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
     if (enforce && p->endpoint &&
         !endpoint_allowed(cJSON_GetObjectItemCaseSensitive(req, "allowed_http_endpoints"),
                           p->endpoint))
-        snprintf(why, sizeof why, "MCP provider '%s': endpoint '%.300s' is not in "
-                 "[mcp.requirements] allowed_http_endpoints", p->name, p->endpoint);
+        snprintf(why, sizeof why,
+                 "MCP provider '%s': endpoint '%.300s' is not in "
+                 "[mcp.requirements] allowed_http_endpoints",
+                 p->name, p->endpoint);
     else if (enforce && !p->endpoint &&
              !allowed_by(cJSON_GetObjectItemCaseSensitive(req, "allowed_stdio_commands"),
                          p->argv[0]))
-        snprintf(why, sizeof why, "MCP provider '%s': command '%.300s' is not in "
-                 "[mcp.requirements] allowed_stdio_commands", p->name, p->argv[0]);
+        snprintf(why, sizeof why,
+                 "MCP provider '%s': command '%.300s' is not in "
+                 "[mcp.requirements] allowed_stdio_commands",
+                 p->name, p->argv[0]);
     else
         return 0;
     disable(p, why);
@@ -407,8 +414,10 @@ static void reject(provider *p, int nth, char *why)
     p->bad_config = 1;
     disable(p, why ? why : "vtcode.toml: this [[mcp.providers]] entry is wrong");
     if (mcpp_api)
-        mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s (this MCP provider is not "
-                      "started; the others are)", why ? why : "wrong entry");
+        mcpp_api->log(VT_LOG_WARNING, "mcp_providers",
+                      "%s (this MCP provider is not "
+                      "started; the others are)",
+                      why ? why : "wrong entry");
     free(why);
 }
 

@@ -10,7 +10,7 @@ typedef struct mcpp_config {
     int enabled;
     provider_limits lim;
     int eager;
-    provider **providers;   /* each malloc'd and provider_init'ed */
+    provider **providers; /* each malloc'd and provider_init'ed */
     size_t count;
 } mcpp_config;
 

@@ -17,10 +17,7 @@ void provider_closed(provider *p, const char *why, int cannot_run)
     calls->closed(p, why, cannot_run);
 }
 int provider_req_done(provider *p, long id) { return calls->req_done(p, id); }
-void provider_req_failed(provider *p, long id, const char *why)
-{
-    calls->req_failed(p, id, why);
-}
+void provider_req_failed(provider *p, long id, const char *why) { calls->req_failed(p, id, why); }
 void provider_deadline(struct timespec *t, int ms) { calls->deadline(t, ms); }
 int provider_past(const struct timespec *t) { return calls->past(t); }
 

@@ -34,24 +34,24 @@
 
 typedef struct conn {
     CURL *easy;
-    CURLM *multi;  /* holds the connection cache the next transfer reuses */
+    CURLM *multi; /* holds the connection cache the next transfer reuses */
     struct conn *next;
 } conn;
 
 typedef struct http_state {
     /* guarded by p->mu */
-    struct curl_slist *extra;  /* configured headers + Authorization (secret);
+    struct curl_slist *extra; /* configured headers + Authorization (secret);
                                   built on the first connect, then immutable */
     int extra_built;
-    char *session;             /* Mcp-Session-Id */
-    char *version;             /* the negotiated protocol version */
-    unsigned epoch;            /* bumps when the connection breaks */
-    int up;                    /* connected, and provider_closed not yet called */
-    int inflight;              /* transfers holding a conn */
+    char *session;  /* Mcp-Session-Id */
+    char *version;  /* the negotiated protocol version */
+    unsigned epoch; /* bumps when the connection breaks */
+    int up;         /* connected, and provider_closed not yet called */
+    int inflight;   /* transfers holding a conn */
     conn *idle;
     pthread_t get;
     int get_running, get_joinable;
-    int get_open;              /* the GET stream's answer began */
+    int get_open; /* the GET stream's answer began */
 } http_state;
 
 typedef enum { X_POST, X_GET, X_DELETE } xfer_kind;
@@ -61,19 +61,19 @@ typedef struct xfer {
     http_state *s;
     CURL *easy;
     xfer_kind kind;
-    const transport_req *req;  /* the request POSTed, or NULL */
-    int is_init;               /* req is initialize: a new session */
-    int had_session;           /* the request named a session */
+    const transport_req *req; /* the request POSTed, or NULL */
+    int is_init;              /* req is initialize: a new session */
+    int had_session;          /* the request named a session */
     unsigned epoch;
-    struct timespec deadline;  /* for what nobody waits on */
+    struct timespec deadline; /* for what nobody waits on */
     long status;
     int started, sse;
-    vt_strbuf body;            /* JSON body; SSE: the line being read; else error text */
-    vt_strbuf data;            /* SSE: the data of the event being read */
+    vt_strbuf body; /* JSON body; SSE: the line being read; else error text */
+    vt_strbuf data; /* SSE: the data of the event being read */
     int skip_lf, other_event;
-    int stopped;               /* should_stop() said so between two messages */
-    char *session;             /* Mcp-Session-Id of the answer to initialize */
-    char *broke;               /* a protocol failure (malloc'd) */
+    int stopped;   /* should_stop() said so between two messages */
+    char *session; /* Mcp-Session-Id of the answer to initialize */
+    char *broke;   /* a protocol failure (malloc'd) */
 } xfer;
 
 static pthread_once_t g_curl_once = PTHREAD_ONCE_INIT;
@@ -235,15 +235,15 @@ static void deliver(xfer *x, const char *text, size_t len)
 /* One line of an event stream (WHATWG server-sent events). */
 static void sse_line(xfer *x, const char *line, size_t n)
 {
-    if (n == 0) {  /* end of an event */
+    if (n == 0) { /* end of an event */
         if (x->data.len && !x->other_event && !x->data.failed)
-            deliver(x, x->data.data, x->data.len - 1);  /* without the last LF */
+            deliver(x, x->data.data, x->data.len - 1); /* without the last LF */
         mcpp_api->strbuf_reset(&x->data);
         x->other_event = 0;
         return;
     }
     if (line[0] == ':')
-        return;  /* a comment (keep-alive) */
+        return; /* a comment (keep-alive) */
     const char *colon = memchr(line, ':', n);
     size_t flen = colon ? (size_t)(colon - line) : n;
     const char *v = colon ? colon + 1 : line + n;
@@ -261,7 +261,7 @@ static void sse_line(xfer *x, const char *line, size_t n)
         mcpp_api->strbuf_append(&x->data, "\n", 1);
     } else if (flen == 5 && memcmp(line, "event", 5) == 0) {
         x->other_event = !(vlen == 0 || (vlen == 7 && memcmp(v, "message", 7) == 0));
-    }  /* id and retry: resuming a stream is not used */
+    } /* id and retry: resuming a stream is not used */
 }
 
 static void sse_feed(xfer *x, const char *p, size_t n)
@@ -284,7 +284,7 @@ static void sse_feed(xfer *x, const char *p, size_t n)
         }
         mcpp_api->strbuf_append(&x->body, p + i, j - i);
         if (j == n)
-            return;  /* the rest of the line comes with the next chunk */
+            return; /* the rest of the line comes with the next chunk */
         x->skip_lf = p[j] == '\r';
         int end_of_event = x->body.len == 0;
         sse_line(x, x->body.data ? x->body.data : "", x->body.len);
@@ -317,10 +317,10 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
         start_body(x);
     if (stale(x))
         return 0;
-    if (x->status < 200 || x->status >= 300) {  /* keep the start, for the message */
+    if (x->status < 200 || x->status >= 300) { /* keep the start, for the message */
         if (x->body.len < ERR_BODY_MAX)
-            mcpp_api->strbuf_append(&x->body, ptr,
-                                    n < ERR_BODY_MAX - x->body.len ? n : ERR_BODY_MAX - x->body.len);
+            mcpp_api->strbuf_append(
+                &x->body, ptr, n < ERR_BODY_MAX - x->body.len ? n : ERR_BODY_MAX - x->body.len);
         return n;
     }
     if (x->stopped)
@@ -341,7 +341,7 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
-    if (x->kind == X_GET && n <= 2) {  /* the end of the GET stream's headers */
+    if (x->kind == X_GET && n <= 2) { /* the end of the GET stream's headers */
         long status = 0;
         curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status >= 200 && status < 300) {
@@ -378,7 +378,7 @@ static struct curl_slist *build_headers(xfer *x)
     if (x->kind == X_POST) {
         h = add_header(h, "Content-Type: application/json");
         h = add_header(h, "Accept: application/json, text/event-stream");
-        h = add_header(h, "Expect:");  /* no 100-continue round trip */
+        h = add_header(h, "Expect:"); /* no 100-continue round trip */
     } else if (x->kind == X_GET) {
         h = add_header(h, "Accept: text/event-stream");
     }
@@ -500,7 +500,11 @@ static int http_send(provider *p, const char *text, const transport_req *req)
     pthread_mutex_unlock(&p->mu);
     if (!up)
         return -1;
-    xfer x = {.p = p, .s = s, .kind = X_POST, .req = req, .epoch = epoch,
+    xfer x = {.p = p,
+              .s = s,
+              .kind = X_POST,
+              .req = req,
+              .epoch = epoch,
               .is_init = req && strcmp(req->method, "initialize") == 0};
     provider_deadline(&x.deadline, p->lim.request_timeout_ms);
     conn *c = conn_take(p, s);
@@ -518,24 +522,26 @@ static int http_send(provider *p, const char *text, const transport_req *req)
     } else if (stale(&x)) {
         /* someone else broke the connection, and said why */
     } else if (aborted) {
-        rc = req ? 0 : -1;  /* answered, cancelled or timed out: the caller knows */
+        rc = req ? 0 : -1; /* answered, cancelled or timed out: the caller knows */
     } else if (res != CURLE_OK) {
         snprintf(why, sizeof why, "MCP provider '%s': cannot reach %.300s: %s", p->name,
                  p->endpoint, curl_easy_strerror(res));
         break_conn(p, x.epoch, why, 0);
     } else if (x.status == 404 && x.had_session) {
-        snprintf(why, sizeof why, "MCP provider '%s' ended the session (HTTP 404 to %s); it is "
-                 "reconnected on its next use", p->name, what);
+        snprintf(why, sizeof why,
+                 "MCP provider '%s' ended the session (HTTP 404 to %s); it is "
+                 "reconnected on its next use",
+                 p->name, what);
         break_conn(p, x.epoch, why, 1);
     } else if (x.status >= 500) {
         error_text(&x, body, sizeof body);
-        snprintf(why, sizeof why, "MCP provider '%s' answered %s with HTTP %ld: %s", p->name,
-                 what, x.status, body[0] ? body : "(no text)");
+        snprintf(why, sizeof why, "MCP provider '%s' answered %s with HTTP %ld: %s", p->name, what,
+                 x.status, body[0] ? body : "(no text)");
         break_conn(p, x.epoch, why, 0);
     } else if (x.status < 200 || x.status >= 300) {
         error_text(&x, body, sizeof body);
-        snprintf(why, sizeof why, "MCP provider '%s' refused %s with HTTP %ld: %s", p->name,
-                 what, x.status, body[0] ? body : "(no text)");
+        snprintf(why, sizeof why, "MCP provider '%s' refused %s with HTTP %ld: %s", p->name, what,
+                 x.status, body[0] ? body : "(no text)");
         if (req)
             provider_req_failed(p, req->id, why);
         else
@@ -548,10 +554,11 @@ static int http_send(provider *p, const char *text, const transport_req *req)
         } else {
             rc = 0;
             if (req && !provider_req_done(p, req->id)) {
-                snprintf(why, sizeof why, x.sse ? "MCP provider '%s' closed its event stream "
-                                                   "before answering %s"
-                                                 : "MCP provider '%s' answered %s with HTTP %ld "
-                                                   "and no JSON-RPC response",
+                snprintf(why, sizeof why,
+                         x.sse ? "MCP provider '%s' closed its event stream "
+                                 "before answering %s"
+                               : "MCP provider '%s' answered %s with HTTP %ld "
+                                 "and no JSON-RPC response",
                          p->name, what, x.status);
                 provider_req_failed(p, req->id, why);
             }
@@ -611,7 +618,7 @@ static void *get_main(void *arg)
             break_conn(p, epoch, "the MCP provider ended the session (HTTP 404)", 1);
             done = 1;
         } else if (x.status < 200 || x.status >= 300 || !x.sse) {
-            done = 1;  /* 405: the server offers no such stream */
+            done = 1; /* 405: the server offers no such stream */
         } else {
             /* the stream ended; one that ends at once counts as a failure */
             failures = provider_past(&began) ? 0 : failures + 1;
@@ -642,13 +649,14 @@ static void start_get(provider *p, http_state *s, unsigned epoch)
     s->get_open = 0;
     s->get_running = 1;
     if (pthread_create(&s->get, NULL, get_main, p) != 0) {
-        s->get_running = 0;  /* no stream: list changes are seen on the next start */
+        s->get_running = 0; /* no stream: list changes are seen on the next start */
         pthread_mutex_unlock(&p->mu);
         return;
     }
     s->get_joinable = 1;
     struct timespec deadline;
-    provider_deadline(&deadline, p->lim.request_timeout_ms < 2000 ? p->lim.request_timeout_ms : 2000);
+    provider_deadline(&deadline,
+                      p->lim.request_timeout_ms < 2000 ? p->lim.request_timeout_ms : 2000);
     while (s->get_running && !s->get_open && !provider_past(&deadline)) {
         struct timespec slice;
         provider_deadline(&slice, 20);
@@ -682,7 +690,7 @@ static char *build_extra_locked(provider *p, http_state *s)
     for (char **a = p->env_headers; a && *a; a++) {
         const char *colon = strchr(*a, ':');
         const char *v = colon ? getenv(colon + 2) : NULL;
-        if (v && *v && !strpbrk(v, "\r\n")) {  /* empty or unset: no header */
+        if (v && *v && !strpbrk(v, "\r\n")) { /* empty or unset: no header */
             snprintf(line, sizeof line, "%.*s: %s", (int)(colon - *a), *a, v);
             h = add_header(h, line);
         }
@@ -691,14 +699,15 @@ static char *build_extra_locked(provider *p, http_state *s)
         const char *key = getenv(p->api_key_env);
         if (!key || !*key || strpbrk(key, "\r\n")) {
             curl_slist_free_all(h);
-            snprintf(line, sizeof line, "MCP provider '%s': the environment variable %.200s "
-                     "(api_key_env) is %s", p->name, p->api_key_env,
-                     key && *key ? "not a one-line token" : "not set");
+            snprintf(line, sizeof line,
+                     "MCP provider '%s': the environment variable %.200s "
+                     "(api_key_env) is %s",
+                     p->name, p->api_key_env, key && *key ? "not a one-line token" : "not set");
             return strdup(line);
         }
         snprintf(line, sizeof line, "Authorization: Bearer %.1000s", key);
         h = add_header(h, line);
-        memset(line, 0, sizeof line);  /* the token stays only in the header list */
+        memset(line, 0, sizeof line); /* the token stays only in the header list */
     }
     s->extra = h;
     s->extra_built = 1;
@@ -727,7 +736,7 @@ static int http_open(provider *p, char **err)
     char *why = build_extra_locked(p, s);
     pthread_mutex_unlock(&p->mu);
     if (why) {
-        provider_closed(p, why, 1);  /* the environment will not change */
+        provider_closed(p, why, 1); /* the environment will not change */
         *err = why;
         return VT_ERR_INVALID;
     }
@@ -792,14 +801,14 @@ static void http_stop(provider *p)
     if (!session)
         return;
     pthread_mutex_lock(&p->mu);
-    s->session = session;  /* for the DELETE's header */
+    s->session = session; /* for the DELETE's header */
     pthread_mutex_unlock(&p->mu);
     xfer x = {.p = p, .s = s, .kind = X_DELETE};
     provider_deadline(&x.deadline, DELETE_TIMEOUT_MS);
     conn *c = conn_take(p, s);
     if (c) {
         int aborted;
-        run(&x, c, NULL, &aborted);  /* 405 (not offered) is fine too */
+        run(&x, c, NULL, &aborted); /* 405 (not offered) is fine too */
         conn_give(p, s, c);
     }
     xfer_free(&x);

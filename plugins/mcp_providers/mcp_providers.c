@@ -57,8 +57,8 @@ static int list_tools(provider *p, char **err)
         free(cursor);
         cursor = NULL;
         cJSON *reply = NULL;
-        rc = provider_request(p, "tools/list", params, NULL, p->lim.request_timeout_ms, &reply,
-                              err);
+        rc =
+            provider_request(p, "tools/list", params, NULL, p->lim.request_timeout_ms, &reply, err);
         if (rc != VT_OK)
             break;
         cJSON *result = cJSON_GetObjectItemCaseSensitive(reply, "result");
@@ -66,8 +66,10 @@ static int list_tools(provider *p, char **err)
         if (!cJSON_IsArray(tools)) {
             cJSON_Delete(reply);
             char buf[200];
-            snprintf(buf, sizeof buf, "MCP provider '%s' answered tools/list without a tools "
-                     "array", p->name);
+            snprintf(buf, sizeof buf,
+                     "MCP provider '%s' answered tools/list without a tools "
+                     "array",
+                     p->name);
             *err = strdup(buf);
             rc = VT_ERR_IO;
             break;
@@ -75,8 +77,8 @@ static int list_tools(provider *p, char **err)
         cJSON *t;
         while ((t = cJSON_DetachItemFromArray(tools, 0)))
             cJSON_AddItemToArray(all, t);
-        const char *next = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result,
-                                                                                 "nextCursor"));
+        const char *next =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "nextCursor"));
         cursor = next && *next ? strdup(next) : NULL;
         cJSON_Delete(reply);
         if (!cursor)
@@ -101,8 +103,8 @@ static int handshake(provider *p, char **err)
     cJSON_AddStringToObject(info, "name", "vthost");
     cJSON_AddStringToObject(info, "version", "0.1.0");
     cJSON *reply = NULL;
-    int rc = provider_request(p, "initialize", params, NULL, p->lim.startup_timeout_ms, &reply,
-                              err);
+    int rc =
+        provider_request(p, "initialize", params, NULL, p->lim.startup_timeout_ms, &reply, err);
     if (rc != VT_OK)
         return rc;
     cJSON *result = cJSON_GetObjectItemCaseSensitive(reply, "result");
@@ -298,23 +300,20 @@ static void check_alive(provider *p)
 /* The provider's CallToolResult as a vthost result: text goes to the
  * spool (the host applies the output budget), other content (images,
  * audio, resources) and structuredContent are passed through. */
-static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply,
-                   cJSON **result)
+static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply, cJSON **result)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
     if (e) {
         const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
-        return mcpp_api->call_error(call, VT_ERR_IO,
-                                    "MCP provider '%s' refused the call of '%s': %.*s (code %d)",
-                                    p->name, tool, MAX_ERROR_TEXT, m ? m : "no message",
-                                    cJSON_IsNumber(code) ? code->valueint : 0);
+        return mcpp_api->call_error(
+            call, VT_ERR_IO, "MCP provider '%s' refused the call of '%s': %.*s (code %d)", p->name,
+            tool, MAX_ERROR_TEXT, m ? m : "no message", cJSON_IsNumber(code) ? code->valueint : 0);
     }
     cJSON *r = cJSON_GetObjectItemCaseSensitive(reply, "result");
     if (!cJSON_IsObject(r))
-        return mcpp_api->call_error(call, VT_ERR_IO,
-                                    "MCP provider '%s' answered tools/call without a result",
-                                    p->name);
+        return mcpp_api->call_error(
+            call, VT_ERR_IO, "MCP provider '%s' answered tools/call without a result", p->name);
     int is_error = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "isError"));
     cJSON *out = cJSON_CreateObject();
     cJSON *other = NULL;
@@ -322,7 +321,8 @@ static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply,
     size_t nt = 0;
     char *errtext = NULL;
     const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "content")) {
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "content"))
+    {
         const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
         const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "text"));
         if (type && strcmp(type, "text") == 0 && text) {
@@ -342,9 +342,9 @@ static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply,
     }
     if (is_error) {
         cJSON_Delete(out);
-        int rc = mcpp_api->call_error(call, VT_ERR_IO, "tool '%s' of MCP provider '%s' failed: %.*s",
-                                      tool, p->name, MAX_ERROR_TEXT,
-                                      errtext ? errtext : "(no text)");
+        int rc =
+            mcpp_api->call_error(call, VT_ERR_IO, "tool '%s' of MCP provider '%s' failed: %.*s",
+                                 tool, p->name, MAX_ERROR_TEXT, errtext ? errtext : "(no text)");
         free(errtext);
         return rc;
     }
@@ -357,8 +357,10 @@ static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply,
         size_t budget = 4 * 50000;
         if (s && strlen(s) > budget) {
             cJSON_DeleteItemFromObjectCaseSensitive(out, "content");
-            mcpp_api->call_warn(call, "the provider returned %zu bytes of non-text content; "
-                                      "dropped (over the output budget)", strlen(s));
+            mcpp_api->call_warn(call,
+                                "the provider returned %zu bytes of non-text content; "
+                                "dropped (over the output budget)",
+                                strlen(s));
         }
         free(s);
     }
@@ -399,7 +401,7 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON *params = cJSON_CreateObject();
     cJSON_AddStringToObject(params, "name", tool);
     cJSON *a = cJSON_Duplicate(args, 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(a, "max_output_tokens");  /* vthost's own */
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "max_output_tokens"); /* vthost's own */
     cJSON_AddItemToObject(params, "arguments", a);
     cJSON *again = cJSON_Duplicate(params, 1);
     cJSON *reply = NULL;
@@ -435,7 +437,7 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
     } else {
         rc = convert(call, p, tool, reply, result);
         pthread_mutex_lock(&p->mu);
-        p->failures = 0;  /* a provider that answers is healthy again */
+        p->failures = 0; /* a provider that answers is healthy again */
         pthread_mutex_unlock(&p->mu);
     }
     cJSON_Delete(reply);
@@ -598,8 +600,8 @@ static const vt_mcp_providers_v1 g_status = {
 static int init(const vt_host_api *api, char **errmsg)
 {
     mcpp_api = api;
-    if (!VT_HAS(api, tool_add) || !VT_HAS(api, tool_remove) ||
-        !VT_HAS(api, catalog_on_demand) || !VT_HAS(api, strbuf_append)) {
+    if (!VT_HAS(api, tool_add) || !VT_HAS(api, tool_remove) || !VT_HAS(api, catalog_on_demand) ||
+        !VT_HAS(api, strbuf_append)) {
         *errmsg = api->strdup("mcp_providers needs a host with dynamic tools (ABI 1.2)");
         return VT_ERR_UNSUPPORTED;
     }
@@ -653,12 +655,8 @@ static void fini(void)
 static const vt_tool no_tools[] = {{0}};
 
 static const vt_plugin plugin = {
-    VT_PLUGIN_HEADER,
-    .name = "mcp_providers",
-    .version = "0.1.0",
-    .license = "MIT",
-    .tools = no_tools,
-    .init = init,
+    VT_PLUGIN_HEADER, .name = "mcp_providers", .version = "0.1.0",
+    .license = "MIT", .tools = no_tools,       .init = init,
     .fini = fini,
 };
 

@@ -8,8 +8,8 @@
 
 static int allowed(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 void naming_sanitize(const char *in, char *out)
@@ -24,7 +24,7 @@ static unsigned hash32(const char *a, const char *b, unsigned salt)
     unsigned h = 2166136261u ^ salt;
     for (; *a; a++)
         h = (h ^ (unsigned char)*a) * 16777619u;
-    h = (h ^ 0xffu) * 16777619u;  /* separator: ("ab","c") != ("a","bc") */
+    h = (h ^ 0xffu) * 16777619u; /* separator: ("ab","c") != ("a","bc") */
     for (; *b; b++)
         h = (h ^ (unsigned char)*b) * 16777619u;
     return h;

@@ -17,16 +17,16 @@ void (*mcpp_list_changed)(provider *p);
 struct rpc_wait {
     rpc_wait *next;
     long id;
-    vt_call *call;          /* progress goes here; may be NULL */
+    vt_call *call; /* progress goes here; may be NULL */
     struct timespec deadline;
     cJSON *reply;
     char *err;
     int done;
-    cJSON *incoming;        /* requests of the provider to relay for `call` */
-    int queued;             /* entries in incoming (at most RELAY_QUEUE_MAX) */
-    int relayed;            /* requests admitted for `call`: queued or relayed */
-    int refused_said;       /* the log said once that its requests are refused */
-    pthread_t thread;       /* the caller's (it relays them) */
+    cJSON *incoming;  /* requests of the provider to relay for `call` */
+    int queued;       /* entries in incoming (at most RELAY_QUEUE_MAX) */
+    int relayed;      /* requests admitted for `call`: queued or relayed */
+    int refused_said; /* the log said once that its requests are refused */
+    pthread_t thread; /* the caller's (it relays them) */
 };
 
 /* Requests of one call waiting to be relayed (the call relays one at a
@@ -97,10 +97,7 @@ static cJSON *rpc_new(const char *method, cJSON *params)
     return m;
 }
 
-int provider_send(provider *p, cJSON *msg)
-{
-    return send_msg(p, msg, NULL);
-}
+int provider_send(provider *p, cJSON *msg) { return send_msg(p, msg, NULL); }
 
 int provider_notify(provider *p, const char *method, cJSON *params)
 {
@@ -335,11 +332,11 @@ void provider_closed(provider *p, const char *why, int cannot_run)
     pthread_mutex_lock(&p->mu);
     /* provider_fail set the state and said why before breaking it */
     char *msg = strdup(p->connected && p->state == PROV_FAILED && p->reason ? p->reason
-                       : why                                              ? why
-                                                                          : "ended");
+                       : why                                                ? why
+                                                                            : "ended");
     p->connected = 0;
     if (cannot_run) {
-        p->state = PROV_DISABLED;  /* cannot run at all: retrying will not help */
+        p->state = PROV_DISABLED; /* cannot run at all: retrying will not help */
         set_reason(p, msg);
     } else if (!p->stopping) {
         p->state = PROV_FAILED;
@@ -411,7 +408,6 @@ int provider_past(const struct timespec *t)
     clock_gettime(CLOCK_MONOTONIC, &now);
     return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
-
 
 static void send_cancel(provider *p, long id, const char *reason)
 {
@@ -489,8 +485,8 @@ static cJSON *wait_answer_locked(provider *p, rpc_wait *w, vt_call *call, int *c
 }
 
 /* The outcome of a finished wait: the reply, or why there is none. */
-static int wait_outcome(provider *p, rpc_wait *w, const char *method, int timeout_ms,
-                        int cancelled, int timed_out, cJSON **reply, char **err)
+static int wait_outcome(provider *p, rpc_wait *w, const char *method, int timeout_ms, int cancelled,
+                        int timed_out, cJSON **reply, char **err)
 {
     if (cancelled) {
         send_cancel(p, w->id, "cancelled by the client");
@@ -514,8 +510,8 @@ static int wait_outcome(provider *p, rpc_wait *w, const char *method, int timeou
     return VT_OK;
 }
 
-int provider_request(provider *p, const char *method, cJSON *params, vt_call *call,
-                     int timeout_ms, cJSON **reply, char **err)
+int provider_request(provider *p, const char *method, cJSON *params, vt_call *call, int timeout_ms,
+                     cJSON **reply, char **err)
 {
     *reply = NULL;
     *err = NULL;
@@ -548,10 +544,12 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
     pthread_mutex_unlock(&p->mu);
 
     const cJSON *in;
-    cJSON_ArrayForEach(in, left) {
+    cJSON_ArrayForEach(in, left)
+    {
         relay_refuse(p, in, RELAY_CANCELLED,
-                     cancelled ? "the tool call was cancelled"
-                     : timed_out ? "the tool call timed out" : "the tool call ended");
+                     cancelled   ? "the tool call was cancelled"
+                     : timed_out ? "the tool call timed out"
+                                 : "the tool call ended");
     }
     cJSON_Delete(left);
     rc = wait_outcome(p, w, method, timeout_ms, cancelled, timed_out, reply, err);

@@ -11,22 +11,22 @@
 #include "transport.h"
 
 typedef enum provider_state {
-    PROV_IDLE = 0,      /* configured, not started (lazy) */
+    PROV_IDLE = 0, /* configured, not started (lazy) */
     PROV_STARTING = 1,
     PROV_READY = 2,
-    PROV_FAILED = 3,    /* exited or broke; restarted on the next use */
-    PROV_DISABLED = 4   /* retry_attempts used up, or cannot run at all */
+    PROV_FAILED = 3,  /* exited or broke; restarted on the next use */
+    PROV_DISABLED = 4 /* retry_attempts used up, or cannot run at all */
 } provider_state;
 
 typedef struct provider_limits {
-    int request_timeout_ms;   /* handshake, tools/list */
+    int request_timeout_ms; /* handshake, tools/list */
     int startup_timeout_ms;
-    int tool_timeout_ms;      /* tools/call */
+    int tool_timeout_ms; /* tools/call */
     int retry_attempts;
-    int max_concurrent;       /* calls in flight per provider */
-    size_t max_message;       /* bytes in one message from the provider */
-    int relay_per_call;       /* requests relayed to the client in one call */
-    int relay_per_minute;     /* ... by one provider (a token bucket) */
+    int max_concurrent;   /* calls in flight per provider */
+    size_t max_message;   /* bytes in one message from the provider */
+    int relay_per_call;   /* requests relayed to the client in one call */
+    int relay_per_minute; /* ... by one provider (a token bucket) */
 } provider_limits;
 
 typedef struct rpc_wait rpc_wait;
@@ -34,20 +34,20 @@ typedef struct rpc_wait rpc_wait;
 struct provider {
     /* configuration (immutable after config load) */
     char *name;
-    char *prefix;             /* mcp__<name>__ */
-    char **argv;              /* stdio: command + args, NULL-terminated */
-    char **envp;              /* stdio: configured env + PATH, HOME */
-    char *cwd;                /* stdio: absolute, or NULL for the workspace */
-    char *endpoint;           /* http: the MCP endpoint URL */
-    char **headers;           /* http: "Name: value" lines, NULL-terminated */
-    char **env_headers;       /* http: "Name: ENV_VAR" lines, values read at connect */
-    char *api_key_env;        /* http: Authorization: Bearer $api_key_env */
-    char *protocol_version;   /* asked for in initialize; NULL: the newest known */
+    char *prefix;           /* mcp__<name>__ */
+    char **argv;            /* stdio: command + args, NULL-terminated */
+    char **envp;            /* stdio: configured env + PATH, HOME */
+    char *cwd;              /* stdio: absolute, or NULL for the workspace */
+    char *endpoint;         /* http: the MCP endpoint URL */
+    char **headers;         /* http: "Name: value" lines, NULL-terminated */
+    char **env_headers;     /* http: "Name: ENV_VAR" lines, values read at connect */
+    char *api_key_env;      /* http: Authorization: Bearer $api_key_env */
+    char *protocol_version; /* asked for in initialize; NULL: the newest known */
     int eager;
-    int bad_config;           /* its vtcode.toml entry is wrong: disabled, says why */
+    int bad_config; /* its vtcode.toml entry is wrong: disabled, says why */
     provider_limits lim;
     const transport_ops *tp;
-    void *tp_state;           /* the transport's (tp->destroy frees it) */
+    void *tp_state; /* the transport's (tp->destroy frees it) */
 
     pthread_mutex_t start_mu; /* serialises start and restart */
     pthread_mutex_t mu;       /* everything below */
@@ -63,12 +63,12 @@ struct provider {
     unsigned generation;      /* bumps with every start */
     long next_id;
     rpc_wait *waits;
-    int list_dirty;           /* notifications/tools/list_changed seen */
+    int list_dirty;                /* notifications/tools/list_changed seen */
     struct timespec roots_settled; /* CLOCK_MONOTONIC: calls wait until then after a
                                       roots/list answer (zero: never asked) */
     int active_calls;
     unsigned long calls, restarts;
-    double relay_tokens;      /* what relay_per_minute still allows */
+    double relay_tokens;         /* what relay_per_minute still allows */
     struct timespec relay_clock; /* when relay_tokens was last refilled */
 };
 
@@ -89,8 +89,8 @@ void provider_fail(provider *p, const char *why);
  * `call` (may be NULL) gets progress and is polled for cancellation,
  * which is forwarded as notifications/cancelled.  Returns 0 (the reply
  * may still carry "error"), VT_ERR_CANCELLED, or VT_ERR_IO with *err. */
-int provider_request(provider *p, const char *method, cJSON *params, vt_call *call,
-                     int timeout_ms, cJSON **reply, char **err);
+int provider_request(provider *p, const char *method, cJSON *params, vt_call *call, int timeout_ms,
+                     cJSON **reply, char **err);
 int provider_notify(provider *p, const char *method, cJSON *params);
 /* Send one message (a response to the provider's own request); takes
  * msg.  Returns 0, or -1 when the provider is gone. */

@@ -121,14 +121,12 @@ void relay_serve(provider *p, vt_call *call, const cJSON *req, const struct time
                  : VT_ERR_NOMEM;
     cJSON_Delete(fwd);
     if (rc == VT_OK && result) {
-        mcpp_api->log(VT_LOG_INFO, MCPP_PLUGIN, "%s: relayed %s to the client", p->name,
-                      method);
+        mcpp_api->log(VT_LOG_INFO, MCPP_PLUGIN, "%s: relayed %s to the client", p->name, method);
         answer(p, id, result, NULL);
         return;
     }
     cJSON_Delete(result);
-    const char *why =
-        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(error, "message"));
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(error, "message"));
     mcpp_api->log(VT_LOG_INFO, MCPP_PLUGIN, "%s: %s not answered by the client (status %d): %s",
                   p->name, method, rc, why ? why : "no message");
     if (error) {
@@ -136,7 +134,7 @@ void relay_serve(provider *p, vt_call *call, const cJSON *req, const struct time
         answer(p, id, NULL, error);
         return;
     }
-    relay_refuse(p, req, rc == VT_ERR_CANCELLED || rc == VT_ERR_BUSY ? RELAY_CANCELLED
-                                                                     : RELAY_REFUSED,
+    relay_refuse(p, req,
+                 rc == VT_ERR_CANCELLED || rc == VT_ERR_BUSY ? RELAY_CANCELLED : RELAY_REFUSED,
                  "the client gave no answer");
 }

@@ -11,7 +11,7 @@
  * provider that crashed while a helper it spawned holds its stdout
  * fails its calls at once, and its group (the helper too) is killed.
  * Messages are newline-delimited JSON (the MCP stdio transport). */
-#define _GNU_SOURCE  /* pipe2, execvpe */
+#define _GNU_SOURCE /* pipe2, execvpe */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,10 +28,10 @@
 
 typedef struct stdio_state {
     pid_t pid;
-    int fd;                   /* our end of the child's stdin/stdout socket */
+    int fd; /* our end of the child's stdin/stdout socket */
     int io_running, io_joinable;
     pthread_t io;
-    pthread_mutex_t wmu;      /* one writer at a time */
+    pthread_mutex_t wmu; /* one writer at a time */
 } stdio_state;
 
 /* p->tp_state, created on first use.  Caller holds p->mu. */
@@ -186,16 +186,18 @@ static char *read_loop(provider *p, int fd, pid_t pid, int pidfd)
         for (size_t i = scan; i < len; i++)
             if (buf[i] == '\n') {
                 if (handle_line(p, buf + start, i - start) < 0) {
-                    snprintf(why, sizeof why, "MCP provider '%s' sent malformed JSON-RPC "
-                             "(not a JSON object)", p->name);
+                    snprintf(why, sizeof why,
+                             "MCP provider '%s' sent malformed JSON-RPC "
+                             "(not a JSON object)",
+                             p->name);
                     free(buf);
                     return strdup(why);
                 }
                 start = i + 1;
             }
         if (len - start > p->lim.max_message) {
-            snprintf(why, sizeof why, "MCP provider '%s' sent a message over %zu bytes",
-                     p->name, p->lim.max_message);
+            snprintf(why, sizeof why, "MCP provider '%s' sent a message over %zu bytes", p->name,
+                     p->lim.max_message);
             free(buf);
             return strdup(why);
         }
@@ -261,8 +263,8 @@ static void *io_main(void *arg)
     while (got < 0 && errno == EINTR);
     if (got == (ssize_t)sizeof e) {
         char buf[600];
-        snprintf(buf, sizeof buf, "MCP provider '%s': cannot run '%s'%s%s: %s", p->name,
-                 p->argv[0], p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(e));
+        snprintf(buf, sizeof buf, "MCP provider '%s': cannot run '%s'%s%s: %s", p->name, p->argv[0],
+                 p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(e));
         why = strdup(buf);
         waitpid(pid, NULL, 0);
         goto spawned;
@@ -282,13 +284,13 @@ static void *io_main(void *arg)
         close(pidfd);
 
     pthread_mutex_lock(&p->mu);
-    kill(-pid, SIGKILL);  /* the group: a provider's helpers go too */
+    kill(-pid, SIGKILL); /* the group: a provider's helpers go too */
     s->pid = 0;
     pthread_mutex_unlock(&p->mu);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    pthread_mutex_lock(&s->wmu);  /* no writer still uses the socket */
+    pthread_mutex_lock(&s->wmu); /* no writer still uses the socket */
     pthread_mutex_lock(&p->mu);
     s->fd = -1;
     pthread_mutex_unlock(&p->mu);
@@ -326,7 +328,7 @@ static int stdio_open(provider *p, char **err)
     pthread_t old = s->io;
     if (join)
         s->io_joinable = 0;
-    if (s->io_running) {  /* still tearing the last child down */
+    if (s->io_running) { /* still tearing the last child down */
         pthread_mutex_unlock(&p->mu);
         *err = strdup("the provider's previous process is still ending");
         return VT_ERR_BUSY;
@@ -360,7 +362,7 @@ static void stdio_fail(provider *p)
     stdio_state *s = p->tp_state;
     if (s && s->pid > 0)
         kill(-s->pid, SIGKILL);
-    while (s && s->io_running)  /* the reader reaps the child and says so */
+    while (s && s->io_running) /* the reader reaps the child and says so */
         pthread_cond_wait(&p->cond, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

@@ -10,10 +10,10 @@
 typedef struct ptool {
     provider *p;
     char vt_name[MCPP_NAME_MAX + 1];
-    char *tool;            /* the provider's name */
-    cJSON *def;            /* the provider's Tool object */
-    int seen;              /* in the latest list */
-    int unavailable;       /* registered with the unavailable mark */
+    char *tool;      /* the provider's name */
+    cJSON *def;      /* the provider's Tool object */
+    int seen;        /* in the latest list */
+    int unavailable; /* registered with the unavailable mark */
 } ptool;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -40,23 +40,26 @@ static void add_locked(const ptool *t, const char *unavailable)
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(def, "inputSchema");
     const cJSON *ann = cJSON_GetObjectItemCaseSensitive(def, "annotations");
     const char *title = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(def, "title"));
-    char *schema_text = cJSON_IsObject(schema) ? cJSON_PrintUnformatted(schema)
-                                               : strdup("{\"type\":\"object\"}");
+    char *schema_text =
+        cJSON_IsObject(schema) ? cJSON_PrintUnformatted(schema) : strdup("{\"type\":\"object\"}");
     char *ann_text = cJSON_IsObject(ann) ? cJSON_PrintUnformatted(ann) : NULL;
     /* the provider's name is part of what search_tools ranks */
-    size_t len = (desc ? strlen(desc) : 0) + (title ? strlen(title) : 0) +
-                 strlen(t->p->name) + (unavailable ? strlen(unavailable) : 0) + 96;
+    size_t len = (desc ? strlen(desc) : 0) + (title ? strlen(title) : 0) + strlen(t->p->name) +
+                 (unavailable ? strlen(unavailable) : 0) + 96;
     char *full = malloc(len);
     if (full && schema_text) {
-        snprintf(full, len, "%s%s%s%s%s%s%s(MCP server %s)",
-                 unavailable ? "[unavailable: " : "", unavailable ? unavailable : "",
-                 unavailable ? "] " : "", title ? title : "", title ? ". " : "",
-                 desc ? desc : "", desc && *desc ? " " : "", t->p->name);
-        vt_tool vt = {.name = t->vt_name, .description = full, .input_schema = schema_text,
-                      .effects = effects_of(ann), .flags = VT_TOOL_DEFERRED,
-                      .subjects = mcpp_subjects, .run = mcpp_run};
+        snprintf(full, len, "%s%s%s%s%s%s%s(MCP server %s)", unavailable ? "[unavailable: " : "",
+                 unavailable ? unavailable : "", unavailable ? "] " : "", title ? title : "",
+                 title ? ". " : "", desc ? desc : "", desc && *desc ? " " : "", t->p->name);
+        vt_tool vt = {.name = t->vt_name,
+                      .description = full,
+                      .input_schema = schema_text,
+                      .effects = effects_of(ann),
+                      .flags = VT_TOOL_DEFERRED,
+                      .subjects = mcpp_subjects,
+                      .run = mcpp_run};
         int rc = mcpp_api->tool_add(MCPP_PLUGIN, &vt, sizeof vt, ann_text);
-        if (rc != VT_OK && ann_text)  /* annotations the host cannot show */
+        if (rc != VT_OK && ann_text) /* annotations the host cannot show */
             rc = mcpp_api->tool_add(MCPP_PLUGIN, &vt, sizeof vt, NULL);
         if (rc != VT_OK)
             mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN,
@@ -91,7 +94,8 @@ void tools_sync(provider *p, cJSON *tools)
         if (g_tools[i].p == p)
             g_tools[i].seen = 0;
     cJSON *def;
-    cJSON_ArrayForEach(def, tools) {
+    cJSON_ArrayForEach(def, tools)
+    {
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(def, "name"));
         if (!cJSON_IsObject(def) || !name || !*name)
             continue;
@@ -118,7 +122,7 @@ void tools_sync(provider *p, cJSON *tools)
                 t = have;
                 break;
             }
-            if (have->p == p && strcmp(have->tool, name) == 0) {  /* listed twice */
+            if (have->p == p && strcmp(have->tool, name) == 0) { /* listed twice */
                 vt[0] = '\0';
                 break;
             }

@@ -9,8 +9,8 @@
 #ifndef MCPP_TRANSPORT_H
 #define MCPP_TRANSPORT_H
 
-#include <time.h>
 #include <cjson/cJSON.h>
+#include <time.h>
 
 typedef struct provider provider;
 
@@ -21,7 +21,7 @@ typedef struct transport_req {
 } transport_req;
 
 typedef struct transport_ops {
-    const char *name;  /* "stdio", "http": the status's "transport" */
+    const char *name; /* "stdio", "http": the status's "transport" */
     /* Connect (start the child); the provider is STARTING and its lock
      * not held.  On success the transport has called
      * provider_connected().  Returns 0, or a negative status with *err
@@ -71,7 +71,6 @@ int provider_req_done(provider *p, long id);
 /* Request `id` failed on its own (the provider stays connected): its
  * caller gets `why`. */
 void provider_req_failed(provider *p, long id, const char *why);
-
 
 /* ---- the HTTP transport's module (mcp_providers.d/http-transport.mod) ---- */
 

@@ -8,7 +8,7 @@
 #include "patch_parse.h"
 
 typedef struct file_result {
-    char *data;       /* new content (malloc'd); NULL for a deletion */
+    char *data; /* new content (malloc'd); NULL for a deletion */
     size_t size;
     diff_out diff;
 } file_result;

@@ -9,7 +9,7 @@
 typedef struct buf {
     char *p;
     size_t len, cap;
-    size_t *lines;    /* start offset of each output line */
+    size_t *lines; /* start offset of each output line */
     size_t nlines, lcap;
     int oom;
 } buf;

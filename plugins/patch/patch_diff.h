@@ -9,16 +9,16 @@
 #define DIFF_MAX_LINES 160
 
 typedef struct diff_item {
-    char op;          /* ' ' kept, '-' removed, '+' added */
+    char op;             /* ' ' kept, '-' removed, '+' added */
     unsigned char noeol; /* '-' of a last line that had no line ending */
-    const char *s;    /* line content without its ending (borrowed) */
+    const char *s;       /* line content without its ending (borrowed) */
     size_t len;
 } diff_item;
 
 typedef struct diff_out {
-    char *content;    /* malloc'd, "" when nothing changed */
+    char *content; /* malloc'd, "" when nothing changed */
     size_t additions, deletions;
-    size_t omitted;   /* lines cut from the middle */
+    size_t omitted; /* lines cut from the middle */
     int truncated;
 } diff_out;
 

@@ -1,7 +1,7 @@
 /* Workspace-confined file access (see patch_fs.h). */
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -14,9 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
-#include "patch_text.h"
 #include "patch_fs.h"
-
+#include "patch_text.h"
 
 int fs_path_check(const char *path, char **norm, char **err)
 {
@@ -27,11 +26,13 @@ int fs_path_check(const char *path, char **norm, char **err)
     for (const unsigned char *c = (const unsigned char *)path; *c; c++)
         if (*c < 0x20 || *c == 0x7f)
             return patch_fail(err, VT_ERR_INVALID,
-                         "Invalid path '%s': control characters are not allowed in paths", path);
+                              "Invalid path '%s': control characters are not allowed in paths",
+                              path);
     if (path[0] == '/')
         return patch_fail(err, VT_ERR_OUTSIDE,
-                     "Refused path '%s': absolute paths are not allowed; use a path relative "
-                     "to the workspace root", path);
+                          "Refused path '%s': absolute paths are not allowed; use a path relative "
+                          "to the workspace root",
+                          path);
     size_t len = strlen(path);
     char *out = malloc(len + 1);
     if (!out)
@@ -47,7 +48,7 @@ int fs_path_check(const char *path, char **norm, char **err)
             if (o == 0) {
                 free(out);
                 return patch_fail(err, VT_ERR_OUTSIDE,
-                             "Refused path '%s': '..' leaves the workspace", path);
+                                  "Refused path '%s': '..' leaves the workspace", path);
             }
             while (o > 0 && out[o - 1] != '/')
                 o--;
@@ -170,18 +171,16 @@ static int refine(int root, const char *rel, int e)
 static int open_error(char **err, const char *rel, int e)
 {
     switch (e) {
-    case ENOENT:
-        return VT_ERR_NOT_FOUND;
+    case ENOENT: return VT_ERR_NOT_FOUND;
     case ELOOP:
         return patch_fail(err, VT_ERR_DENIED,
-                     "Refused path '%s': it is or goes through a symbolic link", rel);
+                          "Refused path '%s': it is or goes through a symbolic link", rel);
     case EXDEV:
         return patch_fail(err, VT_ERR_OUTSIDE, "Refused path '%s': it leaves the workspace", rel);
     case ENOTDIR:
         return patch_fail(err, VT_ERR_INVALID,
-                     "Invalid path '%s': a component of it is not a directory", rel);
-    default:
-        return patch_fail(err, VT_ERR_IO, "Cannot open '%s': %s", rel, strerror(e));
+                          "Invalid path '%s': a component of it is not a directory", rel);
+    default: return patch_fail(err, VT_ERR_IO, "Cannot open '%s': %s", rel, strerror(e));
     }
 }
 
@@ -358,8 +357,9 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
     *leaf = slash ? slash + 1 : rel;
     if (!slash) {
         int fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
-        return fd >= 0 ? fd : patch_fail(err, VT_ERR_IO, "Cannot open the workspace: %s",
-                                    strerror(errno));
+        return fd >= 0
+                   ? fd
+                   : patch_fail(err, VT_ERR_IO, "Cannot open the workspace: %s", strerror(errno));
     }
     char *dir = strndup(rel, (size_t)(slash - rel));
     if (!dir)
@@ -393,7 +393,7 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
                     close(pfd);
                 if (!ok) {
                     int rc = patch_fail(err, VT_ERR_IO, "Cannot create directory '%s': %s", dir,
-                                   strerror(e));
+                                        strerror(e));
                     free(dir);
                     return rc;
                 }
@@ -506,7 +506,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
     }
     if (fd < 0)
         return patch_fail(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
-                     strerror(errno));
+                          strerror(errno));
     int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
              (!do_sync || fsync(fd) == 0);
     int e = errno;
@@ -565,8 +565,7 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
 }
 
 int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
-             fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd,
-             char **err)
+             fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err)
 {
     *err = NULL;
     *tmp_rel = NULL;
@@ -593,8 +592,8 @@ int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
     return rc;
 }
 
-int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace,
-               fs_dircache *cache, char **err)
+int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, fs_dircache *cache,
+               char **err)
 {
     *err = NULL;
     const char *leaf;
@@ -629,7 +628,7 @@ typedef struct sync_job {
     const int *fds;
     size_t n;
     atomic_size_t next;
-    atomic_int failed;     /* index + 1 of the first failure */
+    atomic_int failed; /* index + 1 of the first failure */
     atomic_int err_no;
 } sync_job;
 
@@ -673,7 +672,7 @@ int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **
     int f = atomic_load(&j.failed);
     if (f)
         return patch_fail(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
-                     strerror(atomic_load(&j.err_no)));
+                          strerror(atomic_load(&j.err_no)));
     return 0;
 }
 

@@ -66,10 +66,9 @@ void fs_dircache_free(fs_dircache *c);
  * a staged file that will not be published.  `cache` may be NULL; with
  * keep_fd non-NULL the staged file stays open for fs_sync_paths. */
 int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
-             fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd,
-             char **err);
-int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace,
-               fs_dircache *cache, char **err);
+             fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err);
+int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, fs_dircache *cache,
+               char **err);
 void fs_discard(int root, const char *tmp_rel);
 /* fsync each file or directory in rels (or, where fds is given and
  * fds[i] >= 0, that open descriptor), several at once so the filesystem

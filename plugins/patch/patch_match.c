@@ -55,8 +55,7 @@ static int line_eq(matcher *m, int pass, size_t i, const match_span *p, const ma
     const char *b = p->s;
     size_t bl = p->len;
     switch (pass) {
-    case PASS_EXACT:
-        return same(a, al, b, bl);
+    case PASS_EXACT: return same(a, al, b, bl);
     case PASS_RSTRIP:
         text_rstrip(&a, &al);
         text_rstrip(&b, &bl);
@@ -72,8 +71,8 @@ static int line_eq(matcher *m, int pass, size_t i, const match_span *p, const ma
     }
 }
 
-static int try_at(matcher *m, int pass, size_t at, const match_span *pat,
-                  const match_span *folded, size_t n)
+static int try_at(matcher *m, int pass, size_t at, const match_span *pat, const match_span *folded,
+                  size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         int r = line_eq(m, pass, at + k, &pat[k], folded ? &folded[k] : NULL);
@@ -83,8 +82,7 @@ static int try_at(matcher *m, int pass, size_t at, const match_span *pat,
     return 1;
 }
 
-int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int eof,
-                 size_t *at)
+int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int eof, size_t *at)
 {
     size_t total = m->file->n;
     if (n > total || from > total - n)

@@ -15,7 +15,7 @@ typedef struct match_span {
 
 typedef struct matcher {
     const text_lines *file;
-    char **fold;        /* lazily folded file lines (pass 4) */
+    char **fold; /* lazily folded file lines (pass 4) */
     size_t *fold_len;
 } matcher;
 
@@ -25,7 +25,6 @@ void matcher_free(matcher *m);
 /* Find `n` pattern lines at or after line `from`; with `eof` only where
  * they end the file.  Returns 1 and *at when found, 0 when not, negative
  * on allocation failure. */
-int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int eof,
-                 size_t *at);
+int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int eof, size_t *at);
 
 #endif

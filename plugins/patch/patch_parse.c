@@ -16,10 +16,10 @@ typedef struct span {
 } span;
 
 typedef struct parser {
-    span *ln;        /* every input line, '\r' before '\n' dropped */
+    span *ln; /* every input line, '\r' before '\n' dropped */
     size_t nln;
-    size_t pos;      /* next line index */
-    size_t end;      /* index of the '*** End Patch' line */
+    size_t pos; /* next line index */
+    size_t end; /* index of the '*** End Patch' line */
     patch *p;
     size_t cap_ops, cap_chunks, cap_lines;
     char *err;
@@ -42,10 +42,7 @@ static int fail(parser *ps, const char *fmt, ...)
     return VT_ERR_INVALID;
 }
 
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
-}
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
 
 static span trim(span x)
 {
@@ -128,8 +125,8 @@ static span heredoc_word(span first)
     }
     for (size_t i = 0; i < t.len; i++) {
         char c = t.s[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-              (c >= '0' && c <= '9') || c == '_'))
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_'))
             return none;
     }
     return t.len ? t : none;
@@ -285,8 +282,10 @@ static int parse_update(parser *ps, patch_op *op)
         }
         c.count = p->nlines - c.first;
         if (c.count == 0)
-            return fail(ps, "Invalid patch hunk on line %zu: Update hunk for '%s' does not "
-                        "contain any lines", c.line_no, op->path);
+            return fail(ps,
+                        "Invalid patch hunk on line %zu: Update hunk for '%s' does not "
+                        "contain any lines",
+                        c.line_no, op->path);
         patch_chunk *q = grow(p->chunks, &ps->cap_chunks, p->nchunks + 1, sizeof *q);
         if (!q)
             return VT_ERR_NOMEM;
@@ -395,12 +394,14 @@ static int parse_body(parser *ps)
         return fail(ps, "Invalid patch: the patch is empty; it must start with "
                         "'*** Begin Patch' and end with '*** End Patch'");
     if (!eq(trim(ps->ln[lo]), "*** Begin Patch"))
-        return fail(ps, "Invalid patch on line %zu: The first line of the patch must be "
-                        "'*** Begin Patch', found '%.*s'",
+        return fail(ps,
+                    "Invalid patch on line %zu: The first line of the patch must be "
+                    "'*** Begin Patch', found '%.*s'",
                     lo + 1, shown(ps->ln[lo]), ps->ln[lo].s);
     if (hi - lo < 2 || !eq(trim(ps->ln[hi - 1]), "*** End Patch"))
-        return fail(ps, "Invalid patch on line %zu: The last line of the patch must be "
-                        "'*** End Patch'",
+        return fail(ps,
+                    "Invalid patch on line %zu: The last line of the patch must be "
+                    "'*** End Patch'",
                     hi);
     ps->pos = lo + 1;
     ps->end = hi - 1;

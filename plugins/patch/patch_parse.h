@@ -5,40 +5,36 @@
 
 #include <stddef.h>
 
-typedef enum patch_op_kind {
-    PATCH_ADD = 1,
-    PATCH_DELETE = 2,
-    PATCH_UPDATE = 3
-} patch_op_kind;
+typedef enum patch_op_kind { PATCH_ADD = 1, PATCH_DELETE = 2, PATCH_UPDATE = 3 } patch_op_kind;
 
 /* One line of a chunk or of an added file.  `text` points into the
  * patch's own copy of the input and is not NUL-terminated. */
 typedef struct patch_line {
-    char kind;          /* ' ' context, '-' removed, '+' added */
+    char kind; /* ' ' context, '-' removed, '+' added */
     const char *text;
     size_t len;
 } patch_line;
 
 typedef struct patch_chunk {
-    const char *ctx;    /* '@@ <ctx>' line to seek first, or NULL */
+    const char *ctx; /* '@@ <ctx>' line to seek first, or NULL */
     size_t ctx_len;
-    int eof;            /* '*** End of File': anchored to the end */
-    size_t line_no;     /* patch line where the chunk starts (1-based) */
-    size_t first, count;/* range in patch.lines */
+    int eof;             /* '*** End of File': anchored to the end */
+    size_t line_no;      /* patch line where the chunk starts (1-based) */
+    size_t first, count; /* range in patch.lines */
 } patch_chunk;
 
 typedef struct patch_op {
     patch_op_kind kind;
-    char *path;         /* as written (trimmed), NUL-terminated */
-    char *move_to;      /* Update only; NULL when not moved */
-    size_t line_no;     /* header line (1-based) */
+    char *path;     /* as written (trimmed), NUL-terminated */
+    char *move_to;  /* Update only; NULL when not moved */
+    size_t line_no; /* header line (1-based) */
     size_t move_line_no;
-    size_t first, count;/* Add: range in patch.lines */
+    size_t first, count;             /* Add: range in patch.lines */
     size_t chunk_first, chunk_count; /* Update: range in patch.chunks */
 } patch_op;
 
 typedef struct patch {
-    char *buf;          /* owned copy of the text the lines point into */
+    char *buf; /* owned copy of the text the lines point into */
     patch_op *ops;
     size_t nops;
     patch_chunk *chunks;

@@ -105,8 +105,7 @@ static utf8proc_int32_t fold_cp(utf8proc_int32_t c)
         return '\'';
     if (c >= 0x201C && c <= 0x201F)
         return '"';
-    if (c == 0x00A0 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F ||
-        c == 0x3000)
+    if (c == 0x00A0 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000)
         return ' ';
     return c;
 }

@@ -13,9 +13,9 @@
 int patch_fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 typedef struct text_line {
-    size_t off;       /* start in text_lines.base */
-    size_t len;       /* content length, ending excluded */
-    uint8_t eol;      /* bytes of its ending: 0, 1 ("\n" or "\r"), 2 ("\r\n") */
+    size_t off;  /* start in text_lines.base */
+    size_t len;  /* content length, ending excluded */
+    uint8_t eol; /* bytes of its ending: 0, 1 ("\n" or "\r"), 2 ("\r\n") */
 } text_line;
 
 typedef struct text_lines {
@@ -23,7 +23,7 @@ typedef struct text_lines {
     size_t size;
     text_line *v;
     size_t n;
-    const char *eol;  /* the first line ending ("\n" when none) */
+    const char *eol; /* the first line ending ("\n" when none) */
     size_t eol_len;
 } text_lines;
 

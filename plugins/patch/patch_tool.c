@@ -120,12 +120,8 @@ static int patch_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     for (size_t i = 0; i < t.n && rc == 0; i++) {
         const tx_entry *e = &t.e[i];
         switch (e->op->kind) {
-        case PATCH_ADD:
-            rc = api->subject_add(out, VT_SUBJECT_PATH_CREATE, e->path);
-            break;
-        case PATCH_DELETE:
-            rc = api->subject_add(out, VT_SUBJECT_PATH_DELETE, e->path);
-            break;
+        case PATCH_ADD: rc = api->subject_add(out, VT_SUBJECT_PATH_CREATE, e->path); break;
+        case PATCH_DELETE: rc = api->subject_add(out, VT_SUBJECT_PATH_DELETE, e->path); break;
         default:
             if (e->dest) {
                 /* A move removes the source and creates the destination. */
@@ -144,12 +140,9 @@ static int patch_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 static const char *operation(const tx_entry *e)
 {
     switch (e->op->kind) {
-    case PATCH_ADD:
-        return "created";
-    case PATCH_DELETE:
-        return "deleted";
-    default:
-        return "updated";
+    case PATCH_ADD: return "created";
+    case PATCH_DELETE: return "deleted";
+    default: return "updated";
     }
 }
 
@@ -179,8 +172,8 @@ static cJSON *diff_entry(const char *path, const char *op, const diff_out *df, i
 static int add_diff_entries(cJSON *arr, const tx_entry *e)
 {
     if (!e->dest)
-        return cJSON_AddItemToArray(arr, diff_entry(e->path, operation(e), &e->res.diff,
-                                                    e->changed))
+        return cJSON_AddItemToArray(arr,
+                                    diff_entry(e->path, operation(e), &e->res.diff, e->changed))
                    ? 0
                    : VT_ERR_NOMEM;
     file_result del, cre;
@@ -188,9 +181,8 @@ static int add_diff_entries(cJSON *arr, const tx_entry *e)
     if (rc)
         return rc;
     rc = apply_created_diff(e->res.data, e->res.size, &cre);
-    if (rc == 0 &&
-        (!cJSON_AddItemToArray(arr, diff_entry(e->path, "deleted", &del.diff, 1)) ||
-         !cJSON_AddItemToArray(arr, diff_entry(e->dest, "created", &cre.diff, 1))))
+    if (rc == 0 && (!cJSON_AddItemToArray(arr, diff_entry(e->path, "deleted", &del.diff, 1)) ||
+                    !cJSON_AddItemToArray(arr, diff_entry(e->dest, "created", &cre.diff, 1))))
         rc = VT_ERR_NOMEM;
     file_result_free(&del);
     file_result_free(&cre);
@@ -324,12 +316,8 @@ static const vt_tool tools[] = {
 };
 
 static const vt_plugin plugin = {
-    VT_PLUGIN_HEADER,
-    .name = "patch",
-    .version = "0.1.0",
-    .license = "MIT",
-    .api_slot = &api,
-    .tools = tools,
+    VT_PLUGIN_HEADER, .name = "patch",  .version = "0.1.0",
+    .license = "MIT", .api_slot = &api, .tools = tools,
 };
 
 VT_PLUGIN_ENTRY(plugin)

@@ -5,10 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
-#include "patch_text.h"
 #include "patch_fs.h"
+#include "patch_text.h"
 #include "patch_tx.h"
-
 
 typedef struct path_ref {
     const char *path;
@@ -41,9 +40,9 @@ static int check_unique(tx *t, char **err)
             size_t a = r[i - 1].line < r[i].line ? r[i - 1].line : r[i].line;
             size_t b = r[i - 1].line < r[i].line ? r[i].line : r[i - 1].line;
             rc = patch_fail(err, VT_ERR_INVALID,
-                       "Invalid patch: '%s' is named by two operations (patch lines %zu and "
-                       "%zu); put all changes to one file in one operation",
-                       r[i].path, a, b);
+                            "Invalid patch: '%s' is named by two operations (patch lines %zu and "
+                            "%zu); put all changes to one file in one operation",
+                            r[i].path, a, b);
         }
     free(r);
     return rc;
@@ -89,9 +88,10 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
     case PATCH_ADD:
         rc = fs_absent(t->root, e->path, &why);
         if (rc == VT_ERR_EXISTS)
-            return patch_fail(err, rc, "Cannot add '%s' (patch line %zu): it already exists; use "
-                                  "'*** Update File:' to change it, or delete it first",
-                         e->path, e->op->line_no);
+            return patch_fail(err, rc,
+                              "Cannot add '%s' (patch line %zu): it already exists; use "
+                              "'*** Update File:' to change it, or delete it first",
+                              e->path, e->op->line_no);
         if (rc)
             break;
         e->changed = 1;
@@ -101,8 +101,8 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
         rc = fs_read(t->root, e->path, &e->old, &e->old_len, &e->mode, &why);
         if (rc == VT_ERR_NOT_FOUND && !why)
             return patch_fail(err, rc, "Cannot %s '%s' (patch line %zu): the file does not exist",
-                         e->op->kind == PATCH_DELETE ? "delete" : "update", e->path,
-                         e->op->line_no);
+                              e->op->kind == PATCH_DELETE ? "delete" : "update", e->path,
+                              e->op->line_no);
         if (rc)
             break;
         if (e->op->kind == PATCH_DELETE) {
@@ -112,9 +112,10 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
         if (e->dest) {
             rc = fs_absent(t->root, e->dest, &why);
             if (rc == VT_ERR_EXISTS)
-                return patch_fail(err, rc, "Cannot move '%s' to '%s' (patch line %zu): the "
-                                      "destination already exists",
-                             e->path, e->dest, e->op->move_line_no);
+                return patch_fail(err, rc,
+                                  "Cannot move '%s' to '%s' (patch line %zu): the "
+                                  "destination already exists",
+                                  e->path, e->dest, e->op->move_line_no);
             if (rc)
                 break;
         }
@@ -124,15 +125,14 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
         e->changed = e->dest != NULL || e->res.size != e->old_len ||
                      memcmp(e->res.data, e->old, e->old_len) != 0;
         return 0;
-    default:
-        return VT_ERR_INTERNAL;
+    default: return VT_ERR_INTERNAL;
     }
     if (why) {
         *err = why;
         return rc;
     }
     return patch_fail(err, rc, "Cannot apply the patch to '%s' (patch line %zu)", e->path,
-                 e->op->line_no);
+                      e->op->line_no);
 }
 
 int tx_plan(tx *t, int root, const char *text, size_t len, char **err)
@@ -147,7 +147,7 @@ int tx_plan(tx *t, int root, const char *text, size_t len, char **err)
 /* ---- commit and rollback ---- */
 
 typedef struct undo {
-    int restore;        /* 1: write data back; 0: remove the file */
+    int restore; /* 1: write data back; 0: remove the file */
     const char *path;
     const char *data;
     size_t len;
@@ -157,11 +157,11 @@ typedef struct undo {
 typedef struct journal {
     undo *u;
     size_t n;
-    char **tmp;         /* per entry: its staged temporary file, or NULL */
-    int *fd;            /* per entry: the staged file kept open, or -1 */
+    char **tmp; /* per entry: its staged temporary file, or NULL */
+    int *fd;    /* per entry: the staged file kept open, or -1 */
     fs_dircache cache;
     fs_created_dirs dirs;
-    long fail_at;       /* test hook: fail the step with this number */
+    long fail_at; /* test hook: fail the step with this number */
     long step;
 } journal;
 
@@ -169,7 +169,7 @@ static int step(journal *j, char **err, const char *path)
 {
     if (++j->step == j->fail_at)
         return patch_fail(err, VT_ERR_IO, "Cannot write '%s': injected failure at step %ld", path,
-                     j->step);
+                          j->step);
     return 0;
 }
 
@@ -283,9 +283,9 @@ static int rollback(tx *t, journal *j)
     for (size_t i = j->n; i-- > 0;) {
         char *err = NULL;
         const undo *u = &j->u[i];
-        int rc = u->restore ? fs_write(t->root, u->path, u->data, u->len, (int)u->mode, 0, NULL,
-                                       &err)
-                            : fs_unlink(t->root, u->path, &err);
+        int rc = u->restore
+                     ? fs_write(t->root, u->path, u->data, u->len, (int)u->mode, 0, NULL, &err)
+                     : fs_unlink(t->root, u->path, &err);
         free(err);
         bad |= rc != 0;
     }

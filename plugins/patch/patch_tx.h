@@ -10,17 +10,17 @@
 
 typedef struct tx_entry {
     const patch_op *op;
-    char *path;         /* normalised workspace-relative path */
-    char *dest;         /* normalised move destination, or NULL */
-    char *old;          /* content before (Update, Delete) */
+    char *path; /* normalised workspace-relative path */
+    char *dest; /* normalised move destination, or NULL */
+    char *old;  /* content before (Update, Delete) */
     size_t old_len;
     mode_t mode;
-    file_result res;    /* new content and diff */
-    int changed;        /* the tree changes (content, existence, place) */
+    file_result res; /* new content and diff */
+    int changed;     /* the tree changes (content, existence, place) */
 } tx_entry;
 
 typedef struct tx {
-    int root;           /* workspace directory descriptor (borrowed) */
+    int root; /* workspace directory descriptor (borrowed) */
     patch p;
     tx_entry *e;
     size_t n;

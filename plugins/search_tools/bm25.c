@@ -10,7 +10,7 @@
 
 typedef struct posting {
     uint32_t doc;
-    uint16_t tf;       /* saturates at UINT16_MAX */
+    uint16_t tf; /* saturates at UINT16_MAX */
     uint16_t in_name;
 } posting;
 
@@ -18,15 +18,15 @@ typedef struct term {
     char *s;
     uint32_t len;
     uint32_t hash;
-    uint32_t df;        /* live documents holding the term */
-    uint32_t last_doc;  /* document whose posting is last (while adding) */
+    uint32_t df;       /* live documents holding the term */
+    uint32_t last_doc; /* document whose posting is last (while adding) */
     posting *p;
     uint32_t np, cap;
 } term;
 
 typedef struct doc_info {
-    uint32_t len;       /* terms in all fields */
-    uint32_t fwd_off;   /* distinct terms: fwd[fwd_off .. fwd_off+fwd_n) */
+    uint32_t len;     /* terms in all fields */
+    uint32_t fwd_off; /* distinct terms: fwd[fwd_off .. fwd_off+fwd_n) */
     uint32_t fwd_n;
     uint32_t removed;
 } doc_info;
@@ -34,8 +34,8 @@ typedef struct doc_info {
 struct bm25_index {
     term *terms;
     uint32_t nterms, tcap;
-    uint32_t *slots;    /* open addressing: term index + 1, 0 = empty */
-    uint32_t nslots;    /* power of two */
+    uint32_t *slots; /* open addressing: term index + 1, 0 = empty */
+    uint32_t nslots; /* power of two */
     doc_info *docs;
     uint32_t ndocs, dcap;
     uint32_t *fwd;
@@ -131,8 +131,8 @@ static int64_t intern(bm25_index *ix, const char *s, size_t n)
         return VT_ERR_NOMEM;
     memcpy(copy, s, n);
     copy[n] = '\0';
-    ix->terms[ix->nterms] = (term){.s = copy, .len = (uint32_t)n, .hash = h,
-                                   .last_doc = UINT32_MAX};
+    ix->terms[ix->nterms] =
+        (term){.s = copy, .len = (uint32_t)n, .hash = h, .last_doc = UINT32_MAX};
     ix->slots[slot] = ++ix->nterms;
     return ix->nterms - 1;
 }
@@ -241,14 +241,11 @@ void bm25_remove(bm25_index *ix, uint32_t doc)
         ix->terms[ix->fwd[d->fwd_off + i]].df--;
 }
 
-size_t bm25_size(const bm25_index *ix)
-{
-    return ix->live;
-}
+size_t bm25_size(const bm25_index *ix) { return ix->live; }
 
 typedef struct query_ctx {
     const bm25_index *ix;
-    uint32_t ids[64];   /* distinct known terms; more are ignored */
+    uint32_t ids[64]; /* distinct known terms; more are ignored */
     size_t nids;
     size_t nterms;
 } query_ctx;
@@ -301,8 +298,8 @@ static int open_libm(void)
     return lazy_lib_open(&once, VTHOST_LIBM_SONAME, syms);
 }
 
-int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
-                size_t limit, bm25_hit *hits, size_t *n, size_t *terms)
+int bm25_search(const bm25_index *ix, const char *query, size_t qlen, size_t limit, bm25_hit *hits,
+                size_t *n, size_t *terms)
 {
     *n = 0;
     query_ctx q = {.ix = ix};

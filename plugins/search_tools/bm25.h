@@ -27,14 +27,14 @@
 typedef struct bm25_index bm25_index;
 
 typedef struct bm25_field {
-    const char *text;   /* borrowed; NULL is skipped */
-    size_t len;         /* bytes of text */
+    const char *text; /* borrowed; NULL is skipped */
+    size_t len;       /* bytes of text */
     int is_name;
 } bm25_field;
 
 typedef struct bm25_hit {
     uint32_t doc;
-    double score;       /* > 0, rounded to BM25_SCORE_DECIMALS */
+    double score; /* > 0, rounded to BM25_SCORE_DECIMALS */
 } bm25_hit;
 
 int bm25_new(bm25_index **out);
@@ -55,7 +55,7 @@ size_t bm25_size(const bm25_index *ix);
  * number of distinct searchable terms in the query.  Returns 0,
  * VT_ERR_NOMEM, or VT_ERR_UNSUPPORTED when there is something to score
  * but the math library cannot be opened (no opener set, lazy_lib.h). */
-int bm25_search(const bm25_index *ix, const char *query, size_t qlen,
-                size_t limit, bm25_hit *hits, size_t *n, size_t *terms);
+int bm25_search(const bm25_index *ix, const char *query, size_t qlen, size_t limit, bm25_hit *hits,
+                size_t *n, size_t *terms);
 
 #endif

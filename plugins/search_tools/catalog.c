@@ -9,7 +9,7 @@
 
 struct catalog_index {
     cJSON *catalog;
-    const cJSON **entries;  /* sorted by name; index = document number */
+    const cJSON **entries; /* sorted by name; index = document number */
     uint32_t n;
     bm25_index *bm;
 };
@@ -43,7 +43,8 @@ static int schema_fields(field_list *fl, const cJSON *schema, int depth)
     int rc;
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *p;
-    cJSON_ArrayForEach(p, props) {
+    cJSON_ArrayForEach(p, props)
+    {
         /* The host adds max_output_tokens to every tool: it tells tools
          * apart no more than a stop word does. */
         if (!p->string || (depth == 0 && strcmp(p->string, "max_output_tokens") == 0))
@@ -54,8 +55,7 @@ static int schema_fields(field_list *fl, const cJSON *schema, int depth)
             (rc = schema_fields(fl, p, depth + 1)) != 0)
             return rc;
     }
-    return schema_fields(fl, cJSON_GetObjectItemCaseSensitive(schema, "items"),
-                         depth + 1);
+    return schema_fields(fl, cJSON_GetObjectItemCaseSensitive(schema, "items"), depth + 1);
 }
 
 static const char *entry_name(const cJSON *e)
@@ -65,8 +65,7 @@ static const char *entry_name(const cJSON *e)
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(entry_name(*(const cJSON *const *)a),
-                  entry_name(*(const cJSON *const *)b));
+    return strcmp(entry_name(*(const cJSON *const *)a), entry_name(*(const cJSON *const *)b));
 }
 
 int catalog_index_build(cJSON *catalog, catalog_index **out)
@@ -85,9 +84,7 @@ int catalog_index_build(cJSON *catalog, catalog_index **out)
         return rc;
     }
     const cJSON *e;
-    cJSON_ArrayForEach(e, catalog)
-        if (entry_name(e))
-            ci->entries[ci->n++] = e;
+    cJSON_ArrayForEach(e, catalog) if (entry_name(e)) ci->entries[ci->n++] = e;
     qsort(ci->entries, ci->n, sizeof *ci->entries, by_name);
 
     field_list fl = {0};
@@ -119,10 +116,7 @@ void catalog_index_free(catalog_index *ci)
     free(ci);
 }
 
-size_t catalog_index_size(const catalog_index *ci)
-{
-    return bm25_size(ci->bm);
-}
+size_t catalog_index_size(const catalog_index *ci) { return bm25_size(ci->bm); }
 
 const cJSON *catalog_index_entry(const catalog_index *ci, uint32_t doc)
 {
@@ -150,17 +144,13 @@ int64_t catalog_index_find(const catalog_index *ci, const char *name)
     return -1;
 }
 
-int catalog_index_search(const catalog_index *ci, const char *query,
-                         size_t limit, bm25_hit *hits, size_t *n,
-                         size_t *terms)
+int catalog_index_search(const catalog_index *ci, const char *query, size_t limit, bm25_hit *hits,
+                         size_t *n, size_t *terms)
 {
     return bm25_search(ci->bm, query, strlen(query), limit, hits, n, terms);
 }
 
-void catalog_index_remove(catalog_index *ci, uint32_t doc)
-{
-    bm25_remove(ci->bm, doc);
-}
+void catalog_index_remove(catalog_index *ci, uint32_t doc) { bm25_remove(ci->bm, doc); }
 
 void catalog_index_mark_listed(catalog_index *ci, uint32_t doc)
 {

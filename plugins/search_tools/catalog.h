@@ -5,9 +5,9 @@
 #ifndef VT_SEARCH_CATALOG_H
 #define VT_SEARCH_CATALOG_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
 #include "bm25.h"
 
 typedef struct catalog_index catalog_index;
@@ -28,9 +28,8 @@ const char *catalog_index_name(const catalog_index *ci, uint32_t doc);
 int64_t catalog_index_find(const catalog_index *ci, const char *name);
 
 /* Ranked matches of `query` (see bm25_search). */
-int catalog_index_search(const catalog_index *ci, const char *query,
-                         size_t limit, bm25_hit *hits, size_t *n,
-                         size_t *terms);
+int catalog_index_search(const catalog_index *ci, const char *query, size_t limit, bm25_hit *hits,
+                         size_t *n, size_t *terms);
 /* Drop entry `doc` from the catalog. */
 void catalog_index_remove(catalog_index *ci, uint32_t doc);
 /* Mark entry `doc` listed ("listed": true; it got expanded). */

@@ -22,7 +22,7 @@ int lazy_lib_open(int *once, const char *soname, const vt_library_symbol *syms)
     if (*once == 0 && opener) {
         char *err = NULL;
         *once = opener(soname, syms, &err) == 0 ? 1 : -1;
-        free(err);  /* api->free and the host's opener both use the C heap */
+        free(err); /* api->free and the host's opener both use the C heap */
     }
     int rc = *once == 1 ? 0 : VT_ERR_UNSUPPORTED;
     pthread_mutex_unlock(&mu);

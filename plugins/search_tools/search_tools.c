@@ -59,22 +59,21 @@ static int st_preflight(vt_call *call, const cJSON *args)
 {
     const char *q = arg_string(args, "query");
     if (!q)
-        return g_api->call_error(call, VT_ERR_INVALID,
-                                 "'query' must be a string");
+        return g_api->call_error(call, VT_ERR_INVALID, "'query' must be a string");
     if (tok_is_blank(q, strlen(q)))
         return g_api->call_error(call, VT_ERR_INVALID,
-            "'query' is empty; give words to look for in tool "
-            "names and descriptions, e.g. \"GitHub pull request review\"");
+                                 "'query' is empty; give words to look for in tool "
+                                 "names and descriptions, e.g. \"GitHub pull request review\"");
     const cJSON *limit = cJSON_GetObjectItemCaseSensitive(args, "limit");
     if (limit && (!cJSON_IsNumber(limit) || limit->valuedouble != (double)limit->valueint ||
                   limit->valueint < LIMIT_MIN || limit->valueint > LIMIT_MAX))
-        return g_api->call_error(call, VT_ERR_INVALID,
-                                 "'limit' must be an integer from %d to %d",
+        return g_api->call_error(call, VT_ERR_INVALID, "'limit' must be an integer from %d to %d",
                                  LIMIT_MIN, LIMIT_MAX);
     const cJSON *detail = cJSON_GetObjectItemCaseSensitive(args, "detail_level");
     enum detail d;
     if (detail && parse_detail(cJSON_GetStringValue(detail), &d) != 0)
-        return g_api->call_error(call, VT_ERR_INVALID,
+        return g_api->call_error(
+            call, VT_ERR_INVALID,
             "'detail_level' must be \"name\", \"name_description\" or \"full\"");
     return 0;
 }
@@ -130,16 +129,14 @@ static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed)
     }
     if (detail == DETAIL_FULL) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "input_schema");
-        cJSON_AddItemToObject(o, "parameters",
-                              s ? cJSON_Duplicate(s, 1) : cJSON_CreateObject());
+        cJSON_AddItemToObject(o, "parameters", s ? cJSON_Duplicate(s, 1) : cJSON_CreateObject());
     }
     return o;
 }
 
 /* Ranks, describes and expands.  Caller holds g_mu. */
-static int search_locked(vt_call *call, const char *query, size_t limit,
-                         enum detail detail, cJSON *tools, cJSON *expanded,
-                         uint64_t *next_epoch)
+static int search_locked(vt_call *call, const char *query, size_t limit, enum detail detail,
+                         cJSON *tools, cJSON *expanded, uint64_t *next_epoch)
 {
     int rc = refresh_index(call);
     if (rc != 0)
@@ -176,8 +173,10 @@ static int search_locked(vt_call *call, const char *query, size_t limit,
     if (nexp) {
         rc = g_api->catalog_expand(names, nexp, &epoch);
         if (rc != 0) {
-            g_api->call_warn(call, "the matches could not be expanded (status %d); "
-                                   "they are not listed", rc);
+            g_api->call_warn(call,
+                             "the matches could not be expanded (status %d); "
+                             "they are not listed",
+                             rc);
         } else {
             expanded_ok = 1;
             for (size_t i = 0; i < nexp; i++)
@@ -240,15 +239,14 @@ static int st_run(vt_call *call, const cJSON *args, cJSON **result)
 
 static int st_init(const vt_host_api *api, char **errmsg)
 {
-    if (!VT_HAS(api, catalog_list) || !VT_HAS(api, catalog_expand) ||
-        !VT_HAS(api, catalog_epoch)) {
+    if (!VT_HAS(api, catalog_list) || !VT_HAS(api, catalog_expand) || !VT_HAS(api, catalog_epoch)) {
         if (VT_HAS(api, strdup))
             *errmsg = api->strdup("search_tools needs a host with the deferred "
                                   "tool catalog (catalog_list, catalog_expand, "
                                   "catalog_epoch)");
         return VT_ERR_UNSUPPORTED;
     }
-    if (VT_HAS(api, open_library))  /* libstemmer and libm, on first use */
+    if (VT_HAS(api, open_library)) /* libstemmer and libm, on first use */
         lazy_lib_set_opener(api->open_library);
     return 0;
 }
@@ -307,13 +305,12 @@ static const char *const st_budget_keep[] = {"query", "count", "expanded_for_nex
 static const vt_tool st_tools[] = {
     {
         .name = "search_tools",
-        .description =
-            "Search the local tool catalog (tools installed but not listed "
-            "yet, and those already listed) by name, description and "
-            "parameters, ranked by BM25. Unlisted tools scoring at least half "
-            "the best match are expanded: from the next request on they are "
-            "listed and can be called directly. Each result says whether it "
-            "is listed.",
+        .description = "Search the local tool catalog (tools installed but not listed "
+                       "yet, and those already listed) by name, description and "
+                       "parameters, ranked by BM25. Unlisted tools scoring at least half "
+                       "the best match are expanded: from the next request on they are "
+                       "listed and can be called directly. Each result says whether it "
+                       "is listed.",
         .input_schema = st_schema,
         .title = "Find more tools",
         .output_schema = st_output_schema,
@@ -326,14 +323,8 @@ static const vt_tool st_tools[] = {
 };
 
 static const vt_plugin st_plugin = {
-    VT_PLUGIN_HEADER,
-    .name = "search_tools",
-    .version = "0.1.0",
-    .license = "MIT",
-    .api_slot = &g_api,
-    .tools = st_tools,
-    .init = st_init,
-    .fini = st_fini,
+    VT_PLUGIN_HEADER,   .name = "search_tools", .version = "0.1.0", .license = "MIT",
+    .api_slot = &g_api, .tools = st_tools,      .init = st_init,    .fini = st_fini,
 };
 
 VT_PLUGIN_ENTRY(st_plugin)

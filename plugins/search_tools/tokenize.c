@@ -16,10 +16,10 @@
 enum { CL_SEP = 0, CL_WORD = 1, CL_JOIN = 2 };
 
 typedef struct cp_info {
-    size_t off;   /* byte offset in the text */
-    uint8_t len;  /* bytes */
+    size_t off;  /* byte offset in the text */
+    uint8_t len; /* bytes */
     uint8_t cls;
-    uint8_t cat;  /* utf8proc category */
+    uint8_t cat; /* utf8proc category */
 } cp_info;
 
 /* Runs longer than this spill to the heap; most words fit. */
@@ -29,7 +29,7 @@ typedef struct tok_state {
     tok_fn fn;
     void *ctx;
     const char *text;
-    cp_info *cps;   /* `inline_cps` or a heap copy */
+    cp_info *cps; /* `inline_cps` or a heap copy */
     size_t ncps, cap;
     cp_info inline_cps[TOK_INLINE_CPS];
     utf8proc_int32_t fold[TOK_FOLD_CAP + 1];
@@ -52,11 +52,10 @@ static int emit(tok_state *st, size_t off, size_t len)
 {
     if (len == 0 || len > TOK_MAX_INPUT)
         return 0;
-    const utf8proc_option_t opts = UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
-                                   UTF8PROC_COMPOSE | UTF8PROC_STRIPMARK;
-    utf8proc_ssize_t n = utf8proc_decompose(
-        (const utf8proc_uint8_t *)st->text + off, (utf8proc_ssize_t)len,
-        st->fold, TOK_FOLD_CAP, opts);
+    const utf8proc_option_t opts =
+        UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE | UTF8PROC_STRIPMARK;
+    utf8proc_ssize_t n = utf8proc_decompose((const utf8proc_uint8_t *)st->text + off,
+                                            (utf8proc_ssize_t)len, st->fold, TOK_FOLD_CAP, opts);
     if (n < 0 || n > TOK_FOLD_CAP)
         return 0;
     /* Compatibility forms may bring separators in (U+037A folds to a
@@ -79,10 +78,7 @@ static int emit(tok_state *st, size_t off, size_t len)
     return st->fn(st->ctx, s, (size_t)n);
 }
 
-static int is_upper(int cat)
-{
-    return cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
-}
+static int is_upper(int cat) { return cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT; }
 
 /* One word (word characters only): camelCase pieces, then the whole word
  * when it had more than one piece. */

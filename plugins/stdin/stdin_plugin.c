@@ -87,15 +87,16 @@ static int stdin_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         return VT_OK; /* unsplittable text: judged as before, by the tool alone */
     int rc = VT_OK;
     const cJSON *p;
-    cJSON_ArrayForEach(p, parts) {
+    cJSON_ArrayForEach(p, parts)
+    {
         const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "command"));
         if (rc == VT_OK && cmd && *cmd &&
             !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "opaque")))
             rc = api->subject_add(out, VT_SUBJECT_COMMAND, cmd);
         const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(p, "writes"))
-            if (rc == VT_OK && cJSON_IsString(w))
-                rc = api->subject_add(out, VT_SUBJECT_PATH_EDIT, w->valuestring);
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(p, "writes")) if (rc == VT_OK &&
+                                                                                 cJSON_IsString(w))
+            rc = api->subject_add(out, VT_SUBJECT_PATH_EDIT, w->valuestring);
     }
     cJSON_Delete(parts);
     return rc;
@@ -110,8 +111,8 @@ static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
     const char *chars = c->valuestring;
     size_t len = strlen(chars);
     const cJSON *y = cJSON_GetObjectItemCaseSensitive(args, "yield_time_ms");
-    double yield = cJSON_IsNumber(y) ? y->valuedouble
-                                     : (len ? WRITE_YIELD_DEFAULT_MS : POLL_YIELD_DEFAULT_MS);
+    double yield =
+        cJSON_IsNumber(y) ? y->valuedouble : (len ? WRITE_YIELD_DEFAULT_MS : POLL_YIELD_DEFAULT_MS);
     double max = len ? WRITE_YIELD_MAX_MS : POLL_YIELD_MAX_MS;
     if (yield > max)
         yield = max;
@@ -120,25 +121,24 @@ static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
     return sessions->write_and_wait(call, session_id(args), chars, len, (int)yield, result);
 }
 
-static const vt_tool tools[] = {
-    {.name = "write_stdin",
-     .description = DESCRIPTION,
-     .input_schema = SCHEMA,
-     .title = "Write to a running command",
-     .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
-     .effects = VT_EFFECT_EXECUTES,
-     .preflight = stdin_preflight,
-     .subjects = stdin_subjects,
-     .run = stdin_run},
-    {0}};
+static const vt_tool tools[] = {{.name = "write_stdin",
+                                 .description = DESCRIPTION,
+                                 .input_schema = SCHEMA,
+                                 .title = "Write to a running command",
+                                 .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
+                                 .effects = VT_EFFECT_EXECUTES,
+                                 .preflight = stdin_preflight,
+                                 .subjects = stdin_subjects,
+                                 .run = stdin_run},
+                                {0}};
 
 static int stdin_init(const vt_host_api *host, char **errmsg)
 {
     (void)host; /* the same table as api */
     sessions = api->service_lookup(VT_SESSIONS_SERVICE);
     if (!sessions || sessions->struct_size < sizeof(vt_sessions_v1)) {
-        *errmsg = api->strdup("the exec plugin's " VT_SESSIONS_SERVICE
-                              " service is missing or too old");
+        *errmsg =
+            api->strdup("the exec plugin's " VT_SESSIONS_SERVICE " service is missing or too old");
         return VT_ERR_NOT_FOUND;
     }
     splitter = api->service_lookup(VT_SPLITTER_SERVICE);
@@ -150,14 +150,8 @@ static int stdin_init(const vt_host_api *host, char **errmsg)
 static const char *const requires_list[] = {"exec", "service:" VT_SESSIONS_SERVICE, NULL};
 
 static const vt_plugin descriptor = {
-    VT_PLUGIN_HEADER,
-    .name = "stdin",
-    .version = "0.1.0",
-    .license = "MIT",
-    .requires = requires_list,
-    .api_slot = &api,
-    .tools = tools,
-    .init = stdin_init,
+    VT_PLUGIN_HEADER,          .name = "stdin",  .version = "0.1.0", .license = "MIT",
+    .requires = requires_list, .api_slot = &api, .tools = tools,     .init = stdin_init,
 };
 
 VT_PLUGIN_ENTRY(descriptor)

@@ -13,7 +13,7 @@
  * Neither tool is in a profile, so both are deferred: not in the tool
  * list until search_tools finds them.
  */
-#define _POSIX_C_SOURCE 200809L   /* getline, ssize_t */
+#define _POSIX_C_SOURCE 200809L /* getline, ssize_t */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +37,7 @@ static int wt_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     (void)call;
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
     if (!cJSON_IsString(path))
-        return VT_OK;   /* the schema makes it required; nothing to report */
+        return VT_OK; /* the schema makes it required; nothing to report */
     return api->subject_add(out, VT_SUBJECT_PATH_READ, path->valuestring);
 }
 
@@ -132,8 +132,8 @@ static int file_head_preflight(vt_call *call, const cJSON *args)
     const char *path = cJSON_GetObjectItemCaseSensitive(args, "path")->valuestring;
     size_t n = strlen(path);
     if (n > 0 && path[n - 1] == '/')
-        return api->call_error(call, VT_ERR_INVALID,
-                               "path: '%s' names a directory; give a file", path);
+        return api->call_error(call, VT_ERR_INVALID, "path: '%s' names a directory; give a file",
+                               path);
     return VT_OK;
 }
 
@@ -218,24 +218,19 @@ static const vt_tool tools[] = {
         .subjects = wt_subjects,
         .run = file_head_run,
         .title = "Show the start of a file",
-        .output_schema =
-            "{\"type\":\"object\",\"properties\":{"
-            "\"success\":{\"type\":\"boolean\"},"
-            "\"path\":{\"type\":\"string\"},"
-            "\"lines\":{\"type\":\"integer\",\"description\":\"Lines shown.\"},"
-            "\"output\":{\"type\":\"string\",\"description\":\"The lines.\"}},"
-            "\"required\":[\"success\",\"path\",\"lines\"]}",
+        .output_schema = "{\"type\":\"object\",\"properties\":{"
+                         "\"success\":{\"type\":\"boolean\"},"
+                         "\"path\":{\"type\":\"string\"},"
+                         "\"lines\":{\"type\":\"integer\",\"description\":\"Lines shown.\"},"
+                         "\"output\":{\"type\":\"string\",\"description\":\"The lines.\"}},"
+                         "\"required\":[\"success\",\"path\",\"lines\"]}",
     },
     {0},
 };
 
 static const vt_plugin plugin = {
-    VT_PLUGIN_HEADER,
-    .name = "wordtools",
-    .version = "1.0.0",
-    .license = "MIT",
-    .tools = tools,
-    .api_slot = &api,
+    VT_PLUGIN_HEADER, .name = "wordtools", .version = "1.0.0",
+    .license = "MIT", .tools = tools,      .api_slot = &api,
 };
 
 VT_PLUGIN_ENTRY(plugin)

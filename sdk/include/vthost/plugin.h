@@ -32,10 +32,10 @@
 #ifndef VTHOST_PLUGIN_H
 #define VTHOST_PLUGIN_H
 
+#include <cjson/cJSON.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdarg.h>
-#include <cjson/cJSON.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,16 +55,16 @@ extern "C" {
 /* Status codes: 0 or negative. */
 typedef enum vt_status {
     VT_OK = 0,
-    VT_ERR_INVALID = -1,     /* bad arguments or input */
-    VT_ERR_NOT_FOUND = -2,   /* no such file, session, tool, service */
-    VT_ERR_DENIED = -3,      /* refused by policy or permissions */
-    VT_ERR_IO = -4,          /* an operating-system call failed */
+    VT_ERR_INVALID = -1,   /* bad arguments or input */
+    VT_ERR_NOT_FOUND = -2, /* no such file, session, tool, service */
+    VT_ERR_DENIED = -3,    /* refused by policy or permissions */
+    VT_ERR_IO = -4,        /* an operating-system call failed */
     VT_ERR_NOMEM = -5,
-    VT_ERR_EXISTS = -6,      /* target already exists */
-    VT_ERR_OUTSIDE = -7,     /* path resolves outside the workspace */
+    VT_ERR_EXISTS = -6,  /* target already exists */
+    VT_ERR_OUTSIDE = -7, /* path resolves outside the workspace */
     VT_ERR_UNSUPPORTED = -8,
-    VT_ERR_BUSY = -9,        /* limit reached, try later */
-    VT_ERR_CANCELLED = -10,  /* the client cancelled the call */
+    VT_ERR_BUSY = -9,       /* limit reached, try later */
+    VT_ERR_CANCELLED = -10, /* the client cancelled the call */
     VT_ERR_INTERNAL = -11
 } vt_status;
 
@@ -102,10 +102,10 @@ enum vt_log_level {
 
 /* What a call would touch, as reported by a tool's subjects hook. */
 typedef enum vt_subject_kind {
-    VT_SUBJECT_COMMAND = 1,    /* one simple command, normalised text */
-    VT_SUBJECT_OPAQUE = 2,     /* a command the hook could not see into */
+    VT_SUBJECT_COMMAND = 1, /* one simple command, normalised text */
+    VT_SUBJECT_OPAQUE = 2,  /* a command the hook could not see into */
     VT_SUBJECT_PATH_READ = 3,
-    VT_SUBJECT_PATH_EDIT = 4,  /* modified in place, or a redirect target */
+    VT_SUBJECT_PATH_EDIT = 4, /* modified in place, or a redirect target */
     VT_SUBJECT_PATH_CREATE = 5,
     VT_SUBJECT_PATH_DELETE = 6,
     VT_SUBJECT_DOMAIN = 7,     /* network host name */
@@ -161,9 +161,9 @@ enum vt_resolve_flag {
     VT_RESOLVE_DIRECTORY = 1u << 2    /* the target must be a directory */
 };
 
-typedef struct vt_call vt_call;           /* one tool call (opaque) */
-typedef struct vt_subjects vt_subjects;   /* subject sink (opaque) */
-typedef struct vt_spool vt_spool;         /* output spool (opaque) */
+typedef struct vt_call vt_call;         /* one tool call (opaque) */
+typedef struct vt_subjects vt_subjects; /* subject sink (opaque) */
+typedef struct vt_spool vt_spool;       /* output spool (opaque) */
 typedef struct vt_host_api vt_host_api;
 /* A symbol api->open_library looks up (added in 1.4): its name, and where
  * its address goes. */
@@ -180,11 +180,14 @@ typedef struct vt_library_symbol {
  */
 typedef struct vt_strbuf {
     char *data;
-    size_t len;     /* bytes in data, without the NUL */
-    size_t cap;     /* bytes allocated */
-    int failed;     /* an allocation failed: the contents are incomplete */
+    size_t len; /* bytes in data, without the NUL */
+    size_t cap; /* bytes allocated */
+    int failed; /* an allocation failed: the contents are incomplete */
 } vt_strbuf;
-#define VT_STRBUF_INIT {NULL, 0, 0, 0}
+#define VT_STRBUF_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 /*
  * Run-time command enforcement (added in 1.1).  A plugin that watches
@@ -193,7 +196,7 @@ typedef struct vt_strbuf {
  * vt_exec_policy obtained from api->exec_policy().
  */
 typedef struct vt_exec_program {
-    uint32_t struct_size;     /* sizeof(vt_exec_program) */
+    uint32_t struct_size; /* sizeof(vt_exec_program) */
     /* The name rules match: the base name of the executable (or its path
      * when it lies where the command can write).  Borrowed. */
     const char *name;
@@ -209,14 +212,13 @@ typedef struct vt_exec_program {
 
 typedef struct vt_exec_policy vt_exec_policy;
 struct vt_exec_policy {
-    uint32_t struct_size;     /* sizeof(vt_exec_policy) of the host */
+    uint32_t struct_size; /* sizeof(vt_exec_policy) of the host */
     /* 0 when `prog` may run, VT_ERR_DENIED when it may not; *reason
      * (allocated, free with api->free(); may be NULL) says why.  `live`
      * is a call of the same client in progress through which the user
      * can be asked, or NULL (then what needs asking is refused).
      * Thread-safe: may be called from any thread, concurrently. */
-    int (*decide)(vt_exec_policy *self, vt_call *live, const vt_exec_program *prog,
-                  char **reason);
+    int (*decide)(vt_exec_policy *self, vt_call *live, const vt_exec_program *prog, char **reason);
     /* Release the policy; no decide() may be running or follow. */
     void (*release)(vt_exec_policy *self);
     /* ---- added in 1.4 (test struct_size) ---- */
@@ -234,13 +236,13 @@ struct vt_exec_policy {
  * against an older, smaller vt_tool stays readable.
  */
 typedef struct vt_tool {
-    const char *name;          /* [a-zA-Z0-9_.-], unique across plugins */
-    const char *description;   /* shown to the model */
+    const char *name;        /* [a-zA-Z0-9_.-], unique across plugins */
+    const char *description; /* shown to the model */
     /* JSON Schema text of the arguments (type object).  The host adds
      * max_output_tokens.  NULL for a typed tool (see signature). */
     const char *input_schema;
-    uint32_t effects;          /* enum vt_effect bits */
-    uint32_t flags;            /* enum vt_tool_flag bits */
+    uint32_t effects; /* enum vt_effect bits */
+    uint32_t flags;   /* enum vt_tool_flag bits */
 
     /* Optional.  Pure validation beyond the schema: no I/O, no side
      * effects.  Return 0, or report with api->call_error() and return
@@ -305,17 +307,17 @@ typedef struct vt_tool {
 
 /* The constant descriptor returned by vt_plugin_v1(). */
 typedef struct vt_plugin {
-    uint32_t struct_size;   /* sizeof(vt_plugin) the plugin was built with */
-    uint32_t sizeof_tool;   /* sizeof(vt_tool) the plugin was built with */
-    uint16_t abi_major;     /* VT_ABI_MAJOR */
-    uint16_t abi_minor;     /* VT_ABI_MINOR */
-    const char *name;       /* module name, e.g. "exec" */
-    const char *version;    /* plugin's own version string */
-    const char *license;    /* SPDX identifier */
+    uint32_t struct_size; /* sizeof(vt_plugin) the plugin was built with */
+    uint32_t sizeof_tool; /* sizeof(vt_tool) the plugin was built with */
+    uint16_t abi_major;   /* VT_ABI_MAJOR */
+    uint16_t abi_minor;   /* VT_ABI_MINOR */
+    const char *name;     /* module name, e.g. "exec" */
+    const char *version;  /* plugin's own version string */
+    const char *license;  /* SPDX identifier */
     /* NULL-terminated list, or NULL.  "NAME" needs plugin NAME loaded
      * first; "service:NAME" needs a service published by then. */
     const char *const *requires;
-    const vt_tool *tools;   /* ended by an all-zero entry */
+    const vt_tool *tools; /* ended by an all-zero entry */
     /* Optional.  Called once after the checks pass.  On failure return a
      * negative status and set *errmsg to a message allocated with
      * api->strdup() (or leave it NULL): VT_ERR_INVALID when the settings
@@ -340,17 +342,15 @@ typedef struct vt_plugin {
 } vt_plugin;
 
 /* A cJSON version as recorded in vt_plugin.cjson_version (added in 1.2). */
-#define VT_CJSON_VERSION_OF(major, minor, patch)                          \
+#define VT_CJSON_VERSION_OF(major, minor, patch)                                                   \
     ((uint32_t)(major) << 16 | (uint32_t)(minor) << 8 | (uint32_t)(patch))
-#define VT_CJSON_VERSION                                                  \
-    VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,         \
-                        CJSON_VERSION_PATCH)
+#define VT_CJSON_VERSION                                                                           \
+    VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR, CJSON_VERSION_PATCH)
 
 /* Initialise a descriptor's header fields (the cJSON version since 1.2). */
-#define VT_PLUGIN_HEADER                                                  \
-    .struct_size = sizeof(vt_plugin), .sizeof_tool = sizeof(vt_tool),     \
-    .abi_major = VT_ABI_MAJOR, .abi_minor = VT_ABI_MINOR,                 \
-    .cjson_version = VT_CJSON_VERSION
+#define VT_PLUGIN_HEADER                                                                           \
+    .struct_size = sizeof(vt_plugin), .sizeof_tool = sizeof(vt_tool), .abi_major = VT_ABI_MAJOR,   \
+    .abi_minor = VT_ABI_MINOR, .cjson_version = VT_CJSON_VERSION
 
 /*
  * The plugin's API pointer, SQLite-style (added in 1.2).  Declare it once
@@ -368,7 +368,7 @@ typedef struct vt_plugin {
 /* The entry symbol.  Define it with VT_PLUGIN_ENTRY. */
 typedef const vt_plugin *(*vt_plugin_entry_fn)(void);
 #define VT_PLUGIN_ENTRY_SYMBOL "vt_plugin_v1"
-#define VT_PLUGIN_ENTRY(desc)                                             \
+#define VT_PLUGIN_ENTRY(desc)                                                                      \
     VT_EXPORT const vt_plugin *vt_plugin_v1(void) { return &(desc); }
 
 /*
@@ -387,14 +387,12 @@ struct vt_host_api {
     char *(*strdup)(const char *s);
 
     /* ---- logging (stderr, or MCP notifications/message) ---- */
-    void (*log)(int level, const char *plugin, const char *fmt, ...)
-        VT_PRINTF(3, 4);
+    void (*log)(int level, const char *plugin, const char *fmt, ...) VT_PRINTF(3, 4);
 
     /* ---- calls ---- */
     /* Record the call's error message and return `status` (negative).
      * The host reports it to the model as a failed call. */
-    int (*call_error)(vt_call *call, int status, const char *fmt, ...)
-        VT_PRINTF(3, 4);
+    int (*call_error)(vt_call *call, int status, const char *fmt, ...) VT_PRINTF(3, 4);
     /* Host-wide unique id of the call (> 0). */
     uint64_t (*call_id)(const vt_call *call);
     /* The tool name the call was made with.  Borrowed. */
@@ -403,8 +401,7 @@ struct vt_host_api {
     int (*call_cancelled)(const vt_call *call);
     /* Report progress of a long call (progress grows; message may be
      * NULL).  A no-op when the client asked for none. */
-    void (*call_progress)(vt_call *call, double progress, double total,
-                          const char *message);
+    void (*call_progress)(vt_call *call, double progress, double total, const char *message);
     /* Add a warning string to the call's result ("warnings" array). */
     void (*call_warn)(vt_call *call, const char *fmt, ...) VT_PRINTF(2, 3);
 
@@ -440,12 +437,10 @@ struct vt_host_api {
 
     /* ---- permission subjects ---- */
     /* Add a subject; `value` is copied. */
-    int (*subject_add)(vt_subjects *out, vt_subject_kind kind,
-                       const char *value);
+    int (*subject_add)(vt_subjects *out, vt_subject_kind kind, const char *value);
 
     /* ---- guard notes ---- */
-    void (*note)(vt_call *call, vt_note_kind kind, const char *detail,
-                 long value);
+    void (*note)(vt_call *call, vt_note_kind kind, const char *detail, long value);
 
     /* ---- deferred tool catalog (used by search_tools) ---- */
     /* A new JSON array of the tools the model may discover or already
@@ -457,8 +452,7 @@ struct vt_host_api {
     /* Make the named deferred tools listed from the next request on.
      * Unknown names are skipped.  *epoch receives the catalog epoch
      * after expansion (it changes whenever the listed set changes). */
-    int (*catalog_expand)(const char *const *names, size_t count,
-                          uint64_t *epoch);
+    int (*catalog_expand)(const char *const *names, size_t count, uint64_t *epoch);
     /* The current catalog epoch. */
     uint64_t (*catalog_epoch)(void);
 
@@ -512,8 +506,7 @@ struct vt_host_api {
      * on the caller's thread with no host lock held, may call tool_add,
      * and should return within a bounded time (a lazily started source
      * waits for its tools there).  `ud` is borrowed until fini. */
-    int (*catalog_on_demand)(const char *plugin,
-                             void (*fn)(void *ud, const char *tool), void *ud);
+    int (*catalog_on_demand)(const char *plugin, void (*fn)(void *ud, const char *tool), void *ud);
     /* ---- added in 1.2: one-shot front ends ---- */
     /* Non-zero when nothing started by `call` can outlive it: the front
      * end exits after this one call (`vthost call`).  A tool that would
@@ -524,8 +517,8 @@ struct vt_host_api {
     /* ---- added in 1.2: strings ---- */
     /* printf to a new string (free with api->free()); NULL when out of
      * memory. */
-    char *(*format)(const char *fmt, ...) VT_PRINTF(1, 2);
-    char *(*vformat)(const char *fmt, va_list ap) VT_PRINTF(1, 0);
+    char *(*format)(const char *fmt, ...)VT_PRINTF(1, 2);
+    char *(*vformat)(const char *fmt, va_list ap)VT_PRINTF(1, 0);
     /* Append `len` bytes of `s` (borrowed) to `b`.  VT_ERR_NOMEM marks
      * the builder failed: later appends are no-ops and strbuf_take gives
      * NULL, so a sequence of appends needs one check at the end. */
@@ -570,8 +563,8 @@ struct vt_host_api {
      * *result and *error are new trees owned by the caller (cJSON_Delete);
      * the one not set is NULL.  Thread-safe: several calls (and several
      * threads of one call) may wait at once. */
-    int (*client_request)(vt_call *call, const char *method, const cJSON *params,
-                          int timeout_ms, cJSON **result, cJSON **error);
+    int (*client_request)(vt_call *call, const char *method, const cJSON *params, int timeout_ms,
+                          cJSON **result, cJSON **error);
     /* ---- added in 1.3: policy files ---- */
     /* The policy files and directories no tool call may change without
      * an approval naming them (the workspace's vtcode.toml and .vtcode/,
@@ -616,10 +609,9 @@ struct vt_host_api {
     const char *(*shell_profile)(void);
 };
 
-#define VT_HAS(api, member)                                               \
-    ((api) != NULL &&                                                     \
-     (api)->struct_size >=                                                \
-         offsetof(vt_host_api, member) + sizeof((api)->member) &&         \
+#define VT_HAS(api, member)                                                                        \
+    ((api) != NULL &&                                                                              \
+     (api)->struct_size >= offsetof(vt_host_api, member) + sizeof((api)->member) &&                \
      (api)->member != NULL)
 
 #ifdef __cplusplus

@@ -14,9 +14,9 @@
 #ifndef VTHOST_SDK_SERVICES_H
 #define VTHOST_SDK_SERVICES_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cjson/cJSON.h>
 #include <vthost/plugin.h>
 
 #ifdef __cplusplus
@@ -42,7 +42,7 @@ typedef struct vt_reviewer_v1 {
 #define VT_SPLITTER_SERVICE "exec.command_splitter"
 
 typedef struct vt_splitter_v1 {
-    uint32_t struct_size;   /* sizeof(vt_splitter_v1) of the publisher */
+    uint32_t struct_size; /* sizeof(vt_splitter_v1) of the publisher */
     /* *out: a new JSON array of {"command": "<normalised simple command>",
      * "opaque": true|false, "writes": ["<redirection target>", ...]}
      * ("writes" only when the command redirects into files; redirections
@@ -65,7 +65,7 @@ typedef struct vt_splitter_v1 {
 #define VT_SESSIONS_SERVICE "exec.sessions"
 
 typedef struct vt_sessions_v1 {
-    uint32_t struct_size;   /* sizeof(vt_sessions_v1) of the publisher */
+    uint32_t struct_size; /* sizeof(vt_sessions_v1) of the publisher */
     /* Send `len` bytes of `chars` (borrowed) to session `id`'s stdin, then
      * wait up to yield_ms for output and exit, exactly as the command
      * tool waits: output goes to the call's spool, and *result receives
@@ -77,8 +77,8 @@ typedef struct vt_sessions_v1 {
      * waiting on it, VT_ERR_CANCELLED when the call was cancelled (the
      * session lives on), VT_ERR_IO when the bytes could not be written.
      * May be called from any thread. */
-    int (*write_and_wait)(vt_call *call, int64_t id, const char *chars,
-                          size_t len, int yield_ms, cJSON **result);
+    int (*write_and_wait)(vt_call *call, int64_t id, const char *chars, size_t len, int yield_ms,
+                          cJSON **result);
     /* Number of live sessions.  Thread-safe. */
     int (*live_count)(void);
     /* ---- added with ABI 1.5 (check struct_size) ---- */
@@ -87,7 +87,6 @@ typedef struct vt_sessions_v1 {
      * release them.  Thread-safe. */
     void (*end_client)(uint64_t client);
 } vt_sessions_v1;
-
 
 /* The workspace index (the host publishes it, before any plugin's init):
  * the repositories and policy files of the workspace and the changes
@@ -100,7 +99,7 @@ typedef struct vt_sessions_v1 {
 #define VT_WSINDEX_SERVICE "host.workspace_index"
 
 typedef struct vt_wsindex_v1 {
-    uint32_t struct_size;   /* sizeof(vt_wsindex_v1) of the publisher */
+    uint32_t struct_size; /* sizeof(vt_wsindex_v1) of the publisher */
     /* *out: a new object {"repositories": [{"path": absolute path of the
      * .git entry, "kind": "dir" | "gitfile" | "link"}, ...], "complete":
      * false when part of the tree was too deep to index}; nested
@@ -154,27 +153,27 @@ typedef struct vt_mcp_providers_v1 {
 /* JSON Schema of the response write_and_wait builds (the same as the
  * command tool's; both tools list it as their output schema):
  * "sandbox" and "denied_execs" come from exec_command only. */
-#define VT_SESSIONS_RESPONSE_SCHEMA                                                          \
-    "{\"type\":\"object\",\"properties\":{"                                         \
-    "\"success\":{\"type\":\"boolean\"},"                                             \
-    "\"output\":{\"type\":\"string\",\"description\":\"What the command printed "      \
-    "(stdout and stderr), cut to max_output_tokens.\"},"                                \
-    "\"exit_code\":{\"type\":\"integer\",\"description\":\"Once the command exited.\"}," \
-    "\"session_id\":{\"type\":\"integer\",\"description\":\"While it still runs: pass "  \
-    "it to write_stdin.\"},"                                                          \
-    "\"is_exited\":{\"type\":\"boolean\"},"                                           \
-    "\"wall_time\":{\"type\":\"number\",\"description\":\"Seconds this call waited.\"}," \
-    "\"working_directory\":{\"type\":\"string\"},"                                    \
-    "\"backend\":{\"type\":\"string\",\"enum\":[\"pipe\",\"pty\"]},"                     \
-    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"workspace-write\",\"read-only\","       \
-    "\"none\"]},"                                                                     \
-    "\"sandbox_denied\":{\"type\":\"boolean\"},"                                      \
-    "\"sandbox_hint\":{\"type\":\"string\"},"                                         \
-    "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "      \
-    "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                  \
-    "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                  \
-    "\"reason\":{\"type\":\"string\"}}}}"                                             \
-    "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","     \
+#define VT_SESSIONS_RESPONSE_SCHEMA                                                                \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"success\":{\"type\":\"boolean\"},"                                                          \
+    "\"output\":{\"type\":\"string\",\"description\":\"What the command printed "                  \
+    "(stdout and stderr), cut to max_output_tokens.\"},"                                           \
+    "\"exit_code\":{\"type\":\"integer\",\"description\":\"Once the command exited.\"},"           \
+    "\"session_id\":{\"type\":\"integer\",\"description\":\"While it still runs: pass "            \
+    "it to write_stdin.\"},"                                                                       \
+    "\"is_exited\":{\"type\":\"boolean\"},"                                                        \
+    "\"wall_time\":{\"type\":\"number\",\"description\":\"Seconds this call waited.\"},"           \
+    "\"working_directory\":{\"type\":\"string\"},"                                                 \
+    "\"backend\":{\"type\":\"string\",\"enum\":[\"pipe\",\"pty\"]},"                               \
+    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"workspace-write\",\"read-only\","                \
+    "\"none\"]},"                                                                                  \
+    "\"sandbox_denied\":{\"type\":\"boolean\"},"                                                   \
+    "\"sandbox_hint\":{\"type\":\"string\"},"                                                      \
+    "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "                \
+    "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                             \
+    "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                            \
+    "\"reason\":{\"type\":\"string\"}}}}"                                                          \
+    "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","               \
     "\"backend\"]}"
 
 #endif /* VTHOST_SDK_SERVICES_H */
