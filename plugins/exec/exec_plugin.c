@@ -533,22 +533,126 @@ static void report_aftermath(vt_call *call, void (*step)(const sandbox *, char *
     free(w);
 }
 
+/* The command's working directory, absolute: workdir resolved inside the
+ * workspace, or the workspace root. */
+static int resolve_workdir(vt_call *call, const char *wd, char **abs)
+{
+    *abs = NULL;
+    if (wd) {
+        int rc = api->resolve_path(wd, VT_RESOLVE_MUST_EXIST | VT_RESOLVE_DIRECTORY, abs);
+        if (rc != VT_OK) {
+            api->free(*abs);
+            *abs = NULL;
+            return workdir_error(call, wd, rc);
+        }
+    } else if (!(*abs = api->strdup(api->workspace_root()))) {
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    }
+    return VT_OK;
+}
+
+/* What must hold before a command starts: the approved additional
+ * permissions read (level 1), the sessions running, a sandbox for a
+ * command that is not escalated. */
+static int prepare_run(vt_call *call, const cJSON *args, int level, spawn_req *req,
+                       sandbox_extra *extra)
+{
+    int rc = VT_OK;
+    if (level == 1) {
+        char *err = NULL;
+        if ((rc = extra_parse(args, extra, &err)) != VT_OK)
+            rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
+        free(err);
+        req->extra = extra;
+    }
+    checks_ensure();
+    sandbox_ensure();
+    if (rc == VT_OK && sessions_ensure() != VT_OK)
+        rc = api->call_error(call, VT_ERR_IO, "cannot start the exec plugin's sessions");
+    if (rc == VT_OK && level != 2 && sandbox_error)
+        rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
+    return rc;
+}
+
+/* *result is read only once the run succeeded (it is unset otherwise). */
+static int result_exited(int rc, cJSON *const *result)
+{
+    return rc == VT_OK && *result &&
+           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"));
+}
+
+/* Runs the command (under the watcher when enforcing) between the
+ * sandbox's checks before and after it. */
+static int run_checked(vt_call *call, const cJSON *args, const char *cmd, spawn_req *req,
+                       cJSON **result)
+{
+    int rc = VT_OK;
+    /* What earlier sessions left (and the baseline for this one),
+     * before this call's plan protects what exists. */
+    report_aftermath(call, sandbox_aftermath_call_start, sandbox_state);
+    execwatch *w = NULL;
+    vt_exec_policy *mask_pol = NULL; /* without the watcher: for the masks only */
+    if (enforce)
+        rc = watch_start(call, req->sandbox != NULL, req, &w, &req->mask);
+    else if (req->sandbox && VT_HAS(api, exec_policy) && api->exec_policy(call, &mask_pol) == VT_OK)
+        req->mask = denied_programs(mask_pol);
+    char *plan_warning = NULL;
+    req->plan_warning = &plan_warning;
+    if (rc == VT_OK) {
+        execwatch_set_live(w, call);
+        rc = session_run(call, req, cmd, w, clamp_yield(args), result);
+        execwatch_set_live(w, NULL);
+    }
+    report_plan_warning(call, plan_warning);
+    free(plan_warning);
+    /* A sandboxed session that ended was checked as it ended; one
+     * that runs on is checked now and again when it ends.  What an
+     * approved escalated command made stays, but a vtcode.toml. */
+    if (!req->sandbox)
+        report_aftermath(call, sandbox_aftermath_policy, sandbox_state);
+    else if (!result_exited(rc, result))
+        report_aftermath(call, sandbox_aftermath_check, sandbox_state);
+    if (req->watch_sock > 2)
+        close(req->watch_sock);
+    if (result_exited(rc, result))
+        execwatch_wait(w, 1000);
+    cJSON *denied = execwatch_denied(w);
+    if (rc == VT_OK && *result && denied)
+        cJSON_AddItemToObject(*result, "denied_execs", denied);
+    else
+        cJSON_Delete(denied);
+    execwatch_release(w);
+    if (mask_pol)
+        mask_pol->release(mask_pol);
+    return rc;
+}
+
+/* The result's sandbox mode and, for a sandboxed call with additional
+ * permissions, what its sandbox added as approved. */
+static void add_sandbox_fields(cJSON *result, int escalated, const sandbox_extra *extra)
+{
+    cJSON_AddStringToObject(result, "sandbox",
+                            escalated || !sandbox_state ? "none"
+                                                        : sandbox_mode_name(sandbox_cfg.mode));
+    if (!extra || !sandbox_state || escalated)
+        return;
+    cJSON *o = cJSON_AddObjectToObject(result, "additional_permissions");
+    cJSON *w = o ? cJSON_AddArrayToObject(o, "write") : NULL;
+    for (size_t i = 0; w && i < extra->nwrite; i++)
+        cJSON_AddItemToArray(w, cJSON_CreateString(extra->write[i]));
+    if (o)
+        cJSON_AddBoolToObject(o, "network", extra->network);
+}
+
 static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     const char *cmd = str_arg(args, "cmd");
-    const char *wd = str_arg(args, "workdir");
     const cJSON *tty_v = cJSON_GetObjectItemCaseSensitive(args, "tty");
     int tty = cJSON_IsTrue(tty_v);
     char *abs = NULL;
-    if (wd) {
-        int rc = api->resolve_path(wd, VT_RESOLVE_MUST_EXIST | VT_RESOLVE_DIRECTORY, &abs);
-        if (rc != VT_OK) {
-            api->free(abs);
-            return workdir_error(call, wd, rc);
-        }
-    } else if (!(abs = api->strdup(api->workspace_root()))) {
-        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
-    }
+    int rc = resolve_workdir(call, str_arg(args, "workdir"), &abs);
+    if (rc != VT_OK)
+        return rc;
 
     shell_cmd sh;
     const char *what = NULL;
@@ -577,78 +681,15 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     int level = sp_level(args);
     int escalated = level == 2;
     sandbox_extra extra = {0};
-    int rc = VT_OK;
-    if (level == 1) {
-        char *err = NULL;
-        if ((rc = extra_parse(args, &extra, &err)) != VT_OK)
-            rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
-        free(err);
-        req.extra = &extra;
-    }
-    checks_ensure();
-    sandbox_ensure();
-    if (rc == VT_OK && sessions_ensure() != VT_OK)
-        rc = api->call_error(call, VT_ERR_IO, "cannot start the exec plugin's sessions");
-    if (rc == VT_OK && !escalated && sandbox_error)
-        rc = api->call_error(call, VT_ERR_UNSUPPORTED, "%s", sandbox_error);
+    rc = prepare_run(call, args, level, &req, &extra);
     if (rc == VT_OK) {
         req.sandbox = escalated ? NULL : sandbox_state;
         if (!escalated && sandbox_warning)
             api->call_warn(call, "%s", sandbox_warning);
-        /* What earlier sessions left (and the baseline for this one),
-         * before this call's plan protects what exists. */
-        report_aftermath(call, sandbox_aftermath_call_start, sandbox_state);
-        execwatch *w = NULL;
-        vt_exec_policy *mask_pol = NULL; /* without the watcher: for the masks only */
-        if (enforce)
-            rc = watch_start(call, req.sandbox != NULL, &req, &w, &req.mask);
-        else if (req.sandbox && VT_HAS(api, exec_policy) &&
-                 api->exec_policy(call, &mask_pol) == VT_OK)
-            req.mask = denied_programs(mask_pol);
-        char *plan_warning = NULL;
-        req.plan_warning = &plan_warning;
-        if (rc == VT_OK) {
-            execwatch_set_live(w, call);
-            rc = session_run(call, &req, cmd, w, clamp_yield(args), result);
-            execwatch_set_live(w, NULL);
-        }
-        report_plan_warning(call, plan_warning);
-        free(plan_warning);
-        /* A sandboxed session that ended was checked as it ended; one
-         * that runs on is checked now and again when it ends.  What an
-         * approved escalated command made stays, but a vtcode.toml. */
-        if (!req.sandbox)
-            report_aftermath(call, sandbox_aftermath_policy, sandbox_state);
-        else if (!(rc == VT_OK && *result &&
-                   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"))))
-            report_aftermath(call, sandbox_aftermath_check, sandbox_state);
-        if (req.watch_sock > 2)
-            close(req.watch_sock);
-        if (rc == VT_OK && *result &&
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited")))
-            execwatch_wait(w, 1000);
-        cJSON *denied = execwatch_denied(w);
-        if (rc == VT_OK && *result && denied)
-            cJSON_AddItemToObject(*result, "denied_execs", denied);
-        else
-            cJSON_Delete(denied);
-        execwatch_release(w);
-        if (mask_pol)
-            mask_pol->release(mask_pol);
+        rc = run_checked(call, args, cmd, &req, result);
     }
     if (rc == VT_OK && *result)
-        cJSON_AddStringToObject(*result, "sandbox",
-                                escalated || !sandbox_state ? "none"
-                                                            : sandbox_mode_name(sandbox_cfg.mode));
-    if (rc == VT_OK && *result && req.extra && sandbox_state && !escalated) {
-        /* what this call's sandbox added, as approved */
-        cJSON *o = cJSON_AddObjectToObject(*result, "additional_permissions");
-        cJSON *w = o ? cJSON_AddArrayToObject(o, "write") : NULL;
-        for (size_t i = 0; w && i < extra.nwrite; i++)
-            cJSON_AddItemToArray(w, cJSON_CreateString(extra.write[i]));
-        if (o)
-            cJSON_AddBoolToObject(o, "network", extra.network);
-    }
+        add_sandbox_fields(*result, escalated, req.extra);
     extra_free(&extra);
     env_free(env);
     shell_cmd_free(&sh);

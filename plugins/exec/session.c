@@ -565,113 +565,122 @@ static void note_exit(vt_call *call, const session *s)
     cJSON_Delete(r);
 }
 
-/* Wait for output and exit until yield_ms passes.  The caller holds the
- * session busy; this releases it (and frees it once exited). */
-static int collect(vt_call *call, session *s, double t0, int yield_ms, int kill_on_cancel,
-                   cJSON **result)
+/* What the reaper kept, through the same filter as live output. */
+static void replay_final(waiter *w, char *buf)
 {
-    /* Opened up front so that "output" is always set, "" when silent. */
-    waiter w = {.call = call, .s = s, .spool = api->spool_open(call)};
-    char *buf = malloc(READ_BYTES);
-    w.fbuf = s->is_pty ? malloc(READ_BYTES + 1) : NULL;
-    /* yield_ms < 0: wait for the exit (a one-shot front end). */
+    session *s = w->s;
+    for (size_t off = 0; off < s->final_len; off += READ_BYTES) {
+        size_t n = s->final_len - off < READ_BYTES ? s->final_len - off : READ_BYTES;
+        memcpy(buf, s->final + off, n);
+        emit_output(w, buf, n);
+    }
+    free(s->final);
+    s->final = NULL;
+    if (s->final_dropped)
+        api->call_warn(w->call,
+                       "%zu bytes of output the command printed after %zu were "
+                       "dropped: nobody was waiting on the session when it ended",
+                       s->final_dropped, s->final_len);
+    s->final_len = 0;
+}
+
+/* One poll of the output and the exit, at most until deadline (or
+ * *quiet_end once reaped); returns -1 when poll failed. */
+static int pump(waiter *w, char *buf, double now, double deadline, double *quiet_end)
+{
+    session *s = w->s;
+    struct pollfd fds[2];
+    int nfds = 0, out_ix = -1, pid_ix = -1;
+    if (!s->out_eof) {
+        out_ix = nfds;
+        fds[nfds++] = (struct pollfd){.fd = s->proc.out_fd, .events = POLLIN};
+    }
+    if (!s->reaped && (s->proc.status_fd >= 0 || s->proc.pidfd >= 0)) {
+        /* the leader's report comes before its exit */
+        pid_ix = nfds;
+        fds[nfds++] = (struct pollfd){
+            .fd = s->proc.status_fd >= 0 ? s->proc.status_fd : s->proc.pidfd, .events = POLLIN};
+    }
+    double limit = deadline;
+    if (s->reaped && *quiet_end < limit)
+        limit = *quiet_end;
+    double left_ms = (limit - now) * 1000.0 + 1;
+    int timeout = left_ms > SLICE_MS ? SLICE_MS : (int)left_ms;
+    if (!s->reaped && s->proc.pidfd < 0 && timeout > 10)
+        timeout = 10; /* no pidfd: look for the exit now and then */
+    int pr = poll(fds, (nfds_t)nfds, timeout);
+    if (pr < 0 && errno != EINTR)
+        return -1;
+    if (out_ix >= 0 && pr > 0 && fds[out_ix].revents) {
+        if (drain(w, buf) && s->reaped)
+            *quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
+    }
+    if (!s->reaped &&
+        (s->proc.pidfd < 0 || s->out_eof || (pid_ix >= 0 && pr > 0 && fds[pid_ix].revents))) {
+        if (try_reap(s)) {
+            drain(w, buf);
+            *quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
+        }
+    }
+    return 0;
+}
+
+/* Wait for output and exit until yield_ms passes (yield_ms < 0: until the
+ * exit, for a one-shot front end); returns 1 when the call was cancelled. */
+static int wait_output(waiter *w, char *buf, double t0, int yield_ms)
+{
+    session *s = w->s;
     double deadline = yield_ms < 0 ? INFINITY : t0 + yield_ms / 1000.0;
     double next_progress = t0 + 1.0, quiet_end = 0;
-    int cancelled = 0, oom = !buf || (s->is_pty && !w.fbuf);
-    if (oom)
-        goto done;
-    if (s->closed && s->final) {
-        /* What the reaper kept, through the same filter as live output. */
-        for (size_t off = 0; off < s->final_len; off += READ_BYTES) {
-            size_t n = s->final_len - off < READ_BYTES ? s->final_len - off : READ_BYTES;
-            memcpy(buf, s->final + off, n);
-            emit_output(&w, buf, n);
-        }
-        free(s->final);
-        s->final = NULL;
-        if (s->final_dropped)
-            api->call_warn(call,
-                           "%zu bytes of output the command printed after %zu were "
-                           "dropped: nobody was waiting on the session when it ended",
-                           s->final_dropped, s->final_len);
-        s->final_len = 0;
-    }
     for (;;) {
-        if (api->call_cancelled(call)) {
-            cancelled = 1;
-            break;
-        }
+        if (api->call_cancelled(w->call))
+            return 1;
         double now = now_s();
         if (s->reaped && (s->out_eof || now >= quiet_end))
-            break;
+            return 0;
         if (now >= deadline)
-            break;
+            return 0;
         if (now >= next_progress) {
-            api->call_progress(call, now - t0, yield_ms < 0 ? 0 : yield_ms / 1000.0,
+            api->call_progress(w->call, now - t0, yield_ms < 0 ? 0 : yield_ms / 1000.0,
                                "waiting for output");
             next_progress = now + 1.0;
         }
-        struct pollfd fds[2];
-        int nfds = 0, out_ix = -1, pid_ix = -1;
-        if (!s->out_eof) {
-            out_ix = nfds;
-            fds[nfds++] = (struct pollfd){.fd = s->proc.out_fd, .events = POLLIN};
-        }
-        if (!s->reaped && (s->proc.status_fd >= 0 || s->proc.pidfd >= 0)) {
-            /* the leader's report comes before its exit */
-            pid_ix = nfds;
-            fds[nfds++] = (struct pollfd){
-                .fd = s->proc.status_fd >= 0 ? s->proc.status_fd : s->proc.pidfd, .events = POLLIN};
-        }
-        double limit = deadline;
-        if (s->reaped && quiet_end < limit)
-            limit = quiet_end;
-        double left_ms = (limit - now) * 1000.0 + 1;
-        int timeout = left_ms > SLICE_MS ? SLICE_MS : (int)left_ms;
-        if (!s->reaped && s->proc.pidfd < 0 && timeout > 10)
-            timeout = 10; /* no pidfd: look for the exit now and then */
-        int pr = poll(fds, (nfds_t)nfds, timeout);
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (out_ix >= 0 && pr > 0 && fds[out_ix].revents) {
-            if (drain(&w, buf) && s->reaped)
-                quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
-        }
-        if (!s->reaped &&
-            (s->proc.pidfd < 0 || s->out_eof || (pid_ix >= 0 && pr > 0 && fds[pid_ix].revents))) {
-            if (try_reap(s)) {
-                drain(&w, buf);
-                quiet_end = now_s() + DRAIN_QUIET_MS / 1000.0;
-            }
-        }
+        if (pump(w, buf, now, deadline, &quiet_end) < 0)
+            return 0;
     }
-done:
-    free(buf);
-    free(w.fbuf);
-    if (cancelled || oom) {
-        long long id = (long long)s->id;
-        int end = kill_on_cancel || oom;
-        pthread_mutex_lock(&mu);
-        end = end || ended_locked(s->client); /* nobody is left to poll it */
-        if (end)
-            remove_locked(s);
-        else
-            s->busy = 0;
-        pthread_mutex_unlock(&mu);
-        if (!end)
-            reaper_poke();
-        if (end) {
-            terminate(&s, 1);
-            session_free(s);
-        }
-        if (oom)
-            return api->call_error(call, VT_ERR_NOMEM, "out of memory");
-        if (end)
-            return api->call_error(call, VT_ERR_CANCELLED,
-                                   "cancelled; the command's process group was ended");
-        return api->call_error(call, VT_ERR_CANCELLED, "cancelled; exec session %lld keeps running",
-                               id);
+}
+
+/* A cancelled call (or one out of memory) ends the session or leaves it
+ * running for a later poll, and answers with the error. */
+static int end_interrupted(vt_call *call, session *s, int kill_on_cancel, int oom)
+{
+    long long id = (long long)s->id;
+    int end = kill_on_cancel || oom;
+    pthread_mutex_lock(&mu);
+    end = end || ended_locked(s->client); /* nobody is left to poll it */
+    if (end)
+        remove_locked(s);
+    else
+        s->busy = 0;
+    pthread_mutex_unlock(&mu);
+    if (!end)
+        reaper_poke();
+    if (end) {
+        terminate(&s, 1);
+        session_free(s);
     }
+    if (oom)
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    if (end)
+        return api->call_error(call, VT_ERR_CANCELLED,
+                               "cancelled; the command's process group was ended");
+    return api->call_error(call, VT_ERR_CANCELLED, "cancelled; exec session %lld keeps running",
+                           id);
+}
+
+/* The ending's notes and warnings, and the PTY filter's last byte. */
+static void report_end(vt_call *call, session *s, const waiter *w)
+{
     if (s->reaped)
         note_end(call, s);
     if (s->sb) {
@@ -683,12 +692,15 @@ done:
     }
     if (s->reaped && s->is_pty) {
         char c;
-        if (term_filter_flush(&s->tf, &c) && w.spool)
-            api->spool_write(w.spool, &c, 1);
+        if (term_filter_flush(&s->tf, &c) && w->spool)
+            api->spool_write(w->spool, &c, 1);
     }
-    *result = build_response(s, t0);
-    if (s->reaped)
-        note_exit(call, s);
+}
+
+/* Frees the session once exited (or orphaned), else hands it back to the
+ * reaper; warns when the client nears its session cap. */
+static void release_session(vt_call *call, session *s)
+{
     pthread_mutex_lock(&mu);
     /* its client ended while this call ran: nobody is left to poll it */
     int orphan = !s->reaped && ended_locked(s->client);
@@ -713,6 +725,32 @@ done:
                        "%d of %d exec sessions are live; from then on the least recently "
                        "used are ended: finish or poll the ones you need",
                        n, cap);
+}
+
+/* Wait for output and exit until yield_ms passes.  The caller holds the
+ * session busy; this releases it (and frees it once exited). */
+static int collect(vt_call *call, session *s, double t0, int yield_ms, int kill_on_cancel,
+                   cJSON **result)
+{
+    /* Opened up front so that "output" is always set, "" when silent. */
+    waiter w = {.call = call, .s = s, .spool = api->spool_open(call)};
+    char *buf = malloc(READ_BYTES);
+    w.fbuf = s->is_pty ? malloc(READ_BYTES + 1) : NULL;
+    int cancelled = 0, oom = !buf || (s->is_pty && !w.fbuf);
+    if (!oom) {
+        if (s->closed && s->final)
+            replay_final(&w, buf);
+        cancelled = wait_output(&w, buf, t0, yield_ms);
+    }
+    free(buf);
+    free(w.fbuf);
+    if (cancelled || oom)
+        return end_interrupted(call, s, kill_on_cancel, oom);
+    report_end(call, s, &w);
+    *result = build_response(s, t0);
+    if (s->reaped)
+        note_exit(call, s);
+    release_session(call, s);
     if (!*result)
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     return VT_OK;
