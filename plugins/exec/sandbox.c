@@ -79,36 +79,29 @@ char *sandbox_fmt(const char *f, ...)
 
 /* ---- configuration ------------------------------------------------------ */
 
-int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
+static int parse_mode(const cJSON *t, sandbox_config *out, char **err)
 {
-    memset(out, 0, sizeof *out);
-    out->max_processes = SANDBOX_DEFAULT_PROCESSES;
-    out->cpu_time_seconds = SANDBOX_DEFAULT_CPU_SECONDS;
-    out->max_memory_mb = SANDBOX_DEFAULT_MEMORY_MB;
-    out->max_file_size_mb = SANDBOX_DEFAULT_FILE_SIZE_MB;
-    *err = NULL;
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
-    if (!t)
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(t, "mode");
+    if (!mode)
         return VT_OK;
-    if (!cJSON_IsObject(t)) {
-        *err = strdup("vtcode.toml: key 'sandbox' must be a table");
+    const char *m = cJSON_IsString(mode) ? mode->valuestring : "";
+    if (!strcmp(m, "workspace-write"))
+        out->mode = SANDBOX_WORKSPACE_WRITE;
+    else if (!strcmp(m, "read-only"))
+        out->mode = SANDBOX_READ_ONLY;
+    else if (!strcmp(m, "danger-full-access"))
+        out->mode = SANDBOX_FULL_ACCESS;
+    else {
+        *err = strdup("vtcode.toml: key 'sandbox.mode' must be \"workspace-write\", "
+                      "\"read-only\" or \"danger-full-access\"");
         return VT_ERR_INVALID;
     }
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(t, "mode");
-    if (mode) {
-        const char *m = cJSON_IsString(mode) ? mode->valuestring : "";
-        if (!strcmp(m, "workspace-write"))
-            out->mode = SANDBOX_WORKSPACE_WRITE;
-        else if (!strcmp(m, "read-only"))
-            out->mode = SANDBOX_READ_ONLY;
-        else if (!strcmp(m, "danger-full-access"))
-            out->mode = SANDBOX_FULL_ACCESS;
-        else {
-            *err = strdup("vtcode.toml: key 'sandbox.mode' must be \"workspace-write\", "
-                          "\"read-only\" or \"danger-full-access\"");
-            return VT_ERR_INVALID;
-        }
-    }
+    return VT_OK;
+}
+
+/* network_access and fallback: the two switches. */
+static int parse_switches(const cJSON *t, sandbox_config *out, char **err)
+{
     const cJSON *net = cJSON_GetObjectItemCaseSensitive(t, "network_access");
     if (net && !cJSON_IsBool(net)) {
         *err = strdup("vtcode.toml: key 'sandbox.network_access' must be true or false");
@@ -125,10 +118,21 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         }
         out->fallback_unsandboxed = !strcmp(fb->valuestring, "unsandboxed");
     }
+    return VT_OK;
+}
+
+static int is_whole_in(const cJSON *v, double lo, double hi)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi &&
+           v->valuedouble == (double)(long)v->valuedouble;
+}
+
+/* The resource limits: processes, CPU seconds, and the sizes in MiB. */
+static int parse_limits(const cJSON *t, sandbox_config *out, char **err)
+{
     const cJSON *mp = cJSON_GetObjectItemCaseSensitive(t, "max_processes");
     if (mp) {
-        if (!cJSON_IsNumber(mp) || !(mp->valuedouble >= 16 && mp->valuedouble <= 1000000) ||
-            mp->valuedouble != (double)(long)mp->valuedouble) {
+        if (!is_whole_in(mp, 16, 1000000)) {
             *err = strdup("vtcode.toml: key 'sandbox.max_processes' must be an integer "
                           "from 16 to 1000000 (processes and threads per command session)");
             return VT_ERR_INVALID;
@@ -137,8 +141,7 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
     }
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(t, "cpu_time_seconds");
     if (cpu) {
-        if (!cJSON_IsNumber(cpu) || !(cpu->valuedouble >= 0 && cpu->valuedouble <= 31536000) ||
-            cpu->valuedouble != (double)(long)cpu->valuedouble) {
+        if (!is_whole_in(cpu, 0, 31536000)) {
             *err = strdup("vtcode.toml: key 'sandbox.cpu_time_seconds' must be an integer "
                           "number of seconds, 0 for no limit");
             return VT_ERR_INVALID;
@@ -158,8 +161,7 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, mib[i].key);
         if (!v)
             continue;
-        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 16777216) ||
-            v->valuedouble != (double)(long)v->valuedouble) {
+        if (!is_whole_in(v, 0, 16777216)) {
             if (asprintf(err,
                          "vtcode.toml: key 'sandbox.%s' must be an integer number of MiB "
                          "%s, from 1 to 16777216, or 0 for no limit",
@@ -169,6 +171,12 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         }
         *(unsigned *)((char *)out + mib[i].at) = (unsigned)v->valuedouble;
     }
+    return VT_OK;
+}
+
+/* The writable roots, canonical; on an error *out is freed whole. */
+static int parse_writable_roots(const cJSON *t, sandbox_config *out, char **err)
+{
     const cJSON *roots = cJSON_GetObjectItemCaseSensitive(t, "writable_roots");
     if (roots && !cJSON_IsArray(roots)) {
         *err = strdup("vtcode.toml: key 'sandbox.writable_roots' must be an array of "
@@ -197,6 +205,31 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         g[out->nwritable++] = canon;
     }
     return VT_OK;
+}
+
+int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    out->max_processes = SANDBOX_DEFAULT_PROCESSES;
+    out->cpu_time_seconds = SANDBOX_DEFAULT_CPU_SECONDS;
+    out->max_memory_mb = SANDBOX_DEFAULT_MEMORY_MB;
+    out->max_file_size_mb = SANDBOX_DEFAULT_FILE_SIZE_MB;
+    *err = NULL;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
+    if (!t)
+        return VT_OK;
+    if (!cJSON_IsObject(t)) {
+        *err = strdup("vtcode.toml: key 'sandbox' must be a table");
+        return VT_ERR_INVALID;
+    }
+    int rc = parse_mode(t, out, err);
+    if (rc == VT_OK)
+        rc = parse_switches(t, out, err);
+    if (rc == VT_OK)
+        rc = parse_limits(t, out, err);
+    if (rc == VT_OK)
+        rc = parse_writable_roots(t, out, err);
+    return rc;
 }
 
 void sandbox_config_free(sandbox_config *c)
@@ -531,29 +564,12 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
     return sandbox_prepare_since(cfg, workspace, sandbox_toml_absent(workspace), out, warning, err);
 }
 
-int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
-                          sandbox **out, char **warning, char **err)
+/* The sandbox's fields from the configuration and this process's ids. */
+static sandbox *sandbox_new(const sandbox_config *cfg, int abi)
 {
-    *out = NULL;
-    *warning = NULL;
-    *err = NULL;
-    if (cfg->mode == SANDBOX_FULL_ACCESS)
-        return VT_OK;
-    int abi = sandbox_landlock_abi();
-    if (abi <= 0) {
-        if (cfg->fallback_unsandboxed) {
-            *warning = strdup("this kernel offers no Landlock: commands run unsandboxed "
-                              "([sandbox] fallback = \"unsandboxed\")");
-            return VT_OK;
-        }
-        *err = strdup("cannot sandbox commands: this kernel offers no Landlock. Set "
-                      "[sandbox] fallback = \"unsandboxed\" or mode = \"danger-full-access\" "
-                      "in vtcode.toml to run commands without a sandbox");
-        return VT_ERR_UNSUPPORTED;
-    }
     sandbox *sb = calloc(1, sizeof *sb);
     if (!sb)
-        return VT_ERR_NOMEM;
+        return NULL;
     sb->mode = cfg->mode;
     sb->network_access = cfg->network_access;
     sb->landlock_abi = abi;
@@ -565,14 +581,22 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
     snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
     snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
     sb->namespaces = namespaces_probe(sb->own_userns);
-    const char *step = "writable roots";
+    return sb;
+}
+
+/* The writable roots, a probe of the Landlock ruleset and both seccomp
+ * filters; *step names the one that failed. */
+static int build_fixed_parts(sandbox *sb, const sandbox_config *cfg, const char *workspace,
+                             const char **step)
+{
+    *step = "writable roots";
     int rc = add_root(sb, workspace);
     for (size_t i = 0; rc == VT_OK && cfg->mode == SANDBOX_WORKSPACE_WRITE && i < cfg->nwritable;
          i++)
         rc = add_root(sb, cfg->writable_roots[i]);
     if (rc == VT_OK) {
         /* Built once: a call's ruleset is made the same way (checked here). */
-        step = "Landlock ruleset";
+        *step = "Landlock ruleset";
         int probe = -1;
         rc = build_ruleset(sb, NULL, &probe);
         if (probe >= 0)
@@ -581,11 +605,64 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
     if (rc == VT_OK) {
         /* Both filters once: a call with additional network access
          * takes the second. */
-        step = "seccomp filter";
+        *step = "seccomp filter";
         rc = sandbox_seccomp_build(cfg->network_access, &sb->seccomp);
         if (rc == VT_OK && !cfg->network_access)
             rc = sandbox_seccomp_build(1, &sb->seccomp_net);
     }
+    return rc;
+}
+
+/* The pids cgroup for max_processes, or a warning that it is not enforced. */
+static int prepare_pids(sandbox *sb, char **warning)
+{
+    sb->cgroup_base = sandbox_cgroup_find();
+    if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK)
+        return VT_ERR_NOMEM;
+    if (!sb->cgroup_base && !(sb->own_userns && sb->namespaces))
+        warn_more(warning, geteuid() == 0
+                               ? "running as root without a writable pids cgroup: "
+                                 "[sandbox] max_processes is NOT enforced, a command can "
+                                 "start processes without bound (mount the cgroup v1 pids "
+                                 "hierarchy, or delegate a cgroup v2 subtree with the pids "
+                                 "controller enabled, to bound them)"
+                               : "no writable pids cgroup and no per-session user "
+                                 "namespace: [sandbox] max_processes is not enforced on "
+                                 "this machine");
+    return VT_OK;
+}
+
+/* No Landlock: commands run unsandboxed only when the configuration
+ * says so. */
+static int no_landlock(const sandbox_config *cfg, char **warning, char **err)
+{
+    if (cfg->fallback_unsandboxed) {
+        *warning = strdup("this kernel offers no Landlock: commands run unsandboxed "
+                          "([sandbox] fallback = \"unsandboxed\")");
+        return VT_OK;
+    }
+    *err = strdup("cannot sandbox commands: this kernel offers no Landlock. Set "
+                  "[sandbox] fallback = \"unsandboxed\" or mode = \"danger-full-access\" "
+                  "in vtcode.toml to run commands without a sandbox");
+    return VT_ERR_UNSUPPORTED;
+}
+
+int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
+                          sandbox **out, char **warning, char **err)
+{
+    *out = NULL;
+    *warning = NULL;
+    *err = NULL;
+    if (cfg->mode == SANDBOX_FULL_ACCESS)
+        return VT_OK;
+    int abi = sandbox_landlock_abi();
+    if (abi <= 0)
+        return no_landlock(cfg, warning, err);
+    sandbox *sb = sandbox_new(cfg, abi);
+    if (!sb)
+        return VT_ERR_NOMEM;
+    const char *step = NULL;
+    int rc = build_fixed_parts(sb, cfg, workspace, &step);
     if (rc != VT_OK) {
         *err = sandbox_fmt("cannot prepare the command sandbox (%s)", step);
         sandbox_free(sb);
@@ -605,22 +682,9 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
         sandbox_free(sb);
         return VT_ERR_NOMEM;
     }
-    if (cfg->max_processes) {
-        sb->cgroup_base = sandbox_cgroup_find();
-        if (sb->cgroup_base && sandbox_cgroup_gone_init(sb) != VT_OK) {
-            sandbox_free(sb);
-            return VT_ERR_NOMEM;
-        }
-        if (!sb->cgroup_base && !(sb->own_userns && sb->namespaces))
-            warn_more(warning, geteuid() == 0
-                                   ? "running as root without a writable pids cgroup: "
-                                     "[sandbox] max_processes is NOT enforced, a command can "
-                                     "start processes without bound (mount the cgroup v1 pids "
-                                     "hierarchy, or delegate a cgroup v2 subtree with the pids "
-                                     "controller enabled, to bound them)"
-                                   : "no writable pids cgroup and no per-session user "
-                                     "namespace: [sandbox] max_processes is not enforced on "
-                                     "this machine");
+    if (cfg->max_processes && prepare_pids(sb, warning) != VT_OK) {
+        sandbox_free(sb);
+        return VT_ERR_NOMEM;
     }
     *out = sb;
     return VT_OK;
