@@ -16,6 +16,9 @@ typedef struct lx {
     size_t len;
     cs_toks *t;
     int lexer;
+    int line_start;     /* nothing but blanks since the last newline */
+    int directive;      /* inside a preprocessor line (C, C++) */
+    int directive_name; /* the next identifier names the directive */
 } lx;
 
 static int word_is(const char *s, size_t n, const char *w)
@@ -155,99 +158,125 @@ static int go_semicolon_after(const cs_toks *t)
            k == '-';
 }
 
+/* A newline at i: closes a preprocessor line ('Q') and, in Go, adds the
+ * automatic semicolon. */
+static inline void end_line(lx *L, size_t i)
+{
+    if (L->directive) {
+        cs_tok_push(L->t, 'Q', i, i);
+        L->directive = L->directive_name = 0;
+    }
+    if (L->lexer == CS_LEX_GO && go_semicolon_after(L->t))
+        cs_tok_push(L->t, ';', i, i);
+    L->line_start = 1;
+}
+
+/* Blanks, line continuations and comments at i: the offset after them,
+ * or i when none starts here. */
+static inline size_t skip_gap(const lx *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    size_t len = L->len;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+        return i + 1;
+    if (c == '\\' && i + 1 < len && (b[i + 1] == '\n' || b[i + 1] == '\r'))
+        return i + (b[i + 1] == '\r' && i + 2 < len && b[i + 2] == '\n' ? 3 : 2);
+    if (c == '/' && i + 1 < len && b[i + 1] == '/')
+        return cs_scan_eol(b, len, i);
+    if (c == '/' && i + 1 < len && b[i + 1] == '*')
+        return cs_scan_block_comment(b, len, i, L->lexer == CS_LEX_RUST);
+    return i;
+}
+
+/* A "..." string at i (a Java text block """...""" too): its end. */
+static inline size_t dquoted(const lx *L, size_t i)
+{
+    const char *b = L->b;
+    size_t len = L->len;
+    if (L->lexer == CS_LEX_JAVA && i + 2 < len && b[i + 1] == '"' && b[i + 2] == '"') {
+        const char *q = memmem(b + i + 3, len - i - 3, "\"\"\"", 3);
+        size_t e = q ? (size_t)(q - b) + 3 : len;
+        while (e < len && b[e] == '"') /* """ closing with extra quotes */
+            e++;
+        return e;
+    }
+    return cs_scan_quoted(b, len, i, '"', L->lexer == CS_LEX_RUST);
+}
+
+/* A quote at i (c is b[i]: ", ` or '): pushes the literal (or a Rust
+ * lifetime) and returns the offset after it; i when c opens nothing. */
+static inline size_t lex_quoted(lx *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    size_t len = L->len, e;
+    if (c == '"') {
+        e = dquoted(L, i);
+        cs_tok_push(L->t, '"', i, e);
+        return e;
+    }
+    if (c == '`' && L->lexer == CS_LEX_GO) {
+        const char *q = memchr(b + i + 1, '`', len - i - 1);
+        e = q ? (size_t)(q - b) + 1 : len;
+        cs_tok_push(L->t, '"', i, e);
+        return e;
+    }
+    if (c != '\'')
+        return i;
+    e = L->lexer == CS_LEX_RUST ? rust_char(L, i) : cs_scan_quoted(b, len, i, '\'', 0);
+    if (e) {
+        cs_tok_push(L->t, '"', i, e);
+        return e;
+    }
+    /* lifetime or label: not an identifier */
+    e = cs_scan_ident(b, len, i + 1);
+    cs_tok_push(L->t, '\'', i, e);
+    return e > i + 1 ? e : i + 1;
+}
+
+/* The token at i (c is b[i], not a newline, blank or comment): pushes it
+ * and returns the offset after it. */
+static inline size_t lex_token(lx *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    size_t len = L->len;
+    int cpp = L->lexer == CS_LEX_CPP || L->lexer == CS_LEX_C;
+    int at_line_start = L->line_start;
+    L->line_start = 0;
+    if (cpp && c == '#' && at_line_start) {
+        cs_tok_push(L->t, 'P', i, i + 1);
+        L->directive = L->directive_name = 1;
+        return i + 1;
+    }
+    if (cs_id_start(c))
+        return ident_or_prefixed(L, i, &L->directive_name);
+    if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9')) {
+        size_t e = cs_scan_number(b, len, i, cpp ? '\'' : 0);
+        cs_tok_push(L->t, '0', i, e);
+        return e;
+    }
+    size_t e = lex_quoted(L, i, c);
+    if (e != i)
+        return e;
+    if (c < 0x80)
+        cs_tok_push(L->t, (char)c, i, i + 1);
+    return i + 1;
+}
+
 int cs_lex_clike(int lexer, const char *b, size_t len, cs_toks *t)
 {
-    lx L = {b, len, t, lexer};
-    int cpp = lexer == CS_LEX_CPP || lexer == CS_LEX_C;
-    int rust = lexer == CS_LEX_RUST, go = lexer == CS_LEX_GO, java = lexer == CS_LEX_JAVA;
-    int line_start = 1, directive = 0, directive_name = 0;
+    lx L = {.b = b, .len = len, .t = t, .lexer = lexer, .line_start = 1};
     size_t i = 0;
     while (i < len && !t->oom) {
         unsigned char c = (unsigned char)b[i];
         if (c == '\n') {
-            if (directive) {
-                cs_tok_push(t, 'Q', i, i);
-                directive = directive_name = 0;
-            }
-            if (go && go_semicolon_after(t))
-                cs_tok_push(t, ';', i, i);
-            line_start = 1;
+            end_line(&L, i);
             i++;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-            i++;
-            continue;
-        }
-        if (c == '\\' && i + 1 < len && (b[i + 1] == '\n' || b[i + 1] == '\r')) {
-            i += b[i + 1] == '\r' && i + 2 < len && b[i + 2] == '\n' ? 3 : 2;
-            continue;
-        }
-        if (c == '/' && i + 1 < len && b[i + 1] == '/') {
-            i = cs_scan_eol(b, len, i);
-            continue;
-        }
-        if (c == '/' && i + 1 < len && b[i + 1] == '*') {
-            i = cs_scan_block_comment(b, len, i, rust);
-            continue;
-        }
-        int at_line_start = line_start;
-        line_start = 0;
-        if (cpp && c == '#' && at_line_start) {
-            cs_tok_push(t, 'P', i, i + 1);
-            directive = directive_name = 1;
-            i++;
-            continue;
-        }
-        if (cs_id_start(c)) {
-            i = ident_or_prefixed(&L, i, &directive_name);
-            continue;
-        }
-        if ((c >= '0' && c <= '9') ||
-            (c == '.' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9')) {
-            size_t e = cs_scan_number(b, len, i, cpp ? '\'' : 0);
-            cs_tok_push(t, '0', i, e);
-            i = e;
-            continue;
-        }
-        if (c == '"') {
-            size_t e;
-            if (java && i + 2 < len && b[i + 1] == '"' && b[i + 2] == '"') {
-                const char *q = memmem(b + i + 3, len - i - 3, "\"\"\"", 3);
-                e = q ? (size_t)(q - b) + 3 : len;
-                while (e < len && b[e] == '"') /* """ closing with extra quotes */
-                    e++;
-            } else {
-                e = cs_scan_quoted(b, len, i, '"', rust);
-            }
-            cs_tok_push(t, '"', i, e);
-            i = e;
-            continue;
-        }
-        if (c == '`' && go) {
-            const char *q = memchr(b + i + 1, '`', len - i - 1);
-            size_t e = q ? (size_t)(q - b) + 1 : len;
-            cs_tok_push(t, '"', i, e);
-            i = e;
-            continue;
-        }
-        if (c == '\'') {
-            size_t e = rust ? rust_char(&L, i) : cs_scan_quoted(b, len, i, '\'', 0);
-            if (e) {
-                cs_tok_push(t, '"', i, e);
-                i = e;
-            } else { /* lifetime or label: not an identifier */
-                e = cs_scan_ident(b, len, i + 1);
-                cs_tok_push(t, '\'', i, e);
-                i = e > i + 1 ? e : i + 1;
-            }
-            continue;
-        }
-        if (c < 0x80)
-            cs_tok_push(t, (char)c, i, i + 1);
-        i++;
+        size_t e = skip_gap(&L, i, c);
+        i = e != i ? e : lex_token(&L, i, c);
     }
-    if (directive)
+    if (L.directive)
         cs_tok_push(t, 'Q', len, len);
     return t->oom ? -1 : 0;
 }

@@ -233,13 +233,187 @@ static size_t identifier(const gl *L, size_t i)
     return e;
 }
 
+/* A line comment opener of the row at i (the language's exceptions
+ * applied: C# '#' only first on a line, PHP '#[' attributes, Haskell
+ * operators such as -->)? */
+static inline int line_comment_at(const gl *L, size_t i)
+{
+    const gsyn *s = L->s;
+    const char *b = L->b;
+    unsigned f = s->flags;
+    for (int k = 0; k < 3 && s->line[k]; k++) {
+        if (!starts(L, i, s->line[k]))
+            continue;
+        if (s->line[k][0] == '#' && (f & G_HASH_LINESTART) && !first_on_line(L, i))
+            continue;
+        if (s->line[k][0] == '#' && (f & G_HASH_ATTR) && i + 1 < L->len && b[i + 1] == '[')
+            continue;
+        if ((f & G_DASH_COMMENT_HS) && s->line[k][0] == '-') {
+            size_t j = i;
+            while (j < L->len && b[j] == '-')
+                j++;
+            if (j < L->len && strchr("!#$%&*+./<=>?@\\^|~:", b[j]))
+                continue; /* an operator such as --> */
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The block comment opened at i: its end (nested when the row says). */
+static inline size_t block_comment_end(const gl *L, size_t i)
+{
+    const gsyn *s = L->s;
+    if (s->bopen[0] == '/' && !s->bnested)
+        return cs_scan_block_comment(L->b, L->len, i, 0);
+    size_t ol = strlen(s->bopen), cl = strlen(s->bclose);
+    int depth = 1;
+    size_t j = i + ol;
+    while (j < L->len && depth) {
+        if (starts(L, j, s->bclose)) {
+            depth--;
+            j += cl;
+        } else if (s->bnested && starts(L, j, s->bopen)) {
+            depth++;
+            j += ol;
+        } else {
+            j++;
+        }
+    }
+    return j;
+}
+
+/* A comment of any form at i (col0: i starts a line): the offset after
+ * it, or i when no comment starts here. */
+static inline size_t skip_comment(const gl *L, size_t i, int col0)
+{
+    const char *b = L->b;
+    unsigned f = L->s->flags;
+    if ((f & G_RUBY_DOC) && col0 && starts(L, i, "=begin")) {
+        const char *e = memmem(b + i, L->len - i, "\n=end", 5);
+        return e ? cs_scan_eol(b, L->len, (size_t)(e - b) + 1) : L->len;
+    }
+    if ((f & G_LUA_LONG) && starts(L, i, "--[")) {
+        int lv = lua_level(L, i + 2);
+        if (lv >= 0)
+            return lua_long_end(L, i + 2, lv);
+    }
+    if (line_comment_at(L, i))
+        return cs_scan_eol(b, L->len, i);
+    if (L->s->bopen && starts(L, i, L->s->bopen))
+        return block_comment_end(L, i);
+    return i;
+}
+
+/* Nix ''...'' at i: its end (''' ''$ ''\ are escapes inside). */
+static inline size_t nix_string(const gl *L, size_t i)
+{
+    const char *b = L->b;
+    size_t j = i + 2;
+    for (; j + 1 < L->len; j++) {
+        if (b[j] == '\'' && b[j + 1] == '\'') {
+            if (j + 2 < L->len && (b[j + 2] == '\'' || b[j + 2] == '$' || b[j + 2] == '\\')) {
+                j += 2; /* ''' ''$ ''\ escapes */
+                continue;
+            }
+            break;
+        }
+    }
+    return j + 1 < L->len ? j + 2 : L->len;
+}
+
+/* C# @"..", $"..", $@"..", @$"..": the end of the string prefixed at i
+ * (c is b[i]), or 0 when none is. */
+static inline size_t prefixed_string(const gl *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    if (!(L->s->flags & G_VERBATIM) || (c != '@' && c != '$') || i + 1 >= L->len)
+        return 0;
+    size_t j = i + 1;
+    if (j < L->len && (b[j] == '@' || b[j] == '$') && b[j] != (char)c)
+        j++;
+    if (j >= L->len || b[j] != '"')
+        return 0;
+    return c == '@' || b[i + 1] == '@' ? verbatim(L, j - 1) : scan_string(L, j, '"');
+}
+
+/* The string forms of a few rows (Zig \\ lines, Nix '', Lua long
+ * brackets, Elixir sigils, heredocs) at i: the end, or 0 when none
+ * starts here. */
+static inline size_t row_string(const gl *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    size_t len = L->len;
+    unsigned f = L->s->flags;
+    if ((f & G_ZIG_LINE) && c == '\\' && i + 1 < len && b[i + 1] == '\\')
+        return cs_scan_eol(b, len, i);
+    if ((f & G_NIX_STR) && c == '\'' && i + 1 < len && b[i + 1] == '\'')
+        return nix_string(L, i);
+    if ((f & G_LUA_LONG) && c == '[') {
+        int lv = lua_level(L, i);
+        if (lv >= 0)
+            return lua_long_end(L, i, lv);
+    }
+    if ((f & G_SIGIL) && c == '~' && i + 2 < len &&
+        ((b[i + 1] >= 'a' && b[i + 1] <= 'z') || (b[i + 1] >= 'A' && b[i + 1] <= 'Z')) &&
+        strchr("/|\"'([{<", b[i + 2]))
+        return sigil(L, i);
+    if ((f & G_HEREDOC) && c == '<' && i + 1 < len && b[i + 1] == '<')
+        return heredoc(L, i);
+    return 0;
+}
+
+/* The token at i (c is b[i], not blank, not a comment): pushes it and
+ * returns the offset after it. */
+static inline size_t lex_token(const gl *L, size_t i, unsigned char c)
+{
+    const char *b = L->b;
+    size_t len = L->len, e;
+    cs_toks *t = L->t;
+    if ((L->s->flags & G_BACKTICK_ID) && c == '`') {
+        const char *q = memchr(b + i + 1, '`', len - i - 1);
+        const char *nl = memchr(b + i + 1, '\n', len - i - 1);
+        if (q && (!nl || q < nl) && q > b + i + 1) {
+            cs_tok_push(t, 'i', i + 1, (size_t)(q - b));
+            return (size_t)(q - b) + 1;
+        }
+    }
+    if (cs_id_start(c)) {
+        e = identifier(L, i);
+        cs_tok_push(t, 'i', i, e);
+        return e;
+    }
+    if ((e = prefixed_string(L, i, c)) != 0) {
+        cs_tok_push(t, '"', i, e);
+        return e;
+    }
+    if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9')) {
+        e = cs_scan_number(b, len, i, '_');
+        cs_tok_push(t, '0', i, e);
+        return e;
+    }
+    if ((e = row_string(L, i, c)) != 0) {
+        cs_tok_push(t, '"', i, e);
+        return e;
+    }
+    if (c < 0x80 && strchr(L->s->quotes, (int)c) && c) {
+        /* Haskell/Nix: a prime after an identifier was taken above;
+         * here ' opens a character literal. */
+        e = scan_string(L, i, (char)c);
+        cs_tok_push(t, '"', i, e);
+        return e > i ? e : i + 1;
+    }
+    if (c < 0x80)
+        cs_tok_push(t, (char)c, i, i + 1);
+    return i + 1;
+}
+
 int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
 {
     if (lexer < CS_LEX_FIRST_GENERIC || lexer >= CS_LEX_FIRST_DATA)
         return 0;
     gl L = {b, len, t, &SYN[lexer - CS_LEX_FIRST_GENERIC]};
-    const gsyn *s = L.s;
-    unsigned f = s->flags;
+    unsigned f = L.s->flags;
     size_t i = 0;
     if (len >= 2 && b[0] == '#' && b[1] == '!') /* shebang */
         i = cs_scan_eol(b, len, 0);
@@ -250,156 +424,14 @@ int cs_lex_generic(int lexer, const char *b, size_t len, cs_toks *t)
             continue;
         }
         int col0 = i == 0 || b[i - 1] == '\n';
-        if ((f & G_RUBY_DOC) && col0 && starts(&L, i, "=begin")) {
-            const char *e = memmem(b + i, len - i, "\n=end", 5);
-            i = e ? cs_scan_eol(b, len, (size_t)(e - b) + 1) : len;
-            continue;
-        }
-        if ((f & G_LUA_LONG) && starts(&L, i, "--[")) {
-            int lv = lua_level(&L, i + 2);
-            if (lv >= 0) {
-                i = lua_long_end(&L, i + 2, lv);
-                continue;
-            }
-        }
-        int comment = 0;
-        for (int k = 0; k < 3 && s->line[k] && !comment; k++) {
-            if (!starts(&L, i, s->line[k]))
-                continue;
-            if (s->line[k][0] == '#' && (f & G_HASH_LINESTART) && !first_on_line(&L, i))
-                continue;
-            if (s->line[k][0] == '#' && (f & G_HASH_ATTR) && i + 1 < len && b[i + 1] == '[')
-                continue;
-            if ((f & G_DASH_COMMENT_HS) && s->line[k][0] == '-') {
-                size_t j = i;
-                while (j < len && b[j] == '-')
-                    j++;
-                if (j < len && strchr("!#$%&*+./<=>?@\\^|~:", b[j]))
-                    continue; /* an operator such as --> */
-            }
-            comment = 1;
-        }
-        if (comment) {
-            i = cs_scan_eol(b, len, i);
-            continue;
-        }
-        if (s->bopen && starts(&L, i, s->bopen)) {
-            if (s->bopen[0] == '/' && !s->bnested) {
-                i = cs_scan_block_comment(b, len, i, 0);
-                continue;
-            }
-            size_t ol = strlen(s->bopen), cl = strlen(s->bclose);
-            int depth = 1;
-            size_t j = i + ol;
-            while (j < len && depth) {
-                if (starts(&L, j, s->bclose)) {
-                    depth--;
-                    j += cl;
-                } else if (s->bnested && starts(&L, j, s->bopen)) {
-                    depth++;
-                    j += ol;
-                } else {
-                    j++;
-                }
-            }
-            i = j;
+        size_t e = skip_comment(&L, i, col0);
+        if (e != i) {
+            i = e;
             continue;
         }
         if ((col0 && (f & G_LINE_MARK)) || ((f & G_LINE_MARK_ALL) && first_on_line(&L, i)))
             cs_tok_push(t, 'L', i, i);
-        if ((f & G_BACKTICK_ID) && c == '`') {
-            const char *q = memchr(b + i + 1, '`', len - i - 1);
-            const char *nl = memchr(b + i + 1, '\n', len - i - 1);
-            if (q && (!nl || q < nl) && q > b + i + 1) {
-                cs_tok_push(t, 'i', i + 1, (size_t)(q - b));
-                i = (size_t)(q - b) + 1;
-                continue;
-            }
-        }
-        if (cs_id_start(c)) {
-            size_t e = identifier(&L, i);
-            /* Prefixed literals: C# @"..", $"..", Dart r'..', Python-like b"" */
-            cs_tok_push(t, 'i', i, e);
-            i = e;
-            continue;
-        }
-        if ((f & G_VERBATIM) && (c == '@' || c == '$') && i + 1 < len) {
-            size_t j = i + 1;
-            if (j < len && (b[j] == '@' || b[j] == '$') && b[j] != (char)c)
-                j++;
-            if (j < len && b[j] == '"') {
-                size_t e =
-                    c == '@' || b[i + 1] == '@' ? verbatim(&L, j - 1) : scan_string(&L, j, '"');
-                cs_tok_push(t, '"', i, e);
-                i = e;
-                continue;
-            }
-        }
-        if ((c >= '0' && c <= '9') ||
-            (c == '.' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9')) {
-            size_t e = cs_scan_number(b, len, i, '_');
-            cs_tok_push(t, '0', i, e);
-            i = e;
-            continue;
-        }
-        if ((f & G_ZIG_LINE) && c == '\\' && i + 1 < len && b[i + 1] == '\\') {
-            size_t e = cs_scan_eol(b, len, i);
-            cs_tok_push(t, '"', i, e);
-            i = e;
-            continue;
-        }
-        if ((f & G_NIX_STR) && c == '\'' && i + 1 < len && b[i + 1] == '\'') {
-            size_t j = i + 2;
-            for (; j + 1 < len; j++) {
-                if (b[j] == '\'' && b[j + 1] == '\'') {
-                    if (j + 2 < len && (b[j + 2] == '\'' || b[j + 2] == '$' || b[j + 2] == '\\')) {
-                        j += 2; /* ''' ''$ ''\ escapes */
-                        continue;
-                    }
-                    break;
-                }
-            }
-            size_t e = j + 1 < len ? j + 2 : len;
-            cs_tok_push(t, '"', i, e);
-            i = e;
-            continue;
-        }
-        if ((f & G_LUA_LONG) && c == '[') {
-            int lv = lua_level(&L, i);
-            if (lv >= 0) {
-                size_t e = lua_long_end(&L, i, lv);
-                cs_tok_push(t, '"', i, e);
-                i = e;
-                continue;
-            }
-        }
-        if ((f & G_SIGIL) && c == '~' && i + 2 < len &&
-            ((b[i + 1] >= 'a' && b[i + 1] <= 'z') || (b[i + 1] >= 'A' && b[i + 1] <= 'Z')) &&
-            strchr("/|\"'([{<", b[i + 2])) {
-            size_t e = sigil(&L, i);
-            cs_tok_push(t, '"', i, e);
-            i = e;
-            continue;
-        }
-        if ((f & G_HEREDOC) && c == '<' && i + 1 < len && b[i + 1] == '<') {
-            size_t e = heredoc(&L, i);
-            if (e) {
-                cs_tok_push(t, '"', i, e);
-                i = e;
-                continue;
-            }
-        }
-        if (c < 0x80 && strchr(s->quotes, (int)c) && c) {
-            /* Haskell/Nix: a prime after an identifier was taken above;
-             * here ' opens a character literal. */
-            size_t e = scan_string(&L, i, (char)c);
-            cs_tok_push(t, '"', i, e);
-            i = e > i ? e : i + 1;
-            continue;
-        }
-        if (c < 0x80)
-            cs_tok_push(t, (char)c, i, i + 1);
-        i++;
+        i = lex_token(&L, i, c);
     }
     return t->oom ? -1 : 0;
 }

@@ -188,10 +188,70 @@ static int is_decl_word(const char *s, size_t n)
     return 0;
 }
 
+/* Where a word stands: in command position, after a declaration
+ * builtin (export, readonly, declare, typeset). */
+typedef struct sh_pos {
+    int cmd;  /* the next word is in command position */
+    int decl; /* after export/readonly/declare/typeset */
+} sh_pos;
+
+/* NAME=value in command position at i (e at the '='): pushes the name,
+ * the '=' and the value (data); returns the offset after the value. */
+static inline size_t assignment(sl *L, size_t i, size_t e)
+{
+    const char *b = L->b;
+    cs_tok_push(L->t, 'i', i, e);
+    cs_tok_push(L->t, '=', e, e + 1);
+    size_t v = e + 1;
+    while (v < L->len && !is_meta((unsigned char)b[v]))
+        v++;
+    if (v > e + 1)
+        cs_tok_push(L->t, 'w', e + 1, v);
+    return v;
+}
+
+/* A word at i (c is b[i]), up to the next metacharacter: a command name
+ * or an assignment's NAME is an identifier, anything else data ('w').
+ * Updates the position and returns the offset after the word. */
+static inline size_t word(sl *L, size_t i, unsigned char c, sh_pos *pos)
+{
+    const char *b = L->b;
+    size_t len = L->len;
+    size_t e = i;
+    while (e < len && !is_meta((unsigned char)b[e]) && b[e] != '=')
+        e++;
+    if (pos->cmd && e < len && b[e] == '=' && is_name(b + i, e - i))
+        return assignment(L, i, e);
+    while (e < len && !is_meta((unsigned char)b[e]))
+        e++;
+    if (e - i == 1 && (c == '{' || c == '}')) {
+        cs_tok_push(L->t, (char)c, i, e);
+        pos->cmd = 1;
+    } else if (pos->cmd && is_name(b + i, e - i)) {
+        cs_tok_push(L->t, 'i', i, e);
+        pos->cmd = leads_command(b + i, e - i) || is_decl_word(b + i, e - i);
+    } else {
+        cs_tok_push(L->t, 'w', i, e);
+        /* declare -r NAME=...: options keep the assignment position */
+        pos->cmd = pos->cmd && (leads_command(b + i, e - i) || (c == '-' && pos->decl));
+    }
+    pos->decl = L->t->n && L->t->v[L->t->n - 1].kind == 'i' ? is_decl_word(b + i, e - i)
+                                                            : pos->decl && c == '-';
+    return e;
+}
+
+/* '...' at i (no escapes inside): pushes it, returns its end. */
+static inline size_t squote(sl *L, size_t i)
+{
+    const char *q = memchr(L->b + i + 1, '\'', L->len - i - 1);
+    size_t e = q ? (size_t)(q - L->b) + 1 : L->len;
+    cs_tok_push(L->t, '"', i, e);
+    return e;
+}
+
 static size_t lex_sh(sl *L, size_t i, char until)
 {
-    int cmd = 1;  /* the next word is in command position */
-    int decl = 0; /* after export/readonly/declare/typeset */
+    sh_pos pos = {1, 0};
     const char *b = L->b;
     size_t len = L->len;
     int line_start = until == 0 && i == 0;
@@ -207,7 +267,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
             if (L->nhd)
                 i = heredoc_bodies(L, i);
             line_start = 1;
-            cmd = 1;
+            pos.cmd = 1;
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\r') {
@@ -224,11 +284,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
         } else if (c == '\\') {
             i += 2;
         } else if (c == '\'') {
-            /* no escapes inside '...' */
-            const char *q = memchr(b + i + 1, '\'', len - i - 1);
-            size_t e = q ? (size_t)(q - b) + 1 : len;
-            cs_tok_push(L->t, '"', i, e);
-            i = e;
+            i = squote(L, i);
         } else if (c == '"') {
             i = dquote(L, i);
         } else if (c == '$') {
@@ -237,7 +293,7 @@ static size_t lex_sh(sl *L, size_t i, char until)
                    !(i + 2 < len && b[i + 2] == '<')) {
             i = heredoc_op(L, i);
         } else if (c == '(') {
-            cmd = 1;
+            pos.cmd = 1;
             parens++;
             cs_tok_push(L->t, '(', i, i + 1);
             i++;
@@ -253,41 +309,11 @@ static size_t lex_sh(sl *L, size_t i, char until)
             i++;
         } else if (is_meta(c)) {
             if (c == ';' || c == '&' || c == '|')
-                cmd = 1;
+                pos.cmd = 1;
             cs_tok_push(L->t, (char)c, i, i + 1);
             i++;
         } else {
-            /* A word, up to the next metacharacter. */
-            size_t e = i;
-            while (e < len && !is_meta((unsigned char)b[e]) && b[e] != '=')
-                e++;
-            if (cmd && e < len && b[e] == '=' && is_name(b + i, e - i)) {
-                cs_tok_push(L->t, 'i', i, e); /* NAME=value */
-                cs_tok_push(L->t, '=', e, e + 1);
-                size_t v = e + 1; /* the value is data */
-                while (v < len && !is_meta((unsigned char)b[v]))
-                    v++;
-                if (v > e + 1)
-                    cs_tok_push(L->t, 'w', e + 1, v);
-                i = v;
-                continue;
-            }
-            while (e < len && !is_meta((unsigned char)b[e]))
-                e++;
-            if (e - i == 1 && (c == '{' || c == '}')) {
-                cs_tok_push(L->t, (char)c, i, e);
-                cmd = 1;
-            } else if (cmd && is_name(b + i, e - i)) {
-                cs_tok_push(L->t, 'i', i, e);
-                cmd = leads_command(b + i, e - i) || is_decl_word(b + i, e - i);
-            } else {
-                cs_tok_push(L->t, 'w', i, e);
-                /* declare -r NAME=...: options keep the assignment position */
-                cmd = cmd && (leads_command(b + i, e - i) || (c == '-' && decl));
-            }
-            decl = L->t->n && L->t->v[L->t->n - 1].kind == 'i' ? is_decl_word(b + i, e - i)
-                                                               : decl && c == '-';
-            i = e;
+            i = word(L, i, c, &pos);
         }
     }
     L->depth--;
