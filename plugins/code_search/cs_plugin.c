@@ -332,85 +332,112 @@ static int spool_all(vt_call *call, const cs_output *res)
     return rc;
 }
 
-static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
+/* A code_search call's arguments, checked (schema defaults applied). */
+typedef struct cs_request {
+    const char *query;
+    const char *path; /* "." when not given */
+    uint64_t mask;    /* file_types as languages */
+    unsigned cats;    /* result_types */
+    int max;          /* max_results */
+} cs_request;
+
+static int read_request(vt_call *call, const cJSON *args, cs_request *rq)
 {
     int rc = cs_preflight(call, args);
     if (rc < 0)
         return rc;
-    const char *query = cJSON_GetObjectItemCaseSensitive(args, "query")->valuestring;
+    rq->query = cJSON_GetObjectItemCaseSensitive(args, "query")->valuestring;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
-    const char *path = cJSON_IsString(p) && p->valuestring[0] ? p->valuestring : ".";
-    uint64_t mask = 0;
+    rq->path = cJSON_IsString(p) && p->valuestring[0] ? p->valuestring : ".";
     const char *bad;
-    unsigned cats;
-    types_mask(cJSON_GetObjectItemCaseSensitive(args, "file_types"), &mask, &bad);
-    cats_of(cJSON_GetObjectItemCaseSensitive(args, "result_types"), &cats);
+    types_mask(cJSON_GetObjectItemCaseSensitive(args, "file_types"), &rq->mask, &bad);
+    cats_of(cJSON_GetObjectItemCaseSensitive(args, "result_types"), &rq->cats);
     const cJSON *mr = cJSON_GetObjectItemCaseSensitive(args, "max_results");
-    int max = cJSON_IsNumber(mr) ? mr->valueint : 20;
-    if (max < 1 || max > 100)
+    rq->max = cJSON_IsNumber(mr) ? mr->valueint : 20;
+    if (rq->max < 1 || rq->max > 100)
         return api->call_error(call, VT_ERR_INVALID, "max_results must be 1..100");
+    return 0;
+}
 
+/* The search in the request's scope, with the call's cancellation and
+ * the host's path denials; a failure is the call's error. */
+static int search_scope(vt_call *call, const cs_request *rq, cs_output *res)
+{
     char *abs = NULL;
-    rc = api->resolve_path(path, VT_RESOLVE_MUST_EXIST, &abs);
+    int rc = api->resolve_path(rq->path, VT_RESOLVE_MUST_EXIST, &abs);
     if (rc == VT_ERR_OUTSIDE)
-        return api->call_error(call, rc, "path '%s' is outside the workspace", path);
+        return api->call_error(call, rc, "path '%s' is outside the workspace", rq->path);
     if (rc < 0)
-        return api->call_error(call, rc, "path '%s' does not exist in the workspace", path);
+        return api->call_error(call, rc, "path '%s' does not exist in the workspace", rq->path);
     cs_options opt = {.root = api->workspace_root(),
                       .scope = abs,
-                      .query = query,
-                      .lang_mask = mask,
-                      .categories = cats,
-                      .max_results = max,
+                      .query = rq->query,
+                      .lang_mask = rq->mask,
+                      .categories = rq->cats,
+                      .max_results = rq->max,
                       .cancelled = cancelled,
                       .cancel_ud = call,
                       .skip_path = VT_HAS(api, path_denied) ? denied_path : NULL,
                       .skip_ud = call};
-    cs_output res;
     char *err = NULL;
-    rc = cs_search(&opt, &res, &err);
+    rc = cs_search(&opt, res, &err);
     api->free(abs);
     if (rc < 0) {
         rc = api->call_error(call, rc, "code_search: %s", err ? err : "failed");
         free(err);
-        return rc;
     }
-    /* The response is structured, so the results themselves stay within
-     * max_output_tokens, estimated like the host does: 4 bytes a token.
-     * When they do not fit, the complete list goes to the call's spool
-     * (spool_all) and the host adds the head and tail of it as "output"
-     * with "spool_path": that preview takes the budget's size, so the
-     * results kept here take half of it. */
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
-    size_t budget = (size_t)(cJSON_IsNumber(mt) && mt->valueint > 0 ? mt->valueint : 10000) * 4;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "query", query);
-    cJSON_AddItemToObject(o, "filters", filters_json(path, mask, cats, max));
-    cJSON *arr = cJSON_AddArrayToObject(o, "results");
-    size_t envelope = 1024 + strlen(query) + strlen(path); /* envelope and hints */
+    return rc;
+}
+
+/* The response is structured, so the results themselves stay within
+ * max_output_tokens, estimated like the host does: 4 bytes a token.
+ * When they do not fit, the complete list goes to the call's spool
+ * (spool_all) and the host adds the head and tail of it as "output"
+ * with "spool_path": that preview takes the budget's size, so the
+ * results kept here take half of it.  Adds the results that fit to arr;
+ * returns how many, *over_budget set when not all of them would. */
+static size_t add_results(cJSON *arr, const cs_output *res, const cs_request *rq, size_t budget,
+                          int *over_budget)
+{
+    size_t envelope = 1024 + strlen(rq->query) + strlen(rq->path); /* envelope and hints */
     size_t sizes = envelope;
-    for (size_t i = 0; i < res.n; i++)
-        sizes += result_size(&res.v[i]);
-    int over_budget = sizes > budget;
-    size_t keep = over_budget ? budget / 2 : budget;
+    for (size_t i = 0; i < res->n; i++)
+        sizes += result_size(&res->v[i]);
+    *over_budget = sizes > budget;
+    size_t keep = *over_budget ? budget / 2 : budget;
     size_t used = envelope;
     size_t returned = 0;
-    for (size_t i = 0; i < res.n; i++) {
-        size_t n = result_size(&res.v[i]);
+    for (size_t i = 0; i < res->n; i++) {
+        size_t n = result_size(&res->v[i]);
         if (returned > 0 && used + n > keep)
             break;
         used += n;
-        cJSON_AddItemToArray(arr, result_json(&res.v[i]));
+        cJSON_AddItemToArray(arr, result_json(&res->v[i]));
         returned++;
     }
+    return returned;
+}
+
+/* The response object: query, filters, the results within the budget,
+ * returned, truncated and hints; spools the whole list when cut. */
+static cJSON *response_json(vt_call *call, const cJSON *args, const cs_request *rq, cs_output *res)
+{
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(args, "max_output_tokens");
+    size_t budget = (size_t)(cJSON_IsNumber(mt) && mt->valueint > 0 ? mt->valueint : 10000) * 4;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "query", rq->query);
+    cJSON_AddItemToObject(o, "filters", filters_json(rq->path, rq->mask, rq->cats, rq->max));
+    cJSON *arr = cJSON_AddArrayToObject(o, "results");
+    int over_budget;
+    size_t returned = add_results(arr, res, rq, budget, &over_budget);
     int spooled = 0;
     if (over_budget) {
-        res.truncated = 1;
-        spooled = spool_all(call, &res) == 0;
+        res->truncated = 1;
+        spooled = spool_all(call, res) == 0;
     }
     cJSON_AddNumberToObject(o, "returned", (double)returned);
-    cJSON_AddBoolToObject(o, "truncated", res.truncated);
-    cJSON *hints = hints_json(&res, cats, mask);
+    cJSON_AddBoolToObject(o, "truncated", res->truncated);
+    cJSON *hints = hints_json(res, rq->cats, rq->mask);
     if (over_budget)
         cJSON_AddItemToArray(
             hints,
@@ -422,8 +449,21 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
                         : "Results were cut to fit max_output_tokens; raise it or narrow the "
                           "search."));
     cJSON_AddItemToObject(o, "hints", hints);
+    return o;
+}
+
+static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
+{
+    cs_request rq;
+    int rc = read_request(call, args, &rq);
+    if (rc < 0)
+        return rc;
+    cs_output res;
+    rc = search_scope(call, &rq, &res);
+    if (rc < 0)
+        return rc;
+    *result = response_json(call, args, &rq, &res);
     cs_output_free(&res);
-    *result = o;
     return 0;
 }
 

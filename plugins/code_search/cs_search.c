@@ -181,6 +181,106 @@ static int run_scan(job *j)
     return j->rc;
 }
 
+/* The job's file list (the non-directory entries of the walk, in path
+ * order), a hit slot and a done flag per file; then the content
+ * categories (first three bits of cats) it scans for. */
+static int job_prepare(job *j, unsigned content)
+{
+    const cs_walk *walk = j->walk;
+    j->files = calloc(walk->n + 1, sizeof *j->files);
+    for (size_t i = 0; j->files && i < walk->n; i++)
+        if (!walk->v[i].is_dir)
+            j->files[j->nfiles++] = i;
+    j->hits = calloc(j->nfiles + 1, sizeof *j->hits);
+    j->done = calloc(j->nfiles + 1, 1);
+    pthread_mutex_init(&j->lock, NULL);
+    if (!j->files || !j->hits || !j->done)
+        return VT_ERR_NOMEM;
+    for (int c = 0; c < 3; c++)
+        if (content & (1u << c)) {
+            j->first_cat = c;
+            break;
+        }
+    j->cats = content;
+    atomic_init(&j->live, content);
+    return 0;
+}
+
+static void job_release(job *j)
+{
+    for (size_t i = 0; j->hits && i < j->nfiles; i++)
+        cs_file_hits_free(&j->hits[i]);
+    free(j->hits);
+    free(j->done);
+    free(j->files);
+    pthread_mutex_destroy(&j->lock);
+}
+
+/* The path results (at most cap of them) appended to items. */
+static int add_path_items(const job *j, sort_item *items, size_t *nitems)
+{
+    cs_matcher m;
+    if (cs_matcher_init(&m, j->q) < 0) {
+        cs_matcher_free(&m);
+        return VT_ERR_NOMEM;
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < j->walk->n && np < j->cap; i++)
+        if (path_matches(&m, &j->walk->v[i], j->opt->query) && ++np)
+            items[(*nitems)++] = (sort_item){CS_PATH, i, 0, 0, NULL, j->walk->v[i].rel};
+    cs_matcher_free(&m);
+    return 0;
+}
+
+/* Every kept hit and (want_paths) the path results, unsorted, in a new
+ * array *items of *nitems; the caller frees it. */
+static int gather_items(const job *j, int want_paths, sort_item **items, size_t *nitems)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < j->nfiles; i++)
+        cap += j->hits[i].n;
+    cap += j->cap + 1;
+    sort_item *v = calloc(cap, sizeof *v);
+    *items = v;
+    *nitems = 0;
+    if (!v)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < j->nfiles; i++)
+        for (size_t k = 0; k < j->hits[i].n; k++) {
+            cs_hit *h = &j->hits[i].v[k];
+            v[(*nitems)++] =
+                (sort_item){h->cat, j->files[i], h->line, h->col, h, j->walk->v[j->files[i]].rel};
+        }
+    return want_paths ? add_path_items(j, v, nitems) : 0;
+}
+
+/* The first max_results of the sorted items into out; the hits' snippets
+ * and names move there. */
+static int fill_output(const job *j, sort_item *items, size_t nitems, cs_output *out)
+{
+    size_t max = (size_t)j->opt->max_results;
+    size_t keep = nitems < max ? nitems : max;
+    out->truncated = j->early || j->dropped || nitems > keep;
+    out->v = calloc(keep + 1, sizeof *out->v);
+    if (!out->v)
+        return VT_ERR_NOMEM;
+    for (size_t i = 0; i < keep; i++) {
+        cs_result *r = &out->v[out->n++];
+        r->cat = items[i].cat;
+        r->line = items[i].line;
+        r->col = items[i].col;
+        r->path = strdup(items[i].path);
+        if (items[i].hit) { /* ownership moves to the output */
+            r->snippet = items[i].hit->snippet;
+            r->name = items[i].hit->name;
+            items[i].hit->snippet = items[i].hit->name = NULL;
+        }
+        if (!r->path)
+            return VT_ERR_NOMEM;
+    }
+    return 0;
+}
+
 int cs_search(const cs_options *opt, cs_output *out, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -202,89 +302,19 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
         return rc;
     }
     job j = {.opt = opt, .q = &q, .walk = &walk, .cap = (size_t)opt->max_results + 1};
-    j.files = calloc(walk.n + 1, sizeof *j.files);
-    for (size_t i = 0; j.files && i < walk.n; i++)
-        if (!walk.v[i].is_dir)
-            j.files[j.nfiles++] = i;
-    j.hits = calloc(j.nfiles + 1, sizeof *j.hits);
-    j.done = calloc(j.nfiles + 1, 1);
-    pthread_mutex_init(&j.lock, NULL);
     sort_item *items = NULL;
-    size_t nitems = 0, capitems = 0;
-    if (!j.files || !j.hits || !j.done) {
-        rc = VT_ERR_NOMEM;
-        goto done;
-    }
-    for (int c = 0; c < 3; c++)
-        if (content & (1u << c)) {
-            j.first_cat = c;
-            break;
-        }
-    j.cats = content;
-    atomic_init(&j.live, content);
-    if (content && (rc = run_scan(&j)) < 0)
-        goto done;
-
-    for (size_t i = 0; i < j.nfiles; i++)
-        capitems += j.hits[i].n;
-    capitems += j.cap + 1;
-    items = calloc(capitems, sizeof *items);
-    if (!items) {
-        rc = VT_ERR_NOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < j.nfiles; i++)
-        for (size_t k = 0; k < j.hits[i].n; k++) {
-            cs_hit *h = &j.hits[i].v[k];
-            items[nitems++] =
-                (sort_item){h->cat, j.files[i], h->line, h->col, h, walk.v[j.files[i]].rel};
-        }
-    if (want_paths) {
-        cs_matcher m;
-        if (cs_matcher_init(&m, &q) < 0) {
-            cs_matcher_free(&m);
-            rc = VT_ERR_NOMEM;
-            goto done;
-        }
-        size_t np = 0;
-        for (size_t i = 0; i < walk.n && np < j.cap; i++)
-            if (path_matches(&m, &walk.v[i], opt->query) && ++np)
-                items[nitems++] = (sort_item){CS_PATH, i, 0, 0, NULL, walk.v[i].rel};
-        cs_matcher_free(&m);
-    }
-    if (nitems > 1)
+    size_t nitems = 0;
+    rc = job_prepare(&j, content);
+    if (rc >= 0 && content)
+        rc = run_scan(&j);
+    if (rc >= 0)
+        rc = gather_items(&j, want_paths, &items, &nitems);
+    if (rc >= 0 && nitems > 1)
         qsort(items, nitems, sizeof *items, item_cmp);
-    size_t keep = nitems < (size_t)opt->max_results ? nitems : (size_t)opt->max_results;
-    out->truncated = j.early || j.dropped || nitems > keep;
-    out->v = calloc(keep + 1, sizeof *out->v);
-    if (!out->v) {
-        rc = VT_ERR_NOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < keep; i++) {
-        cs_result *r = &out->v[out->n++];
-        r->cat = items[i].cat;
-        r->line = items[i].line;
-        r->col = items[i].col;
-        r->path = strdup(items[i].path);
-        if (items[i].hit) { /* ownership moves to the output */
-            r->snippet = items[i].hit->snippet;
-            r->name = items[i].hit->name;
-            items[i].hit->snippet = items[i].hit->name = NULL;
-        }
-        if (!r->path) {
-            rc = VT_ERR_NOMEM;
-            goto done;
-        }
-    }
-done:
+    if (rc >= 0)
+        rc = fill_output(&j, items, nitems, out);
     free(items);
-    for (size_t i = 0; j.hits && i < j.nfiles; i++)
-        cs_file_hits_free(&j.hits[i]);
-    free(j.hits);
-    free(j.done);
-    free(j.files);
-    pthread_mutex_destroy(&j.lock);
+    job_release(&j);
     cs_walk_free(&walk);
     cs_query_free(&q);
     if (rc < 0) {
