@@ -606,6 +606,90 @@ static const char *env_path(char *const *envp)
     return NULL;
 }
 
+/* The descriptors fork_child opens for one command (the PTY's slave is
+ * in the child_plan). */
+typedef struct child_fds {
+    int in[2], outp[2], status[2];
+    int master;
+} child_fds;
+
+static int open_pipes(child_plan *c, child_fds *f)
+{
+    if (pipe2(f->in, O_CLOEXEC) < 0 || pipe2(f->outp, O_CLOEXEC) < 0)
+        return VT_ERR_IO;
+    c->in_rd = f->in[0];
+    c->out_wr = f->outp[1];
+    /* A bigger pipe means fewer wake-ups for chatty commands. */
+    (void)fcntl(f->outp[0], F_SETPIPE_SZ, PIPE_BYTES);
+    return VT_OK;
+}
+
+/* The call's sandbox plan with its spool view and masks (NULL when the
+ * command runs unsandboxed); made before the fork, which only reads it. */
+static int make_plan(const spawn_req *req, sandbox_plan **out)
+{
+    sandbox_plan *plan = NULL;
+    int rc = VT_OK;
+    *out = NULL;
+    if (req->sandbox &&
+        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
+        return rc;
+    if (plan && (rc = sandbox_plan_spool(plan, req->client)) == VT_OK && req->mask)
+        rc = sandbox_mask_plan(plan, req->mask, env_path(req->envp));
+    if (rc != VT_OK) {
+        sandbox_plan_free(plan);
+        return rc;
+    }
+    *out = plan;
+    return VT_OK;
+}
+
+/* After the fork: the parent keeps its ends, non-blocking, and closes the
+ * child's. */
+static void keep_parent_ends(const spawn_req *req, const child_plan *c, const child_fds *f,
+                             int leader, spawn_proc *out)
+{
+    out->own_pidns = leader;
+    if (leader) {
+        close(f->status[1]);
+        out->status_fd = f->status[0];
+        fcntl(f->status[0], F_SETFL, O_NONBLOCK);
+    }
+    if (req->tty) {
+        close(c->slave);
+        out->out_fd = f->master;
+        out->in_fd = fcntl(f->master, F_DUPFD_CLOEXEC, 3);
+    } else {
+        close(f->in[0]);
+        close(f->outp[1]);
+        out->out_fd = f->outp[0];
+        out->in_fd = f->in[1];
+    }
+    int fl = fcntl(out->out_fd, F_GETFL);
+    fcntl(out->out_fd, F_SETFL, fl | O_NONBLOCK);
+    if (out->in_fd >= 0) {
+        fl = fcntl(out->in_fd, F_GETFL);
+        fcntl(out->in_fd, F_SETFL, fl | O_NONBLOCK);
+    }
+}
+
+static void close_opened(const child_plan *c, const child_fds *f)
+{
+    for (int k = 0; k < 2; k++) {
+        if (f->in[k] >= 0)
+            close(f->in[k]);
+        if (f->outp[k] >= 0)
+            close(f->outp[k]);
+    }
+    for (int k = 0; k < 2; k++)
+        if (f->status[k] >= 0)
+            close(f->status[k]);
+    if (f->master >= 0)
+        close(f->master);
+    if (c->slave >= 0)
+        close(c->slave);
+}
+
 static int fork_child(const spawn_req *req, spawn_proc *out)
 {
     child_plan c = {.req = req,
@@ -616,43 +700,26 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
                     .out_wr = -1,
                     .slave = -1,
                     .status_wr = -1};
-    int in[2] = {-1, -1}, outp[2] = {-1, -1}, status[2] = {-1, -1};
-    int master = -1, rc = VT_OK;
+    child_fds f = {.in = {-1, -1}, .outp = {-1, -1}, .status = {-1, -1}, .master = -1};
+    int rc = VT_OK;
     out->status_fd = -1;
     if (req->tty) {
-        if ((rc = open_pty(req, &master, &c.slave)))
+        if ((rc = open_pty(req, &f.master, &c.slave)))
             return rc;
-    } else {
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0) {
-            rc = VT_ERR_IO;
-            goto fail;
-        }
-        c.in_rd = in[0];
-        c.out_wr = outp[1];
-        /* A bigger pipe means fewer wake-ups for chatty commands. */
-        (void)fcntl(outp[0], F_SETPIPE_SZ, PIPE_BYTES);
+    } else if ((rc = open_pipes(&c, &f)) != VT_OK) {
+        goto fail;
     }
     int leader = req->sandbox && sandbox_namespaces(req->sandbox);
     if (leader) {
-        if (high_pipe(status) < 0) {
+        if (high_pipe(f.status) < 0) {
             rc = VT_ERR_IO;
             goto fail;
         }
-        c.status_wr = status[1];
+        c.status_wr = f.status[1];
     }
     sandbox_plan *plan = NULL;
-    if (req->sandbox &&
-        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
+    if ((rc = make_plan(req, &plan)) != VT_OK)
         goto fail;
-    if (plan && (rc = sandbox_plan_spool(plan, req->client)) != VT_OK) {
-        sandbox_plan_free(plan);
-        goto fail;
-    }
-    if (plan && req->mask &&
-        (rc = sandbox_mask_plan(plan, req->mask, env_path(req->envp))) != VT_OK) {
-        sandbox_plan_free(plan);
-        goto fail;
-    }
     c.plan = plan;
     if (req->plan_warning && sandbox_plan_warning(plan))
         *req->plan_warning = strdup(sandbox_plan_warning(plan));
@@ -676,43 +743,10 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     }
     out->pid = pid;
     out->pidfd = pidfd >= 0 ? pidfd : (int)syscall(SYS_pidfd_open, pid, 0);
-    out->own_pidns = leader;
-    if (leader) {
-        close(status[1]);
-        out->status_fd = status[0];
-        fcntl(status[0], F_SETFL, O_NONBLOCK);
-    }
-    if (req->tty) {
-        close(c.slave);
-        out->out_fd = master;
-        out->in_fd = fcntl(master, F_DUPFD_CLOEXEC, 3);
-    } else {
-        close(in[0]);
-        close(outp[1]);
-        out->out_fd = outp[0];
-        out->in_fd = in[1];
-    }
-    int fl = fcntl(out->out_fd, F_GETFL);
-    fcntl(out->out_fd, F_SETFL, fl | O_NONBLOCK);
-    if (out->in_fd >= 0) {
-        fl = fcntl(out->in_fd, F_GETFL);
-        fcntl(out->in_fd, F_SETFL, fl | O_NONBLOCK);
-    }
+    keep_parent_ends(req, &c, &f, leader, out);
     return VT_OK;
 fail:
-    for (int k = 0; k < 2; k++) {
-        if (in[k] >= 0)
-            close(in[k]);
-        if (outp[k] >= 0)
-            close(outp[k]);
-    }
-    for (int k = 0; k < 2; k++)
-        if (status[k] >= 0)
-            close(status[k]);
-    if (master >= 0)
-        close(master);
-    if (c.slave >= 0)
-        close(c.slave);
+    close_opened(&c, &f);
     return rc;
 }
 

@@ -950,11 +950,97 @@ static int arith_command(parser *p)
     return 0;
 }
 
+/* What parse_command carries between its steps. */
+typedef struct command_state {
+    words ws;
+    int discard; /* for/select/function headers run nothing */
+    int after_time;
+} command_state;
+
+enum { STEP_NEXT, STEP_STOP };
+
+/* "(" inside a command: arithmetic, a subshell, or "name ()". */
+static int command_paren(parser *p, command_state *cs)
+{
+    words *ws = &cs->ws;
+    if (ws->n == 0 && peek(p, 1) == '(' && arith_command(p)) {
+        cs->discard = 1;
+        return STEP_NEXT;
+    }
+    if (ws->n == 0) { /* subshell */
+        p->i++;
+        parse_subst(p);
+        return STEP_NEXT;
+    }
+    if (ws->n == 1 && !ws->w[0].has_exp) { /* name () body */
+        emit(p, SPLIT_OPAQUE, "function definition");
+        p->i++;
+        skip_blanks(p);
+        if (peek(p, 0) != ')') {
+            p->error = 1;
+            return STEP_STOP;
+        }
+        p->i++;
+        words_clear(ws);
+        return STEP_NEXT;
+    }
+    p->error = 1;
+    return STEP_STOP;
+}
+
+/* A word just read (the slot past the command's last): a keyword the
+ * reader acts on, or the command's next word. */
+static int command_word(parser *p, command_state *cs, word *w)
+{
+    words *ws = &cs->ws;
+    const char *t = sb_str(&w->lit);
+    int keyword = ws->n == 0 && !w->has_exp && !w->quoted;
+    if (keyword && (!strcmp(t, "while") || !strcmp(t, "until")))
+        emit(p, SPLIT_OPAQUE, "loop");
+    if (keyword && in_list(t, SKIP_WORDS)) {
+        cs->after_time = !strcmp(t, "time");
+        word_free(w);
+        return STEP_NEXT;
+    }
+    if (cs->after_time && ws->n == 0 && t[0] == '-' && !w->has_exp) {
+        word_free(w); /* time -p */
+        return STEP_NEXT;
+    }
+    cs->after_time = 0;
+    if (keyword && !strcmp(t, "case")) {
+        /* case patterns reuse ")" and ";;": not worth the risk. */
+        word_free(w);
+        emit(p, SPLIT_OPAQUE, p->s);
+        p->error = 2;
+        return STEP_STOP;
+    }
+    if (keyword && !strcmp(t, "[[")) {
+        parse_dbracket(p, w);
+        word_free(w);
+        cs->discard = 1;
+        return STEP_NEXT;
+    }
+    if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") || !strcmp(t, "function"))) {
+        /* a loop variable or a function body: names and values the
+         * text does not show (`for x do ... done` even hides its body) */
+        emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");
+        cs->discard = 1;
+    }
+    ws->n++;
+    /* "function f {": the body's "{" follows the header directly. */
+    if (cs->discard && ws->n == 2 && !strcmp(sb_str(&ws->w[0].lit), "function")) {
+        words_clear(ws);
+        cs->discard = 0;
+        skip_blanks(p);
+        if (peek(p, 0) == '(' && peek(p, 1) == ')')
+            p->i += 2;
+    }
+    return STEP_NEXT;
+}
+
 static void parse_command(parser *p)
 {
-    words ws = {0};
-    int discard = 0; /* for/select/function headers run nothing */
-    int after_time = 0;
+    command_state cs = {0};
     for (;;) {
         skip_blanks(p);
         int c = peek(p, 0);
@@ -974,29 +1060,9 @@ static void parse_command(parser *p)
             continue;
         }
         if (c == '(') {
-            if (ws.n == 0 && peek(p, 1) == '(' && arith_command(p)) {
-                discard = 1;
-                continue;
-            }
-            if (ws.n == 0) { /* subshell */
-                p->i++;
-                parse_subst(p);
-                continue;
-            }
-            if (ws.n == 1 && !ws.w[0].has_exp) { /* name () body */
-                emit(p, SPLIT_OPAQUE, "function definition");
-                p->i++;
-                skip_blanks(p);
-                if (peek(p, 0) != ')') {
-                    p->error = 1;
-                    break;
-                }
-                p->i++;
-                words_clear(&ws);
-                continue;
-            }
-            p->error = 1;
-            break;
+            if (command_paren(p, &cs) == STEP_STOP)
+                break;
+            continue;
         }
         char kind;
         int strip;
@@ -1005,7 +1071,7 @@ static void parse_command(parser *p)
             parse_redirect(p, rlen, kind, strip);
             continue;
         }
-        word *w = words_next(p, &ws);
+        word *w = words_next(p, &cs.ws);
         if (!w)
             break;
         parse_word(p, w);
@@ -1013,53 +1079,13 @@ static void parse_command(parser *p)
             word_free(w);
             break;
         }
-        const char *t = sb_str(&w->lit);
-        int keyword = ws.n == 0 && !w->has_exp && !w->quoted;
-        if (keyword && (!strcmp(t, "while") || !strcmp(t, "until")))
-            emit(p, SPLIT_OPAQUE, "loop");
-        if (keyword && in_list(t, SKIP_WORDS)) {
-            after_time = !strcmp(t, "time");
-            word_free(w);
-            continue;
-        }
-        if (after_time && ws.n == 0 && t[0] == '-' && !w->has_exp) {
-            word_free(w); /* time -p */
-            continue;
-        }
-        after_time = 0;
-        if (keyword && !strcmp(t, "case")) {
-            /* case patterns reuse ")" and ";;": not worth the risk. */
-            word_free(w);
-            emit(p, SPLIT_OPAQUE, p->s);
-            p->error = 2;
+        if (command_word(p, &cs, w) == STEP_STOP)
             break;
-        }
-        if (keyword && !strcmp(t, "[[")) {
-            parse_dbracket(p, w);
-            word_free(w);
-            discard = 1;
-            continue;
-        }
-        if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") || !strcmp(t, "function"))) {
-            /* a loop variable or a function body: names and values the
-             * text does not show (`for x do ... done` even hides its body) */
-            emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");
-            discard = 1;
-        }
-        ws.n++;
-        /* "function f {": the body's "{" follows the header directly. */
-        if (discard && ws.n == 2 && !strcmp(sb_str(&ws.w[0].lit), "function")) {
-            words_clear(&ws);
-            discard = 0;
-            skip_blanks(p);
-            if (peek(p, 0) == '(' && peek(p, 1) == ')')
-                p->i += 2;
-        }
     }
-    if (!discard && !p->error && !p->oom)
-        finish_command(p, ws.w, ws.n);
-    words_clear(&ws);
-    free(ws.w);
+    if (!cs.discard && !p->error && !p->oom)
+        finish_command(p, cs.ws.w, cs.ws.n);
+    words_clear(&cs.ws);
+    free(cs.ws.w);
 }
 
 /* A list of commands up to `term` (')' consumed) or the end (term 0). */
