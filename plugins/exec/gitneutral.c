@@ -259,109 +259,130 @@ static void put_quoted(buf *b, const char *v)
 static const char MINIMAL[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
                               "\tbare = false\n\tlogallrefupdates = true\n";
 
+/* What gitneutral_config carries from line to line. */
+typedef struct config_state {
+    buf kept, gone;
+    char section[64];
+    char *cur_sub;
+    int header_out; /* the current section's header is in kept */
+} config_state;
+
+static void put_kept(config_state *st, const char *key, const char *value)
+{
+    if (!st->header_out) {
+        putf(&st->kept, "[%s", st->section);
+        if (st->cur_sub) {
+            puts_(&st->kept, " ");
+            put_quoted(&st->kept, st->cur_sub);
+        }
+        puts_(&st->kept, "]\n");
+        st->header_out = 1;
+    }
+    putf(&st->kept, "\t%s", key);
+    if (value) {
+        puts_(&st->kept, " = ");
+        put_quoted(&st->kept, value);
+    }
+    puts_(&st->kept, "\n");
+}
+
+static void put_gone(config_state *st, const char *key)
+{
+    if (st->gone.n)
+        puts_(&st->gone, ", ");
+    putf(&st->gone, "%s.", st->section);
+    if (st->cur_sub) {
+        puts_(&st->gone, st->cur_sub);
+        puts_(&st->gone, ".");
+    }
+    puts_(&st->gone, key);
+}
+
+/* A "key" or "key = value" line; -1 when it is not in the syntax read. */
+static int config_key(config_state *st, line *l)
+{
+    char key[128];
+    size_t n = 0;
+    if (!st->section[0] || !isalpha((unsigned char)*l->p))
+        return -1;
+    while (l->p < l->end && (isalnum((unsigned char)*l->p) || *l->p == '-') && n + 1 < sizeof key)
+        key[n++] = (char)tolower((unsigned char)*l->p++);
+    key[n] = '\0';
+    char *value = NULL;
+    if (!line_done(l)) {
+        if (*l->p != '=')
+            return -1;
+        l->p++;
+        if (!(value = read_value(l)))
+            return -1;
+    }
+    if (keep(st->section, st->cur_sub, key, value))
+        put_kept(st, key, value);
+    else
+        put_gone(st, key);
+    free(value);
+    return 0;
+}
+
+/* One line: blank or a comment, a section header, or a key. */
+static int config_line(config_state *st, line *l)
+{
+    if (line_done(l))
+        return 0;
+    if (*l->p != '[')
+        return config_key(st, l);
+    char name[64], *sub = NULL;
+    if (read_section(l, name, sizeof name, &sub) != 0) {
+        free(sub);
+        return -1;
+    }
+    snprintf(st->section, sizeof st->section, "%s", name);
+    free(st->cur_sub);
+    st->cur_sub = sub;
+    st->header_out = 0;
+    return 0;
+}
+
+/* A file not in the syntax read is replaced whole. */
+static int replace_whole(char **out, char **removed)
+{
+    *out = strdup(MINIMAL);
+    *removed = strdup("the whole file (not in the syntax vthost reads; replaced by a "
+                      "minimal configuration)");
+    if (!*out || !*removed) {
+        free(*out);
+        free(*removed);
+        *out = *removed = NULL;
+        return VT_ERR_NOMEM;
+    }
+    return 1;
+}
+
 int gitneutral_config(const char *text, size_t len, char **out, char **removed)
 {
     *out = *removed = NULL;
-    buf kept = {0}, gone = {0};
-    char section[64] = "", *sub = NULL, *cur_sub = NULL;
-    int header_out = 0, bad = memchr(text, '\0', len) != NULL;
+    config_state st = {0};
+    int bad = memchr(text, '\0', len) != NULL;
     for (const char *p = text, *end = text + len; !bad && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         line l = {p, nl ? nl : end};
         p = nl ? nl + 1 : end;
         if (l.end > l.p && l.end[-1] == '\r')
             l.end--;
-        if (line_done(&l))
-            continue;
-        if (*l.p == '[') {
-            char name[64];
-            if (read_section(&l, name, sizeof name, &sub) != 0) {
-                bad = 1;
-                break;
-            }
-            snprintf(section, sizeof section, "%s", name);
-            free(cur_sub);
-            cur_sub = sub;
-            sub = NULL;
-            header_out = 0;
-            continue;
-        }
-        char key[128];
-        size_t n = 0;
-        if (!section[0] || !isalpha((unsigned char)*l.p)) {
-            bad = 1;
-            break;
-        }
-        while (l.p < l.end && (isalnum((unsigned char)*l.p) || *l.p == '-') && n + 1 < sizeof key)
-            key[n++] = (char)tolower((unsigned char)*l.p++);
-        key[n] = '\0';
-        char *value = NULL;
-        if (!line_done(&l)) {
-            if (*l.p != '=') {
-                bad = 1;
-                break;
-            }
-            l.p++;
-            if (!(value = read_value(&l))) {
-                bad = 1;
-                break;
-            }
-        }
-        if (keep(section, cur_sub, key, value)) {
-            if (!header_out) {
-                putf(&kept, "[%s", section);
-                if (cur_sub) {
-                    puts_(&kept, " ");
-                    put_quoted(&kept, cur_sub);
-                }
-                puts_(&kept, "]\n");
-                header_out = 1;
-            }
-            putf(&kept, "\t%s", key);
-            if (value) {
-                puts_(&kept, " = ");
-                put_quoted(&kept, value);
-            }
-            puts_(&kept, "\n");
-        } else {
-            if (gone.n)
-                puts_(&gone, ", ");
-            putf(&gone, "%s.", section);
-            if (cur_sub) {
-                puts_(&gone, cur_sub);
-                puts_(&gone, ".");
-            }
-            puts_(&gone, key);
-        }
-        free(value);
+        bad = config_line(&st, &l) != 0;
     }
-    free(cur_sub);
-    free(sub);
-    if (bad) {
-        free(kept.p);
-        free(gone.p);
-        *out = strdup(MINIMAL);
-        *removed = strdup("the whole file (not in the syntax vthost reads; replaced by a "
-                          "minimal configuration)");
-        if (!*out || !*removed) {
-            free(*out);
-            free(*removed);
-            *out = *removed = NULL;
-            return VT_ERR_NOMEM;
-        }
-        return 1;
+    free(st.cur_sub);
+    if (bad || st.kept.oom || st.gone.oom) {
+        free(st.kept.p);
+        free(st.gone.p);
+        return bad ? replace_whole(out, removed) : VT_ERR_NOMEM;
     }
-    if (kept.oom || gone.oom) {
-        free(kept.p);
-        free(gone.p);
-        return VT_ERR_NOMEM;
-    }
-    if (!gone.n) {
-        free(kept.p);
+    if (!st.gone.n) {
+        free(st.kept.p);
         return 0;
     }
-    *out = kept.p ? kept.p : strdup("");
-    *removed = gone.p;
+    *out = st.kept.p ? st.kept.p : strdup("");
+    *removed = st.gone.p;
     return *out ? 1 : VT_ERR_NOMEM;
 }
 
