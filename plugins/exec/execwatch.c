@@ -573,150 +573,196 @@ static int judge_shell_file(execwatch *w, const struct seccomp_notif *n, char **
     return rc;
 }
 
+/* One execve being judged: what was read of it and what it resolved
+ * to; judge_done records a refusal and frees it. */
+typedef struct judgement {
+    pid_t pid;
+    int dirfd, flags;
+    int err;          /* the errno that fails the execve unless it may run */
+    int root;         /* the process's root, or -1 */
+    char *given;      /* the path as the process gave it */
+    char **args;      /* its arguments after argv[0] */
+    char *argv0;      /* argv[0] */
+    char *base;       /* the directory a relative path starts from */
+    char *abs;        /* the lexical absolute path */
+    char *real;       /* the file as the process sees it */
+    char *why;        /* the reason for a refusal */
+    const char *name; /* the name the rules judge it by */
+} judgement;
+
+/* The directory a relative path starts from, and the lexical absolute
+ * path; -1 (j->why set) when they cannot be had. */
+static int locate_program(judgement *j)
+{
+    if (j->given[0] != '/') {
+        char what[32];
+        if (j->dirfd == AT_FDCWD)
+            snprintf(what, sizeof what, "cwd");
+        else
+            snprintf(what, sizeof what, "fd/%d", j->dirfd);
+        j->base = ew_proc_link(j->pid, what);
+        if (!j->base) {
+            j->why = strdup("cannot resolve the program's directory");
+            return -1;
+        }
+    }
+    if (!j->given[0] && (j->flags & AT_EMPTY_PATH)) {
+        /* execveat(fd, "", AT_EMPTY_PATH): the descriptor is the program */
+        char what[32];
+        snprintf(what, sizeof what, "/proc/self/fd/%d", j->dirfd);
+        j->abs = strdup(what);
+    } else {
+        j->abs = ew_path_join(j->base ? j->base : "/", j->given);
+    }
+    if (!j->abs) {
+        j->why = strdup("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The file as the process sees it; -1 when the execve fails, refused
+ * (j->why) or with the kernel's own errno (j->err). */
+static int resolve_program(judgement *j)
+{
+    /* Resolved as the process sees it (its mounts, its /proc/self), from
+     * the path as given: ".." after a symlink is the link's parent, which
+     * the lexical `abs` does not know. */
+    char *raw = j->given[0] == '/' || !j->given[0] || !j->base ? strdup(j->abs)
+                                                               : str_join(j->base, j->given);
+    j->root = ew_root_open(j->pid);
+    int r = !raw ? -ENOMEM : j->root < 0 ? j->root : ew_resolve(j->pid, j->root, raw, &j->real);
+    free(raw);
+    if (r == -EBADF) {
+        j->why = strdup("the program's file has no name the rules can judge (a memfd, a "
+                        "deleted file, a pipe or another process's /proc entry)");
+        return -1;
+    }
+    if (r == -ENOMEM) {
+        j->why = strdup("out of memory");
+        return -1;
+    }
+    if (r < 0) {
+        /* No such file as the process sees it (or not reachable): the
+         * kernel's answer too.  Only a file that was judged may run, and
+         * a PATH search (execvp) goes on to its next directory. */
+        j->err = -r;
+        return -1;
+    }
+    if (j->real && !strncmp(j->abs, "/proc/self/fd/", 14)) {
+        free(j->abs); /* a descriptor is named by its file */
+        j->abs = strdup(j->real);
+        if (!j->abs) {
+            j->why = strdup("out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The deny rules, met by the file under every name it has: as the
+ * denied program it is, as a link's target, and as what runs in its
+ * place; -1 (j->why set) when refused. */
+static int meet_deny_rules(execwatch *w, judgement *j)
+{
+    /* A file that is a denied program (a hard link, a copy, under any
+     * name) meets the deny rules as that program. */
+    if (j->real && w->ident && j->root >= 0) {
+        int fd = openat(j->root, j->real[0] == '/' ? j->real + 1 : j->real,
+                        O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        const char *as = fd >= 0 ? ew_ident_match(w->ident, fd) : NULL;
+        if (fd >= 0)
+            close(fd);
+        if (as && deny_as(w, as, j->real, j->args, &j->why) != VT_OK)
+            return -1;
+    }
+    /* A link's target meets the deny rules under its own name too. */
+    if (j->real && strcmp(base_of(j->real), j->name) != 0 &&
+        deny_as(w, base_of(j->real), j->real, j->args, &j->why) != VT_OK)
+        return -1;
+    /* So does whatever runs in its place or on its behalf. */
+    if (deny_inner(w, j->pid, j->root, j->real, j->name, j->argv0, j->args, 0, &j->why) != VT_OK)
+        return -1;
+    return 0;
+}
+
+/* Records a refusal (not an execve the kernel fails by itself) and frees
+ * the judgement; returns judge's answer. */
+static int judge_done(execwatch *w, judgement *j, int ok)
+{
+    if (!ok && j->err == EPERM) {
+        const char *reason = j->why ? j->why : "refused";
+        record_denied(w,
+                      j->name    ? j->name
+                      : j->given ? j->given
+                                 : "?",
+                      j->abs     ? j->abs
+                      : j->given ? j->given
+                                 : "?",
+                      j->args, reason);
+    }
+    if (j->why)
+        w->api->free(j->why);
+    free(j->given);
+    free(j->argv0);
+    ew_strv_free(j->args);
+    free(j->base);
+    free(j->abs);
+    free(j->real);
+    if (j->root >= 0)
+        close(j->root);
+    return ok ? 0 : j->err;
+}
+
 /* 0 to let the execve run, else the errno that fails it (EPERM: refused).
  * `first`: the supervisor starting the command's shell, which the call's
  * own check judged by the name it was given; here the file it really is
  * meets the deny rules (a link or a copy of a denied program). */
 static int judge(execwatch *w, const struct seccomp_notif *n, int first)
 {
-    int err = EPERM;
-    pid_t pid = (pid_t)n->pid;
     int at = n->data.nr == nr_execveat;
+    judgement j = {.pid = (pid_t)n->pid,
+                   .dirfd = at ? (int)n->data.args[0] : AT_FDCWD,
+                   .flags = at ? (int)n->data.args[4] : 0,
+                   .err = EPERM,
+                   .root = -1};
     uint64_t path_addr = at ? n->data.args[1] : n->data.args[0];
     uint64_t argv_addr = at ? n->data.args[2] : n->data.args[1];
-    int dirfd = at ? (int)n->data.args[0] : AT_FDCWD;
-    int flags = at ? (int)n->data.args[4] : 0;
-
-    int cut = 0, ok = 0, root = -1;
-    char *argv0 = NULL;
-    char *given = ew_read_string(pid, path_addr, PATH_MAX);
-    char **args = ew_read_args(pid, argv_addr, &cut, &argv0);
-    char *base = NULL, *abs = NULL, *real = NULL, *why = NULL;
-    const char *name = NULL;
-    if (!given || !args) {
-        if (first && judge_shell_file(w, n, &why) == VT_OK)
-            ok = 1;
-        else if (!why)
-            why = strdup("cannot read the program's path or arguments");
-        goto out;
+    int cut = 0;
+    j.given = ew_read_string(j.pid, path_addr, PATH_MAX);
+    j.args = ew_read_args(j.pid, argv_addr, &cut, &j.argv0);
+    if (!j.given || !j.args) {
+        int ok = first && judge_shell_file(w, n, &j.why) == VT_OK;
+        if (!ok && !j.why)
+            j.why = strdup("cannot read the program's path or arguments");
+        return judge_done(w, &j, ok);
     }
-    if (given[0] != '/') {
-        char what[32];
-        if (dirfd == AT_FDCWD)
-            snprintf(what, sizeof what, "cwd");
-        else
-            snprintf(what, sizeof what, "fd/%d", dirfd);
-        base = ew_proc_link(pid, what);
-        if (!base) {
-            why = strdup("cannot resolve the program's directory");
-            goto out;
-        }
-    }
-    if (!given[0] && (flags & AT_EMPTY_PATH)) {
-        /* execveat(fd, "", AT_EMPTY_PATH): the descriptor is the program */
-        char what[32];
-        snprintf(what, sizeof what, "/proc/self/fd/%d", dirfd);
-        abs = strdup(what);
-    } else {
-        abs = ew_path_join(base ? base : "/", given);
-    }
-    if (!abs) {
-        why = strdup("out of memory");
-        goto out;
-    }
-    /* Resolved as the process sees it (its mounts, its /proc/self), from
-     * the path as given: ".." after a symlink is the link's parent, which
-     * the lexical `abs` does not know. */
-    char *raw = given[0] == '/' || !given[0] || !base ? strdup(abs) : str_join(base, given);
-    root = ew_root_open(pid);
-    int r = !raw ? -ENOMEM : root < 0 ? root : ew_resolve(pid, root, raw, &real);
-    free(raw);
-    if (r == -EBADF) {
-        why = strdup("the program's file has no name the rules can judge (a memfd, a deleted "
-                     "file, a pipe or another process's /proc entry)");
-        goto out;
-    }
-    if (r == -ENOMEM) {
-        why = strdup("out of memory");
-        goto out;
-    }
-    if (r < 0) {
-        /* No such file as the process sees it (or not reachable): the
-         * kernel's answer too.  Only a file that was judged may run, and
-         * a PATH search (execvp) goes on to its next directory. */
-        err = -r;
-        goto out;
-    }
-    if (real && !strncmp(abs, "/proc/self/fd/", 14)) {
-        free(abs); /* a descriptor is named by its file */
-        abs = strdup(real);
-        if (!abs) {
-            why = strdup("out of memory");
-            goto out;
-        }
-    }
+    if (locate_program(&j) < 0 || resolve_program(&j) < 0)
+        return judge_done(w, &j, 0);
     pid_t self;
     unsigned long long start;
-    int shell = by_shell(w, pid, &self, &start);
+    int shell = by_shell(w, j.pid, &self, &start);
     int trusted;
-    name = rule_name(w, given, abs, real, &trusted);
+    j.name = rule_name(w, j.given, j.abs, j.real, &trusted);
     vt_exec_program prog = {.struct_size = sizeof prog,
-                            .name = name,
-                            .path = abs,
-                            .args = (const char *const *)args,
+                            .name = j.name,
+                            .path = j.abs,
+                            .args = (const char *const *)j.args,
                             .by_shell = shell};
-    /* A file that is a denied program (a hard link, a copy, under any
-     * name) meets the deny rules as that program. */
-    if (real && w->ident && root >= 0) {
-        int fd = openat(root, real[0] == '/' ? real + 1 : real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        const char *as = fd >= 0 ? ew_ident_match(w->ident, fd) : NULL;
-        if (fd >= 0)
-            close(fd);
-        if (as && deny_as(w, as, real, args, &why) != VT_OK)
-            goto out;
-    }
-    /* A link's target meets the deny rules under its own name too. */
-    if (real && strcmp(base_of(real), name) != 0 &&
-        deny_as(w, base_of(real), real, args, &why) != VT_OK)
-        goto out;
-    /* So does whatever runs in its place or on its behalf. */
-    if (deny_inner(w, pid, root, real, name, argv0, args, 0, &why) != VT_OK)
-        goto out;
+    if (meet_deny_rules(w, &j) < 0)
+        return judge_done(w, &j, 0);
     /* A known, installed shell run by the shell is part of the text:
      * deny rules only, and what it runs is judged as by_shell. */
-    int nested = shell && trusted && known_shell(name);
+    int nested = shell && trusted && known_shell(j.name);
     if (nested || first)
         prog.by_shell = 0;
-    if (ask_policy(w, &prog, &why) != VT_OK)
-        goto out;
-    ok = 1;
+    if (ask_policy(w, &prog, &j.why) != VT_OK)
+        return judge_done(w, &j, 0);
     if (shell && !nested && !first) {
         mark(w, self, start);
-        record_program(w, name, args);
+        record_program(w, j.name, j.args);
     }
-out:
-    if (!ok && err == EPERM) {
-        const char *reason = why ? why : "refused";
-        record_denied(w,
-                      name    ? name
-                      : given ? given
-                              : "?",
-                      abs     ? abs
-                      : given ? given
-                              : "?",
-                      args, reason);
-    }
-    if (why)
-        w->api->free(why);
-    free(given);
-    free(argv0);
-    ew_strv_free(args);
-    free(base);
-    free(abs);
-    free(real);
-    if (root >= 0)
-        close(root);
-    return ok ? 0 : err;
+    return judge_done(w, &j, 1);
 }
 
 /* ---- the thread ------------------------------------------------------------ */

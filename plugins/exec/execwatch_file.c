@@ -44,129 +44,153 @@ int ew_root_open(pid_t pid)
     return fd < 0 ? -errno : fd;
 }
 
+/* A resolution in progress (see above): `p` is the next component in
+ * `rest`. */
+typedef struct walk {
+    int root;
+    const char *self; /* the host's /proc/PID */
+    size_t selfl;
+    char *done, *rest, *p, *link;
+    size_t dl;
+    int hops, hp;
+} walk;
+
+/* /proc/self and /proc/thread-self become the host's /proc/PID; another
+ * process's entry is refused: its pid means something else inside the
+ * sandbox.  1 when entered, 0 for any other entry, or -EBADF. */
+static int enter_proc_entry(walk *w)
+{
+    const char *what = w->done + 6;
+    if (!strcmp(what, "self") || !strcmp(what, "thread-self")) {
+        strcpy(w->done, w->self);
+        w->dl = w->selfl;
+        w->hp = 1;
+        return 1;
+    }
+    return all_digits(what) ? -EBADF : 0;
+}
+
+/* A symlink at the component just taken: its target replaces it at the
+ * head of `rest`, and `done` restarts at / or its parent (`before`). */
+static int follow_link(walk *w, int at, const char *full, size_t before)
+{
+    if (++w->hops > MAX_HOPS)
+        return -ELOOP;
+    ssize_t n = readlinkat(at, full, w->link, PATH_MAX - 1);
+    if (n <= 0)
+        return n < 0 ? -errno : -ENOENT;
+    w->link[n] = 0;
+    /* A /proc link to something without a path: a memfd, a pipe,
+     * a socket, or a file deleted since it was opened. */
+    if (w->hp && (w->link[0] != '/' || (n > 10 && !strcmp(w->link + n - 10, " (deleted)"))))
+        return -EBADF;
+    size_t rl = strlen(w->p);
+    if ((size_t)n + 1 + rl >= 2 * PATH_MAX)
+        return -ENAMETOOLONG;
+    memmove(w->rest + n + 1, w->p, rl + 1);
+    memcpy(w->rest, w->link, (size_t)n);
+    w->rest[n] = '/'; /* the remainder starts with '/' or is empty */
+    w->p = w->rest;
+    if (w->link[0] == '/') {
+        w->dl = 0;
+        w->done[0] = 0;
+        w->hp = 0;
+    } else {
+        w->dl = before;
+        w->done[w->dl] = 0;
+    }
+    return 0;
+}
+
+/* The component just appended to `done`, as the process sees it: a
+ * symlink is followed; a non-directory with more path after it fails. */
+static int check_component(walk *w, size_t before)
+{
+    /* relative to the process's root, or the host's /proc/PID */
+    int at = w->hp ? AT_FDCWD : w->root;
+    const char *full = w->hp ? w->done : w->done + 1;
+    struct stat st;
+    if (fstatat(at, full, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -errno;
+    if (S_ISLNK(st.st_mode))
+        return follow_link(w, at, full, before);
+    if (w->p[strspn(w->p, "/")] && !S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    return 0;
+}
+
+/* Takes the next component: "." is skipped, ".." pops, a name is
+ * appended and checked.  0 or a negative errno. */
+static int walk_component(walk *w)
+{
+    const char *p = w->p;
+    size_t cl = strcspn(p, "/");
+    if (cl == 1 && p[0] == '.') {
+        w->p += cl;
+        return 0;
+    }
+    if (cl == 2 && p[0] == '.' && p[1] == '.') {
+        pop(w->done, &w->dl);
+        if (w->hp && w->dl < w->selfl) {
+            w->hp = 0; /* back in the process's own /proc */
+            w->dl = 5;
+            strcpy(w->done, "/proc");
+        }
+        w->p += cl;
+        return 0;
+    }
+    if (w->dl + 1 + cl >= PATH_MAX)
+        return -ENAMETOOLONG;
+    size_t before = w->dl;
+    w->done[w->dl++] = '/';
+    memcpy(w->done + w->dl, p, cl);
+    w->dl += cl;
+    w->done[w->dl] = 0;
+    w->p += cl;
+    if (!w->hp && !strncmp(w->done, "/proc/", 6) && strchr(w->done + 6, '/') == NULL) {
+        int r = enter_proc_entry(w);
+        if (r != 0)
+            return r > 0 ? 0 : r;
+    }
+    return check_component(w, before);
+}
+
 int ew_resolve(pid_t pid, int root, const char *abs, char **out)
 {
     *out = NULL;
     char self[64];
     snprintf(self, sizeof self, "/proc/%d", (int)pid);
-    size_t selfl = strlen(self);
-    char *done = malloc(PATH_MAX + 64), *rest = malloc(2 * PATH_MAX + 2);
-    char *link = malloc(PATH_MAX);
-    int rc = 0, hops = 0, hp = 0;
-    size_t dl = 0;
-    if (!done || !rest || !link) {
+    walk w = {.root = root, .self = self, .selfl = strlen(self)};
+    w.done = malloc(PATH_MAX + 64);
+    w.rest = malloc(2 * PATH_MAX + 2);
+    w.link = malloc(PATH_MAX);
+    int rc = 0;
+    if (!w.done || !w.rest || !w.link) {
         rc = -ENOMEM;
         goto out;
     }
-    done[0] = 0;
+    w.done[0] = 0;
     if (strlen(abs) >= PATH_MAX) {
         rc = -ENAMETOOLONG;
         goto out;
     }
-    strcpy(rest, abs);
-    char *p = rest;
-    for (;;) {
-        while (*p == '/')
-            p++;
-        if (!*p)
+    strcpy(w.rest, abs);
+    w.p = w.rest;
+    while (rc == 0) {
+        while (*w.p == '/')
+            w.p++;
+        if (!*w.p)
             break;
-        size_t cl = strcspn(p, "/");
-        if (cl == 1 && p[0] == '.') {
-            p += cl;
-            continue;
-        }
-        if (cl == 2 && p[0] == '.' && p[1] == '.') {
-            pop(done, &dl);
-            if (hp && dl < selfl) {
-                hp = 0; /* back in the process's own /proc */
-                dl = 5;
-                strcpy(done, "/proc");
-            }
-            p += cl;
-            continue;
-        }
-        if (dl + 1 + cl >= PATH_MAX) {
-            rc = -ENAMETOOLONG;
-            goto out;
-        }
-        size_t before = dl;
-        done[dl++] = '/';
-        memcpy(done + dl, p, cl);
-        dl += cl;
-        done[dl] = 0;
-        p += cl;
-        if (!hp && !strncmp(done, "/proc/", 6) && strchr(done + 6, '/') == NULL) {
-            const char *what = done + 6;
-            if (!strcmp(what, "self") || !strcmp(what, "thread-self")) {
-                strcpy(done, self);
-                dl = selfl;
-                hp = 1;
-                continue;
-            }
-            if (all_digits(what)) {
-                rc = -EBADF; /* another process's entry: its pid means
-                              * something else inside the sandbox */
-                goto out;
-            }
-        }
-        /* relative to the process's root, or the host's /proc/PID */
-        int at = hp ? AT_FDCWD : root;
-        const char *full = hp ? done : done + 1;
-        struct stat st;
-        if (fstatat(at, full, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = -errno;
-            goto out;
-        }
-        if (S_ISLNK(st.st_mode)) {
-            if (++hops > MAX_HOPS) {
-                rc = -ELOOP;
-                goto out;
-            }
-            ssize_t n = readlinkat(at, full, link, PATH_MAX - 1);
-            if (n <= 0) {
-                rc = n < 0 ? -errno : -ENOENT;
-                goto out;
-            }
-            link[n] = 0;
-            /* A /proc link to something without a path: a memfd, a pipe,
-             * a socket, or a file deleted since it was opened. */
-            if (hp && (link[0] != '/' || (n > 10 && !strcmp(link + n - 10, " (deleted)")))) {
-                rc = -EBADF;
-                goto out;
-            }
-            size_t rl = strlen(p);
-            if ((size_t)n + 1 + rl >= 2 * PATH_MAX) {
-                rc = -ENAMETOOLONG;
-                goto out;
-            }
-            memmove(rest + n + 1, p, rl + 1);
-            memcpy(rest, link, (size_t)n);
-            rest[n] = '/'; /* the remainder starts with '/' or is empty */
-            p = rest;
-            if (link[0] == '/') {
-                dl = 0;
-                done[0] = 0;
-                hp = 0;
-            } else {
-                dl = before;
-                done[dl] = 0;
-            }
-        } else if (p[strspn(p, "/")] && !S_ISDIR(st.st_mode)) {
-            rc = -ENOTDIR;
-            goto out;
-        }
+        rc = walk_component(&w);
     }
-    if (hp) {
+    if (rc == 0 && w.hp)
         rc = -EBADF; /* /proc/self itself or a directory in it */
-        goto out;
-    }
-    *out = strdup(dl ? done : "/");
-    if (!*out)
+    if (rc == 0 && !(*out = strdup(w.dl ? w.done : "/")))
         rc = -ENOMEM;
 out:
-    free(done);
-    free(rest);
-    free(link);
+    free(w.done);
+    free(w.rest);
+    free(w.link);
     return rc;
 }
 
