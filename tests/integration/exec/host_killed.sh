@@ -49,7 +49,9 @@ done
 # end the session's group.
 for sig in TERM KILL; do
     marker="28$RANDOM.$$"
-    rm -f "$WS/in"
+    # the last round's output goes first: the background job truncates
+    # its file only once it runs, and the wait below must not read the old one
+    rm -f "$WS/in" "$WS/serve.out"
     mkfifo "$WS/in"
     "$VTHOST" ${VTHOST_TEST_PROFILE:+--profile "$VTHOST_TEST_PROFILE"} --workspace "$WS" --config "$WS/vtcode.toml" serve \
         < "$WS/in" > "$WS/serve.out" 2>&1 &
