@@ -311,8 +311,8 @@ static int load_http(const cJSON *t, provider *p, char **err)
     return 0;
 }
 
-static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
-                         const char *workspace, provider *p, char **err)
+/* The entry's name, checked (it becomes part of tool names). */
+static int load_name(const cJSON *t, provider *p, char **err)
 {
     const char *W = "[[mcp.providers]]";
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
@@ -327,13 +327,14 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
         return -1;
     }
     p->name = strdup(name->valuestring);
-    p->tp = &stdio_transport;
-    p->prefix = naming_prefix(p->name);
-    p->lim = c->lim;
-    int enabled = 1;
-    if (get_bool(t, W, "enabled", 1, &enabled, err) < 0 ||
-        get_bool(t, W, "eager_start", c->eager, &p->eager, err) < 0)
-        return -1;
+    return 0;
+}
+
+/* Exactly one of command (stdio) and endpoint (HTTP), then that
+ * transport's keys. */
+static int load_transport(const cJSON *t, const char *workspace, provider *p, char **err)
+{
+    const char *W = "[[mcp.providers]]";
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t, "command");
     const cJSON *endpoint = cJSON_GetObjectItemCaseSensitive(t, "endpoint");
     if (cmd && !cJSON_IsString(cmd)) {
@@ -346,18 +347,21 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
                     W, p->name);
         return -1;
     }
-    if (endpoint) {
-        if (load_http(t, p, err) < 0)
-            return -1;
-    } else if (!cJSON_IsString(cmd) || !cmd->valuestring[0]) {
+    if (endpoint)
+        return load_http(t, p, err);
+    if (!cJSON_IsString(cmd) || !cmd->valuestring[0]) {
         *err = errf("vtcode.toml: %s '%s' needs a command (stdio) or an endpoint", W, p->name);
         return -1;
-    } else if (load_stdio(t, workspace, p, err) < 0) {
-        return -1;
     }
+    return load_stdio(t, workspace, p, err);
+}
 
-    int enforce = 0;
-    if (get_bool(req, "[mcp.requirements]", "enforce", 0, &enforce, err) < 0)
+/* [mcp.requirements]: enforce, and the two allow lists as arrays of
+ * strings. */
+static int read_requirements(const cJSON *req, int *enforce, char **err)
+{
+    *enforce = 0;
+    if (get_bool(req, "[mcp.requirements]", "enforce", 0, enforce, err) < 0)
         return -1;
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "allowed_http_endpoints" : "allowed_stdio_commands";
@@ -370,19 +374,22 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
             return -1;
         }
     }
+    return 0;
+}
+
+/* An enforced requirement the provider does not meet disables it (with
+ * a warning in the log). */
+static void enforce_requirements(const cJSON *req, provider *p)
+{
     char why[600];
-    if (!enabled) {
-        disable(p, "disabled in vtcode.toml (enabled = false)");
-        return 0;
-    }
-    if (enforce && p->endpoint &&
+    if (p->endpoint &&
         !endpoint_allowed(cJSON_GetObjectItemCaseSensitive(req, "allowed_http_endpoints"),
                           p->endpoint))
         snprintf(why, sizeof why,
                  "MCP provider '%s': endpoint '%.300s' is not in "
                  "[mcp.requirements] allowed_http_endpoints",
                  p->name, p->endpoint);
-    else if (enforce && !p->endpoint &&
+    else if (!p->endpoint &&
              !allowed_by(cJSON_GetObjectItemCaseSensitive(req, "allowed_stdio_commands"),
                          p->argv[0]))
         snprintf(why, sizeof why,
@@ -390,10 +397,31 @@ static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
                  "[mcp.requirements] allowed_stdio_commands",
                  p->name, p->argv[0]);
     else
-        return 0;
+        return;
     disable(p, why);
     if (mcpp_api)
         mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s: not started", why);
+}
+
+static int load_provider(const cJSON *t, const mcpp_config *c, const cJSON *req,
+                         const char *workspace, provider *p, char **err)
+{
+    const char *W = "[[mcp.providers]]";
+    if (load_name(t, p, err) < 0)
+        return -1;
+    p->tp = &stdio_transport;
+    p->prefix = naming_prefix(p->name);
+    p->lim = c->lim;
+    int enabled = 1, enforce;
+    if (get_bool(t, W, "enabled", 1, &enabled, err) < 0 ||
+        get_bool(t, W, "eager_start", c->eager, &p->eager, err) < 0)
+        return -1;
+    if (load_transport(t, workspace, p, err) < 0 || read_requirements(req, &enforce, err) < 0)
+        return -1;
+    if (!enabled)
+        disable(p, "disabled in vtcode.toml (enabled = false)");
+    else if (enforce)
+        enforce_requirements(req, p);
     return 0;
 }
 

@@ -491,6 +491,87 @@ static void error_text(xfer *x, char *out, size_t cap)
 static void start_get(provider *p, http_state *s, unsigned epoch);
 static int is_initialized(const char *text);
 
+/* A 2xx answer: its JSON body delivered (an event stream was, as it
+ * came); a request with no response is failed.  0, or -1 when the body
+ * broke the connection. */
+static int post_answered(provider *p, xfer *x, const char *what)
+{
+    const transport_req *req = x->req;
+    char why[700];
+    if (!x->sse && x->body.len)
+        deliver(x, x->body.data, x->body.len);
+    if (x->broke) {
+        break_conn(p, x->epoch, x->broke, 0);
+        return -1;
+    }
+    if (req && !provider_req_done(p, req->id)) {
+        snprintf(why, sizeof why,
+                 x->sse ? "MCP provider '%s' closed its event stream "
+                          "before answering %s"
+                        : "MCP provider '%s' answered %s with HTTP %ld "
+                          "and no JSON-RPC response",
+                 p->name, what, x->status);
+        provider_req_failed(p, req->id, why);
+    }
+    return 0;
+}
+
+/* What a finished POST means: a broken connection (said once, why), a
+ * refused request, or an answer.  0 when it went through (for a request:
+ * the caller knows the outcome), -1 otherwise. */
+static int post_outcome(provider *p, xfer *x, CURLcode res, int aborted)
+{
+    const transport_req *req = x->req;
+    char why[700], body[ERR_BODY_MAX + 1];
+    const char *what = req ? req->method : "a notification";
+    if (x->broke) {
+        break_conn(p, x->epoch, x->broke, 0);
+    } else if (stale(x)) {
+        /* someone else broke the connection, and said why */
+    } else if (aborted) {
+        return req ? 0 : -1; /* answered, cancelled or timed out: the caller knows */
+    } else if (res != CURLE_OK) {
+        snprintf(why, sizeof why, "MCP provider '%s': cannot reach %.300s: %s", p->name,
+                 p->endpoint, curl_easy_strerror(res));
+        break_conn(p, x->epoch, why, 0);
+    } else if (x->status == 404 && x->had_session) {
+        snprintf(why, sizeof why,
+                 "MCP provider '%s' ended the session (HTTP 404 to %s); it is "
+                 "reconnected on its next use",
+                 p->name, what);
+        break_conn(p, x->epoch, why, 1);
+    } else if (x->status >= 500) {
+        error_text(x, body, sizeof body);
+        snprintf(why, sizeof why, "MCP provider '%s' answered %s with HTTP %ld: %s", p->name, what,
+                 x->status, body[0] ? body : "(no text)");
+        break_conn(p, x->epoch, why, 0);
+    } else if (x->status < 200 || x->status >= 300) {
+        error_text(x, body, sizeof body);
+        snprintf(why, sizeof why, "MCP provider '%s' refused %s with HTTP %ld: %s", p->name, what,
+                 x->status, body[0] ? body : "(no text)");
+        if (req)
+            provider_req_failed(p, req->id, why);
+        else
+            mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s", why);
+    } else {
+        return post_answered(p, x, what);
+    }
+    return -1;
+}
+
+/* The session id an initialize answer gave, kept unless the connection
+ * changed meanwhile. */
+static void keep_session(provider *p, http_state *s, xfer *x)
+{
+    pthread_mutex_lock(&p->mu);
+    if (s->epoch == x->epoch) {
+        free(s->session);
+        s->session = x->session;
+        x->session = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
 static int http_send(provider *p, const char *text, const transport_req *req)
 {
     pthread_mutex_lock(&p->mu);
@@ -513,68 +594,11 @@ static int http_send(provider *p, const char *text, const transport_req *req)
     int aborted;
     CURLcode res = run(&x, c, text, &aborted);
     conn_give(p, s, c);
-
-    char why[700], body[ERR_BODY_MAX + 1];
-    const char *what = req ? req->method : "a notification";
-    int rc = -1;
-    if (x.broke) {
-        break_conn(p, x.epoch, x.broke, 0);
-    } else if (stale(&x)) {
-        /* someone else broke the connection, and said why */
-    } else if (aborted) {
-        rc = req ? 0 : -1; /* answered, cancelled or timed out: the caller knows */
-    } else if (res != CURLE_OK) {
-        snprintf(why, sizeof why, "MCP provider '%s': cannot reach %.300s: %s", p->name,
-                 p->endpoint, curl_easy_strerror(res));
-        break_conn(p, x.epoch, why, 0);
-    } else if (x.status == 404 && x.had_session) {
-        snprintf(why, sizeof why,
-                 "MCP provider '%s' ended the session (HTTP 404 to %s); it is "
-                 "reconnected on its next use",
-                 p->name, what);
-        break_conn(p, x.epoch, why, 1);
-    } else if (x.status >= 500) {
-        error_text(&x, body, sizeof body);
-        snprintf(why, sizeof why, "MCP provider '%s' answered %s with HTTP %ld: %s", p->name, what,
-                 x.status, body[0] ? body : "(no text)");
-        break_conn(p, x.epoch, why, 0);
-    } else if (x.status < 200 || x.status >= 300) {
-        error_text(&x, body, sizeof body);
-        snprintf(why, sizeof why, "MCP provider '%s' refused %s with HTTP %ld: %s", p->name, what,
-                 x.status, body[0] ? body : "(no text)");
-        if (req)
-            provider_req_failed(p, req->id, why);
-        else
-            mcpp_api->log(VT_LOG_WARNING, "mcp_providers", "%s", why);
-    } else {
-        if (!x.sse && x.body.len)
-            deliver(&x, x.body.data, x.body.len);
-        if (x.broke) {
-            break_conn(p, x.epoch, x.broke, 0);
-        } else {
-            rc = 0;
-            if (req && !provider_req_done(p, req->id)) {
-                snprintf(why, sizeof why,
-                         x.sse ? "MCP provider '%s' closed its event stream "
-                                 "before answering %s"
-                               : "MCP provider '%s' answered %s with HTTP %ld "
-                                 "and no JSON-RPC response",
-                         p->name, what, x.status);
-                provider_req_failed(p, req->id, why);
-            }
-        }
-    }
+    int rc = post_outcome(p, &x, res, aborted);
     if (rc == 0 && !req && is_initialized(text))
         start_get(p, s, x.epoch);
-    if (x.is_init && x.session && !x.broke) {
-        pthread_mutex_lock(&p->mu);
-        if (s->epoch == x.epoch) {
-            free(s->session);
-            s->session = x.session;
-            x.session = NULL;
-        }
-        pthread_mutex_unlock(&p->mu);
-    }
+    if (x.is_init && x.session && !x.broke)
+        keep_session(p, s, &x);
     xfer_free(&x);
     return rc;
 }

@@ -214,72 +214,106 @@ static void io_done(provider *p, stdio_state *s)
     pthread_mutex_unlock(&p->mu);
 }
 
-static void *io_main(void *arg)
+/* The child after fork: the provider's command with the socket sock as
+ * stdin and stdout, in its own process group, dying with the host; when
+ * it cannot run, its errno goes to the host on errfd.  Async-signal-safe
+ * calls only. */
+static void run_child(const provider *p, int sock, int errfd, pid_t parent)
 {
-    provider *p = arg;
-    stdio_state *s = p->tp_state;
-    int sv[2] = {-1, -1}, ep[2] = {-1, -1};
-    char *why = NULL;
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-        why = strdup("cannot create the provider's pipes");
-        goto spawned;
-    }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* the child: async-signal-safe calls only */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
-            _exit(127);
-        if (p->cwd && chdir(p->cwd) < 0) {
-            int e = errno;
-            (void)!write(ep[1], &e, sizeof e);
-            _exit(127);
-        }
-        execvpe(p->argv[0], p->argv, p->envp);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    if (dup2(sock, 0) < 0 || dup2(sock, 1) < 0)
+        _exit(127);
+    if (p->cwd && chdir(p->cwd) < 0) {
         int e = errno;
-        (void)!write(ep[1], &e, sizeof e);
+        (void)!write(errfd, &e, sizeof e);
         _exit(127);
     }
+    execvpe(p->argv[0], p->argv, p->envp);
+    int e = errno;
+    (void)!write(errfd, &e, sizeof e);
+    _exit(127);
+}
+
+/* Why the child could not run the command, read from errfd (its errno;
+ * end of file once the exec closed the pipe); NULL when it ran. */
+static char *exec_failure(const provider *p, int errfd)
+{
+    int e = 0;
+    ssize_t got;
+    do
+        got = read(errfd, &e, sizeof e);
+    while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)sizeof e)
+        return NULL;
+    char buf[600];
+    snprintf(buf, sizeof buf, "MCP provider '%s': cannot run '%s'%s%s: %s", p->name, p->argv[0],
+             p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(e));
+    return strdup(buf);
+}
+
+/* Starts the provider's command: its pid and the host's end of the
+ * socket in *pid and *fd, or -1 with the reason (allocated; NULL when
+ * out of memory) in *why. */
+static int spawn_provider(provider *p, pid_t *pid, int *fd, char **why)
+{
+    int sv[2] = {-1, -1}, ep[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+        *why = strdup("cannot create the provider's pipes");
+        goto fail;
+    }
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0)
+        run_child(p, sv[1], ep[1], parent);
     close(sv[1]);
     sv[1] = -1;
     close(ep[1]);
     ep[1] = -1;
-    if (pid < 0) {
-        why = strdup("fork failed");
-        goto spawned;
+    if (child < 0) {
+        *why = strdup("fork failed");
+        goto fail;
     }
-    setpgid(pid, pid);
-    int e = 0;
-    ssize_t got;
-    do
-        got = read(ep[0], &e, sizeof e);
-    while (got < 0 && errno == EINTR);
-    if (got == (ssize_t)sizeof e) {
-        char buf[600];
-        snprintf(buf, sizeof buf, "MCP provider '%s': cannot run '%s'%s%s: %s", p->name, p->argv[0],
-                 p->cwd ? " in " : "", p->cwd ? p->cwd : "", strerror(e));
-        why = strdup(buf);
-        waitpid(pid, NULL, 0);
-        goto spawned;
+    setpgid(child, child);
+    if ((*why = exec_failure(p, ep[0])) != NULL) {
+        waitpid(child, NULL, 0);
+        goto fail;
     }
+    *pid = child;
+    *fd = sv[0];
+    return 0;
+
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    return -1;
+}
+
+/* Serves the started provider (pid, socket fd) until the socket or the
+ * process ends, then kills its process group, reaps it and closes fd.
+ * Returns why it ended (allocated). */
+static char *serve_provider(provider *p, stdio_state *s, pid_t pid, int fd)
+{
     struct timeval tv = {p->lim.request_timeout_ms / 1000,
                          (p->lim.request_timeout_ms % 1000) * 1000};
-    setsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     pthread_mutex_lock(&p->mu);
     s->pid = pid;
-    s->fd = sv[0];
+    s->fd = fd;
     pthread_mutex_unlock(&p->mu);
     provider_connected(p);
 
     int pidfd = open_pidfd(pid);
-    char *broke = read_loop(p, sv[0], pid, pidfd);
+    char *broke = read_loop(p, fd, pid, pidfd);
     if (pidfd >= 0)
         close(pidfd);
 
@@ -295,21 +329,23 @@ static void *io_main(void *arg)
     s->fd = -1;
     pthread_mutex_unlock(&p->mu);
     pthread_mutex_unlock(&s->wmu);
-    close(sv[0]);
-    why = broke ? broke : describe_exit(p->name, status);
-    provider_closed(p, why, 0);
-    free(why);
-    io_done(p, s);
-    return NULL;
+    close(fd);
+    return broke ? broke : describe_exit(p->name, status);
+}
 
-spawned:
-    for (int i = 0; i < 2; i++) {
-        if (sv[i] >= 0)
-            close(sv[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
+static void *io_main(void *arg)
+{
+    provider *p = arg;
+    stdio_state *s = p->tp_state;
+    pid_t pid;
+    int fd;
+    char *why = NULL;
+    if (spawn_provider(p, &pid, &fd, &why) < 0) {
+        provider_closed(p, why ? why : "cannot start", 1);
+    } else {
+        why = serve_provider(p, s, pid, fd);
+        provider_closed(p, why, 0);
     }
-    provider_closed(p, why ? why : "cannot start", 1);
     free(why);
     io_done(p, s);
     return NULL;
