@@ -280,7 +280,10 @@ static int spawn_provider(provider *p, pid_t *pid, int *fd, char **why)
         goto fail;
     }
     setpgid(child, child);
-    if ((*why = exec_failure(p, ep[0])) != NULL) {
+    *why = exec_failure(p, ep[0]);
+    close(ep[0]); /* read once: the exec closed the child's end, or it failed */
+    ep[0] = -1;
+    if (*why) {
         waitpid(child, NULL, 0);
         goto fail;
     }

@@ -7,7 +7,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
@@ -199,6 +199,29 @@ test("a provider crash mid-call fails that call; the next call restarts it", asy
   assert.equal(starts(join(ws, "test.log")).length, 2, "restarted once");
   const back = (await c.listTools()).tools.find((t) => t.name === "mcp__test__echo");
   assert.ok(!back.description.includes("unavailable"), back.description);
+});
+
+test("restarting a crashed provider leaves no descriptor behind in vthost", async () => {
+  const ws = workspace();
+  const c = await connect(ws);
+  await search(c, "exit the provider process in the middle of the call");
+  await search(c, "echo a text back unchanged");
+  const fds = () => readdirSync(`/proc/${c.pid}/fd`).length;
+  const echo = async () => {
+    const r = await c.callTool({ name: "mcp__test__echo", arguments: { text: "up" } });
+    assert.ok(!r.isError, text(r));
+  };
+  await echo();
+  const before = fds();
+  for (let i = 0; i < 6; i++) {
+    const r = await c.callTool({ name: "mcp__test__crash", arguments: {} });
+    assert.equal(r.isError, true, text(r));
+    await echo(); // restarts it
+  }
+  await sleep(300);
+  assert.equal(starts(join(ws, "test.log")).length, 7, "restarted six times");
+  const grown = fds() - before;
+  assert.ok(grown <= 1, `vthost holds ${grown} more descriptors after six provider restarts`);
 });
 
 test("malformed output, huge messages and hangs fail only that provider", async () => {
