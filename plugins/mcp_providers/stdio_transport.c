@@ -354,6 +354,19 @@ static void *io_main(void *arg)
     return NULL;
 }
 
+/* Waits, p->mu held, up to ms for the reader to have reaped the last
+ * process (io_running cleared). */
+static void wait_io_ended(provider *p, stdio_state *s, int ms)
+{
+    struct timespec deadline;
+    provider_deadline(&deadline, ms);
+    while (s->io_running && !provider_past(&deadline)) {
+        struct timespec slice;
+        provider_deadline(&slice, 20);
+        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
+    }
+}
+
 static int stdio_open(provider *p, char **err)
 {
     pthread_mutex_lock(&p->mu);
@@ -363,6 +376,10 @@ static int stdio_open(provider *p, char **err)
         *err = strdup("out of memory");
         return VT_ERR_NOMEM;
     }
+    /* The last process may still be being torn down (killed, reaped) when
+     * the next call restarts the provider: wait for that a little rather
+     * than fail the call. */
+    wait_io_ended(p, s, 2000);
     int join = s->io_joinable && !s->io_running;
     pthread_t old = s->io;
     if (join)
@@ -417,13 +434,7 @@ static void stdio_stop(provider *p)
     }
     if (s->pid > 0)
         kill(-s->pid, SIGTERM);
-    struct timespec deadline;
-    provider_deadline(&deadline, 1000);
-    while (s->io_running && !provider_past(&deadline)) {
-        struct timespec slice;
-        provider_deadline(&slice, 20);
-        pthread_cond_timedwait(&p->cond, &p->mu, &slice);
-    }
+    wait_io_ended(p, s, 1000);
     if (s->io_running && s->pid > 0)
         kill(-s->pid, SIGKILL);
     int join = s->io_joinable;
