@@ -2,6 +2,7 @@
 // on 127.0.0.1 with a port of its own choosing, in a scratch workspace
 // and a scratch XDG_CONFIG_HOME (its token file and http.toml), and the
 // official SDK client's Streamable HTTP transport.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -126,4 +127,36 @@ export async function waitFor(cond, ms, what) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
+}
+
+// A permission prompt goes to the calling session's client as elicitation:
+// approved, `echo APPROVED` runs; denied, `echo DENIED > FILE` writes
+// nothing (FILE stays absent in the workspace); the other session's client
+// is never asked.  Returns both clients and how often the other was asked.
+export async function promptGoesToCaller(srv, { approved, denied, file }) {
+  const { ElicitRequestSchema } = await sdk("types.js");
+  const c = await connect(srv, { capabilities: { elicitation: {} } });
+  const other = await connect(srv, { capabilities: { elicitation: {} } });
+  const asked = [];
+  let otherAsked = 0;
+  let answer = "approve";
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { decision: answer } };
+  });
+  other.setRequestHandler(ElicitRequestSchema, async () => {
+    otherAsked++;
+    return { action: "accept", content: { decision: "approve" } };
+  });
+  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: `echo ${approved}` } });
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /exec_command/);
+  assert.match(ok.structuredContent.output, new RegExp(approved));
+  answer = "deny";
+  const no = await c.callTool({ name: "exec_command", arguments: { cmd: `echo ${denied} > ${file}` } });
+  assert.equal(no.isError, true);
+  assert.ok(!existsSync(join(srv.ws, file)));
+  assert.equal(asked.length, 2);
+  assert.equal(otherAsked, 0, "the other session's client was never asked");
+  return { c, other, otherAsked: () => otherAsked };
 }

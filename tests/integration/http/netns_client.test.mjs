@@ -10,9 +10,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { connect, cleanup, sdk, sleep, text, aliveMarker, waitFor, INIT } from "./http_lib.mjs";
+import { connect, cleanup, sdk, sleep, text, aliveMarker, waitFor, INIT, promptGoesToCaller } from "./http_lib.mjs";
 
-const { ElicitRequestSchema } = await sdk("types.js");
 const DEFAULT_TOOLS = ["exec_command", "write_stdin", "apply_patch", "search_tools"];
 const env = process.env;
 const srv = { url: env.VTHOST_NETNS_URL, token: env.VTHOST_NETNS_TOKEN, ws: env.VTHOST_NETNS_WS };
@@ -118,33 +117,11 @@ test("cancelling a call ends its process", async () => {
 });
 
 test("elicitation: the prompt goes to the calling session's client; approve runs, deny does not", async () => {
-  const c = await connect(asker, { capabilities: { elicitation: {} } });
-  const other = await connect(asker, { capabilities: { elicitation: {} } });
-  const asked = [];
-  let otherAsked = 0;
-  let answer = "approve";
-  c.setRequestHandler(ElicitRequestSchema, async (req) => {
-    asked.push(req.params.message);
-    return { action: "accept", content: { decision: answer } };
-  });
-  other.setRequestHandler(ElicitRequestSchema, async () => {
-    otherAsked++;
-    return { action: "accept", content: { decision: "approve" } };
-  });
-  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo asked-and-approved" } });
-  assert.equal(asked.length, 1);
-  assert.match(asked[0], /exec_command/);
-  assert.match(ok.structuredContent.output, /asked-and-approved/);
-  answer = "deny";
-  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo asked > denied.txt" } });
-  assert.equal(no.isError, true);
-  assert.ok(!existsSync(join(asker.ws, "denied.txt")));
-  assert.equal(asked.length, 2);
-  assert.equal(otherAsked, 0, "the other session's client was never asked");
+  const { other, otherAsked } = await promptGoesToCaller(asker, { approved: "asked-and-approved", denied: "asked", file: "denied.txt" });
   // an allowed command asks nobody
   const free = await other.callTool({ name: "exec_command", arguments: { cmd: "echo unasked" } });
   assert.match(free.structuredContent.output, /unasked/);
-  assert.equal(otherAsked, 0);
+  assert.equal(otherAsked(), 0);
 });
 
 test("a second session cannot poll, feed, interrupt or kill the first's processes, nor read its spooled output", async () => {

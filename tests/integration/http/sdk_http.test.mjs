@@ -8,7 +8,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, connect, cleanup, sdk, ALLOW_ALL, sleep, text, aliveMarker, waitFor } from "./http_lib.mjs";
+import { startServer, connect, cleanup, sdk, ALLOW_ALL, sleep, text, aliveMarker, waitFor, promptGoesToCaller } from "./http_lib.mjs";
 import { catalogDir } from "../mcp/lib.mjs";
 
 const { ToolListChangedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } = await sdk("types.js");
@@ -217,28 +217,7 @@ test("ending a session ends its commands even when one ignores SIGTERM and a wri
 
 test("permission prompts go to the calling session's client as elicitation", async () => {
   const s2 = await startServer({ toml: "" }); // no allow rules: exec_command asks
-  const c = await connect(s2, { capabilities: { elicitation: {} } });
-  const other = await connect(s2, { capabilities: { elicitation: {} } });
-  const asked = [];
-  let otherAsked = 0;
-  let answer = "approve";
-  c.setRequestHandler(ElicitRequestSchema, async (req) => {
-    asked.push(req.params.message);
-    return { action: "accept", content: { decision: answer } };
-  });
-  other.setRequestHandler(ElicitRequestSchema, async () => {
-    otherAsked++;
-    return { action: "accept", content: { decision: "approve" } };
-  });
-  const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo approved-run" } });
-  assert.equal(asked.length, 1);
-  assert.match(asked[0], /exec_command/);
-  assert.match(ok.structuredContent.output, /approved-run/);
-  answer = "deny";
-  const no = await c.callTool({ name: "exec_command", arguments: { cmd: "echo denied > out.txt" } });
-  assert.equal(no.isError, true);
-  assert.ok(!existsSync(join(s2.ws, "out.txt")));
-  assert.equal(otherAsked, 0, "the other session's client was never asked");
+  await promptGoesToCaller(s2, { approved: "approved-run", denied: "denied", file: "out.txt" });
   await waitFor(() => /"tool":"exec_command","decision":"deny"/.test(s2.stderr()), 5000, "the access log line");
 });
 
