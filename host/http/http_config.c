@@ -178,6 +178,9 @@ static const char *const top_keys[] = {"public_url",
                                        "request_timeout_seconds",
                                        "connection_timeout_seconds",
                                        "max_connections",
+                                       "header_timeout_seconds",
+                                       "max_unauthenticated_connections",
+                                       "max_connections_per_address",
                                        "shutdown_grace_seconds",
                                        "tls_cert",
                                        "tls_key",
@@ -201,6 +204,9 @@ static int read_limits(reader *r, http_config *c)
     INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
     INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
     INT_KEY("max_connections", 4, 65536, c->max_connections)
+    INT_KEY("header_timeout_seconds", 1, 3600, c->header_timeout_s)
+    INT_KEY("max_unauthenticated_connections", 1, 65536, c->max_unauthenticated)
+    INT_KEY("max_connections_per_address", 0, 65536, c->max_per_address)
     INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
 #undef INT_KEY
     return rc;
@@ -305,6 +311,28 @@ static int read_file(http_config *c, const char *path, char **err)
     return rc;
 }
 
+/* The defaults of the connection caps, and their agreement with
+ * max_connections: strangers must always leave room for the user's
+ * clients.  On a loopback listener every local client (and a local TLS
+ * proxy) shares one address, so there is no per-address cap unless one
+ * is configured. */
+static int connection_caps(http_config *c, char **err)
+{
+    if (c->max_unauthenticated < 0) {
+        c->max_unauthenticated = c->max_connections / 4;
+        if (c->max_unauthenticated > 64)
+            c->max_unauthenticated = 64;
+    } else if (c->max_unauthenticated >= c->max_connections) {
+        *err = str_printf("%s/http.toml: max_unauthenticated_connections (%d) must be less than "
+                          "max_connections (%d), or clients that authenticate find no room",
+                          c->config_dir, c->max_unauthenticated, c->max_connections);
+        return -1;
+    }
+    if (c->max_per_address < 0)
+        c->max_per_address = c->loopback ? 0 : 64;
+    return 0;
+}
+
 int http_config_load(http_config *c, const char *listen, const char *token_file, char **err)
 {
     memset(c, 0, sizeof *c);
@@ -318,6 +346,9 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->request_timeout_s = 30;
     c->connection_timeout_s = 60;
     c->max_connections = 256;
+    c->header_timeout_s = 10;
+    c->max_unauthenticated = -1; /* below: from max_connections */
+    c->max_per_address = -1;     /* below: from the listening address */
     c->shutdown_grace_s = 10;
     if (parse_listen(c, listen, err) < 0)
         return -1;
@@ -336,6 +367,8 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
                           c->public_url);
         return -1;
     }
+    if (connection_caps(c, err) < 0)
+        return -1;
     if (!!c->tls_cert != !!c->tls_key) {
         *err = strdup("http.toml: tls_cert and tls_key go together (PEM certificate and key)");
         return -1;

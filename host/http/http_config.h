@@ -27,7 +27,11 @@ typedef struct http_config {
     int idle_timeout_s;       /* a session unused this long ends */
     int request_timeout_s;    /* a request body must arrive within this */
     int connection_timeout_s; /* a silent connection is closed */
+    int header_timeout_s;     /* until authenticated: a request's headers
+                                 must be complete within this */
     int max_connections;
+    int max_unauthenticated;  /* connections not (yet) authenticated */
+    int max_per_address;      /* connections from one client address; 0: no cap */
     int shutdown_grace_s;     /* SIGTERM: running calls get this long */
     char *tls_cert, *tls_key; /* PEM files: serve HTTPS directly */
     char *access_log;         /* file (appended), else stderr */
