@@ -397,6 +397,17 @@ static enum MHD_Result mcp_get_or_delete(struct MHD_Connection *c, req *r, const
     return rc;
 }
 
+/* 413: announced in Content-Length (judged before the body) or found
+ * while reading a chunked body. */
+static enum MHD_Result send_too_big(struct MHD_Connection *c, req *r)
+{
+    char text[160];
+    snprintf(text, sizeof text,
+             "Payload Too Large: a message is at most %zu bytes (max_body_bytes in http.toml)",
+             cfg.max_body_bytes);
+    return send_error(c, r, 413, -32600, text, NULL);
+}
+
 /* A /mcp request whose headers are complete, judged before its body is
  * read: Origin, credentials, protocol version, announced size.  MHD_YES
  * without an answer when it may go on (r->owner set), else the refusal
@@ -422,13 +433,8 @@ static enum MHD_Result mcp_gate(struct MHD_Connection *c, req *r, const char *me
     const char *len = header(c, "Content-Length");
     if (strcmp(method, "POST") == 0 && len && strtoull(len, NULL, 10) > cfg.max_body_bytes)
         r->too_big = 1;
-    if (r->too_big) {
-        char text[160];
-        snprintf(text, sizeof text,
-                 "Payload Too Large: a message is at most %zu bytes (max_body_bytes in http.toml)",
-                 cfg.max_body_bytes);
-        return send_error(c, r, 413, -32600, text, NULL);
-    }
+    if (r->too_big)
+        return send_too_big(c, r);
     if (strcmp(method, "POST") && strcmp(method, "GET") && strcmp(method, "DELETE")) {
         const char *h[] = {"Allow", "GET, POST, DELETE", NULL};
         return send_error(c, r, 405, -32600, "Method Not Allowed", h);
@@ -440,17 +446,8 @@ static enum MHD_Result mcp_gate(struct MHD_Connection *c, req *r, const char *me
 /* A /mcp request that passed mcp_gate, its body (if any) read. */
 static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char *method)
 {
-    if (strcmp(method, "POST") == 0) {
-        if (r->too_big) {
-            char text[160];
-            snprintf(text, sizeof text,
-                     "Payload Too Large: a message is at most %zu bytes "
-                     "(max_body_bytes in http.toml)",
-                     cfg.max_body_bytes);
-            return send_error(c, r, 413, -32600, text, NULL);
-        }
-        return mcp_post(c, r, r->owner);
-    }
+    if (strcmp(method, "POST") == 0)
+        return r->too_big ? send_too_big(c, r) : mcp_post(c, r, r->owner);
     return mcp_get_or_delete(c, r, r->owner, method[0] == 'D');
 }
 
