@@ -76,27 +76,37 @@ static void shut(conn *e)
 }
 
 /* Over the cap: the oldest waiting connection of the address holding
- * the most waiting connections (under the lock).  The list is newest
- * first, so the last one seen of an address is its oldest. */
+ * the most waiting connections (under the lock).  Only the waiting ones
+ * are compared with each other (a few dozen), not every connection. */
 static conn *eviction_victim(void)
 {
+    conn **w = malloc(((size_t)n_unauth + 1) * sizeof *w);
+    int k = 0;
+    conn *oldest = NULL;
+    for (conn *e = head; e; e = e->next) /* newest first */
+        if (waiting(e)) {
+            if (w && k <= n_unauth)
+                w[k++] = e;
+            oldest = e;
+        }
+    if (!w)
+        return oldest; /* out of memory: the oldest of all */
     conn *victim = NULL;
     int most = 0;
-    for (conn *e = head; e; e = e->next) {
-        if (!waiting(e))
-            continue;
+    for (int i = 0; i < k; i++) {
         int n = 0;
-        conn *oldest = NULL;
-        for (conn *f = head; f; f = f->next)
-            if (waiting(f) && same_address(&e->peer, &f->peer)) {
+        conn *first = NULL;
+        for (int j = 0; j < k; j++)
+            if (same_address(&w[i]->peer, &w[j]->peer)) {
                 n++;
-                oldest = f;
+                first = w[j]; /* the last seen is the oldest */
             }
         if (n > most) {
             most = n;
-            victim = oldest;
+            victim = first;
         }
     }
+    free(w);
     return victim;
 }
 
