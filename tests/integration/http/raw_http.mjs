@@ -5,12 +5,13 @@
 import net from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 
-// A connection to srv; resolves once connected.  sock.got collects what
-// the server sent, sock.closedAt is set (Date.now()) when it ended.
-export function open(srv) {
+// A connection to srv, from `from` (a loopback address: 127.0.0.2, ...)
+// when given; resolves once connected.  sock.got collects what the
+// server sent, sock.closedAt is set (Date.now()) when it ended.
+export function open(srv, from) {
   const { hostname, port } = new URL(srv.url);
   return new Promise((resolve, reject) => {
-    const sock = net.connect({ host: hostname, port: Number(port) });
+    const sock = net.connect({ host: hostname, port: Number(port), ...(from ? { localAddress: from } : {}) });
     sock.got = "";
     sock.closedAt = 0;
     sock.setEncoding("latin1");

@@ -1,0 +1,44 @@
+// The caps on connections: a flood of strangers from one address evicts
+// its own waiting connections, not another address's; and
+// max_connections_per_address closes one address's connection past the
+// cap while another address is still served.  Loopback addresses other
+// than 127.0.0.1 play the other hosts.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, cleanup, sleep, waitFor } from "./http_lib.mjs";
+import { open, head, finalStatus } from "./raw_http.mjs";
+
+after(cleanup);
+
+test("a flood from one address evicts its own waiting connections, not another address's", async () => {
+  const srv = await startServer({ httpToml: "max_unauthenticated_connections = 16\nheader_timeout_seconds = 30\n" });
+  const other = await open(srv, "127.0.0.3"); // the oldest waiting connection
+  const flood = [];
+  for (let i = 0; i < 100; i++) flood.push(await open(srv, "127.0.0.2"));
+  await sleep(500);
+  const floodOpen = flood.filter((s) => !s.closedAt).length;
+  assert.equal(other.closedAt, 0, "the other address's connection is still open");
+  other.write(head("GET", "/healthz"));
+  const r = await finalStatus(other, 3000);
+  for (const s of [other, ...flood]) s.destroy();
+  assert.equal(r.status, 200, `the other address is served: ${r.status}`);
+  assert.ok(floodOpen <= 16, `${floodOpen} of the flood's connections left open (cap 16)`);
+  // said once a second, with how many
+  await waitFor(() => /to make room for new ones: more than 16 connections had not authenticated/.test(srv.stderr()), 3000, "the eviction line");
+});
+
+test("max_connections_per_address: one address past the cap is closed, another is served", async () => {
+  const srv = await startServer({ httpToml: "max_connections_per_address = 8\n" });
+  const mine = [];
+  for (let i = 0; i < 8; i++) mine.push(await open(srv, "127.0.0.2"));
+  const ninth = await open(srv, "127.0.0.2");
+  ninth.write(head("GET", "/healthz"));
+  const refused = await finalStatus(ninth, 3000);
+  const other = await open(srv, "127.0.0.3");
+  other.write(head("GET", "/healthz"));
+  const served = await finalStatus(other, 3000);
+  for (const s of [...mine, ninth, other]) s.destroy();
+  assert.equal(refused.status, 0, "the ninth connection from one address gets no answer");
+  assert.ok(ninth.closedAt, "and is closed");
+  assert.equal(served.status, 200, "another address is served");
+});
