@@ -1,11 +1,16 @@
 // The caps on connections: a flood of strangers from one address evicts
 // its own waiting connections, not another address's; and
 // max_connections_per_address closes one address's connection past the
-// cap while another address is still served.  Loopback addresses other
+// cap while another address is still served; a cap on strangers that
+// leaves no room for the user's clients is refused at start.  Loopback addresses other
 // than 127.0.0.1 play the other hosts.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, cleanup, sleep, waitFor } from "./http_lib.mjs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, cleanup, sleep, waitFor, bin } from "./http_lib.mjs";
 import { open, head, finalStatus } from "./raw_http.mjs";
 
 after(cleanup);
@@ -41,4 +46,15 @@ test("max_connections_per_address: one address past the cap is closed, another i
   assert.equal(refused.status, 0, "the ninth connection from one address gets no answer");
   assert.ok(ninth.closedAt, "and is closed");
   assert.equal(served.status, 200, "another address is served");
+});
+
+test("max_unauthenticated_connections must leave room under max_connections", () => {
+  const dir = mkdtempSync(join(tmpdir(), "vthost-caps-"));
+  mkdirSync(join(dir, "vthost"));
+  writeFileSync(join(dir, "vthost", "http.toml"), "max_connections = 32\nmax_unauthenticated_connections = 32\n");
+  const r = spawnSync(bin, ["serve", "--http", "127.0.0.1:0"], { encoding: "utf8", timeout: 10000, cwd: dir, env: { ...process.env, XDG_CONFIG_HOME: dir } });
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /max_unauthenticated_connections \(32\) must be less than max_connections \(32\)/);
+  assert.doesNotMatch(r.stderr, /serving MCP/);
 });
