@@ -698,16 +698,24 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     http_guard_connection(c, socket_context, code);
 }
 
-/* The connection caps and the guard's notification, as daemon options. */
-static void guard_options(struct MHD_OptionItem opts[3])
+/* The daemon's options beyond the basics: the guard's connection
+ * notification and the per-address cap, and the TLS key pair when there
+ * is one. */
+static void daemon_options(struct MHD_OptionItem opts[5], char *cert, char *key)
 {
     http_guard_limits lim = {.header_timeout_s = cfg.header_timeout_s,
                              .max_unauthenticated = cfg.max_unauthenticated};
     http_guard_init(M, &lim);
-    opts[0] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
-    opts[1] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                                      (intptr_t)cfg.max_per_address, NULL};
-    opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    int n = 0;
+    opts[n++] =
+        (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                        (intptr_t)cfg.max_per_address, NULL};
+    if (cert) {
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, cert};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, key};
+    }
+    opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 }
 
 static struct MHD_Daemon *daemon_start(char *cert, char *key)
@@ -724,18 +732,13 @@ static struct MHD_Daemon *daemon_start(char *cert, char *key)
         flags |= MHD_USE_IPv6;
     if (cert)
         flags |= MHD_USE_TLS;
-    struct MHD_OptionItem tls[] = {
-        {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cert},
-        {cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key},
-        {MHD_OPTION_END, 0, NULL},
-    };
-    struct MHD_OptionItem guard[3];
-    guard_options(guard);
-    return M->start_daemon(
-        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&cfg.addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_ARRAY, tls, MHD_OPTION_ARRAY, guard, MHD_OPTION_END);
+    struct MHD_OptionItem opts[5];
+    daemon_options(opts, cert, key);
+    return M->start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
+                           (struct sockaddr *)&cfg.addr, MHD_OPTION_CONNECTION_LIMIT,
+                           (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                           (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+                           on_completed, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 /* The URLs clients are told, the token's one showing, the line that says
