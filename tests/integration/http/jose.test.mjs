@@ -170,3 +170,52 @@ test("jwks_url: plain http only when the parsed host is this machine", () => {
     assert.match(r.stderr, /fetching /, u);
   }
 });
+
+test("every algorithm verifies with the key that fixes it: RS512, ES384, ES512, a PEM key", async () => {
+  const r5 = generateKeyPairSync("rsa", { modulusLength: 3072 });
+  const e3 = generateKeyPairSync("ec", { namedCurve: "P-384" });
+  const e5 = generateKeyPairSync("ec", { namedCurve: "P-521" });
+  const jwks = { keys: [{ ...r5.publicKey.export({ format: "jwk" }), kid: "r5", alg: "RS512" }, { ...e3.publicKey.export({ format: "jwk" }), kid: "e3" }, { ...e5.publicKey.export({ format: "jwk" }), kid: "e5" }] };
+  writeFileSync(join(dir, "jwks2.json"), JSON.stringify(jwks));
+  const s2 = await startServer({ httpToml: `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_file = "${join(dir, "jwks2.json")}"\n` });
+  const signed = (alg, kid, key, hash, ecKey) => {
+    const input = `${b64u(JSON.stringify({ alg, kid }))}.${b64u(claimsOf({ sub: `${alg}-${kid}` }))}`;
+    const s = createSign(hash);
+    s.update(input);
+    return `${input}.${(ecKey ? s.sign({ key, dsaEncoding: "ieee-p1363" }) : s.sign(key)).toString("base64url")}`;
+  };
+  assert.equal((await post(s2, INIT, { token: signed("RS512", "r5", r5.privateKey, "SHA512") })).status, 200, "RS512");
+  assert.equal((await post(s2, INIT, { token: signed("ES384", "e3", e3.privateKey, "SHA384", true) })).status, 200, "ES384");
+  assert.equal((await post(s2, INIT, { token: signed("ES512", "e5", e5.privateKey, "SHA512", true) })).status, 200, "ES512");
+  // the key's algorithm, not one of its family: RS256 on the RS512 key, ES256 on P-384
+  assert.equal((await post(s2, INIT, { token: signed("RS256", "r5", r5.privateKey, "SHA256") })).status, 401, "RS256 on an RS512 key");
+  assert.equal((await post(s2, INIT, { token: signed("ES256", "e3", e3.privateKey, "SHA256", true) })).status, 401, "ES256 on a P-384 key");
+  assert.match(s2.stderr(), /alg is not the algorithm of the key/);
+
+  // one PEM key with its configured algorithm
+  writeFileSync(join(dir, "e3.pem"), e3.publicKey.export({ type: "spki", format: "pem" }));
+  const s3 = await startServer({ httpToml: `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\npublic_key_file = "${join(dir, "e3.pem")}"\nalgorithm = "ES384"\n` });
+  assert.equal((await post(s3, INIT, { token: signed("ES384", "any", e3.privateKey, "SHA384", true) })).status, 200, "PEM ES384");
+  assert.equal((await post(s3, INIT, { token: token('{"alg":"HS256"}', claimsOf(), { hmac: e3.publicKey.export({ type: "spki", format: "pem" }) }) })).status, 401, "HS256 on the PEM key");
+});
+
+test("a key file that does not fit is refused at start: a JWKS naming a member twice, a PEM key of another curve", () => {
+  const cfg = mkdtempSync(join(tmpdir(), "vthost-keys-"));
+  mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
+  const run = (oauth) => {
+    writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\n${oauth}\n`);
+    return spawnSync(bin, ["serve", "--http", "127.0.0.1:0"], { encoding: "utf8", timeout: 30000, cwd: cfg, env: { ...process.env, XDG_CONFIG_HOME: cfg } });
+  };
+  const twice = JSON.stringify({ keys: [rsaJwk] }).replace('"kty":"RSA"', '"kty":"RSA","kty":"EC"');
+  writeFileSync(join(cfg, "twice.json"), twice);
+  const a = run(`jwks_file = "${join(cfg, "twice.json")}"`);
+  assert.equal(a.status, 2, a.stderr);
+  assert.match(a.stderr, /twice\.json is not a JWKS document: it names a member twice/);
+  writeFileSync(join(cfg, "ec.pem"), ec.publicKey.export({ type: "spki", format: "pem" }));
+  const b = run(`public_key_file = "${join(cfg, "ec.pem")}"\nalgorithm = "ES384"`);
+  assert.equal(b.status, 2, b.stderr);
+  assert.match(b.stderr, /is no key for algorithm = ES384: it needs an EC key on P-384/);
+  const c = run(`public_key_file = "${join(cfg, "ec.pem")}"\nalgorithm = "HS256"`);
+  assert.equal(c.status, 2, c.stderr);
+  assert.match(c.stderr, /algorithm = RS256, RS384, RS512, ES256, ES384 or ES512, got HS256/);
+});
