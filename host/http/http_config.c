@@ -352,12 +352,15 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     if (rc < 0)
         return -1;
     c->token_file = token_file ? strdup(token_file) : str_printf("%s/http-token", c->config_dir);
+    /* judged on the parsed host, as jwks_url: http://localhost.evil/ is
+     * no loopback URL (https needs no parsing, so none is done) */
+    char *why = NULL;
     if (c->public_url && strncmp(c->public_url, "https://", 8) != 0 &&
-        strncmp(c->public_url, "http://127.", 11) != 0 &&
-        strncmp(c->public_url, "http://localhost", 16) != 0) {
+        http_config_url_secure(c->public_url, &why) <= 0) {
         *err = str_printf("public_url %s must be an https:// URL (the TLS proxy in front of "
-                          "vthost) or a loopback http:// URL",
-                          c->public_url);
+                          "vthost) or an http:// URL on 127.0.0.1, localhost or [::1]%s%s",
+                          c->public_url, why ? ": " : "", why ? why : "");
+        free(why);
         return -1;
     }
     if (!!c->tls_cert != !!c->tls_key) {

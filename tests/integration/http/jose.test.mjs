@@ -219,3 +219,23 @@ test("a key file that does not fit is refused at start: a JWKS naming a member t
   assert.equal(c.status, 2, c.stderr);
   assert.match(c.stderr, /algorithm = RS256, RS384, RS512, ES256, ES384 or ES512, got HS256/);
 });
+
+test("public_url: plain http only when the parsed host is this machine", () => {
+  const cfg = mkdtempSync(join(tmpdir(), "vthost-public-"));
+  mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
+  const run = (u) => {
+    writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${u}"\n`);
+    const child = spawnSync(bin, ["serve", "--http", "127.0.0.1:0", "--workspace", cfg], { encoding: "utf8", timeout: 3000, cwd: cfg, env: { ...process.env, XDG_CONFIG_HOME: cfg }, killSignal: "SIGKILL" });
+    return child;
+  };
+  for (const u of ["http://localhost.evil/mcp", "http://127.evil.example/mcp", "http://127.0.0.1@evil.example/mcp"]) {
+    const r = run(u);
+    assert.equal(r.status, 2, `${u}: ${r.stderr}`);
+    assert.match(r.stderr, /public_url .* must be an https:\/\/ URL/, u);
+  }
+  for (const u of ["http://localhost:8765/mcp", "http://127.0.0.1:8765/mcp", "https://vthost.example.com/mcp"]) {
+    const r = run(u); // starts serving: killed by the timeout
+    assert.doesNotMatch(r.stderr, /must be an https/, u);
+    assert.match(r.stderr, /serving MCP over HTTP/, `${u}: ${r.stderr}`);
+  }
+});
