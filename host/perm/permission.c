@@ -127,7 +127,7 @@ static int stage_decide(perm_ctx *c)
     case PERM_ASK:
         c->ask = 1;
         c->ask_reason = perm_msg_ask_reason(&c->ev);
-        c->strict = c->ev.escalated || c->ev.protected_hit;
+        c->strict = c->ev.escalated || c->ev.protected_hit || c->ev.strict_ask;
         break;
     }
     return 0;
