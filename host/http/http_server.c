@@ -46,6 +46,7 @@
 #include "registry_dynamic.h"
 #include "serve_signals.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 static const mhd_lib *M;
 static http_config cfg;
@@ -764,8 +765,10 @@ static void announce(struct MHD_Daemon *d, int created)
         tmp.public_url = NULL;
         local = http_config_url(&tmp, port);
     }
+    char *ws = text_escape(host_workspace() ? host_workspace() : ".", 0);
     fprintf(stderr, "vthost: serving MCP over HTTP at %s (listening on %s, workspace %s)\n",
-            endpoint_url, local ? local : endpoint_url, host_workspace() ? host_workspace() : ".");
+            endpoint_url, local ? local : endpoint_url, ws ? ws : ".");
+    free(ws);
     free(local);
 }
 

@@ -189,6 +189,62 @@ static void test_layers(void **state)
     permission_fini();
 }
 
+/* An untrusted layer only tightens: its approval is ignored, and its ask
+ * rules turn allow or auto into ask but never a deny (the agent's
+ * default included); over auto only a person answers. */
+static void init_untrusted(const char *agent)
+{
+    cJSON *user = cJSON_Parse("{\"permissions\":{\"non_interactive\":\"allow\","
+                              "\"allow\":[\"exec_command(make *)\"]}}");
+    cJSON *wsl = cJSON_Parse("{\"permissions\":{\"approval\":\"read-only\","
+                             "\"ask\":[\"exec_command\"]}}");
+    perm_layer layers[] = {{"user", NULL, user, 1}, {"workspace", NULL, wsl, 0}};
+    char *err = NULL;
+    permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
+    if (permission_init_layers(layers, 2, agent, ws, 0, "test", &err) != 0)
+        fail_msg("init: %s", err ? err : "?");
+    cJSON_Delete(user);
+    cJSON_Delete(wsl);
+}
+
+static void test_untrusted_layer(void **state)
+{
+    (void)state;
+    char locked[512], rev[512], *msg = NULL;
+    snprintf(locked, sizeof locked, "%s/agents/locked.md", ws);
+    snprintf(rev, sizeof rev, "%s/agents/rev.md", ws);
+    write_file("agents/locked.md", "---\nname: locked\npermissions:\n  default: deny\n---\nx\n");
+    write_file("agents/rev.md", "---\nname: rev\npermissions:\n  default: auto\n"
+                                "  allow: [exec_command(ls *)]\n---\nx\n");
+
+    init_untrusted(NULL);
+    assert_string_equal(permission_approval(), "ask");
+    call e1 = EXEC("make all"); /* the user's allow, then the workspace's ask */
+    assert_string_equal(explain(&e1), "ask");
+    assert_int_equal(check(&e1, NULL, &msg), 0); /* the user's non_interactive */
+    free(msg);
+    permission_fini();
+
+    init_untrusted(locked);
+    call l1 = EXEC("touch marker");
+    assert_string_equal(explain(&l1), "deny");
+    assert_true(check(&l1, NULL, &msg) < 0);
+    free(msg);
+    permission_fini();
+
+    init_untrusted(rev);
+    call r1 = EXEC("ls -la");
+    assert_string_equal(explain(&r1), "ask");
+    assert_int_equal(check(&r1, NULL, &msg), 0);
+    free(msg);
+    call r2 = EXEC("cat x"); /* auto: a person only, not non_interactive */
+    assert_string_equal(explain(&r2), "ask");
+    assert_true(check(&r2, NULL, &msg) < 0);
+    free(msg);
+    permission_fini();
+}
+
 static int prompt_answer;
 static int prompts;
 static int fake_prompt(void *ctx, const cJSON *request)
@@ -806,6 +862,7 @@ int main(void)
     free(real);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers),
+        cmocka_unit_test(test_untrusted_layer),
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_review_command),
         cmocka_unit_test(test_review_sampling_and_exceptions),
