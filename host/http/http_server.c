@@ -33,6 +33,7 @@
 #include "http_config.h"
 #include "http_jwt.h"
 #include "http_log.h"
+#include "http_peer.h"
 #include "http_session.h"
 #include "mcp.h"
 #include "mcp_roots.h"
@@ -453,6 +454,20 @@ static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
     return rc;
 }
 
+/* A request from this vthost or a process it started (one of its
+ * commands) is refused before anything of it is looked at, whatever
+ * token it carries: a command must not answer its own approval prompts
+ * (http_peer.h).  1 with the refusal queued into *rc, else 0. */
+static int refuse_own_process(struct MHD_Connection *c, req *r, enum MHD_Result *rc)
+{
+    char why[320];
+    if (http_peer_check(conn_fd(c), why, sizeof why) == 0)
+        return 0;
+    r->started = 1;
+    *rc = send_error(c, r, 403, -32600, why, NULL);
+    return 1;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -468,6 +483,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         *con_cls = r;
+        enum MHD_Result refused;
+        if (refuse_own_process(c, r, &refused))
+            return refused;
         const char *len = header(c, "Content-Length");
         if (len && strtoull(len, NULL, 10) > cfg.max_body_bytes)
             r->too_big = 1;

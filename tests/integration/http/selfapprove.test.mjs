@@ -1,0 +1,89 @@
+// No command approves its own escalation: a command that vthost runs in
+// its sandbox with the network on, knowing the server's URL and bearer
+// token, opens its own MCP session on that server, asks to run
+// `touch MARKER` outside the sandbox and answers its own prompt.  The
+// server refuses the command's connection before authentication (403,
+// the reason in the server log), with and without the token, under the
+// `ask` and `sandboxed` presets; MARKER (in a directory the sandbox cannot
+// write) never appears.  A client outside the sandbox, same user, same
+// loopback address, is served as before, its own escalation included.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, connect, cleanup, sdk } from "./http_lib.mjs";
+
+after(cleanup);
+
+const NET_ON = `[sandbox]
+network_access = true
+`;
+
+// Outside the workspace and outside /tmp: not writable in the sandbox.
+const scratch = mkdtempSync("/var/tmp/vthost-selfapprove-");
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+let n = 0;
+async function attack({ approval, withToken }) {
+  const srv = await startServer({ toml: NET_ON, extraArgs: ["--approval", approval] });
+  const marker = join(scratch, `escalated-${++n}`);
+  copyFileSync(join(import.meta.dirname, "selfapprove_attack.mjs"), join(srv.ws, "attack.mjs"));
+  const { ElicitRequestSchema } = await sdk("types.js");
+  const c = await connect(srv, { capabilities: { elicitation: {} } });
+  // The person at the outside client approves the harmless-looking
+  // command (under `ask`) and nothing else.
+  const asked = [];
+  c.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    const escalation = /require_escalated|outside the sandbox|touch /.test(req.params.message);
+    return { action: "accept", content: { decision: escalation ? "deny" : "approve" } };
+  });
+  const cmd = `${JSON.stringify(process.execPath)} attack.mjs ${srv.url} ${withToken ? srv.token : "-"} ${marker}`;
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd, yield_time_ms: 30000 } });
+  const out = r.structuredContent?.output ?? "";
+  const line = out.split("\n").find((l) => l.startsWith("SELFAPPROVE "));
+  assert.ok(line, `the attack script ran: ${JSON.stringify(r)}`);
+  const report = JSON.parse(line.slice("SELFAPPROVE ".length));
+  return { srv, marker, report, asked };
+}
+
+for (const approval of ["ask", "sandboxed"]) {
+  for (const withToken of [true, false]) {
+    test(`a sandboxed command cannot approve its own escalation (--approval ${approval}, ${withToken ? "with" : "without"} the token)`, async () => {
+      const { srv, marker, report, asked } = await attack({ approval, withToken });
+      // the sandbox alone keeps the command from writing the marker
+      assert.notEqual(report.direct, "written", "the sandbox let the command write outside the workspace");
+      assert.ok(!existsSync(marker), `the escalated command ran, the marker exists: ${JSON.stringify(report)}`);
+      // refused before authentication: 403 whatever the token
+      assert.equal(report.initStatus, 403, `the server answered the command: ${JSON.stringify(report)}`);
+      assert.match(report.initBody, /started by this vthost/);
+      assert.equal(report.callStatus, undefined, "no call was made");
+      // only the outside client's own command was put to the person
+      assert.equal(asked.length, approval === "ask" ? 1 : 0, asked.join("\n---\n"));
+      assert.match(srv.stderr(), /refused a connection from 127\.0\.0\.1:\d+: .*process \d+/);
+      assert.match(srv.stderr(), /"status":403/);
+    });
+  }
+}
+
+test("a client outside the sandbox on the same loopback address and user is served, its escalation included", async () => {
+  const srv = await startServer({ toml: NET_ON, extraArgs: ["--approval", "sandboxed"] });
+  const marker = join(scratch, `outside-${++n}`);
+  const { ElicitRequestSchema } = await sdk("types.js");
+  const c = await connect(srv, { capabilities: { elicitation: {} } });
+  let asked = 0;
+  c.setRequestHandler(ElicitRequestSchema, async () => {
+    asked++;
+    return { action: "accept", content: { decision: "approve" } };
+  });
+  const r = await c.callTool({
+    name: "exec_command",
+    arguments: { cmd: `touch ${marker}`, sandbox_permissions: "require_escalated", justification: "test" },
+  });
+  assert.notEqual(r.isError, true, JSON.stringify(r));
+  assert.equal(asked, 1);
+  assert.ok(existsSync(marker), "the approved escalation ran");
+  const h = await fetch(`${srv.base}/healthz`);
+  assert.equal(h.status, 200);
+  assert.doesNotMatch(srv.stderr(), /refused a connection/);
+});
