@@ -173,6 +173,12 @@ static int judge_owners(unsigned long inode, uid_t uid, char *why, size_t size)
                  "by this vthost (/proc cannot be read, or is not this process's)");
         return VT_ERR_DENIED;
     }
+    if (o.ours == getpid()) {
+        snprintf(why, size,
+                 "Forbidden: this connection comes from this vthost itself: the server does "
+                 "not serve its own process (nor anything it started)");
+        return VT_ERR_DENIED;
+    }
     if (o.ours) {
         snprintf(why, size,
                  "Forbidden: this connection comes from process %d (%s), started by this vthost: "
