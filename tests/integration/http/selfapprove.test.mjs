@@ -6,10 +6,11 @@
 // the reason in the server log), with and without the token, under the
 // `ask` and `sandboxed` presets; MARKER (in a directory the sandbox cannot
 // write) never appears.  A client outside the sandbox, same user, same
-// loopback address, is served as before, its own escalation included.
+// loopback address, is served as before, its own escalation included,
+// and the audit record of that approval names its session and principal.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startServer, connect, cleanup, sdk } from "./http_lib.mjs";
 
@@ -67,7 +68,7 @@ for (const approval of ["ask", "sandboxed"]) {
 }
 
 test("a client outside the sandbox on the same loopback address and user is served, its escalation included", async () => {
-  const srv = await startServer({ toml: NET_ON, extraArgs: ["--approval", "sandboxed"] });
+  const srv = await startServer({ toml: `${NET_ON}[permissions]\naudit_enabled = true\n`, extraArgs: ["--approval", "sandboxed"] });
   const marker = join(scratch, `outside-${++n}`);
   const { ElicitRequestSchema } = await sdk("types.js");
   const c = await connect(srv, { capabilities: { elicitation: {} } });
@@ -83,6 +84,16 @@ test("a client outside the sandbox on the same loopback address and user is serv
   assert.notEqual(r.isError, true, JSON.stringify(r));
   assert.equal(asked, 1);
   assert.ok(existsSync(marker), "the approved escalation ran");
+  // the audit record of the approval names the session that was asked
+  // and the principal it authenticated as
+  const records = readFileSync(join(srv.ws, ".vtcode/audit/permissions.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  const approval = records.find((r) => r.via === "prompt" && r.prompt === "approved");
+  assert.ok(approval, JSON.stringify(records));
+  assert.equal(approval.session, c.transportRef.sessionId);
+  assert.equal(approval.principal, "token");
   const h = await fetch(`${srv.base}/healthz`);
   assert.equal(h.status, 200);
   assert.doesNotMatch(srv.stderr(), /refused a connection/);
