@@ -11,6 +11,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { startServer, connect, cleanup, sdk } from "./http_lib.mjs";
 
@@ -25,8 +26,19 @@ const scratch = mkdtempSync("/var/tmp/vthost-selfapprove-");
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 let n = 0;
-async function attack({ approval, withToken }) {
-  const srv = await startServer({ toml: NET_ON, extraArgs: ["--approval", approval] });
+async function attack({ approval, withToken, everywhere = false }) {
+  // everywhere: listening on 0.0.0.0 (behind a TLS proxy, as public_url
+  // says), so the command can come in by another address of the machine
+  const srv = await startServer({
+    toml: NET_ON,
+    extraArgs: ["--approval", approval],
+    ...(everywhere && { listen: "0.0.0.0:0", httpToml: `public_url = "https://vthost.example/mcp"\n` }),
+  });
+  if (everywhere) {
+    const port = srv.stderr().match(/listening on http:\/\/\S+:(\d+)\//)[1];
+    srv.url = `http://127.0.0.1:${port}/mcp`;
+    srv.inside = `http://${everywhere}:${port}/mcp`;
+  }
   const marker = join(scratch, `escalated-${++n}`);
   copyFileSync(join(import.meta.dirname, "selfapprove_attack.mjs"), join(srv.ws, "attack.mjs"));
   const { ElicitRequestSchema } = await sdk("types.js");
@@ -39,7 +51,7 @@ async function attack({ approval, withToken }) {
     const escalation = /require_escalated|outside the sandbox|touch /.test(req.params.message);
     return { action: "accept", content: { decision: escalation ? "deny" : "approve" } };
   });
-  const cmd = `${JSON.stringify(process.execPath)} attack.mjs ${srv.url} ${withToken ? srv.token : "-"} ${marker}`;
+  const cmd = `${JSON.stringify(process.execPath)} attack.mjs ${srv.inside ?? srv.url} ${withToken ? srv.token : "-"} ${marker}`;
   const r = await c.callTool({ name: "exec_command", arguments: { cmd, yield_time_ms: 30000 } });
   const out = r.structuredContent?.output ?? "";
   const line = out.split("\n").find((l) => l.startsWith("SELFAPPROVE "));
@@ -66,6 +78,17 @@ for (const approval of ["ask", "sandboxed"]) {
     });
   }
 }
+
+// The machine's own address, not loopback: the same refusal.
+const lan = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a.family === "IPv4" && !a.internal)?.address;
+test("a sandboxed command cannot approve its own escalation through another address of the machine", { skip: !lan && "no non-loopback IPv4 address" }, async () => {
+  const { srv, marker, report } = await attack({ approval: "sandboxed", withToken: true, everywhere: lan });
+  assert.ok(!existsSync(marker), `the escalated command ran, the marker exists: ${JSON.stringify(report)}`);
+  assert.equal(report.initStatus, 403, JSON.stringify(report));
+  assert.match(srv.stderr(), new RegExp(`refused a connection from ${lan.replace(/\./g, "\\.")}:\\d+: .*process \\d+`));
+});
 
 test("a client outside the sandbox on the same loopback address and user is served, its escalation included", async () => {
   const srv = await startServer({ toml: `${NET_ON}[permissions]\naudit_enabled = true\n`, extraArgs: ["--approval", "sandboxed"] });
