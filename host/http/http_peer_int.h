@@ -17,7 +17,7 @@ typedef struct peer_owners {
 /* The processes of this PID namespace's /proc that hold the socket
  * `inode` (made by user `uid`), judged against this process: every
  * holder among this process and its descendants, else the first other
- * holder found.  Returns 0, or VT_ERR_IO when /proc cannot be read or is
+ * holder of user `uid` found.  Returns 0, or VT_ERR_IO when /proc cannot be read or is
  * not this process's. */
 int peer_proc_owners(unsigned long inode, uid_t uid, peer_owners *out);
 

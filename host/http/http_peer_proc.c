@@ -3,7 +3,8 @@
  * and user (stat); whether each descends from this process follows from
  * it.  Then the descriptors (fd/) of this process and its descendants,
  * all of them: a holder among them is refused, whoever else holds the
- * socket.  Then the others', only until one holder turns up.
+ * socket.  Then the others' of the socket's user, only until one holder
+ * turns up.
  *
  * Why the chain of parents holds: a sandboxed command runs in a PID
  * namespace whose first process (the session leader) this process cloned
@@ -223,14 +224,14 @@ static int pick_mine(const proc_ent *e, uid_t uid)
     return e->mine != 0;
 }
 
-static int pick_same_user(const proc_ent *e, uid_t uid) { return e->mine == 0 && e->uid == uid; }
-
-static int pick_other_user(const proc_ent *e, uid_t uid) { return e->mine == 0 && e->uid != uid; }
+static int pick_maker_user(const proc_ent *e, uid_t uid) { return e->mine == 0 && e->uid == uid; }
 
 /* Ours (and those that cannot be told) are read whole: a holder among
- * them is refused whoever else holds the socket too.  Then the others,
- * the socket's user's first and the newest first, only until one holder
- * turns up: that is all a verdict to serve needs. */
+ * them is refused whoever else holds the socket too.  Then the others of
+ * the user that made the socket, the newest first, only until one holder
+ * turns up: that is all a verdict to serve needs.  A client holds the
+ * socket it made; a process of another user holding it was handed it
+ * (a service that takes descriptors, say), which proves nothing. */
 static void judge(scan *s, uid_t uid, peer_owners *out)
 {
     proc_ent *h = first_holder(s, pick_mine, uid);
@@ -242,8 +243,7 @@ static void judge(scan *s, uid_t uid, peer_owners *out)
     for (size_t i = 0; i < s->n; i++)
         if (s->tab[i].mine != 0 && s->tab[i].unreadable && !out->unreadable)
             out->unreadable = s->tab[i].pid;
-    if (!(h = first_holder(s, pick_same_user, uid)))
-        h = first_holder(s, pick_other_user, uid);
+    h = first_holder(s, pick_maker_user, uid);
     if (h && h->mine == 0)
         out->other = h->pid;
     else if (h)
