@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@
 #include "http_peer.h"
 #include "http_peer_int.h"
 #include "log.h"
+#include "text_escape.h"
 
 #define WHY_MAX 320
 #define CACHE_SLOTS 64
@@ -179,22 +181,24 @@ static int judge_owners(unsigned long inode, uid_t uid, char *why, size_t size)
                  "not serve its own process (nor anything it started)");
         return VT_ERR_DENIED;
     }
-    if (o.ours) {
+    /* the program's name is the command's to choose: one line, shown */
+    char *comm = text_escape(o.comm, 0);
+    const char *name = comm ? comm : "?";
+    if (o.ours)
         snprintf(why, size,
                  "Forbidden: this connection comes from process %d (%s), started by this vthost: "
                  "a command may not use the server that runs it; connect from outside "
                  "vthost's commands",
-                 (int)o.ours, o.comm);
-        return VT_ERR_DENIED;
-    }
-    if (o.unsure) {
+                 (int)o.ours, name);
+    else if (o.unsure)
         snprintf(why, size,
                  "Forbidden: cannot tell whether process %d (%s), which holds this connection, "
                  "was started by this vthost (its parents changed while they were read); "
                  "try again",
-                 (int)o.unsure, o.comm);
+                 (int)o.unsure, name);
+    free(comm);
+    if (o.ours || o.unsure)
         return VT_ERR_DENIED;
-    }
     if (o.other)
         return 0;
     /* Another user's socket, whose processes an unprivileged vthost

@@ -2,7 +2,8 @@
  * vthost.  A connection held by itself or by its child is refused; one
  * whose maker closed it before the check, or that sits only in a
  * message in flight, is refused (nobody can be seen holding it); one
- * held by a process outside its tree is served. */
+ * held by a process outside its tree is served.  The program name a
+ * process gives itself is shown on one line. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,6 +88,7 @@ static void test_child_connection_refused(void **state)
     pid_t child = fork();
     if (child == 0) {
         close(release[1]);
+        prctl(PR_SET_NAME, "x\nvthost: ok"); /* a name that would forge a log line */
         hold(&at, ready[1], release[0]);
     }
     close(release[0]);
@@ -96,6 +99,8 @@ static void test_child_connection_refused(void **state)
     snprintf(pid, sizeof pid, "process %d ", (int)child);
     assert_non_null(strstr(why, pid));
     assert_non_null(strstr(why, "started by this vthost"));
+    assert_null(strchr(why, '\n'));
+    assert_non_null(strstr(why, "(x\\nvthost: ok)"));
     close(release[1]);
     waitpid(child, NULL, 0);
     close(s);
