@@ -6,8 +6,9 @@
  * says which inode it is; /proc says who holds that inode
  * (http_peer_proc.c).  Not found, the client is on another machine (or
  * in another network namespace, which a command with the network on
- * never is) -- provided the diagnostics work at all, which the lookup of
- * our own end of the connection proves. */
+ * never is) when its address is not one of this machine's; when it is,
+ * the socket is gone already (its maker reset the connection) and
+ * nothing can be told. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -217,6 +218,14 @@ static int judge_owners(unsigned long inode, uid_t uid, char *why, size_t size)
     return VT_ERR_DENIED;
 }
 
+static int still_connected(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+           ti.tcpi_state == TCP_ESTABLISHED;
+}
+
 /* The verdict on one connection: 0 to serve, else VT_ERR_DENIED and
  * *why; *peer_text names the client for the log. */
 static int decide(int fd, char *why, size_t size, char *peer_text, size_t peer_size)
@@ -237,11 +246,14 @@ static int decide(int fd, char *why, size_t size, char *peer_text, size_t peer_s
     uid_t uid = 0, my_uid = 0;
     int rc = ours.ss_family == peer.ss_family ? diag_lookup(&peer, &ours, &inode, &uid)
                                               : VT_ERR_NOT_FOUND;
-    if (rc == VT_ERR_NOT_FOUND && diag_lookup(&ours, &peer, &mine, &my_uid) == 0)
-        return 0; /* not a socket of this machine: another machine's client */
-    if (rc != 0) {
-        if (!local_address(&peer, &ours))
-            return 0;
+    /* No such socket here: another machine's client (or another network
+     * namespace's, which a command with the network on never is) -- unless
+     * the address is this machine's, where the socket is gone (reset or
+     * closed) or the kernel cannot be asked.  Our own end, still
+     * connected and not found either, tells the second. */
+    if (rc != 0 && !local_address(&peer, &ours))
+        return 0;
+    if (rc != 0 && still_connected(fd) && diag_lookup(&ours, &peer, &mine, &my_uid) != 0) {
         snprintf(why, size,
                  "Forbidden: the kernel cannot say which process made this connection from "
                  "this machine (socket diagnostics, NETLINK_SOCK_DIAG, are unavailable: "
@@ -249,7 +261,7 @@ static int decide(int fd, char *why, size_t size, char *peer_text, size_t peer_s
                  "started by this vthost");
         return VT_ERR_DENIED;
     }
-    if (inode == 0) {
+    if (rc != 0 || inode == 0) {
         snprintf(why, size,
                  "Forbidden: the process that made this connection has closed it already, so "
                  "it may have been started by this vthost; keep the connection open until "
