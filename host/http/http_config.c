@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include "http_config.h"
+#include "http_fetch.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
@@ -206,16 +208,35 @@ static int read_limits(reader *r, http_config *c)
     return rc;
 }
 
-/* https://, or plain http:// to this machine only: the keys decide who
- * gets in, so they never cross a network in clear. */
-static int secure_url(const char *u)
+/* A host that names this machine: localhost, 127.0.0.0/8 or [::1],
+ * written as libcurl hands the host back (numeric, IPv6 in brackets). */
+static int loopback_host(const char *host)
 {
-    static const char *const ok[] = {
-        "https://", "http://127.", "http://localhost:", "http://localhost/", "http://[::1]", NULL};
-    for (const char *const *p = ok; *p; p++)
-        if (strncmp(u, *p, strlen(*p)) == 0)
-            return 1;
-    return 0;
+    struct in_addr a4;
+    struct in6_addr a6;
+    char v6[INET6_ADDRSTRLEN + 1];
+    size_t n = strlen(host);
+    if (strcasecmp(host, "localhost") == 0)
+        return 1;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (n < 3 || n - 2 >= sizeof v6 || host[0] != '[' || host[n - 1] != ']')
+        return 0;
+    memcpy(v6, host + 1, n - 2);
+    v6[n - 2] = 0;
+    return inet_pton(AF_INET6, v6, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int http_config_url_secure(const char *url, char **err)
+{
+    char *scheme, *host;
+    if (http_url_parts(url, &scheme, &host, err) < 0)
+        return -1;
+    int ok = strcasecmp(scheme, "https") == 0 ||
+             (strcasecmp(scheme, "http") == 0 && loopback_host(host));
+    free(scheme);
+    free(host);
+    return ok;
 }
 
 /* [oauth]: the OAuth 2.1 resource-server mode. */
@@ -263,10 +284,13 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
                              r->file);
         rc = -1;
     }
-    if (rc == 0 && c->oauth_jwks_url && !secure_url(c->oauth_jwks_url)) {
+    char *why = NULL;
+    int secure = rc == 0 && c->oauth_jwks_url ? http_config_url_secure(c->oauth_jwks_url, &why) : 1;
+    if (secure <= 0) {
         *r->err = str_printf("%s: [oauth] jwks_url must be an https:// URL (or http:// on "
-                             "127.0.0.1, localhost or [::1]), got %s",
-                             r->file, c->oauth_jwks_url);
+                             "127.0.0.1, localhost or [::1]), got %s%s%s",
+                             r->file, c->oauth_jwks_url, why ? ": " : "", why ? why : "");
+        free(why);
         rc = -1;
     }
     return rc;
@@ -328,12 +352,15 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     if (rc < 0)
         return -1;
     c->token_file = token_file ? strdup(token_file) : str_printf("%s/http-token", c->config_dir);
+    /* judged on the parsed host, as jwks_url: http://localhost.evil/ is
+     * no loopback URL (https needs no parsing, so none is done) */
+    char *why = NULL;
     if (c->public_url && strncmp(c->public_url, "https://", 8) != 0 &&
-        strncmp(c->public_url, "http://127.", 11) != 0 &&
-        strncmp(c->public_url, "http://localhost", 16) != 0) {
+        http_config_url_secure(c->public_url, &why) <= 0) {
         *err = str_printf("public_url %s must be an https:// URL (the TLS proxy in front of "
-                          "vthost) or a loopback http:// URL",
-                          c->public_url);
+                          "vthost) or an http:// URL on 127.0.0.1, localhost or [::1]%s%s",
+                          c->public_url, why ? ": " : "", why ? why : "");
+        free(why);
         return -1;
     }
     if (!!c->tls_cert != !!c->tls_key) {

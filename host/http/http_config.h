@@ -56,4 +56,11 @@ void http_config_free(http_config *c);
  * http(s)://ADDR:PORT/mcp with the bound port.  malloc'd. */
 char *http_config_url(const http_config *c, int port);
 
+/* Whether `url` may carry the keys that decide who gets in: https://,
+ * or plain http:// whose host, as libcurl parses the URL (the parser that
+ * fetches it), is localhost, 127.0.0.0/8 or [::1].  A prefix test would
+ * let http://127.evil.example/ and http://127.0.0.1@evil.example/ through.
+ * Returns 1 or 0, or -1 with *err (malloc'd) when `url` cannot be parsed. */
+int http_config_url_secure(const char *url, char **err);
+
 #endif

@@ -46,9 +46,9 @@ typedef struct frontend {
      * 0 for the only client (stdio, the CLI), else one per HTTP session. */
     uint64_t client_id;
     /* Who the call (and so its prompts) belongs to, for the audit record:
-     * the HTTP session's id and the principal it authenticated as (the
-     * bearer token's holder, or the OAuth subject); NULL for the only
-     * client.  Borrowed for the call. */
+     * the HTTP session's id and the principal it authenticated as (its
+     * owner key: "token", or "oauth:" and a hash of issuer and subject);
+     * NULL for the only client.  Borrowed for the call. */
     const char *session;
     const char *principal;
 } frontend;
