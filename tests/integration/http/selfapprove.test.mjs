@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { startServer, connect, cleanup, sdk } from "./http_lib.mjs";
+import { startServer, connect, cleanup, sdk, initSession, post } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -120,4 +120,28 @@ test("a client outside the sandbox on the same loopback address and user is serv
   const h = await fetch(`${srv.base}/healthz`);
   assert.equal(h.status, 200);
   assert.doesNotMatch(srv.stderr(), /refused a connection/);
+});
+
+// Only the session that made the call answers its prompt: another session
+// of the same token that sends an approval under the prompt's id (in its
+// own session, the only one it can name) approves nothing.
+test("another session's answer to a call's prompt approves nothing", async () => {
+  const srv = await startServer({ toml: NET_ON, extraArgs: ["--approval", "sandboxed"] });
+  const marker = join(scratch, `other-${++n}`);
+  const { ElicitRequestSchema } = await sdk("types.js");
+  const c = await connect(srv, { capabilities: { elicitation: {} } });
+  const other = await initSession(srv);
+  const forged = [];
+  c.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+    const answer = { action: "accept", content: { decision: "approve" } };
+    forged.push((await post(srv, { jsonrpc: "2.0", id: extra.requestId, result: answer }, { session: other })).status);
+    return { action: "accept", content: { decision: "deny" } };
+  });
+  const r = await c.callTool({
+    name: "exec_command",
+    arguments: { cmd: `touch ${marker}`, sandbox_permissions: "require_escalated", justification: "test" },
+  });
+  assert.equal(forged.length, 1);
+  assert.equal(r.isError, true, JSON.stringify(r));
+  assert.ok(!existsSync(marker), "the other session's answer approved the escalation");
 });
