@@ -37,6 +37,7 @@
 #include "http_guard.h"
 #include "http_jwt.h"
 #include "http_log.h"
+#include "http_peer.h"
 #include "http_session.h"
 #include "mcp.h"
 #include "mcp_roots.h"
@@ -480,6 +481,20 @@ static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
     return rc;
 }
 
+/* A request from this vthost or a process it started (one of its
+ * commands) is refused before anything of it is looked at, whatever
+ * token it carries: a command must not answer its own approval prompts
+ * (http_peer.h).  1 with the refusal queued into *rc, else 0. */
+static int refuse_own_process(struct MHD_Connection *c, req *r, enum MHD_Result *rc)
+{
+    char why[320];
+    if (http_peer_check(conn_fd(c), why, sizeof why) == 0)
+        return 0;
+    r->started = 1;
+    *rc = send_error(c, r, 403, -32600, why, NULL);
+    return 1;
+}
+
 /* Anything but /mcp: answered from the headers alone, whatever body
  * was announced. */
 static enum MHD_Result other_route(struct MHD_Connection *c, req *r, const char *url,
@@ -508,6 +523,9 @@ static enum MHD_Result request_begin(struct MHD_Connection *c, const char *url, 
     snprintf(r->path, sizeof r->path, "%s", url);
     *con_cls = r;
     http_guard_request(c);
+    enum MHD_Result refused;
+    if (refuse_own_process(c, r, &refused))
+        return refused;
     if (strcmp(url, "/mcp") != 0)
         return other_route(c, r, url, method);
     return mcp_gate(c, r, method);

@@ -246,6 +246,12 @@ static int stage_record(perm_ctx *c)
         cJSON_AddStringToObject(o, "via", via_names[c->via]);
     if (c->prompt)
         cJSON_AddStringToObject(o, "prompt", c->prompt);
+    /* the session that made the call: the only one its prompt went to */
+    const frontend *fe = c->req->fe;
+    if (fe && fe->session)
+        cJSON_AddStringToObject(o, "session", fe->session);
+    if (fe && fe->principal)
+        cJSON_AddStringToObject(o, "principal", fe->principal);
     if (c->review_stage == AUTO_REVIEWED || c->review_stage == AUTO_EXCEPTION) {
         cJSON *r = cJSON_AddObjectToObject(o, "review");
         add_review(c, r);
