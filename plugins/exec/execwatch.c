@@ -535,44 +535,6 @@ done:
     return rc;
 }
 
-/* The shell's start, judged by the file the supervisor runs from
- * EXECWATCH_SHELL_FD (the watcher's own descriptor of it), when the
- * supervisor's memory cannot be read: an unprivileged host's session
- * leader is not dumpable (spawn.c) and the shell it vforks shares its
- * memory until this execve.  The trap's registers still say which call
- * it is: execveat of that descriptor with AT_EMPTY_PATH, which the
- * supervisor (our code; nothing of the command runs yet) makes with
- * the argv the watcher was given. */
-static int judge_shell_file(execwatch *w, const struct seccomp_notif *n, char **why)
-{
-    int at = n->data.nr == nr_execveat;
-    if (w->shell_fd < 0 || !at || (int)n->data.args[0] != EXECWATCH_SHELL_FD ||
-        !((int)n->data.args[4] & AT_EMPTY_PATH)) {
-        *why = strdup("cannot read the program's path or arguments");
-        return VT_ERR_DENIED;
-    }
-    char link[64], real[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", w->shell_fd);
-    ssize_t len = readlink(link, real, sizeof real - 1);
-    if (len <= 0 || real[0] != '/') {
-        *why = strdup("the shell's file has no name the rules can judge");
-        return VT_ERR_DENIED;
-    }
-    real[len] = '\0';
-    char **args = w->shell_argv && w->shell_argv[0] ? w->shell_argv + 1 : w->shell_argv;
-    const char *as = ew_ident_match(w->ident, w->shell_fd);
-    if (as && deny_as(w, as, real, args, why) != VT_OK)
-        return VT_ERR_DENIED;
-    if (deny_as(w, base_of(real), real, args, why) != VT_OK)
-        return VT_ERR_DENIED;
-    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int rc = deny_inner(w, getpid(), root, real, base_of(real),
-                        w->shell_argv ? w->shell_argv[0] : NULL, args, 0, why);
-    if (root >= 0)
-        close(root);
-    return rc;
-}
-
 /* One execve being judged: what was read of it and what it resolved
  * to; judge_done records a refusal and frees it. */
 typedef struct judgement {
@@ -589,6 +551,59 @@ typedef struct judgement {
     char *why;        /* the reason for a refusal */
     const char *name; /* the name the rules judge it by */
 } judgement;
+
+/* The supervisor starting the shell from the file the watcher opened:
+ * execveat(EXECWATCH_SHELL_FD, "", ..., AT_EMPTY_PATH).  The registers
+ * say which call it is even where its memory cannot be read. */
+static int runs_shell_file(const execwatch *w, const struct seccomp_notif *n)
+{
+    return w->shell_fd >= 0 && n->data.nr == nr_execveat &&
+           (int)n->data.args[0] == EXECWATCH_SHELL_FD && ((int)n->data.args[4] & AT_EMPTY_PATH);
+}
+
+/* The shell's start, judged by the file the supervisor runs from
+ * EXECWATCH_SHELL_FD: the watcher's own descriptor of it, as root and as
+ * a user alike.  Its path is no use: inside the session a denied
+ * program's path is already covered by the mask, and an unprivileged
+ * host's session leader is not dumpable (spawn.c), so the memory of the
+ * shell it vforks cannot be read until this execve.  The supervisor (our
+ * code; nothing of the command runs yet) makes the call with the argv
+ * the watcher was given. */
+static int judge_shell_file(execwatch *w, judgement *j)
+{
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", w->shell_fd);
+    ssize_t len = readlink(link, real, sizeof real - 1);
+    if (len <= 0 || real[0] != '/') {
+        j->why = strdup("the shell's file has no name the rules can judge");
+        return VT_ERR_DENIED;
+    }
+    real[len] = '\0';
+    j->abs = strdup(real);
+    if (!j->abs) {
+        j->why = strdup("out of memory");
+        return VT_ERR_DENIED;
+    }
+    j->name = base_of(j->abs);
+    char **args = w->shell_argv && w->shell_argv[0] ? w->shell_argv + 1 : w->shell_argv;
+    size_t n = 0;
+    while (args && args[n])
+        n++;
+    j->args = calloc(n + 1, sizeof *j->args); /* for the record of a refusal */
+    for (size_t i = 0; j->args && i < n && (j->args[i] = strdup(args[i])); i++)
+        ;
+    const char *as = ew_ident_match(w->ident, w->shell_fd);
+    if (as && deny_as(w, as, real, args, &j->why) != VT_OK)
+        return VT_ERR_DENIED;
+    if (deny_as(w, j->name, real, args, &j->why) != VT_OK)
+        return VT_ERR_DENIED;
+    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int rc = deny_inner(w, getpid(), root, real, j->name, w->shell_argv ? w->shell_argv[0] : NULL,
+                        args, 0, &j->why);
+    if (root >= 0)
+        close(root);
+    return rc;
+}
 
 /* The directory a relative path starts from, and the lexical absolute
  * path; -1 (j->why set) when they cannot be had. */
@@ -660,6 +675,25 @@ static int resolve_program(judgement *j)
     return 0;
 }
 
+/* The file the kernel will run, opened to judge what it is: for
+ * execveat(fd, "", AT_EMPTY_PATH) the process's descriptor itself (its
+ * path may name another file by now, or the mask a denied program's
+ * path shows inside the session), else the file as the process sees it.
+ * -1 when it cannot be opened. */
+static int program_fd(const judgement *j)
+{
+    if (!j->given[0] && (j->flags & AT_EMPTY_PATH)) {
+        char what[64];
+        snprintf(what, sizeof what, "/proc/%d/fd/%d", (int)j->pid, j->dirfd);
+        int fd = open(what, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0 && errno == EACCES) /* execute-only: its inode still tells */
+            fd = open(what, O_PATH | O_CLOEXEC);
+        return fd;
+    }
+    return openat(j->root, j->real[0] == '/' ? j->real + 1 : j->real,
+                  O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 /* The deny rules, met by the file under every name it has: as the
  * denied program it is, as a link's target, and as what runs in its
  * place; -1 (j->why set) when refused. */
@@ -668,8 +702,7 @@ static int meet_deny_rules(execwatch *w, judgement *j)
     /* A file that is a denied program (a hard link, a copy, under any
      * name) meets the deny rules as that program. */
     if (j->real && w->ident && j->root >= 0) {
-        int fd = openat(j->root, j->real[0] == '/' ? j->real + 1 : j->real,
-                        O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int fd = program_fd(j);
         const char *as = fd >= 0 ? ew_ident_match(w->ident, fd) : NULL;
         if (fd >= 0)
             close(fd);
@@ -726,16 +759,16 @@ static int judge(execwatch *w, const struct seccomp_notif *n, int first)
                    .flags = at ? (int)n->data.args[4] : 0,
                    .err = EPERM,
                    .root = -1};
+    if (first && runs_shell_file(w, n))
+        return judge_done(w, &j, judge_shell_file(w, &j) == VT_OK);
     uint64_t path_addr = at ? n->data.args[1] : n->data.args[0];
     uint64_t argv_addr = at ? n->data.args[2] : n->data.args[1];
     int cut = 0;
     j.given = ew_read_string(j.pid, path_addr, PATH_MAX);
     j.args = ew_read_args(j.pid, argv_addr, &cut, &j.argv0);
     if (!j.given || !j.args) {
-        int ok = first && judge_shell_file(w, n, &j.why) == VT_OK;
-        if (!ok && !j.why)
-            j.why = strdup("cannot read the program's path or arguments");
-        return judge_done(w, &j, ok);
+        j.why = strdup("cannot read the program's path or arguments");
+        return judge_done(w, &j, 0);
     }
     if (locate_program(&j) < 0 || resolve_program(&j) < 0)
         return judge_done(w, &j, 0);

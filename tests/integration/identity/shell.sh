@@ -47,6 +47,20 @@ out=$(call "echo ok > scripted" "$WS/mysh")
 out=$(call "open('marker','w')" python3)
 [[ ! -e $WS/marker ]] || fail "shell python3 (call)" "it ran: $out"
 
+# The versioned file python3 links to, named by its own path, by a link
+# of the command's and by a copy: inside the session that path is the
+# mask already, so what is judged must be the descriptor that runs.
+real=$(readlink -f /usr/bin/python3 2>/dev/null)
+if [[ -x $real && $real != /usr/bin/python3 ]]; then
+    ln -s "$real" "$WS/pyver-link"
+    cp "$real" "$WS/pyver-copy"
+    for s in "$real" "${real##*/}" "$WS/pyver-link" "$WS/pyver-copy"; do
+        out=$(call "open('marker','w')" "$s")
+        [[ ! -e $WS/marker ]] || fail "shell $s" "it ran: $out"
+        rm -f "$WS/marker"
+    done
+fi
+
 # program text out of sight: only `ls` and `echo` are allowed
 for c in 'ls | bash' 'ls | sh' 'ls; bash -c "$x"' 'ls; eval "$x"' 'echo ls | dash'; do
     d=$(decision "$c" "")
