@@ -280,30 +280,6 @@ static const char *skip_wrapper(const perm_wrapper *wr, const char *p, char **ow
     return *p ? p : NULL;
 }
 
-/* `git -C . -c k=v push x` -> `git push x`: the program's name followed by
- * the words after its global options, malloc'd; NULL when there are none
- * to drop. */
-static char *drop_global_opts(const perm_global_opts *g, const char *name, size_t nlen,
-                              const char *args)
-{
-    const char *p = args;
-    while (*p && (*p == '-' || (g->plus_word && *p == '+'))) {
-        size_t len = word_len(p);
-        if (word_is(p, len, "--"))
-            break;
-        int takes = 0;
-        for (const char *const *o = g->arg_opts; *o; o++)
-            takes |= word_is(p, len, *o);
-        p = next_word(p);
-        if (takes && *p)
-            p = next_word(p);
-    }
-    if (p == args || !*p)
-        return NULL;
-    char *s = NULL;
-    return asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 ? NULL : s;
-}
-
 static int push(char ***v, size_t *n, size_t *cap, char *s)
 {
     if (!s)
@@ -319,6 +295,50 @@ static int push(char ***v, size_t *n, size_t *cap, char *s)
         *cap = nc;
     }
     (*v)[(*n)++] = s;
+    return 0;
+}
+
+/* How many later words an unknown global option makes the matcher try
+ * as the subcommand.  The program itself refuses an option it does not
+ * know, so one the table misses is a real option of a newer version:
+ * the subcommand is then a word or two further on, never dozens. */
+#define GLOBAL_TRIES 64
+
+/* `git -C . -c k=v push x` -> `git push x`: the program's name followed
+ * by the words from its subcommand on.  An option the table does not
+ * know may take a value, which would make the word read as the
+ * subcommand its value and hide the real one: from the first such
+ * option on, every later word that is no option is tried as the
+ * subcommand too (these variants are matched by deny and ask rules
+ * only, so this can only make them hold more often). */
+static int push_global_variants(const perm_global_opts *g, const char *name, size_t nlen,
+                                const char *args, char ***v, size_t *n, size_t *cap)
+{
+    const char *p = args, *unknown = NULL;
+    while (*p && (*p == '-' || (g->plus_word && *p == '+'))) {
+        size_t len = word_len(p);
+        if (word_is(p, len, "--")) {
+            p = next_word(p);
+            break;
+        }
+        int takes = perm_cmd_global_opt(g, p, len);
+        p = next_word(p);
+        if (takes < 0 && !unknown)
+            unknown = p;
+        if (takes > 0 && *p)
+            p = next_word(p);
+    }
+    char *s = NULL;
+    if (p != args && *p &&
+        (asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 || push(v, n, cap, s) < 0))
+        return VT_ERR_NOMEM;
+    for (int tries = 0; unknown && *unknown && tries < GLOBAL_TRIES; unknown = next_word(unknown)) {
+        if (*unknown == '-' || unknown == p)
+            continue;
+        tries++;
+        if (asprintf(&s, "%.*s %s", (int)nlen, name, unknown) < 0 || push(v, n, cap, s) < 0)
+            return VT_ERR_NOMEM;
+    }
     return 0;
 }
 
@@ -355,12 +375,9 @@ int perm_command_variants(const char *cmd, char ***out, size_t *count)
         if (wr)
             next = skip_wrapper(wr, next_word(p), &own);
         const perm_global_opts *g = perm_cmd_global_opts(name, nlen);
-        if (g) {
-            char *s = drop_global_opts(g, name, nlen, next_word(p));
-            if (s && push(&v, &n, &cap, s) < 0) {
-                free(prev);
-                goto nomem;
-            }
+        if (g && push_global_variants(g, name, nlen, next_word(p), &v, &n, &cap) < 0) {
+            free(prev);
+            goto nomem;
         }
         int bad = p != start && *p && push(&v, &n, &cap, strdup(p)) < 0;
         bad = bad || (next && push(&v, &n, &cap, strdup(next)) < 0);
