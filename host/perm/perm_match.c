@@ -208,11 +208,6 @@ static int is_assignment(const char *w, size_t len)
     return 0;
 }
 
-static int word_is(const char *w, size_t len, const char *s)
-{
-    return strlen(s) == len && memcmp(w, s, len) == 0;
-}
-
 /* The word at p without its quotes (a command string: su -c 'rm x'),
  * collapsed like a command text.  malloc'd. */
 static char *unquote_word(const char *p)
@@ -245,6 +240,25 @@ static char *unquote_word(const char *p)
     return norm;
 }
 
+/* The first byte the word at p stands for once the shell removed its
+ * quotes ('-' for '--x=a b' too, as the exec plugin renders a word with a
+ * blank), '$' for an expansion whose value nobody knows yet ($X, "$X",
+ * `cmd`), 0 for an empty word. */
+static char word_head(const char *p)
+{
+    size_t len = word_len(p);
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] == '\'' || p[i] == '"')
+            continue;
+        if (p[i] == '`')
+            return '$';
+        if (p[i] == '\\' && i + 1 < len)
+            return p[i + 1];
+        return p[i];
+    }
+    return 0;
+}
+
 /* Skip a wrapper's options and positional words; NULL when the words do
  * not look like a use of that wrapper.  A command option (su -c CMD)
  * holds the program in one word: *own receives that word's command
@@ -258,15 +272,17 @@ static const char *skip_wrapper(const perm_wrapper *wr, const char *p, char **ow
             return *own && **own ? *own : NULL;
         }
     int saw_opt = 0;
-    while (*p && *p == '-') {
-        size_t len = word_len(p);
+    while (*p && word_head(p) == '-') {
+        char *opt = unquote_word(p);
+        if (!opt)
+            return NULL;
         saw_opt = 1;
-        if (word_is(p, len, "--")) {
-            p = next_word(p);
-            break;
-        }
-        int takes = perm_cmd_wrapper_opt(wr, p, len) == 1;
+        int end = !strcmp(opt, "--");
+        int takes = !end && perm_cmd_wrapper_opt(wr, opt, strlen(opt)) == 1;
+        free(opt);
         p = next_word(p);
+        if (end)
+            break;
         if (takes && *p)
             p = next_word(p);
     }
@@ -315,14 +331,17 @@ static int push_global_variants(const perm_global_opts *g, const char *name, siz
                                 const char *args, char ***v, size_t *n, size_t *cap)
 {
     const char *p = args, *unknown = NULL;
-    while (*p && (*p == '-' || (g->plus_word && *p == '+'))) {
-        size_t len = word_len(p);
-        if (word_is(p, len, "--")) {
-            p = next_word(p);
-            break;
-        }
-        int takes = perm_cmd_global_opt(g, p, len);
+    for (char h; *p && ((h = word_head(p)) == '-' || h == '$' || (g->plus_word && h == '+'));) {
+        /* an expansion before the subcommand may be any option */
+        char *opt = h == '$' ? NULL : unquote_word(p);
+        if (h != '$' && !opt)
+            return VT_ERR_NOMEM;
+        int end = opt && !strcmp(opt, "--");
+        int takes = end ? 0 : opt ? perm_cmd_global_opt(g, opt, strlen(opt)) : -1;
+        free(opt);
         p = next_word(p);
+        if (end)
+            break;
         if (takes < 0 && !unknown)
             unknown = p;
         if (takes > 0 && *p)
@@ -333,7 +352,7 @@ static int push_global_variants(const perm_global_opts *g, const char *name, siz
         (asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 || push(v, n, cap, s) < 0))
         return VT_ERR_NOMEM;
     for (int tries = 0; unknown && *unknown && tries < GLOBAL_TRIES; unknown = next_word(unknown)) {
-        if (*unknown == '-' || unknown == p)
+        if (word_head(unknown) == '-' || unknown == p)
             continue;
         tries++;
         if (asprintf(&s, "%.*s %s", (int)nlen, name, unknown) < 0 || push(v, n, cap, s) < 0)

@@ -48,7 +48,8 @@ spellings=('git --shallow-file /dev/null push origin main'
     'git --bogus-opt value push origin main'
     'git -c a=b --no-pager push origin main'
     "git -C '../w s' push origin main"
-    "git -C '../w s' --shallow-file /dev/null push origin main")
+    "git -C '../w s' --shallow-file /dev/null push origin main"
+    "git --work-tree='../w s' --shallow-file /dev/null push origin main")
 i=0
 for c in "${spellings[@]}"; do
     i=$((i + 1))

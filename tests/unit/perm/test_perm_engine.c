@@ -810,7 +810,8 @@ static void test_global_options(void **state)
         "git --shallow-file /dev/null push",  "git --attr-source=HEAD push",
         "git --attr-source HEAD push origin", "git --bogus-opt value push",
         "git -c a=b --no-pager push origin",  "git --super-prefix x/ push",
-        "git --bogus -C . push --force",
+        "git --bogus -C . push --force",      "git '--work-tree=/a b' push",
+        "git '--bogus=a b' push",             "git $OPT /dev/null push",
     };
     for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
         call c = EXEC(denied[i]);

@@ -150,6 +150,13 @@ static void test_global_options_fail_closed(void **state)
     assert_true(has_variant("kubectl --bogus v delete pod x", "kubectl delete pod x"));
     assert_true(has_variant("cargo --bogus v publish", "cargo publish"));
     assert_true(has_variant("npm --bogus v publish", "npm publish"));
+    /* a quoted option is still one (the exec plugin quotes a word with a
+     * blank), and an expansion may be any option */
+    assert_true(has_variant("git '--work-tree=/a b' push", "git push"));
+    assert_true(has_variant("git '--bogus=a b' x push", "git push"));
+    assert_true(has_variant("git \"--shallow-file\" /dev/null push", "git push"));
+    assert_true(has_variant("git $OPT /dev/null push", "git push"));
+    assert_true(has_variant("env '--unset=A B' rm victim", "rm victim"));
     /* known options alone: no guessing */
     assert_false(has_variant("git -C dir push origin", "git origin"));
     assert_false(has_variant("git --no-pager log push", "git push"));
