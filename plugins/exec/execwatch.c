@@ -450,6 +450,17 @@ static int deny_as(execwatch *w, const char *name, const char *path, char *const
     return rc;
 }
 
+/* A file that is a denied program (a hard link, a copy, under any name)
+ * meets the deny rules as that program.  Takes `fd` (the file opened to
+ * judge it, or -1); `real` names it in the refusal. */
+static int deny_identity(execwatch *w, int fd, const char *real, char *const *args, char **why)
+{
+    const char *as = fd >= 0 && w->ident ? ew_ident_match(w->ident, fd) : NULL;
+    if (fd >= 0)
+        close(fd);
+    return as ? deny_as(w, as, real, args, why) : VT_OK;
+}
+
 #define ARGV_MAX (EW_MAX_ARGS + 4)
 
 /* What runs in the program's place or on its behalf, judged by the deny
@@ -523,6 +534,11 @@ static int deny_inner(execwatch *w, pid_t pid, int root, const char *real, const
     rc = deny_as(w, inner, nreal ? nreal : abs, nargs, why);
     if (rc == VT_OK && nreal && strcmp(base_of(nreal), inner))
         rc = deny_as(w, base_of(nreal), nreal, nargs, why);
+    /* an interpreter that is a denied program's file (python3.11 for
+     * python3) is that program, whatever its name */
+    if (rc == VT_OK && nreal && w->ident && root >= 0)
+        rc = deny_identity(w, openat(root, nreal + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), nreal,
+                           nargs, why);
     if (rc == VT_OK)
         rc = deny_inner(w, pid, root, nreal, inner, NULL, nargs, depth + 1, why);
 done:
@@ -701,14 +717,9 @@ static int meet_deny_rules(execwatch *w, judgement *j)
 {
     /* A file that is a denied program (a hard link, a copy, under any
      * name) meets the deny rules as that program. */
-    if (j->real && w->ident && j->root >= 0) {
-        int fd = program_fd(j);
-        const char *as = fd >= 0 ? ew_ident_match(w->ident, fd) : NULL;
-        if (fd >= 0)
-            close(fd);
-        if (as && deny_as(w, as, j->real, j->args, &j->why) != VT_OK)
-            return -1;
-    }
+    if (j->real && w->ident && j->root >= 0 &&
+        deny_identity(w, program_fd(j), j->real, j->args, &j->why) != VT_OK)
+        return -1;
     /* A link's target meets the deny rules under its own name too. */
     if (j->real && strcmp(base_of(j->real), j->name) != 0 &&
         deny_as(w, base_of(j->real), j->real, j->args, &j->why) != VT_OK)

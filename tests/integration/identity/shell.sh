@@ -59,6 +59,17 @@ if [[ -x $real && $real != /usr/bin/python3 ]]; then
         [[ ! -e $WS/marker ]] || fail "shell $s" "it ran: $out"
         rm -f "$WS/marker"
     done
+    # A script whose "#!" names that file runs it as its interpreter; with
+    # no session to mask it in, only its identity can tell.
+    { printf '[sandbox]\nmode = "danger-full-access"\n'; cat "$WS/vtcode.toml"; } >"$WS/full.toml"
+    printf '#!%s\nopen("marker", "w")\n' "$real" >"$WS/pyscript" && chmod +x "$WS/pyscript"
+    full() { "$V" --workspace "$WS" --config "$WS/full.toml" call --yes exec_command "$(json "$1" "$2")" 2>&1; }
+    out=$(full ./pyscript "")
+    [[ ! -e $WS/marker ]] || fail "a script run by $real, unsandboxed" "it ran: $out"
+    rm -f "$WS/marker"
+    out=$(full x "$WS/pyscript")
+    [[ ! -e $WS/marker ]] || fail "a script run by $real as the shell, unsandboxed" "it ran: $out"
+    rm -f "$WS/marker"
 fi
 
 # program text out of sight: only `ls` and `echo` are allowed
