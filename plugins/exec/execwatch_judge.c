@@ -480,8 +480,8 @@ static int resolve_program(judgement *j)
 /* The file the kernel will run, opened to judge what it is: for
  * execveat(fd, "", AT_EMPTY_PATH) the process's descriptor itself (its
  * path may name another file by now, or the mask a denied program's
- * path shows inside the session), else the file as the process sees it.
- * -1 when it cannot be opened. */
+ * path shows inside the session), else (or when that cannot be opened)
+ * the file as the process sees it.  -1 when it cannot be opened. */
 static int program_fd(const judgement *j)
 {
     if (!j->given[0] && (j->flags & AT_EMPTY_PATH)) {
@@ -490,7 +490,9 @@ static int program_fd(const judgement *j)
         int fd = open(what, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0 && errno == EACCES) /* execute-only: its inode still tells */
             fd = open(what, O_PATH | O_CLOEXEC);
-        return fd;
+        if (fd >= 0)
+            return fd;
+        /* not ours to open: the file by its name is the best left */
     }
     return openat(j->root, j->real[0] == '/' ? j->real + 1 : j->real,
                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
