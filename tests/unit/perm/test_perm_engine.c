@@ -852,6 +852,43 @@ static void test_per_call_agent_errors(void **state)
     permission_fini();
 }
 
+/* Global options before git's subcommand: the deny rule sees through
+ * every one git knows, an unknown one makes deny and ask rules try each
+ * later word, and an allow rule is never widened by one. */
+static void test_global_options(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\nallow = [\"exec_command(git status *)\", "
+            "\"exec_command(docker ps *)\"]\n"
+            "deny = [\"exec_command(git push *)\"]\nask = [\"exec_command(docker rm *)\"]\n",
+            NULL);
+    static const char *const denied[] = {
+        "git --shallow-file /dev/null push",  "git --attr-source=HEAD push",
+        "git --attr-source HEAD push origin", "git --bogus-opt value push",
+        "git -c a=b --no-pager push origin",  "git --super-prefix x/ push",
+        "git --bogus -C . push --force",      "git '--work-tree=/a b' push",
+        "git '--bogus=a b' push",             "git $OPT /dev/null push",
+    };
+    for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+        call c = EXEC(denied[i]);
+        if (strcmp(explain(&c), "deny") != 0)
+            fail_msg("%s: %s, not deny", denied[i], decision);
+    }
+    call a = EXEC("docker --bogus v rm c");
+    assert_string_equal(explain(&a), "ask");
+    call s = EXEC("git --no-pager status");
+    assert_string_equal(explain(&s), "ask"); /* allow rules see the text as written */
+    call b = EXEC("git --bogus push");
+    assert_string_equal(explain(&b), "deny");
+    call b2 = EXEC("git --bogus status");
+    assert_string_not_equal(explain(&b2), "allow");
+    call d = EXEC("docker --bogus ps");
+    assert_string_not_equal(explain(&d), "allow");
+    call ok = EXEC("git status --short");
+    assert_string_equal(explain(&ok), "allow");
+    permission_fini();
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
@@ -876,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_workdir_relative_rules),
         cmocka_unit_test(test_pathological_patterns),
         cmocka_unit_test(test_per_call_agent_errors),
+        cmocka_unit_test(test_global_options),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
