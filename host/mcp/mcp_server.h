@@ -127,8 +127,8 @@ typedef struct mcp_out {
     mcp_out_kind kind;
     /* RESULT, ERROR: the id of the request answered (NULL for an error
      * to a message whose id could not be read); REQUEST: its own id;
-     * NOTIFICATION: NULL.  For a notification tied to a request
-     * (progress), that request is the progress token's owner. */
+     * NOTIFICATION: NULL (progress names its call by the progressToken
+     * in the payload, a subscription's notice by its _meta). */
     const cJSON *id;
     const char *method;   /* NOTIFICATION, REQUEST */
     const cJSON *payload; /* the result, the error object, or the params (may be NULL) */
