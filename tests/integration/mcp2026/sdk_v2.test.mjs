@@ -60,6 +60,8 @@ async function connect(ws, { profile, pluginDirs = [], capabilities = {}, listCh
   );
   await client.connect(transport);
   clients.push(client);
+  // every scenario below runs in the stateless era, never a fallback
+  assert.equal(client.getProtocolEra(), "modern", "negotiated the 2026-07-28 era");
   client.stderrText = () => stderr;
   return client;
 }
@@ -205,8 +207,10 @@ test("approvals come as input_required; approve runs once, deny runs nothing", a
   const c = await connect(ws, { capabilities: { elicitation: {} } });
   const asked = [];
   let answer = "approve";
-  c.setRequestHandler("elicitation/create", async (req) => {
+  c.setRequestHandler("elicitation/create", async (req, ctx) => {
     asked.push(req.params.message);
+    // fulfilled from an input_required result: the id is its inputRequests key
+    assert.match(String(ctx?.mcpReq?.id), /^vthost-approval-/);
     return { action: "accept", content: { decision: answer } };
   });
   const ok = await c.callTool({ name: "exec_command", arguments: { cmd: "echo approved-run >> count.txt" } });
@@ -245,7 +249,8 @@ test("the auto reviewer asks the client's model through input_required sampling"
   const c = await connect(ws, { capabilities: { sampling: {} } });
   const asked = [];
   let verdict = "ALLOW: harmless echo";
-  c.setRequestHandler("sampling/createMessage", async (req) => {
+  c.setRequestHandler("sampling/createMessage", async (req, ctx) => {
+    assert.match(String(ctx?.mcpReq?.id), /^vthost-review-/);
     asked.push(req.params);
     return { role: "assistant", model: "review-model", content: { type: "text", text: verdict } };
   });
