@@ -9,7 +9,11 @@
 #include "mcp_client.h"
 #include "mcp_era.h"
 #include "mcp_input.h"
+#include "mcp_roots.h"
 #include "mcp_state.h"
+
+/* The roots question: one per server, whatever the call. */
+#define ROOTS_KEY "vthost-roots"
 
 /* A sampled answer kept in requestState; the reviewer's verdict is one
  * line, so longer text is cut. */
@@ -47,7 +51,8 @@ static void ask(mcp_input *in, const char *key, const char *method, cJSON *param
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "method", method);
-    cJSON_AddItemToObject(r, "params", params);
+    if (params)
+        cJSON_AddItemToObject(r, "params", params);
     cJSON_AddItemToObject(in->asked, key, r);
 }
 
@@ -110,6 +115,15 @@ static void take_responses(mcp_input *in, const cJSON *asked, const cJSON *respo
         if (strncmp(key, "vthost-approval-", 16) == 0) {
             int d = mcp_era_decision(res);
             cJSON_AddStringToObject(in->answers, key, decision_names[d]);
+        } else if (strcmp(key, ROOTS_KEY) == 0) {
+            const cJSON *roots = cJSON_GetObjectItemCaseSensitive(res, "roots");
+            char *text = cJSON_IsArray(roots) ? cJSON_PrintUnformatted(roots) : NULL;
+            if (text && strlen(text) <= ANSWER_MAX) {
+                cJSON *keep = cJSON_CreateObject();
+                cJSON_AddItemToObject(keep, "roots", cJSON_Duplicate(roots, 1));
+                cJSON_AddItemToObject(in->answers, key, keep);
+            }
+            free(text);
         } else if (strncmp(key, "vthost-review-", 14) == 0) {
             char *text = mcp_client_sampled_text(cJSON_GetObjectItemCaseSensitive(res, "content"));
             if (text && strlen(text) > ANSWER_MAX)
@@ -131,6 +145,29 @@ static int declares_form(const cJSON *caps)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(caps, "elicitation");
     return cJSON_IsObject(e) && (!e->child || cJSON_GetObjectItemCaseSensitive(e, "form"));
+}
+
+/* Answer the call with its unanswered questions and a requestState. */
+static void send_input_required(struct mcp_server *s, mcp_call *c)
+{
+    mcp_input *in = c->in;
+    cJSON *keys = cJSON_CreateArray();
+    for (const cJSON *k = in->asked->child; k; k = k->next)
+        cJSON_AddItemToArray(keys, cJSON_CreateString(k->string));
+    char *state =
+        mcp_state_issue(c->principal, c->tool, in->hash, keys, in->answers, s->input_ttl_ms);
+    cJSON_Delete(keys);
+    if (!state) {
+        mcp_send_error(s, c->id, RPC_INTERNAL_ERROR,
+                       "Internal error: cannot sign a requestState (libcrypto is missing)");
+        return;
+    }
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddItemToObject(res, "inputRequests", in->asked);
+    in->asked = NULL;
+    cJSON_AddStringToObject(res, "requestState", state);
+    free(state);
+    mcp_send_result(s, c->id, mcp_era_result(res, "input_required"));
 }
 
 static int refuse(struct mcp_server *s, mcp_call *c, const char *why)
@@ -167,6 +204,17 @@ int mcp_input_begin(struct mcp_server *s, mcp_call *c, const cJSON *params, cons
     } else {
         in->answers = cJSON_CreateObject();
     }
+    /* The workspace from the client's roots, before the first call runs
+     * (serve_workspace.c), when vthost was not given one. */
+    if (declared(m->caps, "roots") && mcp_roots_open()) {
+        const cJSON *roots = cJSON_GetObjectItemCaseSensitive(in->answers, ROOTS_KEY);
+        if (!roots) {
+            ask(in, ROOTS_KEY, "roots/list", NULL);
+            send_input_required(s, c);
+            return -1;
+        }
+        mcp_roots_supply(roots);
+    }
     /* No server-to-client requests in this era: prompts and sampling go
      * through input_required, and a plugin's own requests are refused. */
     if (in->can_elicit)
@@ -186,23 +234,7 @@ int mcp_input_finish(struct mcp_server *s, mcp_call *c, const call_result *r)
      * stands, the call is not run again. */
     if (!in || !in->asked->child || r->status != CALL_DENIED)
         return 0;
-    cJSON *keys = cJSON_CreateArray();
-    for (const cJSON *k = in->asked->child; k; k = k->next)
-        cJSON_AddItemToArray(keys, cJSON_CreateString(k->string));
-    char *state =
-        mcp_state_issue(c->principal, c->tool, in->hash, keys, in->answers, s->input_ttl_ms);
-    cJSON_Delete(keys);
-    if (!state) {
-        mcp_send_error(s, c->id, RPC_INTERNAL_ERROR,
-                       "Internal error: cannot sign a requestState (libcrypto is missing)");
-        return 1;
-    }
-    cJSON *res = cJSON_CreateObject();
-    cJSON_AddItemToObject(res, "inputRequests", in->asked);
-    in->asked = NULL;
-    cJSON_AddStringToObject(res, "requestState", state);
-    free(state);
-    mcp_send_result(s, c->id, mcp_era_result(res, "input_required"));
+    send_input_required(s, c);
     return 1;
 }
 

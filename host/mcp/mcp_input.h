@@ -20,7 +20,9 @@ typedef struct mcp_input {
 
 /* Set up c->fe (prompt, sample, progress kept) for a 2026-07-28 call from
  * its params (requestState and inputResponses, checked here).  Returns
- * 0, or answers the request with the error and returns -1. */
+ * 0, or -1 after answering the request itself: with the error, or with
+ * input_required asking for the client's roots (a request that declares
+ * roots, while vthost still waits for them to pick the workspace). */
 int mcp_input_begin(struct mcp_server *s, mcp_call *c, const cJSON *params, const mcp_meta *m);
 
 /* After the pipeline ran the call: when a question went unanswered and

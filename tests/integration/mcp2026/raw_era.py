@@ -39,8 +39,8 @@ def meta(caps=None, version=MODERN):
 class Server:
     """One `vthost serve` with a reader thread; messages by id."""
 
-    def __init__(self, ws, config=None, extra=()):
-        args = [BIN, "--workspace", ws, *extra]
+    def __init__(self, ws, config=None, extra=(), workspace=True):
+        args = [BIN, *(["--workspace", ws] if workspace else []), *extra]
         if config:
             args += ["--config", config]
         args.append("serve")
@@ -309,6 +309,41 @@ def test_expiry(ws):
     s2.close()
 
 
+def test_roots(start):
+    """Without --workspace, a request that declares roots is asked for them
+    first; the workspace is then the client's root, for this call too."""
+    root = tempfile.mkdtemp(prefix="vthost-era-root-")
+    try:
+        s = Server(start, workspace=False)
+        caps = {"roots": {}, "elicitation": {}}
+        args = {"cmd": "pwd; echo run >> count.txt"}
+        r = approval_call(s, args, caps=caps).get("result", {})
+        reqs = r.get("inputRequests", {})
+        check(r.get("resultType") == "input_required" and list(reqs) == ["vthost-roots"],
+              f"roots asked first: {r}")
+        check(reqs.get("vthost-roots", {}).get("method") == "roots/list", "roots/list")
+        check(runs(start) == 0 and runs(root) == 0, "nothing ran before the roots")
+        roots = {"vthost-roots": {"roots": [{"uri": "file://" + root, "name": "project"}]}}
+        r = approval_call(s, args, {"requestState": r.get("requestState", ""), "inputResponses": roots},
+                          caps=caps).get("result", {})
+        reqs = r.get("inputRequests", {})
+        check(r.get("resultType") == "input_required" and len(reqs) == 1
+              and next(iter(reqs)).startswith("vthost-approval-"), f"then the approval: {r}")
+        check(runs(start) == 0 and runs(root) == 0, "nothing ran before the approval")
+        key = next(iter(reqs), "")
+        r = approval_call(s, args, {"requestState": r.get("requestState", ""),
+                                    "inputResponses": {key: answer("approve")}}, caps=caps).get("result", {})
+        out = r.get("structuredContent", {}).get("output", "")
+        check(r.get("resultType") == "complete" and os.path.realpath(root) in out,
+              f"the command ran in the client's root: {r}")
+        check(runs(root) == 1 and runs(start) == 0, "once, in the root")
+        d = s.request("server/discover", {"_meta": meta(caps)}).get("result", {})
+        check(os.path.realpath(root) in d.get("instructions", ""), "the instructions name the root")
+        s.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def test_listen(ws, catalog):
     cfg = os.path.join(ws, "vtcode.toml")
     with open(cfg, "w") as f:
@@ -352,7 +387,7 @@ def main():
         print(f"usage: raw_era.py VTHOST_BIN (got {BIN!r})", file=sys.stderr)
         return 1
     tests = [("discover and versions", test_discover_and_versions), ("approvals", test_approvals),
-             ("expiry", test_expiry)]
+             ("expiry", test_expiry), ("roots", test_roots)]
     for name, fn in tests:
         ws = tempfile.mkdtemp(prefix="vthost-era-")
         try:
