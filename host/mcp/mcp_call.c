@@ -107,6 +107,7 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     c->fe.ctx = c;
     c->fe.progress = progress;
     c->modern = era && era->modern;
+    c->log_level = c->modern ? era->log_level : -1;
     c->principal = strdup(ctx && ctx->principal ? ctx->principal : "local");
     if (!c->principal) {
         mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
@@ -242,7 +243,9 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     call_request req = {
         .tool = c->tool, .args = c->args, .agent = c->agent, .fe = &c->fe, .cancel = &c->cancel};
     call_result r = {0};
+    mcp_era_enter(c);
     int rc = s->ops.call(&req, &r);
+    mcp_era_enter(NULL);
 
     pthread_mutex_lock(&c->mu);
     c->finished = 1;

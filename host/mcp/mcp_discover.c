@@ -31,11 +31,11 @@ void mcp_discover(struct mcp_server *s, const cJSON *id)
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "supportedVersions"),
                          cJSON_CreateString(MCP_MODERN_VERSION));
-    /* No logging: this era gets notifications/message only when a
-     * request asks (_meta logLevel), and vthost's log lines are not any
-     * one request's. */
+    /* logging: a call's own log lines, when its request asks (_meta
+     * io.modelcontextprotocol/logLevel). */
     cJSON *caps = cJSON_AddObjectToObject(r, "capabilities");
     cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "tools"), "listChanged", 1);
+    cJSON_AddObjectToObject(caps, "logging");
     char *text = s->ops.instructions ? s->ops.instructions() : NULL;
     if (text)
         cJSON_AddStringToObject(r, "instructions", text);

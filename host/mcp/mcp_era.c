@@ -46,12 +46,18 @@ static void unsupported(struct mcp_server *s, const cJSON *id, const char *reque
     mcp_send_error_data(s, id, RPC_UNSUPPORTED_VERSION, msg, data);
 }
 
-static int level_known(const char *level)
+static _Thread_local mcp_call *current;
+
+void mcp_era_enter(mcp_call *c) { current = c; }
+mcp_call *mcp_era_current(void) { return current; }
+
+/* The index of a log level name, -1 for another string or NULL. */
+static int level_index(const char *level)
 {
     for (size_t i = 0; level && i < sizeof log_levels / sizeof *log_levels; i++)
         if (strcmp(level, log_levels[i]) == 0)
-            return 1;
-    return 0;
+            return (int)i;
+    return -1;
 }
 
 /* What is wrong with a modern request's _meta, or NULL. */
@@ -66,7 +72,8 @@ static const char *malformed(const cJSON *meta, mcp_meta *m)
     if (info && !cJSON_IsObject(info))
         return "Invalid params: _meta \"" MCP_META_CLIENT "\" must be an object with "
                "\"name\" and \"version\"";
-    if (level && !level_known(cJSON_GetStringValue(level)))
+    m->log_level = level ? level_index(cJSON_GetStringValue(level)) : -1;
+    if (level && m->log_level < 0)
         return "Invalid params: _meta \"" MCP_META_LOG_LEVEL "\" must be one of debug, info, "
                "notice, warning, error, critical, alert, emergency";
     m->caps = caps;
@@ -79,6 +86,7 @@ int mcp_era_read(struct mcp_server *s, const cJSON *id, const cJSON *params, con
                  mcp_meta *m)
 {
     memset(m, 0, sizeof *m);
+    m->log_level = -1;
     const cJSON *meta = meta_of(params);
     const cJSON *v =
         cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, MCP_META_VERSION) : NULL;

@@ -31,6 +31,12 @@ int mcp_era_read(struct mcp_server *s, const cJSON *id, const cJSON *params, con
  * server's identity in _meta.  Returns result. */
 cJSON *mcp_era_result(cJSON *result, const char *type);
 
+/* The call this thread runs (set by mcp_call_run around the tool), so
+ * that a log line it writes goes to that call's client when its request
+ * asked for log messages (2026-07-28 _meta logLevel); NULL outside. */
+void mcp_era_enter(mcp_call *c);
+mcp_call *mcp_era_current(void);
+
 /* A form-mode elicitation's answer as a client gives it: PROMPT_* of
  * call_types.h (an accept without "approve" is a denial). */
 int mcp_era_decision(const cJSON *elicit_result);

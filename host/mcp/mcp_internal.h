@@ -60,6 +60,7 @@ typedef struct mcp_call {
     /* A 2026-07-28 request (mcp_era.h): answered statelessly, its
      * questions to the client as input_required (mcp_input.c). */
     int modern;
+    int log_level;        /* modern: _meta logLevel as an index, -1 none */
     char *principal;      /* who sent it (mcp_msg_ctx), malloc'd */
     struct mcp_input *in; /* modern only */
 } mcp_call;
@@ -77,6 +78,7 @@ typedef struct mcp_meta {
     const cJSON *caps;       /* io.modelcontextprotocol/clientCapabilities */
     const char *client_name; /* io.modelcontextprotocol/clientInfo, or NULL */
     const char *client_version;
+    int log_level; /* io.modelcontextprotocol/logLevel as an index, -1 when absent */
 } mcp_meta;
 
 /* A subscriptions/listen stream (mcp_listen.c). */

@@ -101,14 +101,21 @@ void mcp_session_set_level(struct mcp_server *s, const cJSON *id, const cJSON *p
 void mcp_server_log(void *server, int level, const char *who, const char *msg)
 {
     struct mcp_server *s = server;
-    if (!s || !atomic_load(&s->initialized))
+    if (!s)
         return;
     if (level < 0)
         level = 0;
     if (level > VT_LOG_ERROR)
         level = VT_LOG_ERROR;
-    if (level < atomic_load(&s->log_level))
+    /* A 2026-07-28 call's own lines go to its client only when its
+     * request asked (_meta logLevel); no other line reaches that era. */
+    const mcp_call *c = mcp_era_current();
+    if (c && c->srv == s && c->modern) {
+        if (c->log_level < 0 || level < c->log_level)
+            return;
+    } else if (!atomic_load(&s->initialized) || level < atomic_load(&s->log_level)) {
         return;
+    }
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "level", level_names[level]);
     cJSON_AddStringToObject(p, "logger", who ? who : "vthost");

@@ -134,7 +134,7 @@ def test_discover_and_versions(ws):
     d = complete(s.request("server/discover", {"_meta": meta({})}), "discover before initialize")
     check(d.get("supportedVersions") == [MODERN], f"supportedVersions {d.get('supportedVersions')}")
     check(d.get("capabilities", {}).get("tools", {}).get("listChanged") is True, "tools.listChanged")
-    check("logging" not in d.get("capabilities", {}), "no logging capability in the stateless era")
+    check("logging" in d.get("capabilities", {}), "logging: a call's lines when its request asks")
     check(isinstance(d.get("ttlMs"), int) and d["ttlMs"] >= 0, f"discover ttlMs {d.get('ttlMs')}")
     check(d.get("cacheScope") in ("public", "private"), "discover cacheScope")
     check("vthost serves" in d.get("instructions", ""), "discover instructions")
@@ -154,6 +154,10 @@ def test_discover_and_versions(ws):
     e = s.request("server/discover").get("error", {})
     check(e.get("code") == -32602 and V in e.get("message", ""),
           f"discover without _meta: -32602 naming the field, got {e}")
+    m = meta({})
+    m["io.modelcontextprotocol/logLevel"] = "loud"
+    e = s.request("tools/list", {"_meta": m}).get("error", {})
+    check(e.get("code") == -32602 and "logLevel" in e.get("message", ""), f"an unknown logLevel: -32602, got {e}")
     e = s.request("ping", {"_meta": meta({})}).get("error", {})
     check(e.get("code") == -32601, f"ping is not a 2026-07-28 method: -32601, got {e}")
 
@@ -220,6 +224,11 @@ def test_approvals(ws):
     args = {"cmd": "echo run >> count.txt"}
     key, state = first_round(s, ws, args)
     resp = {key: answer("approve")}
+
+    # An answer without the state it belongs to is no approval.
+    forged = approval_call(s, args, {"inputResponses": resp}).get("result", {})
+    check(forged.get("resultType") == "input_required", f"inputResponses alone approve nothing: {forged}")
+    check(runs(ws) == 0, "a forged answer ran nothing")
 
     for i, st in enumerate(tamper(state)):
         e = approval_call(s, args, {"requestState": st, "inputResponses": resp}).get("error", {})

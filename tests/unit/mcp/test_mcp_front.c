@@ -25,6 +25,7 @@ typedef struct seen {
 static seen out[MAX_OUT];
 static int nout;
 static atomic_int runs;
+static mcp_server *g_srv;
 
 static int capture(void *ud, const mcp_out *o)
 {
@@ -62,6 +63,10 @@ static int fake_call(const call_request *req, call_result *r)
     r->response = cJSON_CreateObject();
     if (req->fe && req->fe->progress)
         req->fe->progress(req->fe->ctx, 1, 2, "half");
+    if (strcmp(req->tool, "log") == 0) {
+        mcp_server_log(g_srv, VT_LOG_INFO, "test", "an info line");
+        mcp_server_log(g_srv, VT_LOG_DEBUG, "test", "a debug line");
+    }
     if (strcmp(req->tool, "ask") == 0) {
         cJSON *q = cJSON_CreateObject();
         cJSON_AddStringToObject(q, "tool", "ask");
@@ -85,6 +90,7 @@ static mcp_server *server(void)
     mcp_server *s = mcp_server_new_sink(&ops, NULL, NULL);
     assert_non_null(s);
     mcp_server_set_output(s, capture, NULL);
+    g_srv = s;
     return s;
 }
 
@@ -239,11 +245,47 @@ static void test_input_required_bound_to_principal(void **st)
     mcp_server_free(s);
 }
 
+/* notifications/message only for a request that asked, at its level. */
+static void test_log_level_per_request(void **st)
+{
+    (void)st;
+    mcp_server *s = server();
+    char *j = with_meta("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                        "{\"name\":\"log\",%s}}",
+                        MCP_MODERN_VERSION);
+    handle(s, j, NULL, NULL); /* no logLevel: no log lines */
+    free(j);
+    for (int i = 0; i < nout; i++)
+        assert_true(!out[i].method || strcmp(out[i].method, "notifications/message") != 0);
+    reset();
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"log\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+              "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},"
+              "\"io.modelcontextprotocol/logLevel\":\"info\"}}}",
+           NULL, NULL);
+    int lines = 0;
+    for (int i = 0; i < nout; i++) {
+        if (out[i].method && strcmp(out[i].method, "notifications/message") == 0) {
+            lines++;
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(out[i].payload, "data")),
+                                "an info line");
+            assert_true(i < nout - 1); /* before the result */
+        }
+    }
+    assert_int_equal(lines, 1);
+    reset();
+    mcp_server_log(s, VT_LOG_ERROR, "test", "no call's line"); /* never initialized */
+    assert_int_equal(nout, 0);
+    mcp_server_end(s);
+    mcp_server_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_and_versions),
         cmocka_unit_test(test_input_required_bound_to_principal),
+        cmocka_unit_test(test_log_level_per_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
