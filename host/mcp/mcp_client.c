@@ -301,8 +301,9 @@ unsigned mcp_server_client_caps(void *server)
         return 0;
     if (s->inline_calls)
         return 0;
+    /* A 2026-07-28 client is sent no requests at all: nothing pending. */
     if (!atomic_load(&s->initialized))
-        return VT_CLIENT_PENDING;
+        return atomic_load(&s->modern_seen) ? 0 : VT_CLIENT_PENDING;
     pthread_mutex_lock(&s->lock);
     unsigned caps = caps_locked(s);
     pthread_mutex_unlock(&s->lock);

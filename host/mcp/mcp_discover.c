@@ -12,6 +12,7 @@
 
 void mcp_discover_settle(struct mcp_server *s, const mcp_meta *m)
 {
+    atomic_store(&s->modern_seen, 1);
     pthread_mutex_lock(&s->lock);
     int first = !s->catalog_settled && !atomic_load(&s->initialized);
     s->catalog_settled = 1;

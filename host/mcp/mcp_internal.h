@@ -142,9 +142,10 @@ struct mcp_server {
      * front as kind, id and payload instead of sink or the queue. */
     mcp_out_fn front;
     void *front_ud;
-    mcp_sub *subs;       /* under lock: open subscriptions/listen streams */
-    int catalog_settled; /* under lock: ops.client_info told once */
-    int input_ttl_ms;    /* how long a requestState is good for */
+    mcp_sub *subs;          /* under lock: open subscriptions/listen streams */
+    int catalog_settled;    /* under lock: ops.client_info told once */
+    atomic_int modern_seen; /* a 2026-07-28 request came: it accepts no requests */
+    int input_ttl_ms;       /* how long a requestState is good for */
 };
 
 /* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */

@@ -64,6 +64,7 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     atomic_init(&s->stop_requested, 0);
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
+    atomic_init(&s->modern_seen, 0);
     return s;
 }
 

@@ -69,7 +69,8 @@ void mcp_server_tools_changed(void *server);
 
 /* What the client declared at initialize, as VT_CLIENT_* bits of
  * vthost/plugin.h (VT_CLIENT_PENDING before initialize; 0 in memory
- * mode, where nobody reads requests).  For call_client_bind. */
+ * mode, where nobody reads requests, and for a 2026-07-28 client, which
+ * is sent no requests).  For call_client_bind. */
 unsigned mcp_server_client_caps(void *server);
 
 void mcp_server_free(mcp_server *s);

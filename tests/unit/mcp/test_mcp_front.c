@@ -126,6 +126,7 @@ static void test_kinds_and_versions(void **st)
 {
     (void)st;
     mcp_server *s = server();
+    assert_int_equal(mcp_server_client_caps(s), VT_CLIENT_PENDING); /* nothing known yet */
     char *j = with_meta("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{%s}}",
                         MCP_MODERN_VERSION);
     handle(s, j, NULL, NULL);
@@ -137,6 +138,8 @@ static void test_kinds_and_versions(void **st)
                         "complete");
     assert_null(out[0].version);
     reset();
+    /* a 2026-07-28 client is sent no requests: plugins must not wait for it */
+    assert_int_equal(mcp_server_client_caps(s), 0);
 
     handle(s, "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\",\"params\":"
               "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{}}}",
