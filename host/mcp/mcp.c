@@ -179,6 +179,28 @@ static int max_concurrent_calls(void)
     return (int)n->valuedouble;
 }
 
+/* The tools/list ttlMs hint of the 2026-07-28 era: while search_tools can
+ * add tools to this client's list it is never fresh; a whole catalog
+ * listed up front changes only when the workspace is reopened. */
+static int list_ttl_ms(void) { return registry_listing_all() ? 60000 : 0; }
+
+/* [mcp] approval_timeout_seconds: how long a 2026-07-28 client has to
+ * answer an approval (its requestState's lifetime); 0 for the default. */
+static int approval_timeout_ms(void)
+{
+    const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(host_config(), "mcp");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(mcp, "approval_timeout_seconds");
+    if (!n)
+        return 0;
+    if (!cJSON_IsNumber(n) || !(n->valuedouble >= 1 && n->valuedouble <= 86400) ||
+        n->valuedouble != (double)(int)n->valuedouble) {
+        host_log(VT_LOG_WARNING, NULL,
+                 "[mcp] approval_timeout_seconds must be an integer from 1 to 86400; using 600");
+        return 0;
+    }
+    return (int)n->valuedouble * 1000;
+}
+
 /* What to say about tools is the profile's ([instructions]); the host
  * adds the facts: profile, workspace, tools, shell, approval preset. */
 static char *instructions(void)
@@ -221,10 +243,13 @@ void mcp_host_ops(mcp_ops *ops)
     *ops = (mcp_ops){.call = call_in_workspace,
                      .list_tools = list_tools,
                      .render = render_text,
-                     .instructions = instructions};
+                     .instructions = instructions,
+                     .list_ttl_ms = list_ttl_ms};
 }
 
 int mcp_host_max_calls(void) { return max_concurrent_calls(); }
+
+int mcp_host_input_ttl_ms(void) { return approval_timeout_ms(); }
 
 int mcp_serve(void)
 {
@@ -237,7 +262,8 @@ int mcp_serve(void)
                    .list_tools = list_tools,
                    .render = render_text,
                    .instructions = instructions,
-                   .client_info = client_info};
+                   .client_info = client_info,
+                   .list_ttl_ms = list_ttl_ms};
     mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
     if (!s) {
         fprintf(stderr, "vthost serve: out of memory\n");
@@ -245,6 +271,7 @@ int mcp_serve(void)
     }
     g_server = s;
     mcp_server_set_max_calls(s, max_concurrent_calls());
+    mcp_server_set_input_ttl(s, approval_timeout_ms());
     serve_signals saved;
     serve_signals_catch(on_stop_signal, &saved);
     host_set_log_sink(mcp_server_log, s);

@@ -21,5 +21,8 @@ struct mcp_ops;
 void mcp_host_ops(struct mcp_ops *ops);
 /* [mcp] max_concurrent_calls, or 0 for the engine's default. */
 int mcp_host_max_calls(void);
+/* [mcp] approval_timeout_seconds in ms, or 0 for the engine's default
+ * (mcp_server_set_input_ttl). */
+int mcp_host_input_ttl_ms(void);
 
 #endif

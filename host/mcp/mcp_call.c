@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mcp_client.h"
+#include "mcp_era.h"
+#include "mcp_input.h"
 #include "mcp_internal.h"
+#include "mcp_listen.h"
 #include "perm_agent.h"
 
 static void progress(void *ctx, double value, double total, const char *message)
@@ -50,7 +53,17 @@ static void answer_busy(struct mcp_server *s, const cJSON *id)
     mcp_send_error(s, id, RPC_SERVER_BUSY, text);
 }
 
-mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params)
+static void call_free(mcp_call *c)
+{
+    pthread_mutex_destroy(&c->mu);
+    mcp_input_free(c->in);
+    free(c->principal);
+    cJSON_Delete(c->msg);
+    free(c);
+}
+
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params,
+                         const mcp_meta *era, const mcp_msg_ctx *ctx)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
@@ -93,7 +106,20 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     pthread_mutex_init(&c->mu, NULL);
     c->fe.ctx = c;
     c->fe.progress = progress;
-    mcp_client_frontend(s, c);
+    c->modern = era && era->modern;
+    c->log_level = c->modern ? era->log_level : -1;
+    c->principal = strdup(ctx && ctx->principal ? ctx->principal : "local");
+    if (!c->principal) {
+        mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory");
+        call_free(c);
+        return NULL;
+    }
+    if (!c->modern) {
+        mcp_client_frontend(s, c);
+    } else if (mcp_input_begin(s, c, params, era) < 0) {
+        call_free(c); /* answered */
+        return NULL;
+    }
 
     /* Registered before the next line is read, so a cancellation that
      * follows the request at once still finds it. */
@@ -107,9 +133,7 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     pthread_mutex_unlock(&s->lock);
     if (busy) {
         answer_busy(s, id);
-        pthread_mutex_destroy(&c->mu);
-        cJSON_Delete(msg);
-        free(c);
+        call_free(c);
         return NULL;
     }
     return c;
@@ -152,10 +176,11 @@ static void respond(struct mcp_server *s, mcp_call *c, call_result *r)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "jsonrpc", "2.0");
     cJSON_AddItemToObject(m, "id", mcp_id_copy(c->id));
-    cJSON_AddItemToObject(m, "result", tool_result(s, c->tool, r));
+    cJSON *res = tool_result(s, c->tool, r);
+    cJSON_AddItemToObject(m, "result", c->modern ? mcp_era_result(res, NULL) : res);
     char *text = cJSON_PrintUnformatted(m);
-    cJSON_Delete(m);
     if (text && strlen(text) > MCP_MAX_MESSAGE) {
+        cJSON_Delete(m);
         /* The output budget normally prevents this; never send a message
          * the client would refuse. */
         free(text);
@@ -163,18 +188,31 @@ static void respond(struct mcp_server *s, mcp_call *c, call_result *r)
         m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "jsonrpc", "2.0");
         cJSON_AddItemToObject(m, "id", mcp_id_copy(c->id));
-        cJSON *res = cJSON_AddObjectToObject(m, "result");
+        res = cJSON_AddObjectToObject(m, "result");
         cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "content"),
                              text_block("The tool's response exceeds the 10 MiB message "
                                         "limit; retry with a smaller max_output_tokens "
                                         "or a narrower request."));
         cJSON_AddBoolToObject(res, "isError", 1);
+        if (c->modern)
+            mcp_era_result(res, NULL);
         text = cJSON_PrintUnformatted(m);
-        cJSON_Delete(m);
     }
     if (text)
-        mcp_send_text(s, text, strlen(text));
+        mcp_send_built(s, m, text, strlen(text));
+    cJSON_Delete(m);
     free(text);
+}
+
+/* Before the result: a client that re-lists when it reads the notice
+ * then has the found tools for the model's next turn, not one turn
+ * later.  2025-era clients hear it once initialized (or from their own
+ * call); 2026-07-28 clients on their subscriptions/listen streams. */
+static void announce_list_change(struct mcp_server *s, mcp_call *c)
+{
+    if (!c->modern || atomic_load(&s->initialized))
+        mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+    mcp_listen_tools_changed(s);
 }
 
 static int was_cancelled(struct mcp_server *s, mcp_call *c)
@@ -205,7 +243,9 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     call_request req = {
         .tool = c->tool, .args = c->args, .agent = c->agent, .fe = &c->fe, .cancel = &c->cancel};
     call_result r = {0};
+    mcp_era_enter(c);
     int rc = s->ops.call(&req, &r);
+    mcp_era_enter(NULL);
 
     pthread_mutex_lock(&c->mu);
     c->finished = 1;
@@ -218,12 +258,9 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
         mcp_send_error(s, c->id, RPC_INVALID_PARAMS, r.message ? r.message : "Unknown tool");
     } else if (rc < 0 && !r.response && !r.message) {
         mcp_send_error(s, c->id, RPC_INTERNAL_ERROR, "Internal error running the tool");
-    } else {
-        /* Before the result: a client that re-lists when it reads the
-         * notification then has the found tools for the model's next
-         * turn, not one turn later. */
+    } else if (!mcp_input_finish(s, c, &r)) {
         if (r.list_changed)
-            mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+            announce_list_change(s, c);
         respond(s, c, &r);
     }
     unregister(s, c);
@@ -231,9 +268,7 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
      * of the pipeline but the ops table. */
     cJSON_Delete(r.response);
     free(r.message);
-    pthread_mutex_destroy(&c->mu);
-    cJSON_Delete(c->msg);
-    free(c);
+    call_free(c);
 }
 
 void mcp_call_cancel(struct mcp_server *s, const cJSON *id)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mcp_client.h"
+#include "mcp_era.h"
 #include "mcp_server.h"
 #include "monotime.h"
 #include "strbuf.h"
@@ -164,13 +165,14 @@ static char *prompt_text(const cJSON *request)
     return strbuf_take(&b);
 }
 
-static int prompt(void *ctx, const cJSON *request)
+cJSON *mcp_client_approval_params(const cJSON *request, int modern)
 {
-    mcp_call *c = ctx;
     char *text = prompt_text(request);
     if (!text)
-        return -1;
+        return NULL;
     cJSON *params = cJSON_CreateObject();
+    if (modern)
+        cJSON_AddStringToObject(params, "mode", "form");
     cJSON_AddStringToObject(params, "message", text);
     free(text);
     cJSON *schema = cJSON_AddObjectToObject(params, "requestedSchema");
@@ -180,34 +182,41 @@ static int prompt(void *ctx, const cJSON *request)
     cJSON_AddStringToObject(d, "title", "Decision");
     cJSON_AddStringToObject(d, "description", "approve runs this call once; deny refuses it");
     const char *choices[] = {"approve", "deny"};
-    cJSON_AddItemToObject(d, "enum", cJSON_CreateStringArray(choices, 2));
     const char *names[] = {"Approve", "Deny"};
-    cJSON_AddItemToObject(d, "enumNames", cJSON_CreateStringArray(names, 2));
+    if (modern) {
+        /* 2026-07-28 names the choices with oneOf; enumNames is legacy. */
+        cJSON *one = cJSON_AddArrayToObject(d, "oneOf");
+        for (int i = 0; i < 2; i++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "const", choices[i]);
+            cJSON_AddStringToObject(o, "title", names[i]);
+            cJSON_AddItemToArray(one, o);
+        }
+    } else {
+        cJSON_AddItemToObject(d, "enum", cJSON_CreateStringArray(choices, 2));
+        cJSON_AddItemToObject(d, "enumNames", cJSON_CreateStringArray(names, 2));
+    }
     const char *req[] = {"decision"};
     cJSON_AddItemToObject(schema, "required", cJSON_CreateStringArray(req, 1));
+    return params;
+}
 
+static int prompt(void *ctx, const cJSON *request)
+{
+    mcp_call *c = ctx;
+    cJSON *params = mcp_client_approval_params(request, 0);
+    if (!params)
+        return -1;
     cJSON *res = NULL;
     if (client_request(c, "elicitation/create", params, 0, &res, NULL) != VT_OK)
         return -1;
-    const cJSON *action = cJSON_GetObjectItemCaseSensitive(res, "action");
-    const cJSON *content = cJSON_GetObjectItemCaseSensitive(res, "content");
-    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(content, "decision");
-    const char *a = cJSON_GetStringValue(action);
-    int answer = PROMPT_DENIED;
-    if (a && strcmp(a, "accept") == 0)
-        answer = cJSON_IsString(decision) && strcmp(decision->valuestring, "approve") == 0
-                     ? PROMPT_APPROVED
-                     : PROMPT_DENIED;
-    else if (a && strcmp(a, "decline") == 0)
-        answer = PROMPT_DECLINED;
-    else if (a && strcmp(a, "cancel") == 0)
-        answer = PROMPT_CANCELLED;
+    int answer = mcp_era_decision(res);
     cJSON_Delete(res);
     return answer;
 }
 
 /* Text of a sampling result: one content block or an array of them. */
-static char *sampled_text(const cJSON *content)
+char *mcp_client_sampled_text(const cJSON *content)
 {
     if (cJSON_IsObject(content)) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(content, "text");
@@ -229,11 +238,9 @@ static char *sampled_text(const cJSON *content)
     return text;
 }
 
-static int sample(void *ctx, const char *system_prompt, const char *user_text,
-                  const char *model_hint, char **answer)
+cJSON *mcp_client_sampling_params(const char *system_prompt, const char *user_text,
+                                  const char *model_hint)
 {
-    mcp_call *c = ctx;
-    *answer = NULL;
     cJSON *params = cJSON_CreateObject();
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "role", "user");
@@ -252,11 +259,19 @@ static int sample(void *ctx, const char *system_prompt, const char *user_text,
     }
     cJSON_AddStringToObject(params, "includeContext", "none");
     cJSON_AddNumberToObject(params, "maxTokens", 256);
+    return params;
+}
 
+static int sample(void *ctx, const char *system_prompt, const char *user_text,
+                  const char *model_hint, char **answer)
+{
+    mcp_call *c = ctx;
+    *answer = NULL;
+    cJSON *params = mcp_client_sampling_params(system_prompt, user_text, model_hint);
     cJSON *res = NULL;
     if (client_request(c, "sampling/createMessage", params, 0, &res, NULL) != VT_OK)
         return -1;
-    *answer = sampled_text(cJSON_GetObjectItemCaseSensitive(res, "content"));
+    *answer = mcp_client_sampled_text(cJSON_GetObjectItemCaseSensitive(res, "content"));
     cJSON_Delete(res);
     return *answer ? 0 : -1;
 }
@@ -286,8 +301,9 @@ unsigned mcp_server_client_caps(void *server)
         return 0;
     if (s->inline_calls)
         return 0;
+    /* A 2026-07-28 client is sent no requests at all: nothing pending. */
     if (!atomic_load(&s->initialized))
-        return VT_CLIENT_PENDING;
+        return atomic_load(&s->modern_seen) ? 0 : VT_CLIENT_PENDING;
     pthread_mutex_lock(&s->lock);
     unsigned caps = caps_locked(s);
     pthread_mutex_unlock(&s->lock);

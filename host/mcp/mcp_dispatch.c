@@ -7,9 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "json_exact.h"
+#include "mcp_discover.h"
+#include "mcp_era.h"
 #include "mcp_internal.h"
+#include "mcp_listen.h"
 #include "mcp_roots.h"
 #include "mcp_session.h"
+
+static const mcp_msg_ctx stdio_ctx = {.principal = "local"};
 
 static int valid_id(const cJSON *id)
 {
@@ -45,7 +50,7 @@ static void notification(struct mcp_server *s, const char *method, const cJSON *
 {
     if (strcmp(method, "notifications/cancelled") == 0) {
         const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
-        if (valid_id(rid))
+        if (valid_id(rid) && !mcp_listen_cancel(s, rid))
             mcp_call_cancel(s, rid);
     } else if (strcmp(method, "notifications/initialized") == 0) {
         mcp_roots_initialized(s);
@@ -54,12 +59,48 @@ static void notification(struct mcp_server *s, const char *method, const cJSON *
      * is settled once), and notifications are never answered. */
 }
 
+/* A 2026-07-28 request: everything it needs is in it. */
+static void modern_request(struct mcp_server *s, cJSON *msg, const cJSON *id, const char *method,
+                           const cJSON *params, const mcp_meta *m, const mcp_msg_ctx *ctx,
+                           mcp_call **call)
+{
+    mcp_discover_settle(s, m);
+    if (strcmp(method, "tools/call") == 0) {
+        *call = mcp_call_start(s, msg, id, params, m, ctx);
+        return; /* msg now belongs to the call (or is freed) */
+    }
+    if (strcmp(method, "server/discover") == 0)
+        mcp_discover(s, id);
+    else if (strcmp(method, "tools/list") == 0)
+        mcp_discover_tools_list(s, id, params);
+    else if (strcmp(method, "subscriptions/listen") == 0)
+        mcp_listen_open(s, id, params);
+    else if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0 ||
+             strcmp(method, "logging/setLevel") == 0)
+        mcp_send_error(s, id, RPC_METHOD_NOT_FOUND,
+                       "Method not found: 2026-07-28 has no initialize, ping or "
+                       "logging/setLevel (send initialize without _meta "
+                       "\"" MCP_META_VERSION "\" for 2025-11-25)");
+    else
+        method_not_found(s, id, method);
+    cJSON_Delete(msg);
+}
+
 /* A request; a tools/call to run is returned through *call. */
 static void request(struct mcp_server *s, cJSON *msg, const cJSON *id, const char *method,
-                    const cJSON *params, mcp_call **call)
+                    const cJSON *params, const mcp_msg_ctx *ctx, mcp_call **call)
 {
+    mcp_meta m;
+    if (mcp_era_read(s, id, params, ctx, &m) < 0) {
+        cJSON_Delete(msg); /* answered */
+        return;
+    }
+    if (m.modern) {
+        modern_request(s, msg, id, method, params, &m, ctx, call);
+        return;
+    }
     if (strcmp(method, "tools/call") == 0) {
-        *call = mcp_call_start(s, msg, id, params);
+        *call = mcp_call_start(s, msg, id, params, NULL, ctx);
         return; /* msg now belongs to the call (or is freed) */
     }
     if (strcmp(method, "ping") == 0)
@@ -70,6 +111,11 @@ static void request(struct mcp_server *s, cJSON *msg, const cJSON *id, const cha
         mcp_session_tools_list(s, id, params);
     else if (strcmp(method, "logging/setLevel") == 0)
         mcp_session_set_level(s, id, params);
+    else if (strcmp(method, "server/discover") == 0 || strcmp(method, "subscriptions/listen") == 0)
+        mcp_send_error(s, id, RPC_INVALID_PARAMS,
+                       "Invalid params: this is a 2026-07-28 request; its params._meta needs "
+                       "\"" MCP_META_VERSION "\" (\"" MCP_MODERN_VERSION "\") and \"" MCP_META_CAPS
+                       "\" (an object)");
     else
         method_not_found(s, id, method);
     cJSON_Delete(msg);
@@ -88,6 +134,14 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_c
         mcp_send_error(s, NULL, RPC_PARSE_ERROR, "Parse error: not valid JSON");
         return;
     }
+    mcp_dispatch_message(s, msg, &stdio_ctx, call);
+}
+
+void mcp_dispatch_message(struct mcp_server *s, cJSON *msg, const mcp_msg_ctx *ctx, mcp_call **call)
+{
+    *call = NULL;
+    if (!ctx || !ctx->principal)
+        ctx = &stdio_ctx;
     if (cJSON_IsArray(msg)) {
         cJSON_Delete(msg);
         mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
@@ -140,5 +194,5 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_c
         cJSON_Delete(msg);
         return;
     }
-    request(s, msg, id, method->valuestring, params, call);
+    request(s, msg, id, method->valuestring, params, ctx, call);
 }

@@ -24,6 +24,9 @@
 #define RPC_INVALID_PARAMS -32602
 #define RPC_INTERNAL_ERROR -32603
 #define RPC_SERVER_BUSY -32000 /* implementation-defined server error */
+/* MCP's own codes (2026-07-28: -32020 to -32099 are the specification's). */
+#define RPC_HEADER_MISMATCH -32020
+#define RPC_UNSUPPORTED_VERSION -32022
 
 /* Default bound on concurrently running tools/call ([mcp]
  * max_concurrent_calls); beyond it a call is answered at once with a busy
@@ -54,7 +57,36 @@ typedef struct mcp_call {
     int finished;         /* under mu: no more progress */
     double last_progress; /* under mu */
     frontend fe;
+    /* A 2026-07-28 request (mcp_era.h): answered statelessly, its
+     * questions to the client as input_required (mcp_input.c). */
+    int modern;
+    int log_level;        /* modern: _meta logLevel as an index, -1 none */
+    char *principal;      /* who sent it (mcp_msg_ctx), malloc'd */
+    struct mcp_input *in; /* modern only */
 } mcp_call;
+
+/* Where a message came from: given by the front end with each message. */
+typedef struct mcp_msg_ctx {
+    const char *principal;      /* the authenticated client ("local" on stdio) */
+    const char *header_version; /* HTTP MCP-Protocol-Version, or NULL */
+} mcp_msg_ctx;
+
+/* The per-request fields of a 2026-07-28 request (mcp_era.c). */
+typedef struct mcp_meta {
+    int modern;              /* _meta names a protocol version */
+    const char *version;     /* which (a supported one once read) */
+    const cJSON *caps;       /* io.modelcontextprotocol/clientCapabilities */
+    const char *client_name; /* io.modelcontextprotocol/clientInfo, or NULL */
+    const char *client_version;
+    int log_level; /* io.modelcontextprotocol/logLevel as an index, -1 when absent */
+} mcp_meta;
+
+/* A subscriptions/listen stream (mcp_listen.c). */
+typedef struct mcp_sub {
+    struct mcp_sub *next;
+    cJSON *id; /* the listen request's id, copied */
+    int tools; /* toolsListChanged */
+} mcp_sub;
 
 /* A request the server sent to the client (elicitation, sampling). */
 typedef struct mcp_pending {
@@ -105,6 +137,15 @@ struct mcp_server {
     atomic_int initialized;             /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */
     int cap_elicitation_url, cap_roots; /* likewise */
+
+    /* Structured output (mcp_server_set_output): each message goes to
+     * front as kind, id and payload instead of sink or the queue. */
+    mcp_out_fn front;
+    void *front_ud;
+    mcp_sub *subs;          /* under lock: open subscriptions/listen streams */
+    int catalog_settled;    /* under lock: ops.client_info told once */
+    atomic_int modern_seen; /* a 2026-07-28 request came: it accepts no requests */
+    int input_ttl_ms;       /* how long a requestState is good for */
 };
 
 /* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */
@@ -123,17 +164,31 @@ int mcp_send_text(struct mcp_server *s, const char *text, size_t len);
 void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result);
 void mcp_send_error(struct mcp_server *s, const cJSON *id, int code, const char *message);
 void mcp_send_notification(struct mcp_server *s, const char *method, cJSON *params);
+/* An error with a "data" member (taken). */
+void mcp_send_error_data(struct mcp_server *s, const cJSON *id, int code, const char *message,
+                         cJSON *data);
+/* A result that settles the protocol version (initialize): the front
+ * end is told `version` with it. */
+void mcp_send_result_version(struct mcp_server *s, const cJSON *id, cJSON *result,
+                             const char *version);
+/* Deliver a message already serialised as `text` (msg and text
+ * borrowed).  Returns as mcp_send. */
+int mcp_send_built(struct mcp_server *s, const cJSON *msg, const char *text, size_t len);
 
 /* ---- dispatch (mcp_dispatch.c) ---- */
 /* Handle one input line.  A tools/call to run is registered and
  * returned in *call (run it with mcp_call_run); everything else is
  * answered here. */
 void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_call **call);
+/* The same for a parsed message (taken), from `ctx`. */
+void mcp_dispatch_message(struct mcp_server *s, cJSON *msg, const mcp_msg_ctx *ctx,
+                          mcp_call **call);
 
 /* ---- calls (mcp_call.c) ---- */
 /* Validate a tools/call request (takes ownership of msg).  Returns a
  * registered call, or NULL after answering the request itself. */
-mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params);
+mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params,
+                         const mcp_meta *meta, const mcp_msg_ctx *ctx);
 /* Run the call, answer it (unless cancelled), unregister and free it. */
 void mcp_call_run(struct mcp_server *s, mcp_call *c);
 /* notifications/cancelled for request `id`. */

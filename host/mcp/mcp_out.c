@@ -221,16 +221,49 @@ int mcp_send_text(struct mcp_server *s, const char *text, size_t len)
     return rc;
 }
 
-int mcp_send(struct mcp_server *s, cJSON *msg)
+/* The structure of a message for a front end that takes it so. */
+static void describe(const cJSON *msg, mcp_out *o)
+{
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    o->id = cJSON_IsNull(id) ? NULL : id;
+    o->method = cJSON_GetStringValue(method);
+    if (o->method) {
+        o->kind = id ? MCP_OUT_REQUEST : MCP_OUT_NOTIFICATION;
+        o->payload = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    } else if ((o->payload = cJSON_GetObjectItemCaseSensitive(msg, "result"))) {
+        o->kind = MCP_OUT_RESULT;
+    } else {
+        o->kind = MCP_OUT_ERROR;
+        o->payload = cJSON_GetObjectItemCaseSensitive(msg, "error");
+    }
+}
+
+static int deliver(struct mcp_server *s, const cJSON *msg, const char *text, size_t len,
+                   const char *version)
+{
+    if (!s->front)
+        return mcp_send_text(s, text, len);
+    mcp_out o = {.version = version, .text = text, .len = len};
+    describe(msg, &o);
+    return s->front(s->front_ud, &o);
+}
+
+int mcp_send_built(struct mcp_server *s, const cJSON *msg, const char *text, size_t len)
+{
+    return deliver(s, msg, text, len, NULL);
+}
+
+static int send_version(struct mcp_server *s, cJSON *msg, const char *version)
 {
     char *text = msg ? cJSON_PrintUnformatted(msg) : NULL;
+    int rc = text ? deliver(s, msg, text, strlen(text), version) : -1;
     cJSON_Delete(msg);
-    if (!text)
-        return -1;
-    int rc = mcp_send_text(s, text, strlen(text));
     free(text);
     return rc;
 }
+
+int mcp_send(struct mcp_server *s, cJSON *msg) { return send_version(s, msg, NULL); }
 
 static cJSON *envelope(const cJSON *id)
 {
@@ -242,7 +275,8 @@ static cJSON *envelope(const cJSON *id)
     return m;
 }
 
-void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
+void mcp_send_result_version(struct mcp_server *s, const cJSON *id, cJSON *result,
+                             const char *version)
 {
     cJSON *m = envelope(id);
     if (!m || !result) {
@@ -251,18 +285,33 @@ void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
         return;
     }
     cJSON_AddItemToObject(m, "result", result);
+    send_version(s, m, version);
+}
+
+void mcp_send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
+{
+    mcp_send_result_version(s, id, result, NULL);
+}
+
+void mcp_send_error_data(struct mcp_server *s, const cJSON *id, int code, const char *message,
+                         cJSON *data)
+{
+    cJSON *m = envelope(id);
+    if (!m) {
+        cJSON_Delete(data);
+        return;
+    }
+    cJSON *e = cJSON_AddObjectToObject(m, "error");
+    cJSON_AddNumberToObject(e, "code", code);
+    cJSON_AddStringToObject(e, "message", message);
+    if (data)
+        cJSON_AddItemToObject(e, "data", data);
     mcp_send(s, m);
 }
 
 void mcp_send_error(struct mcp_server *s, const cJSON *id, int code, const char *message)
 {
-    cJSON *m = envelope(id);
-    if (!m)
-        return;
-    cJSON *e = cJSON_AddObjectToObject(m, "error");
-    cJSON_AddNumberToObject(e, "code", code);
-    cJSON_AddStringToObject(e, "message", message);
-    mcp_send(s, m);
+    mcp_send_error_data(s, id, code, message, NULL);
 }
 
 void mcp_send_notification(struct mcp_server *s, const char *method, cJSON *params)

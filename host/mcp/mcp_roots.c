@@ -17,14 +17,14 @@ enum { IDLE, ASKED, ANSWERED };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int enabled, declared, state = IDLE;
+static int enabled, declared, closed, state = IDLE;
 static cJSON *answer; /* the response message, under mu */
 
 void mcp_roots_enable(int on)
 {
     pthread_mutex_lock(&mu);
     enabled = on;
-    declared = 0;
+    declared = closed = 0;
     state = IDLE;
     cJSON_Delete(answer);
     answer = NULL;
@@ -49,7 +49,7 @@ int mcp_roots_expected(void)
 void mcp_roots_initialized(struct mcp_server *s)
 {
     pthread_mutex_lock(&mu);
-    int ask = enabled && declared && state == IDLE;
+    int ask = enabled && declared && !closed && state == IDLE;
     if (ask)
         state = ASKED;
     pthread_mutex_unlock(&mu);
@@ -81,6 +81,37 @@ int mcp_roots_reply(cJSON *msg, const cJSON *id)
     pthread_mutex_unlock(&mu);
     cJSON_Delete(msg); /* a second answer is dropped */
     return 1;
+}
+
+int mcp_roots_open(void)
+{
+    pthread_mutex_lock(&mu);
+    int open = enabled && !closed && state == IDLE;
+    pthread_mutex_unlock(&mu);
+    return open;
+}
+
+void mcp_roots_supply(const cJSON *list_result)
+{
+    cJSON *copy = cJSON_Duplicate(list_result, 1);
+    cJSON *msg = cJSON_CreateObject();
+    cJSON_AddItemToObject(msg, "result", copy);
+    pthread_mutex_lock(&mu);
+    if (enabled && !closed && state == IDLE) {
+        answer = msg;
+        msg = NULL;
+        state = ANSWERED;
+        pthread_cond_broadcast(&cv);
+    }
+    pthread_mutex_unlock(&mu);
+    cJSON_Delete(msg); /* another call's answer came first */
+}
+
+void mcp_roots_settled(void)
+{
+    pthread_mutex_lock(&mu);
+    closed = 1;
+    pthread_mutex_unlock(&mu);
 }
 
 int mcp_roots_wait(int timeout_ms, cJSON **roots)

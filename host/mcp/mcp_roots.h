@@ -20,6 +20,16 @@ void mcp_roots_initialized(struct mcp_server *s);
 /* A response message with id `id`: 1 when it answers our roots/list
  * (msg is then taken), 0 when it is someone else's. */
 int mcp_roots_reply(cJSON *msg, const cJSON *id);
+/* 2026-07-28: no server requests, so a call whose request declares roots
+ * asks for them in an input_required result (mcp_input.c).  Whether the
+ * roots are still wanted (enabled, the workspace not settled, nothing
+ * asked or answered yet): */
+int mcp_roots_open(void);
+/* A client's roots/list result (borrowed), as if it answered our
+ * request; ignored when they are no longer wanted. */
+void mcp_roots_supply(const cJSON *list_result);
+/* The workspace is settled: roots are not asked for any more. */
+void mcp_roots_settled(void);
 /* Wait (at most timeout_ms) for the answer.  Returns 0 when no roots were
  * asked for; 1 with *roots the client's "roots" array (owned by the
  * caller; NULL when it answered with an error, or not in time). */

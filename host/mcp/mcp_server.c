@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mcp_internal.h"
+#include "mcp_listen.h"
 #include "monotime.h"
 
 /* Idle followers beyond this end themselves. */
@@ -46,6 +47,7 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     s->out_fd = out_fd;
     s->out_wake[0] = s->out_wake[1] = -1;
     s->max_calls = MCP_MAX_CALLS;
+    s->input_ttl_ms = 600000;
     mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
@@ -62,6 +64,7 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     atomic_init(&s->stop_requested, 0);
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
+    atomic_init(&s->modern_seen, 0);
     return s;
 }
 
@@ -71,10 +74,22 @@ void mcp_server_set_max_calls(mcp_server *s, int n)
         s->max_calls = n;
 }
 
+void mcp_server_set_input_ttl(mcp_server *s, int ms)
+{
+    if (ms > 0)
+        s->input_ttl_ms = ms;
+}
+
 void mcp_server_free(mcp_server *s)
 {
     if (!s)
         return;
+    while (s->subs) {
+        mcp_sub *next = s->subs->next;
+        cJSON_Delete(s->subs->id);
+        free(s->subs);
+        s->subs = next;
+    }
     mcp_reader_free(&s->rd);
     close(s->wake[0]);
     close(s->wake[1]);
@@ -274,6 +289,8 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
     wait_workers(s, grace_ms, 0);
     int left = s->threads;
     pthread_mutex_unlock(&s->lock);
+    /* Open subscriptions/listen streams end gracefully: answered. */
+    mcp_listen_end(s);
     /* Answers already queued reach a reading client; one that stopped
      * reading does not hold the exit up for long. */
     mcp_out_finish(s, atomic_load(&s->stop_requested) ? grace_ms : drain_ms + grace_ms);
@@ -308,4 +325,6 @@ void mcp_server_tools_changed(void *server)
     mcp_server *s = server;
     if (s && atomic_load(&s->initialized))
         mcp_send_notification(s, "notifications/tools/list_changed", NULL);
+    if (s)
+        mcp_listen_tools_changed(s);
 }

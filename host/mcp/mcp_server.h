@@ -21,8 +21,12 @@ typedef struct mcp_ops {
     /* The initialize result's instructions (malloc'd), or NULL. */
     char *(*instructions)(void);
     /* Told the client's clientInfo name and version (either may be NULL)
-     * during initialize, before the answer and its instructions. */
+     * during initialize, before the answer and its instructions; for a
+     * 2026-07-28 client, on its first request. */
     void (*client_info)(const char *name, const char *version);
+    /* How long a 2026-07-28 client may take tools/list as fresh (its
+     * ttlMs hint), in ms; NULL: 0, always re-list. */
+    int (*list_ttl_ms)(void);
 } mcp_ops;
 
 typedef struct mcp_server mcp_server;
@@ -48,6 +52,10 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms);
  * Prompts and sampling are unavailable in this mode. */
 void mcp_server_run_mem(mcp_server *s, const void *data, size_t len);
 
+/* A 2026-07-28 requestState is good for `ms` (default 600000: a person
+ * answers the approval in that time).  Call before serving. */
+void mcp_server_set_input_ttl(mcp_server *s, int ms);
+
 /* Ask a running server to stop.  Async-signal-safe. */
 void mcp_server_stop(mcp_server *s);
 
@@ -61,7 +69,8 @@ void mcp_server_tools_changed(void *server);
 
 /* What the client declared at initialize, as VT_CLIENT_* bits of
  * vthost/plugin.h (VT_CLIENT_PENDING before initialize; 0 in memory
- * mode, where nobody reads requests).  For call_client_bind. */
+ * mode, where nobody reads requests, and for a 2026-07-28 client, which
+ * is sent no requests).  For call_client_bind. */
 unsigned mcp_server_client_caps(void *server);
 
 void mcp_server_free(mcp_server *s);
@@ -96,5 +105,58 @@ void mcp_server_cancel(mcp_server *s, const cJSON *id);
 void mcp_server_end(mcp_server *s);
 /* Calls registered and not yet finished. */
 int mcp_server_running(mcp_server *s);
+
+/* ---- structure between the engine and its front ends ---- */
+
+/* The protocol revision of the stateless era, and whether a parsed
+ * message belongs to it: a request or notification whose params._meta
+ * names a protocol version (io.modelcontextprotocol/protocolVersion).
+ * Everything else is the 2025 era (initialize, sessions). */
+#define MCP_MODERN_VERSION "2026-07-28"
+int mcp_message_is_modern(const cJSON *msg);
+
+/* What a message out of the engine is. */
+typedef enum mcp_out_kind {
+    MCP_OUT_RESULT = 1,       /* a response with "result" */
+    MCP_OUT_ERROR = 2,        /* a response with "error" */
+    MCP_OUT_NOTIFICATION = 3, /* progress, log lines, list changes, acknowledgements */
+    MCP_OUT_REQUEST = 4       /* to the client (2025 era only: elicitation, sampling, roots) */
+} mcp_out_kind;
+
+/* One outgoing message, everything borrowed for the call. */
+typedef struct mcp_out {
+    mcp_out_kind kind;
+    /* RESULT, ERROR: the id of the request answered (NULL for an error
+     * to a message whose id could not be read); REQUEST: its own id;
+     * NOTIFICATION: NULL (progress names its call by the progressToken
+     * in the payload, a subscription's notice by its _meta). */
+    const cJSON *id;
+    const char *method;   /* NOTIFICATION, REQUEST */
+    const cJSON *payload; /* the result, the error object, or the params (may be NULL) */
+    /* The protocol version a result settles: initialize's negotiated
+     * version; NULL for every other message. */
+    const char *version;
+    const char *text; /* the whole message, serialised (no newline) */
+    size_t len;
+} mcp_out;
+
+/* Receives each outgoing message on the thread that sends it.  Returns
+ * 0, or -1 when it could not be delivered. */
+typedef int (*mcp_out_fn)(void *ud, const mcp_out *out);
+
+/* Deliver every outgoing message to fn (instead of the sink, or the
+ * descriptor) from now on.  Call before the first message. */
+void mcp_server_set_output(mcp_server *s, mcp_out_fn fn, void *ud);
+
+/* Handle one parsed message (taken: freed here or by the call).
+ * principal names the authenticated client (a static token's owner, an
+ * OAuth iss+sub; NULL: "local"): a 2026-07-28 requestState is good only
+ * for the principal it was issued to.  header_version is an HTTP
+ * MCP-Protocol-Version header (NULL when there is none): a modern
+ * request whose _meta names another version is refused (-32020).
+ * Answers everything through the output but a tools/call, which is
+ * registered and returned in *call for mcp_server_run_call. */
+void mcp_server_handle_json(mcp_server *s, cJSON *msg, const char *principal,
+                            const char *header_version, struct mcp_call **call);
 
 #endif

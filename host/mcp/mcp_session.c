@@ -3,12 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host.h"
+#include "mcp_era.h"
 #include "mcp_internal.h"
 #include "mcp_roots.h"
 #include "mcp_session.h"
-
-static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
-                                                "2024-11-05"};
 
 /* MCP (RFC 5424) level names; the host's five levels map onto the first
  * five, and the three above error silence host logging entirely. */
@@ -28,11 +26,12 @@ static int supports_form_elicitation(const cJSON *cap)
 void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params)
 {
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-    const char *version = protocol_versions[0];
-    for (size_t i = 0;
-         cJSON_IsString(pv) && i < sizeof protocol_versions / sizeof *protocol_versions; i++)
-        if (strcmp(pv->valuestring, protocol_versions[i]) == 0)
-            version = protocol_versions[i];
+    /* Another version (2026-07-28 too: it has no initialize) gets the
+     * newest this handshake speaks, and the client decides. */
+    const char *version = mcp_legacy_versions[0];
+    for (size_t i = 0; cJSON_IsString(pv) && i < mcp_legacy_version_count; i++)
+        if (strcmp(pv->valuestring, mcp_legacy_versions[i]) == 0)
+            version = mcp_legacy_versions[i];
 
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
     pthread_mutex_lock(&s->lock);
@@ -65,7 +64,7 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *
     /* known before the answer goes out: a client may call a tool (which
      * asks what it accepts) as soon as it reads the answer */
     atomic_store(&s->initialized, 1);
-    mcp_send_result(s, id, r);
+    mcp_send_result_version(s, id, r, version);
 }
 
 void mcp_session_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params)
@@ -102,14 +101,21 @@ void mcp_session_set_level(struct mcp_server *s, const cJSON *id, const cJSON *p
 void mcp_server_log(void *server, int level, const char *who, const char *msg)
 {
     struct mcp_server *s = server;
-    if (!s || !atomic_load(&s->initialized))
+    if (!s)
         return;
     if (level < 0)
         level = 0;
     if (level > VT_LOG_ERROR)
         level = VT_LOG_ERROR;
-    if (level < atomic_load(&s->log_level))
+    /* A 2026-07-28 call's own lines go to its client only when its
+     * request asked (_meta logLevel); no other line reaches that era. */
+    const mcp_call *c = mcp_era_current();
+    if (c && c->srv == s && c->modern) {
+        if (c->log_level < 0 || level < c->log_level)
+            return;
+    } else if (!atomic_load(&s->initialized) || level < atomic_load(&s->log_level)) {
         return;
+    }
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "level", level_names[level]);
     cJSON_AddStringToObject(p, "logger", who ? who : "vthost");

@@ -5,6 +5,7 @@
  * (dispatch, calls, client requests, cancellation) is the stdio engine's
  * own code. */
 #include "mcp_internal.h"
+#include "mcp_listen.h"
 
 mcp_server *mcp_server_new_sink(const mcp_ops *ops, mcp_sink_fn sink, void *ud)
 {
@@ -21,6 +22,20 @@ void mcp_server_handle(mcp_server *s, const char *text, size_t len, struct mcp_c
     mcp_dispatch_line(s, text, len, call);
 }
 
+void mcp_server_set_output(mcp_server *s, mcp_out_fn fn, void *ud)
+{
+    s->front = fn;
+    s->front_ud = ud;
+}
+
+void mcp_server_handle_json(mcp_server *s, cJSON *msg, const char *principal,
+                            const char *header_version, struct mcp_call **call)
+{
+    mcp_msg_ctx ctx = {.principal = principal ? principal : "local",
+                       .header_version = header_version};
+    mcp_dispatch_message(s, msg, &ctx, call);
+}
+
 void mcp_server_run_call(mcp_server *s, struct mcp_call *call) { mcp_call_run(s, call); }
 
 void mcp_server_cancel(mcp_server *s, const cJSON *id) { mcp_call_cancel(s, id); }
@@ -31,6 +46,7 @@ void mcp_server_end(mcp_server *s)
     s->stopping = 1;
     mcp_call_cancel_all_locked(s);
     pthread_mutex_unlock(&s->lock);
+    mcp_listen_end(s);
 }
 
 int mcp_server_running(mcp_server *s)

@@ -160,6 +160,7 @@ const char *serve_workspace_gate(int *reopened)
         }
         cJSON_Delete(roots);
         settled = 1;
+        mcp_roots_settled();
     }
     if (refusal && !told) {
         fprintf(stderr, "vthost serve: %s\n", refusal);

@@ -270,7 +270,9 @@ static void test_errors(void **state)
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", -32600, "null");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":7}", -32600, "5");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\",\"params\":1}", -32600, "6");
-    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\"}", -32601, "7");
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}", -32601, "7");
+    /* 2026-07-28 requests without their _meta fields are malformed */
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\"}", -32602, "7");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\"}", -32602, "\"x\"");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
                  "\"params\":{\"name\":\"echo\",\"arguments\":[1]}}", -32602, "8");
