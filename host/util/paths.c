@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -164,6 +165,19 @@ int paths_resolve(const char *root, const char *path, unsigned flags, char **out
     }
     *out = canon;
     return VT_OK;
+}
+
+char *paths_xdg_vthost(const char *var, const char *fallback)
+{
+    const char *v = getenv(var), *home = getenv("HOME");
+    char *r = NULL;
+    if (v && v[0] == '/') {
+        if (asprintf(&r, "%s/vthost", v) < 0)
+            r = NULL;
+    } else if (home && home[0] == '/' && asprintf(&r, "%s/%s/vthost", home, fallback) < 0) {
+        r = NULL;
+    }
+    return r;
 }
 
 int paths_mkdirs(const char *abs_dir, int mode)
