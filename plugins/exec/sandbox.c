@@ -748,6 +748,10 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
     int rc = sandbox_data_plan(sb, p);
+    if (rc != VT_OK && why) {
+        *why = p->truncated; /* why vthost's data cannot be hidden */
+        p->truncated = NULL;
+    }
     if (rc == VT_OK)
         rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
     if (rc == VT_OK)
@@ -767,10 +771,6 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
                                   "count is not bounded");
     }
     if (rc != VT_OK) {
-        if (why && p->truncated) {
-            *why = p->truncated;
-            p->truncated = NULL;
-        }
         sandbox_plan_free(p);
         return rc;
     }

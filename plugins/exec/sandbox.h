@@ -2,7 +2,8 @@
  * no_new_privs, Landlock (filesystem, signals, abstract sockets), a
  * seccomp filter (network, mounts, namespaces, kernel interfaces), a PID
  * and mount namespace per session (fresh /proc, read-only .git/.vtcode/
- * policy files, masked host sockets) and resource bounds.
+ * policy files, masked host sockets, vthost's own data masked) and
+ * resource bounds.
  * Everything that allocates or can fail slowly happens in the host
  * (sandbox_prepare once, sandbox_plan_make per call: the Landlock
  * ruleset, the protected paths); the children only

@@ -125,8 +125,9 @@ int sandbox_data_plan(const sandbox *sb, sandbox_plan *p)
                           cJSON_IsString(kind) && !strcmp(kind->valuestring, "dir"));
     }
     cJSON_Delete(list);
-    if (rc != VT_OK && !p->truncated)
-        p->truncated = strdup("cannot run the command: vthost's own data cannot be listed");
+    if (rc != VT_OK && rc != VT_ERR_DENIED && rc != VT_ERR_INVALID)
+        refuse(p, strdup("cannot run the command: vthost's own data cannot be listed (out of "
+                         "memory)"));
     return rc;
 }
 
