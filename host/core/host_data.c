@@ -52,10 +52,21 @@ static int svc_paths(cJSON **out)
     for (size_t i = 0; i < sizeof xdg / sizeof *xdg; i++) {
         char *d = paths_xdg_vthost(xdg[i][0], xdg[i][1]);
         add_item(arr, d, 1);
+        /* the files the configuration directory is known to hold, as
+         * files too: one that is a link to elsewhere (a dotfiles
+         * checkout) is masked where it leads */
+        for (size_t f = 0; d && i == 0 && f < 2; f++) {
+            char *file = paths_join(d, f ? "http.toml" : "http-token");
+            add_item(arr, file, 0);
+            free(file);
+        }
         free(d);
     }
     char *t = trust_dir();
     add_item(arr, t, 1);
+    free(t);
+    t = perm_trust_user_config();
+    add_item(arr, t, 0);
     free(t);
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < nadded; i++)

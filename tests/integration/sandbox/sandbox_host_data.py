@@ -28,6 +28,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -114,28 +115,41 @@ def attack_cmd(targets):
     return "bash attack.sh %s %s 2>&1" % (WS, " ".join(targets))
 
 
+def read_regular(path):
+    """A regular file's bytes, never through a symbolic link: a link the
+    command left (or a hard link to one) holds a name, not the data."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 16)
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+    finally:
+        os.close(fd)
+
+
 def left_behind():
-    """What the command copied or linked: its bytes, as the host reads them."""
+    """What the command copied or linked, as the host reads it."""
     found = b""
     for n in os.listdir("/tmp"):
         if n.startswith("vthd-%s-" % TAG):
             p = os.path.join("/tmp", n)
-            for root, _, files in os.walk(p) if os.path.isdir(p) and not os.path.islink(p) else [
-                    ("/tmp", [], [n])]:
-                for fn in files:
-                    try:
-                        with open(os.path.join(root, fn), "rb") as f:
-                            found += f.read()
-                    except OSError:
-                        pass
+            if os.path.isdir(p) and not os.path.islink(p):
+                for root, _, files in os.walk(p):
+                    for fn in files:
+                        found += read_regular(os.path.join(root, fn))
+            else:
+                found += read_regular(p)
     for n in os.listdir(WS):
-        p = os.path.join(WS, n)
-        if n != "attack.sh" and os.path.isfile(p):
-            try:
-                with open(p, "rb") as f:
-                    found += f.read()
-            except OSError:
-                pass
+        if n != "attack.sh":
+            found += read_regular(os.path.join(WS, n))
     return found
 
 
@@ -187,10 +201,14 @@ default_targets = [
            "# S3CR3T-%s-%s\n" % (TAG, secrets.token_hex(12))),
     secret(os.path.join(HOME, ".local", "state", "vthost", "guard", "state-" + TAG)),
     secret(os.path.join(HOME, ".cache", "vthost", "wsindex", "cache-" + TAG)),
-    # the trust list: the user's vtcode.toml
-    secret(os.path.join(HOME, ".config", "vtcode", "vtcode.toml"),
+    # the trust list: the user's vtcode.toml, a link into a dotfiles
+    # checkout (masked where it leads)
+    secret(os.path.join(base, "dotfiles", "vtcode.toml"),
            '[trust]\nworkspaces = ["/var/tmp/S3CR3T-%s-%s"]\n' % (TAG, secrets.token_hex(12))),
+    os.path.join(HOME, ".config", "vtcode", "vtcode.toml"),
 ]
+os.makedirs(os.path.dirname(default_targets[-1]), mode=0o700)
+os.symlink(default_targets[-2], default_targets[-1])
 ENV = dict(os.environ, HOME=HOME)
 for k in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "TMPDIR"):
     ENV.pop(k, None)
