@@ -10,9 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <vthost/services.h>
+#include "host_data_shared.h"
+#include "log.h"
 #include "paths.h"
 #include "perm_trust.h"
 #include "services.h"
+#include "text_escape.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char **added; /* the front ends' files and directories */
@@ -40,6 +43,8 @@ static char *trust_dir(void)
         *slash = '\0';
     return f;
 }
+
+static void add_shared(void *ud, const char *path) { add_item(ud, path, 0); }
 
 static int svc_paths(cJSON **out)
 {
@@ -72,6 +77,7 @@ static int svc_paths(cJSON **out)
     for (size_t i = 0; i < nadded; i++)
         add_item(arr, added[i], added_dir[i]);
     pthread_mutex_unlock(&mu);
+    host_data_shared_each(add_shared, arr);
     *out = arr;
     return VT_OK;
 }
@@ -94,8 +100,9 @@ static char *absolute(const char *path)
     return getcwd(cwd, sizeof cwd) ? paths_join(cwd, path) : NULL;
 }
 
-int host_data_add(const char *path, int is_dir)
+int host_data_add(const char *path, unsigned flags)
 {
+    int is_dir = !!(flags & HOST_DATA_DIR);
     if (!path || !path[0])
         return VT_ERR_INVALID;
     char *abs = absolute(path);
@@ -111,10 +118,19 @@ int host_data_add(const char *path, int is_dir)
     int rc = a && d ? VT_OK : VT_ERR_NOMEM;
     if (rc == VT_OK) {
         added[nadded] = abs;
-        added_dir[nadded++] = (unsigned char)!!is_dir;
+        added_dir[nadded++] = (unsigned char)is_dir;
     } else {
         free(abs);
     }
     pthread_mutex_unlock(&mu);
+    if (rc == VT_OK && !is_dir && (flags & HOST_DATA_SHARED) &&
+        host_data_shared_add(abs) != VT_OK) {
+        char *shown = text_escape(abs, 0);
+        host_log(VT_LOG_WARNING, "host",
+                 "cannot record %s in $XDG_STATE_HOME/vthost/front-files: other vthost "
+                 "processes of this user do not hide it from their commands",
+                 shown ? shown : "a file");
+        free(shown);
+    }
     return rc;
 }

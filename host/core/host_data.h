@@ -9,10 +9,18 @@
  * close). */
 int host_data_publish(void);
 
-/* Add a file (`is_dir` 0) or directory of the host's to the list, for
- * the rest of the process: a front end's token file, key files, log.
- * A relative `path` is taken from the working directory; a path that
- * exists is kept resolved.  0, VT_ERR_INVALID or VT_ERR_NOMEM. */
-int host_data_add(const char *path, int is_dir);
+enum host_data_flag {
+    HOST_DATA_DIR = 1,   /* a directory (else a file) */
+    HOST_DATA_SHARED = 2 /* a file every vthost process of the user masks
+                            (host_data_shared.h), not only this one */
+};
+
+/* Add a file or directory of the host's to the list (`flags`: enum
+ * host_data_flag), for the rest of the process: a front end's token
+ * file, key files, log.  A relative `path` is taken from the working
+ * directory; a path that exists is kept resolved.  0, VT_ERR_INVALID or
+ * VT_ERR_NOMEM (a shared list that cannot be written is logged, not an
+ * error: this process still masks the path). */
+int host_data_add(const char *path, unsigned flags);
 
 #endif

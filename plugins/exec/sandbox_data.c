@@ -26,7 +26,7 @@
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
-#define MAX_DATA 64
+#define MAX_DATA 128
 
 static int within(const char *path, const char *top)
 {

@@ -357,7 +357,16 @@ else:
         name = "serve --http, token file (%s)" % ("tty" if tty else "pipes")
         judge(name, json.loads(out).get("output", out) if out.startswith("{") else out)
         ok(name + ": the bearer token itself not in the output", token not in out)
+    # Another vthost of the same user (a stdio one in another project)
+    # knows nothing of --token-file, but must not let its commands take
+    # this server's token either.
+    r, raw = one_shot({"cmd": attack_cmd([TOKEN_FILE, ACCESS_LOG]), "yield_time_ms": 30000,
+                       "max_output_tokens": 50000}, XENV)
+    judge("another vthost of the user, while the server runs", r.get("output", raw))
     srv.stop()
+    r, raw = one_shot({"cmd": attack_cmd([TOKEN_FILE]), "yield_time_ms": 30000,
+                       "max_output_tokens": 50000}, XENV)
+    judge("another vthost of the user, after the server stopped", r.get("output", raw))
 
 
 # ---- serve --http as an OAuth resource server ---------------------------------

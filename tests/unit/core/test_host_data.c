@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/services.h>
 #include "host_data.h"
@@ -89,11 +90,65 @@ static void test_front_end_files(void **st)
     services_clear();
 }
 
+/* A shared file is listed by every process of the user: what another
+ * process recorded is read back from the state directory; the list
+ * keeps the newest entries and is ignored when others could write it. */
+static void test_shared_files(void **st)
+{
+    (void)st;
+    assert_int_equal(host_data_publish(), 0);
+    char dir[] = "/tmp/vthost-hostdata-XXXXXX", list[PATH_MAX + 64], path[64];
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_STATE_HOME", dir, 1);
+    snprintf(list, sizeof list, "%s/vthost/front-files", dir);
+    for (int i = 0; i < 40; i++) {
+        snprintf(path, sizeof path, "/srv/keys/token-%d", i);
+        assert_int_equal(host_data_add(path, i == 39 ? HOST_DATA_SHARED | HOST_DATA_DIR
+                                                     : HOST_DATA_SHARED),
+                         0);
+    }
+    /* the newest 32 files are kept; a directory is never shared */
+    struct stat sb;
+    assert_int_equal(stat(list, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    FILE *f = fopen(list, "r");
+    assert_non_null(f);
+    char line[128];
+    int n = 0, has_first = 0, has_last = 0, has_dir = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        has_first |= !strcmp(line, "/srv/keys/token-0\n");
+        has_last |= !strcmp(line, "/srv/keys/token-38\n");
+        has_dir |= !strcmp(line, "/srv/keys/token-39\n");
+    }
+    fclose(f);
+    assert_int_equal(n, 32);
+    assert_false(has_first);
+    assert_true(has_last);
+    assert_false(has_dir);
+    /* what another process recorded: listed here too */
+    f = fopen(list, "a");
+    fputs("/elsewhere/other-token\nrelative/ignored\n", f);
+    fclose(f);
+    assert_true(listed("/elsewhere/other-token", "file"));
+    assert_false(listed("relative/ignored", "file"));
+    /* writable by others: not trusted */
+    assert_int_equal(chmod(list, 0666), 0);
+    assert_false(listed("/elsewhere/other-token", "file"));
+    unlink(list);
+    snprintf(list, sizeof list, "%s/vthost", dir);
+    rmdir(list);
+    rmdir(dir);
+    unsetenv("XDG_STATE_HOME");
+    services_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xdg_defaults),
         cmocka_unit_test(test_front_end_files),
+        cmocka_unit_test(test_shared_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
