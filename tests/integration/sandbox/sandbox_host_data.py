@@ -239,6 +239,48 @@ for approval in (None, "sandboxed", "read-only"):
                            "yield_time_ms": 30000, "max_output_tokens": 50000}, ENV, approval)
         judge(name, r.get("output", raw))
 
+# The same directories through a second mount of their filesystem (root
+# sets the scene): the mask covers every mount of them.
+if os.geteuid() == 0:
+    alias = os.path.join(base, "alias")
+    os.makedirs(alias)
+    subprocess.run(["mount", "--bind", HOME, alias], check=True)
+    try:
+        via = [os.path.join(alias, os.path.relpath(t, HOME)) for t in default_targets
+               if t.startswith(HOME + "/")]
+        r, raw = one_shot({"cmd": attack_cmd(via), "yield_time_ms": 30000,
+                           "max_output_tokens": 50000}, ENV)
+        judge("call, through a second mount of the home", r.get("output", raw))
+    finally:
+        subprocess.run(["umount", "-l", alias])
+else:
+    print("note: not root: the second-mount case is skipped")
+
+# A home in /tmp, where commands may write: the directories above the
+# masks cannot be renamed away (the host would then write its next files
+# at the old path, outside the mask).
+THOME2 = "/tmp/vthome-%s-2" % TAG
+tmp_targets = [secret(os.path.join(THOME2, ".config", "vthost", "http-token")),
+               secret(os.path.join(THOME2, ".local", "state", "vthost", "s"))]
+above = [os.path.join(THOME2, ".config"), os.path.join(THOME2, ".local", "state"),
+         os.path.join(THOME2, ".config", "vthost")]
+inodes = [os.stat(a).st_ino for a in above]
+r, raw = one_shot({"cmd": "mv %s/.config %s/moved; mv %s/.local/state %s/st2; "
+                          "mkdir -p %s/.config/vthost && echo mine > %s/.config/vthost/x; %s" %
+                          (THOME2, THOME2, THOME2, THOME2, THOME2, THOME2,
+                           attack_cmd(tmp_targets)),
+                   "yield_time_ms": 30000, "max_output_tokens": 50000},
+                  dict(ENV, HOME=THOME2))
+judge("call, home in /tmp", r.get("output", raw))
+# (mv falls back to copying what it cannot rename: the copies are judged
+# above, the originals must stay where they were)
+ok("call, home in /tmp: nothing above the masks was renamed",
+   [os.stat(a).st_ino if os.path.isdir(a) else 0 for a in above] == inodes and
+   not os.path.exists(os.path.join(THOME2, ".config", "vthost", "x")), raw[-400:])
+for t in tmp_targets:
+    del SECRETS[t]
+shutil.rmtree(THOME2, ignore_errors=True)
+
 # A vthost directory that does not exist yet is made and masked before
 # the command runs: what the host writes there later is not readable.
 shutil.rmtree(os.path.join(HOME, ".cache"))
@@ -466,7 +508,7 @@ for label, preexec, prefix in modes:
     judge("no namespaces (%s)" % label, r.get("output", p.stdout + p.stderr))
 
     # a home under /tmp (commands may write there): refused, said why
-    THOME = "/tmp/vthd-%s-home" % TAG
+    THOME = "/tmp/vthome-%s-1" % TAG
     tmp_secret = secret(os.path.join(THOME, ".config", "vthost", "http-token"))
     argv[-1] = json.dumps({"cmd": "cat %s; echo ran" % tmp_secret})
     p = subprocess.run((prefix or []) + argv, capture_output=True, text=True, timeout=120,
