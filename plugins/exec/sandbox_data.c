@@ -94,8 +94,10 @@ static int plan_one(const sandbox *sb, sandbox_plan *p, const char *path, int is
     if (!sb->namespaces && sandbox_writable(sb, p->extra, real)) {
         refuse(p, sandbox_fmt("cannot run the command: vthost's own data (%s) is inside a "
                               "place commands may write, and this machine offers no mount "
-                              "namespace to hide it; set XDG_CONFIG_HOME, XDG_STATE_HOME and "
-                              "XDG_CACHE_HOME (or HOME) outside /tmp and the workspace",
+                              "namespace to hide it; keep vthost's files out of /tmp, $TMPDIR, "
+                              "the workspace and the writable roots (for its directories, set "
+                              "XDG_CONFIG_HOME, XDG_STATE_HOME and XDG_CACHE_HOME, or HOME, "
+                              "elsewhere)",
                               real));
         return VT_ERR_DENIED;
     }
