@@ -13,6 +13,7 @@
 #include "call_ops.h"
 #include "guard.h"
 #include "host.h"
+#include "host_data.h"
 #include "loader.h"
 #include "paths.h"
 #include "perm_trust.h"
@@ -767,7 +768,8 @@ static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
 
 static int step_ws_service(host_start *s)
 {
-    return s->o->list_only ? VT_OK : ws_service_open(H.workspace, s->o->serve);
+    int rc = host_data_publish();
+    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve);
 }
 
 static int step_load(host_start *s)

@@ -37,6 +37,7 @@
 #include "http_guard.h"
 #include "http_jwt.h"
 #include "http_log.h"
+#include "http_own_data.h"
 #include "http_peer.h"
 #include "http_session.h"
 #include "mcp.h"
@@ -685,6 +686,8 @@ static int serve_open(const char *listen, const char *token_file, int *created, 
     else if (cfg.tls_cert &&
              (!(*cert = read_pem(cfg.tls_cert, &err)) || !(*key = read_pem(cfg.tls_key, &err))))
         rc = 2;
+    else if (http_own_data_register(&cfg) != 0) /* commands must not read them */
+        err = strdup("out of memory listing the server's own files"), rc = 1;
     else if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
         err = str_printf("cannot create a pipe: %s", strerror(errno)), rc = 1;
     if (rc) {

@@ -167,6 +167,19 @@ int paths_resolve(const char *root, const char *path, unsigned flags, char **out
     return VT_OK;
 }
 
+char *paths_xdg_vthost(const char *var, const char *fallback)
+{
+    const char *v = getenv(var), *home = getenv("HOME");
+    char *r = NULL;
+    if (v && v[0] == '/') {
+        if (asprintf(&r, "%s/vthost", v) < 0)
+            r = NULL;
+    } else if (home && home[0] == '/' && asprintf(&r, "%s/%s/vthost", home, fallback) < 0) {
+        r = NULL;
+    }
+    return r;
+}
+
 int paths_mkdirs(const char *abs_dir, int mode)
 {
     char buf[PATH_MAX];

@@ -36,23 +36,8 @@ typedef struct head {
     uint64_t names_len;
 } head;
 
-static char *xdg_dir(const char *var, const char *fallback)
-{
-    const char *v = getenv(var);
-    char *r = NULL;
-    if (v && v[0] == '/') {
-        if (asprintf(&r, "%s/vthost", v) < 0)
-            r = NULL;
-    } else {
-        const char *home = getenv("HOME");
-        if (home && home[0] == '/' && asprintf(&r, "%s/%s/vthost", home, fallback) < 0)
-            r = NULL;
-    }
-    return r;
-}
-
-char *ws_index_cache_dir(void) { return xdg_dir("XDG_CACHE_HOME", ".cache"); }
-char *ws_index_state_dir(void) { return xdg_dir("XDG_STATE_HOME", ".local/state"); }
+char *ws_index_cache_dir(void) { return paths_xdg_vthost("XDG_CACHE_HOME", ".cache"); }
+char *ws_index_state_dir(void) { return paths_xdg_vthost("XDG_STATE_HOME", ".local/state"); }
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h)
 {

@@ -132,6 +132,11 @@ static void sandbox_ensure(void)
                 !sandbox_error)
                 sandbox_error = strdup("out of memory while listing the host's data");
         }
+        /* The host's own data, masked in every session (a host without
+         * the service lists nothing). */
+        const vt_host_data_v1 *hd = api->service_lookup(VT_HOST_DATA_SERVICE);
+        if (sandbox_state && hd && hd->struct_size >= sizeof(vt_host_data_v1))
+            sandbox_use_host_data(sandbox_state, hd);
         /* What this machine cannot give, said once (and in every
          * sandboxed call's result). */
         if (sandbox_warning)

@@ -274,7 +274,7 @@ static uint64_t handled_rights(int abi)
      LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 /* Allow `rights` beneath `path`; a path that does not exist is skipped. */
-static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
+int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
@@ -297,7 +297,8 @@ static int allow_path(int ruleset, const char *path, uint64_t rights, uint64_t h
  * A ruleset per call (a few system calls) lets a call's additional
  * permissions extend it, and lets the session leader add its own
  * /dev/pts instance before applying it. */
-static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out)
+static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, const sandbox_plan *p,
+                         int *out)
 {
     int abi = sb->landlock_abi;
     uint64_t handled = handled_rights(abi);
@@ -325,7 +326,10 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out
         return VT_ERR_IO;
     uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
                     LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    int rc = allow_path(rs, "/", read, handled);
+    /* With namespaces vthost's own data is masked by mounts; without,
+     * it is left out of the grant (`p` NULL: the probe at prepare). */
+    int rc = sb->namespaces ? sandbox_allow_path(rs, "/", read, handled)
+                            : sandbox_data_allow_read(rs, p, read, handled);
     /* /dev/pts is not here: the session leader mounts a fresh instance
      * and allows that one (other terminals of the machine are not in
      * it); without namespaces the host's is allowed. */
@@ -337,18 +341,18 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, int *out
                                sb->namespaces ? NULL : "/dev/ptmx"};
     for (size_t i = 0; rc == VT_OK && i < sizeof terminals / sizeof *terminals; i++)
         if (terminals[i])
-            rc = allow_path(rs, terminals[i], TERMINAL_RIGHTS, handled);
+            rc = sandbox_allow_path(rs, terminals[i], TERMINAL_RIGHTS, handled);
     if (sb->mode == SANDBOX_WORKSPACE_WRITE) {
         const char *tmpdir = getenv("TMPDIR");
         for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
-            rc = allow_path(rs, sb->roots[i], handled, handled);
+            rc = sandbox_allow_path(rs, sb->roots[i], handled, handled);
         if (rc == VT_OK)
-            rc = allow_path(rs, "/tmp", handled, handled);
+            rc = sandbox_allow_path(rs, "/tmp", handled, handled);
         if (rc == VT_OK && tmpdir && tmpdir[0] == '/')
-            rc = allow_path(rs, tmpdir, handled, handled);
+            rc = sandbox_allow_path(rs, tmpdir, handled, handled);
     }
     for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
-        rc = allow_path(rs, extra->write[i], handled, handled);
+        rc = sandbox_allow_path(rs, extra->write[i], handled, handled);
     if (rc != VT_OK) {
         close(rs);
         return rc;
@@ -598,7 +602,7 @@ static int build_fixed_parts(sandbox *sb, const sandbox_config *cfg, const char 
         /* Built once: a call's ruleset is made the same way (checked here). */
         *step = "Landlock ruleset";
         int probe = -1;
-        rc = build_ruleset(sb, NULL, &probe);
+        rc = build_ruleset(sb, NULL, NULL, &probe);
         if (probe >= 0)
             close(probe);
     }
@@ -719,6 +723,7 @@ void sandbox_plan_free(sandbox_plan *p)
     if (p->ruleset_fd >= 0)
         close(p->ruleset_fd);
     sandbox_spool_free(p);
+    sandbox_data_free(p);
     free(p);
 }
 
@@ -727,9 +732,12 @@ int sandbox_plan_spool(sandbox_plan *p, uint64_t client)
     return sandbox_spool_plan(p->sb, p, client);
 }
 
-int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out)
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out,
+                      char **why)
 {
     *out = NULL;
+    if (why)
+        *why = NULL;
     sandbox_plan *p = calloc(1, sizeof *p);
     if (!p)
         return VT_ERR_NOMEM;
@@ -739,7 +747,13 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->ruleset_fd = -1;
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
-    int rc = build_ruleset(sb, extra, &p->ruleset_fd);
+    int rc = sandbox_data_plan(sb, p);
+    if (rc != VT_OK && why) {
+        *why = p->truncated; /* why vthost's data cannot be hidden */
+        p->truncated = NULL;
+    }
+    if (rc == VT_OK)
+        rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
     if (rc == VT_OK)
         policy_make_dir(sb, p);
     if (rc == VT_OK)
@@ -861,7 +875,9 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
             return -errno;
     }
     /* Beneath the read-only .vtcode/: this client's spool view. */
-    return sandbox_spool_enter(p, what);
+    int rc = sandbox_spool_enter(p, what);
+    /* Last, so that no bind above carries the host's data back. */
+    return rc ? rc : sandbox_data_enter(p, what);
 }
 
 int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, const char **what)

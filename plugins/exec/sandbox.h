@@ -2,7 +2,8 @@
  * no_new_privs, Landlock (filesystem, signals, abstract sockets), a
  * seccomp filter (network, mounts, namespaces, kernel interfaces), a PID
  * and mount namespace per session (fresh /proc, read-only .git/.vtcode/
- * policy files, masked host sockets) and resource bounds.
+ * policy files, masked host sockets, vthost's own data masked) and
+ * resource bounds.
  * Everything that allocates or can fail slowly happens in the host
  * (sandbox_prepare once, sandbox_plan_make per call: the Landlock
  * ruleset, the protected paths); the children only
@@ -104,7 +105,16 @@ typedef struct sandbox_extra {
 struct vt_wsindex_v1;
 void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index);
 
-int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out);
+/* Mask the host's own data (the service vt_host_data_v1, borrowed until
+ * the plugin's fini) in every session: its configuration, state, cache,
+ * trust list, token and key files cannot be read by a command. */
+struct vt_host_data_v1;
+void sandbox_use_host_data(sandbox *sb, const struct vt_host_data_v1 *host_data);
+
+/* `why` (may be NULL): on failure, why the command must not run
+ * (malloc'd), or NULL. */
+int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sandbox_plan **out,
+                      char **why);
 
 /* Give the plan's session the spool view of HTTP client session `client`
  * (vt_host_api.call_client_id; 0, the stdio client: none): its commands

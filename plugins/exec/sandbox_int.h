@@ -35,9 +35,10 @@ struct sandbox {
     unsigned file_size_mb;    /* RLIMIT_FSIZE, MiB, 0: none */
     char **policy;            /* the host's policy paths (sandbox_protect_paths) */
     size_t npolicy;
-    struct aftermath *aftermath;       /* what commands leave behind (sandbox_aftermath.c),
+    struct aftermath *aftermath;             /* what commands leave behind (sandbox_aftermath.c),
                                     or NULL when commands cannot write the workspace */
-    const struct vt_wsindex_v1 *index; /* the host's workspace index, or NULL: walk */
+    const struct vt_wsindex_v1 *index;       /* the host's workspace index, or NULL: walk */
+    const struct vt_host_data_v1 *host_data; /* the host's own data, or NULL */
 };
 
 /* One call's confinement, computed in the host right before the fork
@@ -69,6 +70,12 @@ struct sandbox_plan {
      * client's own c-ID/ bound back; NULL for the stdio client. */
     char *spool_dir, *spool_own; /* absolute paths */
     unsigned long spool_flags;   /* the mount flags the own bind must keep */
+    /* vthost's own data (sandbox_data.c): canonical paths, each covered
+     * by an empty read-only tmpfs (a directory) or /dev/null (a file) in
+     * the session; without namespaces, left out of Landlock's grants. */
+    char **data;
+    unsigned char *data_dir;
+    size_t ndata;
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
@@ -113,6 +120,29 @@ void sandbox_aftermath_free(sandbox *sb);
 int sandbox_spool_plan(const sandbox *sb, sandbox_plan *p, uint64_t client);
 void sandbox_spool_free(sandbox_plan *p);
 int sandbox_spool_enter(const sandbox_plan *p, const char **what);
+
+/* sandbox_data.c: vthost's own data.  Parent side, before the ruleset:
+ * the list from the host (directories that do not exist yet are made,
+ * 0700, so that they are masked like existing ones); 0, or a negative
+ * vt_status with p->truncated saying why the command must not run. */
+int sandbox_data_plan(const sandbox *sb, sandbox_plan *p);
+/* One more path to mask (another mount's path to a listed object). */
+int sandbox_data_add(sandbox_plan *p, const char *path);
+/* Without namespaces: Landlock's `rights` (reading) everywhere but on
+ * the plan's data (`p` may be NULL: everywhere). */
+int sandbox_data_allow_read(int ruleset, const sandbox_plan *p, uint64_t rights, uint64_t handled);
+/* Child side, last of the session's mounts: 0 or -errno with *what. */
+int sandbox_data_enter(const sandbox_plan *p, const char **what);
+void sandbox_data_free(sandbox_plan *p);
+
+/* sandbox_paths.c: whether a command of this sandbox may write `path`
+ * (canonical), with the call's `extra` (may be NULL). */
+int sandbox_writable(const sandbox *sb, const sandbox_extra *extra, const char *path);
+/* sandbox_paths.c: mkdir -p with 0700 (the user's and the host's own
+ * directories). */
+void sandbox_mkdir_parents(const char *path);
+/* sandbox.c: Landlock's rule for `path` (skipped when it does not exist). */
+int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled);
 
 /* sandbox.c: write `text` to the existing file `path` (the child's
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */

@@ -193,8 +193,8 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     return repos_walk(path, &w->w);
 }
 
-/* mkdir -p (0700: the user's configuration). */
-static void mkdir_parents(const char *path)
+/* mkdir -p (0700: the user's configuration, the host's data). */
+void sandbox_mkdir_parents(const char *path)
 {
     char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
@@ -214,8 +214,7 @@ static int inside(const char *path, const char *root)
     return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
 }
 
-/* Whether a command of this sandbox may write `path`. */
-static int writable(const sandbox *sb, const sandbox_extra *extra, const char *path)
+int sandbox_writable(const sandbox *sb, const sandbox_extra *extra, const char *path)
 {
     const char *tmpdir = getenv("TMPDIR");
     if (inside(path, "/tmp") || (tmpdir && tmpdir[0] == '/' && inside(path, tmpdir)))
@@ -245,7 +244,8 @@ static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
         int dup = 0;
         for (size_t i = 0; i < p->npin && !dup; i++)
             dup = !strcmp(p->pin[i], a);
-        if (!dup && writable(sb, p->extra, parent) && lstat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!dup && sandbox_writable(sb, p->extra, parent) && lstat(a, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
             char **r = realloc(p->pin, (p->npin + 1) * sizeof *r);
             if (!r)
                 return VT_ERR_NOMEM;
@@ -265,6 +265,12 @@ void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index)
         sb->index = index;
 }
 
+void sandbox_use_host_data(sandbox *sb, const struct vt_host_data_v1 *host_data)
+{
+    if (sb)
+        sb->host_data = host_data;
+}
+
 int sandbox_protect_paths(sandbox *sb, const char *const *paths)
 {
     for (size_t i = 0; sb && paths && paths[i]; i++) {
@@ -272,9 +278,9 @@ int sandbox_protect_paths(sandbox *sb, const char *const *paths)
          * directory) that does not exist yet, where commands may write:
          * made now, so that it is mounted read-only like .vtcode/. */
         struct stat st;
-        if (!inside(paths[i], sb->roots[0]) && writable(sb, NULL, paths[i]) &&
+        if (!inside(paths[i], sb->roots[0]) && sandbox_writable(sb, NULL, paths[i]) &&
             lstat(paths[i], &st) != 0 && errno == ENOENT)
-            mkdir_parents(paths[i]);
+            sandbox_mkdir_parents(paths[i]);
         char **r = realloc(sb->policy, (sb->npolicy + 1) * sizeof *r);
         if (!r)
             return VT_ERR_NOMEM;
@@ -436,11 +442,13 @@ static int protect_aliases(sandbox_plan *p)
     mnt *m = mounts_read(&n);
     int rc = VT_OK;
     if (n > 1) {
-        size_t nro = p->nro, nhide = p->nhide;
+        size_t nro = p->nro, nhide = p->nhide, ndata = p->ndata;
         for (size_t i = 0; rc == VT_OK && i < nro; i++)
             rc = add_aliases(p, m, n, p->ro[i], add_ro_cb);
         for (size_t i = 0; rc == VT_OK && i < nhide; i++)
             rc = add_aliases(p, m, n, p->hide[i], add_hide);
+        for (size_t i = 0; rc == VT_OK && i < ndata; i++)
+            rc = add_aliases(p, m, n, p->data[i], sandbox_data_add);
     }
     mounts_free(m, n);
     return rc;
@@ -491,12 +499,17 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
         const char *f = sb->policy[i];
         struct stat st;
-        if (writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
+        if (sandbox_writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
             (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             rc = add_ro(p, f);
     }
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++)
         rc = pin_parents(sb, p, sb->policy[i]);
+    /* The host's own data: a command that renamed a directory above it
+     * would carry the mask away and let the host write the next files
+     * at the old path, outside the mask. */
+    for (size_t i = 0; rc == VT_OK && i < p->ndata; i++)
+        rc = pin_parents(sb, p, p->data[i]);
     if (rc == VT_OK && !p->network)
         rc = hide_sockets(p, sb->roots[0]);
     if (rc == VT_OK)

@@ -820,13 +820,21 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd, execwatch 
     /* told before the plan: what exists then is the baseline of what
      * this session leaves behind */
     sandbox_aftermath_session_begin(req->sandbox);
-    int rc = spawn_start(req, &s->proc);
+    char *refused = NULL;
+    spawn_req with_error = *req;
+    with_error.plan_error = &refused;
+    int rc = spawn_start(&with_error, &s->proc);
     sandbox_aftermath_session_started(req->sandbox, rc == VT_OK);
     if (rc != VT_OK) {
         pthread_mutex_lock(&mu);
         remove_locked(s);
         pthread_mutex_unlock(&mu);
         session_free(s);
+        if (refused) {
+            rc = api->call_error(call, rc, "%s", refused);
+            free(refused);
+            return rc;
+        }
         return api->call_error(call, rc, "cannot start the command: %s",
                                strerror(errno ? errno : EIO));
     }

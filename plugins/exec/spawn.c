@@ -631,9 +631,15 @@ static int make_plan(const spawn_req *req, sandbox_plan **out)
     sandbox_plan *plan = NULL;
     int rc = VT_OK;
     *out = NULL;
+    char *why = NULL;
     if (req->sandbox &&
-        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan)) != VT_OK)
+        (rc = sandbox_plan_make(req->sandbox, req->tty, req->extra, &plan, &why)) != VT_OK) {
+        if (req->plan_error)
+            *req->plan_error = why;
+        else
+            free(why);
         return rc;
+    }
     if (plan && (rc = sandbox_plan_spool(plan, req->client)) == VT_OK && req->mask)
         rc = sandbox_mask_plan(plan, req->mask, env_path(req->envp));
     if (rc != VT_OK) {

@@ -18,6 +18,8 @@ typedef struct spawn_req {
     const struct sandbox_extra *extra; /* what an approved call adds, or NULL */
     char **plan_warning;               /* if set: receives why this call's sandbox protects
                               less than it should (malloc'd), or NULL */
+    char **plan_error;                 /* if set: receives why the sandbox refused to run
+                              the command (malloc'd), or NULL */
     int watch_sock;                    /* > 2: run-time enforcement (execwatch.h) reports
                               its listener here; 0: none */
     int shell_fd;                      /* > 2: the shell's open file, run with execveat

@@ -127,6 +127,26 @@ typedef struct vt_wsindex_v1 {
     const char *const *(*host_data_paths)(void);
 } vt_wsindex_v1;
 
+/* The host's own data (the host publishes it, before any plugin's init):
+ * the files and directories of vthost itself that no command may read,
+ * wherever they are: its configuration, state and cache directories
+ * ($XDG_CONFIG_HOME/vthost, $XDG_STATE_HOME/vthost, $XDG_CACHE_HOME/vthost,
+ * with their defaults under $HOME), the user's vtcode directory that
+ * holds the trust list, and what a front end adds when it starts (the
+ * HTTP server's token file, TLS and OAuth key files, access log).  A
+ * command sandbox masks them.  The list can grow while the host runs:
+ * read it for each command.  Thread-safe. */
+#define VT_HOST_DATA_SERVICE "host.own_data"
+
+typedef struct vt_host_data_v1 {
+    uint32_t struct_size; /* sizeof(vt_host_data_v1) of the publisher */
+    /* *out: a new array [{"path": absolute, "kind": "dir" | "file"}].
+     * A "dir" may not exist yet: the host makes it (0700) before anything
+     * is written there, so a sandbox may make it first and mask it.  The
+     * caller frees it with cJSON_Delete(). */
+    int (*paths)(cJSON **out);
+} vt_host_data_v1;
+
 /* The MCP providers' state (the mcp_providers plugin publishes it; the
  * CLI's `vthost mcp list|tools` and `vthost plugins` consume it).
  * Thread-safe. */

@@ -54,7 +54,7 @@ static int run_in(const sandbox *sb, const char *cmd)
 {
     sandbox_plan *plan = NULL;
     if (sb)
-        assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan), 0);
+        assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan, NULL), 0);
     pid_t pid = sb && sandbox_namespaces(sb)
                     ? (pid_t)syscall(SYS_clone, (unsigned long)sandbox_clone_flags(plan) | SIGCHLD,
                                      NULL, NULL, NULL, NULL)
