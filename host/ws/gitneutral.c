@@ -23,6 +23,7 @@ typedef struct buf {
     char *p;
     size_t n, cap;
     int oom;
+    int failed; /* steps that left something live (a report) */
 } buf;
 
 static void put(buf *b, const char *s, size_t n)
@@ -435,6 +436,13 @@ static void report_add(buf *r, const char *label, const char *what)
     putf(r, "%s: %s", label, what);
 }
 
+/* A step that left something git would still run. */
+static void report_live(buf *r, const char *label, const char *what)
+{
+    r->failed++;
+    report_add(r, label, what);
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -458,7 +466,7 @@ static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *
                          : "hooks (not a directory) could not be moved "
                            "aside (%s): remove it before running git there",
                  rc == 0 ? name : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         return;
     }
     int fd = openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -483,7 +491,7 @@ static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *
                      "hook %s could not be moved aside (%s): remove it "
                      "before running git there",
                      n, strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
     }
     closedir(d);
 }
@@ -538,7 +546,7 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s (not a regular file) could not be moved "
                            "aside (%s)",
                  file, rc == 0 ? aside : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         return;
     }
     char *text = NULL, *out = NULL, *removed = NULL;
@@ -556,7 +564,7 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s (too large or unreadable) could not be "
                            "moved aside (%s)",
                  file, rc == 0 ? aside : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         free(out);
         free(removed);
         return;
@@ -585,6 +593,8 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s could not be rewritten (%s) nor moved "
                            "aside: remove it before running git there",
                  file, strerror(-rc), aside);
+        if (mv != 0)
+            r->failed++;
     } else {
         snprintf(what, sizeof what, "%s keys removed (%s), the original moved to %s", file, removed,
                  aside);
@@ -606,5 +616,5 @@ int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label
         return VT_ERR_NOMEM;
     }
     *report = r.p;
-    return VT_OK;
+    return r.failed ? 1 : VT_OK;
 }
