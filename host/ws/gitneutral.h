@@ -25,12 +25,12 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed);
  * hooks moved and config files (config, config.worktree) rewritten, the
  * originals moved into the directory open at `asidefd` (borrowed) under
  * names starting with `prefix`.  `label` names the repository in the
- * report.  *report (malloc'd) says what was done, or is NULL when the
+ * report.  *out (malloc'd) says what was done, or is NULL when the
  * repository had nothing to neutralise.  Returns 0, 1 when a step
- * failed and left something git would still run (said in *report), or
+ * failed and left something git would still run (said in *out), or
  * a negative vt_status.  `asidefd` may be `gitfd` itself: the originals
  * then stay in the git directory under `prefix` names git never reads. */
-int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **report);
+int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **out);
 
 /* Move the entry `name` of the directory `fromfd` to `newname` in the
  * directory `asidefd` (never followed: a symlink moves as a symlink).
