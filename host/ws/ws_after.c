@@ -23,9 +23,13 @@ typedef struct cand {
     int gitfile; /* a .git entry the call wrote */
 } cand;
 
+/* The candidates, with an open-addressing index on their paths: a patch
+ * of tens of thousands of files stays linear. */
 struct ws_after {
     cand *v;
     size_t n, cap;
+    size_t *slot; /* index + 1 into v, 0 free; nslot a power of two */
+    size_t nslot;
 };
 
 typedef struct judge {
@@ -54,14 +58,51 @@ static int arming(const char *name, size_t n)
     return 0;
 }
 
+static size_t hash_of(const char *p, size_t len)
+{
+    size_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+    return h;
+}
+
+/* The slot of `path` (len bytes): its candidate's or the free one where
+ * it goes. */
+static size_t *slot_of(const ws_after *a, const char *path, size_t len)
+{
+    size_t i = hash_of(path, len) & (a->nslot - 1);
+    for (;; i = (i + 1) & (a->nslot - 1)) {
+        size_t k = a->slot[i];
+        if (!k || (strlen(a->v[k - 1].path) == len && !memcmp(a->v[k - 1].path, path, len)))
+            return &a->slot[i];
+    }
+}
+
+static int rehash(ws_after *a)
+{
+    size_t n = a->nslot ? a->nslot * 2 : 64;
+    size_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return VT_ERR_NOMEM;
+    free(a->slot);
+    a->slot = s;
+    a->nslot = n;
+    for (size_t i = 0; i < a->n; i++)
+        *slot_of(a, a->v[i].path, strlen(a->v[i].path)) = i + 1;
+    return VT_OK;
+}
+
+/* 1 when `path` was a candidate already (its flags merged), 0 when added,
+ * or VT_ERR_NOMEM. */
 static int cand_add(ws_after *a, const char *path, size_t len, int armed, int gitfile)
 {
-    for (size_t i = 0; i < a->n; i++) {
-        if (strlen(a->v[i].path) == len && !memcmp(a->v[i].path, path, len)) {
-            a->v[i].armed |= armed;
-            a->v[i].gitfile |= gitfile;
-            return VT_OK;
-        }
+    if ((a->n + 1) * 2 > a->nslot && rehash(a) != VT_OK)
+        return VT_ERR_NOMEM;
+    size_t *slot = slot_of(a, path, len);
+    if (*slot) {
+        a->v[*slot - 1].armed |= armed;
+        a->v[*slot - 1].gitfile |= gitfile;
+        return 1;
     }
     if (a->n == a->cap) {
         size_t nc = a->cap ? a->cap * 2 : 16;
@@ -77,17 +118,19 @@ static int cand_add(ws_after *a, const char *path, size_t len, int armed, int gi
         return VT_ERR_NOMEM;
     c->armed = armed;
     c->gitfile = gitfile;
-    a->n++;
-    return VT_OK;
+    *slot = ++a->n;
+    return 0;
 }
 
-/* The path itself and every directory above it up to the root. */
+/* The path itself (a directory a tool made, a .git entry) and every
+ * directory above it up to the root; the walk up stops at a directory
+ * already listed (so are all above it). */
 static int add_path(ws_after *a, const char *abs)
 {
     size_t rl = strlen(root_dir), len = strlen(abs);
     const char *base = strrchr(abs, '/');
     int rc = cand_add(a, abs, len, 0, base && !strcmp(base, "/.git"));
-    while (rc == VT_OK && len > rl) {
+    while (rc == 0 && len > rl) {
         size_t cut = len;
         while (cut > rl && abs[cut - 1] != '/')
             cut--;
@@ -98,7 +141,7 @@ static int add_path(ws_after *a, const char *abs)
         rc = cand_add(a, abs, parent, arming(child, len - cut), 0);
         len = parent;
     }
-    return rc;
+    return rc < 0 ? rc : VT_OK;
 }
 
 static void note(cand *c)
@@ -250,6 +293,7 @@ int ws_after_end(ws_after *a, char **report)
     if (j.rootfd >= 0)
         close(j.rootfd);
     free(a->v);
+    free(a->slot);
     free(a);
     *report = j.report;
     return j.live;
