@@ -447,6 +447,14 @@ static void check_locked(aftermath *am, const sandbox *sb, const found *f, char 
     late_policy(am, sb, report);
     if (!am->based)
         return;
+    if (!svc(sb)) {
+        static const char msg[] = "the host offers no workspace service: what commands made "
+                                  "(repositories, IDE configuration) is neither neutralised nor "
+                                  "set aside; check it before running git or opening the "
+                                  "workspace in another tool";
+        if (!*report || !strstr(*report, msg))
+            append(report, msg);
+    }
     ide_check(am, sb, report);
     for (size_t i = 0; i < f->n; i++) {
         const am_repo *r = &f->v[i];
