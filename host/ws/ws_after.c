@@ -263,9 +263,9 @@ static void judge_one(judge *j, const cand *c)
 {
     char *target = NULL, *common = NULL;
     if (c->gitfile && ws_gitdir_gitfile(c->path, &target)) {
-        if (paths_is_within(root_dir, target))
-            gitdir_inert(j, target, NULL);
-        else
+        /* one in the workspace is judged as a candidate when the call
+         * wrote it, and is the user's when it did not */
+        if (!paths_is_within(root_dir, target))
             entry_aside(j, c->path, "points to a git directory outside the workspace");
         free(target);
         return;

@@ -10,8 +10,9 @@
  *   hooks/ the call wrote, is neutralised, and so is the common
  *   directory its commondir file names when that is in the workspace
  *   (outside it, the commondir file is set aside);
- * - a gitfile naming a git directory: that directory is neutralised in
- *   the workspace, the gitfile set aside when it points outside. */
+ * - a gitfile naming a git directory outside the workspace is set aside
+ *   (one inside is judged by the rules above when the call wrote it, and
+ *   is the user's when it did not). */
 #ifndef VTHOST_WS_AFTER_H
 #define VTHOST_WS_AFTER_H
 
