@@ -9,7 +9,8 @@ and refs elsewhere with a config.worktree), and the user's own
 `git status` there afterwards (outside any sandbox, as the same user)
 must run no fsmonitor: a marker file that must not appear.  The
 originals are kept (in .vtcode/set-aside/, or beside them when
-.vtcode/set-aside is a file or a link: fail closed) and the call's
+.vtcode/set-aside is a file or a link, or .vtcode a file: fail closed)
+and the call's
 warnings name them.  An ordinary patch in a real repository reports
 nothing.
 
@@ -136,28 +137,32 @@ ok("commondir: the warnings name config.worktree", "config.worktree" in warnings
    warnings(r)[:300])
 
 # ---- .vtcode/set-aside is a file, or a link: fail closed -------------------------------
-for label in ("file", "link"):
-    WS = workspace("aside-" + label)
-    os.makedirs(os.path.join(WS, ".vtcode"))
+for label in ("set-aside a file", "set-aside a link", ".vtcode a file"):
+    WS = workspace("aside-" + label.replace(" ", "-"))
     aside = os.path.join(WS, ".vtcode", "set-aside")
-    elsewhere = os.path.join(base, "elsewhere-" + label)
+    elsewhere = os.path.join(base, "elsewhere-" + label.replace(" ", "-"))
     os.makedirs(elsewhere)
-    if label == "file":
+    if label == "set-aside a file":
+        os.makedirs(os.path.join(WS, ".vtcode"))
         with open(aside, "w") as f:
             f.write("shipped by the repository\n")
-    else:
+    elif label == "set-aside a link":
+        os.makedirs(os.path.join(WS, ".vtcode"))
         os.symlink(elsewhere, aside)
-    m = marker("aside-" + label)
+    else:
+        with open(os.path.join(WS, ".vtcode"), "w") as f:
+            f.write("shipped by the repository\n")
+    m = marker("aside-" + label.replace(" ", "-"))
     r = patch(WS, bare("ref: refs/heads/main", WS, m, "src"))
     user_git(os.path.join(WS, "src"), "status")
-    ok("set-aside a %s: the user's git status runs no fsmonitor" % label, not os.path.exists(m),
+    ok("%s: the user's git status runs no fsmonitor" % label, not os.path.exists(m),
        json.dumps(r)[:400])
-    ok("set-aside a %s: the warnings say set-aside cannot be used" % label,
+    ok("%s: the warnings say set-aside cannot be used" % label,
        "set-aside" in warnings(r) and "cannot be used" in warnings(r), warnings(r)[:400])
     kept = [n for n in os.listdir(os.path.join(WS, "src")) if n.startswith("vthost-set-aside-")]
-    ok("set-aside a %s: the original config is kept beside it" % label,
+    ok("%s: the original config is kept beside it" % label,
        any(n.endswith("config") for n in kept), repr(os.listdir(os.path.join(WS, "src"))))
-    ok("set-aside a %s: nothing was written through it" % label, os.listdir(elsewhere) == [])
+    ok("%s: nothing was written through it" % label, os.listdir(elsewhere) == [])
 
 # ---- an ordinary patch in a real repository: nothing to report --------------------------
 WS = workspace("own")
