@@ -13,6 +13,7 @@
 #include "mcp.h"
 #include "paths.h"
 #include "serve_workspace.h"
+#include "text_escape.h"
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
 
@@ -229,12 +230,14 @@ static int check_http_workspace(const cli_run *r)
     const char *why = cwd ? paths_unsafe_workspace(cwd, h) : NULL;
     int rc = GO_ON;
     if (why) {
+        char *shown = text_escape(cwd, 0);
         fprintf(stderr,
                 "vthost: serve --http will not use the current directory %s as the workspace: "
                 "it is %s. Name the project directory with --workspace DIR (every session "
                 "works there), or start vthost in it; --workspace %s allows this directory "
                 "explicitly\n",
-                cwd, why, cwd);
+                shown ? shown : "", why, shown ? shown : "");
+        free(shown);
         rc = CLI_EXIT_USAGE;
     }
     free(cwd);
@@ -256,7 +259,11 @@ static int run_with_host(cli_run *r)
     char *err = NULL;
     int rc = host_open(&r->ho, &err);
     if (rc != 0 && !(r->ho.list_only && err && host_listing_open())) {
-        fprintf(stderr, "vthost: %s\n", err ? err : "cannot start");
+        /* the error names files and the workspace: every byte visible */
+        char *shown =
+            text_escape(err ? err : "cannot start", TEXT_KEEP_NEWLINES | TEXT_INDENT_LINES);
+        fprintf(stderr, "vthost: %s\n", shown ? shown : "cannot start");
+        free(shown);
         /* what the user wrote (command line, vtcode.toml, an agent or a
          * profile) is usage; what is installed or the system, a failure */
         rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;

@@ -8,6 +8,7 @@
 #include "spool.h"
 #include "spool_dir.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 static const char *call_root;
 static atomic_uint_fast64_t next_call_id = 1;
@@ -52,11 +53,15 @@ int call_error(vt_call *call, int status, const char *f, ...)
 
 void call_warn_take(vt_call *call, char *msg)
 {
-    if (call && msg) {
+    /* a warning names files and repositories a command made: each is one
+     * line, every byte visible (the plugins' warnings are escaped here) */
+    char *shown = call && msg ? text_escape(msg, 0) : NULL;
+    if (shown) {
         if (!call->warnings)
             call->warnings = cJSON_CreateArray();
-        cJSON_AddItemToArray(call->warnings, cJSON_CreateString(msg));
+        cJSON_AddItemToArray(call->warnings, cJSON_CreateString(shown));
     }
+    free(shown);
     free(msg);
 }
 

@@ -41,6 +41,7 @@
 #include "services.h"
 #include "strutil.h"
 #include "subjects.h"
+#include "text_escape.h"
 #include "ws_index.h"
 
 #define GUARD_DEFAULT_THRESHOLD 4
@@ -394,10 +395,13 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
         "test, go test, npm test, pytest) and let it complete, then retry. Reads, "
         "code_search, search_tools and commands that change no files stay allowed.",
         pending, G.threshold);
-    char *error = because ? str_printf("Blocked by anti-blind-editing: this command would "
-                                       "change the workspace (%s); verify your changes first.",
-                                       because)
-                          : NULL;
+    /* `because` quotes a file name or a command: one line, every byte visible */
+    char *shown = text_escape(because, 0);
+    char *error = shown ? str_printf("Blocked by anti-blind-editing: this command would "
+                                     "change the workspace (%s); verify your changes first.",
+                                     shown)
+                        : NULL;
+    free(shown);
     cJSON *r = cJSON_CreateObject();
     if (!r) {
         free(hint);
@@ -564,7 +568,9 @@ static char *name_list(char **names, size_t shown, size_t total)
 {
     char *s = strdup("");
     for (size_t i = 0; s && i < shown; i++) {
-        char *t = str_printf("%s%s%s", s, i ? ", " : "", names[i] ? names[i] : "?");
+        char *shown = text_escape(names[i] ? names[i] : "?", 0); /* a name may hold any byte */
+        char *t = str_printf("%s%s%s", s, i ? ", " : "", shown ? shown : "?");
+        free(shown);
         free(s);
         s = t;
     }

@@ -384,15 +384,17 @@ int spool_cli(const char *workspace, int argc, char **argv)
     size_t n;
     int dfd = list_dir(workspace, &v, &n);
     if (dfd < 0) {
-        if (errno == ENOENT) {
-            printf("no spool files (%s/%s does not exist)\n", workspace, SPOOL_DIR);
-            return 0;
-        }
-        fprintf(stderr, "vthost: cannot open %s/%s: %s\n", workspace, SPOOL_DIR,
-                errno == ELOOP || errno == ENOTDIR || errno == EXDEV
-                    ? "a symbolic link on the way (refused)"
-                    : strerror(errno));
-        return 1;
+        int e = errno;
+        char *ws = text_escape(workspace, 0); /* a name may hold any byte */
+        if (e == ENOENT)
+            printf("no spool files (%s/%s does not exist)\n", ws ? ws : "", SPOOL_DIR);
+        else
+            fprintf(stderr, "vthost: cannot open %s/%s: %s\n", ws ? ws : "", SPOOL_DIR,
+                    e == ELOOP || e == ENOTDIR || e == EXDEV
+                        ? "a symbolic link on the way (refused)"
+                        : strerror(e));
+        free(ws);
+        return e == ENOENT ? 0 : 1;
     }
     uint64_t total = 0, freed = 0;
     size_t deleted = 0;

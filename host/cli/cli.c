@@ -79,8 +79,10 @@ static int cli_prompt(void *ctx, const cJSON *request)
 /* A call's message on stderr, as text for a person. */
 static void print_message(const char *m)
 {
-    char *shown = text_escape(m, TEXT_KEEP_NEWLINES);
-    fprintf(stderr, "vthost: %s\n", shown ? shown : m);
+    /* a message may quote names: its own lines indented, so none passes
+     * for a line of its own */
+    char *shown = text_escape(m, TEXT_KEEP_NEWLINES | TEXT_INDENT_LINES);
+    fprintf(stderr, "vthost: %s\n", shown ? shown : "(a message that could not be shown)");
     free(shown);
 }
 

@@ -7,6 +7,7 @@
 #include <vthost/services.h>
 #include "cli.h"
 #include "services.h"
+#include "text_escape.h"
 
 static const vt_mcp_providers_v1 *status_service(void)
 {
@@ -112,8 +113,12 @@ int cli_mcp(int argc, char **argv, const cli_options *o)
             printf("%-40s %.*s%s\n", str(t, "name"), cut > 90 ? 90 : cut, d, cut > 90 ? "..." : "");
         }
     }
-    if (rc != 0)
-        fprintf(stderr, "vthost: %s\n", err ? err : "the provider did not start");
+    char *shown = rc != 0 ? text_escape(err ? err : "the provider did not start",
+                                        TEXT_KEEP_NEWLINES | TEXT_INDENT_LINES)
+                          : NULL;
+    if (shown)
+        fprintf(stderr, "vthost: %s\n", shown);
+    free(shown);
     free(err);
     cJSON_Delete(one);
     return rc != 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;

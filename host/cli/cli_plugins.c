@@ -8,6 +8,7 @@
 #include "host.h"
 #include "loader.h"
 #include "registry.h"
+#include "text_escape.h"
 
 static const char *tool_state(const tool_entry *e)
 {
@@ -117,8 +118,10 @@ int cli_plugins(int argc, char **argv, const cli_options *o)
     else
         print_text(all, n, o->host_error);
     free(all);
-    if (o->host_error)
-        fprintf(stderr, "vthost: %s\n", o->host_error);
+    char *shown = text_escape(o->host_error, TEXT_KEEP_NEWLINES | TEXT_INDENT_LINES);
+    if (shown)
+        fprintf(stderr, "vthost: %s\n", shown);
+    free(shown);
     if (!o->host_error)
         return CLI_EXIT_OK;
     return host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include "http_config.h"
+#include "http_fetch.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
@@ -178,6 +180,9 @@ static const char *const top_keys[] = {"public_url",
                                        "request_timeout_seconds",
                                        "connection_timeout_seconds",
                                        "max_connections",
+                                       "header_timeout_seconds",
+                                       "max_unauthenticated_connections",
+                                       "max_connections_per_address",
                                        "shutdown_grace_seconds",
                                        "tls_cert",
                                        "tls_key",
@@ -201,21 +206,43 @@ static int read_limits(reader *r, http_config *c)
     INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
     INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
     INT_KEY("max_connections", 4, 65536, c->max_connections)
+    INT_KEY("header_timeout_seconds", 1, 3600, c->header_timeout_s)
+    INT_KEY("max_unauthenticated_connections", 1, 65536, c->max_unauthenticated)
+    INT_KEY("max_connections_per_address", 0, 65536, c->max_per_address)
     INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
 #undef INT_KEY
     return rc;
 }
 
-/* https://, or plain http:// to this machine only: the keys decide who
- * gets in, so they never cross a network in clear. */
-static int secure_url(const char *u)
+/* A host that names this machine: localhost, 127.0.0.0/8 or [::1],
+ * written as libcurl hands the host back (numeric, IPv6 in brackets). */
+static int loopback_host(const char *host)
 {
-    static const char *const ok[] = {
-        "https://", "http://127.", "http://localhost:", "http://localhost/", "http://[::1]", NULL};
-    for (const char *const *p = ok; *p; p++)
-        if (strncmp(u, *p, strlen(*p)) == 0)
-            return 1;
-    return 0;
+    struct in_addr a4;
+    struct in6_addr a6;
+    char v6[INET6_ADDRSTRLEN + 1];
+    size_t n = strlen(host);
+    if (strcasecmp(host, "localhost") == 0)
+        return 1;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (n < 3 || n - 2 >= sizeof v6 || host[0] != '[' || host[n - 1] != ']')
+        return 0;
+    memcpy(v6, host + 1, n - 2);
+    v6[n - 2] = 0;
+    return inet_pton(AF_INET6, v6, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int http_config_url_secure(const char *url, char **err)
+{
+    char *scheme, *host;
+    if (http_url_parts(url, &scheme, &host, err) < 0)
+        return -1;
+    int ok = strcasecmp(scheme, "https") == 0 ||
+             (strcasecmp(scheme, "http") == 0 && loopback_host(host));
+    free(scheme);
+    free(host);
+    return ok;
 }
 
 /* [oauth]: the OAuth 2.1 resource-server mode. */
@@ -263,10 +290,13 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
                              r->file);
         rc = -1;
     }
-    if (rc == 0 && c->oauth_jwks_url && !secure_url(c->oauth_jwks_url)) {
+    char *why = NULL;
+    int secure = rc == 0 && c->oauth_jwks_url ? http_config_url_secure(c->oauth_jwks_url, &why) : 1;
+    if (secure <= 0) {
         *r->err = str_printf("%s: [oauth] jwks_url must be an https:// URL (or http:// on "
-                             "127.0.0.1, localhost or [::1]), got %s",
-                             r->file, c->oauth_jwks_url);
+                             "127.0.0.1, localhost or [::1]), got %s%s%s",
+                             r->file, c->oauth_jwks_url, why ? ": " : "", why ? why : "");
+        free(why);
         rc = -1;
     }
     return rc;
@@ -305,6 +335,28 @@ static int read_file(http_config *c, const char *path, char **err)
     return rc;
 }
 
+/* The defaults of the connection caps, and their agreement with
+ * max_connections: strangers must always leave room for the user's
+ * clients.  On a loopback listener every local client (and a local TLS
+ * proxy) shares one address, so there is no per-address cap unless one
+ * is configured. */
+static int connection_caps(http_config *c, char **err)
+{
+    if (c->max_unauthenticated < 0) {
+        c->max_unauthenticated = c->max_connections / 4;
+        if (c->max_unauthenticated > 64)
+            c->max_unauthenticated = 64;
+    } else if (c->max_unauthenticated >= c->max_connections) {
+        *err = str_printf("%s/http.toml: max_unauthenticated_connections (%d) must be less than "
+                          "max_connections (%d), or clients that authenticate find no room",
+                          c->config_dir, c->max_unauthenticated, c->max_connections);
+        return -1;
+    }
+    if (c->max_per_address < 0)
+        c->max_per_address = c->loopback ? 0 : 64;
+    return 0;
+}
+
 int http_config_load(http_config *c, const char *listen, const char *token_file, char **err)
 {
     memset(c, 0, sizeof *c);
@@ -318,6 +370,9 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->request_timeout_s = 30;
     c->connection_timeout_s = 60;
     c->max_connections = 256;
+    c->header_timeout_s = 10;
+    c->max_unauthenticated = -1; /* below: from max_connections */
+    c->max_per_address = -1;     /* below: from the listening address */
     c->shutdown_grace_s = 10;
     if (parse_listen(c, listen, err) < 0)
         return -1;
@@ -328,14 +383,19 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     if (rc < 0)
         return -1;
     c->token_file = token_file ? strdup(token_file) : str_printf("%s/http-token", c->config_dir);
+    /* judged on the parsed host, as jwks_url: http://localhost.evil/ is
+     * no loopback URL (https needs no parsing, so none is done) */
+    char *why = NULL;
     if (c->public_url && strncmp(c->public_url, "https://", 8) != 0 &&
-        strncmp(c->public_url, "http://127.", 11) != 0 &&
-        strncmp(c->public_url, "http://localhost", 16) != 0) {
+        http_config_url_secure(c->public_url, &why) <= 0) {
         *err = str_printf("public_url %s must be an https:// URL (the TLS proxy in front of "
-                          "vthost) or a loopback http:// URL",
-                          c->public_url);
+                          "vthost) or an http:// URL on 127.0.0.1, localhost or [::1]%s%s",
+                          c->public_url, why ? ": " : "", why ? why : "");
+        free(why);
         return -1;
     }
+    if (connection_caps(c, err) < 0)
+        return -1;
     if (!!c->tls_cert != !!c->tls_key) {
         *err = strdup("http.toml: tls_cert and tls_key go together (PEM certificate and key)");
         return -1;

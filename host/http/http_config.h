@@ -27,7 +27,11 @@ typedef struct http_config {
     int idle_timeout_s;       /* a session unused this long ends */
     int request_timeout_s;    /* a request body must arrive within this */
     int connection_timeout_s; /* a silent connection is closed */
+    int header_timeout_s;     /* until authenticated: a request's headers
+                                 must be complete within this */
     int max_connections;
+    int max_unauthenticated;  /* connections not (yet) authenticated */
+    int max_per_address;      /* connections from one client address; 0: no cap */
     int shutdown_grace_s;     /* SIGTERM: running calls get this long */
     char *tls_cert, *tls_key; /* PEM files: serve HTTPS directly */
     char *access_log;         /* file (appended), else stderr */
@@ -55,5 +59,12 @@ void http_config_free(http_config *c);
 /* The endpoint URL clients are told: public_url, else
  * http(s)://ADDR:PORT/mcp with the bound port.  malloc'd. */
 char *http_config_url(const http_config *c, int port);
+
+/* Whether `url` may carry the keys that decide who gets in: https://,
+ * or plain http:// whose host, as libcurl parses the URL (the parser that
+ * fetches it), is localhost, 127.0.0.0/8 or [::1].  A prefix test would
+ * let http://127.evil.example/ and http://127.0.0.1@evil.example/ through.
+ * Returns 1 or 0, or -1 with *err (malloc'd) when `url` cannot be parsed. */
+int http_config_url_secure(const char *url, char **err);
 
 #endif

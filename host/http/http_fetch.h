@@ -12,4 +12,10 @@
  * URL's scheme. */
 char *http_fetch(const char *url, int timeout_s, size_t max, char **err);
 
+/* `url` read by the parser http_fetch fetches it with (libcurl's): its
+ * scheme and host (both malloc'd; an IPv6 host in brackets, "[::1]"), so
+ * a check on the host is a check on where the request goes.  Returns 0,
+ * or -1 with *err (malloc'd). */
+int http_url_parts(const char *url, char **scheme, char **host, char **err);
+
 #endif

@@ -1,8 +1,9 @@
 /* OAuth 2.1 resource-server mode of `vthost serve --http`: access tokens
  * are JWTs signed by the authorization server, checked against its
- * public keys (a JWKS file or URL, or one PEM key) for signature, iss, aud and
- * exp.  libjwt is opened by soname on first use (jwt_lib in this file is
- * the only place that names it). */
+ * public keys (a JWKS file or URL, or one PEM key) for signature, iss,
+ * aud and exp.  A token is read once (jose_reader.h) and verified with the
+ * algorithm its key fixes (jose_key.h), through libcrypto opened by
+ * soname on first use (crypto_lib.h). */
 #ifndef VTHOST_HTTP_JWT_H
 #define VTHOST_HTTP_JWT_H
 
@@ -19,7 +20,8 @@ void http_jwt_close(void);
  * keys and is logged (and is tried again a little later). */
 void http_jwt_tick(void);
 
-/* As http_auth_check for a bearer credential: 0 and owner ("sub:..."),
+/* As http_auth_check for a bearer credential: 0 and owner ("oauth:" and
+ * the SHA-256 of the whole iss and sub, in hex: the principal),
  * or 401 with *error "invalid_token" and *desc why, or 403 with *error
  * "insufficient_scope" when a scope of [oauth] scopes is not granted
  * (the token's "scope" or "scp" claim). */

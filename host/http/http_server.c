@@ -15,7 +15,10 @@
  *                (OAuth mode).
  *
  * Every /mcp request is checked in this order: Origin (DNS rebinding),
- * bearer token, protocol version, session. */
+ * bearer token, protocol version, Content-Length, session.  All but the
+ * session are judged as soon as the headers are complete, before a byte
+ * of the body is read or `100 Continue` is sent: a stranger's upload is
+ * refused at once and never buffered. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +34,10 @@
 #include "http.h"
 #include "http_auth.h"
 #include "http_config.h"
+#include "http_guard.h"
 #include "http_jwt.h"
 #include "http_log.h"
+#include "http_peer.h"
 #include "http_session.h"
 #include "mcp.h"
 #include "mcp_roots.h"
@@ -42,6 +47,7 @@
 #include "registry_dynamic.h"
 #include "serve_signals.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 static const mhd_lib *M;
 static http_config cfg;
@@ -57,7 +63,8 @@ typedef struct req {
     char *body;
     size_t len, cap;
     int too_big, timed_out, started;
-    http_stream *st; /* the answer's stream, owned */
+    http_stream *st;            /* the answer's stream, owned */
+    char owner[HTTP_OWNER_MAX]; /* the authenticated client */
     char session[HTTP_SESSION_ID_LEN + 1];
     char rpc[48];
     char tool[64];
@@ -392,37 +399,58 @@ static enum MHD_Result mcp_get_or_delete(struct MHD_Connection *c, req *r, const
     return rc;
 }
 
-static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char *method)
+/* 413: announced in Content-Length (judged before the body) or found
+ * while reading a chunked body. */
+static enum MHD_Result send_too_big(struct MHD_Connection *c, req *r)
 {
+    char text[160];
+    snprintf(text, sizeof text,
+             "Payload Too Large: a message is at most %zu bytes (max_body_bytes in http.toml)",
+             cfg.max_body_bytes);
+    return send_error(c, r, 413, -32600, text, NULL);
+}
+
+/* A /mcp request whose headers are complete, judged before its body is
+ * read: Origin, credentials, protocol version, announced size.  MHD_YES
+ * without an answer when it may go on (r->owner set), else the refusal
+ * is queued: libmicrohttpd then sends it at once, without `100
+ * Continue`, and closes the connection instead of reading the body. */
+static enum MHD_Result mcp_gate(struct MHD_Connection *c, req *r, const char *method)
+{
+    r->started = 1; /* unless it passes, the answer below is the request's */
     if (!origin_allowed(header(c, "Origin")))
         return send_error(c, r, 403, -32600,
                           "Forbidden: this Origin is not in allowed_origins (http.toml)", NULL);
-    char owner[HTTP_OWNER_MAX];
     const char *error, *desc;
-    int denied = http_auth_check(header(c, "Authorization"), owner, &error, &desc);
+    int denied = http_auth_check(header(c, "Authorization"), r->owner, &error, &desc);
     if (denied)
         return send_unauthorized(c, r, denied, error, desc);
+    http_guard_authenticated(c);
     const char *pv = header(c, "MCP-Protocol-Version");
     if (pv && !version_known(pv))
         return send_error(c, r, 400, -32600,
                           "Bad Request: unsupported MCP-Protocol-Version (this server speaks "
                           "2025-11-25, 2025-06-18 and 2025-03-26)",
                           NULL);
-    if (strcmp(method, "POST") == 0) {
-        if (r->too_big) {
-            char text[160];
-            snprintf(text, sizeof text,
-                     "Payload Too Large: a message is at most %zu bytes "
-                     "(max_body_bytes in http.toml)",
-                     cfg.max_body_bytes);
-            return send_error(c, r, 413, -32600, text, NULL);
-        }
-        return mcp_post(c, r, owner);
+    const char *len = header(c, "Content-Length");
+    if (strcmp(method, "POST") == 0 && len && strtoull(len, NULL, 10) > cfg.max_body_bytes)
+        r->too_big = 1;
+    if (r->too_big)
+        return send_too_big(c, r);
+    if (strcmp(method, "POST") && strcmp(method, "GET") && strcmp(method, "DELETE")) {
+        const char *h[] = {"Allow", "GET, POST, DELETE", NULL};
+        return send_error(c, r, 405, -32600, "Method Not Allowed", h);
     }
-    if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0)
-        return mcp_get_or_delete(c, r, owner, method[0] == 'D');
-    const char *h[] = {"Allow", "GET, POST, DELETE", NULL};
-    return send_error(c, r, 405, -32600, "Method Not Allowed", h);
+    r->started = 0;
+    return MHD_YES;
+}
+
+/* A /mcp request that passed mcp_gate, its body (if any) read. */
+static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char *method)
+{
+    if (strcmp(method, "POST") == 0)
+        return r->too_big ? send_too_big(c, r) : mcp_post(c, r, r->owner);
+    return mcp_get_or_delete(c, r, r->owner, method[0] == 'D');
 }
 
 /* RFC 9728 protected-resource metadata. */
@@ -453,59 +481,26 @@ static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
     return rc;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls)
+/* A request from this vthost or a process it started (one of its
+ * commands) is refused before anything of it is looked at, whatever
+ * token it carries: a command must not answer its own approval prompts
+ * (http_peer.h).  1 with the refusal queued into *rc, else 0. */
+static int refuse_own_process(struct MHD_Connection *c, req *r, enum MHD_Result *rc)
 {
-    (void)cls;
-    (void)version;
-    req *r = *con_cls;
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
-            return MHD_NO;
-        clock_gettime(CLOCK_MONOTONIC, &r->t0);
-        snprintf(r->method, sizeof r->method, "%s", method);
-        snprintf(r->path, sizeof r->path, "%s", url);
-        *con_cls = r;
-        const char *len = header(c, "Content-Length");
-        if (len && strtoull(len, NULL, 10) > cfg.max_body_bytes)
-            r->too_big = 1;
-        return MHD_YES;
-    }
-    if (*upload_size > 0) {
-        if (ms_since(&r->t0) > cfg.request_timeout_s * 1000.0) {
-            /* A body trickling in: close the connection (logged as 408;
-             * libmicrohttpd sends no response before the whole body). */
-            r->timed_out = 1;
-            *upload_size = 0;
-            return MHD_NO;
-        }
-        if (!r->too_big && r->len + *upload_size <= cfg.max_body_bytes) {
-            if (r->len + *upload_size + 1 > r->cap) {
-                size_t cap = (r->len + *upload_size + 1) * 2;
-                if (cap > cfg.max_body_bytes + 1)
-                    cap = cfg.max_body_bytes + 1;
-                char *b = realloc(r->body, cap);
-                if (!b)
-                    return MHD_NO;
-                r->body = b;
-                r->cap = cap;
-            }
-            memcpy(r->body + r->len, upload, *upload_size);
-            r->len += *upload_size;
-            r->body[r->len] = 0;
-        } else {
-            r->too_big = 1; /* the rest is read and dropped */
-        }
-        *upload_size = 0;
-        return MHD_YES;
-    }
-    if (r->started)
-        return MHD_YES;
+    char why[320];
+    if (http_peer_check(conn_fd(c), why, sizeof why) == 0)
+        return 0;
     r->started = 1;
-    if (strcmp(url, "/mcp") == 0)
-        return mcp_endpoint(c, r, method);
+    *rc = send_error(c, r, 403, -32600, why, NULL);
+    return 1;
+}
+
+/* Anything but /mcp: answered from the headers alone, whatever body
+ * was announced. */
+static enum MHD_Result other_route(struct MHD_Connection *c, req *r, const char *url,
+                                   const char *method)
+{
+    r->started = 1;
     if (strcmp(url, "/healthz") == 0 && strcmp(method, "GET") == 0)
         return send_text(c, r, 200, "application/json", "{\"status\":\"ok\"}", NULL);
     if (metadata_url && strcmp(method, "GET") == 0 &&
@@ -513,6 +508,77 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          strcmp(url, "/.well-known/oauth-protected-resource/mcp") == 0))
         return resource_metadata(c, r);
     return send_error(c, r, 404, -32600, "Not Found: the MCP endpoint is /mcp", NULL);
+}
+
+/* The first call of a request: its headers are complete, no body byte
+ * has been read. */
+static enum MHD_Result request_begin(struct MHD_Connection *c, const char *url, const char *method,
+                                     void **con_cls)
+{
+    req *r = calloc(1, sizeof *r);
+    if (!r)
+        return MHD_NO;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    snprintf(r->method, sizeof r->method, "%s", method);
+    snprintf(r->path, sizeof r->path, "%s", url);
+    *con_cls = r;
+    http_guard_request(c);
+    enum MHD_Result refused;
+    if (refuse_own_process(c, r, &refused))
+        return refused;
+    if (strcmp(url, "/mcp") != 0)
+        return other_route(c, r, url, method);
+    return mcp_gate(c, r, method);
+}
+
+/* A piece of an authenticated request's body. */
+static enum MHD_Result request_body(req *r, const char *upload, size_t *upload_size)
+{
+    if (ms_since(&r->t0) > cfg.request_timeout_s * 1000.0) {
+        /* A body trickling in: close the connection (logged as 408;
+         * libmicrohttpd sends no response before the whole body). */
+        r->timed_out = 1;
+        *upload_size = 0;
+        return MHD_NO;
+    }
+    if (!r->too_big && r->len + *upload_size <= cfg.max_body_bytes) {
+        if (r->len + *upload_size + 1 > r->cap) {
+            size_t cap = (r->len + *upload_size + 1) * 2;
+            if (cap > cfg.max_body_bytes + 1)
+                cap = cfg.max_body_bytes + 1;
+            char *b = realloc(r->body, cap);
+            if (!b)
+                return MHD_NO;
+            r->body = b;
+            r->cap = cap;
+        }
+        memcpy(r->body + r->len, upload, *upload_size);
+        r->len += *upload_size;
+        r->body[r->len] = 0;
+    } else {
+        r->too_big = 1; /* the rest is read and dropped */
+    }
+    *upload_size = 0;
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)cls;
+    (void)version;
+    req *r = *con_cls;
+    if (!r)
+        return request_begin(c, url, method, con_cls);
+    if (r->started) {
+        *upload_size = 0; /* answered already: nothing more is kept */
+        return MHD_YES;
+    }
+    if (*upload_size > 0)
+        return request_body(r, upload, upload_size);
+    r->started = 1;
+    return mcp_endpoint(c, r, method);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -556,6 +622,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                         .decision = decision,
                         .ms = ms_since(&r->t0)};
     http_log_write(&e);
+    http_guard_request_done(c);
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -639,23 +706,58 @@ static int serve_open(const char *listen, const char *token_file, int *created, 
     return 0;
 }
 
+/* Every connection, as it is accepted and as it closes: the one place
+ * where checks on a connection as a whole hook in (libmicrohttpd takes a
+ * single such callback).  Runs on the listening thread for a new
+ * connection, before the connection's own thread starts. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    http_guard_connection(c, socket_context, code);
+}
+
+/* The daemon's options beyond the basics: the guard's connection
+ * notification and the per-address cap, and the TLS key pair when there
+ * is one. */
+static void daemon_options(struct MHD_OptionItem opts[5], char *cert, char *key)
+{
+    http_guard_limits lim = {.header_timeout_s = cfg.header_timeout_s,
+                             .max_unauthenticated = cfg.max_unauthenticated};
+    http_guard_init(M, &lim);
+    int n = 0;
+    opts[n++] =
+        (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                        (intptr_t)cfg.max_per_address, NULL};
+    if (cert) {
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, cert};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, key};
+    }
+    opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+}
+
 static struct MHD_Daemon *daemon_start(char *cert, char *key)
 {
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
+    /* A thread per connection: an SSE stream and a call's answer block
+     * their connection's thread (http_stream_read, http_stream_wait_answer).
+     * MHD_USE_POLL: those threads and the listening thread wait with
+     * poll(), not select(), whose descriptors stop at FD_SETSIZE (1024) --
+     * with select() libmicrohttpd refuses every new connection once the
+     * process holds that many descriptors (sessions' commands do). */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ITC;
     if (cfg.addr.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     if (cert)
         flags |= MHD_USE_TLS;
-    struct MHD_OptionItem tls[] = {
-        {cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cert},
-        {cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key},
-        {MHD_OPTION_END, 0, NULL},
-    };
+    struct MHD_OptionItem opts[5];
+    daemon_options(opts, cert, key);
     return M->start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
                            (struct sockaddr *)&cfg.addr, MHD_OPTION_CONNECTION_LIMIT,
                            (unsigned)cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
                            (unsigned)cfg.connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-                           on_completed, NULL, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+                           on_completed, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 /* The URLs clients are told, the token's one showing, the line that says
@@ -681,8 +783,10 @@ static void announce(struct MHD_Daemon *d, int created)
         tmp.public_url = NULL;
         local = http_config_url(&tmp, port);
     }
+    char *ws = text_escape(host_workspace() ? host_workspace() : ".", 0);
     fprintf(stderr, "vthost: serving MCP over HTTP at %s (listening on %s, workspace %s)\n",
-            endpoint_url, local ? local : endpoint_url, host_workspace() ? host_workspace() : ".");
+            endpoint_url, local ? local : endpoint_url, ws ? ws : ".");
+    free(ws);
     free(local);
 }
 
@@ -725,6 +829,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
             break;
         http_sessions_expire();
         http_jwt_tick();
+        http_guard_sweep();
     }
     fprintf(stderr, "vthost: stopping (%d session(s))\n", http_sessions_count());
     MHD_socket lfd = M->quiesce_daemon(d);

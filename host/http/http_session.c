@@ -231,6 +231,8 @@ static int session_call(const call_request *req, call_result *out)
      * that client's alone (vt_host_api.call_client_id). */
     frontend fe = req->fe ? *req->fe : (frontend){0};
     fe.client_id = st ? st->s->client_id : UINT64_MAX;
+    fe.session = st ? st->s->id : NULL;
+    fe.principal = st ? st->s->owner : NULL;
     call_request mine = *req;
     mine.fe = &fe;
     int rc = host_ops.call(&mine, out);

@@ -14,6 +14,7 @@
 #include "paths.h"
 #include "serve_workspace.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 /* A client that declared roots but does not answer: go on without them. */
 #define ROOTS_WAIT_MS 5000
@@ -36,16 +37,21 @@ static const char *why_refused(const char *dir)
 
 int serve_workspace_refused(const char *dir) { return why_refused(dir) != NULL; }
 
+/* The refusal goes to the client and to standard error: a directory's
+ * name is shown escaped (a name holding "\nvthost: ..." stays on its
+ * line). */
 static void refuse(const char *dir, const char *what)
 {
     const char *why = why_refused(dir);
+    char *shown = text_escape(dir, 0);
     free(refusal);
     refusal = str_printf(
         "vthost will not use %s (%s) as the workspace: it is %s. Name the project directory "
         "with --workspace DIR in the client's server configuration (e.g. \"args\": [\"serve\", "
         "\"--workspace\", \"/path/to/project\"]), start vthost from the project directory, or "
         "use a client that sends its roots; --workspace %s allows this directory explicitly.",
-        dir, what, why ? why : "refused", dir);
+        shown ? shown : "", what, why ? why : "refused", shown ? shown : "");
+    free(shown);
 }
 
 void serve_workspace_prepare(const host_options *o)
@@ -72,9 +78,12 @@ static int reopen_on(const char *dir)
     host_close();
     int rc = host_open(&o, &err);
     if (rc != 0) {
+        char *shown = text_escape(dir, 0), *why = text_escape(err ? err : "host start failed", 0);
         free(refusal);
-        refusal = str_printf("cannot use the client's root %s as the workspace: %s", dir,
-                             err ? err : "host start failed");
+        refusal = str_printf("cannot use the client's root %s as the workspace: %s",
+                             shown ? shown : "", why ? why : "");
+        free(shown);
+        free(why);
         free(err);
         err = NULL;
         if (host_open(opts, &err) != 0)
@@ -112,10 +121,12 @@ static int settle_roots(const cJSON *roots)
     char *dir = realpath(path, NULL);
     int reopened = 0;
     if (!dir) {
+        char *shown = text_escape(path, 0);
         free(refusal);
         refusal = str_printf("the client's root %s is not an existing directory; pass "
                              "--workspace DIR",
-                             path);
+                             shown ? shown : "");
+        free(shown);
     } else if (serve_workspace_refused(dir)) {
         refuse(dir, "the client's root");
     } else {

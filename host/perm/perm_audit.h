@@ -6,7 +6,9 @@
 #include <cjson/cJSON.h>
 
 /* Append `record` (a time stamp is added) as one line.  Concurrent
- * writers each append whole lines (one O_APPEND write per record). */
+ * writers each append whole lines (one O_APPEND write per record).  A log
+ * that is not a regular file beneath the workspace (a link, a FIFO, a
+ * hard link) is never written: VT_ERR_IO, after a warning said once. */
 int perm_audit_append(const char *workspace, cJSON *record);
 
 #endif

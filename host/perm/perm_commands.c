@@ -216,29 +216,66 @@ size_t perm_cmd_unwrap(char *const *argv, size_t argc, const char **text)
 
 /* ---- global options before a subcommand ------------------------------------ */
 
+/* Every global option each program documents (git: git(1) and git.c's
+ * handle_options, which also knows --shallow-file; the others: their
+ * --help), as taking a value or not.  An option missing here is not
+ * trusted to be a flag: see perm_cmd_global_opt. */
 static const perm_global_opts globals[] = {
     {"git",
      L("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
-       "--exec-path"),
+       "--attr-source", "--shallow-file"),
+     L("-p", "--paginate", "-P", "--no-pager", "--bare", "--no-replace-objects", "--no-lazy-fetch",
+       "--literal-pathspecs", "--no-literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+       "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--exec-path", "--list-cmds",
+       "--html-path", "--man-path", "--info-path", "--list-builtins", "--list-parseopt-builtins",
+       "-h", "--help", "-v", "--version"),
      0},
-    {"cargo", L("-C", "-Z", "--config", "--color"), 1},
+    {"cargo", L("-C", "-Z", "--config", "--color", "--explain"),
+     L("-V", "--version", "--list", "-v", "-vv", "--verbose", "-q", "--quiet", "--locked",
+       "--offline", "--frozen", "-h", "--help"),
+     1},
     {"npm",
-     L("--prefix", "-C", "--userconfig", "--cache", "--registry", "--loglevel", "-w",
-       "--workspace"),
+     L("--prefix", "-C", "--userconfig", "--globalconfig", "--cache", "--registry", "--loglevel",
+       "-w", "--workspace", "--tag", "--otp", "--scope"),
+     L("-g", "--global", "-s", "--silent", "-q", "--quiet", "-d", "-dd", "-ddd", "--verbose", "-f",
+       "--force", "-y", "--yes", "--no-color", "--json", "--offline", "--prefer-offline",
+       "--ignore-scripts", "-ws", "--workspaces", "-v", "--version", "-h", "--help"),
      0},
-    {"pnpm", L("-C", "--dir", "--filter", "-F"), 0},
-    {"yarn", L("--cwd"), 0},
+    {"pnpm", L("-C", "--dir", "--filter", "-F", "--reporter", "--loglevel"),
+     L("-r", "--recursive", "-w", "--workspace-root", "-s", "--silent", "--color", "--no-color",
+       "--aggregate-output", "-v", "--version", "-h", "--help"),
+     0},
+    {"yarn", L("--cwd"),
+     L("-s", "--silent", "--verbose", "--offline", "--json", "--no-progress", "-v", "--version",
+       "-h", "--help"),
+     0},
     {"docker",
      L("--context", "-c", "-H", "--host", "--config", "-l", "--log-level", "--tlscacert",
        "--tlscert", "--tlskey"),
+     L("-D", "--debug", "--tls", "--tlsverify", "-v", "--version", "-h", "--help"), 0},
+    {"podman",
+     L("--connection", "-c", "--url", "--root", "--runroot", "--log-level", "--identity",
+       "--cgroup-manager", "--conmon", "--events-backend", "--hooks-dir", "--imagestore",
+       "--module", "--network-cmd-path", "--network-config-dir", "--out", "--runtime",
+       "--runtime-flag", "--ssh", "--storage-driver", "--storage-opt", "--tmpdir", "--volumepath",
+       "--cni-config-dir"),
+     L("-r", "--remote", "--syslog", "--noout", "--transient-store", "-v", "--version", "-h",
+       "--help"),
      0},
-    {"podman", L("--connection", "-c", "--url", "--root", "--runroot", "--log-level"), 0},
     {"kubectl",
      L("--context", "-n", "--namespace", "--kubeconfig", "--cluster", "--user", "-s", "--server",
-       "--token", "--as", "--as-group", "--request-timeout", "-v", "--cache-dir",
-       "--certificate-authority", "--client-certificate", "--client-key"),
+       "--token", "--as", "--as-group", "--as-uid", "--request-timeout", "-v", "--cache-dir",
+       "--certificate-authority", "--client-certificate", "--client-key", "--password",
+       "--username", "--tls-server-name", "--profile", "--profile-output", "--log-file",
+       "--vmodule"),
+     L("--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors",
+       "--disable-compression", "-h", "--help"),
      0},
-    {"helm", L("--kube-context", "-n", "--namespace", "--kubeconfig"), 0},
+    {"helm",
+     L("--kube-context", "-n", "--namespace", "--kubeconfig", "--kube-apiserver", "--kube-as-group",
+       "--kube-as-user", "--kube-ca-file", "--kube-token", "--kube-tls-server-name",
+       "--registry-config", "--repository-cache", "--repository-config", "--burst-limit", "--qps"),
+     L("--debug", "--kube-insecure-skip-tls-verify", "-h", "--help"), 0},
 };
 
 const perm_global_opts *perm_cmd_global_opts(const char *name, size_t len)
@@ -247,6 +284,29 @@ const perm_global_opts *perm_cmd_global_opts(const char *name, size_t len)
         if (word_is(name, len, globals[i].name))
             return &globals[i];
     return NULL;
+}
+
+static int listed_as(const char *const *list, const char *w, size_t len)
+{
+    for (const char *const *o = list; *o; o++)
+        if (word_is(w, len, *o))
+            return 1;
+    return 0;
+}
+
+int perm_cmd_global_opt(const perm_global_opts *g, const char *opt, size_t len)
+{
+    if (g->plus_word && len && opt[0] == '+')
+        return 0;
+    if (listed_as(g->arg_opts, opt, len))
+        return 1;
+    if (listed_as(g->flag_opts, opt, len))
+        return 0;
+    const char *eq = len > 2 && !strncmp(opt, "--", 2) ? memchr(opt, '=', len) : NULL;
+    if (eq && (listed_as(g->arg_opts, opt, (size_t)(eq - opt)) ||
+               listed_as(g->flag_opts, opt, (size_t)(eq - opt))))
+        return 0;
+    return -1;
 }
 
 /* ---- writers -------------------------------------------------------------- */

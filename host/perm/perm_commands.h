@@ -48,15 +48,23 @@ int perm_cmd_wrapper_opt(const perm_wrapper *w, const char *opt, size_t len);
  * receives it (borrowed from argv) and the index returned is argc. */
 size_t perm_cmd_unwrap(char *const *argv, size_t argc, const char **text);
 
-/* A program with global options before its subcommand. */
+/* A program with global options before its subcommand.  Both lists
+ * also cover the one-word form --OPT=VALUE. */
 typedef struct perm_global_opts {
     const char *name;
-    const char *const *arg_opts; /* take the next word (-C DIR) */
-    int plus_word;               /* a leading +WORD is an option (cargo +nightly) */
+    const char *const *arg_opts;  /* take the next word (-C DIR) */
+    const char *const *flag_opts; /* take none (--no-pager) */
+    int plus_word;                /* a leading +WORD is an option (cargo +nightly) */
 } perm_global_opts;
 
 /* The entry for program `name` (`len` bytes), or NULL. */
 const perm_global_opts *perm_cmd_global_opts(const char *name, size_t len);
+
+/* What the global option `opt` (`len` bytes) of `g` is: 1 when it takes
+ * the next word as its value, 0 when it is known and takes none (or has
+ * it after '='), -1 when the table does not know it (it may take a
+ * value: the matcher then fails closed for deny and ask rules). */
+int perm_cmd_global_opt(const perm_global_opts *g, const char *opt, size_t len);
 
 /* Files a writer's arguments name. */
 typedef enum perm_write_mode {

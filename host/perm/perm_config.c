@@ -344,6 +344,24 @@ static int load_auto(perm_settings *st, const cJSON *perms, const char *path, ch
     return 0;
 }
 
+/* A key of an untrusted layer that is read (and checked) but not
+ * applied: named, with its file, in the warning at start. */
+static int note_ignored(perm_settings *st, const char *path, const char *dotted)
+{
+    st->ignored_settings = 1;
+    if (st->ignored_keys && strstr(st->ignored_keys, dotted))
+        return 0;
+    char *k = str_printf("%s%s%s", st->ignored_keys ? st->ignored_keys : "",
+                         st->ignored_keys ? ", " : "", dotted);
+    if (!k)
+        return VT_ERR_NOMEM;
+    free(st->ignored_keys);
+    st->ignored_keys = k;
+    if (!st->ignored_file && path && !(st->ignored_file = strdup(path)))
+        return VT_ERR_NOMEM;
+    return 0;
+}
+
 /* [permissions] wrappers: programs deny and ask rules (and the guard)
  * look through, added to the command table.  A wrapper changes what the
  * guard counts as a verification, so only a trusted layer adds them. */
@@ -354,7 +372,7 @@ static int load_wrappers(perm_settings *st, const cJSON *perms, const char *path
     int rc = get_strings(perms, "wrappers", "permissions.wrappers", path, &l, err);
     for (size_t i = 0; rc == 0 && i < l.count; i++) {
         if (!trusted) {
-            st->ignored_settings = 1;
+            rc = note_ignored(st, path, "permissions.wrappers");
             break;
         }
         char *why = NULL;
@@ -382,12 +400,13 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
                         err)) ||
         !perms)
         return rc;
-    /* deny and ask of every layer are in force; allow rules of an
-     * untrusted layer are kept aside, for explain to show as ignored */
+    /* deny and ask of every layer are in force, an untrusted layer's ask
+     * only where it tightens (perm_engine.c); allow rules of an untrusted
+     * layer are kept aside, for explain to show as ignored */
     if ((rc = load_rules(&st->global[PB_DENY], perms, "deny", "permissions.deny", path, origin,
                          &env, err)) ||
-        (rc = load_rules(&st->global[PB_ASK], perms, "ask", "permissions.ask", path, origin, &env,
-                         err)) ||
+        (rc = load_rules(trusted ? &st->global[PB_ASK] : &st->untrusted_ask, perms, "ask",
+                         "permissions.ask", path, origin, &env, err)) ||
         (rc = load_rules(trusted ? &st->global[PB_ALLOW] : &st->ignored_allow, perms, "allow",
                          "permissions.allow", path, origin, &env, err)))
         return rc;
@@ -402,8 +421,8 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
             return type_error(path, "permissions.non_interactive", "\"deny\" or \"allow\"", err);
         if (trusted || !allow)
             st->non_interactive_allow = allow;
-        else
-            st->ignored_settings = 1;
+        else if ((rc = note_ignored(st, path, "permissions.non_interactive")))
+            return rc;
     }
     char *ap = NULL;
     if ((rc = get_string(perms, "approval", "permissions.approval", path, &ap, err)))
@@ -414,10 +433,12 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
         if (a < 0)
             return type_error(path, "permissions.approval",
                               "\"ask\", \"sandboxed\" or \"read-only\"", err);
-        if (trusted || a != 1) /* an untrusted workspace may not pick sandboxed */
+        /* Not even a preset that reads as tighter: read-only runs commands
+         * without asking, which the default ask never does. */
+        if (trusted)
             st->approval = a;
-        else
-            st->ignored_settings = 1;
+        else if ((rc = note_ignored(st, path, "permissions.approval")))
+            return rc;
     }
     int audit = 0;
     if ((rc = get_bool(perms, "audit_enabled", "permissions.audit_enabled", path, &audit, err)))
@@ -436,8 +457,7 @@ int perm_config_load_layer(perm_settings *st, const cJSON *config, const char *p
     perm_settings_defaults(&tmp);
     rc = load_auto(&tmp, perms, path, err);
     perm_settings_free(&tmp);
-    st->ignored_settings = 1;
-    return rc;
+    return rc ? rc : note_ignored(st, path, "permissions.auto");
 }
 
 int perm_config_load(perm_settings *st, const cJSON *config, const char *path, char **err)
@@ -458,6 +478,9 @@ void perm_settings_free(perm_settings *st)
     for (int i = 0; i < PB_COUNT; i++)
         perm_ruleset_free(&st->global[i]);
     perm_ruleset_free(&st->ignored_allow);
+    perm_ruleset_free(&st->untrusted_ask);
+    free(st->ignored_keys);
+    free(st->ignored_file);
     for (size_t i = 0; i < st->npolicy; i++) {
         free(st->policy[i]);
         free(st->policy_fold ? st->policy_fold[i] : NULL);

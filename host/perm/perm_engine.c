@@ -1,8 +1,8 @@
 /* The decision step.  Order (docs/permissions.md):
  *   global deny > global ask (unless the agent denies) > agent deny > agent
  *   ask > agent auto > agent allow > [embedded agent only: global allow] >
- *   agent default; then protected edits and require_escalated turn allow
- *   and auto into ask.
+ *   agent default; then an untrusted workspace's ask rules, protected
+ *   edits and require_escalated turn allow and auto into ask.
  * deny and ask rules match when ANY subject matches (wrappers looked
  * through); allow and auto rules must cover EVERY subject. */
 #include "perm_config.h"
@@ -680,10 +680,42 @@ static void run_protected(perm_eval *ev)
     }
 }
 
+/* An untrusted workspace's ask rules only tighten: they turn an allow or
+ * an auto into a question, never a deny (a rule's or an agent's default)
+ * into one, since where [permissions] non_interactive = "allow" answers
+ * questions that would run what the user's policy refuses.  Over an auto
+ * only a person answers (strict): the review it replaces judged the
+ * call, and non_interactive must not skip that judgement. */
+static void run_untrusted_ask(perm_eval *ev)
+{
+    const char *subj;
+    const perm_rule *r = any_match(ev, &ev->st->untrusted_ask, &subj);
+    if (!r)
+        return;
+    /* an agent's default ask stays ask: the rule names why */
+    int default_ask = ev->decision == PERM_ASK && !ev->rule;
+    if (ev->decision != PERM_ALLOW && ev->decision != PERM_AUTO && !default_ask) {
+        step(ev, "global.ask", r, subj,
+             ev->decision == PERM_DENY
+                 ? "not applied: an untrusted workspace's ask never outranks a deny"
+                 : "not applied: the call asks already");
+        return;
+    }
+    ev->strict_ask = ev->decision == PERM_AUTO;
+    ev->global_ask = 1;
+    ev->decision = PERM_ASK;
+    ev->layer = "global.ask";
+    ev->rule = r;
+    ev->subject = subj;
+    step(ev, "global.ask", r, subj,
+         ev->strict_ask ? "an untrusted workspace's ask over auto: only a person answers" : NULL);
+}
+
 void perm_eval_run(perm_eval *ev)
 {
     if (!run_deny_ask(ev))
         run_allow(ev);
+    run_untrusted_ask(ev);
     if (ev->decision == PERM_DENY)
         return;
     run_protected(ev);

@@ -57,6 +57,7 @@ typedef struct perm_eval {
     const char *policy_path;    /* the policy path it reaches (a case variant
                                    or a hard link names it differently) */
     int global_ask;
+    int strict_ask; /* only a person may answer the ask (not non_interactive) */
     perm_step *steps;
     size_t nsteps, capsteps;
 } perm_eval;

@@ -15,6 +15,7 @@
 #include "perm_exec_mask.h"
 #include "perm_match.h"
 #include "permission.h"
+#include "strbuf.h"
 #include "strutil.h"
 #include "subjects.h"
 
@@ -31,23 +32,47 @@ typedef struct exec_policy {
     size_t ndenied;
 } exec_policy;
 
+/* A byte the shell takes literally outside quotes: the same set the
+ * exec plugin's splitter leaves unquoted when it renders the command
+ * text, so a word reads the same in the call's text and at its execve. */
+static int plain_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("_@%+=:,./-~^]", c));
+}
+
+/* One argv word as the command text would spell it: single-quoted when
+ * it holds anything but plain bytes (a blank above all: `-C 'a b'` is one
+ * word, and must not shift which word the matcher reads as the
+ * subcommand), control bytes as blanks. */
+static void put_word(vt_strbuf *b, const char *w)
+{
+    int plain = w[0] != 0;
+    for (const char *c = w; *c && plain; c++)
+        plain = plain_char((unsigned char)*c);
+    if (plain) {
+        strbuf_append(b, w, strlen(w));
+        return;
+    }
+    strbuf_append(b, "'", 1);
+    for (const char *c = w; *c; c++) {
+        if (*c == '\'')
+            strbuf_append(b, "'\\''", 4);
+        else
+            strbuf_append(b, (unsigned char)*c < 0x20 || *c == 0x7f ? " " : c, 1);
+    }
+    strbuf_append(b, "'", 1);
+}
+
 char *perm_exec_subject(const vt_exec_program *prog)
 {
-    size_t n = strlen(prog->name) + 1;
-    for (const char *const *a = prog->args; a && *a; a++)
-        n += strlen(*a) + 1;
-    char *s = malloc(n), *o = s;
-    if (!s)
-        return NULL;
-    for (const char *c = prog->name; *c; c++)
-        *o++ = (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+    vt_strbuf b = {0};
+    put_word(&b, prog->name);
     for (const char *const *a = prog->args; a && *a; a++) {
-        *o++ = ' ';
-        for (const char *c = *a; *c; c++)
-            *o++ = (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+        strbuf_append(&b, " ", 1);
+        put_word(&b, *a);
     }
-    *o = 0;
-    return s;
+    return strbuf_take(&b);
 }
 
 static void audit_refusal(const perm_eval *ev, const vt_exec_program *prog, const char *why)

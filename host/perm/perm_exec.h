@@ -11,8 +11,10 @@
 int perm_exec_policy(vt_call *call, vt_exec_policy **out);
 
 /* The subject text rules see for `prog`: its name and arguments joined by
- * single spaces, control characters turned into spaces (a newline must
- * not hide an argument from a deny pattern).  malloc'd, or NULL. */
+ * single spaces, each word spelled as the exec plugin renders a command's
+ * text (single-quoted unless it is plain: a word with a blank stays one
+ * word), control characters turned into spaces (a newline must not hide
+ * an argument from a deny pattern).  malloc'd, or NULL. */
 char *perm_exec_subject(const vt_exec_program *prog);
 
 #endif

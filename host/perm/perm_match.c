@@ -208,11 +208,6 @@ static int is_assignment(const char *w, size_t len)
     return 0;
 }
 
-static int word_is(const char *w, size_t len, const char *s)
-{
-    return strlen(s) == len && memcmp(w, s, len) == 0;
-}
-
 /* The word at p without its quotes (a command string: su -c 'rm x'),
  * collapsed like a command text.  malloc'd. */
 static char *unquote_word(const char *p)
@@ -245,6 +240,25 @@ static char *unquote_word(const char *p)
     return norm;
 }
 
+/* The first byte the word at p stands for once the shell removed its
+ * quotes ('-' for '--x=a b' too, as the exec plugin renders a word with a
+ * blank), '$' for an expansion whose value nobody knows yet ($X, "$X",
+ * `cmd`), 0 for an empty word. */
+static char word_head(const char *p)
+{
+    size_t len = word_len(p);
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] == '\'' || p[i] == '"')
+            continue;
+        if (p[i] == '`')
+            return '$';
+        if (p[i] == '\\' && i + 1 < len)
+            return p[i + 1];
+        return p[i];
+    }
+    return 0;
+}
+
 /* Skip a wrapper's options and positional words; NULL when the words do
  * not look like a use of that wrapper.  A command option (su -c CMD)
  * holds the program in one word: *own receives that word's command
@@ -258,15 +272,17 @@ static const char *skip_wrapper(const perm_wrapper *wr, const char *p, char **ow
             return *own && **own ? *own : NULL;
         }
     int saw_opt = 0;
-    while (*p && *p == '-') {
-        size_t len = word_len(p);
+    while (*p && word_head(p) == '-') {
+        char *opt = unquote_word(p);
+        if (!opt)
+            return NULL;
         saw_opt = 1;
-        if (word_is(p, len, "--")) {
-            p = next_word(p);
-            break;
-        }
-        int takes = perm_cmd_wrapper_opt(wr, p, len) == 1;
+        int end = !strcmp(opt, "--");
+        int takes = !end && perm_cmd_wrapper_opt(wr, opt, strlen(opt)) == 1;
+        free(opt);
         p = next_word(p);
+        if (end)
+            break;
         if (takes && *p)
             p = next_word(p);
     }
@@ -278,30 +294,6 @@ static const char *skip_wrapper(const perm_wrapper *wr, const char *p, char **ow
     for (int i = 0; i < wr->positional && *p; i++)
         p = next_word(p);
     return *p ? p : NULL;
-}
-
-/* `git -C . -c k=v push x` -> `git push x`: the program's name followed by
- * the words after its global options, malloc'd; NULL when there are none
- * to drop. */
-static char *drop_global_opts(const perm_global_opts *g, const char *name, size_t nlen,
-                              const char *args)
-{
-    const char *p = args;
-    while (*p && (*p == '-' || (g->plus_word && *p == '+'))) {
-        size_t len = word_len(p);
-        if (word_is(p, len, "--"))
-            break;
-        int takes = 0;
-        for (const char *const *o = g->arg_opts; *o; o++)
-            takes |= word_is(p, len, *o);
-        p = next_word(p);
-        if (takes && *p)
-            p = next_word(p);
-    }
-    if (p == args || !*p)
-        return NULL;
-    char *s = NULL;
-    return asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 ? NULL : s;
 }
 
 static int push(char ***v, size_t *n, size_t *cap, char *s)
@@ -319,6 +311,53 @@ static int push(char ***v, size_t *n, size_t *cap, char *s)
         *cap = nc;
     }
     (*v)[(*n)++] = s;
+    return 0;
+}
+
+/* How many later words an unknown global option makes the matcher try
+ * as the subcommand.  The program itself refuses an option it does not
+ * know, so one the table misses is a real option of a newer version:
+ * the subcommand is then a word or two further on, never dozens. */
+#define GLOBAL_TRIES 64
+
+/* `git -C . -c k=v push x` -> `git push x`: the program's name followed
+ * by the words from its subcommand on.  An option the table does not
+ * know may take a value, which would make the word read as the
+ * subcommand its value and hide the real one: from the first such
+ * option on, every later word that is no option is tried as the
+ * subcommand too (these variants are matched by deny and ask rules
+ * only, so this can only make them hold more often). */
+static int push_global_variants(const perm_global_opts *g, const char *name, size_t nlen,
+                                const char *args, char ***v, size_t *n, size_t *cap)
+{
+    const char *p = args, *unknown = NULL;
+    for (char h; *p && ((h = word_head(p)) == '-' || h == '$' || (g->plus_word && h == '+'));) {
+        /* an expansion before the subcommand may be any option */
+        char *opt = h == '$' ? NULL : unquote_word(p);
+        if (h != '$' && !opt)
+            return VT_ERR_NOMEM;
+        int end = opt && !strcmp(opt, "--");
+        int takes = end ? 0 : opt ? perm_cmd_global_opt(g, opt, strlen(opt)) : -1;
+        free(opt);
+        p = next_word(p);
+        if (end)
+            break;
+        if (takes < 0 && !unknown)
+            unknown = p;
+        if (takes > 0 && *p)
+            p = next_word(p);
+    }
+    char *s = NULL;
+    if (p != args && *p &&
+        (asprintf(&s, "%.*s %s", (int)nlen, name, p) < 0 || push(v, n, cap, s) < 0))
+        return VT_ERR_NOMEM;
+    for (int tries = 0; unknown && *unknown && tries < GLOBAL_TRIES; unknown = next_word(unknown)) {
+        if (word_head(unknown) == '-' || unknown == p)
+            continue;
+        tries++;
+        if (asprintf(&s, "%.*s %s", (int)nlen, name, unknown) < 0 || push(v, n, cap, s) < 0)
+            return VT_ERR_NOMEM;
+    }
     return 0;
 }
 
@@ -355,12 +394,9 @@ int perm_command_variants(const char *cmd, char ***out, size_t *count)
         if (wr)
             next = skip_wrapper(wr, next_word(p), &own);
         const perm_global_opts *g = perm_cmd_global_opts(name, nlen);
-        if (g) {
-            char *s = drop_global_opts(g, name, nlen, next_word(p));
-            if (s && push(&v, &n, &cap, s) < 0) {
-                free(prev);
-                goto nomem;
-            }
+        if (g && push_global_variants(g, name, nlen, next_word(p), &v, &n, &cap) < 0) {
+            free(prev);
+            goto nomem;
         }
         int bad = p != start && *p && push(&v, &n, &cap, strdup(p)) < 0;
         bad = bad || (next && push(&v, &n, &cap, strdup(next)) < 0);

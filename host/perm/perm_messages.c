@@ -204,18 +204,24 @@ char *perm_msg_untrusted(const perm_settings *st, const perm_agent *primary)
         return NULL;
     size_t nallow = st->ignored_allow.count;
     int agent = primary && (primary->ignored.count || primary->ignored_default);
-    if (!nallow && !st->ignored_settings && !agent)
+    int keys = st->ignored_keys != NULL;
+    if (!nallow && !keys && !agent)
         return NULL;
-    return str_printf(
-        "the workspace %s is not trusted: its %s%s%s%s are ignored (its deny and "
-        "ask rules apply). To trust it, run: vthost trust %s",
-        st->workspace, nallow ? "allow rules" : "",
-        nallow && (st->ignored_settings || agent) ? " and " : "",
-        st->ignored_settings ? "permission settings (non_interactive, "
-                               "[permissions.auto])"
-                             : "",
-        agent ? (nallow || st->ignored_settings ? " and agent grants" : "agent grants") : "",
-        st->workspace);
+    char *file = text_escape(st->ignored_file ? st->ignored_file : "vtcode.toml", 0);
+    char *ws = text_escape(st->workspace, 0);
+    char *what =
+        keys ? str_printf("keys %s in %s", st->ignored_keys, file ? file : "vtcode.toml") : NULL;
+    char *m = str_printf(
+        "the workspace %s is not trusted: its %s%s%s%s are ignored (its deny rules apply, and "
+        "its ask rules where the decision would be allow or auto). To trust it, run: vthost "
+        "trust %s",
+        ws ? ws : "", nallow ? "allow rules" : "", nallow && (keys || agent) ? " and " : "",
+        what ? what : "", agent ? (nallow || keys ? " and agent grants" : "agent grants") : "",
+        ws ? ws : "");
+    free(what);
+    free(file);
+    free(ws);
+    return m;
 }
 
 /* The question for the prompter: what the call would do and why it asks. */

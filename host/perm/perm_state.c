@@ -117,6 +117,8 @@ static int init_finish(const char *default_agent, char **err)
     if (rc == 0)
         rc = perm_ruleset_seal(&P.st.ignored_allow);
     if (rc == 0)
+        rc = perm_ruleset_seal(&P.st.untrusted_ask);
+    if (rc == 0)
         rc = perm_agent_embedded(&P.st, &P.embedded);
     if (rc == 0 && default_agent) {
         rc = perm_agent_load(default_agent, &P.st, &P.primary, err);

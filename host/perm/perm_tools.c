@@ -161,6 +161,8 @@ int perm_tools_check(const perm_settings *st, const perm_agent *primary, char **
     if (!names)
         return VT_ERR_NOMEM;
     int rc = check_set(st, &st->ignored_allow, -1, names, n, err);
+    if (rc == 0)
+        rc = check_set(st, &st->untrusted_ask, PB_ASK, names, n, err);
     for (int b = 0; rc == 0 && b < PB_COUNT; b++)
         rc = check_set(st, &st->global[b], b, names, n, err);
     if (rc == 0 && primary && !primary->embedded)

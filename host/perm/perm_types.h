@@ -121,8 +121,13 @@ typedef struct perm_settings {
     const char *trust_reason;   /* static text for explain */
     char *user_dir;             /* the user's vtcode directory, or NULL */
     perm_ruleset ignored_allow; /* an untrusted workspace's allow rules */
-    int ignored_settings;       /* it also set auto/non_interactive */
-    cJSON *layers;              /* [{"layer","file","trusted"}] for explain */
+    /* an untrusted workspace's ask rules: they apply only where the
+     * decision would otherwise be allow or auto (perm_engine.c) */
+    perm_ruleset untrusted_ask;
+    int ignored_settings; /* it also set approval/auto/non_interactive/... */
+    char *ignored_keys;   /* those keys, dotted and ", "-joined, or NULL */
+    char *ignored_file;   /* the file that set them, or NULL */
+    cJSON *layers;        /* [{"layer","file","trusted"}] for explain */
     /* policy files: pairs of lexical and resolved absolute paths, ended
      * by NULL; policy_fold holds the same pairs case-folded */
     char **policy;

@@ -127,7 +127,7 @@ static int stage_decide(perm_ctx *c)
     case PERM_ASK:
         c->ask = 1;
         c->ask_reason = perm_msg_ask_reason(&c->ev);
-        c->strict = c->ev.escalated || c->ev.protected_hit;
+        c->strict = c->ev.escalated || c->ev.protected_hit || c->ev.strict_ask;
         break;
     }
     return 0;
@@ -246,6 +246,12 @@ static int stage_record(perm_ctx *c)
         cJSON_AddStringToObject(o, "via", via_names[c->via]);
     if (c->prompt)
         cJSON_AddStringToObject(o, "prompt", c->prompt);
+    /* the session that made the call: the only one its prompt went to */
+    const frontend *fe = c->req->fe;
+    if (fe && fe->session)
+        cJSON_AddStringToObject(o, "session", fe->session);
+    if (fe && fe->principal)
+        cJSON_AddStringToObject(o, "principal", fe->principal);
     if (c->review_stage == AUTO_REVIEWED || c->review_stage == AUTO_EXCEPTION) {
         cJSON *r = cJSON_AddObjectToObject(o, "review");
         add_review(c, r);
@@ -254,11 +260,7 @@ static int stage_record(perm_ctx *c)
     }
     cJSON_AddItemToObject(o, "subjects", perm_eval_subjects(ev));
     cJSON_AddItemToObject(o, "trace", perm_eval_trace(ev));
-    if (perm_audit_append(c->st->workspace, o) < 0)
-        host_log(VT_LOG_WARNING, "permissions",
-                 "cannot append to the audit log .vtcode/audit/permissions.jsonl: a symbolic "
-                 "link, a second name of another file or something not a directory on the way "
-                 "(never followed); the record was not written");
+    (void)perm_audit_append(c->st->workspace, o); /* a refusal warns, once */
     cJSON_Delete(o);
     return 1;
 }

@@ -45,6 +45,12 @@ typedef struct frontend {
     /* The client session the call belongs to (vt_host_api.call_client_id):
      * 0 for the only client (stdio, the CLI), else one per HTTP session. */
     uint64_t client_id;
+    /* Who the call (and so its prompts) belongs to, for the audit record:
+     * the HTTP session's id and the principal it authenticated as (its
+     * owner key: "token", or "oauth:" and a hash of issuer and subject);
+     * NULL for the only client.  Borrowed for the call. */
+    const char *session;
+    const char *principal;
 } frontend;
 
 typedef enum call_status {

@@ -35,8 +35,10 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
 {
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    /* a warning may quote a command or a file name: shown, never obeyed */
-    char *shown = text_escape(msg, TEXT_KEEP_NEWLINES);
+    /* a warning may quote a command or a file name: shown, never obeyed,
+     * and one message is one line (a name holding "\nvthost: ..." would
+     * otherwise print a line vthost never wrote) */
+    char *shown = text_escape(msg, 0);
     const char *line = shown ? shown : "(a log message that could not be shown)";
     pthread_mutex_lock(&log_lock);
     if (log_sink)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -196,6 +197,41 @@ static int under(const char *dir, const char *top)
     return strncmp(dir, top, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
 }
 
+const char *paths_holds_homes(const char *dir, const char *passwd)
+{
+    static const char *const why = "a directory of users' home directories";
+    if (strcmp(dir, "/home") == 0 || strcmp(dir, "/Users") == 0)
+        return why;
+    FILE *f = passwd ? fopen(passwd, "re") : NULL;
+    if (!f)
+        return NULL;
+    char line[4096], last[PATH_MAX] = "", *real = NULL;
+    const char *found = NULL;
+    while (!found && fgets(line, sizeof line, f)) {
+        /* name:password:uid:gid:gecos:home:shell */
+        char *h = line;
+        for (int field = 0; field < 5 && h; field++)
+            h = (h = strchr(h, ':')) ? h + 1 : NULL;
+        char *end = h ? strchr(h, ':') : NULL;
+        char *slash = end ? memrchr(h, '/', (size_t)(end - h)) : NULL;
+        if (!h || h[0] != '/' || !slash || slash == h || (size_t)(slash - h) >= sizeof last)
+            continue; /* no home, or one directly below / (refused already) */
+        *slash = '\0';
+        /* dir holds this home when it is the home's parent or above it,
+         * as written or through links (the parent, once per parent) */
+        if (strcmp(h, last) != 0) {
+            snprintf(last, sizeof last, "%s", h);
+            free(real);
+            real = realpath(h, NULL);
+        }
+        if (under(h, dir) || (real && under(real, dir)))
+            found = why;
+    }
+    free(real);
+    fclose(f);
+    return found;
+}
+
 const char *paths_unsafe_workspace(const char *dir, const char *home)
 {
     if (!dir || dir[0] != '/')
@@ -215,7 +251,7 @@ const char *paths_unsafe_workspace(const char *dir, const char *home)
         if (under(dir, home) && dir[n] == '/' && dir[n + 1] == '.')
             return "inside a hidden directory of the home directory";
     }
-    return NULL;
+    return paths_holds_homes(dir, "/etc/passwd");
 }
 
 const char *paths_vtcode_refusal(const char *workspace)

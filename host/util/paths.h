@@ -19,10 +19,18 @@ int paths_mkdirs(const char *abs_dir, int mode);
  * the user (a client's root, the working directory of `serve`) nor
  * trusted: "/" and everything inside the system trees (/usr, /etc, /var,
  * /boot, /lib*, /bin, /sbin, /opt, /run, /proc, /sys, /dev, /snap), the
- * canonical `home` (may be NULL) and every directory above it, and every
- * hidden directory of `home` and what is inside one.  A static string,
- * or NULL when it may be. */
+ * canonical `home` (may be NULL) and every directory above it, every
+ * hidden directory of `home` and what is inside one, and a directory
+ * holding other users' homes (paths_holds_homes with /etc/passwd).  A
+ * static string, or NULL when it may be. */
 const char *paths_unsafe_workspace(const char *dir, const char *home);
+
+/* "a directory of users' home directories" when the canonical `dir` is
+ * /home, /Users, or the parent (or an ancestor other than /) of a home
+ * directory listed in the passwd-format file `passwd`, as written or
+ * through links; else NULL.  With one as the workspace the sandbox would
+ * let a command write into every user's home. */
+const char *paths_holds_homes(const char *dir, const char *passwd);
 
 /* Why the workspace's `.vtcode` is refused as a policy source and as a
  * place the host writes to, or NULL when it is missing or a plain

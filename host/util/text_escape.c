@@ -13,8 +13,10 @@ static int escape_one(const unsigned char *p, utf8proc_ssize_t n, utf8proc_int32
 {
     if (n < 0) /* not UTF-8: the byte itself */
         return snprintf(out, 11, "\\x%02x", p[0]);
+    if (cp == '\n' && (flags & TEXT_KEEP_NEWLINES))
+        return flags & TEXT_INDENT_LINES ? snprintf(out, 11, "\n  ") : 0;
     if (cp == '\n')
-        return flags & TEXT_KEEP_NEWLINES ? 0 : snprintf(out, 11, "\\n");
+        return snprintf(out, 11, "\\n");
     if (cp == '\t')
         return snprintf(out, 11, "\\t");
     if (cp == '\r')

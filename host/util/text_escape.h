@@ -9,6 +9,10 @@ enum text_escape_flag {
     /* keep '\n' as a line break (text whose lines are its structure);
      * without it a newline is written \n, so one subject stays one line */
     TEXT_KEEP_NEWLINES = 1u,
+    /* with TEXT_KEEP_NEWLINES: two spaces after each kept newline, so no
+     * line after the first can pass for a line of its own (a message that
+     * quotes a name holding "\nvthost: ..." on standard error) */
+    TEXT_INDENT_LINES = 2u,
 };
 
 /* `s` with C0 controls (tab included; newline too unless

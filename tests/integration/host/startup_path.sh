@@ -31,7 +31,7 @@ objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.
 objs=$(loaded "$V" tools)
-for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so libmicrohttpd libjwt libgnutls; do
+for lib in libcurl http-transport.mod libstemmer libffi libyaml libseccomp libpcre2 code_search.so libmicrohttpd libcrypto libgnutls; do
     check_not "bare start: no $lib" "$lib" "$objs"
 done
 # search_tools also ranks the tools already listed, so a search stems its

@@ -47,6 +47,31 @@ out=$(call "echo ok > scripted" "$WS/mysh")
 out=$(call "open('marker','w')" python3)
 [[ ! -e $WS/marker ]] || fail "shell python3 (call)" "it ran: $out"
 
+# The versioned file python3 links to, named by its own path, by a link
+# of the command's and by a copy: inside the session that path is the
+# mask already, so what is judged must be the descriptor that runs.
+real=$(readlink -f /usr/bin/python3 2>/dev/null)
+if [[ -x $real && $real != /usr/bin/python3 ]]; then
+    ln -s "$real" "$WS/pyver-link"
+    cp "$real" "$WS/pyver-copy"
+    for s in "$real" "${real##*/}" "$WS/pyver-link" "$WS/pyver-copy"; do
+        out=$(call "open('marker','w')" "$s")
+        [[ ! -e $WS/marker ]] || fail "shell $s" "it ran: $out"
+        rm -f "$WS/marker"
+    done
+    # A script whose "#!" names that file runs it as its interpreter; with
+    # no session to mask it in, only its identity can tell.
+    { printf '[sandbox]\nmode = "danger-full-access"\n'; cat "$WS/vtcode.toml"; } >"$WS/full.toml"
+    printf '#!%s\nopen("marker", "w")\n' "$real" >"$WS/pyscript" && chmod +x "$WS/pyscript"
+    full() { "$V" --workspace "$WS" --config "$WS/full.toml" call --yes exec_command "$(json "$1" "$2")" 2>&1; }
+    out=$(full ./pyscript "")
+    [[ ! -e $WS/marker ]] || fail "a script run by $real, unsandboxed" "it ran: $out"
+    rm -f "$WS/marker"
+    out=$(full x "$WS/pyscript")
+    [[ ! -e $WS/marker ]] || fail "a script run by $real as the shell, unsandboxed" "it ran: $out"
+    rm -f "$WS/marker"
+fi
+
 # program text out of sight: only `ls` and `echo` are allowed
 for c in 'ls | bash' 'ls | sh' 'ls; bash -c "$x"' 'ls; eval "$x"' 'echo ls | dash'; do
     d=$(decision "$c" "")

@@ -6,7 +6,9 @@ An untrusted workspace enables the audit log (any layer may) and makes
 .vtcode/audit/permissions.jsonl a symbolic link (then a hard link, then
 .vtcode/audit itself a link) to a file outside: after calls whose
 command text holds `$(...)`, the outside file's bytes are unchanged and a
-warning says the record was not written.  A workspace vtcode.toml that is
+warning says the record was not written.  A FIFO there (with or without a
+reader) neither hangs vthost nor receives a byte, and the warning names it
+once.  A workspace vtcode.toml that is
 a symbolic link is refused with a message, unless --config names it.
 
 Usage: host_writes.py VTHOST
@@ -27,10 +29,10 @@ os.makedirs(outside)
 
 
 
-def call(cmd, *args):
-    return subprocess.run([VTHOST, "--workspace", ws, *args, "--no", "call", "exec_command",
+def call(cmd, *args, answer="--no", timeout=60):
+    return subprocess.run([VTHOST, "--workspace", ws, *args, answer, "call", "exec_command",
                            json.dumps({"cmd": cmd})], capture_output=True, text=True, env=ENV,
-                          cwd=ws, timeout=120)
+                          cwd=ws, timeout=timeout)
 
 
 bashrc = os.path.join(outside, "bashrc")
@@ -77,6 +79,37 @@ for how in ["symlink", "hardlink", "dir-symlink", "vtcode-symlink"]:
           "audit log" in r.stderr and "not written" in r.stderr, r.stderr)
 if os.path.islink(os.path.join(ws, ".vtcode")):
     os.unlink(os.path.join(ws, ".vtcode"))
+
+# ---- a FIFO as the audit log: no hang, nothing written into it ---------
+shutil.rmtree(os.path.join(ws, ".vtcode"), ignore_errors=True)
+os.makedirs(audit_dir)
+for reader in (False, True):
+    if os.path.exists(audit):
+        os.unlink(audit)
+    os.mkfifo(audit)
+    rfd = os.open(audit, os.O_RDONLY | os.O_NONBLOCK) if reader else None
+    how = "a FIFO with a reader" if reader else "a FIFO"
+    ran = os.path.join(ws, "fifo-ran")
+    try:
+        r = call(f"touch {ran}", answer="--yes", timeout=20)
+        hung = False
+    except subprocess.TimeoutExpired as e:
+        r, hung = e, True
+    check(f"audit {how}: vthost does not hang", not hung)
+    check(f"audit {how}: the command ran", os.path.exists(ran), getattr(r, "stderr", ""))
+    if os.path.exists(ran):
+        os.unlink(ran)
+    if rfd is not None:
+        try:
+            got = os.read(rfd, 65536)
+        except BlockingIOError:
+            got = b""
+        os.close(rfd)
+        check(f"audit {how}: nothing is written into it", got == b"", got)
+    check(f"audit {how}: a warning says it is a FIFO, once",
+          not hung and r.stderr.count("is a FIFO") == 1 and "not written" in r.stderr,
+          getattr(r, "stderr", ""))
+shutil.rmtree(os.path.join(ws, ".vtcode"), ignore_errors=True)
 
 # ---- a workspace vtcode.toml that is a link -------------------------------
 target = os.path.join(outside, "policy.toml")

@@ -2,8 +2,8 @@
 """Workspaces chosen for the user are never system trees or the home's.
 
 `vthost serve` without --workspace refuses a client's root or a working
-directory inside /usr, /etc, /var, /lib*, ..., above $HOME, $HOME itself
-and its dot-directories (the refusal reaches the client and no command
+directory inside /usr, /etc, /var, /lib*, ..., above $HOME, $HOME itself,
+its dot-directories and /home (every user's home) (the refusal reaches the client and no command
 runs there); `vthost trust` refuses the same directories and leaves the
 user's config as it was.
 
@@ -84,6 +84,18 @@ for r in ["/etc", "/usr/lib", "/var/tmp", os.path.dirname(home), os.path.join(ho
     out, err, ran = serve(proj, roots=[r])
     check(f"serve, root {r}: refused", f"will not use {r} (the client's root)" in out, out + err)
     check(f"serve, root {r}: nothing ran", not ran)
+# every user's home: /home (and /Users), refused like $HOME though the
+# test's own home is elsewhere
+for r in ["/home", "/Users"]:
+    if not os.path.isdir(r) or os.path.islink(r):
+        continue
+    out, err, ran = serve(proj, roots=[r])
+    check(f"serve, root {r}: refused", f"will not use {r} (the client's root)" in out and
+          "users' home directories" in out, out + err)
+    check(f"serve, root {r}: nothing ran", not ran)
+    t = subprocess.run([VTHOST, "trust", r], capture_output=True, text=True, env=ENV)
+    check(f"trust {r}: refused", t.returncode != 0 and "will not trust" in t.stderr,
+          t.stdout + t.stderr)
 out, err, ran = serve(proj, roots=[proj])
 check("serve, a project root: used", "will not use" not in out, out + err)
 out, err, ran = serve("/", args=["--workspace", proj])

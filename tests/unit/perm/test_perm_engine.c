@@ -189,6 +189,62 @@ static void test_layers(void **state)
     permission_fini();
 }
 
+/* An untrusted layer only tightens: its approval is ignored, and its ask
+ * rules turn allow or auto into ask but never a deny (the agent's
+ * default included); over auto only a person answers. */
+static void init_untrusted(const char *agent)
+{
+    cJSON *user = cJSON_Parse("{\"permissions\":{\"non_interactive\":\"allow\","
+                              "\"allow\":[\"exec_command(make *)\"]}}");
+    cJSON *wsl = cJSON_Parse("{\"permissions\":{\"approval\":\"read-only\","
+                             "\"ask\":[\"exec_command\"]}}");
+    perm_layer layers[] = {{"user", NULL, user, 1}, {"workspace", NULL, wsl, 0}};
+    char *err = NULL;
+    permission_declare_tools(test_tool_decl, sizeof test_tool_decl / sizeof *test_tool_decl);
+    permission_set_embedded_policy(test_embedded_policy);
+    if (permission_init_layers(layers, 2, agent, ws, 0, "test", &err) != 0)
+        fail_msg("init: %s", err ? err : "?");
+    cJSON_Delete(user);
+    cJSON_Delete(wsl);
+}
+
+static void test_untrusted_layer(void **state)
+{
+    (void)state;
+    char locked[512], rev[512], *msg = NULL;
+    snprintf(locked, sizeof locked, "%s/agents/locked.md", ws);
+    snprintf(rev, sizeof rev, "%s/agents/rev.md", ws);
+    write_file("agents/locked.md", "---\nname: locked\npermissions:\n  default: deny\n---\nx\n");
+    write_file("agents/rev.md", "---\nname: rev\npermissions:\n  default: auto\n"
+                                "  allow: [exec_command(ls *)]\n---\nx\n");
+
+    init_untrusted(NULL);
+    assert_string_equal(permission_approval(), "ask");
+    call e1 = EXEC("make all"); /* the user's allow, then the workspace's ask */
+    assert_string_equal(explain(&e1), "ask");
+    assert_int_equal(check(&e1, NULL, &msg), 0); /* the user's non_interactive */
+    free(msg);
+    permission_fini();
+
+    init_untrusted(locked);
+    call l1 = EXEC("touch marker");
+    assert_string_equal(explain(&l1), "deny");
+    assert_true(check(&l1, NULL, &msg) < 0);
+    free(msg);
+    permission_fini();
+
+    init_untrusted(rev);
+    call r1 = EXEC("ls -la");
+    assert_string_equal(explain(&r1), "ask");
+    assert_int_equal(check(&r1, NULL, &msg), 0);
+    free(msg);
+    call r2 = EXEC("cat x"); /* auto: a person only, not non_interactive */
+    assert_string_equal(explain(&r2), "ask");
+    assert_true(check(&r2, NULL, &msg) < 0);
+    free(msg);
+    permission_fini();
+}
+
 static int prompt_answer;
 static int prompts;
 static int fake_prompt(void *ctx, const cJSON *request)
@@ -796,6 +852,43 @@ static void test_per_call_agent_errors(void **state)
     permission_fini();
 }
 
+/* Global options before git's subcommand: the deny rule sees through
+ * every one git knows, an unknown one makes deny and ask rules try each
+ * later word, and an allow rule is never widened by one. */
+static void test_global_options(void **state)
+{
+    (void)state;
+    init_ok("[permissions]\nallow = [\"exec_command(git status *)\", "
+            "\"exec_command(docker ps *)\"]\n"
+            "deny = [\"exec_command(git push *)\"]\nask = [\"exec_command(docker rm *)\"]\n",
+            NULL);
+    static const char *const denied[] = {
+        "git --shallow-file /dev/null push",  "git --attr-source=HEAD push",
+        "git --attr-source HEAD push origin", "git --bogus-opt value push",
+        "git -c a=b --no-pager push origin",  "git --super-prefix x/ push",
+        "git --bogus -C . push --force",      "git '--work-tree=/a b' push",
+        "git '--bogus=a b' push",             "git $OPT /dev/null push",
+    };
+    for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+        call c = EXEC(denied[i]);
+        if (strcmp(explain(&c), "deny") != 0)
+            fail_msg("%s: %s, not deny", denied[i], decision);
+    }
+    call a = EXEC("docker --bogus v rm c");
+    assert_string_equal(explain(&a), "ask");
+    call s = EXEC("git --no-pager status");
+    assert_string_equal(explain(&s), "ask"); /* allow rules see the text as written */
+    call b = EXEC("git --bogus push");
+    assert_string_equal(explain(&b), "deny");
+    call b2 = EXEC("git --bogus status");
+    assert_string_not_equal(explain(&b2), "allow");
+    call d = EXEC("docker --bogus ps");
+    assert_string_not_equal(explain(&d), "allow");
+    call ok = EXEC("git status --short");
+    assert_string_equal(explain(&ok), "allow");
+    permission_fini();
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/perm_engine_XXXXXX");
@@ -806,6 +899,7 @@ int main(void)
     free(real);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers),
+        cmocka_unit_test(test_untrusted_layer),
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_review_command),
         cmocka_unit_test(test_review_sampling_and_exceptions),
@@ -819,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_workdir_relative_rules),
         cmocka_unit_test(test_pathological_patterns),
         cmocka_unit_test(test_per_call_agent_errors),
+        cmocka_unit_test(test_global_options),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

@@ -128,6 +128,40 @@ static void test_wrappers(void **state)
     assert_true(has_variant("kubectl --context prod -n x delete pod", "kubectl delete pod"));
 }
 
+/* git's options that take a value are in the table, and an option it
+ * does not know cannot hide the subcommand from deny and ask rules. */
+static void test_global_options_fail_closed(void **state)
+{
+    (void)state;
+    assert_true(has_variant("git --shallow-file /dev/null push", "git push"));
+    assert_true(has_variant("git --attr-source HEAD push origin", "git push origin"));
+    assert_true(has_variant("git --attr-source=HEAD push", "git push"));
+    assert_true(has_variant("git --config-env a.b=ENV push", "git push"));
+    assert_true(has_variant("git --exec-path=/usr/lib/git-core push", "git push"));
+    assert_true(has_variant("git -c a=b --no-pager push origin", "git push origin"));
+    assert_true(has_variant("git -- push", "git push"));
+    /* unknown: every later word is tried as the subcommand */
+    assert_true(has_variant("git --bogus-opt value push", "git push"));
+    assert_true(has_variant("git --bogus-opt value push origin main", "git push origin main"));
+    assert_true(has_variant("git --bogus -C dir push", "git dir push"));
+    assert_true(has_variant("git --bogus -C dir push", "git push"));
+    assert_true(has_variant("git --a x --b y push -f", "git push -f"));
+    assert_true(has_variant("docker --bogus v rm c", "docker rm c"));
+    assert_true(has_variant("kubectl --bogus v delete pod x", "kubectl delete pod x"));
+    assert_true(has_variant("cargo --bogus v publish", "cargo publish"));
+    assert_true(has_variant("npm --bogus v publish", "npm publish"));
+    /* a quoted option is still one (the exec plugin quotes a word with a
+     * blank), and an expansion may be any option */
+    assert_true(has_variant("git '--work-tree=/a b' push", "git push"));
+    assert_true(has_variant("git '--bogus=a b' x push", "git push"));
+    assert_true(has_variant("git \"--shallow-file\" /dev/null push", "git push"));
+    assert_true(has_variant("git $OPT /dev/null push", "git push"));
+    assert_true(has_variant("env '--unset=A B' rm victim", "rm victim"));
+    /* known options alone: no guessing */
+    assert_false(has_variant("git -C dir push origin", "git origin"));
+    assert_false(has_variant("git --no-pager log push", "git push"));
+}
+
 static void test_claude_prefix(void **state)
 {
     (void)state;
@@ -288,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_command_patterns), cmocka_unit_test(test_command_keys),
         cmocka_unit_test(test_wrappers),
+        cmocka_unit_test(test_global_options_fail_closed),
         cmocka_unit_test(test_claude_prefix),         cmocka_unit_test(test_path_patterns),
         cmocka_unit_test(test_path_normalise),   cmocka_unit_test(test_domains),
         cmocka_unit_test(test_rule_grammar),

@@ -120,7 +120,7 @@ static void test_unsafe_workspace(void **st)
     const char *const refused[] = {"/", "/usr", "/usr/lib", "/etc/cron.d", "/var/lib/x", "/boot",
                                    "/lib", "/lib64/x", "/libx32", "/bin", "/sbin/a", "/opt/p",
                                    "/run/user/1", "/proc/1", "/sys/fs", "/dev/shm", "/snap/x",
-                                   "/home", "/home/me", "/home/me/.config",
+                                   "/home", "/Users", "/home/me", "/home/me/.config",
                                    "/home/me/.config/vtcode", "/home/me/.ssh"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         if (!paths_unsafe_workspace(refused[i], home))
@@ -134,6 +134,49 @@ static void test_unsafe_workspace(void **st)
     assert_null(paths_unsafe_workspace("/srv/p", NULL));
 }
 
+static void test_holds_homes(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/vthost-homes-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char passwd[PATH_MAX], real_parent[PATH_MAX], link[PATH_MAX];
+    snprintf(passwd, sizeof passwd, "%s/passwd", dir);
+    snprintf(real_parent, sizeof real_parent, "%s/data/people", dir);
+    snprintf(link, sizeof link, "%s/people", dir);
+    char data[PATH_MAX];
+    snprintf(data, sizeof data, "%s/data", dir);
+    assert_int_equal(mkdir(data, 0700), 0);
+    assert_int_equal(mkdir(real_parent, 0700), 0);
+    assert_int_equal(symlink(real_parent, link), 0);
+    FILE *f = fopen(passwd, "w");
+    assert_non_null(f);
+    fprintf(f, "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/nonexistent:/bin/false\n"
+               "odd:x:5:5:no home field\nann:x:1000:1000:Ann:/srv/homes/ann:/bin/sh\n"
+               "bob:x:1001:1001:Bob:%s/bob:/bin/sh\n",
+            link);
+    fclose(f);
+    /* the parent and its ancestors (not /) hold homes; the homes and
+     * their siblings do not */
+    assert_non_null(paths_holds_homes("/srv/homes", passwd));
+    assert_non_null(paths_holds_homes("/srv", passwd));
+    assert_null(paths_holds_homes("/srv/homes/ann", passwd));
+    assert_null(paths_holds_homes("/srv/homesick", passwd));
+    assert_null(paths_holds_homes("/srv/other", passwd));
+    /* through a link: the canonical parent is refused too */
+    assert_non_null(paths_holds_homes(link, passwd));
+    assert_non_null(paths_holds_homes(real_parent, passwd));
+    assert_non_null(paths_holds_homes(data, passwd));
+    /* /home and /Users whatever the file says */
+    assert_non_null(paths_holds_homes("/home", NULL));
+    assert_non_null(paths_holds_homes("/Users", "/nonexistent/passwd"));
+    assert_null(paths_holds_homes("/homes", NULL));
+    unlink(link);
+    unlink(passwd);
+    rmdir(real_parent);
+    rmdir(data);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_symlinks),
         cmocka_unit_test(test_within),
         cmocka_unit_test(test_unsafe_workspace),
+        cmocka_unit_test(test_holds_homes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

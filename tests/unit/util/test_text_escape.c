@@ -23,6 +23,9 @@ static void test_controls(void **st)
     expect("rm -rf victim \x1b[2K\r  run: ls -la", 0, "rm -rf victim \\x1b[2K\\r  run: ls -la");
     expect("a\nb", 0, "a\\nb");
     expect("a\nb", TEXT_KEEP_NEWLINES, "a\nb");
+    /* kept lines indented: no line after the first passes for its own */
+    expect("x\nvthost: approved", TEXT_KEEP_NEWLINES | TEXT_INDENT_LINES, "x\n  vthost: approved");
+    expect("x\nvthost: approved", TEXT_INDENT_LINES, "x\\nvthost: approved");
     expect("a\tb\x7f\x01", TEXT_KEEP_NEWLINES, "a\\tb\\x7f\\x01");
     expect("c1 \xc2\x9b" "31m", 0, "c1 \\u009B31m"); /* U+009B, the 8-bit CSI */
 }

@@ -1,0 +1,40 @@
+/* Public-key signature checks and SHA-256 for the HTTP server's OAuth
+ * mode, through libcrypto (OpenSSL 3) opened by soname on first use: a
+ * server without [oauth] maps no libcrypto.  crypto_lib.c is the only
+ * place that names OpenSSL's functions. */
+#ifndef VTHOST_CRYPTO_LIB_H
+#define VTHOST_CRYPTO_LIB_H
+
+#include <stddef.h>
+
+typedef struct crypto_key crypto_key; /* a public key (OpenSSL's EVP_PKEY) */
+
+enum crypto_family {
+    CRYPTO_OTHER = 0,
+    CRYPTO_RSA,  /* RSA with PKCS #1 v1.5 signatures (not RSA-PSS keys) */
+    CRYPTO_P256, /* EC on NIST P-256 */
+    CRYPTO_P384, /* EC on NIST P-384 */
+    CRYPTO_P521, /* EC on NIST P-521 */
+};
+
+/* Open libcrypto.  Returns 0, or -1 with *err (malloc'd). */
+int crypto_lib_open(char **err);
+
+/* A public key from DER SubjectPublicKeyInfo, or from PEM text
+ * ("-----BEGIN PUBLIC KEY-----").  NULL when it is not one. */
+crypto_key *crypto_key_from_der(const unsigned char *der, size_t n);
+crypto_key *crypto_key_from_pem(const char *pem);
+void crypto_key_free(crypto_key *k);
+/* The key's family, and its size in bits (RSA: the modulus). */
+enum crypto_family crypto_key_family(const crypto_key *k, int *bits);
+
+/* 0 when `sig` is a valid signature of `data` by `k` with SHA-2 of
+ * `sha_bits` (256, 384, 512): PKCS #1 v1.5 for RSA, a DER ECDSA-Sig-Value
+ * for EC.  -1 otherwise. */
+int crypto_verify(const crypto_key *k, int sha_bits, const unsigned char *data, size_t n,
+                  const unsigned char *sig, size_t sig_len);
+
+/* SHA-256 of `n` bytes.  Returns 0, or -1 when libcrypto is not open. */
+int crypto_sha256(const void *data, size_t n, unsigned char out[32]);
+
+#endif

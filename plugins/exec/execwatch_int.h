@@ -1,0 +1,50 @@
+/* The watcher's state, shared by the thread that serves its filter
+ * (execwatch.c) and the judging of each execve (execwatch_judge.c). */
+#ifndef VTHOST_EXEC_EXECWATCH_INT_H
+#define VTHOST_EXEC_EXECWATCH_INT_H
+
+#include "execwatch.h"
+#include "execwatch_ident.h"
+
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+typedef struct program_mark {
+    pid_t pid;
+    unsigned long long start;
+} program_mark;
+
+struct execwatch {
+    const vt_host_api *api;
+    vt_exec_policy *policy;
+    char **writable;
+    int sock; /* our end; the listener arrives here */
+    int listener;
+    int stop[2]; /* fini wakes the thread */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs; /* owner + thread */
+    vt_call *live;
+    int asking; /* decisions in flight that may prompt */
+    int done;   /* the thread stopped serving */
+    cJSON *denied;
+    cJSON *programs;  /* the text's own programs, argv arrays (bounded) */
+    int programs_cut; /* more ran than `programs` holds */
+    pid_t shell;      /* the first program: the command's shell */
+    unsigned long long shell_start;
+    program_mark *marks;
+    size_t nmarks, capmarks;
+    ew_ident *ident; /* the denied programs' files, or NULL */
+    int shell_fd;    /* the shell's file (execwatch_opts.shell_path), or -1 */
+    int shell_script;
+    char **shell_argv; /* its argv, for the deny rules */
+    execwatch *next;
+};
+
+/* 0 to let the trapped execve `n` run, else the errno that fails it
+ * (EPERM: refused).  `at`: the call is execveat; `first`: it is the first
+ * one, the supervisor starting the command's shell. */
+int ew_judge(execwatch *w, const struct seccomp_notif *n, int at, int first);
+
+#endif
