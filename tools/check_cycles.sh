@@ -13,7 +13,7 @@ build=${1:?usage: check_cycles.sh BUILD_DIR}
 bad=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for layer in util plugin perm call core mcp cli http; do
+for layer in util plugin ws perm call core mcp cli http; do
     lib="$build/host/libvthost_$layer.a"
     if [[ ! -f $lib ]]; then
         echo "check_cycles: $lib missing (build first)" >&2
