@@ -155,7 +155,7 @@ static void test_gitfile(void **st)
     char text[PATH_MAX + 64];
     snprintf(text, sizeof text, "gitdir: ../%s\r\n", strrchr(target, '/') + 1);
     put(w, ".git", text);
-    char p[PATH_MAX + 16], *g = NULL;
+    char p[PATH_MAX + 64], *g = NULL;
     snprintf(p, sizeof p, "%s/.git", w);
     assert_int_equal(ws_gitdir_gitfile(p, &g), 1);
     assert_string_equal(g, target);
