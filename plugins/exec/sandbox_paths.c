@@ -61,13 +61,23 @@ static int add_ro(sandbox_plan *p, const char *path)
         if (r)
             p->ro = r;
         unsigned long *f = r ? realloc(p->ro_flags, (p->nro + 16) * sizeof *f) : NULL;
-        if (!f)
+        if (f)
+            p->ro_flags = f;
+        sandbox_ident *id = f ? realloc(p->ro_id, (p->nro + 16) * sizeof *id) : NULL;
+        if (!id)
             return VT_ERR_NOMEM;
-        p->ro_flags = f;
+        p->ro_id = id;
     }
     char *c = strdup(path);
     if (!c)
         return VT_ERR_NOMEM;
+    /* What it is now: the session leader binds that object, opened
+     * again without following links, or refuses to start. */
+    struct stat st;
+    int fd = sandbox_fd_open(path, &st);
+    p->ro_id[p->nro] = (sandbox_ident){fd >= 0 ? st.st_dev : 0, fd >= 0 ? st.st_ino : 0, fd >= 0};
+    if (fd >= 0)
+        close(fd);
     p->ro_flags[p->nro] = mount_flags_of(path);
     p->ro[p->nro++] = c;
     return VT_OK;
