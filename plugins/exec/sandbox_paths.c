@@ -505,16 +505,18 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
               inside(p->extra->write[i], sb->roots[0])))
             rc = protect_root(p, &w, p->extra->write[i], 0);
     /* The host's other policy files (the --config file, the user's
-     * vtcode directory) where a command could write them. */
+     * vtcode directory) where a command could write them: judged where
+     * they lead, not by their text (~/.config may be a link into /tmp). */
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
-        const char *f = sb->policy[i];
+        char real[PATH_MAX];
+        const char *f = realpath(sb->policy[i], real) ? real : sb->policy[i];
         struct stat st;
         if (sandbox_writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
             (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             rc = add_ro(p, f);
+        if (rc == VT_OK)
+            rc = pin_parents(sb, p, f);
     }
-    for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++)
-        rc = pin_parents(sb, p, sb->policy[i]);
     /* The host's own data: a command that renamed a directory above it
      * would carry the mask away and let the host write the next files
      * at the old path, outside the mask. */

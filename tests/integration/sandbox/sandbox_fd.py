@@ -11,12 +11,16 @@ not change, and the call must say what it refused.
 2. The same with a writable root under /tmp ([sandbox] writable_roots).
 3. An approved additional write path inside the workspace, swapped for a
    link while the question is open (`vthost serve` on stdio, a client
-   that answers the elicitation after the swap).
+   that answers the elicitation after the swap); and one outside it
+   replaced by another directory meanwhile.
 4. ~/.cache and ~/.local/state as links into /tmp that lead nowhere yet
    (a tmpfs layout after a reboot): a command tries to make vthost's
    data directories there and plant what vthost later reads as its own
-   (the workspace index, the anti-blind-editing count); nothing it
-   writes may appear there and the repository's .git stays read-only.
+   (the workspace index, the anti-blind-editing count), or links that
+   send vthost's writes to a place in /tmp it can change later; nothing
+   it writes may appear there, the repository's .git stays read-only and
+   the guard still stops blind edits after the command tried to reset
+   its count.
 
 Exit 77 without Landlock or namespaces.
 
@@ -42,13 +46,14 @@ TMPX = "/tmp/vthost-fd-tmpdir-%s" % TAG
 ROOT = "/tmp/vthost-fd-root-%s" % TAG
 CACHE = "/tmp/vthost-fd-cache-%s" % TAG
 STATE = "/tmp/vthost-fd-state-%s" % TAG
+EVIL = "/tmp/vthost-fd-evil-%s" % TAG
 os.makedirs(os.path.join(WS, "sub"))
 os.makedirs(FAKE_HOME)
 CFG = os.path.join(base, "config.toml")
 with open(CFG, "w") as f:
     f.write('[permissions]\nallow = ["exec_command"]\n'
             '[sandbox]\nwritable_roots = ["%s"]\n' % ROOT)
-CLEAN = [TMPX, ROOT, CACHE, STATE]
+CLEAN = [TMPX, ROOT, CACHE, STATE, EVIL]
 
 
 def reset_victim():
@@ -221,6 +226,31 @@ if os.path.islink(SUB):
     os.unlink(SUB)
     os.makedirs(SUB)
 
+ADDED = os.path.join(base, "added")  # outside the workspace and /tmp
+os.makedirs(ADDED)
+
+
+def other_dir_after_question(m):
+    """The directory named is replaced by another one (no link): the run
+    must not grant a directory the question did not name."""
+    if m.get("method") != "elicitation/create":
+        return None
+    os.rename(ADDED, ADDED + ".asked")
+    os.makedirs(ADDED)
+    return {"action": "accept", "content": {"decision": "approve"}}
+
+
+s = Serve(env_with(), caps={"elicitation": {}}, answer=other_dir_after_question)
+out = s.exec({"cmd": 'echo x > "%s/new-%s"; echo wrote-$?' % (ADDED, TAG),
+              "sandbox_permissions": "with_additional_permissions",
+              "additional_permissions": {"file_system": {"write": [ADDED]}},
+              "justification": "test " + TAG})
+s.close()
+ok("approved path replaced by another directory: nothing written",
+   not os.path.exists(os.path.join(ADDED, "new-" + TAG)), out[:400])
+ok("approved path replaced by another directory: the call says so",
+   ADDED in out and "no longer" in out, out[:400])
+
 # ---- 4. ~/.cache and ~/.local/state leading into /tmp, not there yet --------
 if shutil.which("git"):
     home = os.path.join(base, "home4")
@@ -239,11 +269,19 @@ if shutil.which("git"):
        out[:300])
     # every file there overwritten, and new ones planted, as the index
     # and the guard's count would be forged
+    # and the index's and the guard's directories made links to places
+    # in /tmp that stay writable, for the host to write through later
     plant = ('for d in "{c}/vthost/wsindex" "{s}/vthost/guard"; do mkdir -p "$d"; '
              'echo FORGED-{t} > "$d/planted"; '
-             'for f in "$d"/*; do echo FORGED-{t} > "$f"; done; done; echo done'
-             ).format(c=CACHE, s=STATE, t=TAG)
+             'for f in "$d"/*; do echo FORGED-{t} > "$f"; done; done; '
+             'mkdir -p "{e}/idx" "{e}/guard"; rm -rf "{c}/vthost/wsindex" "{s}/vthost/guard"; '
+             'ln -s "{e}/idx" "{c}/vthost/wsindex"; ln -s "{e}/guard" "{s}/vthost/guard"; '
+             'echo FORGED-{t} > "{c}/vthost/planted"; echo FORGED-{t} > "{s}/vthost/planted"; '
+             'echo done').format(c=CACHE, s=STATE, t=TAG, e=EVIL)
     out = call(plant, env)
+    ok("xdg links: no link planted in vthost's data directories",
+       not os.path.islink(os.path.join(CACHE, "vthost", "wsindex")) and
+       not os.path.islink(os.path.join(STATE, "vthost", "guard")), out[:300])
     forged = []
     for top in (CACHE, STATE):
         for dirpath, _, files in os.walk(top):
@@ -259,6 +297,16 @@ if shutil.which("git"):
     out = call('touch .git/pwned-%s; echo rc=$?' % TAG, env)
     ok("xdg links: the repository's .git stays read-only",
        not os.path.exists(os.path.join(WS, ".git", "pwned-" + TAG)), out[:300])
+    # The anti-blind-editing count: shell edits, an attempt to reset the
+    # count between them, and the guard must still stop the edits.
+    for n in (1, 2):
+        call("echo %d >> edits-%s.txt" % (n, TAG), env)
+    call('rm -f "{e}"/guard/*.json; rm -rf "{s}/vthost/guard"; mkdir -p "{s}/vthost/guard"; '
+         'for f in "{s}"/vthost/guard/*.json; do echo "{{}}" > "$f"; done'.format(s=STATE, e=EVIL),
+         env)
+    outs = [call("echo %d >> edits-%s.txt" % (n, TAG), env) for n in (3, 4, 5, 6)]
+    ok("xdg links: the guard still stops blind edits after a reset attempt",
+       "anti_blind_editing_verification_required" in outs[-1], outs[-1][:300])
 else:
     print("skip xdg links: git is not installed")
 
