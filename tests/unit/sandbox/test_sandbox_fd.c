@@ -1,13 +1,13 @@
 /* Places granted by descriptor (sandbox_fd.c): paths normalized as
  * written, opened without following any link (a link on the way is
  * -ELOOP, never its target), and the refusal naming the place. */
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +80,9 @@ static void test_links_are_refused(void **st)
 {
     (void)st;
     struct stat got;
-    assert_int_equal(sandbox_fd_open(at("tmp/x"), &got), -ELOOP);      /* the last one */
-    assert_int_equal(sandbox_fd_open(at("tmp/x/y"), &got), -ELOOP);    /* on the way */
-    assert_int_equal(sandbox_fd_open(at("tmp/rel"), &got), -ELOOP);    /* relative */
+    assert_int_equal(sandbox_fd_open(at("tmp/x"), &got), -ELOOP);   /* the last one */
+    assert_int_equal(sandbox_fd_open(at("tmp/x/y"), &got), -ELOOP); /* on the way */
+    assert_int_equal(sandbox_fd_open(at("tmp/rel"), &got), -ELOOP); /* relative */
     assert_int_equal(sandbox_fd_open(at("tmp/missing"), &got), -ENOENT);
     char *why = sandbox_fd_refusal("$TMPDIR", at("tmp/x"), -ELOOP);
     assert_non_null(why);
