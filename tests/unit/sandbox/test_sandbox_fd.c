@@ -1,13 +1,13 @@
 /* Places granted by descriptor (sandbox_fd.c): paths normalized as
  * written, opened without following any link (a link on the way is
  * -ELOOP, never its target), and the refusal naming the place. */
-#include <cmocka.h>
-#include <errno.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
