@@ -444,8 +444,9 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         char *what = rc == VT_OK ? extra_describe(&x, why) : NULL;
         if (rc == VT_OK)
             rc = what ? api->subject_add(out, VT_SUBJECT_ESCALATION, what) : VT_ERR_NOMEM;
-        /* what the question shows is what the run may grant */
-        if (rc == VT_OK)
+        /* what the question shows is what the run may grant (a call
+         * only explained never runs: nothing to keep) */
+        if (rc == VT_OK && !(VT_HAS(api, call_explaining) && api->call_explaining(call)))
             extra_approved_remember(api->call_id(call), &x);
         free(what);
         extra_free(&x);
