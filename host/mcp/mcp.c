@@ -1,6 +1,7 @@
 /* `vthost serve`: the MCP engine bound to the host's pipeline, registry
  * and logging, on a private copy of stdin/stdout. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,14 +121,53 @@ static void client_info(const char *name, const char *version)
     registry_list_all(mcp_catalog_full_for(name, version));
 }
 
-static cJSON *list_tools(void)
+/* Lazy tool sources (MCP providers) started beside the listing: a
+ * client that gives a server about a second (Codex) must not wait for a
+ * slow provider; what they bring arrives with list_changed. */
+static pthread_mutex_t demand_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t demand_thread;
+static int demand_joinable, demand_running;
+
+static void *demand_main(void *arg)
+{
+    (void)arg;
+    registry_dynamic_demand(NULL);
+    pthread_mutex_lock(&demand_mu);
+    demand_running = 0;
+    pthread_mutex_unlock(&demand_mu);
+    return NULL;
+}
+
+/* Start the sources unless a start is under way already. */
+static void demand_in_background(void)
+{
+    pthread_mutex_lock(&demand_mu);
+    if (!demand_running) {
+        if (demand_joinable)
+            pthread_join(demand_thread, NULL); /* ended: demand_running is 0 */
+        demand_joinable = 0;
+        demand_running = pthread_create(&demand_thread, NULL, demand_main, NULL) == 0;
+        demand_joinable = demand_running;
+    }
+    pthread_mutex_unlock(&demand_mu);
+}
+
+/* Before the plugins close: a start still under way ends within its
+ * sources' startup timeouts. */
+static void demand_join(void)
+{
+    pthread_mutex_lock(&demand_mu);
+    int join = demand_joinable;
+    demand_joinable = 0;
+    pthread_mutex_unlock(&demand_mu);
+    if (join)
+        pthread_join(demand_thread, NULL);
+}
+
+static cJSON *listing(void)
 {
     const tool_entry **list = NULL;
     size_t n = 0;
-    /* Listing everything up front includes the providers' tools, so
-     * start them first (each within its startup timeout). */
-    if (registry_listing_all())
-        registry_dynamic_demand(NULL);
     cJSON *arr = cJSON_CreateArray();
     serve_workspace_read_lock();
     if (registry_listed(&list, &n) == 0) {
@@ -140,6 +180,16 @@ static cJSON *list_tools(void)
     serve_workspace_read_unlock();
     free(list);
     return arr;
+}
+
+static cJSON *list_tools(void)
+{
+    /* Listing everything up front includes the providers' tools: what is
+     * known now (their cached lists) is answered at once, and they start
+     * in the background. */
+    if (registry_listing_all())
+        demand_in_background();
+    return listing();
 }
 
 /* Every call first settles the workspace (see serve_workspace.c). */
@@ -247,6 +297,8 @@ void mcp_host_ops(mcp_ops *ops)
                      .list_ttl_ms = list_ttl_ms};
 }
 
+void mcp_host_ops_end(void) { demand_join(); }
+
 int mcp_host_max_calls(void) { return max_concurrent_calls(); }
 
 int mcp_host_input_ttl_ms(void) { return approval_timeout_ms(); }
@@ -281,6 +333,7 @@ int mcp_serve(void)
 
     int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
     registry_dynamic_on_listed_change(NULL, NULL);
+    demand_join();
     call_client_bind(NULL, NULL);
 
     serve_signals_restore(&saved);

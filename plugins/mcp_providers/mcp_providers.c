@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <vthost/services.h>
+#include "cache.h"
 #include "config.h"
 #include "provider.h"
 #include "relay.h"
@@ -89,6 +90,7 @@ static int list_tools(provider *p, char **err)
         cJSON_Delete(all);
         return rc;
     }
+    cache_store(p, all);
     tools_sync(p, all);
     return VT_OK;
 }
@@ -489,13 +491,35 @@ static void start_all(int only_eager)
     free(jobs);
 }
 
+/* Callers inside on_demand (a host thread may start providers in the
+ * background): fini waits for them before it stops the providers. */
+static pthread_mutex_t g_demand_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_demand_cond = PTHREAD_COND_INITIALIZER;
+static int g_demand_active, g_closing;
+
+static void on_demand_tool(const char *tool);
+
 static void on_demand(void *ud, const char *tool)
 {
     (void)ud;
-    if (!tool) {
-        start_all(0);
+    pthread_mutex_lock(&g_demand_mu);
+    int closing = g_closing;
+    g_demand_active += !closing;
+    pthread_mutex_unlock(&g_demand_mu);
+    if (closing)
         return;
-    }
+    if (tool)
+        on_demand_tool(tool);
+    else
+        start_all(0);
+    pthread_mutex_lock(&g_demand_mu);
+    g_demand_active--;
+    pthread_cond_broadcast(&g_demand_cond);
+    pthread_mutex_unlock(&g_demand_mu);
+}
+
+static void on_demand_tool(const char *tool)
+{
     for (size_t i = 0; i < g_cfg.count; i++) {
         provider *p = g_cfg.providers[i];
         if (strncmp(tool, p->prefix, strlen(p->prefix)) != 0)
@@ -618,6 +642,8 @@ static int init(const vt_host_api *api, char **errmsg)
     api->service_publish(VT_MCP_PROVIDERS_SERVICE, (void *)&g_status);
     if (g_cfg.count == 0 || !g_cfg.enabled)
         return VT_OK;
+    g_closing = 0;
+    cache_prime(api, g_cfg.providers, g_cfg.count);
     api->catalog_on_demand(MCPP_PLUGIN, on_demand, NULL);
     g_refresh_stop = 0;
     g_refresher_running = pthread_create(&g_refresher, NULL, refresh_main, NULL) == 0;
@@ -634,6 +660,11 @@ static int init(const vt_host_api *api, char **errmsg)
 
 static void fini(void)
 {
+    pthread_mutex_lock(&g_demand_mu);
+    g_closing = 1;
+    while (g_demand_active)
+        pthread_cond_wait(&g_demand_cond, &g_demand_mu);
+    pthread_mutex_unlock(&g_demand_mu);
     if (g_eager_running)
         pthread_join(g_eager, NULL);
     g_eager_running = 0;
@@ -649,6 +680,7 @@ static void fini(void)
     for (size_t i = 0; i < g_cfg.count; i++)
         provider_stop(g_cfg.providers[i]);
     tools_clear();
+    cache_clear();
     mcpp_config_free(&g_cfg);
 }
 
