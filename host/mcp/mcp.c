@@ -164,6 +164,11 @@ static void demand_join(void)
         pthread_join(demand_thread, NULL);
 }
 
+/* The listing as the client was last given it (printed), so that a
+ * reopened workspace announces list_changed only when the tools differ. */
+static pthread_mutex_t listed_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *last_listed;
+
 static cJSON *listing(void)
 {
     const tool_entry **list = NULL;
@@ -189,7 +194,27 @@ static cJSON *list_tools(void)
      * in the background. */
     if (registry_listing_all())
         demand_in_background();
-    return listing();
+    cJSON *arr = listing();
+    char *text = cJSON_PrintUnformatted(arr);
+    pthread_mutex_lock(&listed_mu);
+    free(last_listed);
+    last_listed = text;
+    pthread_mutex_unlock(&listed_mu);
+    return arr;
+}
+
+/* 1 when the listing differs from what the client was last given (a
+ * client that has not listed yet will see the new one anyway). */
+static int listing_changed(void)
+{
+    cJSON *arr = listing();
+    char *now = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    pthread_mutex_lock(&listed_mu);
+    int changed = last_listed && (!now || strcmp(now, last_listed) != 0);
+    pthread_mutex_unlock(&listed_mu);
+    free(now);
+    return changed;
 }
 
 /* Every call first settles the workspace (see serve_workspace.c). */
@@ -207,8 +232,8 @@ static int call_in_workspace(const call_request *req, call_result *out)
         return VT_ERR_DENIED;
     }
     int rc = pipeline_call(req, out);
-    if (reopened)
-        out->list_changed = 1; /* the root's vtcode.toml may pick another profile */
+    if (reopened && listing_changed())
+        out->list_changed = 1; /* the root's vtcode.toml picked other tools */
     return rc;
 }
 
