@@ -4,6 +4,7 @@
  * or read.  The key covers everything that can change what a provider
  * offers (command, arguments, environment, directory, endpoint,
  * headers), so a changed entry starts from nothing. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <vthost/services.h>
 #include "cache.h"
@@ -20,6 +22,10 @@
 #define CACHE_SUBDIR "mcp-tools"
 #define CACHE_VERSION 1
 #define CACHE_MAX_BYTES (8u << 20)
+/* A list no start has read or written for this long belongs to a
+ * configuration that is gone (a test's scratch directory, an edited
+ * entry): removed when another list is written. */
+#define CACHE_KEEP_SECONDS (30L * 24 * 3600)
 
 static char *g_dir; /* <cache>/mcp-tools, or NULL */
 
@@ -107,6 +113,7 @@ static char *read_trusted(const char *path)
                ((n = read(fd, text + got, (size_t)st.st_size - got)) > 0 || errno == EINTR))
             got += n > 0 ? (size_t)n : 0;
         text[got] = '\0';
+        futimens(fd, NULL); /* in use: not pruned */
     }
     close(fd);
     return text;
@@ -167,6 +174,25 @@ static int replace_file(const char *path, const char *text)
     return rc;
 }
 
+/* Remove the lists of configurations not used for CACHE_KEEP_SECONDS. */
+static void prune(void)
+{
+    DIR *d = opendir(g_dir);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        struct stat st;
+        if (n == 37 && strcmp(e->d_name + 32, ".json") == 0 &&
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && now - st.st_mtime > CACHE_KEEP_SECONDS)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 void cache_store(const provider *p, const cJSON *tools)
 {
     cJSON *old = cache_load(p);
@@ -181,6 +207,7 @@ void cache_store(const provider *p, const cJSON *tools)
     cJSON_AddItemToObject(doc, "tools", cJSON_Duplicate(tools, 1));
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
+    prune();
     if (!text || replace_file(path, text) != 0)
         mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN,
                       "cannot keep the tool list of MCP provider '%s' in %s: the next start "

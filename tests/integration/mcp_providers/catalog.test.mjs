@@ -10,7 +10,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, lstatSync, symlinkSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, lstatSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -184,6 +184,15 @@ test("a cache file that is a link is neither read nor written through", async ()
 
 test("every listed name is one clients can call, and reaches the provider as its own name", async () => {
   const ws = workspace(0);
+  // lists of configurations unused for over 30 days go when a list is
+  // written; other files are not touched
+  const dir = join(cache, "vthost", "mcp-tools");
+  const stale = join(dir, "0".repeat(32) + ".json"), other = join(dir, "notes.txt");
+  writeFileSync(stale, "{}", { mode: 0o600 });
+  writeFileSync(other, "mine", { mode: 0o600 });
+  const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+  utimesSync(stale, old, old);
+  utimesSync(other, old, old);
   const c = await connect(ws);
   await waitFor(async () => providerTools((await c.listTools()).tools.map((t) => t.name)).length > 0, 12000, "the provider's tools");
   const names = (await c.listTools()).tools.map((t) => t.name);
@@ -204,6 +213,8 @@ test("every listed name is one clients can call, and reaches the provider as its
   }
   const got = readFileSync(join(ws, "names.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(got.sort(), [...original].sort());
+  assert.ok(!existsSync(stale), "a list unused for 31 days is removed");
+  assert.ok(existsSync(other), "another file is left alone");
   // search_tools returns exactly the listed names
   const found = await c.callTool({ name: "search_tools", arguments: { query: "marmoset named provider", limit: 25 } });
   assert.ok(!found.isError, text(found));
