@@ -4,6 +4,8 @@
 // warning that every call would repeat is said once.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { connect, scratch, pwd, text, fileUri, types } from "./client.mjs";
 
 const s = scratch();
@@ -33,20 +35,23 @@ test("a client declaring roots: the move to its root announces no list change", 
   assert.deepEqual((await c.listTools()).tools.map((t) => t.name), before);
 });
 
-test("a root whose vtcode.toml lists other tools: list_changed comes", async () => {
+test("a trusted root whose vtcode.toml picks another profile: list_changed comes", async () => {
   const project = s.dir("advanced");
-  const { writeFileSync } = await import("node:fs");
-  const { join } = await import("node:path");
   writeFileSync(join(project, "vtcode.toml"), '[tools]\nprofile = "advanced"\n');
-  const c = await open({ cwd: s.dir("start2"), roots: [fileUri(project)] });
-  await c.listTools();
-  const { r } = await pwd(c);
-  assert.ok(!r.isError, text(r));
-  await sleep(300);
-  const names = (await c.listTools()).tools.map((t) => t.name);
-  // the workspace is not trusted: its profile choice waits for trust, and
-  // then nothing changed; when it does apply, the client is told
-  assert.equal(c.changes, names.includes("code_search") ? 1 : 0);
+  const config = join(s.home, ".config", "vtcode", "vtcode.toml");
+  const saved = readFileSync(config, "utf8");
+  writeFileSync(config, `${saved}\n[trust]\nworkspaces = [${JSON.stringify(project)}]\n`);
+  try {
+    const c = await open({ cwd: s.dir("start2"), roots: [fileUri(project)] });
+    assert.ok(!(await c.listTools()).tools.some((t) => t.name === "code_search"));
+    const { r } = await pwd(c);
+    assert.ok(!r.isError, text(r));
+    await sleep(300);
+    assert.ok((await c.listTools()).tools.some((t) => t.name === "code_search"), "the advanced profile applies");
+    assert.equal(c.changes, 1);
+  } finally {
+    writeFileSync(config, saved);
+  }
 });
 
 test("the same warning in every result is given once per session", async () => {
