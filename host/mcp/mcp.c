@@ -123,10 +123,11 @@ static void client_info(const char *name, const char *version)
 
 /* Lazy tool sources (MCP providers) started beside the listing: a
  * client that gives a server about a second (Codex) must not wait for a
- * slow provider; what they bring arrives with list_changed. */
+ * slow provider; what they bring arrives with list_changed.  The thread
+ * is detached: when the host closes, a source's fini ends the start
+ * under way, whatever front end listed (stdio or HTTP). */
 static pthread_mutex_t demand_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t demand_thread;
-static int demand_joinable, demand_running;
+static int demand_running;
 
 static void *demand_main(void *arg)
 {
@@ -143,25 +144,14 @@ static void demand_in_background(void)
 {
     pthread_mutex_lock(&demand_mu);
     if (!demand_running) {
-        if (demand_joinable)
-            pthread_join(demand_thread, NULL); /* ended: demand_running is 0 */
-        demand_joinable = 0;
-        demand_running = pthread_create(&demand_thread, NULL, demand_main, NULL) == 0;
-        demand_joinable = demand_running;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_t th;
+        demand_running = pthread_create(&th, &attr, demand_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
     }
     pthread_mutex_unlock(&demand_mu);
-}
-
-/* Before the plugins close: a start still under way ends within its
- * sources' startup timeouts. */
-static void demand_join(void)
-{
-    pthread_mutex_lock(&demand_mu);
-    int join = demand_joinable;
-    demand_joinable = 0;
-    pthread_mutex_unlock(&demand_mu);
-    if (join)
-        pthread_join(demand_thread, NULL);
 }
 
 /* The listing as the client was last given it (printed), so that a
@@ -322,8 +312,6 @@ void mcp_host_ops(mcp_ops *ops)
                      .list_ttl_ms = list_ttl_ms};
 }
 
-void mcp_host_ops_end(void) { demand_join(); }
-
 int mcp_host_max_calls(void) { return max_concurrent_calls(); }
 
 int mcp_host_input_ttl_ms(void) { return approval_timeout_ms(); }
@@ -358,7 +346,6 @@ int mcp_serve(void)
 
     int rc = mcp_server_run(s, DRAIN_MS, GRACE_MS);
     registry_dynamic_on_listed_change(NULL, NULL);
-    demand_join();
     call_client_bind(NULL, NULL);
 
     serve_signals_restore(&saved);

@@ -19,9 +19,6 @@ struct mcp_ops;
 /* The engine's binding to the host (pipeline, registry, rendering,
  * instructions), for another transport of the same server. */
 void mcp_host_ops(struct mcp_ops *ops);
-/* Wait for the background start of lazy tool sources that tools/list
- * began (mcp_host_ops' list_tools): call it before the host closes. */
-void mcp_host_ops_end(void);
 /* [mcp] max_concurrent_calls, or 0 for the engine's default. */
 int mcp_host_max_calls(void);
 /* [mcp] approval_timeout_seconds in ms, or 0 for the engine's default

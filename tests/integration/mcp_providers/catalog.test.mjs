@@ -38,7 +38,7 @@ after(async () => {
   rmSync(cache, { recursive: true, force: true });
 });
 
-function workspace(delayMs) {
+function workspace(delayMs, startupSeconds = 10) {
   const w = makeWorkspace("x");
   workspaces.push(w);
   writeFileSync(
@@ -47,7 +47,7 @@ function workspace(delayMs) {
 allow = ["search_tools", "mcp__named"]
 
 [mcp]
-startup_timeout_seconds = 10
+startup_timeout_seconds = ${startupSeconds}
 
 [[mcp.providers]]
 name = "named"
@@ -153,6 +153,20 @@ test("a provider 3 s slow to start: the first tools/list answers at once, list_c
   // the provider answered with the same list: nothing to announce
   assert.equal(again.changes, 0);
   await again.close();
+});
+
+test("a provider still starting does not hold vthost's exit", async () => {
+  const ws = workspace(60000, 30);
+  const c = rawServe(ws);
+  await c.start();
+  const first = await c.list(); // starts the provider in the background
+  assert.ok(first.ms < 1000, `tools/list took ${first.ms} ms`);
+  assert.deepEqual(providerTools(first.names), []);
+  await new Promise((r) => setTimeout(r, 300)); // the provider is in its initialize
+  const t0 = performance.now();
+  await c.close();
+  const ms = performance.now() - t0;
+  assert.ok(ms < 3000, `vthost took ${ms} ms to exit`);
 });
 
 test("a cache file that is a link is neither read nor written through", async () => {
