@@ -20,6 +20,7 @@
 #include "spool.h"
 #include "subjects.h"
 #include "typed.h"
+#include "warn_once.h"
 #include "ws_after.h"
 
 /* One call on its way through the stages. */
@@ -355,6 +356,7 @@ static int stage_respond(call_ctx *c)
                                    : budget_any(call, c->e, c->resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
+    warn_once_filter(call->fe ? call->fe->client_id : 0, &call->warnings);
     if (call->warnings) {
         cJSON_AddItemToObject(c->resp, "warnings", call->warnings);
         call->warnings = NULL;

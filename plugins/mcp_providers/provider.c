@@ -455,6 +455,11 @@ static cJSON *wait_answer_locked(provider *p, rpc_wait *w, vt_call *call, int *c
             *cancelled = 1;
             break;
         }
+        if (p->stopping) { /* vthost ends: a start under way gives up */
+            w->err = strdup("vthost is ending");
+            w->done = 1;
+            break;
+        }
         if (provider_past(&w->deadline)) {
             *timed_out = 1;
             break;
@@ -586,12 +591,17 @@ void provider_req_failed(provider *p, long id, const char *why)
     pthread_mutex_unlock(&p->mu);
 }
 
-void provider_stop(provider *p)
+void provider_abandon(provider *p)
 {
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
+}
+
+void provider_stop(provider *p)
+{
+    provider_abandon(p);
     p->tp->stop(p);
 }
 

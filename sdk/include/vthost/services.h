@@ -169,6 +169,12 @@ typedef struct vt_host_data_v1 {
      * is written there, so a sandbox may make it first and mask it.  The
      * caller frees it with cJSON_Delete(). */
     int (*paths)(cJSON **out);
+    /* Added later (test struct_size): the host's cache directory
+     * ($XDG_CACHE_HOME/vthost, else ~/.cache/vthost), made 0700 when
+     * missing, in *out (absolute; the caller frees it with free()).
+     * VT_ERR_NOT_FOUND when neither variable gives an absolute path,
+     * VT_ERR_IO when it cannot be made. */
+    int (*cache_dir)(char **out);
 } vt_host_data_v1;
 
 /* The MCP providers' state (the mcp_providers plugin publishes it; the
