@@ -356,7 +356,14 @@ static int stage_respond(call_ctx *c)
                                    : budget_any(call, c->e, c->resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
-    warn_once_filter(call->fe ? call->fe->client_id : 0, &call->warnings);
+    /* only the machine's and the setup's warnings are given once: what
+     * a call did or left behind is named in every result that has it */
+    warn_once_filter(call->fe ? call->fe->client_id : 0, &call->warnings_once);
+    for (cJSON *w; call->warnings_once && (w = call->warnings_once->child);) {
+        if (!call->warnings)
+            call->warnings = cJSON_CreateArray();
+        cJSON_AddItemToArray(call->warnings, cJSON_DetachItemViaPointer(call->warnings_once, w));
+    }
     if (call->warnings) {
         cJSON_AddItemToObject(c->resp, "warnings", call->warnings);
         call->warnings = NULL;

@@ -12,7 +12,6 @@
 #include "log.h"
 #include "paths.h"
 #include "registry.h"
-#include "registry_dynamic.h"
 #include "services.h"
 #include "strutil.h"
 
@@ -316,15 +315,16 @@ int loader_load_all(const vt_host_api *api)
     return VT_OK;
 }
 
-void loader_unload_all(int keep_mapped)
+void loader_fini_all(void)
 {
     for (size_t k = next_order; k-- > 0;)
         for (size_t i = 0; i < nmods; i++)
             if (mods[i]->initialized && mods[i]->load_order == k && mods[i]->desc->fini)
                 mods[i]->desc->fini();
-    /* a hook still running on a thread of its own returns at once now
-     * that its plugin's fini ran; it must not find its code unmapped */
-    registry_dynamic_quiesce();
+}
+
+void loader_unmap_all(int keep_mapped)
+{
     for (size_t i = 0; i < nmods; i++) {
         plugin_module *m = mods[i];
         /* Keep modules mapped when running under a leak checker would

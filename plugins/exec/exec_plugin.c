@@ -704,8 +704,12 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     rc = prepare_run(call, args, level, &req, &extra);
     if (rc == VT_OK) {
         req.sandbox = escalated ? NULL : sandbox_state;
-        if (!escalated && sandbox_warning)
-            api->call_warn(call, "%s", sandbox_warning);
+        if (!escalated && sandbox_warning) {
+            if (VT_HAS(api, call_warn_once))
+                api->call_warn_once(call, "%s", sandbox_warning);
+            else
+                api->call_warn(call, "%s", sandbox_warning);
+        }
         rc = run_checked(call, args, cmd, &req, result);
     }
     if (rc == VT_OK && *result)
