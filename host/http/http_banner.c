@@ -1,0 +1,79 @@
+/* Client set-up texts: see http_banner.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "http_banner.h"
+#include "strutil.h"
+
+#define MISSING_SHORT                                                                              \
+    "the Authorization header is missing: this server needs Authorization: Bearer TOKEN"
+
+static char *missing;
+
+/* Token mode: the header and where the token is, as the two clients'
+ * entries (one line each: the text goes into a JSON-RPC error message). */
+static char *token_missing(const http_config *c, const char *url)
+{
+    return str_printf("the Authorization header is missing: this server needs "
+                      "'Authorization: Bearer TOKEN' with the token in %s. Claude Code: claude "
+                      "mcp add -s user --transport http vthost %s --header \"Authorization: "
+                      "Bearer $(cat %s)\". Codex (~/.codex/config.toml): [mcp_servers.vthost] "
+                      "url = \"%s\" bearer_token_env_var = \"VTHOST_TOKEN\", and export "
+                      "VTHOST_TOKEN=$(cat %s) before starting Codex",
+                      c->token_file, url, c->token_file, url, c->token_file);
+}
+
+/* OAuth mode: where the access token comes from. */
+static char *oauth_missing(const http_config *c, const char *url)
+{
+    if (c->oauth_client_id)
+        return str_printf(
+            "the Authorization header is missing: this server needs an OAuth access token "
+            "from %s. Sign in with the pre-registered client %s: Claude Code: claude mcp add "
+            "-s user --transport http --client-id %s --callback-port PORT vthost %s, then /mcp; "
+            "Codex: [mcp_servers.vthost.oauth] client_id = \"%s\", then codex mcp login vthost",
+            c->oauth_issuer, c->oauth_client_id, c->oauth_client_id, url, c->oauth_client_id);
+    return str_printf("the Authorization header is missing: this server needs an OAuth access "
+                      "token from %s (Authorization: Bearer TOKEN). Claude Code signs in with "
+                      "/mcp, Codex with codex mcp login vthost",
+                      c->oauth_issuer);
+}
+
+int http_banner_init(const http_config *c, const char *endpoint_url)
+{
+    free(missing);
+    missing = c->oauth ? oauth_missing(c, endpoint_url) : token_missing(c, endpoint_url);
+    return missing ? 0 : -1;
+}
+
+void http_banner_free(void)
+{
+    free(missing);
+    missing = NULL;
+}
+
+const char *http_banner_missing_header(void) { return missing ? missing : MISSING_SHORT; }
+
+void http_banner_first_start(const http_config *c, const char *endpoint_url, const char *token)
+{
+    const char *file = c->token_file;
+    if (isatty(STDERR_FILENO) && token)
+        fprintf(stderr,
+                "vthost: created a bearer token for the HTTP server in %s (0600); it is shown "
+                "this once:\n\n    %s\n\n",
+                file, token);
+    else
+        fprintf(stderr,
+                "vthost: created a bearer token for the HTTP server in %s (0600; not shown: "
+                "stderr is not a terminal)\n\n",
+                file);
+    fprintf(stderr,
+            "Claude Code (every project of this user):\n"
+            "    claude mcp add -s user --transport http vthost %s --header \"Authorization: "
+            "Bearer $(cat %s)\"\n"
+            "Codex (~/.codex/config.toml; export VTHOST_TOKEN=$(cat %s) where Codex starts):\n"
+            "    [mcp_servers.vthost]\n    url = \"%s\"\n    bearer_token_env_var = "
+            "\"VTHOST_TOKEN\"\n    default_tools_approval_mode = \"approve\"\n\n",
+            endpoint_url, file, file, endpoint_url);
+}
