@@ -8,7 +8,11 @@
 // endpoint are refused.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, connect, cleanup, post, initSession, INIT, text, sleep } from "../http/http_lib.mjs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, connect, cleanup, post, initSession, INIT, text, sleep, bin } from "../http/http_lib.mjs";
 import { startProvider, SCOPE } from "./provider.mjs";
 
 after(cleanup);
@@ -125,4 +129,28 @@ test("an introspection endpoint that fails, or refuses vthost's credentials, is 
   }
   // the JWT path does not depend on the endpoint
   assert.equal((await post(closed, INIT, { token: await tok("api://vthost/jwt") })).status, 200);
+});
+
+test("a client secret in an http.toml others can read, introspection without credentials, or over plain http to another host: refused at start", () => {
+  const cfg = mkdtempSync(join(tmpdir(), "vthost-oidc-cfg-"));
+  mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
+  const file = join(cfg, "vthost", "http.toml");
+  const run = (text, mode = 0o600) => {
+    writeFileSync(file, text);
+    chmodSync(file, mode);
+    return spawnSync(bin, ["serve", "--http", "127.0.0.1:0"], { encoding: "utf8", timeout: 30000, cwd: cfg, env: { ...process.env, XDG_CONFIG_HOME: cfg } });
+  };
+  try {
+    const readable = run(toml(idp), 0o644);
+    assert.equal(readable.status, 2, readable.stderr);
+    assert.match(readable.stderr, /holds introspection_client_secret and is readable by others \(mode 644\): chmod 600/);
+    const nocreds = run(`[oauth]\nissuer = "${idp.issuer}"\naudience = "api://vthost"\nintrospection_url = "${idp.discovery.introspection_endpoint}"\n`);
+    assert.equal(nocreds.status, 2, nocreds.stderr);
+    assert.match(nocreds.stderr, /introspection_url needs introspection_client_id and introspection_client_secret/);
+    const plain = run(toml(idp).replace(idp.discovery.introspection_endpoint, "http://idp.example.com/introspect"));
+    assert.equal(plain.status, 2, plain.stderr);
+    assert.match(plain.stderr, /introspection_url must be an https:\/\/ URL/);
+  } finally {
+    rmSync(cfg, { recursive: true, force: true });
+  }
 });
