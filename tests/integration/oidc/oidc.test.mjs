@@ -13,7 +13,10 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, connect, cleanup, post, initSession, INIT, text, sleep, bin } from "../http/http_lib.mjs";
-import { startProvider, SCOPE } from "./provider.mjs";
+import { createServer } from "node:net";
+import { pathToFileURL } from "node:url";
+import { startProvider, signInAs, SCOPE } from "./provider.mjs";
+import { nodeModules } from "../mcp/lib.mjs";
 
 after(cleanup);
 
@@ -153,4 +156,63 @@ test("a client secret in an http.toml others can read, introspection without cre
   } finally {
     rmSync(cfg, { recursive: true, force: true });
   }
+});
+
+// A port free now, so public_url can name it before the server starts.
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+test("the MCP SDK client signs a user in with a pre-registered public client (no registration): metadata, PKCE, resource, then tools", async () => {
+  const REDIRECT = "http://localhost:33418/callback";
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const res = { [url]: { audience: url, format: "jwt" } };
+  const as = await startProvider({
+    resources: res,
+    interactive: true,
+    clients: [{ client_id: "vthost-agents", token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"], redirect_uris: [REDIRECT] }],
+  });
+  after(() => as.close());
+  assert.equal(as.discovery.registration_endpoint, undefined, "the provider registers no clients");
+  const s = await startServer({
+    listen: `127.0.0.1:${port}`,
+    httpToml: `public_url = "${url}"\n[oauth]\nissuer = "${as.issuer}"\njwks_url = "${as.discovery.jwks_uri}"\nclient_id = "vthost-agents"\n`,
+  });
+  const sdkPath = (p) => pathToFileURL(join(nodeModules, "@modelcontextprotocol/sdk/dist/esm", p)).href;
+  const { Client } = await import(sdkPath("client/index.js"));
+  const { StreamableHTTPClientTransport } = await import(sdkPath("client/streamableHttp.js"));
+  const { UnauthorizedError } = await import(sdkPath("client/auth.js"));
+  let verifier, tokens, authUrl;
+  const provider = {
+    redirectUrl: REDIRECT,
+    clientMetadata: { redirect_uris: [REDIRECT], client_name: "test", grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none", scope: `openid ${SCOPE}` },
+    clientInformation: () => ({ client_id: "vthost-agents" }),
+    tokens: () => tokens,
+    saveTokens: (t) => (tokens = t),
+    redirectToAuthorization: (u) => (authUrl = u),
+    saveCodeVerifier: (v) => (verifier = v),
+    codeVerifier: () => verifier,
+  };
+  const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+  await assert.rejects(new Client({ name: "signin", version: "1" }).connect(first), UnauthorizedError);
+  assert.ok(authUrl, "the client was sent to sign in");
+  assert.equal(authUrl.origin, as.issuer, "at the provider the metadata names");
+  assert.equal(authUrl.searchParams.get("client_id"), "vthost-agents");
+  assert.equal(authUrl.searchParams.get("code_challenge_method"), "S256");
+  assert.equal(authUrl.searchParams.get("resource"), url);
+  const code = await signInAs(authUrl, REDIRECT, "alice");
+  await first.finishAuth(code);
+  const claims = JSON.parse(Buffer.from(tokens.access_token.split(".")[1], "base64url").toString());
+  assert.equal(claims.sub, "alice");
+  assert.equal(claims.aud, url);
+  const c = new Client({ name: "signin", version: "1" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }));
+  const r = await c.callTool({ name: "exec_command", arguments: { cmd: "echo signed-in-as-alice" } });
+  assert.match(r.structuredContent.output, /signed-in-as-alice/, text(r));
+  await c.close();
 });

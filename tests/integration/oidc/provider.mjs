@@ -56,7 +56,7 @@ function adapterFor(store) {
 }
 
 // resources: { "<resource indicator>": { audience, format: "jwt" | "opaque", ttl } }
-export async function startProvider({ resources, clients }) {
+export async function startProvider({ resources, clients, interactive = false }) {
   const { default: Provider, errors } = await oidcProvider();
   let handler = (req, res) => res.writeHead(503).end();
   const counts = { introspection: 0 };
@@ -74,7 +74,7 @@ export async function startProvider({ resources, clients }) {
     cookies: { keys: ["vthost-test-cookie-key"] },
     jwks: { keys: [{ ...privateKey.export({ format: "jwk" }), kid: "sig-1", use: "sig", alg: "RS256" }] },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: interactive }, // a login and a consent form, for any user
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
@@ -117,4 +117,48 @@ export async function startProvider({ resources, clients }) {
       if (r.status !== 200) throw new Error(`revocation endpoint: ${r.status}`);
     },
   };
+}
+
+// The browser's part of an authorization-code sign-in, by fetch: follow
+// the provider's redirects with a cookie jar, submit its login form (as
+// `user`) and its consent form, and return the `code` sent to
+// redirectUri.
+export async function signInAs(authorizationUrl, redirectUri, user) {
+  const jar = new Map();
+  const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+  const keep = (res) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const at = pair.indexOf("=");
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+  };
+  let url = String(authorizationUrl);
+  let body;
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(redirectUri)) {
+      const code = new URL(url).searchParams.get("code");
+      if (!code) throw new Error(`sign-in ended without a code: ${url}`);
+      return code;
+    }
+    const res = await fetch(url, {
+      method: body ? "POST" : "GET",
+      redirect: "manual",
+      headers: { Cookie: cookies(), ...(body ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) },
+      body,
+    });
+    keep(res);
+    body = undefined;
+    if (res.status >= 300 && res.status < 400) {
+      url = new URL(res.headers.get("location"), url).href;
+      continue;
+    }
+    const html = await res.text();
+    const prompt = html.match(/name="prompt" value="(\w+)"/)?.[1];
+    const action = html.match(/<form[^>]*action="([^"]+)"/)?.[1];
+    if (res.status !== 200 || !prompt || !action) throw new Error(`sign-in stopped at ${url}: ${res.status} ${html.slice(0, 300)}`);
+    url = new URL(action, url).href;
+    body = new URLSearchParams(prompt === "login" ? { prompt, login: user, password: "any" } : { prompt }).toString();
+  }
+  throw new Error("sign-in: too many redirects");
 }
