@@ -5,7 +5,7 @@
 #ifndef VTHOST_HTTP_CLAIMS_H
 #define VTHOST_HTTP_CLAIMS_H
 
-#include "cJSON.h"
+#include <cjson/cJSON.h>
 #include "http_auth.h"
 #include "http_config.h"
 
