@@ -12,9 +12,21 @@
 static char *missing;
 
 /* Token mode: the header and where the token is, as the two clients'
- * entries (one line each: the text goes into a JSON-RPC error message). */
+ * entries (one line each: the text goes into a JSON-RPC error message).
+ * Only a local server names its token file: to a client across the
+ * network the path would say nothing it can use (the file is on the
+ * server) and something about the server's accounts. */
 static char *token_missing(const http_config *c, const char *url)
 {
+    if (c->public_url || !c->loopback)
+        return str_printf("the Authorization header is missing: this server needs "
+                          "'Authorization: Bearer TOKEN' with the token from the server's token "
+                          "file. Claude Code: claude mcp add -s user --transport http vthost %s "
+                          "--header \"Authorization: Bearer $VTHOST_TOKEN\". Codex "
+                          "(~/.codex/config.toml): [mcp_servers.vthost] url = \"%s\" "
+                          "bearer_token_env_var = \"VTHOST_TOKEN\". Both with VTHOST_TOKEN set "
+                          "to the token",
+                          url, url);
     return str_printf("the Authorization header is missing: this server needs "
                       "'Authorization: Bearer TOKEN' with the token in %s. Claude Code: claude "
                       "mcp add -s user --transport http vthost %s --header \"Authorization: "

@@ -62,3 +62,13 @@ test("no Authorization header: 401 that says it is missing and gives both client
   assert.match(bad.json.error.message, /not this server's token/);
   assert.equal((await fetch(srv.base + "/.well-known/oauth-protected-resource")).status, 404, "no OAuth metadata in token mode");
 });
+
+test("behind a public URL the 401 names no server path: the entries read the token from VTHOST_TOKEN", async () => {
+  const srv = await startServer({ httpToml: 'public_url = "https://vthost.example.com/mcp"\n' });
+  const r = await post(srv, INIT, { token: null });
+  assert.equal(r.status, 401);
+  const msg = r.json.error.message;
+  assert.match(msg, /Authorization header is missing/);
+  assert.match(msg, /claude mcp add -s user --transport http vthost https:\/\/vthost\.example\.com\/mcp --header "Authorization: Bearer \$VTHOST_TOKEN"/);
+  assert.ok(!msg.includes(srv.cfg), `no server path: ${msg}`);
+});
