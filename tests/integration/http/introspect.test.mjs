@@ -88,3 +88,33 @@ test("a client's own token (client_id, no sub) signs in as that client", async (
   answers.set("tok-client", JSON.stringify({ ...good(), sub: undefined, client_id: "ci-runner" }));
   assert.equal((await post(srv, INIT, { token: "tok-client" })).status, 200);
 });
+
+test("the kept answers are bounded: past 256 tokens the one that lapses first is dropped and asked about again", async () => {
+  const s2 = await startServer({
+    httpToml: `[oauth]
+issuer = "${ISS}"
+audience = "${AUD}"
+introspection_url = "http://127.0.0.1:${idp.address().port}/introspect"
+introspection_client_id = "rs"
+introspection_client_secret = "rs"
+`,
+  });
+  const first = { ...good(), exp: now() + 40 }; // lapses before the others (kept 60 s)
+  answers.set("tok-b-0", JSON.stringify(first));
+  for (let i = 1; i <= 256; i++) answers.set(`tok-b-${i}`, JSON.stringify(good()));
+  const askedFor = (t) => asked.filter((a) => a.token === t).length;
+  // authenticated, then 404 for a session that does not exist: no session
+  // is made, so no session limit is met
+  const use = async (token) => (await post(s2, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token, session: "none" })).status;
+  assert.equal(await use("tok-b-0"), 404);
+  assert.equal(await use("tok-b-0"), 404);
+  assert.equal(askedFor("tok-b-0"), 1, "kept");
+  for (let i = 1; i <= 255; i++) assert.equal(await use(`tok-b-${i}`), 404);
+  assert.equal(await use("tok-b-0"), 404);
+  assert.equal(askedFor("tok-b-0"), 1, "256 answers fit");
+  assert.equal(await use("tok-b-256"), 404);
+  assert.equal(await use("tok-b-0"), 404);
+  assert.equal(askedFor("tok-b-0"), 2, "the 257th answer took the slot of the one lapsing first");
+  assert.equal(await use("tok-b-200"), 404);
+  assert.equal(askedFor("tok-b-200"), 1, "the others stay kept");
+});
