@@ -1,4 +1,5 @@
 /* Client set-up texts: see http_banner.h. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #define MISSING_SHORT                                                                              \
     "the Authorization header is missing: this server needs Authorization: Bearer TOKEN"
 
-static char *missing;
+/* Set once the port is known, after the daemon started: request threads
+ * may already read it (the short text until then). */
+static char *_Atomic missing;
 
 /* Token mode: the header and where the token is, as the two clients'
  * entries (one line each: the text goes into a JSON-RPC error message).
@@ -54,18 +57,19 @@ static char *oauth_missing(const http_config *c, const char *url)
 
 int http_banner_init(const http_config *c, const char *endpoint_url)
 {
-    free(missing);
-    missing = c->oauth ? oauth_missing(c, endpoint_url) : token_missing(c, endpoint_url);
-    return missing ? 0 : -1;
+    char *text = c->oauth ? oauth_missing(c, endpoint_url) : token_missing(c, endpoint_url);
+    free(atomic_exchange(&missing, text)); /* once per start: nobody holds the old one */
+    return text ? 0 : -1;
 }
 
-void http_banner_free(void)
+/* After the daemon stopped: no request reads it any more. */
+void http_banner_free(void) { free(atomic_exchange(&missing, NULL)); }
+
+const char *http_banner_missing_header(void)
 {
-    free(missing);
-    missing = NULL;
+    const char *text = atomic_load(&missing);
+    return text ? text : MISSING_SHORT;
 }
-
-const char *http_banner_missing_header(void) { return missing ? missing : MISSING_SHORT; }
 
 void http_banner_first_start(const http_config *c, const char *endpoint_url, const char *token)
 {
