@@ -28,7 +28,13 @@ const idp = createServer((req, res) => {
   });
 });
 await new Promise((r) => idp.listen(0, "127.0.0.1", r));
-after(() => idp.close());
+after(
+  () =>
+    new Promise((r) => {
+      idp.close(r);
+      idp.closeAllConnections();
+    }),
+);
 
 const srv = await startServer({
   httpToml: `[oauth]

@@ -91,12 +91,17 @@ export async function startProvider({ resources, clients, interactive = false })
     },
   });
   handler = provider.callback();
-  const discovery = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json();
+  const discovery = await (await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(20000) })).json();
   return {
     issuer,
     discovery,
     counts,
-    close: () => new Promise((r) => server.close(r)),
+    // kept-alive connections (the test's own fetches) would hold close() open
+    close: () =>
+      new Promise((r) => {
+        server.close(r);
+        server.closeAllConnections();
+      }),
     // a client_credentials grant for `resource`: the access token
     async token(clientId, secret, resource, scope = SCOPE) {
       const r = await fetch(discovery.token_endpoint, {
