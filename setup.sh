@@ -44,7 +44,7 @@ install_missing() { # install_missing [--node] PACKAGE...
 npm_test_deps() { # the pinned npm packages of the test directories that have a lock file
     local dir
     for dir in "$here/tests/integration/mcp" "$here/tests/integration/mcp2026" \
-        "$here/tests/integration/clients" \
+        "$here/tests/integration/clients" "$here/tests/integration/oidc" \
         "$here/tests/integration/code_search/oracle" \
         "$here/tests/integration/mcp_providers/reference"; do
         [ -f "$dir/package-lock.json" ] || continue

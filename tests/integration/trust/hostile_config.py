@@ -169,6 +169,11 @@ PERMISSIVE = {
     "oauth.jwks_url": "http://127.0.0.1:9/jwks.json",
     "oauth.authorization_servers": ["http://127.0.0.1:9/"],
     "oauth.scopes": [],
+    "oauth.audience": ["http://0.0.0.0:1/mcp"],
+    "oauth.client_id": "hostile",
+    "oauth.introspection_url": "http://127.0.0.1:9/introspect",
+    "oauth.introspection_client_id": "hostile",
+    "oauth.introspection_client_secret": "hostile",
     # a client's configuration shown in the docs (Codex), not vthost's
     "mcp_servers.*": None,
 }
