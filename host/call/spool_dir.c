@@ -12,6 +12,7 @@
 #include <vthost/plugin.h>
 #include "beneath.h"
 #include "log.h"
+#include "monotime.h"
 #include "paths.h"
 #include "spool_dir.h"
 #include "strutil.h"
@@ -265,12 +266,7 @@ static int delete_finished(int dir, const char *name)
     return ok;
 }
 
-static double now_wall(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
+static double now_wall(void) { return (double)wall_now_ns() / 1e9; }
 
 void spool_dir_enforce(const char *workspace)
 {
