@@ -1,6 +1,7 @@
 /* Reading directories into the index: a subtree at a time, each
  * directory watched before it is read, so that whatever appears in it
  * after the read is an event and whatever appeared before is read. */
+#include "grow.h"
 #include "ws_index_int.h"
 
 #include <dirent.h>
@@ -52,14 +53,8 @@ typedef struct stack {
 
 static int push(stack *s, uint32_t x)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 256;
-        uint32_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (GROW(&s->v, &s->cap, s->n + 1) != 0)
+        return -1;
     s->v[s->n++] = x;
     return 0;
 }
