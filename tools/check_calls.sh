@@ -50,19 +50,19 @@ for r in "${rules[@]}"; do
         homes=$(cut -d'|' -f$((n - 1)) <<< "$r")
         instead=$(cut -d'|' -f"$n" <<< "$r")
     fi
-    for f in "${files[@]}"; do
+    # "file:line:text" for every match, comments left out
+    while IFS= read -r hit; do
+        f=${hit%%:*}
+        rest=${hit#*:}
+        line=${rest%%:*}
         [[ " $homes " == *" $f "* ]] && continue
-        hits=$(grep -nE -- "$pattern" "$f" | grep -vE '^[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
-        [[ -z $hits ]] && continue
         if [[ -n ${allowed["$name $f"]:-} ]]; then
             used_allow["$name $f"]=1
             continue
         fi
-        while IFS= read -r h; do
-            echo "$f:${h%%:*}: $name: allowed only in ${homes// /, }; use $instead"
-        done <<< "$hits"
+        echo "$f:$line: $name: allowed only in ${homes// /, }; use $instead"
         bad=1
-    done
+    done < <(grep -nHE -- "$pattern" "${files[@]}" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
 done
 for k in "${!allowed[@]}"; do
     if [[ -z ${used_allow[$k]:-} ]]; then
