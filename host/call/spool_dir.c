@@ -51,38 +51,20 @@ static void ignore_all(int root)
 /* Make and enter SPOOL_DIR without following links: a descriptor of it. */
 static int enter_dir(int root, char **why)
 {
-    static const char *const comps[] = {".vtcode", ".vtcode/context", SPOOL_DIR};
-    for (size_t i = 0; i < 3; i++) {
-        int fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-        if (fd < 0 && errno == ENOENT) {
-            const char *slash = strrchr(comps[i], '/');
-            int parent = slash ? beneath_open(root, i ? comps[i - 1] : ".",
-                                              O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
-                               : dup(root);
-            if (parent >= 0) {
-                int made = mkdirat(parent, slash ? slash + 1 : comps[i], 0755) == 0;
-                if (!made && errno != EEXIST) {
-                    int e = errno;
-                    close(parent);
-                    *why = refusal(comps[i], e);
-                    return -1;
-                }
-                if (i == 0 && made)
-                    ignore_all(root);
-                close(parent);
-            }
-            fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-        }
-        if (fd < 0) {
-            *why = refusal(comps[i], errno);
-            return -1;
-        }
-        if (i < 2)
-            close(fd);
-        else
-            return fd;
+    int fd = beneath_open(root, ".vtcode", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    int fresh = fd < 0 && errno == ENOENT; /* .vtcode/ is ours to make */
+    if (fd >= 0)
+        close(fd);
+    if (beneath_mkdirs(root, SPOOL_DIR, 0755) != 0) {
+        *why = refusal(SPOOL_DIR " (or a directory above it)", errno);
+        return -1;
     }
-    return -1;
+    if (fresh)
+        ignore_all(root);
+    fd = beneath_open(root, SPOOL_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0)
+        *why = refusal(SPOOL_DIR, errno);
+    return fd;
 }
 
 int spool_dir_create(const char *workspace, const char *name, char **why)
