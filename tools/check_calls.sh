@@ -26,7 +26,7 @@ rules=(
     'xdg|getenv[[:space:]]*\([[:space:]]*"XDG_|host/util/paths.c plugins/exec/sandbox.c|paths_xdg_dir (host/util/paths.h)'
     'vasprintf|\bvasprintf[[:space:]]*\(|host/util/strutil.c|str_vprintf (host/util/strutil.h); in a plugin api->vformat'
     'mkdirs|^[A-Za-z_][A-Za-z0-9_ *]*[^A-Za-z0-9_]?[A-Za-z0-9_]*mkdir[A-Za-z0-9_]*[[:space:]]*\([^;]*$|host/util/paths.c host/util/paths.h host/util/beneath.c host/util/beneath.h plugins/exec/sandbox_paths.c plugins/exec/sandbox_int.h|paths_mkdirs (host/util/paths.h) or beneath_mkdirs (host/util/beneath.h)'
-    'realloc|\brealloc[[:space:]]*\(|host/util/strbuf.c host/util/grow.c|grow_array (host/util/grow.h) or strbuf (host/util/strbuf.h); in a plugin api->strbuf_append'
+    'realloc|\brealloc[[:space:]]*\(|sdk/include/vthost/grow.h host/util/strbuf.c|VT_GROW (<vthost/grow.h>) for arrays; strbuf (host/util/strbuf.h) or in a plugin api->strbuf_append for text'
     'libcrypto|VTHOST_CRYPTO_SONAME|"libcrypto\.so|host/util/crypto_lib.c|crypto_lib.h, or digest.h for SHA-256, HMAC and base64url'
 )
 

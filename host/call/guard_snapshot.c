@@ -3,7 +3,6 @@
  * milliseconds (tests/bench/guard/snapshot.sh measures it).  Entries
  * are keyed by a 64-bit hash of their relative path and sorted, so a
  * diff is one merge. */
-#include "grow.h"
 #include "guard_snapshot.h"
 
 #include <dirent.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "ws_index.h"
 
@@ -54,7 +54,8 @@ static int add(guard_snapshot *s, const char *path, size_t plen, const struct st
         s->cut = 1;
         return -1;
     }
-    if (GROW(&s->v, &s->cap, s->n + 1) != 0 || GROW(&s->arena, &s->acap, s->alen + plen + 1) != 0)
+    if (VT_GROW(&s->v, &s->cap, s->n + 1) != 0 ||
+        VT_GROW(&s->arena, &s->acap, s->alen + plen + 1) != 0)
         return s->oom = -1;
     memcpy(s->arena + s->alen, path, plen + 1);
     int dir = S_ISDIR(st->st_mode);

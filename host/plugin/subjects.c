@@ -1,7 +1,7 @@
 /* The subject sink handed to a tool's permission hook. */
 #include <stdlib.h>
 #include <string.h>
-#include "grow.h"
+#include <vthost/grow.h>
 #include "subjects.h"
 
 void subjects_init(vt_subjects *s) { memset(s, 0, sizeof *s); }
@@ -10,7 +10,7 @@ int subjects_add(vt_subjects *s, vt_subject_kind kind, const char *value)
 {
     if (!s || !value || kind < VT_SUBJECT_COMMAND || kind > VT_SUBJECT_MCP_TOOL)
         return VT_ERR_INVALID;
-    if (GROW(&s->items, &s->cap, s->count + 1) != VT_OK)
+    if (VT_GROW(&s->items, &s->cap, s->count + 1) != 0)
         return VT_ERR_NOMEM;
     char *copy = strdup(value);
     if (!copy)

@@ -1,7 +1,6 @@
 /* Reading directories into the index: a subtree at a time, each
  * directory watched before it is read, so that whatever appears in it
  * after the read is an event and whatever appeared before is read. */
-#include "grow.h"
 #include "ws_index_int.h"
 
 #include <dirent.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 static int open_rel(ws_index *ix, uint32_t slot, char *rel, size_t cap)
@@ -53,7 +53,7 @@ typedef struct stack {
 
 static int push(stack *s, uint32_t x)
 {
-    if (GROW(&s->v, &s->cap, s->n + 1) != 0)
+    if (VT_GROW(&s->v, &s->cap, s->n + 1) != 0)
         return -1;
     s->v[s->n++] = x;
     return 0;

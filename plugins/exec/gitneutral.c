@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define CONFIG_MAX (1024 * 1024)
@@ -29,17 +30,9 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
+    if (VT_GROW(&b->p, &b->cap, b->n + n + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->n, s, n);
     b->n += n;

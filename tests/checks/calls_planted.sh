@@ -59,7 +59,7 @@ plant host/core/host.c $'static const char *planted(void) { return getenv("XDG_C
 plant host/cli/cli.c $'static int planted_mkdirs(const char *dir)\n{\n    return mkdir(dir, 0700);\n}' \
     "a private mkdir -p" "host/cli/cli.c:"
 plant host/call/pipeline.c $'static void *planted(void *p, size_t n) { return realloc(p, n); }' \
-    "a hand-grown array" "realloc: allowed only in host/util/strbuf.c, host/util/grow.c"
+    "a hand-grown array" "realloc: allowed only in sdk/include/vthost/grow.h, host/util/strbuf.c"
 plant host/mcp/mcp_server.c $'static const char *planted = "libcrypto.so.3";' \
     "libcrypto opened in a second place" "libcrypto: allowed only in host/util/crypto_lib.c"
 plant host/util/log.c $'static int planted(char **s, const char *f, va_list ap) { return vasprintf(s, f, ap); }' \
