@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "beneath.h"
 #include "log.h"
@@ -151,14 +152,8 @@ static int file_in_use(int dir, const char *name)
 static int add_entry(entry **v, size_t *n, size_t *cap, const char *view, const char *name,
                      const struct stat *st)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        entry *nv = realloc(*v, c * sizeof **v);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = c;
-    }
+    if (VT_GROW(v, cap, *n + 1) != 0)
+        return -1;
     char *full = view ? str_printf("%s/%s", view, name) : strdup(name);
     if (!full)
         return -1;
