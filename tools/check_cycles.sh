@@ -22,7 +22,7 @@ if [[ -f $allow_file ]]; then
         printf '%s %s.o %s.o\n%s %s.o %s.o\n' "$layer" "$a" "$b" "$layer" "$b" "$a" >> "$tmp/allow"
     done < "$allow_file"
 fi
-for layer in util plugin perm call core mcp cli http; do
+for layer in util plugin ws perm call core mcp cli http; do
     lib="$build/host/libvthost_$layer.a"
     if [[ ! -f $lib ]]; then
         echo "check_cycles: $lib missing (build first)" >&2

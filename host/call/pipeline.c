@@ -20,6 +20,7 @@
 #include "spool.h"
 #include "subjects.h"
 #include "typed.h"
+#include "ws_after.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -146,10 +147,33 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
+/* What a tool that writes the workspace left behind is judged before
+ * the call returns (ws_after.h): repositories it made are neutralised and
+ * named in the warnings; what could not be made inert fails the call. */
+static int after_write(call_ctx *c, ws_after *wa)
+{
+    char *report = NULL;
+    int live = ws_after_end(wa, &report);
+    if (!live) {
+        call_warn_take(&c->call, report);
+        return 0;
+    }
+    cJSON_Delete(c->resp);
+    c->resp = NULL;
+    char *m = msg_left_live(c->e->t.name, report);
+    free(report);
+    return stop(c, CALL_TOOL_FAILED, m);
+}
+
 static int stage_run(call_ctx *c)
 {
+    ws_after *wa = NULL;
+    if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
+        ws_after_begin(&c->subjects, &wa);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
+    if (after_write(c, wa))
+        return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
         return stop(c, CALL_CANCELLED, strdup("cancelled"));
     if (rc != VT_OK) {

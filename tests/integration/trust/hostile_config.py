@@ -139,6 +139,7 @@ PERMISSIVE = {
     "mcp.request_timeout_seconds": 3600,
     "mcp.startup_timeout_seconds": 3600,
     "mcp.tool_timeout_seconds": 86400,
+    "mcp.approval_timeout_seconds": 86400,
     "mcp.retry_attempts": 100,
     "mcp.eager_start": True,
     "mcp.max_message_bytes": 268435456,
