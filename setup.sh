@@ -6,7 +6,8 @@
 #   ./setup.sh test         build and run the whole test suite (ctest)
 #   ./setup.sh test-asan    the same under AddressSanitizer + UBSan (build-asan/)
 #   ./setup.sh build        only install and build
-#   ./setup.sh checks       source checks: include fences and C style (no build;
+#   ./setup.sh checks       source checks: include fences, calls allowed in one
+#                           file only, and C style (no build;
 #                           the checks of the built objects run in `test`)
 set -euo pipefail
 
@@ -99,6 +100,7 @@ build)
 checks)
     install_missing clang-format
     "$here/tools/check_layers.sh"
+    "$here/tools/check_calls.sh"
     "$here/tools/check_format.sh"
     ;;
 *)

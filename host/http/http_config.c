@@ -9,16 +9,14 @@
 #include <sys/stat.h>
 #include "http_config.h"
 #include "http_fetch.h"
+#include "paths.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
 static char *config_dir(void)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    if (xdg && *xdg == '/')
-        return str_printf("%s/vthost", xdg);
-    const char *home = getenv("HOME");
-    return str_printf("%s/.config/vthost", home && *home ? home : ".");
+    char *d = paths_xdg_vthost("XDG_CONFIG_HOME", ".config");
+    return d ? d : str_printf("./.config/vthost");
 }
 
 static int parse_port(const char *s, int *port)

@@ -45,6 +45,7 @@
 #include "mcp_roots.h"
 #include "mcp_server.h"
 #include "mhd_lib.h"
+#include "monotime.h"
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "serve_signals.h"
@@ -78,7 +79,7 @@ typedef struct req {
 static double ms_since(const struct timespec *t0)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    mono_now(&t);
     return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
@@ -524,7 +525,7 @@ static enum MHD_Result request_begin(struct MHD_Connection *c, const char *url, 
     req *r = calloc(1, sizeof *r);
     if (!r)
         return MHD_NO;
-    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    mono_now(&r->t0);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", url);
     *con_cls = r;

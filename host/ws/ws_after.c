@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "beneath.h"
 #include "paths.h"
 #include "strutil.h"
@@ -104,14 +105,8 @@ static int cand_add(ws_after *a, const char *path, size_t len, int armed, int gi
         a->v[*slot - 1].gitfile |= gitfile;
         return 1;
     }
-    if (a->n == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 16;
-        cand *nv = realloc(a->v, nc * sizeof *nv);
-        if (!nv)
-            return VT_ERR_NOMEM;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (VT_GROW(&a->v, &a->cap, a->n + 1) != 0)
+        return VT_ERR_NOMEM;
     cand *c = &a->v[a->n];
     memset(c, 0, sizeof *c);
     if (!(c->path = strndup(path, len)))

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vthost/clock.h>
 #include <vthost/services.h>
 #include "cache.h"
 #include "config.h"
@@ -36,14 +37,9 @@ static int g_refresher_running, g_refresh_stop, g_refresh_wanted;
 static pthread_mutex_t g_refresh_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_refresh_cond = PTHREAD_COND_INITIALIZER;
 
-static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
+static void now_mono(struct timespec *t) { vt_clock_now(t); }
 
-static long ms_until(const struct timespec *t)
-{
-    struct timespec n;
-    now_mono(&n);
-    return (long)(t->tv_sec - n.tv_sec) * 1000 + (t->tv_nsec - n.tv_nsec) / 1000000;
-}
+static long ms_until(const struct timespec *t) { return (long)vt_clock_ms_until(t); }
 
 /* tools/list, following nextCursor. */
 static int list_tools(provider *p, char **err)
