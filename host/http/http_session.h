@@ -85,4 +85,19 @@ void http_stream_close(http_stream *st);
  * ("allow", "deny", "invalid", "unknown", "failed", "cancelled" or ""). */
 void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision);
 
+/* The answer goes out as JSON: a request of the call to the client
+ * (elicitation, sampling) cannot be delivered and fails at once. */
+void http_stream_json_only(http_stream *st);
+/* The connection of a resumable SSE stream ended before the stream did:
+ * hold the stream (its call running, its events logged) for
+ * HTTP_SSE_RESUME_WINDOW_MS so that its client can resume it.  Returns 1
+ * when held (the call is then not cancelled by http_stream_close). */
+int http_stream_detach(http_stream *st);
+/* GET with Last-Event-ID: the held stream that event belongs to, set to
+ * replay what followed it (*out: a reference for the connection,
+ * http_stream_close).  VT_ERR_INVALID for an id that is not one of
+ * ours, VT_ERR_NOT_FOUND for no such stream or event, VT_ERR_BUSY when
+ * the stream's connection is still open. */
+int http_stream_resume(http_session *s, const char *last_event_id, http_stream **out);
+
 #endif

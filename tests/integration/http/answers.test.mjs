@@ -1,0 +1,97 @@
+// Every request gets an answer: bodies the HTTP layer took but the
+// engine refused (trailing bytes, `01`, `1.`), ids that are neither
+// string nor number, media types that only begin like JSON, and a prompt
+// for a client that takes only JSON answers.  Each of these once went
+// unanswered (the request hung), was taken as a notification (202) or
+// passed as JSON.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, cleanup, initSession, post, INIT, ALLOW_ALL } from "./http_lib.mjs";
+
+after(cleanup);
+
+const init25 = { ...INIT, params: { ...INIT.params, protocolVersion: "2025-11-25" } };
+
+// A POST with a time limit: a hung request fails the test instead of it.
+async function postRaw(srv, session, raw, { ctype = "application/json", accept = "application/json, text/event-stream" } = {}) {
+  const res = await fetch(srv.url, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${srv.token}`, "Content-Type": ctype, Accept: accept, "Mcp-Session-Id": session },
+    body: raw,
+    signal: AbortSignal.timeout(8000),
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, text, json };
+}
+
+test("bodies the engine would refuse get a parse error, never silence", async () => {
+  const srv = await startServer();
+  const session = await initSession(srv);
+  for (const raw of [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"} x',
+    '{"jsonrpc":"2.0","id":01,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":1.,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}\u0000',
+  ]) {
+    const r = await postRaw(srv, session, raw);
+    assert.equal(r.status, 400, `${JSON.stringify(raw)}: ${r.text}`);
+    assert.equal(r.json?.error?.code, -32700, r.text);
+    assert.equal(r.json.id, null);
+  }
+  // whitespace after the message is fine
+  const ok = await postRaw(srv, session, '{"jsonrpc":"2.0","id":7,"method":"ping"}\r\n ');
+  assert.equal(ok.status, 200, ok.text);
+  assert.equal(ok.json.id, 7);
+});
+
+test("a request whose id is null or true is an Invalid Request, not a notification", async () => {
+  const srv = await startServer();
+  const session = await initSession(srv);
+  for (const id of [null, true, { a: 1 }]) {
+    const r = await postRaw(srv, session, JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }));
+    assert.equal(r.status, 400, `id ${JSON.stringify(id)}: ${r.status} ${r.text}`);
+    assert.equal(r.json?.error?.code, -32600);
+    assert.match(r.json.error.message, /"id" must be a string or a number/);
+  }
+});
+
+test("media types are parsed whole: application/jsonfoo is not JSON, parameters are", async () => {
+  const srv = await startServer();
+  const session = await initSession(srv);
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
+  for (const ctype of ["application/jsonfoo", "application/json-seq", "text/plain"]) {
+    const r = await postRaw(srv, session, ping, { ctype });
+    assert.equal(r.status, 415, `${ctype}: ${r.status} ${r.text}`);
+  }
+  for (const ctype of ["application/json; charset=utf-8", "Application/JSON", "application/json ;charset=UTF-8"]) {
+    const r = await postRaw(srv, session, ping, { ctype });
+    assert.equal(r.status, 200, `${ctype}: ${r.status} ${r.text}`);
+  }
+  // An Accept range with q=0 refuses that type; a GET needs the SSE type.
+  const get = await fetch(srv.url, {
+    headers: { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": session, Accept: "text/event-streamx, text/event-stream;q=0" },
+    signal: AbortSignal.timeout(5000),
+  });
+  assert.equal(get.status, 406);
+  await get.text();
+});
+
+test("a client that declares elicitation but takes only JSON gets its call refused, not hung", async () => {
+  const srv = await startServer({ toml: "" }); // no allow rules: exec_command asks
+  const init = { ...init25, params: { ...init25.params, capabilities: { elicitation: {} } } };
+  const r0 = await post(srv, init);
+  const session = r0.headers.get("mcp-session-id");
+  await post(srv, { jsonrpc: "2.0", method: "notifications/initialized" }, { session });
+  const call = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "echo ASKED" } } };
+  const t0 = Date.now();
+  const r = await postRaw(srv, session, JSON.stringify(call), { accept: "application/json" });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.id, 9);
+  assert.equal(r.json.result?.isError, true, r.text);
+  assert.doesNotMatch(r.text, /ASKED\\n/);
+  assert.ok(Date.now() - t0 < 6000, "answered at once");
+});
