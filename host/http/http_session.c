@@ -15,9 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/services.h>
+#include "host.h"
 #include "http_session.h"
 #include "http_sse.h"
 #include "services.h"
+#include "spool_dir.h"
 
 /* Messages kept for a GET stream that is not open (yet). */
 #define BACKLOG_MAX 64
@@ -53,6 +55,7 @@ struct http_stream {
     int primed;        /* the priming event is out */
     int json_only;     /* answered with JSON: requests to the client fail */
     int detached;      /* its connection dropped; held for a resume */
+    int call_over;     /* its call ended without a response (cancelled) */
     int64_t hold_until;
 };
 
@@ -284,6 +287,9 @@ static void free_msgs(msg *m)
 static void session_free(http_session *s)
 {
     mcp_server_free(s->eng);
+    /* Every call of the session has ended (each held a reference): its
+     * spool view goes with it unless it holds output. */
+    spool_view_remove(host_workspace(), s->client_id);
     free_msgs(s->backlog);
     pthread_mutex_destroy(&s->mu);
     free(s);
@@ -703,6 +709,10 @@ static void *call_main(void *arg)
     http_session *s = j->s;
     pthread_mutex_lock(&s->mu);
     s->threads--;
+    /* A cancelled call has no response (the client asked it not to):
+     * its stream ends all the same. */
+    j->st->call_over = 1;
+    pthread_cond_broadcast(&j->st->cond);
     int last = stream_unref_locked(j->st);
     pthread_mutex_unlock(&s->mu);
     if (last)
@@ -832,7 +842,7 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             }
             continue;
         }
-        if ((st->req_id && st->answered) || s->ended || st->gone) {
+        if ((st->req_id && (st->answered || st->call_over)) || s->ended || st->gone) {
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
@@ -961,8 +971,8 @@ int http_stream_detach(http_stream *st)
 {
     http_session *s = st->s;
     pthread_mutex_lock(&s->mu);
-    int hold = st->log && st->primed && !st->gone && !st->detached && !s->ended &&
-               held_locked(s) < HTTP_SSE_MAX_HELD;
+    int hold = limits.resume_s > 0 && st->log && st->primed && !st->gone && !st->detached &&
+               !s->ended && held_locked(s) < HTTP_SSE_MAX_HELD;
     if (hold) {
         /* What was queued but not sent goes to the log, for the resume. */
         while (st->head) {
@@ -975,7 +985,7 @@ int http_stream_detach(http_stream *st)
         free(st->out); /* already in the log */
         st->out = NULL;
         st->detached = 1;
-        st->hold_until = now_ms() + HTTP_SSE_RESUME_WINDOW_MS;
+        st->hold_until = now_ms() + (int64_t)limits.resume_s * 1000;
         st->refs++;
     }
     pthread_mutex_unlock(&s->mu);

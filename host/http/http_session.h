@@ -28,6 +28,7 @@ typedef struct http_limits {
     int max_sessions;  /* sessions of all clients together */
     int max_calls;     /* tools/call running at once in one session */
     int idle_s;        /* a session unused this long ends */
+    int resume_s;      /* a dropped SSE stream is held this long; 0: never */
 } http_limits;
 
 /* Before the first session: the host's engine binding (copied) and the
@@ -90,7 +91,7 @@ void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const ch
 void http_stream_json_only(http_stream *st);
 /* The connection of a resumable SSE stream ended before the stream did:
  * hold the stream (its call running, its events logged) for
- * HTTP_SSE_RESUME_WINDOW_MS so that its client can resume it.  Returns 1
+ * the resume window (http_limits.resume_s) so that its client can resume it.  Returns 1
  * when held (the call is then not cancelled by http_stream_close). */
 int http_stream_detach(http_stream *st);
 /* GET with Last-Event-ID: the held stream that event belongs to, set to

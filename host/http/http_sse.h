@@ -21,9 +21,6 @@
 #define HTTP_SSE_LOG_BYTES ((size_t)1024 * 1024)
 /* The reconnection delay clients are told (SSE `retry`, milliseconds). */
 #define HTTP_SSE_RETRY_MS 1000
-/* How long a stream whose connection dropped waits for its client to
- * resume it before its call is cancelled (milliseconds). */
-#define HTTP_SSE_RESUME_WINDOW_MS 60000
 /* Streams one session holds for a resume at once; beyond, a dropped
  * stream's call is cancelled as before. */
 #define HTTP_SSE_MAX_HELD 16

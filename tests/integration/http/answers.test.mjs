@@ -95,3 +95,40 @@ test("a client that declares elicitation but takes only JSON gets its call refus
   assert.doesNotMatch(r.text, /ASKED\\n/);
   assert.ok(Date.now() - t0 < 6000, "answered at once");
 });
+
+test("a cancelled call's SSE stream ends", async () => {
+  const srv = await startServer();
+  const r0 = await post(srv, init25);
+  const session = r0.headers.get("mcp-session-id");
+  await post(srv, { jsonrpc: "2.0", method: "notifications/initialized" }, { session });
+  const h = { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": session, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  const call = { jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "sleep 30", yield_time_ms: 30000 } } };
+  const t0 = Date.now();
+  const res = await fetch(srv.url, { method: "POST", headers: h, body: JSON.stringify(call), signal: AbortSignal.timeout(20000) });
+  assert.match(res.headers.get("content-type"), /text\/event-stream/);
+  const body = res.text();
+  await new Promise((r) => setTimeout(r, 800));
+  const c = await post(srv, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11, reason: "test" } }, { session });
+  assert.equal(c.status, 202);
+  await body; // the stream ends (a timeout rejects)
+  assert.ok(Date.now() - t0 < 15000, "ended long before the command would have");
+});
+
+test("a session's empty spool view goes with the session", async () => {
+  const { readdirSync, existsSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const srv = await startServer();
+  const dir = join(srv.ws, ".vtcode/context/tool_outputs");
+  for (let i = 0; i < 3; i++) {
+    const session = await initSession(srv);
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "true" } } };
+    const r = await postRaw(srv, session, JSON.stringify(call), { accept: "application/json" });
+    assert.equal(r.status, 200, r.text);
+    const views = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith("c-")) : [];
+    if (i === 0 && views.length === 0) return; // no sandbox mount namespace here: no views made
+    const del = await fetch(srv.url, { method: "DELETE", headers: { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": session } });
+    assert.equal(del.status, 200);
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith("c-")), [], "no empty view left behind");
+});
