@@ -423,12 +423,6 @@ static void stream_free(http_stream *st);
 static void stop_session(http_session *s)
 {
     mcp_server_end(s->eng);
-    /* Its command sessions end with it. */
-    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
-    if (exec &&
-        exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
-        exec->end_client)
-        exec->end_client(s->client_id);
     pthread_mutex_lock(&s->mu);
     for (http_stream *st = s->streams; st; st = st->next) {
         /* A request still unanswered gets an error, not silence: its
@@ -454,6 +448,15 @@ static void stop_session(http_session *s)
         pthread_cond_broadcast(&st->cond);
     }
     pthread_mutex_unlock(&s->mu);
+    /* Its command sessions end with it, after the answers are queued:
+     * ending a command that ignores SIGTERM takes half a second, and at
+     * shutdown the sessions are stopped one after another, so each
+     * such wait used to delay every later session's answers. */
+    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+    if (exec &&
+        exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
+        exec->end_client)
+        exec->end_client(s->client_id);
     http_streams_release_held(s, INT64_MAX);
 }
 

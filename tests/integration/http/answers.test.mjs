@@ -132,3 +132,27 @@ test("a session's empty spool view goes with the session", async () => {
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith("c-")), [], "no empty view left behind");
 });
+
+test("calls in flight when the server gets SIGTERM are answered, 20 of 20", async () => {
+  const srv = await startServer({ httpToml: "shutdown_grace_seconds = 2\nmax_sessions_per_client = 32\n" });
+  const calls = [];
+  for (let i = 0; i < 20; i++) {
+    const session = await initSession(srv);
+    // a command that ignores SIGTERM, with a child that does too
+    const call = { jsonrpc: "2.0", id: 500 + i, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "trap '' TERM; sleep 60 & wait", yield_time_ms: 30000 } } };
+    calls.push(
+      fetch(srv.url, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${srv.token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": session },
+        body: JSON.stringify(call),
+        signal: AbortSignal.timeout(30000),
+      }).then((r) => r.text(), (e) => `failed: ${e.message}`),
+    );
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  srv.child.kill("SIGTERM");
+  const outs = await Promise.all(calls);
+  const answered = outs.filter((o, i) => new RegExp(`"id":${500 + i},"(error|result)"`).test(o));
+  assert.equal(answered.length, 20, outs.filter((o, i) => !answered.includes(o)).join("\n---\n"));
+  assert.equal((await srv.exited).code, 0);
+});
