@@ -640,8 +640,9 @@ http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON 
     }
     pthread_mutex_lock(&s->mu);
     st->no = ++s->next_stream;
-    /* Clients of 2025-11-25 and later read a priming event's empty data. */
-    if (strcmp(s->version, "2025-11-25") >= 0)
+    /* Resumable streams are 2025-11-25's: older clients cannot read a
+     * priming event's empty data, and 2026-07-28 dropped resumption. */
+    if (strcmp(s->version, "2025-11-25") == 0)
         st->log = http_sse_log_new(st->no);
     if (!req_id) {
         if (s->get && !s->get->gone) {
