@@ -143,3 +143,60 @@ test("clients of 2025-06-18 get no priming event (their SDKs cannot read empty d
   assert.ok(evs.length >= 1);
   assert.ok(evs.every((e) => e.data), "no empty-data event");
 });
+
+// A TCP relay to srv that cuts the connection of the first tools/call
+// once its answer has begun with a priming event (`retry:`) -- the link
+// dropping mid-call, as a flaky network would.
+async function cuttingRelay(srv) {
+  const net = await import("node:net");
+  const { hostname, port } = new URL(srv.url);
+  let cut = 0;
+  const relay = net.createServer((down) => {
+    const up = net.connect(Number(port), hostname);
+    let req = "", resp = ""; // the connection's current request and its answer so far
+    down.on("data", (d) => {
+      const t = d.toString("latin1");
+      if (/^(GET|POST|DELETE) /.test(t)) (req = t), (resp = "");
+      else req += t;
+      up.write(d);
+    });
+    up.on("data", (d) => {
+      resp += d.toString("latin1");
+      down.write(d);
+      if (!cut && req.includes('"tools/call"') && /\nretry: \d+\n/.test(resp)) {
+        cut++;
+        setTimeout(() => (down.destroy(), up.destroy()), 100);
+      }
+    });
+    const end = () => (down.destroy(), up.destroy());
+    down.on("error", end).on("close", end);
+    up.on("error", end).on("close", end);
+  });
+  await new Promise((r) => relay.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${relay.address().port}/mcp`, cuts: () => cut, close: () => relay.close() };
+}
+
+test("the official SDK client finishes a call across a dropped link, resuming with Last-Event-ID", async () => {
+  const { sdk } = await import("./http_lib.mjs");
+  const srv = await startServer();
+  const relay = await cuttingRelay(srv);
+  const { Client } = await sdk("client/index.js");
+  const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
+  const transport = new StreamableHTTPClientTransport(new URL(relay.url), {
+    requestInit: { headers: { Authorization: `Bearer ${srv.token}` } },
+  });
+  const client = new Client({ name: "resume-test", version: "1.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  assert.equal(transport.protocolVersion, "2025-11-25");
+  const r = await client.callTool(
+    { name: "exec_command", arguments: { cmd: "sleep 2; echo SURVIVED-$((6*7))", yield_time_ms: 20000 } },
+    undefined,
+    { timeout: 30000 },
+  );
+  assert.equal(relay.cuts(), 1, "the link was cut once, mid-call");
+  assert.match(JSON.stringify(r), /SURVIVED-42/);
+  const resumed = /"method":"GET","path":"\/mcp","status":200/.test(srv.stderr());
+  assert.ok(resumed, "a GET resumed the stream");
+  await client.close();
+  relay.close();
+});
