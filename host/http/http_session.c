@@ -76,6 +76,10 @@ struct http_session {
     int nbacklog;
     int threads; /* call threads running, under mu */
     unsigned next_stream;
+    /* Ended, and every unanswered request's error queued (under mu): a
+     * stream ends on `ended` only then, or an answer still to be queued
+     * (shutdown stops the sessions one after another) was never sent. */
+    int drained;
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -447,6 +451,7 @@ static void stop_session(http_session *s)
         }
         pthread_cond_broadcast(&st->cond);
     }
+    s->drained = 1;
     pthread_mutex_unlock(&s->mu);
     /* Its command sessions end with it, after the answers are queued:
      * ending a command that ignores SIGTERM takes half a second, and at
@@ -846,7 +851,7 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             }
             continue;
         }
-        if ((st->req_id && (st->answered || st->call_over)) || s->ended || st->gone) {
+        if ((st->req_id && (st->answered || st->call_over)) || s->drained || st->gone) {
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
@@ -890,7 +895,7 @@ char *http_stream_wait_answer(http_stream *st, int fd)
             free(m);
             return text;
         }
-        if (s->ended || st->gone)
+        if (s->drained || st->gone)
             break;
         wait_locked(st);
         if (!st->answered) {
