@@ -20,7 +20,7 @@ debian_packages=(cmake make gcc g++ pkg-config git
     libtomlplusplus-dev libyaml-dev libseccomp-dev libcmocka-dev libstemmer-dev
     libcurl4-openssl-dev libmicrohttpd-dev libssl-dev)
 test_packages=(ripgrep valgrind python3 jq man-db procps psmisc util-linux
-    zsh fish lintian clang-format busybox iproute2 openssl)
+    zsh fish lintian clang-format busybox iproute2 openssl systemd)
 
 install_missing() { # install_missing [--node] PACKAGE...
     local missing=() node=0

@@ -282,6 +282,23 @@ static void remove_old_views(int dfd, double now)
     closedir(d);
 }
 
+void spool_view_remove(const char *workspace, uint64_t client)
+{
+    if (!workspace || !client)
+        return;
+    int root = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return;
+    int dfd = beneath_open(root, SPOOL_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    close(root);
+    if (dfd < 0)
+        return;
+    char view[32];
+    snprintf(view, sizeof view, SPOOL_VIEW_FMT, (unsigned long long)client);
+    (void)unlinkat(dfd, view, AT_REMOVEDIR); /* ENOTEMPTY: files the user may want */
+    close(dfd);
+}
+
 static void clean_by_age(const char *workspace)
 {
     if (max_age_s <= 0)

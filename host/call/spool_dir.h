@@ -40,6 +40,11 @@ uint64_t spool_call_cap(void);
  * *why (malloc'd) saying what was refused. */
 int spool_dir_create(const char *workspace, const char *name, char **why);
 
+/* A client session ended: its spool view (SPOOL_VIEW_FMT of `client`)
+ * is removed when empty; one holding files stays for `vthost spool list`
+ * and the age limit. */
+void spool_view_remove(const char *workspace, uint64_t client);
+
 /* Delete the oldest finished files (spool views' included) until the
  * directory fits max_dir_mib. */
 void spool_dir_enforce(const char *workspace);

@@ -183,6 +183,7 @@ static const char *const top_keys[] = {"public_url",
                                        "max_unauthenticated_connections",
                                        "max_connections_per_address",
                                        "shutdown_grace_seconds",
+                                       "resume_window_seconds",
                                        "tls_cert",
                                        "tls_key",
                                        "access_log",
@@ -209,6 +210,7 @@ static int read_limits(reader *r, http_config *c)
     INT_KEY("max_unauthenticated_connections", 1, 65536, c->max_unauthenticated)
     INT_KEY("max_connections_per_address", 0, 65536, c->max_per_address)
     INT_KEY("shutdown_grace_seconds", 0, 3600, c->shutdown_grace_s)
+    INT_KEY("resume_window_seconds", 0, 3600, c->resume_window_s)
 #undef INT_KEY
     return rc;
 }
@@ -445,6 +447,7 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->max_unauthenticated = -1; /* below: from max_connections */
     c->max_per_address = -1;     /* below: from the listening address */
     c->shutdown_grace_s = 10;
+    c->resume_window_s = 60;
     if (parse_listen(c, listen, err) < 0)
         return -1;
     c->config_dir = config_dir();

@@ -33,6 +33,7 @@ typedef struct http_config {
     int max_unauthenticated;  /* connections not (yet) authenticated */
     int max_per_address;      /* connections from one client address; 0: no cap */
     int shutdown_grace_s;     /* SIGTERM: running calls get this long */
+    int resume_window_s;      /* a dropped stream waits this long for a resume */
     char *tls_cert, *tls_key; /* PEM files: serve HTTPS directly */
     char *access_log;         /* file (appended), else stderr */
     /* OAuth 2.1 resource server: JWT access tokens instead of the token. */

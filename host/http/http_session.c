@@ -15,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/services.h>
+#include "host.h"
 #include "http_session.h"
+#include "http_sse.h"
 #include "monotime.h"
 #include "services.h"
+#include "spool_dir.h"
 
 /* Messages kept for a GET stream that is not open (yet). */
 #define BACKLOG_MAX 64
@@ -46,8 +49,15 @@ struct http_stream {
     int posting;  /* a POST's response, counted in g_posts until closed */
     int64_t last_write_ms;
     pthread_cond_t cond;
-    char tool[64]; /* access log */
-    int status;    /* call_status + 1; 0: no call ran */
+    char tool[64];     /* access log */
+    int status;        /* call_status + 1; 0: no call ran */
+    unsigned no;       /* the stream's number in its session (event ids) */
+    http_sse_log *log; /* resumable: events sent, for a resume */
+    int primed;        /* the priming event is out */
+    int json_only;     /* answered with JSON: requests to the client fail */
+    int detached;      /* its connection dropped; held for a resume */
+    int call_over;     /* its call ended without a response (cancelled) */
+    int64_t hold_until;
 };
 
 struct http_session {
@@ -66,6 +76,11 @@ struct http_session {
     msg *backlog, *backlog_tail;
     int nbacklog;
     int threads; /* call threads running, under mu */
+    unsigned next_stream;
+    /* Ended, and every unanswered request's error queued (under mu): a
+     * stream ends on `ended` only then, or an answer still to be queued
+     * (shutdown stops the sessions one after another) was never sent. */
+    int drained;
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -190,10 +205,21 @@ static int sink(void *ud, const char *text, size_t len)
         if (!to && s->get && !s->get->gone)
             to = s->get;
     }
-    if (to) {
+    if (to && to->json_only && k == K_REQUEST) {
+        /* A JSON answer cannot carry a request to the client: the
+         * engine's request fails at once instead of waiting forever. */
+        free(m);
+        rc = -1;
+    } else if (to) {
         if (k == K_RESPONSE)
             to->answered = 1;
-        push_locked(to, m);
+        if (to->detached && to->log) {
+            http_sse_keep(to->log, m->text, m->len); /* replayed on resume */
+            free(m);
+            pthread_cond_broadcast(&to->cond);
+        } else {
+            push_locked(to, m);
+        }
     } else if (k == K_RESPONSE || k == K_PROGRESS || s->ended) {
         free(m); /* its request's client went away */
         rc = -1;
@@ -261,6 +287,9 @@ static void free_msgs(msg *m)
 static void session_free(http_session *s)
 {
     mcp_server_free(s->eng);
+    /* Every call of the session has ended (each held a reference): its
+     * spool view goes with it unless it holds output. */
+    spool_view_remove(host_workspace(), s->client_id);
     free_msgs(s->backlog);
     pthread_mutex_destroy(&s->mu);
     free(s);
@@ -386,16 +415,14 @@ static int unlink_locked(http_session *s)
     return 0;
 }
 
+static void http_streams_release_held(http_session *s, int64_t now);
+static int stream_unref_locked(http_stream *st);
+static void stream_free(http_stream *st);
+
 /* After unlinking: stop the engine and wake every stream. */
 static void stop_session(http_session *s)
 {
     mcp_server_end(s->eng);
-    /* Its command sessions end with it. */
-    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
-    if (exec &&
-        exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
-        exec->end_client)
-        exec->end_client(s->client_id);
     pthread_mutex_lock(&s->mu);
     for (http_stream *st = s->streams; st; st = st->next) {
         /* A request still unanswered gets an error, not silence: its
@@ -420,7 +447,18 @@ static void stop_session(http_session *s)
         }
         pthread_cond_broadcast(&st->cond);
     }
+    s->drained = 1;
     pthread_mutex_unlock(&s->mu);
+    /* Its command sessions end with it, after the answers are queued:
+     * ending a command that ignores SIGTERM takes half a second, and at
+     * shutdown the sessions are stopped one after another, so each
+     * such wait used to delay every later session's answers. */
+    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+    if (exec &&
+        exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
+        exec->end_client)
+        exec->end_client(s->client_id);
+    http_streams_release_held(s, INT64_MAX);
 }
 
 void http_session_end(http_session *s)
@@ -434,11 +472,56 @@ void http_session_end(http_session *s)
     }
 }
 
+/* Streams held for a resume whose client did not come back in time (or
+ * all of them at now == INT64_MAX): released, their calls cancelled. */
+static void http_streams_release_held(http_session *s, int64_t now)
+{
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        http_stream *st = s->streams;
+        while (st && !(st->detached && now >= st->hold_until))
+            st = st->next;
+        cJSON *id = st && st->req_id && !st->answered ? cJSON_Duplicate(st->req_id, 1) : NULL;
+        int last = 0;
+        if (st) {
+            st->detached = 0;
+            st->gone = 1;
+            last = stream_unref_locked(st);
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (!st)
+            return;
+        if (id && now != INT64_MAX)
+            mcp_server_cancel(s->eng, id);
+        cJSON_Delete(id);
+        if (last)
+            stream_free(st);
+    }
+}
+
+static void release_all_held(int64_t now)
+{
+    pthread_mutex_lock(&g_mu);
+    int k = 0;
+    http_session **v = calloc((size_t)g_count + 1, sizeof *v);
+    for (http_session *s = g_sessions; v && s; s = s->next) {
+        s->refs++;
+        v[k++] = s;
+    }
+    pthread_mutex_unlock(&g_mu);
+    for (int i = 0; i < k; i++) {
+        http_streams_release_held(v[i], now);
+        http_session_put(v[i]);
+    }
+    free(v);
+}
+
 void http_sessions_expire(void)
 {
+    int64_t now = now_ms();
+    release_all_held(now);
     if (limits.idle_s <= 0)
         return;
-    int64_t now = now_ms();
     for (;;) {
         http_session *victim = NULL;
         pthread_mutex_lock(&g_mu);
@@ -534,11 +617,26 @@ http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON 
     g_posts += st->posting;
     pthread_mutex_unlock(&g_mu);
     st->s = s;
+    if (!req_id) {
+        /* A new GET stream without Last-Event-ID replaces one held for a
+         * resume. */
+        pthread_mutex_lock(&s->mu);
+        if (s->get && s->get->detached)
+            s->get->hold_until = 0;
+        pthread_mutex_unlock(&s->mu);
+        http_streams_release_held(s, now_ms());
+    }
     pthread_mutex_lock(&s->mu);
+    st->no = ++s->next_stream;
+    /* Resumable streams are 2025-11-25's: older clients cannot read a
+     * priming event's empty data, and 2026-07-28 dropped resumption. */
+    if (strcmp(s->version, "2025-11-25") == 0)
+        st->log = http_sse_log_new(st->no);
     if (!req_id) {
         if (s->get && !s->get->gone) {
             pthread_mutex_unlock(&s->mu);
             cJSON_Delete(st->progress);
+            http_sse_log_free(st->log);
             pthread_cond_destroy(&st->cond);
             free(st);
             http_session_put(s);
@@ -579,6 +677,7 @@ static void stream_free(http_stream *st)
     http_session *s = st->s;
     free_msgs(st->head);
     free(st->out);
+    http_sse_log_free(st->log);
     cJSON_Delete(st->req_id);
     cJSON_Delete(st->progress);
     pthread_cond_destroy(&st->cond);
@@ -602,6 +701,10 @@ static void *call_main(void *arg)
     http_session *s = j->s;
     pthread_mutex_lock(&s->mu);
     s->threads--;
+    /* A cancelled call has no response (the client asked it not to):
+     * its stream ends all the same. */
+    j->st->call_over = 1;
+    pthread_cond_broadcast(&j->st->cond);
     int last = stream_unref_locked(j->st);
     pthread_mutex_unlock(&s->mu);
     if (last)
@@ -699,15 +802,30 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             pthread_mutex_unlock(&s->mu);
             return (ssize_t)n;
         }
+        if (st->log && (!st->primed || (st->out = http_sse_replay(st->log, &st->out_len)))) {
+            if (!st->primed)
+                st->out = http_sse_priming(st->log, &st->out_len);
+            st->primed = 1;
+            st->out_pos = 0;
+            if (!st->out) {
+                pthread_mutex_unlock(&s->mu);
+                return -2;
+            }
+            continue;
+        }
         if (st->head) {
             msg *m = st->head;
             st->head = m->next;
             if (!st->head)
                 st->tail = NULL;
-            st->out_len = m->len + sizeof "event: message\ndata: \n\n" - 1;
-            st->out = malloc(st->out_len + 1);
-            if (st->out)
-                snprintf(st->out, st->out_len + 1, "event: message\ndata: %s\n\n", m->text);
+            if (st->log) {
+                st->out = http_sse_event(st->log, m->text, m->len, &st->out_len);
+            } else {
+                st->out_len = m->len + sizeof "event: message\ndata: \n\n" - 1;
+                st->out = malloc(st->out_len + 1);
+                if (st->out)
+                    snprintf(st->out, st->out_len + 1, "event: message\ndata: %s\n\n", m->text);
+            }
             st->out_pos = 0;
             free(m);
             if (!st->out) {
@@ -716,7 +834,7 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             }
             continue;
         }
-        if ((st->req_id && st->answered) || s->ended || st->gone) {
+        if ((st->req_id && (st->answered || st->call_over)) || s->drained || st->gone) {
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
@@ -733,7 +851,7 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             int gone = client_gone(fd);
             pthread_mutex_lock(&s->mu);
             if (gone) {
-                st->gone = 1;
+                st->gone = !st->log; /* a resumable stream waits for its client */
                 pthread_mutex_unlock(&s->mu);
                 return -2;
             }
@@ -760,7 +878,7 @@ char *http_stream_wait_answer(http_stream *st, int fd)
             free(m);
             return text;
         }
-        if (s->ended || st->gone)
+        if (s->drained || st->gone)
             break;
         wait_locked(st);
         if (!st->answered) {
@@ -802,10 +920,10 @@ void http_stream_close(http_stream *st)
 {
     http_session *s = st->s;
     pthread_mutex_lock(&s->mu);
-    int cancel = st->req_id && !st->answered;
+    int cancel = st->req_id && !st->answered && !st->detached;
     int posting = st->posting;
     st->posting = 0;
-    st->gone = 1;
+    st->gone = !st->detached;
     cJSON *id = cancel ? cJSON_Duplicate(st->req_id, 1) : NULL;
     int last = stream_unref_locked(st);
     pthread_mutex_unlock(&s->mu);
@@ -823,4 +941,67 @@ void http_stream_close(http_stream *st)
     }
     if (last)
         stream_free(st);
+}
+
+void http_stream_json_only(http_stream *st)
+{
+    pthread_mutex_lock(&st->s->mu);
+    st->json_only = 1;
+    pthread_mutex_unlock(&st->s->mu);
+}
+
+/* Streams of `s` held for a resume.  Caller holds s->mu. */
+static int held_locked(http_session *s)
+{
+    int n = 0;
+    for (http_stream *st = s->streams; st; st = st->next)
+        n += st->detached;
+    return n;
+}
+
+int http_stream_detach(http_stream *st)
+{
+    http_session *s = st->s;
+    pthread_mutex_lock(&s->mu);
+    int hold = limits.resume_s > 0 && st->log && st->primed && !st->gone && !st->detached &&
+               !s->ended && held_locked(s) < HTTP_SSE_MAX_HELD;
+    if (hold) {
+        /* What was queued but not sent goes to the log, for the resume. */
+        while (st->head) {
+            msg *m = st->head;
+            st->head = m->next;
+            http_sse_keep(st->log, m->text, m->len);
+            free(m);
+        }
+        st->tail = NULL;
+        free(st->out); /* already in the log */
+        st->out = NULL;
+        st->detached = 1;
+        st->hold_until = now_ms() + (int64_t)limits.resume_s * 1000;
+        st->refs++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return hold;
+}
+
+int http_stream_resume(http_session *s, const char *last_event_id, http_stream **out)
+{
+    unsigned no;
+    uint64_t seq;
+    *out = NULL;
+    if (http_sse_parse_id(last_event_id, &no, &seq) != 0)
+        return VT_ERR_INVALID;
+    pthread_mutex_lock(&s->mu);
+    http_stream *st = s->streams;
+    while (st && !(st->no == no && st->log))
+        st = st->next;
+    int rc = !st ? VT_ERR_NOT_FOUND : !st->detached ? VT_ERR_BUSY : http_sse_rewind(st->log, seq);
+    if (rc == 0) {
+        st->detached = 0; /* the hold's reference is the connection's now */
+        st->primed = 1;
+        *out = st;
+        pthread_cond_broadcast(&st->cond);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }

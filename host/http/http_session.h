@@ -28,6 +28,7 @@ typedef struct http_limits {
     int max_sessions;  /* sessions of all clients together */
     int max_calls;     /* tools/call running at once in one session */
     int idle_s;        /* a session unused this long ends */
+    int resume_s;      /* a dropped SSE stream is held this long; 0: never */
 } http_limits;
 
 /* Before the first session: the host's engine binding (copied) and the
@@ -84,5 +85,20 @@ void http_stream_close(http_stream *st);
 /* For the access log: the tool called ("" for none) and the decision
  * ("allow", "deny", "invalid", "unknown", "failed", "cancelled" or ""). */
 void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision);
+
+/* The answer goes out as JSON: a request of the call to the client
+ * (elicitation, sampling) cannot be delivered and fails at once. */
+void http_stream_json_only(http_stream *st);
+/* The connection of a resumable SSE stream ended before the stream did:
+ * hold the stream (its call running, its events logged) for
+ * the resume window (http_limits.resume_s) so that its client can resume it.  Returns 1
+ * when held (the call is then not cancelled by http_stream_close). */
+int http_stream_detach(http_stream *st);
+/* GET with Last-Event-ID: the held stream that event belongs to, set to
+ * replay what followed it (*out: a reference for the connection,
+ * http_stream_close).  VT_ERR_INVALID for an id that is not one of
+ * ours, VT_ERR_NOT_FOUND for no such stream or event, VT_ERR_BUSY when
+ * the stream's connection is still open. */
+int http_stream_resume(http_session *s, const char *last_event_id, http_stream **out);
 
 #endif

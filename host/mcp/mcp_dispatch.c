@@ -126,11 +126,8 @@ void mcp_dispatch_line(struct mcp_server *s, const char *line, size_t len, mcp_c
     *call = NULL;
     if (only_space(line, line + len))
         return; /* blank lines between messages are tolerated */
-    const char *end = NULL;
-    /* cJSON would skip a NUL byte as whitespace; JSON text has none. */
-    cJSON *msg = memchr(line, 0, len) ? NULL : json_parse_exact(line, len, &end);
-    if (!msg || !end || !only_space(end, line + len)) {
-        cJSON_Delete(msg);
+    cJSON *msg = json_parse_document(line, len);
+    if (!msg) {
         mcp_send_error(s, NULL, RPC_PARSE_ERROR, "Parse error: not valid JSON");
         return;
     }

@@ -134,6 +134,29 @@ cJSON *json_parse_exact(const char *text, size_t len, const char **end)
     return root;
 }
 
+cJSON *json_parse_document(const char *text, size_t len)
+{
+    if (!text || memchr(text, 0, len))
+        return NULL;
+    /* cJSON skips any control byte before a value; JSON only these four */
+    const char *p = text;
+    while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    if (p < text + len && (unsigned char)*p < 0x20)
+        return NULL;
+    const char *end = NULL;
+    cJSON *root = json_parse_exact(text, len, &end);
+    if (!root || !end)
+        goto bad;
+    for (p = end; p < text + len; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            goto bad;
+    return root;
+bad:
+    cJSON_Delete(root);
+    return NULL;
+}
+
 const char *json_number_lexeme(const cJSON *v)
 {
     return cJSON_IsNumber(v) && v->valuestring ? v->valuestring : NULL;

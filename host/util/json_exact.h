@@ -18,6 +18,12 @@
  * caller frees with cJSON_Delete, or NULL. */
 cJSON *json_parse_exact(const char *text, size_t len, const char **end);
 
+/* One JSON text that is the whole of `len` bytes: json_parse_exact, and
+ * nothing but whitespace after it, and no NUL byte anywhere (cJSON would
+ * skip one as whitespace).  The one reader of a JSON-RPC message, for
+ * stdio's lines and HTTP's bodies alike.  Returns a new tree or NULL. */
+cJSON *json_parse_document(const char *text, size_t len);
+
 /* The number's text as sent, or NULL (not a number, or built in memory). */
 const char *json_number_lexeme(const cJSON *v);
 

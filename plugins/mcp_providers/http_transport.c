@@ -1,4 +1,4 @@
-/* The Streamable HTTP transport (MCP 2025-03-26 and 2025-06-18).
+/* The Streamable HTTP transport (MCP 2025-03-26 to 2025-11-25).
  *
  * Every message is POSTed to the provider's endpoint.  The answer to a
  * request comes back on its own POST, as one JSON body or as a stream
@@ -10,6 +10,9 @@
  * provider is reconnected (a new initialize) on its next use.  A GET
  * stream carries what the server sends outside any request
  * (tools/list_changed); the session is ended with DELETE at exit.
+ * A stream that ends before its answer, after the server gave it event
+ * ids, is resumed: after the server's `retry` delay a GET with
+ * Last-Event-ID asks for what followed (2025-11-25 "Resumability").
  *
  * The only file that uses libcurl, built with http_module.c into a
  * module of its own (see http_lazy.c).  A transfer runs in the sender's
@@ -31,6 +34,11 @@
 #define GET_RETRIES 3
 #define DELETE_TIMEOUT_MS 2000
 #define STOP_WAIT_MS 2000
+/* Resuming a stream: the delay without a `retry` from the server, the
+ * longest one taken from it, and the attempts without a new event. */
+#define RESUME_DEFAULT_MS 1000
+#define RESUME_MAX_MS 10000
+#define RESUME_TRIES 3
 
 typedef struct conn {
     CURL *easy;
@@ -74,6 +82,10 @@ typedef struct xfer {
     int stopped;   /* should_stop() said so between two messages */
     char *session; /* Mcp-Session-Id of the answer to initialize */
     char *broke;   /* a protocol failure (malloc'd) */
+    char *last_id; /* SSE: the last event id the server gave */
+    long retry_ms; /* SSE: the server's reconnection delay, when has_retry */
+    int has_retry;
+    const char *resume_from; /* GET: sent as Last-Event-ID */
 } xfer;
 
 static pthread_once_t g_curl_once = PTHREAD_ONCE_INIT;
@@ -236,7 +248,9 @@ static void deliver(xfer *x, const char *text, size_t len)
 static void sse_line(xfer *x, const char *line, size_t n)
 {
     if (n == 0) { /* end of an event */
-        if (x->data.len && !x->other_event && !x->data.failed)
+        /* an event whose data is empty (a priming event: only its id
+         * counts) is no message */
+        if (x->data.len > 1 && !x->other_event && !x->data.failed)
             deliver(x, x->data.data, x->data.len - 1); /* without the last LF */
         mcpp_api->strbuf_reset(&x->data);
         x->other_event = 0;
@@ -261,7 +275,14 @@ static void sse_line(xfer *x, const char *line, size_t n)
         mcpp_api->strbuf_append(&x->data, "\n", 1);
     } else if (flen == 5 && memcmp(line, "event", 5) == 0) {
         x->other_event = !(vlen == 0 || (vlen == 7 && memcmp(v, "message", 7) == 0));
-    } /* id and retry: resuming a stream is not used */
+    } else if (flen == 2 && memcmp(line, "id", 2) == 0 && visible(v, vlen)) {
+        free(x->last_id); /* it goes back in a header: printable only */
+        x->last_id = strndup(v, vlen);
+    } else if (flen == 5 && memcmp(line, "retry", 5) == 0 && vlen && vlen < 9 &&
+               strspn(v, "0123456789") >= vlen) {
+        x->retry_ms = strtol(v, NULL, 10);
+        x->has_retry = 1;
+    }
 }
 
 static void sse_feed(xfer *x, const char *p, size_t n)
@@ -341,7 +362,7 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
-    if (x->kind == X_GET && n <= 2) { /* the end of the GET stream's headers */
+    if (x->kind == X_GET && !x->req && n <= 2) { /* the end of the GET stream's headers */
         long status = 0;
         curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status >= 200 && status < 300) {
@@ -383,6 +404,10 @@ static struct curl_slist *build_headers(xfer *x)
         h = add_header(h, "Accept: text/event-stream");
     }
     char line[1100];
+    if (x->resume_from) {
+        snprintf(line, sizeof line, "Last-Event-ID: %s", x->resume_from);
+        h = add_header(h, line);
+    }
     pthread_mutex_lock(&x->p->mu);
     for (const struct curl_slist *e = x->s->extra; e; e = e->next)
         h = add_header(h, e->data);
@@ -407,7 +432,7 @@ static int should_stop(xfer *x)
         return provider_past(&x->deadline);
     if (stale(x))
         return 1;
-    if (x->kind == X_GET)
+    if (x->kind == X_GET && !x->req)
         return 0;
     return x->req ? provider_req_done(x->p, x->req->id) : provider_past(&x->deadline);
 }
@@ -475,6 +500,7 @@ static void xfer_free(xfer *x)
     mcpp_api->strbuf_reset(&x->data);
     free(x->session);
     free(x->broke);
+    free(x->last_id);
 }
 
 /* The start of an error body, on one line. */
@@ -572,6 +598,63 @@ static void keep_session(provider *p, http_state *s, xfer *x)
     pthread_mutex_unlock(&p->mu);
 }
 
+static void pause_ms(int ms);
+
+/* Whether a POST's event stream ended or broke before its answer in a way
+ * a resume may mend: the server gave it an event id, and the request is
+ * still waited for. */
+static int resumable(provider *p, xfer *x, CURLcode res, int aborted)
+{
+    return !aborted && !x->broke && x->sse && x->last_id && x->req && !stale(x) &&
+           (res != CURLE_OK || (x->status >= 200 && x->status < 300)) &&
+           !provider_req_done(p, x->req->id);
+}
+
+/* Resume x's stream: wait the server's `retry` delay, then GET with
+ * Last-Event-ID, as often as new events keep coming (RESUME_TRIES
+ * without one).  *res and *aborted become the last transfer's. */
+static void resume_post(provider *p, http_state *s, xfer *x, CURLcode *res, int *aborted)
+{
+    for (int tries = 0; tries < RESUME_TRIES && resumable(p, x, *res, *aborted); tries++) {
+        long wait = x->has_retry ? x->retry_ms : RESUME_DEFAULT_MS;
+        for (long w = 0; w < (wait < RESUME_MAX_MS ? wait : RESUME_MAX_MS) && !should_stop(x);
+             w += POLL_MS)
+            pause_ms(POLL_MS);
+        if (should_stop(x))
+            return; /* answered meanwhile, cancelled or out of time */
+        xfer g = {.p = p,
+                  .s = s,
+                  .kind = X_GET,
+                  .req = x->req,
+                  .epoch = x->epoch,
+                  .resume_from = x->last_id,
+                  .retry_ms = x->retry_ms,
+                  .has_retry = x->has_retry};
+        g.deadline = x->deadline;
+        conn *c = conn_take(p, s);
+        if (!c)
+            return;
+        *res = run(&g, c, NULL, aborted);
+        conn_give(p, s, c);
+        int ok = g.status >= 200 && g.status < 300 && g.sse;
+        if (g.last_id && strcmp(g.last_id, x->last_id) != 0) {
+            tries = -1; /* new events: the stream moves on */
+            free(x->last_id);
+            x->last_id = g.last_id;
+            g.last_id = NULL;
+        }
+        x->retry_ms = g.retry_ms;
+        x->has_retry = g.has_retry;
+        if (g.broke && !x->broke) {
+            x->broke = g.broke;
+            g.broke = NULL;
+        }
+        xfer_free(&g);
+        if (!ok)
+            return; /* the server cannot resume it: the stream's end stands */
+    }
+}
+
 static int http_send(provider *p, const char *text, const transport_req *req)
 {
     pthread_mutex_lock(&p->mu);
@@ -594,6 +677,11 @@ static int http_send(provider *p, const char *text, const transport_req *req)
     int aborted;
     CURLcode res = run(&x, c, text, &aborted);
     conn_give(p, s, c);
+    if (resumable(p, &x, res, aborted)) {
+        resume_post(p, s, &x, &res, &aborted);
+        if (!x.broke && x.req && provider_req_done(p, x.req->id))
+            res = CURLE_OK, aborted = 0; /* answered on the resumed stream */
+    }
     int rc = post_outcome(p, &x, res, aborted);
     if (rc == 0 && !req && is_initialized(text))
         start_get(p, s, x.epoch);
@@ -619,8 +707,10 @@ static void *get_main(void *arg)
     unsigned epoch = s->epoch;
     pthread_mutex_unlock(&p->mu);
     int failures = 0;
+    char *last = NULL; /* the stream's last event id: a reconnect resumes there */
+    long retry = RESUME_DEFAULT_MS / 2;
     while (failures < GET_RETRIES) {
-        xfer x = {.p = p, .s = s, .kind = X_GET, .epoch = epoch};
+        xfer x = {.p = p, .s = s, .kind = X_GET, .epoch = epoch, .resume_from = last};
 
         conn *c = conn_take(p, s);
         if (!c)
@@ -647,12 +737,20 @@ static void *get_main(void *arg)
             /* the stream ended; one that ends at once counts as a failure */
             failures = provider_past(&began) ? 0 : failures + 1;
         }
+        if (x.last_id) {
+            free(last);
+            last = x.last_id;
+            x.last_id = NULL;
+        }
+        if (x.has_retry)
+            retry = x.retry_ms < RESUME_MAX_MS ? x.retry_ms : RESUME_MAX_MS;
         xfer_free(&x);
         if (done)
             break;
-        for (int i = 0; i < 10 && !stale(&x); i++)
+        for (long w = 0; w < retry && !stale(&x); w += POLL_MS)
             pause_ms(POLL_MS);
     }
+    free(last);
     pthread_mutex_lock(&p->mu);
     s->get_running = 0;
     pthread_cond_broadcast(&p->cond);

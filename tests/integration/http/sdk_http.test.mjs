@@ -15,7 +15,8 @@ const { ToolListChangedNotificationSchema, ElicitRequestSchema, CreateMessageReq
 const DEFAULT_TOOLS = ["exec_command", "write_stdin", "apply_patch", "search_tools"];
 after(cleanup);
 
-const srv = await startServer();
+// A dropped stream is held 1 s for a resume (default 60 s), then its call ends.
+const srv = await startServer({ httpToml: "resume_window_seconds = 1\n" });
 
 test("initialize over HTTP: server info, capabilities, instructions, ping", async () => {
   const c = await connect(srv);
@@ -122,7 +123,9 @@ test("a client that disconnects mid-call has its call cancelled and its process 
     .callTool({ name: "exec_command", arguments: { cmd: `exec sleep ${marker}`, yield_time_ms: 20000 } }, undefined, { timeout: 60000 })
     .catch((e) => e);
   await waitFor(() => aliveMarker(marker), 5000, "the sleep to start");
-  // close() aborts the open HTTP requests without a notifications/cancelled
+  // close() aborts the open HTTP requests without a notifications/cancelled;
+  // the call waits out the resume window (1 s here) for a GET with
+  // Last-Event-ID that never comes
   await c.transportRef.close();
   await pending;
   await waitFor(() => !aliveMarker(marker), 5000, "the process to end after the client vanished");

@@ -271,6 +271,18 @@ test("malformed bodies, 500s, huge bodies, hangs and dropped sessions fail only 
   assert.ok(readLog(rawLog).some((l) => l.http === "GET"), "the GET stream was not tried (405 expected)");
 });
 
+test("an event stream that drops before its answer is resumed with Last-Event-ID after the server's retry", async () => {
+  const c = await connect(workspace());
+  await search(c, "resumed event stream drops");
+  const r = await c.callTool({ name: "mcp__rawh__sse_resume", arguments: {} });
+  assert.ok(!r.isError, text(r));
+  assert.match(text(r), /raw resumed ok/);
+  const get = readLog(rawLog).filter((l) => l.http === "GET" && l.lastEventId);
+  assert.equal(get.length, 1, JSON.stringify(get));
+  assert.match(get[0].lastEventId, /^r\d+-0$/);
+  assert.ok(get[0].sinceDropMs >= 600, `the server's retry (700 ms) was honoured: ${get[0].sinceDropMs} ms`);
+});
+
 test("an endpoint outside allowed_http_endpoints is refused, said in mcp list and the log", async () => {
   const ws = workspace({
     requirements: `

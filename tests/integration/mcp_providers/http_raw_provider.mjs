@@ -5,7 +5,10 @@
 // is not JSON), sse_garbage (an event whose data is not JSON), http500
 // (HTTP 500), huge (a 3 MB body), drop_session (answers, then forgets
 // every session: the next request gets 404), sse_ok (the answer as an
-// event stream, after a progress notification).
+// event stream, after a progress notification), sse_resume (an event
+// stream with event ids and `retry: 700` that drops before the answer;
+// the answer comes on a GET with Last-Event-ID, which is logged with the
+// time since the drop).
 // Env RAW_LOG: a file it appends one JSON line to per HTTP request.
 import { createServer } from "node:http";
 import { appendFileSync } from "node:fs";
@@ -27,7 +30,9 @@ const tools = [
   tool("huge", "Answer with one huge body."),
   tool("drop_session", "Answer, then forget the session like a restarted server."),
   tool("sse_ok", "Answer on an event stream after a progress notification."),
+  tool("sse_resume", "Answer on a resumed event stream after the first one drops."),
 ];
+const dropped = new Map(); // last event id -> { answer, at }
 const live = new Set();
 let next = 0;
 const json = (res, status, obj, headers = {}) => {
@@ -46,7 +51,16 @@ createServer(async (req, res) => {
     m = null;
   }
   const sid = req.headers["mcp-session-id"];
-  log({ http: req.method, rpc: m?.method ?? null, session: sid ?? null, tool: m?.params?.name ?? null });
+  const lastId = req.headers["last-event-id"];
+  const d = lastId && dropped.get(lastId);
+  log({ http: req.method, rpc: m?.method ?? null, session: sid ?? null, tool: m?.params?.name ?? null,
+    lastEventId: lastId ?? null, sinceDropMs: d ? Date.now() - d.at : null });
+  if (req.method === "GET" && d) {
+    dropped.delete(lastId);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.write(`id: ${lastId.replace(/-0$/, "-1")}\ndata: ${JSON.stringify(d.answer)}\n\n`);
+    return res.end();
+  }
   if (req.method === "GET") return res.writeHead(405, { allow: "POST, DELETE" }).end();
   if (req.method === "DELETE") {
     live.delete(sid);
@@ -79,6 +93,15 @@ createServer(async (req, res) => {
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  if (name === "sse_resume") {
+    const id = `r${++next}-0`;
+    res.write(`id: ${id}\nretry: 700\ndata: \n\n`);
+    setTimeout(() => {
+      dropped.set(id, { answer: text("raw resumed ok"), at: Date.now() });
+      res.socket.destroy(); // the link drops before the answer
+    }, 50);
+    return;
+  }
   if (name === "sse_garbage") {
     res.write("data: {this is not json\n\n");
     return;  // the stream stays open: vthost must not wait for it

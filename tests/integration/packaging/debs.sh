@@ -100,6 +100,7 @@ check "host: binary" "-rwxr-xr-x ./usr/bin/vthost" "$c"
 check "host: profiles" "./usr/share/vthost/profiles/default.ini" "$c"
 check "host: man page, compressed" "./usr/share/man/man1/vthost.1.gz" "$c"
 check "host: docs" "./usr/share/doc/vthost/sdk.md" "$c"
+check "host: systemd unit" "./usr/lib/systemd/system/vthost-http@.service" "$c"
 check_not "host: no plugin modules" ".so" "$c"
 check_not "host: no SDK header" "plugin.h" "$c"
 writable=$(for d in "$HOST" "$DEV" "${PKG[@]}"; do files "$d"; done |

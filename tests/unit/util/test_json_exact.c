@@ -90,6 +90,25 @@ static void test_not_json_numbers_refused(void **state)
         assert_null(parse(bad[i]));
 }
 
+/* json_parse_document: the whole text is one JSON value, as the MCP
+ * fronts (stdio lines, HTTP bodies) require. */
+static void test_whole_document(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"{\"a\":1} x", "{\"a\":01}", "{\"a\":1.}", "{} {}",
+                                      "", "   ", "{\"a\":1}\v", "\f{}", " \v[1]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_null(json_parse_document(bad[i], strlen(bad[i])));
+    static const char nul[] = "{\"a\":1}\0";
+    assert_null(json_parse_document(nul, sizeof nul - 1));
+    static const char *const good[] = {"{\"a\":1}", " {\"a\":1}\r\n", "\t[1, 2.5e3]\n"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        cJSON *v = json_parse_document(good[i], strlen(good[i]));
+        assert_non_null(v);
+        cJSON_Delete(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -97,6 +116,7 @@ int main(void)
         cmocka_unit_test(test_integer_literals),
         cmocka_unit_test(test_nul_string_id_kept_whole),
         cmocka_unit_test(test_not_json_numbers_refused),
+        cmocka_unit_test(test_whole_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
