@@ -366,7 +366,7 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->oauth_jwks_refresh_s = 3600;
     c->max_calls_per_session = 16;
     c->max_body_bytes = 4 * 1024 * 1024;
-    c->idle_timeout_s = 3600;
+    c->idle_timeout_s = 600;
     c->request_timeout_s = 30;
     c->connection_timeout_s = 60;
     c->max_connections = 256;
