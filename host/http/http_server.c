@@ -901,7 +901,8 @@ static void serve_until_signal(struct MHD_Daemon *d)
     http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
                        .max_sessions = cfg.max_sessions,
                        .max_calls = cfg.max_calls_per_session,
-                       .idle_s = cfg.idle_timeout_s};
+                       .idle_s = cfg.idle_timeout_s,
+                       .idle_commands_s = cfg.idle_commands_s};
     http_sessions_init(&ops, &lim);
     registry_dynamic_on_listed_change(http_sessions_tools_changed, NULL);
 

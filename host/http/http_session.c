@@ -496,6 +496,31 @@ void http_session_end(http_session *s)
     }
 }
 
+/* Whether the session's client still holds command sessions (a
+ * background build it will come back to with write_stdin). */
+static int holds_commands(const http_session *s)
+{
+    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+    if (!exec ||
+        exec->struct_size < offsetof(vt_sessions_v1, client_count) + sizeof exec->client_count ||
+        !exec->client_count)
+        return 0;
+    return exec->client_count(s->client_id) > 0;
+}
+
+/* Idle past its timeout: idle_s, or idle_commands_s while its commands
+ * live on.  Caller holds g_mu. */
+static int expired_locked(const http_session *s, int64_t now)
+{
+    if (!idle_locked(s))
+        return 0;
+    int64_t idle = now - s->last_used_ms;
+    if (idle <= (int64_t)limits.idle_s * 1000)
+        return 0;
+    return limits.idle_commands_s <= limits.idle_s ||
+           idle > (int64_t)limits.idle_commands_s * 1000 || !holds_commands(s);
+}
+
 void http_sessions_expire(void)
 {
     if (limits.idle_s <= 0)
@@ -504,11 +529,9 @@ void http_sessions_expire(void)
     for (;;) {
         http_session *victim = NULL;
         pthread_mutex_lock(&g_mu);
-        for (http_session *s = g_sessions; s && !victim; s = s->next) {
-            /* Only the list holds it: no request, no stream, no call. */
-            if (s->refs == 1 && now - s->last_used_ms > (int64_t)limits.idle_s * 1000)
+        for (http_session *s = g_sessions; s && !victim; s = s->next)
+            if (expired_locked(s, now))
                 victim = s;
-        }
         if (victim)
             unlink_locked(victim);
         pthread_mutex_unlock(&g_mu);

@@ -24,10 +24,11 @@ typedef struct http_session http_session;
 typedef struct http_stream http_stream;
 
 typedef struct http_limits {
-    int max_per_owner; /* sessions one client identity may hold */
-    int max_sessions;  /* sessions of all clients together */
-    int max_calls;     /* tools/call running at once in one session */
-    int idle_s;        /* a session unused this long ends */
+    int max_per_owner;   /* sessions one client identity may hold */
+    int max_sessions;    /* sessions of all clients together */
+    int max_calls;       /* tools/call running at once in one session */
+    int idle_s;          /* a session unused this long ends */
+    int idle_commands_s; /* ... this long when its commands live on */
 } http_limits;
 
 /* Before the first session: the host's engine binding (copied) and the

@@ -8,7 +8,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, connect, cleanup, post, initSession, INIT } from "./http_lib.mjs";
+import { startServer, connect, cleanup, post, initSession, INIT, sleep } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -127,4 +127,18 @@ test("300 abandoned sessions, then a new SDK client still works", async () => {
   const c = await connect(srv);
   const r = await c.callTool({ name: "exec_command", arguments: { cmd: "echo after-300" } });
   assert.match(r.structuredContent.output, /after-300/);
+});
+
+test("an idle session ends after idle_timeout_seconds; one whose commands live on stays", async () => {
+  const s2 = await startServer({ httpToml: "idle_timeout_seconds = 1\nidle_timeout_with_commands_seconds = 60\n" });
+  const plain = await initSession(s2);
+  const busy = await initSession(s2);
+  const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "sleep 30", yield_time_ms: 200 } } };
+  const r = await post(s2, call, { session: busy, headers: { Accept: "application/json" } });
+  assert.ok(r.json.result.structuredContent.session_id !== undefined, r.text);
+  await sleep(3500);
+  const gone = await post(s2, { jsonrpc: "2.0", id: 3, method: "ping" }, { session: plain });
+  assert.equal(gone.status, 404, "the idle session without commands expired");
+  const kept = await post(s2, { jsonrpc: "2.0", id: 4, method: "ping" }, { session: busy });
+  assert.equal(kept.status, 200, "the session holding a running command is kept");
 });
