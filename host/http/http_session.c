@@ -142,6 +142,27 @@ static void push_locked(http_stream *st, msg *m)
     pthread_cond_broadcast(&st->cond);
 }
 
+/* A stateless call changed its principal's tool list (search_tools): the
+ * principal's subscriptions/listen streams, each another request's
+ * engine, are told. */
+static void tell_listeners(const http_session *from)
+{
+    enum { MAX = 64 };
+    http_session *v[MAX];
+    int k = 0;
+    pthread_mutex_lock(&g_mu);
+    for (http_session *o = g_stateless; o && k < MAX; o = o->next)
+        if (o != from && !o->ended && strcmp(o->owner, from->owner) == 0) {
+            o->refs++;
+            v[k++] = o;
+        }
+    pthread_mutex_unlock(&g_mu);
+    for (int i = 0; i < k; i++) {
+        mcp_server_tools_changed(v[i]->eng);
+        http_session_put(v[i]);
+    }
+}
+
 static int is_progress(const mcp_out *o)
 {
     return o->kind == MCP_OUT_NOTIFICATION && o->method &&
@@ -239,6 +260,8 @@ static int session_call(const call_request *req, call_result *out)
     call_request mine = *req;
     mine.fe = &fe;
     int rc = host_ops.call(&mine, out);
+    if (st && st->s->stateless && out->list_changed)
+        tell_listeners(st->s);
     if (st) {
         pthread_mutex_lock(&st->s->mu);
         snprintf(st->tool, sizeof st->tool, "%s", req->tool ? req->tool : "");
