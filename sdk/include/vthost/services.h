@@ -86,7 +86,7 @@ typedef struct vt_sessions_v1 {
      * the process groups of its sessions (TERM, a grace period, KILL) and
      * release them.  Thread-safe. */
     void (*end_client)(uint64_t client);
-    /* ---- added after ABI 1.8 (check struct_size) ---- */
+    /* ---- added with ABI 1.8 (check struct_size) ---- */
     /* Sessions of client `client` still held (running, or finished with
      * output not yet read).  Thread-safe. */
     int (*client_count)(uint64_t client);
