@@ -351,10 +351,16 @@ static http_session *post_stateless(struct MHD_Connection *c, req *r, const char
 {
     uint64_t client = http_stateless_client(owner);
     http_session *s = NULL;
-    if (!client || http_session_stateless(owner, client, &s) != 0) {
+    int st = client ? http_session_stateless(owner, client, &s) : 500;
+    const char *h[] = {"Retry-After", "1", NULL};
+    if (st == 429)
+        *rc =
+            send_error(c, r, 429, -32000,
+                       "Too many requests of this client are open at once (max_sessions_per_client "
+                       "times max_calls_per_session): wait for one to finish",
+                       h);
+    else if (st)
         *rc = send_error(c, r, 500, -32603, "cannot serve the request: out of memory", NULL);
-        return NULL;
-    }
     return s;
 }
 

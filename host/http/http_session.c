@@ -411,10 +411,24 @@ int http_session_stateless(const char *owner, uint64_t client_id, http_session *
         return 500;
     s->stateless = 1;
     s->client_id = client_id;
+    /* As many requests at once as the principal's sessions could run
+     * calls: stateless requests are no way around the limits. */
+    long cap = (long)(limits.max_per_owner > 0 ? limits.max_per_owner : 16) *
+               (limits.max_calls > 0 ? limits.max_calls : 16);
+    long mine = 0;
     pthread_mutex_lock(&g_mu);
-    s->next = g_stateless;
-    g_stateless = s;
+    for (http_session *o = g_stateless; o; o = o->next)
+        mine += strcmp(o->owner, s->owner) == 0;
+    if (mine < cap) {
+        s->next = g_stateless;
+        g_stateless = s;
+    }
     pthread_mutex_unlock(&g_mu);
+    if (mine >= cap) {
+        session_free(s);
+        *out = NULL;
+        return 429;
+    }
     return 0;
 }
 

@@ -53,9 +53,11 @@ int http_sessions_count(void);
 int http_session_create(const char *owner, http_session **out);
 /* An engine for one stateless (2026-07-28) request of `owner`, whose
  * calls run as client `client_id` (the principal's: its command sessions
- * and spool view).  It has no id and counts against no limit; it ends
- * when the request's stream closes.  Returns 0 and *out (a reference:
- * http_session_put), or 500. */
+ * and spool view).  It has no id and is no session (none of the session
+ * limits, no expiry); it ends when the request's stream closes.  Returns
+ * 0 and *out (a reference: http_session_put), 429 when the owner has as
+ * many requests open as its sessions could run calls
+ * (max_per_owner * max_calls), or 500. */
 int http_session_stateless(const char *owner, uint64_t client_id, http_session **out);
 /* The session `id` when it exists and belongs to `owner` (a reference),
  * else NULL: unknown, ended, expired or someone else's look the same. */

@@ -142,3 +142,15 @@ test("an idle session ends after idle_timeout_seconds; one whose commands live o
   const kept = await post(s2, { jsonrpc: "2.0", id: 4, method: "ping" }, { session: busy });
   assert.equal(kept.status, 200, "the session holding a running command is kept");
 });
+
+test("stateless requests are held to the client's limits: 429 with Retry-After while they are all busy", async () => {
+  const s3 = await startServer({ httpToml: "max_sessions_per_client = 1\nmax_calls_per_session = 1\n" });
+  const slow = post(s3, modern(1, "tools/call", { name: "exec_command", arguments: { cmd: "sleep 2; echo slow-done", yield_time_ms: 10000 } }), { headers: { ...H26, Accept: "application/json" } });
+  await sleep(500);
+  const busy = await post(s3, modern(2, "tools/list"), { headers: H26 });
+  assert.equal(busy.status, 429, busy.text);
+  assert.ok(Number(busy.headers.get("retry-after")) > 0);
+  assert.match((await slow).json.result.structuredContent.output, /slow-done/);
+  const after = await post(s3, modern(3, "tools/list"), { headers: H26 });
+  assert.equal(after.status, 200, after.text);
+});
