@@ -79,3 +79,17 @@ test("2025 sessions: another principal's session cannot reach them, nor a 2026 r
   const own = await post(srv, feed(5, sid, "alice-2025", null), { token: alice, session: sa, headers: { Accept: "application/json" } });
   assert.match(own.json.result.structuredContent.output, /made:alice-2025/, own.text);
 });
+
+test("2026-07-28: a principal's spooled output is its own later requests', never another principal's", async () => {
+  const r = await post(srv, call(1, "exec_command", { cmd: "seq 1 30000", max_output_tokens: 50 }, META), { token: alice, headers: H26 });
+  const path = r.json.result.structuredContent.spool_path;
+  assert.match(path ?? "", /^\.vtcode\/context\/tool_outputs\/c-[0-9a-f]{16}\//, r.text);
+  const view = path.split("/")[3];
+  const own = await post(srv, call(2, "exec_command", { cmd: `wc -l < ${path}` }, META), { token: alice, headers: H26 });
+  assert.match(own.json.result.structuredContent.output, /^30000\n/, own.text);
+  const read = await post(srv, call(3, "exec_command", { cmd: `cat ${path} 2>/dev/null | wc -l; test -e ${path} && echo EXISTS; ls -aR .vtcode/context/tool_outputs; true` }, META), { token: mallory, headers: H26 });
+  const out = read.json.result.structuredContent.output;
+  assert.match(out, /^0$/m, out);
+  assert.doesNotMatch(out, /EXISTS/, out);
+  assert.doesNotMatch(out, new RegExp(view), out);
+});
