@@ -886,6 +886,8 @@ char *http_stream_wait_answer(http_stream *st, int fd)
         while (st->head && !(st->answered && st->head == st->tail)) {
             msg *m = st->head;
             st->head = m->next;
+            if (!st->head)
+                st->tail = NULL; /* else the answer is queued behind a freed message */
             free(m);
         }
         if (st->answered && st->head) {
