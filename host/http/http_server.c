@@ -904,6 +904,9 @@ static void serve_until_signal(struct MHD_Daemon *d)
     mcp_host_ops(&ops);
     ops.client_info = catalog_for_client;
     registry_list_all(0);
+    /* As on stdio: a deferred tool is callable once a search found it,
+     * for the client that searched (registry_view.h). */
+    registry_require_search(1);
     http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
                        .max_sessions = cfg.max_sessions,
                        .max_calls = cfg.max_calls_per_session,

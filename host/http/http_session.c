@@ -17,6 +17,7 @@
 #include <vthost/services.h>
 #include "http_session.h"
 #include "json_exact.h"
+#include "registry_view.h"
 #include "services.h"
 
 /* Messages kept for a GET stream that is not open (yet). */
@@ -259,7 +260,10 @@ static int session_call(const call_request *req, call_result *out)
     fe.principal = st ? st->s->owner : NULL;
     call_request mine = *req;
     mine.fe = &fe;
+    /* The tool list it sees, and what its searches find, are its own. */
+    registry_view_as(fe.client_id == UINT64_MAX ? 0 : fe.client_id);
     int rc = host_ops.call(&mine, out);
+    registry_view_as(0);
     if (st && st->s->stateless && out->list_changed)
         tell_listeners(st->s);
     if (st) {
@@ -491,6 +495,8 @@ static void stop_session(http_session *s)
     /* Its command sessions end with it (a stateless request's belong to
      * its principal and live on). */
     const vt_sessions_v1 *exec = s->stateless ? NULL : services_lookup(VT_SESSIONS_SERVICE);
+    if (!s->stateless)
+        registry_view_forget(s->client_id); /* and what its searches found */
     if (exec &&
         exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
         exec->end_client)
@@ -766,7 +772,9 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
 {
     struct mcp_call *call = NULL;
     tl_stream = st;
+    registry_view_as(s->client_id); /* tools/list: the client's own */
     mcp_server_handle_json(s->eng, msg, s->owner, header_version, &call);
+    registry_view_as(0);
     tl_stream = NULL;
     if (!call)
         return 0;

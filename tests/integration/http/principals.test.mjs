@@ -28,8 +28,12 @@ function jwt(sub) {
   return `${input}.${s.sign(privateKey).toString("base64url")}`;
 }
 
+const catalog = process.env.VTHOST_CATALOG_DIR;
+assert.ok(catalog && existsSync(join(catalog, "catalog_fixture.so")), `catalog fixture plugin in ${catalog}`);
 const srv = await startServer({
   httpToml: `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_file = "${join(dir, "jwks.json")}"\n`,
+  toml: '[permissions]\nallow = ["exec_command", "write_stdin", "search_tools", "github_review_pull_request"]\n',
+  pluginDirs: [catalog],
 });
 const alice = jwt("alice");
 const mallory = jwt("mallory");
@@ -92,4 +96,37 @@ test("2026-07-28: a principal's spooled output is its own later requests', never
   assert.match(out, /^0$/m, out);
   assert.doesNotMatch(out, /EXISTS/, out);
   assert.doesNotMatch(out, new RegExp(view), out);
+});
+
+const FOUND = "github_review_pull_request";
+const names = (r) => r.json.result.tools.map((t) => t.name);
+const search = (id, meta) => call(id, "search_tools", { query: "GitHub pull request review", limit: 2 }, meta);
+const review = (id, meta) => call(id, FOUND, { owner: "o", repo: "r", pull_number: 7, event: "COMMENT" }, meta);
+const failed = (r) => Boolean(r.json.error) || r.json.result?.isError === true;
+
+test("2026-07-28: tools a principal's search found are listed and callable for it alone", async () => {
+  const list = (token) => post(srv, { jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: META } }, { token, headers: H26 });
+  assert.ok(!names(await list(alice)).includes(FOUND));
+  const s = await post(srv, search(1, META), { token: alice, headers: H26 });
+  assert.equal(s.json.result.isError, undefined, s.text);
+  assert.ok(names(await list(alice)).includes(FOUND), "alice's list has the found tool");
+  assert.ok(!names(await list(mallory)).includes(FOUND), "mallory's list never changed");
+  const theirs = await post(srv, review(2, META), { token: mallory, headers: H26 });
+  assert.ok(failed(theirs), theirs.text);
+  const mine = await post(srv, review(3, META), { token: alice, headers: H26 });
+  assert.ok(!failed(mine), mine.text);
+});
+
+test("2025 sessions: one session's search never changes another session's list", async () => {
+  const a = await initSession(srv, { token: mallory });
+  const b = await initSession(srv, { token: mallory });
+  const opts = (session) => ({ token: mallory, session, headers: { Accept: "application/json" } });
+  const list = (session) => post(srv, { jsonrpc: "2.0", id: 9, method: "tools/list" }, opts(session));
+  const s = await post(srv, search(1), opts(a));
+  assert.ok(!failed(s), s.text);
+  const la = await list(a);
+  assert.ok(names(la).includes(FOUND), `the searching session lists it: ${s.text.slice(0, 600)} ${la.text.slice(0, 300)}`);
+  assert.ok(!names(await list(b)).includes(FOUND), "the other session's list never changed");
+  assert.ok(failed(await post(srv, review(2), opts(b))));
+  assert.ok(!failed(await post(srv, review(3), opts(a))));
 });
