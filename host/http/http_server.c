@@ -258,8 +258,9 @@ static http_session *post_new_session(struct MHD_Connection *c, req *r, const ch
     const char *h[] = {"Retry-After", "60", NULL};
     if (st == 429)
         *rc = send_error(c, r, 429, -32000,
-                         "Too many sessions for this client: end one (HTTP DELETE with "
-                         "its Mcp-Session-Id) or wait for an idle one to expire",
+                         "Too many sessions for this client, every one of them busy (a call "
+                         "running or a stream open): end one (HTTP DELETE with its "
+                         "Mcp-Session-Id) or close its streams; an idle one makes room",
                          h);
     else if (st == 503)
         *rc = send_error(c, r, 503, -32000,
