@@ -6,7 +6,8 @@
 #   ./setup.sh test         build and run the whole test suite (ctest)
 #   ./setup.sh test-asan    the same under AddressSanitizer + UBSan (build-asan/)
 #   ./setup.sh build        only install and build
-#   ./setup.sh checks       source checks: include fences and C style (no build;
+#   ./setup.sh checks       source checks: include fences, calls allowed in one
+#                           file only, and C style (no build;
 #                           the checks of the built objects run in `test`)
 set -euo pipefail
 
@@ -44,7 +45,7 @@ install_missing() { # install_missing [--node] PACKAGE...
 npm_test_deps() { # the pinned npm packages of the test directories that have a lock file
     local dir
     for dir in "$here/tests/integration/mcp" "$here/tests/integration/mcp2026" \
-        "$here/tests/integration/clients" \
+        "$here/tests/integration/clients" "$here/tests/integration/oidc" \
         "$here/tests/integration/code_search/oracle" \
         "$here/tests/integration/mcp_providers/reference"; do
         [ -f "$dir/package-lock.json" ] || continue
@@ -99,6 +100,7 @@ build)
 checks)
     install_missing clang-format
     "$here/tools/check_layers.sh"
+    "$here/tools/check_calls.sh"
     "$here/tools/check_format.sh"
     ;;
 *)

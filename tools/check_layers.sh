@@ -7,7 +7,7 @@
 #   below it, never one above, never a sibling's (cli and mcp); it names
 #   the header, not a path.  The stack, lowest first:
 #
-#     util <- plugin <- perm <- call <- core <- {cli, mcp} <- http <- main.c
+#     util <- plugin <- ws <- perm <- call <- core <- {cli, mcp} <- http <- main.c
 #
 # plugins/P/: a quoted name is a header of P's own folder (no path); of
 #   the project's headers a plugin reaches only the SDK, as <vthost/...>.
@@ -29,7 +29,7 @@ sdk="$root/sdk/include"
 bad=0
 
 # Rank of each layer; equal ranks are siblings and may not include each other.
-declare -A rank=([util]=0 [plugin]=1 [perm]=2 [call]=3 [core]=4 [cli]=5 [mcp]=5 [http]=6 [main]=7)
+declare -A rank=([util]=0 [plugin]=1 [ws]=2 [perm]=3 [call]=4 [core]=5 [cli]=6 [mcp]=6 [http]=7 [main]=8)
 
 # Where each host header lives (names are unique across host/).
 declare -A home

@@ -6,7 +6,7 @@
 #   sibling (cli and mcp), whatever declared it: the executable links all
 #   layers together, so such a call would link and only this check stops it.
 #   The stack, lowest first:
-#     util <- plugin <- perm <- call <- core <- {cli, mcp} <- http <- main.c
+#     util <- plugin <- ws <- perm <- call <- core <- {cli, mcp} <- http <- main.c
 # - no plugin module (lib/vthost/plugins/NAME.so and the modules of its
 #   NAME.d/ folder) leaves undefined a symbol that a host layer library
 #   defines (a plugin reaches the host only through the vt_host_api table)
@@ -32,8 +32,8 @@ plugdir="$build/lib/vthost/plugins"
 # The source tree the build compiled (its paths are in the debug information).
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2> /dev/null || true)
 [[ -n $src ]] || src=$(cd "$here/.." && pwd)
-layers=(util plugin perm call core mcp cli http)
-declare -A rank=([util]=0 [plugin]=1 [perm]=2 [call]=3 [core]=4 [cli]=5 [mcp]=5 [http]=6)
+layers=(util plugin ws perm call core mcp cli http)
+declare -A rank=([util]=0 [plugin]=1 [ws]=2 [perm]=3 [call]=4 [core]=5 [cli]=6 [mcp]=6 [http]=7)
 bad=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -69,3 +69,10 @@ char *msg_tool_failed(const char *tool, const char *why, int rc)
 {
     return why ? strdup(why) : str_printf("tool '%s' failed (%d)", tool, rc);
 }
+
+char *msg_left_live(const char *tool, const char *report)
+{
+    return str_printf("%s wrote what could run later and vthost could not make it inert: %s. "
+                      "Remove it before running git or opening the workspace in another tool",
+                      tool, report ? report : "(no details)");
+}

@@ -21,5 +21,8 @@ char *msg_denied(const char *tool);
 char *msg_blocked(void);
 /* The tool failed with status `rc`; `why` is its call_error text or NULL. */
 char *msg_tool_failed(const char *tool, const char *why, int rc);
+/* A call that left behind something that could not be made inert
+ * (ws_after.h); `report` names it. */
+char *msg_left_live(const char *tool, const char *report);
 
 #endif

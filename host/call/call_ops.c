@@ -31,6 +31,7 @@ void call_release(vt_call *call)
 {
     free(call->error);
     cJSON_Delete(call->warnings);
+    cJSON_Delete(call->warnings_once);
     spool_free(call->spool);
     memset(call, 0, sizeof *call);
 }
@@ -51,18 +52,37 @@ int call_error(vt_call *call, int status, const char *f, ...)
     return status;
 }
 
+static void warn_into(cJSON **list, char *msg)
+{
+    char *shown = msg ? text_escape(msg, 0) : NULL;
+    if (shown) {
+        if (!*list)
+            *list = cJSON_CreateArray();
+        cJSON_AddItemToArray(*list, cJSON_CreateString(shown));
+    }
+    free(shown);
+    free(msg);
+}
+
 void call_warn_take(vt_call *call, char *msg)
 {
     /* a warning names files and repositories a command made: each is one
      * line, every byte visible (the plugins' warnings are escaped here) */
-    char *shown = call && msg ? text_escape(msg, 0) : NULL;
-    if (shown) {
-        if (!call->warnings)
-            call->warnings = cJSON_CreateArray();
-        cJSON_AddItemToArray(call->warnings, cJSON_CreateString(shown));
+    if (!call) {
+        free(msg);
+        return;
     }
-    free(shown);
-    free(msg);
+    warn_into(&call->warnings, msg);
+}
+
+void call_warn_once(vt_call *call, const char *fmt, ...)
+{
+    if (!call)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    warn_into(&call->warnings_once, str_vprintf(fmt, ap));
+    va_end(ap);
 }
 
 void call_warn(vt_call *call, const char *fmt, ...)

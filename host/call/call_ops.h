@@ -27,6 +27,10 @@ void call_warn(vt_call *call, const char *fmt, ...) __attribute__((format(printf
 /* The same with a message already built: takes `msg` (malloc'd, may be
  * NULL) and frees it. */
 void call_warn_take(vt_call *call, char *msg);
+/* vt_host_api.call_warn_once: a warning about the machine or the setup,
+ * kept apart so that the pipeline gives each client session the same
+ * text once (warn_once.h). */
+void call_warn_once(vt_call *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* vt_host_api.call_cancelled. */
 int call_cancelled(const vt_call *call);
 /* vt_host_api.spool_open: the call's spool, created on first use. */

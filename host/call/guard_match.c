@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "perm_commands.h"
 #include "rx.h"
@@ -100,19 +101,13 @@ int guard_rules_add(guard_rules *rs, const char *text, char **err)
             return VT_ERR_INVALID;
         }
     }
-    if (rs->n == rs->cap) {
-        /* Doubling: the default set alone is some eighty rules, read at
-         * every start; growing one by one left a trail of freed blocks
-         * over several fresh heap pages. */
-        size_t cap = rs->cap ? rs->cap * 2 : 64;
-        rule *q = realloc(rs->v, cap * sizeof *q);
-        if (!q) {
-            guard_free_words(r.words, r.nwords);
-            rx_code_free(r.re);
-            return VT_ERR_NOMEM;
-        }
-        rs->v = q;
-        rs->cap = cap;
+    /* Doubling: the default set alone is some eighty rules, read at every
+     * start; growing one by one left a trail of freed blocks over several
+     * fresh heap pages. */
+    if (VT_GROW(&rs->v, &rs->cap, rs->n + 1) != 0) {
+        guard_free_words(r.words, r.nwords);
+        rx_code_free(r.re);
+        return VT_ERR_NOMEM;
     }
     rs->v[rs->n++] = r;
     return VT_OK;

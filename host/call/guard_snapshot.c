@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "ws_index.h"
 
@@ -53,24 +54,9 @@ static int add(guard_snapshot *s, const char *path, size_t plen, const struct st
         s->cut = 1;
         return -1;
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 1024;
-        snap_entry *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return s->oom = -1;
-        s->v = v;
-        s->cap = cap;
-    }
-    if (s->alen + plen + 1 > s->acap) {
-        size_t cap = s->acap ? s->acap * 2 : 65536;
-        while (cap < s->alen + plen + 1)
-            cap *= 2;
-        char *a = realloc(s->arena, cap);
-        if (!a)
-            return s->oom = -1;
-        s->arena = a;
-        s->acap = cap;
-    }
+    if (VT_GROW(&s->v, &s->cap, s->n + 1) != 0 ||
+        VT_GROW(&s->arena, &s->acap, s->alen + plen + 1) != 0)
+        return s->oom = -1;
     memcpy(s->arena + s->alen, path, plen + 1);
     int dir = S_ISDIR(st->st_mode);
     /* A directory's times move with its entries, which are counted

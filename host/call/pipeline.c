@@ -20,6 +20,8 @@
 #include "spool.h"
 #include "subjects.h"
 #include "typed.h"
+#include "warn_once.h"
+#include "ws_after.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -146,10 +148,33 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
+/* What a tool that writes the workspace left behind is judged before
+ * the call returns (ws_after.h): repositories it made are neutralised and
+ * named in the warnings; what could not be made inert fails the call. */
+static int after_write(call_ctx *c, ws_after *wa)
+{
+    char *report = NULL;
+    int live = ws_after_end(wa, &report);
+    if (!live) {
+        call_warn_take(&c->call, report);
+        return 0;
+    }
+    cJSON_Delete(c->resp);
+    c->resp = NULL;
+    char *m = msg_left_live(c->e->t.name, report);
+    free(report);
+    return stop(c, CALL_TOOL_FAILED, m);
+}
+
 static int stage_run(call_ctx *c)
 {
+    ws_after *wa = NULL;
+    if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
+        ws_after_begin(&c->subjects, &wa);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
+    if (after_write(c, wa))
+        return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
         return stop(c, CALL_CANCELLED, strdup("cancelled"));
     if (rc != VT_OK) {
@@ -331,6 +356,14 @@ static int stage_respond(call_ctx *c)
                                    : budget_any(call, c->e, c->resp);
     if (rc != VT_OK)
         host_log(VT_LOG_WARNING, NULL, "output budget for %s failed (%d)", c->e->t.name, rc);
+    /* only the machine's and the setup's warnings are given once: what
+     * a call did or left behind is named in every result that has it */
+    warn_once_filter(call->fe ? call->fe->client_id : 0, &call->warnings_once);
+    for (cJSON *w; call->warnings_once && (w = call->warnings_once->child);) {
+        if (!call->warnings)
+            call->warnings = cJSON_CreateArray();
+        cJSON_AddItemToArray(call->warnings, cJSON_DetachItemViaPointer(call->warnings_once, w));
+    }
     if (call->warnings) {
         cJSON_AddItemToObject(c->resp, "warnings", call->warnings);
         call->warnings = NULL;

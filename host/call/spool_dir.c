@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "beneath.h"
 #include "log.h"
+#include "monotime.h"
 #include "paths.h"
 #include "spool_dir.h"
 #include "strutil.h"
@@ -50,38 +52,20 @@ static void ignore_all(int root)
 /* Make and enter SPOOL_DIR without following links: a descriptor of it. */
 static int enter_dir(int root, char **why)
 {
-    static const char *const comps[] = {".vtcode", ".vtcode/context", SPOOL_DIR};
-    for (size_t i = 0; i < 3; i++) {
-        int fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-        if (fd < 0 && errno == ENOENT) {
-            const char *slash = strrchr(comps[i], '/');
-            int parent = slash ? beneath_open(root, i ? comps[i - 1] : ".",
-                                              O_PATH | O_DIRECTORY | O_CLOEXEC, 0)
-                               : dup(root);
-            if (parent >= 0) {
-                int made = mkdirat(parent, slash ? slash + 1 : comps[i], 0755) == 0;
-                if (!made && errno != EEXIST) {
-                    int e = errno;
-                    close(parent);
-                    *why = refusal(comps[i], e);
-                    return -1;
-                }
-                if (i == 0 && made)
-                    ignore_all(root);
-                close(parent);
-            }
-            fd = beneath_open(root, comps[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-        }
-        if (fd < 0) {
-            *why = refusal(comps[i], errno);
-            return -1;
-        }
-        if (i < 2)
-            close(fd);
-        else
-            return fd;
+    int fd = beneath_open(root, ".vtcode", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    int fresh = fd < 0 && errno == ENOENT; /* .vtcode/ is ours to make */
+    if (fd >= 0)
+        close(fd);
+    if (beneath_mkdirs(root, SPOOL_DIR, 0755) != 0) {
+        *why = refusal(SPOOL_DIR " (or a directory above it)", errno);
+        return -1;
     }
-    return -1;
+    if (fresh)
+        ignore_all(root);
+    fd = beneath_open(root, SPOOL_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0)
+        *why = refusal(SPOOL_DIR, errno);
+    return fd;
 }
 
 int spool_dir_create(const char *workspace, const char *name, char **why)
@@ -168,14 +152,8 @@ static int file_in_use(int dir, const char *name)
 static int add_entry(entry **v, size_t *n, size_t *cap, const char *view, const char *name,
                      const struct stat *st)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        entry *nv = realloc(*v, c * sizeof **v);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = c;
-    }
+    if (VT_GROW(v, cap, *n + 1) != 0)
+        return -1;
     char *full = view ? str_printf("%s/%s", view, name) : strdup(name);
     if (!full)
         return -1;
@@ -265,12 +243,7 @@ static int delete_finished(int dir, const char *name)
     return ok;
 }
 
-static double now_wall(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
+static double now_wall(void) { return (double)wall_now_ns() / 1e9; }
 
 void spool_dir_enforce(const char *workspace)
 {

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli_progress.h"
+#include "monotime.h"
 
 #define PROGRESS_AFTER_S 2 /* a call shorter than this shows nothing */
 
@@ -23,7 +24,7 @@ static struct timespec started;
 static double elapsed(void)
 {
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    mono_now(&now);
     return (double)(now.tv_sec - started.tv_sec) + (now.tv_nsec - started.tv_nsec) / 1e9;
 }
 
@@ -64,8 +65,7 @@ static void *ticker(void *unused)
         }
         /* Wake on the next whole second of the call, or when stopped. */
         struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += 1;
+        mono_deadline_ms(&until, 1000);
         pthread_cond_timedwait(&wake, &lock, &until);
     }
     erase();
@@ -90,7 +90,7 @@ int cli_progress_start(const char *tool)
     const char *nc = getenv("NO_COLOR");
     plain = nc && *nc; /* https://no-color.org: set and not empty */
     copy_name(tool);
-    clock_gettime(CLOCK_MONOTONIC, &started);
+    mono_now(&started);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -150,6 +150,7 @@ static const vt_host_api table = {
     .call_cancelled = call_cancelled,
     .call_progress = api_call_progress,
     .call_warn = call_warn,
+    .call_warn_once = call_warn_once,
     .workspace_root = api_workspace_root,
     .resolve_path = api_resolve_path,
     .config = api_config,

@@ -876,7 +876,11 @@ int host_open(const host_options *o, char **err)
 static void close_host(int at_exit)
 {
     registry_dynamic_reset(); /* its hooks point into the modules */
-    loader_unload_all(at_exit);
+    loader_fini_all();
+    /* a hook still running on a thread of its own returns at once now
+     * that its plugin's fini ran; it must not find its code unmapped */
+    registry_dynamic_quiesce();
+    loader_unmap_all(at_exit);
     ws_service_close();
     call_set_workspace(NULL);
     api_bind(NULL, NULL);

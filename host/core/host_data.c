@@ -82,9 +82,23 @@ static int svc_paths(cJSON **out)
     return VT_OK;
 }
 
+static int svc_cache_dir(char **out)
+{
+    *out = paths_xdg_vthost("XDG_CACHE_HOME", ".cache");
+    if (!*out)
+        return VT_ERR_NOT_FOUND;
+    if (paths_mkdirs(*out, 0700) != VT_OK) {
+        free(*out);
+        *out = NULL;
+        return VT_ERR_IO;
+    }
+    return VT_OK;
+}
+
 static const vt_host_data_v1 service = {
     .struct_size = sizeof(vt_host_data_v1),
     .paths = svc_paths,
+    .cache_dir = svc_cache_dir,
 };
 
 int host_data_publish(void) { return services_publish(VT_HOST_DATA_SERVICE, (void *)&service); }

@@ -9,7 +9,10 @@
 #include "call.h"
 #include "services.h"
 #include "strutil.h"
+#include "ws_after.h"
+#include "ws_gitdir.h"
 #include "ws_index.h"
+#include "ws_inert.h"
 
 static char *data_paths[3];
 
@@ -103,6 +106,21 @@ static int svc_changes_since(vt_call *call, uint64_t mark, cJSON **out)
 
 static const char *const *svc_host_data_paths(void) { return (const char *const *)data_paths; }
 
+static int svc_neutralise(int gitfd, const char *label, char **report)
+{
+    *report = NULL;
+    const char *root = ws_after_root();
+    return root ? ws_inert_gitdir(gitfd, root, label, report) : VT_ERR_UNSUPPORTED;
+}
+
+static int svc_set_aside(int dirfd, const char *name, const char *label, const char *why,
+                         char **report)
+{
+    *report = NULL;
+    const char *root = ws_after_root();
+    return root ? ws_inert_entry(dirfd, name, root, label, why, report) : VT_ERR_UNSUPPORTED;
+}
+
 static const vt_wsindex_v1 service = {
     .struct_size = sizeof(vt_wsindex_v1),
     .repositories = svc_repositories,
@@ -110,6 +128,9 @@ static const vt_wsindex_v1 service = {
     .mark = svc_mark,
     .changes_since = svc_changes_since,
     .host_data_paths = svc_host_data_paths,
+    .git_dir = ws_gitdir_judge,
+    .neutralise = svc_neutralise,
+    .set_aside = svc_set_aside,
 };
 
 int ws_service_open(const char *workspace, int live)
@@ -120,6 +141,7 @@ int ws_service_open(const char *workspace, int live)
     if (rc)
         return rc;
     ws_index_set_current(ix);
+    ws_after_set_root(workspace);
     data_paths[0] = ws_index_cache_dir();
     data_paths[1] = ws_index_state_dir();
     if (!data_paths[0]) { /* no home: keep the array NULL-ended */
@@ -134,6 +156,7 @@ void ws_service_close(void)
     ws_index *ix = ws_index_current();
     ws_index_set_current(NULL);
     ws_index_close(ix);
+    ws_after_set_root(NULL);
     for (size_t i = 0; i < 2; i++) {
         free(data_paths[i]);
         data_paths[i] = NULL;

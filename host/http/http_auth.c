@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "http_auth.h"
+#include "http_banner.h"
+#include "http_introspect.h"
 #include "http_jwt.h"
 #include "paths.h"
 #include "strutil.h"
@@ -18,6 +20,8 @@
 
 static char token[TOKEN_MAX + 1];
 static int oauth;
+static int jwt_keys;   /* OAuth: JWT access tokens checked with keys */
+static int introspect; /* OAuth: tokens asked about at the authorization server */
 
 static int make_token(const char *path, char **err)
 {
@@ -94,7 +98,11 @@ int http_auth_open(const http_config *c, int *created, char **err)
     *err = NULL;
     if (c->oauth) {
         oauth = 1;
-        return http_jwt_open(c, err);
+        jwt_keys = c->oauth_jwks_file || c->oauth_jwks_url || c->oauth_key_file;
+        introspect = c->oauth_introspection_url != NULL;
+        if (jwt_keys && http_jwt_open(c, err) < 0)
+            return -1;
+        return introspect ? http_introspect_open(c, err) : 0;
     }
     if (access(c->token_file, F_OK) != 0 && errno == ENOENT) {
         if (make_token(c->token_file, err) < 0)
@@ -105,7 +113,15 @@ int http_auth_open(const http_config *c, int *created, char **err)
     return read_token(c->token_file, err);
 }
 
-void http_auth_close(void) { memset(token, 0, sizeof token); }
+void http_auth_close(void)
+{
+    memset(token, 0, sizeof token);
+    if (introspect)
+        http_introspect_close();
+    if (jwt_keys)
+        http_jwt_close();
+    oauth = jwt_keys = introspect = 0;
+}
 
 const char *http_auth_token(void) { return oauth ? NULL : token; }
 
@@ -119,12 +135,25 @@ static int same_secret(const char *a, const char *b)
     return d == 0;
 }
 
+/* A JWT (three dot-separated parts) goes to the keys when there are
+ * keys; any other token, or every token when there are none, to the
+ * introspection endpoint when one is configured. */
+static int oauth_check(const char *cred, char owner[HTTP_OWNER_MAX], const char **error,
+                       const char **desc)
+{
+    const char *dot = strchr(cred, '.');
+    int jwt_shaped = dot && strchr(dot + 1, '.');
+    if (jwt_keys && (jwt_shaped || !introspect))
+        return http_jwt_check(cred, owner, error, desc);
+    return http_introspect_check(cred, owner, error, desc);
+}
+
 int http_auth_check(const char *authorization, char owner[HTTP_OWNER_MAX], const char **error,
                     const char **desc)
 {
     owner[0] = 0;
     *error = NULL;
-    *desc = "this server needs Authorization: Bearer TOKEN";
+    *desc = http_banner_missing_header();
     if (!authorization || !*authorization)
         return 401;
     if (strncasecmp(authorization, "Bearer ", 7) != 0) {
@@ -136,7 +165,7 @@ int http_auth_check(const char *authorization, char owner[HTTP_OWNER_MAX], const
     while (*cred == ' ')
         cred++;
     if (oauth)
-        return http_jwt_check(cred, owner, error, desc);
+        return oauth_check(cred, owner, error, desc);
     if (!*token || !same_secret(cred, token)) {
         *error = "invalid_token";
         *desc = "the bearer token is not this server's token";

@@ -1,7 +1,9 @@
 /* Who may talk to `vthost serve --http`: every request carries
  * Authorization: Bearer TOKEN, either the server's own token (a random
- * secret kept 0600 in the token file) or, in OAuth mode, a JWT access
- * token issued for this server (http_jwt.h). */
+ * secret kept 0600 in the token file) or, in OAuth mode, an access token
+ * issued for this server: a JWT checked with the authorization server's
+ * keys (http_jwt.h), or an opaque token the authorization server vouches
+ * for (introspection, http_introspect.h). */
 #ifndef VTHOST_HTTP_AUTH_H
 #define VTHOST_HTTP_AUTH_H
 
@@ -23,7 +25,9 @@ const char *http_auth_token(void);
  * its limit), or 401 with *error the RFC 6750 error code (NULL when no
  * credentials were given at all) and *desc a reason safe to show (never
  * the token); 403 ("insufficient_scope") for a valid OAuth access token
- * that lacks a scope of [oauth] scopes. */
+ * that lacks a scope of [oauth] scopes; 503 (*error NULL) when the
+ * authorization server could not be asked (introspection): never a
+ * pass. */
 int http_auth_check(const char *authorization, char owner[HTTP_OWNER_MAX], const char **error,
                     const char **desc);
 

@@ -9,16 +9,14 @@
 #include <sys/stat.h>
 #include "http_config.h"
 #include "http_fetch.h"
+#include "paths.h"
 #include "strutil.h"
 #include "toml_reader.h"
 
 static char *config_dir(void)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    if (xdg && *xdg == '/')
-        return str_printf("%s/vthost", xdg);
-    const char *home = getenv("HOME");
-    return str_printf("%s/.config/vthost", home && *home ? home : ".");
+    char *d = paths_xdg_vthost("XDG_CONFIG_HOME", ".config");
+    return d ? d : str_printf("./.config/vthost");
 }
 
 static int parse_port(const char *s, int *port)
@@ -95,6 +93,7 @@ typedef struct reader {
     const cJSON *t;
     const char *file;
     char **err;
+    mode_t mode; /* the file's */
 } reader;
 
 static int get_str(reader *r, const cJSON *t, const char *key, char **out)
@@ -247,6 +246,73 @@ int http_config_url_secure(const char *url, char **err)
     return ok;
 }
 
+/* A string or an array of non-empty strings, as a NULL-terminated list. */
+static int get_str_or_strs(reader *r, const cJSON *t, const char *key, char ***out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!cJSON_IsString(v))
+        return get_strs(r, t, key, out);
+    char *one = NULL;
+    if (get_str(r, t, key, &one) < 0)
+        return -1;
+    char **list = calloc(2, sizeof *list);
+    if (!list) {
+        free(one);
+        *r->err = strdup("out of memory");
+        return -1;
+    }
+    list[0] = one;
+    *out = list;
+    return 0;
+}
+
+/* A URL that decides who gets in: https://, or http:// on loopback. */
+static int secure_url(reader *r, const char *key, const char *url)
+{
+    char *why = NULL;
+    int secure = http_config_url_secure(url, &why);
+    if (secure > 0)
+        return 0;
+    *r->err = str_printf("%s: [oauth] %s must be an https:// URL (or http:// on 127.0.0.1, "
+                         "localhost or [::1]), got %s%s%s",
+                         r->file, key, url, why ? ": " : "", why ? why : "");
+    free(why);
+    return -1;
+}
+
+/* [oauth] introspection_*: opaque access tokens checked by the
+ * authorization server (RFC 7662).  The client secret makes http.toml a
+ * secret: it must be readable by its owner only. */
+static int read_introspection(reader *r, http_config *c, const cJSON *o)
+{
+    int rc = get_str(r, o, "introspection_url", &c->oauth_introspection_url);
+    if (rc == 0)
+        rc = get_str(r, o, "introspection_client_id", &c->oauth_introspection_client_id);
+    if (rc == 0)
+        rc = get_str(r, o, "introspection_client_secret", &c->oauth_introspection_secret);
+    long n = -1;
+    if (rc == 0 && (rc = get_int(r, o, "introspection_cache_seconds", 0, 3600, &n)) == 0 && n >= 0)
+        c->oauth_introspection_cache_s = (int)n;
+    if (rc < 0)
+        return -1;
+    if (!c->oauth_introspection_url)
+        return 0;
+    if (!c->oauth_introspection_client_id || !c->oauth_introspection_secret) {
+        *r->err = str_printf("%s: [oauth] introspection_url needs introspection_client_id and "
+                             "introspection_client_secret (this server's own client at the "
+                             "authorization server)",
+                             r->file);
+        return -1;
+    }
+    if (r->mode & 077) {
+        *r->err = str_printf("%s holds introspection_client_secret and is readable by others "
+                             "(mode %03o): chmod 600 %s",
+                             r->file, (unsigned)(r->mode & 0777), r->file);
+        return -1;
+    }
+    return secure_url(r, "introspection_url", c->oauth_introspection_url);
+}
+
 /* [oauth]: the OAuth 2.1 resource-server mode. */
 static int read_oauth(reader *r, http_config *c, const cJSON *o)
 {
@@ -259,6 +325,11 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
                                        "algorithm",
                                        "authorization_servers",
                                        "scopes",
+                                       "client_id",
+                                       "introspection_url",
+                                       "introspection_client_id",
+                                       "introspection_client_secret",
+                                       "introspection_cache_seconds",
                                        NULL};
     if (!cJSON_IsObject(o)) {
         *r->err = str_printf("%s: oauth must be a table ([oauth])", r->file);
@@ -269,7 +340,7 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
     if (rc == 0)
         rc = get_str(r, o, "issuer", &c->oauth_issuer);
     if (rc == 0)
-        rc = get_str(r, o, "audience", &c->oauth_audience);
+        rc = get_str_or_strs(r, o, "audience", &c->oauth_audiences);
     if (rc == 0)
         rc = get_str(r, o, "jwks_file", &c->oauth_jwks_file);
     if (rc == 0)
@@ -285,22 +356,21 @@ static int read_oauth(reader *r, http_config *c, const cJSON *o)
         rc = get_strs(r, o, "authorization_servers", &c->oauth_servers);
     if (rc == 0)
         rc = get_str(r, o, "scopes", &c->oauth_scope);
+    if (rc == 0)
+        rc = get_str(r, o, "client_id", &c->oauth_client_id);
+    if (rc == 0)
+        rc = read_introspection(r, c, o);
     int sources = !!c->oauth_jwks_file + !!c->oauth_jwks_url + !!c->oauth_key_file;
-    if (rc == 0 && (!c->oauth_issuer || sources != 1)) {
+    if (rc == 0 &&
+        (!c->oauth_issuer || sources > 1 || (sources == 0 && !c->oauth_introspection_url))) {
         *r->err = str_printf("%s: [oauth] needs issuer and one of jwks_url, jwks_file, or "
-                             "public_key_file with algorithm",
+                             "public_key_file with algorithm (JWT access tokens), and/or "
+                             "introspection_url (opaque access tokens)",
                              r->file);
         rc = -1;
     }
-    char *why = NULL;
-    int secure = rc == 0 && c->oauth_jwks_url ? http_config_url_secure(c->oauth_jwks_url, &why) : 1;
-    if (secure <= 0) {
-        *r->err = str_printf("%s: [oauth] jwks_url must be an https:// URL (or http:// on "
-                             "127.0.0.1, localhost or [::1]), got %s%s%s",
-                             r->file, c->oauth_jwks_url, why ? ": " : "", why ? why : "");
-        free(why);
-        rc = -1;
-    }
+    if (rc == 0 && c->oauth_jwks_url)
+        rc = secure_url(r, "jwks_url", c->oauth_jwks_url);
     return rc;
 }
 
@@ -316,7 +386,7 @@ static int read_file(http_config *c, const char *path, char **err)
         free(terr);
         return -1;
     }
-    reader r = {t, path, err};
+    reader r = {t, path, err, st.st_mode};
     int rc = only_keys(&r, t, top_keys, NULL);
     if (rc == 0)
         rc = get_str(&r, t, "public_url", &c->public_url);
@@ -366,6 +436,7 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->max_sessions_per_client = 16;
     c->max_sessions = 128;
     c->oauth_jwks_refresh_s = 3600;
+    c->oauth_introspection_cache_s = 60;
     c->max_calls_per_session = 16;
     c->max_body_bytes = 4 * 1024 * 1024;
     c->idle_timeout_s = 600;
@@ -412,11 +483,18 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
             c->listen, c->config_dir);
         return -1;
     }
-    if (c->oauth && !c->oauth_audience && !c->public_url) {
+    if (c->oauth && !c->oauth_audiences && !c->public_url) {
         *err = str_printf("%s/http.toml: [oauth] needs public_url (the audience access tokens "
                           "are issued for) or [oauth] audience",
                           c->config_dir);
         return -1;
+    }
+    if (c->oauth && !c->oauth_audiences) {
+        c->oauth_audiences = calloc(2, sizeof *c->oauth_audiences);
+        if (!c->oauth_audiences || !(c->oauth_audiences[0] = strdup(c->public_url))) {
+            *err = strdup("out of memory");
+            return -1;
+        }
     }
     return 0;
 }
@@ -438,13 +516,19 @@ void http_config_free(http_config *c)
     free(c->tls_key);
     free(c->access_log);
     free(c->oauth_issuer);
-    free(c->oauth_audience);
+    free_list(c->oauth_audiences);
     free(c->oauth_jwks_file);
     free(c->oauth_jwks_url);
     free(c->oauth_key_file);
     free(c->oauth_alg);
     free_list(c->oauth_servers);
     free(c->oauth_scope);
+    free(c->oauth_client_id);
+    free(c->oauth_introspection_url);
+    free(c->oauth_introspection_client_id);
+    if (c->oauth_introspection_secret)
+        memset(c->oauth_introspection_secret, 0, strlen(c->oauth_introspection_secret));
+    free(c->oauth_introspection_secret);
     memset(c, 0, sizeof *c);
 }
 

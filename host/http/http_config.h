@@ -39,7 +39,8 @@ typedef struct http_config {
     /* OAuth 2.1 resource server: JWT access tokens instead of the token. */
     int oauth;
     char *oauth_issuer;
-    char *oauth_audience;     /* default: public_url */
+    char **oauth_audiences;   /* aud values accepted (NULL-terminated): [oauth]
+                                 audience, a string or a list; default public_url */
     char *oauth_jwks_file;    /* keys: a JWKS file ... */
     char *oauth_jwks_url;     /* ... or URL (https://, or http:// on loopback) */
     int oauth_jwks_refresh_s; /* the URL is fetched again this often */
@@ -47,6 +48,13 @@ typedef struct http_config {
     char *oauth_alg;          /* with oauth_key_file: RS256, ES256, ... */
     char **oauth_servers;     /* authorization_servers for the metadata */
     char *oauth_scope;        /* scopes_supported, space separated */
+    char *oauth_client_id;    /* a pre-registered client for the snippets */
+    /* RFC 7662 introspection of opaque access tokens, with the resource
+     * server's own client credentials (HTTP Basic). */
+    char *oauth_introspection_url;
+    char *oauth_introspection_client_id;
+    char *oauth_introspection_secret;
+    int oauth_introspection_cache_s; /* an answer is reused at most this long */
 } http_config;
 
 /* Fill *c from `listen` (ADDR:PORT, ADDR, :PORT or PORT; NULL: the

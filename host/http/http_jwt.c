@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "http_claims.h"
 #include "http_fetch.h"
 #include "http_jwt.h"
 #include "jose_key.h"
@@ -245,73 +246,6 @@ static int signature_check(const jose_jws *t, const char *token, const char **de
     return 401;
 }
 
-static int audience_ok(const cJSON *aud, const char *want)
-{
-    if (cJSON_IsString(aud))
-        return strcmp(aud->valuestring, want) == 0;
-    const cJSON *list = cJSON_IsArray(aud) ? aud : NULL, *it;
-    cJSON_ArrayForEach(it, list)
-    {
-        if (cJSON_IsString(it) && strcmp(it->valuestring, want) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* Whether `want` is one of the space-separated words of `list`. */
-static int has_word(const char *list, const char *want, size_t n)
-{
-    for (const char *p = list; p && *p;) {
-        p += strspn(p, " ");
-        size_t len = strcspn(p, " ");
-        if (len == n && strncmp(p, want, n) == 0)
-            return 1;
-        p += len;
-    }
-    return 0;
-}
-
-/* The scopes a token grants: its "scope" (RFC 9068: space-separated) or
- * "scp" (a string or an array of strings), as one space-separated
- * string (malloc'd, or NULL). */
-static char *granted_scopes(const cJSON *claims)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(claims, "scope");
-    if (!v)
-        v = cJSON_GetObjectItemCaseSensitive(claims, "scp");
-    if (cJSON_IsString(v))
-        return strdup(v->valuestring);
-    char *granted = NULL;
-    const cJSON *list = cJSON_IsArray(v) ? v : NULL, *it;
-    cJSON_ArrayForEach(it, list)
-    {
-        if (!cJSON_IsString(it) || strchr(it->valuestring, ' '))
-            continue;
-        char *more = str_printf("%s %s", granted ? granted : "", it->valuestring);
-        free(granted);
-        granted = more;
-    }
-    return granted;
-}
-
-/* Every scope of [oauth] scopes is granted. */
-static int scopes_ok(const cJSON *claims)
-{
-    if (!conf->oauth_scope)
-        return 1;
-    char *granted = granted_scopes(claims);
-    int ok = 1;
-    for (const char *p = conf->oauth_scope; *p && ok;) {
-        p += strspn(p, " ");
-        size_t n = strcspn(p, " ");
-        if (n && !has_word(granted, p, n))
-            ok = 0;
-        p += n;
-    }
-    free(granted);
-    return ok;
-}
-
 /* The claims of a token whose signature verified, read from the payload
  * the signature was checked over: 0, 401 or 403 (a scope missing), with
  * *desc why not. */
@@ -322,10 +256,9 @@ static int claims_check(const cJSON *claims, const char **error, const char **de
     const cJSON *sub = cJSON_GetObjectItemCaseSensitive(claims, "sub");
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(claims, "exp");
     const cJSON *nbf = cJSON_GetObjectItemCaseSensitive(claims, "nbf");
-    const char *aud = conf->oauth_audience ? conf->oauth_audience : conf->public_url;
     if (!cJSON_IsString(iss) || strcmp(iss->valuestring, conf->oauth_issuer) != 0)
         *desc = "the access token was issued by another authorization server (iss)";
-    else if (!audience_ok(cJSON_GetObjectItemCaseSensitive(claims, "aud"), aud))
+    else if (!http_claims_audience_ok(conf, cJSON_GetObjectItemCaseSensitive(claims, "aud")))
         *desc = "the access token was not issued for this server (aud)";
     else if (!cJSON_IsNumber(exp))
         *desc = "the access token has no expiry (exp)";
@@ -335,42 +268,13 @@ static int claims_check(const cJSON *claims, const char **error, const char **de
         *desc = "the access token is not valid yet (nbf)";
     else if (!cJSON_IsString(sub) || !sub->valuestring[0])
         *desc = "the access token names no subject (sub)";
-    else if (!scopes_ok(claims)) {
+    else if (!http_claims_scopes_ok(conf, claims)) {
         *error = "insufficient_scope";
         *desc = "the access token lacks a scope this server requires (scope)";
         return 403;
     } else
         return 0;
     return 401;
-}
-
-/* The owner of a token's sessions: the principal is the whole issuer and
- * subject, so the key is a hash of both (neither holds a NUL: the reader
- * refuses \u0000), whatever their length; two subjects that share a
- * prefix never share sessions or limits. */
-static int principal_key(const cJSON *claims, char owner[HTTP_OWNER_MAX])
-{
-    const char *iss = cJSON_GetObjectItemCaseSensitive(claims, "iss")->valuestring;
-    const char *sub = cJSON_GetObjectItemCaseSensitive(claims, "sub")->valuestring;
-    size_t li = strlen(iss), ls = strlen(sub);
-    char *both = malloc(li + 1 + ls);
-    if (both) {
-        memcpy(both, iss, li + 1);
-        memcpy(both + li + 1, sub, ls);
-    }
-    unsigned char h[32];
-    int rc = both ? crypto_sha256(both, li + 1 + ls, h) : -1;
-    free(both);
-    if (rc < 0)
-        return -1;
-    static const char hex[] = "0123456789abcdef";
-    char *w = owner + snprintf(owner, HTTP_OWNER_MAX, "oauth:");
-    for (size_t i = 0; i < sizeof h; i++) {
-        *w++ = hex[h[i] >> 4];
-        *w++ = hex[h[i] & 15];
-    }
-    *w = 0;
-    return 0;
 }
 
 int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **error,
@@ -381,7 +285,10 @@ int http_jwt_check(const char *token, char owner[HTTP_OWNER_MAX], const char **e
     int status = jose_jws_read(token, &t, desc) < 0 ? 401 : signature_check(&t, token, desc);
     if (status == 0)
         status = claims_check(t.claims, error, desc);
-    if (status == 0 && principal_key(t.claims, owner) < 0) {
+    if (status == 0 &&
+        http_claims_principal(cJSON_GetObjectItemCaseSensitive(t.claims, "iss")->valuestring,
+                              cJSON_GetObjectItemCaseSensitive(t.claims, "sub")->valuestring,
+                              owner) < 0) {
         *desc = "the server cannot hash the access token's subject (out of memory)";
         status = 401;
     }

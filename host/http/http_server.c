@@ -33,6 +33,7 @@
 #include "host.h"
 #include "http.h"
 #include "http_auth.h"
+#include "http_banner.h"
 #include "http_config.h"
 #include "http_guard.h"
 #include "http_jwt.h"
@@ -47,6 +48,7 @@
 #include "mcp_roots.h"
 #include "mcp_server.h"
 #include "mhd_lib.h"
+#include "monotime.h"
 #include "registry.h"
 #include "registry_dynamic.h"
 #include "serve_signals.h"
@@ -80,7 +82,7 @@ typedef struct req {
 static double ms_since(const struct timespec *t0)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    mono_now(&t);
     return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
@@ -137,6 +139,10 @@ static enum MHD_Result send_error(struct MHD_Connection *c, req *r, int status, 
 static enum MHD_Result send_unauthorized(struct MHD_Connection *c, req *r, int status,
                                          const char *error, const char *desc)
 {
+    if (status == 503) { /* the authorization server could not be asked */
+        const char *h[] = {"Retry-After", "5", NULL};
+        return send_error(c, r, 503, -32001, desc, h);
+    }
     char www[768];
     int n;
     if (metadata_url)
@@ -546,7 +552,7 @@ static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char
 static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
 {
     cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "resource", cfg.oauth_audience ? cfg.oauth_audience : endpoint_url);
+    cJSON_AddStringToObject(m, "resource", endpoint_url);
     cJSON *as = cJSON_AddArrayToObject(m, "authorization_servers");
     if (cfg.oauth_servers)
         for (char **p = cfg.oauth_servers; *p; p++)
@@ -607,7 +613,7 @@ static enum MHD_Result request_begin(struct MHD_Connection *c, const char *url, 
     req *r = calloc(1, sizeof *r);
     if (!r)
         return MHD_NO;
-    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    mono_now(&r->t0);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", url);
     *con_cls = r;
@@ -730,21 +736,6 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-static void print_snippet(const char *token_file)
-{
-    const char *token = http_auth_token();
-    fprintf(stderr,
-            "vthost: created a bearer token for the HTTP server in %s (0600); it is shown "
-            "this once:\n\n    %s\n\n"
-            "Claude Code:\n"
-            "    claude mcp add --transport http vthost %s --header \"Authorization: Bearer "
-            "$(cat %s)\"\n"
-            "Codex (~/.codex/config.toml; export VTHOST_TOKEN=$(cat %s)):\n"
-            "    [mcp_servers.vthost]\n    url = \"%s\"\n    bearer_token_env_var = "
-            "\"VTHOST_TOKEN\"\n\n",
-            token_file, token ? token : "", endpoint_url, token_file, token_file, endpoint_url);
-}
-
 static char *read_pem(const char *path, char **err)
 {
     FILE *f = fopen(path, "re");
@@ -860,14 +851,15 @@ static void announce(struct MHD_Daemon *d, int created)
     endpoint_url = http_config_url(&cfg, port);
     if (cfg.oauth) {
         /* https://host/mcp -> https://host/.well-known/oauth-protected-resource/mcp */
-        const char *u = cfg.oauth_audience ? cfg.oauth_audience : endpoint_url;
+        const char *u = endpoint_url;
         const char *path = strchr(strstr(u, "://") ? strstr(u, "://") + 3 : u, '/');
         int origin_len = path ? (int)(path - u) : (int)strlen(u);
         metadata_url = str_printf("%.*s/.well-known/oauth-protected-resource%s", origin_len, u,
                                   path && strcmp(path, "/") ? path : "");
     }
+    http_banner_init(&cfg, endpoint_url);
     if (created)
-        print_snippet(cfg.token_file);
+        http_banner_first_start(&cfg, endpoint_url, http_auth_token());
     char *local = NULL;
     if (cfg.public_url) {
         http_config tmp = cfg;
@@ -957,6 +949,7 @@ int http_serve(const char *listen, const char *token_file)
     }
     http_log_close();
     http_auth_close();
+    http_banner_free();
     for (int i = 0; i < 2; i++) {
         if (wake_pipe[i] >= 0)
             close(wake_pipe[i]);

@@ -17,6 +17,7 @@
 #include <vthost/services.h>
 #include "http_session.h"
 #include "json_exact.h"
+#include "monotime.h"
 #include "registry_view.h"
 #include "services.h"
 
@@ -88,12 +89,7 @@ static http_limits limits;
  * the access log). */
 static __thread http_stream *tl_stream;
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return mono_now_ms(); }
 
 /* ---- routing the engine's messages -------------------------------------- */
 
@@ -614,26 +610,14 @@ void http_sessions_tools_changed(void *ud)
     free(v);
 }
 
-static void deadline_in(struct timespec *t, int ms)
-{
-    clock_gettime(CLOCK_REALTIME, t);
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
-
 void http_sessions_shutdown(int grace_ms)
 {
     /* Running calls may finish, and their answers reach their clients,
      * within the grace period. */
     struct timespec end;
-    deadline_in(&end, grace_ms);
+    mono_deadline_ms(&end, grace_ms);
     pthread_mutex_lock(&g_mu);
-    while ((g_threads > 0 || g_posts > 0) &&
-           pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+    while ((g_threads > 0 || g_posts > 0) && mono_cond_wait(&g_cond, &g_mu, &end) != ETIMEDOUT)
         ;
     http_session *list = g_sessions;
     g_sessions = NULL;
@@ -656,10 +640,9 @@ void http_sessions_shutdown(int grace_ms)
         list = n;
     }
     /* Cancelled calls end their commands and answer; a moment more. */
-    deadline_in(&end, grace_ms > 2000 ? grace_ms : 2000);
+    mono_deadline_ms(&end, grace_ms > 2000 ? grace_ms : 2000);
     pthread_mutex_lock(&g_mu);
-    while ((g_threads > 0 || g_posts > 0) &&
-           pthread_cond_timedwait(&g_cond, &g_mu, &end) != ETIMEDOUT)
+    while ((g_threads > 0 || g_posts > 0) && mono_cond_wait(&g_cond, &g_mu, &end) != ETIMEDOUT)
         ;
     pthread_mutex_unlock(&g_mu);
 }
@@ -675,7 +658,7 @@ http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON 
     st->progress = progress ? cJSON_Duplicate(progress, 1) : NULL;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_REALTIME);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->cond, &ca);
     pthread_condattr_destroy(&ca);
     st->refs = 1;
@@ -820,8 +803,8 @@ static int client_gone(int fd)
 static void wait_locked(http_stream *st)
 {
     struct timespec t;
-    deadline_in(&t, POLL_MS);
-    pthread_cond_timedwait(&st->cond, &st->s->mu, &t);
+    mono_deadline_ms(&t, POLL_MS);
+    mono_cond_wait(&st->cond, &st->s->mu, &t);
 }
 
 ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)

@@ -1,21 +1,16 @@
 /* DER writing for JOSE keys and signatures: see jose_der.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "jose_der.h"
 
 void jose_der_put(jose_der *d, const void *b, size_t n)
 {
     if (d->oom || n == 0)
         return;
-    if (d->n + n > d->cap) {
-        size_t cap = (d->n + n) * 2 + 64;
-        unsigned char *q = realloc(d->p, cap);
-        if (!q) {
-            d->oom = 1;
-            return;
-        }
-        d->p = q;
-        d->cap = cap;
+    if (VT_GROW(&d->p, &d->cap, d->n + n) != 0) {
+        d->oom = 1;
+        return;
     }
     memcpy(d->p + d->n, b, n);
     d->n += n;

@@ -3,6 +3,7 @@
  * off its curve is refused there). */
 #include <stdlib.h>
 #include <string.h>
+#include "digest.h"
 #include "jose_der.h"
 #include "jose_key.h"
 #include "jose_reader.h"
@@ -35,7 +36,7 @@ static unsigned char *member(const cJSON *jwk, const char *name, size_t *n)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(jwk, name);
     if (!cJSON_IsString(v))
         return NULL;
-    return jose_b64url_decode(v->valuestring, strlen(v->valuestring), 1, n);
+    return digest_b64url_decode(v->valuestring, strlen(v->valuestring), 1, n);
 }
 
 static crypto_key *rsa_key(const cJSON *jwk)

@@ -8,61 +8,9 @@
 #include <string.h>
 #include <strings.h>
 #include <utf8proc.h>
+#include "digest.h"
 #include "jose_reader.h"
 #include "json_exact.h"
-
-static int b64url_val(int c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '-')
-        return 62;
-    if (c == '_')
-        return 63;
-    return -1;
-}
-
-unsigned char *jose_b64url_decode(const char *s, size_t len, int allow_pad, size_t *n)
-{
-    size_t pad = 0;
-    if (allow_pad && len % 4 == 0)
-        while (pad < 2 && len > 0 && s[len - 1] == '=')
-            len--, pad++;
-    if (len % 4 == 1 || (pad && len % 4 != 4 - pad))
-        return NULL;
-    unsigned char *out = malloc(len / 4 * 3 + 3);
-    size_t o = 0;
-    unsigned acc = 0;
-    int bits = 0;
-    for (size_t i = 0; out && i < len; i++) {
-        int v = b64url_val((unsigned char)s[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
-        }
-        acc &= (1u << bits) - 1;
-    }
-    /* the bits left over must be zero: one encoding per byte string */
-    if (out && acc != 0) {
-        free(out);
-        return NULL;
-    }
-    if (out) {
-        out[o] = 0;
-        *n = o;
-    }
-    return out;
-}
 
 enum part_error {
     PART_OK,
@@ -182,7 +130,7 @@ cJSON *jose_json_parse(const char *text, size_t n, const char **why)
 static cJSON *read_part(const char *s, size_t len, enum part_error *e)
 {
     size_t n = 0;
-    unsigned char *raw = jose_b64url_decode(s, len, 0, &n);
+    unsigned char *raw = digest_b64url_decode(s, len, 0, &n);
     if (!raw)
         return *e = PART_NOT_B64, NULL;
     cJSON *j = parse_json((const char *)raw, n, e);
@@ -269,7 +217,7 @@ int jose_jws_read(const char *token, jose_jws *out, const char **why)
         jose_jws_free(out);
         return *why = part_why(1, e), -1;
     }
-    out->sig = jose_b64url_decode(d2 + 1, strlen(d2 + 1), 0, &out->sig_len);
+    out->sig = digest_b64url_decode(d2 + 1, strlen(d2 + 1), 0, &out->sig_len);
     if (!out->sig) {
         jose_jws_free(out);
         return *why = "the access token's signature is not base64url (without padding)", -1;

@@ -16,13 +16,6 @@
  * longer is refused before it is decoded. */
 #define JOSE_TOKEN_MAX 16384
 
-/* base64url (RFC 4648 section 5) in its canonical form: the alphabet
- * A-Z a-z 0-9 - _ only, no padding (or, with allow_pad, '=' padding to a
- * multiple of four, which some JWK sets carry), no length that leaves a
- * lone character, unused trailing bits zero.  Returns the bytes
- * (malloc'd, with a NUL after them) and *n, or NULL. */
-unsigned char *jose_b64url_decode(const char *s, size_t len, int allow_pad, size_t *n);
-
 /* Parse `n` bytes as one JSON value with no duplicate member name in any
  * object (names compared byte for byte), no \u0000 and valid UTF-8.
  * Returns the tree (cJSON_Delete frees it), or NULL with *why (static

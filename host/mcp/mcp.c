@@ -1,6 +1,7 @@
 /* `vthost serve`: the MCP engine bound to the host's pipeline, registry
  * and logging, on a private copy of stdin/stdout. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,14 +121,48 @@ static void client_info(const char *name, const char *version)
     registry_list_all(mcp_catalog_full_for(name, version));
 }
 
-static cJSON *list_tools(void)
+/* Lazy tool sources (MCP providers) started beside the listing: a
+ * client that gives a server about a second (Codex) must not wait for a
+ * slow provider; what they bring arrives with list_changed.  The thread
+ * is detached: when the host closes, a source's fini ends the start
+ * under way, whatever front end listed (stdio or HTTP). */
+static pthread_mutex_t demand_mu = PTHREAD_MUTEX_INITIALIZER;
+static int demand_running;
+
+static void *demand_main(void *arg)
+{
+    (void)arg;
+    registry_dynamic_demand(NULL);
+    pthread_mutex_lock(&demand_mu);
+    demand_running = 0;
+    pthread_mutex_unlock(&demand_mu);
+    return NULL;
+}
+
+/* Start the sources unless a start is under way already. */
+static void demand_in_background(void)
+{
+    pthread_mutex_lock(&demand_mu);
+    if (!demand_running) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_t th;
+        demand_running = pthread_create(&th, &attr, demand_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    pthread_mutex_unlock(&demand_mu);
+}
+
+/* The listing as the client was last given it (printed), so that a
+ * reopened workspace announces list_changed only when the tools differ. */
+static pthread_mutex_t listed_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *last_listed;
+
+static cJSON *listing(void)
 {
     const tool_entry **list = NULL;
     size_t n = 0;
-    /* Listing everything up front includes the providers' tools, so
-     * start them first (each within its startup timeout). */
-    if (registry_listing_all())
-        registry_dynamic_demand(NULL);
     cJSON *arr = cJSON_CreateArray();
     serve_workspace_read_lock();
     if (registry_listed(&list, &n) == 0) {
@@ -140,6 +175,36 @@ static cJSON *list_tools(void)
     serve_workspace_read_unlock();
     free(list);
     return arr;
+}
+
+static cJSON *list_tools(void)
+{
+    /* Listing everything up front includes the providers' tools: what is
+     * known now (their cached lists) is answered at once, and they start
+     * in the background. */
+    if (registry_listing_all())
+        demand_in_background();
+    cJSON *arr = listing();
+    char *text = cJSON_PrintUnformatted(arr);
+    pthread_mutex_lock(&listed_mu);
+    free(last_listed);
+    last_listed = text;
+    pthread_mutex_unlock(&listed_mu);
+    return arr;
+}
+
+/* 1 when the listing differs from what the client was last given (a
+ * client that has not listed yet will see the new one anyway). */
+static int listing_changed(void)
+{
+    cJSON *arr = listing();
+    char *now = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    pthread_mutex_lock(&listed_mu);
+    int changed = last_listed && (!now || strcmp(now, last_listed) != 0);
+    pthread_mutex_unlock(&listed_mu);
+    free(now);
+    return changed;
 }
 
 /* Every call first settles the workspace (see serve_workspace.c). */
@@ -157,8 +222,8 @@ static int call_in_workspace(const call_request *req, call_result *out)
         return VT_ERR_DENIED;
     }
     int rc = pipeline_call(req, out);
-    if (reopened)
-        out->list_changed = 1; /* the root's vtcode.toml may pick another profile */
+    if (reopened && listing_changed())
+        out->list_changed = 1; /* the root's vtcode.toml picked other tools */
     return rc;
 }
 

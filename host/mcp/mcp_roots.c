@@ -10,6 +10,7 @@
 #include <time.h>
 #include "mcp_internal.h"
 #include "mcp_roots.h"
+#include "monotime.h"
 
 #define ROOTS_ID "vthost-roots-list"
 
@@ -118,20 +119,14 @@ int mcp_roots_wait(int timeout_ms, cJSON **roots)
 {
     *roots = NULL;
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    mono_deadline_ms(&until, timeout_ms);
     pthread_mutex_lock(&mu);
     if (state == IDLE) {
         pthread_mutex_unlock(&mu);
         return 0;
     }
     while (state == ASKED)
-        if (pthread_cond_timedwait(&cv, &mu, &until) == ETIMEDOUT)
+        if (mono_cond_wait(&cv, &mu, &until) == ETIMEDOUT)
             break;
     const cJSON *result = cJSON_GetObjectItemCaseSensitive(answer, "result");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(result, "roots");

@@ -150,7 +150,7 @@ static cJSON *verified(const char *text)
     int good = mac && strlen(mac) == strlen(dot + 1) && digest_equal(mac, dot + 1, strlen(mac));
     free(mac);
     size_t n = 0;
-    unsigned char *json = good ? digest_b64url_decode(text, body_len, &n) : NULL;
+    unsigned char *json = good ? digest_b64url_decode(text, body_len, 0, &n) : NULL;
     cJSON *o = json ? cJSON_ParseWithLength((const char *)json, n) : NULL;
     free(json);
     return o;

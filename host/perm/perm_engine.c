@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <vthost/grow.h>
 
 const char *perm_decision_name(perm_decision d)
 {
@@ -73,14 +74,8 @@ static int perm_path_protected(const char *workspace, const char *abs)
 static void step(perm_eval *ev, const char *layer, const perm_rule *r, const char *subject,
                  const char *note)
 {
-    if (ev->nsteps == ev->capsteps) {
-        size_t nc = ev->capsteps ? ev->capsteps * 2 : 8;
-        perm_step *ns = realloc(ev->steps, nc * sizeof *ns);
-        if (!ns)
-            return; /* the trace is best effort; the decision is not */
-        ev->steps = ns;
-        ev->capsteps = nc;
-    }
+    if (VT_GROW(&ev->steps, &ev->capsteps, ev->nsteps + 1) != 0)
+        return; /* the trace is best effort; the decision is not */
     ev->steps[ev->nsteps++] = (perm_step){layer, r, subject, note};
 }
 

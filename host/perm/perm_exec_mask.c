@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 
 /* One evaluation of the command `text`: 1 denied by a deny rule. */
 static int denied(const perm_request *base, const char *text, perm_eval *keep)
@@ -71,14 +72,8 @@ static int add_candidates(const perm_ruleset *set, const char *tool, char ***v, 
             dup = !strcmp((*v)[k], r->key);
         if (dup)
             continue;
-        if (*n + 2 > *cap) {
-            size_t nc = *cap ? *cap * 2 : 8;
-            char **nv = realloc(*v, nc * sizeof *nv);
-            if (!nv)
-                return VT_ERR_NOMEM;
-            *v = nv;
-            *cap = nc;
-        }
+        if (VT_GROW(v, cap, *n + 2) != 0)
+            return VT_ERR_NOMEM;
         if (!((*v)[*n] = strdup(r->key)))
             return VT_ERR_NOMEM;
         (*n)++;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 static char *fmt_err(const char *what, const char *pat)
@@ -300,15 +301,9 @@ static int push(char ***v, size_t *n, size_t *cap, char *s)
 {
     if (!s)
         return VT_ERR_NOMEM;
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        char **nv = realloc(*v, nc * sizeof *nv);
-        if (!nv) {
-            free(s);
-            return VT_ERR_NOMEM;
-        }
-        *v = nv;
-        *cap = nc;
+    if (VT_GROW(v, cap, *n + 1) != 0) {
+        free(s);
+        return VT_ERR_NOMEM;
     }
     (*v)[(*n)++] = s;
     return 0;

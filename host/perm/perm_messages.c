@@ -279,18 +279,18 @@ char *perm_msg_refused(const perm_eval *ev)
 
 char *perm_msg_unanswered(const perm_eval *ev, const char *reason, int answer, int approval)
 {
-    /* No decision was made: an unattended client answers every prompt
-     * this way without asking anyone, so the refusal must not say a
-     * person refused, and keeps what the prompt was about.  The reason
-     * adds to the message only for auto's fallback; an ask rule or
-     * default is already named by ask_message. */
+    /* A decline is the answer the client's Decline button gives: the
+     * user's, though an unattended client gives it too.  A cancel is a
+     * dismissed prompt, no decision at all.  Either keeps what the
+     * prompt was about.  The reason adds to the message only for auto's
+     * fallback; an ask rule or default is already named by ask_message. */
     const char *no_answer =
         answer == PROMPT_DECLINED
-            ? "the client declined the approval prompt without a decision (a client that "
-              "runs unattended, such as codex exec, declines without asking anyone)"
+            ? "the user declined the approval prompt (a client that runs unattended, such as "
+              "codex exec, declines every prompt without asking anyone)"
         : answer == PROMPT_CANCELLED
-            ? "the approval prompt was cancelled without a decision (a client that runs "
-              "unattended, such as claude -p, cancels without asking anyone)"
+            ? "the approval prompt was dismissed without a decision (a client that runs "
+              "unattended, such as claude -p, dismisses it without asking anyone)"
             : "no prompt is possible here";
     char *why =
         ev->decision == PERM_AUTO ? str_printf("%s; %s", reason, no_answer) : strdup(no_answer);

@@ -1,6 +1,7 @@
 /* Reviewer pipeline for auto decisions.  The external command runs with
  * posix_spawn (safe in a threaded server), gets the request as JSON on
  * stdin and must answer within the timeout; it is killed otherwise. */
+#include "monotime.h"
 #include "perm_engine.h"
 #include "perm_match.h"
 #include "perm_review.h"
@@ -170,12 +171,7 @@ int perm_review_parse_answer(const char *text, char **reason)
     return out;
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
+static long now_ms(void) { return (long)mono_now_ms(); }
 
 /* Start argv with a socket as its stdin (*in, ours) and a pipe as its
  * stdout (*out, ours).  A socket, because writes use MSG_NOSIGNAL: a

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 /* ---- index: open-addressing hash of "kind\x1ftool\x1fkey" -> rules ---- */
@@ -88,14 +89,8 @@ static idx_slot *idx_find(const struct perm_index *ix, const char *k, size_t kl,
 
 static int push_rule(perm_rule ***v, size_t *n, size_t *cap, perm_rule *r)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 2;
-        perm_rule **nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            return VT_ERR_NOMEM;
-        *v = nv;
-        *cap = nc;
-    }
+    if (VT_GROW(v, cap, *n + 1) != 0)
+        return VT_ERR_NOMEM;
     (*v)[(*n)++] = r;
     return 0;
 }

@@ -3,6 +3,7 @@
  * cached), the auto-review denial counters.  Settings and agents are
  * immutable after loading; the agent cache and the counters are guarded
  * by one mutex (calls run concurrently in the MCP server). */
+#include "paths.h"
 #include "perm_agent.h"
 #include "perm_commands.h"
 #include "perm_config.h"
@@ -53,16 +54,6 @@ void permission_set_embedded_policy(const char *const *const lists[3])
         embedded_policy[i] = lists ? lists[i] : NULL;
 }
 
-/* The user's vtcode directory: $XDG_CONFIG_HOME/vtcode, else
- * ~/.config/vtcode.  malloc'd, or NULL. */
-static char *user_dir(const char *home)
-{
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    if (xdg && xdg[0] == '/')
-        return str_printf("%s/vtcode", xdg);
-    return home ? str_printf("%s/.config/vtcode", home) : NULL;
-}
-
 static char *absolute(const char *p)
 {
     char cwd[4096];
@@ -83,7 +74,9 @@ static int init_common(const char *workspace, int trusted, const char *reason)
     const char *home = getenv("HOME");
     P.st.workspace = strdup(workspace ? workspace : "/");
     P.st.home = home && *home ? strdup(home) : NULL;
-    P.st.user_dir = user_dir(P.st.home);
+    /* the user's vtcode directory: $XDG_CONFIG_HOME/vtcode, else
+     * ~/.config/vtcode */
+    P.st.user_dir = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
     P.st.workspace_trusted = trusted;
     P.st.trust_reason = reason;
     P.st.layers = cJSON_CreateArray();

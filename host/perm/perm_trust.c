@@ -17,12 +17,10 @@
 
 char *perm_trust_user_config(void)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        return str_printf("%s/vtcode/vtcode.toml", xdg);
-    if (home && *home)
-        return str_printf("%s/.config/vtcode/vtcode.toml", home);
-    return NULL;
+    char *dir = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
+    char *file = dir ? str_printf("%s/vtcode.toml", dir) : NULL;
+    free(dir);
+    return file;
 }
 
 static char *where(const char *path, const char *dotted)
@@ -223,22 +221,6 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
     return rc;
 }
 
-static int mkdirs(const char *dir)
-{
-    char *d = strdup(dir);
-    if (!d)
-        return VT_ERR_NOMEM;
-    for (char *p = d + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(d, 0700);
-            *p = '/';
-        }
-    int ok = mkdir(d, 0700) == 0 || errno == EEXIST;
-    free(d);
-    return ok ? 0 : VT_ERR_IO;
-}
-
 /* The new text of `path` (holding `text`, parsed as `tree`) with `lit`
  * added to trust.workspaces, or NULL with *msg. */
 static char *edited(const char *path, const char *text, const cJSON *tree, const char *lit,
@@ -354,7 +336,7 @@ static int read_config(char *path, char **text, mode_t *mode, char **msg)
     *text = strdup("");
     char *slash = strrchr(path, '/');
     *slash = 0;
-    int rc = mkdirs(path);
+    int rc = paths_mkdirs(path, 0700);
     *slash = '/';
     return rc;
 }

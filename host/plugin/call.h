@@ -17,6 +17,7 @@ struct vt_call {
     int error_status;
     char *error;            /* first call_error message */
     cJSON *warnings;        /* array or NULL */
+    cJSON *warnings_once;   /* call_warn_once's: given once per client session */
     struct vt_spool *spool; /* NULL until spool_open */
     const frontend *fe;
     atomic_int *cancel;

@@ -315,12 +315,16 @@ int loader_load_all(const vt_host_api *api)
     return VT_OK;
 }
 
-void loader_unload_all(int keep_mapped)
+void loader_fini_all(void)
 {
     for (size_t k = next_order; k-- > 0;)
         for (size_t i = 0; i < nmods; i++)
             if (mods[i]->initialized && mods[i]->load_order == k && mods[i]->desc->fini)
                 mods[i]->desc->fini();
+}
+
+void loader_unmap_all(int keep_mapped)
+{
     for (size_t i = 0; i < nmods; i++) {
         plugin_module *m = mods[i];
         /* Keep modules mapped when running under a leak checker would

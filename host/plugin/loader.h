@@ -41,11 +41,14 @@ void loader_leave_unopened(plugin_module *m);
  * order and init (which receives `api`, the host's table: borrowed, it
  * must outlive the modules).  Refusals are recorded, not fatal. */
 int loader_load_all(const vt_host_api *api);
-/* Run fini in reverse load order and dlclose; with `keep_mapped` (the
- * process is about to exit) the modules stay mapped for the exit to
- * unmap: dlclose's bookkeeping and unmapping cost about a sixth of a
- * bare start. */
-void loader_unload_all(int keep_mapped);
+/* Run fini in reverse load order. */
+void loader_fini_all(void);
+/* dlclose every module and forget them; with `keep_mapped` (the process
+ * is about to exit) the modules stay mapped for the exit to unmap:
+ * dlclose's bookkeeping and unmapping cost about a sixth of a bare
+ * start.  Call it once no hook of theirs runs any more
+ * (registry_dynamic_quiesce). */
+void loader_unmap_all(int keep_mapped);
 
 plugin_module *loader_find(const char *stem);
 size_t loader_count(void);

@@ -128,6 +128,8 @@ static void unpublic_locked(const tool_entry *e)
     npublic = k;
 }
 
+static int listed_all_locked(const tool_entry *e);
+
 int registry_dyn_put(tool_entry *fresh, int *was_listed)
 {
     *was_listed = 0;
@@ -138,7 +140,7 @@ int registry_dyn_put(tool_entry *fresh, int *was_listed)
         rc = VT_ERR_EXISTS;
     } else if (old) {
         if ((rc = bury_locked(old)) == VT_OK) {
-            *was_listed = old->is_public || old->is_expanded;
+            *was_listed = old->is_public || old->is_expanded || listed_all_locked(old);
             fresh->is_public = old->is_public;
             fresh->is_expanded = old->is_expanded;
             for (size_t i = 0; i < nentries; i++)
@@ -158,6 +160,9 @@ int registry_dyn_put(tool_entry *fresh, int *was_listed)
             entries[nentries++] = fresh;
             if ((rc = index_rebuild()) != VT_OK)
                 nentries--;
+            /* with the whole catalog listed, a tool that arrives late (a
+             * provider started after the first tools/list) is a change */
+            *was_listed = rc == VT_OK && listed_all_locked(fresh);
         }
     }
     if (rc == VT_OK)
@@ -175,7 +180,7 @@ int registry_dyn_drop(const char *name, const plugin_module *m, int *was_listed)
              : (!e->dynamic || e->module != m) ? VT_ERR_DENIED
                                                : bury_locked(e);
     if (rc == VT_OK) {
-        *was_listed = e->is_public || e->is_expanded;
+        *was_listed = e->is_public || e->is_expanded || listed_all_locked(e);
         unpublic_locked(e);
         size_t k = 0;
         for (size_t i = 0; i < nentries; i++)
@@ -406,6 +411,12 @@ static int expanded(const tool_entry *e) { return e->is_expanded || registry_vie
 int registry_is_deferred(const tool_entry *e)
 {
     return e && !e->is_public && !expanded(e) && !gated_out(e) && !atomic_load(&list_all);
+}
+
+/* Listed because the whole catalog is (list_all), not gated away. */
+static int listed_all_locked(const tool_entry *e)
+{
+    return atomic_load(&list_all) && !gated_out(e);
 }
 
 /* Listed after the profile's tools: expanded ones, or with list_all

@@ -22,6 +22,9 @@ static demand_hook *hooks;
 static size_t nhooks;
 static void (*listed_fn)(void *ud);
 static void *listed_ud;
+/* registry_dynamic_demand calls under way (they run hooks outside mu) */
+static int inflight;
+static pthread_cond_t inflight_done = PTHREAD_COND_INITIALIZER;
 
 /* The listener runs under `mu`, so that once on_listed_change(NULL)
  * returns no call into the old listener is still running (the front end
@@ -149,11 +152,24 @@ void registry_dynamic_demand(const char *tool)
     demand_hook *copy = n ? malloc(n * sizeof *copy) : NULL;
     if (copy)
         memcpy(copy, hooks, n * sizeof *copy);
+    inflight++;
     pthread_mutex_unlock(&mu);
     for (size_t i = 0; copy && i < n; i++)
         if (copy[i].module->state == PLUGIN_LOADED)
             copy[i].fn(copy[i].ud, tool);
     free(copy);
+    pthread_mutex_lock(&mu);
+    inflight--;
+    pthread_cond_broadcast(&inflight_done);
+    pthread_mutex_unlock(&mu);
+}
+
+void registry_dynamic_quiesce(void)
+{
+    pthread_mutex_lock(&mu);
+    while (inflight)
+        pthread_cond_wait(&inflight_done, &mu);
+    pthread_mutex_unlock(&mu);
 }
 
 void registry_dynamic_on_listed_change(void (*fn)(void *ud), void *ud)

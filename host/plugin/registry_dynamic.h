@@ -24,5 +24,10 @@ void registry_dynamic_on_listed_change(void (*fn)(void *ud), void *ud);
 
 /* Forget hooks and listeners (host exit). */
 void registry_dynamic_reset(void);
+/* Wait until no on-demand hook is running any more: between the
+ * plugins' fini (which ends what their hooks wait for) and unmapping
+ * them, since a hook may run on a thread of its own (tools/list starts
+ * the sources in the background). */
+void registry_dynamic_quiesce(void);
 
 #endif

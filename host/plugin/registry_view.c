@@ -4,6 +4,7 @@
  * taken inside the registry's lock and never around it. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <vthost/grow.h>
 #include "registry_view.h"
 
 typedef struct view {
@@ -53,15 +54,7 @@ int registry_view_add(const tool_entry *e)
         v->next = views;
         views = v;
     }
-    if (v && v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 8;
-        const tool_entry **f = realloc(v->found, cap * sizeof *f);
-        if (f) {
-            v->found = f;
-            v->cap = cap;
-        }
-    }
-    if (v && v->n < v->cap) {
+    if (v && VT_GROW(&v->found, &v->cap, v->n + 1) == 0) {
         v->found[v->n++] = e;
         added = 1;
     }

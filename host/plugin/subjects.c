@@ -1,6 +1,7 @@
 /* The subject sink handed to a tool's permission hook. */
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "subjects.h"
 
 void subjects_init(vt_subjects *s) { memset(s, 0, sizeof *s); }
@@ -9,14 +10,8 @@ int subjects_add(vt_subjects *s, vt_subject_kind kind, const char *value)
 {
     if (!s || !value || kind < VT_SUBJECT_COMMAND || kind > VT_SUBJECT_MCP_TOOL)
         return VT_ERR_INVALID;
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        subject *items = realloc(s->items, cap * sizeof *items);
-        if (!items)
-            return VT_ERR_NOMEM;
-        s->items = items;
-        s->cap = cap;
-    }
+    if (VT_GROW(&s->items, &s->cap, s->count + 1) != 0)
+        return VT_ERR_NOMEM;
     char *copy = strdup(value);
     if (!copy)
         return VT_ERR_NOMEM;

@@ -1,41 +1,21 @@
-/* libcrypto's SHA-256 and HMAC, bound on first use, and base64url. */
-#include <pthread.h>
+/* SHA-256 and HMAC through crypto_lib.h (libcrypto opened on first use),
+ * and the host's one base64url codec. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/plugin.h>
+#include "crypto_lib.h"
 #include "digest.h"
-#include "opened_lib.h"
-
-/* The few libcrypto entry points used, declared as libcrypto 3 exports
- * them (only the soname is known at build time, not the headers). */
-typedef struct evp_md evp_md;
-static struct {
-    unsigned char *(*sha256)(const unsigned char *d, size_t n, unsigned char *md);
-    const evp_md *(*evp_sha256)(void);
-    unsigned char *(*hmac)(const evp_md *md, const void *key, int key_len, const unsigned char *d,
-                           size_t n, unsigned char *out, unsigned int *out_len);
-} C;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char *open_error; /* kept for the process, as the library is */
-
-static void bind_crypto(void)
-{
-    const opened_sym syms[] = {
-        {"SHA256", (void **)&C.sha256},
-        {"EVP_sha256", (void **)&C.evp_sha256},
-        {"HMAC", (void **)&C.hmac},
-        {NULL, NULL},
-    };
-    opened_lib_bind(VTHOST_CRYPTO_SONAME, syms, &open_error);
-}
 
 static int opened(char **err)
 {
-    pthread_once(&once, bind_crypto);
-    if (C.sha256)
+    char *why = NULL;
+    if (crypto_lib_open(&why) == 0)
         return 1;
     if (err)
-        *err = open_error ? strdup(open_error) : NULL;
+        *err = why;
+    else
+        free(why);
     return 0;
 }
 
@@ -45,7 +25,7 @@ int digest_sha256(const void *data, size_t len, unsigned char out[DIGEST_SHA256_
         *err = NULL;
     if (!opened(err))
         return VT_ERR_UNSUPPORTED;
-    return C.sha256(data, len, out) ? VT_OK : VT_ERR_IO;
+    return crypto_sha256(data, len, out) == 0 ? VT_OK : VT_ERR_IO;
 }
 
 int digest_hmac_sha256(const void *key, size_t key_len, const void *data, size_t len,
@@ -55,11 +35,7 @@ int digest_hmac_sha256(const void *key, size_t key_len, const void *data, size_t
         *err = NULL;
     if (!opened(err))
         return VT_ERR_UNSUPPORTED;
-    unsigned int n = 0;
-    if (key_len > INT32_MAX || !C.hmac(C.evp_sha256(), key, (int)key_len, data, len, out, &n) ||
-        n != DIGEST_SHA256_LEN)
-        return VT_ERR_IO;
-    return VT_OK;
+    return crypto_hmac_sha256(key, key_len, data, len, out) == 0 ? VT_OK : VT_ERR_IO;
 }
 
 int digest_equal(const void *a, const void *b, size_t n)
@@ -114,10 +90,14 @@ static int b64url_value(unsigned char c)
     return at ? (int)(at - b64url) : -1;
 }
 
-unsigned char *digest_b64url_decode(const char *text, size_t len, size_t *out_len)
+unsigned char *digest_b64url_decode(const char *text, size_t len, int allow_pad, size_t *out_len)
 {
     *out_len = 0;
-    if (len % 4 == 1)
+    size_t pad = 0;
+    if (allow_pad && len % 4 == 0)
+        while (pad < 2 && len > 0 && text[len - 1] == '=')
+            len--, pad++;
+    if (len % 4 == 1 || (pad && len % 4 != 4 - pad))
         return NULL; /* one character cannot carry a whole byte */
     unsigned char *out = malloc(len / 4 * 3 + 3);
     if (!out)
@@ -131,12 +111,18 @@ unsigned char *digest_b64url_decode(const char *text, size_t len, size_t *out_le
             free(out);
             return NULL;
         }
-        acc = (acc << 6 | (uint32_t)v) & 0xffffff;
+        acc = acc << 6 | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
             bits -= 8;
             out[o++] = (unsigned char)(acc >> bits);
         }
+        acc &= (1u << bits) - 1;
+    }
+    /* the bits left over must be zero: one encoding per byte string */
+    if (acc != 0) {
+        free(out);
+        return NULL;
     }
     out[o] = '\0';
     *out_len = o;

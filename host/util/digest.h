@@ -1,7 +1,8 @@
 /* SHA-256, HMAC-SHA256 and base64url, for values the host must be able
  * to recognise as its own when a client hands them back (the MCP
- * engine's requestState).  The hashes are libcrypto's, opened by soname
- * on first use (util/opened_lib.h): most starts never need them. */
+ * engine's requestState), and the base64url of JOSE tokens (http/).
+ * The hashes are libcrypto's, opened by soname on first use
+ * (crypto_lib.h): most starts never need them. */
 #ifndef VTHOST_DIGEST_H
 #define VTHOST_DIGEST_H
 
@@ -27,9 +28,12 @@ void digest_hex(const unsigned char *in, size_t n, char *out);
 /* base64url without padding (RFC 4648 section 5); malloc'd, NULL when
  * out of memory. */
 char *digest_b64url_encode(const void *data, size_t len);
-/* Decode base64url without padding; malloc'd (*out_len bytes, plus a
- * NUL not counted), NULL on a character outside the alphabet, a length
- * no encoder produces, or out of memory. */
-unsigned char *digest_b64url_decode(const char *text, size_t len, size_t *out_len);
+/* Decode base64url in its canonical form: the alphabet A-Z a-z 0-9 - _
+ * only, no padding (or, with allow_pad, '=' padding to a multiple of
+ * four, which some JWK sets carry), no length that leaves a lone
+ * character, unused trailing bits zero, so that each byte string has one
+ * encoding.  malloc'd (*out_len bytes, plus a NUL not counted), NULL on
+ * anything else or out of memory. */
+unsigned char *digest_b64url_decode(const char *text, size_t len, int allow_pad, size_t *out_len);
 
 #endif

@@ -167,17 +167,22 @@ int paths_resolve(const char *root, const char *path, unsigned flags, char **out
     return VT_OK;
 }
 
-char *paths_xdg_vthost(const char *var, const char *fallback)
+char *paths_xdg_dir(const char *var, const char *fallback, const char *name)
 {
     const char *v = getenv(var), *home = getenv("HOME");
     char *r = NULL;
     if (v && v[0] == '/') {
-        if (asprintf(&r, "%s/vthost", v) < 0)
+        if (asprintf(&r, "%s/%s", v, name) < 0)
             r = NULL;
-    } else if (home && home[0] == '/' && asprintf(&r, "%s/%s/vthost", home, fallback) < 0) {
+    } else if (home && home[0] == '/' && asprintf(&r, "%s/%s/%s", home, fallback, name) < 0) {
         r = NULL;
     }
     return r;
+}
+
+char *paths_xdg_vthost(const char *var, const char *fallback)
+{
+    return paths_xdg_dir(var, fallback, "vthost");
 }
 
 int paths_mkdirs(const char *abs_dir, int mode)

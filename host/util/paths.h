@@ -12,10 +12,14 @@ int paths_is_within(const char *root, const char *path);
 /* Join a and b with one '/' (malloc'd). */
 char *paths_join(const char *a, const char *b);
 
-/* vthost's directory under an XDG base directory: "$VAR/vthost" when
+/* The directory `name` under an XDG base directory: "$VAR/name" when
  * the variable `var` (XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME)
- * holds an absolute path, else "$HOME/`fallback`/vthost" (".config",
- * ".local/state", ".cache").  malloc'd, or NULL without a home. */
+ * holds an absolute path, else "$HOME/`fallback`/name" (".config",
+ * ".local/state", ".cache").  malloc'd, or NULL without an absolute
+ * home.  The host's one reader of XDG_* (tools/check_calls.sh). */
+char *paths_xdg_dir(const char *var, const char *fallback, const char *name);
+
+/* paths_xdg_dir(var, fallback, "vthost"). */
 char *paths_xdg_vthost(const char *var, const char *fallback);
 
 /* mkdir -p relative to an absolute path; 0 or VT_ERR_IO. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "monotime.h"
 #include "strutil.h"
 
 char *str_vprintf(const char *fmt, va_list ap)
@@ -27,7 +28,7 @@ void str_utc_now(char out[STR_UTC_NOW_SIZE])
 {
     struct timespec now;
     struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &now);
+    wall_now(&now);
     gmtime_r(&now.tv_sec, &tm);
     size_t n = strftime(out, STR_UTC_NOW_SIZE, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, STR_UTC_NOW_SIZE - n, ".%03ldZ", now.tv_nsec / 1000000L);

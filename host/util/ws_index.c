@@ -1,5 +1,6 @@
 /* The workspace index: its tree of directories, the change log, the
  * queries, and the life of an index (open, refresh, close). */
+#include "monotime.h"
 #include "ws_index_int.h"
 
 #include <dirent.h>
@@ -21,12 +22,7 @@ ws_index *ws_index_current(void) { return current; }
 
 /* ---- life ---------------------------------------------------------------- */
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+static double now_ms(void) { return (double)mono_now_us() / 1e3; }
 
 static void full_build(ws_index *ix)
 {

@@ -6,6 +6,7 @@
  * read anew, one whose mtime moved is re-read.  Anything else rebuilds.
  * A directory changed within the last seconds before a save is stored
  * with no mtime: a change in the same clock tick would not move it. */
+#include "monotime.h"
 #include "ws_index_int.h"
 
 #include <errno.h>
@@ -63,12 +64,7 @@ static char *cache_file(ws_index *ix)
     return f;
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+static int64_t now_ns(void) { return wall_now_ns(); }
 
 void wsx_cache_save(ws_index *ix)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 static int open_rel(ws_index *ix, uint32_t slot, char *rel, size_t cap)
@@ -52,14 +53,8 @@ typedef struct stack {
 
 static int push(stack *s, uint32_t x)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 256;
-        uint32_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (VT_GROW(&s->v, &s->cap, s->n + 1) != 0)
+        return -1;
     s->v[s->n++] = x;
     return 0;
 }

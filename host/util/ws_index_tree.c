@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "log.h"
 
@@ -42,16 +43,8 @@ uint8_t wsx_name_flag(const char *name, unsigned char type)
 
 static uint32_t name_add(ws_index *ix, const char *name, size_t nl)
 {
-    if (ix->nlen + nl + 1 > ix->ncap) {
-        size_t cap = ix->ncap ? ix->ncap * 2 : 65536;
-        while (cap < ix->nlen + nl + 1)
-            cap *= 2;
-        char *a = realloc(ix->names, cap);
-        if (!a)
-            return WSX_NONE;
-        ix->names = a;
-        ix->ncap = cap;
-    }
+    if (VT_GROW(&ix->names, &ix->ncap, ix->nlen + nl + 1) != 0)
+        return WSX_NONE;
     memcpy(ix->names + ix->nlen, name, nl);
     ix->names[ix->nlen + nl] = '\0';
     uint32_t off = (uint32_t)ix->nlen;

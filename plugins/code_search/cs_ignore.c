@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 typedef struct sbuf {
@@ -22,15 +23,9 @@ static void put(sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = (b->n + n + 1) * 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns) {
-            b->oom = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = nc;
+    if (VT_GROW(&b->s, &b->cap, b->n + n + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;
@@ -136,15 +131,9 @@ static int add_rule(cs_ignore *ig, const char *line, size_t n)
     free(b.s);
     if (!r.re)
         return 0; /* a malformed pattern is ignored, as git does */
-    if (ig->n == ig->cap) {
-        size_t nc = ig->cap ? ig->cap * 2 : 8;
-        cs_rule *nv = realloc(ig->v, nc * sizeof *nv);
-        if (!nv) {
-            pcre2_code_free(r.re);
-            return VT_ERR_NOMEM;
-        }
-        ig->v = nv;
-        ig->cap = nc;
+    if (VT_GROW(&ig->v, &ig->cap, ig->n + 1) != 0) {
+        pcre2_code_free(r.re);
+        return VT_ERR_NOMEM;
     }
     ig->v[ig->n++] = r;
     return 0;

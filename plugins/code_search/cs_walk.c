@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 typedef struct frame {
@@ -35,14 +36,8 @@ typedef struct walker {
 
 static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lexer)
 {
-    if (w->n == w->cap) {
-        size_t nc = w->cap ? w->cap * 2 : 256;
-        cs_entry *nv = realloc(w->v, nc * sizeof *nv);
-        if (!nv)
-            return VT_ERR_NOMEM;
-        w->v = nv;
-        w->cap = nc;
-    }
+    if (VT_GROW(&w->v, &w->cap, w->n + 1) != 0)
+        return VT_ERR_NOMEM;
     char *r = strdup(rel);
     if (!r)
         return VT_ERR_NOMEM;
@@ -54,14 +49,8 @@ static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lex
  * `which` loads .ignore, bit 1 .gitignore. */
 static int push_frame(walker *k, const char *rel, size_t n, unsigned which)
 {
-    if (k->nfr == k->capfr) {
-        size_t nc = k->capfr ? k->capfr * 2 : 16;
-        frame *nv = realloc(k->fr, nc * sizeof *nv);
-        if (!nv)
-            return VT_ERR_NOMEM;
-        k->fr = nv;
-        k->capfr = nc;
-    }
+    if (VT_GROW(&k->fr, &k->capfr, k->nfr + 1) != 0)
+        return VT_ERR_NOMEM;
     frame *f = &k->fr[k->nfr++];
     memset(f, 0, sizeof *f);
     f->prefix = n ? n + 1 : 0;

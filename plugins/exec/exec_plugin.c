@@ -10,6 +10,7 @@
 
 #include <vthost/services.h>
 #include "execwatch.h"
+#include "extra_approved.h"
 #include "sandbox.h"
 #include "session.h"
 #include "shellenv.h"
@@ -233,6 +234,7 @@ static void extra_free(sandbox_extra *x)
     for (size_t i = 0; i < x->nwrite; i++)
         free(x->write[i]);
     free(x->write);
+    free(x->ids);
     memset(x, 0, sizeof *x);
 }
 
@@ -384,7 +386,6 @@ static int exec_preflight(vt_call *call, const cJSON *args)
 
 static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
 {
-    (void)call;
     int rc = VT_OK;
     checks_ensure();
     /* The working directory first: relative paths below start from it. */
@@ -443,6 +444,10 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         char *what = rc == VT_OK ? extra_describe(&x, why) : NULL;
         if (rc == VT_OK)
             rc = what ? api->subject_add(out, VT_SUBJECT_ESCALATION, what) : VT_ERR_NOMEM;
+        /* what the question shows is what the run may grant (a call
+         * only explained never runs: nothing to keep) */
+        if (rc == VT_OK && !(VT_HAS(api, call_explaining) && api->call_explaining(call)))
+            extra_approved_remember(api->call_id(call), &x);
         free(what);
         extra_free(&x);
     }
@@ -569,6 +574,16 @@ static int prepare_run(vt_call *call, const cJSON *args, int level, spawn_req *r
             rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
         free(err);
         req->extra = extra;
+        /* The paths as the question named them, and what they were
+         * then: resolved again now, a path swapped for a link since
+         * would name the link's target. */
+        int took = rc == VT_OK ? extra_approved_take(api->call_id(call), extra) : 1;
+        if (took == 0 && extra->nwrite)
+            rc = api->call_error(call, VT_ERR_DENIED,
+                                 "the approval of additional write paths was not kept (too "
+                                 "many questions open at once): nothing was granted; ask again");
+        else if (took < 0)
+            rc = api->call_error(call, VT_ERR_NOMEM, "out of memory");
     }
     checks_ensure();
     sandbox_ensure();
@@ -689,8 +704,12 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     rc = prepare_run(call, args, level, &req, &extra);
     if (rc == VT_OK) {
         req.sandbox = escalated ? NULL : sandbox_state;
-        if (!escalated && sandbox_warning)
-            api->call_warn(call, "%s", sandbox_warning);
+        if (!escalated && sandbox_warning) {
+            if (VT_HAS(api, call_warn_once))
+                api->call_warn_once(call, "%s", sandbox_warning);
+            else
+                api->call_warn(call, "%s", sandbox_warning);
+        }
         rc = run_checked(call, args, cmd, &req, result);
     }
     if (rc == VT_OK && *result)

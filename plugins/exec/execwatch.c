@@ -36,6 +36,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/clock.h>
 
 static struct sock_fprog filter; /* built once; read-only afterwards */
 static int nr_execve = -1, nr_execveat = -1;
@@ -424,15 +425,9 @@ int execwatch_wait(execwatch *w, int ms)
     if (!w)
         return 1;
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    vt_clock_deadline_ms(&until, ms);
     pthread_mutex_lock(&w->mu);
-    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
+    while (!w->done && pthread_cond_clockwait(&w->cv, &w->mu, CLOCK_MONOTONIC, &until) == 0)
         ;
     int done = w->done;
     pthread_mutex_unlock(&w->mu);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 
 /* dir + "/" + name, malloc'd or NULL. */
 static char *str_join(const char *dir, const char *name)
@@ -96,14 +97,8 @@ static void mark(execwatch *w, pid_t pid, unsigned long long start)
         }
         w->nmarks = k;
     }
-    if (w->nmarks == w->capmarks) {
-        size_t cap = w->capmarks ? w->capmarks * 2 : 64;
-        program_mark *m = realloc(w->marks, cap * sizeof *m);
-        if (!m)
-            return;
-        w->marks = m;
-        w->capmarks = cap;
-    }
+    if (VT_GROW(&w->marks, &w->capmarks, w->nmarks + 1) != 0)
+        return;
     w->marks[w->nmarks++] = (program_mark){pid, start};
 }
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
@@ -192,9 +193,19 @@ static int parse_writable_roots(const cJSON *t, sandbox_config *out, char **err)
             sandbox_config_free(out);
             return VT_ERR_INVALID;
         }
-        char *canon = realpath(r->valuestring, NULL);
-        if (!canon)
-            continue; /* a root that does not exist grants nothing */
+        /* As written, not resolved: a link on the way is refused when a
+         * call is planned (sandbox_fd.c), never followed, since a command
+         * may have planted it (a root under /tmp swapped for a link to
+         * $HOME); a root that does not exist then grants nothing. */
+        char norm[PATH_MAX];
+        char *canon =
+            sandbox_path_normalize(r->valuestring, norm, sizeof norm) == 0 ? strdup(norm) : NULL;
+        if (!canon) {
+            *err = strdup("vtcode.toml: key 'sandbox.writable_roots' holds a path that is too "
+                          "long");
+            sandbox_config_free(out);
+            return VT_ERR_INVALID;
+        }
         char **g = realloc(out->writable_roots, (out->nwritable + 1) * sizeof *g);
         if (!g) {
             free(canon);
@@ -273,12 +284,9 @@ static uint64_t handled_rights(int abi)
     (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |   \
      LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
-/* Allow `rights` beneath `path`; a path that does not exist is skipped. */
-int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
+/* Allow `rights` beneath the object open at `fd` (an O_PATH descriptor). */
+static int allow_fd(int ruleset, int fd, uint64_t rights, uint64_t handled)
 {
-    int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0)
-        return VT_OK;
     struct stat st;
     if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
         rights &= FILE_RIGHTS;
@@ -287,8 +295,55 @@ int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t 
         .parent_fd = fd,
     };
     long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0);
-    close(fd);
     return rc < 0 ? VT_ERR_IO : VT_OK;
+}
+
+/* Allow `rights` beneath `path`; a path that does not exist is skipped. */
+int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return VT_OK;
+    int rc = allow_fd(ruleset, fd, rights, handled);
+    close(fd);
+    return rc;
+}
+
+/* Writing granted beneath a place a command may write (`what` names it
+ * in a refusal), from a descriptor opened without following any link
+ * (sandbox_fd.c): a place that does not exist grants nothing; one
+ * reached through a link now, or (`want`, may be NULL) no longer the
+ * object approved, refuses the call with p->truncated saying why (`p`
+ * NULL, the probe at prepare: skipped, the call's plan refuses). */
+static int grant_place(int rs, const char *what, const char *path, const struct stat *want,
+                       uint64_t handled, sandbox_plan *p)
+{
+    struct stat st;
+    int fd = sandbox_fd_open(path, &st);
+    if (fd == -ENOENT)
+        return VT_OK;
+    char *why = NULL;
+    if (fd < 0)
+        why = p ? sandbox_fd_refusal(what, path, fd) : NULL;
+    else if (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino))
+        why = p ? sandbox_fmt("cannot run the command: %s (%s) is no longer the directory "
+                              "that was approved (it was replaced since the question was "
+                              "asked); nothing was granted. Ask again for the path as it is "
+                              "now",
+                              what, path)
+                : NULL;
+    else {
+        int rc = allow_fd(rs, fd, handled, handled);
+        close(fd);
+        return rc;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (!p)
+        return VT_OK;
+    free(p->truncated);
+    p->truncated = why;
+    return VT_ERR_DENIED;
 }
 
 /* The Landlock ruleset of one call: reading and executing everywhere,
@@ -297,8 +352,7 @@ int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t 
  * A ruleset per call (a few system calls) lets a call's additional
  * permissions extend it, and lets the session leader add its own
  * /dev/pts instance before applying it. */
-static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, const sandbox_plan *p,
-                         int *out)
+static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_plan *p, int *out)
 {
     int abi = sb->landlock_abi;
     uint64_t handled = handled_rights(abi);
@@ -342,17 +396,21 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, const sa
     for (size_t i = 0; rc == VT_OK && i < sizeof terminals / sizeof *terminals; i++)
         if (terminals[i])
             rc = sandbox_allow_path(rs, terminals[i], TERMINAL_RIGHTS, handled);
+    /* /tmp by its name: a command cannot replace it (its parent is not
+     * writable); every other place by what it is (grant_place). */
     if (sb->mode == SANDBOX_WORKSPACE_WRITE) {
         const char *tmpdir = getenv("TMPDIR");
         for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
-            rc = sandbox_allow_path(rs, sb->roots[i], handled, handled);
+            rc = grant_place(rs, i ? "the writable root" : "the workspace", sb->roots[i], NULL,
+                             handled, p);
         if (rc == VT_OK)
             rc = sandbox_allow_path(rs, "/tmp", handled, handled);
         if (rc == VT_OK && tmpdir && tmpdir[0] == '/')
-            rc = sandbox_allow_path(rs, tmpdir, handled, handled);
+            rc = grant_place(rs, "$TMPDIR", tmpdir, NULL, handled, p);
     }
     for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
-        rc = sandbox_allow_path(rs, extra->write[i], handled, handled);
+        rc = grant_place(rs, "the approved additional write path", extra->write[i],
+                         extra->ids ? &extra->ids[i] : NULL, handled, p);
     if (rc != VT_OK) {
         close(rs);
         return rc;
@@ -713,6 +771,7 @@ void sandbox_plan_free(sandbox_plan *p)
     free(p->mask);
     free(p->ro);
     free(p->ro_flags);
+    free(p->ro_id);
     for (size_t i = 0; i < p->npin; i++)
         free(p->pin[i]);
     free(p->pin);
@@ -748,12 +807,12 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
     int rc = sandbox_data_plan(sb, p);
-    if (rc != VT_OK && why) {
-        *why = p->truncated; /* why vthost's data cannot be hidden */
-        p->truncated = NULL;
-    }
     if (rc == VT_OK)
         rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
+    if (rc != VT_OK && why) {
+        *why = p->truncated; /* why the command must not run */
+        p->truncated = NULL;
+    }
     if (rc == VT_OK)
         policy_make_dir(sb, p);
     if (rc == VT_OK)
@@ -865,6 +924,16 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
             return -errno;
     *what = "read-only bind mount of .git/.vtcode/vtcode.toml";
     for (size_t i = 0; i < p->nro; i++) {
+        /* By descriptor: what the plan protected, not whatever a command
+         * of another session has put at its name since. */
+        int r = p->ro_id[i].exact ? sandbox_fd_bind_ro(p->ro[i], &p->ro_id[i]) : -ENOSYS;
+        if (r == 0 || r == 1)
+            continue;
+        if (r == -ESTALE || r == -ELOOP || r == -ENOTDIR) {
+            *what = "read-only bind mount of .git/.vtcode/vtcode.toml (replaced since the plan "
+                    "was made: a link or another object is at its path now)";
+            return r;
+        }
         if (mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) != 0) {
             if (errno == ENOENT)
                 continue; /* removed since the plan was made */

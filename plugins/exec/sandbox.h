@@ -27,7 +27,7 @@ typedef enum sandbox_mode {
 
 typedef struct sandbox_config {
     sandbox_mode mode;
-    char **writable_roots; /* extra roots, absolute and canonical */
+    char **writable_roots; /* extra roots, absolute, as written (normalized) */
     size_t nwritable;
     int network_access;        /* default 0 */
     int fallback_unsandboxed;  /* run unsandboxed (with a warning) when
@@ -91,13 +91,25 @@ int sandbox_protect_paths(sandbox *sb, const char *const *paths);
  * keep their copy).  `tty`: interactive runs get no CPU limit. */
 /* What one call adds to the sandbox once the user approved it
  * (sandbox_permissions "with_additional_permissions"): writable paths,
- * absolute and canonical, and the network.  Borrowed by
+ * absolute and canonical, and the network.  Each is granted by a
+ * descriptor opened without following links.  Borrowed by
  * sandbox_plan_make for the duration of the call. */
+struct stat;
 typedef struct sandbox_extra {
     char **write;
     size_t nwrite;
     int network;
+    /* What each write path was when the user was asked (its device and
+     * inode), or NULL: the plan refuses a path that is no longer that
+     * object or is reached through a symbolic link now. */
+    struct stat *ids;
 } sandbox_extra;
+
+/* `path` (absolute) opened O_PATH with no symbolic link followed on the
+ * way (openat2 RESOLVE_NO_SYMLINKS, else a walk one component at a
+ * time), *st filled: a descriptor, or -errno (-ELOOP: a link on the
+ * way).  sandbox_fd.c. */
+int sandbox_fd_open(const char *path, struct stat *st);
 
 /* Take the workspace's repositories from the host's index (the service
  * vt_wsindex_v1, borrowed until the plugin's fini) instead of walking the

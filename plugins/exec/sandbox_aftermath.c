@@ -4,14 +4,18 @@
  * starts; this file handles what appears during it:
  * - repositories (.git directories, symlinks and gitfiles, nested ones
  *   too, and the git directories gitfiles and commondir files name) that
- *   were not there at the baseline are neutralised (gitneutral.c);
+ *   were not there at the baseline are neutralised (by the host's
+ *   workspace service, vt_wsindex_v1.neutralise, which also recognises
+ *   git directories by git's own rules: vt_wsindex_v1.git_dir);
  * - IDE and agent configuration at the workspace root (.vscode/, .idea/,
  *   .claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) that was not
  *   there is set aside, and so is a late vtcode.toml
  *   (sandbox_policy_check), as soon as a watch on the workspace root
  *   sees it appear while a command runs.
  * Originals go to .vtcode/set-aside/ (commands cannot write there: it is
- * mounted read-only), never deleted, and every step is reported.
+ * mounted read-only), never deleted, and every step is reported; where
+ * that directory cannot be used the host keeps them in place under
+ * names nothing reads (fail closed: never left live with a warning).
  *
  * The baseline is what the plan of a call found (its read-only list:
  * the plan walks the workspace anyway) when no other sandboxed session
@@ -20,7 +24,6 @@
  * The checks run at the end of each call, when a session's process tree
  * ends (its last process has exited), and at the start of a call when a
  * check is still owed. */
-#include "gitneutral.h"
 #include "sandbox_int.h"
 #include "sandbox_repos.h"
 
@@ -32,6 +35,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +76,6 @@ typedef struct aftermath {
                           _started: planned, maybe already running */
     int owed;          /* a session ran that no check has covered yet */
     char *pending;     /* reports no call has shown yet */
-    unsigned seq;
     /* the watch on the workspace root */
     int ino_fd, wake[2];
     pthread_t thread;
@@ -266,58 +269,15 @@ static const char *root_of(const sandbox *sb, const char *path)
     return NULL;
 }
 
-/* ---- setting aside -------------------------------------------------------------- */
+/* ---- setting aside (by the host's workspace service) ---------------------------- */
 
-/* .vtcode/set-aside/ of the workspace, made when missing, never through
- * a symlink; -1 when it cannot be had. */
-static int aside_open(const sandbox *sb)
+/* The host's service, when it offers what a check needs. */
+static const struct vt_wsindex_v1 *svc(const sandbox *sb)
 {
-    int ws = open(sb->roots[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (ws < 0)
-        return -1;
-    if (mkdirat(ws, ".vtcode", 0755) != 0 && errno != EEXIST) {
-        close(ws);
-        return -1;
-    }
-    int vt = openat(ws, ".vtcode", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    /* nor into another filesystem or a mount there: a .vtcode that is not
-     * a plain directory of the workspace gets nothing written through it */
-    struct statx a, b;
-    unsigned m = STATX_TYPE | STATX_MNT_ID;
-    if (vt >= 0 &&
-        (statx(ws, "", AT_EMPTY_PATH, m, &a) != 0 || statx(vt, "", AT_EMPTY_PATH, m, &b) != 0 ||
-         a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor ||
-         (b.stx_attributes_mask & b.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
-         ((a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id))) {
-        close(vt);
-        vt = -1;
-    }
-    close(ws);
-    if (vt < 0)
-        return -1;
-    if (mkdirat(vt, "set-aside", 0700) != 0 && errno != EEXIST) {
-        close(vt);
-        return -1;
-    }
-    int fd = openat(vt, "set-aside", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    close(vt);
-    return fd;
-}
-
-/* A unique prefix for names set aside from `path`: a stamp, then the
- * path below the workspace with '/' written as '%'. */
-static void aside_prefix(aftermath *am, const sandbox *sb, const char *path, char *out, size_t size)
-{
-    const char *rel = inside(path, sb->roots[0]) ? path + strlen(sb->roots[0]) : path;
-    while (*rel == '/')
-        rel++;
-    int w = snprintf(out, size, "%ld-%u-", (long)time(NULL), ++am->seq);
-    size_t n = w > 0 && (size_t)w < size ? (size_t)w : 0;
-    for (const char *p = rel; n + 2 < size && *p; p++)
-        out[n++] = *p == '/' ? '%' : *p;
-    if (n + 1 < size)
-        out[n++] = '%';
-    out[n] = '\0';
+    const struct vt_wsindex_v1 *x = sb->index;
+    return x && x->struct_size >= offsetof(struct vt_wsindex_v1, set_aside) + sizeof x->set_aside
+               ? x
+               : NULL;
 }
 
 static const char *rel_of(const sandbox *sb, const char *path)
@@ -331,61 +291,41 @@ static const char *rel_of(const sandbox *sb, const char *path)
 }
 
 /* Move the entry `path` (a file or directory inside a root) aside. */
-static char *entry_aside(aftermath *am, const sandbox *sb, int asidefd, const char *path,
-                         const char *why)
+static char *entry_aside(const sandbox *sb, const char *path, const char *why)
 {
     const char *root = root_of(sb, path);
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", path);
     char *slash = strrchr(parent, '/');
-    if (!root || !slash || asidefd < 0)
-        return sandbox_fmt("%s %s and could not be set aside (no .vtcode/set-aside/): remove it "
+    const struct vt_wsindex_v1 *x = svc(sb);
+    if (!root || !slash || !x)
+        return sandbox_fmt("%s %s and could not be set aside (no workspace service): remove it "
                            "before using it",
                            rel_of(sb, path), why);
     *slash = '\0';
-    char name[PATH_MAX];
-    aside_prefix(am, sb, path, name, sizeof name);
-    name[strlen(name) - 1] = '\0'; /* no trailing % for an entry */
     int fd = strlen(parent) < strlen(root) ? -1 : open_beneath(root, parent);
-    int rc = fd >= 0 ? gitneutral_move_aside(fd, slash + 1, asidefd, name) : -ENOENT;
-    if (fd >= 0)
-        close(fd);
-    if (rc == -ENOENT && fd >= 0)
-        return NULL; /* gone already */
-    return rc == 0 ? sandbox_fmt("%s %s; it was moved to .vtcode/set-aside/%s, not applied",
-                                 rel_of(sb, path), why, name)
-                   : sandbox_fmt("%s %s and could not be set aside (%s): remove it before using it",
-                                 rel_of(sb, path), why, strerror(-rc));
+    if (fd < 0)
+        return sandbox_fmt("%s %s and could not be set aside (its directory cannot be opened): "
+                           "remove it before using it",
+                           rel_of(sb, path), why);
+    char *r = NULL;
+    x->set_aside(fd, slash + 1, rel_of(sb, path), why, &r);
+    close(fd);
+    return r;
 }
 
-/* Whether `dir` is a git directory as git's discovery sees one (a
- * HEAD that is a ref or an object name, objects/ and refs/): a bare
+/* Whether `dir` is a git directory as git's discovery sees one: a bare
  * repository, which git finds from every directory below it that has no
- * .git of its own. */
-static int is_git_dir(const char *dir)
+ * .git of its own.  Judged by the host, by git's own rules. */
+static int is_git_dir(const sandbox *sb, const char *dir)
 {
-    char p[PATH_MAX + 16], head[64];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/objects", dir);
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(p, sizeof p, "%s/refs", dir);
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(p, sizeof p, "%s/HEAD", dir);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return 0;
-    head[n] = '\0';
-    return !strncmp(head, "ref: ", 5) || strspn(head, "0123456789abcdef") >= 40;
+    const struct vt_wsindex_v1 *x = svc(sb);
+    return x && x->git_dir(dir, NULL) == 1;
 }
 
 /* ---- the check -------------------------------------------------------------------- */
 
-static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, const char *gitdir,
+static void neutralise_gitdir(aftermath *am, const sandbox *sb, const char *gitdir,
                               const char *pointer, int depth, char **report)
 {
     am_id id;
@@ -396,7 +336,7 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
         /* a new pointer to a git directory outside the workspace (in
          * /tmp, where commands write): the pointer goes */
         if (pointer) {
-            char *w = entry_aside(am, sb, asidefd, pointer,
+            char *w = entry_aside(sb, pointer,
                                   "points to a git directory outside the workspace that a "
                                   "command may have written");
             append(report, w);
@@ -413,24 +353,16 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
         free(w);
         return;
     }
-    char prefix[PATH_MAX], *r = NULL;
-    aside_prefix(am, sb, gitdir, prefix, sizeof prefix);
-    if (asidefd >= 0) {
-        gitneutral_dir(fd, asidefd, prefix, rel_of(sb, gitdir), &r);
-    } else {
-        r = sandbox_fmt(
-            "the new repository %s could not be neutralised (no .vtcode/set-aside/): do "
-            "not run git there before checking its hooks and config",
-            rel_of(sb, gitdir));
-    }
-    if (r) {
-        char *w =
-            sandbox_fmt("new repository %s neutralised (originals kept in .vtcode/set-aside/): %s",
-                        rel_of(sb, gitdir), r);
-        append(report, w);
-        free(w);
-        free(r);
-    }
+    char *r = NULL;
+    const struct vt_wsindex_v1 *x = svc(sb);
+    if (x)
+        x->neutralise(fd, rel_of(sb, gitdir), &r);
+    else
+        r = sandbox_fmt("the new repository %s could not be neutralised (no workspace service): "
+                        "do not run git there before checking its hooks and config",
+                        rel_of(sb, gitdir));
+    append(report, r);
+    free(r);
     close(fd);
     /* a worktree's git directory reads its common directory's hooks and
      * config too */
@@ -438,11 +370,11 @@ static void neutralise_gitdir(aftermath *am, const sandbox *sb, int asidefd, con
     snprintf(cd, sizeof cd, "%s/commondir", gitdir);
     char *common = depth == 0 ? pointer_target(cd, gitdir, "") : NULL;
     if (common)
-        neutralise_gitdir(am, sb, asidefd, common, cd, depth + 1, report);
+        neutralise_gitdir(am, sb, common, cd, depth + 1, report);
     free(common);
 }
 
-static void ide_check(aftermath *am, const sandbox *sb, int *asidefd, char **report)
+static void ide_check(aftermath *am, const sandbox *sb, char **report)
 {
     for (size_t i = 0; sandbox_ide_names[i]; i++) {
         if (am->ide_base & (1u << i))
@@ -452,9 +384,7 @@ static void ide_check(aftermath *am, const sandbox *sb, int *asidefd, char **rep
         snprintf(path, sizeof path, "%s/%s", sb->roots[0], sandbox_ide_names[i]);
         if (lstat(path, &st) != 0)
             continue;
-        if (*asidefd < 0)
-            *asidefd = aside_open(sb);
-        char *w = entry_aside(am, sb, *asidefd, path,
+        char *w = entry_aside(sb, path,
                               "appeared in the workspace while a command ran (commands may "
                               "not create IDE or agent configuration)");
         append(report, w);
@@ -478,7 +408,7 @@ static void late_policy(aftermath *am, const sandbox *sb, char **report)
  * hooks/ entries were written; a directory holding one that is a git
  * directory is neutralised (a user's bare repository only when a command
  * changed exactly those). */
-static void bare_check(aftermath *am, const sandbox *sb, int *asidefd, char **report)
+static void bare_check(aftermath *am, const sandbox *sb, char **report)
 {
     cJSON *o = NULL;
     if (!am->marked || !sb->index || sb->index->changes_since(NULL, am->mark, &o) != VT_OK || !o)
@@ -497,10 +427,8 @@ static void bare_check(aftermath *am, const sandbox *sb, int *asidefd, char **re
             if (!slash || slash == dir)
                 break;
             *slash = '\0';
-            if (strlen(dir) > strlen(sb->roots[0]) && is_git_dir(dir)) {
-                if (*asidefd < 0)
-                    *asidefd = aside_open(sb);
-                neutralise_gitdir(am, sb, *asidefd, dir, NULL, 0, report);
+            if (strlen(dir) > strlen(sb->roots[0]) && is_git_dir(sb, dir)) {
+                neutralise_gitdir(am, sb, dir, NULL, 0, report);
                 break;
             }
         }
@@ -516,40 +444,39 @@ static void bare_check(aftermath *am, const sandbox *sb, int *asidefd, char **re
 
 static void check_locked(aftermath *am, const sandbox *sb, const found *f, char **report)
 {
-    int asidefd = -1;
     late_policy(am, sb, report);
     if (!am->based)
         return;
-    ide_check(am, sb, &asidefd, report);
+    if (!svc(sb)) {
+        static const char msg[] = "the host offers no workspace service: what commands made "
+                                  "(repositories, IDE configuration) is neither neutralised nor "
+                                  "set aside; check it before running git or opening the "
+                                  "workspace in another tool";
+        if (!*report || !strstr(*report, msg))
+            append(report, msg);
+    }
+    ide_check(am, sb, report);
     for (size_t i = 0; i < f->n; i++) {
         const am_repo *r = &f->v[i];
         char *g = gitdir_of(r);
         if (!g)
             continue;
         am_id id;
-        if (id_of(g, &id) == 0 && !in_base(am, &id)) {
-            if (asidefd < 0)
-                asidefd = aside_open(sb);
-            neutralise_gitdir(am, sb, asidefd, g, r->kind == 'd' ? NULL : r->path, 0, report);
-        }
+        if (id_of(g, &id) == 0 && !in_base(am, &id))
+            neutralise_gitdir(am, sb, g, r->kind == 'd' ? NULL : r->path, 0, report);
         free(g);
     }
     /* `git init --bare .`: the workspace itself becomes the repository
      * of every directory in it without a .git */
-    bare_check(am, sb, &asidefd, report);
-    if (is_git_dir(sb->roots[0])) {
-        if (asidefd < 0)
-            asidefd = aside_open(sb);
-        neutralise_gitdir(am, sb, asidefd, sb->roots[0], NULL, 0, report);
-    }
+    bare_check(am, sb, report);
+    if (is_git_dir(sb, sb->roots[0]))
+        neutralise_gitdir(am, sb, sb->roots[0], NULL, 0, report);
     if (f->truncated) {
         static const char msg[] = "the workspace is too large to look for every new "
                                   "repository: deep ones were not neutralised";
         if (!*report || !strstr(*report, msg))
             append(report, msg);
     }
-    if (asidefd >= 0)
-        close(asidefd);
 }
 
 static void base_add(aftermath *am, const char *path)
@@ -568,7 +495,7 @@ static void base_add(aftermath *am, const char *path)
 
 static void ide_base_set(aftermath *am, const sandbox *sb)
 {
-    if (is_git_dir(sb->roots[0]))
+    if (is_git_dir(sb, sb->roots[0]))
         base_add(am, sb->roots[0]);
     am->based = 1;
     if (sb->index) {
@@ -650,12 +577,9 @@ static void *watch_main(void *arg)
         pthread_mutex_lock(&am->mu);
         char *report = NULL;
         if (am->live + am->starting > 0) {
-            int asidefd = -1;
             late_policy(am, wa.sb, &report);
             if (am->based)
-                ide_check(am, wa.sb, &asidefd, &report);
-            if (asidefd >= 0)
-                close(asidefd);
+                ide_check(am, wa.sb, &report);
         }
         append(&am->pending, report);
         pthread_mutex_unlock(&am->mu);

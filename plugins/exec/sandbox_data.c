@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -67,14 +68,53 @@ static void refuse(sandbox_plan *p, char *why)
     p->truncated = why;
 }
 
+/* mkdir -p of `path` (0700) through symbolic links: a component that is
+ * a link leading nowhere (~/.cache -> /tmp/u-cache, a tmpfs layout, after
+ * a reboot emptied /tmp) has its target made too.  Else the directory
+ * would not resolve, go unmasked, and a command could make it in /tmp
+ * and plant what the host later reads as its own (the workspace index,
+ * the guard's count).  The text of the path is not what is protected:
+ * the place it leads to is. */
+static void make_through(const char *path, int depth)
+{
+    char buf[PATH_MAX];
+    if (depth > 8 || snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return;
+    for (char *s = buf + 1;; s++) {
+        if (*s && *s != '/')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        char t[PATH_MAX], target[PATH_MAX * 2];
+        ssize_t n;
+        if (lstat(buf, &st) != 0) {
+            if (errno == ENOENT)
+                (void)mkdir(buf, 0700);
+        } else if (S_ISLNK(st.st_mode) && stat(buf, &st) != 0 && errno == ENOENT &&
+                   (n = readlink(buf, t, sizeof t - 1)) > 0) {
+            t[n] = '\0';
+            const char *slash = strrchr(buf, '/');
+            if (t[0] == '/')
+                snprintf(target, sizeof target, "%s", t);
+            else
+                snprintf(target, sizeof target, "%.*s/%s", (int)(slash - buf), buf, t);
+            make_through(target, depth + 1);
+        }
+        if (!c)
+            break;
+        *s = c;
+    }
+}
+
 /* One listed path: made when it is a directory not there yet, resolved,
  * kept unless it holds a place commands work in (masking it would hide
  * the workspace; it is reported instead). */
 static int plan_one(const sandbox *sb, sandbox_plan *p, const char *path, int is_dir)
 {
     struct stat st;
-    if (is_dir && lstat(path, &st) != 0 && errno == ENOENT)
-        sandbox_mkdir_parents(path);
+    if (is_dir && stat(path, &st) != 0 && errno == ENOENT)
+        make_through(path, 0);
     char real[PATH_MAX];
     if (!realpath(path, real))
         return VT_OK; /* not there, and not to be made: nothing to read */

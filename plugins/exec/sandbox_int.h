@@ -7,6 +7,7 @@
 #include <linux/filter.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "sandbox.h"
 
 struct sandbox {
@@ -41,6 +42,14 @@ struct sandbox {
     const struct vt_host_data_v1 *host_data; /* the host's own data, or NULL */
 };
 
+/* What a path was when the plan was made (`exact`: reached without a
+ * symbolic link; else it is used by its name). */
+typedef struct sandbox_ident {
+    dev_t dev;
+    ino_t ino;
+    int exact;
+} sandbox_ident;
+
 /* One call's confinement, computed in the host right before the fork
  * (it allocates); the session leader only makes system calls with it. */
 struct sandbox_plan {
@@ -48,6 +57,7 @@ struct sandbox_plan {
     int tty;
     char **ro;               /* protected paths: read-only bind mounts */
     unsigned long *ro_flags; /* the mount flags each must keep */
+    sandbox_ident *ro_id;    /* what each was when planned */
     size_t nro;
     char **pin; /* directories above policy files that a command
                                     could rename: bound onto themselves first
@@ -143,6 +153,21 @@ int sandbox_writable(const sandbox *sb, const sandbox_extra *extra, const char *
 void sandbox_mkdir_parents(const char *path);
 /* sandbox.c: Landlock's rule for `path` (skipped when it does not exist). */
 int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled);
+
+/* sandbox_fd.c, child side (async-signal-safe): bind the object at
+ * `path` onto itself read-only (recursively) by descriptor, opened in the
+ * session's mount namespace without following links: 0; 1 when it is
+ * gone; -ESTALE when it is no longer `id` (replaced since the plan),
+ * -ELOOP (or -ENOTDIR) when a link is on the way now; another -errno
+ * when the mount API that takes descriptors is missing or refused (the
+ * caller then binds by name what it found to be the planned object). */
+int sandbox_fd_bind_ro(const char *path, const sandbox_ident *id);
+/* sandbox_fd.c: why a call is refused when `path` (`what` says which place it is)
+ * could not be opened so (err: sandbox_fd_open's); malloc'd. */
+char *sandbox_fd_refusal(const char *what, const char *path, int err);
+/* `path` (absolute) without "//", "." and ".." into out; 0, or -EINVAL
+ * (relative, or too long). */
+int sandbox_path_normalize(const char *path, char *out, size_t size);
 
 /* sandbox.c: write `text` to the existing file `path` (the child's
  * /proc and cgroup files).  Async-signal-safe; 0 or -errno. */

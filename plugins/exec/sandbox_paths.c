@@ -61,13 +61,23 @@ static int add_ro(sandbox_plan *p, const char *path)
         if (r)
             p->ro = r;
         unsigned long *f = r ? realloc(p->ro_flags, (p->nro + 16) * sizeof *f) : NULL;
-        if (!f)
+        if (f)
+            p->ro_flags = f;
+        sandbox_ident *id = f ? realloc(p->ro_id, (p->nro + 16) * sizeof *id) : NULL;
+        if (!id)
             return VT_ERR_NOMEM;
-        p->ro_flags = f;
+        p->ro_id = id;
     }
     char *c = strdup(path);
     if (!c)
         return VT_ERR_NOMEM;
+    /* What it is now: the session leader binds that object, opened
+     * again without following links, or refuses to start. */
+    struct stat st;
+    int fd = sandbox_fd_open(path, &st);
+    p->ro_id[p->nro] = (sandbox_ident){fd >= 0 ? st.st_dev : 0, fd >= 0 ? st.st_ino : 0, fd >= 0};
+    if (fd >= 0)
+        close(fd);
     p->ro_flags[p->nro] = mount_flags_of(path);
     p->ro[p->nro++] = c;
     return VT_OK;
@@ -495,16 +505,18 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
               inside(p->extra->write[i], sb->roots[0])))
             rc = protect_root(p, &w, p->extra->write[i], 0);
     /* The host's other policy files (the --config file, the user's
-     * vtcode directory) where a command could write them. */
+     * vtcode directory) where a command could write them: judged where
+     * they lead, not by their text (~/.config may be a link into /tmp). */
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
-        const char *f = sb->policy[i];
+        char real[PATH_MAX];
+        const char *f = realpath(sb->policy[i], real) ? real : sb->policy[i];
         struct stat st;
         if (sandbox_writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
             (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             rc = add_ro(p, f);
+        if (rc == VT_OK)
+            rc = pin_parents(sb, p, f);
     }
-    for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++)
-        rc = pin_parents(sb, p, sb->policy[i]);
     /* The host's own data: a command that renamed a directory above it
      * would carry the mask away and let the host write the next files
      * at the old path, outside the mask. */

@@ -23,6 +23,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/clock.h>
 
 #include "sandbox.h"
 #include "termfilter.h"
@@ -74,12 +75,7 @@ static pthread_t reaper;
 static int reaper_running, reaper_stop;
 static int reaper_wake[2] = {-1, -1};
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return vt_clock_seconds(); }
 
 /* Session leaders whose report was taken and that are still tearing
  * their namespace down: the reaper collects them as they exit (no

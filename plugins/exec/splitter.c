@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define MAX_DEPTH 24
@@ -23,17 +24,9 @@ static void sb_putn(sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
+    if (VT_GROW(&b->p, &b->cap, b->len + n + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -78,15 +71,9 @@ static void emit(parser *p, split_kind kind, const char *text)
     split_list *l = p->out;
     if (p->oom)
         return;
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        split_item *it = realloc(l->items, cap * sizeof *it);
-        if (!it) {
-            p->oom = 1;
-            return;
-        }
-        l->items = it;
-        l->cap = cap;
+    if (VT_GROW(&l->items, &l->cap, l->count + 1) != 0) {
+        p->oom = 1;
+        return;
     }
     char *t = strdup(text);
     if (!t) {

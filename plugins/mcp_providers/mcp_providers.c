@@ -15,15 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vthost/clock.h>
 #include <vthost/services.h>
+#include "cache.h"
 #include "config.h"
 #include "provider.h"
 #include "relay.h"
+#include "result.h"
 #include "tools.h"
 
 #define PROTOCOL_VERSION "2025-06-18"
 #define MAX_PAGES 1000
-#define MAX_ERROR_TEXT 4000
 
 static mcpp_config g_cfg;
 static pthread_t g_eager;
@@ -35,14 +37,9 @@ static int g_refresher_running, g_refresh_stop, g_refresh_wanted;
 static pthread_mutex_t g_refresh_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_refresh_cond = PTHREAD_COND_INITIALIZER;
 
-static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
+static void now_mono(struct timespec *t) { vt_clock_now(t); }
 
-static long ms_until(const struct timespec *t)
-{
-    struct timespec n;
-    now_mono(&n);
-    return (long)(t->tv_sec - n.tv_sec) * 1000 + (t->tv_nsec - n.tv_nsec) / 1000000;
-}
+static long ms_until(const struct timespec *t) { return (long)vt_clock_ms_until(t); }
 
 /* tools/list, following nextCursor. */
 static int list_tools(provider *p, char **err)
@@ -89,6 +86,7 @@ static int list_tools(provider *p, char **err)
         cJSON_Delete(all);
         return rc;
     }
+    cache_store(p, all);
     tools_sync(p, all);
     return VT_OK;
 }
@@ -150,7 +148,7 @@ static int await_restart(provider *p, vt_call *call, int wait, const struct time
         *err = strdup(reason ? reason : "restart pending");
         return VT_ERR_BUSY;
     }
-    while (left > 0 && !(call && mcpp_api->call_cancelled(call))) {
+    while (left > 0 && !(call && mcpp_api->call_cancelled(call)) && !p->stopping) {
         struct timespec d = {0, (left > 50 ? 50 : left) * 1000000L};
         nanosleep(&d, NULL);
         left = ms_until(retry_at);
@@ -225,7 +223,13 @@ static int ensure_ready(provider *p, vt_call *call, int wait, char **err)
     pthread_mutex_unlock(&p->mu);
 
     int rc = VT_OK;
-    if (st == PROV_READY) {
+    pthread_mutex_lock(&p->mu);
+    int stopping = p->stopping;
+    pthread_mutex_unlock(&p->mu);
+    if (stopping) {
+        *err = strdup("vthost is ending");
+        rc = VT_ERR_CANCELLED;
+    } else if (st == PROV_READY) {
         if (dirty && list_tools(p, err) != VT_OK) {
             mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN, "%s", *err ? *err : "tools/list failed");
             free(*err);
@@ -297,77 +301,6 @@ static void check_alive(provider *p)
     free(err);
 }
 
-/* The provider's CallToolResult as a vthost result: text goes to the
- * spool (the host applies the output budget), other content (images,
- * audio, resources) and structuredContent are passed through. */
-static int convert(vt_call *call, provider *p, const char *tool, cJSON *reply, cJSON **result)
-{
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
-    if (e) {
-        const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
-        return mcpp_api->call_error(
-            call, VT_ERR_IO, "MCP provider '%s' refused the call of '%s': %.*s (code %d)", p->name,
-            tool, MAX_ERROR_TEXT, m ? m : "no message", cJSON_IsNumber(code) ? code->valueint : 0);
-    }
-    cJSON *r = cJSON_GetObjectItemCaseSensitive(reply, "result");
-    if (!cJSON_IsObject(r))
-        return mcpp_api->call_error(
-            call, VT_ERR_IO, "MCP provider '%s' answered tools/call without a result", p->name);
-    int is_error = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "isError"));
-    cJSON *out = cJSON_CreateObject();
-    cJSON *other = NULL;
-    vt_spool *spool = is_error ? NULL : mcpp_api->spool_open(call);
-    size_t nt = 0;
-    char *errtext = NULL;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "content"))
-    {
-        const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
-        const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "text"));
-        if (type && strcmp(type, "text") == 0 && text) {
-            if (is_error) {
-                if (!errtext)
-                    errtext = strdup(text);
-            } else {
-                if (nt++)
-                    mcpp_api->spool_write(spool, "\n", 1);
-                mcpp_api->spool_write(spool, text, strlen(text));
-            }
-        } else {
-            if (!other)
-                other = cJSON_AddArrayToObject(out, "content");
-            cJSON_AddItemToArray(other, cJSON_Duplicate(c, 1));
-        }
-    }
-    if (is_error) {
-        cJSON_Delete(out);
-        int rc =
-            mcpp_api->call_error(call, VT_ERR_IO, "tool '%s' of MCP provider '%s' failed: %.*s",
-                                 tool, p->name, MAX_ERROR_TEXT, errtext ? errtext : "(no text)");
-        free(errtext);
-        return rc;
-    }
-    cJSON *sc = cJSON_GetObjectItemCaseSensitive(r, "structuredContent");
-    if (sc)
-        cJSON_AddItemToObject(out, "structured_content", cJSON_Duplicate(sc, 1));
-    if (other) {
-        /* non-text content is not cut by the token budget; bound it */
-        char *s = cJSON_PrintUnformatted(other);
-        size_t budget = 4 * 50000;
-        if (s && strlen(s) > budget) {
-            cJSON_DeleteItemFromObjectCaseSensitive(out, "content");
-            mcpp_api->call_warn(call,
-                                "the provider returned %zu bytes of non-text content; "
-                                "dropped (over the output budget)",
-                                strlen(s));
-        }
-        free(s);
-    }
-    *result = out;
-    return VT_OK;
-}
-
 /* The connection ended before the provider processed what was in
  * flight (an HTTP server that forgot the session): sending it again is
  * safe.  Clears the mark. */
@@ -435,7 +368,7 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
         if (failed)
             tools_mark(p, 0);
     } else {
-        rc = convert(call, p, tool, reply, result);
+        rc = result_convert(call, p, tool, reply, result);
         pthread_mutex_lock(&p->mu);
         p->failures = 0; /* a provider that answers is healthy again */
         pthread_mutex_unlock(&p->mu);
@@ -489,13 +422,35 @@ static void start_all(int only_eager)
     free(jobs);
 }
 
+/* Callers inside on_demand (a host thread may start providers in the
+ * background): fini waits for them before it stops the providers. */
+static pthread_mutex_t g_demand_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_demand_cond = PTHREAD_COND_INITIALIZER;
+static int g_demand_active, g_closing;
+
+static void on_demand_tool(const char *tool);
+
 static void on_demand(void *ud, const char *tool)
 {
     (void)ud;
-    if (!tool) {
-        start_all(0);
+    pthread_mutex_lock(&g_demand_mu);
+    int closing = g_closing;
+    g_demand_active += !closing;
+    pthread_mutex_unlock(&g_demand_mu);
+    if (closing)
         return;
-    }
+    if (tool)
+        on_demand_tool(tool);
+    else
+        start_all(0);
+    pthread_mutex_lock(&g_demand_mu);
+    g_demand_active--;
+    pthread_cond_broadcast(&g_demand_cond);
+    pthread_mutex_unlock(&g_demand_mu);
+}
+
+static void on_demand_tool(const char *tool)
+{
     for (size_t i = 0; i < g_cfg.count; i++) {
         provider *p = g_cfg.providers[i];
         if (strncmp(tool, p->prefix, strlen(p->prefix)) != 0)
@@ -600,6 +555,7 @@ static const vt_mcp_providers_v1 g_status = {
 static int init(const vt_host_api *api, char **errmsg)
 {
     mcpp_api = api;
+    g_closing = 0;
     if (!VT_HAS(api, tool_add) || !VT_HAS(api, tool_remove) || !VT_HAS(api, catalog_on_demand) ||
         !VT_HAS(api, strbuf_append)) {
         *errmsg = api->strdup("mcp_providers needs a host with dynamic tools (ABI 1.2)");
@@ -618,6 +574,7 @@ static int init(const vt_host_api *api, char **errmsg)
     api->service_publish(VT_MCP_PROVIDERS_SERVICE, (void *)&g_status);
     if (g_cfg.count == 0 || !g_cfg.enabled)
         return VT_OK;
+    cache_prime(api, g_cfg.providers, g_cfg.count);
     api->catalog_on_demand(MCPP_PLUGIN, on_demand, NULL);
     g_refresh_stop = 0;
     g_refresher_running = pthread_create(&g_refresher, NULL, refresh_main, NULL) == 0;
@@ -634,6 +591,15 @@ static int init(const vt_host_api *api, char **errmsg)
 
 static void fini(void)
 {
+    pthread_mutex_lock(&g_demand_mu);
+    g_closing = 1;
+    /* a start under way (tools/list's, in the background) gives up now
+     * rather than within its startup timeout */
+    for (size_t i = 0; i < g_cfg.count; i++)
+        provider_abandon(g_cfg.providers[i]);
+    while (g_demand_active)
+        pthread_cond_wait(&g_demand_cond, &g_demand_mu);
+    pthread_mutex_unlock(&g_demand_mu);
     if (g_eager_running)
         pthread_join(g_eager, NULL);
     g_eager_running = 0;
@@ -649,6 +615,7 @@ static void fini(void)
     for (size_t i = 0; i < g_cfg.count; i++)
         provider_stop(g_cfg.providers[i]);
     tools_clear();
+    cache_clear();
     mcpp_config_free(&g_cfg);
 }
 

@@ -1,6 +1,7 @@
-/* Tool names as the permission grammar's mcp__server__tool rules expect
- * them.  Sanitising can map two names to one and cutting can too, hence
- * the hash suffix. */
+/* Tool names every client can call: ^[A-Za-z0-9_]{1,64}$ (Codex turns
+ * anything else into '_' on its side and then cannot call the name it
+ * was given).  Mapping can turn two names into one and cutting can too,
+ * hence the hash suffix. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,7 @@
 
 static int allowed(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 void naming_sanitize(const char *in, char *out)
@@ -63,13 +63,13 @@ static int tool_part(const char *tool, char *out)
     return changed;
 }
 
-void naming_tool(const char *provider, const char *tool, unsigned salt, char *out)
+int naming_tool(const char *provider, const char *tool, unsigned salt, int suffix, char *out)
 {
     size_t lp = strlen(provider), lt = strlen(tool);
     char *full = malloc(lp + lt + 8);
     if (!full) {
         snprintf(out, MCPP_NAME_MAX + 1, "mcp__%08x", hash32(provider, tool, salt));
-        return;
+        return 1;
     }
     memcpy(full, "mcp__", 5);
     naming_sanitize(provider, full + 5);
@@ -77,10 +77,9 @@ void naming_tool(const char *provider, const char *tool, unsigned salt, char *ou
     memcpy(full + 5 + lp, "__", 2);
     changed |= tool_part(tool, full + 7 + lp);
     size_t len = strlen(full);
-    /* A name that had to change carries the hash of the original names:
-     * two names that change into one stay apart whichever arrives first,
-     * so the owner of a name never depends on listing order. */
-    if (len <= MCPP_NAME_MAX && salt == 0 && !changed) {
+    /* The suffix is a hash of the original names: names that map to one
+     * stay apart, and a cut name stays distinct from its neighbours. */
+    if (len <= MCPP_NAME_MAX && salt == 0 && !suffix) {
         memcpy(out, full, len + 1);
     } else {
         size_t keep = len < MCPP_NAME_MAX - 9 ? len : MCPP_NAME_MAX - 9;
@@ -88,6 +87,7 @@ void naming_tool(const char *provider, const char *tool, unsigned salt, char *ou
         snprintf(out + keep, 10, "_%08x", hash32(provider, tool, salt));
     }
     free(full);
+    return changed;
 }
 
 char *naming_prefix(const char *provider)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/clock.h>
 #include "provider.h"
 #include "relay.h"
 
@@ -201,7 +202,7 @@ static const char *relay_admit_locked(provider *p, rpc_wait *w, int queue, int *
         return "too many of the provider's requests are waiting for the client already";
     /* a token bucket: relay_per_minute tokens, refilled over a minute */
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    vt_clock_now(&now);
     double cap = p->lim.relay_per_minute;
     if (!p->relay_clock.tv_sec && !p->relay_clock.tv_nsec) {
         p->relay_tokens = cap;
@@ -380,16 +381,7 @@ void provider_fail(provider *p, const char *why)
         p->tp->fail(p);
 }
 
-void provider_deadline(struct timespec *t, int ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, t);
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
+void provider_deadline(struct timespec *t, int ms) { vt_clock_deadline_ms(t, ms); }
 
 void provider_roots_settle(provider *p)
 {
@@ -402,12 +394,7 @@ void provider_roots_settle(provider *p)
         ;
 }
 
-int provider_past(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
-}
+int provider_past(const struct timespec *t) { return vt_clock_past(t); }
 
 static void send_cancel(provider *p, long id, const char *reason)
 {
@@ -453,6 +440,11 @@ static cJSON *wait_answer_locked(provider *p, rpc_wait *w, vt_call *call, int *c
     while (!w->done) {
         if (call && mcpp_api->call_cancelled(call)) {
             *cancelled = 1;
+            break;
+        }
+        if (p->stopping) { /* vthost ends: a start under way gives up */
+            w->err = strdup("vthost is ending");
+            w->done = 1;
             break;
         }
         if (provider_past(&w->deadline)) {
@@ -586,12 +578,17 @@ void provider_req_failed(provider *p, long id, const char *why)
     pthread_mutex_unlock(&p->mu);
 }
 
-void provider_stop(provider *p)
+void provider_abandon(provider *p)
 {
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
+}
+
+void provider_stop(provider *p)
+{
+    provider_abandon(p);
     p->tp->stop(p);
 }
 

@@ -73,6 +73,9 @@ struct provider {
 };
 
 void provider_init(provider *p);
+/* vthost ends: requests waiting for p fail at once, and nothing starts
+ * it again (provider_stop then closes the connection). */
+void provider_abandon(provider *p);
 /* Close the connection for good (vthost ends) and wait for it. */
 void provider_stop(provider *p);
 void provider_free(provider *p);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vthost/clock.h>
 #include "relay.h"
 #include "tools.h"
 
@@ -92,9 +93,7 @@ static cJSON *forwarded(const provider *p, const char *method, const cJSON *para
 /* Milliseconds until t, or 0 once it has passed. */
 static int ms_until(const struct timespec *t)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+    int64_t ms = vt_clock_ms_until(t);
     return ms < 1 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
 }
 

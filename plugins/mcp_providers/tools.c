@@ -87,8 +87,50 @@ static void drop_locked(size_t i)
     g_tools[i] = g_tools[--g_n];
 }
 
+/* The mapped names (no suffix) of the list's tools, and whether each
+ * must carry the hash suffix: mapping changed it into the name of
+ * another tool of the list.  A name the mapping left alone keeps it, so
+ * the outcome never depends on the order tools are listed in. */
+typedef struct mapped {
+    const char *tool;
+    char base[MCPP_NAME_MAX + 1];
+    int changed, suffix;
+} mapped;
+
+static mapped *map_list(const provider *p, const cJSON *tools, size_t *n)
+{
+    size_t cap = (size_t)cJSON_GetArraySize(tools);
+    mapped *m = calloc(cap ? cap : 1, sizeof *m);
+    *n = 0;
+    const cJSON *def;
+    cJSON_ArrayForEach(def, tools)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(def, "name"));
+        if (!m || !name || !*name || *n == cap)
+            continue;
+        m[*n].tool = name;
+        m[*n].changed = naming_tool(p->name, name, 0, 0, m[*n].base);
+        (*n)++;
+    }
+    for (size_t i = 0; m && i < *n; i++)
+        for (size_t j = 0; m[i].changed && !m[i].suffix && j < *n; j++)
+            m[i].suffix =
+                j != i && strcmp(m[i].base, m[j].base) == 0 && strcmp(m[i].tool, m[j].tool) != 0;
+    return m;
+}
+
+static int needs_suffix(const mapped *m, size_t n, const char *tool)
+{
+    for (size_t i = 0; m && i < n; i++)
+        if (strcmp(m[i].tool, tool) == 0)
+            return m[i].suffix;
+    return 0;
+}
+
 void tools_sync(provider *p, cJSON *tools)
 {
+    size_t nmapped = 0;
+    mapped *map = map_list(p, tools, &nmapped);
     pthread_mutex_lock(&g_mu);
     for (size_t i = 0; i < g_n; i++)
         if (g_tools[i].p == p)
@@ -116,7 +158,7 @@ void tools_sync(provider *p, cJSON *tools)
         ptool *t = NULL;
         char vt[MCPP_NAME_MAX + 1];
         for (unsigned salt = 0; salt < 16; salt++) {
-            naming_tool(p->name, name, salt, vt);
+            naming_tool(p->name, name, salt, needs_suffix(map, nmapped, name), vt);
             ptool *have = find_locked(vt);
             if (!have || (have->p == p && strcmp(have->tool, name) == 0 && !have->seen)) {
                 t = have;
@@ -158,6 +200,7 @@ void tools_sync(provider *p, cJSON *tools)
         if (g_tools[i].p == p && !g_tools[i].seen)
             drop_locked(i);
     pthread_mutex_unlock(&g_mu);
+    free(map);
     cJSON_Delete(tools);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "patch_apply.h"
 #include "patch_match.h"
@@ -42,15 +43,9 @@ static void item(builder *b, char op, const char *s, size_t len, int noeol)
 {
     if (b->oom)
         return;
-    if (b->n == b->cap_items) {
-        size_t c = b->cap_items ? b->cap_items * 2 : 256;
-        diff_item *q = realloc(b->items, c * sizeof *q);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->items = q;
-        b->cap_items = c;
+    if (VT_GROW(&b->items, &b->cap_items, b->n + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     b->items[b->n++] = (diff_item){op, (unsigned char)noeol, s, len};
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "patch_diff.h"
 #include "patch_text.h"
@@ -31,15 +32,9 @@ static void line_start(buf *b)
 {
     if (b->oom)
         return;
-    if (b->nlines == b->lcap) {
-        size_t c = b->lcap ? b->lcap * 2 : 256;
-        size_t *q = realloc(b->lines, c * sizeof *q);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->lines = q;
-        b->lcap = c;
+    if (VT_GROW(&b->lines, &b->lcap, b->nlines + 1) != 0) {
+        b->oom = 1;
+        return;
     }
     b->lines[b->nlines++] = b->len;
 }

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/clock.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
 #include "patch_text.h"
@@ -497,7 +498,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
     int fd = -1;
     for (int tries = 0; tries < 16 && fd < 0; tries++) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        vt_clock_now(&ts);
         snprintf(tmp, 256, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
                  atomic_fetch_add(&seq, 1), ts.tv_nsec);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);

@@ -310,7 +310,9 @@ static const vt_tool st_tools[] = {
                        "parameters, ranked by BM25. Unlisted tools scoring at least half "
                        "the best match are expanded: from the next request on they are "
                        "listed and can be called directly. Each result says whether it "
-                       "is listed.",
+                       "is listed. Names are as this server lists them; a client that "
+                       "prefixes a server's tools (Claude Code: mcp__<server>__) shows "
+                       "them under that prefix.",
         .input_schema = st_schema,
         .title = "Find more tools",
         .output_schema = st_output_schema,

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 8
+#define VT_ABI_MINOR 9
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -607,6 +607,13 @@ struct vt_host_api {
      * "unix_like" or "powershell" (static, never freed).  The host has
      * refused any other value before a plugin's init. */
     const char *(*shell_profile)(void);
+
+    /* ---- added in 1.9 ---- */
+    /* Like call_warn, for a warning about the machine or the setup rather
+     * than about this call (a limit the machine cannot enforce): each
+     * client session is given the same text once, not in every result.
+     * What a call did or left behind always goes through call_warn. */
+    void (*call_warn_once)(vt_call *call, const char *fmt, ...) VT_PRINTF(2, 3);
 };
 
 #define VT_HAS(api, member)                                                                        \

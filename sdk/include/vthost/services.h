@@ -86,7 +86,7 @@ typedef struct vt_sessions_v1 {
      * the process groups of its sessions (TERM, a grace period, KILL) and
      * release them.  Thread-safe. */
     void (*end_client)(uint64_t client);
-    /* ---- added with ABI 1.8 (check struct_size) ---- */
+    /* ---- added with ABI 1.9 (check struct_size) ---- */
     /* Sessions of client `client` still held (running, or finished with
      * output not yet read).  Thread-safe. */
     int (*client_count)(uint64_t client);
@@ -129,6 +129,30 @@ typedef struct vt_wsindex_v1 {
      * a command sandbox keeps them read-only.  Borrowed until the host
      * closes. */
     const char *const *(*host_data_paths)(void);
+    /* ---- what a call left behind (check struct_size) ---- */
+    /* 1 when git takes the directory `dir` (borrowed) for a git directory
+     * by its own rules, else 0: a HEAD as git's validate_headref reads it
+     * ("ref:", optional whitespace and "refs/"; a symbolic link to
+     * refs/...; an object name), objects/ and refs/ in it or in the
+     * common directory its commondir file names.  *common (may be NULL)
+     * receives that common directory, canonical (malloc'd, api->free()),
+     * or NULL. */
+    int (*git_dir)(const char *dir, char **common);
+    /* Make the git directory open at `gitfd` (borrowed) inert: hooks
+     * moved aside, config and config.worktree rewritten to keys that
+     * never name a program, the originals moved to the workspace's
+     * .vtcode/set-aside/, or, when that cannot be used (a file, a link,
+     * not the user's), kept in the git directory under names git never
+     * reads.  `label` names it in *report (malloc'd, api->free(); NULL
+     * when there was nothing to do).  0, 1 when something could not be
+     * made inert (named in *report), or a negative status. */
+    int (*neutralise)(int gitfd, const char *label, char **report);
+    /* Set aside the entry `name` of the directory open at `dirfd` (never
+     * followed), named `label`, because it `why`: moved to
+     * .vtcode/set-aside/, or renamed beside it when that cannot be used.
+     * *report and the result as for neutralise (0 also when it is gone). */
+    int (*set_aside)(int dirfd, const char *name, const char *label, const char *why,
+                     char **report);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):
@@ -149,6 +173,12 @@ typedef struct vt_host_data_v1 {
      * is written there, so a sandbox may make it first and mask it.  The
      * caller frees it with cJSON_Delete(). */
     int (*paths)(cJSON **out);
+    /* Added later (test struct_size): the host's cache directory
+     * ($XDG_CACHE_HOME/vthost, else ~/.cache/vthost), made 0700 when
+     * missing, in *out (absolute; the caller frees it with free()).
+     * VT_ERR_NOT_FOUND when neither variable gives an absolute path,
+     * VT_ERR_IO when it cannot be made. */
+    int (*cache_dir)(char **out);
 } vt_host_data_v1;
 
 /* The MCP providers' state (the mcp_providers plugin publishes it; the

@@ -25,7 +25,8 @@ export async function startServer({ toml = ALLOW_ALL, httpToml = "", extraArgs =
   const ws = makeWorkspace(toml);
   const cfg = mkdtempSync(join(tmpdir(), "vthost-http-cfg-"));
   mkdirSync(join(cfg, "vthost"), { recursive: true, mode: 0o700 });
-  if (httpToml) writeFileSync(join(cfg, "vthost", "http.toml"), httpToml);
+  // 0600: an http.toml holding a client secret must be its owner's only
+  if (httpToml) writeFileSync(join(cfg, "vthost", "http.toml"), httpToml, { mode: 0o600 });
   const args = [...serverArgs(ws, { pluginDirs }), "--http", listen, ...extraArgs];
   if (tokenFile) args.push("--token-file", tokenFile);
   const child = spawn(bin, args, { env: { ...process.env, XDG_CONFIG_HOME: cfg }, stdio: ["ignore", "pipe", "pipe"] });

@@ -340,10 +340,9 @@ test("a call cut short by the end of its session gets an error, not silence", as
   await waitFor(() => !aliveMarker(marker), 5000, "the command to end with the server");
 });
 
-test("no server reported a sanitizer error; the token never reached stderr after its one showing", async () => {
+test("no server reported a sanitizer error; the token never reached stderr (a pipe, not a terminal)", async () => {
   const err = srv.stderr();
   assert.doesNotMatch(err, /Sanitizer|runtime error|LeakSanitizer/);
-  const shown = err.indexOf(srv.token);
-  assert.ok(shown >= 0, "the new token is shown once");
-  assert.equal(err.indexOf(srv.token, shown + 1), -1, "and only once");
+  assert.match(err, /created a bearer token/);
+  assert.equal(err.indexOf(srv.token), -1, "the token is not written to a non-terminal stderr");
 });

@@ -45,9 +45,9 @@ async function connect(reply) {
 }
 
 const cases = [
-  ["the user refused", { action: "accept", content: { decision: "deny" } }, /the user refused/, /declined|cancelled/],
-  ["declined", { action: "decline" }, /the client declined the approval prompt without a decision/, /user refused|denied by the user/],
-  ["cancelled", { action: "cancel" }, /the approval prompt was cancelled without a decision/, /user refused|denied by the user/],
+  ["the user refused", { action: "accept", content: { decision: "deny" } }, /the user refused/, /declined|dismissed/],
+  ["declined", { action: "decline" }, /the user declined the approval prompt/, /user refused|denied by the user|no decision/],
+  ["cancelled", { action: "cancel" }, /the approval prompt was dismissed without a decision/, /user refused|denied by the user|declined/],
 ];
 
 for (const [name, reply, says, never] of cases) {

@@ -6,7 +6,9 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
@@ -51,14 +53,30 @@ env = { PROVIDER_LOG = "${join(w, "test.log")}" }
   return w;
 }
 
+// tools/list never waits for a provider: a client that lists once has a
+// provider's tools from the cache of its last start.  Each workspace is a
+// new configuration, so its providers are started once first, the way
+// docs/clients.md says (`vthost mcp tools NAME`).
+const cacheHome = mkdtempSync(join(tmpdir(), "vthost-cache-"));
+after(() => rmSync(cacheHome, { recursive: true, force: true }));
+function prime(ws) {
+  const toml = readFileSync(join(ws, "vtcode.toml"), "utf8");
+  const args = serverArgs(ws).slice(0, -1);
+  for (const [, name] of toml.matchAll(/^name = "([^"]+)"/gm)) {
+    const r = spawnSync(bin, [...args, "mcp", "tools", name], { env: serverEnv({ XDG_CACHE_HOME: cacheHome }), encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+  }
+}
+
 // A client that lists once, right after initialize, like Codex.
 // extraArgs go before the "serve" command.
 async function connect(ws, { name, extraArgs = [] }) {
+  prime(ws);
   const args = serverArgs(ws);
   const transport = new StdioClientTransport({
     command: bin,
     args: [...args.slice(0, -1), ...extraArgs, args[args.length - 1]],
-    env: serverEnv(),
+    env: serverEnv({ XDG_CACHE_HOME: cacheHome }),
     stderr: "pipe",
   });
   let stderr = "";

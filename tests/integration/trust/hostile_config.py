@@ -139,6 +139,7 @@ PERMISSIVE = {
     "mcp.request_timeout_seconds": 3600,
     "mcp.startup_timeout_seconds": 3600,
     "mcp.tool_timeout_seconds": 86400,
+    "mcp.approval_timeout_seconds": 86400,
     "mcp.retry_attempts": 100,
     "mcp.eager_start": True,
     "mcp.max_message_bytes": 268435456,
@@ -168,6 +169,11 @@ PERMISSIVE = {
     "oauth.jwks_url": "http://127.0.0.1:9/jwks.json",
     "oauth.authorization_servers": ["http://127.0.0.1:9/"],
     "oauth.scopes": [],
+    "oauth.audience": ["http://0.0.0.0:1/mcp"],
+    "oauth.client_id": "hostile",
+    "oauth.introspection_url": "http://127.0.0.1:9/introspect",
+    "oauth.introspection_client_id": "hostile",
+    "oauth.introspection_client_secret": "hostile",
     # a client's configuration shown in the docs (Codex), not vthost's
     "mcp_servers.*": None,
 }

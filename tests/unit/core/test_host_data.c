@@ -93,6 +93,42 @@ static void test_front_end_files(void **st)
 /* A shared file is listed by every process of the user: what another
  * process recorded is read back from the state directory; the list
  * keeps the newest entries and is ignored when others could write it. */
+/* The cache directory handed to plugins: $XDG_CACHE_HOME/vthost, made
+ * 0700; a relative variable falls back to ~/.cache. */
+static void test_cache_dir(void **st)
+{
+    (void)st;
+    assert_int_equal(host_data_publish(), 0);
+    const vt_host_data_v1 *s = services_lookup(VT_HOST_DATA_SERVICE);
+    assert_true(s->struct_size >= offsetof(vt_host_data_v1, cache_dir) + sizeof s->cache_dir);
+    char dir[] = "/tmp/vthost-cachedir-XXXXXX", want[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_CACHE_HOME", dir, 1);
+    char *got = NULL;
+    assert_int_equal(s->cache_dir(&got), 0);
+    snprintf(want, sizeof want, "%s/vthost", dir);
+    assert_string_equal(got, want);
+    struct stat sb;
+    assert_int_equal(stat(got, &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    free(got);
+    setenv("XDG_CACHE_HOME", "relative", 1);
+    setenv("HOME", dir, 1);
+    assert_int_equal(s->cache_dir(&got), 0);
+    snprintf(want, sizeof want, "%s/.cache/vthost", dir);
+    assert_string_equal(got, want);
+    free(got);
+    rmdir(want);
+    snprintf(want, sizeof want, "%s/.cache", dir);
+    rmdir(want);
+    snprintf(want, sizeof want, "%s/vthost", dir);
+    rmdir(want);
+    rmdir(dir);
+    unsetenv("XDG_CACHE_HOME");
+    services_clear();
+}
+
 static void test_shared_files(void **st)
 {
     (void)st;
@@ -149,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_xdg_defaults),
         cmocka_unit_test(test_front_end_files),
         cmocka_unit_test(test_shared_files),
+        cmocka_unit_test(test_cache_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* Provider tool names: mcp__<provider>__<tool>, sanitised to
- * [A-Za-z0-9_-], at most 64 characters with a hash suffix when cut, and
- * collisions (two provider names, or two tool names, that sanitise to
- * one) told apart by a salted hash, stably across re-listing.  tools.c
+ * [A-Za-z0-9_] (what every client can call), at most 64 characters with a
+ * hash suffix when cut, and collisions (two provider names, or two tool
+ * names, that map to one) told apart by a hash, stably across re-listing.  tools.c
  * registers through a fake host API that records what it is given. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,7 +84,7 @@ static int is_registered(const char *name)
 static void well_formed(const char *name)
 {
     regex_t re;
-    assert_int_equal(regcomp(&re, "^mcp__[A-Za-z0-9_-]+$", REG_EXTENDED | REG_NOSUB), 0);
+    assert_int_equal(regcomp(&re, "^mcp__[A-Za-z0-9_]+$", REG_EXTENDED | REG_NOSUB), 0);
     if (regexec(&re, name, 0, NULL, 0) != 0)
         fail_msg("not a well-formed tool name: '%s'", name);
     regfree(&re);
@@ -97,8 +97,8 @@ static void test_sanitize(void **state)
     char out[64];
     naming_sanitize("odd.name/with spaces", out);
     assert_string_equal(out, "odd_name_with_spaces");
-    naming_sanitize("keep-Dash_and_9", out);
-    assert_string_equal(out, "keep-Dash_and_9");
+    naming_sanitize("no-Dash_and_9", out);
+    assert_string_equal(out, "no_Dash_and_9");
     naming_sanitize("caf\xc3\xa9", out); /* every byte of a UTF-8 letter */
     assert_string_equal(out, "caf__");
     naming_sanitize("", out);
@@ -112,16 +112,21 @@ static void test_short_names(void **state)
 {
     (void)state;
     char out[MCPP_NAME_MAX + 1];
-    naming_tool("github", "create_issue", 0, out);
+    assert_int_equal(naming_tool("github", "create_issue", 0, 0, out), 0);
     assert_string_equal(out, "mcp__github__create_issue");
-    naming_tool("my server", "do.it/now", 0, out);
-    /* changed by sanitising: the hash of the original names follows */
+    /* changed by mapping, colliding with nothing: no suffix */
+    assert_int_equal(naming_tool("my server", "do.it/now", 0, 0, out), 1);
+    assert_string_equal(out, "mcp__my_server__do_it_now");
+    assert_int_equal(naming_tool("everything", "get-sum", 0, 0, out), 1);
+    assert_string_equal(out, "mcp__everything__get_sum");
+    /* colliding: the hash of the original names follows */
+    naming_tool("my server", "do.it/now", 0, 1, out);
     assert_int_equal(strncmp(out, "mcp__my_server__do_it_now_", 26), 0);
     assert_int_equal(strlen(out), 26 + 8);
     well_formed(out);
     /* a tool's own "__" is never a separator */
-    naming_tool("a", "b__c", 0, out);
-    assert_int_equal(strncmp(out, "mcp__a__b_c_", 12), 0);
+    assert_int_equal(naming_tool("a", "b__c", 0, 0, out), 1);
+    assert_string_equal(out, "mcp__a__b_c");
 }
 
 static void test_provider_names(void **state)
@@ -147,13 +152,13 @@ static void test_cap_and_hash(void **state)
     memset(tool, 't', 64 - 12);
     tool[64 - 12] = 0; /* "mcp__" + "srv" + "__" + 52 + 2 = 64 */
     tool[0] = 'x';
-    naming_tool("srvv", tool, 0, out); /* 5 + 4 + 2 + 52 = 63 */
+    naming_tool("srvv", tool, 0, 0, out); /* 5 + 4 + 2 + 52 = 63 */
     assert_int_equal(strlen(out), 63);
-    naming_tool("srvvv", tool, 0, out);
+    naming_tool("srvvv", tool, 0, 0, out);
     assert_int_equal(strlen(out), 64);
     assert_null(strchr(out + 60, '_'));
     /* 65: cut to 55 characters, "_", 8 hex digits */
-    naming_tool("srvvvv", tool, 0, out);
+    naming_tool("srvvvv", tool, 0, 0, out);
     assert_int_equal(strlen(out), 64);
     well_formed(out);
     regex_t re;
@@ -161,11 +166,11 @@ static void test_cap_and_hash(void **state)
     assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
     assert_int_equal(strncmp(out, "mcp__srvvvv__x", 14), 0);
     /* stable, and distinct for names that differ only past the cut */
-    naming_tool("srvvvv", tool, 0, again);
+    naming_tool("srvvvv", tool, 0, 0, again);
     assert_string_equal(out, again);
     char tool2[128];
     snprintf(tool2, sizeof tool2, "%sZ", tool);
-    naming_tool("srvvvv", tool2, 0, other);
+    naming_tool("srvvvv", tool2, 0, 0, other);
     assert_int_equal(strncmp(out, other, 55), 0);
     assert_string_not_equal(out, other);
     assert_int_equal(regexec(&re, other, 0, NULL, 0), 0);
@@ -173,20 +178,20 @@ static void test_cap_and_hash(void **state)
     char prov[300];
     memset(prov, 'p', 299);
     prov[299] = 0;
-    naming_tool(prov, "t", 0, out);
+    naming_tool(prov, "t", 0, 0, out);
     well_formed(out);
     assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
     regfree(&re);
     /* the hash is of the unsanitised names, with a separator */
-    naming_tool("p", "a.b", 1, out);
-    naming_tool("p", "a_b", 1, other);
+    naming_tool("p", "a.b", 1, 0, out);
+    naming_tool("p", "a_b", 1, 0, other);
     assert_string_not_equal(out, other);
-    naming_tool("ab", "c", 1, out);
-    naming_tool("a", "bc", 1, other);
+    naming_tool("ab", "c", 1, 0, out);
+    naming_tool("a", "bc", 1, 0, other);
     assert_string_not_equal(out + strlen(out) - 8, other + strlen(other) - 8);
     /* a salt changes the hash */
-    naming_tool("p", "a.b", 2, again);
-    naming_tool("p", "a.b", 1, out);
+    naming_tool("p", "a.b", 2, 0, again);
+    naming_tool("p", "a.b", 1, 0, out);
     assert_string_not_equal(out, again);
 }
 

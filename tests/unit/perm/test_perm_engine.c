@@ -271,16 +271,17 @@ static void test_prompts(void **state)
     assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
     assert_non_null(strstr(msg, "the user refused exec_command git push"));
     free(msg);
-    /* declined and cancelled prompts: nobody refused; the rule is named */
+    /* a declined prompt is the user's answer, a cancelled one dismissed
+     * without a decision; neither says "refused"; the rule is named */
     prompt_answer = PROMPT_DECLINED;
     assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
-    if (!strstr(msg, "the client declined the approval prompt without a decision") ||
+    if (!strstr(msg, "the user declined the approval prompt") || strstr(msg, "no decision") ||
         strstr(msg, "user refused") || !strstr(msg, "vtcode.toml:2"))
         fail_msg("declined: %s", msg);
     free(msg);
     prompt_answer = PROMPT_CANCELLED;
     assert_int_equal(check(&c, &fe, &msg), VT_ERR_DENIED);
-    if (!strstr(msg, "the approval prompt was cancelled without a decision") ||
+    if (!strstr(msg, "the approval prompt was dismissed without a decision") ||
         strstr(msg, "user refused") || !strstr(msg, "vtcode.toml:2"))
         fail_msg("cancelled: %s", msg);
     free(msg);
@@ -319,7 +320,7 @@ static void test_prompts(void **state)
     /* the reason the prompt gave stays in every refusal */
     prompt_answer = PROMPT_CANCELLED;
     assert_int_equal(check(&p, &fe, &msg), VT_ERR_DENIED);
-    if (!strstr(msg, "policy file") || !strstr(msg, ".vtcode/settings.json") || !strstr(msg, "cancelled"))
+    if (!strstr(msg, "policy file") || !strstr(msg, ".vtcode/settings.json") || !strstr(msg, "dismissed"))
         fail_msg("protected, cancelled: %s", msg);
     free(msg);
     prompt_answer = PROMPT_DECLINED;

@@ -118,6 +118,27 @@ static void test_resolved_and_made(void **st)
     done(&p);
 }
 
+/* ~/.cache a link (relative here) to a place that does not exist yet:
+ * the place is made, and the mask covers where the path leads. */
+static void test_dangling_link_target_made(void **st)
+{
+    (void)st;
+    mkdir(at("home2"), 0700);
+    assert_int_equal(symlink("../tmpcache", at("home2/.cache")), 0);
+    char d[PATH_MAX + 64];
+    snprintf(d, sizeof d, "d:%s", at("home2/.cache/vthost"));
+    listed[0] = d, listed[1] = NULL;
+    sandbox_plan p;
+    assert_int_equal(plan(1, &p), VT_OK);
+    assert_int_equal(p.ndata, 1);
+    assert_string_equal(p.data[0], at("tmpcache/vthost"));
+    struct stat sb;
+    assert_int_equal(lstat(at("tmpcache/vthost"), &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    done(&p);
+}
+
 static void test_workspace_inside_is_not_masked(void **st)
 {
     (void)st;
@@ -159,6 +180,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolved_and_made),
+        cmocka_unit_test(test_dangling_link_target_made),
         cmocka_unit_test(test_workspace_inside_is_not_masked),
         cmocka_unit_test(test_no_namespaces_refuses_in_writable_place),
     };

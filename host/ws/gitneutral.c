@@ -16,49 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "strbuf.h"
 
 #define CONFIG_MAX (1024 * 1024)
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} buf;
+static void puts_(vt_strbuf *b, const char *s) { strbuf_append(b, s, strlen(s)); }
 
-static void put(buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
-
-static void putf(buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void putf(buf *b, const char *f, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(tmp, sizeof tmp, f, ap);
-    va_end(ap);
-    if (n > 0)
-        put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
+/* What a neutralisation says, and how many of its steps left something
+ * live. */
+typedef struct report {
+    vt_strbuf s;
+    int failed;
+} report;
 
 /* ---- the allow-list ------------------------------------------------------ */
 
@@ -155,25 +124,24 @@ static int read_section(line *l, char *name, size_t size, char **sub)
         if (l->p == l->end || *l->p != '"')
             return -1;
         l->p++;
-        buf b = {0};
-        put(&b, "", 0);
+        vt_strbuf b = VT_STRBUF_INIT;
         while (l->p < l->end && *l->p != '"') {
             char c = *l->p++;
             if (c == '\\') {
                 if (l->p == l->end || (*l->p != '\\' && *l->p != '"')) {
-                    free(b.p);
+                    strbuf_reset(&b);
                     return -1;
                 }
                 c = *l->p++;
             }
-            put(&b, &c, 1);
+            strbuf_append(&b, &c, 1);
         }
-        if (b.oom || l->p == l->end) {
-            free(b.p);
+        if (b.failed || l->p == l->end) {
+            strbuf_reset(&b);
             return -1;
         }
         l->p++; /* closing quote */
-        *sub = b.p;
+        *sub = strbuf_take(&b);
     }
     if (l->p == l->end || *l->p != ']') {
         free(*sub);
@@ -195,8 +163,7 @@ static int read_section(line *l, char *name, size_t size, char **sub)
  * quotes start a comment.  A continuation line is refused. */
 static char *read_value(line *l)
 {
-    buf b = {0};
-    put(&b, "", 0);
+    vt_strbuf b = VT_STRBUF_INIT;
     int quote = 0;
     size_t space = 0;
     skip_space(l);
@@ -205,12 +172,12 @@ static char *read_value(line *l)
         if (!quote && (c == ';' || c == '#'))
             break;
         if (!quote && isspace((unsigned char)c)) {
-            if (b.n)
+            if (b.len)
                 space++;
             continue;
         }
         for (; space; space--)
-            put(&b, " ", 1);
+            strbuf_append(&b, " ", 1);
         if (c == '\\') {
             if (l->p == l->end)
                 goto bad; /* continuation */
@@ -223,24 +190,24 @@ static char *read_value(line *l)
             case '"': break;
             default: goto bad;
             }
-            put(&b, &c, 1);
+            strbuf_append(&b, &c, 1);
             continue;
         }
         if (c == '"') {
             quote = !quote;
             continue;
         }
-        put(&b, &c, 1);
+        strbuf_append(&b, &c, 1);
     }
-    if (quote || b.oom)
+    if (quote || b.failed)
         goto bad;
-    return b.p;
+    return strbuf_take(&b);
 bad:
-    free(b.p);
+    strbuf_reset(&b);
     return NULL;
 }
 
-static void put_quoted(buf *b, const char *v)
+static void put_quoted(vt_strbuf *b, const char *v)
 {
     puts_(b, "\"");
     for (; *v; v++) {
@@ -250,7 +217,7 @@ static void put_quoted(buf *b, const char *v)
         case '\n': puts_(b, "\\n"); break;
         case '\t': puts_(b, "\\t"); break;
         case '\b': puts_(b, "\\b"); break;
-        default: put(b, v, 1);
+        default: strbuf_append(b, v, 1);
         }
     }
     puts_(b, "\"");
@@ -261,7 +228,7 @@ static const char MINIMAL[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode
 
 /* What gitneutral_config carries from line to line. */
 typedef struct config_state {
-    buf kept, gone;
+    vt_strbuf kept, gone;
     char section[64];
     char *cur_sub;
     int header_out; /* the current section's header is in kept */
@@ -270,7 +237,7 @@ typedef struct config_state {
 static void put_kept(config_state *st, const char *key, const char *value)
 {
     if (!st->header_out) {
-        putf(&st->kept, "[%s", st->section);
+        strbuf_printf(&st->kept, "[%s", st->section);
         if (st->cur_sub) {
             puts_(&st->kept, " ");
             put_quoted(&st->kept, st->cur_sub);
@@ -278,7 +245,7 @@ static void put_kept(config_state *st, const char *key, const char *value)
         puts_(&st->kept, "]\n");
         st->header_out = 1;
     }
-    putf(&st->kept, "\t%s", key);
+    strbuf_printf(&st->kept, "\t%s", key);
     if (value) {
         puts_(&st->kept, " = ");
         put_quoted(&st->kept, value);
@@ -288,9 +255,9 @@ static void put_kept(config_state *st, const char *key, const char *value)
 
 static void put_gone(config_state *st, const char *key)
 {
-    if (st->gone.n)
+    if (st->gone.len)
         puts_(&st->gone, ", ");
-    putf(&st->gone, "%s.", st->section);
+    strbuf_printf(&st->gone, "%s.", st->section);
     if (st->cur_sub) {
         puts_(&st->gone, st->cur_sub);
         puts_(&st->gone, ".");
@@ -372,18 +339,23 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed)
         bad = config_line(&st, &l) != 0;
     }
     free(st.cur_sub);
-    if (bad || st.kept.oom || st.gone.oom) {
-        free(st.kept.p);
-        free(st.gone.p);
+    if (bad || st.kept.failed || st.gone.failed) {
+        strbuf_reset(&st.kept);
+        strbuf_reset(&st.gone);
         return bad ? replace_whole(out, removed) : VT_ERR_NOMEM;
     }
-    if (!st.gone.n) {
-        free(st.kept.p);
+    if (!st.gone.len) {
+        strbuf_reset(&st.kept);
         return 0;
     }
-    *out = st.kept.p ? st.kept.p : strdup("");
-    *removed = st.gone.p;
-    return *out ? 1 : VT_ERR_NOMEM;
+    *out = strbuf_take(&st.kept);
+    *removed = strbuf_take(&st.gone);
+    if (*out && *removed)
+        return 1;
+    free(*out);
+    free(*removed);
+    *out = *removed = NULL;
+    return VT_ERR_NOMEM;
 }
 
 /* ---- moves --------------------------------------------------------------- */
@@ -429,10 +401,17 @@ int gitneutral_move_aside(int fromfd, const char *name, int asidefd, const char 
     return rc;
 }
 
-static void report_add(buf *r, const char *label, const char *what)
+static void report_add(report *r, const char *label, const char *what)
 {
-    puts_(r, r->n ? "; " : "");
-    putf(r, "%s: %s", label, what);
+    puts_(&r->s, r->s.len ? "; " : "");
+    strbuf_printf(&r->s, "%s: %s", label, what);
+}
+
+/* A step that left something git would still run. */
+static void report_live(report *r, const char *label, const char *what)
+{
+    r->failed++;
+    report_add(r, label, what);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -442,7 +421,7 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* Every hook git could run: what is in hooks/ but *.sample. */
-static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *label, buf *r)
+static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *label, report *r)
 {
     struct stat st;
     char name[512];
@@ -458,7 +437,7 @@ static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *
                          : "hooks (not a directory) could not be moved "
                            "aside (%s): remove it before running git there",
                  rc == 0 ? name : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         return;
     }
     int fd = openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -483,7 +462,7 @@ static void hooks_aside(int gitfd, int asidefd, const char *prefix, const char *
                      "hook %s could not be moved aside (%s): remove it "
                      "before running git there",
                      n, strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
     }
     closedir(d);
 }
@@ -523,7 +502,7 @@ static int read_small(int dirfd_, const char *name, char **text, size_t *len)
  * original moved aside (a hard link first, so that git never sees the
  * file missing). */
 static void config_neutral(int gitfd, int asidefd, const char *prefix, const char *label,
-                           const char *file, buf *r)
+                           const char *file, report *r)
 {
     struct stat st;
     if (fstatat(gitfd, file, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -538,7 +517,7 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s (not a regular file) could not be moved "
                            "aside (%s)",
                  file, rc == 0 ? aside : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         return;
     }
     char *text = NULL, *out = NULL, *removed = NULL;
@@ -556,7 +535,7 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s (too large or unreadable) could not be "
                            "moved aside (%s)",
                  file, rc == 0 ? aside : strerror(-rc));
-        report_add(r, label, what);
+        (rc == 0 ? report_add : report_live)(r, label, what);
         free(out);
         free(removed);
         return;
@@ -585,6 +564,8 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
                          : "%s could not be rewritten (%s) nor moved "
                            "aside: remove it before running git there",
                  file, strerror(-rc), aside);
+        if (mv != 0)
+            r->failed++;
     } else {
         snprintf(what, sizeof what, "%s keys removed (%s), the original moved to %s", file, removed,
                  aside);
@@ -594,17 +575,20 @@ static void config_neutral(int gitfd, int asidefd, const char *prefix, const cha
     free(removed);
 }
 
-int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **report)
+int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **out)
 {
-    buf r = {0};
-    *report = NULL;
+    report r = {VT_STRBUF_INIT, 0};
+    *out = NULL;
     hooks_aside(gitfd, asidefd, prefix, label, &r);
     config_neutral(gitfd, asidefd, prefix, label, "config", &r);
     config_neutral(gitfd, asidefd, prefix, label, "config.worktree", &r);
-    if (r.oom) {
-        free(r.p);
+    int empty = !r.s.len;
+    char *text = strbuf_take(&r.s);
+    if (!text)
         return VT_ERR_NOMEM;
-    }
-    *report = r.p;
-    return VT_OK;
+    if (empty)
+        free(text);
+    else
+        *out = text;
+    return r.failed ? 1 : VT_OK;
 }

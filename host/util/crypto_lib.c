@@ -5,6 +5,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crypto_lib.h"
@@ -30,6 +31,8 @@ static struct {
     const EVP_MD *(*sha256)(void);
     const EVP_MD *(*sha384)(void);
     const EVP_MD *(*sha512)(void);
+    unsigned char *(*hmac)(const EVP_MD *md, const void *key, int key_len, const unsigned char *d,
+                           size_t n, unsigned char *out, unsigned int *out_len);
     void (*err_clear)(void);
 } cr;
 static char *cr_error;
@@ -54,6 +57,7 @@ static void bind_crypto(void)
         {"EVP_sha256", (void **)&cr.sha256},
         {"EVP_sha384", (void **)&cr.sha384},
         {"EVP_sha512", (void **)&cr.sha512},
+        {"HMAC", (void **)&cr.hmac},
         {"ERR_clear_error", (void **)&cr.err_clear},
         {NULL, NULL},
     };
@@ -64,7 +68,7 @@ int crypto_lib_open(char **err)
 {
     pthread_once(&cr_once, bind_crypto);
     if (cr_error || !cr.verify) {
-        *err = str_printf("OAuth mode needs libcrypto (OpenSSL 3): %s",
+        *err = str_printf("libcrypto (OpenSSL 3) is needed here: %s",
                           cr_error ? cr_error : "cannot open it");
         return -1;
     }
@@ -149,6 +153,16 @@ int crypto_sha256(const void *data, size_t n, unsigned char out[32])
 {
     unsigned int len = 0;
     if (!is_open() || cr.digest(data, n, out, &len, cr.sha256(), NULL) != 1 || len != 32)
+        return -1;
+    return 0;
+}
+
+int crypto_hmac_sha256(const void *key, size_t key_len, const void *data, size_t n,
+                       unsigned char out[32])
+{
+    unsigned int len = 0;
+    if (!is_open() || key_len > INT32_MAX ||
+        !cr.hmac(cr.sha256(), key, (int)key_len, data, n, out, &len) || len != 32)
         return -1;
     return 0;
 }

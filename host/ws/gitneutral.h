@@ -1,4 +1,4 @@
-/* Neutralising a git repository that a command made: nothing in it may
+/* Neutralising a git repository that a tool call made: nothing in it may
  * start a program when the user later runs git there.  Hooks (other than
  * the *.sample files git init ships) are moved aside, and the
  * configuration keeps only an allow-list of keys that never name a
@@ -6,8 +6,8 @@
  * include.path, credential helpers, transport helpers... all go, and so
  * does any key git adds later).  The repository stays usable: what git
  * init, clone and commit write is on the allow-list. */
-#ifndef VTHOST_EXEC_GITNEUTRAL_H
-#define VTHOST_EXEC_GITNEUTRAL_H
+#ifndef VTHOST_WS_GITNEUTRAL_H
+#define VTHOST_WS_GITNEUTRAL_H
 
 #include <stddef.h>
 
@@ -25,10 +25,12 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed);
  * hooks moved and config files (config, config.worktree) rewritten, the
  * originals moved into the directory open at `asidefd` (borrowed) under
  * names starting with `prefix`.  `label` names the repository in the
- * report.  *report (malloc'd) says what was done, or is NULL when the
- * repository had nothing to neutralise.  Returns 0 or a negative
- * vt_status; a step that failed is said in *report. */
-int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **report);
+ * report.  *out (malloc'd) says what was done, or is NULL when the
+ * repository had nothing to neutralise.  Returns 0, 1 when a step
+ * failed and left something git would still run (said in *out), or
+ * a negative vt_status.  `asidefd` may be `gitfd` itself: the originals
+ * then stay in the git directory under `prefix` names git never reads. */
+int gitneutral_dir(int gitfd, int asidefd, const char *prefix, const char *label, char **out);
 
 /* Move the entry `name` of the directory `fromfd` to `newname` in the
  * directory `asidefd` (never followed: a symlink moves as a symlink).

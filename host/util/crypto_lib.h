@@ -1,7 +1,8 @@
-/* Public-key signature checks and SHA-256 for the HTTP server's OAuth
- * mode, through libcrypto (OpenSSL 3) opened by soname on first use: a
- * server without [oauth] maps no libcrypto.  crypto_lib.c is the only
- * place that names OpenSSL's functions. */
+/* libcrypto (OpenSSL 3), opened by soname on first use: most starts never
+ * need it.  Its users: the HTTP server's OAuth mode (public-key signature
+ * checks of access tokens) and the MCP engine's requestState (SHA-256 and
+ * HMAC-SHA256, through digest.h).  crypto_lib.c is the only place that
+ * opens libcrypto or names OpenSSL's functions (tools/check_calls.sh). */
 #ifndef VTHOST_CRYPTO_LIB_H
 #define VTHOST_CRYPTO_LIB_H
 
@@ -17,7 +18,9 @@ enum crypto_family {
     CRYPTO_P521, /* EC on NIST P-521 */
 };
 
-/* Open libcrypto.  Returns 0, or -1 with *err (malloc'd). */
+/* Open libcrypto (once per process; later calls return the first
+ * answer).  Returns 0, or -1 with *err (malloc'd) naming the library and
+ * what failed. */
 int crypto_lib_open(char **err);
 
 /* A public key from DER SubjectPublicKeyInfo, or from PEM text
@@ -36,5 +39,10 @@ int crypto_verify(const crypto_key *k, int sha_bits, const unsigned char *data, 
 
 /* SHA-256 of `n` bytes.  Returns 0, or -1 when libcrypto is not open. */
 int crypto_sha256(const void *data, size_t n, unsigned char out[32]);
+
+/* HMAC-SHA256 of `n` bytes under `key`.  Returns 0, or -1 when libcrypto
+ * is not open or the key is too long for it. */
+int crypto_hmac_sha256(const void *key, size_t key_len, const void *data, size_t n,
+                       unsigned char out[32]);
 
 #endif

@@ -1,0 +1,69 @@
+/* The SDK's header-only helpers the host and plugins share:
+ * <vthost/grow.h> (VT_GROW) and <vthost/clock.h>. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <vthost/clock.h>
+#include <vthost/grow.h>
+
+static void test_grow_doubles(void **st)
+{
+    (void)st;
+    int *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        assert_int_equal(VT_GROW(&v, &cap, n + 1), 0);
+        v[n++] = i;
+    }
+    assert_true(cap >= 1000 && cap < 2048); /* doubled from 8 */
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(v[i], i);
+    size_t before = cap;
+    assert_int_equal(VT_GROW(&v, &cap, 10), 0); /* room already: no change */
+    assert_int_equal(cap, before);
+    free(v);
+}
+
+static void test_grow_refuses_overflow(void **st)
+{
+    (void)st;
+    double *v = NULL;
+    size_t cap = 0;
+    assert_int_equal(VT_GROW(&v, &cap, 4), 0);
+    double *kept = v;
+    /* a count whose byte size does not fit size_t: refused, nothing lost */
+    assert_int_equal(VT_GROW(&v, &cap, SIZE_MAX / 4), -1);
+    assert_ptr_equal(v, kept);
+    assert_int_equal(cap, 8);
+    assert_int_equal(VT_GROW(&v, &cap, SIZE_MAX), -1);
+    assert_int_equal(cap, 8);
+    free(v);
+}
+
+static void test_clock_deadline(void **st)
+{
+    (void)st;
+    struct timespec t;
+    vt_clock_deadline_ms(&t, 1999);
+    assert_true(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L); /* normalised */
+    int64_t left = vt_clock_ms_until(&t);
+    assert_true(left > 1900 && left <= 1999);
+    assert_false(vt_clock_past(&t));
+    vt_clock_deadline_ms(&t, 0);
+    assert_true(vt_clock_past(&t));
+    int64_t a = vt_clock_ms(), b = vt_clock_ms();
+    assert_true(b >= a); /* monotonic */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grow_doubles),
+        cmocka_unit_test(test_grow_refuses_overflow),
+        cmocka_unit_test(test_clock_deadline),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
