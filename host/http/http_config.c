@@ -176,6 +176,7 @@ static const char *const top_keys[] = {"public_url",
                                        "max_calls_per_session",
                                        "max_body_bytes",
                                        "idle_timeout_seconds",
+                                       "idle_timeout_with_commands_seconds",
                                        "request_timeout_seconds",
                                        "connection_timeout_seconds",
                                        "max_connections",
@@ -203,6 +204,7 @@ static int read_limits(reader *r, http_config *c)
     INT_KEY("max_calls_per_session", 1, 4096, c->max_calls_per_session)
     INT_KEY("max_body_bytes", 1024, 64L * 1024 * 1024, c->max_body_bytes)
     INT_KEY("idle_timeout_seconds", 1, 7 * 86400, c->idle_timeout_s)
+    INT_KEY("idle_timeout_with_commands_seconds", 1, 7 * 86400, c->idle_commands_s)
     INT_KEY("request_timeout_seconds", 1, 3600, c->request_timeout_s)
     INT_KEY("connection_timeout_seconds", 1, 3600, c->connection_timeout_s)
     INT_KEY("max_connections", 4, 65536, c->max_connections)
@@ -439,7 +441,8 @@ int http_config_load(http_config *c, const char *listen, const char *token_file,
     c->oauth_introspection_cache_s = 60;
     c->max_calls_per_session = 16;
     c->max_body_bytes = 4 * 1024 * 1024;
-    c->idle_timeout_s = 3600;
+    c->idle_timeout_s = 600;
+    c->idle_commands_s = 3600;
     c->request_timeout_s = 30;
     c->connection_timeout_s = 60;
     c->max_connections = 256;

@@ -25,6 +25,7 @@ typedef struct http_config {
     int max_calls_per_session;
     size_t max_body_bytes;
     int idle_timeout_s;       /* a session unused this long ends */
+    int idle_commands_s;      /* ... this long when it holds command sessions */
     int request_timeout_s;    /* a request body must arrive within this */
     int connection_timeout_s; /* a silent connection is closed */
     int header_timeout_s;     /* until authenticated: a request's headers

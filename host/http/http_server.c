@@ -40,9 +40,11 @@
 #include "http_jwt.h"
 #include "http_log.h"
 #include "http_media.h"
+#include "http_origin.h"
 #include "http_own_data.h"
 #include "http_peer.h"
 #include "http_session.h"
+#include "http_stateless.h"
 #include "json_exact.h"
 #include "mcp.h"
 #include "mcp_roots.h"
@@ -198,7 +200,8 @@ static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *
     M->add_response_header(res, "Content-Type", "text/event-stream");
     M->add_response_header(res, "Cache-Control", "no-cache");
     M->add_response_header(res, "X-Accel-Buffering", "no"); /* nginx: do not buffer */
-    M->add_response_header(res, "Mcp-Session-Id", http_session_id(s));
+    if (r->session[0]) /* a stateless request's stream names no session */
+        M->add_response_header(res, "Mcp-Session-Id", http_session_id(s));
     r->status = 200;
     r->sse = 1;
     enum MHD_Result rc = M->queue_response(c, 200, res);
@@ -207,16 +210,6 @@ static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *
 }
 
 /* ---- the MCP endpoint --------------------------------------------------- */
-
-static int origin_allowed(const char *origin)
-{
-    if (!origin)
-        return 1; /* not a browser */
-    for (char **o = cfg.origins; o && *o; o++)
-        if (strcmp(*o, origin) == 0)
-            return 1;
-    return 0;
-}
 
 static int accepts(struct MHD_Connection *c, const char *type)
 {
@@ -278,8 +271,9 @@ static http_session *post_new_session(struct MHD_Connection *c, req *r, const ch
     const char *h[] = {"Retry-After", "60", NULL};
     if (st == 429)
         *rc = send_error(c, r, 429, -32000,
-                         "Too many sessions for this client: end one (HTTP DELETE with "
-                         "its Mcp-Session-Id) or wait for an idle one to expire",
+                         "Too many sessions for this client, every one of them busy (a call "
+                         "running or a stream open): end one (HTTP DELETE with its "
+                         "Mcp-Session-Id) or close its streams; an idle one makes room",
                          h);
     else if (st == 503)
         *rc = send_error(c, r, 503, -32000,
@@ -317,7 +311,7 @@ static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_sessio
     if (call && accepts(c, "text/event-stream"))
         return send_sse(c, r, s);
     char *text = http_stream_wait_answer(r->st, conn_fd(c));
-    if (is_init && (!text || !strstr(text, "\"result\":"))) {
+    if (is_init && (!text || !http_stream_answer_ok(r->st))) {
         http_session_end(s); /* a failed initialize leaves no session */
         r->session[0] = 0;
     }
@@ -333,13 +327,14 @@ static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_sessio
 
 /* A request in session s: its stream opened, the message handed to the
  * session's engine, the answer sent. */
-static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_session *s,
-                                    const cJSON *msg, const char *name, int is_init)
+static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_session *s, cJSON *msg,
+                                    const char *name, int is_init)
 {
     int is_call = strcmp(name, "tools/call") == 0;
     if (is_call && cfg.max_calls_per_session > 0 &&
         http_session_calls(s) >= cfg.max_calls_per_session) {
         const char *h[] = {"Retry-After", "1", NULL};
+        cJSON_Delete(msg);
         return send_error(c, r, 429, -32000,
                           "Too many tool calls running in this session: wait for one to finish", h);
     }
@@ -350,15 +345,98 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
         snprintf(r->tool, sizeof r->tool, "%s", tool->valuestring);
     r->st = http_stream_open(s, cJSON_GetObjectItemCaseSensitive(msg, "id"),
                              cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
-    if (!r->st)
+    if (!r->st) {
+        cJSON_Delete(msg);
         return send_error(c, r, 503, -32603, "out of memory", NULL);
+    }
     if (!accepts(c, "text/event-stream"))
         http_stream_json_only(r->st);
-    int call = http_session_submit(s, r->st, r->body, r->len);
-    return post_answer(c, r, s, call, is_init);
+    /* A subscriptions/listen answer is a stream of notices that lasts
+     * until the client closes it. */
+    int streamed = is_call || strcmp(name, "subscriptions/listen") == 0;
+    int call = http_session_submit(s, r->st, msg, header(c, "MCP-Protocol-Version"));
+    return post_answer(c, r, s, call || streamed, is_init);
 }
 
-static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *owner)
+/* A request that belongs to no session: one naming 2026-07-28 in its
+ * _meta, or a server/discover probe sent without a session.  Its engine
+ * is its own, running as its principal; or an error answer is queued
+ * into *rc and NULL returned. */
+static http_session *post_stateless(struct MHD_Connection *c, req *r, const char *owner,
+                                    enum MHD_Result *rc)
+{
+    uint64_t client = http_stateless_client(owner);
+    http_session *s = NULL;
+    int st = client ? http_session_stateless(owner, client, &s) : 500;
+    const char *h[] = {"Retry-After", "1", NULL};
+    if (st == 429)
+        *rc =
+            send_error(c, r, 429, -32000,
+                       "Too many requests of this client are open at once (max_sessions_per_client "
+                       "times max_calls_per_session): wait for one to finish",
+                       h);
+    else if (st)
+        *rc = send_error(c, r, 500, -32603, "cannot serve the request: out of memory", NULL);
+    return s;
+}
+
+/* A 2025-era message whose MCP-Protocol-Version header this server does
+ * not speak (or names the stateless revision without the body's _meta):
+ * the specification's 400 with a JSON-RPC error naming what is spoken. */
+static enum MHD_Result send_bad_version(struct MHD_Connection *c, req *r, const cJSON *id,
+                                        const char *pv)
+{
+    int modern = strcmp(pv, MCP_MODERN_VERSION) == 0;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+    cJSON *e = cJSON_AddObjectToObject(m, "error");
+    cJSON_AddNumberToObject(e, "code", modern ? -32020 : -32022);
+    cJSON_AddStringToObject(
+        e, "message",
+        modern ? "Header mismatch: MCP-Protocol-Version names " MCP_MODERN_VERSION
+                 " but the message's params._meta names no protocol version; send the same in "
+                 "both"
+               : "Unsupported protocol version in the MCP-Protocol-Version header (this server "
+                 "speaks " MCP_MODERN_VERSION " per request, and 2025-11-25, 2025-06-18 and "
+                 "2025-03-26 through initialize)");
+    cJSON *data = cJSON_AddObjectToObject(e, "data");
+    cJSON *sup = cJSON_AddArrayToObject(data, "supported");
+    cJSON_AddItemToArray(sup, cJSON_CreateString(MCP_MODERN_VERSION));
+    for (const char *const *p = versions; *p; p++)
+        cJSON_AddItemToArray(sup, cJSON_CreateString(*p));
+    cJSON_AddStringToObject(data, "requested", pv);
+    char *text = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    enum MHD_Result rc = send_text(c, r, 400, "application/json", text ? text : "{}", NULL);
+    cJSON_free(text);
+    return rc;
+}
+
+/* Which engine a POSTed message goes to: a stateless request's own, a
+ * new session's (initialize) or the session it names.  NULL with an
+ * answer queued into *rc when none. */
+static http_session *post_route(struct MHD_Connection *c, req *r, const cJSON *msg,
+                                const char *name, int is_request, enum MHD_Result *rc)
+{
+    const char *pv = header(c, "MCP-Protocol-Version");
+    int modern = mcp_message_is_modern(msg);
+    int probe = is_request && strcmp(name, "server/discover") == 0 && !header(c, "Mcp-Session-Id");
+    if (!modern && pv && (!version_known(pv) || strcmp(pv, MCP_MODERN_VERSION) == 0)) {
+        *rc = send_bad_version(c, r, cJSON_GetObjectItemCaseSensitive(msg, "id"), pv);
+        return NULL;
+    }
+    if (modern || probe)
+        return post_stateless(c, r, r->owner, rc);
+    int is_init = is_request && strcmp(name, "initialize") == 0;
+    http_session *s =
+        is_init ? post_new_session(c, r, r->owner, rc) : post_session(c, r, r->owner, rc);
+    if (s)
+        snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+    return s;
+}
+
+static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r)
 {
     enum MHD_Result rc = MHD_NO;
     cJSON *msg = post_message(c, r, &rc);
@@ -366,7 +444,8 @@ static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *ow
         return rc;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
-    const char *name = cJSON_IsString(method) ? method->valuestring : "";
+    char name[48];
+    snprintf(name, sizeof name, "%s", cJSON_IsString(method) ? method->valuestring : "");
     snprintf(r->rpc, sizeof r->rpc, "%s", name);
     int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
     if (id && !is_request && method) {
@@ -377,21 +456,24 @@ static enum MHD_Result mcp_post(struct MHD_Connection *c, req *r, const char *ow
                           NULL);
     }
     int is_init = is_request && strcmp(name, "initialize") == 0;
-    http_session *s = is_init ? post_new_session(c, r, owner, &rc) : post_session(c, r, owner, &rc);
+    http_session *s = post_route(c, r, msg, name, is_request, &rc);
     if (!s) {
         cJSON_Delete(msg);
         return rc;
     }
-    snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+    /* The message is the engine's from here on. */
     if (is_request) {
         rc = post_request(c, r, s, msg, name, is_init);
     } else {
         /* A notification, or the answer to one of our requests. */
-        http_session_submit(s, NULL, r->body, r->len);
+        http_session_submit(s, NULL, msg, header(c, "MCP-Protocol-Version"));
         rc = send_text(c, r, 202, NULL, "", NULL);
     }
+    /* A stateless engine ends with its request's stream, or at once when
+     * nothing follows (a notification, a refusal before the stream). */
+    if (!r->session[0] && !r->st)
+        http_session_end(s);
     http_session_put(s);
-    cJSON_Delete(msg);
     return rc;
 }
 
@@ -464,16 +546,21 @@ static enum MHD_Result send_too_big(struct MHD_Connection *c, req *r)
 static enum MHD_Result mcp_gate(struct MHD_Connection *c, req *r, const char *method)
 {
     r->started = 1; /* unless it passes, the answer below is the request's */
-    if (!origin_allowed(header(c, "Origin")))
+    if (!http_origin_allowed(&cfg, header(c, "Origin")))
         return send_error(c, r, 403, -32600,
-                          "Forbidden: this Origin is not in allowed_origins (http.toml)", NULL);
+                          "Forbidden: this Origin is not in allowed_origins (http.toml); on a "
+                          "loopback address http://localhost, 127.0.0.1 and [::1] on any port "
+                          "need no entry",
+                          NULL);
     const char *error, *desc;
     int denied = http_auth_check(header(c, "Authorization"), r->owner, &error, &desc);
     if (denied)
         return send_unauthorized(c, r, denied, error, desc);
     http_guard_authenticated(c);
+    /* A POST's version header is judged with its message (post_route):
+     * the answer is then a JSON-RPC error to that request. */
     const char *pv = header(c, "MCP-Protocol-Version");
-    if (pv && !version_known(pv))
+    if (pv && !version_known(pv) && strcmp(method, "POST") != 0)
         return send_error(c, r, 400, -32600,
                           "Bad Request: unsupported MCP-Protocol-Version (this server speaks "
                           "2025-11-25, 2025-06-18 and 2025-03-26)",
@@ -495,7 +582,7 @@ static enum MHD_Result mcp_gate(struct MHD_Connection *c, req *r, const char *me
 static enum MHD_Result mcp_endpoint(struct MHD_Connection *c, req *r, const char *method)
 {
     if (strcmp(method, "POST") == 0)
-        return r->too_big ? send_too_big(c, r) : mcp_post(c, r, r->owner);
+        return r->too_big ? send_too_big(c, r) : mcp_post(c, r);
     return mcp_get_or_delete(c, r, r->owner, method[0] == 'D');
 }
 
@@ -850,11 +937,15 @@ static void serve_until_signal(struct MHD_Daemon *d)
     mcp_host_ops(&ops);
     ops.client_info = catalog_for_client;
     registry_list_all(0);
+    /* As on stdio: a deferred tool is callable once a search found it,
+     * for the client that searched (registry_view.h). */
+    registry_require_search(1);
     http_limits lim = {.max_per_owner = cfg.max_sessions_per_client,
                        .max_sessions = cfg.max_sessions,
                        .max_calls = cfg.max_calls_per_session,
                        .idle_s = cfg.idle_timeout_s,
-                       .resume_s = cfg.resume_window_s};
+                       .resume_s = cfg.resume_window_s,
+                       .idle_commands_s = cfg.idle_commands_s};
     http_sessions_init(&ops, &lim);
     registry_dynamic_on_listed_change(http_sessions_tools_changed, NULL);
 
@@ -873,6 +964,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
     if (lfd != MHD_INVALID_SOCKET)
         close(lfd);
     http_sessions_shutdown(cfg.shutdown_grace_s * 1000);
+    http_stateless_reset();
     M->stop_daemon(d);
     registry_dynamic_on_listed_change(NULL, NULL);
     serve_signals_restore(&saved);

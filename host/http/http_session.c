@@ -18,7 +18,9 @@
 #include "host.h"
 #include "http_session.h"
 #include "http_sse.h"
+#include "json_exact.h"
 #include "monotime.h"
+#include "registry_view.h"
 #include "services.h"
 #include "spool_dir.h"
 
@@ -44,9 +46,10 @@ struct http_stream {
     msg *head, *tail;
     char *out; /* the SSE event being written */
     size_t out_len, out_pos;
-    int answered; /* the response is queued */
-    int gone;     /* the connection is done */
-    int posting;  /* a POST's response, counted in g_posts until closed */
+    int answered;  /* the response is queued */
+    int answer_ok; /* ... and it is a result, not an error */
+    int gone;      /* the connection is done */
+    int posting;   /* a POST's response, counted in g_posts until closed */
     int64_t last_write_ms;
     pthread_cond_t cond;
     char tool[64];     /* access log */
@@ -69,6 +72,7 @@ struct http_session {
     mcp_server *eng;
     int refs;             /* under g_mu */
     int ended;            /* under g_mu and mu */
+    int stateless;        /* one 2026-07-28 request's engine, on g_stateless */
     int64_t last_used_ms; /* under g_mu */
     pthread_mutex_t mu;
     http_stream *streams; /* under mu */
@@ -86,6 +90,9 @@ struct http_session {
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER; /* a call thread ended */
 static http_session *g_sessions;
+/* Engines of stateless requests still being answered: off g_sessions
+ * (no id, no limit, no expiry), told of list changes all the same. */
+static http_session *g_stateless;
 static int g_count, g_threads;
 /* POST responses still open: at shutdown an answered call's response is
  * left to reach its client before the daemon closes the connections. */
@@ -101,58 +108,27 @@ static int64_t now_ms(void) { return mono_now_ms(); }
 
 /* ---- routing the engine's messages -------------------------------------- */
 
+/* A number id's text: the engine echoes ids exactly as sent (a raw item
+ * holding the lexeme), the front keeps the parsed number. */
+static const char *number_text(const cJSON *v)
+{
+    if (cJSON_IsRaw(v))
+        return v->valuestring;
+    return cJSON_IsNumber(v) ? json_number_lexeme(v) : NULL;
+}
+
 static int same_id(const cJSON *a, const cJSON *b)
 {
     if (!a || !b)
         return 0;
     if (cJSON_IsString(a) && cJSON_IsString(b))
         return strcmp(a->valuestring, b->valuestring) == 0;
+    const char *x = number_text(a), *y = number_text(b);
+    if (x && y)
+        return strcmp(x, y) == 0;
     if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
         return a->valuedouble == b->valuedouble;
     return 0;
-}
-
-/* The engine writes every message as {"jsonrpc":"2.0", then "id" or
- * "method" (mcp_out.c, mcp_client.c): read just enough to route it. */
-enum kind { K_RESPONSE, K_REQUEST, K_NOTIFICATION, K_PROGRESS, K_OTHER };
-
-static enum kind classify(const char *text, size_t len, cJSON **id_or_token)
-{
-    static const char head[] = "{\"jsonrpc\":\"2.0\",";
-    *id_or_token = NULL;
-    if (len < sizeof head || memcmp(text, head, sizeof head - 1) != 0)
-        return K_OTHER;
-    const char *p = text + sizeof head - 1, *end = text + len;
-    if ((size_t)(end - p) > 9 && memcmp(p, "\"method\":", 9) == 0) {
-        static const char prog[] = "\"method\":\"notifications/progress\"";
-        if ((size_t)(end - p) > sizeof prog && memcmp(p, prog, sizeof prog - 1) == 0) {
-            cJSON *m = cJSON_ParseWithLength(text, len);
-            cJSON *tok = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(m, "params"), "progressToken");
-            *id_or_token = tok ? cJSON_Duplicate(tok, 1) : NULL;
-            cJSON_Delete(m);
-            return K_PROGRESS;
-        }
-        return K_NOTIFICATION;
-    }
-    if ((size_t)(end - p) < 6 || memcmp(p, "\"id\":", 5) != 0)
-        return K_OTHER;
-    const char *v = p + 5, *q = v;
-    if (*q == '"') {
-        for (q++; q < end && *q != '"'; q++)
-            if (*q == '\\')
-                q++;
-        q++;
-    } else {
-        while (q < end && *q != ',' && *q != '}')
-            q++;
-    }
-    if (q >= end)
-        return K_OTHER;
-    if ((size_t)(end - q) > 10 && memcmp(q, ",\"method\":", 10) == 0)
-        return K_REQUEST;
-    *id_or_token = cJSON_ParseWithLength(v, (size_t)(q - v));
-    return K_RESPONSE;
 }
 
 static msg *msg_new(const char *text, size_t len)
@@ -178,41 +154,105 @@ static void push_locked(http_stream *st, msg *m)
     pthread_cond_broadcast(&st->cond);
 }
 
-static int sink(void *ud, const char *text, size_t len)
+/* A stateless call changed its principal's tool list (search_tools): the
+ * principal's subscriptions/listen streams, each another request's
+ * engine, are told. */
+static void tell_listeners(const http_session *from)
+{
+    enum { MAX = 64 };
+    http_session *v[MAX];
+    int k = 0;
+    pthread_mutex_lock(&g_mu);
+    for (http_session *o = g_stateless; o && k < MAX; o = o->next)
+        if (o != from && !o->ended && strcmp(o->owner, from->owner) == 0) {
+            o->refs++;
+            v[k++] = o;
+        }
+    pthread_mutex_unlock(&g_mu);
+    for (int i = 0; i < k; i++) {
+        mcp_server_tools_changed(v[i]->eng);
+        http_session_put(v[i]);
+    }
+}
+
+static int is_progress(const mcp_out *o)
+{
+    return o->kind == MCP_OUT_NOTIFICATION && o->method &&
+           strcmp(o->method, "notifications/progress") == 0;
+}
+
+/* Caller holds s->mu: the stream a message goes out on, or NULL. */
+static http_stream *route_locked(http_session *s, const mcp_out *o)
+{
+    http_stream *mine = tl_stream;
+    if (mine && (mine->s != s || mine->gone || mine->answered))
+        mine = NULL;
+    int response = o->kind == MCP_OUT_RESULT || o->kind == MCP_OUT_ERROR;
+    if (response) {
+        for (http_stream *st = s->streams; st; st = st->next)
+            if (st->req_id && !st->answered && same_id(st->req_id, o->id))
+                return st;
+        /* An error to a request whose id could not be read answers the
+         * request being handled on this thread. */
+        return o->id ? NULL : mine;
+    }
+    if (mine)
+        return mine;
+    const cJSON *tok =
+        is_progress(o) ? cJSON_GetObjectItemCaseSensitive(o->payload, "progressToken") : NULL;
+    for (http_stream *st = s->streams; tok && st; st = st->next)
+        if (st->progress && !st->answered && !st->gone && same_id(st->progress, tok))
+            return st;
+    /* A stateless request's engine has one stream: its own (a
+     * subscriptions/listen stream's notices come from other threads). */
+    if (s->stateless)
+        return s->streams && !s->streams->gone ? s->streams : NULL;
+    return s->get && !s->get->gone ? s->get : NULL;
+}
+
+/* Caller holds s->mu: kept for the GET stream; the oldest go first. */
+static void backlog_locked(http_session *s, msg *m)
+{
+    if (s->nbacklog >= BACKLOG_MAX) {
+        msg *old = s->backlog;
+        s->backlog = old->next;
+        if (!s->backlog)
+            s->backlog_tail = NULL;
+        free(old);
+        s->nbacklog--;
+    }
+    if (s->backlog_tail)
+        s->backlog_tail->next = m;
+    else
+        s->backlog = m;
+    s->backlog_tail = m;
+    s->nbacklog++;
+}
+
+/* The engine's output, routed by what it is (mcp_out), never by its
+ * text. */
+static int route_out(void *ud, const mcp_out *o)
 {
     http_session *s = ud;
-    cJSON *key = NULL;
-    enum kind k = classify(text, len, &key);
-    msg *m = msg_new(text, len);
-    if (!m) {
-        cJSON_Delete(key);
+    msg *m = msg_new(o->text, o->len);
+    if (!m)
         return -1;
-    }
     int rc = 0;
+    int response = o->kind == MCP_OUT_RESULT || o->kind == MCP_OUT_ERROR;
     pthread_mutex_lock(&s->mu);
-    http_stream *to = NULL;
-    if (k == K_RESPONSE) {
-        for (http_stream *st = s->streams; st && !to; st = st->next)
-            if (st->req_id && !st->answered && same_id(st->req_id, key))
-                to = st;
-    } else {
-        http_stream *mine = tl_stream;
-        if (mine && mine->s == s && !mine->gone && !mine->answered)
-            to = mine;
-        for (http_stream *st = s->streams; !to && k == K_PROGRESS && st; st = st->next)
-            if (st->progress && !st->answered && !st->gone && same_id(st->progress, key))
-                to = st;
-        if (!to && s->get && !s->get->gone)
-            to = s->get;
-    }
-    if (to && to->json_only && k == K_REQUEST) {
+    if (o->version && !s->version[0])
+        snprintf(s->version, sizeof s->version, "%s", o->version);
+    http_stream *to = route_locked(s, o);
+    if (to && to->json_only && o->kind == MCP_OUT_REQUEST) {
         /* A JSON answer cannot carry a request to the client: the
          * engine's request fails at once instead of waiting forever. */
         free(m);
         rc = -1;
     } else if (to) {
-        if (k == K_RESPONSE)
+        if (response) {
             to->answered = 1;
+            to->answer_ok = o->kind == MCP_OUT_RESULT;
+        }
         if (to->detached && to->log) {
             http_sse_keep(to->log, m->text, m->len); /* replayed on resume */
             free(m);
@@ -220,28 +260,13 @@ static int sink(void *ud, const char *text, size_t len)
         } else {
             push_locked(to, m);
         }
-    } else if (k == K_RESPONSE || k == K_PROGRESS || s->ended) {
+    } else if (response || is_progress(o) || s->ended || s->stateless) {
         free(m); /* its request's client went away */
         rc = -1;
     } else {
-        /* Kept for the GET stream; the oldest go first. */
-        if (s->nbacklog >= BACKLOG_MAX) {
-            msg *old = s->backlog;
-            s->backlog = old->next;
-            if (!s->backlog)
-                s->backlog_tail = NULL;
-            free(old);
-            s->nbacklog--;
-        }
-        if (s->backlog_tail)
-            s->backlog_tail->next = m;
-        else
-            s->backlog = m;
-        s->backlog_tail = m;
-        s->nbacklog++;
+        backlog_locked(s, m);
     }
     pthread_mutex_unlock(&s->mu);
-    cJSON_Delete(key);
     return rc;
 }
 
@@ -253,11 +278,16 @@ static int session_call(const call_request *req, call_result *out)
      * that client's alone (vt_host_api.call_client_id). */
     frontend fe = req->fe ? *req->fe : (frontend){0};
     fe.client_id = st ? st->s->client_id : UINT64_MAX;
-    fe.session = st ? st->s->id : NULL;
+    fe.session = st && !st->s->stateless ? st->s->id : NULL;
     fe.principal = st ? st->s->owner : NULL;
     call_request mine = *req;
     mine.fe = &fe;
+    /* The tool list it sees, and what its searches find, are its own. */
+    registry_view_as(fe.client_id == UINT64_MAX ? 0 : fe.client_id);
     int rc = host_ops.call(&mine, out);
+    registry_view_as(0);
+    if (st && st->s->stateless && out->list_changed)
+        tell_listeners(st->s);
     if (st) {
         pthread_mutex_lock(&st->s->mu);
         snprintf(st->tool, sizeof st->tool, "%s", req->tool ? req->tool : "");
@@ -312,15 +342,16 @@ static uint64_t new_client_id_locked(void)
     }
 }
 
-int http_session_create(const char *owner, http_session **out)
+/* A session of `owner` with its engine, not yet listed; NULL when out of
+ * memory or randomness. */
+static http_session *session_new(const char *owner)
 {
-    *out = NULL;
     unsigned char raw[HTTP_SESSION_ID_LEN / 2];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-        return 500;
+        return NULL;
     http_session *s = calloc(1, sizeof *s);
     if (!s)
-        return 500;
+        return NULL;
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof raw; i++) {
         s->id[2 * i] = hex[raw[i] >> 4];
@@ -330,36 +361,103 @@ int http_session_create(const char *owner, http_session **out)
     pthread_mutex_init(&s->mu, NULL);
     mcp_ops ops = host_ops;
     ops.call = session_call;
-    s->eng = mcp_server_new_sink(&ops, sink, s);
+    s->eng = mcp_server_new_sink(&ops, NULL, NULL);
     if (!s->eng) {
         pthread_mutex_destroy(&s->mu);
         free(s);
-        return 500;
+        return NULL;
     }
+    mcp_server_set_output(s->eng, route_out, s);
     if (limits.max_calls > 0)
         mcp_server_set_max_calls(s->eng, limits.max_calls);
     s->refs = 2; /* the list's and the caller's */
     s->last_used_ms = now_ms();
+    return s;
+}
+
+/* Idle: only the list holds it (no request, no stream, no call). */
+static int idle_locked(const http_session *s) { return s->refs == 1; }
+
+/* The owner's least recently used idle session (caller holds g_mu), or
+ * NULL when every one of them is in use. */
+static http_session *lru_idle_locked(const char *owner)
+{
+    http_session *lru = NULL;
+    for (http_session *o = g_sessions; o; o = o->next)
+        if (strcmp(o->owner, owner) == 0 && idle_locked(o) &&
+            (!lru || o->last_used_ms < lru->last_used_ms))
+            lru = o;
+    return lru;
+}
+
+static int unlink_locked(http_session *s);
+static void stop_session(http_session *s);
+
+int http_session_create(const char *owner, http_session **out)
+{
+    *out = NULL;
+    http_session *s = session_new(owner);
+    if (!s)
+        return 500;
     pthread_mutex_lock(&g_mu);
     int mine = 0;
     for (http_session *o = g_sessions; o; o = o->next)
         mine += strcmp(o->owner, s->owner) == 0;
-    /* The owner's cap first: a client at its own limit is told to end
-     * one of its sessions, whatever the others do. */
-    int full = limits.max_per_owner > 0 && mine >= limits.max_per_owner    ? 429
-               : limits.max_sessions > 0 && g_count >= limits.max_sessions ? 503
-                                                                           : 0;
+    /* At the owner's limit its least recently used idle session makes
+     * room: clients that never end their sessions (most do not) must not
+     * lock the next one out.  Only when every session of the owner is
+     * busy is the newcomer refused. */
+    http_session *evict = NULL;
+    if (limits.max_per_owner > 0 && mine >= limits.max_per_owner &&
+        (evict = lru_idle_locked(owner)))
+        unlink_locked(evict);
+    int full = limits.max_per_owner > 0 && mine >= limits.max_per_owner && !evict ? 429
+               : limits.max_sessions > 0 && g_count >= limits.max_sessions        ? 503
+                                                                                  : 0;
+    if (!full) {
+        s->client_id = new_client_id_locked();
+        s->next = g_sessions;
+        g_sessions = s;
+        g_count++;
+    }
+    pthread_mutex_unlock(&g_mu);
+    if (evict) {
+        stop_session(evict);
+        http_session_put(evict);
+    }
     if (full) {
-        pthread_mutex_unlock(&g_mu);
         session_free(s);
         return full;
     }
-    s->client_id = new_client_id_locked();
-    s->next = g_sessions;
-    g_sessions = s;
-    g_count++;
-    pthread_mutex_unlock(&g_mu);
     *out = s;
+    return 0;
+}
+
+int http_session_stateless(const char *owner, uint64_t client_id, http_session **out)
+{
+    http_session *s = session_new(owner);
+    if (!(*out = s))
+        return 500;
+    s->stateless = 1;
+    s->client_id = client_id;
+    /* As many requests at once as the principal's sessions could run
+     * calls: stateless requests are no way around the limits. */
+    long cap = (long)(limits.max_per_owner > 0 ? limits.max_per_owner : 16) *
+               (limits.max_calls > 0 ? limits.max_calls : 16);
+    long mine = 0;
+    pthread_mutex_lock(&g_mu);
+    for (http_session *o = g_stateless; o; o = o->next)
+        mine += strcmp(o->owner, s->owner) == 0;
+    if (mine < cap) {
+        s->next = g_stateless;
+        g_stateless = s;
+    }
+    pthread_mutex_unlock(&g_mu);
+    if (mine >= cap) {
+        session_free(s);
+        *out = NULL;
+        return 429;
+    }
     return 0;
 }
 
@@ -404,10 +502,10 @@ int http_session_calls(http_session *s) { return mcp_server_running(s->eng); }
  * caller's to drop.  Returns 0 when it was already off. */
 static int unlink_locked(http_session *s)
 {
-    for (http_session **p = &g_sessions; *p; p = &(*p)->next) {
+    for (http_session **p = s->stateless ? &g_stateless : &g_sessions; *p; p = &(*p)->next) {
         if (*p == s) {
             *p = s->next;
-            g_count--;
+            g_count -= !s->stateless;
             s->ended = 1;
             return 1;
         }
@@ -423,6 +521,8 @@ static void stream_free(http_stream *st);
 static void stop_session(http_session *s)
 {
     mcp_server_end(s->eng);
+    if (!s->stateless)
+        registry_view_forget(s->client_id); /* and what its searches found */
     pthread_mutex_lock(&s->mu);
     for (http_stream *st = s->streams; st; st = st->next) {
         /* A request still unanswered gets an error, not silence: its
@@ -452,8 +552,9 @@ static void stop_session(http_session *s)
     /* Its command sessions end with it, after the answers are queued:
      * ending a command that ignores SIGTERM takes half a second, and at
      * shutdown the sessions are stopped one after another, so each
-     * such wait used to delay every later session's answers. */
-    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+     * such wait used to delay every later session's answers.  A
+     * stateless request's commands belong to its principal and live on. */
+    const vt_sessions_v1 *exec = s->stateless ? NULL : services_lookup(VT_SESSIONS_SERVICE);
     if (exec &&
         exec->struct_size >= offsetof(vt_sessions_v1, end_client) + sizeof exec->end_client &&
         exec->end_client)
@@ -516,6 +617,31 @@ static void release_all_held(int64_t now)
     free(v);
 }
 
+/* Whether the session's client still holds command sessions (a
+ * background build it will come back to with write_stdin). */
+static int holds_commands(const http_session *s)
+{
+    const vt_sessions_v1 *exec = services_lookup(VT_SESSIONS_SERVICE);
+    if (!exec ||
+        exec->struct_size < offsetof(vt_sessions_v1, client_count) + sizeof exec->client_count ||
+        !exec->client_count)
+        return 0;
+    return exec->client_count(s->client_id) > 0;
+}
+
+/* Idle past its timeout: idle_s, or idle_commands_s while its commands
+ * live on.  Caller holds g_mu. */
+static int expired_locked(const http_session *s, int64_t now)
+{
+    if (!idle_locked(s))
+        return 0;
+    int64_t idle = now - s->last_used_ms;
+    if (idle <= (int64_t)limits.idle_s * 1000)
+        return 0;
+    return limits.idle_commands_s <= limits.idle_s ||
+           idle > (int64_t)limits.idle_commands_s * 1000 || !holds_commands(s);
+}
+
 void http_sessions_expire(void)
 {
     int64_t now = now_ms();
@@ -525,11 +651,9 @@ void http_sessions_expire(void)
     for (;;) {
         http_session *victim = NULL;
         pthread_mutex_lock(&g_mu);
-        for (http_session *s = g_sessions; s && !victim; s = s->next) {
-            /* Only the list holds it: no request, no stream, no call. */
-            if (s->refs == 1 && now - s->last_used_ms > (int64_t)limits.idle_s * 1000)
+        for (http_session *s = g_sessions; s && !victim; s = s->next)
+            if (expired_locked(s, now))
                 victim = s;
-        }
         if (victim)
             unlink_locked(victim);
         pthread_mutex_unlock(&g_mu);
@@ -553,11 +677,14 @@ void http_sessions_tools_changed(void *ud)
     (void)ud;
     pthread_mutex_lock(&g_mu);
     int n = g_count, k = 0;
+    for (http_session *s = g_stateless; s; s = s->next)
+        n++;
     http_session **v = calloc((size_t)n + 1, sizeof *v);
-    for (http_session *s = g_sessions; v && s; s = s->next) {
-        s->refs++;
-        v[k++] = s;
-    }
+    for (int l = 0; l < 2; l++)
+        for (http_session *s = l ? g_stateless : g_sessions; v && s; s = s->next) {
+            s->refs++;
+            v[k++] = s;
+        }
     pthread_mutex_unlock(&g_mu);
     for (int i = 0; i < k; i++) {
         mcp_server_tools_changed(v[i]->eng);
@@ -578,6 +705,14 @@ void http_sessions_shutdown(int grace_ms)
     http_session *list = g_sessions;
     g_sessions = NULL;
     g_count = 0;
+    /* Stateless requests' engines end with the sessions. */
+    for (http_session **p = &list;; p = &(*p)->next) {
+        if (!*p) {
+            *p = g_stateless;
+            g_stateless = NULL;
+            break;
+        }
+    }
     for (http_session *s = list; s; s = s->next)
         s->ended = 1;
     pthread_mutex_unlock(&g_mu);
@@ -719,22 +854,14 @@ static void *call_main(void *arg)
     return NULL;
 }
 
-int http_session_submit(http_session *s, http_stream *st, const char *body, size_t len)
+int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
 {
     struct mcp_call *call = NULL;
     tl_stream = st;
-    mcp_server_handle(s->eng, body, len, &call);
+    registry_view_as(s->client_id); /* tools/list: the client's own */
+    mcp_server_handle_json(s->eng, msg, s->owner, header_version, &call);
+    registry_view_as(0);
     tl_stream = NULL;
-    if (st && !s->version[0]) {
-        /* initialize's answer names the version agreed on. */
-        pthread_mutex_lock(&s->mu);
-        for (msg *m = st->head; m; m = m->next) {
-            const char *v = strstr(m->text, "\"protocolVersion\":\"");
-            if (v && sscanf(v + 19, "%15[0-9-]", s->version) == 1)
-                break;
-        }
-        pthread_mutex_unlock(&s->mu);
-    }
     if (!call)
         return 0;
     job local, *j = malloc(sizeof *j);
@@ -868,6 +995,8 @@ char *http_stream_wait_answer(http_stream *st, int fd)
         while (st->head && !(st->answered && st->head == st->tail)) {
             msg *m = st->head;
             st->head = m->next;
+            if (!st->head)
+                st->tail = NULL; /* else the answer is queued behind a freed message */
             free(m);
         }
         if (st->answered && st->head) {
@@ -893,6 +1022,14 @@ char *http_stream_wait_answer(http_stream *st, int fd)
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
+}
+
+int http_stream_answer_ok(http_stream *st)
+{
+    pthread_mutex_lock(&st->s->mu);
+    int ok = st->answered && st->answer_ok;
+    pthread_mutex_unlock(&st->s->mu);
+    return ok;
 }
 
 int http_stream_answered(http_stream *st)
@@ -939,6 +1076,8 @@ void http_stream_close(http_stream *st)
         mcp_server_cancel(s->eng, id);
         cJSON_Delete(id);
     }
+    if (s->stateless)
+        http_session_end(s); /* its one request is over */
     if (last)
         stream_free(st);
 }

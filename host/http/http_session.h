@@ -24,11 +24,12 @@ typedef struct http_session http_session;
 typedef struct http_stream http_stream;
 
 typedef struct http_limits {
-    int max_per_owner; /* sessions one client identity may hold */
-    int max_sessions;  /* sessions of all clients together */
-    int max_calls;     /* tools/call running at once in one session */
-    int idle_s;        /* a session unused this long ends */
-    int resume_s;      /* a dropped SSE stream is held this long; 0: never */
+    int max_per_owner;   /* sessions one client identity may hold */
+    int max_sessions;    /* sessions of all clients together */
+    int max_calls;       /* tools/call running at once in one session */
+    int idle_s;          /* a session unused this long ends */
+    int idle_commands_s; /* ... this long when its commands live on */
+    int resume_s;        /* a dropped SSE stream is held this long; 0: never */
 } http_limits;
 
 /* Before the first session: the host's engine binding (copied) and the
@@ -45,10 +46,20 @@ void http_sessions_tools_changed(void *ud);
 /* Sessions alive now. */
 int http_sessions_count(void);
 
-/* A new session for `owner` (copied).  Returns 0 and *out (a reference:
- * http_session_put), or 429 when the owner holds its limit, 503 when the
- * server holds max_sessions (of all clients), 500 when out of memory. */
+/* A new session for `owner` (copied).  At the owner's limit its least
+ * recently used idle session is ended to make room.  Returns 0 and *out
+ * (a reference: http_session_put), or 429 when the owner holds its limit
+ * and every one of those sessions is in use, 503 when the server holds
+ * max_sessions (of all clients), 500 when out of memory. */
 int http_session_create(const char *owner, http_session **out);
+/* An engine for one stateless (2026-07-28) request of `owner`, whose
+ * calls run as client `client_id` (the principal's: its command sessions
+ * and spool view).  It has no id and is no session (none of the session
+ * limits, no expiry); it ends when the request's stream closes.  Returns
+ * 0 and *out (a reference: http_session_put), 429 when the owner has as
+ * many requests open as its sessions could run calls
+ * (max_per_owner * max_calls), or 500. */
+int http_session_stateless(const char *owner, uint64_t client_id, http_session **out);
 /* The session `id` when it exists and belongs to `owner` (a reference),
  * else NULL: unknown, ended, expired or someone else's look the same. */
 http_session *http_session_find(const char *id, const char *owner);
@@ -66,10 +77,11 @@ void http_session_end(http_session *s);
  * NULL when the session already has a GET stream, or on allocation
  * failure.  The caller owns one reference (http_stream_close). */
 http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress);
-/* Hand one message (body, borrowed) to the session's engine on behalf
- * of `st` (NULL for a notification or response); a tools/call is run on
- * a thread of its own.  Returns 1 when a call was started, else 0. */
-int http_session_submit(http_session *s, http_stream *st, const char *body, size_t len);
+/* Hand one parsed message (taken) to the session's engine on behalf of
+ * `st` (NULL for a notification or response), with the request's
+ * MCP-Protocol-Version header (NULL: none); a tools/call is run on a
+ * thread of its own.  Returns 1 when a call was started, else 0. */
+int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version);
 /* The next bytes of an SSE stream, waiting for them; `fd` is the
  * connection's socket, watched for the client going away.  Returns the
  * count, -1 at the end of the stream, -2 when the client has gone. */
@@ -77,6 +89,8 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd);
 /* JSON mode: wait for the answer.  Returns the response text (malloc'd)
  * or NULL when the client went away or the session ended. */
 char *http_stream_wait_answer(http_stream *st, int fd);
+/* Whether the answer is there and is a result (not an error). */
+int http_stream_answer_ok(http_stream *st);
 /* Whether the answer is already there (a request answered at once). */
 int http_stream_answered(http_stream *st);
 /* The connection is done with the stream: a request not yet answered is

@@ -11,6 +11,7 @@
 #include "loader.h"
 #include "output_schema.h"
 #include "registry.h"
+#include "registry_view.h"
 #include "schema.h"
 #include "strutil.h"
 #include "typed.h"
@@ -404,9 +405,12 @@ int registry_callable(const tool_entry *e)
     return e && !gated_out(e) && !registry_needs_search(e);
 }
 
+/* Expanded for everyone, or for the client this thread works for. */
+static int expanded(const tool_entry *e) { return e->is_expanded || registry_view_has(e); }
+
 int registry_is_deferred(const tool_entry *e)
 {
-    return e && !e->is_public && !e->is_expanded && !gated_out(e) && !atomic_load(&list_all);
+    return e && !e->is_public && !expanded(e) && !gated_out(e) && !atomic_load(&list_all);
 }
 
 /* Listed because the whole catalog is (list_all), not gated away. */
@@ -419,7 +423,7 @@ static int listed_all_locked(const tool_entry *e)
  * every tool the profile does not gate away. */
 static int listed_extra(const tool_entry *e)
 {
-    return !e->is_public && (e->is_expanded || (atomic_load(&list_all) && !gated_out(e)));
+    return !e->is_public && (expanded(e) || (atomic_load(&list_all) && !gated_out(e)));
 }
 
 int registry_is_listed(const tool_entry *e) { return e && (e->is_public || listed_extra(e)); }
@@ -473,14 +477,18 @@ int registry_expand(const char *const *names, size_t count, uint64_t *out_epoch)
     for (size_t i = 0; i < count; i++) {
         tool_entry *e = find_locked(names[i]);
         if (e && registry_is_deferred(e)) {
-            e->is_expanded = 1;
-            changed = 1;
+            /* Found for the client this thread works for (its epoch
+             * moves, no one else's), or for all. */
+            if (registry_viewer())
+                registry_view_add(e);
+            else
+                changed = e->is_expanded = 1;
         }
     }
     if (changed)
         epoch++;
     if (out_epoch)
-        *out_epoch = epoch;
+        *out_epoch = registry_view_epoch(epoch);
     pthread_rwlock_unlock(&lock);
     return VT_OK;
 }
@@ -490,7 +498,7 @@ uint64_t registry_epoch(void)
     pthread_rwlock_rdlock(&lock);
     uint64_t e = epoch;
     pthread_rwlock_unlock(&lock);
-    return e;
+    return registry_view_epoch(e);
 }
 
 char *registry_listed_names(void)
@@ -595,5 +603,6 @@ void registry_clear(void)
     public_order = NULL;
     npublic = 0;
     epoch = 1;
+    registry_view_clear();
     pthread_rwlock_unlock(&lock);
 }

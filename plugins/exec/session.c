@@ -948,6 +948,16 @@ int sessions_live(void)
     return n;
 }
 
+int sessions_client_count(uint64_t client)
+{
+    int n = 0;
+    pthread_mutex_lock(&mu);
+    for (int k = 0; k < SESSIONS_MAX; k++)
+        n += table[k] && table[k]->client == client;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
 static void wake_close(void)
 {
     close(reaper_wake[0]);

@@ -29,6 +29,8 @@ void sessions_fini(void);
 int sessions_live(void);
 /* vt_sessions_v1.end_client: end every session of `client`. */
 void sessions_end_client(uint64_t client);
+/* Sessions of `client` in the table. */
+int sessions_client_count(uint64_t client);
 
 /* Start `req` as a new session and wait up to yield_ms for it: the
  * exec_command run.  `cmd` and `workdir` are borrowed (copied); `watch`

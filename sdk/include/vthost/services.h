@@ -86,6 +86,10 @@ typedef struct vt_sessions_v1 {
      * the process groups of its sessions (TERM, a grace period, KILL) and
      * release them.  Thread-safe. */
     void (*end_client)(uint64_t client);
+    /* ---- added with ABI 1.9 (check struct_size) ---- */
+    /* Sessions of client `client` still held (running, or finished with
+     * output not yet read).  Thread-safe. */
+    int (*client_count)(uint64_t client);
 } vt_sessions_v1;
 
 /* The workspace index (the host publishes it, before any plugin's init):

@@ -2,8 +2,9 @@
  * request (libmicrohttpd parses the HTTP): the input's first line is a
  * header value, judged as an Authorization header (bearer token, and as
  * a JWT's header) and looked up as an Mcp-Session-Id; the rest is a POST
- * body handed, as the server does, to a fresh session's engine (scripted
- * tool backend) with the stream routing of http_session.c.  The
+ * body parsed and handed, as the server does, to a fresh session's
+ * engine, or a stateless request's when it names 2026-07-28 (scripted
+ * tool backend), with the stream routing of http_session.c.  The
  * sanitizers judge. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "http_auth.h"
 #include "http_jwt.h"
 #include "http_session.h"
+#include "json_exact.h"
 
 static int fake_call(const call_request *req, call_result *out)
 {
@@ -53,10 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const char *body = nl ? (const char *)nl + 1 : "";
     size_t len = nl ? size - hl - 1 : 0;
+    cJSON *msg = json_parse_exact(body, len, NULL);
+    if (!msg)
+        return 0; /* the front answers -32700 itself */
     http_session *s = NULL;
-    if (http_session_create("token", &s) != 0)
+    if ((mcp_message_is_modern(msg) ? http_session_stateless("token", 42, &s)
+                                    : http_session_create("token", &s)) != 0) {
+        cJSON_Delete(msg);
         return 0;
-    cJSON *msg = cJSON_ParseWithLength(body, len);
+    }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     http_stream *st = NULL;
@@ -65,8 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cJSON_GetObjectItemCaseSensitive(msg, "params"), "_meta");
         st = http_stream_open(s, id, cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
     }
-    cJSON_Delete(msg);
-    http_session_submit(s, st, body, len);
+    http_session_submit(s, st, msg, NULL);
     /* The session ends: an unanswered request gets its error answer. */
     http_session_end(s);
     if (st) {

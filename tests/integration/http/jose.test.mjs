@@ -143,10 +143,14 @@ test("two subjects sharing an 80-character prefix are two principals (sessions a
   const sid = await initSession(srv, { token: a });
   const bobUsesAlices = await post(srv, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { token: b, session: sid });
   assert.equal(bobUsesAlices.status, 404, "another subject cannot use the session");
-  // max_sessions_per_client = 1: a holds its one session, b has its own
-  assert.equal((await post(srv, INIT, { token: a })).status, 429, "a is at its limit");
+  // max_sessions_per_client = 1: a's new session replaces its idle one; b's
+  // limit is b's own and never ends a's
+  const a2 = await post(srv, INIT, { token: a });
+  assert.equal(a2.status, 200, "at its limit, a's idle session makes room");
+  assert.equal((await post(srv, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { token: a, session: sid })).status, 404);
   assert.equal((await post(srv, INIT, { token: b })).status, 200, "b's limit is b's own");
-  assert.equal((await post(srv, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { token: a, session: sid })).status, 200);
+  const mine = a2.headers.get("mcp-session-id");
+  assert.equal((await post(srv, { jsonrpc: "2.0", id: 4, method: "tools/list" }, { token: a, session: mine })).status, 200);
 });
 
 test("jwks_url: plain http only when the parsed host is this machine", () => {

@@ -85,12 +85,21 @@ test("an oversized body is 413 and runs nothing", async () => {
   await fetch(srv.url, { method: "DELETE", headers: { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": sid } });
 });
 
-test("too many sessions for one client: 429 with Retry-After", async () => {
+test("too many sessions for one client, every one in use: 429 with Retry-After", async () => {
   const ids = [];
   for (let i = 0; i < 3; i++) ids.push(await initSession(srv));
+  // a GET stream open on each: none of them is idle, none can make room
+  const streams = [];
+  for (const sid of ids) {
+    const ac = new AbortController();
+    const res = await fetch(srv.url, { headers: { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": sid, Accept: "text/event-stream" }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    streams.push(ac);
+  }
   const r = await post(srv, INIT);
   assert.equal(r.status, 429);
   assert.ok(Number(r.headers.get("retry-after")) > 0);
+  for (const ac of streams) ac.abort();
   for (const sid of ids)
     await fetch(srv.url, { method: "DELETE", headers: { Authorization: `Bearer ${srv.token}`, "Mcp-Session-Id": sid } });
   assert.equal((await post(srv, INIT)).status, 200);
