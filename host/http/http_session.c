@@ -157,6 +157,8 @@ static void push_locked(http_stream *st, msg *m)
 /* A stateless call changed its principal's tool list (search_tools): the
  * principal's subscriptions/listen streams, each another request's
  * engine, are told. */
+static void session_unref(http_session *s, int used);
+
 static void tell_listeners(const http_session *from)
 {
     enum { MAX = 64 };
@@ -171,7 +173,7 @@ static void tell_listeners(const http_session *from)
     pthread_mutex_unlock(&g_mu);
     for (int i = 0; i < k; i++) {
         mcp_server_tools_changed(v[i]->eng);
-        http_session_put(v[i]);
+        session_unref(v[i], 0);
     }
 }
 
@@ -479,18 +481,23 @@ http_session *http_session_find(const char *id, const char *owner)
     return s;
 }
 
-void http_session_put(http_session *s)
+/* Drop a reference; `used`: the client used the session (a request of
+ * its own), which keeps it from expiring.  The host's own visits (the
+ * sweeps, a tool-list notice) are not use. */
+static void session_unref(http_session *s, int used)
 {
     if (!s)
         return;
     pthread_mutex_lock(&g_mu);
     int last = --s->refs == 0;
-    if (!last)
+    if (!last && used)
         s->last_used_ms = now_ms();
     pthread_mutex_unlock(&g_mu);
     if (last)
         session_free(s);
 }
+
+void http_session_put(http_session *s) { session_unref(s, 1); }
 
 const char *http_session_id(const http_session *s) { return s->id; }
 
@@ -612,7 +619,7 @@ static void release_all_held(int64_t now)
     pthread_mutex_unlock(&g_mu);
     for (int i = 0; i < k; i++) {
         http_streams_release_held(v[i], now);
-        http_session_put(v[i]);
+        session_unref(v[i], 0);
     }
     free(v);
 }
@@ -688,7 +695,7 @@ void http_sessions_tools_changed(void *ud)
     pthread_mutex_unlock(&g_mu);
     for (int i = 0; i < k; i++) {
         mcp_server_tools_changed(v[i]->eng);
-        http_session_put(v[i]);
+        session_unref(v[i], 0);
     }
     free(v);
 }
