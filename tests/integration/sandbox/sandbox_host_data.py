@@ -312,7 +312,7 @@ def http_post(url, token, body, session=None):
         return json.loads(text) if text.strip() else {}, sid
     msg = {}
     for line in text.splitlines():  # an event stream: the last message with an id
-        if line.startswith("data:"):
+        if line.startswith("data:") and line[5:].strip():  # a priming event has no data
             m = json.loads(line[5:])
             if "id" in m:
                 msg = m
