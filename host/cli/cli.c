@@ -171,10 +171,15 @@ static int cli_explain(int argc, char **argv, const cli_options *o)
     const char *ignored = host_ignored_config();
     if (ignored && cJSON_IsObject(res.response))
         cJSON_AddStringToObject(res.response, "ignored_config", ignored);
-    if (o->format && strcmp(o->format, "text") == 0 && res.status == CALL_OK)
-        cli_explain_text(res.response);
-    else
+    if (o->format && strcmp(o->format, "text") == 0) {
+        /* a refusal (unknown tool, bad arguments) is its message on stderr */
+        if (res.status == CALL_OK)
+            cli_explain_text(res.response);
+        else if (!res.message)
+            print_json(res.response);
+    } else {
         print_json(res.response);
+    }
     rc = exit_code(res.status);
     call_result_free(&res);
     cJSON_Delete(args);

@@ -95,6 +95,11 @@ def explain_text():
         check("explain stays JSON by default", "decision" in json.loads(j.stdout))
     except ValueError:
         check("explain stays JSON by default", False, j.stdout[:300])
+    unk = subprocess.run([vthost, "-w", ws, "explain", "--format", "text", "nosuch"],
+                         capture_output=True, text=True, env=env, timeout=30)
+    check("explain --format text of an unknown tool: exit 2, message on stderr, no JSON",
+          unk.returncode == 2 and "nosuch" in unk.stderr and "{" not in unk.stdout,
+          unk.stdout[:300] + unk.stderr[:300])
     bad = subprocess.run([vthost, "-w", ws, "explain", "--format", "yaml", "exec_command"],
                          capture_output=True, text=True, env=env, timeout=30)
     check("explain --format yaml is a usage error naming the formats",
