@@ -155,6 +155,10 @@ static int cli_call(int argc, char **argv, const cli_options *o)
 static int cli_explain(int argc, char **argv, const cli_options *o)
 {
     const char *tool = argv[0], *json = argc > 1 ? argv[1] : NULL;
+    if (o->format && strcmp(o->format, "json") && strcmp(o->format, "text")) {
+        fprintf(stderr, "vthost: unknown format '%s' for explain (json or text)\n", o->format);
+        return CLI_EXIT_USAGE;
+    }
     cJSON *args = NULL;
     int rc = parse_args(json, &args);
     if (rc)
@@ -167,7 +171,15 @@ static int cli_explain(int argc, char **argv, const cli_options *o)
     const char *ignored = host_ignored_config();
     if (ignored && cJSON_IsObject(res.response))
         cJSON_AddStringToObject(res.response, "ignored_config", ignored);
-    print_json(res.response);
+    if (o->format && strcmp(o->format, "text") == 0) {
+        /* a refusal (unknown tool, bad arguments) is its message on stderr */
+        if (res.status == CALL_OK)
+            cli_explain_text(res.response);
+        else if (!res.message)
+            print_json(res.response);
+    } else {
+        print_json(res.response);
+    }
     rc = exit_code(res.status);
     call_result_free(&res);
     cJSON_Delete(args);
@@ -228,11 +240,13 @@ const cli_option cli_options_table[] = {
      "workspace root (serve: else the client's roots, else the current directory)", NULL},
     {"profile", 'p', "NAME", CLI_OPT_PROFILE, "tool profile: default or advanced (or an .ini file)",
      "default advanced"},
-    {"config", 'c', "FILE", CLI_OPT_CONFIG, "vtcode.toml to use", NULL},
+    {"config", 'c', "FILE", CLI_OPT_CONFIG,
+     "a vtcode.toml layered over the user's and the workspace's", NULL},
     {"agent", 'a', "NAME", CLI_OPT_AGENT, "agent spec whose permissions apply", NULL},
     {"plugin-dir", 0, "DIR", CLI_OPT_PLUGIN_DIR, "also load plugins from DIR (repeatable)", NULL},
     {"format", 0, "FMT", CLI_OPT_FORMAT,
-     "call: json|text; tools: names|mcp|openai; plugins: text|json", "json text names mcp openai"},
+     "call, explain: json|text; tools: names|mcp|openai; plugins, mcp: text|json",
+     "json text names mcp openai"},
     {"yes", 0, NULL, CLI_OPT_ANSWER, "call: approve permission prompts", NULL},
     {"no", 0, NULL, CLI_OPT_ANSWER, "call: decline permission prompts", NULL},
     {"verbose", 'v', NULL, CLI_OPT_VERBOSE, "log more to stderr", NULL},
@@ -295,8 +309,10 @@ const cli_command cli_commands[] = {
      "json text", CLI_HOST, cli_call},
     {"explain", "TOOL [JSON|-]", "the permission decision for a call, with its trace",
      "Prints the decision a call would get (allow, deny, ask or auto), the\n"
-     "subjects the tool reported and the rules that decided; runs nothing.\n",
-     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL, NULL, CLI_HOST, cli_explain},
+     "subjects the tool reported and the rules that decided; runs nothing.\n"
+     "JSON by default; --format text says it in one sentence per stage.\n",
+     1, 2, CLI_OPT_HOST | CLI_OPT_AGENT | CLI_OPT_APPROVAL | CLI_OPT_FORMAT, "json text", CLI_HOST,
+     cli_explain},
     {"tools", "", "the profile's tool list",
      "Prints the listed tools, one name a line, or with --format mcp|openai\n"
      "as a JSON array with schemas and annotations.\n",

@@ -98,6 +98,9 @@ int cli_completion(FILE *to, const char *shell);
 /* Commands living in their own files (cli_plugins.c, cli_help.c). */
 int cli_plugins(int argc, char **argv, const cli_options *o);
 int cli_help(int argc, char **argv, const cli_options *o);
+/* `explain --format text`: the explanation JSON as one sentence per stage. */
+struct cJSON;
+void cli_explain_text(const struct cJSON *explanation);
 int cli_completion_cmd(int argc, char **argv, const cli_options *o);
 /* cli_mcp.c: `vthost mcp`, and the providers' lines in `vthost plugins`. */
 int cli_mcp(int argc, char **argv, const cli_options *o);

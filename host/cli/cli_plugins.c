@@ -72,6 +72,11 @@ static void print_text(const tool_entry **all, size_t n, const char *error)
             if (all[k]->module == m)
                 printf("           tool %-24s %s\n", all[k]->t.name, tool_state(all[k]));
     }
+    /* "gated" is vthost's own word: say what each state means, once. */
+    if (n)
+        printf("tool states: listed = in the tool list; deferred = found by search_tools, "
+               "then listed; gated = offered only by profiles that list it (--profile), "
+               "so here neither listed, found nor callable\n");
     cli_mcp_plugins_text();
     if (error)
         printf("error: %s\n", error);

@@ -316,9 +316,23 @@ int mcp_host_max_calls(void) { return max_concurrent_calls(); }
 
 int mcp_host_input_ttl_ms(void) { return approval_timeout_ms(); }
 
+/* A person who starts `vthost serve` by hand sees a silent process that
+ * seems to hang; a client never gives it a terminal on stdin.  Say once
+ * what it is waiting for and how to try it. */
+static void tell_a_person(void)
+{
+    if (!isatty(STDIN_FILENO))
+        return;
+    fputs("vthost serve: speaking MCP (JSON-RPC, one message a line) on stdin/stdout, for an "
+          "MCP client to start it (see docs/clients.md); to try a tool by hand, use "
+          "`vthost call TOOL '{...}'` (vthost help call). Ctrl-D or Ctrl-C ends it.\n",
+          stderr);
+}
+
 int mcp_serve(void)
 {
     int in_fd = -1, out_fd = -1;
+    tell_a_person();
     if (take_stdio(&in_fd, &out_fd) < 0) {
         fprintf(stderr, "vthost serve: cannot set up stdin/stdout\n");
         return 1;

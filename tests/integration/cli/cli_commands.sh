@@ -65,7 +65,7 @@ rows=(
   "2|--no does not apply to 'serve'|--no serve"
   "2|--yes does not apply to 'tools'|tools --yes"
   "2|--yes does not apply to 'explain'|--yes explain exec_command"
-  "2|--format does not apply to 'explain'|explain --format json exec_command"
+  "2|--format does not apply to 'spool'|spool --format json"
   "2|--agent does not apply to 'tools'|--agent reviewer tools"
   "2|--agent does not apply to 'plugins'|plugins --agent reviewer"
   "2|--workspace does not apply to 'help'|--workspace /tmp help"
