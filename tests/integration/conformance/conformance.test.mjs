@@ -144,5 +144,7 @@ test("every server scenario that applies passes with no warning", async () => {
     console.log(`# ${name}: ${problemsOf.length ? problemsOf.join("; ") : "passes"}`);
     for (const p of problemsOf) problems.push(`${name}: ${p}`);
   }
+  assert.equal(server.exitCode, null, `the server exited during the suite:\n${stderr}`);
+  assert.doesNotMatch(stderr, /Sanitizer|runtime error/, "the server reported a sanitizer error");
   assert.deepEqual(problems, [], `conformance problems:\n${problems.join("\n")}\nserver stderr:\n${stderr}`);
 });
