@@ -47,7 +47,8 @@ npm_test_deps() { # the pinned npm packages of the test directories that have a 
     for dir in "$here/tests/integration/mcp" "$here/tests/integration/mcp2026" \
         "$here/tests/integration/clients" "$here/tests/integration/oidc" \
         "$here/tests/integration/code_search/oracle" \
-        "$here/tests/integration/mcp_providers/reference"; do
+        "$here/tests/integration/mcp_providers/reference" \
+        "$here/tests/integration/conformance"; do
         [ -f "$dir/package-lock.json" ] || continue
         if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
             echo "setup: installing the test tools of ${dir#"$here"/} (npm ci)" >&2

@@ -377,8 +377,22 @@ static http_session *session_new(const char *owner)
     return s;
 }
 
-/* Idle: only the list holds it (no request, no stream, no call). */
-static int idle_locked(const http_session *s) { return s->refs == 1; }
+static int held_locked(http_session *s);
+
+/* Idle: only the list holds it, and streams held for a resume (no
+ * request, no open stream, no call).  A held stream is a replay buffer
+ * for a client that may never come back -- most drop their GET stream
+ * when they close without ending the session -- so it does not keep the
+ * session from making room.  Caller holds g_mu (taken before s->mu). */
+static int idle_locked(http_session *s)
+{
+    if (s->refs == 1)
+        return 1;
+    pthread_mutex_lock(&s->mu);
+    int held = held_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    return s->refs == 1 + held;
+}
 
 /* The owner's least recently used idle session (caller holds g_mu), or
  * NULL when every one of them is in use. */
@@ -638,7 +652,7 @@ static int holds_commands(const http_session *s)
 
 /* Idle past its timeout: idle_s, or idle_commands_s while its commands
  * live on.  Caller holds g_mu. */
-static int expired_locked(const http_session *s, int64_t now)
+static int expired_locked(http_session *s, int64_t now)
 {
     if (!idle_locked(s))
         return 0;
