@@ -823,6 +823,7 @@ static void exec_fini(void)
     free(policy);
     spawn_fini();
     execwatch_fini();
+    extra_approved_fini();
     enforce = 0;
     sandbox_free(sandbox_state);
     sandbox_state = NULL;

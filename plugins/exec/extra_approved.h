@@ -18,5 +18,8 @@ void extra_approved_remember(uint64_t call_id, const sandbox_extra *x);
  * replaced by what was shown (the previous write list freed).  1 when
  * there was one, 0 when none (x unchanged), negative on no memory. */
 int extra_approved_take(uint64_t call_id, sandbox_extra *x);
+/* Forget every record (the plugin's fini): those of calls that were
+ * refused or only explained are never taken. */
+void extra_approved_fini(void);
 
 #endif

@@ -56,7 +56,11 @@ test("64 unauthenticated 4 MiB uploads: each refused with 401 at once, the serve
     assert.deepEqual(c.interim, [], "no 100 Continue before the refusal");
     assert.ok(c.ms < 1500 && c.sent === 64 * 1024, `refused at once, not after the body (took ${c.ms} ms, ${c.sent} bytes sent)`);
   }
-  assert.ok(grew <= 10, `the server's RSS grew ${grew.toFixed(1)} MiB (at most 10 allowed)`);
+  // Under AddressSanitizer each connection's thread brings the sanitizer's
+  // own caches and fake stacks (about 0.4 MiB a thread): the bound then
+  // allows for them, still far below one buffered 4 MiB body a connection.
+  const bound = process.env.VTHOST_SANITIZED === "1" ? 40 : 10;
+  assert.ok(grew <= bound, `the server's RSS grew ${grew.toFixed(1)} MiB (at most ${bound} allowed)`);
 });
 
 test("an authenticated Content-Length over max_body_bytes: 413 before any body byte", async () => {
