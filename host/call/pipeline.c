@@ -9,6 +9,7 @@
 #include "call_messages.h"
 #include "call_ops.h"
 #include "guard.h"
+#include "host_events.h"
 #include "legacy.h"
 #include "log.h"
 #include "permission.h"
@@ -22,6 +23,7 @@
 #include "typed.h"
 #include "warn_once.h"
 #include "ws_after.h"
+#include "ws_check.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -166,14 +168,40 @@ static int after_write(call_ctx *c, ws_after *wa)
     return stop(c, CALL_TOOL_FAILED, m);
 }
 
+/* The call ended: the host's one check of what writers leave behind
+ * (ws_check.h) for a tool that can write, then the subscribers hear of
+ * it. */
+static void call_ended(call_ctx *c, int writer)
+{
+    if (writer) {
+        char *report = NULL;
+        ws_check_call_end(!!(c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
+        call_warn_take(&c->call, report);
+    }
+    vt_event ev = {.struct_size = sizeof ev,
+                   .kind = VT_EVENT_CALL_ENDED,
+                   .tool = c->e->t.name,
+                   .call_id = c->call.id,
+                   .writer = writer};
+    host_events_raise(&ev);
+}
+
 static int stage_run(call_ctx *c)
 {
     ws_after *wa = NULL;
+    int writer = !!(c->e->t.effects & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES));
     if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
         ws_after_begin(&c->subjects, &wa);
+    if (writer) {
+        char *report = NULL;
+        ws_check_call_start(&report); /* what sessions left between calls */
+        call_warn_take(&c->call, report);
+    }
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
-    if (after_write(c, wa))
+    int left_live = after_write(c, wa);
+    call_ended(c, writer);
+    if (left_live)
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
         return stop(c, CALL_CANCELLED, strdup("cancelled"));

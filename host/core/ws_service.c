@@ -7,12 +7,17 @@
 #include <string.h>
 #include <vthost/services.h>
 #include "call.h"
+#include "events_service.h"
+#include "host_events.h"
+#include "log.h"
 #include "services.h"
 #include "strutil.h"
 #include "ws_after.h"
+#include "ws_check.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_inert.h"
+#include "ws_layout.h"
 
 static char *data_paths[3];
 
@@ -121,6 +126,25 @@ static int svc_set_aside(int dirfd, const char *name, const char *label, const c
     return root ? ws_inert_entry(dirfd, name, root, label, why, report) : VT_ERR_UNSUPPORTED;
 }
 
+static const char *const *svc_protected_names(void) { return ws_layout_names; }
+
+static int svc_prepare(char **dir, char **err)
+{
+    *dir = NULL;
+    *err = NULL;
+    const char *root = ws_after_root();
+    return root ? ws_layout_prepare(root, dir, err) : VT_ERR_UNSUPPORTED;
+}
+
+/* The index's thread saw changes: the check looks at once while a
+ * session runs, then subscribers hear of it. */
+static void on_index_change(void)
+{
+    ws_check_changed();
+    vt_event ev = {.struct_size = sizeof ev, .kind = VT_EVENT_WORKSPACE_CHANGED};
+    host_events_raise(&ev);
+}
+
 static const vt_wsindex_v1 service = {
     .struct_size = sizeof(vt_wsindex_v1),
     .repositories = svc_repositories,
@@ -131,6 +155,9 @@ static const vt_wsindex_v1 service = {
     .git_dir = ws_gitdir_judge,
     .neutralise = svc_neutralise,
     .set_aside = svc_set_aside,
+    .protected_names = svc_protected_names,
+    .prepare = svc_prepare,
+    .arm = ws_check_arm,
 };
 
 int ws_service_open(const char *workspace, int live)
@@ -142,17 +169,27 @@ int ws_service_open(const char *workspace, int live)
         return rc;
     ws_index_set_current(ix);
     ws_after_set_root(workspace);
+    ws_check_open(workspace);
+    ws_index_on_change(on_index_change);
     data_paths[0] = ws_index_cache_dir();
     data_paths[1] = ws_index_state_dir();
     if (!data_paths[0]) { /* no home: keep the array NULL-ended */
         data_paths[0] = data_paths[1];
         data_paths[1] = NULL;
     }
-    return services_publish(VT_WSINDEX_SERVICE, (void *)&service);
+    rc = services_publish(VT_WSINDEX_SERVICE, (void *)&service);
+    return rc ? rc : events_service_publish();
 }
 
 void ws_service_close(void)
 {
+    char *report = NULL;
+    ws_index_on_change(NULL);
+    ws_check_close(&report);
+    if (report)
+        host_log(VT_LOG_WARNING, NULL, "%s", report);
+    free(report);
+    events_service_close();
     ws_index *ix = ws_index_current();
     ws_index_set_current(NULL);
     ws_index_close(ix);

@@ -1,0 +1,34 @@
+/* The workspace's layout as vthost keeps it: its policy directory
+ * (.vtcode/, kept out of the repository's status by its own .gitignore),
+ * the names at the workspace root that programs outside a sandbox open
+ * and run from (vthost's policy, IDE and agent configuration), a
+ * vtcode.toml that appeared while commands ran (moved aside into
+ * .vtcode/, or, when that fails, recorded as refused under the host's
+ * state directory, where host/perm/perm_trust.c reads the record back).
+ * The one place that knows these names: plugins ask the workspace
+ * service (vt_wsindex_v1.protected_names, prepare). */
+#ifndef VTHOST_WS_LAYOUT_H
+#define VTHOST_WS_LAYOUT_H
+
+/* ".vtcode", "vtcode.toml", then the IDE and agent configuration
+ * (ws_layout_config_names), NULL-ended. */
+extern const char *const ws_layout_names[];
+/* The IDE and agent configuration only: .vscode/, .idea/, .claude/,
+ * .cursor/, .codex/, .devcontainer/, .mcp.json (NULL-ended). */
+extern const char *const *const ws_layout_config_names;
+
+/* Make `root`'s .vtcode/ (and its .gitignore) when missing; *dir its
+ * path (malloc'd, also on failure).  0, or VT_ERR_IO and *err (malloc'd)
+ * saying what could not be made. */
+int ws_layout_prepare(const char *root, char **dir, char **err);
+
+/* 1 when `root` has no vtcode.toml now, else 0. */
+int ws_layout_toml_absent(const char *root);
+
+/* A vtcode.toml in `root` that was absent when the host started is set
+ * aside (moved to .vtcode/refused-vtcode.toml.*, or recorded as refused
+ * so that no later start applies it).  *report (malloc'd) says what was
+ * done, or is NULL when there is no such file. */
+void ws_layout_late_toml(const char *root, char **report);
+
+#endif
