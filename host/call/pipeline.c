@@ -194,7 +194,8 @@ static int stage_run(call_ctx *c)
         ws_after_begin(&c->subjects, &wa);
     if (writer) {
         char *report = NULL;
-        ws_check_call_start(&report); /* what sessions left between calls */
+        /* what sessions left between calls, and this call's baseline */
+        ws_check_call_start(!!(c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
         call_warn_take(&c->call, report);
     }
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);

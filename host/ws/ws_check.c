@@ -33,8 +33,9 @@ typedef struct check_state {
     pthread_mutex_t mu;
     char *root;      /* the workspace */
     int toml_absent; /* no vtcode.toml when the host started */
-    char **roots;    /* armed: the writable roots, roots[0] the workspace */
+    char **roots;    /* the writable roots, roots[0] the workspace */
     size_t nroots;
+    int sandboxed;  /* a sandbox armed the check: its sessions are followed */
     check_id *base; /* git directories and .git entries at the baseline */
     size_t nbase, capbase;
     unsigned cfg_base; /* bit i: ws_layout_config_names[i] existed then */
@@ -271,7 +272,7 @@ static void config_check(char **report)
 
 static void late_toml(char **report)
 {
-    if (!cs.toml_absent)
+    if (!cs.toml_absent || !cs.sandboxed)
         return;
     char *w = NULL;
     ws_layout_late_toml(cs.root, &w);
@@ -321,12 +322,18 @@ static void bare_check(char **report)
     cJSON_Delete(arr);
 }
 
-static void check_locked(const ws_repos *f, char **report)
+/* `sessions`: what sandboxed sessions may have made is judged, the
+ * configuration the protected names cover included; else only
+ * repositories (a tool that writes by itself asks before it writes
+ * those names: host/perm/perm_engine.c). */
+static void check_locked(const ws_repos *f, int sessions, char **report)
 {
-    late_toml(report);
+    if (sessions)
+        late_toml(report);
     if (!cs.based)
         return;
-    config_check(report);
+    if (sessions)
+        config_check(report);
     for (size_t i = 0; i < f->n; i++) {
         const ws_repo *r = &f->v[i];
         char *g = gitdir_of(r);
@@ -387,12 +394,12 @@ static void rebase_locked(void)
 }
 
 /* The full check, its report kept in cs.pending (cs.mu held). */
-static void full_locked(void)
+static void full_locked(int sessions)
 {
     ws_repos f;
     find(&f);
     char *report = NULL;
-    check_locked(&f, &report);
+    check_locked(&f, sessions, &report);
     ws_repos_free(&f);
     /* every session that ran has ended and been looked at */
     if (!cs.live)
@@ -411,15 +418,6 @@ static void take_pending(char **report)
 
 /* ---- the interface ---------------------------------------------------------- */
 
-void ws_check_open(const char *root)
-{
-    pthread_mutex_lock(&cs.mu);
-    free(cs.root);
-    cs.root = root ? strdup(root) : NULL;
-    cs.toml_absent = cs.root && ws_layout_toml_absent(cs.root);
-    pthread_mutex_unlock(&cs.mu);
-}
-
 static void roots_free_locked(void)
 {
     for (size_t i = 0; i < cs.nroots; i++)
@@ -429,12 +427,27 @@ static void roots_free_locked(void)
     cs.nroots = 0;
 }
 
+/* The roots with the workspace first (it is judged by name and by the
+ * index). */
+static int roots_set_locked(const char *const *roots);
+
+void ws_check_open(const char *root)
+{
+    pthread_mutex_lock(&cs.mu);
+    free(cs.root);
+    cs.root = root ? strdup(root) : NULL;
+    cs.toml_absent = cs.root && ws_layout_toml_absent(cs.root);
+    cs.sandboxed = 0;
+    if (cs.root) /* the workspace, for the tools that write by themselves */
+        roots_set_locked(NULL);
+    pthread_mutex_unlock(&cs.mu);
+}
+
 void ws_check_close(char **report)
 {
     *report = NULL;
     pthread_mutex_lock(&cs.mu);
-    if (cs.nroots)
-        late_toml(&cs.pending);
+    late_toml(&cs.pending);
     take_pending(report);
     roots_free_locked();
     free(cs.base);
@@ -442,12 +455,10 @@ void ws_check_close(char **report)
     cs.base = NULL;
     cs.root = NULL;
     cs.nbase = cs.capbase = 0;
-    cs.based = cs.marked = cs.live = cs.inflight = cs.owed = cs.toml_absent = 0;
+    cs.based = cs.marked = cs.live = cs.inflight = cs.owed = cs.toml_absent = cs.sandboxed = 0;
     pthread_mutex_unlock(&cs.mu);
 }
 
-/* The roots with the workspace first (it is judged by name and by the
- * index). */
 static int roots_set_locked(const char *const *roots)
 {
     size_t n = 0;
@@ -476,6 +487,8 @@ int ws_check_arm(const char *const *roots)
 {
     pthread_mutex_lock(&cs.mu);
     int rc = cs.root ? roots_set_locked(roots) : VT_ERR_UNSUPPORTED;
+    if (rc == VT_OK)
+        cs.sandboxed = 1;
     /* armed in the middle of a call (the sandbox is made on the first
      * command): what exists now is the baseline of what it leaves */
     if (rc == VT_OK && !cs.live && !cs.owed)
@@ -484,15 +497,15 @@ int ws_check_arm(const char *const *roots)
     return rc;
 }
 
-void ws_check_call_start(char **report)
+void ws_check_call_start(int mutates, char **report)
 {
     *report = NULL;
     pthread_mutex_lock(&cs.mu);
-    if (cs.nroots && !cs.live && !cs.inflight) {
+    if (cs.nroots && !cs.live && !cs.inflight && (cs.sandboxed || mutates)) {
         /* what sessions that ended unchecked left, then this call's
          * baseline */
-        if (cs.owed)
-            full_locked();
+        if (cs.owed && cs.sandboxed)
+            full_locked(1);
         rebase_locked();
     }
     cs.inflight++;
@@ -506,9 +519,11 @@ void ws_check_call_end(int mutates, char **report)
     pthread_mutex_lock(&cs.mu);
     if (cs.inflight > 0)
         cs.inflight--;
-    if (cs.nroots && (mutates || cs.live || cs.owed))
-        full_locked();
-    else if (cs.nroots)
+    if (cs.sandboxed && (cs.live || cs.owed))
+        full_locked(1);
+    else if (mutates && cs.nroots)
+        full_locked(0);
+    else
         late_toml(&cs.pending); /* an escalated command: what it made was approved */
     take_pending(report);
     pthread_mutex_unlock(&cs.mu);
@@ -529,8 +544,8 @@ void ws_check_session_ended(char **report)
     pthread_mutex_lock(&cs.mu);
     if (cs.live > 0)
         cs.live--;
-    if (cs.nroots)
-        full_locked();
+    if (cs.sandboxed)
+        full_locked(1);
     take_pending(report);
     pthread_mutex_unlock(&cs.mu);
 }
@@ -540,7 +555,7 @@ void ws_check_changed(void)
     pthread_mutex_lock(&cs.mu);
     /* only while a command runs: the user's own new files between calls
      * are theirs */
-    if (cs.nroots && cs.live) {
+    if (cs.sandboxed && cs.live) {
         late_toml(&cs.pending);
         if (cs.based)
             config_check(&cs.pending);

@@ -1,9 +1,12 @@
-/* The one after-call check of what commands left behind, for every
- * writer.  A sandbox that lets commands write arms it with its writable
- * roots (vt_wsindex_v1.arm); from then on the host judges, after every
- * call of a tool that can write (call/pipeline.c) and when a sandboxed
- * session's process tree ends (the plugin raises VT_EVENT_SESSION_ENDED),
- * what is new since the baseline:
+/* The one after-call check of what writers left behind.  After every
+ * call of a tool that writes the workspace itself
+ * (VT_EFFECT_MUTATES_WORKSPACE: apply_patch, a third-party tool) the
+ * host judges the repositories in the workspace.  A sandbox that lets
+ * commands write arms the check with its writable roots
+ * (vt_wsindex_v1.arm); from then on the host judges, after every call of
+ * a tool that can write (call/pipeline.c: also VT_EFFECT_EXECUTES) and
+ * when a sandboxed session's process tree ends (the plugin raises
+ * VT_EVENT_SESSION_ENDED), what is new since the baseline:
  * - repositories (.git directories, symbolic links and gitfiles, nested
  *   ones, the git directories gitfiles and commondir files name, bare
  *   repositories git finds by its own rules, the workspace itself) are
@@ -38,7 +41,7 @@ int ws_check_arm(const char *const *roots);
 /* A call of a tool that can write starts / ended.  `mutates`: the tool
  * writes the workspace itself (not only through command sessions).
  * *report (malloc'd or NULL) is for that call's warnings. */
-void ws_check_call_start(char **report);
+void ws_check_call_start(int mutates, char **report);
 void ws_check_call_end(int mutates, char **report);
 
 /* A sandboxed session started / its process tree ended.  *report as
