@@ -45,8 +45,8 @@ static int is_edit(vt_subject_kind k)
 /* What starts programs outside the sandbox when a person or another
  * program later works in the workspace: repositories (hooks, config),
  * vthost's own directory, and IDE and agent configuration (tasks, MCP
- * server launch entries, hooks, dev containers).  The exec plugin's
- * sandbox mounts the same names read-only (sandbox_ide_names). */
+ * server launch entries, hooks, dev containers).  A command sandbox
+ * mounts the same names read-only (ws/ws_layout.h, ws_layout_names). */
 static const char *const protected_names[] = {".git",      ".vtcode", ".vscode", ".idea",
                                               ".claude",   ".cursor", ".codex",  ".devcontainer",
                                               ".mcp.json", NULL};
