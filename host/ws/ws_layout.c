@@ -63,14 +63,26 @@ int ws_layout_toml_absent(const char *root)
  * workspace applies it (host/perm/perm_trust.c reads the same record;
  * `vthost trust` removes it).  Outside the workspace: commands cannot
  * reach it.  The record's path, or NULL when none was written. */
-static char *refused_record(const char *path, const struct stat *st)
+char *ws_layout_refused_path(const struct stat *st)
 {
     char *base = ws_index_state_dir();
-    char *dir = base ? str_printf("%s/refused", base) : NULL;
-    char *rec = dir && paths_mkdirs(dir, 0700) == VT_OK
-                    ? str_printf("%s/%llu-%llu", dir, (unsigned long long)st->st_dev,
-                                 (unsigned long long)st->st_ino)
-                    : NULL;
+    char *rec = base ? str_printf("%s/refused/%llu-%llu", base, (unsigned long long)st->st_dev,
+                                  (unsigned long long)st->st_ino)
+                     : NULL;
+    free(base);
+    return rec;
+}
+
+static char *refused_record(const char *path, const struct stat *st)
+{
+    char *rec = ws_layout_refused_path(st);
+    char *dir = rec ? strdup(rec) : NULL;
+    if (dir)
+        *strrchr(dir, '/') = '\0';
+    if (dir && paths_mkdirs(dir, 0700) != VT_OK) {
+        free(rec);
+        rec = NULL;
+    }
     int fd = rec ? open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
     char *text = fd >= 0 ? str_printf("%lld %lld %s\n", (long long)st->st_size,
                                       (long long)st->st_mtime, path)
@@ -80,7 +92,6 @@ static char *refused_record(const char *path, const struct stat *st)
         ok = 0;
     free(text);
     free(dir);
-    free(base);
     if (!ok) {
         free(rec);
         rec = NULL;

@@ -25,6 +25,13 @@ int ws_layout_prepare(const char *root, char **dir, char **err);
 /* 1 when `root` has no vtcode.toml now, else 0. */
 int ws_layout_toml_absent(const char *root);
 
+/* Where the refusal of the file `st` describes is recorded:
+ * $XDG_STATE_HOME/vthost/refused/<dev>-<inode> (malloc'd), or NULL
+ * without a state directory.  The one place that spells the record's
+ * name; host/perm/perm_trust.c reads it back. */
+struct stat;
+char *ws_layout_refused_path(const struct stat *st);
+
 /* A vtcode.toml in `root` that was absent when the host started is set
  * aside (moved to .vtcode/refused-vtcode.toml.*, or recorded as refused
  * so that no later start applies it).  *report (malloc'd) says what was
