@@ -136,6 +136,15 @@ static int svc_prepare(char **dir, char **err)
     return root ? ws_layout_prepare(root, dir, err) : VT_ERR_UNSUPPORTED;
 }
 
+static int svc_spool_view(uint64_t client, char **all, char **own)
+{
+    *all = *own = NULL;
+    const char *root = ws_after_root();
+    if (!client)
+        return VT_ERR_INVALID;
+    return root ? ws_layout_spool_view(root, client, all, own) : VT_ERR_UNSUPPORTED;
+}
+
 /* The index's thread saw changes: the check looks at once while a
  * session runs, then subscribers hear of it. */
 static void on_index_change(void)
@@ -158,6 +167,7 @@ static const vt_wsindex_v1 service = {
     .protected_names = svc_protected_names,
     .prepare = svc_prepare,
     .arm = ws_check_arm,
+    .spool_view = svc_spool_view,
 };
 
 int ws_service_open(const char *workspace, int live)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +46,26 @@ int ws_layout_prepare(const char *root, char **dir, char **err)
     close(ws);
     if (rc != VT_OK)
         *err = strdup("cannot write .vtcode/.gitignore");
+    return rc;
+}
+
+int ws_layout_spool_view(const char *root, uint64_t client, char **all, char **own)
+{
+    *all = *own = NULL;
+    char view[32];
+    snprintf(view, sizeof view, WS_LAYOUT_SPOOL_VIEW_FMT, (unsigned long long)client);
+    char *rel = str_printf("%s/%s", WS_LAYOUT_SPOOL_DIR, view);
+    int ws = rel ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int rc = ws >= 0 && beneath_mkdirs(ws, rel, 0755) == 0 ? VT_OK : VT_ERR_IO;
+    if (ws >= 0)
+        close(ws);
+    if (rc == VT_OK && (!(*all = str_printf("%s/%s", root, WS_LAYOUT_SPOOL_DIR)) ||
+                        !(*own = str_printf("%s/%s", *all, view)))) {
+        free(*all);
+        *all = NULL;
+        rc = VT_ERR_NOMEM;
+    }
+    free(rel);
     return rc;
 }
 

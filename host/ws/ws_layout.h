@@ -10,6 +10,15 @@
 #ifndef VTHOST_WS_LAYOUT_H
 #define VTHOST_WS_LAYOUT_H
 
+#include <stdint.h>
+
+/* Where the host spools tool output, workspace-relative, and the view
+ * of one client session of the HTTP server (its call_client_id, 16 hex
+ * digits) inside it: its calls spool there and its commands see only
+ * that directory (host/call/spool_dir.h). */
+#define WS_LAYOUT_SPOOL_DIR ".vtcode/context/tool_outputs"
+#define WS_LAYOUT_SPOOL_VIEW_FMT "c-%016llx"
+
 /* ".vtcode", "vtcode.toml", then the IDE and agent configuration
  * (ws_layout_config_names), NULL-ended. */
 extern const char *const ws_layout_names[];
@@ -21,6 +30,11 @@ extern const char *const *const ws_layout_config_names;
  * path (malloc'd, also on failure).  0, or VT_ERR_IO and *err (malloc'd)
  * saying what could not be made. */
 int ws_layout_prepare(const char *root, char **dir, char **err);
+
+/* Client `client`'s spool view in `root`, made beneath it without
+ * following a link: *own its directory, *all the spool directory (both
+ * malloc'd).  0, VT_ERR_IO or VT_ERR_NOMEM. */
+int ws_layout_spool_view(const char *root, uint64_t client, char **all, char **own);
 
 /* 1 when `root` has no vtcode.toml now, else 0. */
 int ws_layout_toml_absent(const char *root);

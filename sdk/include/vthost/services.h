@@ -174,6 +174,12 @@ typedef struct vt_wsindex_v1 {
      * below them (new repositories, configuration the protected names
      * cover, a late vtcode.toml).  0 or a negative status. */
     int (*arm)(const char *const *roots);
+    /* The spooled output of client `client` (vt_host_api.call_client_id,
+     * not 0): its directory made when missing (never through a link), in
+     * *own, and the directory that holds every client's, in *all (both
+     * absolute, malloc'd, api->free()), so that a sandbox can hide the
+     * others' from that client's commands.  0 or a negative status. */
+    int (*spool_view)(uint64_t client, char **all, char **own);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):
