@@ -63,8 +63,9 @@ static unsigned char type_of(DIR *d, const struct dirent *e)
 }
 
 /* `path` (PATH_MAX bytes, `len` used) names the directory open at `fd`,
- * which this takes. */
-static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth)
+ * which this takes.  `skip` (may be NULL): a directory not entered (the
+ * workspace, which the index covers, inside /tmp say). */
+static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, const char *skip)
 {
     DIR *d = fdopendir(fd);
     if (!d) {
@@ -86,12 +87,14 @@ static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth)
             if (type == DT_DIR || type == DT_LNK || type == DT_REG)
                 add(r, path, type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : 'f');
         } else if (type == DT_DIR) {
-            if (depth >= WALK_MAX_DEPTH || ++r->dirs > WALK_MAX_DIRS) {
+            if (skip && !strcmp(path, skip)) {
+                /* covered already */
+            } else if (depth >= WALK_MAX_DEPTH || ++r->dirs > WALK_MAX_DIRS) {
                 r->truncated = 1;
             } else {
                 int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0)
-                    walk_dir(r, sub, path, len + 1 + nl, depth + 1);
+                    walk_dir(r, sub, path, len + 1 + nl, depth + 1, skip);
             }
         }
         path[len] = '\0';
@@ -99,7 +102,7 @@ static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth)
     closedir(d);
 }
 
-static void walk(ws_repos *r, const char *root)
+static void walk(ws_repos *r, const char *root, const char *skip)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s", root);
@@ -108,16 +111,17 @@ static void walk(ws_repos *r, const char *root)
         path[--len] = '\0';
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0)
-        walk_dir(r, fd, path, len == 1 ? 0 : len, 0);
+        walk_dir(r, fd, path, len == 1 ? 0 : len, 0, skip);
 }
 
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out)
 {
     memset(out, 0, sizeof *out);
+    int indexed = 0;
     for (size_t i = 0; i < nroots && !out->oom; i++) {
-        if (i == 0 && from_index(out) == 0)
+        if (i == 0 && (indexed = from_index(out) == 0))
             continue;
-        walk(out, roots[i]);
+        walk(out, roots[i], indexed ? roots[0] : NULL);
     }
     return out->oom ? VT_ERR_NOMEM : VT_OK;
 }

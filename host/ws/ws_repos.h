@@ -21,7 +21,8 @@ typedef struct ws_repos {
     int oom;
 } ws_repos;
 
-/* Find them below roots[0..nroots) (roots[0] the workspace).  0 or
+/* Find them below roots[0..nroots) (roots[0] the workspace; another
+ * root that holds it is walked around it when the index lists it).  0 or
  * VT_ERR_NOMEM; free with ws_repos_free either way. */
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out);
 void ws_repos_free(ws_repos *r);
