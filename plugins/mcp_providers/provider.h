@@ -37,6 +37,7 @@ struct provider {
     char *prefix;           /* mcp__<name>__ */
     char **argv;            /* stdio: command + args, NULL-terminated */
     char **envp;            /* stdio: configured env + PATH, HOME */
+    size_t env_configured;  /* how many of envp the configuration names */
     char *cwd;              /* stdio: absolute, or NULL for the workspace */
     char *endpoint;         /* http: the MCP endpoint URL */
     char **headers;         /* http: "Name: value" lines, NULL-terminated */
