@@ -11,6 +11,7 @@
 #include <vthost/clock.h>
 #include "provider.h"
 #include "relay.h"
+#include "task.h"
 
 const vt_host_api *mcpp_api;
 void (*mcpp_list_changed)(provider *p);
@@ -100,6 +101,14 @@ static cJSON *rpc_new(const char *method, cJSON *params)
 
 int provider_send(provider *p, cJSON *msg) { return send_msg(p, msg, NULL); }
 
+long provider_new_token(provider *p)
+{
+    pthread_mutex_lock(&p->mu);
+    long t = ++p->next_id; /* request ids and tokens share the counter */
+    pthread_mutex_unlock(&p->mu);
+    return t;
+}
+
 int provider_notify(provider *p, const char *method, cJSON *params)
 {
     return send_msg(p, rpc_new(method, params), NULL);
@@ -174,6 +183,7 @@ static void on_progress(provider *p, const cJSON *params)
     for (rpc_wait *w = p->waits; w; w = w->next)
         if ((double)w->id == tok->valuedouble && !w->done && w->call)
             mcpp_api->call_progress(w->call, prog->valuedouble, t, msg);
+    task_route_progress_locked(p, tok->valuedouble, prog->valuedouble, t, msg);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -296,6 +306,8 @@ int provider_receive(provider *p, cJSON *m)
                 mcpp_list_changed(p);
         } else if (strcmp(method, "notifications/progress") == 0) {
             on_progress(p, params);
+        } else if (strcmp(method, "notifications/tasks/status") == 0) {
+            task_route_notified(p, params);
         } else if (strcmp(method, "notifications/message") == 0) {
             char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(params, "data"));
             mcpp_api->log(VT_LOG_DEBUG, "mcp_providers", "%s: %.500s", p->name, t ? t : "");
@@ -519,7 +531,8 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
         if (!meta)
             meta = cJSON_AddObjectToObject(params, "_meta");
-        cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
+        if (!cJSON_GetObjectItemCaseSensitive(meta, "progressToken")) /* a task's own */
+            cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
     }
     cJSON *msg = rpc_new(method, params);
     cJSON_AddNumberToObject(msg, "id", (double)w->id);
