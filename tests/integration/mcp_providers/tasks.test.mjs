@@ -9,7 +9,8 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,6 +110,25 @@ test("server-everything's task-only tool is listed, found and callable over MCP"
   // the task's status messages, relayed as the call's progress
   assert.ok(progress.some((m) => /Gathering sources/.test(m)), `progress: ${JSON.stringify(progress)}`);
   assert.ok(progress.some((m) => /Generating report/.test(m)), `progress: ${JSON.stringify(progress)}`);
+});
+
+test("server-everything's task asks through vthost's client (input_required) and uses the answer", async () => {
+  const c = await connect(workspace(), { elicitation: {} });
+  const asked = [];
+  c.setRequestHandler(ElicitRequestSchema, (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { interpretation: "snake" } };
+  });
+  assert.ok((await search(c, "simulates a deep research operation")).includes("mcp__everything__simulate_research_query"));
+  const r = await c.callTool(
+    { name: "mcp__everything__simulate_research_query", arguments: { topic: "python", ambiguous: true } },
+    undefined,
+    { timeout: 30000 },
+  );
+  assert.ok(!r.isError, text(r));
+  assert.match(text(r), /# Research Report: python \(snake\)/);
+  assert.equal(asked.length, 1, JSON.stringify(asked));
+  assert.match(asked[0], /^MCP server 'everything' asks: The research query "python" could have multiple interpretations/);
 });
 
 test("server-everything's task-only tool through a one-shot vthost call", () => {
@@ -220,3 +240,49 @@ for (const [tool, args, expect] of [
     assert.match(r.stdout, expect);
   });
 }
+
+// The same over Streamable HTTP: server-everything serving HTTP, a
+// one-shot call completes, and one past its deadline is cancelled there.
+async function freePort() {
+  const s = createServer().listen(0, "127.0.0.1");
+  await new Promise((r) => s.once("listening", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+test("server-everything over Streamable HTTP: the task runs, and is cancelled at the deadline", async () => {
+  const port = await freePort();
+  const srv = spawn(node, [everything, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  srv.stderr.on("data", (d) => (log += d));
+  try {
+    await waitFor(() => /listening on port/.test(log), 15000, "server-everything to listen");
+    const run = (timeout) => {
+      const ws = makeWorkspace("x");
+      workspaces.push(ws);
+      writeFileSync(join(ws, "vtcode.toml"), `[permissions]
+allow = ["mcp__web"]
+[mcp]
+tool_timeout_seconds = ${timeout}
+[[mcp.providers]]
+name = "web"
+endpoint = "http://127.0.0.1:${port}/mcp"
+`);
+      const t0 = Date.now();
+      const r = spawnSync(bin, [...serverArgs(ws).slice(0, -1), "call", "mcp__web__simulate_research_query", '{"topic":"moss"}'], {
+        env: serverEnv(), encoding: "utf8", timeout: 60000,
+      });
+      return { ...r, took: Date.now() - t0 };
+    };
+    const ok = run(30);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /# Research Report: moss/);
+    const late = run(2);
+    assert.equal(late.status, 1, late.stdout + late.stderr);
+    assert.match(late.stdout, /did not finish the task of 'simulate-research-query' within 2 s .*cancelled it \(tasks\/cancel\)/);
+    assert.ok(late.took < 5000, `ended after ${late.took} ms`);
+  } finally {
+    srv.kill();
+  }
+});
