@@ -157,7 +157,7 @@ test("a task's own progress is relayed and its result comes back", async () => {
   assert.doesNotMatch(rawLog(ws), /cancel/, "a finished task is not cancelled");
 });
 
-test("cancelling the call cancels the task (tasks/cancel) at once", async () => {
+test("cancelling the call cancels the task (tasks/cancel) at once", async (t) => {
   const ws = workspace();
   const c = await connect(ws);
   assert.ok((await search(c, "runs only as an MCP task")).includes("mcp__raw__needs_task"));
@@ -172,12 +172,13 @@ test("cancelling the call cancels the task (tasks/cancel) at once", async () => 
   await waitFor(() => /cancel raw-task-1/.test(rawLog(ws)), 5000, "tasks/cancel at the provider");
   const took = Date.now() - t0;
   assert.ok(took < 1500, `tasks/cancel ${took} ms after the client's cancellation`);
+  t.diagnostic(`tasks/cancel reached the provider ${took} ms after the client's cancellation`);
   // the provider's call slot is free again
   const r = await c.callTool({ name: "mcp__raw__needs_task", arguments: { ms: 100 } });
   assert.match(text(r), /raw needs_task done/);
 });
 
-test("the call's deadline holds: the task is cancelled and the error says so", async () => {
+test("the call's deadline holds: the task is cancelled and the error says so", async (t) => {
   const ws = workspace(2);
   const c = await connect(ws);
   assert.ok((await search(c, "runs only as an MCP task")).includes("mcp__raw__needs_task"));
@@ -187,6 +188,7 @@ test("the call's deadline holds: the task is cancelled and the error says so", a
   assert.ok(r.isError, text(r));
   assert.match(text(r), /did not finish the task of 'needs_task' within 2 s .*cancelled it \(tasks\/cancel\)/);
   assert.ok(took < 4500, `ended ${took} ms after the call`);
+  t.diagnostic(`a call with a 2 s deadline ended after ${took} ms`);
   assert.match(rawLog(ws), /cancel raw-task-1/);
 });
 
@@ -210,15 +212,18 @@ test("a task's elicitation reaches a client that declared elicitation", async ()
 // An elicitation no one can answer is refused at once (the provider goes
 // on without it): tool_timeout_seconds is 60 here, the calls end in a
 // few seconds.
-const refusedFast = (took, what) => assert.ok(took < 8000, `${what}: ended after ${took} ms`);
+const refusedFast = (t, took, what) => {
+  assert.ok(took < 8000, `${what}: ended after ${took} ms`);
+  t.diagnostic(`${what}: the call ended after ${took} ms (tool_timeout_seconds 60)`);
+};
 
-test("a task's elicitation is refused at once for a client without elicitation", async () => {
+test("a task's elicitation is refused at once for a client without elicitation", async (t) => {
   const ws = workspace(60);
   const c = await connect(ws);
   assert.ok((await search(c, "runs only as an MCP task")).includes("mcp__raw__needs_task"));
   const t0 = Date.now();
   const r = await c.callTool({ name: "mcp__raw__needs_task", arguments: { ask: true } }, undefined, { timeout: 90000 });
-  refusedFast(Date.now() - t0, "over MCP");
+  refusedFast(t, Date.now() - t0, "over MCP");
   assert.match(text(r), /raw needs_task answered: error -32000: .*did not declare the elicitation capability/);
 });
 
@@ -226,7 +231,7 @@ for (const [tool, args, expect] of [
   ["mcp__raw__needs_task", '{"ask":true}', /raw needs_task answered: error -32000: .*no MCP client to ask/],
   ["mcp__test__ask_name", '{"raw":true}', /fallback: hello stranger .*no MCP client to ask/],
 ]) {
-  test(`a one-shot vthost call without a terminal refuses ${tool}'s elicitation at once`, () => {
+  test(`a one-shot vthost call without a terminal refuses ${tool}'s elicitation at once`, (t) => {
     const ws = workspace(60);
     const t0 = Date.now();
     const r = spawnSync(bin, [...serverArgs(ws).slice(0, -1), "call", tool, args], {
@@ -235,7 +240,7 @@ for (const [tool, args, expect] of [
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 90000,
     });
-    refusedFast(Date.now() - t0, "vthost call");
+    refusedFast(t, Date.now() - t0, "vthost call");
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, expect);
   });
