@@ -28,6 +28,7 @@ struct rpc_wait {
     int queued;       /* entries in incoming (at most RELAY_QUEUE_MAX) */
     int relayed;      /* requests admitted for `call`: queued or relayed */
     int refused_said; /* the log said once that its requests are refused */
+    int elsewhere;    /* requests for `call` being relayed on other threads */
     pthread_t thread; /* the caller's (it relays them) */
 };
 
@@ -238,8 +239,13 @@ static const char *relay_admit_locked(provider *p, rpc_wait *w, int queue, int *
  * thread relays it.  A transport that reads a request's answers on that
  * request's thread (HTTP) says exactly which call: the one waiting on
  * this thread, relayed right here.  Over stdio nothing says which, so
- * the earliest call in flight relays it.  What is over the bounds, or
- * comes once the call has ended, is refused at once. */
+ * the earliest call in flight relays it.  Two kinds are relayed where
+ * they arrive instead, with the call kept until they are done: what the
+ * call's client cannot answer (refused at once, never left waiting for
+ * the call's deadline), and what comes elsewhere than the call's own
+ * exchange over a transport whose callers wait in send() (an HTTP GET
+ * stream).  What is over the bounds, or comes once the call has ended,
+ * is refused at once. */
 static cJSON *queue_relay(provider *p, cJSON *m)
 {
     rpc_wait *target = NULL, *mine = NULL;
@@ -256,13 +262,22 @@ static cJSON *queue_relay(provider *p, cJSON *m)
             target = w;
     }
     rpc_wait *w = mine ? mine : target;
+    int here = w && (mine || p->tp->answers_on_send || !relay_answerable(w->call, m));
     if (w)
-        why = relay_admit_locked(p, w, !mine, &code);
-    if (w && !why && mine) {
+        why = relay_admit_locked(p, w, !here, &code);
+    if (w && !why && here) {
         vt_call *call = w->call;
         struct timespec deadline = w->deadline;
+        if (!mine)
+            w->elsewhere++; /* its call waits for this before it ends */
         pthread_mutex_unlock(&p->mu);
         relay_serve(p, call, m, &deadline);
+        if (!mine) {
+            pthread_mutex_lock(&p->mu);
+            w->elsewhere--;
+            pthread_cond_broadcast(&p->cond);
+            pthread_mutex_unlock(&p->mu);
+        }
         return m;
     }
     if (w && !why && (w->incoming || (w->incoming = cJSON_CreateArray()))) {
@@ -546,6 +561,8 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         w->done = 1;
     }
     cJSON *left = wait_answer_locked(p, w, call, &cancelled, &timed_out);
+    while (w->elsewhere) /* relayed on another thread: bounded by the deadline */
+        pthread_cond_wait(&p->cond, &p->mu);
     pthread_mutex_unlock(&p->mu);
 
     const cJSON *in;
