@@ -38,6 +38,7 @@ typedef struct rpc_wait rpc_wait;
 typedef struct task_route {
     struct task_route *next;
     long token;        /* the progressToken of the task's tools/call */
+    long result_token; /* ... of its tasks/result (0 before) */
     vt_call *call;     /* progress goes here */
     char task_id[128]; /* empty until the provider created the task */
     int kicked;        /* a status notification arrived: poll now */

@@ -34,7 +34,7 @@ void task_route_progress_locked(provider *p, double token, double progress, doub
                                 const char *msg)
 {
     for (task_route *r = p->routes; r; r = r->next)
-        if ((double)r->token == token) {
+        if ((double)r->token == token || (r->result_token && (double)r->result_token == token)) {
             r->own_progress = 1;
             r->shown = progress > r->shown ? progress : r->shown + TASK_PROGRESS_STEP;
             mcpp_api->call_progress(r->call, r->shown, total, msg);
@@ -217,7 +217,15 @@ static int follow(provider *p, task_route *r, const struct timespec *deadline, c
     int left = ms_left(deadline);
     if (left == 0)
         return VT_ERR_IO;
-    rc = provider_request(p, "tasks/result", task_params(r->task_id), r->call, left, reply, err);
+    /* a token of the route's own: progress under it keeps growing */
+    cJSON *params = task_params(r->task_id);
+    long token = provider_new_token(p);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(params, "_meta"), "progressToken",
+                            (double)token);
+    pthread_mutex_lock(&p->mu);
+    r->result_token = token;
+    pthread_mutex_unlock(&p->mu);
+    rc = provider_request(p, "tasks/result", params, r->call, left, reply, err);
     if (rc == VT_OK && cJSON_GetObjectItemCaseSensitive(*reply, "error")) {
         /* the task's own failure, as a plain call's error would be */
         return VT_OK;

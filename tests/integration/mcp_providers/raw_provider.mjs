@@ -11,7 +11,8 @@
 //   300; -1: never); tasks/get, tasks/result (answered once it ends) and
 //   tasks/cancel (appends "cancel TASKID" to RAW_LOG).  With arguments.ask
 //   the task goes input_required and sends elicitation/create (related to
-//   the task) while tasks/result waits, then completes with the answer
+//   the task, after progress under tasks/result's token) while
+//   tasks/result waits, then completes with the answer
 //   ("answer: ..." in RAW_LOG).  A plain call of needs_task is refused.
 //   task_optional is called plainly.
 import { appendFileSync } from "node:fs";
@@ -111,6 +112,9 @@ function taskRequest(m) {
     t.waiting.push(m.id);
     const id = `elicit-${t.id}`;
     asked.set(id, t);
+    const token = m.params._meta?.progressToken;
+    if (token !== undefined)
+      send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1, message: "raw waits for the answer" } });
     send({ jsonrpc: "2.0", id, method: "elicitation/create", params: {
       message: "Which name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } },
       _meta: { "io.modelcontextprotocol/related-task": { taskId: t.id } } } });

@@ -203,9 +203,16 @@ test("a task's elicitation reaches a client that declared elicitation", async ()
     return { action: "accept", content: { name: "Ada" } };
   });
   assert.ok((await search(c, "runs only as an MCP task")).includes("mcp__raw__needs_task"));
-  const r = await c.callTool({ name: "mcp__raw__needs_task", arguments: { ask: true } });
+  const progress = [];
+  const r = await c.callTool({ name: "mcp__raw__needs_task", arguments: { ask: true } }, undefined, {
+    onprogress: (p) => progress.push(p),
+  });
   assert.ok(!r.isError, text(r));
   assert.match(text(r), /raw needs_task answered: accept \{"name":"Ada"\}/);
+  // the status, then progress under tasks/result's own token, in order
+  assert.deepEqual(progress.map((p) => p.message),
+    ["MCP task working: started", "MCP task input_required: needs a name", "raw waits for the answer"]);
+  for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, JSON.stringify(progress));
   assert.deepEqual(asked, ["MCP server 'raw' asks: Which name?"]);
 });
 
