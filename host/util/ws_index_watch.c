@@ -5,6 +5,8 @@
  * both are told once in the log and to every caller that fell back. */
 #include "ws_index_int.h"
 
+#include "fd_release.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +60,11 @@ int wsx_watch_init(ws_index *ix)
 
 void wsx_watch_close(ws_index *ix)
 {
-    if (ix->ifd >= 0)
+    /* A one-shot index closes as its process ends: the kernel's wait on
+     * the last close of watches is left to a detached process. */
+    if (ix->ifd >= 0 && ix->mode == WS_INDEX_ONE_SHOT && ix->watches)
+        fd_release_detached(ix->ifd);
+    else if (ix->ifd >= 0)
         close(ix->ifd);
     ix->ifd = -1;
     if (ix->wd_map)
