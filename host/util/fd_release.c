@@ -11,9 +11,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The grandchild's copy of the command line, blanked: a process listing
+ * must not show a second vthost with the call's arguments (a check that
+ * nothing of a command outlives its call would take it for one).  The
+ * strings start at argv[0], which glibc keeps as program_invocation_name. */
+static void forget_command_line(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) > 0)
+        n += (size_t)r;
+    close(fd);
+    if (program_invocation_name && n)
+        memset(program_invocation_name, 0, n);
+    prctl(PR_SET_NAME, "vthost-release");
+}
 
 /* Every descriptor of the grandchild but keep[0] and keep[1] (lower
  * first): copies of the host's files must not outlive it there. */
@@ -41,6 +63,7 @@ void fd_release_detached(int fd)
         /* async-signal-safe calls only from here: the host has threads */
         if (fork() != 0)
             _exit(0);
+        forget_command_line();
         close_others(fd, p[0]);
         char c;
         while (read(p[0], &c, 1) < 0 && errno == EINTR) {
