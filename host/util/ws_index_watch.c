@@ -95,22 +95,32 @@ static int map_wd(ws_index *ix, int wd, uint32_t slot)
 
 int wsx_watch(ws_index *ix, uint32_t slot)
 {
+    char rel[4096];
+    if (slot && !wsx_path(ix, slot, rel, sizeof rel))
+        return 0;
+    if (!slot)
+        rel[0] = '\0';
+    return wsx_watch_rel(ix, slot, rel);
+}
+
+int wsx_watch_rel(ws_index *ix, uint32_t slot, const char *rel)
+{
     if (ix->ifd < 0 || ix->degraded)
         return -1;
     if (ix->max_watches && ix->watches >= ix->max_watches) {
         degrade(ix, WHY_LIMIT);
         return -1;
     }
-    char rel[4096], *abs = NULL;
-    if (slot && !wsx_path(ix, slot, rel, sizeof rel))
-        return 0;
-    if (!slot)
-        rel[0] = '\0';
-    if (asprintf(&abs, "%s/%s", ix->root, rel) < 0)
-        return -1;
+    /* on the stack: a one-shot validation watches every directory */
+    char abs[8192];
+    size_t rl = strlen(rel);
+    if (ix->rootlen + 1 + rl >= sizeof abs)
+        return 0; /* deeper than a path can name: nothing to watch */
+    memcpy(abs, ix->root, ix->rootlen);
+    abs[ix->rootlen] = '/';
+    memcpy(abs + ix->rootlen + 1, rel, rl + 1);
     int wd = inotify_add_watch(ix->ifd, abs, WSX_MASK);
     int e = errno;
-    free(abs);
     if (wd < 0) {
         if (e == ENOSPC || e == ENOMEM)
             degrade(ix, WHY_LIMIT);
