@@ -4,6 +4,7 @@ its yardstick: paired, alternating runs (A, B, A, B, ...), the median of
 the per-pair ratios, so that the load of a shared machine falls on both.
 
     tests/bench/exec/ratios.py [--runs N] [--codex PATH] [--files N] [VTHOST]
+    tests/bench/exec/ratios.py --against OLD_VTHOST [--runs N] [--files N] [VTHOST]
 
   one-shot   `vthost call --approval sandboxed exec_command '{"cmd":"true"}'`
              against `codex sandbox -c sandbox_mode="workspace-write" --
@@ -17,6 +18,9 @@ the per-pair ratios, so that the load of a shared machine falls on both.
              100,000: 10 per directory) against the same in an empty
              one (goal <= 1.5x)
   start-up   `vthost tools` against /bin/true (goal <= 1.5x)
+
+With --against, the same workloads run paired against an older build
+instead (new / old), to show what a change moved.
 
 Every workspace has its own empty XDG_CONFIG_HOME/XDG_CACHE_HOME/
 XDG_STATE_HOME; one untimed run of each command comes first (the index
@@ -115,6 +119,30 @@ class Serve:
         self.p.wait(timeout=30)
 
 
+def against(new, old, a):
+    """The same workloads, a new build against an old one (new / old)."""
+    root = tempfile.mkdtemp(prefix="vthost-ratios-")
+    try:
+        empty, eenv = scratch(root, "empty")
+        print(f"{new} against {old}: medians of {a.runs} paired runs (new / old)")
+        paired("one-shot call, empty workspace", lambda: timed([new] + CALL, empty, eenv),
+               lambda: timed([old] + CALL, empty, eenv), a.runs, None)
+        sn, so = Serve(new, empty, eenv), Serve(old, empty, eenv)
+        try:
+            paired("serve exec_command true", sn.call, so.call, a.runs, None)
+        finally:
+            sn.close()
+            so.close()
+        paired("vthost tools", lambda: timed([new, "tools"], empty, eenv),
+               lambda: timed([old, "tools"], empty, eenv), a.runs, None)
+        if a.files:
+            big, benv = scratch(root, "big", a.files)
+            paired(f"one-shot call, {a.files} files", lambda: timed([new] + CALL, big, benv),
+                   lambda: timed([old] + CALL, big, benv), a.runs, None)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -122,7 +150,11 @@ def main():
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--codex", default=shutil.which("codex"))
     ap.add_argument("--files", type=int, default=100000)
+    ap.add_argument("--against", metavar="OLD_VTHOST",
+                    help="instead: this build against an older one, row by row")
     a = ap.parse_args()
+    if a.against:
+        return against(os.path.realpath(a.vthost), os.path.realpath(a.against), a)
     vt = os.path.realpath(a.vthost)
     root = tempfile.mkdtemp(prefix="vthost-ratios-")
     try:
