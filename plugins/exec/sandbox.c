@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -421,22 +422,46 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_
 
 /* ---- namespaces ------------------------------------------------------------ */
 
+/* The probe's child, pid 1 of its new namespaces: a private /proc. */
+static int probe_mounts(void)
+{
+    return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                   mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0
+               ? 0
+               : 1;
+}
+
 /* Whether a session can have its own PID and mount namespace here (as
- * root directly, else inside a user namespace) and mount a fresh /proc. */
+ * root directly, else inside a user namespace) and mount a fresh /proc.
+ * One process cloned straight into the namespaces, as a session leader
+ * is (every start pays for this probe); without clone3, a child that
+ * unshares and forks the namespace's first process. */
 static int namespaces_probe(int own_userns)
 {
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
+    struct clone_args a;
+    memset(&a, 0, sizeof a);
+    a.flags = (uint64_t)flags;
+    a.exit_signal = SIGCHLD;
+    long r = syscall(SYS_clone3, &a, sizeof a);
+    if (r == 0)
+        _exit(probe_mounts());
+    if (r > 0) {
+        int st = 0;
+        pid_t pid = (pid_t)r;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    if (errno != ENOSYS)
+        return 0;
     pid_t pid = fork();
     if (pid == 0) {
-        int flags = CLONE_NEWPID | CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
         if (unshare(flags) != 0)
             _exit(1);
         pid_t init = fork();
         if (init == 0)
-            _exit(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-                          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) ==
-                              0
-                      ? 0
-                      : 1);
+            _exit(probe_mounts());
         int st = 0;
         _exit(init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) && WEXITSTATUS(st) == 0
                   ? 0

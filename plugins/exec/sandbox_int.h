@@ -70,7 +70,7 @@ struct sandbox_plan {
                                     each (sandbox_mask.c) */
     size_t nmask;
     char *cgroup;               /* this session's pids cgroup directory, or NULL */
-    char *cgroup_procs;         /* its cgroup.procs */
+    char *cgroup_procs;         /* the file it joins by: tasks (v1), cgroup.procs */
     char *truncated;            /* why protection is incomplete, or NULL */
     int supervisor_pidfd;       /* set by sandbox_plan_started, else -1 */
     int ruleset_fd;             /* this call's Landlock ruleset */
