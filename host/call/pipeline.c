@@ -148,9 +148,10 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
-/* What a tool that writes the workspace left behind is judged before
- * the call returns (ws_after.h): repositories it made are neutralised and
- * named in the warnings; what could not be made inert fails the call. */
+/* What a tool that writes the workspace or runs commands left behind is
+ * judged before the call returns (ws_after.h): repositories it made are
+ * neutralised, configuration and links set aside, all named in the
+ * warnings; what could not be made inert fails the call. */
 static int after_write(call_ctx *c, ws_after *wa)
 {
     char *report = NULL;
@@ -169,8 +170,7 @@ static int after_write(call_ctx *c, ws_after *wa)
 static int stage_run(call_ctx *c)
 {
     ws_after *wa = NULL;
-    if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
-        ws_after_begin(&c->subjects, &wa);
+    ws_after_begin(&c->subjects, c->e->t.effects, &wa);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
     if (after_write(c, wa))
