@@ -22,6 +22,7 @@
 #include "typed.h"
 #include "warn_once.h"
 #include "ws_after.h"
+#include "ws_owed.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -170,9 +171,19 @@ static int after_write(call_ctx *c, ws_after *wa)
 static int stage_run(call_ctx *c)
 {
     ws_after *wa = NULL;
-    ws_after_begin(&c->subjects, c->e->t.effects, &wa);
+    unsigned effects = c->e->t.effects;
+    if (ws_owed_call_begin(effects) != VT_OK)
+        call_warn_once(&c->call, "a check owed after a crash could not be recorded under "
+                                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while a "
+                                 "command session runs, what it leaves is not judged at the next "
+                                 "start");
+    ws_after_begin(&c->subjects, effects, &wa);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
+    ws_owed_call_end(effects, rc == VT_OK ? c->resp : NULL);
+    char *owed = ws_owed_take_report(); /* what the start's owed check did */
+    if (owed)
+        call_warn_take(&c->call, owed);
     if (after_write(c, wa))
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))

@@ -13,6 +13,7 @@
 #include "strbuf.h"
 #include "subjects.h"
 #include "ws_conftab.h"
+#include "ws_gitconf.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -47,7 +48,8 @@ static int is_edit(vt_subject_kind k)
  * host's table of what starts programs outside the sandbox when a person
  * or another program later works in the workspace (ws_conftab.h:
  * repositories, vthost's own directory, IDE and agent configuration), at
- * any depth. */
+ * any depth; or a hook directory or included config file a repository's
+ * configuration names (ws_gitconf.h). */
 static int perm_path_protected(const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
@@ -62,7 +64,7 @@ static int perm_path_protected(const char *workspace, const char *abs)
         while (*p == '/')
             p++;
     }
-    return 0;
+    return ws_gitconf_protected(abs);
 }
 
 static void step(perm_eval *ev, const char *layer, const perm_rule *r, const char *subject,

@@ -181,7 +181,7 @@ int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out)
     int rc = writes ? path_subjects_add(a, s) : VT_OK;
     /* a command's own repositories are judged by the plugin that runs
      * it, before its call returns; the table and links by the host */
-    int what = WS_CH_TABLE | WS_CH_LINKS | (writes ? WS_CH_GITDIRS : 0);
+    int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | (writes ? WS_CH_GITDIRS : 0);
     int crc = ws_changes_begin(root_dir, what, writes ? s : NULL, &a->ch);
     *out = a;
     return rc != VT_OK ? rc : crc;
@@ -332,6 +332,23 @@ int ws_after_end(ws_after *a, char **report)
     free(a->v);
     free(a->slot);
     free(a);
+    *report = j.report;
+    return j.live;
+}
+
+int ws_after_act(const char *root, void (*find)(void *fctx, ws_found_fn fn, void *ctx), void *fctx,
+                 char **report)
+{
+    *report = NULL;
+    if (!root_dir || strcmp(root_dir, root))
+        return VT_ERR_INVALID;
+    ws_after a = {0};
+    judge j = {.rootfd = open(root_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (j.rootfd < 0)
+        return VT_ERR_IO;
+    found_ctx f = {&j, &a};
+    find(fctx, on_found, &f);
+    close(j.rootfd);
     *report = j.report;
     return j.live;
 }

@@ -25,6 +25,7 @@
 #define VTHOST_WS_AFTER_H
 
 #include <vthost/plugin.h>
+#include "ws_changes.h"
 
 typedef struct ws_after ws_after;
 
@@ -43,5 +44,12 @@ int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out);
  * something could not be made inert (named in *report): the call must
  * then fail. */
 int ws_after_end(ws_after *a, char **report);
+
+/* Outside a call (the check owed after a crash, ws_owed.h): `find`
+ * reports its findings to the actor it is given, which sets aside and
+ * neutralises them as ws_after_end does.  `root` must be the root set.
+ * *report and the result as ws_after_end's, or a negative vt_status. */
+int ws_after_act(const char *root, void (*find)(void *fctx, ws_found_fn fn, void *ctx), void *fctx,
+                 char **report);
 
 #endif

@@ -10,6 +10,7 @@
 #include "strutil.h"
 #include "subjects.h"
 #include "ws_conftab.h"
+#include "ws_gitconf.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
 
@@ -24,10 +25,11 @@ typedef struct stamp {
 struct ws_changes {
     const char *root;
     int what;
-    stamp *rows;   /* one per ws_conftab row */
-    uint64_t mark; /* the index's change sequence before the call */
-    int marked;    /* the index was there to mark */
-    cJSON *repos;  /* the repositories the index knew before the call */
+    stamp *rows;               /* one per ws_conftab row */
+    uint64_t mark;             /* the index's change sequence before the call */
+    int marked;                /* the index was there to mark */
+    cJSON *repos;              /* the repositories the index knew before the call */
+    const vt_subjects *exempt; /* the call's path subjects (borrowed) */
 };
 
 static size_t nrows(void)
@@ -90,6 +92,7 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
         return VT_ERR_NOMEM;
     c->root = root;
     c->what = what;
+    c->exempt = exempt;
     if (what & WS_CH_TABLE) {
         size_t n = nrows();
         if (!(c->rows = calloc(n, sizeof *c->rows))) {
@@ -102,7 +105,8 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
         }
     }
     ws_index *ix = ws_index_current();
-    if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS)) && ws_index_refresh(ix, 1, NULL) == VT_OK) {
+    if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS)) &&
+        ws_index_refresh(ix, 1, NULL) == VT_OK) {
         c->mark = ws_index_mark(ix).seq;
         c->marked = 1;
         if (what & WS_CH_GITDIRS)
@@ -142,8 +146,7 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
     }
 }
 
-/* 1 when git, started in `dir`, finds a repository there or above. */
-static int git_reaches(const char *dir)
+int ws_changes_git_reaches(const char *dir)
 {
     char p[PATH_MAX];
     if (strlen(dir) >= sizeof p - 6)
@@ -164,19 +167,26 @@ static int git_reaches(const char *dir)
     }
 }
 
+const char *ws_changes_link_outside(const char *root, const char *abs)
+{
+    struct stat st;
+    if (lstat(abs, &st) != 0 || !S_ISLNK(st.st_mode) || stat(abs, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    char *target = realpath(abs, NULL);
+    int hit = target && !paths_is_within(root, target) && ws_changes_git_reaches(target);
+    free(target);
+    return hit ? "is a link to a directory outside the workspace where git finds a repository "
+                 "(git run through it would use that repository's config and hooks)"
+               : NULL;
+}
+
 /* A link the call made to a directory outside the workspace where git
  * finds a repository. */
 static void link_judge(ws_changes *c, const char *abs, ws_found_fn fn, void *ctx)
 {
-    struct stat st;
-    if (lstat(abs, &st) != 0 || !S_ISLNK(st.st_mode) || stat(abs, &st) != 0 || !S_ISDIR(st.st_mode))
-        return;
-    char *target = realpath(abs, NULL);
-    if (target && !paths_is_within(c->root, target) && git_reaches(target))
-        fn(ctx, WS_FOUND_ASIDE, abs,
-           "is a link to a directory outside the workspace where git finds a repository (git "
-           "run through it would use that repository's config and hooks)");
-    free(target);
+    const char *why = ws_changes_link_outside(c->root, abs);
+    if (why)
+        fn(ctx, WS_FOUND_ASIDE, abs, why);
 }
 
 static int known_repo(const ws_changes *c, const char *dir)
@@ -253,6 +263,20 @@ static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx
     cJSON_Delete(now);
 }
 
+/* An entry the call wrote in a hook directory or an included config
+ * file of a repository (not one it named: that was asked for). */
+static void hooks_judge(ws_changes *c, const char *rel, ws_found_fn fn, void *ctx)
+{
+    char *abs = str_printf("%s/%s", c->root, rel);
+    struct stat st;
+    if (abs && lstat(abs, &st) == 0 && ws_gitconf_protected(abs) &&
+        !exempted(c->root, rel, c->exempt))
+        fn(ctx, WS_FOUND_ASIDE, abs,
+           "was written in a hook directory or an included config file a repository's "
+           "configuration names (git runs or reads it)");
+    free(abs);
+}
+
 static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
 {
     ws_index *ix = ws_index_current();
@@ -281,6 +305,8 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
         }
         if (c->what & WS_CH_GITDIRS)
             gitdir_judge_change(c, rel, dir && strcmp(kind, "write"), fn, ctx);
+        if (c->what & WS_CH_HOOKS)
+            hooks_judge(c, rel, fn, ctx);
     }
     cJSON_Delete(arr);
     if (!complete && (c->what & WS_CH_GITDIRS))
@@ -297,7 +323,7 @@ void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
         return;
     if (fn && (c->what & WS_CH_TABLE))
         table_end(c, fn, ctx);
-    if (fn && (c->what & (WS_CH_LINKS | WS_CH_GITDIRS)))
+    if (fn && (c->what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS)))
         log_end(c, fn, ctx, note);
     free(c->rows);
     cJSON_Delete(c->repos);

@@ -16,7 +16,11 @@
  *   written HEAD, config, config.worktree, commondir or hooks entry) that
  *   git takes for a git directory and that either were not a repository
  *   the index knew before the call or had what git runs things from
- *   written.
+ *   written;
+ * - WS_CH_HOOKS: entries the change log names inside a hook directory or
+ *   an included config file that a repository's configuration names
+ *   (ws_gitconf.h), except what the call named as a path subject (the
+ *   permission engine asked for those).
  * The finders only find; the after-call check (ws_after.c) sets aside
  * and neutralises, and names everything in the call's result. */
 #ifndef VTHOST_WS_CHANGES_H
@@ -24,7 +28,7 @@
 
 #include <vthost/plugin.h>
 
-enum ws_changes_what { WS_CH_TABLE = 1, WS_CH_LINKS = 2, WS_CH_GITDIRS = 4 };
+enum ws_changes_what { WS_CH_TABLE = 1, WS_CH_LINKS = 2, WS_CH_GITDIRS = 4, WS_CH_HOOKS = 8 };
 enum ws_found_kind {
     WS_FOUND_ASIDE = 1, /* set aside the entry at `abs`, because `why` */
     WS_FOUND_GITDIR = 2 /* neutralise the git directory at `abs` */
@@ -44,5 +48,14 @@ typedef void (*ws_found_fn)(void *ctx, int kind, const char *abs, const char *wh
 /* After the call: every finding to `fn`; frees `c` (may be NULL).
  * *note (static, or NULL) says what could not be followed exactly. */
 void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note);
+
+/* 1 when git, started in `dir` (canonical), finds a repository there or
+ * above (a git directory, or a .git entry of any kind). */
+int ws_changes_git_reaches(const char *dir);
+
+/* The finding WS_CH_LINKS makes of the entry `abs`: a link, made by
+ * whoever, to a directory outside `root` where git finds a repository
+ * (the reason is static), else NULL. */
+const char *ws_changes_link_outside(const char *root, const char *abs);
 
 #endif

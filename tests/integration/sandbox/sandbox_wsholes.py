@@ -8,6 +8,10 @@ real with the built vthost (and git):
   through write_stdin in a serve session;
 - apply_patch adding .roo/mcp.json is refused without an approval (the
   table's names are protected paths);
+- the hook directory a repository's core.hooksPath names and the file
+  its include.path names are read-only to commands (the hook's bytes
+  unchanged), apply_patch adding a hook there is refused, and a hooks
+  directory a command makes where core.hooksPath points is set aside;
 - a directory link a command makes to a repository outside the
   workspace (`ln -s /tmp/x vendor`, /tmp/x with a core.fsmonitor) is set
   aside: the user's `git -C vendor status` afterwards runs nothing (a
@@ -167,6 +171,49 @@ if shutil.which("git"):
        not os.path.lexists(os.path.join(WS, "vendor")) and "vendor" in warnings(r),
        warnings(r)[:400])
     shutil.rmtree(outside, ignore_errors=True)
+
+# ---- core.hooksPath and include targets of a protected repository ----------------------
+if shutil.which("git"):
+    WS = workspace("hookspath")
+    hooks = os.path.join(WS, ".githooks")
+    os.makedirs(hooks)
+    HOOK = b"#!/bin/sh\necho the user's hook\n"
+    with open(os.path.join(hooks, "pre-commit"), "wb") as f:
+        f.write(HOOK)
+    with open(os.path.join(WS, "shared.gitconfig"), "w") as f:
+        f.write("[user]\n\tname = t\n")
+    subprocess.run(["git", "init", "-q", WS], check=True, env=ENV)
+    subprocess.run(["git", "-C", WS, "config", "core.hooksPath", ".githooks"], check=True, env=ENV)
+    subprocess.run(["git", "-C", WS, "config", "include.path", "../shared.gitconfig"], check=True,
+                   env=ENV)
+    # (a program writes: the command text names no protected path)
+    r = exec_cmd(WS, "python3 -c 'import sys\nfor p in sys.argv[1:]:\n  try:\n    open(p, \"a\")"
+                     ".write(\"evil\")\n    print(\"wrote\", p)\n  except OSError as e:\n"
+                     "    print(\"refused\", p, e.strerror)' .githooks/pre-commit "
+                     ".githooks/post-checkout shared.gitconfig")
+    out = r.get("output", "")
+    with open(os.path.join(hooks, "pre-commit"), "rb") as f:
+        ok("hooksPath: writing the hook is refused and its bytes are unchanged",
+           "refused .githooks/pre-commit" in out and f.read() == HOOK, out[:400])
+    ok("hooksPath: a new hook in that directory is refused",
+       "refused .githooks/post-checkout" in out and
+       not os.path.exists(os.path.join(hooks, "post-checkout")), out[:400])
+    with open(os.path.join(WS, "shared.gitconfig")) as f:
+        ok("include.path: the included file is read-only",
+           "refused shared.gitconfig" in out and "evil" not in f.read(), out[:400])
+    r = call(WS, "apply_patch", {"input": "*** Begin Patch\n*** Add File: .githooks/pre-push\n"
+                                          "+#!/bin/sh\n+touch x\n*** End Patch"})
+    ok("hooksPath: apply_patch adding a hook there is refused or set aside",
+       not os.path.exists(os.path.join(hooks, "pre-push")), json.dumps(r)[:300])
+    # a hooksPath that does not exist yet: what a command makes there is set aside
+    WS = workspace("hookspath-missing")
+    subprocess.run(["git", "init", "-q", WS], check=True, env=ENV)
+    subprocess.run(["git", "-C", WS, "config", "core.hooksPath", "hooks"], check=True, env=ENV)
+    r = exec_cmd(WS, "mkdir hooks && printf '#!/bin/sh\\ntouch x\\n' > hooks/pre-commit && "
+                     "chmod +x hooks/pre-commit && echo made")
+    ok("hooksPath missing: the directory a command makes there is set aside and named",
+       "made" in r.get("output", "") and not os.path.exists(os.path.join(WS, "hooks")) and
+       "hooks" in warnings(r), json.dumps(r)[:400])
 
 shutil.rmtree(base, ignore_errors=True)
 print("failures: %d" % failures())
