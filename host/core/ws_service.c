@@ -10,6 +10,7 @@
 #include "services.h"
 #include "strutil.h"
 #include "ws_after.h"
+#include "ws_datadir.h"
 #include "ws_gitconf.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
@@ -146,11 +147,15 @@ static const vt_wsindex_v1 service = {
     .git_config_paths = svc_git_config_paths,
 };
 
-int ws_service_open(const char *workspace, int live)
+int ws_service_open(const char *workspace, int live, char **err)
 {
     ws_service_close();
+    /* before anything is read from or written to them */
+    int rc = ws_datadir_check(workspace, err);
+    if (rc)
+        return rc;
     ws_index *ix = NULL;
-    int rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
+    rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
     if (rc)
         return rc;
     ws_index_set_current(ix);
