@@ -25,7 +25,8 @@ static char *root_dir;
 static char *record;  /* this process's record while it stands, else NULL */
 static int64_t *live; /* sessions still running, by the last responses */
 static size_t nlive, caplive;
-static char *pending; /* the recovery's report, for the next call */
+static size_t inflight; /* calls that run commands, begun and not ended */
+static char *pending;   /* the recovery's report, for the next call */
 static struct timespec record_since;
 
 /* The start time of process `pid` (field 22 of /proc/PID/stat), or 0. */
@@ -116,6 +117,7 @@ int ws_owed_call_begin(unsigned effects)
         return VT_OK;
     pthread_mutex_lock(&mu);
     int rc = !root_dir || record ? VT_OK : record_write();
+    inflight++;
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -141,7 +143,9 @@ void ws_owed_call_end(unsigned effects, const cJSON *resp)
     pthread_mutex_lock(&mu);
     if (cJSON_IsNumber(id))
         live_set((int64_t)id->valuedouble, !cJSON_IsTrue(ex));
-    if (record && !nlive) {
+    if (inflight)
+        inflight--;
+    if (record && !nlive && !inflight) {
         unlink(record);
         free(record);
         record = NULL;
@@ -166,7 +170,7 @@ void ws_owed_close(void)
     record = NULL;
     free(live);
     live = NULL;
-    nlive = caplive = 0;
+    nlive = caplive = inflight = 0;
     free(root_dir);
     root_dir = NULL;
     free(pending);

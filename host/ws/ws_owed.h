@@ -8,7 +8,7 @@
  * place, one per process, named by the workspace's key, the pid and the
  * process's start time), and removed once no session is left running
  * (the calls' responses say which sessions still run: "session_id" with
- * "is_exited" not true).
+ * "is_exited" not true) and no other such call is running.
  *
  * The next start in that workspace (serve and one-shot) finds a record
  * whose process is gone and, before serving, runs the owed check
