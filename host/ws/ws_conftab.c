@@ -7,7 +7,9 @@
  * .gemini/extensions/), Roo Code (.roo/mcp.json, .roomodes), Cline
  * (.clinerules/ hooks), Continue (.continue/ config and mcpServers/),
  * opencode (opencode.json, opencode.jsonc, .opencode/ plugins), Zed
- * (.zed/settings.json context servers, .zed/tasks.json). */
+ * (.zed/settings.json context servers, .zed/tasks.json, .zed/debug.json),
+ * Kiro (.kiro/settings/mcp.json, .kiro/hooks/), Amazon Q
+ * (.amazonq/mcp.json). */
 #include "ws_conftab.h"
 
 #include <string.h>
@@ -25,6 +27,8 @@ const ws_conf_row ws_conftab[] = {
     {".continue", WS_CONF_DIR, "Continue"},
     {".opencode", WS_CONF_DIR, "opencode"},
     {".zed", WS_CONF_DIR, "Zed"},
+    {".kiro", WS_CONF_DIR, "Kiro"},
+    {".amazonq", WS_CONF_DIR, "Amazon Q"},
     {".mcp.json", WS_CONF_ENTRY, "Claude Code"},
     {".devcontainer.json", WS_CONF_ENTRY, "dev containers"},
     {".roomodes", WS_CONF_ENTRY, "Roo Code"},
@@ -42,6 +46,7 @@ const ws_conf_row ws_conftab[] = {
     {".cursor/hooks.json", WS_CONF_ENTRY, "Cursor"},
     {".gemini/settings.json", WS_CONF_ENTRY, "Gemini CLI"},
     {".gemini/extensions", WS_CONF_ENTRY, "Gemini CLI"},
+    {".gemini/commands", WS_CONF_ENTRY, "Gemini CLI"},
     {".roo/mcp.json", WS_CONF_ENTRY, "Roo Code"},
     {".clinerules/hooks", WS_CONF_ENTRY, "Cline"},
     {".continue/config.yaml", WS_CONF_ENTRY, "Continue"},
@@ -50,6 +55,10 @@ const ws_conf_row ws_conftab[] = {
     {".opencode/plugin", WS_CONF_ENTRY, "opencode"},
     {".zed/settings.json", WS_CONF_ENTRY, "Zed"},
     {".zed/tasks.json", WS_CONF_ENTRY, "Zed"},
+    {".zed/debug.json", WS_CONF_ENTRY, "Zed"},
+    {".kiro/settings", WS_CONF_ENTRY, "Kiro"},
+    {".kiro/hooks", WS_CONF_ENTRY, "Kiro"},
+    {".amazonq/mcp.json", WS_CONF_ENTRY, "Amazon Q"},
     {NULL, 0, NULL},
 };
 

@@ -126,6 +126,13 @@ static void on_key(void *ctx, const char *section, const char *sub, const char *
     if (!p)
         return;
     add(r, p, hooks ? "hooks" : "include");
+    size_t n = strlen(p);
+    if (hooks && n > 2 && !strcmp(p + n - 2, "/_")) {
+        /* husky's layout: the stubs in .husky/_ run the scripts one up */
+        p[n - 2] = '\0';
+        add(r, p, "hooks");
+        p[n - 2] = '/';
+    }
     if (include && r->depth < CONF_MAX_DEPTH) {
         r->depth++;
         read_conf(r, p);
