@@ -22,6 +22,7 @@
 #include "typed.h"
 #include "warn_once.h"
 #include "ws_after.h"
+#include "ws_owed.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -148,9 +149,10 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
-/* What a tool that writes the workspace left behind is judged before
- * the call returns (ws_after.h): repositories it made are neutralised and
- * named in the warnings; what could not be made inert fails the call. */
+/* What a tool that writes the workspace or runs commands left behind is
+ * judged before the call returns (ws_after.h): repositories it made are
+ * neutralised, configuration and links set aside, all named in the
+ * warnings; what could not be made inert fails the call. */
 static int after_write(call_ctx *c, ws_after *wa)
 {
     char *report = NULL;
@@ -169,10 +171,19 @@ static int after_write(call_ctx *c, ws_after *wa)
 static int stage_run(call_ctx *c)
 {
     ws_after *wa = NULL;
-    if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
-        ws_after_begin(&c->subjects, &wa);
+    unsigned effects = c->e->t.effects;
+    if (ws_owed_call_begin(effects) != VT_OK)
+        call_warn_once(&c->call, "a check owed after a crash could not be recorded under "
+                                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while a "
+                                 "command session runs, what it leaves is not judged at the next "
+                                 "start");
+    ws_after_begin(&c->subjects, effects, &wa);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
+    ws_owed_call_end(effects, rc == VT_OK ? c->resp : NULL);
+    char *owed = ws_owed_take_report(); /* what the start's owed check did */
+    if (owed)
+        call_warn_take(&c->call, owed);
     if (after_write(c, wa))
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))

@@ -769,7 +769,7 @@ static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
 static int step_ws_service(host_start *s)
 {
     int rc = host_data_publish();
-    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve);
+    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve, s->err);
 }
 
 static int step_load(host_start *s)

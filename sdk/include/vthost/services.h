@@ -153,6 +153,15 @@ typedef struct vt_wsindex_v1 {
      * *report and the result as for neutralise (0 also when it is gone). */
     int (*set_aside)(int dirfd, const char *name, const char *label, const char *why,
                      char **report);
+    /* ---- added later (check struct_size) ---- */
+    /* *out: a new array [{"path": absolute, canonical where it exists,
+     * "kind": "hooks" | "include"}]: the hook directories (core.hooksPath)
+     * and included config files (include.path, includeIf.*.path) that
+     * the workspace's repositories' configuration (and the user's global
+     * one) names, existing or not, wherever they are.  Git runs or reads
+     * them, so a command sandbox keeps those it could write read-only.
+     * The caller frees it with cJSON_Delete(). */
+    int (*git_config_paths)(vt_call *call, cJSON **out);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):
