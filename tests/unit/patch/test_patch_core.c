@@ -235,6 +235,45 @@ static void test_update_endings(void **state)
     free(err);
 }
 
+/* Long unchanged stretches are copied whole and stand in the edit
+ * script as one skipped run: the bytes (CRLF kept, the missing final
+ * ending added) and the hunk numbers must be those of a line-by-line
+ * build. */
+static void test_update_long_runs(void **state)
+{
+    (void)state;
+    char file[1024] = "", *diff = NULL, *err = NULL;
+    size_t o = 0;
+    for (int i = 1; i <= 30; i++)
+        o += (size_t)snprintf(file + o, sizeof file - o, "l%d%s", i, i == 30 ? "" : "\r\n");
+    char *out = run_update(file,
+                           "*** Begin Patch\n*** Update File: f\n@@\n l10\n-l11\n+L11\n l12\n"
+                           "@@\n l28\n l29\n-l30\n+L30\n*** End Patch\n",
+                           &diff, &err);
+    assert_non_null(out);
+    char want[1024] = "";
+    o = 0;
+    for (int i = 1; i <= 30; i++)
+        o += (size_t)snprintf(want + o, sizeof want - o, "%s%d\r\n", i == 11 || i == 30 ? "L" : "l",
+                              i);
+    assert_string_equal(out, want);
+    assert_string_equal(diff, "@@ -8,7 +8,7 @@\n l8\n l9\n l10\n-l11\n+L11\n l12\n l13\n l14\n"
+                              "@@ -27,4 +27,4 @@\n l27\n l28\n l29\n-l30\n"
+                              "\\ No newline at end of file\n+L30\n");
+    free(out);
+    free(diff);
+    /* An untouched last line without an ending, after a skipped run. */
+    out = run_update("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm",
+                     "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End Patch\n", &diff,
+                     &err);
+    assert_non_null(out);
+    assert_string_equal(out, "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n");
+    assert_string_equal(diff, "@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n"
+                              "@@ -10,4 +10,4 @@\n j\n k\n l\n-m\n\\ No newline at end of file\n+m\n");
+    free(out);
+    free(diff);
+}
+
 static void test_diff_hunks_and_truncation(void **state)
 {
     (void)state;
@@ -400,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_fold),
         cmocka_unit_test(test_match_passes),
         cmocka_unit_test(test_update_endings),
+        cmocka_unit_test(test_update_long_runs),
         cmocka_unit_test(test_diff_hunks_and_truncation),
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_fs_openat2),
