@@ -7,6 +7,7 @@
 #include "cs_types.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
+    w->dirfd = -1;
     return cs_matcher_init(&w->m, q);
 }
 
@@ -31,7 +33,11 @@ void cs_worker_free(cs_worker *w)
     free(w->sp);
     cs_toks_free(&w->toks);
     free(w->buf);
+    if (w->dirfd >= 0)
+        close(w->dirfd);
+    free(w->dir);
     memset(w, 0, sizeof *w);
+    w->dirfd = -1;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -158,11 +164,12 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
     return 0;
 }
 
-int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsigned live, size_t cap,
-                 cs_file_hits *out)
+int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned cats, unsigned live,
+                 size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* Non-blocking: a FIFO put in a file's place must not hang the scan. */
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0;
     struct stat st;
@@ -203,4 +210,43 @@ int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsign
     close(fd);
     memset(w->buf + got, 0, BUF_SLACK);
     return got ? cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out) : 0;
+}
+
+/* Make w->dirfd the directory `rel` (length n) of `root`: -1 when it
+ * cannot be opened (its files then give no hits, like unreadable ones). */
+static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
+{
+    if (w->dir && w->dirlen == n && memcmp(w->dir, rel, n) == 0)
+        return 0;
+    if (w->dirfd >= 0)
+        close(w->dirfd);
+    w->dirfd = -1;
+    w->dirlen = (size_t)-1; /* no directory yet */
+    if (n + 1 > w->dircap) {
+        char *d = realloc(w->dir, n + 1);
+        if (!d)
+            return VT_ERR_NOMEM;
+        w->dir = d;
+        w->dircap = n + 1;
+    }
+    char path[8192];
+    if ((size_t)snprintf(path, sizeof path, "%s/%.*s", root, (int)n, rel) >= sizeof path)
+        return 0;
+    memcpy(w->dir, rel, n);
+    w->dir[n] = '\0';
+    w->dirlen = n;
+    w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return 0;
+}
+
+int cs_worker_scan(cs_worker *w, const char *root, const char *rel, int lexer, unsigned cats,
+                   unsigned live, size_t cap, cs_file_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash ? (size_t)(slash - rel) : 0;
+    int rc = worker_dir(w, root, rel, n);
+    if (rc < 0 || w->dirfd < 0)
+        return rc;
+    return cs_file_scan(w, w->dirfd, slash ? slash + 1 : rel, lexer, cats, live, cap, out);
 }
