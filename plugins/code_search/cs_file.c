@@ -19,6 +19,7 @@
 
 #define BINARY_PROBE 8192
 #define MMAP_MIN (8u << 20)
+#define FIRST_READ (256u << 10)
 
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
@@ -164,6 +165,52 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
     return 0;
 }
 
+/* Room for `size` bytes and the zeroed slack in w->buf.  The slack
+ * matters: vectorised searches read whole 16-byte blocks, which must stay
+ * inside the allocation. */
+static int worker_buf(cs_worker *w, size_t size)
+{
+    if (size + BUF_SLACK <= w->bufcap)
+        return 0;
+    char *nb = realloc(w->buf, size + BUF_SLACK);
+    if (!nb)
+        return VT_ERR_NOMEM;
+    w->buf = nb;
+    w->bufcap = size + BUF_SLACK;
+    return 0;
+}
+
+/* A file larger than the first read: its size decides between mapping
+ * it and reading the rest (after the `got` bytes already in w->buf). */
+static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats, unsigned live,
+                      size_t cap, cs_file_hits *out)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= UINT32_MAX)
+        return 0;
+    size_t size = (size_t)st.st_size;
+    if (size >= MMAP_MIN) {
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED)
+            return 0;
+        int rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
+        munmap(map, size);
+        return rc;
+    }
+    if (size < got)
+        size = got; /* it shrank meanwhile: what was read */
+    if (worker_buf(w, size) < 0)
+        return VT_ERR_NOMEM;
+    while (got < size) {
+        ssize_t r = read(fd, w->buf + got, size - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    memset(w->buf + got, 0, BUF_SLACK);
+    return cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out);
+}
+
 int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned cats, unsigned live,
                  size_t cap, cs_file_hits *out)
 {
@@ -172,44 +219,23 @@ int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned 
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0;
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-        (uint64_t)st.st_size >= UINT32_MAX) {
+    if (worker_buf(w, FIRST_READ) < 0) {
         close(fd);
-        return 0;
+        return VT_ERR_NOMEM;
     }
-    size_t size = (size_t)st.st_size;
-    int rc;
-    if (size >= MMAP_MIN) {
-        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (map == MAP_FAILED)
-            return 0;
-        rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
-        munmap(map, size);
-        return rc;
-    }
-    /* Zeroed slack after the data: PCRE2's JIT and vectorised searches
-     * read whole 16-byte blocks, which must stay inside the allocation. */
-    if (size + BUF_SLACK > w->bufcap) {
-        char *nb = realloc(w->buf, size + BUF_SLACK);
-        if (!nb) {
-            close(fd);
-            return VT_ERR_NOMEM;
-        }
-        w->buf = nb;
-        w->bufcap = size + BUF_SLACK;
-    }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = read(fd, w->buf + got, size - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
+    /* Most files fit in one read, and a regular file's read comes back
+     * short only at its end: no fstat for them.  A directory or FIFO in
+     * a file's place fails or reads nothing. */
+    ssize_t r = read(fd, w->buf, FIRST_READ);
+    int rc = 0;
+    if (r == (ssize_t)FIRST_READ) {
+        rc = scan_large(w, fd, FIRST_READ, lexer, cats, live, cap, out);
+    } else if (r > 0) {
+        memset(w->buf + r, 0, BUF_SLACK);
+        rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);
     }
     close(fd);
-    memset(w->buf + got, 0, BUF_SLACK);
-    return got ? cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out) : 0;
+    return rc;
 }
 
 /* Make w->dirfd the directory `rel` (length n) of `root`: -1 when it
