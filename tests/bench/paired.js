@@ -9,7 +9,8 @@
 //
 // SPEC: {"rounds": N, "yardstick": "name", "prepare": argv | null,
 //        "commands": [{"name", "argv": [...], "stdin": path | null,
-//                      "cwd": dir | null, "env": {..} | null}, ...]}
+//                      "cwd": dir | null, "env": {..} | null,
+//                      "ok": [exit statuses taken for success, default [0]]}]}
 // `prepare` runs (untimed) before every timed command.  Prints one line
 // per command: median wall time, and its median ratio to the yardstick.
 'use strict';
@@ -29,7 +30,7 @@ function run(argv, opts) {
     });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (typeof stdin === 'number') fs.closeSync(stdin);
-    if (r.status !== 0) {
+    if (!(opts.ok || [0]).includes(r.status)) {
         console.error(`paired: ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
         process.exit(1);
     }
