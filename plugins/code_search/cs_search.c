@@ -292,7 +292,7 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     unsigned content = cats & 7u;
     cs_walk walk;
     rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask,
-                              opt->skip_path, opt->skip_ud, &walk);
+                              opt->skip_path, opt->skip_ud, nthreads(opt, SIZE_MAX), &walk);
     if (rc < 0) {
         cs_query_free(&q);
         *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");
