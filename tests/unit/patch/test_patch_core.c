@@ -175,6 +175,52 @@ static size_t seek(const char *file, const char *const *pat, size_t n, size_t fr
     return r == 1 ? at : (size_t)-1;
 }
 
+/* The context index must find what the scan finds: the same pass wins
+ * and the same (first) position, from every cursor, with and without
+ * End of File.  A small alphabet of lines differing only in whitespace
+ * makes every pass and many hash collisions occur. */
+static void test_match_index_equals_scan(void **state)
+{
+    (void)state;
+    static const char *const kinds[] = {"a", "a  ", " a", "b", "\tb ", "c", "", "  ", "a\xe2\x80\x94"};
+    char file[4096];
+    size_t o = 0;
+    uint32_t seed = 7;
+    for (int i = 0; i < 300; i++) {
+        seed = seed * 1103515245u + 12345u;
+        o += (size_t)snprintf(file + o, sizeof file - o, "%s\n", kinds[(seed >> 16) % 9]);
+    }
+    text_lines t;
+    assert_int_equal(text_split(file, o, &t), 0);
+    static const char *const pats[][3] = {{"a", "b", NULL},      {"a", "a", "c"}, {"b ", " c", NULL},
+                                          {"", "a", NULL},        {"c", NULL, NULL},
+                                          {"a-", NULL, NULL},     {"  b", "a", "a"}};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats; k++) {
+        match_span sp[3];
+        size_t n = 0;
+        while (n < 3 && pats[k][n]) {
+            sp[n] = (match_span){pats[k][n], strlen(pats[k][n])};
+            n++;
+        }
+        for (size_t from = 0; from <= t.n; from += 7)
+            for (int eof = 0; eof < 2; eof++) {
+                matcher scan, ix;
+                matcher_init(&scan, &t);
+                matcher_init(&ix, &t);
+                ix.scanned = (size_t)-1 / 2; /* build the index at once */
+                size_t a1 = (size_t)-1, a2 = (size_t)-1;
+                int r1 = matcher_seek(&scan, from, sp, n, eof, &a1);
+                int r2 = matcher_seek(&ix, from, sp, n, eof, &a2);
+                assert_non_null(ix.ix_start);
+                assert_int_equal(r1, r2);
+                assert_int_equal(a1, a2);
+                matcher_free(&scan);
+                matcher_free(&ix);
+            }
+    }
+    text_lines_free(&t);
+}
+
 static void test_match_passes(void **state)
 {
     (void)state;
@@ -438,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_text_split_endings),
         cmocka_unit_test(test_fold),
         cmocka_unit_test(test_match_passes),
+        cmocka_unit_test(test_match_index_equals_scan),
         cmocka_unit_test(test_update_endings),
         cmocka_unit_test(test_update_long_runs),
         cmocka_unit_test(test_diff_hunks_and_truncation),
