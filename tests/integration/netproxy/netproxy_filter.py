@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""A sandboxed command reaches the listed domains through the filtering
+proxy, and nothing else by any route.
+
+Stand-in servers on 127.0.0.2 (plain HTTP and TLS) play the registries;
+the proxy resolves the test names to them through its test hook.  Each
+attempt asks for a path of its own, and the servers record every path
+they serve: a path that must not be reached must not be in the record.
+  - an allowed name: plain HTTP, CONNECT (TLS, curl https) and SOCKS5;
+  - an unlisted name, the server's address literal, curl --noproxy '*',
+    a raw socket to the server, DNS inside the sandbox: nothing arrives;
+  - denied_domains wins over a wildcard; the result names each refused
+    host once;
+  - a name that resolves to the host's loopback is refused unless
+    "localhost" is listed (the resolved address is checked, not the name);
+  - a flood of connections is capped at max_connections.
+
+Usage: netproxy_filter.py VTHOST
+"""
+import os
+import sys
+import tempfile
+
+from np_common import (ADDR, Workspace, failures, hit, ok, py, require_landlock, serve)
+
+V = sys.argv[1]
+require_landlock()
+if not os.path.exists("/proc/self/ns/net"):
+    print("SKIP: no network namespaces")
+    sys.exit(77)
+
+tls_dir = tempfile.mkdtemp(prefix="vthost-np-tls-")
+port = serve()
+tls_port = serve(tls_dir)
+url = f"http://reg.test:{port}"
+
+ws = Workspace(V, 'allowed_domains = ["reg.test", "*.mirror.test", "localhost"]\n'
+                  'denied_domains = ["bad.mirror.test"]\nmax_connections = 4',
+               ["reg.test", "other.test", "a.mirror.test", "bad.mirror.test"])
+r = ws.call(
+    f"curl -sS {url}/plain-ok; "
+    f"curl -sS --proxy-insecure -k https://reg.test:{tls_port}/connect-ok; "
+    f"curl -sS -x socks5h://127.0.0.1:3128 {url}/socks-ok; "
+    f"curl -sS http://a.mirror.test:{port}/wildcard-ok; "
+    f"curl -sS http://other.test:{port}/unlisted-1; curl -sS http://other.test:{port}/unlisted-2; "
+    f"curl -sS http://bad.mirror.test:{port}/denied; "
+    f"curl -sS http://{ADDR}:{port}/literal; "
+    f"curl -sS -x socks5h://127.0.0.1:3128 http://{ADDR}:{port}/socks-literal; "
+    f"curl -sS --max-time 5 --noproxy '*' http://{ADDR}:{port}/noproxy; "
+    f"curl -sS --max-time 5 --noproxy '*' --resolve reg.test:{port}:{ADDR} {url}/noproxy-name; "
+    + py(f"import socket\ntry:\n socket.create_connection(('{ADDR}', {port}), 5).sendall("
+         f"b'GET /raw HTTP/1.0\\r\\n\\r\\n')\nexcept OSError as e: print('raw:', e)") + "; "
+    + py("import socket\ntry: print(socket.gethostbyname('reg.test'))\n"
+         "except OSError as e: print('dns:', e)"))
+out = r.get("output", "")
+net = r.get("network", {})
+ok("an allowed name by plain HTTP", "hit /plain-ok" in out and hit("/plain-ok"), out)
+ok("an allowed name through CONNECT (TLS)", "hit /connect-ok" in out and hit("/connect-ok"), out)
+ok("an allowed name through SOCKS5", "hit /socks-ok" in out and hit("/socks-ok"), out)
+ok("a *.domain wildcard", "hit /wildcard-ok" in out, out)
+for path, what in [("/unlisted", "an unlisted name"), ("/denied", "a denied name (denied wins)"),
+                   ("/literal", "the server's address literal"),
+                   ("/socks-literal", "the address literal through SOCKS5"),
+                   ("/noproxy", "curl --noproxy '*' (direct)"), ("/raw", "a raw socket")]:
+    ok(what + " reaches nothing", not hit(path), str([p for _, p in __import__("np_common").hits]))
+ok("no DNS inside the sandbox", "dns:" in out, out)
+refused = net.get("refused", [])
+ok("the result names each refused host once",
+   refused.count("network: refused other.test (not in allowed_domains)") == 1 and
+   "network: refused bad.mirror.test (in denied_domains)" in refused and
+   any(x.startswith(f"network: refused {ADDR} ") for x in refused), str(refused))
+ok("the warnings name the refusals",
+   "network: refused other.test (not in allowed_domains)" in r.get("warnings", []), str(r))
+ok("byte counters", net.get("received_bytes", 0) > 0 and net.get("sent_bytes", 0) > 0, str(net))
+
+# The resolved address is checked: without "localhost", a listed name
+# that resolves to the host's loopback is refused.
+ws2 = Workspace(V, 'allowed_domains = ["reg.test"]', ["reg.test"])
+r = ws2.call(f"curl -sS {url}/loopback-unlisted")
+ok("a name resolving to the host's loopback needs \"localhost\" listed",
+   not hit("/loopback-unlisted") and
+   any("an address of this machine" in x for x in r.get("network", {}).get("refused", [])), str(r))
+
+# A flood: 20 tunnels held open at once, max_connections 4.
+flood = py(
+    "import socket, time\nsocks = []\nfor i in range(20):\n"
+    " s = socket.create_connection(('127.0.0.1', 3128))\n"
+    f" s.sendall(b'CONNECT reg.test:{port} HTTP/1.1\\r\\n\\r\\n')\n socks.append(s)\n"
+    "time.sleep(1)\nopen_ = 0\nfor s in socks:\n s.settimeout(2)\n"
+    " try:\n  open_ += s.recv(100).startswith(b'HTTP/1.1 200')\n except OSError: pass\n"
+    "print('tunnels:', open_)")
+r = ws.call(flood)
+out = r.get("output", "")
+ok("a flood of connections is capped", "tunnels: 4" in out and
+   r.get("network", {}).get("connections_refused_at_cap", 0) >= 16, out + str(r.get("network")))
+
+sys.exit(1 if failures() else 0)
