@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #define HEAD_TIMEOUT_MS 30000
 #define CONNECT_TIMEOUT_MS 15000
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
-#define RELAY_BUF (256 * 1024)
+#define RELAY_BUF (1024 * 1024) /* the pipe of each direction */
 
 /* Read at least `want` bytes within `ms` (less at EOF); the count, or -1. */
 static ssize_t read_some(int fd, char *buf, size_t size, size_t want, int ms)
@@ -52,44 +53,77 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* One direction of a relay: the bytes move from socket to pipe to
+ * socket with splice(2), never through user memory. */
+typedef struct lane {
+    int from, to;
+    int pipe[2];
+    size_t queued; /* in the pipe, not yet written */
+    int open;
+    uint64_t bytes;
+} lane;
+
+/* Move what `from` has (after poll said so) on to `to`: 0; 1 at its end
+ * (`to` is told); -1 on an error. */
+static int lane_move(lane *l)
+{
+    ssize_t n =
+        splice(l->from, NULL, l->pipe[1], NULL, RELAY_BUF, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 0 : -1;
+    if (n == 0) {
+        shutdown(l->to, SHUT_WR);
+        return 1;
+    }
+    l->queued += (size_t)n;
+    while (l->queued) {
+        ssize_t w = splice(l->pipe[0], NULL, l->to, NULL, l->queued, SPLICE_F_MOVE);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        l->queued -= (size_t)w;
+    }
+    l->bytes += (uint64_t)n;
+    return 0;
+}
+
 /* Copy both ways until both sides are done; counts into np. */
 static void relay(netproxy *np, int client, int server)
 {
-    char *buf = malloc(RELAY_BUF);
-    int open_c = 1, open_s = 1;
-    uint64_t sent = 0, received = 0;
-    while (buf && (open_c || open_s)) {
-        struct pollfd p[2] = {{.fd = open_c ? client : -1, .events = POLLIN},
-                              {.fd = open_s ? server : -1, .events = POLLIN}};
+    lane up = {.from = client, .to = server, .pipe = {-1, -1}, .open = 1};
+    lane down = {.from = server, .to = client, .pipe = {-1, -1}, .open = 1};
+    lane *lanes[2] = {&up, &down};
+    int ok = pipe2(up.pipe, O_CLOEXEC) == 0 && pipe2(down.pipe, O_CLOEXEC) == 0;
+    for (int k = 0; ok && k < 2; k++)
+        (void)fcntl(lanes[k]->pipe[1], F_SETPIPE_SZ, RELAY_BUF);
+    while (ok && (up.open || down.open)) {
+        struct pollfd p[2] = {{.fd = up.open ? client : -1, .events = POLLIN},
+                              {.fd = down.open ? server : -1, .events = POLLIN}};
         int r = poll(p, 2, IDLE_TIMEOUT_MS);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2 && ok; k++) {
             if (!p[k].revents)
                 continue;
-            int from = k ? server : client, to = k ? client : server;
-            ssize_t n = read(from, buf, RELAY_BUF);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0 || write_all(to, buf, (size_t)n) != 0) {
-                /* one direction is done: pass the end on */
-                shutdown(to, SHUT_WR);
-                *(k ? &open_s : &open_c) = 0;
-                if (n < 0 || n > 0) /* an error: both are done */
-                    open_c = open_s = 0;
-                continue;
-            }
-            *(k ? &received : &sent) += (uint64_t)n;
+            int rc = lane_move(lanes[k]);
+            if (rc > 0)
+                lanes[k]->open = 0;
+            else if (rc < 0)
+                ok = 0; /* an error: both are done */
         }
-        if (sent + received > (1u << 24)) { /* counted as it goes */
-            netproxy_count(np, sent, received);
-            sent = received = 0;
+        if (up.bytes + down.bytes > (1u << 24)) { /* counted as it goes */
+            netproxy_count(np, up.bytes, down.bytes);
+            up.bytes = down.bytes = 0;
         }
     }
-    netproxy_count(np, sent, received);
-    free(buf);
+    netproxy_count(np, up.bytes, down.bytes);
+    for (int k = 0; k < 2; k++)
+        for (int e = 0; e < 2; e++)
+            if (lanes[k]->pipe[e] >= 0)
+                close(lanes[k]->pipe[e]);
 }
 
 /* Judge `host`, then resolve and connect: the server's descriptor, or -1
