@@ -1,40 +1,127 @@
-/* The filtering proxy around one exec_command call (exec_netproxy.h). */
+/* The filtering proxy around one exec_command call (exec_netproxy.h):
+ * each host is decided by the sandbox's lists and the permission policy
+ * (vt_exec_policy.decide_domain: rules on the domain, a question for an
+ * unlisted one while the call runs), and a question's answer holds for
+ * the rest of the session. */
 #include "exec_netproxy.h"
 
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "session.h"
 
-/* Every decision is logged (the audit trail of what commands reached). */
+typedef struct answer {
+    char *host;
+    int allowed;
+    char *why;
+} answer;
+
+/* One session's decisions (owned by its proxy). */
+typedef struct np_ctx {
+    pthread_mutex_t mu; /* held through a decision: one question at a time,
+                           and `live` stays valid while it is used */
+    vt_exec_policy *pol;
+    vt_call *live; /* the call, while it runs; then NULL */
+    answer *answers;
+    size_t nanswers, cap;
+} np_ctx;
+
+static void ctx_free(void *ud)
+{
+    np_ctx *c = ud;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nanswers; i++) {
+        free(c->answers[i].host);
+        free(c->answers[i].why);
+    }
+    free(c->answers);
+    if (c->pol)
+        c->pol->release(c->pol);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static int has_domain_decisions(const vt_exec_policy *p)
+{
+    return p &&
+           p->struct_size >= offsetof(vt_exec_policy, decide_domain) + sizeof p->decide_domain &&
+           p->decide_domain;
+}
+
+/* The policy's answer for an unlisted `host`, kept for the session. */
+static int policy_decide(np_ctx *c, const char *host, int listed, char *why, size_t whysz)
+{
+    for (size_t i = 0; !listed && i < c->nanswers; i++)
+        if (!strcmp(c->answers[i].host, host)) {
+            snprintf(why, whysz, "%s", c->answers[i].why);
+            return c->answers[i].allowed ? 0 : -1;
+        }
+    char *reason = NULL;
+    int rc = c->pol->decide_domain(c->pol, c->live, host, listed, &reason);
+    if (rc != VT_OK)
+        snprintf(why, whysz, "%s", reason ? reason : "refused by the permission policy");
+    else if (!listed)
+        snprintf(why, whysz, "approved for this session");
+    api->free(reason);
+    if (!listed && VT_GROW(&c->answers, &c->cap, c->nanswers + 1) == 0) {
+        answer a = {strdup(host), rc == VT_OK, strdup(why)};
+        if (a.host && a.why)
+            c->answers[c->nanswers++] = a;
+        else {
+            free(a.host);
+            free(a.why);
+        }
+    }
+    return rc == VT_OK ? 0 : -1;
+}
+
 static int decide(void *ud, const char *host, unsigned port, netproxy_verdict v, char *why,
                   size_t whysz)
 {
-    (void)ud;
-    (void)whysz;
-    api->log(v == NETPROXY_ALLOWED ? VT_LOG_INFO : VT_LOG_NOTICE, "exec",
-             "sandbox network: %s %s port %u (%s)", v == NETPROXY_ALLOWED ? "allowed" : "refused",
-             host, port, why);
-    return v == NETPROXY_ALLOWED ? 0 : -1;
+    np_ctx *c = ud;
+    int rc = v == NETPROXY_ALLOWED ? 0 : -1;
+    /* denied_domains is final; the rest goes through the policy */
+    if (v != NETPROXY_DENIED && has_domain_decisions(c->pol)) {
+        pthread_mutex_lock(&c->mu);
+        rc = policy_decide(c, host, v == NETPROXY_ALLOWED, why, whysz);
+        pthread_mutex_unlock(&c->mu);
+    }
+    /* every decision in the log: the audit trail of what commands reached */
+    api->log(rc == 0 ? VT_LOG_INFO : VT_LOG_NOTICE, "exec", "sandbox network: %s %s port %u (%s)",
+             rc == 0 ? "allowed" : "refused", host, port, why);
+    return rc;
 }
 
 int exec_netproxy_begin(vt_call *call, const netproxy_rules *rules, spawn_req *req, char ***env,
                         netproxy **out)
 {
+    np_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&c->mu, NULL);
+    /* Only a client that shows a person the question is asked about an
+     * unlisted domain: an approve-everything front end (`vthost call
+     * --yes`) or one with nobody to ask leaves it refused. */
+    if (VT_HAS(api, client_capabilities) &&
+        (api->client_capabilities(call) & VT_CLIENT_ELICITATION))
+        c->live = call;
+    if (VT_HAS(api, exec_policy) && api->exec_policy(call, &c->pol) != VT_OK)
+        c->pol = NULL;
     int fd = -1;
-    int rc = netproxy_start(rules, decide, NULL, out, &fd);
-    if (rc != VT_OK) {
+    int rc = netproxy_start(rules, decide, c, ctx_free, out, &fd);
+    char **e = rc == VT_OK ? netproxy_env(*env) : NULL;
+    if (!e) {
         if (fd >= 0)
             close(fd);
         netproxy_release(*out);
         *out = NULL;
-        return api->call_error(call, rc, "cannot start the sandbox's network proxy");
-    }
-    char **e = netproxy_env(*env);
-    if (!e) {
-        close(fd);
-        netproxy_release(*out);
-        *out = NULL;
-        return api->call_error(call, VT_ERR_NOMEM, "out of memory");
+        return api->call_error(call, rc == VT_OK ? VT_ERR_NOMEM : rc,
+                               "cannot start the sandbox's network proxy");
     }
     *env = e;
     req->envp = e;
@@ -42,15 +129,8 @@ int exec_netproxy_begin(vt_call *call, const netproxy_rules *rules, spawn_req *r
     return VT_OK;
 }
 
-void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *result)
+static void add_result(vt_call *call, netproxy *np, cJSON *result)
 {
-    if (req->netproxy_fd > 2)
-        close(req->netproxy_fd);
-    req->netproxy_fd = 0;
-    if (!np)
-        return;
-    if (result && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "is_exited")))
-        netproxy_settle(np, 1000);
     char **refused = netproxy_take_refusals(np);
     netproxy_stats st;
     netproxy_get_stats(np, &st);
@@ -70,5 +150,22 @@ void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *resul
         free(refused[i]);
     }
     free(refused);
+}
+
+void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *result)
+{
+    if (req->netproxy_fd > 2)
+        close(req->netproxy_fd);
+    req->netproxy_fd = 0;
+    if (!np)
+        return;
+    if (result && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "is_exited")))
+        netproxy_settle(np, 1000);
+    /* Past this call nobody can be asked: the question's call is gone. */
+    np_ctx *c = netproxy_ud(np);
+    pthread_mutex_lock(&c->mu);
+    c->live = NULL;
+    pthread_mutex_unlock(&c->mu);
+    add_result(call, np, result);
     netproxy_release(np);
 }

@@ -33,6 +33,8 @@ static void proxy_free(netproxy *np)
         close(np->ctl);
     if (np->listener >= 0)
         close(np->listener);
+    if (np->ud_free)
+        np->ud_free(np->ud);
     pthread_mutex_destroy(&np->mu);
     pthread_cond_destroy(&np->cv);
     free(np);
@@ -122,6 +124,8 @@ char **netproxy_take_refusals(netproxy *np)
     pthread_mutex_unlock(&np->mu);
     return out;
 }
+
+void *netproxy_ud(netproxy *np) { return np->ud; }
 
 void netproxy_get_stats(netproxy *np, netproxy_stats *out)
 {
@@ -279,18 +283,19 @@ static void *proxy_main(void *arg)
     return NULL;
 }
 
-int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void *ud, netproxy **out,
-                   int *child_fd)
+int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void *ud,
+                   void (*ud_free)(void *), netproxy **out, int *child_fd)
 {
     *out = NULL;
     *child_fd = -1;
     netproxy *np = calloc(1, sizeof *np);
-    if (!np)
-        return VT_ERR_NOMEM;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    int sv[2] = {-1, -1};
+    if (!np || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        if (ud_free)
+            ud_free(ud);
+        int rc = np ? VT_ERR_IO : VT_ERR_NOMEM;
         free(np);
-        return VT_ERR_IO;
+        return rc;
     }
     pthread_mutex_init(&np->mu, NULL);
     pthread_cond_init(&np->cv, NULL);
@@ -299,6 +304,7 @@ int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void 
     np->rules = rules;
     np->decide = decide;
     np->ud = ud;
+    np->ud_free = ud_free;
     np->refs = 2; /* the caller's and the thread's */
     pthread_mutex_lock(&live_mu);
     pthread_t t;

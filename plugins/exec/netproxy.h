@@ -32,11 +32,13 @@ typedef struct netproxy_stats {
 } netproxy_stats;
 
 /* Start a proxy with `rules` (borrowed until netproxy_fini) and the
- * decision `decide` (NULL: the rules alone; `ud` borrowed likewise).
+ * decision `decide` (NULL: the rules alone) with `ud`, which the proxy
+ * owns: `ud_free` (may be NULL) releases it when the proxy ends, or at
+ * once when it cannot start.
  * *child_fd is the end the session leader takes (spawn_req.netproxy_fd;
  * close it once the command started).  *out is the caller's reference. */
-int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void *ud, netproxy **out,
-                   int *child_fd);
+int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void *ud,
+                   void (*ud_free)(void *), netproxy **out, int *child_fd);
 /* Drop the caller's reference; the proxy runs on until its session ends. */
 void netproxy_release(netproxy *np);
 /* What was refused since the last take, each host once
@@ -44,6 +46,8 @@ void netproxy_release(netproxy *np);
  * malloc'd strings, or NULL when nothing new. */
 char **netproxy_take_refusals(netproxy *np);
 void netproxy_get_stats(netproxy *np, netproxy_stats *out);
+/* The `ud` given to netproxy_start. */
+void *netproxy_ud(netproxy *np);
 /* Wait (up to `ms`) until the proxy has served what its session sent so
  * far: a connection still being relayed when the command ended is
  * counted. */

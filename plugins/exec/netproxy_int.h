@@ -15,6 +15,7 @@ struct netproxy {
     const netproxy_rules *rules;
     netproxy_decide_fn decide;
     void *ud;
+    void (*ud_free)(void *);
     unsigned active;
     int *fds; /* every descriptor of the open connections (shut at the end) */
     size_t nfds, fds_cap;

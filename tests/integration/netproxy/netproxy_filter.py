@@ -81,6 +81,20 @@ ok("a name resolving to the host's loopback needs \"localhost\" listed",
    not hit("/loopback-unlisted") and
    any("an address of this machine" in x for x in r.get("network", {}).get("refused", [])), str(r))
 
+# Permission rules on domains feed the same decision: a deny rule refuses
+# a listed domain, an allow rule admits an unlisted one.
+ws3 = Workspace(V, 'allowed_domains = ["b.test", "localhost"]', ["b.test", "c.test", "d.test"],
+                'allow = ["exec_command", "WebFetch(domain:c.test)"]\n'
+                'deny = ["WebFetch(domain:b.test)"]')
+r = ws3.call(f"curl -sS http://b.test:{port}/rule-denied; curl -sS http://c.test:{port}/rule-allowed; "
+             f"curl -sS http://d.test:{port}/rule-unlisted")
+refused = r.get("network", {}).get("refused", [])
+ok("a WebFetch(domain:) deny rule refuses a listed domain",
+   not hit("/rule-denied") and any(x.startswith("network: refused b.test (matches the deny rule")
+                                   for x in refused), str(refused))
+ok("a WebFetch(domain:) allow rule admits an unlisted domain", hit("/rule-allowed"), str(r))
+ok("a bare allow of exec_command admits no domain", not hit("/rule-unlisted"), str(refused))
+
 # A flood: 20 tunnels held open at once, max_connections 4.
 flood = py(
     "import socket, time\nsocks = []\nfor i in range(20):\n"

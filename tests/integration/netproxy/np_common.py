@@ -65,7 +65,7 @@ class Workspace:
     """A workspace with a trusted vtcode.toml listing `network` (the
     [sandbox.network] table's lines) and the hosts file of the test hook."""
 
-    def __init__(self, vthost, network, hosts):
+    def __init__(self, vthost, network, hosts, permissions='allow = ["exec_command"]'):
         self.vthost = vthost
         self.ws = scratch_dir("vthost-netproxy-")
         self.hosts = os.path.join(self.ws + ".hosts")
@@ -73,7 +73,7 @@ class Workspace:
             for name in hosts:
                 f.write(f"{ADDR} {name}\n")
         with open(os.path.join(self.ws, "vtcode.toml"), "w") as f:
-            f.write('[permissions]\nallow = ["exec_command"]\n[sandbox.network]\n' + network + "\n")
+            f.write("[permissions]\n" + permissions + "\n[sandbox.network]\n" + network + "\n")
 
     def call(self, cmd, timeout=120, vthost=None):
         args = {"cmd": cmd, "yield_time_ms": 30000}
