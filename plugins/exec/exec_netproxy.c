@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +15,28 @@
 #include <vthost/grow.h>
 #include "session.h"
 
+/* The answers to questions about unlisted domains, per client session
+ * (vt_host_api.call_client_id): asked once, kept until the plugin ends. */
 typedef struct answer {
+    uint64_t client;
     char *host;
     int allowed;
     char *why;
 } answer;
 
-/* One session's decisions (owned by its proxy). */
+#define ANSWERS_MAX 4096
+
+static pthread_mutex_t answers_mu = PTHREAD_MUTEX_INITIALIZER;
+static answer *answers;
+static size_t nanswers, answers_cap;
+
+/* One command session's decisions (owned by its proxy). */
 typedef struct np_ctx {
     pthread_mutex_t mu; /* held through a decision: one question at a time,
                            and `live` stays valid while it is used */
     vt_exec_policy *pol;
-    vt_call *live; /* the call, while it runs; then NULL */
-    answer *answers;
-    size_t nanswers, cap;
+    vt_call *live; /* the call, while it runs and its client can be asked */
+    uint64_t client;
 } np_ctx;
 
 static void ctx_free(void *ud)
@@ -35,15 +44,53 @@ static void ctx_free(void *ud)
     np_ctx *c = ud;
     if (!c)
         return;
-    for (size_t i = 0; i < c->nanswers; i++) {
-        free(c->answers[i].host);
-        free(c->answers[i].why);
-    }
-    free(c->answers);
     if (c->pol)
         c->pol->release(c->pol);
     pthread_mutex_destroy(&c->mu);
     free(c);
+}
+
+void exec_netproxy_fini(void)
+{
+    pthread_mutex_lock(&answers_mu);
+    for (size_t i = 0; i < nanswers; i++) {
+        free(answers[i].host);
+        free(answers[i].why);
+    }
+    free(answers);
+    answers = NULL;
+    nanswers = answers_cap = 0;
+    pthread_mutex_unlock(&answers_mu);
+}
+
+/* The answer given earlier in this client session: 0/-1 with `why`, or 1
+ * when there is none. */
+static int answer_find(uint64_t client, const char *host, char *why, size_t whysz)
+{
+    int rc = 1;
+    pthread_mutex_lock(&answers_mu);
+    for (size_t i = 0; rc == 1 && i < nanswers; i++)
+        if (answers[i].client == client && !strcmp(answers[i].host, host)) {
+            snprintf(why, whysz, "%s", answers[i].why);
+            rc = answers[i].allowed ? 0 : -1;
+        }
+    pthread_mutex_unlock(&answers_mu);
+    return rc;
+}
+
+static void answer_keep(uint64_t client, const char *host, int allowed, const char *why)
+{
+    pthread_mutex_lock(&answers_mu);
+    if (nanswers < ANSWERS_MAX && VT_GROW(&answers, &answers_cap, nanswers + 1) == 0) {
+        answer a = {client, strdup(host), allowed, strdup(why)};
+        if (a.host && a.why)
+            answers[nanswers++] = a;
+        else {
+            free(a.host);
+            free(a.why);
+        }
+    }
+    pthread_mutex_unlock(&answers_mu);
 }
 
 static int has_domain_decisions(const vt_exec_policy *p)
@@ -53,30 +100,24 @@ static int has_domain_decisions(const vt_exec_policy *p)
            p->decide_domain;
 }
 
-/* The policy's answer for an unlisted `host`, kept for the session. */
+/* The policy's decision; a question's answer about an unlisted `host`
+ * is kept for the client session. */
 static int policy_decide(np_ctx *c, const char *host, int listed, char *why, size_t whysz)
 {
-    for (size_t i = 0; !listed && i < c->nanswers; i++)
-        if (!strcmp(c->answers[i].host, host)) {
-            snprintf(why, whysz, "%s", c->answers[i].why);
-            return c->answers[i].allowed ? 0 : -1;
-        }
+    int rc = listed ? 1 : answer_find(c->client, host, why, whysz);
+    if (rc != 1)
+        return rc;
     char *reason = NULL;
-    int rc = c->pol->decide_domain(c->pol, c->live, host, listed, &reason);
+    rc = c->pol->decide_domain(c->pol, c->live, host, listed, &reason);
     if (rc != VT_OK)
         snprintf(why, whysz, "%s", reason ? reason : "refused by the permission policy");
     else if (!listed)
         snprintf(why, whysz, "approved for this session");
     api->free(reason);
-    if (!listed && VT_GROW(&c->answers, &c->cap, c->nanswers + 1) == 0) {
-        answer a = {strdup(host), rc == VT_OK, strdup(why)};
-        if (a.host && a.why)
-            c->answers[c->nanswers++] = a;
-        else {
-            free(a.host);
-            free(a.why);
-        }
-    }
+    /* only what a person answered is kept: a refusal for want of a
+     * client to ask may be asked again when one can answer */
+    if (!listed && c->live)
+        answer_keep(c->client, host, rc == VT_OK, why);
     return rc == VT_OK ? 0 : -1;
 }
 
@@ -104,6 +145,7 @@ int exec_netproxy_begin(vt_call *call, const netproxy_rules *rules, spawn_req *r
     if (!c)
         return api->call_error(call, VT_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&c->mu, NULL);
+    c->client = VT_HAS(api, call_client_id) ? api->call_client_id(call) : 0;
     /* Only a client that shows a person the question is asked about an
      * unlisted domain: an approve-everything front end (`vthost call
      * --yes`) or one with nobody to ask leaves it refused. */

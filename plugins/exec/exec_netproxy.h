@@ -17,5 +17,7 @@ int exec_netproxy_begin(vt_call *call, const netproxy_rules *rules, spawn_req *r
  * (may be NULL) given "network": {sent, received, connections, refused}
  * plus one warning per refused host.  Releases np. */
 void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *result);
+/* Forget the answers kept for client sessions (the plugin's fini). */
+void exec_netproxy_fini(void);
 
 #endif

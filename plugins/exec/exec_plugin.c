@@ -817,6 +817,7 @@ static void exec_fini(void)
 {
     sessions_fini();
     netproxy_fini(); /* the sessions' proxies end with them */
+    exec_netproxy_fini();
     /* A vtcode.toml that appeared during a run without commands is set
      * aside like one that appears during a command: that takes the
      * prepared sandbox (whether namespaces protect it at all). */
