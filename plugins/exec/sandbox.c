@@ -745,6 +745,10 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
                                  "the session) and .git/.vtcode are not read-only"
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and .git/.vtcode are not read-only");
+    if (sb->proxy && !sb->namespaces)
+        warn_more(warning, "[sandbox.network] lists domains, but the filtering proxy needs a "
+                           "network namespace per session, which this machine cannot make: "
+                           "commands have no network");
     if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
         policy_prepare(sb, workspace, toml_absent);
     if (cfg->mode == SANDBOX_WORKSPACE_WRITE && sandbox_aftermath_init(sb) != VT_OK) {
