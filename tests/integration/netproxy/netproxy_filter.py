@@ -18,6 +18,7 @@ they serve: a path that must not be reached must not be in the record.
 Usage: netproxy_filter.py VTHOST
 """
 import os
+import socket
 import sys
 import tempfile
 
@@ -80,6 +81,36 @@ r = ws2.call(f"curl -sS {url}/loopback-unlisted")
 ok("a name resolving to the host's loopback needs \"localhost\" listed",
    not hit("/loopback-unlisted") and
    any("an address of this machine" in x for x in r.get("network", {}).get("refused", [])), str(r))
+
+# The machine's own addresses (vthost's HTTP port listens there) and
+# link-local / cloud metadata addresses: refused for a listed name that
+# resolves to them, unless the address itself is listed.  The stand-in
+# also listens on the machine's own address where it has one.
+own = None
+try:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.connect(("192.0.2.255", 9))
+    own = probe.getsockname()[0]
+    probe.close()
+except OSError:
+    pass
+own_port = serve(addr=own) if own and not own.startswith("127.") else None
+ws4 = Workspace(V, 'allowed_domains = ["self.test", "meta.test", "ll.test"]', [], extra_hosts=[
+    (own or "192.0.2.1", "self.test"), ("169.254.169.254", "meta.test"), ("fe80::1", "ll.test")])
+r = ws4.call((f"curl -sS http://self.test:{own_port}/self-address; " if own_port else "") +
+             "curl -sS --max-time 5 http://meta.test/latest/meta-data/; "
+             "curl -sS --max-time 5 http://ll.test/")
+refused = r.get("network", {}).get("refused", [])
+if own_port:
+    ok("a listed name resolving to the machine's own address is refused",
+       not hit("/self-address") and any(x.startswith("network: refused self.test (") and
+                                        "an address of this machine" in x for x in refused),
+       str(refused))
+ok("a listed name resolving to the cloud metadata address is refused",
+   any(x.startswith("network: refused meta.test (") and "metadata" in x for x in refused),
+   str(refused))
+ok("a listed name resolving to a link-local IPv6 address is refused",
+   any(x.startswith("network: refused ll.test (") for x in refused), str(refused))
 
 # Permission rules on domains feed the same decision: a deny rule refuses
 # a listed domain, an allow rule admits an unlisted one.

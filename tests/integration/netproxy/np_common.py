@@ -39,10 +39,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def serve(tls_dir=None):
-    """A stand-in on ADDR; its port.  With tls_dir, TLS with a fresh
+def serve(tls_dir=None, addr=ADDR):
+    """A stand-in on `addr`; its port.  With tls_dir, TLS with a fresh
     self-signed certificate (cert.pem there)."""
-    srv = http.server.ThreadingHTTPServer((ADDR, 0), Handler)
+    srv = http.server.ThreadingHTTPServer((addr, 0), Handler)
     srv.daemon_threads = True
     if tls_dir:
         key, cert = os.path.join(tls_dir, "key.pem"), os.path.join(tls_dir, "cert.pem")
@@ -65,13 +65,16 @@ class Workspace:
     """A workspace with a trusted vtcode.toml listing `network` (the
     [sandbox.network] table's lines) and the hosts file of the test hook."""
 
-    def __init__(self, vthost, network, hosts, permissions='allow = ["exec_command"]'):
+    def __init__(self, vthost, network, hosts, permissions='allow = ["exec_command"]',
+                 extra_hosts=()):
         self.vthost = vthost
         self.ws = scratch_dir("vthost-netproxy-")
         self.hosts = os.path.join(self.ws + ".hosts")
         with open(self.hosts, "w") as f:
             for name in hosts:
                 f.write(f"{ADDR} {name}\n")
+            for addr, name in extra_hosts:
+                f.write(f"{addr} {name}\n")
         with open(os.path.join(self.ws, "vtcode.toml"), "w") as f:
             f.write("[permissions]\n" + permissions + "\n[sandbox.network]\n" + network + "\n")
 
