@@ -2,6 +2,7 @@
 #include "netproxy_addr.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef enum addr_class {
@@ -69,6 +71,43 @@ static int is_own_address(const struct sockaddr *sa)
     return own;
 }
 
+static unsigned port_of(const struct sockaddr *sa)
+{
+    return ntohs(sa->sa_family == AF_INET
+                     ? ((const struct sockaddr_in *)(const void *)sa)->sin_port
+                     : ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+}
+
+/* Whether `sa` (an address of this machine) reaches a listening socket of
+ * this very process: vthost's own HTTP server, whatever port it was given.
+ * Found among the process's descriptors, so no configuration is needed. */
+static int is_own_listener(const struct sockaddr *sa)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return 1; /* cannot tell: refuse */
+    int own = 0;
+    struct dirent *e;
+    while (!own && (e = readdir(d))) {
+        int fd = atoi(e->d_name);
+        struct stat st;
+        int listening = 0;
+        socklen_t ll = sizeof listening;
+        struct sockaddr_storage b;
+        socklen_t bl = sizeof b;
+        if (e->d_name[0] == '.' || fd == dirfd(d) || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) != 0 || !listening ||
+            getsockname(fd, (struct sockaddr *)&b, &bl) != 0 ||
+            (b.ss_family != AF_INET && b.ss_family != AF_INET6))
+            continue;
+        /* same port, any local address: a listener bound to the wildcard
+         * or to the very address */
+        own = port_of((struct sockaddr *)&b) == port_of(sa);
+    }
+    closedir(d);
+    return own;
+}
+
 static addr_class classify(const struct sockaddr *sa)
 {
     addr_class c =
@@ -90,6 +129,11 @@ static int address_allowed(const netproxy_rules *r, const struct sockaddr *sa, u
             : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
     inet_ntop(sa->sa_family, bin, text, sizeof text);
     addr_class c = classify(sa);
+    if (c == ADDR_SELF && is_own_listener(sa)) {
+        snprintf(why, whysz, "%s resolves to %s port %u, where vthost itself listens", host, text,
+                 port);
+        return 0;
+    }
     int ok = c == ADDR_PUBLIC || (c == ADDR_SELF && netproxy_rules_lists(r, "localhost", port)) ||
              ((c == ADDR_SELF || c == ADDR_LINK_LOCAL) && netproxy_rules_lists(r, text, port));
     if (!ok)
