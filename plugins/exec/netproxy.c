@@ -248,11 +248,25 @@ static void stop_all(netproxy *np)
     pthread_mutex_unlock(&np->mu);
 }
 
+/* Test hook: the proxy stops (as if it had died) after this many
+ * connections, to show that its end fails the command's network and
+ * nothing else.  Set only in vthost's own environment. */
+#define DIE_AFTER_ENV "VTHOST_TEST_NETPROXY_DIE_AFTER"
+
 static void *proxy_main(void *arg)
 {
     netproxy *np = arg;
+    const char *die = getenv(DIE_AFTER_ENV);
+    unsigned die_after = die ? (unsigned)strtoul(die, NULL, 10) : 0;
     np->listener = receive_listener(np->ctl);
     while (np->listener >= 0) {
+        if (die_after && np->stats.connections >= die_after) {
+            pthread_mutex_lock(&np->mu);
+            while (np->active) /* the connections served so far finish */
+                pthread_cond_wait(&np->cv, &np->mu);
+            pthread_mutex_unlock(&np->mu);
+            break;
+        }
         struct pollfd p[2] = {{.fd = np->listener, .events = POLLIN},
                               {.fd = np->ctl, .events = POLLIN}};
         if (poll(p, 2, -1) < 0 && errno != EINTR)
@@ -268,6 +282,12 @@ static void *proxy_main(void *arg)
         }
     }
     stop_all(np);
+    /* From now on the command's connections are refused: the listening
+     * socket is gone with the proxy. */
+    if (np->listener >= 0) {
+        close(np->listener);
+        np->listener = -1;
+    }
     pthread_mutex_lock(&live_mu);
     for (netproxy **l = &live; *l; l = &(*l)->next)
         if (*l == np) {

@@ -13,7 +13,8 @@ they serve: a path that must not be reached must not be in the record.
     host once;
   - a name that resolves to the host's loopback is refused unless
     "localhost" is listed (the resolved address is checked, not the name);
-  - a flood of connections is capped at max_connections.
+  - a flood of connections is capped at max_connections;
+  - the proxy's end fails the command's network, not the call or the host.
 
 Usage: netproxy_filter.py VTHOST
 """
@@ -138,5 +139,19 @@ r = ws.call(flood)
 out = r.get("output", "")
 ok("a flood of connections is capped", "tunnels: 4" in out and
    r.get("network", {}).get("connections_refused_at_cap", 0) >= 16, out + str(r.get("network")))
+
+# The proxy's end (its test hook stops it after one connection) fails
+# the command's network and nothing else: the next connection is refused
+# at once, the command goes on, the call's result comes, and the next
+# call gets a proxy of its own.
+r = ws.call(f"curl -sS {url}/before-death; curl -sS --max-time 10 {url}/after-death; "
+            "echo curl-exit-$?; echo still-running",
+            env_extra={"VTHOST_TEST_NETPROXY_DIE_AFTER": "1"})
+out = r.get("output", "")
+ok("after the proxy's end the command's network fails, the command and the call go on",
+   hit("/before-death") and not hit("/after-death") and "curl-exit-7" in out and
+   "still-running" in out and r.get("is_exited") is True, out)
+r = ws.call(f"curl -sS {url}/next-call")
+ok("the next call gets a proxy of its own", hit("/next-call"), str(r))
 
 sys.exit(1 if failures() else 0)

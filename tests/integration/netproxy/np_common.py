@@ -78,9 +78,9 @@ class Workspace:
         with open(os.path.join(self.ws, "vtcode.toml"), "w") as f:
             f.write("[permissions]\n" + permissions + "\n[sandbox.network]\n" + network + "\n")
 
-    def call(self, cmd, timeout=120, vthost=None):
+    def call(self, cmd, timeout=120, vthost=None, env_extra=None):
         args = {"cmd": cmd, "yield_time_ms": 30000}
-        env = dict(os.environ, VTHOST_TEST_NETPROXY_HOSTS=self.hosts)
+        env = dict(os.environ, VTHOST_TEST_NETPROXY_HOSTS=self.hosts, **(env_extra or {}))
         p = subprocess.run([vthost or self.vthost, "--workspace", self.ws,
                             *trusted_config(self.ws), "--yes", "call", "exec_command",
                             json.dumps(args)],
