@@ -108,7 +108,8 @@ enum keep_kind {
     KEEP_TRUE,            /* only true */
     KEEP_SMALLER,         /* a number below what is in force (0 is 0) */
     KEEP_SMALLER_NONZERO, /* a number below what is in force; 0 means none */
-    KEEP_SUBSET,          /* strings, each already in force: entries only removed */
+    KEEP_SUBSET,          /* strings: those already in force are kept, the rest
+                             dropped, so entries are only removed */
     KEEP_SUPERSET         /* strings, holding all in force: entries only added */
 };
 static const struct keep_rule {
@@ -177,12 +178,29 @@ static int strings_within(const cJSON *a, const cJSON *b)
     return 1;
 }
 
+/* The strings of array `a` that array `b` holds too (a new array). */
+static cJSON *strings_common(const cJSON *a, const cJSON *b)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        cJSON *one = cJSON_CreateArray();
+        if (one && cJSON_AddItemToArray(one, cJSON_Duplicate(x, 1)) && strings_within(one, b))
+            cJSON_AddItemToArray(out, cJSON_Duplicate(x, 1));
+        cJSON_Delete(one);
+    }
+    return out;
+}
+
 /* Whether `v` only tightens what `below` (the trusted layers merged so
  * far) holds. */
 static int tightens(const struct keep_rule *r, const cJSON *v, const cJSON *below)
 {
     switch (r->kind) {
-    case KEEP_SUBSET: return cJSON_IsArray(v) && strings_within(v, below);
+    /* what is in force and listed again is kept (strings_common): the
+     * entries left out are removed; with nothing in force, nothing to do */
+    case KEEP_SUBSET: return cJSON_IsArray(v) && cJSON_GetArraySize(below) > 0;
     case KEEP_SUPERSET:
         /* an empty list adds nothing */
         return cJSON_GetArraySize(v) > 0 && (!below || cJSON_IsArray(below)) &&
@@ -237,11 +255,12 @@ static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
     for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
         const struct keep_rule *r = &untrusted_keep[i];
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(table_at(t, r->table), r->key);
-        if (!v ||
-            !tightens(r, v, cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key)))
+        const cJSON *in_force = cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key);
+        if (!v || !tightens(r, v, in_force))
             continue;
         cJSON *dst = table_make(c, r->table);
-        if (!dst || !cJSON_AddItemToObject(dst, r->key, cJSON_Duplicate(v, 1))) {
+        cJSON *kept = r->kind == KEEP_SUBSET ? strings_common(v, in_force) : cJSON_Duplicate(v, 1);
+        if (!dst || !cJSON_AddItemToObject(dst, r->key, kept)) {
             cJSON_Delete(c);
             return NULL;
         }

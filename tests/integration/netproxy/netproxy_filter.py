@@ -18,8 +18,10 @@ they serve: a path that must not be reached must not be in the record.
 
 Usage: netproxy_filter.py VTHOST
 """
+import json
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 
@@ -139,6 +141,29 @@ r = ws.call(flood)
 out = r.get("output", "")
 ok("a flood of connections is capped", "tunnels: 4" in out and
    r.get("network", {}).get("connections_refused_at_cap", 0) >= 16, out + str(r.get("network")))
+
+# An untrusted workspace only removes domains: the user's own
+# vtcode.toml lists reg.test and a.mirror.test; the workspace's (not
+# trusted) keeps only a.mirror.test and tries to add other.test.
+ws5 = Workspace(V, 'allowed_domains = ["a.mirror.test", "other.test", "localhost"]',
+                ["reg.test", "a.mirror.test", "other.test"])
+xdg = ws5.ws + ".config"
+os.makedirs(os.path.join(xdg, "vtcode"))
+with open(os.path.join(xdg, "vtcode", "vtcode.toml"), "w") as f:
+    f.write('[permissions]\nallow = ["exec_command"]\n[sandbox.network]\n'
+            'allowed_domains = ["reg.test", "a.mirror.test", "localhost"]\n')
+env = dict(os.environ, VTHOST_TEST_NETPROXY_HOSTS=ws5.hosts, XDG_CONFIG_HOME=xdg)
+p = subprocess.run([V, "--workspace", ws5.ws, "--yes", "call", "exec_command",
+                    json.dumps({"cmd": f"curl -sS http://reg.test:{port}/untrusted-removed; "
+                                       f"curl -sS http://a.mirror.test:{port}/untrusted-kept; "
+                                       f"curl -sS http://other.test:{port}/untrusted-added",
+                                "yield_time_ms": 30000})],
+                   capture_output=True, text=True, timeout=120, env=env)
+ok("an untrusted workspace removes an allowed domain", not hit("/untrusted-removed"),
+   p.stdout + p.stderr)
+ok("an untrusted workspace keeps the domains it still lists", hit("/untrusted-kept"),
+   p.stdout + p.stderr)
+ok("an untrusted workspace cannot add a domain", not hit("/untrusted-added"), p.stdout)
 
 # The proxy's end (its test hook stops it after one connection) fails
 # the command's network and nothing else: the next connection is refused
