@@ -28,6 +28,7 @@ if not shutil.which("npm") or not shutil.which("pip3"):
     sys.exit(77)
 
 port = serve()
+T = os.getpid()  # this run's scratch names under the sandbox's /tmp
 base = f"http://reg.test:{port}"
 
 
@@ -72,10 +73,12 @@ Handler.files[f"/files/{wname}"] = ("application/octet-stream", whl)
 ws = Workspace(V, 'allowed_domains = ["reg.test", "localhost"]', ["reg.test", "registry.npmjs.org",
                                                                   "pypi.org"])
 os.makedirs(os.path.join(ws.ws, "app"))
-r = ws.call("cd app && npm_config_cache=/tmp/np-npm-cache-$$ npm install tiny-pkg "
-            f"--registry {base}/ --no-audit --no-fund --loglevel=error 2>&1; "
+r = ws.call(f"cd app && npm_config_cache=/tmp/np-npm-cache-{T} npm install tiny-pkg "
+            f"--registry {base}/ --no-audit --no-fund --loglevel=error --fetch-retries=0 "
+            "--fetch-timeout=15000 2>&1; "
             "node -e \"console.log(require('tiny-pkg'))\"; "
-            "npm_config_cache=/tmp/np-npm-cache-$$ npm view tiny-pkg version 2>&1 | tail -2")
+            f"npm_config_cache=/tmp/np-npm-cache-{T} npm view tiny-pkg version --fetch-retries=0 "
+            "--fetch-timeout=15000 2>&1 | tail -2")
 out = r.get("output", "")
 ok("npm install reaches the registry stand-in by name",
    "tiny-pkg from the stand-in" in out and hit("/tiny-pkg/-/tiny-pkg-1.0.0.tgz"), out)
@@ -84,10 +87,11 @@ ok("npm's default registry is refused by the proxy",
        r.get("network", {}).get("refused", [])), str(r.get("network")) + out)
 
 r = ws.call(f"pip3 download --no-deps --no-cache-dir --disable-pip-version-check "
-            f"--index-url {base}/simple/ --trusted-host reg.test -d /tmp/np-pip-$$ tinypkg 2>&1 "
-            f"| tail -3; ls /tmp/np-pip-$$; "
+            f"--retries 0 --timeout 10 --index-url {base}/simple/ --trusted-host reg.test "
+            f"-d /tmp/np-pip-{T} tinypkg 2>&1 "
+            f"| tail -3; ls /tmp/np-pip-{T}; "
             "pip3 download --no-deps --no-cache-dir --disable-pip-version-check "
-            "--retries 0 --timeout 5 -d /tmp/np-pip2-$$ tinypkg 2>&1 | tail -1")
+            f"--retries 0 --timeout 5 -d /tmp/np-pip2-{T} tinypkg 2>&1 | tail -1")
 out = r.get("output", "")
 ok("pip download reaches the simple-index stand-in by name",
    wname in out and hit(f"/files/{wname}"), out)
@@ -95,4 +99,6 @@ ok("pip's default index is refused by the proxy",
    any(x.startswith("network: refused pypi.org") for x in r.get("network", {}).get("refused", [])),
    str(r.get("network")) + out)
 
+for d in (f"/tmp/np-npm-cache-{T}", f"/tmp/np-pip-{T}", f"/tmp/np-pip2-{T}"):
+    shutil.rmtree(d, ignore_errors=True)
 sys.exit(1 if failures() else 0)

@@ -81,10 +81,13 @@ class Workspace:
     def call(self, cmd, timeout=120, vthost=None, env_extra=None):
         args = {"cmd": cmd, "yield_time_ms": 30000}
         env = dict(os.environ, VTHOST_TEST_NETPROXY_HOSTS=self.hosts, **(env_extra or {}))
-        p = subprocess.run([vthost or self.vthost, "--workspace", self.ws,
-                            *trusted_config(self.ws), "--yes", "call", "exec_command",
-                            json.dumps(args)],
-                           capture_output=True, text=True, timeout=timeout, env=env)
+        try:
+            p = subprocess.run([vthost or self.vthost, "--workspace", self.ws,
+                                *trusted_config(self.ws), "--yes", "call", "exec_command",
+                                json.dumps(args)],
+                               capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return {"output": f"(the call took more than {timeout} s)"}
         try:
             return json.loads(p.stdout)
         except ValueError:
