@@ -241,6 +241,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         rc = parse_limits(t, out, err);
     if (rc == VT_OK)
         rc = parse_writable_roots(t, out, err);
+    if (rc == VT_OK && (rc = netproxy_rules_parse(config, &out->network, err)) != VT_OK)
+        sandbox_config_free(out);
     return rc;
 }
 
@@ -249,6 +251,7 @@ void sandbox_config_free(sandbox_config *c)
     for (size_t i = 0; i < c->nwritable; i++)
         free(c->writable_roots[i]);
     free(c->writable_roots);
+    netproxy_rules_free(&c->network);
     memset(c, 0, sizeof *c);
 }
 
@@ -412,6 +415,9 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_
     for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
         rc = grant_place(rs, "the approved additional write path", extra->write[i],
                          extra->ids ? &extra->ids[i] : NULL, handled, p);
+    /* The filtering proxy's port: the one TCP connection allowed. */
+    if (rc == VT_OK && sandbox_proxy(sb, extra) && abi >= 4)
+        rc = sandbox_netproxy_allow(rs);
     if (rc != VT_OK) {
         close(rs);
         return rc;
@@ -668,6 +674,7 @@ static sandbox *sandbox_new(const sandbox_config *cfg, int abi)
     snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
     snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
     sb->namespaces = namespaces_probe(sb->own_userns);
+    sb->proxy = (cfg->network.nallow || cfg->network.ndeny) && !cfg->network_access;
     return sb;
 }
 
@@ -763,6 +770,10 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
                                  "the session) and .git/.vtcode are not read-only"
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and .git/.vtcode are not read-only");
+    if (sb->proxy && !sb->namespaces)
+        warn_more(warning, "[sandbox.network] lists domains, but the filtering proxy needs a "
+                           "network namespace per session, which this machine cannot make: "
+                           "commands have no network");
     if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
         policy_prepare(sb, workspace, toml_absent);
     if (cfg->mode == SANDBOX_WORKSPACE_WRITE && sandbox_aftermath_init(sb) != VT_OK) {
@@ -778,6 +789,11 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
 }
 
 int sandbox_namespaces(const sandbox *sb) { return sb && sb->namespaces; }
+
+int sandbox_proxy(const sandbox *sb, const sandbox_extra *extra)
+{
+    return sb && sb->proxy && sb->namespaces && !sb->network_access && !(extra && extra->network);
+}
 
 int sandbox_plan_ruleset_fd(const sandbox_plan *p) { return p ? p->ruleset_fd : -1; }
 
@@ -831,6 +847,7 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->ruleset_fd = -1;
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
+    p->proxy = sandbox_proxy(sb, extra);
     int rc = sandbox_data_plan(sb, p);
     if (rc == VT_OK)
         rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
@@ -893,6 +910,9 @@ int sandbox_clone_flags(const sandbox_plan *p)
      * network namespace; path sockets do not, the mounts mask those).
      * Newer kernels skip its cost: Landlock's scope does it. */
     if (!p->network && sb->landlock_abi < 6)
+        flags |= CLONE_NEWNET;
+    /* The filtering proxy: a namespace whose only way out is the proxy. */
+    if (p->proxy)
         flags |= CLONE_NEWNET;
     return flags;
 }
@@ -987,6 +1007,8 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     *what = "the working directory";
     if (workdir && chdir(workdir) != 0)
         return -errno;
+    if ((rc = sandbox_netproxy_enter(p, what)) != 0)
+        return rc;
     if ((rc = sandbox_limits_apply(p, what)) != 0)
         return rc;
     *what = "dropping capabilities";
@@ -1016,8 +1038,10 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         return -errno;
     *what = "seccomp filter";
+    /* With the proxy, inet sockets too: the namespace holds only the
+     * loopback and Landlock only the proxy's port. */
     const struct sock_fprog *f =
-        p->network && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
+        (p->network || p->proxy) && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
     if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
         return -errno;
     return 0;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "netproxy_rules.h"
 
 typedef enum sandbox_mode {
     SANDBOX_WORKSPACE_WRITE = 0,
@@ -36,6 +37,8 @@ typedef struct sandbox_config {
     unsigned cpu_time_seconds; /* per process of a non-interactive run; 0: none */
     unsigned max_memory_mb;    /* RLIMIT_DATA per process, MiB; 0: none */
     unsigned max_file_size_mb; /* RLIMIT_FSIZE per process, MiB; 0: none */
+    netproxy_rules network;    /* [sandbox.network]: the domains a command reaches
+                                  through the filtering proxy (netproxy.h) */
 } sandbox_config;
 
 #define SANDBOX_DEFAULT_PROCESSES 1024
@@ -189,6 +192,13 @@ void sandbox_aftermath_check(const sandbox *sb, char **warning);
 void sandbox_aftermath_policy(const sandbox *sb, char **warning);
 /* Reports no call has shown yet (malloc'd or NULL). */
 char *sandbox_aftermath_pending(const sandbox *sb);
+
+/* Whether a call with `extra` (may be NULL) gets the filtering proxy:
+ * domains are listed, the network is otherwise off, and sessions have
+ * namespaces.  Its session leader then takes the proxy's hand-over
+ * socket at SANDBOX_NETPROXY_FD (spawn_req.netproxy_fd). */
+int sandbox_proxy(const sandbox *sb, const sandbox_extra *extra);
+#define SANDBOX_NETPROXY_FD 8
 
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);

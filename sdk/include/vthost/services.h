@@ -235,7 +235,10 @@ typedef struct vt_mcp_providers_v1 {
     "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "                \
     "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                             \
     "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                            \
-    "\"reason\":{\"type\":\"string\"}}}}"                                                          \
+    "\"reason\":{\"type\":\"string\"}}}},"                                                         \
+    "\"network\":{\"type\":\"object\",\"description\":\"With [sandbox.network]: what the "         \
+    "filtering proxy carried (sent_bytes, received_bytes, connections) and refused "               \
+    "(refused: one line per host).\"}"                                                             \
     "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","               \
     "\"backend\"]}"
 
