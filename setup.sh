@@ -18,7 +18,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 debian_packages=(cmake make gcc g++ pkg-config git
     libffi-dev libcjson-dev libinih-dev libpcre2-dev libutf8proc-dev
     libtomlplusplus-dev libyaml-dev libseccomp-dev libcmocka-dev libstemmer-dev
-    libcurl4-openssl-dev libmicrohttpd-dev libssl-dev)
+    libcurl4-openssl-dev libmicrohttpd-dev libssl-dev libhttp-parser-dev)
 test_packages=(ripgrep valgrind python3 jq man-db procps psmisc util-linux
     zsh fish lintian clang-format busybox iproute2 openssl systemd)
 

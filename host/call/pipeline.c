@@ -24,6 +24,7 @@
 #include "warn_once.h"
 #include "ws_after.h"
 #include "ws_check.h"
+#include "ws_owed.h"
 
 /* One call on its way through the stages. */
 typedef struct call_ctx {
@@ -150,13 +151,54 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
-/* What a tool that writes the workspace left behind is judged before
- * the call returns (ws_after.h): repositories it made are neutralised and
- * named in the warnings; what could not be made inert fails the call. */
-static int after_write(call_ctx *c, ws_after *wa)
+/* The host's one check of what a writer (a tool that writes the
+ * workspace or runs commands) leaves behind, around its run: the
+ * baselines before (ws_check.h: what command sessions may leave below
+ * the writable roots; ws_after.h: what the call's subjects name and the
+ * workspace's configuration table, links and hook directories), and,
+ * for a tool that runs commands, the record of a check owed should
+ * vthost be killed while a session outlives its call (ws_owed.h). */
+typedef struct write_check {
+    unsigned effects;
+    int writer;
+    ws_after *wa;
+} write_check;
+
+static void write_check_begin(call_ctx *c, write_check *w)
 {
+    w->effects = c->e->t.effects;
+    w->writer = !!(w->effects & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES));
+    w->wa = NULL;
+    if (!w->writer)
+        return;
+    if (ws_owed_call_begin(w->effects) != VT_OK)
+        call_warn_once(&c->call, "a check owed after a crash could not be recorded under "
+                                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while a "
+                                 "command session runs, what it leaves is not judged at the next "
+                                 "start");
     char *report = NULL;
-    int live = ws_after_end(wa, &report);
+    /* what sessions left between calls, then this call's baseline */
+    ws_check_call_start(!!(w->effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
+    call_warn_take(&c->call, report);
+    ws_after_begin(&c->subjects, w->effects, &w->wa);
+}
+
+/* The judgement after the run: repositories made are neutralised,
+ * configuration and links set aside, all named in the warnings; then
+ * the owed record goes when no session can still write.  1 when
+ * something could not be made inert: the call fails and names it. */
+static int write_check_end(call_ctx *c, write_check *w, int rc)
+{
+    char *owed = ws_owed_take_report(); /* what the start's owed check did */
+    if (owed)
+        call_warn_take(&c->call, owed);
+    if (!w->writer)
+        return 0;
+    char *report = NULL, *sessions = NULL;
+    int live = ws_after_end(w->wa, &report);
+    ws_check_call_end(!!(w->effects & VT_EFFECT_MUTATES_WORKSPACE), &sessions);
+    call_warn_take(&c->call, sessions);
+    ws_owed_call_end(w->effects, rc == VT_OK ? c->resp : NULL);
     if (!live) {
         call_warn_take(&c->call, report);
         return 0;
@@ -168,16 +210,9 @@ static int after_write(call_ctx *c, ws_after *wa)
     return stop(c, CALL_TOOL_FAILED, m);
 }
 
-/* The call ended: the host's one check of what writers leave behind
- * (ws_check.h) for a tool that can write, then the subscribers hear of
- * it. */
+/* The call ended and was judged: the subscribers hear of it. */
 static void call_ended(call_ctx *c, int writer)
 {
-    if (writer) {
-        char *report = NULL;
-        ws_check_call_end(!!(c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
-        call_warn_take(&c->call, report);
-    }
     vt_event ev = {.struct_size = sizeof ev,
                    .kind = VT_EVENT_CALL_ENDED,
                    .tool = c->e->t.name,
@@ -188,20 +223,12 @@ static void call_ended(call_ctx *c, int writer)
 
 static int stage_run(call_ctx *c)
 {
-    ws_after *wa = NULL;
-    int writer = !!(c->e->t.effects & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES));
-    if (c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE)
-        ws_after_begin(&c->subjects, &wa);
-    if (writer) {
-        char *report = NULL;
-        /* what sessions left between calls, and this call's baseline */
-        ws_check_call_start(!!(c->e->t.effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
-        call_warn_take(&c->call, report);
-    }
+    write_check w;
+    write_check_begin(c, &w);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
-    int left_live = after_write(c, wa);
-    call_ended(c, writer);
+    int left_live = write_check_end(c, &w, rc);
+    call_ended(c, w.writer);
     if (left_live)
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))

@@ -8,16 +8,22 @@
 #include "log.h"
 #include "services.h"
 #include "ws_check.h"
+#include "ws_owed.h"
 
 /* A plugin that runs command sessions tells the host of each sandboxed
  * one: the host owns the check of what it left behind. */
 static int svc_raise(vt_call *call, uint32_t kind)
 {
     if (kind == VT_EVENT_SESSION_STARTED) {
+        /* the check's baseline stays, and the owed record stands, while
+         * it runs */
         ws_check_session_started();
+        ws_owed_session_started();
     } else if (kind == VT_EVENT_SESSION_ENDED) {
         char *report = NULL;
         ws_check_session_ended(call ? &report : NULL);
+        /* judged: a crash from now on owes nothing for it */
+        ws_owed_session_ended();
         if (report)
             host_log(VT_LOG_WARNING, NULL, "%s", report);
         call_warn_take(call, report);

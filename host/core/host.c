@@ -103,11 +103,14 @@ static cJSON *merge(cJSON *a, const cJSON *b)
  * engine's, which reads every layer apart and keeps only deny and ask
  * rules of an untrusted one. */
 enum keep_kind {
-    KEEP_STRING,         /* only this exact string */
-    KEEP_FALSE,          /* only false */
-    KEEP_TRUE,           /* only true */
-    KEEP_SMALLER,        /* a number below what is in force (0 is 0) */
-    KEEP_SMALLER_NONZERO /* a number below what is in force; 0 means none */
+    KEEP_STRING,          /* only this exact string */
+    KEEP_FALSE,           /* only false */
+    KEEP_TRUE,            /* only true */
+    KEEP_SMALLER,         /* a number below what is in force (0 is 0) */
+    KEEP_SMALLER_NONZERO, /* a number below what is in force; 0 means none */
+    KEEP_SUBSET,          /* strings: those already in force are kept, the rest
+                             dropped, so entries are only removed */
+    KEEP_SUPERSET         /* strings, holding all in force: entries only added */
 };
 static const struct keep_rule {
     const char *table, *key;
@@ -122,6 +125,10 @@ static const struct keep_rule {
     {"sandbox", "cpu_time_seconds", KEEP_SMALLER_NONZERO, NULL, 3600},
     {"sandbox", "max_memory_mb", KEEP_SMALLER_NONZERO, NULL, 8192},
     {"sandbox", "max_file_size_mb", KEEP_SMALLER_NONZERO, NULL, 4096},
+    /* the proxy's domains (plugins/exec/netproxy_rules.h) */
+    {"sandbox.network", "allowed_domains", KEEP_SUBSET, NULL, 0},
+    {"sandbox.network", "denied_domains", KEEP_SUPERSET, NULL, 0},
+    {"sandbox.network", "max_connections", KEEP_SMALLER, NULL, 64},
     {"tools.anti_blind_editing", "enabled", KEEP_TRUE, NULL, 0},
 };
 
@@ -150,11 +157,54 @@ static cJSON *table_make(cJSON *root, const char *path)
     return t;
 }
 
+/* Whether every string of array `a` is in array `b` (absent: empty). */
+static int strings_within(const cJSON *a, const cJSON *b)
+{
+    if (a && !cJSON_IsArray(a))
+        return 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        int found = 0;
+        const cJSON *y;
+        cJSON_ArrayForEach(y, b)
+        {
+            found |=
+                cJSON_IsString(x) && cJSON_IsString(y) && !strcmp(x->valuestring, y->valuestring);
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* The strings of array `a` that array `b` holds too (a new array). */
+static cJSON *strings_common(const cJSON *a, const cJSON *b)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        cJSON *one = cJSON_CreateArray();
+        if (one && cJSON_AddItemToArray(one, cJSON_Duplicate(x, 1)) && strings_within(one, b))
+            cJSON_AddItemToArray(out, cJSON_Duplicate(x, 1));
+        cJSON_Delete(one);
+    }
+    return out;
+}
+
 /* Whether `v` only tightens what `below` (the trusted layers merged so
  * far) holds. */
 static int tightens(const struct keep_rule *r, const cJSON *v, const cJSON *below)
 {
     switch (r->kind) {
+    /* what is in force and listed again is kept (strings_common): the
+     * entries left out are removed; with nothing in force, nothing to do */
+    case KEEP_SUBSET: return cJSON_IsArray(v) && cJSON_GetArraySize(below) > 0;
+    case KEEP_SUPERSET:
+        /* an empty list adds nothing */
+        return cJSON_GetArraySize(v) > 0 && (!below || cJSON_IsArray(below)) &&
+               strings_within(below, v);
     case KEEP_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->value) == 0;
     case KEEP_FALSE: return cJSON_IsFalse(v);
     case KEEP_TRUE: return cJSON_IsTrue(v);
@@ -205,11 +255,12 @@ static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
     for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
         const struct keep_rule *r = &untrusted_keep[i];
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(table_at(t, r->table), r->key);
-        if (!v ||
-            !tightens(r, v, cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key)))
+        const cJSON *in_force = cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key);
+        if (!v || !tightens(r, v, in_force))
             continue;
         cJSON *dst = table_make(c, r->table);
-        if (!dst || !cJSON_AddItemToObject(dst, r->key, cJSON_Duplicate(v, 1))) {
+        cJSON *kept = r->kind == KEEP_SUBSET ? strings_common(v, in_force) : cJSON_Duplicate(v, 1);
+        if (!dst || !cJSON_AddItemToObject(dst, r->key, kept)) {
             cJSON_Delete(c);
             return NULL;
         }
@@ -769,7 +820,7 @@ static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
 static int step_ws_service(host_start *s)
 {
     int rc = host_data_publish();
-    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve);
+    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve, s->err);
 }
 
 static int step_load(host_start *s)

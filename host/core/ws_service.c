@@ -14,10 +14,13 @@
 #include "strutil.h"
 #include "ws_after.h"
 #include "ws_check.h"
+#include "ws_datadir.h"
+#include "ws_gitconf.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_inert.h"
 #include "ws_layout.h"
+#include "ws_owed.h"
 
 static char *data_paths[3];
 
@@ -126,7 +129,17 @@ static int svc_set_aside(int dirfd, const char *name, const char *label, const c
     return root ? ws_inert_entry(dirfd, name, root, label, why, report) : VT_ERR_UNSUPPORTED;
 }
 
-static const char *const *svc_protected_names(void) { return ws_layout_names; }
+static int svc_git_config_paths(vt_call *call, cJSON **out)
+{
+    *out = NULL;
+    int rc = ws_service_refresh(call, 0);
+    if (rc)
+        return rc;
+    *out = ws_gitconf_current();
+    return *out ? VT_OK : VT_ERR_NOMEM;
+}
+
+static const char *const *svc_protected_names(void) { return ws_layout_names(); }
 
 static int svc_prepare(char **dir, char **err)
 {
@@ -164,23 +177,32 @@ static const vt_wsindex_v1 service = {
     .git_dir = ws_gitdir_judge,
     .neutralise = svc_neutralise,
     .set_aside = svc_set_aside,
+    .git_config_paths = svc_git_config_paths,
     .protected_names = svc_protected_names,
     .prepare = svc_prepare,
     .arm = ws_check_arm,
     .spool_view = svc_spool_view,
 };
 
-int ws_service_open(const char *workspace, int live)
+int ws_service_open(const char *workspace, int live, char **err)
 {
     ws_service_close();
+    /* before anything is read from or written to them */
+    int rc = ws_datadir_check(workspace, err);
+    if (rc)
+        return rc;
     ws_index *ix = NULL;
-    int rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
+    rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
     if (rc)
         return rc;
     ws_index_set_current(ix);
     ws_after_set_root(workspace);
     ws_check_open(workspace);
     ws_index_on_change(on_index_change);
+    ws_owed_open(workspace);
+    char *owed = NULL;
+    ws_owed_recover(&owed); /* before serving: named in the log and the next call */
+    free(owed);
     data_paths[0] = ws_index_cache_dir();
     data_paths[1] = ws_index_state_dir();
     if (!data_paths[0]) { /* no home: keep the array NULL-ended */
@@ -202,6 +224,8 @@ void ws_service_close(void)
     events_service_close();
     ws_index *ix = ws_index_current();
     ws_index_set_current(NULL);
+    ws_owed_close();
+    ws_gitconf_reset();
     ws_index_close(ix);
     ws_after_set_root(NULL);
     for (size_t i = 0; i < 2; i++) {

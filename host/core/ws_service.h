@@ -6,8 +6,10 @@
 #include <vthost/plugin.h>
 
 /* Open the index of `workspace` (live: inotify and a thread, for serve;
- * else one-shot, from the cache) and publish the service. */
-int ws_service_open(const char *workspace, int live);
+ * else one-shot, from the cache) and publish the service.  Refused with
+ * *err (malloc'd) when vthost's data directories cannot be trusted
+ * (ws_datadir.h). */
+int ws_service_open(const char *workspace, int live, char **err);
 void ws_service_close(void);
 /* Bring the index current for `call` (may be NULL); a fallback to a
  * full walk adds a warning to the call. */

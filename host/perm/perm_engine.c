@@ -12,6 +12,8 @@
 #include "perm_rules.h"
 #include "strbuf.h"
 #include "subjects.h"
+#include "ws_conftab.h"
+#include "ws_gitconf.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -42,17 +44,12 @@ static int is_edit(vt_subject_kind k)
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
 }
 
-/* What starts programs outside the sandbox when a person or another
- * program later works in the workspace: repositories (hooks, config),
- * vthost's own directory, and IDE and agent configuration (tasks, MCP
- * server launch entries, hooks, dev containers).  A command sandbox
- * mounts the same names read-only (ws/ws_layout.h, ws_layout_names). */
-static const char *const protected_names[] = {".git",      ".vtcode", ".vscode", ".idea",
-                                              ".claude",   ".cursor", ".codex",  ".devcontainer",
-                                              ".mcp.json", NULL};
-
-/* 1 when `abs` is a protected path of the workspace (one of
- * protected_names, at any depth). */
+/* 1 when `abs` is a protected path of the workspace: a name of the
+ * host's table of what starts programs outside the sandbox when a person
+ * or another program later works in the workspace (ws_conftab.h:
+ * repositories, vthost's own directory, IDE and agent configuration), at
+ * any depth; or a hook directory or included config file a repository's
+ * configuration names (ws_gitconf.h). */
 static int perm_path_protected(const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
@@ -61,14 +58,13 @@ static int perm_path_protected(const char *workspace, const char *abs)
     const char *p = rel;
     while (*p) {
         size_t len = strcspn(p, "/");
-        for (size_t i = 0; protected_names[i]; i++)
-            if (len == strlen(protected_names[i]) && !memcmp(p, protected_names[i], len))
-                return 1;
+        if (ws_conftab_protected_name(p, len))
+            return 1;
         p += len;
         while (*p == '/')
             p++;
     }
-    return 0;
+    return ws_gitconf_protected(abs);
 }
 
 static void step(perm_eval *ev, const char *layer, const perm_rule *r, const char *subject,

@@ -30,6 +30,10 @@ typedef struct exec_policy {
     cJSON *args;   /* an empty argument object for the engine */
     char **denied; /* pub.denied_programs (perm_exec_mask.c) */
     size_t ndenied;
+    /* The tool as the domain decisions see it: a name no rule can spell,
+     * so that only rules on domains (WebFetch(domain:...)) decide, never
+     * a bare allow of the command tool. */
+    tool_entry net_tool;
 } exec_policy;
 
 /* A byte the shell takes literally outside quotes: the same set the
@@ -153,6 +157,74 @@ done:
     return rc;
 }
 
+static void audit_domain(const perm_eval *ev, const char *host, const char *outcome,
+                         const char *why)
+{
+    if (!ev->st || !ev->st->audit_enabled)
+        return;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "tool", ev->tool);
+    cJSON_AddStringToObject(o, "agent", ev->agent->name);
+    cJSON_AddStringToObject(o, "event", "network");
+    cJSON_AddStringToObject(o, "domain", host);
+    cJSON_AddStringToObject(o, "decision", perm_decision_name(ev->decision));
+    cJSON_AddStringToObject(o, "outcome", outcome);
+    cJSON_AddStringToObject(o, "reason", why);
+    cJSON_AddItemToObject(o, "trace", perm_eval_trace(ev));
+    (void)perm_audit_append(ev->st->workspace, o);
+    cJSON_Delete(o);
+}
+
+/* A domain through the sandbox's proxy: deny rules on the domain first,
+ * then allow rules on the domain, then the sandbox's list, then a
+ * question.  Only rules that name the domain count: a bare allow of the
+ * command tool says nothing about where its commands may connect. */
+static int decide_domain(vt_exec_policy *self, vt_call *live, const char *host, int listed,
+                         char **reason)
+{
+    exec_policy *p = (exec_policy *)self;
+    *reason = NULL;
+    vt_subjects subj;
+    subjects_init(&subj);
+    if (subjects_add(&subj, VT_SUBJECT_DOMAIN, host) != VT_OK) {
+        subjects_free(&subj);
+        *reason = strdup("out of memory");
+        return VT_ERR_DENIED;
+    }
+    perm_request req = {&p->net_tool, p->args, p->agent, &subj, NULL};
+    perm_eval ev;
+    char *err = NULL;
+    int rc = permission_evaluate(&req, &ev, &err);
+    int on_domain = rc == 0 && ev.rule && ev.rule->spec == PSPEC_DOMAIN;
+    if (rc < 0) {
+        *reason = err ? err : strdup("the permission policy cannot be evaluated");
+        rc = VT_ERR_DENIED;
+    } else if (ev.decision == PERM_DENY && on_domain) {
+        *reason = str_printf("matches the deny rule \"%s\"", ev.rule->text);
+        audit_domain(&ev, host, "deny", *reason ? *reason : "deny rule");
+        rc = VT_ERR_DENIED;
+    } else if ((ev.decision == PERM_ALLOW && on_domain) || listed) {
+        rc = VT_OK;
+    } else if (live && (ev.decision == PERM_ASK || ev.decision == PERM_AUTO)) {
+        req.fe = live->fe;
+        char *msg = NULL;
+        rc = permission_check(&req, &msg) == 0 ? VT_OK : VT_ERR_DENIED;
+        if (rc != VT_OK)
+            *reason = msg ? msg : strdup("not in allowed_domains, and not approved");
+        else
+            free(msg);
+    } else {
+        *reason = strdup("not in allowed_domains");
+        audit_domain(&ev, host, "deny", "not in allowed_domains");
+        rc = VT_ERR_DENIED;
+    }
+    perm_eval_free(&ev);
+    subjects_free(&subj);
+    return rc;
+}
+
 static void release(vt_exec_policy *self)
 {
     exec_policy *p = (exec_policy *)self;
@@ -199,7 +271,10 @@ int perm_exec_policy(vt_call *call, vt_exec_policy **out)
     p->pub.struct_size = sizeof(vt_exec_policy);
     p->pub.decide = decide;
     p->pub.release = release;
+    p->pub.decide_domain = decide_domain;
     p->tool = call->tool;
+    p->net_tool = *call->tool;
+    p->net_tool.t.name = "sandbox network";
     p->args = cJSON_CreateObject();
     p->agent = call->agent ? strdup(call->agent) : NULL;
     if (!p->args || (call->agent && !p->agent)) {

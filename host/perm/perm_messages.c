@@ -103,9 +103,10 @@ static char *ask_message(const perm_eval *ev, const char *why, int approval)
     else if (ev->protected_hit)
         m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
                        ".git/, .vtcode/ and IDE or agent configuration (.vscode/, .idea/, "
-                       ".claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) need an "
-                       "interactive approval; no "
-                       "rule or setting approves them.",
+                       ".claude/, .cursor/, .codex/, .gemini/, .roo/, .zed/, .mcp.json, "
+                       "opencode.json and the rest of docs/permissions.md's list) and to the hook "
+                       "directories and included config files a repository's configuration "
+                       "names need an interactive approval; no rule or setting approves them.",
                        ev->tool, ev->protected_path, why);
     else if (ev->global_ask)
         m = str_printf("Permission denied: %s%s%s matches the global ask %s and %s. Approve it "

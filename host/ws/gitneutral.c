@@ -231,7 +231,9 @@ typedef struct config_state {
     vt_strbuf kept, gone;
     char section[64];
     char *cur_sub;
-    int header_out; /* the current section's header is in kept */
+    int header_out;         /* the current section's header is in kept */
+    gitneutral_key_fn each; /* gitneutral_each: every key to it instead */
+    void *ctx;
 } config_state;
 
 static void put_kept(config_state *st, const char *key, const char *value)
@@ -283,7 +285,9 @@ static int config_key(config_state *st, line *l)
         if (!(value = read_value(l)))
             return -1;
     }
-    if (keep(st->section, st->cur_sub, key, value))
+    if (st->each)
+        st->each(st->ctx, st->section, st->cur_sub, key, value);
+    else if (keep(st->section, st->cur_sub, key, value))
         put_kept(st, key, value);
     else
         put_gone(st, key);
@@ -356,6 +360,22 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed)
     free(*removed);
     *out = *removed = NULL;
     return VT_ERR_NOMEM;
+}
+
+int gitneutral_each(const char *text, size_t len, gitneutral_key_fn fn, void *ctx)
+{
+    config_state st = {.each = fn, .ctx = ctx};
+    int bad = memchr(text, '\0', len) != NULL;
+    for (const char *p = text, *end = text + len; !bad && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        line l = {p, nl ? nl : end};
+        p = nl ? nl + 1 : end;
+        if (l.end > l.p && l.end[-1] == '\r')
+            l.end--;
+        bad = config_line(&st, &l) != 0;
+    }
+    free(st.cur_sub);
+    return bad ? VT_ERR_INVALID : VT_OK;
 }
 
 /* ---- moves --------------------------------------------------------------- */

@@ -21,6 +21,15 @@
  * configuration: what is not understood is not kept. */
 int gitneutral_config(const char *text, size_t len, char **out, char **removed);
 
+/* Every key of a git config file's text, in order, to `fn`: the
+ * section lower-cased, the subsection as written (or NULL), the key
+ * lower-cased and the value as git reads it (NULL for a bare key).
+ * VT_ERR_INVALID when the text leaves the subset of git's syntax this
+ * reads (the keys before that point were given), else 0. */
+typedef void (*gitneutral_key_fn)(void *ctx, const char *section, const char *sub, const char *key,
+                                  const char *value);
+int gitneutral_each(const char *text, size_t len, gitneutral_key_fn fn, void *ctx);
+
 /* Neutralise the git directory open at `gitfd` (a directory; borrowed):
  * hooks moved and config files (config, config.worktree) rewritten, the
  * originals moved into the directory open at `asidefd` (borrowed) under

@@ -11,6 +11,7 @@
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
+#include "ws_changes.h"
 #include "ws_gitdir.h"
 #include "ws_inert.h"
 
@@ -31,6 +32,7 @@ struct ws_after {
     size_t n, cap;
     size_t *slot; /* index + 1 into v, 0 free; nslot a power of two */
     size_t nslot;
+    ws_changes *ch; /* what is found from the workspace, not the subjects */
 };
 
 typedef struct judge {
@@ -149,16 +151,11 @@ static void note(cand *c)
     }
 }
 
-int ws_after_begin(const vt_subjects *s, ws_after **out)
+/* The candidates the call's path subjects name, as they are now. */
+static int path_subjects_add(ws_after *a, const vt_subjects *s)
 {
-    *out = NULL;
-    if (!root_dir || !s)
-        return VT_OK;
-    ws_after *a = calloc(1, sizeof *a);
-    if (!a)
-        return VT_ERR_NOMEM;
     int rc = VT_OK;
-    for (size_t i = 0; i < s->count && rc == VT_OK; i++) {
+    for (size_t i = 0; s && i < s->count && rc == VT_OK; i++) {
         vt_subject_kind k = s->items[i].kind;
         if (k != VT_SUBJECT_PATH_EDIT && k != VT_SUBJECT_PATH_CREATE && k != VT_SUBJECT_PATH_DELETE)
             continue;
@@ -169,8 +166,25 @@ int ws_after_begin(const vt_subjects *s, ws_after **out)
     }
     for (size_t i = 0; i < a->n; i++)
         note(&a->v[i]);
-    *out = a;
     return rc;
+}
+
+int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out)
+{
+    *out = NULL;
+    int writes = (effects & VT_EFFECT_MUTATES_WORKSPACE) != 0;
+    if (!root_dir || !(writes || (effects & VT_EFFECT_EXECUTES)))
+        return VT_OK;
+    ws_after *a = calloc(1, sizeof *a);
+    if (!a)
+        return VT_ERR_NOMEM;
+    int rc = writes ? path_subjects_add(a, s) : VT_OK;
+    /* a command's repositories are judged by ws_check.h below the
+     * sandbox's writable roots; the table and links here */
+    int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | (writes ? WS_CH_GITDIRS : 0);
+    int crc = ws_changes_begin(root_dir, what, writes ? s : NULL, &a->ch);
+    *out = a;
+    return rc != VT_OK ? rc : crc;
 }
 
 static void judged(judge *j, int rc, char *text)
@@ -274,22 +288,67 @@ static void judge_one(judge *j, const cand *c)
     free(common);
 }
 
+typedef struct found_ctx {
+    judge *j;
+    ws_after *a;
+} found_ctx;
+
+static void on_found(void *ctx, int kind, const char *abs, const char *why)
+{
+    found_ctx *f = ctx;
+    if (kind == WS_FOUND_ASIDE) {
+        entry_aside(f->j, abs, why);
+        return;
+    }
+    if (f->a->nslot && *slot_of(f->a, abs, strlen(abs)))
+        return; /* a candidate of the subjects: judged already */
+    char *common = NULL;
+    if (ws_gitdir_judge(abs, &common))
+        gitdir_inert(f->j, abs, common);
+    free(common);
+}
+
 int ws_after_end(ws_after *a, char **report)
 {
     *report = NULL;
     if (!a)
         return VT_OK;
     judge j = {.rootfd = open(root_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    for (size_t i = 0; i < a->n; i++) {
+    for (size_t i = 0; i < a->n; i++)
         if (j.rootfd >= 0)
             judge_one(&j, &a->v[i]);
+    const char *note = NULL;
+    found_ctx f = {&j, a};
+    if (j.rootfd >= 0)
+        ws_changes_end(a->ch, on_found, &f, &note);
+    else
+        ws_changes_end(a->ch, NULL, NULL, &note);
+    if (note)
+        judged(&j, VT_OK, strdup(note));
+    for (size_t i = 0; i < a->n; i++)
         free(a->v[i].path);
-    }
     if (j.rootfd >= 0)
         close(j.rootfd);
     free(a->v);
     free(a->slot);
     free(a);
+    *report = j.report;
+    return j.live;
+}
+
+int ws_after_act(const char *root, void (*find)(void *fctx, ws_found_fn fn, void *ctx), void *fctx,
+                 char **report)
+{
+    *report = NULL;
+    if (!root_dir || strcmp(root_dir, root))
+        return VT_ERR_INVALID;
+    ws_after a = {0};
+    judge j = {.rootfd = open(root_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (j.rootfd < 0)
+        return VT_ERR_IO;
+    found_ctx f = {&j, &a};
+    find(fctx, on_found, &f);
+    close(j.rootfd);
     *report = j.report;
     return j.live;
 }

@@ -15,6 +15,7 @@
 #include <vthost/plugin.h>
 #include "beneath.h"
 #include "strutil.h"
+#include "ws_conftab.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_inert.h"
@@ -38,8 +39,9 @@ typedef struct check_state {
     int sandboxed;  /* a sandbox armed the check: its sessions are followed */
     check_id *base; /* git directories and .git entries at the baseline */
     size_t nbase, capbase;
-    unsigned cfg_base; /* bit i: ws_layout_config_names[i] existed then */
-    uint64_t mark;     /* the index's change mark then */
+    unsigned char *cfg_base; /* [i]: ws_conftab[i] existed then */
+    size_t ncfg;
+    uint64_t mark; /* the index's change mark then */
     int marked, based;
     int live;      /* sandboxed sessions whose process tree runs */
     int inflight;  /* writing calls under way */
@@ -254,18 +256,44 @@ static void neutralise_gitdir(const char *gitdir, const char *pointer, int depth
 
 /* ---- the judgement (cs.mu held) -------------------------------------------- */
 
+/* The configuration table's rows (ws_conftab.h) that appeared since the
+ * baseline are set aside; a directory row's entries go with it. */
 static void config_check(char **report)
 {
-    for (size_t i = 0; ws_layout_config_names[i]; i++) {
-        if (cs.cfg_base & (1u << i))
+    for (size_t i = 0; i < cs.ncfg && ws_conftab[i].path; i++) {
+        if (cs.cfg_base[i])
             continue;
-        char *path = str_printf("%s/%s", cs.root, ws_layout_config_names[i]);
+        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
+        char *why = str_printf("appeared in the workspace while a command ran (%s runs what it "
+                               "names; commands may not create IDE or agent configuration)",
+                               ws_conftab[i].who);
         struct stat st;
-        if (path && lstat(path, &st) == 0)
-            entry_aside(path,
-                        "appeared in the workspace while a command ran (commands may not "
-                        "create IDE or agent configuration)",
-                        report);
+        if (path && why && lstat(path, &st) == 0)
+            entry_aside(path, why, report);
+        free(why);
+        free(path);
+    }
+}
+
+/* Which of the table's rows exist now (cs.mu held); a path that cannot
+ * be spelt (no memory) counts as existing, as the user's. */
+static void config_base(void)
+{
+    size_t n = 0;
+    while (ws_conftab[n].path)
+        n++;
+    if (cs.ncfg != n) {
+        free(cs.cfg_base);
+        cs.ncfg = 0;
+        if (!(cs.cfg_base = calloc(n ? n : 1, 1)))
+            return;
+    }
+    unsigned char *b = cs.cfg_base;
+    cs.ncfg = n;
+    for (size_t i = 0; i < n; i++) {
+        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
+        struct stat st;
+        b[i] = !path || lstat(path, &st) == 0;
         free(path);
     }
 }
@@ -371,14 +399,7 @@ static void base_set_locked(const ws_repos *f)
     cs.marked = ix && ws_index_refresh(ix, 1, NULL) == VT_OK;
     if (cs.marked)
         cs.mark = ws_index_mark(ix).seq;
-    cs.cfg_base = 0;
-    for (size_t i = 0; ws_layout_config_names[i]; i++) {
-        char *path = str_printf("%s/%s", cs.root, ws_layout_config_names[i]);
-        struct stat st;
-        if (path && lstat(path, &st) == 0)
-            cs.cfg_base |= 1u << i;
-        free(path);
-    }
+    config_base();
     cs.based = 1;
 }
 
@@ -452,6 +473,9 @@ void ws_check_close(char **report)
     roots_free_locked();
     free(cs.base);
     free(cs.root);
+    free(cs.cfg_base);
+    cs.cfg_base = NULL;
+    cs.ncfg = 0;
     cs.base = NULL;
     cs.root = NULL;
     cs.nbase = cs.capbase = 0;

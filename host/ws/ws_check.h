@@ -12,9 +12,9 @@
  *   repositories git finds by its own rules, the workspace itself) are
  *   neutralised (ws_inert.h); a new pointer to a git directory outside
  *   the writable roots is set aside;
- * - IDE and agent configuration at the workspace root (ws_layout.h) that
- *   was not there is set aside, and so is a vtcode.toml that was absent
- *   when the host started; while serving, also as soon as the index sees
+ * - the configuration table's rows (ws_conftab.h: IDE and agent
+ *   configuration) that were not there are set aside, and so is a
+ *   vtcode.toml that was absent when the host started; while serving, also as soon as the index sees
  *   one appear while a session runs (VT_EVENT_WORKSPACE_CHANGED).
  * Originals go to .vtcode/set-aside/, never deleted, and every step is
  * reported: in the call's warnings, or, for a session that ended between

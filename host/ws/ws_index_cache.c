@@ -276,10 +276,12 @@ int wsx_validate(ws_index *ix, int watch)
         uint32_t s = order[i];
         if (ix->d[s].flags & WSX_FREE) /* its parent went */
             continue;
-        if (watch && !ix->degraded)
-            wsx_watch(ix, s); /* first: a change after the stat is an event */
         if (s && !wsx_path(ix, s, rel, sizeof rel))
             continue;
+        if (!s)
+            rel[0] = '\0';
+        if (watch && !ix->degraded)
+            wsx_watch_rel(ix, s, rel); /* first: a change after the stat is an event */
         struct stat st;
         int there =
             fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);

@@ -106,6 +106,8 @@ int wsx_watch_init(ws_index *ix);
 /* Watch directory `slot` (before it is read).  0, or -1 when watching
  * failed (the index is then degraded). */
 int wsx_watch(ws_index *ix, uint32_t slot);
+/* The same with its workspace-relative path known ("" for the root). */
+int wsx_watch_rel(ws_index *ix, uint32_t slot, const char *rel);
 void wsx_unwatch(ws_index *ix, uint32_t slot);
 /* Read and apply what is queued (non-blocking).  Caller holds mu. */
 void wsx_drain(ws_index *ix);

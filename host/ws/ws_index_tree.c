@@ -144,11 +144,15 @@ size_t wsx_path(ws_index *ix, uint32_t slot, char *buf, size_t cap)
     size_t len = 0;
     buf[0] = '\0';
     while (k--) {
+        /* memcpy, not snprintf: validation builds one path per directory */
         const char *nm = ix->names + ix->d[chain[k]].name;
-        int w = snprintf(buf + len, cap - len, "%s%s", len ? "/" : "", nm);
-        if (w < 0 || (size_t)w >= cap - len)
+        size_t nl = strlen(nm), sep = len ? 1 : 0;
+        if (len + sep + nl >= cap)
             return 0;
-        len += (size_t)w;
+        if (sep)
+            buf[len] = '/';
+        memcpy(buf + len + sep, nm, nl + 1);
+        len += sep + nl;
     }
     return len;
 }

@@ -5,6 +5,8 @@
  * both are told once in the log and to every caller that fell back. */
 #include "ws_index_int.h"
 
+#include "fd_release.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +60,11 @@ int wsx_watch_init(ws_index *ix)
 
 void wsx_watch_close(ws_index *ix)
 {
-    if (ix->ifd >= 0)
+    /* A one-shot index closes as its process ends: the kernel's wait on
+     * the last close of watches is left to a detached process. */
+    if (ix->ifd >= 0 && ix->mode == WS_INDEX_ONE_SHOT && ix->watches)
+        fd_release_detached(ix->ifd);
+    else if (ix->ifd >= 0)
         close(ix->ifd);
     ix->ifd = -1;
     if (ix->wd_map)
@@ -89,22 +95,32 @@ static int map_wd(ws_index *ix, int wd, uint32_t slot)
 
 int wsx_watch(ws_index *ix, uint32_t slot)
 {
+    char rel[4096];
+    if (slot && !wsx_path(ix, slot, rel, sizeof rel))
+        return 0;
+    if (!slot)
+        rel[0] = '\0';
+    return wsx_watch_rel(ix, slot, rel);
+}
+
+int wsx_watch_rel(ws_index *ix, uint32_t slot, const char *rel)
+{
     if (ix->ifd < 0 || ix->degraded)
         return -1;
     if (ix->max_watches && ix->watches >= ix->max_watches) {
         degrade(ix, WHY_LIMIT);
         return -1;
     }
-    char rel[4096], *abs = NULL;
-    if (slot && !wsx_path(ix, slot, rel, sizeof rel))
-        return 0;
-    if (!slot)
-        rel[0] = '\0';
-    if (asprintf(&abs, "%s/%s", ix->root, rel) < 0)
-        return -1;
+    /* on the stack: a one-shot validation watches every directory */
+    char abs[8192];
+    size_t rl = strlen(rel);
+    if (ix->rootlen + 1 + rl >= sizeof abs)
+        return 0; /* deeper than a path can name: nothing to watch */
+    memcpy(abs, ix->root, ix->rootlen);
+    abs[ix->rootlen] = '/';
+    memcpy(abs + ix->rootlen + 1, rel, rl + 1);
     int wd = inotify_add_watch(ix->ifd, abs, WSX_MASK);
     int e = errno;
-    free(abs);
     if (wd < 0) {
         if (e == ENOSPC || e == ENOMEM)
             degrade(ix, WHY_LIMIT);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,30 @@
 #include "beneath.h"
 #include "paths.h"
 #include "strutil.h"
+#include "ws_conftab.h"
 #include "ws_index.h"
 
-const char *const ws_layout_names[] = {".vtcode",   "vtcode.toml", ".vscode", ".idea",
-                                       ".claude",   ".cursor",     ".codex",  ".devcontainer",
-                                       ".mcp.json", NULL};
-const char *const *const ws_layout_config_names = ws_layout_names + 2;
+/* ".vtcode", "vtcode.toml", then the configuration table's names at the
+ * root (ws_conftab.h), built once: the table is the one list. */
+static const char *names[64];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void names_build(void)
+{
+    size_t k = 0;
+    names[k++] = ".vtcode";
+    names[k++] = "vtcode.toml";
+    for (size_t i = 0; ws_conftab[i].path && k + 1 < sizeof names / sizeof *names; i++)
+        if (!strchr(ws_conftab[i].path, '/'))
+            names[k++] = ws_conftab[i].path;
+    names[k] = NULL;
+}
+
+const char *const *ws_layout_names(void)
+{
+    pthread_once(&names_once, names_build);
+    return names;
+}
 
 int ws_layout_prepare(const char *root, char **dir, char **err)
 {

@@ -5,8 +5,9 @@
  * vtcode.toml that appeared while commands ran (moved aside into
  * .vtcode/, or, when that fails, recorded as refused under the host's
  * state directory, where host/perm/perm_trust.c reads the record back).
- * The one place that knows these names: plugins ask the workspace
- * service (vt_wsindex_v1.protected_names, prepare). */
+ * The configuration names come from the one table (ws_conftab.h);
+ * plugins ask the workspace service (vt_wsindex_v1.protected_names,
+ * prepare). */
 #ifndef VTHOST_WS_LAYOUT_H
 #define VTHOST_WS_LAYOUT_H
 
@@ -19,12 +20,11 @@
 #define WS_LAYOUT_SPOOL_DIR ".vtcode/context/tool_outputs"
 #define WS_LAYOUT_SPOOL_VIEW_FMT "c-%016llx"
 
-/* ".vtcode", "vtcode.toml", then the IDE and agent configuration
- * (ws_layout_config_names), NULL-ended. */
-extern const char *const ws_layout_names[];
-/* The IDE and agent configuration only: .vscode/, .idea/, .claude/,
- * .cursor/, .codex/, .devcontainer/, .mcp.json (NULL-ended). */
-extern const char *const *const ws_layout_config_names;
+/* The names at the workspace root that programs outside a sandbox open
+ * and run from: ".vtcode", "vtcode.toml", then the directory and file
+ * rows at the root of the configuration table (ws_conftab.h, the one
+ * list), NULL-ended; static. */
+const char *const *ws_layout_names(void);
 
 /* Make `root`'s .vtcode/ (and its .gitignore) when missing; *dir its
  * path (malloc'd, also on failure).  0, or VT_ERR_IO and *err (malloc'd)

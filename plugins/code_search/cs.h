@@ -22,7 +22,8 @@ typedef struct cs_options {
     int (*cancelled)(void *ud);
     void *cancel_ud;
     /* Optional: non-zero to leave out a workspace-relative path found by
-     * the walk (permission deny rules); called on the walking thread. */
+     * the walk (permission deny rules); called on the walking threads,
+     * several at once. */
     int (*skip_path)(void *ud, const char *rel, int is_dir);
     void *skip_ud;
 } cs_options;

@@ -7,6 +7,7 @@
 #include "cs_types.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,10 +19,12 @@
 
 #define BINARY_PROBE 8192
 #define MMAP_MIN (8u << 20)
+#define FIRST_READ (256u << 10)
 
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
+    w->dirfd = -1;
     return cs_matcher_init(&w->m, q);
 }
 
@@ -31,7 +34,11 @@ void cs_worker_free(cs_worker *w)
     free(w->sp);
     cs_toks_free(&w->toks);
     free(w->buf);
+    if (w->dirfd >= 0)
+        close(w->dirfd);
+    free(w->dir);
     memset(w, 0, sizeof *w);
+    w->dirfd = -1;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -158,49 +165,114 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
     return 0;
 }
 
-int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsigned live, size_t cap,
-                 cs_file_hits *out)
+/* Room for `size` bytes and the zeroed slack in w->buf.  The slack
+ * matters: vectorised searches read whole 16-byte blocks, which must stay
+ * inside the allocation. */
+static int worker_buf(cs_worker *w, size_t size)
 {
-    memset(out, 0, sizeof *out);
-    int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
+    if (size + BUF_SLACK <= w->bufcap)
         return 0;
+    char *nb = realloc(w->buf, size + BUF_SLACK);
+    if (!nb)
+        return VT_ERR_NOMEM;
+    w->buf = nb;
+    w->bufcap = size + BUF_SLACK;
+    return 0;
+}
+
+/* A file larger than the first read: its size decides between mapping
+ * it and reading the rest (after the `got` bytes already in w->buf). */
+static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats, unsigned live,
+                      size_t cap, cs_file_hits *out)
+{
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-        (uint64_t)st.st_size >= UINT32_MAX) {
-        close(fd);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= UINT32_MAX)
         return 0;
-    }
     size_t size = (size_t)st.st_size;
-    int rc;
     if (size >= MMAP_MIN) {
         void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
         if (map == MAP_FAILED)
             return 0;
-        rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
+        int rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
         munmap(map, size);
         return rc;
     }
-    /* Zeroed slack after the data: PCRE2's JIT and vectorised searches
-     * read whole 16-byte blocks, which must stay inside the allocation. */
-    if (size + BUF_SLACK > w->bufcap) {
-        char *nb = realloc(w->buf, size + BUF_SLACK);
-        if (!nb) {
-            close(fd);
-            return VT_ERR_NOMEM;
-        }
-        w->buf = nb;
-        w->bufcap = size + BUF_SLACK;
-    }
-    size_t got = 0;
+    if (size < got)
+        size = got; /* it shrank meanwhile: what was read */
+    if (worker_buf(w, size) < 0)
+        return VT_ERR_NOMEM;
     while (got < size) {
         ssize_t r = read(fd, w->buf + got, size - got);
         if (r <= 0)
             break;
         got += (size_t)r;
     }
-    close(fd);
     memset(w->buf + got, 0, BUF_SLACK);
-    return got ? cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out) : 0;
+    return cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out);
+}
+
+int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned cats, unsigned live,
+                 size_t cap, cs_file_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    /* Non-blocking: a FIFO put in a file's place must not hang the scan. */
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    if (worker_buf(w, FIRST_READ) < 0) {
+        close(fd);
+        return VT_ERR_NOMEM;
+    }
+    /* Most files fit in one read, and a regular file's read comes back
+     * short only at its end: no fstat for them.  A directory or FIFO in
+     * a file's place fails or reads nothing. */
+    ssize_t r = read(fd, w->buf, FIRST_READ);
+    int rc = 0;
+    if (r == (ssize_t)FIRST_READ) {
+        rc = scan_large(w, fd, FIRST_READ, lexer, cats, live, cap, out);
+    } else if (r > 0) {
+        memset(w->buf + r, 0, BUF_SLACK);
+        rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);
+    }
+    close(fd);
+    return rc;
+}
+
+/* Make w->dirfd the directory `rel` (length n) of `root`: -1 when it
+ * cannot be opened (its files then give no hits, like unreadable ones). */
+static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
+{
+    if (w->dir && w->dirlen == n && memcmp(w->dir, rel, n) == 0)
+        return 0;
+    if (w->dirfd >= 0)
+        close(w->dirfd);
+    w->dirfd = -1;
+    w->dirlen = (size_t)-1; /* no directory yet */
+    if (n + 1 > w->dircap) {
+        char *d = realloc(w->dir, n + 1);
+        if (!d)
+            return VT_ERR_NOMEM;
+        w->dir = d;
+        w->dircap = n + 1;
+    }
+    char path[8192];
+    if ((size_t)snprintf(path, sizeof path, "%s/%.*s", root, (int)n, rel) >= sizeof path)
+        return 0;
+    memcpy(w->dir, rel, n);
+    w->dir[n] = '\0';
+    w->dirlen = n;
+    w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return 0;
+}
+
+int cs_worker_scan(cs_worker *w, const char *root, const char *rel, int lexer, unsigned cats,
+                   unsigned live, size_t cap, cs_file_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash ? (size_t)(slash - rel) : 0;
+    int rc = worker_dir(w, root, rel, n);
+    if (rc < 0 || w->dirfd < 0)
+        return rc;
+    return cs_file_scan(w, w->dirfd, slash ? slash + 1 : rel, lexer, cats, live, cap, out);
 }

@@ -27,18 +27,27 @@ typedef struct cs_worker {
     cs_toks toks;
     char *buf;
     size_t bufcap;
+    /* The directory of the last file opened (files come in path order, so
+     * most files are opened relative to it, without a path walk). */
+    int dirfd;
+    char *dir; /* its workspace-relative path */
+    size_t dirlen, dircap;
 } cs_worker;
 
 int cs_worker_init(cs_worker *w, const cs_query *q);
+/* The workspace-relative file `rel` of the workspace `root`: scanned as
+ * cs_file_scan does, its directory opened once for all its files. */
+int cs_worker_scan(cs_worker *w, const char *root, const char *rel, int lexer, unsigned cats,
+                   unsigned live, size_t cap, cs_file_hits *out);
 void cs_worker_free(cs_worker *w);
 
-/* Scan the file at `abs` for hits of the categories `cats` (bits of enum
+/* Scan the file `name` of the directory open at `dirfd` (or AT_FDCWD) for hits of the categories `cats` (bits of enum
  * cs_cat).  Hits of `live` categories are kept, at most `cap` per category,
  * first ones first; a hit of any other requested category only sets
  * out->dropped.  Unreadable and binary files give no hits.  Returns 0 or
  * VT_ERR_NOMEM. */
-int cs_file_scan(cs_worker *w, const char *abs, int lexer, unsigned cats, unsigned live, size_t cap,
-                 cs_file_hits *out);
+int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned cats, unsigned live,
+                 size_t cap, cs_file_hits *out);
 /* The same for an in-memory buffer (what cs_file_scan does after reading). */
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
                 size_t cap, cs_file_hits *out);

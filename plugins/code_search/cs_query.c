@@ -1,7 +1,8 @@
-/* Smart case and literal matching.  Case-sensitive and ASCII queries are a
- * PCRE2 literal search (JIT, ASCII-caseless when insensitive) over whole
- * files; a case-insensitive non-ASCII query folds candidate lines with
- * utf8proc and searches the folded text, mapping hits back to bytes. */
+/* Smart case and literal matching over whole files: a case-insensitive
+ * ASCII query by the two-byte scan of cs_literal.h, a case-sensitive one
+ * by a PCRE2 literal search (JIT); a case-insensitive non-ASCII query folds
+ * candidate lines with utf8proc and searches the folded text, mapping hits
+ * back to bytes. */
 #include "cs_lex.h"
 #include "cs_query.h"
 
@@ -82,6 +83,15 @@ int cs_query_init(cs_query *q, const char *text, char **err)
                 fascii = 0;
         if (fascii && !(q->re = compile_literal(q->folded, q->flen, 1)))
             goto nomem;
+    } else if (q->insensitive && len > 1) {
+        /* Faster than PCRE2's caseless search; the case-sensitive one is
+         * PCRE2's strength (and a one-byte query is mostly matches). */
+        if (!(q->lower = strdup(text)))
+            goto nomem;
+        for (char *c = q->lower; *c; c++)
+            if (*c >= 'A' && *c <= 'Z')
+                *c = (char)(*c + 32);
+        cs_lit_init(&q->lit, q->lower, len, 1);
     } else if (!(q->re = compile_literal(text, len, q->insensitive))) {
         goto nomem;
     }
@@ -96,6 +106,7 @@ void cs_query_free(cs_query *q)
 {
     free(q->text);
     free(q->folded);
+    free(q->lower);
     pcre2_code_free(q->re);
     memset(q, 0, sizeof *q);
 }
@@ -241,6 +252,19 @@ int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_sp
 {
     const cs_query *q = m->q;
     size_t s, e;
+    if (q->lower) {
+        size_t pos = 0;
+        const char *hit;
+        while ((hit = cs_lit_find(&q->lit, buf, len, pos))) {
+            s = (size_t)(hit - buf);
+            if (push(v, n, cap, s, s + q->len) < 0)
+                return VT_ERR_NOMEM;
+            if (limit && *n >= limit)
+                break;
+            pos = s + q->len;
+        }
+        return 0;
+    }
     if (!q->fold_lines) {
         size_t pos = 0;
         while (pos < len && re_next(m, buf, len, pos, &s, &e)) {

@@ -6,6 +6,7 @@
 #include <pcre2.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cs_literal.h"
 
 typedef struct cs_query {
     char *text; /* the query as given */
@@ -19,6 +20,10 @@ typedef struct cs_query {
     /* Byte search: the query itself (ASCII-caseless when insensitive), or
      * for fold_lines the folded query when that is ASCII; else NULL. */
     pcre2_code *re;
+    /* Insensitive ASCII queries of two bytes or more: the query with its
+     * letters lowered and the literal search for it (then re is NULL). */
+    char *lower;
+    cs_lit lit;
 } cs_query;
 
 typedef struct cs_span {

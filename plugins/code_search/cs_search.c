@@ -85,7 +85,6 @@ static void *worker_main(void *arg)
 {
     job *j = arg;
     cs_worker w;
-    char path[8192];
     if (cs_worker_init(&w, j->q) < 0) {
         finish_file(j, j->nfiles, VT_ERR_NOMEM);
         cs_worker_free(&w);
@@ -104,10 +103,8 @@ static void *worker_main(void *arg)
             break;
         }
         const cs_entry *e = &j->walk->v[j->files[i]];
-        int rc = 0;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", j->opt->root, e->rel) < sizeof path)
-            rc = cs_file_scan(&w, path, e->lexer, j->cats, atomic_load(&j->live), j->cap,
-                              &j->hits[i]);
+        int rc = cs_worker_scan(&w, j->opt->root, e->rel, e->lexer, j->cats, atomic_load(&j->live),
+                                j->cap, &j->hits[i]);
         finish_file(j, i, rc);
     }
     cs_worker_free(&w);
@@ -295,7 +292,7 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     unsigned content = cats & 7u;
     cs_walk walk;
     rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask,
-                              opt->skip_path, opt->skip_ud, &walk);
+                              opt->skip_path, opt->skip_ud, nthreads(opt, SIZE_MAX), &walk);
     if (rc < 0) {
         cs_query_free(&q);
         *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");

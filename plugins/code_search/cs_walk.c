@@ -1,13 +1,23 @@
-/* Depth-first walk of the scope.  Every directory's .gitignore and
- * .ignore (from the workspace root down) form a stack of rule sets; the
- * deepest set with a matching rule decides, .ignore before .gitignore.
- * .git, .env files and symlinks are skipped; other hidden files are not. */
+/* The walk of the scope, on a few threads.  Every directory's .gitignore
+ * and .ignore (from the workspace root down) form a chain of rule sets;
+ * the deepest set with a matching rule decides, .ignore before
+ * .gitignore.  .git, .env files and symlinks are skipped; other hidden
+ * files are not.
+ *
+ * Directories wait on one shared stack; each thread takes one, lists it,
+ * keeps its files and pushes its subdirectories.  A directory's rule set
+ * is made once by the thread that lists it and is then only read (by the
+ * threads walking below it), so the chain needs no lock; every set lives
+ * until the walk ends.  Each thread keeps its own entries; they are put
+ * together and sorted at the end, so the result does not depend on which
+ * thread saw what. */
 #include "cs_ignore.h"
 #include "cs_types.h"
 #include "cs_walk.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +26,37 @@
 #include <vthost/plugin.h>
 
 typedef struct frame {
-    size_t prefix;      /* length of the directory's rel path incl. '/' */
-    cs_ignore rules[2]; /* .ignore, .gitignore */
+    const struct frame *up; /* the rules of the directories above */
+    size_t prefix;          /* length of the directory's rel path incl. '/' */
+    cs_ignore rules[2];     /* .ignore, .gitignore */
 } frame;
 
-typedef struct walker {
+typedef struct task {
+    char *rel; /* the directory, workspace-relative ("" for the root) */
+    const frame *fr;
+} task;
+
+typedef struct shared {
     const char *root;
     size_t rootlen;
     uint64_t mask;
     int want_dirs;
-    cs_walk *out;
-    frame *fr;
-    size_t nfr, capfr;
-    pcre2_match_data *md;
     int (*skip)(void *ud, const char *rel, int is_dir);
     void *skip_ud;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    task *q; /* directories to list (a stack) */
+    size_t nq, capq;
+    size_t busy;    /* threads listing a directory */
+    int rc;         /* first error */
+    frame **frames; /* every rule set, freed at the end */
+    size_t nframes, capframes;
+} shared;
+
+typedef struct walker {
+    shared *sh;
+    cs_walk out; /* this thread's entries */
+    pcre2_match_data *md;
     char path[8192]; /* root + "/" + rel */
 } walker;
 
@@ -45,46 +71,58 @@ static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lex
     return 0;
 }
 
-/* Load the rules of directory `rel` (length n, "" for the root): bit 0 of
- * `which` loads .ignore, bit 1 .gitignore. */
-static int push_frame(walker *k, const char *rel, size_t n, unsigned which)
+/* The rule set of directory `rel` (length n, "" for the root) below
+ * `up`: bit 0 of `which` loads .ignore, bit 1 .gitignore.  NULL without
+ * either (nothing to match: `up` serves); the set is kept in sh->frames. */
+static int make_frame(shared *sh, const char *rel, size_t n, unsigned which, const frame *up,
+                      const frame **out)
 {
-    if (VT_GROW(&k->fr, &k->capfr, k->nfr + 1) != 0)
+    *out = up;
+    if (!which)
+        return 0;
+    frame *f = calloc(1, sizeof *f);
+    if (!f)
         return VT_ERR_NOMEM;
-    frame *f = &k->fr[k->nfr++];
-    memset(f, 0, sizeof *f);
+    f->up = up;
     f->prefix = n ? n + 1 : 0;
     static const char *const names[2] = {".ignore", ".gitignore"};
-    for (int i = 0; i < 2; i++) {
+    int rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
         if (!(which & (1u << i)))
             continue;
-        size_t len = k->rootlen + 1 + n + 1 + strlen(names[i]) + 1;
+        size_t len = sh->rootlen + 1 + n + 1 + strlen(names[i]) + 1;
         char *p = malloc(len);
-        if (!p)
-            return VT_ERR_NOMEM;
+        if (!p) {
+            rc = VT_ERR_NOMEM;
+            break;
+        }
         if (n)
-            snprintf(p, len, "%s/%.*s/%s", k->root, (int)n, rel, names[i]);
+            snprintf(p, len, "%.*s/%.*s/%s", (int)sh->rootlen, sh->root, (int)n, rel, names[i]);
         else
-            snprintf(p, len, "%s/%s", k->root, names[i]);
-        int rc = cs_ignore_load(&f->rules[i], p);
+            snprintf(p, len, "%.*s/%s", (int)sh->rootlen, sh->root, names[i]);
+        rc = cs_ignore_load(&f->rules[i], p);
         free(p);
-        if (rc < 0)
-            return rc;
     }
+    if (rc == 0) {
+        pthread_mutex_lock(&sh->mu);
+        rc = VT_GROW(&sh->frames, &sh->capframes, sh->nframes + 1) != 0 ? VT_ERR_NOMEM : 0;
+        if (rc == 0)
+            sh->frames[sh->nframes++] = f;
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (rc < 0) {
+        cs_ignore_free(&f->rules[0]);
+        cs_ignore_free(&f->rules[1]);
+        free(f);
+        return rc;
+    }
+    *out = f;
     return 0;
 }
 
-static void pop_frame(walker *k)
+static int ignored(walker *k, const frame *fr, const char *rel, size_t n, int is_dir)
 {
-    frame *f = &k->fr[--k->nfr];
-    cs_ignore_free(&f->rules[0]);
-    cs_ignore_free(&f->rules[1]);
-}
-
-static int ignored(walker *k, const char *rel, size_t n, int is_dir)
-{
-    for (size_t i = k->nfr; i-- > 0;) {
-        frame *f = &k->fr[i];
+    for (const frame *f = fr; f; f = f->up) {
         if (f->prefix > n)
             continue;
         for (int j = 0; j < 2; j++) {
@@ -101,13 +139,13 @@ static int is_env(const char *name)
     return strcmp(name, ".env") == 0 || strncmp(name, ".env.", 5) == 0;
 }
 
-static int add_file(walker *k, const char *rel, const char *base)
+static int add_file(cs_walk *out, uint64_t mask, const char *rel, const char *base)
 {
     int lexer;
     int lang = cs_lang_of_file(base, &lexer);
-    if (k->mask && (lang < 0 || !(k->mask & ((uint64_t)1 << lang))))
+    if (mask && (lang < 0 || !(mask & ((uint64_t)1 << lang))))
         return 0;
-    return push_entry(k->out, rel, 0, lang, lexer);
+    return push_entry(out, rel, 0, lang, lexer);
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -164,89 +202,201 @@ static int list_dir(const char *path, dent **out, size_t *count, unsigned *which
     return rc;
 }
 
-/* Walk directory rel (length n; "" = root): its own rules, then entries. */
-static int walk_dir(walker *k, size_t n)
+/* Queue directory `rel` (taken over) with the rules `fr` above it. */
+static int push_task(shared *sh, char *rel, const frame *fr)
 {
+    pthread_mutex_lock(&sh->mu);
+    int rc = VT_GROW(&sh->q, &sh->capq, sh->nq + 1) != 0 ? VT_ERR_NOMEM : 0;
+    if (rc == 0) {
+        sh->q[sh->nq++] = (task){rel, fr};
+        pthread_cond_signal(&sh->cv);
+    }
+    pthread_mutex_unlock(&sh->mu);
+    if (rc < 0)
+        free(rel);
+    return rc;
+}
+
+/* One entry `name` of the directory whose path is in k->path up to
+ * `base` (where the name goes), under the rules `fr`. */
+static int walk_entry(walker *k, const frame *fr, size_t base, const char *name, int type)
+{
+    shared *sh = k->sh;
     char *path = k->path;
+    size_t nl = strlen(name);
+    if (base + nl + 2 >= sizeof k->path)
+        return 0;
+    path[base - 1] = '/';
+    memcpy(path + base, name, nl + 1);
+    if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (lstat(path, &st) < 0)
+            return 0;
+        type = S_ISDIR(st.st_mode)   ? DT_DIR
+               : S_ISREG(st.st_mode) ? DT_REG
+               : S_ISLNK(st.st_mode) ? DT_LNK
+                                     : DT_UNKNOWN;
+    }
+    if (type != DT_DIR && type != DT_REG)
+        return 0; /* symlinks are not followed; devices are skipped */
+    const char *rel = path + sh->rootlen + 1;
+    size_t rlen = base + nl - (sh->rootlen + 1);
+    if (ignored(k, fr, rel, rlen, type == DT_DIR))
+        return 0;
+    if (sh->skip && sh->skip(sh->skip_ud, rel, type == DT_DIR))
+        return 0;
+    if (type == DT_REG)
+        return add_file(&k->out, sh->mask, rel, name);
+    int rc = sh->want_dirs ? push_entry(&k->out, rel, 1, -1, 0) : 0;
+    char *sub = rc == 0 ? strndup(rel, rlen) : NULL;
+    if (rc == 0 && !sub)
+        rc = VT_ERR_NOMEM;
+    return rc == 0 ? push_task(sh, sub, fr) : rc;
+}
+
+/* List directory t->rel: its own rules, then its entries. */
+static int walk_dir(walker *k, const task *t)
+{
+    shared *sh = k->sh;
+    size_t n = strlen(t->rel);
+    if (sh->rootlen + 1 + n + 2 >= sizeof k->path)
+        return 0;
+    memcpy(k->path, sh->root, sh->rootlen);
+    k->path[sh->rootlen] = '/';
+    memcpy(k->path + sh->rootlen + 1, t->rel, n + 1);
+    if (!n)
+        k->path[sh->rootlen] = '\0';
     dent *ents;
     size_t count;
     unsigned which;
-    size_t frames = k->nfr;
-    int rc = list_dir(path, &ents, &count, &which);
+    const frame *fr = t->fr;
+    int rc = list_dir(k->path, &ents, &count, &which);
     if (rc == 0)
-        rc = push_frame(k, path + k->rootlen + 1, n, which);
-    size_t base = k->rootlen + 1 + n + (n ? 1 : 0);
-    for (size_t e = 0; rc == 0 && e < count; e++) {
-        const char *name = ents[e].name;
-        size_t nl = strlen(name);
-        if (base + nl + 2 >= sizeof k->path)
-            continue;
-        path[base - 1] = '/';
-        memcpy(path + base, name, nl + 1);
-        int type = ents[e].type;
-        if (type == DT_UNKNOWN) {
-            struct stat st;
-            if (lstat(path, &st) < 0)
-                continue;
-            type = S_ISDIR(st.st_mode)   ? DT_DIR
-                   : S_ISREG(st.st_mode) ? DT_REG
-                   : S_ISLNK(st.st_mode) ? DT_LNK
-                                         : DT_UNKNOWN;
-        }
-        if (type != DT_DIR && type != DT_REG)
-            continue; /* symlinks are not followed; devices are skipped */
-        const char *rel = path + k->rootlen + 1;
-        size_t rlen = base + nl - (k->rootlen + 1);
-        if (ignored(k, rel, rlen, type == DT_DIR))
-            continue;
-        if (k->skip && k->skip(k->skip_ud, rel, type == DT_DIR))
-            continue;
-        if (type == DT_REG) {
-            rc = add_file(k, rel, name);
-            continue;
-        }
-        if (k->want_dirs)
-            rc = push_entry(k->out, rel, 1, -1, 0);
-        if (rc == 0)
-            rc = walk_dir(k, rlen);
-        path[base + nl] = '\0';
-    }
-    while (k->nfr > frames)
-        pop_frame(k);
+        rc = make_frame(sh, t->rel, n, which, t->fr, &fr);
+    size_t base = sh->rootlen + 1 + n + (n ? 1 : 0);
+    for (size_t e = 0; rc == 0 && e < count; e++)
+        rc = walk_entry(k, fr, base, ents[e].name, ents[e].type);
     for (size_t e = 0; e < count; e++)
         free(ents[e].name);
     free(ents);
-    path[k->rootlen + n + (n ? 1 : 0)] = '\0';
+    return rc;
+}
+
+/* A walking thread: directories from the stack until it is empty and no
+ * thread can add more, or an error. */
+static void *walk_main(void *arg)
+{
+    walker *k = arg;
+    shared *sh = k->sh;
+    pthread_mutex_lock(&sh->mu);
+    for (;;) {
+        while (sh->nq == 0 && sh->busy > 0 && sh->rc == 0)
+            pthread_cond_wait(&sh->cv, &sh->mu);
+        if (sh->nq == 0 || sh->rc != 0)
+            break;
+        task t = sh->q[--sh->nq];
+        sh->busy++;
+        pthread_mutex_unlock(&sh->mu);
+        int rc = walk_dir(k, &t);
+        free(t.rel);
+        pthread_mutex_lock(&sh->mu);
+        sh->busy--;
+        if (rc < 0 && sh->rc == 0)
+            sh->rc = rc;
+        if (sh->rc != 0 || (sh->nq == 0 && sh->busy == 0))
+            pthread_cond_broadcast(&sh->cv);
+    }
+    pthread_cond_broadcast(&sh->cv);
+    pthread_mutex_unlock(&sh->mu);
+    return NULL;
+}
+
+/* The rule sets of the root and of every directory above the scope
+ * `srel` (walk_dir adds the scope's own), then the walk on `threads`
+ * threads; every thread's entries are moved to `out`. */
+static int walk_tree(shared *sh, const char *srel, int threads, cs_walk *out)
+{
+    size_t srlen = strlen(srel);
+    const frame *fr = NULL;
+    int rc = 0;
+    if (srlen)
+        rc = make_frame(sh, "", 0, 3, NULL, &fr);
+    for (size_t i = 0; rc == 0 && i < srlen; i++)
+        if (srel[i] == '/')
+            rc = make_frame(sh, srel, i, 3, fr, &fr);
+    char *top = rc == 0 ? strdup(srel) : NULL;
+    if (rc == 0)
+        rc = top ? push_task(sh, top, fr) : VT_ERR_NOMEM;
+    if (threads < 1)
+        threads = 1;
+    walker *ks = calloc((size_t)threads, sizeof *ks);
+    pthread_t *th = calloc((size_t)threads, sizeof *th);
+    int started = 0;
+    if (rc == 0 && (!ks || !th))
+        rc = VT_ERR_NOMEM;
+    for (int i = 0; rc == 0 && i < threads; i++) {
+        ks[i].sh = sh;
+        if (!(ks[i].md = cs_ignore_md()))
+            rc = VT_ERR_NOMEM;
+        else if (i > 0 && pthread_create(&th[i], NULL, walk_main, &ks[i]) == 0)
+            started = i;
+        else if (i > 0)
+            break; /* fewer threads */
+    }
+    if (rc < 0) {
+        pthread_mutex_lock(&sh->mu);
+        sh->rc = rc;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (ks)
+        walk_main(&ks[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
+    rc = sh->rc;
+    for (int i = 0; ks && i < threads; i++) {
+        cs_walk *w = &ks[i].out;
+        if (rc == 0 && VT_GROW(&out->v, &out->cap, out->n + w->n) != 0)
+            rc = VT_ERR_NOMEM;
+        if (rc == 0) {
+            if (w->n)
+                memcpy(out->v + out->n, w->v, w->n * sizeof *w->v);
+            out->n += w->n;
+            free(w->v);
+        } else {
+            cs_walk_free(w);
+        }
+        pcre2_match_data_free(ks[i].md);
+    }
+    free(ks);
+    free(th);
     return rc;
 }
 
 int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
                 cs_walk *out)
 {
-    return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, out);
+    return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, 1, out);
 }
 
 int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
-                         int (*skip)(void *, const char *, int), void *ud, cs_walk *out)
+                         int (*skip)(void *, const char *, int), void *ud, int threads,
+                         cs_walk *out)
 {
     memset(out, 0, sizeof *out);
-    walker k = {.root = root,
-                .rootlen = strlen(root),
-                .mask = lang_mask,
-                .want_dirs = want_dirs,
-                .out = out,
-                .skip = skip,
-                .skip_ud = ud};
-    while (k.rootlen > 1 && root[k.rootlen - 1] == '/')
-        k.rootlen--;
+    shared sh = {.root = root,
+                 .rootlen = strlen(root),
+                 .mask = lang_mask,
+                 .want_dirs = want_dirs,
+                 .skip = skip,
+                 .skip_ud = ud};
+    while (sh.rootlen > 1 && root[sh.rootlen - 1] == '/')
+        sh.rootlen--;
     size_t slen = strlen(scope);
-    if (slen < k.rootlen || strncmp(scope, root, k.rootlen) != 0 ||
-        (slen > k.rootlen && scope[k.rootlen] != '/') || slen + 2 >= sizeof k.path)
+    if (slen < sh.rootlen || strncmp(scope, root, sh.rootlen) != 0 ||
+        (slen > sh.rootlen && scope[sh.rootlen] != '/') || slen + 2 >= 8192)
         return VT_ERR_OUTSIDE;
-    if (!(k.md = cs_ignore_md()))
-        return VT_ERR_NOMEM;
-    const char *srel = slen > k.rootlen ? scope + k.rootlen + 1 : "";
-    size_t srlen = strlen(srel);
+    const char *srel = slen > sh.rootlen ? scope + sh.rootlen + 1 : "";
     struct stat st;
     int rc = 0;
     if (lstat(scope, &st) < 0) {
@@ -255,27 +405,23 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask
         /* One file named explicitly: ignore rules do not hide it. */
         const char *slash = strrchr(scope, '/');
         if (S_ISREG(st.st_mode) && !is_env(slash + 1))
-            rc = add_file(&k, srel, slash + 1);
+            rc = add_file(out, lang_mask, srel, slash + 1);
     } else {
-        /* Rule sets of the root and of every directory above the scope;
-         * walk_dir adds the scope's own. */
-        if (srlen)
-            rc = push_frame(&k, "", 0, 3);
-        for (size_t i = 0; rc == 0 && i < srlen; i++)
-            if (srel[i] == '/')
-                rc = push_frame(&k, srel, i, 3);
-        memcpy(k.path, root, k.rootlen);
-        k.path[k.rootlen] = '/';
-        memcpy(k.path + k.rootlen + 1, srel, srlen + 1);
-        if (!srlen)
-            k.path[k.rootlen] = '\0';
-        if (rc == 0)
-            rc = walk_dir(&k, srlen);
-        while (k.nfr)
-            pop_frame(&k);
+        pthread_mutex_init(&sh.mu, NULL);
+        pthread_cond_init(&sh.cv, NULL);
+        rc = walk_tree(&sh, srel, threads, out);
+        for (size_t i = 0; i < sh.nq; i++)
+            free(sh.q[i].rel);
+        free(sh.q);
+        for (size_t i = 0; i < sh.nframes; i++) {
+            cs_ignore_free(&sh.frames[i]->rules[0]);
+            cs_ignore_free(&sh.frames[i]->rules[1]);
+            free(sh.frames[i]);
+        }
+        free(sh.frames);
+        pthread_cond_destroy(&sh.cv);
+        pthread_mutex_destroy(&sh.mu);
     }
-    free(k.fr);
-    pcre2_match_data_free(k.md);
     if (rc < 0) {
         cs_walk_free(out);
         return rc;

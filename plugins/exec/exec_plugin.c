@@ -9,6 +9,7 @@
 #include <vthost/plugin.h>
 
 #include <vthost/services.h>
+#include "exec_netproxy.h"
 #include "execwatch.h"
 #include "extra_approved.h"
 #include "sandbox.h"
@@ -676,7 +677,10 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     int level = sp_level(args);
     int escalated = level == 2;
     sandbox_extra extra = {0};
+    netproxy *np = NULL;
     rc = prepare_run(call, args, level, &req, &extra);
+    if (rc == VT_OK && !escalated && sandbox_proxy(sandbox_state, req.extra))
+        rc = exec_netproxy_begin(call, &sandbox_cfg.network, &req, &env, &np);
     if (rc == VT_OK) {
         req.sandbox = escalated ? NULL : sandbox_state;
         if (!escalated && sandbox_warning) {
@@ -687,6 +691,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
         }
         rc = run_checked(call, args, cmd, &req, result);
     }
+    exec_netproxy_end(call, np, &req, rc == VT_OK ? *result : NULL);
     if (rc == VT_OK && *result)
         add_sandbox_fields(*result, escalated, req.extra);
     extra_free(&extra);
@@ -785,6 +790,8 @@ static int exec_init(const vt_host_api *host, char **errmsg)
 static void exec_fini(void)
 {
     sessions_fini();
+    netproxy_fini(); /* the sessions' proxies end with them */
+    exec_netproxy_fini();
     spawn_fini();
     execwatch_fini();
     extra_approved_fini();

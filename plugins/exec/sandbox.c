@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -241,6 +242,8 @@ int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
         rc = parse_limits(t, out, err);
     if (rc == VT_OK)
         rc = parse_writable_roots(t, out, err);
+    if (rc == VT_OK && (rc = netproxy_rules_parse(config, &out->network, err)) != VT_OK)
+        sandbox_config_free(out);
     return rc;
 }
 
@@ -249,6 +252,7 @@ void sandbox_config_free(sandbox_config *c)
     for (size_t i = 0; i < c->nwritable; i++)
         free(c->writable_roots[i]);
     free(c->writable_roots);
+    netproxy_rules_free(&c->network);
     memset(c, 0, sizeof *c);
 }
 
@@ -412,6 +416,9 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_
     for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
         rc = grant_place(rs, "the approved additional write path", extra->write[i],
                          extra->ids ? &extra->ids[i] : NULL, handled, p);
+    /* The filtering proxy's port: the one TCP connection allowed. */
+    if (rc == VT_OK && sandbox_proxy(sb, extra) && abi >= 4)
+        rc = sandbox_netproxy_allow(rs);
     if (rc != VT_OK) {
         close(rs);
         return rc;
@@ -422,22 +429,46 @@ static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_
 
 /* ---- namespaces ------------------------------------------------------------ */
 
+/* The probe's child, pid 1 of its new namespaces: a private /proc. */
+static int probe_mounts(void)
+{
+    return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                   mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0
+               ? 0
+               : 1;
+}
+
 /* Whether a session can have its own PID and mount namespace here (as
- * root directly, else inside a user namespace) and mount a fresh /proc. */
+ * root directly, else inside a user namespace) and mount a fresh /proc.
+ * One process cloned straight into the namespaces, as a session leader
+ * is (every start pays for this probe); without clone3, a child that
+ * unshares and forks the namespace's first process. */
 static int namespaces_probe(int own_userns)
 {
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
+    struct clone_args a;
+    memset(&a, 0, sizeof a);
+    a.flags = (uint64_t)flags;
+    a.exit_signal = SIGCHLD;
+    long r = syscall(SYS_clone3, &a, sizeof a);
+    if (r == 0)
+        _exit(probe_mounts());
+    if (r > 0) {
+        int st = 0;
+        pid_t pid = (pid_t)r;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    if (errno != ENOSYS)
+        return 0;
     pid_t pid = fork();
     if (pid == 0) {
-        int flags = CLONE_NEWPID | CLONE_NEWNS | (own_userns ? CLONE_NEWUSER : 0);
         if (unshare(flags) != 0)
             _exit(1);
         pid_t init = fork();
         if (init == 0)
-            _exit(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-                          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) ==
-                              0
-                      ? 0
-                      : 1);
+            _exit(probe_mounts());
         int st = 0;
         _exit(init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) && WEXITSTATUS(st) == 0
                   ? 0
@@ -519,6 +550,7 @@ static sandbox *sandbox_new(const sandbox_config *cfg, int abi)
     snprintf(sb->uid_map, sizeof sb->uid_map, "%u %u 1\n", geteuid(), geteuid());
     snprintf(sb->gid_map, sizeof sb->gid_map, "%u %u 1\n", getegid(), getegid());
     sb->namespaces = namespaces_probe(sb->own_userns);
+    sb->proxy = (cfg->network.nallow || cfg->network.ndeny) && !cfg->network_access;
     return sb;
 }
 
@@ -615,6 +647,10 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
                                : "cannot create PID and mount namespaces: commands share "
                                  "the host's processes and repositories and policy files are not "
                                  "read-only");
+    if (sb->proxy && !sb->namespaces)
+        warn_more(warning, "[sandbox.network] lists domains, but the filtering proxy needs a "
+                           "network namespace per session, which this machine cannot make: "
+                           "commands have no network");
     if (cfg->max_processes && prepare_pids(sb, warning) != VT_OK) {
         sandbox_free(sb);
         return VT_ERR_NOMEM;
@@ -624,6 +660,11 @@ int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **
 }
 
 int sandbox_namespaces(const sandbox *sb) { return sb && sb->namespaces; }
+
+int sandbox_proxy(const sandbox *sb, const sandbox_extra *extra)
+{
+    return sb && sb->proxy && sb->namespaces && !sb->network_access && !(extra && extra->network);
+}
 
 int sandbox_plan_ruleset_fd(const sandbox_plan *p) { return p ? p->ruleset_fd : -1; }
 
@@ -677,6 +718,7 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->ruleset_fd = -1;
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
+    p->proxy = sandbox_proxy(sb, extra);
     int rc = sandbox_data_plan(sb, p);
     if (rc == VT_OK)
         rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
@@ -737,6 +779,9 @@ int sandbox_clone_flags(const sandbox_plan *p)
      * network namespace; path sockets do not, the mounts mask those).
      * Newer kernels skip its cost: Landlock's scope does it. */
     if (!p->network && sb->landlock_abi < 6)
+        flags |= CLONE_NEWNET;
+    /* The filtering proxy: a namespace whose only way out is the proxy. */
+    if (p->proxy)
         flags |= CLONE_NEWNET;
     return flags;
 }
@@ -831,6 +876,8 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     *what = "the working directory";
     if (workdir && chdir(workdir) != 0)
         return -errno;
+    if ((rc = sandbox_netproxy_enter(p, what)) != 0)
+        return rc;
     if ((rc = sandbox_limits_apply(p, what)) != 0)
         return rc;
     *what = "dropping capabilities";
@@ -860,8 +907,10 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         return -errno;
     *what = "seccomp filter";
+    /* With the proxy, inet sockets too: the namespace holds only the
+     * loopback and Landlock only the proxy's port. */
     const struct sock_fprog *f =
-        p->network && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
+        (p->network || p->proxy) && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
     if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
         return -errno;
     return 0;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "netproxy_rules.h"
 
 typedef enum sandbox_mode {
     SANDBOX_WORKSPACE_WRITE = 0,
@@ -36,6 +37,8 @@ typedef struct sandbox_config {
     unsigned cpu_time_seconds; /* per process of a non-interactive run; 0: none */
     unsigned max_memory_mb;    /* RLIMIT_DATA per process, MiB; 0: none */
     unsigned max_file_size_mb; /* RLIMIT_FSIZE per process, MiB; 0: none */
+    netproxy_rules network;    /* [sandbox.network]: the domains a command reaches
+                                  through the filtering proxy (netproxy.h) */
 } sandbox_config;
 
 #define SANDBOX_DEFAULT_PROCESSES 1024
@@ -154,6 +157,13 @@ void sandbox_plan_free(sandbox_plan *p);
 void sandbox_plan_started(sandbox_plan *p, pid_t supervisor);
 /* Why the plan protects less than it should (a walk budget hit), or NULL. */
 const char *sandbox_plan_warning(const sandbox_plan *p);
+
+/* Whether a call with `extra` (may be NULL) gets the filtering proxy:
+ * domains are listed, the network is otherwise off, and sessions have
+ * namespaces.  Its session leader then takes the proxy's hand-over
+ * socket at SANDBOX_NETPROXY_FD (spawn_req.netproxy_fd). */
+int sandbox_proxy(const sandbox *sb, const sandbox_extra *extra);
+#define SANDBOX_NETPROXY_FD 8
 
 /* Whether sessions get their own PID and mount namespace. */
 int sandbox_namespaces(const sandbox *sb);

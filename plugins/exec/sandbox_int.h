@@ -21,6 +21,7 @@ struct sandbox {
     char **roots;                  /* workspace + writable roots: where .git is looked for */
     size_t nroots;
     int namespaces; /* PID + mount namespace per session */
+    int proxy;      /* domains listed with the network off (sandbox_netproxy.c) */
     int own_userns; /* not root: the namespaces sit in a user namespace */
     char uid_map[64], gid_map[64];
     char *cgroup_base;        /* a pids cgroup (v1 or delegated v2) we may create
@@ -67,11 +68,12 @@ struct sandbox_plan {
                                     each (sandbox_mask.c) */
     size_t nmask;
     char *cgroup;               /* this session's pids cgroup directory, or NULL */
-    char *cgroup_procs;         /* its cgroup.procs */
+    char *cgroup_procs;         /* the file it joins by: tasks (v1), cgroup.procs */
     char *truncated;            /* why protection is incomplete, or NULL */
     int supervisor_pidfd;       /* set by sandbox_plan_started, else -1 */
     int ruleset_fd;             /* this call's Landlock ruleset */
     int network;                /* the configuration's or the call's */
+    int proxy;                  /* no network but the proxy's port (sandbox_netproxy.c) */
     const sandbox_extra *extra; /* while the plan is made, else NULL */
     /* The spool view (sandbox_spool.c): tool_outputs/ covered, the
      * client's own c-ID/ bound back; NULL for the stdio client. */
@@ -164,6 +166,12 @@ int sandbox_write_file(const char *path, const char *text);
  * filesystem's ST_* flags (statvfs f_flag): a read-only remount that
  * drops a locked flag fails in a user namespace. */
 unsigned long sandbox_mount_flags(unsigned long st_flags);
+
+/* sandbox_netproxy.c: Landlock's rule for the proxy's port (parent
+ * side); in the session leader, the namespace's loopback and the
+ * listening socket handed to the proxy (0 or -errno with *what). */
+int sandbox_netproxy_allow(int ruleset);
+int sandbox_netproxy_enter(const sandbox_plan *p, const char **what);
 
 /* sandbox.c: printf to a new string (malloc'd), or NULL.  The sandbox's
  * files run without the host too (unit tests), so not api->format. */

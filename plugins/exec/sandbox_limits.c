@@ -248,11 +248,27 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
     char name[64];
     snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
     p->cgroup = fmt2(sb->cgroup_base, name);
-    p->cgroup_procs = p->cgroup ? fmt2(p->cgroup, "/cgroup.procs") : NULL;
-    if (!p->cgroup_procs)
+    if (!p->cgroup)
         return VT_ERR_NOMEM;
     if (mkdir(p->cgroup, 0755) != 0)
         return VT_ERR_IO;
+    /* The session leader joins by itself before anything else runs in it,
+     * single-threaded (a clone child), so moving its one thread moves the
+     * whole process.  In v1 that is a write to `tasks`, which skips the
+     * global threadgroup lock a write to cgroup.procs takes: that lock
+     * waits for an RCU grace period, 10-25 ms on a busy machine, on every
+     * call.  v2 has no `tasks` (its cgroup.threads is for threaded
+     * cgroups only). */
+    char *tasks = fmt2(p->cgroup, "/tasks");
+    p->cgroup_procs = tasks && access(tasks, W_OK) == 0 ? tasks : NULL;
+    if (!p->cgroup_procs) {
+        free(tasks);
+        p->cgroup_procs = fmt2(p->cgroup, "/cgroup.procs");
+    }
+    if (!p->cgroup_procs) {
+        rmdir(p->cgroup);
+        return VT_ERR_NOMEM;
+    }
     char *max = fmt2(p->cgroup, "/pids.max");
     FILE *f = max ? fopen(max, "we") : NULL;
     int ok = f && fprintf(f, "%u\n", sb->max_processes) > 0;

@@ -512,6 +512,35 @@ static int hide_sockets(sandbox_plan *p, const char *workspace)
     return rc;
 }
 
+/* The hook directories and included config files the repositories'
+ * configuration names (the service's git_config_paths): git runs or
+ * reads them, so those a command could write are read-only like .git. */
+static int protect_git_config(const sandbox *sb, sandbox_plan *p)
+{
+    const struct vt_wsindex_v1 *ix = sb->index;
+    cJSON *arr = NULL;
+    if (!ix ||
+        ix->struct_size <
+            offsetof(struct vt_wsindex_v1, git_config_paths) + sizeof ix->git_config_paths ||
+        !ix->git_config_paths || ix->git_config_paths(NULL, &arr) != VT_OK)
+        return VT_OK;
+    int rc = VT_OK;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        char real[PATH_MAX];
+        struct stat st;
+        if (!path || !realpath(path, real) || lstat(real, &st) != 0 ||
+            !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) || !sandbox_writable(sb, p->extra, real))
+            continue;
+        if ((rc = add_ro(p, real)) != VT_OK)
+            break;
+    }
+    cJSON_Delete(arr);
+    return rc;
+}
+
 int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
 {
     int rc = VT_OK;
@@ -521,6 +550,8 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
     if (sb->mode == SANDBOX_WORKSPACE_WRITE)
         for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
             rc = protect_root(p, &w, sb->roots[i], i == 0);
+    if (rc == VT_OK && sb->mode == SANDBOX_WORKSPACE_WRITE)
+        rc = protect_git_config(sb, p);
     /* A call's additional writable paths: their repositories stay
      * read-only too. */
     for (size_t i = 0; rc == VT_OK && p->extra && i < p->extra->nwrite; i++)

@@ -173,6 +173,9 @@ static _Noreturn void end_group(pid_t cmd)
 #define WATCH_FD 7
 /* The shell's file, judged by the watcher (EXECWATCH_SHELL_FD). */
 #define SHELL_FD EXECWATCH_SHELL_FD
+/* The filtering proxy's hand-over socket (SANDBOX_NETPROXY_FD, 8) is the
+ * last fixed one. */
+#define LAST_FD SANDBOX_NETPROXY_FD
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -212,7 +215,7 @@ static void on_child(int sig) { (void)sig; /* a wake-up: the leader reaps in its
  * keep, above them, only the descriptors the child needs in fixed
  * places: the lifeline (3), the Landlock ruleset (4), the status pipe
  * (5, session leader), the shell's judged file (6) and the run-time
- * checks' socket (7).  The child
+ * checks' socket (7), the filtering proxy's socket (8).  The child
  * never execs itself, so close-on-exec does not protect the host's other
  * descriptors here: they are all closed (output EOF and the lifeline's
  * EOF depend on it).  Their sources are >= 16 (ruleset, status) or >= 64
@@ -254,17 +257,23 @@ static int child_setup(const child_plan *c)
             return -1;
         keep |= 1u << SHELL_FD;
     }
+    if (c->req->netproxy_fd > 2) {
+        if (dup2(c->req->netproxy_fd, SANDBOX_NETPROXY_FD) < 0 ||
+            fcntl(SANDBOX_NETPROXY_FD, F_SETFD, FD_CLOEXEC) < 0)
+            return -1;
+        keep |= 1u << SANDBOX_NETPROXY_FD;
+    }
     unsigned lo = 3;
-    for (unsigned fd = 3; fd <= WATCH_FD + 1; fd++) {
-        if (fd <= WATCH_FD && !(keep & (1u << fd)))
+    for (unsigned fd = 3; fd <= LAST_FD + 1; fd++) {
+        if (fd <= LAST_FD && !(keep & (1u << fd)))
             continue;
         if (fd > lo && syscall(SYS_close_range, lo, fd - 1, 0) < 0)
             for (unsigned k = lo; k < fd; k++)
                 close((int)k);
         lo = fd + 1;
     }
-    if (syscall(SYS_close_range, WATCH_FD + 1, ~0U, 0) < 0)
-        for (int fd = WATCH_FD + 1; fd < 4096; fd++)
+    if (syscall(SYS_close_range, LAST_FD + 1, ~0U, 0) < 0)
+        for (int fd = LAST_FD + 1; fd < 4096; fd++)
             close(fd);
     return 0;
 }

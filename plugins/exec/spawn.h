@@ -30,6 +30,9 @@ typedef struct spawn_req {
                                 the sandbox's session, or NULL */
     uint64_t client;                   /* vt_host_api.call_client_id: the sandbox shows only this
                         client's spooled output (0: all) */
+    int netproxy_fd;                   /* > 2: the filtering proxy's hand-over socket
+                         (netproxy_start), kept by the session leader
+                         (sandbox_proxy); 0: none */
 } spawn_req;
 
 typedef struct spawn_proc {

@@ -75,6 +75,17 @@ static void feed_list(key_hash *h, char **v)
     feed(h, "\x02");
 }
 
+/* The configured environment only: the PATH and HOME a provider inherits
+ * differ between the clients that start vthost (Codex passes its own
+ * short PATH), and a key that took them in would miss the cache that
+ * `vthost mcp tools NAME` filled from a shell. */
+static void feed_env(key_hash *h, const provider *p)
+{
+    for (size_t i = 0; p->envp && i < p->env_configured && p->envp[i]; i++)
+        feed(h, p->envp[i]);
+    feed(h, "\x02");
+}
+
 static char *file_of(const provider *p)
 {
     if (!g_dir)
@@ -83,7 +94,7 @@ static char *file_of(const provider *p)
     feed(&h, p->name);
     feed(&h, p->tp ? p->tp->name : "");
     feed_list(&h, p->argv);
-    feed_list(&h, p->envp);
+    feed_env(&h, p);
     feed(&h, p->cwd);
     feed(&h, p->endpoint);
     feed_list(&h, p->headers);

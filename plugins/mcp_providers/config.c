@@ -137,6 +137,7 @@ static int build_env(provider *p, const cJSON *env, char **err)
         has_home |= strcmp(it->string, "HOME") == 0;
         push_env(&envp, &n, it->string, it->valuestring);
     }
+    p->env_configured = n;
     const char *path = getenv("PATH"), *home = getenv("HOME");
     if (!has_path)
         push_env(&envp, &n, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");

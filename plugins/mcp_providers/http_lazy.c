@@ -136,4 +136,5 @@ const transport_ops http_transport = {
     .stop = lazy_stop,
     .destroy = lazy_destroy,
     .describe = lazy_describe,
+    .answers_on_send = 1,
 };

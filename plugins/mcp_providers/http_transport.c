@@ -972,4 +972,5 @@ const transport_ops http_curl_transport = {
     .stop = http_stop,
     .destroy = http_destroy,
     .describe = http_describe,
+    .answers_on_send = 1,
 };

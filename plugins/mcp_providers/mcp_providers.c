@@ -22,6 +22,7 @@
 #include "provider.h"
 #include "relay.h"
 #include "result.h"
+#include "task.h"
 #include "tools.h"
 
 #define PROTOCOL_VERSION "2025-06-18"
@@ -313,6 +314,14 @@ static int resend_ok(provider *p)
     return ok;
 }
 
+/* The tools/call (params taken): a plain request, or a task (task.h). */
+static int send_call(provider *p, vt_call *call, cJSON *params, int task, cJSON **reply, char **err)
+{
+    if (task)
+        return task_call(p, call, params, p->lim.tool_timeout_ms, reply, err);
+    return provider_request(p, "tools/call", params, call, p->lim.tool_timeout_ms, reply, err);
+}
+
 int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
 {
     char *tool = NULL, *err = NULL;
@@ -338,7 +347,8 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
     cJSON_AddItemToObject(params, "arguments", a);
     cJSON *again = cJSON_Duplicate(params, 1);
     cJSON *reply = NULL;
-    rc = provider_request(p, "tools/call", params, call, p->lim.tool_timeout_ms, &reply, &err);
+    int task = tools_task_only(mcpp_api->call_tool(call));
+    rc = send_call(p, call, params, task, &reply, &err);
     if (rc == VT_ERR_IO && resend_ok(p)) {
         /* the server forgot the session before it saw the call: a new
          * session, and the call once more */
@@ -346,8 +356,7 @@ int mcpp_run(vt_call *call, const cJSON *args, cJSON **result)
         err = NULL;
         if (ensure_ready(p, call, 1, &err) == VT_OK) {
             free(why);
-            rc = provider_request(p, "tools/call", again, call, p->lim.tool_timeout_ms, &reply,
-                                  &err);
+            rc = send_call(p, call, again, task, &reply, &err);
             again = NULL;
         } else {
             free(err);

@@ -11,6 +11,7 @@
 #include <vthost/clock.h>
 #include "provider.h"
 #include "relay.h"
+#include "task.h"
 
 const vt_host_api *mcpp_api;
 void (*mcpp_list_changed)(provider *p);
@@ -27,6 +28,7 @@ struct rpc_wait {
     int queued;       /* entries in incoming (at most RELAY_QUEUE_MAX) */
     int relayed;      /* requests admitted for `call`: queued or relayed */
     int refused_said; /* the log said once that its requests are refused */
+    int elsewhere;    /* requests for `call` being relayed on other threads */
     pthread_t thread; /* the caller's (it relays them) */
 };
 
@@ -99,6 +101,14 @@ static cJSON *rpc_new(const char *method, cJSON *params)
 }
 
 int provider_send(provider *p, cJSON *msg) { return send_msg(p, msg, NULL); }
+
+long provider_new_token(provider *p)
+{
+    pthread_mutex_lock(&p->mu);
+    long t = ++p->next_id; /* request ids and tokens share the counter */
+    pthread_mutex_unlock(&p->mu);
+    return t;
+}
 
 int provider_notify(provider *p, const char *method, cJSON *params)
 {
@@ -174,6 +184,7 @@ static void on_progress(provider *p, const cJSON *params)
     for (rpc_wait *w = p->waits; w; w = w->next)
         if ((double)w->id == tok->valuedouble && !w->done && w->call)
             mcpp_api->call_progress(w->call, prog->valuedouble, t, msg);
+    task_route_progress_locked(p, tok->valuedouble, prog->valuedouble, t, msg);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -228,8 +239,13 @@ static const char *relay_admit_locked(provider *p, rpc_wait *w, int queue, int *
  * thread relays it.  A transport that reads a request's answers on that
  * request's thread (HTTP) says exactly which call: the one waiting on
  * this thread, relayed right here.  Over stdio nothing says which, so
- * the earliest call in flight relays it.  What is over the bounds, or
- * comes once the call has ended, is refused at once. */
+ * the earliest call in flight relays it.  Two kinds are relayed where
+ * they arrive instead, with the call kept until they are done: what the
+ * call's client cannot answer (refused at once, never left waiting for
+ * the call's deadline), and what comes elsewhere than the call's own
+ * exchange over a transport whose callers wait in send() (an HTTP GET
+ * stream).  What is over the bounds, or comes once the call has ended,
+ * is refused at once. */
 static cJSON *queue_relay(provider *p, cJSON *m)
 {
     rpc_wait *target = NULL, *mine = NULL;
@@ -246,13 +262,22 @@ static cJSON *queue_relay(provider *p, cJSON *m)
             target = w;
     }
     rpc_wait *w = mine ? mine : target;
+    int here = w && (mine || p->tp->answers_on_send || !relay_answerable(w->call, m));
     if (w)
-        why = relay_admit_locked(p, w, !mine, &code);
-    if (w && !why && mine) {
+        why = relay_admit_locked(p, w, !here, &code);
+    if (w && !why && here) {
         vt_call *call = w->call;
         struct timespec deadline = w->deadline;
+        if (!mine)
+            w->elsewhere++; /* its call waits for this before it ends */
         pthread_mutex_unlock(&p->mu);
         relay_serve(p, call, m, &deadline);
+        if (!mine) {
+            pthread_mutex_lock(&p->mu);
+            w->elsewhere--;
+            pthread_cond_broadcast(&p->cond);
+            pthread_mutex_unlock(&p->mu);
+        }
         return m;
     }
     if (w && !why && (w->incoming || (w->incoming = cJSON_CreateArray()))) {
@@ -296,6 +321,8 @@ int provider_receive(provider *p, cJSON *m)
                 mcpp_list_changed(p);
         } else if (strcmp(method, "notifications/progress") == 0) {
             on_progress(p, params);
+        } else if (strcmp(method, "notifications/tasks/status") == 0) {
+            task_route_notified(p, params);
         } else if (strcmp(method, "notifications/message") == 0) {
             char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(params, "data"));
             mcpp_api->log(VT_LOG_DEBUG, "mcp_providers", "%s: %.500s", p->name, t ? t : "");
@@ -519,7 +546,8 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
         if (!meta)
             meta = cJSON_AddObjectToObject(params, "_meta");
-        cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
+        if (!cJSON_GetObjectItemCaseSensitive(meta, "progressToken")) /* a task's own */
+            cJSON_AddNumberToObject(meta, "progressToken", (double)w->id);
     }
     cJSON *msg = rpc_new(method, params);
     cJSON_AddNumberToObject(msg, "id", (double)w->id);
@@ -533,6 +561,8 @@ int provider_request(provider *p, const char *method, cJSON *params, vt_call *ca
         w->done = 1;
     }
     cJSON *left = wait_answer_locked(p, w, call, &cancelled, &timed_out);
+    while (w->elsewhere) /* relayed on another thread: bounded by the deadline */
+        pthread_cond_wait(&p->cond, &p->mu);
     pthread_mutex_unlock(&p->mu);
 
     const cJSON *in;

@@ -31,12 +31,30 @@ typedef struct provider_limits {
 
 typedef struct rpc_wait rpc_wait;
 
+/* A tool call running as an MCP task (task.c): between its requests
+ * (tools/call, tasks/get, tasks/result) nothing of the call waits on the
+ * provider, so the task's progress (under the tools/call's token) and
+ * its notifications/tasks/status find the call here. */
+typedef struct task_route {
+    struct task_route *next;
+    long token;        /* the progressToken of the task's tools/call */
+    long result_token; /* ... of its tasks/result (0 before) */
+    vt_call *call;     /* progress goes here */
+    char task_id[128]; /* empty until the provider created the task */
+    int kicked;        /* a status notification arrived: poll now */
+    int own_progress;  /* the provider sent progress of its own */
+    int ended;         /* the provider ended the task itself */
+    double shown;      /* the last progress value given to the call */
+    char *status_msg;  /* the last statusMessage given to the call */
+} task_route;
+
 struct provider {
     /* configuration (immutable after config load) */
     char *name;
     char *prefix;           /* mcp__<name>__ */
     char **argv;            /* stdio: command + args, NULL-terminated */
     char **envp;            /* stdio: configured env + PATH, HOME */
+    size_t env_configured;  /* how many of envp the configuration names */
     char *cwd;              /* stdio: absolute, or NULL for the workspace */
     char *endpoint;         /* http: the MCP endpoint URL */
     char **headers;         /* http: "Name: value" lines, NULL-terminated */
@@ -63,6 +81,7 @@ struct provider {
     unsigned generation;      /* bumps with every start */
     long next_id;
     rpc_wait *waits;
+    task_route *routes;
     int list_dirty;                /* notifications/tools/list_changed seen */
     struct timespec roots_settled; /* CLOCK_MONOTONIC: calls wait until then after a
                                       roots/list answer (zero: never asked) */
@@ -95,6 +114,12 @@ void provider_fail(provider *p, const char *why);
 int provider_request(provider *p, const char *method, cJSON *params, vt_call *call, int timeout_ms,
                      cJSON **reply, char **err);
 int provider_notify(provider *p, const char *method, cJSON *params);
+
+/* A progress token no request of p uses (a task keeps its tools/call's
+ * token after the answer: provider_request keeps a progressToken that
+ * `params._meta` already has; task.h routes it). */
+long provider_new_token(provider *p);
+
 /* Send one message (a response to the provider's own request); takes
  * msg.  Returns 0, or -1 when the provider is gone. */
 int provider_send(provider *p, cJSON *msg);

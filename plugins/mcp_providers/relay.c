@@ -44,6 +44,21 @@ cJSON *relay_capabilities(void)
     return caps;
 }
 
+int relay_answerable(const vt_call *call, const cJSON *req)
+{
+    if (!VT_HAS(mcpp_api, client_capabilities) || !VT_HAS(mcpp_api, client_request))
+        return 0;
+    unsigned caps = mcpp_api->client_capabilities(call);
+    const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "method"));
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
+    if (method && strcmp(method, "sampling/createMessage") == 0)
+        return (caps & VT_CLIENT_SAMPLING) != 0;
+    const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "mode"));
+    if (mode && strcmp(mode, "url") == 0)
+        return (caps & VT_CLIENT_ELICITATION_URL) != 0;
+    return (caps & VT_CLIENT_ELICITATION) != 0;
+}
+
 static void answer(provider *p, const cJSON *id, cJSON *result, cJSON *error)
 {
     cJSON *m = cJSON_CreateObject();

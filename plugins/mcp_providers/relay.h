@@ -20,6 +20,11 @@ int relay_method(const char *method);
  * roots/list itself with the workspace (provider.c). */
 cJSON *relay_capabilities(void);
 
+/* 1 when `call`'s client could answer `req` (its front end relays and
+ * the client declared what the method needs); else relaying it would
+ * only be refused, which relay_serve does at once on any thread. */
+int relay_answerable(const vt_call *call, const cJSON *req);
+
 /* Relay `req` (a request message of p, borrowed) on behalf of `call`,
  * waiting at most until `deadline` (CLOCK_MONOTONIC, the call's), and
  * answer p under the request's own id with the client's result or

@@ -141,19 +141,6 @@ void tools_sync(provider *p, cJSON *tools)
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(def, "name"));
         if (!cJSON_IsObject(def) || !name || !*name)
             continue;
-        /* A tool that runs only as an MCP task (2025-11-25) would fail
-         * every plain tools/call: not offered until tasks are supported. */
-        const cJSON *exec = cJSON_GetObjectItemCaseSensitive(def, "execution");
-        const char *ts =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(exec, "taskSupport"));
-        if (ts && strcmp(ts, "required") == 0) {
-            mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN,
-                          "%s: tool '%s' is not offered: it runs only as an MCP task "
-                          "(execution.taskSupport \"required\"), which vthost does not "
-                          "support yet",
-                          p->name, name);
-            continue;
-        }
         /* the same provider tool keeps its name; a clash gets a salted hash */
         ptool *t = NULL;
         char vt[MCPP_NAME_MAX + 1];
@@ -227,6 +214,17 @@ provider *tools_lookup(const char *vt_name, char **tool)
     *tool = t ? strdup(t->tool) : NULL;
     pthread_mutex_unlock(&g_mu);
     return p;
+}
+
+int tools_task_only(const char *vt_name)
+{
+    pthread_mutex_lock(&g_mu);
+    ptool *t = vt_name ? find_locked(vt_name) : NULL;
+    const cJSON *exec = t ? cJSON_GetObjectItemCaseSensitive(t->def, "execution") : NULL;
+    const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(exec, "taskSupport"));
+    int only = ts && strcmp(ts, "required") == 0;
+    pthread_mutex_unlock(&g_mu);
+    return only;
 }
 
 /* The call is a tools/call to server p->name: the permission engine

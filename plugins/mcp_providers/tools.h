@@ -19,6 +19,10 @@ void tools_mark(provider *p, int available);
 /* Find the provider and the provider's own tool name for `vt_name`;
  * *tool is malloc'd.  Returns NULL when unknown. */
 provider *tools_lookup(const char *vt_name, char **tool);
+/* 1 when the provider runs `vt_name` only as an MCP task
+ * (execution.taskSupport "required": task.h); "optional" tools are
+ * called plainly. */
+int tools_task_only(const char *vt_name);
 /* Number of tools registered for p. */
 size_t tools_count(const provider *p);
 /* [{"name","tool","description"}...] of p (new array). */

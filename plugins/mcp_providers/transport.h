@@ -43,6 +43,11 @@ typedef struct transport_ops {
     /* Add the transport's fields ("command", "endpoint") to a status
      * object; called with the provider lock held. */
     void (*describe)(const provider *p, cJSON *status);
+    /* 1 when send() of a request returns only once it is answered (HTTP):
+     * the caller's thread cannot relay what arrives for its call
+     * elsewhere (a GET stream) meanwhile, so that is relayed where it
+     * arrives. */
+    int answers_on_send;
 } transport_ops;
 
 extern const transport_ops stdio_transport;

@@ -73,6 +73,31 @@ static void keep(builder *b, const text_lines *f, size_t i)
     }
 }
 
+/* Kept lines [from, to): copied as one block, and in the edit script
+ * only the DIFF_CONTEXT lines at each end stand for themselves; the
+ * middle, which no hunk can show, is one '=' item.  The file's last line
+ * is always kept line by line (it may lack its ending). */
+static void keep_run(builder *b, const text_lines *f, size_t from, size_t to)
+{
+    size_t last = to < f->n ? to : f->n - 1;
+    if (to <= from || last - from <= 2 * DIFF_CONTEXT) {
+        for (size_t i = from; i < to; i++)
+            keep(b, f, i);
+        return;
+    }
+    for (size_t i = from; i < from + DIFF_CONTEXT; i++)
+        keep(b, f, i);
+    size_t a = from + DIFF_CONTEXT, z = last - DIFF_CONTEXT; /* [a, z) skipped */
+    if (b->prev_noeol)
+        bput(b, b->eol, b->eol_len);
+    b->prev_noeol = 0;
+    size_t start = f->v[a].off, end = f->v[z - 1].off + f->v[z - 1].len + f->v[z - 1].eol;
+    bput(b, f->base + start, end - start);
+    item(b, '=', NULL, z - a, 0);
+    for (size_t i = z; i < to; i++)
+        keep(b, f, i);
+}
+
 static void add(builder *b, const char *s, size_t len)
 {
     out_line(b, s, len, b->eol, b->eol_len);
@@ -198,16 +223,17 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
     b.eol_len = f->eol_len;
     /* Size both buffers once: a 100,000-line file would otherwise be
      * copied again on every doubling. */
-    size_t added = 0, added_bytes = 0;
+    size_t added_bytes = 0;
     for (size_t k = 0; k < ne; k++)
         for (size_t l = ed[k].first; l < ed[k].first + ed[k].count; l++)
-            if (p->lines[l].kind == '+') {
-                added++;
+            if (p->lines[l].kind == '+')
                 added_bytes += p->lines[l].len + 2;
-            }
     b.cap = f->size + added_bytes + 2;
     b.p = malloc(b.cap);
-    b.cap_items = f->n + added + 2;
+    size_t patch_lines = 0;
+    for (size_t k = 0; k < ne; k++)
+        patch_lines += ed[k].count;
+    b.cap_items = patch_lines + (ne + 1) * (2 * DIFF_CONTEXT + 1) + 2;
     b.items = malloc(b.cap_items * sizeof *b.items);
     if (!b.p || !b.items) {
         free(b.p);
@@ -216,8 +242,8 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
     }
     size_t pos = 0;
     for (size_t k = 0; k < ne; k++) {
-        for (; pos < ed[k].at; pos++)
-            keep(&b, f, pos);
+        keep_run(&b, f, pos, ed[k].at);
+        pos = ed[k].at > pos ? ed[k].at : pos;
         for (size_t l = ed[k].first; l < ed[k].first + ed[k].count; l++) {
             const patch_line *pl = &p->lines[l];
             if (pl->kind == '+') {
@@ -230,8 +256,7 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
             }
         }
     }
-    for (; pos < f->n; pos++)
-        keep(&b, f, pos);
+    keep_run(&b, f, pos, f->n);
     if (b.prev_noeol)
         bput(&b, b.eol, b.eol_len);
     return finish(&b, out);

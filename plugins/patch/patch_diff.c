@@ -119,9 +119,10 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
     size_t old_no = 0, new_no = 0; /* lines before item i */
     size_t i = 0;
     while (i < n) {
-        if (it[i].op == ' ') {
-            old_no++;
-            new_no++;
+        if (it[i].op == ' ' || it[i].op == '=') {
+            size_t k = it[i].op == '=' ? it[i].len : 1;
+            old_no += k;
+            new_no += k;
             i++;
             continue;
         }
@@ -129,10 +130,13 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
          * after the last change that lies within 2*DIFF_CONTEXT of the
          * previous one. */
         size_t lo = i >= DIFF_CONTEXT ? i - DIFF_CONTEXT : 0;
+        for (size_t k = lo; k < i; k++)
+            if (it[k].op == '=')
+                lo = k + 1;
         size_t back = i - lo;
         size_t last = i;
         size_t j = i;
-        while (j < n) {
+        while (j < n && it[j].op != '=') {
             if (it[j].op != ' ') {
                 last = j;
                 j++;
@@ -143,6 +147,8 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
             j++;
         }
         size_t hi = last + 1 + DIFF_CONTEXT;
+        if (hi > j && j < n && it[j].op == '=')
+            hi = j; /* a skipped run is never shown */
         if (hi > n)
             hi = n;
         hunk(&b, it, lo, hi, old_no - back, new_no - back);

@@ -1,4 +1,5 @@
 /* The four matching passes (see patch_match.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
@@ -14,6 +15,9 @@ void matcher_init(matcher *m, const text_lines *file)
 
 void matcher_free(matcher *m)
 {
+    free(m->ix_start);
+    free(m->ix_pos);
+    m->ix_start = m->ix_pos = NULL;
     if (m->fold) {
         for (size_t i = 0; i < m->file->n; i++)
             free(m->fold[i]);
@@ -82,6 +86,88 @@ static int try_at(matcher *m, int pass, size_t at, const match_span *pat, const 
     return 1;
 }
 
+static size_t trimmed_hash(const char *s, size_t len)
+{
+    text_trim(&s, &len);
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Build the context index (two passes over the lines: counts, then
+ * positions in ascending order).  Out of memory leaves it unbuilt: the
+ * scans still work. */
+static void index_build(matcher *m)
+{
+    const text_lines *f = m->file;
+    size_t nb = 64;
+    while (nb < 2 * f->n)
+        nb *= 2;
+    size_t *start = calloc(nb + 1, sizeof *start);
+    size_t *pos = malloc((f->n ? f->n : 1) * sizeof *pos);
+    size_t *hash = malloc((f->n ? f->n : 1) * sizeof *hash);
+    if (!start || !pos || !hash) {
+        free(start);
+        free(pos);
+        free(hash);
+        return;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        hash[i] = trimmed_hash(text_line_ptr(f, i), f->v[i].len) & (nb - 1);
+        start[hash[i] + 1]++;
+    }
+    for (size_t b = 0; b < nb; b++)
+        start[b + 1] += start[b];
+    /* start[b] is used as the fill cursor, then restored from its end. */
+    for (size_t i = 0; i < f->n; i++)
+        pos[start[hash[i]]++] = i;
+    for (size_t b = nb; b > 0; b--)
+        start[b] = start[b - 1];
+    start[0] = 0;
+    free(hash);
+    m->ix_start = start;
+    m->ix_pos = pos;
+    m->ix_mask = nb - 1;
+}
+
+/* The first i in [lo, total - n] where the pattern matches under `pass`
+ * (one of the first three), by the index: only where pattern line k's
+ * trimmed hash is found.  k is the pattern line with the fewest
+ * candidates.  Returns 1 and *at, 0, or negative. */
+static int index_seek(matcher *m, int pass, size_t lo, const match_span *pat, size_t n, size_t *at)
+{
+    size_t total = m->file->n, k = 0, best = (size_t)-1, b = 0;
+    for (size_t j = 0; j < n && best > 0; j++) {
+        size_t bj = trimmed_hash(pat[j].s, pat[j].len) & m->ix_mask;
+        size_t cnt = m->ix_start[bj + 1] - m->ix_start[bj];
+        if (cnt < best) {
+            best = cnt;
+            k = j;
+            b = bj;
+        }
+    }
+    const size_t *p = m->ix_pos + m->ix_start[b], *end = m->ix_pos + m->ix_start[b + 1];
+    /* The first candidate line at or after lo + k. */
+    size_t a = 0, z = (size_t)(end - p);
+    while (a < z) {
+        size_t mid = (a + z) / 2;
+        if (p[mid] < lo + k)
+            a = mid + 1;
+        else
+            z = mid;
+    }
+    for (p += a; p < end && p[0] - k + n <= total; p++) {
+        int r = try_at(m, pass, p[0] - k, pat, NULL, n);
+        if (r != 0) {
+            if (r == 1)
+                *at = p[0] - k;
+            return r;
+        }
+    }
+    return 0;
+}
+
 int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int eof, size_t *at)
 {
     size_t total = m->file->n;
@@ -107,7 +193,16 @@ int matcher_seek(matcher *m, size_t from, const match_span *pat, size_t n, int e
         size_t lo = eof ? total - n : from;
         if (lo < from)
             break;
+        if (!m->ix_start && m->scanned > 4 * total + 4096)
+            index_build(m);
+        if (m->ix_start && pass != PASS_FOLD && n > 0) {
+            found = index_seek(m, pass, lo, pat, n, at);
+            if (found < 0)
+                goto out;
+            continue;
+        }
         for (size_t i = lo; i + n <= total; i++) {
+            m->scanned++;
             int r = try_at(m, pass, i, pat, folded, n);
             if (r < 0) {
                 found = r;

@@ -17,6 +17,16 @@ typedef struct matcher {
     const text_lines *file;
     char **fold; /* lazily folded file lines (pass 4) */
     size_t *fold_len;
+    /* Positions tried by linear scans so far; past a few passes over the
+     * file, the context index is built and the first three passes look
+     * up candidates instead of scanning. */
+    size_t scanned;
+    /* The context index: the file's line numbers grouped by a hash of
+     * the line with its surrounding whitespace trimmed (equal under any
+     * of the first three passes means equal trimmed), ascending within a
+     * bucket: bucket b is pos[start[b] .. start[b + 1]). */
+    size_t *ix_start, *ix_pos;
+    size_t ix_mask;
 } matcher;
 
 void matcher_init(matcher *m, const text_lines *file);

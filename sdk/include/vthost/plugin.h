@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 10
+#define VT_ABI_MINOR 13
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -228,6 +228,18 @@ struct vt_exec_policy {
      * (no race with the per-execve decide()).  Borrowed: valid until
      * release(). */
     const char *const *denied_programs;
+    /* ---- added in 1.13 (test struct_size) ---- */
+    /* 0 when a sandboxed command of the call may reach network host
+     * `host` through the sandbox's filtering proxy, VT_ERR_DENIED when it
+     * may not; *reason (allocated, free with api->free(); may be NULL)
+     * says why.  `listed`: the sandbox's allowed_domains names it.  A deny
+     * rule on the domain (WebFetch(domain:HOST) or the tool's own) refuses
+     * it even when listed; an allow rule on the domain admits it even when
+     * not; an unlisted domain that the policy would ask about is asked
+     * through `live` (a call of the same client in progress, or NULL: then
+     * refused).  Every refusal is audited.  Thread-safe. */
+    int (*decide_domain)(vt_exec_policy *self, vt_call *live, const char *host, int listed,
+                         char **reason);
 };
 
 /*

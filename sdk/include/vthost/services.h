@@ -153,6 +153,15 @@ typedef struct vt_wsindex_v1 {
      * *report and the result as for neutralise (0 also when it is gone). */
     int (*set_aside)(int dirfd, const char *name, const char *label, const char *why,
                      char **report);
+    /* ---- added later (check struct_size) ---- */
+    /* *out: a new array [{"path": absolute, canonical where it exists,
+     * "kind": "hooks" | "include"}]: the hook directories (core.hooksPath)
+     * and included config files (include.path, includeIf.*.path) that
+     * the workspace's repositories' configuration (and the user's global
+     * one) names, existing or not, wherever they are.  Git runs or reads
+     * them, so a command sandbox keeps those it could write read-only.
+     * The caller frees it with cJSON_Delete(). */
+    int (*git_config_paths)(vt_call *call, cJSON **out);
     /* ---- a command sandbox's part (ABI 1.10; check struct_size) ---- */
     /* The names at the workspace root that programs outside a sandbox
      * open and run from (vthost's policy directory and file, IDE and
@@ -304,7 +313,10 @@ typedef struct vt_events_v1 {
     "\"denied_execs\":{\"type\":\"array\",\"description\":\"Programs the run-time "                \
     "check refused.\",\"items\":{\"type\":\"object\",\"properties\":{"                             \
     "\"program\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                            \
-    "\"reason\":{\"type\":\"string\"}}}}"                                                          \
+    "\"reason\":{\"type\":\"string\"}}}},"                                                         \
+    "\"network\":{\"type\":\"object\",\"description\":\"With [sandbox.network]: what the "         \
+    "filtering proxy carried (sent_bytes, received_bytes, connections) and refused "               \
+    "(refused: one line per host).\"}"                                                             \
     "},\"required\":[\"success\",\"is_exited\",\"wall_time\",\"working_directory\","               \
     "\"backend\"]}"
 

@@ -59,6 +59,30 @@ test("RFC 9728 metadata names the resource and its authorization server", async 
   }
 });
 
+// RFC 9728 (and MCP 2025-11-25, and the SDK's schema of the document)
+// has no member for a client id: a pre-registered client is configured
+// in each agent (docs/clients.md), never published under a made-up name
+// a client would ignore.
+const RFC9728_MEMBERS = new Set([
+  "resource", "authorization_servers", "jwks_uri", "scopes_supported", "bearer_methods_supported",
+  "resource_signing_alg_values_supported", "resource_name", "resource_documentation", "resource_policy_uri",
+  "resource_tos_uri", "tls_client_certificate_bound_access_tokens", "authorization_details_types_supported",
+  "dpop_signing_alg_values_supported", "dpop_bound_access_tokens_required", "signed_metadata",
+]);
+test("with a pre-registered client id the metadata holds only RFC 9728 members", async () => {
+  const s = await startServer({
+    httpToml: `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_file = "${join(dir, "jwks.json")}"\nclient_id = "vthost-agents-7f3"\n`,
+  });
+  const r = await fetch(s.base + "/.well-known/oauth-protected-resource/mcp");
+  assert.equal(r.status, 200);
+  const body = await r.text();
+  const m = JSON.parse(body);
+  assert.equal(m.resource, AUD);
+  assert.deepEqual(m.authorization_servers, [ISS]);
+  for (const k of Object.keys(m)) assert.ok(RFC9728_MEMBERS.has(k), `'${k}' is not an RFC 9728 member`);
+  assert.doesNotMatch(body, /vthost-agents-7f3/);
+});
+
 test("no token: 401 whose WWW-Authenticate points at the metadata", async () => {
   const r = await post(srv, INIT, { token: null });
   assert.equal(r.status, 401);

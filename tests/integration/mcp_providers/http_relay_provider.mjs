@@ -1,6 +1,9 @@
 // A small Streamable HTTP MCP server (official SDK, stateful sessions)
 // whose tool elicits: over HTTP the provider's request arrives on the
-// stream of the tools/call it belongs to.  Prints "listening PORT".
+// stream of the tools/call it belongs to.  ask_elsewhere elicits on the
+// session's GET stream instead (no related request, as a server that
+// elicits outside the call's stream does) and whatever vthost declared.
+// Prints "listening PORT".
 import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -8,6 +11,7 @@ import { randomUUID } from "node:crypto";
 const require = createRequire(new URL("../mcp/package.json", import.meta.url));
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
+const { ElicitResultSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 function build() {
   const server = new McpServer({ name: "vthost-http-relay-provider", version: "1.0.0" });
@@ -19,6 +23,23 @@ function build() {
         const r = await server.server.elicitInput(
           { message: "Name, over HTTP?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } },
           { relatedRequestId: extra.requestId },
+        );
+        return { content: [{ type: "text", text: `hello ${r.content?.name} (${r.action})` }] };
+      } catch (e) {
+        return { content: [{ type: "text", text: `fallback: hello stranger (${e.message})` }] };
+      }
+    },
+  );
+  server.registerTool(
+    "ask_elsewhere",
+    { description: "Ask for a name on the GET stream (HTTP).", inputSchema: {} },
+    async () => {
+      try {
+        const r = await server.server.request(
+          { method: "elicitation/create",
+            params: { message: "Name, asked on the GET stream?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
+          ElicitResultSchema,
+          { timeout: 120000 },
         );
         return { content: [{ type: "text", text: `hello ${r.content?.name} (${r.action})` }] };
       } catch (e) {

@@ -175,7 +175,7 @@ test("a provider tool's structured result is cut to max_output_tokens and spoole
   for (const k of keys) assert.ok(spooled.includes(`"${k}"`), `the spool holds ${k}`);
 });
 
-test("a provider tool that runs only as an MCP task is not offered", async () => {
+test("a provider tool that runs only as an MCP task is offered and called as a task", async () => {
   const ws = workspace();
   const toml = readFileSync(join(ws, "vtcode.toml"), "utf8") + `
 [[mcp.providers]]
@@ -188,7 +188,10 @@ env = { RAW_MODE = "tasks" }
   const c = await connect(ws, { name: "some-client", extraArgs: ["--catalog", "full"] });
   assert.ok(c.known.has("mcp__raw__ok"), [...c.known].join(" "));
   assert.ok(c.known.has("mcp__raw__task_optional"), [...c.known].join(" "));
-  assert.ok(!c.known.has("mcp__raw__needs_task"), "a task-required tool is listed");
+  assert.ok(c.known.has("mcp__raw__needs_task"), [...c.known].join(" "));
   const r = await c.call("mcp__raw__task_optional", {});
   assert.ok(!r.isError, text(r));
+  const t = await c.call("mcp__raw__needs_task", { ms: 50 });
+  assert.ok(!t.isError, text(t));
+  assert.match(text(t), /raw needs_task done after 50 ms/);
 });

@@ -6,7 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -479,6 +479,26 @@ endpoint = "http://127.0.0.1:${port}/mcp"
     assert.ok(!r.isError, text(r));
     assert.match(text(r), /hello Grace \(accept\)/);
     assert.deepEqual(asked, ["MCP server 'web' asks: Name, over HTTP?"]);
+    // asked on the session's GET stream, outside the call's exchange
+    // (before, it waited for a thread busy with the call: the call timed out)
+    assert.ok((await search(c, "name on the GET stream HTTP")).includes("mcp__web__ask_elsewhere"));
+    const e = await c.callTool({ name: "mcp__web__ask_elsewhere", arguments: {} });
+    assert.match(text(e), /hello Grace \(accept\)/);
+    assert.deepEqual(asked.slice(1), ["MCP server 'web' asks: Name, asked on the GET stream?"]);
+    // nobody can answer it: a client without elicitation, and a one-shot
+    // `vthost call` without a terminal, are refused at once
+    const n = await connect(ws);
+    assert.ok((await search(n, "name on the GET stream HTTP")).includes("mcp__web__ask_elsewhere"));
+    let t0 = Date.now();
+    const f = await n.callTool({ name: "mcp__web__ask_elsewhere", arguments: {} });
+    assert.match(text(f), /fallback: hello stranger .*did not declare the elicitation capability/);
+    assert.ok(Date.now() - t0 < 2500, `refused after ${Date.now() - t0} ms`);
+    t0 = Date.now();
+    const one = spawnSync(bin, [...serverArgs(ws).slice(0, -1), "call", "mcp__web__ask_elsewhere", "{}"], {
+      env: serverEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30000,
+    });
+    assert.match(one.stdout, /fallback: hello stranger .*no MCP client to ask/, one.stdout + one.stderr);
+    assert.ok(Date.now() - t0 < 2500, `vthost call ended after ${Date.now() - t0} ms`);
   } finally {
     server.kill("SIGKILL");
   }

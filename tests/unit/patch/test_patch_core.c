@@ -175,6 +175,52 @@ static size_t seek(const char *file, const char *const *pat, size_t n, size_t fr
     return r == 1 ? at : (size_t)-1;
 }
 
+/* The context index must find what the scan finds: the same pass wins
+ * and the same (first) position, from every cursor, with and without
+ * End of File.  A small alphabet of lines differing only in whitespace
+ * makes every pass and many hash collisions occur. */
+static void test_match_index_equals_scan(void **state)
+{
+    (void)state;
+    static const char *const kinds[] = {"a", "a  ", " a", "b", "\tb ", "c", "", "  ", "a\xe2\x80\x94"};
+    char file[4096];
+    size_t o = 0;
+    uint32_t seed = 7;
+    for (int i = 0; i < 300; i++) {
+        seed = seed * 1103515245u + 12345u;
+        o += (size_t)snprintf(file + o, sizeof file - o, "%s\n", kinds[(seed >> 16) % 9]);
+    }
+    text_lines t;
+    assert_int_equal(text_split(file, o, &t), 0);
+    static const char *const pats[][3] = {{"a", "b", NULL},      {"a", "a", "c"}, {"b ", " c", NULL},
+                                          {"", "a", NULL},        {"c", NULL, NULL},
+                                          {"a-", NULL, NULL},     {"  b", "a", "a"}};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats; k++) {
+        match_span sp[3];
+        size_t n = 0;
+        while (n < 3 && pats[k][n]) {
+            sp[n] = (match_span){pats[k][n], strlen(pats[k][n])};
+            n++;
+        }
+        for (size_t from = 0; from <= t.n; from += 7)
+            for (int eof = 0; eof < 2; eof++) {
+                matcher scan, ix;
+                matcher_init(&scan, &t);
+                matcher_init(&ix, &t);
+                ix.scanned = (size_t)-1 / 2; /* build the index at once */
+                size_t a1 = (size_t)-1, a2 = (size_t)-1;
+                int r1 = matcher_seek(&scan, from, sp, n, eof, &a1);
+                int r2 = matcher_seek(&ix, from, sp, n, eof, &a2);
+                assert_non_null(ix.ix_start);
+                assert_int_equal(r1, r2);
+                assert_int_equal(a1, a2);
+                matcher_free(&scan);
+                matcher_free(&ix);
+            }
+    }
+    text_lines_free(&t);
+}
+
 static void test_match_passes(void **state)
 {
     (void)state;
@@ -233,6 +279,45 @@ static void test_update_endings(void **state)
     assert_null(o);
     assert_non_null(strstr(err, "Failed to find expected lines in f (chunk 1, patch line 3):\ny\n"));
     free(err);
+}
+
+/* Long unchanged stretches are copied whole and stand in the edit
+ * script as one skipped run: the bytes (CRLF kept, the missing final
+ * ending added) and the hunk numbers must be those of a line-by-line
+ * build. */
+static void test_update_long_runs(void **state)
+{
+    (void)state;
+    char file[1024] = "", *diff = NULL, *err = NULL;
+    size_t o = 0;
+    for (int i = 1; i <= 30; i++)
+        o += (size_t)snprintf(file + o, sizeof file - o, "l%d%s", i, i == 30 ? "" : "\r\n");
+    char *out = run_update(file,
+                           "*** Begin Patch\n*** Update File: f\n@@\n l10\n-l11\n+L11\n l12\n"
+                           "@@\n l28\n l29\n-l30\n+L30\n*** End Patch\n",
+                           &diff, &err);
+    assert_non_null(out);
+    char want[1024] = "";
+    o = 0;
+    for (int i = 1; i <= 30; i++)
+        o += (size_t)snprintf(want + o, sizeof want - o, "%s%d\r\n", i == 11 || i == 30 ? "L" : "l",
+                              i);
+    assert_string_equal(out, want);
+    assert_string_equal(diff, "@@ -8,7 +8,7 @@\n l8\n l9\n l10\n-l11\n+L11\n l12\n l13\n l14\n"
+                              "@@ -27,4 +27,4 @@\n l27\n l28\n l29\n-l30\n"
+                              "\\ No newline at end of file\n+L30\n");
+    free(out);
+    free(diff);
+    /* An untouched last line without an ending, after a skipped run. */
+    out = run_update("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm",
+                     "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End Patch\n", &diff,
+                     &err);
+    assert_non_null(out);
+    assert_string_equal(out, "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n");
+    assert_string_equal(diff, "@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n"
+                              "@@ -10,4 +10,4 @@\n j\n k\n l\n-m\n\\ No newline at end of file\n+m\n");
+    free(out);
+    free(diff);
 }
 
 static void test_diff_hunks_and_truncation(void **state)
@@ -399,7 +484,9 @@ int main(void)
         cmocka_unit_test(test_text_split_endings),
         cmocka_unit_test(test_fold),
         cmocka_unit_test(test_match_passes),
+        cmocka_unit_test(test_match_index_equals_scan),
         cmocka_unit_test(test_update_endings),
+        cmocka_unit_test(test_update_long_runs),
         cmocka_unit_test(test_diff_hunks_and_truncation),
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_fs_openat2),

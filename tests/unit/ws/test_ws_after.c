@@ -78,7 +78,7 @@ static int call(const char *const *files, size_t n, char **report)
     for (size_t i = 0; i < n; i++)
         assert_int_equal(subjects_add(&s, VT_SUBJECT_PATH_CREATE, files[2 * i]), 0);
     ws_after *a = NULL;
-    assert_int_equal(ws_after_begin(&s, &a), 0);
+    assert_int_equal(ws_after_begin(&s, VT_EFFECT_MUTATES_WORKSPACE, &a), 0);
     for (size_t i = 0; i < n; i++)
         put(files[2 * i], files[2 * i + 1]);
     int rc = ws_after_end(a, report);

@@ -1,0 +1,323 @@
+/* The paths the repositories' configuration makes git run or read
+ * (ws_gitconf.h). */
+#include "ws_gitconf.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/grow.h>
+#include <vthost/plugin.h>
+#include "gitneutral.h"
+#include "paths.h"
+#include "strutil.h"
+#include "ws_gitdir.h"
+#include "ws_index.h"
+
+#define CONF_MAX_BYTES (1u << 20)
+#define CONF_MAX_DEPTH 5
+
+/* A config file read, as it was: the kept list is valid while none of
+ * them changed. */
+typedef struct conf_stamp {
+    char *path;
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+} conf_stamp;
+
+typedef struct reader {
+    const char *worktree; /* relative hooks paths are taken from here */
+    const char *dir;      /* the directory of the file being read */
+    cJSON *out;
+    int depth;
+    conf_stamp *st;
+    size_t nst, capst;
+} reader;
+
+static void stamp_take(conf_stamp *s, const char *path)
+{
+    struct stat st;
+    s->exists = stat(path, &st) == 0;
+    if (s->exists) {
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+        s->size = st.st_size;
+        s->mtime = st.st_mtim;
+        s->ctime = st.st_ctim;
+    }
+}
+
+static int stamp_same(const conf_stamp *s)
+{
+    conf_stamp now = {0};
+    stamp_take(&now, s->path);
+    if (now.exists != s->exists)
+        return 0;
+    return !s->exists ||
+           (now.dev == s->dev && now.ino == s->ino && now.size == s->size &&
+            now.mtime.tv_sec == s->mtime.tv_sec && now.mtime.tv_nsec == s->mtime.tv_nsec &&
+            now.ctime.tv_sec == s->ctime.tv_sec && now.ctime.tv_nsec == s->ctime.tv_nsec);
+}
+
+/* `value` as git takes a path: "~/" from $HOME, relative from `base`;
+ * canonical where it exists, else lexically tidied (malloc'd), or NULL. */
+static char *resolve(const char *value, const char *base)
+{
+    const char *home = getenv("HOME");
+    char *p = NULL;
+    if (!strncmp(value, "~/", 2))
+        p = home && home[0] == '/' ? str_printf("%s/%s", home, value + 2) : NULL;
+    else if (value[0] == '/')
+        p = strdup(value);
+    else if (value[0] && value[0] != '~' && value[0] != '%')
+        p = str_printf("%s/%s", base, value);
+    if (!p)
+        return NULL;
+    char *real = realpath(p, NULL);
+    if (real) {
+        free(p);
+        return real;
+    }
+    char *tidy = NULL;
+    if (paths_resolve("/", p, 0, &tidy) != VT_OK)
+        tidy = NULL;
+    free(p);
+    return tidy;
+}
+
+static void add(reader *r, const char *path, const char *kind)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, r->out)
+    {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        if (p && !strcmp(p, path))
+            return;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "path", path);
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddItemToArray(r->out, o);
+}
+
+static void read_conf(reader *r, const char *path);
+
+static void on_key(void *ctx, const char *section, const char *sub, const char *key,
+                   const char *value)
+{
+    reader *r = ctx;
+    if (!value)
+        return;
+    int hooks = !strcmp(section, "core") && !sub && !strcmp(key, "hookspath");
+    int include = !strcmp(key, "path") &&
+                  ((!strcmp(section, "include") && !sub) || (!strcmp(section, "includeif") && sub));
+    if (!hooks && !include)
+        return;
+    char *p = resolve(value, hooks ? r->worktree : r->dir);
+    if (!p)
+        return;
+    add(r, p, hooks ? "hooks" : "include");
+    size_t n = strlen(p);
+    if (hooks && n > 2 && !strcmp(p + n - 2, "/_")) {
+        /* husky's layout: the stubs in .husky/_ run the scripts one up */
+        p[n - 2] = '\0';
+        add(r, p, "hooks");
+        p[n - 2] = '/';
+    }
+    if (include && r->depth < CONF_MAX_DEPTH) {
+        r->depth++;
+        read_conf(r, p);
+        r->depth--;
+    }
+    free(p);
+}
+
+/* Read one config file (never more than CONF_MAX_BYTES), stamped. */
+static void read_conf(reader *r, const char *path)
+{
+    if (VT_GROW(&r->st, &r->capst, r->nst + 1) == 0) {
+        conf_stamp *s = &r->st[r->nst];
+        memset(s, 0, sizeof *s);
+        if ((s->path = strdup(path))) {
+            stamp_take(s, path);
+            r->nst++;
+        }
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    char *buf = NULL;
+    ssize_t n = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(CONF_MAX_BYTES)))
+        n = read(fd, buf, CONF_MAX_BYTES);
+    close(fd);
+    char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (n > 0 && slash) {
+        slash[slash == dir ? 1 : 0] = '\0';
+        const char *saved = r->dir;
+        r->dir = dir;
+        gitneutral_each(buf, (size_t)n, on_key, r);
+        r->dir = saved;
+    }
+    free(dir);
+    free(buf);
+}
+
+/* The user's global configuration files, read for each work tree. */
+static void read_global(reader *r)
+{
+    const char *home = getenv("HOME");
+    char *a = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "git/config");
+    char *b = home && home[0] == '/' ? str_printf("%s/.gitconfig", home) : NULL;
+    if (a)
+        read_conf(r, a);
+    if (b)
+        read_conf(r, b);
+    free(a);
+    free(b);
+}
+
+/* One repository of the index: its git directory's configuration. */
+static void read_repo(reader *r, const char *entry, const char *kind)
+{
+    char *gitdir = NULL, *common = NULL;
+    if (!strcmp(kind, "gitfile"))
+        ws_gitdir_gitfile(entry, &gitdir);
+    else
+        gitdir = realpath(entry, NULL);
+    char *worktree = strdup(entry), *slash = worktree ? strrchr(worktree, '/') : NULL;
+    if (gitdir && slash && ws_gitdir_judge(gitdir, &common)) {
+        *slash = '\0';
+        r->worktree = worktree;
+        char *c = str_printf("%s/config", common ? common : gitdir);
+        char *w = str_printf("%s/config.worktree", gitdir);
+        if (c)
+            read_conf(r, c);
+        if (w)
+            read_conf(r, w);
+        read_global(r);
+        free(c);
+        free(w);
+    }
+    free(worktree);
+    free(gitdir);
+    free(common);
+}
+
+static cJSON *paths_of(const cJSON *repos, reader *r)
+{
+    r->out = cJSON_CreateArray();
+    const cJSON *it;
+    cJSON_ArrayForEach(it, repos)
+    {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
+        if (p && k && r->out)
+            read_repo(r, p, k);
+    }
+    return r->out;
+}
+
+static void stamps_free(conf_stamp *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(st[i].path);
+    free(st);
+}
+
+cJSON *ws_gitconf_paths(const char *root, const cJSON *repos)
+{
+    (void)root;
+    reader r = {0};
+    cJSON *out = paths_of(repos, &r);
+    stamps_free(r.st, r.nst);
+    return out;
+}
+
+/* ---- the kept list ---------------------------------------------------------- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static cJSON *kept;
+static conf_stamp *kept_st;
+static size_t kept_nst;
+static uint64_t kept_seq;
+
+static int kept_valid(ws_index *ix)
+{
+    if (!kept || ws_index_mark(ix).seq != kept_seq)
+        return 0;
+    for (size_t i = 0; i < kept_nst; i++)
+        if (!stamp_same(&kept_st[i]))
+            return 0;
+    return 1;
+}
+
+/* The kept list, made again when stale; with mu held. */
+static const cJSON *kept_list(void)
+{
+    ws_index *ix = ws_index_current();
+    if (!ix || ws_index_refresh(ix, 0, NULL) != VT_OK)
+        return NULL;
+    if (kept_valid(ix))
+        return kept;
+    cJSON_Delete(kept);
+    stamps_free(kept_st, kept_nst);
+    kept = NULL;
+    kept_st = NULL;
+    kept_nst = 0;
+    kept_seq = ws_index_mark(ix).seq;
+    cJSON *repos = ws_index_repositories(ix, &(int){0});
+    reader r = {0};
+    kept = paths_of(repos, &r);
+    kept_st = r.st;
+    kept_nst = r.nst;
+    cJSON_Delete(repos);
+    return kept;
+}
+
+int ws_gitconf_protected(const char *abs)
+{
+    pthread_mutex_lock(&mu);
+    const cJSON *list = kept_list(), *it;
+    int hit = 0;
+    cJSON_ArrayForEach(it, list)
+    {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        if (p && paths_is_within(p, abs)) {
+            hit = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return hit;
+}
+
+cJSON *ws_gitconf_current(void)
+{
+    pthread_mutex_lock(&mu);
+    const cJSON *list = kept_list();
+    cJSON *copy = list ? cJSON_Duplicate(list, 1) : cJSON_CreateArray();
+    pthread_mutex_unlock(&mu);
+    return copy;
+}
+
+void ws_gitconf_reset(void)
+{
+    pthread_mutex_lock(&mu);
+    cJSON_Delete(kept);
+    stamps_free(kept_st, kept_nst);
+    kept = NULL;
+    kept_st = NULL;
+    kept_nst = 0;
+    pthread_mutex_unlock(&mu);
+}
