@@ -96,7 +96,7 @@ static void sse_free(void *cls)
     free(cls); /* the stream is the request's (closed when it completes) */
 }
 
-enum MHD_Result hv_send_sse(struct MHD_Connection *c, req *r, http_session *s)
+static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *s)
 {
     sse *x = malloc(sizeof *x);
     if (!x)
@@ -123,7 +123,7 @@ enum MHD_Result hv_send_sse(struct MHD_Connection *c, req *r, http_session *s)
 
 /* ---- the MCP endpoint --------------------------------------------------- */
 
-int hv_accepts(struct MHD_Connection *c, const char *type)
+static int accepts(struct MHD_Connection *c, const char *type)
 {
     return http_media_accepts(header(c, "Accept"), type);
 }
@@ -222,8 +222,8 @@ static http_session *post_session(struct MHD_Connection *c, req *r, const char *
 static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_session *s, int call,
                                    int is_init)
 {
-    if (call && hv_accepts(c, "text/event-stream"))
-        return hv_send_sse(c, r, s);
+    if (call && accepts(c, "text/event-stream"))
+        return send_sse(c, r, s);
     char *text = http_stream_wait_answer(r->st, conn_fd(c));
     if (is_init && (!text || !http_stream_answer_ok(r->st))) {
         http_session_end(s); /* a failed initialize leaves no session */
@@ -264,7 +264,7 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
         cJSON_Delete(msg);
         return hv_send_error(c, r, 503, -32603, "out of memory", NULL);
     }
-    if (!hv_accepts(c, "text/event-stream"))
+    if (!accepts(c, "text/event-stream"))
         http_stream_json_only(r->st);
     /* A subscriptions/listen answer is a stream of notices that lasts
      * until the client closes it. */
@@ -393,23 +393,26 @@ enum MHD_Result hv_mcp_post(struct MHD_Connection *c, req *r)
 }
 
 /* GET with Last-Event-ID: the stream that event belongs to, replayed
- * from the event after it, then live. */
+ * from the event after it, then live; a stream that has finished replays
+ * what is still kept of it and ends. */
 static enum MHD_Result mcp_resume(struct MHD_Connection *c, req *r, http_session *s)
 {
     int st = http_stream_resume(s, header(c, "Last-Event-ID"), &r->st);
     if (st == 0)
-        return hv_send_sse(c, r, s);
+        return send_sse(c, r, s);
     if (st == VT_ERR_BUSY) {
         const char *h[] = {"Retry-After", "1", NULL};
         return hv_send_error(c, r, 409, -32600,
                              "Conflict: that stream's connection is still open; retry in a moment",
                              h);
     }
+    if (st == VT_ERR_NOMEM)
+        return hv_send_error(c, r, 503, -32603, "out of memory", NULL);
     return hv_send_error(c, r, 404, -32600,
                          st == VT_ERR_INVALID
                              ? "Last-Event-ID is not an event id of this server"
-                             : "Nothing to resume: that stream finished, or waited too long for "
-                               "its client; open GET without Last-Event-ID",
+                             : "Last-Event-ID names no stream or event of this session; open "
+                               "GET without Last-Event-ID",
                          NULL);
 }
 
@@ -428,7 +431,7 @@ enum MHD_Result hv_mcp_get_or_delete(struct MHD_Connection *c, req *r, const cha
     if (del) {
         http_session_end(s);
         rc = hv_send_text(c, r, 200, NULL, "", NULL);
-    } else if (!hv_accepts(c, "text/event-stream")) {
+    } else if (!accepts(c, "text/event-stream")) {
         rc = hv_send_error(c, r, 406, -32600, "GET opens an SSE stream: Accept: text/event-stream",
                            NULL);
     } else if (header(c, "Last-Event-ID")) {
@@ -437,7 +440,7 @@ enum MHD_Result hv_mcp_get_or_delete(struct MHD_Connection *c, req *r, const cha
         rc = hv_send_error(c, r, 409, -32600, "Conflict: this session already has a GET stream",
                            NULL);
     } else {
-        rc = hv_send_sse(c, r, s);
+        rc = send_sse(c, r, s);
     }
     http_session_put(s);
     return rc;

@@ -37,6 +37,7 @@ static void session_free(http_session *s)
      * spool view goes with it unless it holds output. */
     spool_view_remove(host_workspace(), s->client_id);
     hs_free_msgs(s->backlog);
+    hs_kept_prune(s, INT64_MAX);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -320,6 +321,7 @@ static void release_all_held(int64_t now)
     pthread_mutex_unlock(&hs_mu);
     for (int i = 0; i < k; i++) {
         http_streams_release_held(v[i], now);
+        hs_kept_prune(v[i], now);
         hs_session_unref(v[i], 0);
     }
     free(v);

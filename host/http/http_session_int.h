@@ -55,7 +55,19 @@ struct http_stream {
     int detached;      /* its connection dropped; held for a resume */
     int call_over;     /* its call ended without a response (cancelled) */
     int64_t hold_until;
+    int finished; /* a replay of a finished stream: ends when caught up */
 };
+
+/* The event log of a resumable stream that finished, kept for the resume
+ * window: a client that comes back with Last-Event-ID for it gets what
+ * followed that event again and a clean end, not a 404 it would read as
+ * "session gone". */
+typedef struct kept_log {
+    struct kept_log *next;
+    http_sse_log *log;
+    unsigned no;
+    int64_t until;
+} kept_log;
 
 struct http_session {
     http_session *next;
@@ -79,6 +91,7 @@ struct http_session {
      * stream ends on `ended` only then, or an answer still to be queued
      * (shutdown stops the sessions one after another) was never sent. */
     int drained;
+    kept_log *kept; /* under mu, newest first, at most HTTP_SSE_MAX_HELD */
 };
 
 extern pthread_mutex_t hs_mu;
@@ -123,5 +136,8 @@ int hs_held_locked(http_session *s);
 /* Streams held for a resume whose client did not come back in time (or
  * all of them at now == INT64_MAX): released, their calls cancelled. */
 void http_streams_release_held(http_session *s, int64_t now);
+/* Finished streams' logs past the resume window (all of them at now ==
+ * INT64_MAX) are freed. */
+void hs_kept_prune(http_session *s, int64_t now);
 
 #endif

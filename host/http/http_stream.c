@@ -84,11 +84,61 @@ int hs_stream_unref_locked(http_stream *st)
     return 1;
 }
 
+/* A finished resumable stream's log is kept for the resume window
+ * (kept_log); the oldest kept goes when the session keeps as many as it
+ * may hold streams. */
+static void keep_log(http_session *s, http_stream *st)
+{
+    kept_log *k = st->log && hs_limits.resume_s > 0 ? malloc(sizeof *k) : NULL;
+    if (!k)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (s->ended) {
+        pthread_mutex_unlock(&s->mu);
+        free(k);
+        return;
+    }
+    *k = (kept_log){s->kept, st->log, st->no, now_ms() + (int64_t)hs_limits.resume_s * 1000};
+    s->kept = k;
+    st->log = NULL;
+    int n = 0;
+    for (kept_log **p = &s->kept; *p; p = &(*p)->next) {
+        if (++n > HTTP_SSE_MAX_HELD) {
+            kept_log *old = *p;
+            *p = NULL;
+            for (kept_log *o = old, *nx; o; o = nx) {
+                nx = o->next;
+                http_sse_log_free(o->log);
+                free(o);
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void hs_kept_prune(http_session *s, int64_t now)
+{
+    pthread_mutex_lock(&s->mu);
+    for (kept_log **p = &s->kept; *p;) {
+        kept_log *k = *p;
+        if (now < k->until) {
+            p = &k->next;
+            continue;
+        }
+        *p = k->next;
+        http_sse_log_free(k->log);
+        free(k);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
 void hs_stream_free(http_stream *st)
 {
     http_session *s = st->s;
     hs_free_msgs(st->head);
     free(st->out);
+    keep_log(s, st);
     http_sse_log_free(st->log);
     cJSON_Delete(st->req_id);
     cJSON_Delete(st->progress);
@@ -190,7 +240,8 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             }
             continue;
         }
-        if ((st->req_id && (st->answered || st->call_over)) || s->drained || st->gone) {
+        if ((st->req_id && (st->answered || st->call_over)) || st->finished || s->drained ||
+            st->gone) {
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
@@ -352,6 +403,46 @@ int http_stream_detach(http_stream *st)
     return hold;
 }
 
+/* A stream to replay a finished stream's kept log from event `seq` (the
+ * log taken from the session's keep; kept again when this replay is
+ * freed), or one that ends at once when nothing of it is kept any more.
+ * Caller holds s->mu.  VT_ERR_NOT_FOUND when stream `no` never was or
+ * `seq` was never sent on it, VT_ERR_NOMEM. */
+static int replay_finished_locked(http_session *s, unsigned no, uint64_t seq, http_stream **out)
+{
+    if (no == 0 || no > s->next_stream)
+        return VT_ERR_NOT_FOUND;
+    kept_log **p = &s->kept;
+    while (*p && (*p)->no != no)
+        p = &(*p)->next;
+    if (*p && http_sse_rewind((*p)->log, seq) != 0)
+        return VT_ERR_NOT_FOUND;
+    http_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return VT_ERR_NOMEM;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (*p) {
+        kept_log *k = *p;
+        *p = k->next;
+        st->log = k->log;
+        free(k);
+    }
+    st->refs = 1;
+    st->s = s;
+    st->no = no;
+    st->primed = 1;
+    st->finished = 1;
+    st->last_write_ms = now_ms();
+    st->next = s->streams;
+    s->streams = st;
+    *out = st;
+    return 0;
+}
+
 int http_stream_resume(http_session *s, const char *last_event_id, http_stream **out)
 {
     unsigned no;
@@ -363,13 +454,21 @@ int http_stream_resume(http_session *s, const char *last_event_id, http_stream *
     http_stream *st = s->streams;
     while (st && !(st->no == no && st->log))
         st = st->next;
-    int rc = !st ? VT_ERR_NOT_FOUND : !st->detached ? VT_ERR_BUSY : http_sse_rewind(st->log, seq);
-    if (rc == 0) {
+    int rc = !st             ? replay_finished_locked(s, no, seq, out)
+             : !st->detached ? VT_ERR_BUSY
+                             : http_sse_rewind(st->log, seq);
+    if (rc == 0 && st) {
         st->detached = 0; /* the hold's reference is the connection's now */
         st->primed = 1;
         *out = st;
         pthread_cond_broadcast(&st->cond);
     }
+    int fresh = rc == 0 && !st;
     pthread_mutex_unlock(&s->mu);
+    if (fresh) {
+        pthread_mutex_lock(&hs_mu);
+        s->refs++; /* the replay's, dropped when it is freed */
+        pthread_mutex_unlock(&hs_mu);
+    }
     return rc;
 }
