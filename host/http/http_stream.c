@@ -86,18 +86,12 @@ int hs_stream_unref_locked(http_stream *st)
 
 /* A finished resumable stream's log is kept for the resume window
  * (kept_log); the oldest kept goes when the session keeps as many as it
- * may hold streams. */
-static void keep_log(http_session *s, http_stream *st)
+ * may hold streams.  Caller holds s->mu. */
+static void keep_log_locked(http_session *s, http_stream *st)
 {
-    kept_log *k = st->log && hs_limits.resume_s > 0 ? malloc(sizeof *k) : NULL;
+    kept_log *k = st->log && hs_limits.resume_s > 0 && !s->ended ? malloc(sizeof *k) : NULL;
     if (!k)
         return;
-    pthread_mutex_lock(&s->mu);
-    if (s->ended) {
-        pthread_mutex_unlock(&s->mu);
-        free(k);
-        return;
-    }
     *k = (kept_log){s->kept, st->log, st->no, now_ms() + (int64_t)hs_limits.resume_s * 1000};
     s->kept = k;
     st->log = NULL;
@@ -114,6 +108,12 @@ static void keep_log(http_session *s, http_stream *st)
             break;
         }
     }
+}
+
+static void keep_log(http_session *s, http_stream *st)
+{
+    pthread_mutex_lock(&s->mu);
+    keep_log_locked(s, st);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -242,6 +242,9 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
         }
         if ((st->req_id && (st->answered || st->call_over)) || st->finished || s->drained ||
             st->gone) {
+            /* Its last byte is out: the client may come back for it
+             * before the connection has let go of the stream. */
+            keep_log_locked(s, st);
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
