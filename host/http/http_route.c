@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "http_session_int.h"
+#include "http_workers.h"
 #include "json_exact.h"
 #include "registry_view.h"
 
@@ -216,7 +217,7 @@ typedef struct job {
     int heap;
 } job;
 
-static void *call_main(void *arg)
+static void call_main(void *arg)
 {
     job *j = arg;
     hs_tl_stream = j->st;
@@ -240,7 +241,6 @@ static void *call_main(void *arg)
     hs_threads--;
     pthread_cond_broadcast(&hs_cond);
     pthread_mutex_unlock(&hs_mu);
-    return NULL;
 }
 
 int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
@@ -253,7 +253,7 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     hs_tl_stream = NULL;
     if (!call)
         return 0;
-    job local, *j = malloc(sizeof *j);
+    job *j = malloc(sizeof *j);
     pthread_mutex_lock(&hs_mu);
     s->refs++;
     hs_threads++;
@@ -262,23 +262,17 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     st->refs++;
     s->threads++;
     pthread_mutex_unlock(&s->mu);
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (j) {
         *j = (job){s, st, call, 1};
-        if (pthread_create(&t, &attr, call_main, j) != 0) {
-            j->heap = 0;
-            local = *j;
-            free(j);
-            j = NULL;
-        }
-    } else {
-        local = (job){s, st, call, 0};
-    }
-    pthread_attr_destroy(&attr);
-    if (!j)
+        if (hs_workers_run(call_main, j) == 0)
+            return 1;
+        j->heap = 0;
+        job local = *j;
+        free(j);
         call_main(&local); /* no thread: run it here; the answer still arrives */
+    } else {
+        job local = {s, st, call, 0};
+        call_main(&local);
+    }
     return 1;
 }

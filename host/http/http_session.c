@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "host.h"
 #include "http_session_int.h"
+#include "http_workers.h"
 #include "registry_view.h"
 #include "services.h"
 #include "spool_dir.h"
@@ -438,4 +439,5 @@ void http_sessions_shutdown(int grace_ms)
     while ((hs_threads > 0 || hs_posts > 0) && mono_cond_wait(&hs_cond, &hs_mu, &end) != ETIMEDOUT)
         ;
     pthread_mutex_unlock(&hs_mu);
+    hs_workers_stop(1000);
 }
