@@ -277,30 +277,6 @@ static int plain_text(const char *s)
     return 1;
 }
 
-/* 1 verifies, 0 neutral, -1 neither. */
-static int classify_json_argv(const cJSON *argv)
-{
-    int n = cJSON_GetArraySize(argv);
-    if (!cJSON_IsArray(argv) || n < 1)
-        return -1;
-    char **v = calloc((size_t)n, sizeof *v);
-    if (!v)
-        return -1;
-    int i = 0, ok = 1;
-    const cJSON *a;
-    cJSON_ArrayForEach(a, argv)
-    {
-        if (!cJSON_IsString(a)) {
-            ok = 0;
-            break;
-        }
-        v[i++] = a->valuestring;
-    }
-    int k = ok ? guard_classify(G.rules, v, (size_t)n, G.workspace) : -1;
-    free(v);
-    return k;
-}
-
 static int text_verifies(const char *cmd)
 {
     if (!cmd || !plain_text(cmd))
@@ -312,31 +288,90 @@ static int text_verifies(const char *cmd)
     return k == 1;
 }
 
-/* The exec plugin's exit report (VT_NOTE_COMMAND_RAN). */
-static int report_verifies(const char *detail)
+/* What a finished command ran (vt_command_ran): every program a
+ * verification or neutral, at least one a verification, none refused,
+ * the list complete.  Without a list, the command text alone. */
+static int ran_verifies(const vt_command_ran *r)
 {
-    cJSON *r = cJSON_Parse(detail ? detail : "");
-    const cJSON *progs = cJSON_GetObjectItemCaseSensitive(r, "programs");
-    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(r, "command");
+    if (!r->programs)
+        return text_verifies(r->command);
+    if (!r->complete || r->refused > 0)
+        return 0;
     int verifies = 0;
-    if (!progs) {
-        verifies = cJSON_IsString(cmd) && text_verifies(cmd->valuestring);
-    } else if (cJSON_IsArray(progs) &&
-               !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "complete")) &&
-               !(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "refused")) > 0)) {
-        const cJSON *p;
-        int ok = 1;
-        cJSON_ArrayForEach(p, progs)
-        {
-            int k = classify_json_argv(p);
-            if (k < 0)
-                ok = 0;
-            verifies |= k == 1;
-        }
-        verifies &= ok;
+    for (size_t i = 0; r->programs[i]; i++) {
+        size_t argc = 0;
+        while (r->programs[i][argc])
+            argc++;
+        int k =
+            argc ? guard_classify(G.rules, (char *const *)r->programs[i], argc, G.workspace) : -1;
+        if (k < 0)
+            return 0;
+        verifies |= k == 1;
     }
-    cJSON_Delete(r);
     return verifies;
+}
+
+/* The note's text form (VT_NOTE_COMMAND_RAN, from plugins built before
+ * ABI 1.11), read into the struct: the one place the host parses it. */
+typedef struct ran_text {
+    cJSON *tree;         /* the parsed report: the words point into it */
+    const char ***argvs; /* the programs' argv arrays, NULL-ended */
+    const char **words;  /* every argv's words, each argv NULL-ended */
+} ran_text;
+
+/* A malformed report is read as one that does not verify. */
+static void ran_from_text(const char *detail, long exit_code, ran_text *t, vt_command_ran *r)
+{
+    memset(r, 0, sizeof *r);
+    memset(t, 0, sizeof *t);
+    r->struct_size = sizeof *r;
+    r->exit_code = exit_code;
+    t->tree = cJSON_Parse(detail ? detail : "");
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t->tree, "command");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(t->tree, "programs");
+    r->command = cJSON_IsString(cmd) ? cmd->valuestring : NULL;
+    r->complete = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t->tree, "complete"));
+    r->refused = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t->tree, "refused")) > 0;
+    if (!list)
+        return;
+    size_t n = 0, nwords = 0;
+    const cJSON *p, *a;
+    cJSON_ArrayForEach(p, list)
+    {
+        n++;
+        nwords += (size_t)cJSON_GetArraySize(p) + 1;
+    }
+    t->argvs = cJSON_IsArray(list) ? calloc(n + 1, sizeof *t->argvs) : NULL;
+    t->words = t->argvs ? calloc(nwords ? nwords : 1, sizeof *t->words) : NULL;
+    r->programs = (const char *const *const *)t->argvs;
+    if (!t->words) {
+        r->refused = 1; /* unreadable: not a verification */
+        return;
+    }
+    size_t i = 0, w = 0;
+    cJSON_ArrayForEach(p, list)
+    {
+        t->argvs[i++] = &t->words[w];
+        r->refused += !cJSON_IsArray(p) || !cJSON_GetArraySize(p);
+        cJSON_ArrayForEach(a, p)
+        {
+            r->refused += !cJSON_IsString(a);
+            t->words[w++] = cJSON_IsString(a) ? a->valuestring : "";
+        }
+        t->words[w++] = NULL;
+    }
+}
+
+static int text_report_verifies(const char *detail, long exit_code)
+{
+    ran_text t;
+    vt_command_ran r;
+    ran_from_text(detail, exit_code, &t, &r);
+    int v = ran_verifies(&r);
+    free(t.argvs);
+    free(t.words);
+    cJSON_Delete(t.tree);
+    return v;
 }
 
 static int completed(long exit_code)
@@ -718,7 +753,7 @@ void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value
     int mutated = kind == VT_NOTE_MUTATION && value > 0;
     int verified = 0;
     if (kind == VT_NOTE_COMMAND_RAN)
-        verified = completed(value) && report_verifies(detail);
+        verified = completed(value) && text_report_verifies(detail, value);
     else if (kind == VT_NOTE_COMMAND_EXIT)
         verified = completed(value) && text_verifies(detail);
     if (g && (kind == VT_NOTE_COMMAND_RAN || kind == VT_NOTE_COMMAND_EXIT))
@@ -731,4 +766,25 @@ void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value
     } else {
         apply_now(verified, mutated);
     }
+}
+
+void guard_command_ran(vt_call *call, const vt_command_ran *ran)
+{
+    if (!G.enabled || !ran || ran->struct_size < sizeof(uint32_t))
+        return;
+    /* a smaller struct (a sender built later with fewer members cannot
+     * exist, an older one may): what it lacks reads as zero, so an
+     * incomplete list, which never verifies */
+    vt_command_ran r = {0};
+    memcpy(&r, ran, ran->struct_size < sizeof r ? ran->struct_size : sizeof r);
+    struct guard_call *g = call ? call->guard : NULL;
+    int verified = completed(r.exit_code) && ran_verifies(&r);
+    if (g)
+        g->exited = 1;
+    if (!verified)
+        return;
+    if (g)
+        g->verified = 1;
+    else
+        apply_now(1, 0);
 }
