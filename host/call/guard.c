@@ -148,19 +148,19 @@ struct guard_call {
 /* A command that outlives its call (a session) goes on changing the
  * workspace: its changes are the index's events after the call, counted
  * at the next guarded call while any session lives. */
-static struct {
+static struct background_watch {
     pthread_mutex_t mu;
     int on;
     ws_mark mark;
-} B = {.mu = PTHREAD_MUTEX_INITIALIZER};
+} bg_watch = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static struct {
+static struct guard_settings {
     int enabled, require_success, detect;
     long threshold;
     size_t max_entries;
     guard_rules *rules;
     const char *workspace;
-} G;
+} guard_cfg;
 
 static int failf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int failf(char **err, const char *fmt, ...)
@@ -181,7 +181,7 @@ static int add_rule_array(const cJSON *arr, const char *key, char **err)
     {
         if (!cJSON_IsString(it))
             return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
-        int rc = guard_rules_add(G.rules, it->valuestring, err);
+        int rc = guard_rules_add(guard_cfg.rules, it->valuestring, err);
         if (rc)
             return rc;
     }
@@ -214,24 +214,24 @@ static int read_count(const cJSON *sec, const char *key, double max, double *out
 static int read_config(const cJSON *sec, char **err)
 {
     double threshold = GUARD_DEFAULT_THRESHOLD, entries = GUARD_DEFAULT_MAX_ENTRIES;
-    int rc = read_bool(sec, "enabled", &G.enabled, err);
+    int rc = read_bool(sec, "enabled", &guard_cfg.enabled, err);
     if (!rc)
-        rc = read_bool(sec, "require_success", &G.require_success, err);
+        rc = read_bool(sec, "require_success", &guard_cfg.require_success, err);
     if (!rc)
-        rc = read_bool(sec, "detect_shell_edits", &G.detect, err);
+        rc = read_bool(sec, "detect_shell_edits", &guard_cfg.detect, err);
     if (!rc)
         rc = read_count(sec, "max_unverified_mutations", 1e9, &threshold, err);
     if (!rc)
         rc = read_count(sec, "max_snapshot_entries", 1e8, &entries, err);
-    G.threshold = (long)threshold;
-    G.max_entries = (size_t)entries;
+    guard_cfg.threshold = (long)threshold;
+    guard_cfg.max_entries = (size_t)entries;
     if (!rc)
-        rc = guard_rules_new(&G.rules);
+        rc = guard_rules_new(&guard_cfg.rules);
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(sec, "verification_commands");
     if (!rc && rules)
         rc = add_rule_array(rules, "verification_commands", err);
     for (size_t i = 0; !rc && !rules && default_rules[i]; i++)
-        rc = guard_rules_add(G.rules, default_rules[i], err);
+        rc = guard_rules_add(guard_cfg.rules, default_rules[i], err);
     const cJSON *extra = cJSON_GetObjectItemCaseSensitive(sec, "additional_verification_commands");
     if (!rc && extra)
         rc = add_rule_array(extra, "additional_verification_commands", err);
@@ -241,10 +241,10 @@ static int read_config(const cJSON *sec, char **err)
 int guard_init(const cJSON *config, const char *workspace, char **err)
 {
     guard_fini();
-    G.enabled = 1;
-    G.detect = 1;
-    G.require_success = 0;
-    G.workspace = workspace;
+    guard_cfg.enabled = 1;
+    guard_cfg.detect = 1;
+    guard_cfg.require_success = 0;
+    guard_cfg.workspace = workspace;
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
     int rc = sec && !cJSON_IsObject(sec) ? failf(err, "[tools.anti_blind_editing] must be a table")
@@ -256,10 +256,10 @@ int guard_init(const cJSON *config, const char *workspace, char **err)
 
 void guard_fini(void)
 {
-    guard_rules_free(G.rules);
-    G.rules = NULL;
-    G.enabled = 0;
-    G.workspace = NULL;
+    guard_rules_free(guard_cfg.rules);
+    guard_cfg.rules = NULL;
+    guard_cfg.enabled = 0;
+    guard_cfg.workspace = NULL;
     guard_state_reset_local();
 }
 
@@ -283,7 +283,7 @@ static int text_verifies(const char *cmd)
         return 0;
     char **w;
     size_t n = guard_split_words(cmd, &w);
-    int k = n ? guard_classify(G.rules, w, n, G.workspace) : -1;
+    int k = n ? guard_classify(guard_cfg.rules, w, n, guard_cfg.workspace) : -1;
     guard_free_words(w, n);
     return k == 1;
 }
@@ -302,8 +302,9 @@ static int ran_verifies(const vt_command_ran *r)
         size_t argc = 0;
         while (r->programs[i][argc])
             argc++;
-        int k =
-            argc ? guard_classify(G.rules, (char *const *)r->programs[i], argc, G.workspace) : -1;
+        int k = argc ? guard_classify(guard_cfg.rules, (char *const *)r->programs[i], argc,
+                                      guard_cfg.workspace)
+                     : -1;
         if (k < 0)
             return 0;
         verifies |= k == 1;
@@ -377,7 +378,7 @@ static int text_report_verifies(const char *detail, long exit_code)
 static int completed(long exit_code)
 {
     /* 126/127: not runnable or not found; 128+N: ended by a signal. */
-    return G.require_success ? exit_code == 0 : exit_code >= 0 && exit_code < 126;
+    return guard_cfg.require_success ? exit_code == 0 : exit_code >= 0 && exit_code < 126;
 }
 
 /* ---- would a command mutate? -------------------------------------------- */
@@ -386,7 +387,7 @@ static int inside_workspace(const char *cwd, const char *path)
 {
     char *joined = path[0] == '/' ? strdup(path) : paths_join(cwd, path);
     char *out = NULL;
-    int rc = joined ? paths_resolve(G.workspace, joined, 0, &out) : VT_ERR_NOMEM;
+    int rc = joined ? paths_resolve(guard_cfg.workspace, joined, 0, &out) : VT_ERR_NOMEM;
     free(joined);
     free(out);
     return rc != VT_ERR_OUTSIDE;
@@ -396,14 +397,14 @@ static int inside_workspace(const char *cwd, const char *path)
  * malloc'd description, or NULL. */
 static char *would_mutate(const vt_subjects *subj)
 {
-    const char *cwd = G.workspace ? G.workspace : ".";
+    const char *cwd = guard_cfg.workspace ? guard_cfg.workspace : ".";
     for (size_t i = 0; subj && i < subj->count; i++) {
         const subject *s = &subj->items[i];
         if (s->kind == VT_SUBJECT_CWD) {
             cwd = s->value;
         } else if (s->kind == VT_SUBJECT_PATH_EDIT || s->kind == VT_SUBJECT_PATH_CREATE ||
                    s->kind == VT_SUBJECT_PATH_DELETE) {
-            if (!G.workspace || inside_workspace(cwd, s->value))
+            if (!guard_cfg.workspace || inside_workspace(cwd, s->value))
                 return str_printf("it writes %s", s->value);
         } else if (s->kind == VT_SUBJECT_COMMAND) {
             char **w;
@@ -429,7 +430,7 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
         "verification command through exec_command (e.g. make, ctest, cmake --build, cargo "
         "test, go test, npm test, pytest) and let it complete, then retry. Reads, "
         "code_search, search_tools and commands that change no files stay allowed.",
-        pending, G.threshold);
+        pending, guard_cfg.threshold);
     /* `because` quotes a file name or a command: one line, every byte visible */
     char *shown = text_escape(because, 0);
     char *error = shown ? str_printf("Blocked by anti-blind-editing: this command would "
@@ -448,7 +449,7 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
     cJSON_AddStringToObject(r, "failure_kind", "anti_blind_editing_verification_required");
     cJSON_AddStringToObject(r, "tool", call->tool->t.name ? call->tool->t.name : "");
     cJSON_AddNumberToObject(r, "pending_mutations", (double)pending);
-    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)G.threshold);
+    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)guard_cfg.threshold);
     cJSON_AddStringToObject(r, "error",
                             error ? error
                                   : "Blocked by anti-blind-editing: verify your "
@@ -474,7 +475,7 @@ static void watch_begin(vt_call *call, struct guard_call *g)
     }
     if (why)
         call_warn(call, "workspace index: %s", why);
-    if (guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
+    if (guard_snapshot_take(guard_cfg.workspace, guard_cfg.max_entries, &g->before) != VT_OK)
         g->before = NULL;
 }
 
@@ -493,7 +494,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
             names[0] = strdup("(too many changes to name: events were lost)");
     } else if (g->before) {
         guard_snapshot *after = NULL;
-        if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
+        if (guard_snapshot_take(guard_cfg.workspace, guard_cfg.max_entries, &after) == VT_OK)
             changed = guard_snapshot_diff(g->before, after, names, NAMES_READ);
         if (guard_snapshot_cut(g->before) || guard_snapshot_cut(after))
             call_warn(call,
@@ -501,7 +502,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
                       "(max_snapshot_entries), so files made or removed beyond "
                       "them were not counted; raise the limit, or the inotify "
                       "watch limit so that changes are counted by events",
-                      G.max_entries);
+                      guard_cfg.max_entries);
         guard_snapshot_free(after);
         guard_snapshot_free(g->before);
     }
@@ -521,17 +522,17 @@ static void free_names(char **names);
 static size_t background_changes(char **names)
 {
     size_t n = 0;
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    if (B.on && ix) {
+    if (bg_watch.on && ix) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        n = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
-        B.mark = ws_index_mark(ix);
+        n = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
+        bg_watch.mark = ws_index_mark(ix);
         if (!sessions_live())
-            B.on = 0;
+            bg_watch.on = 0;
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
     return n;
 }
 
@@ -539,13 +540,13 @@ static size_t background_changes(char **names)
  * not end within its call is followed on. */
 static void background_after(const struct guard_call *g)
 {
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    if (ix && (B.on || (g->index && !g->exited))) {
-        B.on = 1;
-        B.mark = ws_index_mark(ix);
+    if (ix && (bg_watch.on || (g->index && !g->exited))) {
+        bg_watch.on = 1;
+        bg_watch.mark = ws_index_mark(ix);
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
 }
 
 int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
@@ -554,18 +555,19 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     call->guard = NULL;
     uint32_t fx = call->tool ? call->tool->t.effects : 0;
     int mutator = fx & VT_EFFECT_MUTATES_WORKSPACE, runner = fx & VT_EFFECT_EXECUTES;
-    if (!G.enabled || !(mutator || runner))
+    if (!guard_cfg.enabled || !(mutator || runner))
         return 0;
     struct guard_call *g = calloc(1, sizeof *g);
     if (!g)
         return 0;
-    guard_state_lock(G.workspace, &g->st);
+    guard_state_lock(guard_cfg.workspace, &g->st);
     char **bg = calloc(NAMES_READ, sizeof *bg);
     size_t nbg = bg ? background_changes(bg) : 0;
     if (nbg) {
         /* a verification this call sees end must come after these */
         size_t named = nbg < NAMES_READ ? nbg : NAMES_READ;
-        g->bg_sources = guard_output_sources(G.workspace, bg, named, NULL, 0) + (nbg - named);
+        g->bg_sources =
+            guard_output_sources(guard_cfg.workspace, bg, named, NULL, 0) + (nbg - named);
         size_t shown = nbg < NAMES_SHOWN ? nbg : NAMES_SHOWN;
         char *list = name_list(bg, shown, nbg);
         g->st.pending++;
@@ -578,7 +580,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     }
     free_names(bg);
     g->pending_before = g->st.pending;
-    int over = g->st.pending >= G.threshold;
+    int over = g->st.pending >= guard_cfg.threshold;
     char *because = over && !mutator ? would_mutate(subjects) : NULL;
     if (over && (mutator || because)) {
         guard_state_unlock(&g->st);
@@ -592,7 +594,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     } else {
         guard_state_unlock(&g->st);
     }
-    if (runner && G.detect && G.workspace)
+    if (runner && guard_cfg.detect && guard_cfg.workspace)
         watch_begin(call, g);
     call->guard = g;
     return 0;
@@ -624,7 +626,7 @@ static size_t verification_sources(char **names, size_t changed)
 {
     size_t named = changed < NAMES_READ ? changed : NAMES_READ;
     const char *src[NAMES_SHOWN] = {0};
-    size_t n = guard_output_sources(G.workspace, names, named, src, NAMES_SHOWN);
+    size_t n = guard_output_sources(guard_cfg.workspace, names, named, src, NAMES_SHOWN);
     if (changed > named)
         n += changed - named; /* not looked at: not excused */
     char *first[NAMES_SHOWN] = {0};
@@ -668,7 +670,7 @@ void guard_end(vt_call *call)
                         "verification; run it again once nothing else changes the sources");
     }
     if (!g->locked)
-        guard_state_lock(G.workspace, &g->st);
+        guard_state_lock(guard_cfg.workspace, &g->st);
     long before = g->st.pending;
     if (g->verified) {
         g->st.pending = 0;
@@ -687,15 +689,15 @@ void guard_end(vt_call *call)
                       "itself (%s), so it does not count as a verification: %ld unverified "
                       "changes (the limit is %ld); a verification must leave the sources as "
                       "they were (build output and ignored files aside)",
-                      list ? list : "", now, G.threshold);
-        else if (g->pending_before >= G.threshold)
+                      list ? list : "", now, guard_cfg.threshold);
+        else if (g->pending_before >= guard_cfg.threshold)
             call_warn(call,
                       "anti-blind-editing: this command changed the workspace (%s) "
                       "while verification was required: %ld unverified changes "
                       "(the limit is %ld); run a verification command before "
                       "changing anything else",
-                      list ? list : "", now, G.threshold);
-        else if (now >= G.threshold)
+                      list ? list : "", now, guard_cfg.threshold);
+        else if (now >= guard_cfg.threshold)
             call_warn(call,
                       "anti-blind-editing: this command changed the workspace (%s); "
                       "%ld unverified changes reach the limit: further changes "
@@ -713,18 +715,18 @@ void guard_end(vt_call *call)
 static size_t background_sources(void)
 {
     size_t n = 0;
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    char **names = B.on && ix ? calloc(NAMES_READ, sizeof *names) : NULL;
+    char **names = bg_watch.on && ix ? calloc(NAMES_READ, sizeof *names) : NULL;
     if (names) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        size_t changed = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
+        size_t changed = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
         n = changed ? verification_sources(names, changed) : 0;
-        B.mark = ws_index_mark(ix);
+        bg_watch.mark = ws_index_mark(ix);
         free_names(names);
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
     return n;
 }
 
@@ -735,7 +737,7 @@ static void apply_now(int verified, int mutated)
         mutated = 1;
     }
     guard_state st;
-    guard_state_lock(G.workspace, &st);
+    guard_state_lock(guard_cfg.workspace, &st);
     long before = st.pending;
     if (verified)
         st.pending = 0;
@@ -747,7 +749,7 @@ static void apply_now(int verified, int mutated)
 
 void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value)
 {
-    if (!G.enabled)
+    if (!guard_cfg.enabled)
         return;
     struct guard_call *g = call ? call->guard : NULL;
     int mutated = kind == VT_NOTE_MUTATION && value > 0;
@@ -770,7 +772,7 @@ void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value
 
 void guard_command_ran(vt_call *call, const vt_command_ran *ran)
 {
-    if (!G.enabled || !ran || ran->struct_size < sizeof(uint32_t))
+    if (!guard_cfg.enabled || !ran || ran->struct_size < sizeof(uint32_t))
         return;
     /* a smaller struct (a sender built later with fewer members cannot
      * exist, an older one may): what it lacks reads as zero, so an

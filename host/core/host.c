@@ -29,7 +29,7 @@
 #include "toml_reader.h"
 #include "ws_service.h"
 
-static struct {
+static struct host_state {
     char *workspace;
     char *exe_dir;
     cJSON *config;
@@ -48,15 +48,15 @@ static struct {
     const char *trust_reason;
     int listing_open; /* list_only: open for listing despite the profile */
     char *ignored;    /* keys of an untrusted workspace left unread */
-} H;
+} the_host;
 
-int host_listing_open(void) { return H.listing_open; }
+int host_listing_open(void) { return the_host.listing_open; }
 
-const char *host_workspace(void) { return H.workspace; }
-const cJSON *host_config(void) { return H.config; }
+const char *host_workspace(void) { return the_host.workspace; }
+const cJSON *host_config(void) { return the_host.config; }
 const vt_host_api *host_api(void) { return api_table(); }
-const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
-const profile *host_profile(void) { return &H.prof; }
+const char *host_profile_name(void) { return the_host.prof.name ? the_host.prof.name : "default"; }
+const profile *host_profile(void) { return &the_host.prof; }
 
 static char *find_exe_dir(void)
 {
@@ -238,10 +238,10 @@ static int apply_approval(char **err)
                           preset);
         return VT_ERR_UNSUPPORTED;
     }
-    cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(the_host.config, "sandbox");
     if (!cJSON_IsObject(sb)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(H.config, "sandbox");
-        sb = cJSON_AddObjectToObject(H.config, "sandbox");
+        cJSON_DeleteItemFromObjectCaseSensitive(the_host.config, "sandbox");
+        sb = cJSON_AddObjectToObject(the_host.config, "sandbox");
         if (!sb)
             return VT_ERR_NOMEM;
     }
@@ -283,10 +283,10 @@ static int merge_requirements(void)
     cJSON *lists[2] = {NULL, NULL};
     static const char *const keys[2] = {"allowed_stdio_commands", "allowed_http_endpoints"};
     int enforce = 0, any = 0, rc = VT_OK;
-    for (size_t i = 0; i < H.nlayers; i++) {
-        if (strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted)
+    for (size_t i = 0; i < the_host.nlayers; i++) {
+        if (strcmp(the_host.layer_name[i], "workspace") == 0 && !the_host.trusted)
             continue;
-        const cJSON *req = table_at(H.layer_tree[i], "mcp.requirements");
+        const cJSON *req = table_at(the_host.layer_tree[i], "mcp.requirements");
         if (!req)
             continue;
         any = 1;
@@ -294,7 +294,7 @@ static int merge_requirements(void)
         for (int k = 0; k < 2 && rc == VT_OK; k++)
             rc = combine_list(&lists[k], req, keys[k]);
     }
-    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(H.config, "mcp");
+    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(the_host.config, "mcp");
     if (rc == VT_OK && any && cJSON_IsObject(mcp)) {
         cJSON_DeleteItemFromObjectCaseSensitive(mcp, "requirements");
         cJSON *r = cJSON_AddObjectToObject(mcp, "requirements");
@@ -331,7 +331,7 @@ static void find_layer_files(const char *explicit_path, layer_files *f)
 {
     f->named = explicit_path;
     f->user = perm_trust_user_config();
-    f->ws = paths_join(H.workspace, "vtcode.toml");
+    f->ws = paths_join(the_host.workspace, "vtcode.toml");
     if (f->user && !file_exists(f->user)) {
         free(f->user);
         f->user = NULL;
@@ -362,14 +362,14 @@ static int check_workspace_policy(const layer_files *f, char **err)
                           f->ws);
         return VT_ERR_INVALID;
     }
-    const char *vt_refused = paths_vtcode_refusal(H.workspace);
+    const char *vt_refused = paths_vtcode_refusal(the_host.workspace);
     if (vt_refused) /* said once, at start; each reader and writer refuses on its own */
         host_log(VT_LOG_WARNING, "config",
                  "%s/.vtcode is %s, not a plain directory of the workspace: it is refused as a "
                  "policy source and never followed (its agents are not read) and vthost writes "
                  "nothing through it (spool, audit log, set-aside files). Make it a plain "
                  "directory",
-                 H.workspace, vt_refused);
+                 the_host.workspace, vt_refused);
     char *refused = f->ws ? perm_trust_refused(f->ws) : NULL;
     if (refused) {
         /* fail closed: a command made it and it could not be set aside */
@@ -401,14 +401,14 @@ static int read_layers(const layer_files *f, char **err)
                               "leave --config out to use the user's and the workspace's",
                               f->named);
         }
-        if (rc == VT_OK && !(H.layer_path[H.nlayers] = strdup(paths[i]))) {
+        if (rc == VT_OK && !(the_host.layer_path[the_host.nlayers] = strdup(paths[i]))) {
             cJSON_Delete(t);
             rc = VT_ERR_NOMEM;
         }
         if (rc == VT_OK) {
-            H.layer_tree[H.nlayers] = t;
-            H.layer_name[H.nlayers] = names[i];
-            H.nlayers++;
+            the_host.layer_tree[the_host.nlayers] = t;
+            the_host.layer_name[the_host.nlayers] = names[i];
+            the_host.nlayers++;
         }
     }
     return rc;
@@ -417,20 +417,20 @@ static int read_layers(const layer_files *f, char **err)
 /* Trust: the user's own list, or an explicit --config. */
 static int decide_trust(int named_ws, char **err)
 {
-    H.trusted = 0;
-    H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
+    the_host.trusted = 0;
+    the_host.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
     int rc = VT_OK;
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
-        rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers; i++)
+        rc = perm_trust_check(the_host.layer_tree[i], the_host.layer_path[i], err);
     if (rc == VT_OK && named_ws) {
-        H.trusted = 1;
-        H.trust_reason = "trusted: its vtcode.toml is named by --config";
+        the_host.trusted = 1;
+        the_host.trust_reason = "trusted: its vtcode.toml is named by --config";
     }
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers && !H.trusted; i++)
-        if (strcmp(H.layer_name[i], "user") == 0 &&
-            perm_trust_listed(H.layer_tree[i], H.workspace)) {
-            H.trusted = 1;
-            H.trust_reason = "trusted: listed in the user's [trust] workspaces";
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers && !the_host.trusted; i++)
+        if (strcmp(the_host.layer_name[i], "user") == 0 &&
+            perm_trust_listed(the_host.layer_tree[i], the_host.workspace)) {
+            the_host.trusted = 1;
+            the_host.trust_reason = "trusted: listed in the user's [trust] workspaces";
         }
     return rc;
 }
@@ -439,21 +439,22 @@ static int decide_trust(int named_ws, char **err)
  * workspace's through its allow-list, permissions left to the engine. */
 static int merge_layers(void)
 {
-    H.config = cJSON_CreateObject();
-    if (!H.config)
+    the_host.config = cJSON_CreateObject();
+    if (!the_host.config)
         return VT_ERR_NOMEM;
-    for (size_t i = 0; i < H.nlayers; i++) {
-        int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
-        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i], H.config, &H.ignored)
-                                : cJSON_Duplicate(H.layer_tree[i], 1);
+    for (size_t i = 0; i < the_host.nlayers; i++) {
+        int untrusted = strcmp(the_host.layer_name[i], "workspace") == 0 && !the_host.trusted;
+        cJSON *view =
+            untrusted ? untrusted_view(the_host.layer_tree[i], the_host.config, &the_host.ignored)
+                      : cJSON_Duplicate(the_host.layer_tree[i], 1);
         if (!view)
             return VT_ERR_NOMEM;
         /* each layer's permissions are the engine's, never merged */
         cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
-        H.config = merge(H.config, view);
+        the_host.config = merge(the_host.config, view);
         cJSON_Delete(view);
-        free(H.config_path); /* messages name the strongest file */
-        H.config_path = strdup(H.layer_path[i]);
+        free(the_host.config_path); /* messages name the strongest file */
+        the_host.config_path = strdup(the_host.layer_path[i]);
     }
     return merge_requirements();
 }
@@ -473,8 +474,8 @@ static int load_config(const char *explicit_path, char **err)
         rc = decide_trust(f.named_ws, err);
     if (rc == VT_OK)
         rc = merge_layers();
-    if (!H.config) /* `vthost plugins` goes on after a failure: plugins see {} */
-        H.config = cJSON_CreateObject();
+    if (!the_host.config) /* `vthost plugins` goes on after a failure: plugins see {} */
+        the_host.config = cJSON_CreateObject();
     free(f.user);
     free(f.ws);
     return rc;
@@ -520,8 +521,8 @@ static int check_layer_keys(const cJSON *config, const char *file, char **err)
 static int check_host_keys(char **err)
 {
     int rc = VT_OK;
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
-        rc = check_layer_keys(H.layer_tree[i], H.layer_path[i], err);
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers; i++)
+        rc = check_layer_keys(the_host.layer_tree[i], the_host.layer_path[i], err);
     return rc;
 }
 
@@ -529,24 +530,24 @@ static int add_dir(const char *d)
 {
     if (!d || !*d)
         return VT_OK;
-    char **g = realloc(H.plugin_dirs, (H.nplugin_dirs + 1) * sizeof *g);
+    char **g = realloc(the_host.plugin_dirs, (the_host.nplugin_dirs + 1) * sizeof *g);
     if (!g)
         return VT_ERR_NOMEM;
-    H.plugin_dirs = g;
+    the_host.plugin_dirs = g;
     char *abs = realpath(d, NULL);
-    for (size_t i = 0; abs && i < H.nplugin_dirs; i++)
-        if (strcmp(H.plugin_dirs[i], abs) == 0) {
+    for (size_t i = 0; abs && i < the_host.nplugin_dirs; i++)
+        if (strcmp(the_host.plugin_dirs[i], abs) == 0) {
             free(abs);
             return VT_OK;
         }
-    g[H.nplugin_dirs] = abs ? abs : strdup(d);
-    H.nplugin_dirs++;
+    g[the_host.nplugin_dirs] = abs ? abs : strdup(d);
+    the_host.nplugin_dirs++;
     return VT_OK;
 }
 
 static int plugin_dirs_init(const host_options *o, char **err)
 {
-    char *own = str_printf("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
+    char *own = str_printf("%s/../%s", the_host.exe_dir, VTHOST_PLUGIN_SUBDIR);
     int rc = add_dir(own);
     free(own);
     for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++) {
@@ -577,13 +578,13 @@ static int plugin_dirs_init(const host_options *o, char **err)
 static char *searched_dirs(void)
 {
     size_t len = 1;
-    for (size_t i = 0; i < H.nplugin_dirs; i++)
-        len += strlen(H.plugin_dirs[i]) + 2;
+    for (size_t i = 0; i < the_host.nplugin_dirs; i++)
+        len += strlen(the_host.plugin_dirs[i]) + 2;
     char *s = calloc(1, len);
-    for (size_t i = 0; s && i < H.nplugin_dirs; i++) {
+    for (size_t i = 0; s && i < the_host.nplugin_dirs; i++) {
         if (i)
             strcat(s, ", ");
-        strcat(s, H.plugin_dirs[i]);
+        strcat(s, the_host.plugin_dirs[i]);
     }
     return s;
 }
@@ -593,15 +594,16 @@ static int check_profile_modules(char **err)
 {
     char *missing = NULL;
     char *packages = NULL;
-    for (size_t i = 0; i < H.prof.nmodules; i++) {
-        plugin_module *m = loader_find(H.prof.modules[i]);
+    for (size_t i = 0; i < the_host.prof.nmodules; i++) {
+        plugin_module *m = loader_find(the_host.prof.modules[i]);
         if (m) {
             m->in_profile = 1;
             continue;
         }
-        const char *pkg = H.prof.packages[i] ? H.prof.packages[i] : "(unknown package)";
-        char *a =
-            str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "", H.prof.modules[i]);
+        const char *pkg =
+            the_host.prof.packages[i] ? the_host.prof.packages[i] : "(unknown package)";
+        char *a = str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
+                             the_host.prof.modules[i]);
         char *b = str_printf("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
         free(missing);
         free(packages);
@@ -613,7 +615,7 @@ static int check_profile_modules(char **err)
     char *dirs = searched_dirs();
     *err = str_printf("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
                       "Install the package(s): %s",
-                      H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
+                      the_host.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
                       packages);
     free(dirs);
     free(missing);
@@ -623,13 +625,14 @@ static int check_profile_modules(char **err)
 
 static int check_profile_loaded(char **err, int *input)
 {
-    for (size_t i = 0; i < H.prof.nmodules; i++) {
-        plugin_module *m = loader_find(H.prof.modules[i]);
+    for (size_t i = 0; i < the_host.prof.nmodules; i++) {
+        plugin_module *m = loader_find(the_host.prof.modules[i]);
         if (m && m->state != PLUGIN_LOADED) {
             /* VT_ERR_INVALID from init: the plugin refused its settings */
             *input = m->init_status == VT_ERR_INVALID;
-            *err = str_printf("profile '%s' needs plugin module %s, which was refused: %s",
-                              H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
+            *err =
+                str_printf("profile '%s' needs plugin module %s, which was refused: %s",
+                           the_host.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
             return VT_ERR_INVALID;
         }
     }
@@ -655,10 +658,10 @@ int host_config_failed(void) { return config_failed; }
 static int step_workspace(host_start *s)
 {
     const char *ws = s->o->workspace ? s->o->workspace : ".";
-    H.workspace = realpath(ws, NULL);
-    int e = H.workspace ? 0 : errno ? errno : ENOENT;
+    the_host.workspace = realpath(ws, NULL);
+    int e = the_host.workspace ? 0 : errno ? errno : ENOENT;
     struct stat st;
-    if (H.workspace && (stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)))
+    if (the_host.workspace && (stat(the_host.workspace, &st) != 0 || !S_ISDIR(st.st_mode)))
         e = ENOTDIR;
     if (e) {
         *s->err = str_printf("workspace '%s' is not a directory: %s. Name the project directory "
@@ -667,13 +670,13 @@ static int step_workspace(host_start *s)
         return VT_ERR_NOT_FOUND;
     }
     /* one it cannot list or enter would fail every call, one by one */
-    if (access(H.workspace, R_OK | X_OK) != 0) {
+    if (access(the_host.workspace, R_OK | X_OK) != 0) {
         *s->err = str_printf("workspace '%s' cannot be read: %s. Name a directory this user may "
                              "read and enter with --workspace DIR, or change its permissions",
                              ws, strerror(errno));
         return VT_ERR_DENIED;
     }
-    if (s->o->agent && !(H.default_agent = strdup(s->o->agent)))
+    if (s->o->agent && !(the_host.default_agent = strdup(s->o->agent)))
         return VT_ERR_NOMEM;
     return VT_OK;
 }
@@ -684,9 +687,9 @@ static int step_config(host_start *s)
     if (rc == VT_OK)
         rc = check_host_keys(s->err);
     if (rc == VT_OK) /* [tools.spool]; old spool files go at start */
-        rc = spool_configure(H.workspace, H.config, H.config_path, s->err);
-    call_set_workspace(H.workspace);
-    api_bind(H.workspace, H.config);
+        rc = spool_configure(the_host.workspace, the_host.config, the_host.config_path, s->err);
+    call_set_workspace(the_host.workspace);
+    api_bind(the_host.workspace, the_host.config);
     return rc;
 }
 
@@ -695,19 +698,19 @@ static int step_profile(host_start *s)
     const char *pname = s->o->profile;
     if (!pname) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
+            cJSON_GetObjectItemCaseSensitive(the_host.config, "tools"), "profile");
         pname = cJSON_IsString(p) ? p->valuestring : "default";
     }
-    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
+    char *profile_dir = str_printf("%s/../%s", the_host.exe_dir, VTHOST_PROFILE_SUBDIR);
     const char *pdirs[] = {profile_dir};
-    int rc = profile_load(pname, pdirs, 1, &H.prof, s->err);
+    int rc = profile_load(pname, pdirs, 1, &the_host.prof, s->err);
     free(profile_dir);
     if (rc != VT_OK)
         return rc;
-    msg_set_profile_hints(H.prof.deferred_hint, profile_listing);
+    msg_set_profile_hints(the_host.prof.deferred_hint, profile_listing);
     const char *const *allow[3]; /* the embedded agent's policy is profile data */
     for (int i = 0; i < 3; i++)
-        allow[i] = (const char *const *)H.prof.approval[i];
+        allow[i] = (const char *const *)the_host.prof.approval[i];
     permission_set_embedded_policy(allow);
     return VT_OK;
 }
@@ -717,7 +720,7 @@ static int step_plugin_dirs(host_start *s) { return plugin_dirs_init(s->o, s->er
 static int step_scan(host_start *s)
 {
     (void)s;
-    return loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+    return loader_scan((const char *const *)the_host.plugin_dirs, the_host.nplugin_dirs);
 }
 
 static int step_profile_modules(host_start *s) { return check_profile_modules(s->err); }
@@ -726,11 +729,11 @@ static int step_profile_modules(host_start *s) { return check_profile_modules(s-
  * profiles); `vthost plugins` opens everything it lists. */
 static int step_unopened(host_start *s)
 {
-    for (size_t i = 0; !s->o->list_only && i < H.prof.nunopened; i++) {
-        plugin_module *m = loader_find(H.prof.unopened[i]);
+    for (size_t i = 0; !s->o->list_only && i < the_host.prof.nunopened; i++) {
+        plugin_module *m = loader_find(the_host.prof.unopened[i]);
         if (m && !m->in_profile) {
             loader_leave_unopened(m);
-            H.nunopened++;
+            the_host.nunopened++;
         }
     }
     return VT_OK;
@@ -743,7 +746,10 @@ static int step_descriptors(host_start *s)
     return loader_read_all();
 }
 
-static int step_guard(host_start *s) { return guard_init(H.config, H.workspace, s->err); }
+static int step_guard(host_start *s)
+{
+    return guard_init(the_host.config, the_host.workspace, s->err);
+}
 
 static int step_approval(host_start *s)
 {
@@ -757,11 +763,13 @@ static int step_approval(host_start *s)
 static int step_permissions(host_start *s)
 {
     perm_layer layers[3];
-    for (size_t i = 0; i < H.nlayers; i++)
-        layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
-                                 strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
-    return permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
-                                  H.trust_reason, s->err);
+    for (size_t i = 0; i < the_host.nlayers; i++)
+        layers[i] =
+            (perm_layer){the_host.layer_name[i], the_host.layer_path[i], the_host.layer_tree[i],
+                         strcmp(the_host.layer_name[i], "workspace") != 0 || the_host.trusted};
+    return permission_init_layers(layers, the_host.nlayers, the_host.default_agent,
+                                  the_host.workspace, the_host.trusted, the_host.trust_reason,
+                                  s->err);
 }
 
 static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
@@ -769,7 +777,7 @@ static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
 static int step_ws_service(host_start *s)
 {
     int rc = host_data_publish();
-    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve);
+    return rc || s->o->list_only ? rc : ws_service_open(the_host.workspace, s->o->serve);
 }
 
 static int step_load(host_start *s)
@@ -783,7 +791,8 @@ static int step_profile_loaded(host_start *s) { return check_profile_loaded(s->e
 static int step_closed_tools(host_start *s)
 {
     (void)s;
-    permission_set_closed_tools(H.prof.unopened_names, H.nunopened ? H.prof.nunopened_names : 0);
+    permission_set_closed_tools(the_host.prof.unopened_names,
+                                the_host.nunopened ? the_host.prof.nunopened_names : 0);
     return VT_OK;
 }
 
@@ -791,7 +800,8 @@ static int step_validate_tools(host_start *s) { return permission_validate_tools
 
 static int step_public(host_start *s)
 {
-    return registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, s->err);
+    return registry_set_public((const char *const *)the_host.prof.tools, the_host.prof.ntools,
+                               s->err);
 }
 
 enum {
@@ -848,9 +858,9 @@ static int run_open_steps(host_start *s)
 int host_open(const host_options *o, char **err)
 {
     *err = NULL;
-    memset(&H, 0, sizeof H);
+    memset(&the_host, 0, sizeof the_host);
     host_set_log_level(o->log_level);
-    H.exe_dir = find_exe_dir();
+    the_host.exe_dir = find_exe_dir();
     host_start s = {.o = o, .err = err};
     int rc = step_workspace(&s);
     s.input = rc != VT_OK && rc != VT_ERR_NOMEM;
@@ -860,7 +870,7 @@ int host_open(const host_options *o, char **err)
     if (rc == VT_OK && s.held) {
         *err = s.held;
         config_failed = s.held_input;
-        H.listing_open = 1;
+        the_host.listing_open = 1;
         return VT_ERR_NOT_FOUND;
     }
     free(s.held);
@@ -888,24 +898,24 @@ static void close_host(int at_exit)
     services_clear();
     permission_fini();
     guard_fini();
-    permission_set_embedded_policy(NULL); /* it pointed into H.prof */
+    permission_set_embedded_policy(NULL); /* it pointed into the_host.prof */
     permission_set_closed_tools(NULL, 0); /* so did this */
     msg_set_profile_hints(NULL, NULL);
-    profile_free(&H.prof);
-    cJSON_Delete(H.config);
-    for (size_t i = 0; i < H.nlayers; i++) {
-        cJSON_Delete(H.layer_tree[i]);
-        free(H.layer_path[i]);
+    profile_free(&the_host.prof);
+    cJSON_Delete(the_host.config);
+    for (size_t i = 0; i < the_host.nlayers; i++) {
+        cJSON_Delete(the_host.layer_tree[i]);
+        free(the_host.layer_path[i]);
     }
-    for (size_t i = 0; i < H.nplugin_dirs; i++)
-        free(H.plugin_dirs[i]);
-    free(H.plugin_dirs);
-    free(H.workspace);
-    free(H.exe_dir);
-    free(H.config_path);
-    free(H.ignored);
-    free(H.default_agent);
-    memset(&H, 0, sizeof H);
+    for (size_t i = 0; i < the_host.nplugin_dirs; i++)
+        free(the_host.plugin_dirs[i]);
+    free(the_host.plugin_dirs);
+    free(the_host.workspace);
+    free(the_host.exe_dir);
+    free(the_host.config_path);
+    free(the_host.ignored);
+    free(the_host.default_agent);
+    memset(&the_host, 0, sizeof the_host);
 }
 
 void host_close(void) { close_host(0); }
@@ -919,10 +929,13 @@ void host_close_at_exit(void) { close_host(0); }
 void host_close_at_exit(void) { close_host(1); }
 #endif
 
-size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
-const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
+size_t host_plugin_dir_count(void) { return the_host.nplugin_dirs; }
+const char *host_plugin_dir(size_t i)
+{
+    return i < the_host.nplugin_dirs ? the_host.plugin_dirs[i] : NULL;
+}
 
-const char *host_ignored_config(void) { return H.ignored; }
+const char *host_ignored_config(void) { return the_host.ignored; }
 
 void host_warn_untrusted(void)
 {
@@ -930,9 +943,9 @@ void host_warn_untrusted(void)
     if (note)
         host_log(VT_LOG_WARNING, "permissions", "%s", note);
     free(note);
-    if (H.ignored)
+    if (the_host.ignored)
         host_log(VT_LOG_WARNING, "config",
                  "the workspace %s is not trusted: these keys of its vtcode.toml are ignored: "
                  "%s. To trust it, run: vthost trust %s",
-                 H.workspace, H.ignored, H.workspace);
+                 the_host.workspace, the_host.ignored, the_host.workspace);
 }
