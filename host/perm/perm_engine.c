@@ -32,11 +32,6 @@ const char *perm_decision_name(perm_decision d)
     return "deny";
 }
 
-static int is_path(vt_subject_kind k)
-{
-    return k >= VT_SUBJECT_PATH_READ && k <= VT_SUBJECT_PATH_DELETE;
-}
-
 static int is_edit(vt_subject_kind k)
 {
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
@@ -278,7 +273,7 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
     prepare_escalation(ev, subjects, args, &cwd);
     size_t any_path = 0;
     for (size_t i = 0; i < n; i++)
-        any_path += is_path(subjects->items[i].kind) != 0;
+        any_path += perm_kind_is_path(subjects->items[i].kind) != 0;
     ev->cwd_lex = perm_path_lexical(st->workspace, cwd ? cwd : ".");
     /* the workspace root is canonical already; other directories matter
      * only to path subjects */
@@ -297,7 +292,7 @@ int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *
         d->raw = s->value;
         if (s->kind == VT_SUBJECT_COMMAND)
             rc = prepare_command(ev, d, s->value);
-        else if (is_path(s->kind))
+        else if (perm_kind_is_path(s->kind))
             rc = prepare_path(ev, &dc, d, s->kind, s->value);
     }
     dir_cache_free(&dc);
@@ -459,7 +454,7 @@ static const perm_rule *any_match_in(perm_eval *ev, const perm_ruleset *set, con
             for (size_t j = 0; j < d->nvariants; j++)
                 if ((r = cmd_match(ev, set, d->variants[j])))
                     return r;
-        } else if (is_path(d->kind)) {
+        } else if (perm_kind_is_path(d->kind)) {
             if ((r = path_match(ev, set, d->lex, d->rel_lex)))
                 return r;
             if (strcmp(d->lex, d->res) != 0 && (r = path_match(ev, set, d->res, d->rel_res)))
@@ -779,7 +774,7 @@ static char *suggest_one(const perm_eval *ev, const perm_subj *d)
         if (p[w])
             w += 1 + strcspn(p + w + 1, " ");
         rc = asprintf(&s, "\"%s(%.*s *)\"", ev->tool, (int)w, p);
-    } else if (is_path(d->kind) && !ev->is_exec) {
+    } else if (perm_kind_is_path(d->kind) && !ev->is_exec) {
         const char *rel = perm_path_below(ev->st->workspace, d->lex);
         const char *slash = rel ? strrchr(rel, '/') : NULL;
         if (rel && slash)
