@@ -24,6 +24,7 @@
  *   detect_shell_edits = true   count what commands change in the workspace
  *   max_snapshot_entries = 100000 */
 #include "guard.h"
+#include "guard_config.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -154,13 +155,7 @@ static struct background_watch {
     ws_mark mark;
 } bg_watch = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static struct guard_settings {
-    int enabled, require_success, detect;
-    long threshold;
-    size_t max_entries;
-    guard_rules *rules;
-    const char *workspace;
-} guard_cfg;
+static guard_settings guard_cfg;
 
 static int failf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int failf(char **err, const char *fmt, ...)
@@ -172,7 +167,7 @@ static int failf(char **err, const char *fmt, ...)
     return VT_ERR_INVALID;
 }
 
-static int add_rule_array(const cJSON *arr, const char *key, char **err)
+static int add_rule_array(guard_rules *rules, const cJSON *arr, const char *key, char **err)
 {
     if (!cJSON_IsArray(arr))
         return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
@@ -181,7 +176,7 @@ static int add_rule_array(const cJSON *arr, const char *key, char **err)
     {
         if (!cJSON_IsString(it))
             return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
-        int rc = guard_rules_add(guard_cfg.rules, it->valuestring, err);
+        int rc = guard_rules_add(rules, it->valuestring, err);
         if (rc)
             return rc;
     }
@@ -211,44 +206,45 @@ static int read_count(const cJSON *sec, const char *key, double max, double *out
     return 0;
 }
 
-static int read_config(const cJSON *sec, char **err)
+int guard_settings_read(const cJSON *config, guard_settings *s, char **err)
 {
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
+    if (sec && !cJSON_IsObject(sec))
+        return failf(err, "[tools.anti_blind_editing] must be a table");
+    s->enabled = 1;
+    s->detect = 1;
+    s->require_success = 0;
     double threshold = GUARD_DEFAULT_THRESHOLD, entries = GUARD_DEFAULT_MAX_ENTRIES;
-    int rc = read_bool(sec, "enabled", &guard_cfg.enabled, err);
+    int rc = read_bool(sec, "enabled", &s->enabled, err);
     if (!rc)
-        rc = read_bool(sec, "require_success", &guard_cfg.require_success, err);
+        rc = read_bool(sec, "require_success", &s->require_success, err);
     if (!rc)
-        rc = read_bool(sec, "detect_shell_edits", &guard_cfg.detect, err);
+        rc = read_bool(sec, "detect_shell_edits", &s->detect, err);
     if (!rc)
         rc = read_count(sec, "max_unverified_mutations", 1e9, &threshold, err);
     if (!rc)
         rc = read_count(sec, "max_snapshot_entries", 1e8, &entries, err);
-    guard_cfg.threshold = (long)threshold;
-    guard_cfg.max_entries = (size_t)entries;
+    s->threshold = (long)threshold;
+    s->max_entries = (size_t)entries;
     if (!rc)
-        rc = guard_rules_new(&guard_cfg.rules);
+        rc = guard_rules_new(&s->rules);
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(sec, "verification_commands");
     if (!rc && rules)
-        rc = add_rule_array(rules, "verification_commands", err);
+        rc = add_rule_array(s->rules, rules, "verification_commands", err);
     for (size_t i = 0; !rc && !rules && default_rules[i]; i++)
-        rc = guard_rules_add(guard_cfg.rules, default_rules[i], err);
+        rc = guard_rules_add(s->rules, default_rules[i], err);
     const cJSON *extra = cJSON_GetObjectItemCaseSensitive(sec, "additional_verification_commands");
     if (!rc && extra)
-        rc = add_rule_array(extra, "additional_verification_commands", err);
+        rc = add_rule_array(s->rules, extra, "additional_verification_commands", err);
     return rc;
 }
 
 int guard_init(const cJSON *config, const char *workspace, char **err)
 {
     guard_fini();
-    guard_cfg.enabled = 1;
-    guard_cfg.detect = 1;
-    guard_cfg.require_success = 0;
     guard_cfg.workspace = workspace;
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
-    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
-    int rc = sec && !cJSON_IsObject(sec) ? failf(err, "[tools.anti_blind_editing] must be a table")
-                                         : read_config(sec, err);
+    int rc = guard_settings_read(config, &guard_cfg, err);
     if (rc)
         guard_fini();
     return rc;
