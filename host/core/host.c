@@ -11,6 +11,7 @@
 #include "api.h"
 #include "call_messages.h"
 #include "call_ops.h"
+#include "config_layers.h"
 #include "guard.h"
 #include "host.h"
 #include "host_data.h"
@@ -76,14 +77,14 @@ static int file_exists(const char *p)
 
 /* A copy of `b` merged over `a` (tables merged key by key, anything else
  * replaced); `a` is consumed. */
-static cJSON *merge(cJSON *a, const cJSON *b)
+cJSON *config_merge(cJSON *a, const cJSON *b)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, b)
     {
         cJSON *have = cJSON_GetObjectItemCaseSensitive(a, it->string);
         if (have && cJSON_IsObject(have) && cJSON_IsObject(it)) {
-            cJSON *m = merge(cJSON_Duplicate(have, 1), it);
+            cJSON *m = config_merge(cJSON_Duplicate(have, 1), it);
             cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, m);
         } else {
             cJSON *d = cJSON_Duplicate(it, 1);
@@ -126,7 +127,7 @@ static const struct keep_rule {
 };
 
 /* The table at a dotted path ("tools.anti_blind_editing"), or NULL. */
-static const cJSON *table_at(const cJSON *root, const char *path)
+const cJSON *config_table_at(const cJSON *root, const char *path)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", path);
@@ -197,16 +198,17 @@ static void note_ignored(const cJSON *t, const cJSON *kept, const char *prefix, 
     }
 }
 
-static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
+cJSON *config_untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
 {
     cJSON *c = cJSON_CreateObject();
     if (!c)
         return NULL;
     for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
         const struct keep_rule *r = &untrusted_keep[i];
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(table_at(t, r->table), r->key);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(config_table_at(t, r->table), r->key);
         if (!v ||
-            !tightens(r, v, cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key)))
+            !tightens(r, v,
+                      cJSON_GetObjectItemCaseSensitive(config_table_at(below, r->table), r->key)))
             continue;
         cJSON *dst = table_make(c, r->table);
         if (!dst || !cJSON_AddItemToObject(dst, r->key, cJSON_Duplicate(v, 1))) {
@@ -224,7 +226,7 @@ static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
 /* The approval presets other than ask run commands without asking, so
  * the sandbox must exist and bound them: never danger-full-access, never
  * the unsandboxed fallback; read-only forces a read-only sandbox. */
-static int apply_approval(char **err)
+int config_apply_approval(cJSON *config, char **err)
 {
     const char *preset = permission_approval();
     if (strcmp(preset, "ask") == 0)
@@ -238,10 +240,10 @@ static int apply_approval(char **err)
                           preset);
         return VT_ERR_UNSUPPORTED;
     }
-    cJSON *sb = cJSON_GetObjectItemCaseSensitive(the_host.config, "sandbox");
+    cJSON *sb = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
     if (!cJSON_IsObject(sb)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(the_host.config, "sandbox");
-        sb = cJSON_AddObjectToObject(the_host.config, "sandbox");
+        cJSON_DeleteItemFromObjectCaseSensitive(config, "sandbox");
+        sb = cJSON_AddObjectToObject(config, "sandbox");
         if (!sb)
             return VT_ERR_NOMEM;
     }
@@ -278,15 +280,15 @@ static int combine_list(cJSON **acc, const cJSON *req, const char *key)
     return VT_OK;
 }
 
-static int merge_requirements(void)
+int config_merge_requirements(cJSON *config, const config_layer *layers, size_t n)
 {
     cJSON *lists[2] = {NULL, NULL};
     static const char *const keys[2] = {"allowed_stdio_commands", "allowed_http_endpoints"};
     int enforce = 0, any = 0, rc = VT_OK;
-    for (size_t i = 0; i < the_host.nlayers; i++) {
-        if (strcmp(the_host.layer_name[i], "workspace") == 0 && !the_host.trusted)
+    for (size_t i = 0; i < n; i++) {
+        if (!layers[i].applied)
             continue;
-        const cJSON *req = table_at(the_host.layer_tree[i], "mcp.requirements");
+        const cJSON *req = config_table_at(layers[i].tree, "mcp.requirements");
         if (!req)
             continue;
         any = 1;
@@ -294,7 +296,7 @@ static int merge_requirements(void)
         for (int k = 0; k < 2 && rc == VT_OK; k++)
             rc = combine_list(&lists[k], req, keys[k]);
     }
-    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(the_host.config, "mcp");
+    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(config, "mcp");
     if (rc == VT_OK && any && cJSON_IsObject(mcp)) {
         cJSON_DeleteItemFromObjectCaseSensitive(mcp, "requirements");
         cJSON *r = cJSON_AddObjectToObject(mcp, "requirements");
@@ -444,19 +446,24 @@ static int merge_layers(void)
         return VT_ERR_NOMEM;
     for (size_t i = 0; i < the_host.nlayers; i++) {
         int untrusted = strcmp(the_host.layer_name[i], "workspace") == 0 && !the_host.trusted;
-        cJSON *view =
-            untrusted ? untrusted_view(the_host.layer_tree[i], the_host.config, &the_host.ignored)
-                      : cJSON_Duplicate(the_host.layer_tree[i], 1);
+        cJSON *view = untrusted ? config_untrusted_view(the_host.layer_tree[i], the_host.config,
+                                                        &the_host.ignored)
+                                : cJSON_Duplicate(the_host.layer_tree[i], 1);
         if (!view)
             return VT_ERR_NOMEM;
         /* each layer's permissions are the engine's, never merged */
         cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
-        the_host.config = merge(the_host.config, view);
+        the_host.config = config_merge(the_host.config, view);
         cJSON_Delete(view);
         free(the_host.config_path); /* messages name the strongest file */
         the_host.config_path = strdup(the_host.layer_path[i]);
     }
-    return merge_requirements();
+    config_layer layers[3];
+    for (size_t i = 0; i < the_host.nlayers; i++)
+        layers[i] =
+            (config_layer){the_host.layer_tree[i],
+                           strcmp(the_host.layer_name[i], "workspace") != 0 || the_host.trusted};
+    return config_merge_requirements(the_host.config, layers, the_host.nlayers);
 }
 
 /* The layers, lowest precedence first: the user's vtcode.toml, the
@@ -483,7 +490,7 @@ static int load_config(const char *explicit_path, char **err)
 
 /* Keys the host itself reads; a wrong type is an error, never ignored,
  * in every layer (an untrusted one's too, though it is not applied). */
-static int check_layer_keys(const cJSON *config, const char *file, char **err)
+int config_check_keys(const cJSON *config, const char *file, char **err)
 {
     const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
     if (tools && !cJSON_IsObject(tools)) {
@@ -522,7 +529,7 @@ static int check_host_keys(char **err)
 {
     int rc = VT_OK;
     for (size_t i = 0; rc == VT_OK && i < the_host.nlayers; i++)
-        rc = check_layer_keys(the_host.layer_tree[i], the_host.layer_path[i], err);
+        rc = config_check_keys(the_host.layer_tree[i], the_host.layer_path[i], err);
     return rc;
 }
 
@@ -772,7 +779,10 @@ static int step_permissions(host_start *s)
                                   s->err);
 }
 
-static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
+static int step_sandbox_preset(host_start *s)
+{
+    return config_apply_approval(the_host.config, s->err);
+}
 
 static int step_ws_service(host_start *s)
 {
