@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "api.h"
 #include "call_messages.h"
 #include "call_ops.h"
@@ -38,7 +39,7 @@ static struct host_state {
     char *default_agent;
     profile prof;
     char **plugin_dirs;
-    size_t nplugin_dirs;
+    size_t nplugin_dirs, cap_plugin_dirs;
     /* configuration layers (user, workspace, --config), read apart */
     cJSON *layer_tree[3];
     char *layer_path[3];
@@ -262,18 +263,18 @@ static int add_dir(const char *d)
 {
     if (!d || !*d)
         return VT_OK;
-    char **g = realloc(the_host.plugin_dirs, (the_host.nplugin_dirs + 1) * sizeof *g);
-    if (!g)
+    if (VT_GROW(&the_host.plugin_dirs, &the_host.cap_plugin_dirs, the_host.nplugin_dirs + 1) != 0)
         return VT_ERR_NOMEM;
-    the_host.plugin_dirs = g;
     char *abs = realpath(d, NULL);
     for (size_t i = 0; abs && i < the_host.nplugin_dirs; i++)
         if (strcmp(the_host.plugin_dirs[i], abs) == 0) {
             free(abs);
             return VT_OK;
         }
-    g[the_host.nplugin_dirs] = abs ? abs : strdup(d);
-    the_host.nplugin_dirs++;
+    char *dir = abs ? abs : strdup(d);
+    if (!dir)
+        return VT_ERR_NOMEM;
+    the_host.plugin_dirs[the_host.nplugin_dirs++] = dir;
     return VT_OK;
 }
 

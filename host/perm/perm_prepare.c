@@ -94,15 +94,9 @@ static void list_links(dir_entry *e)
         }
         if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
             continue;
-        if (e->nlinks == cap) {
-            size_t nc = cap ? cap * 2 : 4;
-            char **nl = realloc(e->links, nc * sizeof *nl);
-            if (!nl) {
-                ok = 0;
-                break;
-            }
-            e->links = nl;
-            cap = nc;
+        if (VT_GROW(&e->links, &cap, e->nlinks + 1) != 0) {
+            ok = 0;
+            break;
         }
         if (!(e->links[e->nlinks] = strdup(de->d_name)))
             ok = 0;
