@@ -1,6 +1,7 @@
-/* The workspace index's insides, shared by ws_index.c (the tree, the
- * change log, queries), ws_index_scan.c (reading directories),
- * ws_index_watch.c (inotify) and ws_index_cache.c (the one-shot file). */
+/* The workspace index's insides, shared by ws_index_tree.c (the tree of
+ * directories and the change log), ws_index.c (the queries and an index's
+ * life), ws_index_scan.c (reading directories), ws_index_watch.c
+ * (inotify) and ws_index_cache.c (the one-shot file). */
 #ifndef VTHOST_WS_INDEX_INT_H
 #define VTHOST_WS_INDEX_INT_H
 
