@@ -42,11 +42,6 @@
 #include "strutil.h"
 #include "text_escape.h"
 
-const mhd_lib *hv_mhd;
-http_config hv_cfg;
-char *hv_endpoint_url;
-char *hv_metadata_url;
-const char *const hv_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
 static int wake_pipe[2] = {-1, -1};
 
 static void on_signal(int sig)
