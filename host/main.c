@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
+#include "cli_tools_cache.h"
 #include "edit_distance.h"
 #include "host.h"
 #include "http.h"
@@ -256,6 +257,10 @@ static int run_with_host(cli_run *r)
         serve_workspace_prepare(&r->ho); /* may take the workspace from the client */
     r->ho.list_only = cmd->host == CLI_HOST_LISTING;
     r->ho.serve = serve;
+    /* the listing of an unchanged install, configuration and workspace
+     * needs no plugin opened */
+    if (!strcmp(cmd->name, "tools") && tools_cache_lookup(&r->ho, r->co.format))
+        return CLI_EXIT_OK;
     char *err = NULL;
     int rc = host_open(&r->ho, &err);
     if (rc != 0 && !(r->ho.list_only && err && host_listing_open())) {

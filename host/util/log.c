@@ -28,6 +28,17 @@ void host_set_log_sink(host_log_sink sink, void *ctx)
 
 void host_set_log_level(int level) { log_level = level; }
 
+/* Warnings and errors said so far (whether shown or sunk). */
+static unsigned long log_warned;
+
+unsigned long host_log_warnings(void)
+{
+    pthread_mutex_lock(&log_lock);
+    unsigned long n = log_warned;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
 static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
@@ -41,6 +52,8 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     char *shown = text_escape(msg, 0);
     const char *line = shown ? shown : "(a log message that could not be shown)";
     pthread_mutex_lock(&log_lock);
+    if (level >= VT_LOG_WARNING)
+        log_warned++;
     if (log_sink)
         log_sink(log_sink_ctx, level, who ? who : "vthost", line);
     else if (level >= log_level)

@@ -8,6 +8,9 @@
 typedef void (*host_log_sink)(void *ctx, int level, const char *who, const char *msg);
 void host_set_log_sink(host_log_sink sink, void *ctx);
 void host_set_log_level(int level);
+/* How many warnings and errors were said so far: a command that caches
+ * its output stores none that came with a warning. */
+unsigned long host_log_warnings(void);
 void host_log(int level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void host_vlog(int level, const char *who, const char *fmt, va_list ap)
