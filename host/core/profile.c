@@ -195,6 +195,10 @@ static void inherit_default(profile *p)
 {
     profile d;
     char *err = NULL;
+    /* a profile that says it all (the default itself) needs no second parse */
+    if (p->approval[0] && p->approval[1] && p->approval[2] && p->instructions && p->shell_unix &&
+        p->shell_powershell && p->deferred_hint)
+        return;
     for (const profile_text *e = profile_embedded; e->name; e++)
         if (strcmp(e->name, "default") == 0 &&
             profile_parse(e->text, "(embedded)", &d, &err) == 0) {
