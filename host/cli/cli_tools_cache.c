@@ -249,7 +249,10 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     char *ws = realpath(ho->workspace ? ho->workspace : ".", NULL);
     char *exe = exe_path(), *dir = NULL;
     vt_strbuf k = VT_STRBUF_INIT;
-    if (!ws || !exe || host_data_cache_dir(&dir) != VT_OK)
+    /* where host_data_cache_dir keeps it; made only when a listing is
+     * stored (a lookup makes nothing) */
+    dir = paths_xdg_vthost("XDG_CACHE_HOME", ".cache");
+    if (!ws || !exe || !dir)
         goto out;
     key_identity(&k, ho, format ? format : "names", ws);
     if (k.failed || !k.data)
@@ -287,10 +290,13 @@ void tools_cache_store(const char *text)
     if (!C.file || !C.key || !text || host_log_warnings() != C.warnings ||
         wall_now_ns() - C.newest_ns < UNSTABLE_NS)
         goto out;
+    char *dir = NULL;
+    int ok = host_data_cache_dir(&dir) == VT_OK; /* made 0700 when missing */
     char *slash = strrchr(C.file, '/');
     *slash = '\0';
-    int ok = paths_mkdirs(C.file, 0700) == VT_OK;
+    ok = ok && paths_mkdirs(C.file, 0700) == VT_OK;
     *slash = '/';
+    free(dir);
     tmp = ok ? str_printf("%s.%d", C.file, (int)getpid()) : NULL;
     int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
