@@ -35,6 +35,7 @@ check_eq "the cache file is private" "600" "$(stat -c %a "$f" 2>/dev/null)"
 objs=$(loaded "$I" tools)
 check_not "second listing: no plugin opened" "exec.so" "$objs"
 check_not "second listing: no plugin opened (search_tools)" "search_tools.so" "$objs"
+check_not "second listing: no profile parsed (no libinih)" "libinih" "$objs"
 check_eq "second listing: the same" "$listing" "$("$I" tools 2>&1)"
 mcp1=$("$I" tools --format mcp 2>&1)
 check "another format is its own listing" '"inputSchema"' "$mcp1"
