@@ -74,8 +74,9 @@ for name, _ in cmds:
 # (paired: the load of the moment falls on both)
 for name, _ in cmds[1:]:
     r = statistics.median(a / b for a, b in zip(wall[name], wall["/bin/true"]))
-    print(f"  {name} / /bin/true: {r:5.2f}x, median of {runs} paired ratios "
-          f"(goal <= 1.5x: {'met' if r <= 1.5 else 'NOT met'})")
+    goal = (f" (goal <= 1.5x: {'met' if r <= 1.5 else 'NOT met'})"
+            if name == "vthost tools" else "")
+    print(f"  {name} / /bin/true: {r:5.2f}x, median of {runs} paired ratios{goal}")
 PY
 }
 
