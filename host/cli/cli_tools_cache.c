@@ -26,7 +26,7 @@
 #include "strbuf.h"
 #include "strutil.h"
 
-#define MAGIC "vthost-tools 1"
+#define MAGIC "vthost-tools 2"
 #define MAX_CACHE_FILE (1u << 20)
 /* A change within one timestamp tick of the last one leaves the same
  * times behind: a listing made from files this fresh is not kept. */
@@ -36,9 +36,20 @@ static struct {
     char *file; /* where the listing goes, or NULL: nothing to store */
     char *key;  /* bytes, NULs among them */
     size_t klen;
-    int64_t newest_ns; /* the latest mtime or ctime among the inputs */
-    unsigned long warnings;
+    int64_t newest_ns;      /* the latest mtime or ctime among the inputs */
+    unsigned long warnings; /* said before the lookup */
+    unsigned long allowed;  /* said since, between said_begin and _end */
+    unsigned long before;
+    vt_strbuf said; /* what those warnings wrote to stderr */
 } C;
+
+static void forget(void)
+{
+    free(C.file);
+    free(C.key);
+    strbuf_reset(&C.said);
+    memset(&C, 0, sizeof C);
+}
 
 static int64_t ns_of(struct timespec t) { return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec; }
 
@@ -227,22 +238,23 @@ static char *read_private(const char *path, size_t *len)
 /* Prints the listing of `text` when its key is `key`; 1 when printed. */
 static int replay(const char *text, size_t len, const char *key, size_t key_len)
 {
-    size_t klen, olen;
+    size_t klen, olen, slen;
     int at = 0;
-    if (sscanf(text, MAGIC " %zu %zu\n%n", &klen, &olen, &at) != 2 || at <= 0)
+    if (sscanf(text, MAGIC " %zu %zu %zu\n%n", &klen, &olen, &slen, &at) != 3 || at <= 0)
         return 0;
     size_t off = (size_t)at;
-    if (off > len || klen > len - off || olen != len - off - klen || key_len != klen ||
-        memcmp(text + off, key, klen) != 0)
+    if (off > len || klen > len - off || olen > len - off - klen ||
+        slen != len - off - klen - olen || key_len != klen || memcmp(text + off, key, klen) != 0)
         return 0;
-    return fwrite(text + off + klen, 1, olen, stdout) == olen && fflush(stdout) == 0;
+    const char *out = text + off + klen, *said = out + olen;
+    if (slen && fwrite(said, 1, slen, stderr) != slen)
+        return 0;
+    return fwrite(out, 1, olen, stdout) == olen && fflush(stdout) == 0;
 }
 
 int tools_cache_lookup(const host_options *ho, const char *format)
 {
-    free(C.file);
-    free(C.key);
-    memset(&C, 0, sizeof C);
+    forget();
     /* an agent's file or a verbose log are more than this key follows */
     if (ho->agent || ho->log_level < VT_LOG_WARNING)
         return 0;
@@ -267,11 +279,8 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     char *text = C.file && C.key ? read_private(C.file, &len) : NULL;
     int hit = text && replay(text, len, C.key, C.klen);
     free(text);
-    if (hit) { /* nothing to store */
-        free(C.file);
-        free(C.key);
-        memset(&C, 0, sizeof C);
-    }
+    if (hit) /* nothing to store */
+        forget();
     free(ws);
     free(exe);
     free(dir);
@@ -284,11 +293,27 @@ out:
     return 0;
 }
 
+void tools_cache_said_begin(void)
+{
+    if (!C.file)
+        return;
+    C.before = host_log_warnings();
+    host_log_copy_to(&C.said);
+}
+
+void tools_cache_said_end(void)
+{
+    if (!C.file)
+        return;
+    host_log_copy_to(NULL);
+    C.allowed += host_log_warnings() - C.before;
+}
+
 void tools_cache_store(const char *text)
 {
     char *tmp = NULL;
-    if (!C.file || !C.key || !text || host_log_warnings() != C.warnings ||
-        wall_now_ns() - C.newest_ns < UNSTABLE_NS)
+    if (!C.file || !C.key || !text || C.said.failed ||
+        host_log_warnings() - C.warnings != C.allowed || wall_now_ns() - C.newest_ns < UNSTABLE_NS)
         goto out;
     char *dir = NULL;
     int ok = host_data_cache_dir(&dir) == VT_OK; /* made 0700 when missing */
@@ -305,14 +330,13 @@ void tools_cache_store(const char *text)
             close(fd);
         goto out;
     }
-    size_t klen = C.klen, olen = strlen(text);
-    int w = fprintf(f, MAGIC " %zu %zu\n", klen, olen) > 0 && fwrite(C.key, 1, klen, f) == klen &&
-            fwrite(text, 1, olen, f) == olen;
+    size_t klen = C.klen, olen = strlen(text), slen = C.said.len;
+    int w = fprintf(f, MAGIC " %zu %zu %zu\n", klen, olen, slen) > 0 &&
+            fwrite(C.key, 1, klen, f) == klen && fwrite(text, 1, olen, f) == olen &&
+            (!slen || fwrite(C.said.data, 1, slen, f) == slen);
     if (fclose(f) != 0 || !w || rename(tmp, C.file) != 0)
         unlink(tmp);
 out:
     free(tmp);
-    free(C.file);
-    free(C.key);
-    memset(&C, 0, sizeof C);
+    forget();
 }

@@ -15,8 +15,13 @@
  * they are now; else returns 0 and remembers the files' state for
  * tools_cache_store. */
 int tools_cache_lookup(const host_options *ho, const char *format);
+/* Around what a listing says of the configuration (an untrusted
+ * workspace's keys left unread: a function of the files the key holds):
+ * those warnings are kept with the listing and said again with it. */
+void tools_cache_said_begin(void);
+void tools_cache_said_end(void);
 /* Keeps `text`, the listing just printed, for the next lookup: only
- * when tools_cache_lookup ran, no warning was said since, and none of
+ * when tools_cache_lookup ran, no other warning was said since, and none of
  * the files changed in the last two seconds (a change within one
  * timestamp tick could go unseen). */
 void tools_cache_store(const char *text);

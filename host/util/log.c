@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <vthost/plugin.h>
 #include "log.h"
+#include "strbuf.h"
 #include "text_escape.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -30,6 +31,14 @@ void host_set_log_level(int level) { log_level = level; }
 
 /* Warnings and errors said so far (whether shown or sunk). */
 static unsigned long log_warned;
+static vt_strbuf *log_copy; /* also gets each line written to stderr */
+
+void host_log_copy_to(vt_strbuf *b)
+{
+    pthread_mutex_lock(&log_lock);
+    log_copy = b;
+    pthread_mutex_unlock(&log_lock);
+}
 
 unsigned long host_log_warnings(void)
 {
@@ -56,9 +65,13 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
         log_warned++;
     if (log_sink)
         log_sink(log_sink_ctx, level, who ? who : "vthost", line);
-    else if (level >= log_level)
+    else if (level >= log_level) {
         fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "", level_name(level),
                 line);
+        if (log_copy)
+            strbuf_printf(log_copy, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
+                          level_name(level), line);
+    }
     pthread_mutex_unlock(&log_lock);
     free(shown);
 }

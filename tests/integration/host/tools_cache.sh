@@ -71,6 +71,21 @@ check "a replaced module: refused" "exec" "$out"
 cp "$T/exec.so" "$T/inst/lib/vthost/plugins/exec.so"
 check_eq "the module restored" "$listing" "$("$I" tools 2>&1)"
 
+# an untrusted workspace's vtcode.toml: its warning is said again with the
+# listing from the cache, word for word
+printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
+sleep 2.2
+first=$("$I" tools 2>&1)
+check "untrusted vtcode.toml: its keys are ignored, said" "are ignored: tools" "$first"
+check_not "untrusted vtcode.toml: its profile is not applied" "code_search" "$first"
+check_eq "untrusted vtcode.toml, from the cache: the same words" "$first" "$("$I" tools 2>&1)"
+check_not "untrusted vtcode.toml, from the cache: no plugin opened" "exec.so" "$(loaded "$I" tools)"
+"$I" trust "$T/ws" >/dev/null 2>&1
+out=$("$I" tools 2>&1)
+check "trusted now: its profile applies at once" "code_search" "$out"
+check_not "trusted now: no warning" "ignored" "$out"
+rm -rf "$T/ws/vtcode.toml" "$XDG_CONFIG_HOME/vtcode"
+
 # ---- a cache file that is not the user's own private file --------------------
 sleep 2.2
 "$I" tools >/dev/null 2>&1 # kept again
