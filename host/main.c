@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
+#include "cli_tools_cache.h"
 #include "edit_distance.h"
 #include "host.h"
 #include "http.h"
@@ -256,6 +257,10 @@ static int run_with_host(cli_run *r)
         serve_workspace_prepare(&r->ho); /* may take the workspace from the client */
     r->ho.list_only = cmd->host == CLI_HOST_LISTING;
     r->ho.serve = serve;
+    /* the listing of an unchanged install, configuration and workspace
+     * needs no plugin opened */
+    if (!strcmp(cmd->name, "tools") && tools_cache_lookup(&r->ho, r->co.format))
+        return CLI_EXIT_OK;
     char *err = NULL;
     int rc = host_open(&r->ho, &err);
     if (rc != 0 && !(r->ho.list_only && err && host_listing_open())) {
@@ -269,9 +274,13 @@ static int run_with_host(cli_run *r)
         rc = host_config_failed() ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
     } else {
         /* said once, where a person or a client's log sees it */
-        if (serve || !strcmp(cmd->name, "explain") || !strcmp(cmd->name, "tools") ||
-            !strcmp(cmd->name, "mcp"))
+        int listing = !strcmp(cmd->name, "tools");
+        if (listing) /* said again with a listing from the cache */
+            tools_cache_said_begin();
+        if (serve || !strcmp(cmd->name, "explain") || listing || !strcmp(cmd->name, "mcp"))
             host_warn_untrusted();
+        if (listing)
+            tools_cache_said_end();
         r->co.host_error = rc != 0 ? err : NULL;
         rc = cmd->run         ? cmd->run(r->argc - optind - 1, r->argv + optind + 1, &r->co)
              : r->http_listen ? http_serve(r->http_listen, r->token_file)

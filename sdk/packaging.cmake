@@ -133,7 +133,7 @@ string(APPEND CPACK_DEBIAN_PLUGIN-EXEC_PACKAGE_DEPENDS ", ${VTHOST_SECCOMP_DEB_P
 # control file.
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "${VTHOST_FFI_DEB_PACKAGE}, ${VTHOST_YAML_DEB_PACKAGE}, \
 ${VTHOST_PCRE2_DEB_PACKAGE}, ${VTHOST_MHD_DEB_PACKAGE}, ${VTHOST_CRYPTO_DEB_PACKAGE}, \
-${VTHOST_CURL_DEB_PACKAGE}")
+${VTHOST_CURL_DEB_PACKAGE}, ${VTHOST_INIH_DEB_PACKAGE}")
 
 # Stripped as Debian's dh_strip does: strip(1) leaves the compiler's
 # .comment section (from the C runtime's start files too, so -fno-ident

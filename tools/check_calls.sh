@@ -6,6 +6,10 @@
 # any other .c/.h/.cpp file of host/, plugins/ or sdk/include/ that makes
 # the call is refused.
 #
+# A contract is a struct, not text to re-parse: the command-ran report
+# goes through api->command_ran, and only the guard reads the old JSON note
+# (for plugins built before ABI 1.11).
+#
 # Lines that are comments (starting with /*, * or //) are not read.
 # tools/calls-allow.txt lists the uses not folded yet, one "RULE FILE  #
 # reason" a line; the list only shrinks: a file added to it needs a reason
@@ -24,9 +28,10 @@ bad=0
 rules=(
     'clock|\bclock_gettime[[:space:]]*\(|host/util/monotime.c sdk/include/vthost/clock.h|mono_now_us, mono_deadline_ms, wall_now (host/util/monotime.h); in a plugin <vthost/clock.h>'
     'xdg|getenv[[:space:]]*\([[:space:]]*"XDG_|host/util/paths.c|paths_xdg_dir (host/util/paths.h)'
-    'vasprintf|\bvasprintf[[:space:]]*\(|host/util/strutil.c|str_vprintf (host/util/strutil.h); in a plugin api->vformat'
+    'vasprintf|\bvasprintf[[:space:]]*\(|host/util/strutil.c|str_vprintf (host/util/strutil.h); in a plugin api->vformat, in code without the host vt_vformat (<vthost/format.h>)'
     'mkdirs|^[A-Za-z_][A-Za-z0-9_ *]*[^A-Za-z0-9_]?[A-Za-z0-9_]*mkdir[A-Za-z0-9_]*[[:space:]]*\([^;]*$|host/util/paths.c host/util/paths.h host/util/beneath.c host/util/beneath.h plugins/exec/sandbox_paths.c plugins/exec/sandbox_int.h|paths_mkdirs (host/util/paths.h) or beneath_mkdirs (host/util/beneath.h)'
     'realloc|\brealloc[[:space:]]*\(|sdk/include/vthost/grow.h host/util/strbuf.c|VT_GROW (<vthost/grow.h>) for arrays; strbuf (host/util/strbuf.h) or in a plugin api->strbuf_append for text'
+    'jsonnote|VT_NOTE_COMMAND_RAN|->note[[:space:]]*\([^,]*,[[:space:]]*3[[:space:]]*,|host/call/guard.c sdk/include/vthost/plugin.h|api->command_ran with a vt_command_ran (<vthost/plugin.h>), not the note as JSON text'
     'libcrypto|VTHOST_CRYPTO_SONAME|"libcrypto\.so|host/util/crypto_lib.c|crypto_lib.h, or digest.h for SHA-256, HMAC and base64url'
 )
 

@@ -24,6 +24,7 @@
  *   detect_shell_edits = true   count what commands change in the workspace
  *   max_snapshot_entries = 100000 */
 #include "guard.h"
+#include "guard_config.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -44,93 +45,11 @@
 #include "text_escape.h"
 #include "ws_index.h"
 
-#define GUARD_DEFAULT_THRESHOLD 4
-#define GUARD_DEFAULT_MAX_ENTRIES 100000
 #define NAMES_SHOWN 5
 /* Paths a command changed that are looked at one by one (is a
  * verification's change a source or build output?); beyond them a
  * verification is not trusted. */
 #define NAMES_READ 4096
-
-static const char *const default_rules[] = {"make",
-                                            "gmake",
-                                            "ninja",
-                                            "ctest",
-                                            "cmake --build",
-                                            "meson test",
-                                            "meson compile",
-                                            "cargo check",
-                                            "cargo build",
-                                            "cargo test",
-                                            "cargo clippy",
-                                            "cargo nextest",
-                                            "go build",
-                                            "go test",
-                                            "go vet",
-                                            "npm test",
-                                            "npm run test",
-                                            "npm run lint",
-                                            "npm run build",
-                                            "npm run check",
-                                            "pnpm test",
-                                            "pnpm run test",
-                                            "pnpm lint",
-                                            "pnpm run lint",
-                                            "pnpm build",
-                                            "pnpm run build",
-                                            "yarn test",
-                                            "yarn run test",
-                                            "yarn lint",
-                                            "yarn run lint",
-                                            "yarn build",
-                                            "yarn run build",
-                                            "npx tsc",
-                                            "npx eslint",
-                                            "npx jest",
-                                            "npx vitest",
-                                            "tsc",
-                                            "eslint",
-                                            "jest",
-                                            "vitest",
-                                            "pytest",
-                                            "py.test",
-                                            "python -m pytest",
-                                            "python3 -m pytest",
-                                            "python -m unittest",
-                                            "python3 -m unittest",
-                                            "ruff check",
-                                            "mypy",
-                                            "tox",
-                                            "nox",
-                                            "mvn test",
-                                            "mvn verify",
-                                            "mvn package",
-                                            "mvn compile",
-                                            "mvn install",
-                                            "mvnw test",
-                                            "mvnw verify",
-                                            "mvnw package",
-                                            "mvnw compile",
-                                            "mvnw install",
-                                            "gradle test",
-                                            "gradle build",
-                                            "gradle check",
-                                            "gradlew test",
-                                            "gradlew build",
-                                            "gradlew check",
-                                            "dotnet test",
-                                            "dotnet build",
-                                            "swift test",
-                                            "swift build",
-                                            "zig build",
-                                            "deno test",
-                                            "bun test",
-                                            "mix test",
-                                            "rspec",
-                                            "bundle exec rspec",
-                                            "rake test",
-                                            "phpunit",
-                                            NULL};
 
 struct guard_call {
     int locked; /* st is held for the whole run */
@@ -148,107 +67,19 @@ struct guard_call {
 /* A command that outlives its call (a session) goes on changing the
  * workspace: its changes are the index's events after the call, counted
  * at the next guarded call while any session lives. */
-static struct {
+static struct background_watch {
     pthread_mutex_t mu;
     int on;
     ws_mark mark;
-} B = {.mu = PTHREAD_MUTEX_INITIALIZER};
+} bg_watch = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static struct {
-    int enabled, require_success, detect;
-    long threshold;
-    size_t max_entries;
-    guard_rules *rules;
-    const char *workspace;
-} G;
-
-static int failf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int failf(char **err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    *err = str_vprintf(fmt, ap);
-    va_end(ap);
-    return VT_ERR_INVALID;
-}
-
-static int add_rule_array(const cJSON *arr, const char *key, char **err)
-{
-    if (!cJSON_IsArray(arr))
-        return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (!cJSON_IsString(it))
-            return failf(err, "[tools.anti_blind_editing] %s must be an array of strings", key);
-        int rc = guard_rules_add(G.rules, it->valuestring, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-static int read_bool(const cJSON *sec, const char *key, int *out, char **err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsBool(v))
-        return failf(err, "[tools.anti_blind_editing] %s must be true or false", key);
-    *out = cJSON_IsTrue(v);
-    return 0;
-}
-
-static int read_count(const cJSON *sec, const char *key, double max, double *out, char **err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sec, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= max) ||
-        v->valuedouble != (double)(long)v->valuedouble)
-        return failf(err, "[tools.anti_blind_editing] %s must be an integer of at least 1", key);
-    *out = v->valuedouble;
-    return 0;
-}
-
-static int read_config(const cJSON *sec, char **err)
-{
-    double threshold = GUARD_DEFAULT_THRESHOLD, entries = GUARD_DEFAULT_MAX_ENTRIES;
-    int rc = read_bool(sec, "enabled", &G.enabled, err);
-    if (!rc)
-        rc = read_bool(sec, "require_success", &G.require_success, err);
-    if (!rc)
-        rc = read_bool(sec, "detect_shell_edits", &G.detect, err);
-    if (!rc)
-        rc = read_count(sec, "max_unverified_mutations", 1e9, &threshold, err);
-    if (!rc)
-        rc = read_count(sec, "max_snapshot_entries", 1e8, &entries, err);
-    G.threshold = (long)threshold;
-    G.max_entries = (size_t)entries;
-    if (!rc)
-        rc = guard_rules_new(&G.rules);
-    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(sec, "verification_commands");
-    if (!rc && rules)
-        rc = add_rule_array(rules, "verification_commands", err);
-    for (size_t i = 0; !rc && !rules && default_rules[i]; i++)
-        rc = guard_rules_add(G.rules, default_rules[i], err);
-    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(sec, "additional_verification_commands");
-    if (!rc && extra)
-        rc = add_rule_array(extra, "additional_verification_commands", err);
-    return rc;
-}
+static guard_settings guard_cfg;
 
 int guard_init(const cJSON *config, const char *workspace, char **err)
 {
     guard_fini();
-    G.enabled = 1;
-    G.detect = 1;
-    G.require_success = 0;
-    G.workspace = workspace;
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
-    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(tools, "anti_blind_editing");
-    int rc = sec && !cJSON_IsObject(sec) ? failf(err, "[tools.anti_blind_editing] must be a table")
-                                         : read_config(sec, err);
+    guard_cfg.workspace = workspace;
+    int rc = guard_settings_read(config, &guard_cfg, err);
     if (rc)
         guard_fini();
     return rc;
@@ -256,10 +87,10 @@ int guard_init(const cJSON *config, const char *workspace, char **err)
 
 void guard_fini(void)
 {
-    guard_rules_free(G.rules);
-    G.rules = NULL;
-    G.enabled = 0;
-    G.workspace = NULL;
+    guard_rules_free(guard_cfg.rules);
+    guard_cfg.rules = NULL;
+    guard_cfg.enabled = 0;
+    guard_cfg.workspace = NULL;
     guard_state_reset_local();
 }
 
@@ -277,72 +108,108 @@ static int plain_text(const char *s)
     return 1;
 }
 
-/* 1 verifies, 0 neutral, -1 neither. */
-static int classify_json_argv(const cJSON *argv)
-{
-    int n = cJSON_GetArraySize(argv);
-    if (!cJSON_IsArray(argv) || n < 1)
-        return -1;
-    char **v = calloc((size_t)n, sizeof *v);
-    if (!v)
-        return -1;
-    int i = 0, ok = 1;
-    const cJSON *a;
-    cJSON_ArrayForEach(a, argv)
-    {
-        if (!cJSON_IsString(a)) {
-            ok = 0;
-            break;
-        }
-        v[i++] = a->valuestring;
-    }
-    int k = ok ? guard_classify(G.rules, v, (size_t)n, G.workspace) : -1;
-    free(v);
-    return k;
-}
-
 static int text_verifies(const char *cmd)
 {
     if (!cmd || !plain_text(cmd))
         return 0;
     char **w;
     size_t n = guard_split_words(cmd, &w);
-    int k = n ? guard_classify(G.rules, w, n, G.workspace) : -1;
+    int k = n ? guard_classify(guard_cfg.rules, w, n, guard_cfg.workspace) : -1;
     guard_free_words(w, n);
     return k == 1;
 }
 
-/* The exec plugin's exit report (VT_NOTE_COMMAND_RAN). */
-static int report_verifies(const char *detail)
+/* What a finished command ran (vt_command_ran): every program a
+ * verification or neutral, at least one a verification, none refused,
+ * the list complete.  Without a list, the command text alone. */
+static int ran_verifies(const vt_command_ran *r)
 {
-    cJSON *r = cJSON_Parse(detail ? detail : "");
-    const cJSON *progs = cJSON_GetObjectItemCaseSensitive(r, "programs");
-    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(r, "command");
+    if (!r->programs)
+        return text_verifies(r->command);
+    if (!r->complete || r->refused > 0)
+        return 0;
     int verifies = 0;
-    if (!progs) {
-        verifies = cJSON_IsString(cmd) && text_verifies(cmd->valuestring);
-    } else if (cJSON_IsArray(progs) &&
-               !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "complete")) &&
-               !(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "refused")) > 0)) {
-        const cJSON *p;
-        int ok = 1;
-        cJSON_ArrayForEach(p, progs)
-        {
-            int k = classify_json_argv(p);
-            if (k < 0)
-                ok = 0;
-            verifies |= k == 1;
-        }
-        verifies &= ok;
+    for (size_t i = 0; r->programs[i]; i++) {
+        size_t argc = 0;
+        while (r->programs[i][argc])
+            argc++;
+        int k = argc ? guard_classify(guard_cfg.rules, (char *const *)r->programs[i], argc,
+                                      guard_cfg.workspace)
+                     : -1;
+        if (k < 0)
+            return 0;
+        verifies |= k == 1;
     }
-    cJSON_Delete(r);
     return verifies;
+}
+
+/* The note's text form (VT_NOTE_COMMAND_RAN, from plugins built before
+ * ABI 1.11), read into the struct: the one place the host parses it. */
+typedef struct ran_text {
+    cJSON *tree;         /* the parsed report: the words point into it */
+    const char ***argvs; /* the programs' argv arrays, NULL-ended */
+    const char **words;  /* every argv's words, each argv NULL-ended */
+} ran_text;
+
+/* A malformed report is read as one that does not verify. */
+static void ran_from_text(const char *detail, long exit_code, ran_text *t, vt_command_ran *r)
+{
+    memset(r, 0, sizeof *r);
+    memset(t, 0, sizeof *t);
+    r->struct_size = sizeof *r;
+    r->exit_code = exit_code;
+    t->tree = cJSON_Parse(detail ? detail : "");
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t->tree, "command");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(t->tree, "programs");
+    r->command = cJSON_IsString(cmd) ? cmd->valuestring : NULL;
+    r->complete = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t->tree, "complete"));
+    r->refused = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t->tree, "refused")) > 0;
+    if (!list)
+        return;
+    size_t n = 0, nwords = 0;
+    const cJSON *p, *a;
+    cJSON_ArrayForEach(p, list)
+    {
+        n++;
+        nwords += (size_t)cJSON_GetArraySize(p) + 1;
+    }
+    t->argvs = cJSON_IsArray(list) ? calloc(n + 1, sizeof *t->argvs) : NULL;
+    t->words = t->argvs ? calloc(nwords ? nwords : 1, sizeof *t->words) : NULL;
+    r->programs = (const char *const *const *)t->argvs;
+    if (!t->words) {
+        r->refused = 1; /* unreadable: not a verification */
+        return;
+    }
+    size_t i = 0, w = 0;
+    cJSON_ArrayForEach(p, list)
+    {
+        t->argvs[i++] = &t->words[w];
+        r->refused += !cJSON_IsArray(p) || !cJSON_GetArraySize(p);
+        cJSON_ArrayForEach(a, p)
+        {
+            r->refused += !cJSON_IsString(a);
+            t->words[w++] = cJSON_IsString(a) ? a->valuestring : "";
+        }
+        t->words[w++] = NULL;
+    }
+}
+
+static int text_report_verifies(const char *detail, long exit_code)
+{
+    ran_text t;
+    vt_command_ran r;
+    ran_from_text(detail, exit_code, &t, &r);
+    int v = ran_verifies(&r);
+    free(t.argvs);
+    free(t.words);
+    cJSON_Delete(t.tree);
+    return v;
 }
 
 static int completed(long exit_code)
 {
     /* 126/127: not runnable or not found; 128+N: ended by a signal. */
-    return G.require_success ? exit_code == 0 : exit_code >= 0 && exit_code < 126;
+    return guard_cfg.require_success ? exit_code == 0 : exit_code >= 0 && exit_code < 126;
 }
 
 /* ---- would a command mutate? -------------------------------------------- */
@@ -351,7 +218,7 @@ static int inside_workspace(const char *cwd, const char *path)
 {
     char *joined = path[0] == '/' ? strdup(path) : paths_join(cwd, path);
     char *out = NULL;
-    int rc = joined ? paths_resolve(G.workspace, joined, 0, &out) : VT_ERR_NOMEM;
+    int rc = joined ? paths_resolve(guard_cfg.workspace, joined, 0, &out) : VT_ERR_NOMEM;
     free(joined);
     free(out);
     return rc != VT_ERR_OUTSIDE;
@@ -361,14 +228,14 @@ static int inside_workspace(const char *cwd, const char *path)
  * malloc'd description, or NULL. */
 static char *would_mutate(const vt_subjects *subj)
 {
-    const char *cwd = G.workspace ? G.workspace : ".";
+    const char *cwd = guard_cfg.workspace ? guard_cfg.workspace : ".";
     for (size_t i = 0; subj && i < subj->count; i++) {
         const subject *s = &subj->items[i];
         if (s->kind == VT_SUBJECT_CWD) {
             cwd = s->value;
         } else if (s->kind == VT_SUBJECT_PATH_EDIT || s->kind == VT_SUBJECT_PATH_CREATE ||
                    s->kind == VT_SUBJECT_PATH_DELETE) {
-            if (!G.workspace || inside_workspace(cwd, s->value))
+            if (!guard_cfg.workspace || inside_workspace(cwd, s->value))
                 return str_printf("it writes %s", s->value);
         } else if (s->kind == VT_SUBJECT_COMMAND) {
             char **w;
@@ -394,7 +261,7 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
         "verification command through exec_command (e.g. make, ctest, cmake --build, cargo "
         "test, go test, npm test, pytest) and let it complete, then retry. Reads, "
         "code_search, search_tools and commands that change no files stay allowed.",
-        pending, G.threshold);
+        pending, guard_cfg.threshold);
     /* `because` quotes a file name or a command: one line, every byte visible */
     char *shown = text_escape(because, 0);
     char *error = shown ? str_printf("Blocked by anti-blind-editing: this command would "
@@ -413,7 +280,7 @@ static cJSON *blocked_response(const vt_call *call, long pending, const char *be
     cJSON_AddStringToObject(r, "failure_kind", "anti_blind_editing_verification_required");
     cJSON_AddStringToObject(r, "tool", call->tool->t.name ? call->tool->t.name : "");
     cJSON_AddNumberToObject(r, "pending_mutations", (double)pending);
-    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)G.threshold);
+    cJSON_AddNumberToObject(r, "max_unverified_mutations", (double)guard_cfg.threshold);
     cJSON_AddStringToObject(r, "error",
                             error ? error
                                   : "Blocked by anti-blind-editing: verify your "
@@ -439,7 +306,7 @@ static void watch_begin(vt_call *call, struct guard_call *g)
     }
     if (why)
         call_warn(call, "workspace index: %s", why);
-    if (guard_snapshot_take(G.workspace, G.max_entries, &g->before) != VT_OK)
+    if (guard_snapshot_take(guard_cfg.workspace, guard_cfg.max_entries, &g->before) != VT_OK)
         g->before = NULL;
 }
 
@@ -458,7 +325,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
             names[0] = strdup("(too many changes to name: events were lost)");
     } else if (g->before) {
         guard_snapshot *after = NULL;
-        if (guard_snapshot_take(G.workspace, G.max_entries, &after) == VT_OK)
+        if (guard_snapshot_take(guard_cfg.workspace, guard_cfg.max_entries, &after) == VT_OK)
             changed = guard_snapshot_diff(g->before, after, names, NAMES_READ);
         if (guard_snapshot_cut(g->before) || guard_snapshot_cut(after))
             call_warn(call,
@@ -466,7 +333,7 @@ static size_t watch_end(vt_call *call, struct guard_call *g, char **names)
                       "(max_snapshot_entries), so files made or removed beyond "
                       "them were not counted; raise the limit, or the inotify "
                       "watch limit so that changes are counted by events",
-                      G.max_entries);
+                      guard_cfg.max_entries);
         guard_snapshot_free(after);
         guard_snapshot_free(g->before);
     }
@@ -486,17 +353,17 @@ static void free_names(char **names);
 static size_t background_changes(char **names)
 {
     size_t n = 0;
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    if (B.on && ix) {
+    if (bg_watch.on && ix) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        n = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
-        B.mark = ws_index_mark(ix);
+        n = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
+        bg_watch.mark = ws_index_mark(ix);
         if (!sessions_live())
-            B.on = 0;
+            bg_watch.on = 0;
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
     return n;
 }
 
@@ -504,13 +371,13 @@ static size_t background_changes(char **names)
  * not end within its call is followed on. */
 static void background_after(const struct guard_call *g)
 {
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    if (ix && (B.on || (g->index && !g->exited))) {
-        B.on = 1;
-        B.mark = ws_index_mark(ix);
+    if (ix && (bg_watch.on || (g->index && !g->exited))) {
+        bg_watch.on = 1;
+        bg_watch.mark = ws_index_mark(ix);
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
 }
 
 int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
@@ -519,18 +386,19 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     call->guard = NULL;
     uint32_t fx = call->tool ? call->tool->t.effects : 0;
     int mutator = fx & VT_EFFECT_MUTATES_WORKSPACE, runner = fx & VT_EFFECT_EXECUTES;
-    if (!G.enabled || !(mutator || runner))
+    if (!guard_cfg.enabled || !(mutator || runner))
         return 0;
     struct guard_call *g = calloc(1, sizeof *g);
     if (!g)
         return 0;
-    guard_state_lock(G.workspace, &g->st);
+    guard_state_lock(guard_cfg.workspace, &g->st);
     char **bg = calloc(NAMES_READ, sizeof *bg);
     size_t nbg = bg ? background_changes(bg) : 0;
     if (nbg) {
         /* a verification this call sees end must come after these */
         size_t named = nbg < NAMES_READ ? nbg : NAMES_READ;
-        g->bg_sources = guard_output_sources(G.workspace, bg, named, NULL, 0) + (nbg - named);
+        g->bg_sources =
+            guard_output_sources(guard_cfg.workspace, bg, named, NULL, 0) + (nbg - named);
         size_t shown = nbg < NAMES_SHOWN ? nbg : NAMES_SHOWN;
         char *list = name_list(bg, shown, nbg);
         g->st.pending++;
@@ -543,7 +411,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     }
     free_names(bg);
     g->pending_before = g->st.pending;
-    int over = g->st.pending >= G.threshold;
+    int over = g->st.pending >= guard_cfg.threshold;
     char *because = over && !mutator ? would_mutate(subjects) : NULL;
     if (over && (mutator || because)) {
         guard_state_unlock(&g->st);
@@ -557,7 +425,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     } else {
         guard_state_unlock(&g->st);
     }
-    if (runner && G.detect && G.workspace)
+    if (runner && guard_cfg.detect && guard_cfg.workspace)
         watch_begin(call, g);
     call->guard = g;
     return 0;
@@ -589,7 +457,7 @@ static size_t verification_sources(char **names, size_t changed)
 {
     size_t named = changed < NAMES_READ ? changed : NAMES_READ;
     const char *src[NAMES_SHOWN] = {0};
-    size_t n = guard_output_sources(G.workspace, names, named, src, NAMES_SHOWN);
+    size_t n = guard_output_sources(guard_cfg.workspace, names, named, src, NAMES_SHOWN);
     if (changed > named)
         n += changed - named; /* not looked at: not excused */
     char *first[NAMES_SHOWN] = {0};
@@ -633,7 +501,7 @@ void guard_end(vt_call *call)
                         "verification; run it again once nothing else changes the sources");
     }
     if (!g->locked)
-        guard_state_lock(G.workspace, &g->st);
+        guard_state_lock(guard_cfg.workspace, &g->st);
     long before = g->st.pending;
     if (g->verified) {
         g->st.pending = 0;
@@ -652,15 +520,15 @@ void guard_end(vt_call *call)
                       "itself (%s), so it does not count as a verification: %ld unverified "
                       "changes (the limit is %ld); a verification must leave the sources as "
                       "they were (build output and ignored files aside)",
-                      list ? list : "", now, G.threshold);
-        else if (g->pending_before >= G.threshold)
+                      list ? list : "", now, guard_cfg.threshold);
+        else if (g->pending_before >= guard_cfg.threshold)
             call_warn(call,
                       "anti-blind-editing: this command changed the workspace (%s) "
                       "while verification was required: %ld unverified changes "
                       "(the limit is %ld); run a verification command before "
                       "changing anything else",
-                      list ? list : "", now, G.threshold);
-        else if (now >= G.threshold)
+                      list ? list : "", now, guard_cfg.threshold);
+        else if (now >= guard_cfg.threshold)
             call_warn(call,
                       "anti-blind-editing: this command changed the workspace (%s); "
                       "%ld unverified changes reach the limit: further changes "
@@ -678,18 +546,18 @@ void guard_end(vt_call *call)
 static size_t background_sources(void)
 {
     size_t n = 0;
-    pthread_mutex_lock(&B.mu);
+    pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    char **names = B.on && ix ? calloc(NAMES_READ, sizeof *names) : NULL;
+    char **names = bg_watch.on && ix ? calloc(NAMES_READ, sizeof *names) : NULL;
     if (names) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        size_t changed = ws_index_changes(ix, B.mark, 1, names, NAMES_READ, &complete);
+        size_t changed = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
         n = changed ? verification_sources(names, changed) : 0;
-        B.mark = ws_index_mark(ix);
+        bg_watch.mark = ws_index_mark(ix);
         free_names(names);
     }
-    pthread_mutex_unlock(&B.mu);
+    pthread_mutex_unlock(&bg_watch.mu);
     return n;
 }
 
@@ -700,7 +568,7 @@ static void apply_now(int verified, int mutated)
         mutated = 1;
     }
     guard_state st;
-    guard_state_lock(G.workspace, &st);
+    guard_state_lock(guard_cfg.workspace, &st);
     long before = st.pending;
     if (verified)
         st.pending = 0;
@@ -712,13 +580,13 @@ static void apply_now(int verified, int mutated)
 
 void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value)
 {
-    if (!G.enabled)
+    if (!guard_cfg.enabled)
         return;
     struct guard_call *g = call ? call->guard : NULL;
     int mutated = kind == VT_NOTE_MUTATION && value > 0;
     int verified = 0;
     if (kind == VT_NOTE_COMMAND_RAN)
-        verified = completed(value) && report_verifies(detail);
+        verified = completed(value) && text_report_verifies(detail, value);
     else if (kind == VT_NOTE_COMMAND_EXIT)
         verified = completed(value) && text_verifies(detail);
     if (g && (kind == VT_NOTE_COMMAND_RAN || kind == VT_NOTE_COMMAND_EXIT))
@@ -731,4 +599,25 @@ void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value
     } else {
         apply_now(verified, mutated);
     }
+}
+
+void guard_command_ran(vt_call *call, const vt_command_ran *ran)
+{
+    if (!guard_cfg.enabled || !ran || ran->struct_size < sizeof(uint32_t))
+        return;
+    /* a smaller struct (a sender built later with fewer members cannot
+     * exist, an older one may): what it lacks reads as zero, so an
+     * incomplete list, which never verifies */
+    vt_command_ran r = {0};
+    memcpy(&r, ran, ran->struct_size < sizeof r ? ran->struct_size : sizeof r);
+    struct guard_call *g = call ? call->guard : NULL;
+    int verified = completed(r.exit_code) && ran_verifies(&r);
+    if (g)
+        g->exited = 1;
+    if (!verified)
+        return;
+    if (g)
+        g->verified = 1;
+    else
+        apply_now(1, 0);
 }

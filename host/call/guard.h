@@ -35,4 +35,8 @@ void guard_end(vt_call *call);
  * may be NULL. */
 void guard_note(vt_call *call, vt_note_kind kind, const char *detail, long value);
 
+/* What a finished command ran (vt_host_api.command_ran, ABI 1.11); `call`
+ * may be NULL. */
+void guard_command_ran(vt_call *call, const vt_command_ran *ran);
+
 #endif

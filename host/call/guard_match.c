@@ -30,8 +30,11 @@ static const char *const neutral[] = {
 
 size_t guard_split_words(const char *s, char ***out)
 {
-    size_t n = 0, cap = 4;
-    char **v = malloc(cap * sizeof *v);
+    size_t n = 0, cap = 0;
+    char **v = NULL;
+    /* an empty text still gives an (empty) array: callers free it */
+    if (VT_GROW(&v, &cap, 1) != 0)
+        v = NULL;
     while (v && *s) {
         while (*s == ' ' || *s == '\t')
             s++;
@@ -40,12 +43,8 @@ size_t guard_split_words(const char *s, char ***out)
         const char *e = s;
         while (*e && *e != ' ' && *e != '\t')
             e++;
-        if (n == cap) {
-            char **q = realloc(v, (cap *= 2) * sizeof *v);
-            if (!q)
-                break;
-            v = q;
-        }
+        if (VT_GROW(&v, &cap, n + 1) != 0)
+            break;
         v[n++] = strndup(s, (size_t)(e - s));
         s = e;
     }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "beneath.h"
 #include "perm_match.h"
 #include "rx.h"
@@ -40,14 +41,14 @@ typedef struct ig_rule {
 typedef struct ig_dir {
     char *dir;
     ig_rule *v;
-    size_t n;
+    size_t n, cap;
 } ig_dir;
 
 typedef struct ig_cache {
     int root;
     const char *workspace;
     ig_dir *d;
-    size_t n;
+    size_t n, cap;
 } ig_cache;
 
 static int has_output_name(const char *rel)
@@ -142,12 +143,10 @@ static int add_line(ig_dir *d, const char *workspace, char *line)
     free(err);
     if (rc != 0)
         return 0; /* git skips a pattern it cannot read, too */
-    ig_rule *v = realloc(d->v, (d->n + 1) * sizeof *v);
-    if (!v) {
+    if (VT_GROW(&d->v, &d->cap, d->n + 1) != 0) {
         rx_code_free(r.re);
         return -1;
     }
-    d->v = v;
     d->v[d->n++] = r;
     return 0;
 }
@@ -157,10 +156,8 @@ static ig_dir *dir_rules(ig_cache *c, const char *dir)
     for (size_t i = 0; i < c->n; i++)
         if (!strcmp(c->d[i].dir, dir))
             return &c->d[i];
-    ig_dir *v = realloc(c->d, (c->n + 1) * sizeof *v);
-    if (!v)
+    if (VT_GROW(&c->d, &c->cap, c->n + 1) != 0)
         return NULL;
-    c->d = v;
     ig_dir *d = &c->d[c->n];
     *d = (ig_dir){.dir = strdup(dir)};
     if (!d->dir)

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_call.h"
 #include "cli_progress.h"
+#include "cli_tools_cache.h"
 #include "host.h"
 #include "json_exact.h"
 #include "perm_trust.h"
@@ -17,6 +18,7 @@
 #include "registry.h"
 #include "render.h"
 #include "spool_dir.h"
+#include "strbuf.h"
 #include "strutil.h"
 #include "text_escape.h"
 
@@ -199,21 +201,27 @@ static int cli_tools(int argc, char **argv, const cli_options *o)
     size_t n;
     if (registry_listed(&v, &n) != VT_OK)
         return CLI_EXIT_FAILED;
+    vt_strbuf out = VT_STRBUF_INIT;
+    int ok = 1;
     if (strcmp(format, "names") == 0) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", v[i]->t.name);
+        for (size_t i = 0; i < n && ok; i++)
+            ok = strbuf_printf(&out, "%s\n", v[i]->t.name) == VT_OK;
     } else {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; i < n; i++)
             cJSON_AddItemToArray(arr, registry_describe(v[i], format));
         char *s = cJSON_Print(arr);
-        if (s)
-            printf("%s\n", s);
+        ok = s && strbuf_printf(&out, "%s\n", s) == VT_OK;
         free(s);
         cJSON_Delete(arr);
     }
     free(v);
-    return 0;
+    char *text = strbuf_take(&out);
+    ok = ok && text && fputs(text, stdout) >= 0 && fflush(stdout) == 0;
+    if (ok)
+        tools_cache_store(text);
+    free(text);
+    return ok ? 0 : CLI_EXIT_FAILED;
 }
 
 static int cli_trust(int argc, char **argv, const cli_options *o)

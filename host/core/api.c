@@ -182,6 +182,7 @@ static const vt_host_api table = {
     .call_client_id = api_call_client_id,
     .call_explaining = api_call_explaining,
     .shell_profile = api_shell_profile,
+    .command_ran = guard_command_ran,
 };
 
 const vt_host_api *api_table(void) { return &table; }

@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "api.h"
 #include "call_messages.h"
 #include "call_ops.h"
+#include "config_layers.h"
 #include "guard.h"
 #include "host.h"
 #include "host_data.h"
@@ -29,7 +31,7 @@
 #include "toml_reader.h"
 #include "ws_service.h"
 
-static struct {
+static struct host_state {
     char *workspace;
     char *exe_dir;
     cJSON *config;
@@ -37,7 +39,7 @@ static struct {
     char *default_agent;
     profile prof;
     char **plugin_dirs;
-    size_t nplugin_dirs;
+    size_t nplugin_dirs, cap_plugin_dirs;
     /* configuration layers (user, workspace, --config), read apart */
     cJSON *layer_tree[3];
     char *layer_path[3];
@@ -48,15 +50,15 @@ static struct {
     const char *trust_reason;
     int listing_open; /* list_only: open for listing despite the profile */
     char *ignored;    /* keys of an untrusted workspace left unread */
-} H;
+} the_host;
 
-int host_listing_open(void) { return H.listing_open; }
+int host_listing_open(void) { return the_host.listing_open; }
 
-const char *host_workspace(void) { return H.workspace; }
-const cJSON *host_config(void) { return H.config; }
+const char *host_workspace(void) { return the_host.workspace; }
+const cJSON *host_config(void) { return the_host.config; }
 const vt_host_api *host_api(void) { return api_table(); }
-const char *host_profile_name(void) { return H.prof.name ? H.prof.name : "default"; }
-const profile *host_profile(void) { return &H.prof; }
+const char *host_profile_name(void) { return the_host.prof.name ? the_host.prof.name : "default"; }
+const profile *host_profile(void) { return &the_host.prof; }
 
 static char *find_exe_dir(void)
 {
@@ -72,294 +74,6 @@ static int file_exists(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* A copy of `b` merged over `a` (tables merged key by key, anything else
- * replaced); `a` is consumed. */
-static cJSON *merge(cJSON *a, const cJSON *b)
-{
-    const cJSON *it;
-    cJSON_ArrayForEach(it, b)
-    {
-        cJSON *have = cJSON_GetObjectItemCaseSensitive(a, it->string);
-        if (have && cJSON_IsObject(have) && cJSON_IsObject(it)) {
-            cJSON *m = merge(cJSON_Duplicate(have, 1), it);
-            cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, m);
-        } else {
-            cJSON *d = cJSON_Duplicate(it, 1);
-            if (have)
-                cJSON_ReplaceItemInObjectCaseSensitive(a, it->string, d);
-            else
-                cJSON_AddItemToObject(a, it->string, d);
-        }
-    }
-    return a;
-}
-
-/* What an untrusted workspace's vtcode.toml may set: an allow-list of
- * keys that can only tighten.  Anything else (providers, profiles, tool
- * and guard settings, agents, approvals, plugin tables, and whatever key
- * is added later) waits for trust.  The permission tables are the
- * engine's, which reads every layer apart and keeps only deny and ask
- * rules of an untrusted one. */
-enum keep_kind {
-    KEEP_STRING,          /* only this exact string */
-    KEEP_FALSE,           /* only false */
-    KEEP_TRUE,            /* only true */
-    KEEP_SMALLER,         /* a number below what is in force (0 is 0) */
-    KEEP_SMALLER_NONZERO, /* a number below what is in force; 0 means none */
-    KEEP_SUBSET,          /* strings: those already in force are kept, the rest
-                             dropped, so entries are only removed */
-    KEEP_SUPERSET         /* strings, holding all in force: entries only added */
-};
-static const struct keep_rule {
-    const char *table, *key;
-    enum keep_kind kind;
-    const char *value; /* KEEP_STRING */
-    double dflt;       /* KEEP_SMALLER*: in force when no trusted layer set it */
-} untrusted_keep[] = {
-    {"sandbox", "mode", KEEP_STRING, "read-only", 0},
-    {"sandbox", "network_access", KEEP_FALSE, NULL, 0},
-    /* the defaults of the exec plugin (plugins/exec/sandbox.h) */
-    {"sandbox", "max_processes", KEEP_SMALLER, NULL, 1024},
-    {"sandbox", "cpu_time_seconds", KEEP_SMALLER_NONZERO, NULL, 3600},
-    {"sandbox", "max_memory_mb", KEEP_SMALLER_NONZERO, NULL, 8192},
-    {"sandbox", "max_file_size_mb", KEEP_SMALLER_NONZERO, NULL, 4096},
-    /* the proxy's domains (plugins/exec/netproxy_rules.h) */
-    {"sandbox.network", "allowed_domains", KEEP_SUBSET, NULL, 0},
-    {"sandbox.network", "denied_domains", KEEP_SUPERSET, NULL, 0},
-    {"sandbox.network", "max_connections", KEEP_SMALLER, NULL, 64},
-    {"tools.anti_blind_editing", "enabled", KEEP_TRUE, NULL, 0},
-};
-
-/* The table at a dotted path ("tools.anti_blind_editing"), or NULL. */
-static const cJSON *table_at(const cJSON *root, const char *path)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *t = root;
-    char *save = NULL;
-    for (char *k = strtok_r(buf, ".", &save); k && t; k = strtok_r(NULL, ".", &save))
-        t = cJSON_GetObjectItemCaseSensitive(t, k);
-    return cJSON_IsObject(t) ? t : NULL;
-}
-
-static cJSON *table_make(cJSON *root, const char *path)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    cJSON *t = root;
-    char *save = NULL;
-    for (char *k = strtok_r(buf, ".", &save); k && t; k = strtok_r(NULL, ".", &save)) {
-        cJSON *n = cJSON_GetObjectItemCaseSensitive(t, k);
-        t = n ? n : cJSON_AddObjectToObject(t, k);
-    }
-    return t;
-}
-
-/* Whether every string of array `a` is in array `b` (absent: empty). */
-static int strings_within(const cJSON *a, const cJSON *b)
-{
-    if (a && !cJSON_IsArray(a))
-        return 0;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, a)
-    {
-        int found = 0;
-        const cJSON *y;
-        cJSON_ArrayForEach(y, b)
-        {
-            found |=
-                cJSON_IsString(x) && cJSON_IsString(y) && !strcmp(x->valuestring, y->valuestring);
-        }
-        if (!found)
-            return 0;
-    }
-    return 1;
-}
-
-/* The strings of array `a` that array `b` holds too (a new array). */
-static cJSON *strings_common(const cJSON *a, const cJSON *b)
-{
-    cJSON *out = cJSON_CreateArray();
-    const cJSON *x;
-    cJSON_ArrayForEach(x, a)
-    {
-        cJSON *one = cJSON_CreateArray();
-        if (one && cJSON_AddItemToArray(one, cJSON_Duplicate(x, 1)) && strings_within(one, b))
-            cJSON_AddItemToArray(out, cJSON_Duplicate(x, 1));
-        cJSON_Delete(one);
-    }
-    return out;
-}
-
-/* Whether `v` only tightens what `below` (the trusted layers merged so
- * far) holds. */
-static int tightens(const struct keep_rule *r, const cJSON *v, const cJSON *below)
-{
-    switch (r->kind) {
-    /* what is in force and listed again is kept (strings_common): the
-     * entries left out are removed; with nothing in force, nothing to do */
-    case KEEP_SUBSET: return cJSON_IsArray(v) && cJSON_GetArraySize(below) > 0;
-    case KEEP_SUPERSET:
-        /* an empty list adds nothing */
-        return cJSON_GetArraySize(v) > 0 && (!below || cJSON_IsArray(below)) &&
-               strings_within(below, v);
-    case KEEP_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->value) == 0;
-    case KEEP_FALSE: return cJSON_IsFalse(v);
-    case KEEP_TRUE: return cJSON_IsTrue(v);
-    case KEEP_SMALLER:
-    case KEEP_SMALLER_NONZERO: {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0)
-            return 0;
-        double now = cJSON_IsNumber(below) ? below->valuedouble : r->dflt;
-        int none = r->kind == KEEP_SMALLER_NONZERO;
-        if (none && v->valuedouble == 0)
-            return 0; /* "no limit" never tightens */
-        return (none && now == 0) || v->valuedouble < now;
-    }
-    }
-    return 0;
-}
-
-/* Every key of `t` (dotted, tables down to `depth` levels) that `kept`
- * does not hold, appended to `out` ("mcp, tools.profile, ..."). */
-static void note_ignored(const cJSON *t, const cJSON *kept, const char *prefix, int depth,
-                         vt_strbuf *out)
-{
-    const cJSON *it;
-    cJSON_ArrayForEach(it, t)
-    {
-        if (!prefix && strcmp(it->string, "permissions") == 0)
-            continue; /* the engine's, reported by it */
-        const cJSON *k = kept ? cJSON_GetObjectItemCaseSensitive(kept, it->string) : NULL;
-        char *name = prefix ? str_printf("%s.%s", prefix, it->string) : strdup(it->string);
-        if (!name)
-            return;
-        if (k && cJSON_IsObject(it) && cJSON_IsObject(k) && depth > 1)
-            note_ignored(it, k, name, depth - 1, out);
-        else if (!k) {
-            if (out->len)
-                strbuf_append(out, ", ", 2);
-            strbuf_append(out, name, strlen(name));
-        }
-        free(name);
-    }
-}
-
-static cJSON *untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
-{
-    cJSON *c = cJSON_CreateObject();
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
-        const struct keep_rule *r = &untrusted_keep[i];
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(table_at(t, r->table), r->key);
-        const cJSON *in_force = cJSON_GetObjectItemCaseSensitive(table_at(below, r->table), r->key);
-        if (!v || !tightens(r, v, in_force))
-            continue;
-        cJSON *dst = table_make(c, r->table);
-        cJSON *kept = r->kind == KEEP_SUBSET ? strings_common(v, in_force) : cJSON_Duplicate(v, 1);
-        if (!dst || !cJSON_AddItemToObject(dst, r->key, kept)) {
-            cJSON_Delete(c);
-            return NULL;
-        }
-    }
-    vt_strbuf sb = VT_STRBUF_INIT;
-    note_ignored(t, c, NULL, 2, &sb);
-    *ignored = sb.len ? strbuf_take(&sb) : NULL;
-    strbuf_reset(&sb);
-    return c;
-}
-
-/* The approval presets other than ask run commands without asking, so
- * the sandbox must exist and bound them: never danger-full-access, never
- * the unsandboxed fallback; read-only forces a read-only sandbox. */
-static int apply_approval(char **err)
-{
-    const char *preset = permission_approval();
-    if (strcmp(preset, "ask") == 0)
-        return VT_OK;
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */);
-    if (abi < 1) {
-        *err = str_printf("the approval preset '%s' runs commands without asking inside the "
-                          "sandbox, and this kernel offers none (Landlock is unavailable: "
-                          "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK and landlock in "
-                          "the lsm= list). Use --approval ask.",
-                          preset);
-        return VT_ERR_UNSUPPORTED;
-    }
-    cJSON *sb = cJSON_GetObjectItemCaseSensitive(H.config, "sandbox");
-    if (!cJSON_IsObject(sb)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(H.config, "sandbox");
-        sb = cJSON_AddObjectToObject(H.config, "sandbox");
-        if (!sb)
-            return VT_ERR_NOMEM;
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(sb, "fallback");
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(sb, "mode");
-    int ro = cJSON_IsString(mode) && strcmp(mode->valuestring, "read-only") == 0;
-    cJSON_DeleteItemFromObjectCaseSensitive(sb, "mode");
-    cJSON_AddStringToObject(
-        sb, "mode", ro || strcmp(preset, "read-only") == 0 ? "read-only" : "workspace-write");
-    return VT_OK;
-}
-
-/* [mcp.requirements] of the trusted layers, combined so that a later
- * layer only tightens: enforce if any layer enforces, and an allow-list
- * holds what every layer's list holds (a layer that enforces without a
- * list allows nothing; one that neither enforces nor lists, everything). */
-static int combine_list(cJSON **acc, const cJSON *req, const char *key)
-{
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(req, key);
-    int enforce = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "enforce"));
-    if (!cJSON_IsArray(list) && !enforce)
-        return VT_OK;
-    if (!*acc) {
-        *acc = cJSON_IsArray(list) ? cJSON_Duplicate(list, 1) : cJSON_CreateArray();
-        return *acc ? VT_OK : VT_ERR_NOMEM;
-    }
-    for (int i = cJSON_GetArraySize(*acc) - 1; i >= 0; i--) {
-        const cJSON *have = cJSON_GetArrayItem(*acc, i), *it;
-        int found = 0;
-        cJSON_ArrayForEach(it, list) found |= cJSON_Compare(have, it, 1);
-        if (!found)
-            cJSON_DeleteItemFromArray(*acc, i);
-    }
-    return VT_OK;
-}
-
-static int merge_requirements(void)
-{
-    cJSON *lists[2] = {NULL, NULL};
-    static const char *const keys[2] = {"allowed_stdio_commands", "allowed_http_endpoints"};
-    int enforce = 0, any = 0, rc = VT_OK;
-    for (size_t i = 0; i < H.nlayers; i++) {
-        if (strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted)
-            continue;
-        const cJSON *req = table_at(H.layer_tree[i], "mcp.requirements");
-        if (!req)
-            continue;
-        any = 1;
-        enforce |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "enforce"));
-        for (int k = 0; k < 2 && rc == VT_OK; k++)
-            rc = combine_list(&lists[k], req, keys[k]);
-    }
-    cJSON *mcp = cJSON_GetObjectItemCaseSensitive(H.config, "mcp");
-    if (rc == VT_OK && any && cJSON_IsObject(mcp)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(mcp, "requirements");
-        cJSON *r = cJSON_AddObjectToObject(mcp, "requirements");
-        if (!r || !cJSON_AddBoolToObject(r, "enforce", enforce))
-            rc = VT_ERR_NOMEM;
-        for (int k = 0; k < 2 && rc == VT_OK; k++)
-            if (lists[k]) {
-                cJSON_AddItemToObject(r, keys[k], lists[k]);
-                lists[k] = NULL;
-            }
-    }
-    cJSON_Delete(lists[0]);
-    cJSON_Delete(lists[1]);
-    return rc;
 }
 
 static int same_file(const char *a, const char *b)
@@ -382,7 +96,7 @@ static void find_layer_files(const char *explicit_path, layer_files *f)
 {
     f->named = explicit_path;
     f->user = perm_trust_user_config();
-    f->ws = paths_join(H.workspace, "vtcode.toml");
+    f->ws = paths_join(the_host.workspace, "vtcode.toml");
     if (f->user && !file_exists(f->user)) {
         free(f->user);
         f->user = NULL;
@@ -413,14 +127,14 @@ static int check_workspace_policy(const layer_files *f, char **err)
                           f->ws);
         return VT_ERR_INVALID;
     }
-    const char *vt_refused = paths_vtcode_refusal(H.workspace);
+    const char *vt_refused = paths_vtcode_refusal(the_host.workspace);
     if (vt_refused) /* said once, at start; each reader and writer refuses on its own */
         host_log(VT_LOG_WARNING, "config",
                  "%s/.vtcode is %s, not a plain directory of the workspace: it is refused as a "
                  "policy source and never followed (its agents are not read) and vthost writes "
                  "nothing through it (spool, audit log, set-aside files). Make it a plain "
                  "directory",
-                 H.workspace, vt_refused);
+                 the_host.workspace, vt_refused);
     char *refused = f->ws ? perm_trust_refused(f->ws) : NULL;
     if (refused) {
         /* fail closed: a command made it and it could not be set aside */
@@ -452,14 +166,14 @@ static int read_layers(const layer_files *f, char **err)
                               "leave --config out to use the user's and the workspace's",
                               f->named);
         }
-        if (rc == VT_OK && !(H.layer_path[H.nlayers] = strdup(paths[i]))) {
+        if (rc == VT_OK && !(the_host.layer_path[the_host.nlayers] = strdup(paths[i]))) {
             cJSON_Delete(t);
             rc = VT_ERR_NOMEM;
         }
         if (rc == VT_OK) {
-            H.layer_tree[H.nlayers] = t;
-            H.layer_name[H.nlayers] = names[i];
-            H.nlayers++;
+            the_host.layer_tree[the_host.nlayers] = t;
+            the_host.layer_name[the_host.nlayers] = names[i];
+            the_host.nlayers++;
         }
     }
     return rc;
@@ -468,20 +182,20 @@ static int read_layers(const layer_files *f, char **err)
 /* Trust: the user's own list, or an explicit --config. */
 static int decide_trust(int named_ws, char **err)
 {
-    H.trusted = 0;
-    H.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
+    the_host.trusted = 0;
+    the_host.trust_reason = "not trusted: not in the user's [trust] workspaces (vthost trust)";
     int rc = VT_OK;
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
-        rc = perm_trust_check(H.layer_tree[i], H.layer_path[i], err);
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers; i++)
+        rc = perm_trust_check(the_host.layer_tree[i], the_host.layer_path[i], err);
     if (rc == VT_OK && named_ws) {
-        H.trusted = 1;
-        H.trust_reason = "trusted: its vtcode.toml is named by --config";
+        the_host.trusted = 1;
+        the_host.trust_reason = "trusted: its vtcode.toml is named by --config";
     }
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers && !H.trusted; i++)
-        if (strcmp(H.layer_name[i], "user") == 0 &&
-            perm_trust_listed(H.layer_tree[i], H.workspace)) {
-            H.trusted = 1;
-            H.trust_reason = "trusted: listed in the user's [trust] workspaces";
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers && !the_host.trusted; i++)
+        if (strcmp(the_host.layer_name[i], "user") == 0 &&
+            perm_trust_listed(the_host.layer_tree[i], the_host.workspace)) {
+            the_host.trusted = 1;
+            the_host.trust_reason = "trusted: listed in the user's [trust] workspaces";
         }
     return rc;
 }
@@ -490,23 +204,29 @@ static int decide_trust(int named_ws, char **err)
  * workspace's through its allow-list, permissions left to the engine. */
 static int merge_layers(void)
 {
-    H.config = cJSON_CreateObject();
-    if (!H.config)
+    the_host.config = cJSON_CreateObject();
+    if (!the_host.config)
         return VT_ERR_NOMEM;
-    for (size_t i = 0; i < H.nlayers; i++) {
-        int untrusted = strcmp(H.layer_name[i], "workspace") == 0 && !H.trusted;
-        cJSON *view = untrusted ? untrusted_view(H.layer_tree[i], H.config, &H.ignored)
-                                : cJSON_Duplicate(H.layer_tree[i], 1);
+    for (size_t i = 0; i < the_host.nlayers; i++) {
+        int untrusted = strcmp(the_host.layer_name[i], "workspace") == 0 && !the_host.trusted;
+        cJSON *view = untrusted ? config_untrusted_view(the_host.layer_tree[i], the_host.config,
+                                                        &the_host.ignored)
+                                : cJSON_Duplicate(the_host.layer_tree[i], 1);
         if (!view)
             return VT_ERR_NOMEM;
         /* each layer's permissions are the engine's, never merged */
         cJSON_DeleteItemFromObjectCaseSensitive(view, "permissions");
-        H.config = merge(H.config, view);
+        the_host.config = config_merge(the_host.config, view);
         cJSON_Delete(view);
-        free(H.config_path); /* messages name the strongest file */
-        H.config_path = strdup(H.layer_path[i]);
+        free(the_host.config_path); /* messages name the strongest file */
+        the_host.config_path = strdup(the_host.layer_path[i]);
     }
-    return merge_requirements();
+    config_layer layers[3];
+    for (size_t i = 0; i < the_host.nlayers; i++)
+        layers[i] =
+            (config_layer){the_host.layer_tree[i],
+                           strcmp(the_host.layer_name[i], "workspace") != 0 || the_host.trusted};
+    return config_merge_requirements(the_host.config, layers, the_host.nlayers);
 }
 
 /* The layers, lowest precedence first: the user's vtcode.toml, the
@@ -524,55 +244,18 @@ static int load_config(const char *explicit_path, char **err)
         rc = decide_trust(f.named_ws, err);
     if (rc == VT_OK)
         rc = merge_layers();
-    if (!H.config) /* `vthost plugins` goes on after a failure: plugins see {} */
-        H.config = cJSON_CreateObject();
+    if (!the_host.config) /* `vthost plugins` goes on after a failure: plugins see {} */
+        the_host.config = cJSON_CreateObject();
     free(f.user);
     free(f.ws);
     return rc;
 }
 
-/* Keys the host itself reads; a wrong type is an error, never ignored,
- * in every layer (an untrusted one's too, though it is not applied). */
-static int check_layer_keys(const cJSON *config, const char *file, char **err)
-{
-    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(config, "tools");
-    if (tools && !cJSON_IsObject(tools)) {
-        *err = str_printf("%s: key 'tools' must be a table", file);
-        return VT_ERR_INVALID;
-    }
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(tools, "profile");
-    if (p && !cJSON_IsString(p)) {
-        *err = str_printf("%s: key 'tools.profile' must be a string (\"default\" or \"advanced\")",
-                          file);
-        return VT_ERR_INVALID;
-    }
-    if (cJSON_IsString(p) && (strchr(p->valuestring, '/') || strstr(p->valuestring, ".ini"))) {
-        *err = str_printf("%s: key 'tools.profile' names a file (\"%s\"): a configuration file "
-                          "names a profile of the profile directories (\"default\", "
-                          "\"advanced\"); a profile file is chosen with --profile FILE",
-                          file, p->valuestring);
-        return VT_ERR_INVALID;
-    }
-    const cJSON *agent = cJSON_GetObjectItemCaseSensitive(config, "agent");
-    if (agent && !cJSON_IsObject(agent)) {
-        *err = str_printf("%s: key 'agent' must be a table", file);
-        return VT_ERR_INVALID;
-    }
-    const char *shell;
-    if (shell_profile_read(config, &shell) != VT_OK) {
-        *err = str_printf("%s: key 'agent.shell_prompt_profile' must be \"auto\", \"unix_like\" "
-                          "or \"powershell\"",
-                          file);
-        return VT_ERR_INVALID;
-    }
-    return VT_OK;
-}
-
 static int check_host_keys(char **err)
 {
     int rc = VT_OK;
-    for (size_t i = 0; rc == VT_OK && i < H.nlayers; i++)
-        rc = check_layer_keys(H.layer_tree[i], H.layer_path[i], err);
+    for (size_t i = 0; rc == VT_OK && i < the_host.nlayers; i++)
+        rc = config_check_keys(the_host.layer_tree[i], the_host.layer_path[i], err);
     return rc;
 }
 
@@ -580,24 +263,24 @@ static int add_dir(const char *d)
 {
     if (!d || !*d)
         return VT_OK;
-    char **g = realloc(H.plugin_dirs, (H.nplugin_dirs + 1) * sizeof *g);
-    if (!g)
+    if (VT_GROW(&the_host.plugin_dirs, &the_host.cap_plugin_dirs, the_host.nplugin_dirs + 1) != 0)
         return VT_ERR_NOMEM;
-    H.plugin_dirs = g;
     char *abs = realpath(d, NULL);
-    for (size_t i = 0; abs && i < H.nplugin_dirs; i++)
-        if (strcmp(H.plugin_dirs[i], abs) == 0) {
+    for (size_t i = 0; abs && i < the_host.nplugin_dirs; i++)
+        if (strcmp(the_host.plugin_dirs[i], abs) == 0) {
             free(abs);
             return VT_OK;
         }
-    g[H.nplugin_dirs] = abs ? abs : strdup(d);
-    H.nplugin_dirs++;
+    char *dir = abs ? abs : strdup(d);
+    if (!dir)
+        return VT_ERR_NOMEM;
+    the_host.plugin_dirs[the_host.nplugin_dirs++] = dir;
     return VT_OK;
 }
 
 static int plugin_dirs_init(const host_options *o, char **err)
 {
-    char *own = str_printf("%s/../%s", H.exe_dir, VTHOST_PLUGIN_SUBDIR);
+    char *own = str_printf("%s/../%s", the_host.exe_dir, VTHOST_PLUGIN_SUBDIR);
     int rc = add_dir(own);
     free(own);
     for (size_t i = 0; rc == VT_OK && i < o->plugin_dir_count; i++) {
@@ -628,13 +311,13 @@ static int plugin_dirs_init(const host_options *o, char **err)
 static char *searched_dirs(void)
 {
     size_t len = 1;
-    for (size_t i = 0; i < H.nplugin_dirs; i++)
-        len += strlen(H.plugin_dirs[i]) + 2;
+    for (size_t i = 0; i < the_host.nplugin_dirs; i++)
+        len += strlen(the_host.plugin_dirs[i]) + 2;
     char *s = calloc(1, len);
-    for (size_t i = 0; s && i < H.nplugin_dirs; i++) {
+    for (size_t i = 0; s && i < the_host.nplugin_dirs; i++) {
         if (i)
             strcat(s, ", ");
-        strcat(s, H.plugin_dirs[i]);
+        strcat(s, the_host.plugin_dirs[i]);
     }
     return s;
 }
@@ -644,15 +327,16 @@ static int check_profile_modules(char **err)
 {
     char *missing = NULL;
     char *packages = NULL;
-    for (size_t i = 0; i < H.prof.nmodules; i++) {
-        plugin_module *m = loader_find(H.prof.modules[i]);
+    for (size_t i = 0; i < the_host.prof.nmodules; i++) {
+        plugin_module *m = loader_find(the_host.prof.modules[i]);
         if (m) {
             m->in_profile = 1;
             continue;
         }
-        const char *pkg = H.prof.packages[i] ? H.prof.packages[i] : "(unknown package)";
-        char *a =
-            str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "", H.prof.modules[i]);
+        const char *pkg =
+            the_host.prof.packages[i] ? the_host.prof.packages[i] : "(unknown package)";
+        char *a = str_printf("%s%s%s.so", missing ? missing : "", missing ? ", " : "",
+                             the_host.prof.modules[i]);
         char *b = str_printf("%s%s%s", packages ? packages : "", packages ? " " : "", pkg);
         free(missing);
         free(packages);
@@ -664,7 +348,7 @@ static int check_profile_modules(char **err)
     char *dirs = searched_dirs();
     *err = str_printf("profile '%s' needs plugin module(s) %s, not installed. Searched: %s. "
                       "Install the package(s): %s",
-                      H.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
+                      the_host.prof.name, missing, dirs && *dirs ? dirs : "(no plugin directories)",
                       packages);
     free(dirs);
     free(missing);
@@ -674,13 +358,14 @@ static int check_profile_modules(char **err)
 
 static int check_profile_loaded(char **err, int *input)
 {
-    for (size_t i = 0; i < H.prof.nmodules; i++) {
-        plugin_module *m = loader_find(H.prof.modules[i]);
+    for (size_t i = 0; i < the_host.prof.nmodules; i++) {
+        plugin_module *m = loader_find(the_host.prof.modules[i]);
         if (m && m->state != PLUGIN_LOADED) {
             /* VT_ERR_INVALID from init: the plugin refused its settings */
             *input = m->init_status == VT_ERR_INVALID;
-            *err = str_printf("profile '%s' needs plugin module %s, which was refused: %s",
-                              H.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
+            *err =
+                str_printf("profile '%s' needs plugin module %s, which was refused: %s",
+                           the_host.prof.name, m->path, m->refusal ? m->refusal : "unknown reason");
             return VT_ERR_INVALID;
         }
     }
@@ -706,10 +391,10 @@ int host_config_failed(void) { return config_failed; }
 static int step_workspace(host_start *s)
 {
     const char *ws = s->o->workspace ? s->o->workspace : ".";
-    H.workspace = realpath(ws, NULL);
-    int e = H.workspace ? 0 : errno ? errno : ENOENT;
+    the_host.workspace = realpath(ws, NULL);
+    int e = the_host.workspace ? 0 : errno ? errno : ENOENT;
     struct stat st;
-    if (H.workspace && (stat(H.workspace, &st) != 0 || !S_ISDIR(st.st_mode)))
+    if (the_host.workspace && (stat(the_host.workspace, &st) != 0 || !S_ISDIR(st.st_mode)))
         e = ENOTDIR;
     if (e) {
         *s->err = str_printf("workspace '%s' is not a directory: %s. Name the project directory "
@@ -718,13 +403,13 @@ static int step_workspace(host_start *s)
         return VT_ERR_NOT_FOUND;
     }
     /* one it cannot list or enter would fail every call, one by one */
-    if (access(H.workspace, R_OK | X_OK) != 0) {
+    if (access(the_host.workspace, R_OK | X_OK) != 0) {
         *s->err = str_printf("workspace '%s' cannot be read: %s. Name a directory this user may "
                              "read and enter with --workspace DIR, or change its permissions",
                              ws, strerror(errno));
         return VT_ERR_DENIED;
     }
-    if (s->o->agent && !(H.default_agent = strdup(s->o->agent)))
+    if (s->o->agent && !(the_host.default_agent = strdup(s->o->agent)))
         return VT_ERR_NOMEM;
     return VT_OK;
 }
@@ -735,9 +420,9 @@ static int step_config(host_start *s)
     if (rc == VT_OK)
         rc = check_host_keys(s->err);
     if (rc == VT_OK) /* [tools.spool]; old spool files go at start */
-        rc = spool_configure(H.workspace, H.config, H.config_path, s->err);
-    call_set_workspace(H.workspace);
-    api_bind(H.workspace, H.config);
+        rc = spool_configure(the_host.workspace, the_host.config, the_host.config_path, s->err);
+    call_set_workspace(the_host.workspace);
+    api_bind(the_host.workspace, the_host.config);
     return rc;
 }
 
@@ -746,19 +431,19 @@ static int step_profile(host_start *s)
     const char *pname = s->o->profile;
     if (!pname) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(H.config, "tools"), "profile");
+            cJSON_GetObjectItemCaseSensitive(the_host.config, "tools"), "profile");
         pname = cJSON_IsString(p) ? p->valuestring : "default";
     }
-    char *profile_dir = str_printf("%s/../%s", H.exe_dir, VTHOST_PROFILE_SUBDIR);
+    char *profile_dir = str_printf("%s/../%s", the_host.exe_dir, VTHOST_PROFILE_SUBDIR);
     const char *pdirs[] = {profile_dir};
-    int rc = profile_load(pname, pdirs, 1, &H.prof, s->err);
+    int rc = profile_load(pname, pdirs, 1, &the_host.prof, s->err);
     free(profile_dir);
     if (rc != VT_OK)
         return rc;
-    msg_set_profile_hints(H.prof.deferred_hint, profile_listing);
+    msg_set_profile_hints(the_host.prof.deferred_hint, profile_listing);
     const char *const *allow[3]; /* the embedded agent's policy is profile data */
     for (int i = 0; i < 3; i++)
-        allow[i] = (const char *const *)H.prof.approval[i];
+        allow[i] = (const char *const *)the_host.prof.approval[i];
     permission_set_embedded_policy(allow);
     return VT_OK;
 }
@@ -768,7 +453,7 @@ static int step_plugin_dirs(host_start *s) { return plugin_dirs_init(s->o, s->er
 static int step_scan(host_start *s)
 {
     (void)s;
-    return loader_scan((const char *const *)H.plugin_dirs, H.nplugin_dirs);
+    return loader_scan((const char *const *)the_host.plugin_dirs, the_host.nplugin_dirs);
 }
 
 static int step_profile_modules(host_start *s) { return check_profile_modules(s->err); }
@@ -777,11 +462,11 @@ static int step_profile_modules(host_start *s) { return check_profile_modules(s-
  * profiles); `vthost plugins` opens everything it lists. */
 static int step_unopened(host_start *s)
 {
-    for (size_t i = 0; !s->o->list_only && i < H.prof.nunopened; i++) {
-        plugin_module *m = loader_find(H.prof.unopened[i]);
+    for (size_t i = 0; !s->o->list_only && i < the_host.prof.nunopened; i++) {
+        plugin_module *m = loader_find(the_host.prof.unopened[i]);
         if (m && !m->in_profile) {
             loader_leave_unopened(m);
-            H.nunopened++;
+            the_host.nunopened++;
         }
     }
     return VT_OK;
@@ -794,7 +479,10 @@ static int step_descriptors(host_start *s)
     return loader_read_all();
 }
 
-static int step_guard(host_start *s) { return guard_init(H.config, H.workspace, s->err); }
+static int step_guard(host_start *s)
+{
+    return guard_init(the_host.config, the_host.workspace, s->err);
+}
 
 static int step_approval(host_start *s)
 {
@@ -808,19 +496,24 @@ static int step_approval(host_start *s)
 static int step_permissions(host_start *s)
 {
     perm_layer layers[3];
-    for (size_t i = 0; i < H.nlayers; i++)
-        layers[i] = (perm_layer){H.layer_name[i], H.layer_path[i], H.layer_tree[i],
-                                 strcmp(H.layer_name[i], "workspace") != 0 || H.trusted};
-    return permission_init_layers(layers, H.nlayers, H.default_agent, H.workspace, H.trusted,
-                                  H.trust_reason, s->err);
+    for (size_t i = 0; i < the_host.nlayers; i++)
+        layers[i] =
+            (perm_layer){the_host.layer_name[i], the_host.layer_path[i], the_host.layer_tree[i],
+                         strcmp(the_host.layer_name[i], "workspace") != 0 || the_host.trusted};
+    return permission_init_layers(layers, the_host.nlayers, the_host.default_agent,
+                                  the_host.workspace, the_host.trusted, the_host.trust_reason,
+                                  s->err);
 }
 
-static int step_sandbox_preset(host_start *s) { return apply_approval(s->err); }
+static int step_sandbox_preset(host_start *s)
+{
+    return config_apply_approval(the_host.config, s->err);
+}
 
 static int step_ws_service(host_start *s)
 {
     int rc = host_data_publish();
-    return rc || s->o->list_only ? rc : ws_service_open(H.workspace, s->o->serve, s->err);
+    return rc || s->o->list_only ? rc : ws_service_open(the_host.workspace, s->o->serve, s->err);
 }
 
 static int step_load(host_start *s)
@@ -834,7 +527,8 @@ static int step_profile_loaded(host_start *s) { return check_profile_loaded(s->e
 static int step_closed_tools(host_start *s)
 {
     (void)s;
-    permission_set_closed_tools(H.prof.unopened_names, H.nunopened ? H.prof.nunopened_names : 0);
+    permission_set_closed_tools(the_host.prof.unopened_names,
+                                the_host.nunopened ? the_host.prof.nunopened_names : 0);
     return VT_OK;
 }
 
@@ -842,7 +536,8 @@ static int step_validate_tools(host_start *s) { return permission_validate_tools
 
 static int step_public(host_start *s)
 {
-    return registry_set_public((const char *const *)H.prof.tools, H.prof.ntools, s->err);
+    return registry_set_public((const char *const *)the_host.prof.tools, the_host.prof.ntools,
+                               s->err);
 }
 
 enum {
@@ -899,9 +594,9 @@ static int run_open_steps(host_start *s)
 int host_open(const host_options *o, char **err)
 {
     *err = NULL;
-    memset(&H, 0, sizeof H);
+    memset(&the_host, 0, sizeof the_host);
     host_set_log_level(o->log_level);
-    H.exe_dir = find_exe_dir();
+    the_host.exe_dir = find_exe_dir();
     host_start s = {.o = o, .err = err};
     int rc = step_workspace(&s);
     s.input = rc != VT_OK && rc != VT_ERR_NOMEM;
@@ -911,7 +606,7 @@ int host_open(const host_options *o, char **err)
     if (rc == VT_OK && s.held) {
         *err = s.held;
         config_failed = s.held_input;
-        H.listing_open = 1;
+        the_host.listing_open = 1;
         return VT_ERR_NOT_FOUND;
     }
     free(s.held);
@@ -939,24 +634,24 @@ static void close_host(int at_exit)
     services_clear();
     permission_fini();
     guard_fini();
-    permission_set_embedded_policy(NULL); /* it pointed into H.prof */
+    permission_set_embedded_policy(NULL); /* it pointed into the_host.prof */
     permission_set_closed_tools(NULL, 0); /* so did this */
     msg_set_profile_hints(NULL, NULL);
-    profile_free(&H.prof);
-    cJSON_Delete(H.config);
-    for (size_t i = 0; i < H.nlayers; i++) {
-        cJSON_Delete(H.layer_tree[i]);
-        free(H.layer_path[i]);
+    profile_free(&the_host.prof);
+    cJSON_Delete(the_host.config);
+    for (size_t i = 0; i < the_host.nlayers; i++) {
+        cJSON_Delete(the_host.layer_tree[i]);
+        free(the_host.layer_path[i]);
     }
-    for (size_t i = 0; i < H.nplugin_dirs; i++)
-        free(H.plugin_dirs[i]);
-    free(H.plugin_dirs);
-    free(H.workspace);
-    free(H.exe_dir);
-    free(H.config_path);
-    free(H.ignored);
-    free(H.default_agent);
-    memset(&H, 0, sizeof H);
+    for (size_t i = 0; i < the_host.nplugin_dirs; i++)
+        free(the_host.plugin_dirs[i]);
+    free(the_host.plugin_dirs);
+    free(the_host.workspace);
+    free(the_host.exe_dir);
+    free(the_host.config_path);
+    free(the_host.ignored);
+    free(the_host.default_agent);
+    memset(&the_host, 0, sizeof the_host);
 }
 
 void host_close(void) { close_host(0); }
@@ -970,10 +665,13 @@ void host_close_at_exit(void) { close_host(0); }
 void host_close_at_exit(void) { close_host(1); }
 #endif
 
-size_t host_plugin_dir_count(void) { return H.nplugin_dirs; }
-const char *host_plugin_dir(size_t i) { return i < H.nplugin_dirs ? H.plugin_dirs[i] : NULL; }
+size_t host_plugin_dir_count(void) { return the_host.nplugin_dirs; }
+const char *host_plugin_dir(size_t i)
+{
+    return i < the_host.nplugin_dirs ? the_host.plugin_dirs[i] : NULL;
+}
 
-const char *host_ignored_config(void) { return H.ignored; }
+const char *host_ignored_config(void) { return the_host.ignored; }
 
 void host_warn_untrusted(void)
 {
@@ -981,9 +679,9 @@ void host_warn_untrusted(void)
     if (note)
         host_log(VT_LOG_WARNING, "permissions", "%s", note);
     free(note);
-    if (H.ignored)
+    if (the_host.ignored)
         host_log(VT_LOG_WARNING, "config",
                  "the workspace %s is not trusted: these keys of its vtcode.toml are ignored: "
                  "%s. To trust it, run: vthost trust %s",
-                 H.workspace, H.ignored, H.workspace);
+                 the_host.workspace, the_host.ignored, the_host.workspace);
 }

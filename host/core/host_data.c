@@ -82,7 +82,7 @@ static int svc_paths(cJSON **out)
     return VT_OK;
 }
 
-static int svc_cache_dir(char **out)
+int host_data_cache_dir(char **out)
 {
     *out = paths_xdg_vthost("XDG_CACHE_HOME", ".cache");
     if (!*out)
@@ -98,7 +98,7 @@ static int svc_cache_dir(char **out)
 static const vt_host_data_v1 service = {
     .struct_size = sizeof(vt_host_data_v1),
     .paths = svc_paths,
-    .cache_dir = svc_cache_dir,
+    .cache_dir = host_data_cache_dir,
 };
 
 int host_data_publish(void) { return services_publish(VT_HOST_DATA_SERVICE, (void *)&service); }

@@ -23,4 +23,9 @@ enum host_data_flag {
  * error: this process still masks the path). */
 int host_data_add(const char *path, unsigned flags);
 
+/* The user's vthost cache directory ($XDG_CACHE_HOME/vthost), made 0700
+ * when missing; *out malloc'd.  0, VT_ERR_NOT_FOUND (no home) or
+ * VT_ERR_IO. */
+int host_data_cache_dir(char **out);
+
 #endif

@@ -1,11 +1,13 @@
 /* Profile loading with inih.  inih is used for these INI files only. */
 #include <errno.h>
 #include <ini.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "opened_lib.h"
 #include "paths.h"
 #include "profile.h"
 #include "strutil.h"
@@ -146,12 +148,30 @@ static int on_value(void *user, const char *section, const char *key, const char
     return 1; /* unknown sections are for other tools */
 }
 
+/* inih, opened by soname on the first parse: a start that parses no
+ * profile (a listing from the cache) does not map it. */
+static __typeof__(ini_parse_string) *parse_string;
+static pthread_once_t inih_once = PTHREAD_ONCE_INIT;
+static char *inih_error; /* kept for the process, as the library is */
+
+static void bind_inih(void)
+{
+    const opened_sym syms[] = {{"ini_parse_string", (void **)&parse_string}, {NULL, NULL}};
+    opened_lib_bind(VTHOST_INIH_SONAME, syms, &inih_error);
+}
+
 int profile_parse(const char *text, const char *source, profile *out, char **err)
 {
     memset(out, 0, sizeof *out);
     *err = NULL;
+    pthread_once(&inih_once, bind_inih);
+    if (!parse_string) {
+        *err = str_printf("%s: profiles are read with inih: %s. Install the package libinih1",
+                          source, inih_error ? inih_error : "it could not be opened");
+        return VT_ERR_UNSUPPORTED;
+    }
     parse_state st = {out, NULL};
-    int line = ini_parse_string(text, on_value, &st);
+    int line = parse_string(text, on_value, &st);
     out->source = strdup(source);
     if (line != 0) {
         if (asprintf(err,
@@ -195,6 +215,10 @@ static void inherit_default(profile *p)
 {
     profile d;
     char *err = NULL;
+    /* a profile that says it all (the default itself) needs no second parse */
+    if (p->approval[0] && p->approval[1] && p->approval[2] && p->instructions && p->shell_unix &&
+        p->shell_powershell && p->deferred_hint)
+        return;
     for (const profile_text *e = profile_embedded; e->name; e++)
         if (strcmp(e->name, "default") == 0 &&
             profile_parse(e->text, "(embedded)", &d, &err) == 0) {

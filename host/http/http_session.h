@@ -110,9 +110,12 @@ void http_stream_json_only(http_stream *st);
 int http_stream_detach(http_stream *st);
 /* GET with Last-Event-ID: the held stream that event belongs to, set to
  * replay what followed it (*out: a reference for the connection,
- * http_stream_close).  VT_ERR_INVALID for an id that is not one of
- * ours, VT_ERR_NOT_FOUND for no such stream or event, VT_ERR_BUSY when
- * the stream's connection is still open. */
+ * http_stream_close).  A stream that has finished gives a stream that
+ * replays what is still kept of it (its events within the resume
+ * window) and then ends.  VT_ERR_INVALID for an id that is not one of
+ * ours, VT_ERR_NOT_FOUND for a stream this session never had or an
+ * event never sent on it, VT_ERR_BUSY when the stream's connection is
+ * still open, VT_ERR_NOMEM. */
 int http_stream_resume(http_session *s, const char *last_event_id, http_stream **out);
 
 #endif

@@ -112,10 +112,15 @@ static void request(struct mcp_server *s, cJSON *msg, const cJSON *id, const cha
     else if (strcmp(method, "logging/setLevel") == 0)
         mcp_session_set_level(s, id, params);
     else if (strcmp(method, "server/discover") == 0 || strcmp(method, "subscriptions/listen") == 0)
-        mcp_send_error(s, id, RPC_INVALID_PARAMS,
-                       "Invalid params: this is a 2026-07-28 request; its params._meta needs "
-                       "\"" MCP_META_VERSION "\" (\"" MCP_MODERN_VERSION "\") and \"" MCP_META_CAPS
-                       "\" (an object)");
+        /* Without the _meta that makes a request 2026-07-28's, this is a
+         * 2025-era message, and that era has no such method: -32601, as
+         * the reference SDK's server answers, is what every client's
+         * fallback to initialize keys on (some SDKs on nothing else). */
+        mcp_send_error(s, id, RPC_METHOD_NOT_FOUND,
+                       "Method not found: server/discover and subscriptions/listen are "
+                       "2026-07-28 requests; send params._meta with \"" MCP_META_VERSION
+                       "\" (\"" MCP_MODERN_VERSION "\") and \"" MCP_META_CAPS
+                       "\" (an object), or initialize for 2025-11-25");
     else
         method_not_found(s, id, method);
     cJSON_Delete(msg);

@@ -48,7 +48,7 @@ static int is_fence(const char *p, const char **next)
 }
 
 /* libyaml, bound once (every member or none). */
-static struct {
+static struct libyaml_fns {
     __typeof__(yaml_parser_initialize) *parser_initialize;
     __typeof__(yaml_parser_set_input_string) *parser_set_input_string;
     __typeof__(yaml_parser_parse) *parser_parse;
@@ -58,22 +58,22 @@ static struct {
     __typeof__(yaml_document_get_root_node) *document_get_root_node;
     __typeof__(yaml_document_get_node) *document_get_node;
     __typeof__(yaml_document_delete) *document_delete;
-} Y;
+} libyaml;
 static pthread_once_t yaml_once = PTHREAD_ONCE_INIT;
 static char *yaml_error;
 
 static void bind_yaml(void)
 {
     const opened_sym syms[] = {
-        {"yaml_parser_initialize", (void **)&Y.parser_initialize},
-        {"yaml_parser_set_input_string", (void **)&Y.parser_set_input_string},
-        {"yaml_parser_parse", (void **)&Y.parser_parse},
-        {"yaml_parser_load", (void **)&Y.parser_load},
-        {"yaml_parser_delete", (void **)&Y.parser_delete},
-        {"yaml_event_delete", (void **)&Y.event_delete},
-        {"yaml_document_get_root_node", (void **)&Y.document_get_root_node},
-        {"yaml_document_get_node", (void **)&Y.document_get_node},
-        {"yaml_document_delete", (void **)&Y.document_delete},
+        {"yaml_parser_initialize", (void **)&libyaml.parser_initialize},
+        {"yaml_parser_set_input_string", (void **)&libyaml.parser_set_input_string},
+        {"yaml_parser_parse", (void **)&libyaml.parser_parse},
+        {"yaml_parser_load", (void **)&libyaml.parser_load},
+        {"yaml_parser_delete", (void **)&libyaml.parser_delete},
+        {"yaml_event_delete", (void **)&libyaml.event_delete},
+        {"yaml_document_get_root_node", (void **)&libyaml.document_get_root_node},
+        {"yaml_document_get_node", (void **)&libyaml.document_get_node},
+        {"yaml_document_delete", (void **)&libyaml.document_delete},
         {NULL, NULL},
     };
     opened_lib_bind(VTHOST_YAML_SONAME, syms, &yaml_error);
@@ -151,7 +151,7 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
     if (perms->type != YAML_MAPPING_NODE)
         return fail(err, file, LINE(perms), "%s", "permissions must be a mapping");
     for (p = perms->data.mapping.pairs.start; p < perms->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = Y.document_get_node(doc, p->key);
+        yaml_node_t *kn = libyaml.document_get_node(doc, p->key);
         const char *k = scalar(kn);
         if (!k)
             return fail(err, file, LINE(kn), "%s", "permissions keys must be plain names");
@@ -170,13 +170,13 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
             return rc;
         }
         for (yaml_node_pair_t *q = perms->data.mapping.pairs.start; q < p; q++) {
-            const char *k2 = scalar(Y.document_get_node(doc, q->key));
+            const char *k2 = scalar(libyaml.document_get_node(doc, q->key));
             if (k2 && strcmp(k2, k) == 0)
                 return fail(err, file, LINE(kn),
                             "duplicate key '%s' in permissions (each bucket once)", k);
         }
         if (strcmp(k, "default") == 0)
-            def = Y.document_get_node(doc, p->value);
+            def = libyaml.document_get_node(doc, p->value);
     }
     if (!def)
         return fail(err, file, LINE(key), "%s",
@@ -193,8 +193,8 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
     }
     for (size_t b = 0; b < sizeof buckets / sizeof *buckets; b++)
         for (p = perms->data.mapping.pairs.start; p < perms->data.mapping.pairs.top; p++) {
-            const char *k = scalar(Y.document_get_node(doc, p->key));
-            yaml_node_t *v = Y.document_get_node(doc, p->value);
+            const char *k = scalar(libyaml.document_get_node(doc, p->key));
+            yaml_node_t *v = libyaml.document_get_node(doc, p->value);
             if (!k || strcmp(k, buckets[b].key) != 0 || !v)
                 continue;
             int rc;
@@ -210,7 +210,7 @@ static int load_permissions(perm_agent *a, yaml_document_t *doc, yaml_node_t *ke
                             buckets[b].key);
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  it < v->data.sequence.items.top; it++) {
-                yaml_node_t *n = Y.document_get_node(doc, *it);
+                yaml_node_t *n = libyaml.document_get_node(doc, *it);
                 if (!scalar(n))
                     return fail(err, file, LINE(n), "permissions.%s entries must be strings",
                                 buckets[b].key);
@@ -232,14 +232,14 @@ static int check_events(const char *file, const char *body, size_t len, size_t o
         int map, key_next;
     } st[64];
     int sp = 0, pending = 0, perm_depth = 0, rc = 0;
-    if (!Y.parser_initialize(&parser))
+    if (!libyaml.parser_initialize(&parser))
         return VT_ERR_NOMEM;
-    Y.parser_set_input_string(&parser, (const unsigned char *)body, len);
-    while (rc == 0 && Y.parser_parse(&parser, &e)) {
+    libyaml.parser_set_input_string(&parser, (const unsigned char *)body, len);
+    while (rc == 0 && libyaml.parser_parse(&parser, &e)) {
         yaml_event_type_t t = e.type;
         size_t line = e.start_mark.line + 1 + offset;
         if (t == YAML_STREAM_END_EVENT) {
-            Y.event_delete(&e);
+            libyaml.event_delete(&e);
             break;
         }
         if (t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT || t == YAML_SEQUENCE_START_EVENT ||
@@ -288,9 +288,9 @@ static int check_events(const char *file, const char *body, size_t len, size_t o
             if (sp && st[sp - 1].map)
                 st[sp - 1].key_next = !st[sp - 1].key_next;
         }
-        Y.event_delete(&e);
+        libyaml.event_delete(&e);
     }
-    Y.parser_delete(&parser);
+    libyaml.parser_delete(&parser);
     return rc; /* syntax errors are reported by the loader */
 }
 
@@ -316,7 +316,7 @@ static int parse_spec(perm_agent *a, const char *file, const char *text, const p
         return fail(err, file, lines, "%s", "YAML front matter is not closed with ---");
     size_t offset = 1; /* the fence line */
     pthread_once(&yaml_once, bind_yaml);
-    if (!Y.parser_initialize) {
+    if (!libyaml.parser_initialize) {
         *err = str_printf("%s: agent files need libyaml: %s", file,
                           yaml_error ? yaml_error : "it could not be opened");
         return VT_ERR_UNSUPPORTED;
@@ -326,22 +326,22 @@ static int parse_spec(perm_agent *a, const char *file, const char *text, const p
         return erc;
     yaml_parser_t parser;
     yaml_document_t doc;
-    if (!Y.parser_initialize(&parser))
+    if (!libyaml.parser_initialize(&parser))
         return VT_ERR_NOMEM;
-    Y.parser_set_input_string(&parser, (const unsigned char *)body, (size_t)(end - body));
+    libyaml.parser_set_input_string(&parser, (const unsigned char *)body, (size_t)(end - body));
     int rc = 0;
-    if (!Y.parser_load(&parser, &doc)) {
+    if (!libyaml.parser_load(&parser, &doc)) {
         rc = fail(err, file, parser.problem_mark.line + 1 + offset, "YAML: %s",
                   parser.problem ? parser.problem : "syntax error");
-        Y.parser_delete(&parser);
+        libyaml.parser_delete(&parser);
         return rc;
     }
-    yaml_node_t *root = Y.document_get_root_node(&doc);
+    yaml_node_t *root = libyaml.document_get_root_node(&doc);
     yaml_node_t *perms = NULL, *perms_key = NULL;
     if (root && root->type == YAML_MAPPING_NODE)
         for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
              p++) {
-            yaml_node_t *kn = Y.document_get_node(&doc, p->key);
+            yaml_node_t *kn = libyaml.document_get_node(&doc, p->key);
             const char *k = scalar(kn);
             if (k && strcmp(k, "permissions") == 0) {
                 if (perms) {
@@ -350,15 +350,15 @@ static int parse_spec(perm_agent *a, const char *file, const char *text, const p
                     break;
                 }
                 perms_key = kn;
-                perms = Y.document_get_node(&doc, p->value);
+                perms = libyaml.document_get_node(&doc, p->value);
             } else if (k && perm_near_miss(k, "permissions")) {
                 rc = fail(err, file, LINE(kn), "unknown key '%s'; did you mean 'permissions'?", k);
                 break;
             }
         }
     if (rc) {
-        Y.document_delete(&doc);
-        Y.parser_delete(&parser);
+        libyaml.document_delete(&doc);
+        libyaml.parser_delete(&parser);
         return rc;
     }
     if (!perms)
@@ -366,8 +366,8 @@ static int parse_spec(perm_agent *a, const char *file, const char *text, const p
                   "agent spec has no permissions.default (ask, allow, auto or deny)");
     else
         rc = load_permissions(a, &doc, perms_key, perms, file, offset, st, err);
-    Y.document_delete(&doc);
-    Y.parser_delete(&parser);
+    libyaml.document_delete(&doc);
+    libyaml.parser_delete(&parser);
     return rc;
 }
 

@@ -62,6 +62,12 @@ typedef struct perm_eval {
     size_t nsteps, capsteps;
 } perm_eval;
 
+/* A subject that names a path (read, edit, create, delete). */
+static inline int perm_kind_is_path(vt_subject_kind k)
+{
+    return k >= VT_SUBJECT_PATH_READ && k <= VT_SUBJECT_PATH_DELETE;
+}
+
 /* Prepare the subjects of one call (normalise, resolve, classify). */
 int perm_eval_prepare(perm_eval *ev, const perm_settings *st, const perm_agent *agent,
                       const char *tool, uint32_t effects, const vt_subjects *subjects,

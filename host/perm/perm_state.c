@@ -30,7 +30,7 @@ typedef struct cached_agent {
     perm_agent *agent;
 } cached_agent;
 
-static struct {
+static struct engine_state {
     int ready;
     perm_settings st;
     perm_agent *embedded;
@@ -42,7 +42,7 @@ static struct {
     cached_agent *cache;
     size_t ncache;
     long consecutive, total; /* auto-review denials */
-} P;
+} engine_state;
 
 static pthread_mutex_t P_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -65,37 +65,38 @@ static char *absolute(const char *p)
 /* Settings every layer shares; the policy files of this workspace. */
 static int init_common(const char *workspace, int trusted, const char *reason)
 {
-    perm_settings_defaults(&P.st);
-    if (perm_tools_collect(&P.tools, &P.owned_tools) < 0)
+    perm_settings_defaults(&engine_state.st);
+    if (perm_tools_collect(&engine_state.tools, &engine_state.owned_tools) < 0)
         return VT_ERR_NOMEM;
-    P.st.tools = &P.tools;
+    engine_state.st.tools = &engine_state.tools;
     for (int i = 0; i < 3; i++)
-        P.st.embedded_allow[i] = embedded_policy[i];
+        engine_state.st.embedded_allow[i] = embedded_policy[i];
     const char *home = getenv("HOME");
-    P.st.workspace = strdup(workspace ? workspace : "/");
-    P.st.home = home && *home ? strdup(home) : NULL;
+    engine_state.st.workspace = strdup(workspace ? workspace : "/");
+    engine_state.st.home = home && *home ? strdup(home) : NULL;
     /* the user's vtcode directory: $XDG_CONFIG_HOME/vtcode, else
      * ~/.config/vtcode */
-    P.st.user_dir = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
-    P.st.workspace_trusted = trusted;
-    P.st.trust_reason = reason;
-    P.st.layers = cJSON_CreateArray();
-    if (!P.st.workspace || !P.st.layers)
+    engine_state.st.user_dir = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
+    engine_state.st.workspace_trusted = trusted;
+    engine_state.st.trust_reason = reason;
+    engine_state.st.layers = cJSON_CreateArray();
+    if (!engine_state.st.workspace || !engine_state.st.layers)
         return VT_ERR_NOMEM;
-    char *wsfile = str_printf("%s/vtcode.toml", P.st.workspace);
-    char *wsdir = str_printf("%s/.vtcode", P.st.workspace);
-    char *homedir = P.st.home ? str_printf("%s/.config/vtcode", P.st.home) : NULL;
+    char *wsfile = str_printf("%s/vtcode.toml", engine_state.st.workspace);
+    char *wsdir = str_printf("%s/.vtcode", engine_state.st.workspace);
+    char *homedir =
+        engine_state.st.home ? str_printf("%s/.config/vtcode", engine_state.st.home) : NULL;
     int rc = 0;
     if (!wsfile || !wsdir)
         rc = VT_ERR_NOMEM;
     if (rc == 0)
-        rc = perm_policy_add(&P.st, wsfile);
+        rc = perm_policy_add(&engine_state.st, wsfile);
     if (rc == 0)
-        rc = perm_policy_add(&P.st, wsdir);
-    if (rc == 0 && P.st.user_dir)
-        rc = perm_policy_add(&P.st, P.st.user_dir);
+        rc = perm_policy_add(&engine_state.st, wsdir);
+    if (rc == 0 && engine_state.st.user_dir)
+        rc = perm_policy_add(&engine_state.st, engine_state.st.user_dir);
     if (rc == 0 && homedir)
-        rc = perm_policy_add(&P.st, homedir);
+        rc = perm_policy_add(&engine_state.st, homedir);
     free(wsfile);
     free(wsdir);
     free(homedir);
@@ -106,16 +107,16 @@ static int init_finish(const char *default_agent, char **err)
 {
     int rc = 0;
     for (int i = 0; rc == 0 && i < PB_COUNT; i++)
-        rc = perm_ruleset_seal(&P.st.global[i]);
+        rc = perm_ruleset_seal(&engine_state.st.global[i]);
     if (rc == 0)
-        rc = perm_ruleset_seal(&P.st.ignored_allow);
+        rc = perm_ruleset_seal(&engine_state.st.ignored_allow);
     if (rc == 0)
-        rc = perm_ruleset_seal(&P.st.untrusted_ask);
+        rc = perm_ruleset_seal(&engine_state.st.untrusted_ask);
     if (rc == 0)
-        rc = perm_agent_embedded(&P.st, &P.embedded);
+        rc = perm_agent_embedded(&engine_state.st, &engine_state.embedded);
     if (rc == 0 && default_agent) {
-        rc = perm_agent_load(default_agent, &P.st, &P.primary, err);
-        if (rc == 0 && !(P.primary_spec = strdup(default_agent)))
+        rc = perm_agent_load(default_agent, &engine_state.st, &engine_state.primary, err);
+        if (rc == 0 && !(engine_state.primary_spec = strdup(default_agent)))
             rc = VT_ERR_NOMEM;
     }
     if (rc < 0) {
@@ -124,9 +125,9 @@ static int init_finish(const char *default_agent, char **err)
             *err = str_printf("cannot load the permission settings (error %d)", rc);
         return rc;
     }
-    if (!P.primary)
-        P.primary = P.embedded;
-    P.ready = 1;
+    if (!engine_state.primary)
+        engine_state.primary = engine_state.embedded;
+    engine_state.ready = 1;
     return 0;
 }
 
@@ -138,7 +139,7 @@ int permission_set_approval(const char *preset)
     return preset && approval_override < 0 ? VT_ERR_INVALID : 0;
 }
 
-const char *permission_approval(void) { return perm_approval_name(P.st.approval); }
+const char *permission_approval(void) { return perm_approval_name(engine_state.st.approval); }
 
 int permission_init_layers(const perm_layer *layers, size_t n, const char *default_agent,
                            const char *workspace, int workspace_trusted, const char *trust_reason,
@@ -151,20 +152,21 @@ int permission_init_layers(const perm_layer *layers, size_t n, const char *defau
         const perm_layer *l = &layers[i];
         if (l->path) {
             char *abs = absolute(l->path);
-            rc = abs ? perm_policy_add(&P.st, abs) : VT_ERR_NOMEM;
+            rc = abs ? perm_policy_add(&engine_state.st, abs) : VT_ERR_NOMEM;
             free(abs);
-            free(P.st.config_path);
-            P.st.config_path = strdup(l->path); /* the last (strongest) layer */
+            free(engine_state.st.config_path);
+            engine_state.st.config_path = strdup(l->path); /* the last (strongest) layer */
         }
         if (rc == 0)
-            rc = perm_config_load_layer(&P.st, l->tree, l->path, l->name, l->trusted, err);
+            rc = perm_config_load_layer(&engine_state.st, l->tree, l->path, l->name, l->trusted,
+                                        err);
         cJSON *o = cJSON_CreateObject();
         if (o) {
             cJSON_AddStringToObject(o, "layer", l->name);
             if (l->path)
                 cJSON_AddStringToObject(o, "file", l->path);
             cJSON_AddBoolToObject(o, "trusted", l->trusted);
-            cJSON_AddItemToArray(P.st.layers, o);
+            cJSON_AddItemToArray(engine_state.st.layers, o);
         }
     }
     if (rc < 0) {
@@ -174,7 +176,7 @@ int permission_init_layers(const perm_layer *layers, size_t n, const char *defau
         return rc;
     }
     if (approval_override >= 0)
-        P.st.approval = approval_override; /* the command line wins */
+        engine_state.st.approval = approval_override; /* the command line wins */
     return init_finish(default_agent, err);
 }
 
@@ -188,45 +190,50 @@ int permission_init_with(const cJSON *config, const char *config_path, const cha
 const char *const *permission_policy_paths(void)
 {
     static const char *const none[] = {NULL};
-    return P.ready && P.st.policy ? (const char *const *)P.st.policy : none;
+    return engine_state.ready && engine_state.st.policy
+               ? (const char *const *)engine_state.st.policy
+               : none;
 }
 
 char *permission_untrusted_note(void)
 {
-    return P.ready ? perm_msg_untrusted(&P.st, P.primary) : NULL;
+    return engine_state.ready ? perm_msg_untrusted(&engine_state.st, engine_state.primary) : NULL;
 }
 
 void permission_fini(void)
 {
-    if (P.primary && P.primary != P.embedded)
-        perm_agent_free(P.primary);
-    perm_agent_free(P.embedded);
-    for (size_t i = 0; i < P.ncache; i++) {
-        free(P.cache[i].spec);
-        perm_agent_free(P.cache[i].agent);
+    if (engine_state.primary && engine_state.primary != engine_state.embedded)
+        perm_agent_free(engine_state.primary);
+    perm_agent_free(engine_state.embedded);
+    for (size_t i = 0; i < engine_state.ncache; i++) {
+        free(engine_state.cache[i].spec);
+        perm_agent_free(engine_state.cache[i].agent);
     }
-    free(P.cache);
-    free(P.primary_spec);
-    perm_settings_free(&P.st);
-    free(P.owned_tools);
+    free(engine_state.cache);
+    free(engine_state.primary_spec);
+    perm_settings_free(&engine_state.st);
+    free(engine_state.owned_tools);
     perm_cmd_clear_wrappers();
-    memset(&P, 0, sizeof P);
+    memset(&engine_state, 0, sizeof engine_state);
 }
 
 void permission_reset_counters(void)
 {
     pthread_mutex_lock(&P_lock);
-    P.consecutive = P.total = 0;
+    engine_state.consecutive = engine_state.total = 0;
     pthread_mutex_unlock(&P_lock);
 }
 
-const perm_settings *perm_state_settings(void) { return P.ready ? &P.st : NULL; }
+const perm_settings *perm_state_settings(void)
+{
+    return engine_state.ready ? &engine_state.st : NULL;
+}
 
 void perm_state_counters(long *consecutive, long *total)
 {
     pthread_mutex_lock(&P_lock);
-    *consecutive = P.consecutive;
-    *total = P.total;
+    *consecutive = engine_state.consecutive;
+    *total = engine_state.total;
     pthread_mutex_unlock(&P_lock);
 }
 
@@ -234,10 +241,10 @@ void perm_state_count_review(int allowed)
 {
     pthread_mutex_lock(&P_lock);
     if (allowed) {
-        P.consecutive = 0;
+        engine_state.consecutive = 0;
     } else {
-        P.consecutive++;
-        P.total++;
+        engine_state.consecutive++;
+        engine_state.total++;
     }
     pthread_mutex_unlock(&P_lock);
 }
@@ -246,44 +253,46 @@ void perm_state_count_review(int allowed)
  * the process's primary agent. */
 int perm_state_agent(const char *spec, const perm_agent **out, char **err)
 {
-    if (!spec || !*spec || (P.primary_spec && strcmp(spec, P.primary_spec) == 0)) {
-        *out = P.primary;
+    if (!spec || !*spec ||
+        (engine_state.primary_spec && strcmp(spec, engine_state.primary_spec) == 0)) {
+        *out = engine_state.primary;
         return 0;
     }
     int rc = 0;
     pthread_mutex_lock(&P_lock);
-    for (size_t i = 0; i < P.ncache; i++)
-        if (strcmp(P.cache[i].spec, spec) == 0) {
-            *out = P.cache[i].agent;
+    for (size_t i = 0; i < engine_state.ncache; i++)
+        if (strcmp(engine_state.cache[i].spec, spec) == 0) {
+            *out = engine_state.cache[i].agent;
             pthread_mutex_unlock(&P_lock);
             return 0;
         }
     perm_agent *a = NULL;
     /* a per-call agent is a name, never a path */
-    rc = perm_agent_load_name(spec, &P.st, &a, err);
-    if (rc == 0 && P.check_tools && (rc = perm_tools_check_agent(&P.st, a, err)) < 0) {
+    rc = perm_agent_load_name(spec, &engine_state.st, &a, err);
+    if (rc == 0 && engine_state.check_tools &&
+        (rc = perm_tools_check_agent(&engine_state.st, a, err)) < 0) {
         perm_agent_free(a);
         a = NULL;
     }
     if (rc == VT_ERR_NOT_FOUND && strcmp(spec, "default") == 0) {
         free(*err);
         *err = NULL;
-        *out = P.embedded;
+        *out = engine_state.embedded;
         pthread_mutex_unlock(&P_lock);
         return 0;
     }
     if (rc == 0) {
-        cached_agent *nc = realloc(P.cache, (P.ncache + 1) * sizeof *nc);
+        cached_agent *nc = realloc(engine_state.cache, (engine_state.ncache + 1) * sizeof *nc);
         char *s = strdup(spec);
         if (!nc || !s) {
             if (nc)
-                P.cache = nc;
+                engine_state.cache = nc;
             free(s);
             perm_agent_free(a);
             rc = VT_ERR_NOMEM;
         } else {
-            P.cache = nc;
-            P.cache[P.ncache++] = (cached_agent){s, a};
+            engine_state.cache = nc;
+            engine_state.cache[engine_state.ncache++] = (cached_agent){s, a};
             *out = a;
         }
     }
@@ -293,8 +302,8 @@ int perm_state_agent(const char *spec, const perm_agent **out, char **err)
 
 int permission_validate_tools(char **err)
 {
-    int rc = perm_tools_check(&P.st, P.primary, err);
+    int rc = perm_tools_check(&engine_state.st, engine_state.primary, err);
     if (rc == 0)
-        P.check_tools = 1;
+        engine_state.check_tools = 1;
     return rc;
 }

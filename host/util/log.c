@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <vthost/plugin.h>
 #include "log.h"
+#include "strbuf.h"
 #include "text_escape.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -28,6 +29,25 @@ void host_set_log_sink(host_log_sink sink, void *ctx)
 
 void host_set_log_level(int level) { log_level = level; }
 
+/* Warnings and errors said so far (whether shown or sunk). */
+static unsigned long log_warned;
+static vt_strbuf *log_copy; /* also gets each line written to stderr */
+
+void host_log_copy_to(vt_strbuf *b)
+{
+    pthread_mutex_lock(&log_lock);
+    log_copy = b;
+    pthread_mutex_unlock(&log_lock);
+}
+
+unsigned long host_log_warnings(void)
+{
+    pthread_mutex_lock(&log_lock);
+    unsigned long n = log_warned;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
 static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
@@ -41,11 +61,17 @@ static void log_vemit(int level, const char *who, const char *fmt, va_list ap)
     char *shown = text_escape(msg, 0);
     const char *line = shown ? shown : "(a log message that could not be shown)";
     pthread_mutex_lock(&log_lock);
+    if (level >= VT_LOG_WARNING)
+        log_warned++;
     if (log_sink)
         log_sink(log_sink_ctx, level, who ? who : "vthost", line);
-    else if (level >= log_level)
+    else if (level >= log_level) {
         fprintf(stderr, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "", level_name(level),
                 line);
+        if (log_copy)
+            strbuf_printf(log_copy, "vthost: %s%s%s: %s\n", who ? who : "", who ? ": " : "",
+                          level_name(level), line);
+    }
     pthread_mutex_unlock(&log_lock);
     free(shown);
 }

@@ -1,5 +1,5 @@
-/* The workspace index: its tree of directories, the change log, the
- * queries, and the life of an index (open, refresh, close). */
+/* The workspace index: the queries over its tree and change log
+ * (ws_index_tree.c), and the life of an index (open, refresh, close). */
 #include "monotime.h"
 #include "ws_index_int.h"
 

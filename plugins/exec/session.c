@@ -547,30 +547,61 @@ static cJSON *build_response(session *s, double t0)
     return r;
 }
 
+/* The argv arrays of `progs` (the watcher's [[argv0, ...], ...]) as the
+ * NULL-ended lists vt_command_ran holds, pointing into `progs`; one
+ * allocation (free it), NULL when out of memory. */
+static const char *const *const *argv_lists(const cJSON *progs)
+{
+    size_t n = 0, words = 0;
+    const cJSON *p, *a;
+    cJSON_ArrayForEach(p, progs)
+    {
+        n++;
+        words += (size_t)cJSON_GetArraySize(p) + 1;
+    }
+    /* the list's pointers first, then the words they point to */
+    void **block = calloc(n + 1 + words, sizeof(void *));
+    if (!block)
+        return NULL;
+    const char **w = (const char **)(block + n + 1);
+    size_t i = 0;
+    cJSON_ArrayForEach(p, progs)
+    {
+        block[i++] = (void *)w;
+        cJSON_ArrayForEach(a, p) if (cJSON_IsString(a)) *w++ = a->valuestring;
+        *w++ = NULL;
+    }
+    return (const char *const *const *)block;
+}
+
 /* The guard learns what the command ran from the watcher, not from its
- * text; without a watcher the report has no "programs". */
+ * text; without a watcher it is given no program list. */
 static void note_exit(vt_call *call, const session *s)
 {
-    cJSON *r = cJSON_CreateObject();
-    int ok = r && cJSON_AddStringToObject(r, "command", s->cmd);
-    if (ok && s->watch) {
-        int complete = 1;
-        cJSON *progs = execwatch_programs(s->watch, &complete);
-        cJSON *denied = execwatch_denied(s->watch);
-        ok = progs && cJSON_AddItemToObject(r, "programs", progs) &&
-             cJSON_AddBoolToObject(r, "complete", complete) &&
-             cJSON_AddNumberToObject(r, "refused", denied ? cJSON_GetArraySize(denied) : 0);
-        if (!ok && progs && !cJSON_GetObjectItemCaseSensitive(r, "programs"))
-            cJSON_Delete(progs);
-        cJSON_Delete(denied);
-    }
-    char *text = ok ? cJSON_PrintUnformatted(r) : NULL;
-    if (text)
-        api->note(call, VT_NOTE_COMMAND_RAN, text, s->exit_code);
-    else /* no memory: what little can be said */
+    if (!VT_HAS(api, command_ran)) {
         api->note(call, VT_NOTE_COMMAND_EXIT, s->cmd, s->exit_code);
-    free(text);
-    cJSON_Delete(r);
+        return;
+    }
+    vt_command_ran ran = {
+        .struct_size = sizeof ran, .command = s->cmd, .exit_code = s->exit_code, .complete = 1};
+    cJSON *progs = NULL;
+    const char *const *const *lists = NULL;
+    if (s->watch) {
+        int complete = 1;
+        progs = execwatch_programs(s->watch, &complete);
+        cJSON *denied = execwatch_denied(s->watch);
+        ran.complete = complete;
+        ran.refused = denied ? (size_t)cJSON_GetArraySize(denied) : 0;
+        cJSON_Delete(denied);
+        lists = progs ? argv_lists(progs) : NULL;
+        /* out of memory: an empty list, never counted as a verification */
+        static const char *const *const none[] = {NULL};
+        ran.programs = lists ? lists : none;
+        ran.complete &= lists != NULL;
+    }
+    api->command_ran(call, &ran);
+    free((void *)lists);
+    cJSON_Delete(progs);
 }
 
 /* What the reaper kept, through the same filter as live output. */

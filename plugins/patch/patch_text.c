@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#include <vthost/format.h>
 #include <vthost/plugin.h>
 #include "patch_text.h"
 
@@ -11,8 +12,7 @@ int patch_fail(char **err, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(err, fmt, ap) < 0)
-        *err = NULL;
+    *err = vt_vformat(fmt, ap);
     va_end(ap);
     return rc;
 }

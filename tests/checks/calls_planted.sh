@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/check_calls.sh refuses a second home for a helper: a private
-# clock, XDG reader, mkdir -p, realloc growth or libcrypto opening planted
+# clock, XDG reader, mkdir -p, realloc growth, libcrypto opening or a
+# command-ran note sent as JSON text planted
 # in a scratch copy of host/, plugins/ and the SDK headers is refused with
 # the file, the line and the helper to use; the copy first passes
 # unchanged, so each refusal is the plant's doing.  A stale line of the
@@ -64,6 +65,10 @@ plant host/mcp/mcp_server.c $'static const char *planted = "libcrypto.so.3";' \
     "libcrypto opened in a second place" "libcrypto: allowed only in host/util/crypto_lib.c"
 plant host/util/log.c $'static int planted(char **s, const char *f, va_list ap) { return vasprintf(s, f, ap); }' \
     "a second vasprintf" "vasprintf: allowed only in host/util/strutil.c"
+plant plugins/exec/session.c $'static void planted(vt_call *c) { api->note(c, VT_NOTE_COMMAND_RAN, "{\\"command\\":\\"make\\"}", 0); }' \
+    "the command-ran note sent as JSON text" "jsonnote: allowed only in host/call/guard.c"
+plant plugins/stdin/stdin_plugin.c $'static void planted(vt_call *c) { api->note(c, 3, "{}", 0); }' \
+    "the JSON note sent by its number" "plugins/stdin/stdin_plugin.c:"
 # a commented-out call is not a call
 cp "$s/host/core/host.c" "$tmp/saved"
 printf '%s\n' '/* clock_gettime(CLOCK_MONOTONIC, &t) is monotime.c'"'"'s job */' >> "$s/host/core/host.c"

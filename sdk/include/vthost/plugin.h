@@ -150,7 +150,11 @@ typedef enum vt_note_kind {
      *   "complete": false when more programs ran than are listed,
      *   "refused":  the number of execs the run-time checks refused.
      * Sent instead of VT_NOTE_COMMAND_EXIT by plugins that watch what
-     * their commands execute; the guard judges verification from it. */
+     * their commands execute; the guard judges verification from it.
+     * Since 1.11 a plugin reports this with api->command_ran() and a
+     * vt_command_ran struct instead; the text form is still read for
+     * plugins built before 1.11, and tools/check_calls.sh refuses it in
+     * the tree. */
     VT_NOTE_COMMAND_RAN = 3
 } vt_note_kind;
 
@@ -160,6 +164,25 @@ enum vt_resolve_flag {
     VT_RESOLVE_NO_SYMLINKS = 1u << 1, /* refuse any symlink on the way */
     VT_RESOLVE_DIRECTORY = 1u << 2    /* the target must be a directory */
 };
+
+/*
+ * What a finished command ran (added in 1.11), for api->command_ran():
+ * the guard judges from it whether the command was a verification run.
+ * Every pointer is borrowed for the duration of the call.  Grows only at
+ * the end; the host reads no member beyond the sender's struct_size.
+ */
+typedef struct vt_command_ran {
+    uint32_t struct_size; /* sizeof(vt_command_ran) of the sender */
+    const char *command;  /* the command text */
+    long exit_code;       /* 128+N: ended by signal N */
+    /* The programs the command's own shell (or a subshell) executed, in
+     * order: each an argv array ended by NULL, argv[0] the name rules
+     * match; the list itself ends with NULL.  NULL when nothing watched
+     * the execs: the guard then reads the command text alone. */
+    const char *const *const *programs;
+    int complete;   /* 0: more programs ran than are listed */
+    size_t refused; /* execs the run-time checks refused */
+} vt_command_ran;
 
 typedef struct vt_call vt_call;         /* one tool call (opaque) */
 typedef struct vt_subjects vt_subjects; /* subject sink (opaque) */
@@ -626,6 +649,12 @@ struct vt_host_api {
      * client session is given the same text once, not in every result.
      * What a call did or left behind always goes through call_warn. */
     void (*call_warn_once)(vt_call *call, const char *fmt, ...) VT_PRINTF(2, 3);
+
+    /* ---- added in 1.11 ---- */
+    /* A command `call` started finished: what it ran (`ran` borrowed).
+     * Replaces VT_NOTE_COMMAND_RAN's JSON text; a plugin that cannot say
+     * which programs ran sets programs to NULL.  Thread-safe. */
+    void (*command_ran)(vt_call *call, const vt_command_ran *ran);
 };
 
 #define VT_HAS(api, member)                                                                        \

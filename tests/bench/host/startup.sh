@@ -2,7 +2,8 @@
 # Start-up benchmark: `vthost tools` and a one-shot `vthost call` beside a
 # bare /bin/true, run interleaved (true, tools, call, true, tools, ...) so
 # that machine load falls on all three alike; median wall time, the ratio
-# to /bin/true (target: at most 2.5x), minor page faults and CPU time
+# to /bin/true, the median of the per-round ratios (goal: at most 1.5x,
+# issue 42), minor page faults and CPU time
 # (user + system, from wait4: steadier than wall time on a loaded
 # machine), and the instructions each executes (perf stat where the CPU
 # counters are readable, else callgrind's total, which counts user space
@@ -17,8 +18,10 @@
 # own start-up would measure the sandbox, see tests/bench/sandbox).
 #
 # It runs in an empty scratch workspace with an empty XDG_CONFIG_HOME and
-# XDG_CACHE_HOME (no vtcode.toml anywhere, the cache written by a first run
-# that is not counted), and once more with a vtcode.toml in the workspace.
+# XDG_CACHE_HOME (no vtcode.toml anywhere, the caches written by a first
+# run that is not counted: the workspace index, and the listing of
+# `vthost tools`, kept once its inputs are two seconds old), and once more
+# with a vtcode.toml in the workspace.
 #   tests/bench/host/startup.sh [build/bin/vthost] [runs]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -30,6 +33,7 @@ mkdir -p "$ws/work" "$ws/config" "$ws/cache"
 cd "$ws/work"
 export XDG_CONFIG_HOME=$ws/config XDG_CACHE_HOME=$ws/cache HOME=$ws
 "$V" tools >/dev/null   # fails loudly if the default profile cannot load
+sleep 2.1               # the listing is kept from files older than 2 s
 QUERY='{"query":"find symbol definitions"}'
 "$V" call search_tools "$QUERY" | grep -q '"count":'  # the search ran
 
@@ -66,8 +70,13 @@ for name, _ in cmds:
     print(f"  {name:26s} {m:7.3f} ms  {m / base:5.2f}x /bin/true  "
           f"page faults {int(statistics.median(faults[name]))}  "
           f"cpu {c:6.3f} ms ({c / cbase:4.1f}x)")
-ok = all(statistics.median(wall[n]) <= 2.5 * base for n, _ in cmds)
-print(f"  target (at most 2.5x /bin/true): {'met' if ok else 'NOT met'}")
+# the goal is read on the median of the ratios of each round's runs
+# (paired: the load of the moment falls on both)
+for name, _ in cmds[1:]:
+    r = statistics.median(a / b for a, b in zip(wall[name], wall["/bin/true"]))
+    goal = (f" (goal <= 1.5x: {'met' if r <= 1.5 else 'NOT met'})"
+            if name == "vthost tools" else "")
+    print(f"  {name} / /bin/true: {r:5.2f}x, median of {runs} paired ratios{goal}")
 PY
 }
 
@@ -96,4 +105,6 @@ report() { # report LABEL
 
 report "no vtcode.toml"
 printf '[tools]\nprofile = "default"\n' >"$ws/work/vtcode.toml"
+sleep 2.1
+"$V" tools >/dev/null
 report "with a workspace vtcode.toml"

@@ -1,98 +1,239 @@
-// Cheap calls per second over HTTP keep-alive against stdio, and the
-// memory an idle HTTP session costs.  Not a ctest test: timings depend on
-// the machine and its load.
-//   node tests/bench/http/http_bench.mjs build/bin/vthost build/tests/plugins/catalog [N] [SESSIONS]
+// Cheap MCP calls over HTTP keep-alive against the same calls over stdio,
+// in both protocol eras, and the memory an idle HTTP session costs.  Not a
+// ctest test: timings depend on the machine and its load.
+//
+//   node tests/bench/http/http_bench.mjs build/bin/vthost build/tests/plugins/catalog [N] [ROUNDS] [SESSIONS]
+//
+// Workloads: `ping` (2025; a 2026-07-28 client has no ping, its cheapest
+// request is `server/discover`) and `tools/call search_tools`, with 1 and
+// 8 clients, in the 2025-11-25 era (one session per client) and the
+// 2026-07-28 era (stateless requests).  The yardstick of each is the same
+// workload over stdio, the same era, one stdio server per client.  Each
+// round runs every workload once over stdio and once over HTTP, the order
+// alternating from round to round; the figure is the median over rounds
+// of HTTP rate / stdio rate (>= 1: HTTP as fast as stdio).  The server's
+// CPU per call (user + system, from /proc) is printed beside it.
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-const [bin, catalog, nArg, sArg] = process.argv.slice(2);
+const [bin, catalog, nArg, rArg, sArg] = process.argv.slice(2);
 if (!bin || !catalog) {
-  console.error("usage: node http_bench.mjs VTHOST CATALOG_DIR [N] [SESSIONS]");
+  console.error("usage: node http_bench.mjs VTHOST CATALOG_DIR [N] [ROUNDS] [SESSIONS]");
   process.exit(2);
 }
-const N = Number(nArg ?? 2000);
+const N = Number(nArg ?? 400); // calls per client per run
+const ROUNDS = Number(rArg ?? 7);
 const SESSIONS = Number(sArg ?? 200);
+const CLIENTS = [1, 8];
 const ws = mkdtempSync(join(tmpdir(), "vthost-hbench-"));
 const cfg = mkdtempSync(join(tmpdir(), "vthost-hbench-cfg-"));
 mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
-writeFileSync(join(cfg, "vthost", "http.toml"), `max_sessions_per_client = ${SESSIONS + 10}\n`);
+writeFileSync(join(cfg, "vthost", "http.toml"), `max_sessions_per_client = ${SESSIONS + 20}\n`);
 writeFileSync(join(ws, "vtcode.toml"), '[permissions]\nallow = ["search_tools"]\n');
+const env = { ...process.env, XDG_CONFIG_HOME: cfg };
 const base = ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "--plugin-dir", catalog, "serve"];
-const CALL = (id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_tools", arguments: { query: "github pull request", limit: 3, detail_level: "name" } } });
-const INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+
+const MODERN = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+};
+const SEARCH = { name: "search_tools", arguments: { query: "github pull request", limit: 3, detail_level: "name" } };
+// The message of workload `call` in `era`, id `id`.
+function message(era, call, id) {
+  if (era === "2025")
+    return call === "ping"
+      ? { jsonrpc: "2.0", id, method: "ping" }
+      : { jsonrpc: "2.0", id, method: "tools/call", params: SEARCH };
+  return call === "ping"
+    ? { jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }
+    : { jsonrpc: "2.0", id, method: "tools/call", params: { ...SEARCH, _meta: META } };
+}
+const INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+
+function cpuTicks(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const v = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return Number(v[11]) + Number(v[12]); // utime + stime
+}
+const TICK_US = 1e6 / 100; // USER_HZ
 
 function rssKb(pid) {
-  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/);
-  return Number(m[1]);
+  return Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
 }
 
-async function stdioRate() {
-  const p = spawn(bin, base, { stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, XDG_CONFIG_HOME: cfg } });
+// One stdio server and a client on it.
+async function stdioClient(era) {
+  const p = spawn(bin, base, { stdio: ["pipe", "pipe", "ignore"], env });
   const rl = createInterface({ input: p.stdout });
   const waiters = [];
-  rl.on("line", (l) => waiters.shift()?.(l));
-  const rpc = (m) => new Promise((r) => {
-    waiters.push(r);
-    p.stdin.write(JSON.stringify(m) + "\n");
-  });
-  await rpc(INIT);
-  p.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-  for (let i = 1; i <= 50; i++) await rpc(CALL(i)); // warm up
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) await rpc(CALL(100 + i));
-  const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  p.stdin.end();
-  await new Promise((r) => p.on("exit", r));
-  return N / s;
+  // answers in order; a notification (tools/list_changed) is no answer
+  rl.on("line", (l) => l.includes('"method"') || waiters.shift()?.(l));
+  const rpc = (m) =>
+    new Promise((r) => {
+      waiters.push(r);
+      p.stdin.write(JSON.stringify(m) + "\n");
+    });
+  if (era === "2025") {
+    await rpc(INIT);
+    p.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  }
+  return {
+    pid: p.pid,
+    send: (m) => rpc(m).then((l) => {
+      if (!l.includes('"result"')) throw new Error(`stdio: ${l}`);
+    }),
+    close: () => (p.stdin.end(), new Promise((r) => p.on("exit", r))),
+  };
 }
 
-async function httpRun() {
-  const p = spawn(bin, [...base, "--http", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, XDG_CONFIG_HOME: cfg } });
+// The HTTP server.
+async function httpServer() {
+  const p = spawn(bin, [...base, "--http", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "pipe"], env });
   let err = "";
   p.stderr.on("data", (d) => (err += d));
   while (!/listening on (\S+),/.test(err)) await new Promise((r) => setTimeout(r, 20));
-  const url = err.match(/listening on (\S+),/)[1];
+  const url = new URL(err.match(/listening on (\S+),/)[1]);
   const token = readFileSync(join(cfg, "vthost", "http-token"), "utf8").trim();
-  const H = { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: process.env.ACCEPT || "application/json, text/event-stream" };
-  const post = async (m, sid) => {
-    const r = await fetch(url, { method: "POST", headers: sid ? { ...H, "Mcp-Session-Id": sid } : H, body: JSON.stringify(m) });
-    const t = await r.text();
-    if (r.status >= 300) throw new Error(`${r.status} ${t}`);
-    return { r, t };
-  };
-  const init = await post(INIT);
-  const sid = init.r.headers.get("mcp-session-id");
-  await post({ jsonrpc: "2.0", method: "notifications/initialized" }, sid);
-  for (let i = 1; i <= 50; i++) await post(CALL(i), sid);
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) await post(CALL(100 + i), sid);
-  const rate = N / (Number(process.hrtime.bigint() - t0) / 1e9);
-  const t1 = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) await post({ jsonrpc: "2.0", id: 10 ** 6 + i, method: "ping" }, sid);
-  const pingRate = N / (Number(process.hrtime.bigint() - t1) / 1e9);
-  // memory per idle session
-  await new Promise((r) => setTimeout(r, 300));
-  const before = rssKb(p.pid);
-  for (let i = 0; i < SESSIONS; i++) {
-    const x = await post({ ...INIT, id: i + 1 });
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" }, x.r.headers.get("mcp-session-id"));
-  }
-  await new Promise((r) => setTimeout(r, 300));
-  const after = rssKb(p.pid);
-  p.kill("SIGTERM");
-  await new Promise((r) => p.on("exit", r));
-  return { rate, pingRate, perSession: (after - before) / SESSIONS, before, after };
+  return { p, url, token, close: () => (p.kill("SIGTERM"), new Promise((r) => p.on("exit", r))) };
 }
 
-const stdio = await stdioRate();
-const http = await httpRun();
-console.log(`tools/call search_tools over stdio:          ${stdio.toFixed(0)} calls/s (${N} sequential)`);
-console.log(`tools/call search_tools over HTTP keep-alive: ${http.rate.toFixed(0)} calls/s (${N} sequential, SSE answers)`);
-console.log(`ping over HTTP keep-alive (client floor):    ${http.pingRate.toFixed(0)} calls/s`);
-console.log(`HTTP / stdio: ${(http.rate / stdio).toFixed(2)}x`);
-console.log(`idle session: ${http.perSession.toFixed(1)} KB RSS each (${SESSIONS} sessions: ${http.before} -> ${http.after} KB)`);
+// A client on its own keep-alive connection, writing each request whole
+// and reading its response to the end (Content-Length or the last
+// chunk): as light as the stdio side's line reader, so the figure is the
+// transport's, not an HTTP client library's.
+async function httpClient(srv, era) {
+  const sock = net.connect(Number(srv.url.port), srv.url.hostname);
+  sock.setNoDelay(true);
+  await new Promise((r, j) => sock.once("connect", r).once("error", j));
+  let buf = "";
+  let waiter = null;
+  const complete = () => {
+    const h = buf.indexOf("\r\n\r\n");
+    if (h < 0) return -1;
+    const head = buf.slice(0, h);
+    const cl = head.match(/\r\ncontent-length: *(\d+)/i);
+    if (cl) return buf.length >= h + 4 + Number(cl[1]) ? h + 4 + Number(cl[1]) : -1;
+    const end = buf.indexOf("\r\n0\r\n\r\n", h);
+    return end < 0 ? -1 : end + 7;
+  };
+  sock.setEncoding("latin1");
+  sock.on("data", (d) => {
+    buf += d;
+    const n = waiter ? complete() : -1;
+    if (n >= 0) {
+      const text = buf.slice(0, n);
+      buf = buf.slice(n);
+      const w = waiter;
+      waiter = null;
+      w(text);
+    }
+  });
+  let sid = null;
+  const post = (m) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify(m);
+      let head =
+        `POST ${srv.url.pathname} HTTP/1.1\r\nHost: ${srv.url.host}\r\nAuthorization: Bearer ${srv.token}\r\n` +
+        `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+      if (era === "2026") head += `MCP-Protocol-Version: ${MODERN}\r\n`;
+      else if (sid) head += `Mcp-Session-Id: ${sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n`;
+      waiter = (text) => {
+        const status = Number(text.slice(9, 12));
+        if (status >= 300) return reject(new Error(text));
+        const s = text.match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
+        if (!sid && s) sid = s[1];
+        if (m.id !== undefined && !text.includes('"result"')) return reject(new Error(`no result: ${text}`));
+        resolve(text);
+      };
+      sock.write(head + "\r\n" + body);
+    });
+  if (era === "2025") {
+    await post(INIT);
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+  return { send: post, close: () => sock.destroy() };
+}
+
+// `clients` each send N messages in turn; returns calls per second.
+async function run(clients, era, call, pids) {
+  let id = 1;
+  const c0 = pids.reduce((a, p) => a + cpuTicks(p), 0);
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    clients.map(async (c) => {
+      for (let i = 0; i < N; i++) await c.send(message(era, call, id++));
+    }),
+  );
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = (pids.reduce((a, p) => a + cpuTicks(p), 0) - c0) * TICK_US;
+  const calls = N * clients.length;
+  return { rate: calls / s, cpuUs: cpu / calls };
+}
+
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const srv = await httpServer();
+const pools = {}; // era -> { stdio: [...], http: [...] } of max(CLIENTS) clients
+for (const era of ["2025", "2026"]) {
+  const n = Math.max(...CLIENTS);
+  pools[era] = {
+    stdio: await Promise.all(Array.from({ length: n }, () => stdioClient(era))),
+    http: await Promise.all(Array.from({ length: n }, () => httpClient(srv, era))),
+  };
+  // warm up every client
+  for (const c of [...pools[era].stdio, ...pools[era].http])
+    for (let i = 0; i < 30; i++) await c.send(message(era, i % 2 ? "ping" : "search", 9000 + i));
+}
+
+const workloads = [];
+for (const call of ["ping", "search"])
+  for (const k of CLIENTS) for (const era of ["2025", "2026"]) workloads.push({ call, k, era, ratios: [], st: [], ht: [], scpu: [], hcpu: [] });
+
+for (let r = 0; r < ROUNDS; r++) {
+  for (const w of workloads) {
+    const s = pools[w.era].stdio.slice(0, w.k);
+    const h = pools[w.era].http.slice(0, w.k);
+    const doStdio = () => run(s, w.era, w.call, s.map((c) => c.pid));
+    const doHttp = () => run(h, w.era, w.call, [srv.p.pid]);
+    let a, b;
+    if (r % 2 === 0) (a = await doStdio()), (b = await doHttp());
+    else (b = await doHttp()), (a = await doStdio());
+    w.ratios.push(b.rate / a.rate);
+    w.st.push(a.rate), w.ht.push(b.rate), w.scpu.push(a.cpuUs), w.hcpu.push(b.cpuUs);
+  }
+}
+
+const name = (w) => (w.call === "ping" ? (w.era === "2025" ? "ping" : "server/discover") : "tools/call search_tools");
+console.log(`${N} calls per client per run, ${ROUNDS} rounds (paired, alternating); medians`);
+console.log("workload                          clients  era         stdio/s   HTTP/s  HTTP/stdio  server CPU/call stdio  HTTP");
+for (const w of workloads) {
+  const era = w.era === "2025" ? "2025 sess" : "2026 stateless";
+  console.log(
+    `${name(w).padEnd(34)}${String(w.k).padStart(7)}  ${era.padEnd(14)}${median(w.st).toFixed(0).padStart(7)}  ${median(w.ht).toFixed(0).padStart(7)}  ${median(w.ratios).toFixed(2).padStart(9)}x  ${median(w.scpu).toFixed(0).padStart(15)} us ${median(w.hcpu).toFixed(0).padStart(4)} us`,
+  );
+}
+
+for (const era of Object.keys(pools)) {
+  for (const c of pools[era].http) c.close();
+  await Promise.all(pools[era].stdio.map((c) => c.close()));
+}
+
+// memory per idle session
+await new Promise((r) => setTimeout(r, 300));
+const before = rssKb(srv.p.pid);
+for (let i = 0; i < SESSIONS; i++) await httpClient(srv, "2025").then((c) => c.close());
+await new Promise((r) => setTimeout(r, 300));
+const after = rssKb(srv.p.pid);
+console.log(`idle session: ${((after - before) / SESSIONS).toFixed(1)} KB RSS each (${SESSIONS} sessions: ${before} -> ${after} KB)`);
+await srv.close();
 rmSync(ws, { recursive: true, force: true });
 rmSync(cfg, { recursive: true, force: true });

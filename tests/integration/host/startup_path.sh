@@ -13,6 +13,8 @@ cd "$T/ws"
 fails=0
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh" # check, check_not, check_eq
 loaded() { # the shared objects a run opens (the dynamic loader's own account)
+    # without the cached listing of `vthost tools` (tools_cache.sh tests it)
+    rm -rf "$XDG_CACHE_HOME/vthost/tools"
     LD_DEBUG=files "$@" 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u | tr '\n' ' '
 }
 

@@ -34,7 +34,7 @@ test("server/discover without a session: a JSON-RPC answer, never an HTTP refusa
   const old = await post(srv, { jsonrpc: "2.0", id: 2, method: "server/discover", params: {} });
   assert.equal(old.status, 200, old.text);
   assert.equal(old.json.id, 2);
-  assert.ok(old.json.error.code, old.text);
+  assert.equal(old.json.error.code, -32601, old.text); // what every SDK's fallback keys on
   // and within a 2025 session it is answered too
   const sid = await initSession(srv);
   const inSession = await post(srv, modern(3, "server/discover"), { session: sid, headers: H26 });

@@ -94,13 +94,59 @@ test("a call's stream opens with a priming event and resumes after a dropped con
   assert.match(JSON.stringify(answer.result), /RESUMED-42/, "the call ran to its end, not cancelled");
   for (const e of evs) assert.ok(e.id, "every event carries an id");
 
-  // The answer has been delivered: the stream is gone.
-  const third = await fetch(srv.url, {
-    headers: headers(srv, session, { Accept: "text/event-stream", "Last-Event-ID": prime.id }),
+});
+
+// A stream that has finished (its answer delivered) is still resumable
+// within the window: the events kept are replayed and the stream ends
+// cleanly.  A 404 there reads to a Streamable-HTTP client as "session
+// gone", and it would start over.
+test("resuming a finished stream replays what is kept and ends cleanly, not 404", async () => {
+  const srv = await startServer();
+  const session = await session25(srv);
+  const call = { jsonrpc: "2.0", id: 51, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "echo DONE-$((50+1))" } } };
+  const res = await fetch(srv.url, {
+    method: "POST",
+    headers: headers(srv, session, { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }),
+    body: JSON.stringify(call),
+    signal: AbortSignal.timeout(15000),
+  });
+  const evs = events(await res.text()); // the whole stream: it has finished
+  const prime = evs[0];
+  assert.ok(prime?.id && prime.data === "", `a priming event: ${JSON.stringify(evs)}`);
+  assert.ok(evs.some((e) => e.data && JSON.parse(e.data).id === 51), "the answer came");
+  for (const lastId of [prime.id, prime.id]) { // and again: the replay keeps the log
+    const again = await fetch(srv.url, {
+      headers: headers(srv, session, { Accept: "text/event-stream", "Last-Event-ID": lastId }),
+      signal: AbortSignal.timeout(5000),
+    });
+    const body = await again.text(); // ends by itself: the stream is over
+    assert.equal(again.status, 200, body);
+    assert.match(again.headers.get("content-type"), /text\/event-stream/);
+    const replayed = events(body).filter((e) => e.data).map((e) => JSON.parse(e.data));
+    const answer = replayed.find((m) => m.id === 51);
+    assert.ok(answer, `the answer replayed: ${body}`);
+    assert.match(JSON.stringify(answer.result), /DONE-51/);
+  }
+  // the last event's id: nothing after it, an empty stream that ends
+  const lastEv = evs.filter((e) => e.id).at(-1);
+  const tail = await fetch(srv.url, {
+    headers: headers(srv, session, { Accept: "text/event-stream", "Last-Event-ID": lastEv.id }),
     signal: AbortSignal.timeout(5000),
   });
-  assert.equal(third.status, 404);
-  await third.text();
+  const tailBody = await tail.text();
+  assert.equal(tail.status, 200, tailBody);
+  assert.equal(events(tailBody).filter((e) => e.data).length, 0, tailBody);
+  // the session lives on
+  const ping = await post(srv, { jsonrpc: "2.0", id: 52, method: "ping" }, { session });
+  assert.equal(ping.status, 200, ping.text);
+  // a stream this session never had is still no stream of it
+  const [no] = prime.id.split("-");
+  const never = await fetch(srv.url, {
+    headers: headers(srv, session, { Accept: "text/event-stream", "Last-Event-ID": `${Number(no) + 50}-1` }),
+    signal: AbortSignal.timeout(5000),
+  });
+  assert.equal(never.status, 404);
+  await never.text();
 });
 
 test("the GET stream is primed too, and a foreign Last-Event-ID is refused clearly", async () => {
@@ -195,7 +241,11 @@ test("the official SDK client finishes a call across a dropped link, resuming wi
   );
   assert.equal(relay.cuts(), 1, "the link was cut once, mid-call");
   assert.match(JSON.stringify(r), /SURVIVED-42/);
-  const resumed = /"method":"GET","path":"\/mcp","status":200/.test(srv.stderr());
+  // the access log line is written once the response is complete on the
+  // server's side, which may be just after the client has read it
+  const logged = () => /"method":"GET","path":"\/mcp","status":200/.test(srv.stderr());
+  for (let i = 0; i < 40 && !logged(); i++) await sleep(50);
+  const resumed = logged();
   assert.ok(resumed, "a GET resumed the stream");
   await client.close();
   relay.close();

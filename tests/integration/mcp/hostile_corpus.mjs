@@ -52,7 +52,7 @@ const corpus = [
   ["params number", '{"jsonrpc":"2.0","id":27,"method":"ping","params":3}', err(-32600, 27)],
   ["params array", req(28, "tools/list", [1]), err(-32602, 28)],
   ["unknown method", req(29, "no/such/method"), err(-32601, 29)],
-  ["server/discover without _meta (2026-07-28 needs it)", req(30, "server/discover"), err(-32602, 30)],
+  ["server/discover without _meta (a 2025-era message: no such method there)", req(30, "server/discover"), err(-32601, 30)],
   ["resources/list (not offered)", req(31, "resources/list"), err(-32601, 31)],
   ["method with control char", req(32, "ping\u0007"), err(-32601, 32)],
   ["tools/call without params", req(33, "tools/call"), err(-32602, 33)],

@@ -151,9 +151,11 @@ def test_discover_and_versions(ws):
           f"missing clientCapabilities: -32602 naming it, got {e}")
     e = s.request("tools/list", {"_meta": {V: 7, CAPS: {}}}).get("error", {})
     check(e.get("code") == -32602, f"a version that is not a string: -32602, got {e}")
+    # without _meta it is a 2025-era message, and that era has no
+    # server/discover: -32601, which every client's fallback keys on
     e = s.request("server/discover").get("error", {})
-    check(e.get("code") == -32602 and V in e.get("message", ""),
-          f"discover without _meta: -32602 naming the field, got {e}")
+    check(e.get("code") == -32601 and V in e.get("message", ""),
+          f"discover without _meta: -32601 naming the field, got {e}")
     m = meta({})
     m["io.modelcontextprotocol/logLevel"] = "loud"
     e = s.request("tools/list", {"_meta": m}).get("error", {})

@@ -2,7 +2,8 @@
 # The third-party path, end to end, from an installed tree only:
 #   cmake --install BUILD --prefix STAGE, then the tree is moved (the
 #   installed host, pkg-config and CMake files must all be relocatable);
-#   sdk/examples, as installed under share/doc/vthost-dev/examples, is
+#   sdk/examples (wordtools and the worked file tool linecount), as
+#   installed under share/doc/vthost-dev/examples, is
 #   built with its Makefile (pkg-config) and its CMakeLists.txt
 #   (find_package(vthost-plugin)); each module is dropped into a plugin
 #   directory and the installed vthost must load it, keep its tools
@@ -42,6 +43,7 @@ for f in bin/vthost include/vthost/plugin.h include/vthost/services.h \
          share/vthost/profiles/default.ini share/vthost/profiles/advanced.ini \
          share/man/man1/vthost.1.gz share/doc/vthost/sdk.md \
          share/doc/vthost-dev/examples/wordtools.c \
+         share/doc/vthost-dev/examples/linecount.c \
          share/doc/vthost-dev/examples/CMakeLists.txt \
          share/doc/vthost-dev/examples/Makefile; do
     if [[ -f "$P/$f" ]]; then echo "ok   installed $f"; else
@@ -78,11 +80,13 @@ unset PKG_CONFIG_PATH
 check "find_package used the installed SDK" "$P/include" \
     "$(cat "$T"/cm/build/CMakeFiles/wordtools.dir/flags.make 2>&1)"
 mkdir -p "$T/plugins-make" "$T/plugins-cmake"
-cp "$T/mk/wordtools.so" "$T/plugins-make/"
-cp "$T/cm/build/wordtools.so" "$T/plugins-cmake/"
+cp "$T/mk/wordtools.so" "$T/mk/linecount.so" "$T/plugins-make/"
+cp "$T/cm/build/wordtools.so" "$T/cm/build/linecount.so" "$T/plugins-cmake/"
 for d in make cmake; do
-    exports=$(nm -D --defined-only "$T/plugins-$d/wordtools.so" | awk '$2 == "T" {print $3}')
-    check_eq "$d: only vt_plugin_v1 is exported" "vt_plugin_v1" "$exports"
+    for m in wordtools linecount; do
+        exports=$(nm -D --defined-only "$T/plugins-$d/$m.so" | awk '$2 == "T" {print $3}')
+        check_eq "$d: $m: only vt_plugin_v1 is exported" "vt_plugin_v1" "$exports"
+    done
 done
 
 # ---- the workspace ------------------------------------------------------
@@ -91,10 +95,13 @@ mkdir -p "$WS/secret" "$WS/docs" "$WS/dir.txt"
 printf 'the cat the dog\nthe end\n' >"$WS/notes.txt"
 printf 'alpha beta\ngamma\n' >"$WS/secret/keys.txt"
 printf 'one two three\n' >"$WS/docs/readme.md"
+printf 'a\nb\nlast line without a newline' >"$WS/three.txt"
+printf 'outside\n' >"$T/outside.txt"
+ln -s "$T/outside.txt" "$WS/escape.txt"
 cat >"$WS/vtcode.toml" <<'TOML'
 [permissions]
-allow = ["word_count(/**/*.txt)", "file_head(/**/*.txt)"]
-deny = ["word_count(/secret/**)", "file_head(/secret/**)"]
+allow = ["word_count(/**/*.txt)", "file_head(/**/*.txt)", "line_count(/**/*.txt)"]
+deny = ["word_count(/secret/**)", "file_head(/secret/**)", "line_count(/secret/**)"]
 TOML
 
 run_checks() { # run_checks LABEL PLUGIN_DIR
@@ -166,6 +173,30 @@ run_checks() { # run_checks LABEL PLUGIN_DIR
     out=$(vt explain word_count '{"path":"notes.txt","unique":true}' 2>&1)
     check "$L: explain allow" '"decision":"allow"' "$out"
     check "$L: explain allow rule" '"rule":"word_count(/**/*.txt)"' "$out"
+    # The worked file tool (sdk/examples/linecount.c): lines counted,
+    # a directory and a path leaving the workspace refused with what to
+    # do, a deny rule on the path it reports applied before it runs.
+    out=$(vt call line_count '{"path":"notes.txt"}' 2>&1); rc=$?
+    check_eq "$L: line_count exit" 0 "$rc"
+    check "$L: line_count result" '"lines":2' "$out"
+    out=$(vt call line_count '{"path":"three.txt"}' 2>&1)
+    check "$L: line_count counts a last line without newline" '"lines":3' "$out"
+    out=$(vt call line_count '{"path":"dir.txt"}' 2>&1); rc=$?
+    check_eq "$L: line_count refuses a directory: exit" 1 "$rc"
+    check "$L: line_count refuses a directory: message" \
+        "dir.txt is a directory, not a regular file" "$out"
+    # approved (--yes), so that it is the tool's resolve_path that refuses
+    out=$(vt --yes call line_count '{"path":"escape.txt"}' 2>&1); rc=$?
+    check_eq "$L: line_count refuses a link out of the workspace: exit" 1 "$rc"
+    check "$L: line_count refuses a link out: message" "outside the workspace" "$out"
+    check_not "$L: line_count read nothing outside" '"lines"' "$out"
+    out=$(vt call line_count '{"path":"no-such.txt"}' 2>&1)
+    check "$L: line_count names a missing file" "no-such.txt does not exist" "$out"
+    out=$(vt call line_count '{"path":"secret/keys.txt"}' 2>&1); rc=$?
+    check_eq "$L: line_count denied exit" 1 "$rc"
+    check "$L: line_count denied by rule" 'line_count(/secret/**)' "$out"
+    check_not "$L: line_count denied did not run" '"lines"' "$out"
+
     out=$(vt call word_count '{"path":"docs/readme.md","unique":false}' 2>&1); rc=$?
     check_eq "$L: unlisted path asks, no prompt" 1 "$rc"
     out=$(vt --yes call word_count '{"path":"docs/readme.md","unique":false}' 2>&1); rc=$?

@@ -97,6 +97,35 @@ static void ran(const char *programs, long exit_code)
     end(&c);
 }
 
+/* The same run reported as the struct of ABI 1.11 (api->command_ran):
+ * `programs` parsed here into the NULL-ended argv lists it carries. */
+static void ran_typed(const char *programs, long exit_code, int complete, size_t refused)
+{
+    cJSON *list = cJSON_Parse(programs);
+    assert_non_null(list);
+    const char **argvs[16] = {0};
+    const char *words[64] = {0};
+    size_t i = 0, w = 0;
+    const cJSON *p, *a;
+    cJSON_ArrayForEach(p, list)
+    {
+        argvs[i++] = &words[w];
+        cJSON_ArrayForEach(a, p) words[w++] = a->valuestring;
+        words[w++] = NULL;
+    }
+    vt_command_ran r = {.struct_size = sizeof r,
+                        .command = "x",
+                        .exit_code = exit_code,
+                        .programs = (const char *const *const *)argvs,
+                        .complete = complete,
+                        .refused = refused};
+    vt_call c;
+    assert_false(begin(&c, &exec_tool, NULL));
+    guard_command_ran(&c, &r);
+    end(&c);
+    cJSON_Delete(list);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -216,7 +245,61 @@ static void test_verification_rules(void **state)
         if (blocked(&patch_tool) == cases[i].lifts)
             fail_msg("%s (exit %ld) should %slift the block", cases[i].programs, cases[i].code,
                      cases[i].lifts ? "" : "not ");
+        /* the struct form is judged the same */
+        reset_count();
+        init(NULL);
+        for (int k = 0; k < 4; k++)
+            patch(1);
+        ran_typed(cases[i].programs, cases[i].code, 1, 0);
+        if (blocked(&patch_tool) == cases[i].lifts)
+            fail_msg("typed %s (exit %ld) should %slift the block", cases[i].programs,
+                     cases[i].code, cases[i].lifts ? "" : "not ");
     }
+}
+
+/* The struct form's own details: a refused exec or an incomplete list
+ * never verifies; no list means the command text alone; a sender's
+ * smaller struct is read only as far as it goes. */
+static void test_typed_report(void **state)
+{
+    (void)state;
+    struct { int complete; size_t refused; int lifts; } cases[] = {
+        {1, 0, 1}, {1, 1, 0}, {0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset_count();
+        init(NULL);
+        for (int k = 0; k < 4; k++)
+            patch(1);
+        ran_typed("[[\"make\"]]", 0, cases[i].complete, cases[i].refused);
+        assert_int_equal(blocked(&patch_tool), !cases[i].lifts);
+    }
+    const char *texts[] = {"make -j2 all", "make; rm -rf x", "make --version"};
+    for (size_t i = 0; i < 3; i++) {
+        reset_count();
+        init(NULL);
+        for (int k = 0; k < 4; k++)
+            patch(1);
+        vt_command_ran r = {.struct_size = sizeof r, .command = texts[i], .complete = 1};
+        guard_command_ran(NULL, &r); /* no call: applied at once */
+        assert_int_equal(blocked(&patch_tool), i != 0);
+    }
+    /* a struct cut before `complete`: its list reads as incomplete */
+    reset_count();
+    init(NULL);
+    for (int k = 0; k < 4; k++)
+        patch(1);
+    static const char *make[] = {"make", NULL};
+    static const char *const *const list[] = {make, NULL};
+    vt_command_ran cut = {.struct_size = offsetof(vt_command_ran, complete),
+                          .command = "make",
+                          .programs = list,
+                          .complete = 1};
+    guard_command_ran(NULL, &cut);
+    assert_true(blocked(&patch_tool));
+    cut.struct_size = sizeof cut;
+    guard_command_ran(NULL, &cut);
+    assert_false(blocked(&patch_tool));
 }
 
 static void test_report_details(void **state)
@@ -523,6 +606,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_blocks_after_threshold, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verification_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_details, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_typed_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writers_refused_while_blocked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shell_edits_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shell_edits_counted_by_events, setup, teardown),

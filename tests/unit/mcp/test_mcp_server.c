@@ -271,8 +271,14 @@ static void test_errors(void **state)
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":7}", -32600, "5");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\",\"params\":1}", -32600, "6");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}", -32601, "7");
-    /* 2026-07-28 requests without their _meta fields are malformed */
-    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\"}", -32602, "7");
+    /* server/discover without the _meta of 2026-07-28 is a 2025-era
+     * message, and that era has no such method: the -32601 a client's
+     * fallback to initialize keys on */
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\"}", -32601, "7");
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/discover\","
+                 "\"params\":{}}", -32601, "7");
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\"}", -32601, "7");
+    /* other requests without their _meta fields are malformed */
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\"}", -32602, "\"x\"");
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
                  "\"params\":{\"name\":\"echo\",\"arguments\":[1]}}", -32602, "8");

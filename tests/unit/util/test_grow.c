@@ -1,12 +1,14 @@
 /* The SDK's header-only helpers the host and plugins share:
- * <vthost/grow.h> (VT_GROW) and <vthost/clock.h>. */
+ * <vthost/grow.h> (VT_GROW), <vthost/clock.h> and <vthost/format.h>. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vthost/clock.h>
+#include <vthost/format.h>
 #include <vthost/grow.h>
 
 static void test_grow_doubles(void **st)
@@ -58,11 +60,39 @@ static void test_clock_deadline(void **st)
     assert_true(b >= a); /* monotonic */
 }
 
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = vt_vformat(f, ap);
+    va_end(ap);
+    return s;
+}
+
+/* vt_vformat: the whole text, however long, in a string of its own. */
+static void test_vformat(void **st)
+{
+    (void)st;
+    char *s = fmt("%s has %d lines", "notes.txt", 3);
+    assert_string_equal(s, "notes.txt has 3 lines");
+    free(s);
+    s = fmt("%s", "");
+    assert_string_equal(s, "");
+    free(s);
+    s = fmt("%5000d|", 7); /* longer than any first guess */
+    assert_non_null(s);
+    assert_int_equal(strlen(s), 5001);
+    assert_string_equal(s + 4999, "7|");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grow_doubles),
         cmocka_unit_test(test_grow_refuses_overflow),
+        cmocka_unit_test(test_vformat),
         cmocka_unit_test(test_clock_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
