@@ -30,6 +30,58 @@ static pthread_mutex_t answers_mu = PTHREAD_MUTEX_INITIALIZER;
 static answer *answers;
 static size_t nanswers, answers_cap;
 
+/* The proxies of sessions still running after their exec_command call,
+ * by session id, so that write_stdin's results report what they refuse.
+ * Bounded: the oldest is let go (its session keeps its proxy; only the
+ * report of later refusals is lost). */
+typedef struct kept_proxy {
+    int64_t session;
+    netproxy *np;
+} kept_proxy;
+
+#define KEPT_MAX 256
+
+static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+static kept_proxy kept[KEPT_MAX];
+static size_t nkept;
+
+static void keep_proxy(int64_t session, netproxy *np)
+{
+    netproxy *drop = NULL;
+    pthread_mutex_lock(&kept_mu);
+    if (nkept == KEPT_MAX) {
+        drop = kept[0].np;
+        memmove(kept, kept + 1, (KEPT_MAX - 1) * sizeof *kept);
+        nkept--;
+    }
+    kept[nkept++] = (kept_proxy){session, netproxy_retain(np)};
+    pthread_mutex_unlock(&kept_mu);
+    if (drop)
+        netproxy_release(drop);
+}
+
+/* The kept proxy of `session` with a reference of the caller's, or NULL;
+ * `forget` also takes it out of the table. */
+static netproxy *kept_proxy_of(int64_t session, int forget)
+{
+    netproxy *np = NULL;
+    pthread_mutex_lock(&kept_mu);
+    for (size_t i = 0; i < nkept; i++) {
+        if (kept[i].session != session)
+            continue;
+        np = kept[i].np;
+        if (forget) {
+            memmove(kept + i, kept + i + 1, (nkept - i - 1) * sizeof *kept);
+            nkept--;
+        } else {
+            netproxy_retain(np);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&kept_mu);
+    return np;
+}
+
 /* One command session's decisions (owned by its proxy). */
 typedef struct np_ctx {
     pthread_mutex_t mu; /* held through a decision: one question at a time,
@@ -52,6 +104,11 @@ static void ctx_free(void *ud)
 
 void exec_netproxy_fini(void)
 {
+    pthread_mutex_lock(&kept_mu);
+    for (size_t i = 0; i < nkept; i++)
+        netproxy_release(kept[i].np);
+    nkept = 0;
+    pthread_mutex_unlock(&kept_mu);
     pthread_mutex_lock(&answers_mu);
     for (size_t i = 0; i < nanswers; i++) {
         free(answers[i].host);
@@ -209,5 +266,39 @@ void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *resul
     c->live = NULL;
     pthread_mutex_unlock(&c->mu);
     add_result(call, np, result);
+    const cJSON *sid = result ? cJSON_GetObjectItemCaseSensitive(result, "session_id") : NULL;
+    if (cJSON_IsNumber(sid) && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "is_exited")))
+        keep_proxy((int64_t)sid->valuedouble, np);
     netproxy_release(np);
+}
+
+int exec_netproxy_write_and_wait(vt_call *call, int64_t id, const char *chars, size_t len,
+                                 int yield_ms, cJSON **result)
+{
+    netproxy *np = kept_proxy_of(id, 0);
+    np_ctx *c = np ? netproxy_ud(np) : NULL;
+    if (c) {
+        pthread_mutex_lock(&c->mu);
+        c->live = call; /* a domain first met now is asked through this call */
+        pthread_mutex_unlock(&c->mu);
+    }
+    int rc = session_write_and_wait(call, id, chars, len, yield_ms, result);
+    if (!np)
+        return rc;
+    int exited = rc == VT_OK && *result &&
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*result, "is_exited"));
+    if (exited)
+        netproxy_settle(np, 1000);
+    pthread_mutex_lock(&c->mu);
+    c->live = NULL;
+    pthread_mutex_unlock(&c->mu);
+    if (rc == VT_OK)
+        add_result(call, np, *result);
+    if (exited || rc == VT_ERR_NOT_FOUND) {
+        netproxy *gone = kept_proxy_of(id, 1);
+        if (gone)
+            netproxy_release(gone);
+    }
+    netproxy_release(np);
+    return rc;
 }

@@ -17,7 +17,14 @@ int exec_netproxy_begin(vt_call *call, const netproxy_rules *rules, spawn_req *r
  * (may be NULL) given "network": {sent, received, connections, refused}
  * plus one warning per refused host.  Releases np. */
 void exec_netproxy_end(vt_call *call, netproxy *np, spawn_req *req, cJSON *result);
-/* Forget the answers kept for client sessions (the plugin's fini). */
+/* write_stdin (vt_sessions_v1.write_and_wait) for a session that may
+ * have a proxy: the session's client can be asked about a domain while
+ * the call runs, and the result names the hosts refused since the last
+ * call and the session's byte counts, as exec_command's does. */
+int exec_netproxy_write_and_wait(vt_call *call, int64_t id, const char *chars, size_t len,
+                                 int yield_ms, cJSON **result);
+/* Forget the answers kept for client sessions and the proxies of
+ * running sessions (the plugin's fini). */
 void exec_netproxy_fini(void);
 
 #endif

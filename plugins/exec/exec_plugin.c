@@ -704,7 +704,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
 /* ---- services ------------------------------------------------------------ */
 
 static const vt_sessions_v1 sessions_service = {.struct_size = sizeof(vt_sessions_v1),
-                                                .write_and_wait = session_write_and_wait,
+                                                .write_and_wait = exec_netproxy_write_and_wait,
                                                 .live_count = sessions_live,
                                                 .end_client = sessions_end_client,
                                                 .client_count = sessions_client_count};

@@ -51,6 +51,14 @@ void netproxy_release(netproxy *np)
         proxy_free(np);
 }
 
+netproxy *netproxy_retain(netproxy *np)
+{
+    pthread_mutex_lock(&np->mu);
+    np->refs++;
+    pthread_mutex_unlock(&np->mu);
+    return np;
+}
+
 int netproxy_track(netproxy *np, int fd)
 {
     pthread_mutex_lock(&np->mu);

@@ -41,6 +41,8 @@ int netproxy_start(const netproxy_rules *rules, netproxy_decide_fn decide, void 
                    void (*ud_free)(void *), netproxy **out, int *child_fd);
 /* Drop the caller's reference; the proxy runs on until its session ends. */
 void netproxy_release(netproxy *np);
+/* One more reference to np (released with netproxy_release); np. */
+netproxy *netproxy_retain(netproxy *np);
 /* What was refused since the last take, each host once
  * ("network: refused HOST (WHY)"), as a NULL-terminated malloc'd array of
  * malloc'd strings, or NULL when nothing new. */

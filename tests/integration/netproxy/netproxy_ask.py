@@ -19,7 +19,8 @@ V = sys.argv[1]
 require_landlock()
 port = serve()
 ws = Workspace(V, 'allowed_domains = ["reg.test", "localhost"]',
-               ["reg.test", "yes.test", "no.test", "quiet.test"])
+               ["reg.test", "yes.test", "no.test", "quiet.test", "late-yes.test",
+                "late-no.test"])
 asked = []
 
 
@@ -49,7 +50,7 @@ class Client:
             if m.get("method") == "elicitation/create" and "id" in m:
                 msg = m["params"].get("message", "")
                 asked.append(msg)
-                yes = "yes.test" in msg
+                yes = "yes.test" in msg or msg.startswith("write_stdin")
                 self.send({"jsonrpc": "2.0", "id": m["id"],
                            "result": {"action": "accept" if yes else "decline",
                                       "content": {"decision": "approve"} if yes else {}}})
@@ -62,6 +63,19 @@ class Client:
     def run(self, cmd):
         r = self.request("tools/call", {"name": "exec_command",
                                         "arguments": {"cmd": cmd, "yield_time_ms": 30000}})
+        return json.dumps(r)
+
+    def start(self, cmd):
+        """exec_command that returns while the command runs: its session id."""
+        r = self.request("tools/call", {"name": "exec_command",
+                                        "arguments": {"cmd": cmd, "yield_time_ms": 250}})
+        sc = r.get("result", {}).get("structuredContent", {})
+        return sc.get("session_id"), json.dumps(r)
+
+    def poll(self, sid):
+        r = self.request("tools/call", {"name": "write_stdin",
+                                        "arguments": {"session_id": sid, "chars": "",
+                                                      "yield_time_ms": 15000}})
         return json.dumps(r)
 
     def close(self):
@@ -78,6 +92,13 @@ out1 = c.run(f"curl -sS http://yes.test:{port}/yes-1; curl -sS http://yes.test:{
 n1 = len(asked)
 
 out2 = c.run(f"curl -sS http://yes.test:{port}/yes-3; curl -sS http://no.test:{port}/no-2")
+
+# A session that outlives its call: what it meets while write_stdin waits
+# is asked through that call, and that call's result names its refusals.
+n2 = len(asked)
+sid, started = c.start(f"sleep 1; curl -sS http://late-no.test:{port}/late-no; "
+                       f"curl -sS http://late-yes.test:{port}/late-yes; sleep 0.5")
+polled = c.poll(sid) if sid else ""
 c.close()
 ok("an unlisted domain is asked once per host",
    n1 == 2 and any("yes.test" in a for a in asked) and any("no.test" in a for a in asked),
@@ -85,10 +106,18 @@ ok("an unlisted domain is asked once per host",
 ok("approved: reached in the call that asked", hit("/yes-1") and hit("/yes-2"), out1[:600])
 ok("declined: refused, and the result names it",
    not hit("/no-1") and "network: refused no.test" in out1, out1[:600])
-ok("the answers hold for the session: no second question", len(asked) == n1, json.dumps(asked))
+ok("the answers hold for the session: no second question", n2 == n1,
+   json.dumps(asked))
 ok("approved holds in a later call", hit("/yes-3"), out2[:600])
 ok("declined holds in a later call", not hit("/no-2") and "network: refused no.test" in out2,
    out2[:600])
+
+ok("a running session: its call returned before the network was used", sid is not None,
+   started[:600])
+ok("a running session: a domain first met during write_stdin is asked through it",
+   any("late-yes.test" in a for a in asked[n2:]) and hit("/late-yes"), polled[:600])
+ok("a running session: write_stdin's result names the host refused while it waited",
+   not hit("/late-no") and "network: refused late-no.test" in polled, polled[:600])
 
 before = len(asked)
 c = Client({})
