@@ -27,7 +27,7 @@ bad=0
 # name|extended regular expression|homes (space-separated)|use instead
 rules=(
     'clock|\bclock_gettime[[:space:]]*\(|host/util/monotime.c sdk/include/vthost/clock.h|mono_now_us, mono_deadline_ms, wall_now (host/util/monotime.h); in a plugin <vthost/clock.h>'
-    'xdg|getenv[[:space:]]*\([[:space:]]*"XDG_|host/util/paths.c plugins/exec/sandbox.c|paths_xdg_dir (host/util/paths.h)'
+    'xdg|getenv[[:space:]]*\([[:space:]]*"XDG_|host/util/paths.c|paths_xdg_dir (host/util/paths.h)'
     'vasprintf|\bvasprintf[[:space:]]*\(|host/util/strutil.c|str_vprintf (host/util/strutil.h); in a plugin api->vformat, in code without the host vt_vformat (<vthost/format.h>)'
     'mkdirs|^[A-Za-z_][A-Za-z0-9_ *]*[^A-Za-z0-9_]?[A-Za-z0-9_]*mkdir[A-Za-z0-9_]*[[:space:]]*\([^;]*$|host/util/paths.c host/util/paths.h host/util/beneath.c host/util/beneath.h plugins/exec/sandbox_paths.c plugins/exec/sandbox_int.h|paths_mkdirs (host/util/paths.h) or beneath_mkdirs (host/util/beneath.h)'
     'realloc|\brealloc[[:space:]]*\(|sdk/include/vthost/grow.h host/util/strbuf.c|VT_GROW (<vthost/grow.h>) for arrays; strbuf (host/util/strbuf.h) or in a plugin api->strbuf_append for text'

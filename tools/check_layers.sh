@@ -159,6 +159,26 @@ while IFS= read -r src; do
     done < <(includes "$src")
 done < <(find "$host" \( -name '*.c' -o -name '*.cpp' -o -name '*.h' \) | sort)
 
+# The workspace fence: the host's ws layer is the one owner of the
+# workspace (its .vtcode/ layout, the set-aside, the records, the watch on
+# it), offered to plugins as the service vt_wsindex_v1 and the host events
+# (VT_EVENTS_SERVICE).  A plugin that names the layout in a string (a
+# path with .vtcode in it) or watches the workspace itself (inotify)
+# reaches around the service.  Comment lines are not looked at.
+check_ws_fence() { # check_ws_fence FILE REL
+    local file=$1 rel=$2 line text
+    while IFS=: read -r line text; do
+        if [[ $text =~ inotify_(init|init1|add_watch)[[:space:]]*\( || $text =~ \<sys/inotify\.h\> ]]; then
+            echo "plugins/$rel:$line: watches the workspace with inotify: the host's workspace index does (subscribe to VT_EVENT_WORKSPACE_CHANGED through VT_EVENTS_SERVICE)"
+            bad=1
+        fi
+        if grep -o '"\([^"\\]\|\\.\)*"' <<< "$text" | grep -q '\.vtcode'; then
+            echo "plugins/$rel:$line: names the workspace's .vtcode layout: ask the host's workspace service (vt_wsindex_v1: protected_names, prepare, set_aside)"
+            bad=1
+        fi
+    done < <(grep -n 'inotify\|\.vtcode' "$file" | grep -Ev '^[0-9]+:[[:space:]]*(/\*|\*([[:space:]/]|$)|//)' || true)
+}
+
 # plugins/
 if [[ -d $plugins ]]; then
     while IFS= read -r src; do
@@ -169,6 +189,7 @@ if [[ -d $plugins ]]; then
             continue
         fi
         dir=${src%/*}
+        check_ws_fence "$src" "$rel"
         while IFS=: read -r line kind inc; do
             if [[ $kind == a ]]; then
                 check_angle "plugins/$rel" "$line" "$inc"

@@ -9,6 +9,7 @@
 #include "call_messages.h"
 #include "call_ops.h"
 #include "guard.h"
+#include "host_events.h"
 #include "legacy.h"
 #include "log.h"
 #include "permission.h"
@@ -22,6 +23,7 @@
 #include "typed.h"
 #include "warn_once.h"
 #include "ws_after.h"
+#include "ws_check.h"
 #include "ws_owed.h"
 
 /* One call on its way through the stages. */
@@ -149,14 +151,54 @@ static int run_tool(vt_call *call, const tool_entry *e, const cJSON *args, cJSON
     return e->t.run(call, args, resp);
 }
 
-/* What a tool that writes the workspace or runs commands left behind is
- * judged before the call returns (ws_after.h): repositories it made are
- * neutralised, configuration and links set aside, all named in the
- * warnings; what could not be made inert fails the call. */
-static int after_write(call_ctx *c, ws_after *wa)
+/* The host's one check of what a writer (a tool that writes the
+ * workspace or runs commands) leaves behind, around its run: the
+ * baselines before (ws_check.h: what command sessions may leave below
+ * the writable roots; ws_after.h: what the call's subjects name and the
+ * workspace's configuration table, links and hook directories), and,
+ * for a tool that runs commands, the record of a check owed should
+ * vthost be killed while a session outlives its call (ws_owed.h). */
+typedef struct write_check {
+    unsigned effects;
+    int writer;
+    ws_after *wa;
+} write_check;
+
+static void write_check_begin(call_ctx *c, write_check *w)
 {
+    w->effects = c->e->t.effects;
+    w->writer = !!(w->effects & (VT_EFFECT_MUTATES_WORKSPACE | VT_EFFECT_EXECUTES));
+    w->wa = NULL;
+    if (!w->writer)
+        return;
+    if (ws_owed_call_begin(w->effects) != VT_OK)
+        call_warn_once(&c->call, "a check owed after a crash could not be recorded under "
+                                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while a "
+                                 "command session runs, what it leaves is not judged at the next "
+                                 "start");
     char *report = NULL;
-    int live = ws_after_end(wa, &report);
+    /* what sessions left between calls, then this call's baseline */
+    ws_check_call_start(!!(w->effects & VT_EFFECT_MUTATES_WORKSPACE), &report);
+    call_warn_take(&c->call, report);
+    ws_after_begin(&c->subjects, w->effects, &w->wa);
+}
+
+/* The judgement after the run: repositories made are neutralised,
+ * configuration and links set aside, all named in the warnings; then
+ * the owed record goes when no session can still write.  1 when
+ * something could not be made inert: the call fails and names it. */
+static int write_check_end(call_ctx *c, write_check *w, int rc)
+{
+    char *owed = ws_owed_take_report(); /* what the start's owed check did */
+    if (owed)
+        call_warn_take(&c->call, owed);
+    if (!w->writer)
+        return 0;
+    char *report = NULL, *sessions = NULL;
+    int live = ws_after_end(w->wa, &report);
+    ws_check_call_end(!!(w->effects & VT_EFFECT_MUTATES_WORKSPACE), &sessions);
+    call_warn_take(&c->call, sessions);
+    ws_owed_call_end(w->effects, rc == VT_OK ? c->resp : NULL);
     if (!live) {
         call_warn_take(&c->call, report);
         return 0;
@@ -168,23 +210,26 @@ static int after_write(call_ctx *c, ws_after *wa)
     return stop(c, CALL_TOOL_FAILED, m);
 }
 
+/* The call ended and was judged: the subscribers hear of it. */
+static void call_ended(call_ctx *c, int writer)
+{
+    vt_event ev = {.struct_size = sizeof ev,
+                   .kind = VT_EVENT_CALL_ENDED,
+                   .tool = c->e->t.name,
+                   .call_id = c->call.id,
+                   .writer = writer};
+    host_events_raise(&ev);
+}
+
 static int stage_run(call_ctx *c)
 {
-    ws_after *wa = NULL;
-    unsigned effects = c->e->t.effects;
-    if (ws_owed_call_begin(effects) != VT_OK)
-        call_warn_once(&c->call, "a check owed after a crash could not be recorded under "
-                                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while a "
-                                 "command session runs, what it leaves is not judged at the next "
-                                 "start");
-    ws_after_begin(&c->subjects, effects, &wa);
+    write_check w;
+    write_check_begin(c, &w);
     int rc = run_tool(&c->call, c->e, c->args, &c->resp);
     guard_end(&c->call);
-    ws_owed_call_end(effects, rc == VT_OK ? c->resp : NULL);
-    char *owed = ws_owed_take_report(); /* what the start's owed check did */
-    if (owed)
-        call_warn_take(&c->call, owed);
-    if (after_write(c, wa))
+    int left_live = write_check_end(c, &w, rc);
+    call_ended(c, w.writer);
+    if (left_live)
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
         return stop(c, CALL_CANCELLED, strdup("cancelled"));

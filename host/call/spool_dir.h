@@ -17,13 +17,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPOOL_DIR ".vtcode/context/tool_outputs"
+#include "ws_layout.h"
+
+#define SPOOL_DIR WS_LAYOUT_SPOOL_DIR
 /* The spool view of one client session of the HTTP server (its
  * vt_host_api.call_client_id, 16 hex digits): its calls spool there, and
  * its commands see only that directory of SPOOL_DIR (the exec plugin's
  * sandbox mounts an empty directory over SPOOL_DIR and binds this one
  * back).  The stdio client (id 0) spools to SPOOL_DIR itself. */
-#define SPOOL_VIEW_FMT "c-%016llx"
+#define SPOOL_VIEW_FMT WS_LAYOUT_SPOOL_VIEW_FMT
 
 /* Read [tools.spool] (a wrong type or range is an error naming the key,
  * *err malloc'd) and delete files past max_age_days. */

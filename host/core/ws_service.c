@@ -7,14 +7,19 @@
 #include <string.h>
 #include <vthost/services.h>
 #include "call.h"
+#include "events_service.h"
+#include "host_events.h"
+#include "log.h"
 #include "services.h"
 #include "strutil.h"
 #include "ws_after.h"
+#include "ws_check.h"
 #include "ws_datadir.h"
 #include "ws_gitconf.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_inert.h"
+#include "ws_layout.h"
 #include "ws_owed.h"
 
 static char *data_paths[3];
@@ -134,6 +139,34 @@ static int svc_git_config_paths(vt_call *call, cJSON **out)
     return *out ? VT_OK : VT_ERR_NOMEM;
 }
 
+static const char *const *svc_protected_names(void) { return ws_layout_names(); }
+
+static int svc_prepare(char **dir, char **err)
+{
+    *dir = NULL;
+    *err = NULL;
+    const char *root = ws_after_root();
+    return root ? ws_layout_prepare(root, dir, err) : VT_ERR_UNSUPPORTED;
+}
+
+static int svc_spool_view(uint64_t client, char **all, char **own)
+{
+    *all = *own = NULL;
+    const char *root = ws_after_root();
+    if (!client)
+        return VT_ERR_INVALID;
+    return root ? ws_layout_spool_view(root, client, all, own) : VT_ERR_UNSUPPORTED;
+}
+
+/* The index's thread saw changes: the check looks at once while a
+ * session runs, then subscribers hear of it. */
+static void on_index_change(void)
+{
+    ws_check_changed();
+    vt_event ev = {.struct_size = sizeof ev, .kind = VT_EVENT_WORKSPACE_CHANGED};
+    host_events_raise(&ev);
+}
+
 static const vt_wsindex_v1 service = {
     .struct_size = sizeof(vt_wsindex_v1),
     .repositories = svc_repositories,
@@ -145,6 +178,10 @@ static const vt_wsindex_v1 service = {
     .neutralise = svc_neutralise,
     .set_aside = svc_set_aside,
     .git_config_paths = svc_git_config_paths,
+    .protected_names = svc_protected_names,
+    .prepare = svc_prepare,
+    .arm = ws_check_arm,
+    .spool_view = svc_spool_view,
 };
 
 int ws_service_open(const char *workspace, int live, char **err)
@@ -160,6 +197,8 @@ int ws_service_open(const char *workspace, int live, char **err)
         return rc;
     ws_index_set_current(ix);
     ws_after_set_root(workspace);
+    ws_check_open(workspace);
+    ws_index_on_change(on_index_change);
     ws_owed_open(workspace);
     char *owed = NULL;
     ws_owed_recover(&owed); /* before serving: named in the log and the next call */
@@ -170,11 +209,19 @@ int ws_service_open(const char *workspace, int live, char **err)
         data_paths[0] = data_paths[1];
         data_paths[1] = NULL;
     }
-    return services_publish(VT_WSINDEX_SERVICE, (void *)&service);
+    rc = services_publish(VT_WSINDEX_SERVICE, (void *)&service);
+    return rc ? rc : events_service_publish();
 }
 
 void ws_service_close(void)
 {
+    char *report = NULL;
+    ws_index_on_change(NULL);
+    ws_check_close(&report);
+    if (report)
+        host_log(VT_LOG_WARNING, NULL, "%s", report);
+    free(report);
+    events_service_close();
     ws_index *ix = ws_index_current();
     ws_index_set_current(NULL);
     ws_owed_close();

@@ -5,6 +5,7 @@
 #include "strutil.h"
 #include "toml_reader.h"
 #include "ws_index.h"
+#include "ws_layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -264,12 +265,7 @@ static char *refused_path(const char *path, struct stat *st)
 {
     if (!path || lstat(path, st) != 0)
         return NULL;
-    char *dir = ws_index_state_dir();
-    char *rec = dir ? str_printf("%s/refused/%llu-%llu", dir, (unsigned long long)st->st_dev,
-                                 (unsigned long long)st->st_ino)
-                    : NULL;
-    free(dir);
-    return rec;
+    return ws_layout_refused_path(st);
 }
 
 char *perm_trust_refused(const char *path)

@@ -179,8 +179,8 @@ int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out)
     if (!a)
         return VT_ERR_NOMEM;
     int rc = writes ? path_subjects_add(a, s) : VT_OK;
-    /* a command's own repositories are judged by the plugin that runs
-     * it, before its call returns; the table and links by the host */
+    /* a command's repositories are judged by ws_check.h below the
+     * sandbox's writable roots; the table and links here */
     int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | (writes ? WS_CH_GITDIRS : 0);
     int crc = ws_changes_begin(root_dir, what, writes ? s : NULL, &a->ch);
     *out = a;

@@ -26,6 +26,7 @@ static char *record;  /* this process's record while it stands, else NULL */
 static int64_t *live; /* sessions still running, by the last responses */
 static size_t nlive, caplive;
 static size_t inflight; /* calls that run commands, begun and not ended */
+static size_t sessions; /* sandboxed sessions running, by the host events */
 static char *pending;   /* the recovery's report, for the next call */
 static struct timespec record_since;
 
@@ -134,6 +135,16 @@ static void live_set(int64_t id, int running)
         live[nlive++] = id;
 }
 
+/* No session left and no call under way: nothing is owed (mu held). */
+static void clear_locked(void)
+{
+    if (record && !nlive && !sessions && !inflight) {
+        unlink(record);
+        free(record);
+        record = NULL;
+    }
+}
+
 void ws_owed_call_end(unsigned effects, const cJSON *resp)
 {
     if (!(effects & VT_EFFECT_EXECUTES))
@@ -145,18 +156,37 @@ void ws_owed_call_end(unsigned effects, const cJSON *resp)
         live_set((int64_t)id->valuedouble, !cJSON_IsTrue(ex));
     if (inflight)
         inflight--;
-    if (record && !nlive && !inflight) {
-        unlink(record);
-        free(record);
-        record = NULL;
-    }
+    clear_locked();
+    pthread_mutex_unlock(&mu);
+}
+
+void ws_owed_session_started(void)
+{
+    pthread_mutex_lock(&mu);
+    sessions++;
+    /* normally written when its call began; a session started some
+     * other way arms the record now */
+    if (root_dir && !record && record_write() != VT_OK)
+        host_log(VT_LOG_WARNING, "workspace",
+                 "a check owed after a crash could not be recorded under "
+                 "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while this session runs, "
+                 "what it leaves is not judged at the next start");
+    pthread_mutex_unlock(&mu);
+}
+
+void ws_owed_session_ended(void)
+{
+    pthread_mutex_lock(&mu);
+    if (sessions)
+        sessions--;
+    clear_locked();
     pthread_mutex_unlock(&mu);
 }
 
 void ws_owed_close(void)
 {
     pthread_mutex_lock(&mu);
-    if (record && nlive && root_dir) {
+    if (record && (nlive || sessions) && root_dir) {
         /* sessions still ran: their ends may not have been judged */
         char *r = NULL;
         ws_owed_check(root_dir, &record_since, &r);
@@ -170,7 +200,7 @@ void ws_owed_close(void)
     record = NULL;
     free(live);
     live = NULL;
-    nlive = caplive = inflight = 0;
+    nlive = caplive = inflight = sessions = 0;
     free(root_dir);
     root_dir = NULL;
     free(pending);

@@ -8,7 +8,8 @@
  * place, one per process, named by the workspace's key, the pid and the
  * process's start time), and removed once no session is left running
  * (the calls' responses say which sessions still run: "session_id" with
- * "is_exited" not true) and no other such call is running.
+ * "is_exited" not true; a sandboxed session's host events say when it
+ * started and ended) and no other such call is running.
  *
  * The next start in that workspace (serve and one-shot) finds a record
  * whose process is gone and, before serving, runs the owed check
@@ -36,6 +37,15 @@ int ws_owed_call_begin(unsigned effects);
 /* After it: the response `resp` (borrowed, may be NULL) updates the
  * sessions still running; with none left, the record is removed. */
 void ws_owed_call_end(unsigned effects, const cJSON *resp);
+
+/* The host events of a sandboxed session (VT_EVENT_SESSION_STARTED,
+ * VT_EVENT_SESSION_ENDED, raised by the plugin that runs it): one
+ * started arms the record (written when it is not already); one ended,
+ * after the host's check of what it left (ws_check.h), no longer holds
+ * it, and with no session left running and no call under way the
+ * record is removed. */
+void ws_owed_session_started(void);
+void ws_owed_session_ended(void);
 
 /* At start, before serving: the owed checks of records left by gone
  * processes for this workspace are run and the records removed.  0, or

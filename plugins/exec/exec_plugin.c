@@ -25,11 +25,10 @@
 /* Shared with session.c (session.h); set by the host before init. */
 VT_PLUGIN_API(api);
 static sandbox_config sandbox_cfg;
-static env_policy env_pol;       /* [sandbox.env], read at init */
-static sandbox *sandbox_state;   /* NULL: danger-full-access or fallback */
-static char *sandbox_warning;    /* what this machine cannot protect */
-static char *sandbox_error;      /* why sandboxed commands cannot run */
-static int toml_absent_at_start; /* sandbox_toml_absent() at init */
+static env_policy env_pol;     /* [sandbox.env], read at init */
+static sandbox *sandbox_state; /* NULL: danger-full-access or fallback */
+static char *sandbox_warning;  /* what this machine cannot protect */
+static char *sandbox_error;    /* why sandboxed commands cannot run */
 static shell_profile profile;
 static unsigned short pty_rows = 24, pty_cols = 80;
 
@@ -117,8 +116,8 @@ static void sandbox_ensure(void)
 {
     pthread_mutex_lock(&lazy_mu);
     if (!sandbox_ready) {
-        int prc = sandbox_prepare_since(&sandbox_cfg, api->workspace_root(), toml_absent_at_start,
-                                        &sandbox_state, &sandbox_warning, &sandbox_error);
+        int prc = sandbox_prepare(&sandbox_cfg, api->workspace_root(), &sandbox_state,
+                                  &sandbox_warning, &sandbox_error);
         if (prc != VT_OK && !sandbox_error)
             sandbox_error = strdup("cannot prepare the sandbox");
         /* the policy files besides the workspace's (ABI 1.3) */
@@ -530,20 +529,6 @@ static void report_plan_warning(vt_call *call, const char *w)
     pthread_mutex_unlock(&mu);
 }
 
-/* What the checks after commands did (sandbox_aftermath.c): in the
- * call's warnings and in the log. */
-static void report_aftermath(vt_call *call, void (*step)(const sandbox *, char **),
-                             const sandbox *sb)
-{
-    char *w = NULL;
-    step(sb, &w);
-    if (w) {
-        api->call_warn(call, "%s", w);
-        api->log(VT_LOG_WARNING, "exec", "%s", w);
-    }
-    free(w);
-}
-
 /* The command's working directory, absolute: workdir resolved inside the
  * workspace, or the workspace root. */
 static int resolve_workdir(vt_call *call, const char *wd, char **abs)
@@ -608,9 +593,6 @@ static int run_checked(vt_call *call, const cJSON *args, const char *cmd, spawn_
                        cJSON **result)
 {
     int rc = VT_OK;
-    /* What earlier sessions left (and the baseline for this one),
-     * before this call's plan protects what exists. */
-    report_aftermath(call, sandbox_aftermath_call_start, sandbox_state);
     execwatch *w = NULL;
     vt_exec_policy *mask_pol = NULL; /* without the watcher: for the masks only */
     if (enforce)
@@ -626,13 +608,6 @@ static int run_checked(vt_call *call, const cJSON *args, const char *cmd, spawn_
     }
     report_plan_warning(call, plan_warning);
     free(plan_warning);
-    /* A sandboxed session that ended was checked as it ended; one
-     * that runs on is checked now and again when it ends.  What an
-     * approved escalated command made stays, but a vtcode.toml. */
-    if (!req->sandbox)
-        report_aftermath(call, sandbox_aftermath_policy, sandbox_state);
-    else if (!result_exited(rc, result))
-        report_aftermath(call, sandbox_aftermath_check, sandbox_state);
     if (req->watch_sock > 2)
         close(req->watch_sock);
     if (result_exited(rc, result))
@@ -782,7 +757,6 @@ static int sandbox_setup(char **errmsg)
         free(err);
         return VT_ERR_INVALID;
     }
-    toml_absent_at_start = sandbox_toml_absent(api->workspace_root());
     if (env_policy_parse(api->config(), &env_pol, &err) != VT_OK) {
         *errmsg = api->strdup(err ? err : "invalid [sandbox.env] settings");
         free(err);
@@ -818,16 +792,6 @@ static void exec_fini(void)
     sessions_fini();
     netproxy_fini(); /* the sessions' proxies end with them */
     exec_netproxy_fini();
-    /* A vtcode.toml that appeared during a run without commands is set
-     * aside like one that appears during a command: that takes the
-     * prepared sandbox (whether namespaces protect it at all). */
-    if (!sandbox_ready && toml_absent_at_start && !sandbox_toml_absent(api->workspace_root()))
-        sandbox_ensure();
-    char *policy = NULL;
-    sandbox_aftermath_check(sandbox_state, &policy);
-    if (policy)
-        api->log(VT_LOG_WARNING, "exec", "%s", policy);
-    free(policy);
     spawn_fini();
     execwatch_fini();
     extra_approved_fini();

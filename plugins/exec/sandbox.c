@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
 /* Rights newer than Debian 12's kernel headers. */
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -483,9 +484,7 @@ void sandbox_free(sandbox *sb)
 {
     if (!sb)
         return;
-    sandbox_aftermath_free(sb); /* first: its watch reads the rest */
     sandbox_cgroup_gone_free(sb);
-    free(sb->toml_path);
     free(sb->vtcode_dir);
     free(sb->seccomp.filter);
     free(sb->seccomp_net.filter);
@@ -517,144 +516,21 @@ static void warn_more(char **warning, const char *text)
     }
 }
 
-/* Policy files that do not exist yet.  A vtcode.toml cannot be made
- * read-only before it exists (a mount needs an existing target, Landlock
- * has no per-name rule): sandbox_policy_check moves one that appears
- * during the run out of the way.  `.vtcode/` is made before the first
- * command runs (sandbox_plan_make; the host keeps its spool there
- * anyway), so that it is protected like an existing one. */
-static void policy_prepare(sandbox *sb, const char *workspace, int toml_absent)
-{
-    sb->vtcode_dir = sandbox_fmt("%s/.vtcode", workspace);
-    sb->toml_path = sandbox_fmt("%s/vtcode.toml", workspace);
-    sb->toml_absent = sb->toml_path && toml_absent;
-}
-
-int sandbox_toml_absent(const char *workspace)
-{
-    char *path = sandbox_fmt("%s/vtcode.toml", workspace);
-    struct stat st;
-    int absent = path && lstat(path, &st) != 0 && errno == ENOENT;
-    free(path);
-    return absent;
-}
-
-/* Before a command runs: .vtcode/ exists (so it is mounted read-only). */
+/* Before a command runs: the workspace's policy directory exists (the
+ * host's workspace service makes it, with what it holds), so that it is
+ * mounted read-only like an existing one. */
 static void policy_make_dir(const sandbox *sb, sandbox_plan *p)
 {
-    struct stat st;
-    if (!sb->vtcode_dir || lstat(sb->vtcode_dir, &st) == 0 || errno != ENOENT)
+    const vt_wsindex_v1 *x = sb->index;
+    if (!sb->vtcode_dir || !x || x->struct_size < sizeof *x)
         return;
-    if (mkdir(sb->vtcode_dir, 0755) == 0) {
-        /* made by vthost, so kept out of the repository's status */
-        int d = open(sb->vtcode_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int fd = d >= 0 ? openat(d, ".gitignore",
-                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
-                        : -1;
-        if (fd >= 0 && write(fd, "*\n", 2) != 2 && !p->truncated)
-            p->truncated = strdup("cannot write .vtcode/.gitignore");
-        if (fd >= 0)
-            close(fd);
-        if (d >= 0)
-            close(d);
-    } else if (errno != EEXIST && !p->truncated) {
-        p->truncated = strdup("cannot create the workspace's .vtcode/: a command could create "
-                              "it (and agent definitions in it)");
+    char *dir = NULL, *err = NULL;
+    if (x->prepare(&dir, &err) != VT_OK && !p->truncated) {
+        p->truncated = err;
+        err = NULL;
     }
-}
-
-/* A command-made vtcode.toml that could not be moved aside is recorded
- * under the host's state directory, $XDG_STATE_HOME/vthost/refused/
- * <dev>-<inode> (its size, mtime and path inside), so that no later start
- * in the workspace applies it (host/perm/perm_trust.c reads the same
- * record; `vthost trust` removes it).  Outside the workspace: commands
- * cannot reach it.  The record's path, or NULL when none was written. */
-static char *refused_record(const char *path, const struct stat *st)
-{
-    const char *v = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    char *base = v && v[0] == '/'         ? sandbox_fmt("%s/vthost", v)
-                 : home && home[0] == '/' ? sandbox_fmt("%s/.local/state/vthost", home)
-                                          : NULL;
-    char *dir = base ? sandbox_fmt("%s/refused", base) : NULL;
-    char *rec = NULL;
-    if (dir) {
-        /* each missing level made 0700: host data, never shared */
-        for (char *q = base + 1; *q; q++)
-            if (*q == '/') {
-                *q = '\0';
-                (void)mkdir(base, 0700);
-                *q = '/';
-            }
-        (void)mkdir(base, 0700);
-        (void)mkdir(dir, 0700);
-        rec = sandbox_fmt("%s/%llu-%llu", dir, (unsigned long long)st->st_dev,
-                          (unsigned long long)st->st_ino);
-    }
-    int fd = rec ? open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-    char *text = fd >= 0 ? sandbox_fmt("%lld %lld %s\n", (long long)st->st_size,
-                                       (long long)st->st_mtime, path)
-                         : NULL;
-    int ok = text && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-    if (fd >= 0 && close(fd) != 0)
-        ok = 0;
-    free(text);
     free(dir);
-    free(base);
-    if (!ok) {
-        free(rec);
-        rec = NULL;
-    }
-    return rec;
-}
-
-int sandbox_policy_check(const sandbox *sb, char **warning)
-{
-    static atomic_uint seq;
-    struct stat st;
-    *warning = NULL;
-    if (!sb || !sb->toml_absent || lstat(sb->toml_path, &st) != 0)
-        return VT_OK;
-    /* Made during this run, by a command or by hand: set aside, not
-     * deleted, and said. */
-    char *ws = strdup(sb->toml_path);
-    if (!ws)
-        return VT_ERR_NOMEM;
-    ws[strlen(ws) - strlen("/vtcode.toml")] = '\0';
-    char *aside = sandbox_fmt("%s/.vtcode/refused-vtcode.toml.%ld.%u", ws, (long)time(NULL),
-                              atomic_fetch_add(&seq, 1));
-    int dirfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int moved =
-        aside && dirfd >= 0 && renameat(dirfd, "vtcode.toml", dirfd, aside + strlen(ws) + 1) == 0;
-    if (dirfd >= 0)
-        close(dirfd);
-    /* Fail closed: a file that stays in place is recorded, and no later
-     * start in this workspace applies it until it is reviewed. */
-    char *rec = moved ? NULL : refused_record(sb->toml_path, &st);
-    if (moved)
-        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
-                               "may not create policy files); it was moved to %s, not applied",
-                               aside);
-    else if (rec)
-        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
-                               "may not create policy files) and could not be moved aside (is "
-                               ".vtcode a plain directory?): it is recorded in %s and no later "
-                               "vthost start applies it; review and remove it, or run `vthost "
-                               "trust` after review",
-                               rec);
-    else
-        *warning = sandbox_fmt("vtcode.toml appeared in the workspace during this run (commands "
-                               "may not create policy files), could not be moved aside and could "
-                               "not be recorded as refused: remove it before the next start");
-    free(rec);
-    free(aside);
-    free(ws);
-    return VT_OK;
-}
-
-int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
-                    char **err)
-{
-    return sandbox_prepare_since(cfg, workspace, sandbox_toml_absent(workspace), out, warning, err);
+    free(err);
 }
 
 /* The sandbox's fields from the configuration and this process's ids. */
@@ -741,8 +617,8 @@ static int no_landlock(const sandbox_config *cfg, char **warning, char **err)
     return VT_ERR_UNSUPPORTED;
 }
 
-int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
-                          sandbox **out, char **warning, char **err)
+int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
+                    char **err)
 {
     *out = NULL;
     *warning = NULL;
@@ -767,19 +643,14 @@ int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int 
                                ? "this machine offers no unprivileged user namespaces: "
                                  "commands share the host's PID namespace (processes "
                                  "outside are visible, background processes may outlive "
-                                 "the session) and .git/.vtcode are not read-only"
+                                 "the session) and repositories and policy files are not read-only"
                                : "cannot create PID and mount namespaces: commands share "
-                                 "the host's processes and .git/.vtcode are not read-only");
+                                 "the host's processes and repositories and policy files are not "
+                                 "read-only");
     if (sb->proxy && !sb->namespaces)
         warn_more(warning, "[sandbox.network] lists domains, but the filtering proxy needs a "
                            "network namespace per session, which this machine cannot make: "
                            "commands have no network");
-    if (sb->namespaces && cfg->mode == SANDBOX_WORKSPACE_WRITE)
-        policy_prepare(sb, workspace, toml_absent);
-    if (cfg->mode == SANDBOX_WORKSPACE_WRITE && sandbox_aftermath_init(sb) != VT_OK) {
-        sandbox_free(sb);
-        return VT_ERR_NOMEM;
-    }
     if (cfg->max_processes && prepare_pids(sb, warning) != VT_OK) {
         sandbox_free(sb);
         return VT_ERR_NOMEM;
@@ -859,8 +730,6 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
         policy_make_dir(sb, p);
     if (rc == VT_OK)
         rc = sandbox_paths_plan(sb, p);
-    if (rc == VT_OK)
-        sandbox_aftermath_plan(sb, p);
     p->extra = NULL; /* the caller's: not kept past this call */
     if (rc == VT_OK && sb->namespaces && sandbox_cgroup_make(sb, p) != VT_OK) {
         /* a cgroup that cannot be made now: bound by nothing, say so */
@@ -967,7 +836,7 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
     for (size_t i = 0; i < p->npin; i++)
         if (mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL) != 0 && errno != ENOENT)
             return -errno;
-    *what = "read-only bind mount of .git/.vtcode/vtcode.toml";
+    *what = "read-only bind mount of a repository or policy file";
     for (size_t i = 0; i < p->nro; i++) {
         /* By descriptor: what the plan protected, not whatever a command
          * of another session has put at its name since. */
@@ -975,7 +844,7 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
         if (r == 0 || r == 1)
             continue;
         if (r == -ESTALE || r == -ELOOP || r == -ENOTDIR) {
-            *what = "read-only bind mount of .git/.vtcode/vtcode.toml (replaced since the plan "
+            *what = "read-only bind mount of a repository or policy file (replaced since the plan "
                     "was made: a link or another object is at its path now)";
             return r;
         }

@@ -71,16 +71,6 @@ typedef struct sandbox_plan sandbox_plan;
  * process bound). */
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
                     char **err);
-/* The same, prepared later than the start (on the first command, which
- * keeps the namespace probe's forks, the cgroup search and the filters
- * out of a start that runs no command): `toml_absent` is
- * sandbox_toml_absent(workspace) as taken at the start, so that a
- * vtcode.toml made in between still counts as one that appeared during
- * the run (sandbox_policy_check). */
-int sandbox_prepare_since(const sandbox_config *cfg, const char *workspace, int toml_absent,
-                          sandbox **out, char **warning, char **err);
-/* Whether `workspace` has no vtcode.toml now (1) or has one (0). */
-int sandbox_toml_absent(const char *workspace);
 void sandbox_free(sandbox *sb);
 /* The host's policy files and directories (absolute, NULL-ended;
  * copied): those that exist inside a writable place are mounted
@@ -116,7 +106,10 @@ int sandbox_fd_open(const char *path, struct stat *st);
 
 /* Take the workspace's repositories from the host's index (the service
  * vt_wsindex_v1, borrowed until the plugin's fini) instead of walking the
- * workspace before each command. */
+ * workspace before each command; the names to keep read-only and the
+ * policy directory come from it too.  In workspace-write mode the host's
+ * after-call check of what commands leave behind is armed with the
+ * writable roots (the sessions report to it: VT_EVENTS_SERVICE). */
 struct vt_wsindex_v1;
 void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index);
 
@@ -164,34 +157,6 @@ void sandbox_plan_free(sandbox_plan *p);
 void sandbox_plan_started(sandbox_plan *p, pid_t supervisor);
 /* Why the plan protects less than it should (a walk budget hit), or NULL. */
 const char *sandbox_plan_warning(const sandbox_plan *p);
-
-/* A workspace vtcode.toml that did not exist when the sandbox was
- * prepared and exists now is moved aside into .vtcode/ (it cannot be
- * made read-only before it exists); *warning (malloc'd) says so, else
- * NULL.  Call after each command and at the end. */
-int sandbox_policy_check(const sandbox *sb, char **warning);
-
-/* What commands leave behind (sandbox_aftermath.c): new repositories
- * are neutralised, new IDE and agent configuration (.vscode/, .idea/,
- * .claude/, .cursor/, .codex/, .devcontainer/, .mcp.json) and a late
- * vtcode.toml are set aside into .vtcode/set-aside/.  Every *warning is
- * malloc'd or NULL and says what was done (with what earlier checks
- * found and no call has shown yet).  `sb` may be NULL (nothing to do).
- * At a call's start, before its plan: */
-void sandbox_aftermath_call_start(const sandbox *sb, char **warning);
-/* A sandboxed session is about to be planned and started (before
- * spawn_start); it started (`started` 1) or failed to (0); its process
- * tree ended (a NULL `warning`: the report waits for the next call). */
-void sandbox_aftermath_session_begin(const sandbox *sb);
-void sandbox_aftermath_session_started(const sandbox *sb, int started);
-void sandbox_aftermath_session_end(const sandbox *sb, char **warning);
-/* After a call whose session still runs (includes sandbox_policy_check). */
-void sandbox_aftermath_check(const sandbox *sb, char **warning);
-/* After an escalated call (unsandboxed: what it made was approved): only
- * sandbox_policy_check, serialised with the other checks. */
-void sandbox_aftermath_policy(const sandbox *sb, char **warning);
-/* Reports no call has shown yet (malloc'd or NULL). */
-char *sandbox_aftermath_pending(const sandbox *sb);
 
 /* Whether a call with `extra` (may be NULL) gets the filtering proxy:
  * domains are listed, the network is otherwise off, and sessions have

@@ -28,17 +28,14 @@ struct sandbox {
                                     children in, or NULL */
     struct cgroup_gone *gone; /* session cgroups to remove once empty */
     unsigned max_processes;   /* 0: unbounded */
-    char *toml_path;          /* the workspace's vtcode.toml */
-    char *vtcode_dir;         /* its .vtcode/, made before the first command
+    char *vtcode_dir;         /* the workspace's policy directory, made by the
+                                    host's service before each command
                                     (workspace-write with namespaces), or NULL */
-    int toml_absent;          /* it did not exist at the start */
     unsigned cpu_seconds;     /* RLIMIT_CPU for non-interactive runs, 0: none */
     unsigned memory_mb;       /* RLIMIT_DATA, MiB, 0: none */
     unsigned file_size_mb;    /* RLIMIT_FSIZE, MiB, 0: none */
     char **policy;            /* the host's policy paths (sandbox_protect_paths) */
     size_t npolicy;
-    struct aftermath *aftermath;             /* what commands leave behind (sandbox_aftermath.c),
-                                    or NULL when commands cannot write the workspace */
     const struct vt_wsindex_v1 *index;       /* the host's workspace index, or NULL: walk */
     const struct vt_host_data_v1 *host_data; /* the host's own data, or NULL */
 };
@@ -115,16 +112,6 @@ void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms);
 void sandbox_cgroup_gone_free(sandbox *sb);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);
 int sandbox_caps_drop(void);
-
-/* sandbox_aftermath.c: the IDE and agent configuration names protected
- * at the workspace root like .vtcode/ (NULL-ended), and the state of the
- * checks after commands. */
-extern const char *const sandbox_ide_names[];
-int sandbox_aftermath_init(sandbox *sb);
-/* sandbox_plan_make, after sandbox_paths_plan: the plan's protected
- * paths may become the baseline of what existed before the call. */
-void sandbox_aftermath_plan(const sandbox *sb, const sandbox_plan *p);
-void sandbox_aftermath_free(sandbox *sb);
 
 /* sandbox_spool.c: the spool view of client `client` (0: none).  Parent
  * side: 0, or a negative vt_status when it cannot be prepared (the

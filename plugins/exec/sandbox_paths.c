@@ -173,6 +173,15 @@ static void protect_cut(repo_walk *rw, int in_index)
                                      "nested .git: some deep ones are writable");
 }
 
+/* The names at the workspace root the host's service lists (vthost's
+ * policy, IDE and agent configuration); without the service, none. */
+static const char *const *protected_names(const sandbox *sb)
+{
+    static const char *const none[] = {NULL};
+    const vt_wsindex_v1 *x = sb->index;
+    return x && x->struct_size >= sizeof *x ? x->protected_names() : none;
+}
+
 static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_workspace)
 {
     char path[PATH_MAX];
@@ -185,10 +194,10 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     if (is_workspace) {
         /* the policy files, then the IDE and agent configuration (which
          * starts programs outside the sandbox just as well) */
-        static const char *const policy[] = {".vtcode", "vtcode.toml"};
-        for (size_t i = 0; rc == VT_OK && (i < 2 || sandbox_ide_names[i - 2]); i++) {
+        const char *const *names = protected_names(p->sb);
+        for (size_t i = 0; rc == VT_OK && names[i]; i++) {
             char f[PATH_MAX + 16];
-            snprintf(f, sizeof f, "%s/%s", path, i < 2 ? policy[i] : sandbox_ide_names[i - 2]);
+            snprintf(f, sizeof f, "%s/%s", path, names[i]);
             if (lstat(f, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
                 rc = add_ro(p, f);
         }
@@ -271,8 +280,22 @@ static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
 
 void sandbox_use_index(sandbox *sb, const struct vt_wsindex_v1 *index)
 {
-    if (sb)
-        sb->index = index;
+    if (!sb)
+        return;
+    sb->index = index;
+    if (!index || index->struct_size < sizeof *index || sb->mode != SANDBOX_WORKSPACE_WRITE)
+        return;
+    if (sb->namespaces && !sb->vtcode_dir) {
+        char *err = NULL;
+        index->prepare(&sb->vtcode_dir, &err); /* a failure refuses each plan */
+        free(err);
+    }
+    char **roots = calloc(sb->nroots + 1, sizeof *roots);
+    for (size_t i = 0; roots && i < sb->nroots; i++)
+        roots[i] = sb->roots[i];
+    if (roots)
+        index->arm((const char *const *)roots);
+    free(roots);
 }
 
 void sandbox_use_host_data(sandbox *sb, const struct vt_host_data_v1 *host_data)

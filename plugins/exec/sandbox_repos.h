@@ -1,8 +1,7 @@
 /* Finding the repositories below a directory: every .git entry (a git
  * directory, a gitfile or a link named .git), nested ones included, from
  * the host's workspace index or by a bounded walk.  The sandbox plan
- * protects what it finds (sandbox_paths.c); the aftermath check looks at
- * what commands left (sandbox_aftermath.c). */
+ * protects what it finds (sandbox_paths.c). */
 #ifndef VTHOST_EXEC_SANDBOX_REPOS_H
 #define VTHOST_EXEC_SANDBOX_REPOS_H
 

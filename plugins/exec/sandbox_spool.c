@@ -1,13 +1,14 @@
 /* Spool views: the commands of one client session of the HTTP server see
  * only that session's spooled output.  The host spools an HTTP client's
- * calls to .vtcode/context/tool_outputs/c-ID/ (ID: its
- * vt_host_api.call_client_id, 16 hex digits); in the command's mount
- * namespace an empty read-only tmpfs covers tool_outputs/ and the
- * client's own c-ID/ is bound back, read-only.  So another client's files
- * can be neither listed nor read, whatever their names, while the
- * session's own spool_path works as given.  The stdio client (id 0) keeps
- * the whole directory.  Parent side: the directories made, paths and
- * mount flags; the session leader only makes system calls. */
+ * calls to a directory of its own (vt_host_api.call_client_id names it)
+ * inside the spool directory; the host's workspace service makes it and
+ * says where both are (vt_wsindex_v1.spool_view).  In the command's mount
+ * namespace an empty read-only tmpfs covers the spool directory and the
+ * client's own is bound back, read-only.  So another client's files can
+ * be neither listed nor read, whatever their names, while the session's
+ * own spool_path works as given.  The stdio client (id 0) keeps the
+ * whole directory.  Parent side: the paths and mount flags; the session
+ * leader only makes system calls. */
 #include "sandbox_int.h"
 
 #include <errno.h>
@@ -20,33 +21,22 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
-/* mkdir of each component below .vtcode, never through a link: a
- * descriptor of the last, or -1. */
-static int make_dirs(const char *vtcode, const char *const *names, size_t n)
+static unsigned long locked_flags(const char *dir)
 {
-    int fd = open(vtcode, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    for (size_t i = 0; i < n && fd >= 0; i++) {
-        if (mkdirat(fd, names[i], 0755) != 0 && errno != EEXIST) {
-            close(fd);
-            return -1;
-        }
-        int next = openat(fd, names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        close(fd);
-        fd = next;
-    }
-    return fd;
-}
-
-static unsigned long locked_flags(int fd)
-{
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct statvfs sv;
-    return fstatvfs(fd, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
+    unsigned long f = fd >= 0 && fstatvfs(fd, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
+    if (fd >= 0)
+        close(fd);
+    return f;
 }
 
 int sandbox_spool_plan(const sandbox *sb, sandbox_plan *p, uint64_t client)
 {
-    if (!client || !sb->vtcode_dir)
+    const vt_wsindex_v1 *x = sb->index;
+    if (!client || !sb->vtcode_dir || !x || x->struct_size < sizeof *x)
         return VT_OK;
     if (!sb->namespaces) {
         if (!p->truncated)
@@ -54,23 +44,12 @@ int sandbox_spool_plan(const sandbox *sb, sandbox_plan *p, uint64_t client)
                                   "read other client sessions' spooled output");
         return VT_OK;
     }
-    char view[32];
-    snprintf(view, sizeof view, "c-%016llx", (unsigned long long)client);
-    const char *const names[] = {"context", "tool_outputs", view};
-    int own = make_dirs(sb->vtcode_dir, names, 3);
-    if (own < 0)
-        return VT_ERR_IO; /* fail closed: no command that could see others' output */
-    p->spool_flags = locked_flags(own);
-    close(own);
-    size_t n = strlen(sb->vtcode_dir) + 64;
-    p->spool_dir = malloc(n);
-    p->spool_own = malloc(n);
-    if (!p->spool_dir || !p->spool_own) {
+    int rc = x->spool_view(client, &p->spool_dir, &p->spool_own);
+    if (rc != VT_OK) {
         sandbox_spool_free(p);
-        return VT_ERR_NOMEM;
+        return rc == VT_ERR_NOMEM ? rc : VT_ERR_IO; /* fail closed */
     }
-    snprintf(p->spool_dir, n, "%s/context/tool_outputs", sb->vtcode_dir);
-    snprintf(p->spool_own, n, "%s/%s", p->spool_dir, view);
+    p->spool_flags = locked_flags(p->spool_own);
     return VT_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/clock.h>
+#include <vthost/services.h>
 
 #include "sandbox.h"
 #include "termfilter.h"
@@ -132,21 +133,32 @@ static void late_sweep(int hang)
     pthread_mutex_unlock(&late_mu);
 }
 
-/* The session's process tree has ended: what it left behind is checked
- * now (sandbox_aftermath_session_end), once.  With a call, the report
- * goes into that call's warnings; without, it waits for the next call.
- * Never called with mu held: the check walks the workspace. */
+/* A sandboxed session started or ended, told to the host (ABI 1.10):
+ * the host owns the check of what commands leave behind in the
+ * workspace, and runs it when a session ends.  A host without the
+ * events service has no such check to run. */
+static void raise_event(vt_call *call, uint32_t kind)
+{
+    static const vt_events_v1 *_Atomic events;
+    const vt_events_v1 *ev = events;
+    if (!ev) {
+        ev = api->service_lookup(VT_EVENTS_SERVICE);
+        if (!ev || ev->struct_size < sizeof *ev)
+            return;
+        events = ev;
+    }
+    ev->raise(call, kind);
+}
+
+/* The session's process tree has ended: the host checks what it left
+ * behind now, once.  With a call, the report goes into that call's
+ * warnings; without, it waits for the next call.  Never called with mu
+ * held: the check walks the workspace. */
 static void note_end(vt_call *call, session *s)
 {
     if (!s->sb || atomic_exchange(&s->end_noted, 1))
         return;
-    char *w = NULL;
-    sandbox_aftermath_session_end(s->sb, call ? &w : NULL);
-    if (w) {
-        api->call_warn(call, "%s", w);
-        api->log(VT_LOG_WARNING, "exec", "%s", w);
-    }
-    free(w);
+    raise_event(call, VT_EVENT_SESSION_ENDED);
 }
 
 static void session_free(session *s)
@@ -710,13 +722,6 @@ static void report_end(vt_call *call, session *s, const waiter *w)
 {
     if (s->reaped)
         note_end(call, s);
-    if (s->sb) {
-        /* what sessions that ended between calls left */
-        char *p = sandbox_aftermath_pending(s->sb);
-        if (p)
-            api->call_warn(call, "%s", p);
-        free(p);
-    }
     if (s->reaped && s->is_pty) {
         char c;
         if (term_filter_flush(&s->tf, &c) && w->spool)
@@ -844,14 +849,12 @@ int session_run(vt_call *call, const spawn_req *req, const char *cmd, execwatch 
                                SESSIONS_MAX);
     }
 
-    /* told before the plan: what exists then is the baseline of what
-     * this session leaves behind */
-    sandbox_aftermath_session_begin(req->sandbox);
     char *refused = NULL;
     spawn_req with_error = *req;
     with_error.plan_error = &refused;
     int rc = spawn_start(&with_error, &s->proc);
-    sandbox_aftermath_session_started(req->sandbox, rc == VT_OK);
+    if (rc == VT_OK && req->sandbox)
+        raise_event(call, VT_EVENT_SESSION_STARTED);
     if (rc != VT_OK) {
         pthread_mutex_lock(&mu);
         remove_locked(s);

@@ -79,6 +79,18 @@ plant_include host/util/strutil.c '#include "no_such_header.h"' \
     "host code includes a quoted name that is nowhere in host/" 'includes "no_such_header.h": no header of that name in host/'
 plant_include host/core/host.c '#include "sandbox.h"' \
     "host code includes a plugin header by name" 'host code never includes plugin sources'
+# The workspace fence: the host's ws layer owns the workspace; a plugin
+# reaches it only through the workspace service and the host events.
+plant_include plugins/stdin/stdin_plugin.c '#include "ws_check.h"' \
+    "a plugin includes a header of host/ws" 'includes "ws_check.h" of host/ws/'
+plant_include plugins/stdin/stdin_plugin.c '#include <sys/inotify.h>' \
+    "a plugin includes the inotify header" 'stdin_plugin.c:'
+plant_include plugins/stdin/stdin_plugin.c 'static int planted_watch(void) { return inotify_init1(0); }' \
+    "a plugin starts a watcher of its own" 'watches the workspace with inotify'
+plant_include plugins/stdin/stdin_plugin.c 'static const char planted_aside[] = "%s/.vtcode/set-aside";' \
+    "a plugin names the .vtcode layout" 'names the workspace'"'"'s .vtcode layout'
+plant_include plugins/exec/session.c '    const char *planted = sb_fmt("%s/.vtcode", ws);' \
+    "the exec plugin builds a .vtcode path again" 'plugins/exec/session.c:'
 
 # --- symbols ------------------------------------------------------------
 b="$tmp/build"

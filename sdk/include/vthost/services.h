@@ -162,6 +162,33 @@ typedef struct vt_wsindex_v1 {
      * them, so a command sandbox keeps those it could write read-only.
      * The caller frees it with cJSON_Delete(). */
     int (*git_config_paths)(vt_call *call, cJSON **out);
+    /* ---- a command sandbox's part (ABI 1.10; check struct_size) ---- */
+    /* The names at the workspace root that programs outside a sandbox
+     * open and run from (vthost's policy directory and file, IDE and
+     * agent configuration), NULL-ended: a sandbox keeps those that exist
+     * read-only, and the host sets aside those a call makes.  Borrowed
+     * until the host closes. */
+    const char *const *(*protected_names)(void);
+    /* Make the workspace's policy directory (where the host keeps set-aside
+     * files and spooled output) when it is missing, so that a sandbox can
+     * mount it read-only before the first command runs.  *dir receives
+     * its absolute path (malloc'd, api->free()).  0, or a negative status
+     * and *err (malloc'd, api->free()) saying why it cannot be made (*dir
+     * is still set). */
+    int (*prepare)(char **dir, char **err);
+    /* A sandbox that lets commands write declares its writable roots
+     * (absolute, NULL-ended; copied; the workspace among them): from then
+     * on the host judges, after every call of a tool that can write and
+     * when a session raises VT_EVENT_SESSION_ENDED, what commands left
+     * below them (new repositories, configuration the protected names
+     * cover, a late vtcode.toml).  0 or a negative status. */
+    int (*arm)(const char *const *roots);
+    /* The spooled output of client `client` (vt_host_api.call_client_id,
+     * not 0): its directory made when missing (never through a link), in
+     * *own, and the directory that holds every client's, in *all (both
+     * absolute, malloc'd, api->free()), so that a sandbox can hide the
+     * others' from that client's commands.  0 or a negative status. */
+    int (*spool_view)(uint64_t client, char **all, char **own);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):
@@ -209,6 +236,57 @@ typedef struct vt_mcp_providers_v1 {
      * api->free()), saying why. */
     int (*start)(const char *name, char **err);
 } vt_mcp_providers_v1;
+
+/* Host events (ABI 1.10), in the manner of Redis's server events: a
+ * plugin subscribes to what happens in the host instead of the host
+ * calling a protocol of entry points.  The host raises
+ * VT_EVENT_CALL_ENDED after every tool call (once its after-call check
+ * of the workspace ran) and VT_EVENT_WORKSPACE_CHANGED when the
+ * workspace index (while serving) saw changes; the plugin that runs
+ * command sessions raises VT_EVENT_SESSION_STARTED and
+ * VT_EVENT_SESSION_ENDED for each sandboxed session, and the host then
+ * runs the after-call check itself.  Callbacks run on the host's
+ * threads (a call's, the index's, a session reaper's) with no host lock
+ * held but the subscription list's (so that no callback runs once
+ * unsubscribe returned): a callback must not block, subscribe or
+ * unsubscribe.  Thread-safe. */
+#define VT_EVENTS_SERVICE "host.events"
+
+enum {
+    VT_EVENT_CALL_ENDED = 1u << 0,        /* a tool call returned */
+    VT_EVENT_SESSION_ENDED = 1u << 1,     /* a sandboxed session's process tree ended */
+    VT_EVENT_WORKSPACE_CHANGED = 1u << 2, /* the index logged changes (serve only) */
+    VT_EVENT_SESSION_STARTED = 1u << 3,   /* a sandboxed session started */
+};
+
+typedef struct vt_event {
+    uint32_t struct_size; /* sizeof(vt_event) of the host */
+    uint32_t kind;        /* one VT_EVENT_* */
+    /* VT_EVENT_CALL_ENDED: the tool's name (borrowed for the callback),
+     * the call's id (api->call_id) and whether the tool can write
+     * (VT_EFFECT_MUTATES_WORKSPACE or VT_EFFECT_EXECUTES); else NULL, 0,
+     * 0. */
+    const char *tool;
+    uint64_t call_id;
+    int writer;
+} vt_event;
+
+typedef void (*vt_event_fn)(const vt_event *event, void *user);
+
+typedef struct vt_events_v1 {
+    uint32_t struct_size; /* sizeof(vt_events_v1) of the publisher */
+    /* Call `fn` with `user` for each event whose kind is in the mask
+     * `kinds`.  A positive subscription id, or a negative status.
+     * Unsubscribe in fini: the host does not know the plugin's code is
+     * gone. */
+    int (*subscribe)(uint32_t kinds, vt_event_fn fn, void *user);
+    void (*unsubscribe)(int id);
+    /* Raise VT_EVENT_SESSION_STARTED or VT_EVENT_SESSION_ENDED.  For an
+     * ended session, what the after-call check found goes into the
+     * warnings of `call` (may be NULL: then into the next writing call's).
+     * 0, or VT_ERR_INVALID for a kind a plugin may not raise. */
+    int (*raise)(vt_call *call, uint32_t kind);
+} vt_events_v1;
 
 #ifdef __cplusplus
 }

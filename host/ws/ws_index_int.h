@@ -1,7 +1,8 @@
 /* The workspace index's insides, shared by ws_index_tree.c (the tree of
- * directories and the change log), ws_index.c (the queries and an index's
- * life), ws_index_scan.c (reading directories), ws_index_watch.c
- * (inotify) and ws_index_cache.c (the one-shot file). */
+ * directories and the change log, which the others build on), ws_index.c
+ * (the queries, an index's life, the draining thread), ws_index_scan.c
+ * (reading directories), ws_index_watch.c (inotify) and ws_index_cache.c
+ * (the one-shot file, the host's cache and state directories). */
 #ifndef VTHOST_WS_INDEX_INT_H
 #define VTHOST_WS_INDEX_INT_H
 

@@ -48,6 +48,10 @@ void ws_index_close(ws_index *ix);
 void ws_index_set_current(ws_index *ix);
 ws_index *ws_index_current(void);
 
+/* `fn` (NULL: none) is called on the draining thread of a live index,
+ * without the index's lock, after events added changes to the log. */
+void ws_index_on_change(void (*fn)(void));
+
 /* Bring the index up to date: apply the events queued so far (live, and
  * one-shot once watching), or load and validate (one-shot, first use).
  * `watch`: the caller needs events from now on (the guard's commands); a

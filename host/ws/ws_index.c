@@ -40,6 +40,10 @@ static void full_build(ws_index *ix)
              ix->build_ms);
 }
 
+static void (*_Atomic on_change)(void);
+
+void ws_index_on_change(void (*fn)(void)) { on_change = fn; }
+
 static void *drain_thread(void *arg)
 {
     ws_index *ix = arg;
@@ -52,9 +56,13 @@ static void *drain_thread(void *arg)
         if (r < 0 || p[1].revents)
             break;
         pthread_mutex_lock(&ix->mu);
+        uint64_t before = ix->seq;
         wsx_drain(ix);
-        int gone = ix->ifd < 0;
+        int gone = ix->ifd < 0, changed = ix->seq != before;
         pthread_mutex_unlock(&ix->mu);
+        /* told without the lock: the listener may query the index */
+        if (changed && on_change)
+            on_change();
         if (gone) /* degraded: refreshes walk, nothing left to drain */
             break;
     }

@@ -1,0 +1,135 @@
+/* Finding the repositories below the writable roots (ws_repos.h). */
+#include "ws_repos.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/grow.h>
+#include <vthost/plugin.h>
+#include "ws_index.h"
+
+#define WALK_MAX_DIRS 50000
+#define WALK_MAX_DEPTH 16
+
+static void add(ws_repos *r, const char *path, char kind)
+{
+    if (r->oom)
+        return;
+    if (VT_GROW(&r->v, &r->cap, r->n + 1) != 0 || !(r->v[r->n].path = strdup(path))) {
+        r->oom = 1;
+        return;
+    }
+    r->v[r->n++].kind = kind;
+}
+
+/* From the index: 1 when there is none (walk instead), else 0. */
+static int from_index(ws_repos *r)
+{
+    ws_index *ix = ws_index_current();
+    if (!ix || ws_index_refresh(ix, 1, NULL) != VT_OK)
+        return 1;
+    int complete = 1;
+    cJSON *arr = ws_index_repositories(ix, &complete);
+    if (!arr)
+        return 1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
+        if (path && kind)
+            add(r, path, !strcmp(kind, "dir") ? 'd' : !strcmp(kind, "link") ? 'l' : 'f');
+    }
+    if (!complete)
+        r->truncated = 1;
+    cJSON_Delete(arr);
+    return 0;
+}
+
+/* The entry's type without following it; DT_UNKNOWN when it is gone. */
+static unsigned char type_of(DIR *d, const struct dirent *e)
+{
+    if (e->d_type != DT_UNKNOWN)
+        return e->d_type;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return DT_UNKNOWN;
+    return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+}
+
+/* `path` (PATH_MAX bytes, `len` used) names the directory open at `fd`,
+ * which this takes.  `skip` (may be NULL): a directory not entered (the
+ * workspace, which the index covers, inside /tmp say). */
+static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, const char *skip)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while (!r->oom && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+            continue;
+        size_t nl = strlen(n);
+        unsigned char type = type_of(d, e);
+        if (len + 1 + nl >= PATH_MAX || type == DT_UNKNOWN)
+            continue;
+        path[len] = '/';
+        memcpy(path + len + 1, n, nl + 1);
+        if (!strcmp(n, ".git")) {
+            if (type == DT_DIR || type == DT_LNK || type == DT_REG)
+                add(r, path, type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : 'f');
+        } else if (type == DT_DIR) {
+            if (skip && !strcmp(path, skip)) {
+                /* covered already */
+            } else if (depth >= WALK_MAX_DEPTH || ++r->dirs > WALK_MAX_DIRS) {
+                r->truncated = 1;
+            } else {
+                int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0)
+                    walk_dir(r, sub, path, len + 1 + nl, depth + 1, skip);
+            }
+        }
+        path[len] = '\0';
+    }
+    closedir(d);
+}
+
+static void walk(ws_repos *r, const char *root, const char *skip)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", root);
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0)
+        walk_dir(r, fd, path, len == 1 ? 0 : len, 0, skip);
+}
+
+int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out)
+{
+    memset(out, 0, sizeof *out);
+    int indexed = 0;
+    for (size_t i = 0; i < nroots && !out->oom; i++) {
+        if (i == 0 && (indexed = from_index(out) == 0))
+            continue;
+        walk(out, roots[i], indexed ? roots[0] : NULL);
+    }
+    return out->oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+void ws_repos_free(ws_repos *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i].path);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,30 @@
+/* The repository entries (.git directories, symbolic links and gitfiles,
+ * nested ones included) below a sandbox's writable roots: the
+ * workspace's from the host's index, the other roots (and the workspace
+ * when there is no index) walked, within a budget.  What the after-call
+ * check compares with its baseline (ws_check.h). */
+#ifndef VTHOST_WS_REPOS_H
+#define VTHOST_WS_REPOS_H
+
+#include <stddef.h>
+
+typedef struct ws_repo {
+    char *path; /* the .git entry, absolute */
+    char kind;  /* 'd' directory, 'l' symlink, 'f' gitfile */
+} ws_repo;
+
+typedef struct ws_repos {
+    ws_repo *v;
+    size_t n, cap;
+    size_t dirs;   /* walked so far (the budget) */
+    int truncated; /* too deep or too many directories: some were not looked at */
+    int oom;
+} ws_repos;
+
+/* Find them below roots[0..nroots) (roots[0] the workspace; another
+ * root that holds it is walked around it when the index lists it).  0 or
+ * VT_ERR_NOMEM; free with ws_repos_free either way. */
+int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out);
+void ws_repos_free(ws_repos *r);
+
+#endif
