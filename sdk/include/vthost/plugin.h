@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 13
+#define VT_ABI_MINOR 12
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -251,7 +251,7 @@ struct vt_exec_policy {
      * (no race with the per-execve decide()).  Borrowed: valid until
      * release(). */
     const char *const *denied_programs;
-    /* ---- added in 1.13 (test struct_size) ---- */
+    /* ---- added in 1.12 (test struct_size) ---- */
     /* 0 when a sandboxed command of the call may reach network host
      * `host` through the sandbox's filtering proxy, VT_ERR_DENIED when it
      * may not; *reason (allocated, free with api->free(); may be NULL)
