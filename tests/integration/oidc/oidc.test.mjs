@@ -128,6 +128,8 @@ test("an introspection endpoint that fails, or refuses vthost's credentials, is 
     assert.equal(r.status, 503, r.text);
     assert.match(r.json.error.message, /introspection endpoint failed/);
     assert.ok(Number(r.headers.get("retry-after")) > 0);
+    // The log line and the answer travel separate pipes: wait for the line.
+    for (let i = 0; i < 50 && !log.test(s.stderr()); i++) await new Promise((res) => setTimeout(res, 100));
     assert.match(s.stderr(), log);
   }
   // the JWT path does not depend on the endpoint
