@@ -21,6 +21,7 @@
 #include "host_data.h"
 #include "log.h"
 #include "monotime.h"
+#include "own_file.h"
 #include "paths.h"
 #include "perm_trust.h"
 #include "strbuf.h"
@@ -205,36 +206,6 @@ static uint64_t fnv(const char *s, size_t n)
     return h;
 }
 
-/* The cached file's text when it is the user's own private regular
- * file, else NULL. */
-static char *read_private(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    char *buf = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        !(st.st_mode & 077) && st.st_size > 0 && st.st_size <= MAX_CACHE_FILE)
-        buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (buf && got != (size_t)st.st_size) {
-        free(buf);
-        return NULL;
-    }
-    if (buf)
-        buf[got] = '\0';
-    *len = got;
-    return buf;
-}
-
 /* Prints the listing of `text` when its key is `key`; 1 when printed. */
 static int replay(const char *text, size_t len, const char *key, size_t key_len)
 {
@@ -276,7 +247,7 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     strbuf_reset(&k);
     C.warnings = host_log_warnings();
     size_t len = 0;
-    char *text = C.file && C.key ? read_private(C.file, &len) : NULL;
+    char *text = C.file && C.key ? own_file_read(C.file, 077, 1, MAX_CACHE_FILE, &len) : NULL;
     int hit = text && replay(text, len, C.key, C.klen);
     free(text);
     if (hit) /* nothing to store */

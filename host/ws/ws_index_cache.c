@@ -7,6 +7,7 @@
  * A directory changed within the last seconds before a save is stored
  * with no mtime: a change in the same clock tick would not move it. */
 #include "monotime.h"
+#include "own_file.h"
 #include "ws_index_int.h"
 
 #include <errno.h>
@@ -138,35 +139,6 @@ out:
     free(file);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    /* host data: the user's own, written by nobody else */
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        (st.st_mode & 022) || st.st_size > MAX_FILE || st.st_size < (off_t)sizeof(head)) {
-        close(fd);
-        return NULL;
-    }
-    char *buf = malloc((size_t)st.st_size);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (!buf || got != (size_t)st.st_size) {
-        free(buf);
-        return NULL;
-    }
-    *len = got;
-    return buf;
-}
-
 static int valid_name(const char *s, size_t max)
 {
     size_t n = strnlen(s, max);
@@ -230,7 +202,8 @@ int wsx_cache_load(ws_index *ix, int watch)
 {
     char *file = cache_file(ix);
     size_t len = 0;
-    char *buf = file ? read_file(file, &len) : NULL;
+    /* host data: the user's own, written by nobody else */
+    char *buf = file ? own_file_read(file, 022, sizeof(head), MAX_FILE, &len) : NULL;
     free(file);
     rec *r = NULL;
     uint32_t *slot = NULL;
