@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
@@ -18,7 +17,8 @@
 #define BUF_SLACK 64 /* bytes after a read file's data, zeroed */
 
 #define BINARY_PROBE 8192
-#define MMAP_MIN (8u << 20)
+#define BIG_READ (8u << 20)  /* read into a buffer of its own */
+#define BIG_MAX (1ull << 30) /* not searched from this size on */
 #define FIRST_READ (256u << 10)
 
 int cs_worker_init(cs_worker *w, const cs_query *q)
@@ -180,25 +180,45 @@ static int worker_buf(cs_worker *w, size_t size)
     return 0;
 }
 
-/* A file larger than the first read: its size decides between mapping
- * it and reading the rest (after the `got` bytes already in w->buf). */
+/* A file of `size` bytes (>= BIG_READ) read into a buffer of its own,
+ * freed at once so one huge file does not pin its size in a worker.  A
+ * mapping would save the copy, but a file truncated while it is scanned
+ * would raise SIGBUS and take the whole server down. */
+static int scan_big(cs_worker *w, int fd, size_t got, size_t size, int lexer, unsigned cats,
+                    unsigned live, size_t cap, cs_file_hits *out)
+{
+    char *buf = malloc(size + BUF_SLACK);
+    if (!buf)
+        return VT_ERR_NOMEM;
+    memcpy(buf, w->buf, got);
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    memset(buf + got, 0, BUF_SLACK);
+    int rc = cs_buf_scan(w, buf, got, lexer, cats, live, cap, out);
+    free(buf);
+    return rc;
+}
+
+/* A file larger than the first read (the `got` bytes already in w->buf):
+ * the rest is read after them, into the worker's buffer or, for a big
+ * file, a buffer of its own.  Files of BIG_MAX or more are not searched:
+ * no source file is that large, and reading one would cost its size in
+ * memory per worker. */
 static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats, unsigned live,
                       size_t cap, cs_file_hits *out)
 {
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= UINT32_MAX)
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= BIG_MAX)
         return 0;
     size_t size = (size_t)st.st_size;
-    if (size >= MMAP_MIN) {
-        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED)
-            return 0;
-        int rc = cs_buf_scan(w, map, size, lexer, cats, live, cap, out);
-        munmap(map, size);
-        return rc;
-    }
     if (size < got)
         size = got; /* it shrank meanwhile: what was read */
+    if (size >= BIG_READ)
+        return scan_big(w, fd, got, size, lexer, cats, live, cap, out);
     if (worker_buf(w, size) < 0)
         return VT_ERR_NOMEM;
     while (got < size) {
