@@ -34,10 +34,13 @@ static void forget_locked(handle *h)
     memset(h, 0, sizeof *h);
 }
 
+/* `text` is HANDLE_HEX_LEN long; compared in constant time, so that how
+ * long a refusal takes says nothing about how close a guess came. */
 static handle *by_text_locked(uint64_t client, const char *text)
 {
     for (size_t i = 0; i < HANDLES_MAX; i++)
-        if (table[i].value && table[i].client == client && strcmp(table[i].text, text) == 0)
+        if (table[i].value && table[i].client == client &&
+            digest_equal(table[i].text, text, HANDLE_HEX_LEN))
             return &table[i];
     return NULL;
 }
@@ -170,7 +173,8 @@ void handles_end(uint64_t client, const char *const *names, const cJSON *args, c
 {
     for (; names && *names; names++) {
         const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, *names));
-        if (!text || (result && cJSON_GetObjectItemCaseSensitive(result, *names)))
+        if (!text || strlen(text) != HANDLE_HEX_LEN ||
+            (result && cJSON_GetObjectItemCaseSensitive(result, *names)))
             continue;
         pthread_mutex_lock(&mu);
         handle *h = by_text_locked(client, text);
