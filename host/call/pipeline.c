@@ -9,6 +9,7 @@
 #include "call_messages.h"
 #include "call_ops.h"
 #include "guard.h"
+#include "handles.h"
 #include "host_events.h"
 #include "legacy.h"
 #include "log.h"
@@ -33,7 +34,8 @@ typedef struct call_ctx {
     const tool_entry *e;
     const cJSON *args; /* req->args, or `empty` */
     cJSON *empty;
-    int prepared; /* call and subjects initialised (release them) */
+    cJSON *resolved; /* the arguments with their handles resolved, or NULL */
+    int prepared;    /* call and subjects initialised (release them) */
     vt_call call;
     vt_subjects subjects;
     uint64_t epoch_before;
@@ -82,6 +84,15 @@ static int stage_arguments(call_ctx *c)
         c->args = c->empty = cJSON_CreateObject();
     if (!cJSON_IsObject(c->args))
         return stop(c, CALL_INVALID, msg_args_not_object(c->e->t.name));
+    const frontend *fe = c->req->fe;
+    if (fe && fe->opaque_handles && c->e->t.handles) {
+        char *msg = NULL;
+        int rc = handles_resolve(fe->client_id, c->e->t.handles, c->args, &c->resolved, &msg);
+        if (rc != VT_OK)
+            return stop(c, rc == VT_ERR_NOT_FOUND ? CALL_TOOL_FAILED : CALL_INVALID, msg);
+        if (c->resolved)
+            c->args = c->resolved;
+    }
     char *err = NULL;
     if (schema_validate(c->e->schema, c->args, c->e->t.name, &err) != VT_OK)
         return stop(c, CALL_INVALID, err);
@@ -221,6 +232,25 @@ static void call_ended(call_ctx *c, int writer)
     host_events_raise(&ev);
 }
 
+/* A client that takes opaque handles: a handle the call named has ended
+ * when the tool no longer returns it, or could not find what it named
+ * (said as for any unknown handle); the result's handles are issued. */
+static void handles_settle(call_ctx *c, int rc)
+{
+    const frontend *fe = c->req->fe;
+    if (!fe || !fe->opaque_handles || !c->e->t.handles)
+        return;
+    if (rc == VT_ERR_NOT_FOUND && c->resolved) {
+        handles_end(fe->client_id, c->e->t.handles, c->req->args, NULL);
+        free(c->call.error);
+        c->call.error = handles_not_found(handles_named(c->e->t.handles, c->req->args));
+    } else if (rc == VT_OK && cJSON_IsObject(c->resp)) {
+        if (c->resolved)
+            handles_end(fe->client_id, c->e->t.handles, c->req->args, c->resp);
+        handles_issue(fe->client_id, c->e->t.handles, c->resp);
+    }
+}
+
 static int stage_run(call_ctx *c)
 {
     write_check w;
@@ -229,6 +259,7 @@ static int stage_run(call_ctx *c)
     guard_end(&c->call);
     int left_live = write_check_end(c, &w, rc);
     call_ended(c, w.writer);
+    handles_settle(c, rc);
     if (left_live)
         return 1;
     if (rc == VT_ERR_CANCELLED || (rc != VT_OK && call_cancelled(&c->call)))
@@ -457,6 +488,7 @@ static void ctx_release(call_ctx *c)
         call_release(&c->call);
     }
     cJSON_Delete(c->empty);
+    cJSON_Delete(c->resolved);
 }
 
 int pipeline_call(const call_request *req, call_result *out)

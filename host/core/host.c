@@ -14,6 +14,7 @@
 #include "call_ops.h"
 #include "config_layers.h"
 #include "guard.h"
+#include "handles.h"
 #include "host.h"
 #include "host_data.h"
 #include "loader.h"
@@ -634,6 +635,7 @@ static void close_host(int at_exit)
     services_clear();
     permission_fini();
     guard_fini();
+    handles_reset();
     permission_set_embedded_policy(NULL); /* it pointed into the_host.prof */
     permission_set_closed_tools(NULL, 0); /* so did this */
     msg_set_profile_hints(NULL, NULL);

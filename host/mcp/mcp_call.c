@@ -107,6 +107,7 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     c->fe.ctx = c;
     c->fe.progress = progress;
     c->modern = era && era->modern;
+    c->fe.opaque_handles = c->modern;
     c->log_level = c->modern ? era->log_level : -1;
     c->principal = strdup(ctx && ctx->principal ? ctx->principal : "local");
     if (!c->principal) {

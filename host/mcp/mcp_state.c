@@ -3,8 +3,18 @@
  *   v  format (1)            p  principal          t  tool
  *   h  call hash             x  deadline (ms, monotonic clock)
  *   n  nonce (128 random bits, hex)
+ *   s  the issuing process (64 random bits, hex, drawn with the key)
  *   q  keys of the input requests asked      a  answers so far
- * The key and the clock are this process's: a state outlives neither. */
+ * The key and the clock are this process's: a state outlives neither.
+ * That is a choice, not a shortcut: a key kept on disk would make every
+ * `serve` process of the data directory (each stdio client starts one)
+ * accept the others' states, the set of used states would have to be
+ * shared between them, written before each call ran and locked across
+ * processes, and the deadline would move to a wall clock that can be
+ * set back.  A state from before a restart is refused instead, with a
+ * message saying so (read from its unsigned "s": forging it changes
+ * nothing but the wording of the refusal), and the client asks anew:
+ * the cost is one more question to the person, as after an expiry. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +31,7 @@
 #define USED_MAX 65536
 
 static unsigned char key[KEY_LEN];
+static char instance[17]; /* "s" of this process's states */
 static int key_ok;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -32,7 +43,13 @@ static pthread_mutex_t used_mu = PTHREAD_MUTEX_INITIALIZER;
 static used *used_set;
 static size_t used_n, used_cap;
 
-static void make_key(void) { key_ok = getrandom(key, sizeof key, 0) == (ssize_t)sizeof key; }
+static void make_key(void)
+{
+    unsigned char raw[8];
+    key_ok = getrandom(key, sizeof key, 0) == (ssize_t)sizeof key &&
+             getrandom(raw, sizeof raw, 0) == (ssize_t)sizeof raw;
+    digest_hex(raw, sizeof raw, instance);
+}
 
 static int64_t now_ms(void) { return mono_now_us() / 1000; }
 
@@ -77,6 +94,9 @@ char *mcp_state_issue(const char *principal, const char *tool, const char *hash,
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
         return NULL;
     digest_hex(raw, sizeof raw, nonce);
+    pthread_once(&key_once, make_key);
+    if (!key_ok)
+        return NULL;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "v", 1);
     cJSON_AddStringToObject(o, "p", principal);
@@ -84,6 +104,7 @@ char *mcp_state_issue(const char *principal, const char *tool, const char *hash,
     cJSON_AddStringToObject(o, "h", hash);
     cJSON_AddNumberToObject(o, "x", (double)(now_ms() + ttl_ms));
     cJSON_AddStringToObject(o, "n", nonce);
+    cJSON_AddStringToObject(o, "s", instance);
     cJSON_AddItemToObject(o, "q", cJSON_Duplicate(asked, 1));
     cJSON_AddItemToObject(o, "a", cJSON_Duplicate(answers, 1));
     char *json = cJSON_PrintUnformatted(o);
@@ -139,6 +160,28 @@ static const char *str(const cJSON *o, const char *k)
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
+/* Why a state whose signature does not hold is refused: one from
+ * another process (this server before a restart) says so. */
+static const char *unverified_why(const char *text)
+{
+    const char *dot = text ? strchr(text, '.') : NULL;
+    size_t n = 0;
+    unsigned char *json = dot ? digest_b64url_decode(text, (size_t)(dot - text), 0, &n) : NULL;
+    cJSON *o = json ? cJSON_ParseWithLength((const char *)json, n) : NULL;
+    free(json);
+    const char *from = str(o, "s");
+    int other = from && strcmp(from, instance) != 0;
+    cJSON_Delete(o);
+    if (other)
+        return "Invalid params: requestState was issued by another server process (this server "
+               "restarted since, or the request reached another instance): a state is good "
+               "only in the process that issued it. Call the tool again without requestState "
+               "to be asked anew";
+    return "Invalid params: requestState was not issued by this server, or was altered; "
+           "send it back exactly as received, to the same server process, or call the tool "
+           "again without requestState to be asked anew";
+}
+
 /* The payload of a state whose signature holds, or NULL. */
 static cJSON *verified(const char *text)
 {
@@ -164,10 +207,11 @@ int mcp_state_accept(const char *text, const char *principal, const char *tool, 
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, "x");
     const char *nonce = str(o, "n");
     int rc = -1;
-    if (!o || !cJSON_IsNumber(x) || !nonce || strlen(nonce) != 2 * NONCE_LEN ||
-        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "v")) != 1)
-        *why = "Invalid params: requestState was not issued by this server, or was altered; "
-               "send it back exactly as received, to the same server process";
+    if (!o)
+        *why = unverified_why(text);
+    else if (!cJSON_IsNumber(x) || !nonce || strlen(nonce) != 2 * NONCE_LEN ||
+             cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "v")) != 1)
+        *why = "Invalid params: requestState is malformed";
     else if (!str(o, "p") || strcmp(str(o, "p"), principal) != 0)
         *why = "Invalid params: requestState was issued to another client";
     else if (!str(o, "t") || !str(o, "h") || strcmp(str(o, "t"), tool) != 0 ||

@@ -5,7 +5,9 @@
  * this process accepts it) and bound to the principal, the tool, a hash
  * of the arguments and a deadline; each state is accepted once: its
  * nonce is remembered until its deadline.  Nothing of a call waits in
- * memory between the rounds. */
+ * memory between the rounds.  A state from another process (this server
+ * before a restart) is refused with a message saying so: see
+ * mcp_state.c for why states do not outlive their process. */
 #ifndef VTHOST_MCP_STATE_H
 #define VTHOST_MCP_STATE_H
 

@@ -51,6 +51,9 @@ typedef struct frontend {
      * NULL for the only client.  Borrowed for the call. */
     const char *session;
     const char *principal;
+    /* Non-zero: the client speaks the 2026-07-28 revision and gets opaque
+     * handles (call/handles.h) for the values tools name as handles. */
+    int opaque_handles;
 } frontend;
 
 typedef enum call_status {

@@ -713,6 +713,8 @@ static const vt_sessions_v1 sessions_service = {.struct_size = sizeof(vt_session
 
 /* Rules written for other agents (Claude Code's Bash) read the same. */
 static const char *const rule_aliases[] = {"bash", "Bash", NULL};
+/* A running command's session_id is a handle (opaque to 2026-07-28 clients). */
+static const char *const handles[] = {"session_id", NULL};
 
 /* The description follows the shell profile init read. */
 static const char *describe(const char *tool)
@@ -732,7 +734,8 @@ static const vt_tool tools[] = {{.name = "exec_command",
                                  .preflight = exec_preflight,
                                  .subjects = exec_subjects,
                                  .run = exec_run,
-                                 .describe = describe},
+                                 .describe = describe,
+                                 .handles = handles},
                                 {0}};
 
 static void read_pty_size(const cJSON *config)

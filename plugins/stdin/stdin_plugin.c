@@ -121,6 +121,10 @@ static int stdin_run(vt_call *call, const cJSON *args, cJSON **result)
     return sessions->write_and_wait(call, session_id(args), chars, len, (int)yield, result);
 }
 
+/* session_id names a running command: a handle (opaque to 2026-07-28
+ * clients, which the host gives the plugin's own id back for). */
+static const char *const handles[] = {"session_id", NULL};
+
 static const vt_tool tools[] = {{.name = "write_stdin",
                                  .description = DESCRIPTION,
                                  .input_schema = SCHEMA,
@@ -129,7 +133,8 @@ static const vt_tool tools[] = {{.name = "write_stdin",
                                  .effects = VT_EFFECT_EXECUTES,
                                  .preflight = stdin_preflight,
                                  .subjects = stdin_subjects,
-                                 .run = stdin_run},
+                                 .run = stdin_run,
+                                 .handles = handles},
                                 {0}};
 
 static int stdin_init(const vt_host_api *host, char **errmsg)

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 12
+#define VT_ABI_MINOR 14
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -338,6 +338,19 @@ typedef struct vt_tool {
      * stays constant: never rewrite it.  Not used by api->tool_add (a
      * dynamic tool passes its description there). */
     const char *(*describe)(const char *tool);
+    /* ---- added in 1.14: handles ---- */
+    /* Optional.  The top-level members of the arguments and of the result
+     * that are handles: values naming something the plugin keeps between
+     * calls (a running command's session id), NULL-terminated static data,
+     * or NULL.  A client of the 2026-07-28 revision never sees the values
+     * themselves: the host hands it an opaque handle (128 random bits,
+     * 32 hex digits) for each, bound to its principal, and gives the
+     * plugin the value back when a call names that handle; a handle it
+     * does not hold fails the call as "not found" before run.  A call
+     * that named a handle and succeeds without that member in its result,
+     * or fails with VT_ERR_NOT_FOUND, ends the handle: return the member
+     * for as long as the thing lives.  Other clients see the values. */
+    const char *const *handles;
 } vt_tool;
 
 /* The constant descriptor returned by vt_plugin_v1(). */

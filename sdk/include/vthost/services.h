@@ -300,8 +300,8 @@ typedef struct vt_events_v1 {
     "\"output\":{\"type\":\"string\",\"description\":\"What the command printed "                  \
     "(stdout and stderr), cut to max_output_tokens.\"},"                                           \
     "\"exit_code\":{\"type\":\"integer\",\"description\":\"Once the command exited.\"},"           \
-    "\"session_id\":{\"type\":\"integer\",\"description\":\"While it still runs: pass "            \
-    "it to write_stdin.\"},"                                                                       \
+    "\"session_id\":{\"type\":[\"integer\",\"string\"],\"description\":\"While it still "          \
+    "runs: pass it to write_stdin (a string for 2026-07-28 clients).\"},"                          \
     "\"is_exited\":{\"type\":\"boolean\"},"                                                        \
     "\"wall_time\":{\"type\":\"number\",\"description\":\"Seconds this call waited.\"},"           \
     "\"working_directory\":{\"type\":\"string\"},"                                                 \

@@ -147,6 +147,7 @@ test("write_stdin: feeds a running session; bad session is an error", async () =
   const r = await c.callTool({ name: "exec_command", arguments: { cmd: "read line; echo got:$line", yield_time_ms: 300 } });
   const sid = r.structuredContent.session_id;
   assert.ok(sid !== undefined, `a session id: ${text(r)}`);
+  assert.match(String(sid), /^[0-9a-f]{32}$/, "an opaque handle, not the plugin's counter");
   const w = await c.callTool({ name: "write_stdin", arguments: { session_id: sid, chars: "hello\n", yield_time_ms: 3000 } });
   assert.ok(!w.isError, text(w));
   assert.match(w.structuredContent.output, /got:hello/);
