@@ -78,18 +78,30 @@ static cJSON *strings_common(const cJSON *a, const cJSON *b)
     return out;
 }
 
+/* Whether `v` is an array of strings only. */
+static int string_list(const cJSON *v)
+{
+    const cJSON *x;
+    int ok = cJSON_IsArray(v);
+    cJSON_ArrayForEach(x, v) ok &= cJSON_IsString(x);
+    return ok;
+}
+
 /* Whether `v` only tightens what `below` (the trusted layers merged so
- * far) holds. */
+ * far) holds.  The lists are of strings on both sides: a declared list
+ * never replaces a table or carries tables (a key declared by a plugin
+ * that does not read it must not let providers or settings through). */
 static int tightens(const vt_config_key *r, const cJSON *v, const cJSON *below)
 {
     switch (r->kind) {
     case VT_CONFIG_TRUSTED: return 0;
     /* what is in force and listed again is kept (strings_common): the
      * entries left out are removed; with nothing in force, nothing to do */
-    case VT_CONFIG_SUBSET: return cJSON_IsArray(v) && cJSON_GetArraySize(below) > 0;
+    case VT_CONFIG_SUBSET:
+        return string_list(v) && string_list(below) && cJSON_GetArraySize(below) > 0;
     case VT_CONFIG_SUPERSET:
         /* an empty list adds nothing */
-        return cJSON_GetArraySize(v) > 0 && (!below || cJSON_IsArray(below)) &&
+        return string_list(v) && cJSON_GetArraySize(v) > 0 && (!below || string_list(below)) &&
                strings_within(below, v);
     case VT_CONFIG_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->fixed) == 0;
     case VT_CONFIG_FALSE: return cJSON_IsFalse(v);

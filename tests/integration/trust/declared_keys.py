@@ -102,6 +102,11 @@ check("exec: allowed_domains with none in force is named",
 check("exec: an added denied domain is kept", not names(ig, "sandbox.network.denied_domains")
       and "(no answer" not in ig, ig)
 
+write(ws_cfg, '[sandbox.network]\ndenied_domains = ["evil.example", {"x" = 1}]\n')
+ig, err = ignored("exec_command")
+check("exec: a denied list holding a table is ignored and named",
+      names(ig, "sandbox.network.denied_domains"), ig + err)
+
 write(user_cfg, "[sandbox]\nmax_processes = 100\n")
 write(ws_cfg, "[sandbox]\nmax_processes = 512\n")
 ig, err = ignored("exec_command")
@@ -132,6 +137,11 @@ write(ws_cfg, '[config_fixture.limits]\nallowed_names = ["a", "z"]\n')
 t = seen()
 check("fixture: a subset list only loses entries",
       t.get("limits", {}).get("allowed_names") == ["a"], json.dumps(t))
+write(user_cfg, '[config_fixture.limits.allowed_names]\nx = "a"\n')
+write(ws_cfg, '[config_fixture.limits]\nallowed_names = ["a"]\n')
+t = seen()
+check("fixture: a subset list never replaces a table in force",
+      t.get("limits", {}).get("allowed_names") == {"x": "a"}, json.dumps(t))
 os.remove(user_cfg)
 
 write(ws_cfg, '[config_fixture]\nmax_widgets = 50\ncommand = "touch x"\n')
