@@ -4,45 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vthost/plugin.h>
+#include "config_keys.h"
 #include "config_layers.h"
 #include "strbuf.h"
 #include "strutil.h"
 
-/* What an untrusted workspace's vtcode.toml may set: an allow-list of
- * keys that can only tighten.  Anything else (providers, profiles, tool
- * and guard settings, agents, approvals, plugin tables, and whatever key
- * is added later) waits for trust.  The permission tables are the
- * engine's, which reads every layer apart and keeps only deny and ask
- * rules of an untrusted one. */
-enum keep_kind {
-    KEEP_STRING,          /* only this exact string */
-    KEEP_FALSE,           /* only false */
-    KEEP_TRUE,            /* only true */
-    KEEP_SMALLER,         /* a number below what is in force (0 is 0) */
-    KEEP_SMALLER_NONZERO, /* a number below what is in force; 0 means none */
-    KEEP_SUBSET,          /* strings: those already in force are kept, the rest
-                             dropped, so entries are only removed */
-    KEEP_SUPERSET         /* strings, holding all in force: entries only added */
-};
-static const struct keep_rule {
-    const char *table, *key;
-    enum keep_kind kind;
-    const char *value; /* KEEP_STRING */
-    double dflt;       /* KEEP_SMALLER*: in force when no trusted layer set it */
-} untrusted_keep[] = {
-    {"sandbox", "mode", KEEP_STRING, "read-only", 0},
-    {"sandbox", "network_access", KEEP_FALSE, NULL, 0},
-    /* the defaults of the exec plugin (plugins/exec/sandbox.h) */
-    {"sandbox", "max_processes", KEEP_SMALLER, NULL, 1024},
-    {"sandbox", "cpu_time_seconds", KEEP_SMALLER_NONZERO, NULL, 3600},
-    {"sandbox", "max_memory_mb", KEEP_SMALLER_NONZERO, NULL, 8192},
-    {"sandbox", "max_file_size_mb", KEEP_SMALLER_NONZERO, NULL, 4096},
-    /* the proxy's domains (plugins/exec/netproxy_rules.h) */
-    {"sandbox.network", "allowed_domains", KEEP_SUBSET, NULL, 0},
-    {"sandbox.network", "denied_domains", KEEP_SUPERSET, NULL, 0},
-    {"sandbox.network", "max_connections", KEEP_SMALLER, NULL, 64},
-    {"tools.anti_blind_editing", "enabled", KEEP_TRUE, NULL, 0},
-};
+/* What an untrusted workspace's vtcode.toml may set: the keys declared
+ * to only tighten, by the host (sandbox.mode, ...) or by a plugin for a
+ * key of its own (config_keys.c).  Anything else (providers, profiles,
+ * tool and guard settings, agents, approvals, plugin tables, and
+ * whatever key is added later) waits for trust.  The permission tables
+ * are the engine's, which reads every layer apart and keeps only deny and
+ * ask rules of an untrusted one. */
 
 /* The table at a dotted path ("tools.anti_blind_editing"), or NULL. */
 const cJSON *config_table_at(const cJSON *root, const char *path)
@@ -105,27 +78,40 @@ static cJSON *strings_common(const cJSON *a, const cJSON *b)
     return out;
 }
 
+/* Whether `v` is an array of strings only. */
+static int string_list(const cJSON *v)
+{
+    const cJSON *x;
+    int ok = cJSON_IsArray(v);
+    cJSON_ArrayForEach(x, v) ok &= cJSON_IsString(x);
+    return ok;
+}
+
 /* Whether `v` only tightens what `below` (the trusted layers merged so
- * far) holds. */
-static int tightens(const struct keep_rule *r, const cJSON *v, const cJSON *below)
+ * far) holds.  The lists are of strings on both sides: a declared list
+ * never replaces a table or carries tables (a key declared by a plugin
+ * that does not read it must not let providers or settings through). */
+static int tightens(const vt_config_key *r, const cJSON *v, const cJSON *below)
 {
     switch (r->kind) {
+    case VT_CONFIG_TRUSTED: return 0;
     /* what is in force and listed again is kept (strings_common): the
      * entries left out are removed; with nothing in force, nothing to do */
-    case KEEP_SUBSET: return cJSON_IsArray(v) && cJSON_GetArraySize(below) > 0;
-    case KEEP_SUPERSET:
+    case VT_CONFIG_SUBSET:
+        return string_list(v) && string_list(below) && cJSON_GetArraySize(below) > 0;
+    case VT_CONFIG_SUPERSET:
         /* an empty list adds nothing */
-        return cJSON_GetArraySize(v) > 0 && (!below || cJSON_IsArray(below)) &&
+        return string_list(v) && cJSON_GetArraySize(v) > 0 && (!below || string_list(below)) &&
                strings_within(below, v);
-    case KEEP_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->value) == 0;
-    case KEEP_FALSE: return cJSON_IsFalse(v);
-    case KEEP_TRUE: return cJSON_IsTrue(v);
-    case KEEP_SMALLER:
-    case KEEP_SMALLER_NONZERO: {
+    case VT_CONFIG_STRING: return cJSON_IsString(v) && strcmp(v->valuestring, r->fixed) == 0;
+    case VT_CONFIG_FALSE: return cJSON_IsFalse(v);
+    case VT_CONFIG_TRUE: return cJSON_IsTrue(v);
+    case VT_CONFIG_SMALLER:
+    case VT_CONFIG_SMALLER_NONZERO: {
         if (!cJSON_IsNumber(v) || v->valuedouble < 0)
             return 0;
-        double now = cJSON_IsNumber(below) ? below->valuedouble : r->dflt;
-        int none = r->kind == KEEP_SMALLER_NONZERO;
+        double now = cJSON_IsNumber(below) ? below->valuedouble : r->default_value;
+        int none = r->kind == VT_CONFIG_SMALLER_NONZERO;
         if (none && v->valuedouble == 0)
             return 0; /* "no limit" never tightens */
         return (none && now == 0) || v->valuedouble < now;
@@ -164,22 +150,24 @@ cJSON *config_untrusted_view(const cJSON *t, const cJSON *below, char **ignored)
     cJSON *c = cJSON_CreateObject();
     if (!c)
         return NULL;
-    for (size_t i = 0; i < sizeof untrusted_keep / sizeof *untrusted_keep; i++) {
-        const struct keep_rule *r = &untrusted_keep[i];
+    for (size_t i = 0; i < config_keys_count(); i++) {
+        const vt_config_key *r = config_keys_at(i);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(config_table_at(t, r->table), r->key);
         const cJSON *in_force =
             cJSON_GetObjectItemCaseSensitive(config_table_at(below, r->table), r->key);
         if (!v || !tightens(r, v, in_force))
             continue;
         cJSON *dst = table_make(c, r->table);
-        cJSON *kept = r->kind == KEEP_SUBSET ? strings_common(v, in_force) : cJSON_Duplicate(v, 1);
+        cJSON *kept =
+            r->kind == VT_CONFIG_SUBSET ? strings_common(v, in_force) : cJSON_Duplicate(v, 1);
         if (!dst || !cJSON_AddItemToObject(dst, r->key, kept)) {
             cJSON_Delete(c);
             return NULL;
         }
     }
     vt_strbuf sb = VT_STRBUF_INIT;
-    note_ignored(t, c, NULL, 2, &sb);
+    /* deep enough for a declared key in a sub-table (sandbox.network) */
+    note_ignored(t, c, NULL, 8, &sb);
     *ignored = sb.len ? strbuf_take(&sb) : NULL;
     strbuf_reset(&sb);
     return c;

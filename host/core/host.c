@@ -12,6 +12,7 @@
 #include "api.h"
 #include "call_messages.h"
 #include "call_ops.h"
+#include "config_keys.h"
 #include "config_layers.h"
 #include "guard.h"
 #include "handles.h"
@@ -205,6 +206,9 @@ static int decide_trust(int named_ws, char **err)
  * workspace's through its allow-list, permissions left to the engine. */
 static int merge_layers(void)
 {
+    cJSON_Delete(the_host.config); /* built again once plugins declared keys */
+    free(the_host.ignored);
+    the_host.ignored = NULL;
     the_host.config = cJSON_CreateObject();
     if (!the_host.config)
         return VT_ERR_NOMEM;
@@ -311,16 +315,10 @@ static int plugin_dirs_init(const host_options *o, char **err)
 
 static char *searched_dirs(void)
 {
-    size_t len = 1;
+    vt_strbuf sb = VT_STRBUF_INIT;
     for (size_t i = 0; i < the_host.nplugin_dirs; i++)
-        len += strlen(the_host.plugin_dirs[i]) + 2;
-    char *s = calloc(1, len);
-    for (size_t i = 0; s && i < the_host.nplugin_dirs; i++) {
-        if (i)
-            strcat(s, ", ");
-        strcat(s, the_host.plugin_dirs[i]);
-    }
-    return s;
+        strbuf_printf(&sb, "%s%s", i ? ", " : "", the_host.plugin_dirs[i]);
+    return strbuf_take(&sb);
 }
 
 /* Every module the profile names must be present before anything loads. */
@@ -480,6 +478,18 @@ static int step_descriptors(host_start *s)
     return loader_read_all();
 }
 
+/* An untrusted workspace's view again, with the keys the plugins declare
+ * (before: the host's only); no plugin has seen the configuration yet. */
+static int step_declared_keys(host_start *s)
+{
+    (void)s;
+    int rc = config_keys_collect();
+    if (rc == VT_OK && !the_host.trusted)
+        rc = merge_layers();
+    api_bind(the_host.workspace, the_host.config);
+    return rc;
+}
+
 static int step_guard(host_start *s)
 {
     return guard_init(the_host.config, the_host.workspace, s->err);
@@ -557,6 +567,7 @@ static const struct open_step {
     {step_profile_modules, STEP_HOLD},
     {step_unopened, 0},
     {step_descriptors, 0},
+    {step_declared_keys, 0},
     {step_guard, STEP_INPUT},
     {step_approval, STEP_INPUT},
     {step_permissions, STEP_INPUT},
@@ -624,6 +635,7 @@ static void close_host(int at_exit)
 {
     registry_dynamic_reset(); /* its hooks point into the modules */
     loader_fini_all();
+    config_keys_reset(); /* it points into the modules */
     /* a hook still running on a thread of its own returns at once now
      * that its plugin's fini ran; it must not find its code unmapped */
     registry_dynamic_quiesce();

@@ -133,9 +133,10 @@ const char *perm_policy_hit(const perm_settings *st, const char *lex, const char
 
 /* ---- shell words -------------------------------------------------------- */
 
-/* The words of a command the exec plugin reported are read back by the
- * splitter that rendered them (vt_splitter_v1.words): one shell-word
- * reader.  Without it (no exec plugin, or one built before ABI 1.8) a
+/* The words of a command the exec plugin reported, of the variants made
+ * of it and of a raw redirect target are read by the splitter that
+ * rendered them (vt_splitter_v1.words): one shell-word reader, not words
+ * carried on subjects beside it (docs/internals.md, "Shell words").  Without it (no exec plugin, or one built before ABI 1.8) a
  * word counts as literal only when it holds nothing a shell reads
  * specially, so a quoted or expanding path is opaque: asked, never
  * passed. */

@@ -192,7 +192,7 @@ char *loader_check_descriptor(const vt_plugin *d)
                           "all-zero end entry");
         (void)t;
     }
-    return NULL;
+    return loader_check_config_keys(d);
 }
 
 static void load_descriptor(plugin_module *m)

@@ -58,4 +58,12 @@ plugin_module *loader_at(size_t i);
  * acceptable, else a malloc'd reason.  Exposed for unit tests. */
 char *loader_check_descriptor(const vt_plugin *d);
 
+/* The declared configuration keys (ABI 1.16), checked without running
+ * plugin code: NULL when acceptable (or none declared), else a malloc'd
+ * reason.  loader_check_descriptor calls it. */
+char *loader_check_config_keys(const vt_plugin *d);
+/* The i-th declared key of a checked descriptor, or NULL past the end
+ * (entries are sizeof_config_key apart). */
+const vt_config_key *loader_config_key_at(const vt_plugin *d, size_t i);
+
 #endif

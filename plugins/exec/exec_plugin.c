@@ -9,6 +9,7 @@
 #include <vthost/plugin.h>
 
 #include <vthost/services.h>
+#include "exec_config.h"
 #include "exec_netproxy.h"
 #include "execwatch.h"
 #include "extra_approved.h"
@@ -810,8 +811,9 @@ static void exec_fini(void)
 }
 
 static const vt_plugin descriptor = {
-    VT_PLUGIN_HEADER, .name = "exec", .version = "0.1.0", .license = "MIT",
-    .api_slot = &api, .tools = tools, .init = exec_init,  .fini = exec_fini,
+    VT_PLUGIN_HEADER,  .name = "exec",    .version = "0.1.0",
+    .license = "MIT",  .api_slot = &api,  .tools = tools,
+    .init = exec_init, .fini = exec_fini, .config_keys = exec_config_keys,
 };
 
 VT_PLUGIN_ENTRY(descriptor)

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 14
+#define VT_ABI_MINOR 16
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))
@@ -353,6 +353,39 @@ typedef struct vt_tool {
     const char *const *handles;
 } vt_tool;
 
+/* ---- added in 1.16: configuration keys a plugin declares ---- */
+
+/* What an untrusted layer (the vtcode.toml of a workspace the user has
+ * not trusted) may do with a key: nothing, or only tighten what the
+ * trusted layers (the user's file, --config) set.  The host applies the
+ * rule before any plugin reads api->config(); a value that does not
+ * tighten is left out and named in the start warning. */
+typedef enum vt_config_kind {
+    VT_CONFIG_TRUSTED = 0,     /* read from trusted layers only */
+    VT_CONFIG_SMALLER,         /* a number >= 0 below the one in force */
+    VT_CONFIG_SMALLER_NONZERO, /* the same, where 0 means "no limit": a
+                                  nonzero number below the one in force,
+                                  or any when none is in force */
+    VT_CONFIG_TRUE,            /* only true */
+    VT_CONFIG_FALSE,           /* only false */
+    VT_CONFIG_SUBSET,          /* a list of strings: entries only removed
+                                  (those in force and listed are kept) */
+    VT_CONFIG_SUPERSET,        /* a list of strings holding every entry in
+                                  force: entries only added */
+    VT_CONFIG_STRING           /* only the string `fixed` */
+} vt_config_kind;
+
+/* One key the plugin reads, in the manner of nginx's command tables.  A
+ * list of them ends with an all-zero entry. */
+typedef struct vt_config_key {
+    const char *table;    /* dotted path of its table: "sandbox.network" */
+    const char *key;      /* "max_connections" (no dot) */
+    vt_config_kind kind;  /* what an untrusted layer may do */
+    double default_value; /* VT_CONFIG_SMALLER*: the plugin's own default,
+                             in force when no trusted layer sets the key */
+    const char *fixed;    /* VT_CONFIG_STRING: the one value allowed */
+} vt_config_key;
+
 /* The constant descriptor returned by vt_plugin_v1(). */
 typedef struct vt_plugin {
     uint32_t struct_size; /* sizeof(vt_plugin) the plugin was built with */
@@ -387,6 +420,20 @@ typedef struct vt_plugin {
      * host refuses a plugin built against another cJSON major; 0 (a
      * plugin older than 1.2) is not checked. */
     uint32_t cjson_version;
+
+    /* ---- added in 1.16: configuration keys ---- */
+    /* Optional.  The keys the plugin reads from api->config(), ended by
+     * an all-zero entry, static data like the tools.  The host reads them
+     * with the descriptor, before it builds the configuration the plugins
+     * see, so that an untrusted workspace's vtcode.toml may lower a limit
+     * the plugin declares as VT_CONFIG_SMALLER without the host knowing
+     * the plugin.  A key no loaded plugin declares is never read from an
+     * untrusted layer.  Two plugins declaring one key differently: that
+     * key is read from trusted layers only (and a warning says so); the
+     * host's own keys (sandbox.mode, sandbox.network_access,
+     * tools.anti_blind_editing.enabled) keep the host's rule. */
+    const vt_config_key *config_keys;
+    uint32_t sizeof_config_key; /* sizeof(vt_config_key), VT_PLUGIN_HEADER */
 } vt_plugin;
 
 /* A cJSON version as recorded in vt_plugin.cjson_version (added in 1.2). */
@@ -395,10 +442,12 @@ typedef struct vt_plugin {
 #define VT_CJSON_VERSION                                                                           \
     VT_CJSON_VERSION_OF(CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR, CJSON_VERSION_PATCH)
 
-/* Initialise a descriptor's header fields (the cJSON version since 1.2). */
+/* Initialise a descriptor's header fields (the cJSON version since 1.2,
+ * the configuration key size since 1.16). */
 #define VT_PLUGIN_HEADER                                                                           \
     .struct_size = sizeof(vt_plugin), .sizeof_tool = sizeof(vt_tool), .abi_major = VT_ABI_MAJOR,   \
-    .abi_minor = VT_ABI_MINOR, .cjson_version = VT_CJSON_VERSION
+    .abi_minor = VT_ABI_MINOR, .cjson_version = VT_CJSON_VERSION,                                  \
+    .sizeof_config_key = sizeof(vt_config_key)
 
 /*
  * The plugin's API pointer, SQLite-style (added in 1.2).  Declare it once

@@ -119,6 +119,69 @@ static void test_tool_stride(void **st)
     expect_refusal(&d, "tool #1 has non-zero fields");
 }
 
+/* Declared configuration keys (1.16): walked by the plugin's entry size,
+ * refused with the entry named when malformed. */
+static void test_config_keys(void **st)
+{
+    (void)st;
+    vt_config_key keys[] = {
+        {"fix", "max", VT_CONFIG_SMALLER, 10, NULL},
+        {"fix.sub", "names", VT_CONFIG_SUBSET, 0, NULL},
+        {"fix", "style", VT_CONFIG_STRING, 0, "plain"},
+        {0},
+    };
+    vt_plugin d = good();
+    d.config_keys = keys;
+    assert_int_equal(d.sizeof_config_key, sizeof(vt_config_key)); /* VT_PLUGIN_HEADER */
+    assert_null(loader_check_descriptor(&d));
+    assert_ptr_equal(loader_config_key_at(&d, 2), &keys[2]);
+    assert_null(loader_config_key_at(&d, 3));
+    keys[2].fixed = NULL;
+    expect_refusal(&d, "#2 (fix.style) is VT_CONFIG_STRING without");
+    keys[2].fixed = "plain";
+    keys[1].table = "fix..sub";
+    expect_refusal(&d, "#1 (fix..sub.names) has a table path");
+    keys[1].table = "fix.sub";
+    keys[0].key = "a.b";
+    expect_refusal(&d, "has a dot in its key");
+    keys[0].key = "max";
+    keys[0].default_value = -1;
+    expect_refusal(&d, "default_value that is not a number >= 0");
+    keys[0].default_value = 10;
+    keys[0].kind = (vt_config_kind)99;
+    expect_refusal(&d, "a kind this host does not know");
+    keys[0].kind = VT_CONFIG_SMALLER;
+    d.sizeof_config_key = 4;
+    expect_refusal(&d, "configuration key size 4");
+    /* a plugin older than 1.16 ends before the members: not read */
+    d = good();
+    d.config_keys = keys;
+    d.struct_size = (uint32_t)offsetof(vt_plugin, config_keys);
+    d.abi_minor = 12;
+    assert_null(loader_check_descriptor(&d));
+    assert_null(loader_config_key_at(&d, 0));
+}
+
+/* Entries built with a larger vt_config_key: stepped over by its size. */
+static void test_config_key_stride(void **st)
+{
+    (void)st;
+    struct big_key {
+        vt_config_key k;
+        void *future;
+    } bk[] = {{{"a", "x", VT_CONFIG_TRUE, 0, NULL}, NULL},
+              {{"b", "y", VT_CONFIG_FALSE, 0, NULL}, NULL},
+              {{0}, NULL}};
+    vt_plugin d = good();
+    d.config_keys = &bk[0].k;
+    d.sizeof_config_key = sizeof(struct big_key);
+    assert_null(loader_check_descriptor(&d));
+    assert_ptr_equal(loader_config_key_at(&d, 1), &bk[1].k);
+    assert_null(loader_config_key_at(&d, 2));
+    bk[1].future = bk;
+    expect_refusal(&d, "configuration key #1 has non-zero fields");
+}
+
 static void test_legacy_names(void **st)
 {
     (void)st;
@@ -138,6 +201,8 @@ int main(void)
         cmocka_unit_test(test_cjson),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_tool_stride),
+        cmocka_unit_test(test_config_keys),
+        cmocka_unit_test(test_config_key_stride),
         cmocka_unit_test(test_legacy_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
