@@ -58,6 +58,8 @@ static void call_free(mcp_call *c)
     pthread_mutex_destroy(&c->mu);
     mcp_input_free(c->in);
     free(c->principal);
+    free(c->client_name);
+    free(c->client_version);
     cJSON_Delete(c->msg);
     free(c);
 }
@@ -116,7 +118,12 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     }
     if (!c->modern) {
         mcp_client_frontend(s, c);
-    } else if (mcp_input_begin(s, c, params, era) < 0) {
+    } else {
+        /* borrowed from _meta, in msg, which the call owns */
+        c->fe.client_name = era->client_name;
+        c->fe.client_version = era->client_version;
+    }
+    if (c->modern && mcp_input_begin(s, c, params, era) < 0) {
         call_free(c); /* answered */
         return NULL;
     }

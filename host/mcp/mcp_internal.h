@@ -63,6 +63,9 @@ typedef struct mcp_call {
     int log_level;        /* modern: _meta logLevel as an index, -1 none */
     char *principal;      /* who sent it (mcp_msg_ctx), malloc'd */
     struct mcp_input *in; /* modern only */
+    /* 2025 era: the session's clientInfo, copied for the call (fe's
+     * client_name and client_version point here or into msg). */
+    char *client_name, *client_version;
 } mcp_call;
 
 /* Where a message came from: given by the front end with each message. */
@@ -137,6 +140,7 @@ struct mcp_server {
     atomic_int initialized;             /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */
     int cap_elicitation_url, cap_roots; /* likewise */
+    char *client_name, *client_version; /* initialize's clientInfo, malloc'd or NULL */
 
     /* Structured output (mcp_server_set_output): each message goes to
      * front as kind, id and payload instead of sink or the queue. */

@@ -91,6 +91,8 @@ void mcp_server_free(mcp_server *s)
         s->subs = next;
     }
     mcp_reader_free(&s->rd);
+    free(s->client_name);
+    free(s->client_version);
     close(s->wake[0]);
     close(s->wake[1]);
     if (s->out_wake[0] >= 0) {

@@ -23,6 +23,20 @@ static int supports_form_elicitation(const cJSON *cap)
     return cap->child == NULL || cJSON_GetObjectItemCaseSensitive(cap, "form") != NULL;
 }
 
+/* Kept for the session's calls (vt_host_api.call_client_info); a
+ * repeated initialize replaces it, each call has its own copy. */
+static void remember_client(struct mcp_server *s, const char *name, const char *version)
+{
+    char *n = name ? strdup(name) : NULL;
+    char *v = version ? strdup(version) : NULL;
+    pthread_mutex_lock(&s->lock);
+    free(s->client_name);
+    free(s->client_version);
+    s->client_name = n;
+    s->client_version = v;
+    pthread_mutex_unlock(&s->lock);
+}
+
 void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params)
 {
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
@@ -43,11 +57,12 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *
     s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
     pthread_mutex_unlock(&s->lock);
     mcp_roots_initialize(caps);
-    if (s->ops.client_info) {
-        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
-        s->ops.client_info(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name")),
-                           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version")));
-    }
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name"));
+    const char *ver = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version"));
+    remember_client(s, name, ver);
+    if (s->ops.client_info)
+        s->ops.client_info(name, ver);
 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "protocolVersion", version);

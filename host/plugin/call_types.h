@@ -51,6 +51,12 @@ typedef struct frontend {
      * NULL for the only client.  Borrowed for the call. */
     const char *session;
     const char *principal;
+    /* The MCP client as it named itself (clientInfo name and version, from
+     * initialize or a 2026-07-28 request's _meta), each NULL when not
+     * given; NULL for the CLI.  Borrowed for the call
+     * (vt_host_api.call_client_info). */
+    const char *client_name;
+    const char *client_version;
 } frontend;
 
 typedef enum call_status {

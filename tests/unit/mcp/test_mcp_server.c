@@ -99,6 +99,12 @@ static int fake_call(const call_request *req, call_result *out)
         big[n] = 0;
         cJSON_AddStringToObject(out->response, "output", big);
         free(big);
+    } else if (strcmp(t, "who") == 0) {
+        /* the client as the call sees it (vt_host_api.call_client_info) */
+        if (req->fe->client_name)
+            cJSON_AddStringToObject(out->response, "name", req->fe->client_name);
+        if (req->fe->client_version)
+            cJSON_AddStringToObject(out->response, "version", req->fe->client_version);
     } else if (strcmp(t, "expand") == 0) {
         out->list_changed = 1;
     } else if (strcmp(t, "log") == 0) {
@@ -742,6 +748,45 @@ static void test_relay_caps_without_capabilities(void **state)
     cJSON_Delete(m);
 }
 
+/* Each call carries the clientInfo of the session's initialize; a new
+ * initialize names the client of later calls, and a client that gave
+ * none leaves them unnamed. */
+static void test_client_info(void **state)
+{
+    (void)state;
+    const char *who = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"who\"}}";
+    send_line(who);
+    cJSON *m = must_recv();
+    assert_null(get(m, "result.structuredContent.name"));
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"claude-code\",\"version\":\"2.1.332\"}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_string_equal(get(m, "result.structuredContent.name")->valuestring, "claude-code");
+    assert_string_equal(get(m, "result.structuredContent.version")->valuestring, "2.1.332");
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"codex-mcp-client\"}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_string_equal(get(m, "result.structuredContent.name")->valuestring, "codex-mcp-client");
+    assert_null(get(m, "result.structuredContent.version"));
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_null(get(m, "result.structuredContent.name"));
+    cJSON_Delete(m);
+}
+
 static void test_logging(void **state)
 {
     (void)state;
@@ -822,6 +867,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel_while_prompting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relay_caps_without_capabilities, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_info, setup, teardown),
         cmocka_unit_test_setup_teardown(test_logging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line, setup, teardown),
     };
