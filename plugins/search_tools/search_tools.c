@@ -145,8 +145,8 @@ static int hit_listed(const bm25_hit *h)
 }
 
 /* The longest tool name the clients that prefix are known to take whole;
- * past it they may shorten the name in a way of their own, so none is
- * given. */
+ * what one does with a longer name (shorten it, refuse it) is its own, so
+ * none is given past it. */
 #define CLIENT_NAME_MAX 64
 
 static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed,
