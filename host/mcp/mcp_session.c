@@ -7,6 +7,7 @@
 #include "mcp_internal.h"
 #include "mcp_roots.h"
 #include "mcp_session.h"
+#include "mcp_tasks.h"
 
 /* MCP (RFC 5424) level names; the host's five levels map onto the first
  * five, and the three above error silence host logging entirely. */
@@ -69,6 +70,7 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *
     cJSON *c = cJSON_AddObjectToObject(r, "capabilities");
     cJSON_AddBoolToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged", 1);
     cJSON_AddObjectToObject(c, "logging");
+    mcp_tasks_capability(s, c);
     cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
     cJSON_AddStringToObject(info, "name", "vthost");
     cJSON_AddStringToObject(info, "version", VTHOST_VERSION);
@@ -93,6 +95,7 @@ void mcp_session_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *
     cJSON *tools = s->ops.list_tools ? s->ops.list_tools() : NULL;
     if (!tools)
         tools = cJSON_CreateArray();
+    mcp_tasks_mark_tools(s, tools);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "tools", tools);
     mcp_send_result(s, id, r);
