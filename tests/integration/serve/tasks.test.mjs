@@ -2,7 +2,8 @@
 // stdio: the call is answered at once with a task, tasks/get follows it,
 // tasks/result waits for and gives the command's result, and tasks/cancel
 // stops the command for real (the file it would write never appears).
-// Raw JSON-RPC, so every member is checked as sent.
+// Raw JSON-RPC, so every member is checked as sent; and the TypeScript
+// SDK's own task client (callToolStream).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -118,4 +119,28 @@ test("unknown task: a clear error; a call without task runs plainly", async () =
   assert.match(r.error.message, /no such task/);
   const plain = await c.request("tools/call", { name: "exec_command", arguments: { cmd: "echo plain" } });
   assert.match(plain.result.structuredContent.output, /plain/);
+});
+
+test("the MCP TypeScript SDK's task client runs a long command as a task", async () => {
+  const { connect } = await import("./client.mjs");
+  const c = await connect({ cwd: ws, args: ["--workspace", ws], home: s.home });
+  try {
+    const seen = [];
+    let result;
+    const stream = c.experimental.tasks.callToolStream(
+      { name: "exec_command", arguments: { cmd: "sleep 1; echo sdk-task" } },
+      undefined,
+      { task: { ttl: 60000 } },
+    );
+    for await (const m of stream) {
+      seen.push(m.type);
+      if (m.type === "result") result = m.result;
+      if (m.type === "error") throw m.error;
+    }
+    assert.equal(seen[0], "taskCreated", seen.join(","));
+    assert.equal(seen.at(-1), "result");
+    assert.match(result.structuredContent.output, /sdk-task/);
+  } finally {
+    await c.close();
+  }
 });
