@@ -39,6 +39,18 @@ unsigned call_client_capabilities(const vt_call *call)
     return caps;
 }
 
+int call_client_info(const vt_call *call, const char **name, const char **version)
+{
+    const frontend *fe = call ? call->fe : NULL;
+    const char *n = fe ? fe->client_name : NULL;
+    const char *v = fe ? fe->client_version : NULL;
+    if (name)
+        *name = n;
+    if (version)
+        *version = v;
+    return n || v ? 0 : VT_ERR_NOT_FOUND;
+}
+
 cJSON *call_client_error(int code, const char *message)
 {
     cJSON *e = cJSON_CreateObject();

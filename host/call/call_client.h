@@ -18,6 +18,9 @@ unsigned call_client_capabilities(const vt_call *call);
 int call_client_request(vt_call *call, const char *method, const cJSON *params, int timeout_ms,
                         cJSON **result, cJSON **error);
 
+/* vt_host_api.call_client_info. */
+int call_client_info(const vt_call *call, const char **name, const char **version);
+
 /* A JSON-RPC error object {"code", "message"} (NULL when out of memory). */
 cJSON *call_client_error(int code, const char *message);
 

@@ -183,6 +183,7 @@ static const vt_host_api table = {
     .call_explaining = api_call_explaining,
     .shell_profile = api_shell_profile,
     .command_ran = guard_command_ran,
+    .call_client_info = call_client_info,
 };
 
 const vt_host_api *api_table(void) { return &table; }

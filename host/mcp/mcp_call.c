@@ -9,6 +9,7 @@
 #include "mcp_input.h"
 #include "mcp_internal.h"
 #include "mcp_listen.h"
+#include "mcp_tasks.h"
 #include "perm_agent.h"
 
 static void progress(void *ctx, double value, double total, const char *message)
@@ -58,9 +59,13 @@ static void call_free(mcp_call *c)
     pthread_mutex_destroy(&c->mu);
     mcp_input_free(c->in);
     free(c->principal);
+    free(c->client_name);
+    free(c->client_version);
     cJSON_Delete(c->msg);
     free(c);
 }
+
+static void unregister(struct mcp_server *s, mcp_call *c);
 
 mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, const cJSON *params,
                          const mcp_meta *era, const mcp_msg_ctx *ctx)
@@ -117,7 +122,12 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     }
     if (!c->modern) {
         mcp_client_frontend(s, c);
-    } else if (mcp_input_begin(s, c, params, era) < 0) {
+    } else {
+        /* borrowed from _meta, in msg, which the call owns */
+        c->fe.client_name = era->client_name;
+        c->fe.client_version = era->client_version;
+    }
+    if (c->modern && mcp_input_begin(s, c, params, era) < 0) {
         call_free(c); /* answered */
         return NULL;
     }
@@ -134,6 +144,15 @@ mcp_call *mcp_call_start(struct mcp_server *s, cJSON *msg, const cJSON *id, cons
     pthread_mutex_unlock(&s->lock);
     if (busy) {
         answer_busy(s, id);
+        call_free(c);
+        return NULL;
+    }
+    /* A 2025-era client that asks for a task gets one where tasks are
+     * offered; elsewhere the call runs plainly, as for any client. */
+    const cJSON *task = cJSON_GetObjectItemCaseSensitive(params, "task");
+    if (!c->modern && cJSON_IsObject(task) && mcp_tasks_offered(s) &&
+        mcp_tasks_begin(s, c, task) < 0) {
+        unregister(s, c);
         call_free(c);
         return NULL;
     }
@@ -253,7 +272,13 @@ void mcp_call_run(struct mcp_server *s, mcp_call *c)
     pthread_mutex_unlock(&c->mu);
     int cancelled = was_cancelled(s, c);
 
-    if (cancelled || r.status == CALL_CANCELLED) {
+    if (c->task) {
+        /* its request was answered with the task: the result goes to
+         * tasks/result */
+        if (r.list_changed)
+            announce_list_change(s, c);
+        mcp_tasks_finish(s, c, tool_result(s, c->tool, &r));
+    } else if (cancelled || r.status == CALL_CANCELLED) {
         /* A cancelled request gets no response. */
     } else if (r.status == CALL_UNKNOWN) {
         mcp_send_error(s, c->id, RPC_INVALID_PARAMS, r.message ? r.message : "Unknown tool");

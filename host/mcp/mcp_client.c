@@ -312,9 +312,17 @@ unsigned mcp_server_client_caps(void *server)
 
 void mcp_client_frontend(struct mcp_server *s, mcp_call *c)
 {
-    if (s->inline_calls)
-        return; /* nobody would read the reply */
     pthread_mutex_lock(&s->lock);
+    /* Out of memory leaves the call without a name, as a client that
+     * gave none. */
+    c->client_name = s->client_name ? strdup(s->client_name) : NULL;
+    c->client_version = s->client_version ? strdup(s->client_version) : NULL;
+    c->fe.client_name = c->client_name;
+    c->fe.client_version = c->client_version;
+    if (s->inline_calls) {
+        pthread_mutex_unlock(&s->lock);
+        return; /* nobody would read the reply */
+    }
     if (s->cap_elicitation)
         c->fe.prompt = prompt;
     if (s->cap_sampling)

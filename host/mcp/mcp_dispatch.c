@@ -13,6 +13,7 @@
 #include "mcp_listen.h"
 #include "mcp_roots.h"
 #include "mcp_session.h"
+#include "mcp_tasks.h"
 
 static const mcp_msg_ctx stdio_ctx = {.principal = "local"};
 
@@ -111,6 +112,8 @@ static void request(struct mcp_server *s, cJSON *msg, const cJSON *id, const cha
         mcp_session_tools_list(s, id, params);
     else if (strcmp(method, "logging/setLevel") == 0)
         mcp_session_set_level(s, id, params);
+    else if (mcp_tasks_request(s, id, method, params))
+        ; /* answered, or answered when the task's call ends */
     else if (strcmp(method, "server/discover") == 0 || strcmp(method, "subscriptions/listen") == 0)
         /* Without the _meta that makes a request 2026-07-28's, this is a
          * 2025-era message, and that era has no such method: -32601, as

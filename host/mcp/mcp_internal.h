@@ -2,7 +2,7 @@
  * host/mcp/mcp_*.c.  The files call each other in one direction only,
  * lowest first (a file calls only files before it):
  *   mcp_reader, mcp_id, mcp_stop
- *   <- mcp_out
+ *   <- mcp_out <- mcp_tasks
  *   <- mcp_roots, mcp_session, mcp_client
  *   <- mcp_call <- mcp_dispatch <- mcp_server, mcp_transport
  * and, outside the engine, serve_workspace (roots) <- mcp.c (binding). */
@@ -63,6 +63,10 @@ typedef struct mcp_call {
     int log_level;        /* modern: _meta logLevel as an index, -1 none */
     char *principal;      /* who sent it (mcp_msg_ctx), malloc'd */
     struct mcp_input *in; /* modern only */
+    /* 2025 era: the session's clientInfo, copied for the call (fe's
+     * client_name and client_version point here or into msg). */
+    char *client_name, *client_version;
+    struct mcp_task *task; /* under srv->lock: the task it runs as, or NULL */
 } mcp_call;
 
 /* Where a message came from: given by the front end with each message. */
@@ -137,6 +141,8 @@ struct mcp_server {
     atomic_int initialized;             /* initialize answered */
     int cap_elicitation, cap_sampling;  /* set once by initialize */
     int cap_elicitation_url, cap_roots; /* likewise */
+    char *client_name, *client_version; /* initialize's clientInfo, malloc'd or NULL */
+    struct mcp_task *tasks;             /* mcp_tasks.c: this session's tasks */
 
     /* Structured output (mcp_server_set_output): each message goes to
      * front as kind, id and payload instead of sink or the queue. */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "mcp_internal.h"
 #include "mcp_listen.h"
+#include "mcp_tasks.h"
 #include "monotime.h"
 
 /* Idle followers beyond this end themselves. */
@@ -91,6 +92,9 @@ void mcp_server_free(mcp_server *s)
         s->subs = next;
     }
     mcp_reader_free(&s->rd);
+    free(s->client_name);
+    free(s->client_version);
+    mcp_tasks_free_all(s);
     close(s->wake[0]);
     close(s->wake[1]);
     if (s->out_wake[0] >= 0) {

@@ -7,6 +7,7 @@
 #include "mcp_internal.h"
 #include "mcp_roots.h"
 #include "mcp_session.h"
+#include "mcp_tasks.h"
 
 /* MCP (RFC 5424) level names; the host's five levels map onto the first
  * five, and the three above error silence host logging entirely. */
@@ -21,6 +22,20 @@ static int supports_form_elicitation(const cJSON *cap)
     if (!cJSON_IsObject(cap))
         return 0;
     return cap->child == NULL || cJSON_GetObjectItemCaseSensitive(cap, "form") != NULL;
+}
+
+/* Kept for the session's calls (vt_host_api.call_client_info); a
+ * repeated initialize replaces it, each call has its own copy. */
+static void remember_client(struct mcp_server *s, const char *name, const char *version)
+{
+    char *n = name ? strdup(name) : NULL;
+    char *v = version ? strdup(version) : NULL;
+    pthread_mutex_lock(&s->lock);
+    free(s->client_name);
+    free(s->client_version);
+    s->client_name = n;
+    s->client_version = v;
+    pthread_mutex_unlock(&s->lock);
 }
 
 void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params)
@@ -43,17 +58,19 @@ void mcp_session_initialize(struct mcp_server *s, const cJSON *id, const cJSON *
     s->cap_roots = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
     pthread_mutex_unlock(&s->lock);
     mcp_roots_initialize(caps);
-    if (s->ops.client_info) {
-        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
-        s->ops.client_info(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name")),
-                           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version")));
-    }
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "name"));
+    const char *ver = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ci, "version"));
+    remember_client(s, name, ver);
+    if (s->ops.client_info)
+        s->ops.client_info(name, ver);
 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "protocolVersion", version);
     cJSON *c = cJSON_AddObjectToObject(r, "capabilities");
     cJSON_AddBoolToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged", 1);
     cJSON_AddObjectToObject(c, "logging");
+    mcp_tasks_capability(s, c);
     cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
     cJSON_AddStringToObject(info, "name", "vthost");
     cJSON_AddStringToObject(info, "version", VTHOST_VERSION);
@@ -78,6 +95,7 @@ void mcp_session_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *
     cJSON *tools = s->ops.list_tools ? s->ops.list_tools() : NULL;
     if (!tools)
         tools = cJSON_CreateArray();
+    mcp_tasks_mark_tools(s, tools);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "tools", tools);
     mcp_send_result(s, id, r);

@@ -54,6 +54,12 @@ typedef struct frontend {
     /* Non-zero: the client speaks the 2026-07-28 revision and gets opaque
      * handles (call/handles.h) for the values tools name as handles. */
     int opaque_handles;
+    /* The MCP client as it named itself (clientInfo name and version, from
+     * initialize or a 2026-07-28 request's _meta), each NULL when not
+     * given; NULL for the CLI.  Borrowed for the call
+     * (vt_host_api.call_client_info). */
+    const char *client_name;
+    const char *client_version;
 } frontend;
 
 typedef enum call_status {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
+#include "client_names.h"
 #include "lazy_lib.h"
 #include "stem.h"
 #include "tokenize.h"
@@ -143,13 +144,23 @@ static int hit_listed(const bm25_hit *h)
         cJSON_GetObjectItemCaseSensitive(catalog_index_entry(g_index, h->doc), "listed"));
 }
 
-static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed)
+/* The longest tool name the clients that prefix are known to take whole;
+ * what one does with a longer name (shorten it, refuse it) is its own, so
+ * none is given past it. */
+#define CLIENT_NAME_MAX 64
+
+static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed,
+                           const client_naming *cn)
 {
     const cJSON *e = catalog_index_entry(g_index, h->doc);
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "name", catalog_index_name(g_index, h->doc));
+    const char *name = catalog_index_name(g_index, h->doc);
+    cJSON_AddStringToObject(o, "name", name);
+    char shown[CLIENT_NAME_MAX + 1];
+    if (cn && client_naming_apply(cn, CLIENT_NAMES_SERVER, name, shown, sizeof shown) == 0)
+        cJSON_AddStringToObject(o, "client_name", shown);
     cJSON_AddNumberToObject(o, "score", h->score);
     cJSON_AddBoolToObject(o, "listed", listed);
     if (detail != DETAIL_NAME) {
@@ -165,7 +176,8 @@ static cJSON *describe_hit(const bm25_hit *h, enum detail detail, int listed)
 
 /* Ranks, describes and expands.  Caller holds g_mu. */
 static int search_locked(vt_call *call, const char *query, size_t limit, enum detail detail,
-                         cJSON *tools, cJSON *expanded, uint64_t *next_epoch)
+                         const client_naming *cn, cJSON *tools, cJSON *expanded,
+                         uint64_t *next_epoch)
 {
     int rc = refresh_index(call);
     if (rc != 0)
@@ -214,7 +226,7 @@ static int search_locked(vt_call *call, const char *query, size_t limit, enum de
     }
     for (size_t i = 0; i < n; i++) {
         int listed = hit_listed(&hits[i]) || (expand[i] && expanded_ok);
-        cJSON *o = describe_hit(&hits[i], detail, listed);
+        cJSON *o = describe_hit(&hits[i], detail, listed, cn);
         if (!o || !cJSON_AddItemToArray(tools, o))
             return g_api->call_error(call, VT_ERR_NOMEM, "search_tools: out of memory");
     }
@@ -228,6 +240,30 @@ static int search_locked(vt_call *call, const char *query, size_t limit, enum de
         *next_epoch = epoch;
     }
     return 0;
+}
+
+/* The naming of the call's client when it is known to prefix a server's
+ * tools; NULL for any other client, the CLI, or an older host. */
+static const client_naming *calling_client(const vt_call *call)
+{
+    const char *name = NULL;
+    if (!VT_HAS(g_api, call_client_info) || g_api->call_client_info(call, &name, NULL) != 0)
+        return NULL;
+    return client_naming_for(name);
+}
+
+/* Says once what each result's client_name is, and on what it rests:
+ * the server name is the user's choice, unknown here. */
+static void add_client_note(cJSON *res, const client_naming *cn)
+{
+    char *note = g_api->format(
+        "%s shows this server's tools as mcp__<server>__<name>, <server> being the name it was "
+        "added under; each client_name is that name if added as `%s` (as docs/clients.md "
+        "does). Call a tool by the name %s shows; vthost takes the name without the prefix.",
+        client_naming_label(cn), CLIENT_NAMES_SERVER, client_naming_label(cn));
+    if (note)
+        cJSON_AddStringToObject(res, "client_names", note);
+    g_api->free(note);
 }
 
 static int st_run(vt_call *call, const cJSON *args, cJSON **result)
@@ -249,12 +285,15 @@ static int st_run(vt_call *call, const cJSON *args, cJSON **result)
         cJSON_Delete(expanded);
         return g_api->call_error(call, VT_ERR_NOMEM, "search_tools: out of memory");
     }
+    const client_naming *cn = calling_client(call);
     uint64_t next_epoch = 0;
     pthread_mutex_lock(&g_mu);
-    int rc = search_locked(call, query, limit, detail, tools, expanded, &next_epoch);
+    int rc = search_locked(call, query, limit, detail, cn, tools, expanded, &next_epoch);
     pthread_mutex_unlock(&g_mu);
 
     cJSON_AddStringToObject(res, "query", query);
+    if (cn)
+        add_client_note(res, cn);
     cJSON_AddNumberToObject(res, "count", cJSON_GetArraySize(tools));
     cJSON_AddItemToObject(res, "tools", tools);
     cJSON_AddItemToObject(res, "expanded_for_next_segment", expanded);
@@ -314,9 +353,14 @@ static const char st_schema[] =
 static const char st_output_schema[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"query\":{\"type\":\"string\"},"
+    "\"client_names\":{\"type\":\"string\",\"description\":\"what each client_name is, for "
+    "a client known to prefix a server's tools\"},"
     "\"count\":{\"type\":\"integer\",\"minimum\":0},"
     "\"tools\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
     "\"name\":{\"type\":\"string\"},"
+    "\"client_name\":{\"type\":\"string\",\"description\":\"how the calling client shows "
+    "the tool to its model, when it is known to prefix a server's tools (see "
+    "client_names)\"},"
     "\"score\":{\"type\":\"number\"},"
     "\"listed\":{\"type\":\"boolean\",\"description\":\"callable directly from the next "
     "request on (listed already, or expanded by this search)\"},"
@@ -345,8 +389,9 @@ static const vt_tool st_tools[] = {
                        "the best match are expanded: from the next request on they are "
                        "listed and can be called directly. Each result says whether it "
                        "is listed. Names are as this server lists them; a client that "
-                       "prefixes a server's tools (Claude Code: mcp__<server>__) shows "
-                       "them under that prefix.",
+                       "prefixes a server's tools (Claude Code, Codex: "
+                       "mcp__<server>__<name>) shows them under that prefix, given in "
+                       "each result's client_name when the client is known.",
         .input_schema = st_schema,
         .title = "Find more tools",
         .output_schema = st_output_schema,

@@ -717,6 +717,19 @@ struct vt_host_api {
      * Replaces VT_NOTE_COMMAND_RAN's JSON text; a plugin that cannot say
      * which programs ran sets programs to NULL.  Thread-safe. */
     void (*command_ran)(vt_call *call, const vt_command_ran *ran);
+
+    /* ---- added in 1.15 ---- */
+    /* The MCP client `call` came from, as it named itself: clientInfo's
+     * "name" and "version" from its initialize (2025 era), or from the
+     * request's _meta "io.modelcontextprotocol/clientInfo" (2026-07-28).
+     * Sets *name and *version (either out-param may be NULL; either value
+     * is NULL when the client did not give it).  Returns 0, or
+     * VT_ERR_NOT_FOUND with both NULL when the call has no MCP client
+     * (the CLI) or the client named nothing.  The strings are borrowed
+     * from the call: valid until its run hook returns; copy to keep them.
+     * They are the client's own words, unchecked: compare them, never
+     * trust them for a decision.  Thread-safe. */
+    int (*call_client_info)(const vt_call *call, const char **name, const char **version);
 };
 
 #define VT_HAS(api, member)                                                                        \

@@ -78,6 +78,8 @@ claude_code)
     res=$(results)
     check "exec_command's output reached the model" "ran-it" "$res"
     check "search_tools found the provider's tool" '"name":"mcp__slow__get_sum"' "$res"
+    check "search_tools named it as Claude Code shows it" \
+        '"client_name":"mcp__vthost__mcp__slow__get_sum"' "$res"
     check "the hyphen-named provider tool ran" "The sum of 2 and 3 is 5." "$res"
     check_eq "the model got no error result" "" "$(jq -r 'select(.isError == true) | .result' "$T/model.log")"
     ((fails)) && show_log
@@ -96,6 +98,7 @@ codex)
     check_eq "vthost mcp tools slow: exit" 0 "$rc"
     check "vthost mcp tools slow lists the mapped name" "mcp__slow__get_sum" "$out"
     standin '[{"tool":"^mcp__vthost__exec_command$","input":{"cmd":"echo codex-was-here > marker.txt && echo ran-it"}},
+              {"tool":"^mcp__vthost__search_tools$","input":{"query":"sum of two numbers"}},
               {"tool":"^mcp__vthost__mcp__slow__get_sum$","input":{"a":2,"b":3}}]'
     mkdir -p "$HOME/.codex"
     {
@@ -116,6 +119,8 @@ codex)
     check_eq "exec_command ran in the project" "codex-was-here" "$(cat marker.txt 2>/dev/null)"
     res=$(results)
     check "exec_command's output reached the model" "ran-it" "$res"
+    check "search_tools named the tool as Codex shows it" \
+        '"client_name":"mcp__vthost__mcp__slow__get_sum"' "$res"
     check "the hyphen-named provider tool ran" "The sum of 2 and 3 is 5." "$res"
     check_eq "the model got no error result" "" "$(jq -r 'select(.isError == true) | .result' "$T/model.log")"
     ((fails)) && show_log

@@ -81,6 +81,10 @@ static int fake_call(const call_request *req, call_result *r)
     }
     atomic_fetch_add(&runs, 1);
     cJSON_AddBoolToObject(r->response, "ran", 1);
+    if (req->fe && req->fe->client_name)
+        cJSON_AddStringToObject(r->response, "client", req->fe->client_name);
+    if (req->fe && req->fe->client_version)
+        cJSON_AddStringToObject(r->response, "client_version", req->fe->client_version);
     return 0;
 }
 
@@ -283,12 +287,44 @@ static void test_log_level_per_request(void **st)
     mcp_server_free(s);
 }
 
+/* A 2026-07-28 call's client is the one its own _meta names, whatever an
+ * earlier request said. */
+static void test_client_info_per_request(void **st)
+{
+    (void)st;
+    mcp_server *s = server();
+#define CLIENT_CALL                                                                                \
+    "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"plain\","       \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                          \
+    "\"io.modelcontextprotocol/clientCapabilities\":{}%s}}}"
+    const char *infos[] = {
+        ",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"claude-code\",\"version\":\"2.1\"}",
+        ",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"other\",\"version\":\"9\"}", ""};
+    const char *want[] = {"claude-code", "other", NULL};
+    for (int i = 0; i < 3; i++) {
+        char *j = NULL;
+        assert_true(asprintf(&j, CLIENT_CALL, i + 1, infos[i]) > 0);
+        handle(s, j, NULL, NULL);
+        free(j);
+        const cJSON *sc = cJSON_GetObjectItem(out[nout - 1].payload, "structuredContent");
+        const char *got = cJSON_GetStringValue(cJSON_GetObjectItem(sc, "client"));
+        if (want[i])
+            assert_string_equal(got, want[i]);
+        else
+            assert_null(got);
+        reset();
+    }
+    mcp_server_end(s);
+    mcp_server_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_and_versions),
         cmocka_unit_test(test_input_required_bound_to_principal),
         cmocka_unit_test(test_log_level_per_request),
+        cmocka_unit_test(test_client_info_per_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,12 @@ static int fake_call(const call_request *req, call_result *out)
         big[n] = 0;
         cJSON_AddStringToObject(out->response, "output", big);
         free(big);
+    } else if (strcmp(t, "who") == 0) {
+        /* the client as the call sees it (vt_host_api.call_client_info) */
+        if (req->fe->client_name)
+            cJSON_AddStringToObject(out->response, "name", req->fe->client_name);
+        if (req->fe->client_version)
+            cJSON_AddStringToObject(out->response, "version", req->fe->client_version);
     } else if (strcmp(t, "expand") == 0) {
         out->list_changed = 1;
     } else if (strcmp(t, "log") == 0) {
@@ -742,6 +748,98 @@ static void test_relay_caps_without_capabilities(void **state)
     cJSON_Delete(m);
 }
 
+/* Each call carries the clientInfo of the session's initialize; a new
+ * initialize names the client of later calls, and a client that gave
+ * none leaves them unnamed. */
+static void test_client_info(void **state)
+{
+    (void)state;
+    const char *who = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"who\"}}";
+    send_line(who);
+    cJSON *m = must_recv();
+    assert_null(get(m, "result.structuredContent.name"));
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"claude-code\",\"version\":\"2.1.332\"}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_string_equal(get(m, "result.structuredContent.name")->valuestring, "claude-code");
+    assert_string_equal(get(m, "result.structuredContent.version")->valuestring, "2.1.332");
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"codex-mcp-client\"}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_string_equal(get(m, "result.structuredContent.name")->valuestring, "codex-mcp-client");
+    assert_null(get(m, "result.structuredContent.version"));
+    cJSON_Delete(m);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}");
+    cJSON_Delete(must_recv());
+    send_line(who);
+    m = must_recv();
+    assert_null(get(m, "result.structuredContent.name"));
+    cJSON_Delete(m);
+}
+
+/* A call run as a task: answered with the task at once, its result
+ * taken with tasks/result; a cancelled task's tool sees the cancel. */
+static void test_tasks(void **state)
+{
+    (void)state;
+    init_with("{}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"echo\",\"arguments\":{\"x\":1},\"task\":{\"ttl\":5000}}}");
+    cJSON *m = must_recv();
+    const cJSON *tid = get(m, "result.task.taskId");
+    assert_non_null(tid);
+    char id[64];
+    snprintf(id, sizeof id, "%s", tid->valuestring);
+    assert_int_equal(get(m, "result.task.ttl")->valueint, 5000);
+    cJSON_Delete(m);
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/result\",\"params\":{\"taskId\":\"%s\"}}",
+             id);
+    send_line(line);
+    m = must_recv();
+    assert_int_equal(get(m, "id")->valueint, 2);
+    assert_int_equal(get(m, "result.structuredContent.echo.x")->valueint, 1);
+    const cJSON *rel = cJSON_GetObjectItem(get(m, "result._meta"),
+                                           "io.modelcontextprotocol/related-task");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(rel, "taskId")), id);
+    cJSON_Delete(m);
+
+    atomic_store(&slow_done, 0);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"slow\",\"task\":{}}}");
+    m = must_recv();
+    snprintf(id, sizeof id, "%s", get(m, "result.task.taskId")->valuestring);
+    cJSON_Delete(m);
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/result\",\"params\":{\"taskId\":\"%s\"}}",
+             id);
+    send_line(line); /* waits */
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tasks/cancel\",\"params\":{\"taskId\":\"%s\"}}",
+             id);
+    send_line(line);
+    m = must_recv();
+    assert_int_equal(get(m, "id")->valueint, 5);
+    assert_string_equal(get(m, "result.status")->valuestring, "cancelled");
+    cJSON_Delete(m);
+    m = must_recv();
+    assert_int_equal(get(m, "id")->valueint, 4);
+    assert_true(cJSON_IsTrue(get(m, "result.isError")));
+    cJSON_Delete(m);
+    assert_int_equal(atomic_load(&slow_done), 2);
+}
+
 static void test_logging(void **state)
 {
     (void)state;
@@ -822,6 +920,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel_while_prompting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relay_caps_without_capabilities, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_info, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tasks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_logging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line, setup, teardown),
     };

@@ -31,12 +31,14 @@ static int teardown(void **state)
     return test_host_close(g_ws);
 }
 
-/* One search_tools call; the response is the caller's. */
-static cJSON *search(const char *json, call_status want, int *list_changed)
+/* One search_tools call from the client `fe` describes (NULL: none, as
+ * the CLI); the response is the caller's. */
+static cJSON *search_from(const char *json, const frontend *fe, call_status want,
+                          int *list_changed)
 {
     cJSON *args = cJSON_Parse(json);
     assert_non_null(args);
-    call_request req = {.tool = "search_tools", .args = args};
+    call_request req = {.tool = "search_tools", .args = args, .fe = fe};
     call_result r = {0};
     assert_int_equal(pipeline_call(&req, &r), 0);
     if (r.status != want)
@@ -48,6 +50,11 @@ static cJSON *search(const char *json, call_status want, int *list_changed)
     call_result_free(&r);
     cJSON_Delete(args);
     return resp;
+}
+
+static cJSON *search(const char *json, call_status want, int *list_changed)
+{
+    return search_from(json, NULL, want, list_changed);
 }
 
 static int listed_has(const char *name, size_t *pos)
@@ -242,6 +249,60 @@ static void concurrent_searches_are_consistent(void **state)
     assert_true(listed_has("browser_navigate", NULL) || listed_has("browser_screenshot", NULL));
 }
 
+/* Every result's client_name for the client `client`: the listed name
+ * with the client's prefix; NULL entries where none was given.  Returns
+ * the response's client_names note (or NULL), the response in *resp. */
+static const char *client_names(const char *client, cJSON **resp)
+{
+    frontend fe = {.client_name = client, .client_version = client ? "1.0" : NULL};
+    *resp = search_from("{\"query\":\"run a shell command\",\"limit\":3,\"detail_level\":\"name\"}",
+                        &fe, CALL_OK, NULL);
+    return cJSON_GetStringValue(cJSON_GetObjectItem(*resp, "client_names"));
+}
+
+static void results_name_tools_as_the_client_shows_them(void **state)
+{
+    (void)state;
+    const vt_host_api *api = host_api();
+    assert_true(VT_HAS(api, call_client_info));
+    const char *n = "x", *v = "x";
+    assert_int_equal(api->call_client_info(NULL, &n, &v), VT_ERR_NOT_FOUND);
+    assert_null(n);
+    assert_null(v);
+
+    const char *clients[] = {"claude-code", "codex-mcp-client"};
+    const char *labels[] = {"Claude Code shows", "Codex shows"};
+    for (int k = 0; k < 2; k++) {
+        cJSON *r;
+        const char *note = client_names(clients[k], &r);
+        assert_non_null(note);
+        assert_non_null(strstr(note, labels[k]));
+        assert_non_null(strstr(note, "if added as `vthost`"));
+        const cJSON *t;
+        int seen = 0;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools"))
+        {
+            char want[128];
+            snprintf(want, sizeof want, "mcp__vthost__%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")));
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(t, "client_name")), want);
+            seen++;
+        }
+        assert_true(seen > 0);
+        cJSON_Delete(r);
+    }
+    /* a client not known to prefix, and no client at all: names only */
+    const char *others[] = {"cursor-vscode", NULL};
+    for (int k = 0; k < 2; k++) {
+        cJSON *r;
+        assert_null(client_names(others[k], &r));
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItem(r, "tools"))
+            assert_null(cJSON_GetObjectItem(t, "client_name"));
+        cJSON_Delete(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +311,7 @@ int main(void)
         cmocka_unit_test(blank_query_is_refused_before_running),
         cmocka_unit_test(code_search_is_never_in_the_default_catalog),
         cmocka_unit_test(concurrent_searches_are_consistent),
+        cmocka_unit_test(results_name_tools_as_the_client_shows_them),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
