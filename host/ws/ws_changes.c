@@ -2,10 +2,12 @@
 #include "ws_changes.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
@@ -41,12 +43,21 @@ static size_t nrows(void)
     return n;
 }
 
-static void stamp_of(const char *root, const char *rel, stamp *s)
+/* `rel` below the root open at `rootfd`, or by its path when the root
+ * could not be opened (never "absent" for want of a descriptor: a row
+ * absent before and present after is set aside). */
+static void stamp_of(int rootfd, const char *root, const char *rel, stamp *s)
 {
+    if (rootfd >= 0) {
+        ws_stamp_take_at(rootfd, rel, &s->s);
+        return;
+    }
     char *p = str_printf("%s/%s", root, rel);
     ws_stamp_take(p, &s->s);
     free(p);
 }
+
+static int root_open(const char *root) { return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC); }
 
 /* 1 when a path subject of the call is the row or lies inside it. */
 static int exempted(const char *root, const char *rel, const vt_subjects *s)
@@ -86,10 +97,13 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
             free(c);
             return VT_ERR_NOMEM;
         }
+        int rfd = root_open(root);
         for (size_t i = 0; i < n; i++) {
-            stamp_of(root, ws_conftab[i].path, &c->rows[i]);
+            stamp_of(rfd, root, ws_conftab[i].path, &c->rows[i]);
             c->rows[i].exempt = exempted(root, ws_conftab[i].path, exempt);
         }
+        if (rfd >= 0)
+            close(rfd);
     }
     ws_index *ix = ws_index_current();
     if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS | WS_CH_ARMED)) &&
@@ -117,11 +131,12 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
 static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
 {
     const char *gone_dir = NULL;
+    int rfd = root_open(c->root);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
         const stamp *was = &c->rows[i];
         stamp now = {0};
-        stamp_of(c->root, r->path, &now);
+        stamp_of(rfd, c->root, r->path, &now);
         if (!now.s.exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
@@ -140,6 +155,8 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         if (r->kind == WS_CONF_DIR)
             gone_dir = r->path;
     }
+    if (rfd >= 0)
+        close(rfd);
 }
 
 void ws_changes_set_writer(ws_changes *c, const char *writer)

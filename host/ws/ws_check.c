@@ -293,12 +293,19 @@ static void config_base(void)
     }
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
+    int rfd = open(cs.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     for (size_t i = 0; i < n; i++) {
-        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
         struct stat st;
+        if (rfd >= 0) {
+            b[i] = fstatat(rfd, ws_conftab[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+            continue;
+        }
+        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
         b[i] = !path || lstat(path, &st) == 0;
         free(path);
     }
+    if (rfd >= 0)
+        close(rfd);
 }
 
 static void late_toml(char **report)

@@ -18,6 +18,9 @@ typedef struct ws_stamp {
 
 /* Stamp `path`; a path that cannot be stamped counts as absent. */
 void ws_stamp_take(const char *path, ws_stamp *s);
+/* The same for `rel` below the directory open at `dirfd` (no path to
+ * build: the table's rows are stamped around every call). */
+void ws_stamp_take_at(int dirfd, const char *rel, ws_stamp *s);
 
 /* 1 when both stamps say the same (both absent included). */
 int ws_stamp_same(const ws_stamp *a, const ws_stamp *b);
