@@ -159,6 +159,21 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         close(rfd);
 }
 
+int ws_changes_table_moved(const ws_changes *c)
+{
+    if (!c || !(c->what & WS_CH_TABLE))
+        return 0;
+    int rfd = root_open(c->root), moved = 0;
+    for (size_t i = 0; !moved && ws_conftab[i].path; i++) {
+        stamp now = {0};
+        stamp_of(rfd, c->root, ws_conftab[i].path, &now);
+        moved = !ws_stamp_same(&c->rows[i].s, &now.s);
+    }
+    if (rfd >= 0)
+        close(rfd);
+    return moved;
+}
+
 void ws_changes_set_writer(ws_changes *c, const char *writer)
 {
     if (c && writer)

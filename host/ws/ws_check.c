@@ -646,6 +646,13 @@ void ws_check_changed(void)
         late_toml(&cs.pending);
         if (cs.based)
             config_check(&cs.pending);
+        /* a table entry changed after its call returned: judged now, not
+         * when the user may already have opened the IDE (hook files and
+         * repositories, which only the full judgement reads, wait for it) */
+        if (!cs.inflight && ws_changes_table_moved(cs.sess)) {
+            sess_judge_locked();
+            sess_begin_locked();
+        }
     }
     pthread_mutex_unlock(&cs.mu);
 }

@@ -6,7 +6,8 @@ an existing `.vscode/tasks.json` gets a payload task, the workspace's own
 directory gets a payload line, all after the call that started the
 session returned.  The host must judge it when the session ends (the
 report in the next call's result), or at the next call while the session
-still runs: the tasks.json is set aside and named, the hook is set aside,
+still runs (a table entry as soon as the workspace index sees it): the
+tasks.json is set aside and named, the hook is set aside,
 and the user's own `git status` afterwards (outside any sandbox) runs no
 fsmonitor (a marker file that must not appear).  All is checked before
 vthost exits (its exit runs a check of its own).
@@ -193,6 +194,8 @@ sid = r.get("session_id")
 ok("running: the call returns while its session runs", sid is not None, json.dumps(r)[:300])
 ok("running: the session changed the entries after its call returned",
    wait_for(lambda: os.path.exists(os.path.join(ws, ".changed")), 30))
+ok("running: the changed tasks.json is set aside as the index sees it, before any call",
+   wait_for(lambda: mark.encode() not in read(os.path.join(ws, ".vscode", "tasks.json")), 10))
 r2 = S.tool("exec_command", {"cmd": "true", "yield_time_ms": 5000})
 text = json.dumps(r2)
 judge("running", ws, mark, text)
