@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +377,50 @@ int gitneutral_each(const char *text, size_t len, gitneutral_key_fn fn, void *ct
     }
     free(st.cur_sub);
     return bad ? VT_ERR_INVALID : VT_OK;
+}
+
+static int read_small(int dirfd_, const char *name, char **text, size_t *len);
+
+/* The digest of the keys the allow-list would remove, in order: a
+ * change of what runs programs, not of what git itself writes. */
+typedef struct run_digest {
+    uint64_t h;
+} run_digest;
+
+static void digest_mix(run_digest *d, const char *s)
+{
+    for (const char *p = s ? s : "\x01"; *p; p++)
+        d->h = (d->h ^ (unsigned char)*p) * 1099511628211u;
+    d->h = (d->h ^ 0xff) * 1099511628211u;
+}
+
+static void digest_key(void *ctx, const char *section, const char *sub, const char *key,
+                       const char *value)
+{
+    if (keep(section, sub, key, value))
+        return;
+    run_digest *d = ctx;
+    digest_mix(d, section);
+    digest_mix(d, sub);
+    digest_mix(d, key);
+    digest_mix(d, value);
+}
+
+int gitneutral_run_digest(const char *path, uint64_t *out)
+{
+    *out = 0;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_small(AT_FDCWD, path, &text, &len);
+    if (rc == -ENOENT)
+        return VT_OK;
+    if (rc != 0)
+        return rc == VT_ERR_NOMEM ? rc : VT_ERR_INVALID;
+    run_digest d = {1469598103934665603u};
+    rc = gitneutral_each(text, len, digest_key, &d);
+    free(text);
+    *out = d.h;
+    return rc;
 }
 
 /* ---- moves --------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #define VTHOST_WS_GITNEUTRAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Filter the text of a git config file.  Returns 1 when something was
  * removed (*out is then the configuration to write, canonical form,
@@ -29,6 +30,14 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed);
 typedef void (*gitneutral_key_fn)(void *ctx, const char *section, const char *sub, const char *key,
                                   const char *value);
 int gitneutral_each(const char *text, size_t len, gitneutral_key_fn fn, void *ctx);
+
+/* A digest of the keys of the git config file at `path` that the
+ * allow-list would remove (the ones that name programs), with their
+ * values, in order: 0 or VT_ERR_INVALID (unreadable, too large or
+ * outside the subset this reads), VT_ERR_NOMEM; *out is 0 for a
+ * missing file.  Two digests that differ mean a program git runs may
+ * have changed. */
+int gitneutral_run_digest(const char *path, uint64_t *out);
 
 /* Neutralise the git directory open at `gitfd` (a directory; borrowed):
  * hooks moved and config files (config, config.worktree) rewritten, the

@@ -179,9 +179,11 @@ int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out)
     if (!a)
         return VT_ERR_NOMEM;
     int rc = writes ? path_subjects_add(a, s) : VT_OK;
-    /* a command's repositories are judged by ws_check.h below the
-     * sandbox's writable roots; the table and links here */
-    int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | (writes ? WS_CH_GITDIRS : 0);
+    /* a command's new repositories are judged by ws_check.h below the
+     * sandbox's writable roots; the table, links and the repositories
+     * that were there (writable to commands where the sandbox has no
+     * mount namespaces) here */
+    int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | WS_CH_ARMED | (writes ? WS_CH_GITDIRS : 0);
     int crc = ws_changes_begin(root_dir, what, writes ? s : NULL, &a->ch);
     *out = a;
     return rc != VT_OK ? rc : crc;

@@ -19,9 +19,10 @@
  *   git directories it made or armed are neutralised even when it
  *   declared no path.
  * A tool that executes commands (VT_EFFECT_EXECUTES) is judged for the
- * table and the links; the repositories its commands make are judged by
- * the host's check of what sessions leave (ws_check.h), in the same flow
- * (call/pipeline.c). */
+ * table, the links, hook files and the repositories that were there
+ * (their config and hooks: ws_armed.h); the repositories its commands
+ * make are judged by the host's check of what sessions leave
+ * (ws_check.h), in the same flow (call/pipeline.c). */
 #ifndef VTHOST_WS_AFTER_H
 #define VTHOST_WS_AFTER_H
 

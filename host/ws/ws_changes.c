@@ -2,24 +2,25 @@
 #include "ws_changes.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
+#include "ws_armed.h"
 #include "ws_conftab.h"
 #include "ws_gitconf.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
+#include "ws_stamp.h"
 
 typedef struct stamp {
-    int exists, exempt;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
+    ws_stamp s;
+    int exempt;
 } stamp;
 
 struct ws_changes {
@@ -30,6 +31,8 @@ struct ws_changes {
     int marked;                /* the index was there to mark */
     cJSON *repos;              /* the repositories the index knew before the call */
     const vt_subjects *exempt; /* the call's path subjects (borrowed) */
+    ws_armed *armed;           /* WS_CH_ARMED's stamps */
+    const char *writer;        /* who made the changes, for the reasons */
 };
 
 static size_t nrows(void)
@@ -40,27 +43,21 @@ static size_t nrows(void)
     return n;
 }
 
-static void stamp_of(const char *root, const char *rel, stamp *s)
+/* `rel` below the root open at `rootfd`, or by its path when the root
+ * could not be opened (never "absent" for want of a descriptor: a row
+ * absent before and present after is set aside). */
+static void stamp_of(int rootfd, const char *root, const char *rel, stamp *s)
 {
-    char *p = str_printf("%s/%s", root, rel);
-    struct stat st;
-    s->exists = p && lstat(p, &st) == 0;
-    if (s->exists) {
-        s->dev = st.st_dev;
-        s->ino = st.st_ino;
-        s->size = st.st_size;
-        s->mtime = st.st_mtim;
-        s->ctime = st.st_ctim;
+    if (rootfd >= 0) {
+        ws_stamp_take_at(rootfd, rel, &s->s);
+        return;
     }
+    char *p = str_printf("%s/%s", root, rel);
+    ws_stamp_take(p, &s->s);
     free(p);
 }
 
-static int same(const stamp *a, const stamp *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-           a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
-}
+static int root_open(const char *root) { return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC); }
 
 /* 1 when a path subject of the call is the row or lies inside it. */
 static int exempted(const char *root, const char *rel, const vt_subjects *s)
@@ -92,6 +89,7 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
         return VT_ERR_NOMEM;
     c->root = root;
     c->what = what;
+    c->writer = "the call";
     c->exempt = exempt;
     if (what & WS_CH_TABLE) {
         size_t n = nrows();
@@ -99,18 +97,30 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
             free(c);
             return VT_ERR_NOMEM;
         }
+        int rfd = root_open(root);
         for (size_t i = 0; i < n; i++) {
-            stamp_of(root, ws_conftab[i].path, &c->rows[i]);
+            stamp_of(rfd, root, ws_conftab[i].path, &c->rows[i]);
             c->rows[i].exempt = exempted(root, ws_conftab[i].path, exempt);
         }
+        if (rfd >= 0)
+            close(rfd);
     }
     ws_index *ix = ws_index_current();
-    if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS)) &&
+    if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS | WS_CH_ARMED)) &&
         ws_index_refresh(ix, 1, NULL) == VT_OK) {
         c->mark = ws_index_mark(ix).seq;
         c->marked = 1;
         if (what & WS_CH_GITDIRS)
             c->repos = ws_index_repositories(ix, &(int){0});
+    }
+    if (ix && (what & WS_CH_ARMED)) {
+        cJSON *repos = c->repos ? NULL : ws_index_repositories(ix, &(int){0});
+        int rc = ws_armed_begin(c->repos ? c->repos : repos, &c->armed);
+        cJSON_Delete(repos);
+        if (rc != VT_OK) {
+            ws_changes_end(c, NULL, NULL, &(const char *){NULL});
+            return rc;
+        }
     }
     *out = c;
     return VT_OK;
@@ -121,22 +131,23 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
 static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
 {
     const char *gone_dir = NULL;
+    int rfd = root_open(c->root);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
         const stamp *was = &c->rows[i];
         stamp now = {0};
-        stamp_of(c->root, r->path, &now);
-        if (!now.exists || was->exempt)
+        stamp_of(rfd, c->root, r->path, &now);
+        if (!now.s.exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
         if (gone_dir && !strncmp(r->path, gone_dir, gl) && r->path[gl] == '/')
             continue;
-        int made = !was->exists, changed = was->exists && !same(was, &now);
+        int made = !was->s.exists, changed = was->s.exists && !ws_stamp_same(&was->s, &now.s);
         if (r->kind == WS_CONF_DIR ? !made : !(made || changed))
             continue;
         char *abs = str_printf("%s/%s", c->root, r->path);
-        char *why = str_printf("was %s by the call (%s reads it and may start programs from it)",
-                               made ? "made" : "changed", r->who);
+        char *why = str_printf("was %s by %s (%s reads it and may start programs from it)",
+                               made ? "made" : "changed", c->writer, r->who);
         if (abs && why)
             fn(ctx, WS_FOUND_ASIDE, abs, why);
         free(abs);
@@ -144,6 +155,29 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         if (r->kind == WS_CONF_DIR)
             gone_dir = r->path;
     }
+    if (rfd >= 0)
+        close(rfd);
+}
+
+int ws_changes_table_moved(const ws_changes *c)
+{
+    if (!c || !(c->what & WS_CH_TABLE))
+        return 0;
+    int rfd = root_open(c->root), moved = 0;
+    for (size_t i = 0; !moved && ws_conftab[i].path; i++) {
+        stamp now = {0};
+        stamp_of(rfd, c->root, ws_conftab[i].path, &now);
+        moved = !ws_stamp_same(&c->rows[i].s, &now.s);
+    }
+    if (rfd >= 0)
+        close(rfd);
+    return moved;
+}
+
+void ws_changes_set_writer(ws_changes *c, const char *writer)
+{
+    if (c && writer)
+        c->writer = writer;
 }
 
 int ws_changes_git_reaches(const char *dir)
@@ -316,6 +350,17 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
                 "outside repository or a bare repository it made may have been missed";
 }
 
+typedef struct found_to {
+    ws_found_fn fn;
+    void *ctx;
+} found_to;
+
+static void armed_found(void *ctx, const char *gitdir)
+{
+    found_to *f = ctx;
+    f->fn(f->ctx, WS_FOUND_GITDIR, gitdir, NULL);
+}
+
 void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
 {
     *note = NULL;
@@ -325,6 +370,10 @@ void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
         table_end(c, fn, ctx);
     if (fn && (c->what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS)))
         log_end(c, fn, ctx, note);
+    /* last: the hook directories above were judged by the configuration
+     * as it was */
+    found_to f = {fn, ctx};
+    ws_armed_end(c->armed, fn ? armed_found : NULL, &f);
     free(c->rows);
     cJSON_Delete(c->repos);
     free(c);

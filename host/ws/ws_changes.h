@@ -1,8 +1,8 @@
 /* What a call changed in the workspace, found from the workspace itself
  * rather than from what the call said it would touch (its path
  * subjects): a command, write_stdin or a plugin tool that declares no
- * path is judged as closely as apply_patch.  Three finders, chosen by
- * the caller:
+ * path is judged as closely as apply_patch.  The finders, chosen by the
+ * caller:
  * - WS_CH_TABLE: the configuration table's rows (ws_conftab.h), stamped
  *   (device, inode, size, modification and change times) before the call
  *   and compared after it: a directory row that appeared, an entry row
@@ -20,7 +20,10 @@
  * - WS_CH_HOOKS: entries the change log names inside a hook directory or
  *   an included config file that a repository's configuration names
  *   (ws_gitconf.h), except what the call named as a path subject (the
- *   permission engine asked for those).
+ *   permission engine asked for those);
+ * - WS_CH_ARMED: git directories the index knew before whose config,
+ *   config.worktree, commondir or hooks were changed (ws_armed.h): the
+ *   index does not look inside git directories.
  * The finders only find; the after-call check (ws_after.c) sets aside
  * and neutralises, and names everything in the call's result. */
 #ifndef VTHOST_WS_CHANGES_H
@@ -28,7 +31,13 @@
 
 #include <vthost/plugin.h>
 
-enum ws_changes_what { WS_CH_TABLE = 1, WS_CH_LINKS = 2, WS_CH_GITDIRS = 4, WS_CH_HOOKS = 8 };
+enum ws_changes_what {
+    WS_CH_TABLE = 1,
+    WS_CH_LINKS = 2,
+    WS_CH_GITDIRS = 4,
+    WS_CH_HOOKS = 8,
+    WS_CH_ARMED = 16
+};
 enum ws_found_kind {
     WS_FOUND_ASIDE = 1, /* set aside the entry at `abs`, because `why` */
     WS_FOUND_GITDIR = 2 /* neutralise the git directory at `abs` */
@@ -42,6 +51,14 @@ typedef struct ws_changes ws_changes;
  * permission engine and are left to that answer.  *out is NULL when
  * there is nothing to find. */
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out);
+
+/* Who the reasons name as having made the changes (static; "the call"
+ * unless set). */
+void ws_changes_set_writer(ws_changes *c, const char *writer);
+
+/* 1 when a row of the table (WS_CH_TABLE) is not as stamped at the
+ * start: worth judging now. */
+int ws_changes_table_moved(const ws_changes *c);
 
 typedef void (*ws_found_fn)(void *ctx, int kind, const char *abs, const char *why);
 

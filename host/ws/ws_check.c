@@ -15,6 +15,8 @@
 #include <vthost/plugin.h>
 #include "beneath.h"
 #include "strutil.h"
+#include "ws_after.h"
+#include "ws_changes.h"
 #include "ws_conftab.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
@@ -43,10 +45,11 @@ typedef struct check_state {
     size_t ncfg;
     uint64_t mark; /* the index's change mark then */
     int marked, based;
-    int live;      /* sandboxed sessions whose process tree runs */
-    int inflight;  /* writing calls under way */
-    int owed;      /* a session ran that no check has covered yet */
-    char *pending; /* reports no call has shown yet */
+    int live;         /* sandboxed sessions whose process tree runs */
+    int inflight;     /* writing calls under way */
+    int owed;         /* a session ran that no check has covered yet */
+    char *pending;    /* reports no call has shown yet */
+    ws_changes *sess; /* what sessions change after their call returned */
 } check_state;
 
 static check_state cs = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -290,12 +293,19 @@ static void config_base(void)
     }
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
+    int rfd = open(cs.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     for (size_t i = 0; i < n; i++) {
-        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
         struct stat st;
+        if (rfd >= 0) {
+            b[i] = fstatat(rfd, ws_conftab[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+            continue;
+        }
+        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
         b[i] = !path || lstat(path, &st) == 0;
         free(path);
     }
+    if (rfd >= 0)
+        close(rfd);
 }
 
 static void late_toml(char **report)
@@ -437,6 +447,51 @@ static void take_pending(char **report)
     }
 }
 
+/* ---- what a session changes after its call returned ----------------------- */
+
+/* The table's entries, links, hook files and the repositories that were
+ * there are judged as a call's after-check judges them (ws_changes.h),
+ * over the time no call's check covers: from the end of the last writing
+ * call while a session still runs, to the start of the next writing call
+ * or a session's end (cs.mu held throughout). */
+static void sess_find(void *fctx, ws_found_fn fn, void *ctx)
+{
+    const char *note = NULL;
+    ws_changes_end(fctx, fn, ctx, &note);
+    if (note)
+        append_once(&cs.pending, note);
+}
+
+static void sess_judge_locked(void)
+{
+    ws_changes *c = cs.sess;
+    if (!c)
+        return;
+    cs.sess = NULL;
+    char *report = NULL;
+    if (ws_after_act(cs.root, sess_find, c, &report) < 0)
+        ws_changes_end(c, NULL, NULL, &(const char *){NULL}); /* never given to sess_find */
+    append(&cs.pending, report);
+    free(report);
+}
+
+static void sess_begin_locked(void)
+{
+    if (cs.sess || !cs.root || !cs.sandboxed || !cs.live || cs.inflight)
+        return;
+    int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | WS_CH_ARMED;
+    if (ws_changes_begin(cs.root, what, NULL, &cs.sess) != VT_OK)
+        append_once(&cs.pending, "out of memory: what a command session changes after its call "
+                                 "returned is judged only when it ends");
+    ws_changes_set_writer(cs.sess, "a command session after its call returned");
+}
+
+static void sess_drop_locked(void)
+{
+    ws_changes_end(cs.sess, NULL, NULL, &(const char *){NULL});
+    cs.sess = NULL;
+}
+
 /* ---- the interface ---------------------------------------------------------- */
 
 static void roots_free_locked(void)
@@ -469,6 +524,7 @@ void ws_check_close(char **report)
     *report = NULL;
     pthread_mutex_lock(&cs.mu);
     late_toml(&cs.pending);
+    sess_drop_locked();
     take_pending(report);
     roots_free_locked();
     free(cs.base);
@@ -525,6 +581,8 @@ void ws_check_call_start(int mutates, char **report)
 {
     *report = NULL;
     pthread_mutex_lock(&cs.mu);
+    /* what running sessions changed since the last call: not this call's */
+    sess_judge_locked();
     if (cs.nroots && !cs.live && !cs.inflight && (cs.sandboxed || mutates)) {
         /* what sessions that ended unchecked left, then this call's
          * baseline */
@@ -549,6 +607,9 @@ void ws_check_call_end(int mutates, char **report)
         full_locked(0);
     else
         late_toml(&cs.pending); /* an escalated command: what it made was approved */
+    /* this call's own changes were judged (ws_after.h); sessions that
+     * still run are followed from here */
+    sess_begin_locked();
     take_pending(report);
     pthread_mutex_unlock(&cs.mu);
 }
@@ -568,8 +629,10 @@ void ws_check_session_ended(char **report)
     pthread_mutex_lock(&cs.mu);
     if (cs.live > 0)
         cs.live--;
+    sess_judge_locked();
     if (cs.sandboxed)
         full_locked(1);
+    sess_begin_locked(); /* the others that still run */
     take_pending(report);
     pthread_mutex_unlock(&cs.mu);
 }
@@ -583,6 +646,13 @@ void ws_check_changed(void)
         late_toml(&cs.pending);
         if (cs.based)
             config_check(&cs.pending);
+        /* a table entry changed after its call returned: judged now, not
+         * when the user may already have opened the IDE (hook files and
+         * repositories, which only the full judgement reads, wait for it) */
+        if (!cs.inflight && ws_changes_table_moved(cs.sess)) {
+            sess_judge_locked();
+            sess_begin_locked();
+        }
     }
     pthread_mutex_unlock(&cs.mu);
 }

@@ -23,7 +23,16 @@
  * The baseline is taken when no sandboxed session runs and no other
  * writing call is under way (and when the check is armed); while one
  * does it stays, so that what a session makes after its call returned
- * still counts as new when that session ends.  Thread-safe. */
+ * still counts as new when that session ends.
+ *
+ * What a session changes after its call returned is judged over the
+ * session's window: from the end of the last writing call while a
+ * session still runs (ws_changes.h: the table's stamps, the change log,
+ * the existing repositories' config and hooks) to the next writing
+ * call's start or a session's end, where table entries it made or
+ * changed, hook files it wrote and links it made are set aside and
+ * repositories it armed neutralised, as a call's own after-check does
+ * (ws_after.h) for the call's time.  Thread-safe. */
 #ifndef VTHOST_WS_CHECK_H
 #define VTHOST_WS_CHECK_H
 
@@ -50,7 +59,8 @@ void ws_check_session_started(void);
 void ws_check_session_ended(char **report);
 
 /* The workspace index logged changes (serve): while a session runs, the
- * root's configuration names and vtcode.toml are judged at once. */
+ * root's configuration names and vtcode.toml are judged at once, and so
+ * is the session's window (below) when a table entry changed. */
 void ws_check_changed(void);
 
 #endif

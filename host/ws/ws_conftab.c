@@ -9,7 +9,14 @@
  * opencode (opencode.json, opencode.jsonc, .opencode/ plugins), Zed
  * (.zed/settings.json context servers, .zed/tasks.json, .zed/debug.json),
  * Kiro (.kiro/settings/mcp.json, .kiro/hooks/), Amazon Q
- * (.amazonq/mcp.json). */
+ * (.amazonq/mcp.json).  Git hook managers whose installed hook reads its
+ * configuration from the work tree each time the user commits: lefthook
+ * (lefthook.dev/configuration: lefthook and .lefthook, -local merged in,
+ * as yml, yaml, toml, json or jsonc, the undotted ones also under
+ * .config/; scripts in .lefthook/ and .lefthook-local/), pre-commit
+ * (.pre-commit-config.yaml), overcommit (.overcommit.yml), CaptainHook
+ * (captainhook.json); husky's .husky/ is the hook directory
+ * core.hooksPath names (ws_gitconf.h). */
 #include "ws_conftab.h"
 
 #include <string.h>
@@ -29,6 +36,8 @@ const ws_conf_row ws_conftab[] = {
     {".zed", WS_CONF_DIR, "Zed"},
     {".kiro", WS_CONF_DIR, "Kiro"},
     {".amazonq", WS_CONF_DIR, "Amazon Q"},
+    {".lefthook", WS_CONF_DIR, "lefthook"},
+    {".lefthook-local", WS_CONF_DIR, "lefthook"},
     {".mcp.json", WS_CONF_ENTRY, "Claude Code"},
     {".devcontainer.json", WS_CONF_ENTRY, "dev containers"},
     {".roomodes", WS_CONF_ENTRY, "Roo Code"},
@@ -59,6 +68,39 @@ const ws_conf_row ws_conftab[] = {
     {".kiro/settings", WS_CONF_ENTRY, "Kiro"},
     {".kiro/hooks", WS_CONF_ENTRY, "Kiro"},
     {".amazonq/mcp.json", WS_CONF_ENTRY, "Amazon Q"},
+    {"lefthook.yml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook.yaml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook.toml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook.json", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook-local.yml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook-local.yaml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook-local.toml", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook-local.json", WS_CONF_ENTRY, "lefthook"},
+    {"lefthook-local.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook.yml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook.yaml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook.toml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook.json", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook-local.yml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook-local.yaml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook-local.toml", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook-local.json", WS_CONF_ENTRY, "lefthook"},
+    {".lefthook-local.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook.yml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook.yaml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook.toml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook.json", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook-local.yml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook-local.yaml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook-local.toml", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook-local.json", WS_CONF_ENTRY, "lefthook"},
+    {".config/lefthook-local.jsonc", WS_CONF_ENTRY, "lefthook"},
+    {".pre-commit-config.yaml", WS_CONF_ENTRY, "pre-commit"},
+    {".overcommit.yml", WS_CONF_ENTRY, "overcommit"},
+    {"captainhook.json", WS_CONF_ENTRY, "CaptainHook"},
     {NULL, 0, NULL},
 };
 

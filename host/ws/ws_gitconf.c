@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,12 +69,32 @@ static int stamp_same(const conf_stamp *s)
 
 /* `value` as git takes a path: "~/" from $HOME, relative from `base`;
  * canonical where it exists, else lexically tidied (malloc'd), or NULL. */
+/* `~user/rest` as git expands it: that user's home directory from the
+ * password database (NULL when there is no such user). */
+static char *user_home(const char *value)
+{
+    const char *slash = strchr(value, '/');
+    size_t n = slash ? (size_t)(slash - value) - 1 : 0;
+    char name[256], buf[4096];
+    if (!slash || !n || n >= sizeof name)
+        return NULL;
+    memcpy(name, value + 1, n);
+    name[n] = '\0';
+    struct passwd pw, *found = NULL;
+    if (getpwnam_r(name, &pw, buf, sizeof buf, &found) != 0 || !found || !pw.pw_dir ||
+        pw.pw_dir[0] != '/')
+        return NULL;
+    return str_printf("%s%s", pw.pw_dir, slash);
+}
+
 static char *resolve(const char *value, const char *base)
 {
     const char *home = getenv("HOME");
     char *p = NULL;
     if (!strncmp(value, "~/", 2))
         p = home && home[0] == '/' ? str_printf("%s/%s", home, value + 2) : NULL;
+    else if (value[0] == '~')
+        p = user_home(value);
     else if (value[0] == '/')
         p = strdup(value);
     else if (value[0] && value[0] != '~' && value[0] != '%')

@@ -14,8 +14,11 @@
  * user's global configuration (~/.gitconfig, $XDG_CONFIG_HOME/git/config,
  * whose relative core.hooksPath applies in every work tree).  Relative
  * hooks paths are taken from the work tree (the directory holding the
- * .git entry), relative includes from the including file's directory, and
- * "~/" from $HOME, as git takes them. */
+ * .git entry), relative includes from the including file's directory,
+ * "~/" from $HOME and "~user/" from that user's entry in the password
+ * database, as git takes them.  includeIf conditions are not evaluated:
+ * every target counts (one protected that git would not read costs
+ * nothing; one left out would be writable). */
 #ifndef VTHOST_WS_GITCONF_H
 #define VTHOST_WS_GITCONF_H
 

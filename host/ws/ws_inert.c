@@ -62,7 +62,7 @@ int ws_inert_gitdir(int gitfd, const char *root, const char *label, char **repor
     if (rc < 0 || !r)
         return rc < 0 ? rc : VT_OK;
     char *kept = where_kept(in_place, why);
-    *report = str_printf("new repository %s neutralised (%s): %s", label, kept ? kept : "", r);
+    *report = str_printf("repository %s neutralised (%s): %s", label, kept ? kept : "", r);
     free(kept);
     free(r);
     return *report ? rc : VT_ERR_NOMEM;

@@ -23,7 +23,6 @@ Exit 77 without Landlock or namespaces.
     sandbox_host_data.py path/to/vthost
 """
 import base64
-import ctypes
 import json
 import os
 import secrets
@@ -34,7 +33,7 @@ import sys
 import time
 import urllib.request
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import failures, no_userns, ok, require_landlock, scratch_dir, tag
 
 V = os.path.abspath(sys.argv[1])
 require_landlock()
@@ -458,31 +457,6 @@ else:
 
 
 # ---- without mount namespaces: Landlock alone -----------------------------------
-CLONE_NEWUSER = 0x10000000
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def no_userns():
-    """In the child before exec: a user namespace of its own (as an
-    ordinary user there) whose limit of nested user namespaces is 0, so
-    that vthost finds none to give its sessions."""
-    uid, gid = os.geteuid(), os.getegid()
-    if libc.unshare(CLONE_NEWUSER) != 0:
-        os._exit(90)
-    inner = uid if uid else 65534
-    with open("/proc/self/setgroups", "w") as f:
-        f.write("deny")
-    with open("/proc/self/uid_map", "w") as f:
-        f.write("%d %d 1\n" % (inner, uid))
-    with open("/proc/self/gid_map", "w") as f:
-        f.write("%d %d 1\n" % (gid if gid else 65534, gid))
-    with open("/proc/sys/user/max_user_namespaces", "w") as f:
-        f.write("0")
-    if uid == 0:
-        os.setresgid(65534, 65534, 65534)
-        os.setresuid(65534, 65534, 65534)
-
-
 def no_sys_admin_argv():
     return ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
 
