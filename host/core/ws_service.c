@@ -191,6 +191,11 @@ int ws_service_open(const char *workspace, int live, char **err)
     int rc = ws_datadir_check(workspace, err);
     if (rc)
         return rc;
+    /* the names a sandbox keeps read-only: none missing, or no service */
+    if (!ws_layout_names()) {
+        *err = strdup("out of memory listing the workspace's protected names");
+        return VT_ERR_NOMEM;
+    }
     ws_index *ix = NULL;
     rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
     if (rc)
