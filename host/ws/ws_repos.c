@@ -126,6 +126,37 @@ int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out)
     return out->oom ? VT_ERR_NOMEM : VT_OK;
 }
 
+int ws_repos_below(const char *dir, ws_repos *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!dir || dir[0] != '/')
+        return VT_ERR_INVALID;
+    walk(out, dir, NULL);
+    return out->oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+int ws_repos_json(const ws_repos *r, cJSON **out)
+{
+    *out = NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(o, "repositories");
+    if (!arr || !cJSON_AddBoolToObject(o, "complete", !r->truncated)) {
+        cJSON_Delete(o);
+        return VT_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const char *kind = r->v[i].kind == 'd' ? "dir" : r->v[i].kind == 'l' ? "link" : "gitfile";
+        cJSON *e = cJSON_CreateObject();
+        if (!cJSON_AddItemToArray(arr, e) || !cJSON_AddStringToObject(e, "path", r->v[i].path) ||
+            !cJSON_AddStringToObject(e, "kind", kind)) {
+            cJSON_Delete(o);
+            return VT_ERR_NOMEM;
+        }
+    }
+    *out = o;
+    return VT_OK;
+}
+
 void ws_repos_free(ws_repos *r)
 {
     for (size_t i = 0; i < r->n; i++)

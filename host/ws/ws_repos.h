@@ -6,6 +6,7 @@
 #ifndef VTHOST_WS_REPOS_H
 #define VTHOST_WS_REPOS_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 typedef struct ws_repo {
@@ -26,5 +27,16 @@ typedef struct ws_repos {
  * VT_ERR_NOMEM; free with ws_repos_free either way. */
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out);
 void ws_repos_free(ws_repos *r);
+
+/* The entries below the one directory `dir` (absolute), walked with the
+ * same bounds whether or not it is in the workspace (the index is not
+ * asked: it holds the workspace only).  0, VT_ERR_INVALID (`dir` not
+ * absolute) or VT_ERR_NOMEM; free with ws_repos_free either way. */
+int ws_repos_below(const char *dir, ws_repos *out);
+
+/* *out: a new {"repositories": [{"path", "kind": "dir" | "gitfile" |
+ * "link"}], "complete": false when truncated} (vt_wsindex_v1's shape).
+ * 0 or VT_ERR_NOMEM. */
+int ws_repos_json(const ws_repos *r, cJSON **out);
 
 #endif

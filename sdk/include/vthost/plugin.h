@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define VT_ABI_MAJOR 1
-#define VT_ABI_MINOR 12
+#define VT_ABI_MINOR 13
 
 #if defined(__GNUC__)
 #define VT_EXPORT __attribute__((visibility("default")))

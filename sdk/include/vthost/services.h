@@ -189,6 +189,19 @@ typedef struct vt_wsindex_v1 {
      * absolute, malloc'd, api->free()), so that a sandbox can hide the
      * others' from that client's commands.  0 or a negative status. */
     int (*spool_view)(uint64_t client, char **all, char **own);
+    /* ---- ABI 1.13 (check struct_size) ---- */
+    /* *out: a new object of the shape `repositories` gives,
+     * {"repositories": [{"path", "kind"}, ...], "complete": bool}, for
+     * the .git entries below the directory `dir` (absolute, borrowed;
+     * any directory, in the workspace or not, nested repositories
+     * included), found by the host's walk: links never followed, never
+     * into a .git, to a depth of 16 and 50,000 directories per call;
+     * "complete" is false when the walk stopped at either bound, and a
+     * caller then treats what lies past it as holding repositories it
+     * does not know.  A directory that does not exist or cannot be
+     * opened holds none.  The caller frees *out with cJSON_Delete().  0,
+     * VT_ERR_INVALID (`dir` not absolute) or VT_ERR_NOMEM. */
+    int (*repositories_below)(const char *dir, cJSON **out);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):
