@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+#include "ws_gitdir.h"
 #include "ws_index.h"
 
 #define WALK_MAX_DIRS 50000
@@ -25,6 +26,12 @@ static void add(ws_repos *r, const char *path, char kind)
         return;
     }
     r->v[r->n++].kind = kind;
+}
+
+static int is_dot_git(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && !strcmp(slash + 1, ".git");
 }
 
 /* From the index: 1 when there is none (walk instead), else 0. */
@@ -42,7 +49,7 @@ static int from_index(ws_repos *r)
     {
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
         const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
-        if (path && kind)
+        if (path && kind && (r->bare || is_dot_git(path)))
             add(r, path, !strcmp(kind, "dir") ? 'd' : !strcmp(kind, "link") ? 'l' : 'f');
     }
     if (!complete)
@@ -67,6 +74,15 @@ static unsigned char type_of(DIR *d, const struct dirent *e)
  * workspace, which the index covers, inside /tmp say). */
 static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, const char *skip)
 {
+    /* a bare repository below the root: listed, and, like a .git, not
+     * entered */
+    struct stat st;
+    if (r->bare && depth > 0 && fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        ws_gitdir_judge(path, NULL) == 1) {
+        add(r, path, 'd');
+        close(fd);
+        return;
+    }
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
@@ -131,6 +147,7 @@ int ws_repos_below(const char *dir, ws_repos *out)
     memset(out, 0, sizeof *out);
     if (!dir || dir[0] != '/')
         return VT_ERR_INVALID;
+    out->bare = 1;
     walk(out, dir, NULL);
     return out->oom ? VT_ERR_NOMEM : VT_OK;
 }

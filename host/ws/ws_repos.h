@@ -20,17 +20,22 @@ typedef struct ws_repos {
     size_t dirs;   /* walked so far (the budget) */
     int truncated; /* too deep or too many directories: some were not looked at */
     int oom;
+    int bare; /* bare repositories below the roots listed too (kind 'd', the directory) */
 } ws_repos;
 
 /* Find them below roots[0..nroots) (roots[0] the workspace; another
- * root that holds it is walked around it when the index lists it).  0 or
- * VT_ERR_NOMEM; free with ws_repos_free either way. */
+ * root that holds it is walked around it when the index lists it): .git
+ * entries only (the after-call check finds bare repositories a call made
+ * by the index's change log).  0 or VT_ERR_NOMEM; free with
+ * ws_repos_free either way. */
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out);
 void ws_repos_free(ws_repos *r);
 
 /* The entries below the one directory `dir` (absolute), walked with the
  * same bounds whether or not it is in the workspace (the index is not
- * asked: it holds the workspace only).  0, VT_ERR_INVALID (`dir` not
+ * asked: it holds the workspace only), and the bare repositories below
+ * it (not `dir` itself): directories git takes for a git directory by
+ * its own rules (ws_gitdir.h), listed as kind 'd' and not entered.  0, VT_ERR_INVALID (`dir` not
  * absolute) or VT_ERR_NOMEM; free with ws_repos_free either way. */
 int ws_repos_below(const char *dir, ws_repos *out);
 

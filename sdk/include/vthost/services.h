@@ -107,8 +107,11 @@ typedef struct vt_wsindex_v1 {
     /* *out: a new object {"repositories": [{"path": absolute path of the
      * .git entry, "kind": "dir" | "gitfile" | "link"}, ...], "complete":
      * false when part of the tree was too deep to index}; nested
-     * repositories included, nothing inside a .git directory.  The caller
-     * frees it with cJSON_Delete(). */
+     * repositories included, nothing inside a .git directory.  Since
+     * 1.13 also the bare repositories in subdirectories (directories git
+     * takes for a git directory by its own rules, see git_dir): "kind"
+     * "dir" and "path" the directory itself.  The caller frees it with
+     * cJSON_Delete(). */
     int (*repositories)(vt_call *call, cJSON **out);
     /* *out: a new array [{"path": absolute, "kind": "toml" | "dir"}] of
      * every vtcode.toml and .vtcode directory, nested ones included.
@@ -194,8 +197,10 @@ typedef struct vt_wsindex_v1 {
      * {"repositories": [{"path", "kind"}, ...], "complete": bool}, for
      * the .git entries below the directory `dir` (absolute, borrowed;
      * any directory, in the workspace or not, nested repositories
-     * included), found by the host's walk: links never followed, never
-     * into a .git, to a depth of 16 and 50,000 directories per call;
+     * included) and the bare repositories below it (not `dir` itself;
+     * "kind" "dir", "path" the directory), found by the host's walk:
+     * links never followed, never into a .git or a bare repository, to a
+     * depth of 16 and 50,000 directories per call;
      * "complete" is false when the walk stopped at either bound, and a
      * caller then treats what lies past it as holding repositories it
      * does not know.  A directory that does not exist or cannot be

@@ -2,9 +2,10 @@
 """Repositories below the writable directories are read-only to sandboxed
 commands, tried for real with the built vthost (and git), in the
 workspace and in a `[sandbox] writable_roots` directory outside it:
-- a repository made by `git init`, and a git directory planted by hand
-  (HEAD "ref:refs/heads/main" without a space, objects/, refs/), nested
-  two levels down;
+- a repository made by `git init`, a git directory planted by hand
+  (HEAD "ref:refs/heads/main" without a space, objects/, refs/), and a
+  bare repository planted the same way in a directory not named .git
+  (git finds it from every directory below it), nested two levels down;
 - a command that writes into its hooks/ and appends to its config fails:
   no hook appears and the config's bytes are unchanged, while the same
   command can write a plain file beside the repository (the directory is
@@ -65,7 +66,14 @@ def plant(root):
     with open(os.path.join(hand, "config"), "w") as f:
         f.write("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
     os.makedirs(os.path.join(real, ".git", "hooks"), exist_ok=True)
-    return [os.path.join(real, ".git"), hand]
+    bare = os.path.join(root, "e", "f", "vendor.git")
+    for sub in ("objects", "refs/heads", "hooks"):
+        os.makedirs(os.path.join(bare, sub))
+    with open(os.path.join(bare, "HEAD"), "w") as f:
+        f.write("ref:refs/heads/main\n")
+    with open(os.path.join(bare, "config"), "w") as f:
+        f.write("[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
+    return [os.path.join(real, ".git"), hand, bare]
 
 
 probe = exec_cmd("true")

@@ -115,6 +115,62 @@ static void test_every_kind_below_outside_dir(void **state)
     cJSON_Delete(o);
 }
 
+/* A bare repository made by hand (HEAD "ref:" without a space, objects/,
+ * refs/) is a repository by git's rules: listed as the directory itself,
+ * and not entered; a directory with a HEAD alone is not one; the
+ * directory asked about is never listed as one. */
+static void bare(const char *rel)
+{
+    char sub[PATH_MAX];
+    dir(rel);
+    snprintf(sub, sizeof sub, "%s/objects", rel);
+    dir(sub);
+    snprintf(sub, sizeof sub, "%s/refs", rel);
+    dir(sub);
+    snprintf(sub, sizeof sub, "%s/HEAD", rel);
+    put(sub, "ref:refs/heads/main\n");
+}
+
+static void test_bare_below(void **state)
+{
+    (void)state;
+    dir("bares");
+    bare("bares/one.git");
+    dir("bares/one.git/inner");
+    dir("bares/one.git/inner/.git");
+    dir("bares/notes");
+    put("bares/notes/HEAD", "not a ref\n");
+    char sub[PATH_MAX + 32];
+    snprintf(sub, sizeof sub, "%s/bares", out_dir);
+    cJSON *o = NULL;
+    assert_int_equal(service()->repositories_below(sub, &o), VT_OK);
+    assert_string_equal(kind_of(o, "bares/one.git"), "dir");
+    assert_null(kind_of(o, "bares/one.git/inner/.git"));
+    assert_null(kind_of(o, "bares/notes"));
+    cJSON_Delete(o);
+    /* asked about itself: its insides, not itself */
+    snprintf(sub, sizeof sub, "%s/bares/one.git", out_dir);
+    assert_int_equal(service()->repositories_below(sub, &o), VT_OK);
+    assert_null(kind_of(o, "bares/one.git"));
+    cJSON_Delete(o);
+}
+
+/* The workspace's own list (the index) names a bare repository in a
+ * subdirectory too. */
+static void test_bare_in_workspace(void **state)
+{
+    (void)state;
+    char saved[sizeof out_dir];
+    memcpy(saved, out_dir, sizeof saved);
+    snprintf(out_dir, sizeof out_dir, "%s", ws);
+    bare("vendor.git");
+    cJSON *o = NULL;
+    assert_int_equal(service()->repositories(NULL, &o), VT_OK);
+    assert_string_equal(kind_of(o, "vendor.git"), "dir");
+    cJSON_Delete(o);
+    memcpy(out_dir, saved, sizeof saved);
+}
+
 /* Past the depth bound the walk stops and says so. */
 static void test_depth_bound_says_incomplete(void **state)
 {
@@ -177,6 +233,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind_below_outside_dir),
+        cmocka_unit_test(test_bare_below),
+        cmocka_unit_test(test_bare_in_workspace),
         cmocka_unit_test(test_depth_bound_says_incomplete),
         cmocka_unit_test(test_bad_and_missing_dirs),
     };
