@@ -133,12 +133,18 @@ static void walk(ws_repos *r, const char *root, const char *skip)
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out)
 {
     memset(out, 0, sizeof *out);
-    int indexed = 0;
     for (size_t i = 0; i < nroots && !out->oom; i++) {
-        if (i == 0 && (indexed = from_index(out) == 0))
+        /* the workspace: .git entries only (bare repositories a call
+         * makes there are found by the index's change log, and one the
+         * user has must not count as there before once a call wrote it);
+         * the other roots: bare repositories too, walked around the
+         * workspace, which roots[0] covered */
+        out->bare = i > 0;
+        if (i == 0 && from_index(out) == 0)
             continue;
-        walk(out, roots[i], indexed ? roots[0] : NULL);
+        walk(out, roots[i], i > 0 ? roots[0] : NULL);
     }
+    out->bare = 0;
     return out->oom ? VT_ERR_NOMEM : VT_OK;
 }
 

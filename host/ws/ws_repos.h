@@ -23,10 +23,11 @@ typedef struct ws_repos {
     int bare; /* bare repositories below the roots listed too (kind 'd', the directory) */
 } ws_repos;
 
-/* Find them below roots[0..nroots) (roots[0] the workspace; another
- * root that holds it is walked around it when the index lists it): .git
- * entries only (the after-call check finds bare repositories a call made
- * by the index's change log).  0 or VT_ERR_NOMEM; free with
+/* Find them below roots[0..nroots) (roots[0] the workspace, from the
+ * index or walked; another root that holds it is walked around it): in
+ * the workspace .git entries only (the after-call check finds the bare
+ * repositories a call made there by the index's change log), below the
+ * other roots bare repositories too.  0 or VT_ERR_NOMEM; free with
  * ws_repos_free either way. */
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out);
 void ws_repos_free(ws_repos *r);

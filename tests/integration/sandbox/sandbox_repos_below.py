@@ -9,7 +9,10 @@ workspace and in a `[sandbox] writable_roots` directory outside it:
 - a command that writes into its hooks/ and appends to its config fails:
   no hook appears and the config's bytes are unchanged, while the same
   command can write a plain file beside the repository (the directory is
-  writable, the repository is not).
+  writable, the repository is not);
+- a bare repository a command makes (`git init --bare`, then
+  core.fsmonitor) is neutralised after the call and named in the
+  warnings, in the workspace and below the extra root.
 Exit 77 without Landlock, namespaces or git.
 
     sandbox_repos_below.py path/to/vthost
@@ -99,6 +102,21 @@ for where, root in (("workspace", WS), ("extra root", EXTRA)):
         ok(name + ": no hook was written", not os.path.exists(hook), out[:300])
         with open(config, "rb") as f:
             ok(name + ": config bytes unchanged", f.read() == before, out[:300])
+
+# A bare repository a command makes below the extra root, with a
+# core.fsmonitor, is neutralised after the call like one in the workspace.
+for where, root in (("workspace", WS), ("extra root", EXTRA)):
+    made = os.path.join(root, "made-%s.git" % TAG)
+    r = exec_cmd("git init -q --bare '%s' && git -C '%s' config core.fsmonitor "
+                 "'touch /tmp/fsm-made-%s' && echo made" % (made, made, TAG))
+    ok("%s: a command made a bare repository" % where, "made" in r.get("output", ""),
+       json.dumps(r)[:300])
+    p = subprocess.run(["git", "config", "--file", os.path.join(made, "config"),
+                        "core.fsmonitor"], capture_output=True, text=True, env=ENV)
+    ok("%s: its fsmonitor is gone after the call" % where, p.stdout.strip() == "",
+       p.stdout + json.dumps(r.get("warnings"))[:300])
+    ok("%s: the warnings name it" % where, "made-%s.git" % TAG in json.dumps(r.get("warnings")),
+       json.dumps(r.get("warnings"))[:300])
 
 shutil.rmtree(base, ignore_errors=True)
 sys.exit(1 if failures() else 0)
