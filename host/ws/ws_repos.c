@@ -74,15 +74,6 @@ static unsigned char type_of(DIR *d, const struct dirent *e)
  * workspace, which the index covers, inside /tmp say). */
 static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, const char *skip)
 {
-    /* a bare repository below the root: listed, and, like a .git, not
-     * entered */
-    struct stat st;
-    if (r->bare && depth > 0 && fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        ws_gitdir_judge(path, NULL) == 1) {
-        add(r, path, 'd');
-        close(fd);
-        return;
-    }
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
@@ -97,6 +88,17 @@ static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, con
         unsigned char type = type_of(d, e);
         if (len + 1 + nl >= PATH_MAX || type == DT_UNKNOWN)
             continue;
+        /* a HEAD: this directory (below the root) may be a bare
+         * repository; if git takes it for one it is listed and the rest
+         * of it is left, as a .git is (known by name, so no directory
+         * costs a lookup) */
+        if (r->bare && depth > 0 && type != DT_DIR && !strcmp(n, "HEAD")) {
+            if (ws_gitdir_judge(path, NULL) == 1) {
+                add(r, path, 'd');
+                break;
+            }
+            continue;
+        }
         path[len] = '/';
         memcpy(path + len + 1, n, nl + 1);
         if (!strcmp(n, ".git")) {

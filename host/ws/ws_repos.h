@@ -36,7 +36,9 @@ void ws_repos_free(ws_repos *r);
  * same bounds whether or not it is in the workspace (the index is not
  * asked: it holds the workspace only), and the bare repositories below
  * it (not `dir` itself): directories git takes for a git directory by
- * its own rules (ws_gitdir.h), listed as kind 'd' and not entered.  0, VT_ERR_INVALID (`dir` not
+ * its own rules (ws_gitdir.h), listed as kind 'd' and left once their
+ * HEAD is read (what the walk met in them before stays listed: more
+ * protection, never less).  0, VT_ERR_INVALID (`dir` not
  * absolute) or VT_ERR_NOMEM; free with ws_repos_free either way. */
 int ws_repos_below(const char *dir, ws_repos *out);
 

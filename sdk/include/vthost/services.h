@@ -199,8 +199,9 @@ typedef struct vt_wsindex_v1 {
      * any directory, in the workspace or not, nested repositories
      * included) and the bare repositories below it (not `dir` itself;
      * "kind" "dir", "path" the directory), found by the host's walk:
-     * links never followed, never into a .git or a bare repository, to a
-     * depth of 16 and 50,000 directories per call;
+     * links never followed, never into a .git (a bare repository is left
+     * once its HEAD is read, so entries inside it read before may be
+     * listed too), to a depth of 16 and 50,000 directories per call;
      * "complete" is false when the walk stopped at either bound, and a
      * caller then treats what lies past it as holding repositories it
      * does not know.  A directory that does not exist or cannot be
