@@ -21,6 +21,7 @@
 #include "ws_inert.h"
 #include "ws_layout.h"
 #include "ws_owed.h"
+#include "ws_repos.h"
 
 static char *data_paths[3];
 
@@ -158,6 +159,17 @@ static int svc_spool_view(uint64_t client, char **all, char **own)
     return root ? ws_layout_spool_view(root, client, all, own) : VT_ERR_UNSUPPORTED;
 }
 
+static int svc_repositories_below(const char *dir, cJSON **out)
+{
+    *out = NULL;
+    ws_repos r;
+    int rc = ws_repos_below(dir, &r);
+    if (rc == VT_OK)
+        rc = ws_repos_json(&r, out);
+    ws_repos_free(&r);
+    return rc;
+}
+
 /* The index's thread saw changes: the check looks at once while a
  * session runs, then subscribers hear of it. */
 static void on_index_change(void)
@@ -182,6 +194,7 @@ static const vt_wsindex_v1 service = {
     .prepare = svc_prepare,
     .arm = ws_check_arm,
     .spool_view = svc_spool_view,
+    .repositories_below = svc_repositories_below,
 };
 
 int ws_service_open(const char *workspace, int live, char **err)
@@ -191,6 +204,11 @@ int ws_service_open(const char *workspace, int live, char **err)
     int rc = ws_datadir_check(workspace, err);
     if (rc)
         return rc;
+    /* the names a sandbox keeps read-only: none missing, or no service */
+    if (!ws_layout_names()) {
+        *err = strdup("out of memory listing the workspace's protected names");
+        return VT_ERR_NOMEM;
+    }
     ws_index *ix = NULL;
     rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
     if (rc)

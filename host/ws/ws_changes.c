@@ -281,8 +281,9 @@ static void gitdir_judge_change(ws_changes *c, const char *rel, int made_dir, ws
     free(dir);
 }
 
-/* Repositories the index lists now and did not before: what the change
- * log lost may still be found (bare ones in subdirectories are not). */
+/* Repositories the index lists now and did not before (.git entries
+ * and bare repositories in subdirectories): what the change log lost may
+ * still be found. */
 static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx)
 {
     cJSON *now = ws_index_repositories(ix, &(int){0});

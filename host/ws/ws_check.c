@@ -43,6 +43,7 @@ typedef struct check_state {
     size_t nbase, capbase;
     unsigned char *cfg_base; /* [i]: ws_conftab[i] existed then */
     size_t ncfg;
+    int cfg_lost;  /* the last baseline of the table could not be taken */
     uint64_t mark; /* the index's change mark then */
     int marked, based;
     int live;         /* sandboxed sessions whose process tree runs */
@@ -260,26 +261,32 @@ static void neutralise_gitdir(const char *gitdir, const char *pointer, int depth
 /* ---- the judgement (cs.mu held) -------------------------------------------- */
 
 /* The configuration table's rows (ws_conftab.h) that appeared since the
- * baseline are set aside; a directory row's entries go with it. */
+ * baseline are set aside; a directory row's entries go with it.  With no
+ * baseline (cs.cfg_lost) every row that exists is taken for new: what a
+ * command made cannot be told from what was there. */
 static void config_check(char **report)
 {
-    for (size_t i = 0; i < cs.ncfg && ws_conftab[i].path; i++) {
-        if (cs.cfg_base[i])
+    for (size_t i = 0; ws_conftab[i].path; i++) {
+        if (!cs.cfg_lost && i < cs.ncfg && cs.cfg_base[i])
             continue;
-        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
-        char *why = str_printf("appeared in the workspace while a command ran (%s runs what it "
-                               "names; commands may not create IDE or agent configuration)",
-                               ws_conftab[i].who);
+        char path[PATH_MAX], why[512];
         struct stat st;
-        if (path && why && lstat(path, &st) == 0)
-            entry_aside(path, why, report);
-        free(why);
-        free(path);
+        if (snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path ||
+            lstat(path, &st) != 0)
+            continue;
+        snprintf(why, sizeof why,
+                 cs.cfg_lost ? "may have appeared while a command ran (%s runs what it names; "
+                               "vthost ran out of memory noting what was there before, so it "
+                               "is set aside as if new)"
+                             : "appeared in the workspace while a command ran (%s runs what it "
+                               "names; commands may not create IDE or agent configuration)",
+                 ws_conftab[i].who);
+        entry_aside(path, why, report);
     }
 }
 
-/* Which of the table's rows exist now (cs.mu held); a path that cannot
- * be spelt (no memory) counts as existing, as the user's. */
+/* Which of the table's rows exist now (cs.mu held).  Without memory for
+ * that, cs.cfg_lost: the next judgement fails closed (config_check). */
 static void config_base(void)
 {
     size_t n = 0;
@@ -288,9 +295,12 @@ static void config_base(void)
     if (cs.ncfg != n) {
         free(cs.cfg_base);
         cs.ncfg = 0;
-        if (!(cs.cfg_base = calloc(n ? n : 1, 1)))
+        if (!(cs.cfg_base = calloc(n ? n : 1, 1))) {
+            cs.cfg_lost = 1;
             return;
+        }
     }
+    cs.cfg_lost = 0;
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
     int rfd = open(cs.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -300,9 +310,11 @@ static void config_base(void)
             b[i] = fstatat(rfd, ws_conftab[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0;
             continue;
         }
-        char *path = str_printf("%s/%s", cs.root, ws_conftab[i].path);
-        b[i] = !path || lstat(path, &st) == 0;
-        free(path);
+        /* On the stack: this step must not fail for lack of memory. */
+        char path[PATH_MAX];
+        b[i] =
+            snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) < (int)sizeof path &&
+            lstat(path, &st) == 0;
     }
     if (rfd >= 0)
         close(rfd);
@@ -532,6 +544,7 @@ void ws_check_close(char **report)
     free(cs.cfg_base);
     cs.cfg_base = NULL;
     cs.ncfg = 0;
+    cs.cfg_lost = 0;
     cs.base = NULL;
     cs.root = NULL;
     cs.nbase = cs.capbase = 0;

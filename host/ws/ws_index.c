@@ -1,6 +1,7 @@
 /* The workspace index: the queries over its tree and change log
  * (ws_index_tree.c), and the life of an index (open, refresh, close). */
 #include "monotime.h"
+#include "ws_gitdir.h"
 #include "ws_index_int.h"
 
 #include <dirent.h>
@@ -306,7 +307,8 @@ static void add_entry(cJSON *arr, const char *root, const char *rel, const char 
                       const char *kind)
 {
     char *p = NULL;
-    if (asprintf(&p, "%s%s%s/%s", root, rel[0] ? "/" : "", rel, leaf) < 0)
+    if (asprintf(&p, "%s%s%s%s%s", root, rel[0] ? "/" : "", rel, leaf ? "/" : "",
+                 leaf ? leaf : "") < 0)
         return;
     if (!strcmp(root, "/") && p[1] == '/')
         memmove(p, p + 1, strlen(p));
@@ -317,18 +319,29 @@ static void add_entry(cJSON *arr, const char *root, const char *rel, const char 
     free(p);
 }
 
+static void add_bare(cJSON *arr, const char *root, const char *rel)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s%s%s", strcmp(root, "/") ? root : "", "/", rel) < 0)
+        return;
+    if (ws_gitdir_judge(p, NULL) == 1)
+        add_entry(arr, root, rel, NULL, "dir");
+    free(p);
+}
+
 static cJSON *list_flags(ws_index *ix, uint8_t mask, int *complete)
 {
     cJSON *arr = cJSON_CreateArray();
     if (!ix || !arr)
         return arr;
+    uint8_t want = mask | ((mask & WSX_GITDIR) ? WSX_HEAD : 0);
     pthread_mutex_lock(&ix->mu);
     if (complete)
         *complete = !ix->cut;
     char rel[4096];
     for (uint32_t s = 0; s < ix->n; s++) {
         uint8_t f = ix->d[s].flags;
-        if ((f & WSX_FREE) || !(f & mask))
+        if ((f & WSX_FREE) || !(f & want))
             continue;
         if (s && !wsx_path(ix, s, rel, sizeof rel))
             continue;
@@ -344,6 +357,10 @@ static cJSON *list_flags(ws_index *ix, uint8_t mask, int *complete)
             add_entry(arr, ix->root, rel, "vtcode.toml", "toml");
         if (f & mask & WSX_VTCODE)
             add_entry(arr, ix->root, rel, ".vtcode", "dir");
+        /* a bare repository (not the workspace itself): git takes it for
+         * a git directory from every directory below it without a .git */
+        if ((mask & WSX_GITDIR) && (f & WSX_HEAD) && s)
+            add_bare(arr, ix->root, rel);
     }
     pthread_mutex_unlock(&ix->mu);
     return arr;

@@ -21,7 +21,7 @@
 #include <vthost/plugin.h>
 #include "paths.h"
 
-#define MAGIC "VTWSIX1"
+#define MAGIC "VTWSIX2" /* 2: directories with a HEAD flagged */
 #define UNSTABLE_NS 2000000000LL
 #define MAX_FILE (1u << 30)
 

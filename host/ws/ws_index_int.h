@@ -21,6 +21,7 @@ enum {
     WSX_GITLINK = 4, /* a .git symbolic link */
     WSX_TOML = 8,    /* vtcode.toml */
     WSX_VTCODE = 16, /* .vtcode/ */
+    WSX_HEAD = 32,   /* a HEAD file or link: perhaps a bare repository */
     WSX_FREE = 128,  /* slot unused */
 };
 

@@ -36,6 +36,8 @@ uint8_t wsx_name_flag(const char *name, unsigned char type)
         return WSX_TOML;
     if (!strcmp(name, ".vtcode") && type == DT_DIR)
         return WSX_VTCODE;
+    if (!strcmp(name, "HEAD") && (type == DT_REG || type == DT_LNK))
+        return WSX_HEAD;
     return 0;
 }
 

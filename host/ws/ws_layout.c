@@ -11,27 +11,49 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "beneath.h"
+#include "log.h"
 #include "paths.h"
 #include "strutil.h"
 #include "ws_conftab.h"
 #include "ws_index.h"
 
-/* ".vtcode", "vtcode.toml", then the configuration table's names at the
- * root (ws_conftab.h), built once: the table is the one list. */
-static const char *names[64];
+int ws_layout_names_of(const ws_conf_row *tab, const char ***out)
+{
+    *out = NULL;
+    const char **v = NULL;
+    size_t n = 0, cap = 0;
+    if (VT_GROW(&v, &cap, 3) != 0)
+        return VT_ERR_NOMEM;
+    v[n++] = ".vtcode";
+    v[n++] = "vtcode.toml";
+    for (size_t i = 0; tab[i].path; i++) {
+        if (strchr(tab[i].path, '/'))
+            continue;
+        if (VT_GROW(&v, &cap, n + 2) != 0) {
+            free(v);
+            return VT_ERR_NOMEM;
+        }
+        v[n++] = tab[i].path;
+    }
+    v[n] = NULL;
+    *out = v;
+    return VT_OK;
+}
+
+/* Built once from the one table and kept for the life of the process
+ * (the service hands it out borrowed). */
+static const char **names;
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
 static void names_build(void)
 {
-    size_t k = 0;
-    names[k++] = ".vtcode";
-    names[k++] = "vtcode.toml";
-    for (size_t i = 0; ws_conftab[i].path && k + 1 < sizeof names / sizeof *names; i++)
-        if (!strchr(ws_conftab[i].path, '/'))
-            names[k++] = ws_conftab[i].path;
-    names[k] = NULL;
+    if (ws_layout_names_of(ws_conftab, &names) != VT_OK)
+        host_log(VT_LOG_ERROR, NULL,
+                 "out of memory listing the workspace's protected names: the workspace "
+                 "cannot be served");
 }
 
 const char *const *ws_layout_names(void)

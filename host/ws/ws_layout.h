@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+struct ws_conf_row;
+
 /* Where the host spools tool output, workspace-relative, and the view
  * of one client session of the HTTP server (its call_client_id, 16 hex
  * digits) inside it: its calls spool there and its commands see only
@@ -23,8 +25,16 @@
 /* The names at the workspace root that programs outside a sandbox open
  * and run from: ".vtcode", "vtcode.toml", then the directory and file
  * rows at the root of the configuration table (ws_conftab.h, the one
- * list), NULL-ended; static. */
+ * list), NULL-ended, as many as the table holds; built on the first
+ * call and kept.  NULL when memory ran out building it (logged once):
+ * the workspace service then refuses to open rather than leave names
+ * unprotected. */
 const char *const *ws_layout_names(void);
+
+/* The same list built from the table `tab` (ended by a NULL path) into
+ * *out (malloc'd, free() it; the names are borrowed from `tab`).  0 or
+ * VT_ERR_NOMEM (*out NULL). */
+int ws_layout_names_of(const struct ws_conf_row *tab, const char ***out);
 
 /* Make `root`'s .vtcode/ (and its .gitignore) when missing; *dir its
  * path (malloc'd, also on failure).  0, or VT_ERR_IO and *err (malloc'd)

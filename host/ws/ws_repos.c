@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+#include "ws_gitdir.h"
 #include "ws_index.h"
 
 #define WALK_MAX_DIRS 50000
@@ -25,6 +26,12 @@ static void add(ws_repos *r, const char *path, char kind)
         return;
     }
     r->v[r->n++].kind = kind;
+}
+
+static int is_dot_git(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && !strcmp(slash + 1, ".git");
 }
 
 /* From the index: 1 when there is none (walk instead), else 0. */
@@ -42,7 +49,7 @@ static int from_index(ws_repos *r)
     {
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
         const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
-        if (path && kind)
+        if (path && kind && (r->bare || is_dot_git(path)))
             add(r, path, !strcmp(kind, "dir") ? 'd' : !strcmp(kind, "link") ? 'l' : 'f');
     }
     if (!complete)
@@ -81,6 +88,17 @@ static void walk_dir(ws_repos *r, int fd, char *path, size_t len, int depth, con
         unsigned char type = type_of(d, e);
         if (len + 1 + nl >= PATH_MAX || type == DT_UNKNOWN)
             continue;
+        /* a HEAD: this directory (below the root) may be a bare
+         * repository; if git takes it for one it is listed and the rest
+         * of it is left, as a .git is (known by name, so no directory
+         * costs a lookup) */
+        if (r->bare && depth > 0 && type != DT_DIR && !strcmp(n, "HEAD")) {
+            if (ws_gitdir_judge(path, NULL) == 1) {
+                add(r, path, 'd');
+                break;
+            }
+            continue;
+        }
         path[len] = '/';
         memcpy(path + len + 1, n, nl + 1);
         if (!strcmp(n, ".git")) {
@@ -117,13 +135,51 @@ static void walk(ws_repos *r, const char *root, const char *skip)
 int ws_repos_find(const char *const *roots, size_t nroots, ws_repos *out)
 {
     memset(out, 0, sizeof *out);
-    int indexed = 0;
     for (size_t i = 0; i < nroots && !out->oom; i++) {
-        if (i == 0 && (indexed = from_index(out) == 0))
+        /* the workspace: .git entries only (bare repositories a call
+         * makes there are found by the index's change log, and one the
+         * user has must not count as there before once a call wrote it);
+         * the other roots: bare repositories too, walked around the
+         * workspace, which roots[0] covered */
+        out->bare = i > 0;
+        if (i == 0 && from_index(out) == 0)
             continue;
-        walk(out, roots[i], indexed ? roots[0] : NULL);
+        walk(out, roots[i], i > 0 ? roots[0] : NULL);
     }
+    out->bare = 0;
     return out->oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+int ws_repos_below(const char *dir, ws_repos *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!dir || dir[0] != '/')
+        return VT_ERR_INVALID;
+    out->bare = 1;
+    walk(out, dir, NULL);
+    return out->oom ? VT_ERR_NOMEM : VT_OK;
+}
+
+int ws_repos_json(const ws_repos *r, cJSON **out)
+{
+    *out = NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(o, "repositories");
+    if (!arr || !cJSON_AddBoolToObject(o, "complete", !r->truncated)) {
+        cJSON_Delete(o);
+        return VT_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const char *kind = r->v[i].kind == 'd' ? "dir" : r->v[i].kind == 'l' ? "link" : "gitfile";
+        cJSON *e = cJSON_CreateObject();
+        if (!cJSON_AddItemToArray(arr, e) || !cJSON_AddStringToObject(e, "path", r->v[i].path) ||
+            !cJSON_AddStringToObject(e, "kind", kind)) {
+            cJSON_Delete(o);
+            return VT_ERR_NOMEM;
+        }
+    }
+    *out = o;
+    return VT_OK;
 }
 
 void ws_repos_free(ws_repos *r)

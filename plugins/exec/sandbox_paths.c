@@ -4,8 +4,8 @@
  * roots (nested ones included) with the git directories gitfiles point
  * to, .vtcode/ and vtcode.toml; and, with the network off, the host's
  * path unix sockets outside the workspace, masked in the session's mount
- * namespace.  The walk is bounded (depth and directory count) and skips
- * what git itself never holds a repository in (.git's inside). */
+ * namespace.  The repositories come from the host (its index for the
+ * workspace, its bounded walk for the other roots: sandbox_repos.h). */
 #include "sandbox_int.h"
 #include "sandbox_repos.h"
 
@@ -162,15 +162,19 @@ static int protect_repo(repo_walk *rw, const char *path, char kind)
     return add_gitfile(p, dir[0] ? dir : "/", path);
 }
 
-static void protect_cut(repo_walk *rw, int in_index)
+static void protect_cut(repo_walk *rw, int why)
 {
     sandbox_plan *p = ((walk *)rw)->p;
     if (p->truncated)
         return;
-    p->truncated = strdup(in_index ? "the workspace is too deep to index entirely: repositories "
-                                     "below the deepest level are writable"
-                                   : "the workspace is too large to look for every "
-                                     "nested .git: some deep ones are writable");
+    p->truncated =
+        strdup(why == REPOS_CUT_INDEX ? "the workspace is too deep to index entirely: repositories "
+                                        "below the deepest level are writable"
+               : why == REPOS_CUT_WALK ? "a writable directory is too large to look for every "
+                                         "nested .git: some deep ones are writable"
+                                       : "vthost cannot list the repositories below the writable "
+                                         "directories (it is older than the exec plugin, or it "
+                                         "failed): repositories there are writable; update vthost");
 }
 
 /* The names at the workspace root the host's service lists (vthost's
@@ -209,7 +213,7 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
         if (r <= 0)
             return r;
     }
-    return repos_walk(path, &w->w);
+    return repos_below(p->sb->index, path, &w->w);
 }
 
 /* mkdir -p (0700: the user's configuration, the host's data). */

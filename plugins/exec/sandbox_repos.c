@@ -1,25 +1,16 @@
-/* Finding the repositories below a directory, from the index or walked
+/* Finding the repositories below a directory, asked of the host
  * (sandbox_repos.h). */
 #include "sandbox_repos.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
-#define WALK_MAX_DIRS 50000
-#define WALK_MAX_DEPTH 16
-
-int repos_from_index(const struct vt_wsindex_v1 *index, repo_walk *w)
+/* Report the entries of a {"repositories", "complete"} answer; an
+ * incomplete one is cut for `why`. */
+static int report(const cJSON *o, repo_walk *w, int why)
 {
-    cJSON *o = NULL;
-    if (!index || index->repositories(NULL, &o) != VT_OK || !o)
-        return 1;
     int rc = VT_OK;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "repositories"))
@@ -31,71 +22,40 @@ int repos_from_index(const struct vt_wsindex_v1 *index, repo_walk *w)
         if (rc != VT_OK)
             break;
     }
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "complete")))
-        w->cut(w, 1);
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "complete")))
+        w->cut(w, why);
+    return rc;
+}
+
+int repos_from_index(const struct vt_wsindex_v1 *index, repo_walk *w)
+{
+    cJSON *o = NULL;
+    if (!index || index->repositories(NULL, &o) != VT_OK || !o)
+        return 1;
+    int rc = report(o, w, REPOS_CUT_INDEX);
     cJSON_Delete(o);
     return rc;
 }
 
-/* The entry's type without following it; DT_UNKNOWN when it is gone. */
-static unsigned char type_of(DIR *d, const struct dirent *e)
+int repos_below(const struct vt_wsindex_v1 *index, const char *root, repo_walk *w)
 {
-    if (e->d_type != DT_UNKNOWN)
-        return e->d_type;
-    struct stat st;
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return DT_UNKNOWN;
-    return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-}
-
-/* `path` (PATH_MAX bytes, `len` used) names the directory open at `fd`,
- * which this takes. */
-static int walk_dir(repo_walk *w, int fd, char *path, size_t len, int depth)
-{
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
+    /* a host older than 1.13 cannot say: what is below `root` is
+     * unknown, which the plan treats as a cut walk */
+    if (!index ||
+        index->struct_size <
+            offsetof(struct vt_wsindex_v1, repositories_below) + sizeof index->repositories_below ||
+        !index->repositories_below) {
+        w->cut(w, REPOS_CUT_UNKNOWN);
         return VT_OK;
     }
-    int rc = VT_OK;
-    struct dirent *e;
-    while (rc == VT_OK && (e = readdir(d))) {
-        const char *n = e->d_name;
-        if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
-            continue;
-        size_t nl = strlen(n);
-        unsigned char type = type_of(d, e);
-        if (len + 1 + nl >= PATH_MAX || type == DT_UNKNOWN)
-            continue;
-        path[len] = '/';
-        memcpy(path + len + 1, n, nl + 1);
-        if (!strcmp(n, ".git")) {
-            if (type == DT_DIR || type == DT_LNK || type == DT_REG)
-                rc = w->found(w, path, type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : 'f');
-        } else if (type == DT_DIR) {
-            if (depth >= WALK_MAX_DEPTH || ++w->dirs > WALK_MAX_DIRS) {
-                w->cut(w, 0);
-            } else {
-                int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0)
-                    rc = walk_dir(w, sub, path, len + 1 + nl, depth + 1);
-            }
-        }
-        path[len] = '\0';
+    cJSON *o = NULL;
+    int rc = index->repositories_below(root, &o);
+    if (rc == VT_OK && o) {
+        rc = report(o, w, REPOS_CUT_WALK);
+    } else if (rc != VT_ERR_NOMEM) {
+        w->cut(w, REPOS_CUT_UNKNOWN);
+        rc = VT_OK;
     }
-    closedir(d);
+    cJSON_Delete(o);
     return rc;
-}
-
-int repos_walk(const char *root, repo_walk *w)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s", root);
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        path[--len] = '\0';
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return VT_OK;
-    return walk_dir(w, fd, path, len == 1 ? 0 : len, 0);
 }

@@ -107,8 +107,11 @@ typedef struct vt_wsindex_v1 {
     /* *out: a new object {"repositories": [{"path": absolute path of the
      * .git entry, "kind": "dir" | "gitfile" | "link"}, ...], "complete":
      * false when part of the tree was too deep to index}; nested
-     * repositories included, nothing inside a .git directory.  The caller
-     * frees it with cJSON_Delete(). */
+     * repositories included, nothing inside a .git directory.  Since
+     * 1.13 also the bare repositories in subdirectories (directories git
+     * takes for a git directory by its own rules, see git_dir): "kind"
+     * "dir" and "path" the directory itself.  The caller frees it with
+     * cJSON_Delete(). */
     int (*repositories)(vt_call *call, cJSON **out);
     /* *out: a new array [{"path": absolute, "kind": "toml" | "dir"}] of
      * every vtcode.toml and .vtcode directory, nested ones included.
@@ -189,6 +192,22 @@ typedef struct vt_wsindex_v1 {
      * absolute, malloc'd, api->free()), so that a sandbox can hide the
      * others' from that client's commands.  0 or a negative status. */
     int (*spool_view)(uint64_t client, char **all, char **own);
+    /* ---- ABI 1.13 (check struct_size) ---- */
+    /* *out: a new object of the shape `repositories` gives,
+     * {"repositories": [{"path", "kind"}, ...], "complete": bool}, for
+     * the .git entries below the directory `dir` (absolute, borrowed;
+     * any directory, in the workspace or not, nested repositories
+     * included) and the bare repositories below it (not `dir` itself;
+     * "kind" "dir", "path" the directory), found by the host's walk:
+     * links never followed, never into a .git (a bare repository is left
+     * once its HEAD is read, so entries inside it read before may be
+     * listed too), to a depth of 16 and 50,000 directories per call;
+     * "complete" is false when the walk stopped at either bound, and a
+     * caller then treats what lies past it as holding repositories it
+     * does not know.  A directory that does not exist or cannot be
+     * opened holds none.  The caller frees *out with cJSON_Delete().  0,
+     * VT_ERR_INVALID (`dir` not absolute) or VT_ERR_NOMEM. */
+    int (*repositories_below)(const char *dir, cJSON **out);
 } vt_wsindex_v1;
 
 /* The host's own data (the host publishes it, before any plugin's init):

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 #include "opened_lib.h"
 #include "sandbox_int.h"
 
@@ -171,6 +172,49 @@ static void test_workspace_write(void **st)
     sandbox_free(sb);
 }
 
+/* The host's part of the plan, stood in for: the index cannot answer,
+ * and repositories_below names `dir`/.git when there is one (the host's
+ * walk is host/ws's, tested in unit_ws_repos). */
+static int stub_repositories(vt_call *call, cJSON **out)
+{
+    (void)call;
+    *out = NULL;
+    return VT_ERR_UNSUPPORTED;
+}
+
+static int stub_below(const char *dir, cJSON **out)
+{
+    char p[PATH_MAX + 8];
+    snprintf(p, sizeof p, "%s/.git", dir);
+    *out = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(*out, "repositories");
+    struct stat sb;
+    if (lstat(p, &sb) == 0) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", p);
+        cJSON_AddStringToObject(e, "kind", "dir");
+        cJSON_AddItemToArray(arr, e);
+    }
+    cJSON_AddBoolToObject(*out, "complete", 1);
+    return VT_OK;
+}
+
+static const char *const *stub_names(void)
+{
+    static const char *const none[] = {NULL};
+    return none;
+}
+
+static const vt_wsindex_v1 stub_index = {.struct_size = sizeof(vt_wsindex_v1),
+                                         .repositories = stub_repositories,
+                                         .protected_names = stub_names,
+                                         .repositories_below = stub_below};
+
+/* A host older than 1.13: it cannot list the repositories below a root. */
+static const vt_wsindex_v1 old_index = {
+    .struct_size = offsetof(vt_wsindex_v1, repositories_below),
+    .repositories = stub_repositories};
+
 static void test_git_read_only(void **st)
 {
     (void)st;
@@ -178,11 +222,31 @@ static void test_git_read_only(void **st)
     if (!sb) {
         fail_msg("no sandbox");
     }
+    sb->index = &stub_index;
     int rc = run_in(sb, "echo '[evil]' >> .git/config");
     assert_int_not_equal(rc, 0);
     assert_int_equal(run_in(sb, "grep -q core .git/config && ! grep -q evil .git/config"), 0);
     /* the rest of the workspace stays writable in the namespace */
     assert_int_equal(run_in(sb, "echo y > next-to-git.txt"), 0);
+    sandbox_free(sb);
+}
+
+/* On a host that cannot list them, the plan says the repositories below
+ * the writable roots are writable, as for a walk cut short. */
+static void test_old_host_warns(void **st)
+{
+    (void)st;
+    sandbox *sb = make("workspace-write", 0, NULL);
+    assert_non_null(sb);
+    sb->index = &old_index;
+    sandbox_plan *plan = NULL;
+    assert_int_equal(sandbox_plan_make(sb, 0, NULL, &plan, NULL), 0);
+    const char *w = sandbox_plan_warning(plan);
+    if (sandbox_namespaces(sb)) {
+        assert_non_null(w);
+        assert_non_null(strstr(w, "cannot list the repositories"));
+    }
+    sandbox_plan_free(plan);
     sandbox_free(sb);
 }
 
@@ -303,6 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workspace_write),
         cmocka_unit_test(test_git_read_only),
+        cmocka_unit_test(test_old_host_warns),
         cmocka_unit_test(test_read_only_mode),
         cmocka_unit_test(test_network),
         cmocka_unit_test(test_full_access),

@@ -52,6 +52,34 @@ static void test_names_are_the_table(void **state)
     assert_true(listed(names, ".amazonq"));
 }
 
+/* A table with more root names than the 63 the list once held: every
+ * one is listed (a name past a fixed cap would have stayed writable in
+ * the sandbox), nested rows are not, and the list ends in NULL. */
+static void test_names_past_old_cap(void **state)
+{
+    (void)state;
+    enum { ROWS = 200 };
+    static char text[ROWS][24];
+    static ws_conf_row tab[ROWS + 2];
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(text[i], sizeof text[i], ".agent%03d", i);
+        tab[i] = (ws_conf_row){text[i], WS_CONF_DIR, "an agent"};
+    }
+    tab[ROWS] = (ws_conf_row){".agent000/mcp.json", WS_CONF_ENTRY, "an agent"};
+    tab[ROWS + 1] = (ws_conf_row){NULL, 0, NULL};
+    const char **names = NULL;
+    assert_int_equal(ws_layout_names_of(tab, &names), VT_OK);
+    size_t n = 0;
+    while (names[n])
+        n++;
+    assert_int_equal(n, ROWS + 2);
+    for (int i = 0; i < ROWS; i++)
+        assert_true(listed(names, text[i]));
+    assert_false(listed(names, ".agent000/mcp.json"));
+    assert_true(listed(names, ".vtcode"));
+    free(names);
+}
+
 static char state_home[PATH_MAX], ws[PATH_MAX];
 
 /* How many owed records the state directory holds. */
@@ -101,6 +129,7 @@ int main(void)
     setenv("XDG_STATE_HOME", state_home, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_are_the_table),
+        cmocka_unit_test(test_names_past_old_cap),
         cmocka_unit_test(test_owed_follows_session_events),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
