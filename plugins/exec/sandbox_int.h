@@ -89,6 +89,10 @@ struct sandbox_plan {
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
 int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
+/* The same laid out as a chain (tree 0) or a binary tree of syscall
+ * numbers (tree 1, what sandbox_seccomp_build gives): one program, two
+ * shapes (the test compares them). */
+int sandbox_seccomp_build_as(int network_access, int tree, struct sock_fprog *out);
 
 /* sandbox_paths.c: what this call protects and hides (parent side). */
 int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);

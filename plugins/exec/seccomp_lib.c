@@ -14,6 +14,7 @@ static void bind(void)
         {"seccomp_release", (void **)&libseccomp.release},
         {"seccomp_arch_native", (void **)&libseccomp.arch_native},
         {"seccomp_arch_add", (void **)&libseccomp.arch_add},
+        {"seccomp_attr_set", (void **)&libseccomp.attr_set},
         {"seccomp_syscall_resolve_name", (void **)&libseccomp.syscall_resolve_name},
         {"seccomp_rule_add", (void **)&libseccomp.rule_add},
         {"seccomp_rule_add_array", (void **)&libseccomp.rule_add_array},

@@ -12,6 +12,7 @@ typedef struct seccomp_lib {
     __typeof__(seccomp_release) *release;
     __typeof__(seccomp_arch_native) *arch_native;
     __typeof__(seccomp_arch_add) *arch_add;
+    __typeof__(seccomp_attr_set) *attr_set;
     __typeof__(seccomp_syscall_resolve_name) *syscall_resolve_name;
     __typeof__(seccomp_rule_add) *rule_add;
     __typeof__(seccomp_rule_add_array) *rule_add_array;

@@ -1,0 +1,191 @@
+/* The sandbox's seccomp filter laid out as a binary tree of syscall
+ * numbers (what sessions attach: cheaper for the kernel's action cache)
+ * decides exactly as the plain chain does, for every syscall number of
+ * every ABI (x86-64, x32, i386, and an ABI the filter does not know)
+ * and the argument values its rules compare: both programs run here on
+ * a classic BPF interpreter, with the network off and on. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <vthost/plugin.h>
+#include "opened_lib.h"
+#include "sandbox_int.h"
+
+static void test_log(int level, const char *plugin, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void test_log(int level, const char *plugin, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%d %s] ", level, plugin);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static const vt_host_api test_api = {
+    .struct_size = sizeof(vt_host_api),
+    .log = test_log,
+    .free = free,
+    .open_library = opened_lib_bind,
+};
+const vt_host_api *api = &test_api;
+
+/* Classic BPF as seccomp runs it over `d`; the return value, or a value
+ * no filter returns when the program leaves its bounds. */
+static uint32_t run(const struct sock_fprog *f, const struct seccomp_data *d)
+{
+    uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {0};
+    const unsigned char *data = (const unsigned char *)d;
+    for (unsigned pc = 0; pc < f->len; pc++) {
+        const struct sock_filter *i = &f->filter[pc];
+        uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+        switch (BPF_CLASS(i->code)) {
+        case BPF_LD:
+            if (BPF_MODE(i->code) == BPF_ABS && i->k + 4 <= sizeof *d)
+                memcpy(&a, data + i->k, 4);
+            else if (BPF_MODE(i->code) == BPF_MEM && i->k < BPF_MEMWORDS)
+                a = mem[i->k];
+            else if (BPF_MODE(i->code) == BPF_IMM)
+                a = i->k;
+            else
+                return 0xdeadbeef;
+            break;
+        case BPF_LDX:
+            if (BPF_MODE(i->code) != BPF_MEM || i->k >= BPF_MEMWORDS)
+                return 0xdeadbeef;
+            x = mem[i->k];
+            break;
+        case BPF_ST:
+        case BPF_STX:
+            if (i->k >= BPF_MEMWORDS)
+                return 0xdeadbeef;
+            mem[i->k] = BPF_CLASS(i->code) == BPF_ST ? a : x;
+            break;
+        case BPF_ALU:
+            switch (BPF_OP(i->code)) {
+            case BPF_AND: a &= src; break;
+            case BPF_OR: a |= src; break;
+            case BPF_ADD: a += src; break;
+            case BPF_SUB: a -= src; break;
+            case BPF_RSH: a = src < 32 ? a >> src : 0; break;
+            case BPF_LSH: a = src < 32 ? a << src : 0; break;
+            default: return 0xdeadbeef;
+            }
+            break;
+        case BPF_JMP: {
+            int t;
+            switch (BPF_OP(i->code)) {
+            case BPF_JA: pc += i->k; continue;
+            case BPF_JEQ: t = a == src; break;
+            case BPF_JGT: t = a > src; break;
+            case BPF_JGE: t = a >= src; break;
+            case BPF_JSET: t = (a & src) != 0; break;
+            default: return 0xdeadbeef;
+            }
+            pc += t ? i->jt : i->jf;
+            break;
+        }
+        case BPF_RET:
+            return BPF_RVAL(i->code) == BPF_A ? a : i->k;
+        case BPF_MISC:
+            if (BPF_MISCOP(i->code) == BPF_TAX)
+                x = a;
+            else
+                a = x;
+            break;
+        default:
+            return 0xdeadbeef;
+        }
+    }
+    return 0xdeadbeef;
+}
+
+/* The values the rules compare (clone's namespace flags, the ioctl
+ * requests, mknod's file types, socket families), each alone, with the
+ * upper half set, and beside other bits. */
+static size_t arg_values(uint64_t *v, size_t max)
+{
+    size_t n = 0;
+    const uint64_t base[] = {0,         1,           CLONE_NEWNS,   CLONE_NEWCGROUP,
+                             CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+                             CLONE_NEWNET, 0x5412 /* TIOCSTI */, 0x541C /* TIOCLINUX */,
+                             0x5413,    AF_UNIX,     AF_INET,       AF_INET6,
+                             AF_NETLINK, AF_PACKET, 0xffffffffu,   UINT64_MAX};
+    for (size_t i = 0; i < sizeof base / sizeof *base && n + 3 <= max; i++) {
+        v[n++] = base[i];
+        v[n++] = base[i] | (1ull << 40);
+        v[n++] = base[i] | 0x11;
+    }
+    for (uint64_t t = 0; t < 16 && n + 2 <= max; t++) {
+        v[n++] = t << 12;
+        v[n++] = t << 12 | 0644;
+    }
+    return n;
+}
+
+static void compare(int network)
+{
+    struct sock_fprog chain, tree;
+    int rc = sandbox_seccomp_build_as(network, 0, &chain);
+    if (rc == VT_ERR_UNSUPPORTED)
+        skip(); /* no libseccomp here */
+    assert_int_equal(rc, VT_OK);
+    assert_int_equal(sandbox_seccomp_build_as(network, 1, &tree), VT_OK);
+    const uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64};
+    uint64_t vals[128];
+    size_t nv = arg_values(vals, 128);
+    size_t refused = 0;
+    for (size_t a = 0; a < sizeof arches / sizeof *arches; a++)
+        for (int x32 = 0; x32 < 2; x32++)
+            for (int nr = 0; nr < 1024; nr++)
+                for (size_t v = 0; v < nv; v++)
+                    for (int arg = 0; arg < 3; arg++) {
+                        struct seccomp_data d;
+                        memset(&d, 0, sizeof d);
+                        d.arch = arches[a];
+                        d.nr = nr | (x32 ? 0x40000000 : 0);
+                        d.args[arg] = vals[v];
+                        uint32_t want = run(&chain, &d), got = run(&tree, &d);
+                        if (want != got)
+                            fail_msg("arch %#x nr %#x arg%d=%#llx: chain %#x, tree %#x", d.arch,
+                                     d.nr, arg, (unsigned long long)vals[v], want, got);
+                        assert_int_not_equal(got, 0xdeadbeef);
+                        refused += got != SECCOMP_RET_ALLOW;
+                    }
+    assert_true(refused > 0);
+    free(chain.filter);
+    free(tree.filter);
+}
+
+static void test_network_off(void **state)
+{
+    (void)state;
+    compare(0);
+}
+
+static void test_network_on(void **state)
+{
+    (void)state;
+    compare(1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_network_off),
+        cmocka_unit_test(test_network_on),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
