@@ -35,8 +35,11 @@ static void session_free(http_session *s)
 {
     mcp_server_free(s->eng);
     /* Every call of the session has ended (each held a reference): its
-     * spool view goes with it unless it holds output. */
-    spool_view_remove(host_workspace(), s->client_id);
+     * spool view goes with it unless it holds output.  A stateless
+     * request's view is its principal's, kept for the principal's next
+     * requests and removed at shutdown (http_stateless_reset). */
+    if (!s->stateless)
+        spool_view_remove(host_workspace(), s->client_id);
     hs_free_msgs(s->backlog);
     hs_kept_prune(s, INT64_MAX);
     pthread_mutex_destroy(&s->mu);
