@@ -224,7 +224,8 @@ static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_sessio
 {
     if (call && accepts(c, "text/event-stream"))
         return send_sse(c, r, s);
-    char *text = http_stream_wait_answer(r->st, conn_fd(c));
+    struct msg *answer = http_stream_wait_answer(r->st, conn_fd(c));
+    const char *text = answer ? http_answer_text(answer) : NULL;
     if (is_init && (!text || !http_stream_answer_ok(r->st))) {
         http_session_end(s); /* a failed initialize leaves no session */
         r->session[0] = 0;
@@ -235,7 +236,7 @@ static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_sessio
         rc = hv_send_text(c, r, 200, "application/json", text, r->session[0] ? h : NULL);
     else
         rc = hv_send_error(c, r, 404, -32001, "Session not found: it ended", NULL);
-    free(text);
+    free(answer);
     return rc;
 }
 

@@ -35,8 +35,11 @@ static void session_free(http_session *s)
 {
     mcp_server_free(s->eng);
     /* Every call of the session has ended (each held a reference): its
-     * spool view goes with it unless it holds output. */
-    spool_view_remove(host_workspace(), s->client_id);
+     * spool view goes with it unless it holds output.  A stateless
+     * request's view is its principal's, kept for the principal's next
+     * requests and removed at shutdown (http_stateless_reset). */
+    if (!s->stateless)
+        spool_view_remove(host_workspace(), s->client_id);
     hs_free_msgs(s->backlog);
     hs_kept_prune(s, INT64_MAX);
     pthread_mutex_destroy(&s->mu);
@@ -61,17 +64,18 @@ static uint64_t new_client_id_locked(void)
 }
 
 /* A session of `owner` with its engine, not yet listed; NULL when out of
- * memory or randomness. */
-static http_session *session_new(const char *owner)
+ * memory or randomness.  A stateless request's has no id (it is never
+ * named or looked up): no random bytes are drawn for it. */
+static http_session *session_new(const char *owner, int stateless)
 {
     unsigned char raw[HTTP_SESSION_ID_LEN / 2];
-    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+    if (!stateless && getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
         return NULL;
     http_session *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < sizeof raw; i++) {
+    for (size_t i = 0; i < sizeof raw && !stateless; i++) {
         s->id[2 * i] = hex[raw[i] >> 4];
         s->id[2 * i + 1] = hex[raw[i] & 15];
     }
@@ -128,7 +132,7 @@ static void stop_session(http_session *s);
 int http_session_create(const char *owner, http_session **out)
 {
     *out = NULL;
-    http_session *s = session_new(owner);
+    http_session *s = session_new(owner, 0);
     if (!s)
         return 500;
     pthread_mutex_lock(&hs_mu);
@@ -167,7 +171,7 @@ int http_session_create(const char *owner, http_session **out)
 
 int http_session_stateless(const char *owner, uint64_t client_id, http_session **out)
 {
-    http_session *s = session_new(owner);
+    http_session *s = session_new(owner, 1);
     if (!(*out = s))
         return 500;
     s->stateless = 1;

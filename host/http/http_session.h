@@ -86,9 +86,11 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
  * connection's socket, watched for the client going away.  Returns the
  * count, -1 at the end of the stream, -2 when the client has gone. */
 ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd);
-/* JSON mode: wait for the answer.  Returns the response text (malloc'd)
- * or NULL when the client went away or the session ended. */
-char *http_stream_wait_answer(http_stream *st, int fd);
+/* JSON mode: wait for the answer.  Returns the response as the engine
+ * handed it over (its text: http_answer_text; free with free()) or NULL
+ * when the client went away or the session ended. */
+struct msg *http_stream_wait_answer(http_stream *st, int fd);
+const char *http_answer_text(const struct msg *answer);
 /* Whether the answer is there and is a result (not an error). */
 int http_stream_answer_ok(http_stream *st);
 /* Whether the answer is already there (a request answered at once). */

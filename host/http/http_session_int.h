@@ -38,8 +38,13 @@ struct http_stream {
     cJSON *req_id;   /* NULL: the GET stream */
     cJSON *progress;
     msg *head, *tail;
-    char *out; /* the SSE event being written */
+    /* The piece being written, out_pos bytes of it already: `out`
+     * (malloc'd), or the message `cur` framed as an SSE event as it is
+     * copied, or the log's pinned event (`pinned`), written from there. */
+    char *out;
     size_t out_len, out_pos;
+    msg *cur;
+    int pinned;
     int answered;  /* the response is queued */
     int answer_ok; /* ... and it is a result, not an error */
     int gone;      /* the connection is done */

@@ -19,6 +19,7 @@ struct http_sse_log {
     ev *head, *tail;
     size_t count, bytes;
     uint64_t replay_after; /* UINT64_MAX: no replay pending */
+    ev *pin;               /* being written from the log: not trimmed */
 };
 
 http_sse_log *http_sse_log_new(unsigned stream)
@@ -55,7 +56,7 @@ char *http_sse_priming(http_sse_log *l, size_t *len)
 /* Drop the oldest events beyond the bounds, keeping the newest. */
 static void trim(http_sse_log *l)
 {
-    while (l->head && l->head != l->tail &&
+    while (l->head && l->head != l->tail && l->head != l->pin &&
            (l->count > HTTP_SSE_LOG_EVENTS || l->bytes > HTTP_SSE_LOG_BYTES)) {
         ev *e = l->head;
         l->head = e->next;
@@ -106,6 +107,23 @@ char *http_sse_event(http_sse_log *l, const char *text, size_t n, size_t *len)
     }
     return out;
 }
+
+int http_sse_event_pinned(http_sse_log *l, const char *text, size_t n)
+{
+    ev *e = append(l, text, n);
+    if (!e)
+        return VT_ERR_NOMEM;
+    l->pin = e;
+    return VT_OK;
+}
+
+const char *http_sse_pinned(const http_sse_log *l, size_t *len)
+{
+    *len = l->pin ? l->pin->len : 0;
+    return l->pin ? l->pin->text : NULL;
+}
+
+void http_sse_unpin(http_sse_log *l) { l->pin = NULL; }
 
 int http_sse_keep(http_sse_log *l, const char *text, size_t n)
 {

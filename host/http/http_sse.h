@@ -38,6 +38,12 @@ char *http_sse_priming(http_sse_log *l, size_t *len);
  * kept in the log; returns a malloc'd copy to write (length in *len) or
  * NULL when out of memory. */
 char *http_sse_event(http_sse_log *l, const char *text, size_t n, size_t *len);
+/* The same, written from the log itself (no copy): the event is pinned
+ * (never trimmed) until http_sse_unpin; http_sse_pinned gives its text
+ * (NULL when none is pinned), valid while pinned.  0 or VT_ERR_NOMEM. */
+int http_sse_event_pinned(http_sse_log *l, const char *text, size_t n);
+const char *http_sse_pinned(const http_sse_log *l, size_t *len);
+void http_sse_unpin(http_sse_log *l);
 /* Log `text` as the next event without handing it out (the connection
  * is gone; a resume replays it). */
 int http_sse_keep(http_sse_log *l, const char *text, size_t n);

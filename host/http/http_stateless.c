@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include "host.h"
 #include "http_stateless.h"
+#include "spool_dir.h"
 
 typedef struct principal {
     struct principal *next;
@@ -57,6 +59,8 @@ void http_stateless_reset(void)
     pthread_mutex_unlock(&mu);
     while (p) {
         principal *n = p->next;
+        /* Its spool view goes unless it holds output (the user's to read). */
+        spool_view_remove(host_workspace(), p->client_id);
         free(p);
         p = n;
     }

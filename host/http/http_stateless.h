@@ -13,7 +13,8 @@
  * server stops.  0 when out of memory (such a call runs unowned: it is
  * refused). */
 uint64_t http_stateless_client(const char *principal);
-/* At shutdown: forget every principal. */
+/* At shutdown: forget every principal, and remove its spool view
+ * unless that holds output. */
 void http_stateless_reset(void);
 
 #endif

@@ -84,11 +84,25 @@ int hs_stream_unref_locked(http_stream *st)
     return 1;
 }
 
+/* Caller holds s->mu: no piece pending any more (see http_stream). */
+static void piece_drop_locked(http_stream *st)
+{
+    free(st->out);
+    st->out = NULL;
+    free(st->cur);
+    st->cur = NULL;
+    if (st->pinned && st->log)
+        http_sse_unpin(st->log);
+    st->pinned = 0;
+    st->out_pos = 0;
+}
+
 /* A finished resumable stream's log is kept for the resume window
  * (kept_log); the oldest kept goes when the session keeps as many as it
  * may hold streams.  Caller holds s->mu. */
 static void keep_log_locked(http_session *s, http_stream *st)
 {
+    piece_drop_locked(st);
     kept_log *k = st->log && hs_limits.resume_s > 0 && !s->ended ? malloc(sizeof *k) : NULL;
     if (!k)
         return;
@@ -137,8 +151,7 @@ void hs_stream_free(http_stream *st)
 {
     http_session *s = st->s;
     hs_free_msgs(st->head);
-    free(st->out);
-    keep_log(s, st);
+    keep_log(s, st); /* and the piece pending, if any */
     http_sse_log_free(st->log);
     cJSON_Delete(st->req_id);
     cJSON_Delete(st->progress);
@@ -189,21 +202,47 @@ static void wait_locked(http_stream *st)
     mono_cond_wait(&st->cond, &st->s->mu, &t);
 }
 
+/* Caller holds s->mu: the next bytes of the pending piece into buf.  The
+ * answer crosses from the call's thread as one buffer (the message, or
+ * the event in the log) and is copied once, here, into libmicrohttpd's. */
+static size_t piece_copy_locked(http_stream *st, char *buf, size_t max)
+{
+    static const char head[] = "event: message\ndata: ";
+    const char *part[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    if (st->out) {
+        part[0] = st->out, len[0] = st->out_len;
+    } else if (st->cur) {
+        part[0] = head, len[0] = sizeof head - 1;
+        part[1] = st->cur->text, len[1] = st->cur->len;
+        part[2] = "\n\n", len[2] = 2;
+    } else {
+        part[0] = http_sse_pinned(st->log, &len[0]);
+    }
+    size_t pos = st->out_pos, n = 0;
+    for (int i = 0; i < 3 && n < max; i++) {
+        if (pos >= len[i]) {
+            pos -= len[i];
+            continue;
+        }
+        size_t k = len[i] - pos < max - n ? len[i] - pos : max - n;
+        memcpy(buf + n, part[i] + pos, k);
+        n += k;
+        pos = 0;
+    }
+    st->out_pos += n;
+    if (st->out_pos == len[0] + len[1] + len[2])
+        piece_drop_locked(st);
+    return n;
+}
+
 ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
 {
     http_session *s = st->s;
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        if (st->out) {
-            size_t n = st->out_len - st->out_pos;
-            if (n > max)
-                n = max;
-            memcpy(buf, st->out + st->out_pos, n);
-            st->out_pos += n;
-            if (st->out_pos == st->out_len) {
-                free(st->out);
-                st->out = NULL;
-            }
+        if (st->out || st->cur || st->pinned) {
+            size_t n = piece_copy_locked(st, buf, max);
             st->last_write_ms = now_ms();
             pthread_mutex_unlock(&s->mu);
             return (ssize_t)n;
@@ -224,17 +263,14 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
             st->head = m->next;
             if (!st->head)
                 st->tail = NULL;
-            if (st->log) {
-                st->out = http_sse_event(st->log, m->text, m->len, &st->out_len);
-            } else {
-                st->out_len = m->len + sizeof "event: message\ndata: \n\n" - 1;
-                st->out = malloc(st->out_len + 1);
-                if (st->out)
-                    snprintf(st->out, st->out_len + 1, "event: message\ndata: %s\n\n", m->text);
-            }
             st->out_pos = 0;
+            if (!st->log) {
+                st->cur = m; /* written as it is, framed on the way */
+                continue;
+            }
+            st->pinned = http_sse_event_pinned(st->log, m->text, m->len) == 0;
             free(m);
-            if (!st->out) {
+            if (!st->pinned) {
                 pthread_mutex_unlock(&s->mu);
                 return -2;
             }
@@ -269,7 +305,9 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
     }
 }
 
-char *http_stream_wait_answer(http_stream *st, int fd)
+const char *http_answer_text(const msg *answer) { return answer->text; }
+
+msg *http_stream_wait_answer(http_stream *st, int fd)
 {
     http_session *s = st->s;
     pthread_mutex_lock(&s->mu);
@@ -286,9 +324,7 @@ char *http_stream_wait_answer(http_stream *st, int fd)
             msg *m = st->head;
             st->head = st->tail = NULL;
             pthread_mutex_unlock(&s->mu);
-            char *text = strdup(m->text);
-            free(m);
-            return text;
+            return m; /* handed over as it is: no copy */
         }
         if (s->drained || st->gone)
             break;
@@ -396,8 +432,7 @@ int http_stream_detach(http_stream *st)
             free(m);
         }
         st->tail = NULL;
-        free(st->out); /* already in the log */
-        st->out = NULL;
+        piece_drop_locked(st); /* already in the log */
         st->detached = 1;
         st->hold_until = now_ms() + (int64_t)hs_limits.resume_s * 1000;
         st->refs++;

@@ -1,6 +1,14 @@
-/* The threads HTTP sessions' tool calls run on (see http_workers.h). */
+/* The threads HTTP sessions' tool calls run on (see http_workers.h).
+ *
+ * Each idle thread waits on a semaphore of its own, and a call is handed
+ * to one idle thread directly: the pool's lock is held only to take the
+ * thread off the idle list, and the thread is woken after the lock is
+ * let go.  (A shared queue and condition variable made every hand-over
+ * a wake-up under the lock, the woken thread then waiting for that same
+ * lock: a profile of cheap calls found most of the pool's time there.) */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
 #include "http_workers.h"
@@ -11,98 +19,130 @@
 #define IDLE_MAX 4
 #define IDLE_MS 30000
 
-typedef struct task {
-    struct task *next;
-    void (*fn)(void *);
+typedef struct worker {
+    struct worker *next; /* on the idle list */
+    int listed;          /* under mu: on the idle list */
+    sem_t go;            /* posted once per hand-over (a call, or NULL: end) */
+    void (*fn)(void *);  /* the call handed over, NULL to end */
     void *arg;
-} task;
+} worker;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t gone = PTHREAD_COND_INITIALIZER;
-static task *head, *tail;
-static int npending, idle, nthreads, stopping;
+static worker *idle_list;
+static int nidle, nthreads, stopping;
 
-/* Caller holds mu: the next task, waiting for one while idle; NULL when
- * the thread is to end. */
-static task *next_task_locked(void)
+/* Caller holds mu. */
+static void unlist_locked(worker *w)
 {
-    while (!head && !stopping) {
-        struct timespec end;
-        mono_deadline_ms(&end, IDLE_MS);
-        idle++;
-        int rc = mono_cond_wait(&work, &mu, &end);
-        idle--;
-        if (rc == ETIMEDOUT && !head)
-            return NULL;
+    for (worker **p = &idle_list; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    w->listed = 0;
+    nidle--;
+}
+
+/* Wait for the next hand-over; 0 when the thread is to end (idle too
+ * long, or the pool stopping).  Called with mu held, returns without. */
+static int wait_for_work(worker *w)
+{
+    w->fn = NULL;
+    w->listed = 1;
+    w->next = idle_list;
+    idle_list = w;
+    nidle++;
+    pthread_mutex_unlock(&mu);
+    struct timespec end;
+    mono_deadline_ms(&end, IDLE_MS);
+    int rc;
+    while ((rc = sem_clockwait(&w->go, CLOCK_MONOTONIC, &end)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        pthread_mutex_lock(&mu);
+        int still_idle = w->listed;
+        if (still_idle)
+            unlist_locked(w);
+        pthread_mutex_unlock(&mu);
+        if (still_idle)
+            return 0;
+        /* Handed a call (or told to end) as the wait timed out: the post
+         * is coming. */
+        while (sem_wait(&w->go) != 0 && errno == EINTR)
+            ;
     }
-    task *t = head;
-    if (t) {
-        head = t->next;
-        if (!head)
-            tail = NULL;
-        npending--;
-    }
-    return t;
+    return w->fn != NULL;
 }
 
 static void *worker_main(void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&mu);
-    task *t;
-    while ((t = next_task_locked())) {
-        pthread_mutex_unlock(&mu);
-        t->fn(t->arg);
-        free(t);
+    worker *w = arg;
+    for (;;) {
+        w->fn(w->arg);
         pthread_mutex_lock(&mu);
-        if (idle >= IDLE_MAX && !head)
+        if (stopping || nidle >= IDLE_MAX || !wait_for_work(w))
             break;
     }
+    if (!w->fn) /* ended by wait_for_work: mu is not held */
+        pthread_mutex_lock(&mu);
     nthreads--;
     pthread_cond_broadcast(&gone);
     pthread_mutex_unlock(&mu);
+    sem_destroy(&w->go);
+    free(w);
     return NULL;
+}
+
+/* A new thread for fn(arg); 0 or -1. */
+static int spawn(void (*fn)(void *), void *arg)
+{
+    worker *w = calloc(1, sizeof *w);
+    if (!w || sem_init(&w->go, 0, 0) != 0) {
+        free(w);
+        return -1;
+    }
+    w->fn = fn;
+    w->arg = arg;
+    pthread_mutex_lock(&mu);
+    nthreads++;
+    pthread_mutex_unlock(&mu);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    int rc = pthread_create(&th, &attr, worker_main, w);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return 0;
+    pthread_mutex_lock(&mu);
+    nthreads--;
+    pthread_cond_broadcast(&gone);
+    pthread_mutex_unlock(&mu);
+    sem_destroy(&w->go);
+    free(w);
+    return -1;
 }
 
 int hs_workers_run(void (*fn)(void *), void *arg)
 {
-    task *t = malloc(sizeof *t);
-    if (!t)
-        return -1;
-    *t = (task){NULL, fn, arg};
     pthread_mutex_lock(&mu);
     if (stopping) {
         pthread_mutex_unlock(&mu);
-        free(t);
         return -1;
     }
     /* An idle thread takes it, or a new one: a call never waits behind
      * another (a command may run for an hour). */
-    int spawn = idle <= npending;
-    if (spawn) {
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        pthread_t th;
-        int rc = pthread_create(&th, &attr, worker_main, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc != 0) {
-            pthread_mutex_unlock(&mu);
-            free(t);
-            return -1;
-        }
-        nthreads++;
+    worker *w = idle_list;
+    if (w) {
+        unlist_locked(w);
+        w->fn = fn;
+        w->arg = arg;
     }
-    if (tail)
-        tail->next = t;
-    else
-        head = t;
-    tail = t;
-    npending++;
-    if (!spawn)
-        pthread_cond_signal(&work);
     pthread_mutex_unlock(&mu);
+    if (!w)
+        return spawn(fn, arg);
+    sem_post(&w->go); /* the thread cannot end before it has taken this */
     return 0;
 }
 
@@ -112,7 +152,12 @@ void hs_workers_stop(int wait_ms)
     mono_deadline_ms(&end, wait_ms);
     pthread_mutex_lock(&mu);
     stopping = 1;
-    pthread_cond_broadcast(&work);
+    while (idle_list) {
+        worker *w = idle_list;
+        unlist_locked(w);
+        w->fn = NULL;
+        sem_post(&w->go);
+    }
     while (nthreads > 0 && mono_cond_wait(&gone, &mu, &end) != ETIMEDOUT)
         ;
     stopping = 0; /* a later server in this process starts afresh */

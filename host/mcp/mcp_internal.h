@@ -154,6 +154,12 @@ struct mcp_server {
     int input_ttl_ms;       /* how long a requestState is good for */
 };
 
+/* An engine with no input and no self-pipe (mcp_server.c): a front
+ * end's, or the start of mcp_server_new's.  NULL when out of memory. */
+struct mcp_server *mcp_server_alloc(const mcp_ops *ops);
+/* Wake the reader's poll, when there is a reader (mcp_stop.c). */
+void mcp_server_wake(struct mcp_server *s);
+
 /* ---- output (mcp_out.c); each takes ownership of the cJSON passed ---- */
 /* Start the writer thread; until then (and in memory mode) sends write
  * directly.  Returns 0 or -1. */

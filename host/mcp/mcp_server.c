@@ -35,21 +35,18 @@
 #define STANDBY_POLL_US 1000
 #define QUIET_US 1000000
 
-mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
+mcp_server *mcp_server_alloc(const mcp_ops *ops)
 {
     mcp_server *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-        free(s);
-        return NULL;
-    }
     s->ops = *ops;
-    s->out_fd = out_fd;
+    s->out_fd = -1;
+    s->wake[0] = s->wake[1] = -1;
     s->out_wake[0] = s->out_wake[1] = -1;
     s->max_calls = MCP_MAX_CALLS;
     s->input_ttl_ms = 600000;
-    mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
+    mcp_reader_init_fd(&s->rd, -1, -1, MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
     /* Timed waits (standby polling, shutdown) count on the monotonic clock. */
@@ -66,6 +63,21 @@ mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
     atomic_init(&s->modern_seen, 0);
+    return s;
+}
+
+mcp_server *mcp_server_new(int in_fd, int out_fd, const mcp_ops *ops)
+{
+    mcp_server *s = mcp_server_alloc(ops);
+    if (!s)
+        return NULL;
+    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        s->wake[0] = s->wake[1] = -1;
+        mcp_server_free(s);
+        return NULL;
+    }
+    s->out_fd = out_fd;
+    mcp_reader_init_fd(&s->rd, in_fd, s->wake[0], MCP_MAX_LINE);
     return s;
 }
 
@@ -95,8 +107,10 @@ void mcp_server_free(mcp_server *s)
     free(s->client_name);
     free(s->client_version);
     mcp_tasks_free_all(s);
-    close(s->wake[0]);
-    close(s->wake[1]);
+    if (s->wake[0] >= 0) {
+        close(s->wake[0]);
+        close(s->wake[1]);
+    }
     if (s->out_wake[0] >= 0) {
         close(s->out_wake[0]);
         close(s->out_wake[1]);
@@ -122,10 +136,7 @@ static void begin_stop(mcp_server *s)
     pthread_cond_broadcast(&s->lead_cond);
     pthread_cond_broadcast(&s->reply_cond);
     pthread_mutex_unlock(&s->lock);
-    int saved = errno;
-    ssize_t n = write(s->wake[1], "x", 1);
-    (void)n;
-    errno = saved;
+    mcp_server_wake(s);
 }
 
 /* Read and answer messages until a tools/call needs running (returned)

@@ -9,7 +9,9 @@
 
 mcp_server *mcp_server_new_sink(const mcp_ops *ops, mcp_sink_fn sink, void *ud)
 {
-    mcp_server *s = mcp_server_new(-1, -1, ops);
+    /* Only the stdio engine reads: no self-pipe to wake a reader (two
+     * descriptors made and closed per stateless HTTP request). */
+    mcp_server *s = mcp_server_alloc(ops);
     if (!s)
         return NULL;
     s->sink = sink;

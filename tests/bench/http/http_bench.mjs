@@ -28,7 +28,13 @@ if (!bin || !catalog) {
 const N = Number(nArg ?? 400); // calls per client per run
 const ROUNDS = Number(rArg ?? 7);
 const SESSIONS = Number(sArg ?? 200);
-const CLIENTS = [1, 8];
+// BENCH_CALLS, BENCH_CLIENTS, BENCH_ERAS (comma lists) narrow the run to
+// some workloads: one workload alone is what a profile of the server
+// wants (`perf record -g -p PID` while it runs).
+const list = (v, d) => (v ?? d).split(",");
+const CALLS = list(process.env.BENCH_CALLS, "ping,search");
+const CLIENTS = list(process.env.BENCH_CLIENTS, "1,8").map(Number);
+const ERAS = list(process.env.BENCH_ERAS, "2025,2026");
 const ws = mkdtempSync(join(tmpdir(), "vthost-hbench-"));
 const cfg = mkdtempSync(join(tmpdir(), "vthost-hbench-cfg-"));
 mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
@@ -183,7 +189,7 @@ const median = (v) => {
 
 const srv = await httpServer();
 const pools = {}; // era -> { stdio: [...], http: [...] } of max(CLIENTS) clients
-for (const era of ["2025", "2026"]) {
+for (const era of ERAS) {
   const n = Math.max(...CLIENTS);
   pools[era] = {
     stdio: await Promise.all(Array.from({ length: n }, () => stdioClient(era))),
@@ -195,8 +201,8 @@ for (const era of ["2025", "2026"]) {
 }
 
 const workloads = [];
-for (const call of ["ping", "search"])
-  for (const k of CLIENTS) for (const era of ["2025", "2026"]) workloads.push({ call, k, era, ratios: [], st: [], ht: [], scpu: [], hcpu: [] });
+for (const call of CALLS)
+  for (const k of CLIENTS) for (const era of ERAS) workloads.push({ call, k, era, ratios: [], st: [], ht: [], scpu: [], hcpu: [] });
 
 for (let r = 0; r < ROUNDS; r++) {
   for (const w of workloads) {

@@ -1,5 +1,5 @@
 /* Fuzz target for the Streamable HTTP transport's reader: what an HTTP
- * provider sends back on one exchange, through http_transport.c's own
+ * provider sends back on one exchange, through http_xfer.c's own
  * callbacks exactly as libcurl calls them:
  *   the response headers (Mcp-Session-Id of an initialize answer), one
  *   on_header() call per line;
@@ -16,6 +16,8 @@
  * not used: the callbacks are fed directly. */
 #undef _GNU_SOURCE
 #include "../../../plugins/mcp_providers/http_transport.c"
+#undef _GNU_SOURCE
+#include "../../../plugins/mcp_providers/http_xfer.c"
 #undef _GNU_SOURCE
 #include "../../../plugins/mcp_providers/provider.c"
 

@@ -1,6 +1,7 @@
 /* Resumable SSE streams (http_sse.c): event ids, the priming event, the
  * replay after a Last-Event-ID, and the log's bounds in events and bytes
- * (the oldest dropped, the newest always kept). */
+ * (the oldest dropped, the newest always kept, and an event being
+ * written from the log kept until it is written). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +125,34 @@ static void test_bounded_in_events_and_bytes(void **state)
     http_sse_log_free(l);
 }
 
+/* An event written from the log (pinned) stays whole while events after
+ * it would push it out; once written, the bounds apply again. */
+static void test_pinned_event_outlives_the_bounds(void **state)
+{
+    (void)state;
+    http_sse_log *l = http_sse_log_new(3);
+    size_t n = 0;
+    assert_null(http_sse_pinned(l, &n));
+    assert_int_equal(http_sse_event_pinned(l, "{\"first\":1}", 11), VT_OK);
+    const char *want = "id: 3-1\nevent: message\ndata: {\"first\":1}\n\n";
+    for (int i = 0; i < HTTP_SSE_LOG_EVENTS * 2; i++)
+        assert_int_equal(http_sse_keep(l, "{}", 2), VT_OK);
+    const char *t = http_sse_pinned(l, &n);
+    assert_non_null(t);
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(t, want, n);
+    http_sse_unpin(l);
+    assert_null(http_sse_pinned(l, &n));
+    assert_int_equal(http_sse_keep(l, "{}", 2), VT_OK);
+    /* now trimmed: a replay from the start begins after it */
+    assert_int_equal(http_sse_rewind(l, 0), VT_OK);
+    char *x = http_sse_replay(l, &n);
+    assert_non_null(x);
+    assert_null(strstr(x, "first"));
+    free(x);
+    http_sse_log_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_replay_after_an_id),
         cmocka_unit_test(test_foreign_ids_refused),
         cmocka_unit_test(test_bounded_in_events_and_bytes),
+        cmocka_unit_test(test_pinned_event_outlives_the_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
