@@ -1,11 +1,14 @@
-/* The configuration's layers combined: merged key by key, requirement
- * lists that only tighten, the host's own keys checked, and the approval
- * preset's sandbox settings. */
+/* The configuration's layers: which files there are, merged key by key,
+ * requirement lists that only tighten, the host's own keys checked, and
+ * the approval preset's sandbox settings. */
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "config_layers.h"
+#include "paths.h"
+#include "perm_trust.h"
 #include "permission.h"
 #include "shell_profile.h"
 #include "strutil.h"
@@ -157,4 +160,39 @@ int config_check_keys(const cJSON *config, const char *file, char **err)
         return VT_ERR_INVALID;
     }
     return VT_OK;
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int config_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+void config_find_layer_files(const char *workspace, const char *explicit_path, layer_files *f)
+{
+    f->named = explicit_path;
+    f->user = perm_trust_user_config();
+    f->ws = paths_join(workspace, "vtcode.toml");
+    if (f->user && !file_exists(f->user)) {
+        free(f->user);
+        f->user = NULL;
+    }
+    struct stat wl;
+    f->ws_link = f->ws && lstat(f->ws, &wl) == 0 && S_ISLNK(wl.st_mode);
+    if (f->ws && !f->ws_link && !file_exists(f->ws)) {
+        free(f->ws);
+        f->ws = NULL;
+    }
+    if (explicit_path && config_same_file(explicit_path, f->ws)) {
+        free(f->ws);
+        f->ws = NULL;
+        f->named_ws = 1;
+    }
 }

@@ -39,4 +39,21 @@ int config_check_keys(const cJSON *config, const char *file, char **err);
  * `config`: a preset other than ask needs a sandbox and bounds it. */
 int config_apply_approval(cJSON *config, char **err);
 
+/* The files of the layers: the user's vtcode.toml, the workspace's and
+ * --config (each NULL when absent; user and ws malloc'd, the caller
+ * frees them). */
+typedef struct layer_files {
+    char *user, *ws;
+    const char *named;
+    int named_ws; /* --config names the workspace's own file: trusted */
+    int ws_link;  /* the workspace's vtcode.toml is a symbolic link */
+} layer_files;
+
+/* The layer files that exist for `workspace` and --config
+ * `explicit_path` (may be NULL). */
+void config_find_layer_files(const char *workspace, const char *explicit_path, layer_files *f);
+
+/* 1 when `a` and `b` (either may be NULL) name the same file. */
+int config_same_file(const char *a, const char *b);
+
 #endif

@@ -72,50 +72,6 @@ static char *find_exe_dir(void)
     return strdup(dirname(buf));
 }
 
-static int file_exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-/* The files of the layers: the user's vtcode.toml, the workspace's and
- * --config (each NULL when absent). */
-typedef struct layer_files {
-    char *user, *ws;
-    const char *named;
-    int named_ws; /* --config names the workspace's own file: trusted */
-    int ws_link;
-} layer_files;
-
-static void find_layer_files(const char *explicit_path, layer_files *f)
-{
-    f->named = explicit_path;
-    f->user = perm_trust_user_config();
-    f->ws = paths_join(the_host.workspace, "vtcode.toml");
-    if (f->user && !file_exists(f->user)) {
-        free(f->user);
-        f->user = NULL;
-    }
-    struct stat wl;
-    f->ws_link = f->ws && lstat(f->ws, &wl) == 0 && S_ISLNK(wl.st_mode);
-    if (f->ws && !f->ws_link && !file_exists(f->ws)) {
-        free(f->ws);
-        f->ws = NULL;
-    }
-    if (explicit_path && same_file(explicit_path, f->ws)) {
-        free(f->ws);
-        f->ws = NULL;
-        f->named_ws = 1;
-    }
-}
-
 /* A workspace policy file that must not be read: a link, or one a command
  * made that could not be set aside. */
 static int check_workspace_policy(const layer_files *f, char **err)
@@ -154,7 +110,7 @@ static int read_layers(const layer_files *f, char **err)
 {
     static const char *const names[] = {"user", "workspace", "config"};
     const char *paths[] = {f->user, f->ws, f->named};
-    if (f->named && same_file(f->named, f->user))
+    if (f->named && config_same_file(f->named, f->user))
         paths[0] = NULL;
     int rc = VT_OK;
     for (int i = 0; i < 3 && rc == VT_OK; i++) {
@@ -241,7 +197,7 @@ static int merge_layers(void)
 static int load_config(const char *explicit_path, char **err)
 {
     layer_files f = {0};
-    find_layer_files(explicit_path, &f);
+    config_find_layer_files(the_host.workspace, explicit_path, &f);
     int rc = check_workspace_policy(&f, err);
     if (rc == VT_OK)
         rc = read_layers(&f, err);
