@@ -24,7 +24,7 @@ static char top[PATH_MAX], ws[PATH_MAX + 16], out_dir[PATH_MAX + 16];
 static void put(const char *rel, const char *text)
 {
     char p[PATH_MAX + 96];
-    snprintf(p, sizeof p, "%s/%s", out_dir, rel);
+    assert_true(snprintf(p, sizeof p, "%s/%s", out_dir, rel) < (int)sizeof p);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -34,7 +34,7 @@ static void put(const char *rel, const char *text)
 static void dir(const char *rel)
 {
     char p[PATH_MAX + 96];
-    snprintf(p, sizeof p, "%s/%s", out_dir, rel);
+    assert_true(snprintf(p, sizeof p, "%s/%s", out_dir, rel) < (int)sizeof p);
     assert_int_equal(mkdir(p, 0755), 0);
 }
 
