@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/format.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -73,9 +74,7 @@ char *sandbox_fmt(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
+    char *s = vt_vformat(f, ap);
     va_end(ap);
     return s;
 }
