@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+#include "file_stamp.h"
 #include "gitneutral.h"
 #include "paths.h"
 #include "strutil.h"
@@ -25,11 +26,7 @@
  * them changed. */
 typedef struct conf_stamp {
     char *path;
-    int exists;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
+    file_stamp st; /* followed: git reads what a link names */
 } conf_stamp;
 
 typedef struct reader {
@@ -41,29 +38,11 @@ typedef struct reader {
     size_t nst, capst;
 } reader;
 
-static void stamp_take(conf_stamp *s, const char *path)
-{
-    struct stat st;
-    s->exists = stat(path, &st) == 0;
-    if (s->exists) {
-        s->dev = st.st_dev;
-        s->ino = st.st_ino;
-        s->size = st.st_size;
-        s->mtime = st.st_mtim;
-        s->ctime = st.st_ctim;
-    }
-}
-
 static int stamp_same(const conf_stamp *s)
 {
-    conf_stamp now = {0};
-    stamp_take(&now, s->path);
-    if (now.exists != s->exists)
-        return 0;
-    return !s->exists ||
-           (now.dev == s->dev && now.ino == s->ino && now.size == s->size &&
-            now.mtime.tv_sec == s->mtime.tv_sec && now.mtime.tv_nsec == s->mtime.tv_nsec &&
-            now.ctime.tv_sec == s->ctime.tv_sec && now.ctime.tv_nsec == s->ctime.tv_nsec);
+    file_stamp now;
+    file_stamp_take(s->path, FILE_STAMP_FOLLOW, &now);
+    return file_stamp_same(&s->st, &now);
 }
 
 /* `value` as git takes a path: "~/" from $HOME, relative from `base`;
@@ -148,7 +127,7 @@ static void read_conf(reader *r, const char *path)
         conf_stamp *s = &r->st[r->nst];
         memset(s, 0, sizeof *s);
         if ((s->path = strdup(path))) {
-            stamp_take(s, path);
+            file_stamp_take(path, FILE_STAMP_FOLLOW, &s->st);
             r->nst++;
         }
     }
