@@ -7,7 +7,6 @@
  * A directory changed within the last seconds before a save is stored
  * with no mtime: a change in the same clock tick would not move it. */
 #include "monotime.h"
-#include "own_file.h"
 #include "ws_index_int.h"
 
 #include <errno.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "paths.h"
 
@@ -203,7 +203,9 @@ int wsx_cache_load(ws_index *ix, int watch)
     char *file = cache_file(ix);
     size_t len = 0;
     /* host data: the user's own, written by nobody else */
-    char *buf = file ? own_file_read(file, 022, sizeof(head), MAX_FILE, &len) : NULL;
+    char *buf = NULL;
+    if (file)
+        vt_own_file_read(file, 022, sizeof(head), MAX_FILE, &buf, &len);
     free(file);
     rec *r = NULL;
     uint32_t *slot = NULL;
