@@ -67,35 +67,29 @@ static char *cache_file(ws_index *ix)
 
 static int64_t now_ns(void) { return wall_now_ns(); }
 
-void wsx_cache_save(ws_index *ix)
+/* The directories in pre-order (a parent before its children),
+ * renumbered: their records into r (room for live_dirs) and their names
+ * into names (room for nlen + 1 bytes); -1 when out of memory or when
+ * the tree holds more directories than it counts. */
+static int flatten(const ws_index *ix, rec *r, char *names, uint32_t *nout_out, size_t *nlen_out)
 {
-    if (ix->degraded || ix->cut)
-        return;
-    char *file = cache_file(ix);
-    if (!file)
-        return;
-    char *slash = strrchr(file, '/');
-    *slash = '\0';
-    int ok = paths_mkdirs(file, 0700) == VT_OK;
-    *slash = '/';
-    /* pre-order: a parent before its children, renumbered */
     uint32_t *order = malloc((size_t)ix->n * sizeof *order);
     uint32_t *newidx = malloc((size_t)ix->n * sizeof *newidx);
-    rec *r = calloc(ix->live_dirs ? ix->live_dirs : 1, sizeof *r);
-    char *names = malloc(ix->nlen + 1);
     uint32_t nout = 0, top = 0;
     size_t nlen = 0;
-    if (!ok || !order || !newidx || !r || !names)
-        goto out;
+    int rc = order && newidx ? 0 : -1;
     int64_t unstable = now_ns() - UNSTABLE_NS;
-    order[top++] = 0;
-    while (top) {
+    if (rc == 0)
+        order[top++] = 0;
+    while (rc == 0 && top) {
         uint32_t s = order[--top];
         const wsx_dir *d = &ix->d[s];
         const char *nm = ix->names + d->name;
         size_t nl = strlen(nm);
-        if (nout == ix->live_dirs)
-            goto out;
+        if (nout == ix->live_dirs) {
+            rc = -1;
+            break;
+        }
         newidx[s] = nout;
         r[nout] = (rec){.parent = d->parent == WSX_NONE ? WSX_NONE : newidx[d->parent],
                         .name = (uint32_t)nlen,
@@ -108,32 +102,64 @@ void wsx_cache_save(ws_index *ix)
         for (uint32_t c = d->child; c != WSX_NONE; c = ix->d[c].next)
             order[top++] = c;
     }
-    head h = {.magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+    free(order);
+    free(newidx);
+    *nout_out = nout;
+    *nlen_out = nlen;
+    return rc;
+}
+
+/* The header, the root, the records, the names and their checksum, in a
+ * new file renamed over `file` (left as it was on any failure). */
+static void write_file(const char *file, const ws_index *ix, const head *h, const rec *r,
+                       const char *names)
+{
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.%d", file, (int)getpid()) < 0)
-        goto out;
+        return;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         if (fd >= 0)
             close(fd);
         free(tmp);
-        goto out;
+        return;
     }
+    uint32_t nout = h->ndirs;
+    size_t nlen = h->names_len;
     uint64_t sum = 1469598103934665603ull;
-    sum = fnv(&h, sizeof h, sum);
+    sum = fnv(h, sizeof *h, sum);
     sum = fnv(ix->root, ix->rootlen, sum);
     sum = fnv(r, nout * sizeof *r, sum);
     sum = fnv(names, nlen, sum);
-    int w = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
+    int w = fwrite(h, sizeof *h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
             fwrite(r, sizeof *r, nout, f) == nout && fwrite(names, 1, nlen, f) == nlen &&
             fwrite(&sum, sizeof sum, 1, f) == 1;
     if (fclose(f) != 0 || !w || rename(tmp, file) != 0)
         unlink(tmp);
     free(tmp);
-out:
-    free(order);
-    free(newidx);
+}
+
+void wsx_cache_save(ws_index *ix)
+{
+    if (ix->degraded || ix->cut)
+        return;
+    char *file = cache_file(ix);
+    if (!file)
+        return;
+    char *slash = strrchr(file, '/');
+    *slash = '\0';
+    int ok = paths_mkdirs(file, 0700) == VT_OK;
+    *slash = '/';
+    rec *r = ok ? calloc(ix->live_dirs ? ix->live_dirs : 1, sizeof *r) : NULL;
+    char *names = ok ? malloc(ix->nlen + 1) : NULL;
+    uint32_t nout = 0;
+    size_t nlen = 0;
+    if (r && names && flatten(ix, r, names, &nout, &nlen) == 0) {
+        head h = {
+            .magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+        write_file(file, ix, &h, r, names);
+    }
     free(r);
     free(names);
     free(file);
