@@ -245,31 +245,70 @@ int wsx_cache_load(ws_index *ix, int watch)
     return wsx_validate(ix, watch);
 }
 
-int wsx_validate(ws_index *ix, int watch)
+/* The directories as they are now, parents first (what a re-read adds
+ * is read already): malloc'd, *n of them, or NULL. */
+static uint32_t *parents_first(const ws_index *ix, size_t *n)
 {
-    /* the directories as they are now, parents first: what a re-read adds
-     * is read already */
-    uint32_t *order = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *order);
-    size_t n = 0;
-    if (!order)
-        return -1;
+    size_t room = ix->live_dirs ? ix->live_dirs : 1;
+    uint32_t *order = malloc(room * sizeof *order);
+    uint32_t *stack = malloc(room * sizeof *stack);
     uint32_t top = 0;
-    order[0] = 0;
-    top = 1;
-    uint32_t *stack = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *stack);
-    if (!stack) {
-        free(order);
-        return -1;
-    }
-    stack[0] = 0;
+    *n = 0;
+    if (order && stack)
+        stack[top++] = 0;
     while (top) {
         uint32_t s = stack[--top];
-        if (n < ix->live_dirs)
-            order[n++] = s;
+        if (*n < ix->live_dirs)
+            order[(*n)++] = s;
         for (uint32_t c = ix->d[s].child; c != WSX_NONE && top < ix->live_dirs; c = ix->d[c].next)
             stack[top++] = c;
     }
     free(stack);
+    if (!stack) {
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
+/* Directory `s` (at `rel`) checked against the disk: gone, replaced by
+ * another of the same name (read anew) or changed (re-read).  -1 when it
+ * is the root and it went. */
+static int check_dir(ws_index *ix, int root, uint32_t s, const char *rel, int watch)
+{
+    if (watch && !ix->degraded)
+        wsx_watch_rel(ix, s, rel); /* first: a change after the stat is an event */
+    struct stat st;
+    int there = fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
+    if (!there && !s) /* the root itself went */
+        return -1;
+    if (!there) {
+        wsx_remove_dir(ix, s);
+        ix->dirty = 1;
+    } else if (st.st_ino != ix->d[s].ino && s) {
+        /* another directory under the same name: read it anew */
+        uint32_t parent = ix->d[s].parent;
+        char nm[256];
+        snprintf(nm, sizeof nm, "%s", ix->names + ix->d[s].name);
+        wsx_remove_dir(ix, s);
+        uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
+        if (c != WSX_NONE)
+            wsx_scan(ix, c, 0);
+        ix->dirty = 1;
+    } else if (mt != ix->d[s].mtime_ns || !ix->d[s].mtime_ns) {
+        wsx_reread(ix, s);
+        ix->dirty = 1;
+    }
+    return 0;
+}
+
+int wsx_validate(ws_index *ix, int watch)
+{
+    size_t n = 0;
+    uint32_t *order = parents_first(ix, &n);
+    if (!order)
+        return -1;
     int root = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char rel[4096];
     ix->loading = 1;
@@ -281,31 +320,9 @@ int wsx_validate(ws_index *ix, int watch)
             continue;
         if (!s)
             rel[0] = '\0';
-        if (watch && !ix->degraded)
-            wsx_watch_rel(ix, s, rel); /* first: a change after the stat is an event */
-        struct stat st;
-        int there =
-            fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-        int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
-        if (!there && !s) { /* the root itself went */
+        if (check_dir(ix, root, s, rel, watch) < 0) {
             close(root);
             root = -1;
-        } else if (!there) {
-            wsx_remove_dir(ix, s);
-            ix->dirty = 1;
-        } else if (st.st_ino != ix->d[s].ino && s) {
-            /* another directory under the same name: read it anew */
-            uint32_t parent = ix->d[s].parent;
-            char nm[256];
-            snprintf(nm, sizeof nm, "%s", ix->names + ix->d[s].name);
-            wsx_remove_dir(ix, s);
-            uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
-            if (c != WSX_NONE)
-                wsx_scan(ix, c, 0);
-            ix->dirty = 1;
-        } else if (mt != ix->d[s].mtime_ns || !ix->d[s].mtime_ns) {
-            wsx_reread(ix, s);
-            ix->dirty = 1;
         }
     }
     ix->loading = 0;
