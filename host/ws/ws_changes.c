@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "file_stamp.h"
 #include "paths.h"
 #include "strutil.h"
 #include "subjects.h"
@@ -15,16 +14,18 @@
 #include "ws_gitdir.h"
 #include "ws_index.h"
 
-/* A table row as it was before the call. */
-typedef struct row_was {
-    file_stamp st;
-    int exempt; /* a path subject of the call: its change is the call's own */
-} row_was;
+typedef struct stamp {
+    int exists, exempt;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+} stamp;
 
 struct ws_changes {
     const char *root;
     int what;
-    row_was *rows;             /* one per ws_conftab row */
+    stamp *rows;               /* one per ws_conftab row */
     uint64_t mark;             /* the index's change sequence before the call */
     int marked;                /* the index was there to mark */
     cJSON *repos;              /* the repositories the index knew before the call */
@@ -39,12 +40,26 @@ static size_t nrows(void)
     return n;
 }
 
-/* The row's own stamp: a link in the table is a change in itself. */
-static void stamp_of(const char *root, const char *rel, file_stamp *s)
+static void stamp_of(const char *root, const char *rel, stamp *s)
 {
     char *p = str_printf("%s/%s", root, rel);
-    file_stamp_take(p, FILE_STAMP_LINK, s);
+    struct stat st;
+    s->exists = p && lstat(p, &st) == 0;
+    if (s->exists) {
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+        s->size = st.st_size;
+        s->mtime = st.st_mtim;
+        s->ctime = st.st_ctim;
+    }
     free(p);
+}
+
+static int same(const stamp *a, const stamp *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+           a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
 /* 1 when a path subject of the call is the row or lies inside it. */
@@ -85,7 +100,7 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
             return VT_ERR_NOMEM;
         }
         for (size_t i = 0; i < n; i++) {
-            stamp_of(root, ws_conftab[i].path, &c->rows[i].st);
+            stamp_of(root, ws_conftab[i].path, &c->rows[i]);
             c->rows[i].exempt = exempted(root, ws_conftab[i].path, exempt);
         }
     }
@@ -108,15 +123,15 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
     const char *gone_dir = NULL;
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
-        const row_was *was = &c->rows[i];
-        file_stamp now;
+        const stamp *was = &c->rows[i];
+        stamp now = {0};
         stamp_of(c->root, r->path, &now);
         if (!now.exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
         if (gone_dir && !strncmp(r->path, gone_dir, gl) && r->path[gl] == '/')
             continue;
-        int made = !was->st.exists, changed = was->st.exists && !file_stamp_same(&was->st, &now);
+        int made = !was->exists, changed = was->exists && !same(was, &now);
         if (r->kind == WS_CONF_DIR ? !made : !(made || changed))
             continue;
         char *abs = str_printf("%s/%s", c->root, r->path);

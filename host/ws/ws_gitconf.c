@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
-#include "file_stamp.h"
 #include "gitneutral.h"
 #include "paths.h"
 #include "strutil.h"
@@ -26,7 +25,11 @@
  * them changed. */
 typedef struct conf_stamp {
     char *path;
-    file_stamp st; /* followed: git reads what a link names */
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
 } conf_stamp;
 
 typedef struct reader {
@@ -38,11 +41,29 @@ typedef struct reader {
     size_t nst, capst;
 } reader;
 
+static void stamp_take(conf_stamp *s, const char *path)
+{
+    struct stat st;
+    s->exists = stat(path, &st) == 0;
+    if (s->exists) {
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+        s->size = st.st_size;
+        s->mtime = st.st_mtim;
+        s->ctime = st.st_ctim;
+    }
+}
+
 static int stamp_same(const conf_stamp *s)
 {
-    file_stamp now;
-    file_stamp_take(s->path, FILE_STAMP_FOLLOW, &now);
-    return file_stamp_same(&s->st, &now);
+    conf_stamp now = {0};
+    stamp_take(&now, s->path);
+    if (now.exists != s->exists)
+        return 0;
+    return !s->exists ||
+           (now.dev == s->dev && now.ino == s->ino && now.size == s->size &&
+            now.mtime.tv_sec == s->mtime.tv_sec && now.mtime.tv_nsec == s->mtime.tv_nsec &&
+            now.ctime.tv_sec == s->ctime.tv_sec && now.ctime.tv_nsec == s->ctime.tv_nsec);
 }
 
 /* `value` as git takes a path: "~/" from $HOME, relative from `base`;
@@ -127,7 +148,7 @@ static void read_conf(reader *r, const char *path)
         conf_stamp *s = &r->st[r->nst];
         memset(s, 0, sizeof *s);
         if ((s->path = strdup(path))) {
-            file_stamp_take(path, FILE_STAMP_FOLLOW, &s->st);
+            stamp_take(s, path);
             r->nst++;
         }
     }
