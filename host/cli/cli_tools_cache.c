@@ -16,12 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "cli_tools_cache.h"
 #include "host_data.h"
 #include "log.h"
 #include "monotime.h"
-#include "own_file.h"
 #include "paths.h"
 #include "perm_trust.h"
 #include "strbuf.h"
@@ -247,7 +247,9 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     strbuf_reset(&k);
     C.warnings = host_log_warnings();
     size_t len = 0;
-    char *text = C.file && C.key ? own_file_read(C.file, 077, 1, MAX_CACHE_FILE, &len) : NULL;
+    char *text = NULL;
+    if (C.file && C.key)
+        vt_own_file_read(C.file, 077, 1, MAX_CACHE_FILE, &text, &len);
     int hit = text && replay(text, len, C.key, C.klen);
     free(text);
     if (hit) /* nothing to store */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/services.h>
 #include "host_data_shared.h"
 #include "log.h"
@@ -20,7 +21,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char **added; /* the front ends' files and directories */
 static unsigned char *added_dir;
-static size_t nadded;
+static size_t nadded, cap_added, cap_added_dir;
 
 static void add_item(cJSON *arr, const char *path, int is_dir)
 {
@@ -123,13 +124,10 @@ int host_data_add(const char *path, unsigned flags)
     if (!abs)
         return VT_ERR_NOMEM;
     pthread_mutex_lock(&mu);
-    char **a = realloc(added, (nadded + 1) * sizeof *a);
-    unsigned char *d = a ? realloc(added_dir, nadded + 1) : NULL;
-    if (a)
-        added = a;
-    if (d)
-        added_dir = d;
-    int rc = a && d ? VT_OK : VT_ERR_NOMEM;
+    int rc = VT_GROW(&added, &cap_added, nadded + 1) == 0 &&
+                     VT_GROW(&added_dir, &cap_added_dir, nadded + 1) == 0
+                 ? VT_OK
+                 : VT_ERR_NOMEM;
     if (rc == VT_OK) {
         added[nadded] = abs;
         added_dir[nadded++] = (unsigned char)is_dir;

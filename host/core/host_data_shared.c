@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "paths.h"
 #include "strutil.h"
@@ -26,27 +27,13 @@ static char *list_file(void)
     return f;
 }
 
-/* The file's text (malloc'd, NUL-ended), or NULL when absent or not to
- * be trusted. */
+/* The list's text (malloc'd), or NULL when absent or not to be trusted:
+ * anyone else who could have written it could name files for us. */
 static char *read_list(const char *file)
 {
-    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        !(st.st_mode & 022) && st.st_size < MAX_BYTES && (buf = malloc((size_t)st.st_size + 1))) {
-        ssize_t n = read(fd, buf, (size_t)st.st_size);
-        if (n < 0) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    close(fd);
-    return buf;
+    char *text = NULL;
+    vt_own_file_read(file, 022, 0, MAX_BYTES, &text, NULL);
+    return text;
 }
 
 /* Each usable line of `text` (an absolute path without controls). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "opened_lib.h"
 #include "paths.h"
@@ -23,12 +24,12 @@ const char *profile_canonical_name(const char *name)
     return name;
 }
 
-static int push(char ***v, size_t *n, const char *s)
+/* A copy of `s` (or NULL) after the *n items of *v (*cap allocated). */
+static int push(char ***v, size_t *n, size_t *cap, const char *s)
 {
-    char **g = realloc(*v, (*n + 1) * sizeof *g);
-    if (!g)
+    if (VT_GROW(v, cap, *n + 1) != 0)
         return 0;
-    *v = g;
+    char **g = *v;
     g[*n] = s ? strdup(s) : NULL;
     if (s && !g[*n])
         return 0;
@@ -36,21 +37,21 @@ static int push(char ***v, size_t *n, const char *s)
     return 1;
 }
 
-static int split_list(const char *value, char ***v, size_t *n)
+static int split_list(const char *value, char ***v, size_t *n, size_t *cap)
 {
     char *copy = strdup(value), *save = NULL;
     if (!copy)
         return 0;
     int ok = 1;
     for (char *tok = strtok_r(copy, ", \t", &save); tok && ok; tok = strtok_r(NULL, ", \t", &save))
-        ok = push(v, n, tok);
+        ok = push(v, n, cap, tok);
     free(copy);
     return ok;
 }
 
 /* A comma-separated list of permission rules (which may hold blanks);
  * a continuation line adds to it. */
-static int split_rules(const char *value, char ***v, size_t *n)
+static int split_rules(const char *value, char ***v, size_t *n, size_t *cap)
 {
     for (const char *p = value; *p;) {
         size_t len = strcspn(p, ",");
@@ -61,7 +62,7 @@ static int split_rules(const char *value, char ***v, size_t *n)
             e--;
         if (e > b) {
             char *rule = strndup(b, (size_t)(e - b));
-            int ok = rule && push(v, n, rule);
+            int ok = rule && push(v, n, cap, rule);
             free(rule);
             if (!ok)
                 return 0;
@@ -69,7 +70,7 @@ static int split_rules(const char *value, char ***v, size_t *n)
         p += len + (p[len] == ',');
     }
     size_t end = *n;
-    return push(v, &end, NULL);
+    return push(v, &end, cap, NULL);
 }
 
 /* A text value; a continuation line appends with a blank. */
@@ -109,11 +110,12 @@ static int on_value(void *user, const char *section, const char *key, const char
             free(p->description);
             p->description = strdup(value);
         } else if (strcmp(key, "tools") == 0) {
-            return split_list(value, &p->tools, &p->ntools);
+            return split_list(value, &p->tools, &p->ntools, &p->cap_tools);
         } else if (strcmp(key, "unopened") == 0) {
-            return split_list(value, &p->unopened, &p->nunopened);
+            return split_list(value, &p->unopened, &p->nunopened, &p->cap_unopened);
         } else if (strcmp(key, "unopened_names") == 0) {
-            return split_list(value, &p->unopened_names, &p->nunopened_names);
+            return split_list(value, &p->unopened_names, &p->nunopened_names,
+                              &p->cap_unopened_names);
         }
         return 1;
     }
@@ -121,7 +123,7 @@ static int on_value(void *user, const char *section, const char *key, const char
         static const char *const presets[] = {"ask", "sandboxed", "read-only"};
         for (int i = 0; i < 3; i++)
             if (strcmp(key, presets[i]) == 0)
-                return split_rules(value, &p->approval[i], &p->napproval[i]);
+                return split_rules(value, &p->approval[i], &p->napproval[i], &p->cap_approval[i]);
         return 1;
     }
     if (strcmp(section, "instructions") == 0) {
@@ -136,7 +138,8 @@ static int on_value(void *user, const char *section, const char *key, const char
         const char *mod = section + 7;
         int i = module_index(p, mod);
         size_t np = p->nmodules;
-        if (i < 0 && !(push(&p->modules, &p->nmodules, mod) && push(&p->packages, &np, NULL)))
+        if (i < 0 && !(push(&p->modules, &p->nmodules, &p->cap_modules, mod) &&
+                       push(&p->packages, &np, &p->cap_packages, NULL)))
             return 0;
         i = module_index(p, mod);
         if (key && strcmp(key, "package") == 0) {

@@ -40,6 +40,8 @@ typedef struct profile {
      * each shell profile (`unix_like`, `powershell`) and the hint for a
      * deferred tool called before it was found (`deferred`); or NULL */
     char *instructions, *shell_unix, *shell_powershell, *deferred_hint;
+    /* the lists' allocated lengths (they grow by VT_GROW) */
+    size_t cap_modules, cap_packages, cap_tools, cap_unopened, cap_unopened_names, cap_approval[3];
 } profile;
 
 /* Indices of profile.approval, as perm_approval_parse numbers presets. */

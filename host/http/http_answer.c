@@ -148,7 +148,7 @@ static cJSON *post_message(struct MHD_Connection *c, req *r, enum MHD_Result *rc
     }
     /* The engine's reader: a body it would refuse is refused here, with
      * an answer, rather than handed on and never answered. */
-    cJSON *msg = json_parse_document(r->body ? r->body : "", r->len);
+    cJSON *msg = json_parse_document(r->body.data ? r->body.data : "", r->body.len);
     if (!msg) {
         *rc = hv_send_error(c, r, 400, -32700,
                             "Parse error: the body is not one valid JSON text (nothing may follow "

@@ -44,8 +44,8 @@ static void bind_curl(void)
 }
 
 typedef struct body {
-    char *data;
-    size_t len, max;
+    vt_strbuf text;
+    size_t max;
     int too_big;
 } body;
 
@@ -53,18 +53,11 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
 {
     body *b = ud;
     size_t k = size * n;
-    if (b->len + k > b->max) {
+    if (b->text.len + k > b->max) {
         b->too_big = 1;
         return 0; /* stops the transfer */
     }
-    char *d = realloc(b->data, b->len + k + 1);
-    if (!d)
-        return 0;
-    memcpy(d + b->len, p, k);
-    b->data = d;
-    b->len += k;
-    d[b->len] = 0;
-    return k;
+    return strbuf_append(&b->text, p, k) == 0 ? k : 0;
 }
 
 /* libcurl bound, else *err says why (naming `url`). */
@@ -84,7 +77,7 @@ static int curl_ready(const char *url, char **err)
  * *err when none came. */
 static char *transfer(CURL *h, const char *url, int timeout_s, size_t max, long *status, char **err)
 {
-    body b = {NULL, 0, max, 0};
+    body b = {VT_STRBUF_INIT, max, 0};
     cl.setopt(h, CURLOPT_URL, url);
     cl.setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
     cl.setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
@@ -96,12 +89,12 @@ static char *transfer(CURL *h, const char *url, int timeout_s, size_t max, long 
     *status = 0;
     cl.getinfo(h, CURLINFO_RESPONSE_CODE, status);
     if (rc == CURLE_OK)
-        return b.data ? b.data : strdup("");
+        return strbuf_take(&b.text);
     if (b.too_big)
         *err = str_printf("fetching %s: the answer is larger than %zu bytes", url, max);
     else
         *err = str_printf("fetching %s: %s", url, cl.strerror(rc));
-    free(b.data);
+    strbuf_reset(&b.text);
     return NULL;
 }
 

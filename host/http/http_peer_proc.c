@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "http_peer_int.h"
 
@@ -128,15 +129,9 @@ static void read_fds(scan *s, proc_ent *e)
 
 static int add_proc(scan *s, const char *pid)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 512;
-        proc_ent *t = cap <= MAX_PROCS ? realloc(s->tab, cap * sizeof *t) : NULL;
-        if (!t) {
-            s->incomplete = 1;
-            return -1;
-        }
-        s->tab = t;
-        s->cap = cap;
+    if (s->n >= MAX_PROCS || VT_GROW(&s->tab, &s->cap, s->n + 1) != 0) {
+        s->incomplete = 1;
+        return -1;
     }
     proc_ent *e = &s->tab[s->n];
     memset(e, 0, sizeof *e);

@@ -10,6 +10,7 @@
 #include "http_origin.h"
 #include "http_peer.h"
 #include "http_server_int.h"
+#include "strbuf.h"
 #include "strutil.h"
 
 static enum MHD_Result send_too_big(struct MHD_Connection *c, req *r)
@@ -157,20 +158,9 @@ static enum MHD_Result request_body(req *r, const char *upload, size_t *upload_s
         *upload_size = 0;
         return MHD_NO;
     }
-    if (!r->too_big && r->len + *upload_size <= hv_cfg.max_body_bytes) {
-        if (r->len + *upload_size + 1 > r->cap) {
-            size_t cap = (r->len + *upload_size + 1) * 2;
-            if (cap > hv_cfg.max_body_bytes + 1)
-                cap = hv_cfg.max_body_bytes + 1;
-            char *b = realloc(r->body, cap);
-            if (!b)
-                return MHD_NO;
-            r->body = b;
-            r->cap = cap;
-        }
-        memcpy(r->body + r->len, upload, *upload_size);
-        r->len += *upload_size;
-        r->body[r->len] = 0;
+    if (!r->too_big && r->body.len + *upload_size <= hv_cfg.max_body_bytes) {
+        if (strbuf_append(&r->body, upload, *upload_size) != 0)
+            return MHD_NO;
     } else {
         r->too_big = 1; /* the rest is read and dropped */
     }
@@ -241,7 +231,7 @@ void hv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                         .ms = ms_since(&r->t0)};
     http_log_write(&e);
     http_guard_request_done(c);
-    free(r->body);
+    strbuf_reset(&r->body);
     free(r);
     *con_cls = NULL;
 }

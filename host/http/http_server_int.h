@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <time.h>
+#include <vthost/plugin.h>
 #include "http_auth.h"
 #include "http_config.h"
 #include "http_session.h"
@@ -23,8 +24,7 @@ extern const char *const hv_versions[];
 /* One HTTP request. */
 typedef struct req {
     struct timespec t0;
-    char *body;
-    size_t len, cap;
+    vt_strbuf body; /* read up to hv_cfg.max_body_bytes */
     int too_big, timed_out, started, sse;
     http_stream *st;            /* the answer's stream, owned */
     char owner[HTTP_OWNER_MAX]; /* the authenticated client */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <vthost/grow.h>
 #include <yaml.h>
 
 static int fail(char **err, const char *file, size_t line, const char *fmt, ...)
@@ -120,12 +121,10 @@ static int add_rule(perm_agent *a, int bucket, const char *text, const char *fil
     }
     /* An auto agent's unrestricted exec allow would bypass review. */
     if (bucket == PB_ALLOW && r->broad && a->def == PERM_AUTO && st->drop_broad_allow_rules) {
-        perm_rule **nd = realloc(a->dropped, (a->ndropped + 1) * sizeof *nd);
-        if (!nd) {
+        if (VT_GROW(&a->dropped, &a->capdropped, a->ndropped + 1) != 0) {
             perm_rule_free(r);
             return VT_ERR_NOMEM;
         }
-        a->dropped = nd;
         a->dropped[a->ndropped++] = r;
         return 0;
     }

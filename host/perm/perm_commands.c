@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 /* ---- wrappers ------------------------------------------------------------ */
@@ -70,7 +71,7 @@ static int word_is(const char *w, size_t len, const char *s)
 /* Wrappers the configuration adds; written only while the engine
  * starts, read afterwards. */
 static perm_wrapper *extra;
-static size_t nextra;
+static size_t nextra, capextra;
 
 const perm_wrapper *perm_cmd_wrapper(const char *name, size_t len)
 {
@@ -127,13 +128,12 @@ int perm_cmd_add_wrapper(const char *spec, char **err)
     for (size_t i = 1; ok && i < nw; i++)
         ok = (opts[i - 1] = strdup(words[i])) != NULL;
     w.arg_opts = opts;
-    perm_wrapper *grown = ok ? realloc(extra, (nextra + 1) * sizeof *grown) : NULL;
+    int grown = ok && VT_GROW(&extra, &capextra, nextra + 1) == 0;
     free(copy);
     if (!grown) {
         wrapper_free(&w);
         return VT_ERR_NOMEM;
     }
-    extra = grown;
     extra[nextra++] = w;
     return VT_OK;
 }
@@ -144,7 +144,7 @@ void perm_cmd_clear_wrappers(void)
         wrapper_free(&extra[i]);
     free(extra);
     extra = NULL;
-    nextra = 0;
+    nextra = capextra = 0;
 }
 
 int perm_cmd_wrapper_opt(const perm_wrapper *w, const char *opt, size_t len)

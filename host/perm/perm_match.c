@@ -356,6 +356,24 @@ static int push_global_variants(const perm_global_opts *g, const char *name, siz
     return 0;
 }
 
+/* su -c 'ls; rm x': each list member of the string `own` (a wrapper's
+ * command text, or NULL) as a command of its own. */
+static int push_list_members(const char *own, char ***v, size_t *n, size_t *cap)
+{
+    if (!own || !strpbrk(own, ";&|\n"))
+        return 0;
+    for (const char *q = own; *q;) {
+        size_t k = strcspn(q, ";&|\n"), t = k;
+        while (t && q[t - 1] == ' ')
+            t--;
+        if (t && push(v, n, cap, strndup(q, t)) < 0)
+            return -1;
+        q += k;
+        q += strspn(q, ";&|\n ");
+    }
+    return 0;
+}
+
 int perm_command_variants(const char *cmd, char ***out, size_t *count)
 {
     char **v = NULL, *own = NULL;
@@ -395,16 +413,7 @@ int perm_command_variants(const char *cmd, char ***out, size_t *count)
         }
         int bad = p != start && *p && push(&v, &n, &cap, strdup(p)) < 0;
         bad = bad || (next && push(&v, &n, &cap, strdup(next)) < 0);
-        /* su -c 'ls; rm x': each list member of the string as well */
-        for (const char *q = own; !bad && q && strpbrk(own, ";&|\n") && *q;) {
-            size_t k = strcspn(q, ";&|\n"), t = k;
-            while (t && q[t - 1] == ' ')
-                t--;
-            if (t)
-                bad = push(&v, &n, &cap, strndup(q, t)) < 0;
-            q += k;
-            q += strspn(q, ";&|\n ");
-        }
+        bad = bad || push_list_members(own, &v, &n, &cap) < 0;
         free(prev);
         if (bad)
             goto nomem;

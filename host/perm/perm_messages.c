@@ -65,19 +65,17 @@ char *perm_msg_deny(const perm_eval *ev)
     return m;
 }
 
-/* Why an ask could not be approved, and what would allow it. */
-static char *ask_message(const perm_eval *ev, const char *why, int approval)
+/* The asks only an interactive approval answers: more sandbox rights,
+ * escalation, a policy file, a protected path. */
+static int unapprovable(const perm_eval *ev)
 {
-    char *sug = perm_eval_suggest(ev), *ref = perm_msg_rule_ref(ev->rule), *m;
-    char *pw = policy_words(ev);
-    const char *where = ev->agent->embedded
-                            ? "[permissions] allow in vtcode.toml (or the active agent's "
-                              "permissions.allow)"
-                            : NULL;
-    char *agent_where =
-        ev->agent->path ? str_printf("permissions.allow in %s", ev->agent->path) : NULL;
-    if (!where)
-        where = agent_where ? agent_where : "the agent's permissions.allow";
+    return ev->extends_sandbox || ev->escalated || ev->policy_hit || ev->protected_hit;
+}
+
+/* Why such an ask could not be approved: no rule or setting can. */
+static char *unapprovable_message(const perm_eval *ev, const char *why)
+{
+    char *pw = policy_words(ev), *m;
     if (ev->extends_sandbox)
         m = str_printf("Permission denied: %s asks to run %s and %s. Additional sandbox "
                        "permissions need an interactive approval every time; no rule or setting "
@@ -100,7 +98,7 @@ static char *ask_message(const perm_eval *ev, const char *why, int approval)
                        "setting approves it. Edit the file yourself, or approve the call when "
                        "asked (vthost call: --yes).",
                        ev->tool, pw ? pw : ev->protected_path, why);
-    else if (ev->protected_hit)
+    else
         m = str_printf("Permission denied: %s edits the protected path %s and %s. Edits to "
                        ".git/, .vtcode/ and IDE or agent configuration (.vscode/, .idea/, "
                        ".claude/, .cursor/, .codex/, .gemini/, .roo/, .zed/, .mcp.json, "
@@ -108,7 +106,24 @@ static char *ask_message(const perm_eval *ev, const char *why, int approval)
                        "directories and included config files a repository's configuration "
                        "names need an interactive approval; no rule or setting approves them.",
                        ev->tool, ev->protected_path, why);
-    else if (ev->global_ask)
+    free(pw);
+    return m;
+}
+
+/* Why an ask a rule or the agent's default made could not be approved,
+ * and the rule that would allow it. */
+static char *rule_ask_message(const perm_eval *ev, const char *why, int approval)
+{
+    char *sug = perm_eval_suggest(ev), *ref = perm_msg_rule_ref(ev->rule), *m;
+    const char *where = ev->agent->embedded
+                            ? "[permissions] allow in vtcode.toml (or the active agent's "
+                              "permissions.allow)"
+                            : NULL;
+    char *agent_where =
+        ev->agent->path ? str_printf("permissions.allow in %s", ev->agent->path) : NULL;
+    if (!where)
+        where = agent_where ? agent_where : "the agent's permissions.allow";
+    if (ev->global_ask)
         m = str_printf("Permission denied: %s%s%s matches the global ask %s and %s. Approve it "
                        "interactively (or with --yes), or narrow that rule in [permissions] ask.",
                        ev->tool, ev->subject ? " " : "", subject_words(ev), ref, why);
@@ -138,8 +153,13 @@ static char *ask_message(const perm_eval *ev, const char *why, int approval)
     free(agent_where);
     free(sug);
     free(ref);
-    free(pw);
     return m;
+}
+
+/* Why an ask could not be approved, and what would allow it. */
+static char *ask_message(const perm_eval *ev, const char *why, int approval)
+{
+    return unapprovable(ev) ? unapprovable_message(ev, why) : rule_ask_message(ev, why, approval);
 }
 
 /* What the call touches, for a person: one line per subject (at most

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utf8proc.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -41,17 +42,14 @@ int perm_policy_add(perm_settings *st, const char *path)
     v[2] = v[0] ? fold(v[0]) : NULL;
     v[3] = v[1] ? fold(v[1]) : NULL;
     /* one spare slot: the list stays NULL-ended (permission_policy_paths) */
-    char **np = realloc(st->policy, (st->npolicy + 3) * sizeof *np);
-    if (np)
-        st->policy = np;
-    char **nf = np ? realloc(st->policy_fold, (st->npolicy + 3) * sizeof *nf) : NULL;
-    if (nf)
-        st->policy_fold = nf;
-    if (!v[0] || !v[1] || !v[2] || !v[3] || !np || !nf) {
+    if (!v[0] || !v[1] || !v[2] || !v[3] ||
+        VT_GROW(&st->policy, &st->cap_policy, st->npolicy + 3) != 0 ||
+        VT_GROW(&st->policy_fold, &st->cap_fold, st->npolicy + 3) != 0) {
         for (int i = 0; i < 4; i++)
             free(v[i]);
         return VT_ERR_NOMEM;
     }
+    char **np = st->policy, **nf = st->policy_fold;
     np[st->npolicy] = v[0];
     nf[st->npolicy++] = v[2];
     np[st->npolicy] = v[1];
@@ -160,7 +158,7 @@ static int plain_word(const char *w)
 typedef struct wargs {
     char **w;
     int *lit;
-    size_t n;
+    size_t n, capw, caplit;
 } wargs;
 
 static void wargs_free(wargs *a)
@@ -173,13 +171,9 @@ static void wargs_free(wargs *a)
 
 static int wargs_add(wargs *a, const char *text, size_t len, int lit)
 {
-    char **nw = realloc(a->w, (a->n + 1) * sizeof *nw);
-    if (nw)
-        a->w = nw;
-    int *nl = nw ? realloc(a->lit, (a->n + 1) * sizeof *nl) : NULL;
-    if (nl)
-        a->lit = nl;
-    char *t = nl ? strndup(text, len) : NULL;
+    int grown =
+        VT_GROW(&a->w, &a->capw, a->n + 1) == 0 && VT_GROW(&a->lit, &a->caplit, a->n + 1) == 0;
+    char *t = grown ? strndup(text, len) : NULL;
     if (!t)
         return VT_ERR_NOMEM;
     a->w[a->n] = t;

@@ -16,14 +16,11 @@
 #include "strutil.h"
 
 #include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 
 typedef struct cached_agent {
     char *spec;
@@ -40,7 +37,7 @@ static struct engine_state {
     perm_tool_decls tools;       /* what st.tools points at */
     perm_tool_decl *owned_tools; /* built from the registry */
     cached_agent *cache;
-    size_t ncache;
+    size_t ncache, capcache;
     long consecutive, total; /* auto-review denials */
 } engine_state;
 
@@ -282,16 +279,13 @@ int perm_state_agent(const char *spec, const perm_agent **out, char **err)
         return 0;
     }
     if (rc == 0) {
-        cached_agent *nc = realloc(engine_state.cache, (engine_state.ncache + 1) * sizeof *nc);
+        int grown = VT_GROW(&engine_state.cache, &engine_state.capcache, engine_state.ncache + 1);
         char *s = strdup(spec);
-        if (!nc || !s) {
-            if (nc)
-                engine_state.cache = nc;
+        if (grown != 0 || !s) {
             free(s);
             perm_agent_free(a);
             rc = VT_ERR_NOMEM;
         } else {
-            engine_state.cache = nc;
             engine_state.cache[engine_state.ncache++] = (cached_agent){s, a};
             *out = a;
         }

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 
 static perm_tool_decls declared; /* permission_declare_tools */
 static char *const *closed_tools;
@@ -58,7 +59,7 @@ void permission_set_closed_tools(char *const *names, size_t n)
  * per process however often its rules are checked. */
 static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **warned;
-static size_t nwarned;
+static size_t nwarned, capwarned;
 
 static void warn_once(const char *text)
 {
@@ -69,9 +70,7 @@ static void warn_once(const char *text)
             return;
         }
     }
-    char **grown = realloc(warned, (nwarned + 1) * sizeof *warned);
-    if (grown) {
-        warned = grown;
+    if (VT_GROW(&warned, &capwarned, nwarned + 1) == 0) {
         warned[nwarned] = strdup(text);
         if (warned[nwarned])
             nwarned++;

@@ -91,7 +91,7 @@ typedef struct perm_agent {
     perm_ruleset sets[PB_COUNT];
     /* broad exec allow rules not applied (drop_broad_allow_rules) */
     perm_rule **dropped;
-    size_t ndropped;
+    size_t ndropped, capdropped;
     /* a workspace agent of an untrusted workspace: its allow and auto
      * rules are not applied, and a default of allow or auto asks */
     int untrusted;
@@ -132,7 +132,7 @@ typedef struct perm_settings {
      * by NULL; policy_fold holds the same pairs case-folded */
     char **policy;
     char **policy_fold;
-    size_t npolicy;
+    size_t npolicy, cap_policy, cap_fold;
     int non_interactive_allow; /* [permissions] non_interactive */
     int audit_enabled;
     /* [permissions.auto] */

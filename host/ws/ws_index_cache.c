@@ -7,7 +7,6 @@
  * A directory changed within the last seconds before a save is stored
  * with no mtime: a change in the same clock tick would not move it. */
 #include "monotime.h"
-#include "own_file.h"
 #include "ws_index_int.h"
 
 #include <errno.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "paths.h"
 
@@ -67,35 +67,29 @@ static char *cache_file(ws_index *ix)
 
 static int64_t now_ns(void) { return wall_now_ns(); }
 
-void wsx_cache_save(ws_index *ix)
+/* The directories in pre-order (a parent before its children),
+ * renumbered: their records into r (room for live_dirs) and their names
+ * into names (room for nlen + 1 bytes); -1 when out of memory or when
+ * the tree holds more directories than it counts. */
+static int flatten(const ws_index *ix, rec *r, char *names, uint32_t *nout_out, size_t *nlen_out)
 {
-    if (ix->degraded || ix->cut)
-        return;
-    char *file = cache_file(ix);
-    if (!file)
-        return;
-    char *slash = strrchr(file, '/');
-    *slash = '\0';
-    int ok = paths_mkdirs(file, 0700) == VT_OK;
-    *slash = '/';
-    /* pre-order: a parent before its children, renumbered */
     uint32_t *order = malloc((size_t)ix->n * sizeof *order);
     uint32_t *newidx = malloc((size_t)ix->n * sizeof *newidx);
-    rec *r = calloc(ix->live_dirs ? ix->live_dirs : 1, sizeof *r);
-    char *names = malloc(ix->nlen + 1);
     uint32_t nout = 0, top = 0;
     size_t nlen = 0;
-    if (!ok || !order || !newidx || !r || !names)
-        goto out;
+    int rc = order && newidx ? 0 : -1;
     int64_t unstable = now_ns() - UNSTABLE_NS;
-    order[top++] = 0;
-    while (top) {
+    if (rc == 0)
+        order[top++] = 0;
+    while (rc == 0 && top) {
         uint32_t s = order[--top];
         const wsx_dir *d = &ix->d[s];
         const char *nm = ix->names + d->name;
         size_t nl = strlen(nm);
-        if (nout == ix->live_dirs)
-            goto out;
+        if (nout == ix->live_dirs) {
+            rc = -1;
+            break;
+        }
         newidx[s] = nout;
         r[nout] = (rec){.parent = d->parent == WSX_NONE ? WSX_NONE : newidx[d->parent],
                         .name = (uint32_t)nlen,
@@ -108,32 +102,64 @@ void wsx_cache_save(ws_index *ix)
         for (uint32_t c = d->child; c != WSX_NONE; c = ix->d[c].next)
             order[top++] = c;
     }
-    head h = {.magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+    free(order);
+    free(newidx);
+    *nout_out = nout;
+    *nlen_out = nlen;
+    return rc;
+}
+
+/* The header, the root, the records, the names and their checksum, in a
+ * new file renamed over `file` (left as it was on any failure). */
+static void write_file(const char *file, const ws_index *ix, const head *h, const rec *r,
+                       const char *names)
+{
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.%d", file, (int)getpid()) < 0)
-        goto out;
+        return;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         if (fd >= 0)
             close(fd);
         free(tmp);
-        goto out;
+        return;
     }
+    uint32_t nout = h->ndirs;
+    size_t nlen = h->names_len;
     uint64_t sum = 1469598103934665603ull;
-    sum = fnv(&h, sizeof h, sum);
+    sum = fnv(h, sizeof *h, sum);
     sum = fnv(ix->root, ix->rootlen, sum);
     sum = fnv(r, nout * sizeof *r, sum);
     sum = fnv(names, nlen, sum);
-    int w = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
+    int w = fwrite(h, sizeof *h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
             fwrite(r, sizeof *r, nout, f) == nout && fwrite(names, 1, nlen, f) == nlen &&
             fwrite(&sum, sizeof sum, 1, f) == 1;
     if (fclose(f) != 0 || !w || rename(tmp, file) != 0)
         unlink(tmp);
     free(tmp);
-out:
-    free(order);
-    free(newidx);
+}
+
+void wsx_cache_save(ws_index *ix)
+{
+    if (ix->degraded || ix->cut)
+        return;
+    char *file = cache_file(ix);
+    if (!file)
+        return;
+    char *slash = strrchr(file, '/');
+    *slash = '\0';
+    int ok = paths_mkdirs(file, 0700) == VT_OK;
+    *slash = '/';
+    rec *r = ok ? calloc(ix->live_dirs ? ix->live_dirs : 1, sizeof *r) : NULL;
+    char *names = ok ? malloc(ix->nlen + 1) : NULL;
+    uint32_t nout = 0;
+    size_t nlen = 0;
+    if (r && names && flatten(ix, r, names, &nout, &nlen) == 0) {
+        head h = {
+            .magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+        write_file(file, ix, &h, r, names);
+    }
     free(r);
     free(names);
     free(file);
@@ -203,7 +229,9 @@ int wsx_cache_load(ws_index *ix, int watch)
     char *file = cache_file(ix);
     size_t len = 0;
     /* host data: the user's own, written by nobody else */
-    char *buf = file ? own_file_read(file, 022, sizeof(head), MAX_FILE, &len) : NULL;
+    char *buf = NULL;
+    if (file)
+        vt_own_file_read(file, 022, sizeof(head), MAX_FILE, &buf, &len);
     free(file);
     rec *r = NULL;
     uint32_t *slot = NULL;
@@ -217,31 +245,70 @@ int wsx_cache_load(ws_index *ix, int watch)
     return wsx_validate(ix, watch);
 }
 
-int wsx_validate(ws_index *ix, int watch)
+/* The directories as they are now, parents first (what a re-read adds
+ * is read already): malloc'd, *n of them, or NULL. */
+static uint32_t *parents_first(const ws_index *ix, size_t *n)
 {
-    /* the directories as they are now, parents first: what a re-read adds
-     * is read already */
-    uint32_t *order = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *order);
-    size_t n = 0;
-    if (!order)
-        return -1;
+    size_t room = ix->live_dirs ? ix->live_dirs : 1;
+    uint32_t *order = malloc(room * sizeof *order);
+    uint32_t *stack = malloc(room * sizeof *stack);
     uint32_t top = 0;
-    order[0] = 0;
-    top = 1;
-    uint32_t *stack = malloc((size_t)(ix->live_dirs ? ix->live_dirs : 1) * sizeof *stack);
-    if (!stack) {
-        free(order);
-        return -1;
-    }
-    stack[0] = 0;
+    *n = 0;
+    if (order && stack)
+        stack[top++] = 0;
     while (top) {
         uint32_t s = stack[--top];
-        if (n < ix->live_dirs)
-            order[n++] = s;
+        if (*n < ix->live_dirs)
+            order[(*n)++] = s;
         for (uint32_t c = ix->d[s].child; c != WSX_NONE && top < ix->live_dirs; c = ix->d[c].next)
             stack[top++] = c;
     }
     free(stack);
+    if (!stack) {
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
+/* Directory `s` (at `rel`) checked against the disk: gone, replaced by
+ * another of the same name (read anew) or changed (re-read).  -1 when it
+ * is the root and it went. */
+static int check_dir(ws_index *ix, int root, uint32_t s, const char *rel, int watch)
+{
+    if (watch && !ix->degraded)
+        wsx_watch_rel(ix, s, rel); /* first: a change after the stat is an event */
+    struct stat st;
+    int there = fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
+    if (!there && !s) /* the root itself went */
+        return -1;
+    if (!there) {
+        wsx_remove_dir(ix, s);
+        ix->dirty = 1;
+    } else if (st.st_ino != ix->d[s].ino && s) {
+        /* another directory under the same name: read it anew */
+        uint32_t parent = ix->d[s].parent;
+        char nm[256];
+        snprintf(nm, sizeof nm, "%s", ix->names + ix->d[s].name);
+        wsx_remove_dir(ix, s);
+        uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
+        if (c != WSX_NONE)
+            wsx_scan(ix, c, 0);
+        ix->dirty = 1;
+    } else if (mt != ix->d[s].mtime_ns || !ix->d[s].mtime_ns) {
+        wsx_reread(ix, s);
+        ix->dirty = 1;
+    }
+    return 0;
+}
+
+int wsx_validate(ws_index *ix, int watch)
+{
+    size_t n = 0;
+    uint32_t *order = parents_first(ix, &n);
+    if (!order)
+        return -1;
     int root = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char rel[4096];
     ix->loading = 1;
@@ -253,31 +320,9 @@ int wsx_validate(ws_index *ix, int watch)
             continue;
         if (!s)
             rel[0] = '\0';
-        if (watch && !ix->degraded)
-            wsx_watch_rel(ix, s, rel); /* first: a change after the stat is an event */
-        struct stat st;
-        int there =
-            fstatat(root, s ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-        int64_t mt = there ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : 0;
-        if (!there && !s) { /* the root itself went */
+        if (check_dir(ix, root, s, rel, watch) < 0) {
             close(root);
             root = -1;
-        } else if (!there) {
-            wsx_remove_dir(ix, s);
-            ix->dirty = 1;
-        } else if (st.st_ino != ix->d[s].ino && s) {
-            /* another directory under the same name: read it anew */
-            uint32_t parent = ix->d[s].parent;
-            char nm[256];
-            snprintf(nm, sizeof nm, "%s", ix->names + ix->d[s].name);
-            wsx_remove_dir(ix, s);
-            uint32_t c = wsx_add_dir(ix, parent, nm, strlen(nm));
-            if (c != WSX_NONE)
-                wsx_scan(ix, c, 0);
-            ix->dirty = 1;
-        } else if (mt != ix->d[s].mtime_ns || !ix->d[s].mtime_ns) {
-            wsx_reread(ix, s);
-            ix->dirty = 1;
         }
     }
     ix->loading = 0;

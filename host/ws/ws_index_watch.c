@@ -159,6 +159,59 @@ static uint8_t git_kind(ws_index *ix, uint32_t slot, const char *name, int isdir
                                                      : DT_REG);
 }
 
+/* A marker of a repository (.git, ...) made or gone in directory `slot`. */
+static void note_git(ws_index *ix, uint32_t slot, const char *name, int isdir, int added)
+{
+    uint8_t f = wsx_name_flag(name, isdir ? DT_DIR : DT_REG);
+    if (!f)
+        return;
+    if (!strcmp(name, ".git"))
+        ix->d[slot].flags &= (uint8_t) ~(WSX_GITDIR | WSX_GITFILE | WSX_GITLINK);
+    else
+        ix->d[slot].flags &= (uint8_t)~f;
+    if (added)
+        ix->d[slot].flags |= git_kind(ix, slot, name, isdir);
+    ix->dirty = 1;
+}
+
+/* The change to `name` in directory `slot`, into the change log; 0 when
+ * its path cannot be named. */
+static int log_event(ws_index *ix, const struct inotify_event *ev, uint32_t slot, int isdir)
+{
+    char rel[4096];
+    size_t n = slot ? wsx_path(ix, slot, rel, sizeof rel) : 0;
+    if ((slot && !n) || n + 1 + ev->len >= sizeof rel)
+        return 0;
+    int noise = ix->d[slot].noise || ws_index_noise(ev->name);
+    snprintf(rel + n, sizeof rel - n, "%s%s", n ? "/" : "", ev->name);
+    int kind = ev->mask & IN_CREATE                       ? WSX_K_CREATE
+               : ev->mask & IN_DELETE                     ? WSX_K_DELETE
+               : ev->mask & (IN_MOVED_FROM | IN_MOVED_TO) ? WSX_K_RENAME
+               : ev->mask & IN_MODIFY                     ? WSX_K_WRITE
+                                                          : WSX_K_ATTRIB;
+    wsx_log_change(ix, rel, kind, isdir, noise);
+    return 1;
+}
+
+/* Subdirectory `name` of `slot` made or gone: the tree follows. */
+static void follow_dir(ws_index *ix, uint32_t slot, const char *name, int added, int removed)
+{
+    uint32_t c = wsx_find_child(ix, slot, name);
+    if (removed && c != WSX_NONE)
+        wsx_remove_dir(ix, c);
+    if (!added)
+        return;
+    if (c != WSX_NONE)
+        wsx_remove_dir(ix, c);
+    if (ix->d[slot].depth + 1 > WSX_MAX_DEPTH) {
+        ix->cut = 1;
+        return;
+    }
+    c = wsx_add_dir(ix, slot, name, strlen(name));
+    if (c != WSX_NONE) /* watched, then read: nothing made in between is missed */
+        wsx_scan(ix, c, 1);
+}
+
 static void apply(ws_index *ix, const struct inotify_event *ev)
 {
     if (ev->mask & IN_Q_OVERFLOW) {
@@ -183,50 +236,15 @@ static void apply(ws_index *ix, const struct inotify_event *ev)
             lose(ix);
         return;
     }
-    const char *name = ev->name;
     int isdir = (ev->mask & IN_ISDIR) != 0;
     int added = (ev->mask & (IN_CREATE | IN_MOVED_TO)) != 0;
     int removed = (ev->mask & (IN_DELETE | IN_MOVED_FROM)) != 0;
-    uint8_t f = wsx_name_flag(name, isdir ? DT_DIR : DT_REG);
-    if (f && (added || removed)) {
-        if (!strcmp(name, ".git"))
-            ix->d[slot].flags &= (uint8_t) ~(WSX_GITDIR | WSX_GITFILE | WSX_GITLINK);
-        else
-            ix->d[slot].flags &= (uint8_t)~f;
-        if (added)
-            ix->d[slot].flags |= git_kind(ix, slot, name, isdir);
-        ix->dirty = 1;
-    }
-    char rel[4096];
-    size_t n = slot ? wsx_path(ix, slot, rel, sizeof rel) : 0;
-    if (slot && !n)
+    if (added || removed)
+        note_git(ix, slot, ev->name, isdir, added);
+    if (!log_event(ix, ev, slot, isdir))
         return;
-    if (n + 1 + ev->len >= sizeof rel)
-        return;
-    int noise = ix->d[slot].noise || ws_index_noise(name);
-    snprintf(rel + n, sizeof rel - n, "%s%s", n ? "/" : "", name);
-    int kind = ev->mask & IN_CREATE                       ? WSX_K_CREATE
-               : ev->mask & IN_DELETE                     ? WSX_K_DELETE
-               : ev->mask & (IN_MOVED_FROM | IN_MOVED_TO) ? WSX_K_RENAME
-               : ev->mask & IN_MODIFY                     ? WSX_K_WRITE
-                                                          : WSX_K_ATTRIB;
-    wsx_log_change(ix, rel, kind, isdir, noise);
-    if (!isdir || !strcmp(name, ".git"))
-        return;
-    uint32_t c = wsx_find_child(ix, slot, name);
-    if (removed && c != WSX_NONE)
-        wsx_remove_dir(ix, c);
-    if (added) {
-        if (c != WSX_NONE)
-            wsx_remove_dir(ix, c);
-        if (ix->d[slot].depth + 1 > WSX_MAX_DEPTH) {
-            ix->cut = 1;
-            return;
-        }
-        c = wsx_add_dir(ix, slot, name, strlen(name));
-        if (c != WSX_NONE) /* watched, then read: nothing made in between is missed */
-            wsx_scan(ix, c, 1);
-    }
+    if (isdir && strcmp(ev->name, ".git") != 0)
+        follow_dir(ix, slot, ev->name, added, removed);
 }
 
 void wsx_drain(ws_index *ix)

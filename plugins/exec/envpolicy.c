@@ -6,18 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "envpolicy.h"
 
 static const char *const default_drop[] = {"*_TOKEN", "*_KEY", "*SECRET*", "*PASSWORD*",
                                            "*CREDENTIAL*"};
 
-static int push(char ***v, size_t *n, const char *s)
+/* A copy of `s` after the *n items of *v (*cap allocated), NULL-ended. */
+static int push(char ***v, size_t *n, size_t *cap, const char *s)
 {
-    char **g = realloc(*v, (*n + 2) * sizeof *g);
-    if (!g)
+    if (VT_GROW(v, cap, *n + 2) != 0)
         return VT_ERR_NOMEM;
-    *v = g;
+    char **g = *v;
     if (!(g[*n] = strdup(s)))
         return VT_ERR_NOMEM;
     g[++*n] = NULL;
@@ -30,7 +31,7 @@ static int fail(char **err, const char *what)
     return VT_ERR_INVALID;
 }
 
-static int read_list(const cJSON *t, const char *key, char ***v, size_t *n, char **err)
+static int read_list(const cJSON *t, const char *key, char ***v, size_t *n, size_t *cap, char **err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, key), *it;
     if (!a)
@@ -46,7 +47,7 @@ static int read_list(const cJSON *t, const char *key, char ***v, size_t *n, char
     {
         if (!cJSON_IsString(it) || !*it->valuestring || strchr(it->valuestring, '='))
             return fail(err, msg);
-        if (push(v, n, it->valuestring) != VT_OK)
+        if (push(v, n, cap, it->valuestring) != VT_OK)
             return VT_ERR_NOMEM;
     }
     return VT_OK;
@@ -61,17 +62,19 @@ static int provider_names(const cJSON *config, env_policy *out)
     cJSON_ArrayForEach(p, provs)
     {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(p, "api_key_env");
-        if (cJSON_IsString(k) && *k->valuestring && push(&out->drop, &out->ndrop, k->valuestring))
+        if (cJSON_IsString(k) && *k->valuestring &&
+            push(&out->drop, &out->ndrop, &out->cap_drop, k->valuestring))
             return VT_ERR_NOMEM;
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(p, "env_http_headers"))
         {
             if (cJSON_IsString(it) && *it->valuestring &&
-                push(&out->drop, &out->ndrop, it->valuestring))
+                push(&out->drop, &out->ndrop, &out->cap_drop, it->valuestring))
                 return VT_ERR_NOMEM;
         }
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(p, "env"))
         {
-            if (it->string && *it->string && push(&out->drop, &out->ndrop, it->string))
+            if (it->string && *it->string &&
+                push(&out->drop, &out->ndrop, &out->cap_drop, it->string))
                 return VT_ERR_NOMEM;
         }
     }
@@ -88,9 +91,9 @@ int env_policy_parse(const cJSON *config, env_policy *out, char **err)
     if (rc == VT_OK && t && !cJSON_IsObject(t))
         rc = fail(err, "vtcode.toml: key 'sandbox.env' must be a table (include, exclude, set)");
     if (rc == VT_OK)
-        rc = read_list(t, "include", &out->include, &out->ninclude, err);
+        rc = read_list(t, "include", &out->include, &out->ninclude, &out->cap_include, err);
     if (rc == VT_OK)
-        rc = read_list(t, "exclude", &out->exclude, &out->nexclude, err);
+        rc = read_list(t, "exclude", &out->exclude, &out->nexclude, &out->cap_exclude, err);
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(t, "set"), *it;
     if (rc != VT_OK)
         set = NULL;
@@ -113,7 +116,7 @@ int env_policy_parse(const cJSON *config, env_policy *out, char **err)
             break;
         }
         snprintf(e, n, "%s=%s", it->string, it->valuestring);
-        rc = push(&out->set, &out->nset, e);
+        rc = push(&out->set, &out->nset, &out->cap_set, e);
         free(e);
         if (rc != VT_OK)
             break;

@@ -11,6 +11,7 @@ typedef struct env_policy {
     char **exclude; /* patterns always dropped */
     char **set;     /* NAME=value entries set last */
     size_t ndrop, ninclude, nexclude, nset;
+    size_t cap_drop, cap_include, cap_exclude, cap_set; /* allocated (VT_GROW) */
 } env_policy;
 
 /* Reads [sandbox.env] (include, exclude: arrays of names or shell

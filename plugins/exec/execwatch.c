@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/clock.h>
+#include <vthost/grow.h>
 
 static struct sock_fprog filter; /* built once; read-only afterwards */
 static int nr_execve = -1, nr_execveat = -1;
@@ -309,15 +310,7 @@ static void *thread_main(void *arg)
             *p = w->next;
             break;
         }
-    if (nended == capended) {
-        size_t cap = capended ? 2 * capended : 16;
-        pthread_t *g = realloc(ended, cap * sizeof *g);
-        if (g) {
-            ended = g;
-            capended = cap;
-        }
-    }
-    if (nended < capended)
+    if (VT_GROW(&ended, &capended, nended + 1) == 0)
         ended[nended++] = pthread_self();
     else
         pthread_detach(pthread_self()); /* no memory: cannot be joined */

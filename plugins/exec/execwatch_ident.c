@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define CACHE 64
@@ -31,7 +32,7 @@ typedef struct seen {
 
 struct ew_ident {
     known *k;
-    size_t nk;
+    size_t nk, capk;
     pthread_mutex_t mu;
     seen cache[CACHE];
     size_t ncache, next;
@@ -71,12 +72,10 @@ int ew_ident_new(const char *const *names, const char *path_env, ew_ident **out)
                 dup = id->k[i].dev == sb.st_dev && id->k[i].ino == sb.st_ino;
             if (dup)
                 continue;
-            known *nk = realloc(id->k, (id->nk + 1) * sizeof *nk);
-            if (!nk) {
+            if (VT_GROW(&id->k, &id->capk, id->nk + 1) != 0) {
                 rc = VT_ERR_NOMEM;
                 break;
             }
-            id->k = nk;
             known *e = &id->k[id->nk];
             e->name = strdup(*nm);
             e->path = strdup(f);

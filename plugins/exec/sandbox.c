@@ -30,6 +30,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/format.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -73,9 +75,7 @@ char *sandbox_fmt(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
+    char *s = vt_vformat(f, ap);
     va_end(ap);
     return s;
 }
@@ -208,14 +208,12 @@ static int parse_writable_roots(const cJSON *t, sandbox_config *out, char **err)
             sandbox_config_free(out);
             return VT_ERR_INVALID;
         }
-        char **g = realloc(out->writable_roots, (out->nwritable + 1) * sizeof *g);
-        if (!g) {
+        if (VT_GROW(&out->writable_roots, &out->cap_writable, out->nwritable + 1) != 0) {
             free(canon);
             sandbox_config_free(out);
             return VT_ERR_NOMEM;
         }
-        out->writable_roots = g;
-        g[out->nwritable++] = canon;
+        out->writable_roots[out->nwritable++] = canon;
     }
     return VT_OK;
 }
@@ -500,11 +498,9 @@ void sandbox_free(sandbox *sb)
 
 static int add_root(sandbox *sb, const char *root)
 {
-    char **r = realloc(sb->roots, (sb->nroots + 1) * sizeof *r);
-    if (!r)
+    if (VT_GROW(&sb->roots, &sb->cap_roots, sb->nroots + 1) != 0)
         return VT_ERR_NOMEM;
-    sb->roots = r;
-    return (r[sb->nroots] = strdup(root)) ? (sb->nroots++, VT_OK) : VT_ERR_NOMEM;
+    return (sb->roots[sb->nroots] = strdup(root)) ? (sb->nroots++, VT_OK) : VT_ERR_NOMEM;
 }
 
 static void warn_more(char **warning, const char *text)

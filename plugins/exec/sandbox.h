@@ -29,7 +29,7 @@ typedef enum sandbox_mode {
 typedef struct sandbox_config {
     sandbox_mode mode;
     char **writable_roots; /* extra roots, absolute, as written (normalized) */
-    size_t nwritable;
+    size_t nwritable, cap_writable;
     int network_access;        /* default 0 */
     int fallback_unsandboxed;  /* run unsandboxed (with a warning) when
                                  Landlock is unavailable */

@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -47,15 +48,9 @@ int sandbox_data_add(sandbox_plan *p, const char *path)
             return VT_OK;
     if (p->ndata == MAX_DATA)
         return VT_ERR_INVALID;
-    if (p->ndata % 8 == 0) {
-        char **d = realloc(p->data, (p->ndata + 8) * sizeof *d);
-        if (d)
-            p->data = d;
-        unsigned char *k = d ? realloc(p->data_dir, p->ndata + 8) : NULL;
-        if (!k)
-            return VT_ERR_NOMEM;
-        p->data_dir = k;
-    }
+    if (VT_GROW(&p->data, &p->cap_data, p->ndata + 1) != 0 ||
+        VT_GROW(&p->data_dir, &p->cap_data_dir, p->ndata + 1) != 0)
+        return VT_ERR_NOMEM;
     if (!(p->data[p->ndata] = strdup(path)))
         return VT_ERR_NOMEM;
     p->data_dir[p->ndata++] = S_ISDIR(st.st_mode);
@@ -249,5 +244,5 @@ void sandbox_data_free(sandbox_plan *p)
     free(p->data_dir);
     p->data = NULL;
     p->data_dir = NULL;
-    p->ndata = 0;
+    p->ndata = p->cap_data = p->cap_data_dir = 0;
 }

@@ -19,7 +19,7 @@ struct sandbox {
                                     when the configuration turns it off, for
                                     calls that add it), else empty */
     char **roots;                  /* workspace + writable roots: where .git is looked for */
-    size_t nroots;
+    size_t nroots, cap_roots;
     int namespaces; /* PID + mount namespace per session */
     int proxy;      /* domains listed with the network off (sandbox_netproxy.c) */
     int own_userns; /* not root: the namespaces sit in a user namespace */
@@ -35,7 +35,7 @@ struct sandbox {
     unsigned memory_mb;       /* RLIMIT_DATA, MiB, 0: none */
     unsigned file_size_mb;    /* RLIMIT_FSIZE, MiB, 0: none */
     char **policy;            /* the host's policy paths (sandbox_protect_paths) */
-    size_t npolicy;
+    size_t npolicy, cap_policy;
     const struct vt_wsindex_v1 *index;       /* the host's workspace index, or NULL: walk */
     const struct vt_host_data_v1 *host_data; /* the host's own data, or NULL */
 };
@@ -56,17 +56,17 @@ struct sandbox_plan {
     char **ro;               /* protected paths: read-only bind mounts */
     unsigned long *ro_flags; /* the mount flags each must keep */
     sandbox_ident *ro_id;    /* what each was when planned */
-    size_t nro;
+    size_t nro, cap_ro, cap_ro_flags, cap_ro_id;
     char **pin; /* directories above policy files that a command
                                     could rename: bound onto themselves first
                                     (a mount point cannot be renamed), outermost
                                     first */
-    size_t npin;
+    size_t npin, cap_pin;
     char **hide; /* path sockets outside the workspace, masked */
-    size_t nhide;
+    size_t nhide, cap_hide;
     char **mask; /* files of denied programs: /dev/null bound over
                                     each (sandbox_mask.c) */
-    size_t nmask;
+    size_t nmask, cap_mask;
     char *cgroup;               /* this session's pids cgroup directory, or NULL */
     char *cgroup_procs;         /* the file it joins by: tasks (v1), cgroup.procs */
     char *truncated;            /* why protection is incomplete, or NULL */
@@ -84,7 +84,7 @@ struct sandbox_plan {
      * the session; without namespaces, left out of Landlock's grants. */
     char **data;
     unsigned char *data_dir;
-    size_t ndata;
+    size_t ndata, cap_data, cap_data_dir;
 };
 
 /* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #ifndef PR_CAP_AMBIENT
@@ -177,15 +178,7 @@ void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd)
         return;
     }
     pthread_mutex_lock(&g->mu);
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        gone_entry *e = realloc(g->e, cap * sizeof *e);
-        if (e) {
-            g->e = e;
-            g->cap = cap;
-        }
-    }
-    if (g->n < g->cap) {
+    if (VT_GROW(&g->e, &g->cap, g->n + 1) == 0) {
         g->e[g->n++] = (gone_entry){dir, pidfd};
     } else {
         free(dir); /* out of memory: a later start's sweep removes it */

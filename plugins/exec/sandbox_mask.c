@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 /* A multi-call binary (busybox, toybox) is many programs in one file:
@@ -46,13 +47,7 @@ static int add_mask(sandbox_plan *p, const char *path)
                                   "rest are refused by the execve check only");
         return VT_OK;
     }
-    if (p->nmask % 16 == 0) {
-        char **m = realloc(p->mask, (p->nmask + 16) * sizeof *m);
-        if (!m)
-            return VT_ERR_NOMEM;
-        p->mask = m;
-    }
-    if (!(p->mask[p->nmask] = strdup(real)))
+    if (VT_GROW(&p->mask, &p->cap_mask, p->nmask + 1) != 0 || !(p->mask[p->nmask] = strdup(real)))
         return VT_ERR_NOMEM;
     p->nmask++;
     return VT_OK;

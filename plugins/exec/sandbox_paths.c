@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
@@ -56,18 +57,10 @@ static int add_ro(sandbox_plan *p, const char *path)
                                   "rest are writable");
         return VT_OK;
     }
-    if (p->nro % 16 == 0) {
-        char **r = realloc(p->ro, (p->nro + 16) * sizeof *r);
-        if (r)
-            p->ro = r;
-        unsigned long *f = r ? realloc(p->ro_flags, (p->nro + 16) * sizeof *f) : NULL;
-        if (f)
-            p->ro_flags = f;
-        sandbox_ident *id = f ? realloc(p->ro_id, (p->nro + 16) * sizeof *id) : NULL;
-        if (!id)
-            return VT_ERR_NOMEM;
-        p->ro_id = id;
-    }
+    if (VT_GROW(&p->ro, &p->cap_ro, p->nro + 1) != 0 ||
+        VT_GROW(&p->ro_flags, &p->cap_ro_flags, p->nro + 1) != 0 ||
+        VT_GROW(&p->ro_id, &p->cap_ro_id, p->nro + 1) != 0)
+        return VT_ERR_NOMEM;
     char *c = strdup(path);
     if (!c)
         return VT_ERR_NOMEM;
@@ -269,11 +262,7 @@ static int pin_parents(const sandbox *sb, sandbox_plan *p, const char *path)
             dup = !strcmp(p->pin[i], a);
         if (!dup && sandbox_writable(sb, p->extra, parent) && lstat(a, &st) == 0 &&
             S_ISDIR(st.st_mode)) {
-            char **r = realloc(p->pin, (p->npin + 1) * sizeof *r);
-            if (!r)
-                return VT_ERR_NOMEM;
-            p->pin = r;
-            if (!(r[p->npin] = strdup(a)))
+            if (VT_GROW(&p->pin, &p->cap_pin, p->npin + 1) != 0 || !(p->pin[p->npin] = strdup(a)))
                 return VT_ERR_NOMEM;
             p->npin++;
         }
@@ -318,11 +307,8 @@ int sandbox_protect_paths(sandbox *sb, const char *const *paths)
         if (!inside(paths[i], sb->roots[0]) && sandbox_writable(sb, NULL, paths[i]) &&
             lstat(paths[i], &st) != 0 && errno == ENOENT)
             sandbox_mkdir_parents(paths[i]);
-        char **r = realloc(sb->policy, (sb->npolicy + 1) * sizeof *r);
-        if (!r)
-            return VT_ERR_NOMEM;
-        sb->policy = r;
-        if (!(r[sb->npolicy] = strdup(paths[i])))
+        if (VT_GROW(&sb->policy, &sb->cap_policy, sb->npolicy + 1) != 0 ||
+            !(sb->policy[sb->npolicy] = strdup(paths[i])))
             return VT_ERR_NOMEM;
         sb->npolicy++;
     }
@@ -336,13 +322,7 @@ static int add_hide(sandbox_plan *p, const char *path)
             return VT_OK;
     if (p->nhide >= MAX_HIDDEN)
         return VT_OK;
-    if (p->nhide % 32 == 0) {
-        char **h = realloc(p->hide, (p->nhide + 32) * sizeof *h);
-        if (!h)
-            return VT_ERR_NOMEM;
-        p->hide = h;
-    }
-    if (!(p->hide[p->nhide] = strdup(path)))
+    if (VT_GROW(&p->hide, &p->cap_hide, p->nhide + 1) != 0 || !(p->hide[p->nhide] = strdup(path)))
         return VT_ERR_NOMEM;
     p->nhide++;
     return VT_OK;
@@ -392,17 +372,15 @@ static mnt *mounts_read(size_t *out_n)
     if (!f)
         return NULL;
     mnt *m = NULL;
-    size_t n = 0;
+    size_t n = 0, cap_m = 0;
     char *line = NULL;
     size_t cap = 0;
     while (getline(&line, &cap, f) > 0) {
         char dev[32], root[PATH_MAX], point[PATH_MAX];
         if (sscanf(line, "%*s %*s %31s %4095s %4095s", dev, root, point) != 3)
             continue;
-        mnt *g = realloc(m, (n + 1) * sizeof *m);
-        if (!g)
+        if (VT_GROW(&m, &cap_m, n + 1) != 0)
             break;
-        m = g;
         unescape(root);
         unescape(point);
         snprintf(m[n].dev, sizeof m[n].dev, "%s", dev);

@@ -898,20 +898,15 @@ static void parse_dbracket(parser *p, word *first)
 /* One simple command (or compound-command keyword) up to an operator. */
 typedef struct words {
     word *w;
-    int n, cap;
+    int n;
+    size_t cap;
 } words;
 
 static word *words_next(parser *p, words *ws)
 {
-    if (ws->n == ws->cap) {
-        int cap = ws->cap ? ws->cap * 2 : 16;
-        word *w = realloc(ws->w, (size_t)cap * sizeof *w);
-        if (!w) {
-            p->oom = 1;
-            return NULL;
-        }
-        ws->w = w;
-        ws->cap = cap;
+    if (VT_GROW(&ws->w, &ws->cap, (size_t)ws->n + 1) != 0) {
+        p->oom = 1;
+        return NULL;
     }
     return &ws->w[ws->n];
 }

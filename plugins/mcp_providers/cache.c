@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/own_file.h>
 #include <vthost/services.h>
 #include "cache.h"
 #include "tools.h"
@@ -108,25 +109,13 @@ static char *file_of(const provider *p)
 /* The file's text, or NULL when it is missing or not to be trusted. */
 static char *read_trusted(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
     char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        (st.st_mode & 022) || st.st_size > CACHE_MAX_BYTES) {
+    int rc = vt_own_file_read(path, 022, 0, CACHE_MAX_BYTES, &text, NULL);
+    if (rc == VT_ERR_DENIED)
         mcpp_api->log(VT_LOG_WARNING, MCPP_PLUGIN,
                       "%s is not a regular file of this user: ignored (remove it)", path);
-    } else if ((text = malloc((size_t)st.st_size + 1))) {
-        size_t got = 0;
-        ssize_t n;
-        while (got < (size_t)st.st_size &&
-               ((n = read(fd, text + got, (size_t)st.st_size - got)) > 0 || errno == EINTR))
-            got += n > 0 ? (size_t)n : 0;
-        text[got] = '\0';
-        futimens(fd, NULL); /* in use: not pruned */
-    }
-    close(fd);
+    else if (rc == VT_OK)
+        utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW); /* in use: not pruned */
     return text;
 }
 

@@ -1,15 +1,20 @@
 /* The SDK's header-only helpers the host and plugins share:
- * <vthost/grow.h> (VT_GROW), <vthost/clock.h> and <vthost/format.h>. */
+ * <vthost/grow.h> (VT_GROW), <vthost/clock.h>, <vthost/format.h> and
+ * <vthost/own_file.h>. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vthost/clock.h>
 #include <vthost/format.h>
 #include <vthost/grow.h>
+#include <vthost/own_file.h>
 
 static void test_grow_doubles(void **st)
 {
@@ -87,6 +92,56 @@ static void test_vformat(void **st)
     free(s);
 }
 
+static void put(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* vt_own_file_read: the user's own file whole; anything else refused
+ * with what it is, never followed, never waited on. */
+static void test_own_file(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/vt_own_file_XXXXXX", f[64], l[64], p[64], gone[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(f, sizeof f, "%s/f", dir);
+    snprintf(l, sizeof l, "%s/l", dir);
+    snprintf(p, sizeof p, "%s/p", dir);
+    snprintf(gone, sizeof gone, "%s/gone", dir);
+    put(f, "twelve bytes", 0600);
+    char *text = (char *)1;
+    size_t len = 0;
+    assert_int_equal(vt_own_file_read(f, 077, 1, 12, &text, &len), VT_OK);
+    assert_string_equal(text, "twelve bytes");
+    assert_int_equal(len, 12);
+    free(text);
+    assert_int_equal(vt_own_file_read(f, 077, 13, 100, &text, &len), VT_ERR_DENIED); /* short */
+    assert_null(text);
+    assert_int_equal(vt_own_file_read(f, 077, 0, 11, &text, NULL), VT_ERR_DENIED); /* long */
+    assert_int_equal(chmod(f, 0640), 0);
+    assert_int_equal(vt_own_file_read(f, 022, 0, 100, &text, NULL), VT_OK); /* readable only */
+    free(text);
+    assert_int_equal(vt_own_file_read(f, 077, 0, 100, &text, NULL), VT_ERR_DENIED);
+    assert_int_equal(chmod(f, 0620), 0);
+    assert_int_equal(vt_own_file_read(f, 022, 0, 100, &text, NULL), VT_ERR_DENIED);
+    assert_int_equal(chmod(f, 0600), 0);
+    assert_int_equal(symlink("f", l), 0);
+    assert_int_equal(vt_own_file_read(l, 022, 0, 100, &text, NULL), VT_ERR_DENIED);
+    assert_null(text);
+    assert_int_equal(mkfifo(p, 0600), 0); /* no writer: an open would wait forever */
+    assert_int_equal(vt_own_file_read(p, 022, 0, 100, &text, NULL), VT_ERR_DENIED);
+    assert_int_equal(vt_own_file_read(gone, 022, 0, 100, &text, NULL), VT_ERR_NOT_FOUND);
+    assert_null(text);
+    unlink(f);
+    unlink(l);
+    unlink(p);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_grow_refuses_overflow),
         cmocka_unit_test(test_vformat),
         cmocka_unit_test(test_clock_deadline),
+        cmocka_unit_test(test_own_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
