@@ -44,6 +44,17 @@ static void unlist_locked(worker *w)
     nidle--;
 }
 
+/* A worker's thread is gone (or never started): counted out, with mu
+ * held, which this releases. */
+static void worker_gone(worker *w)
+{
+    nthreads--;
+    pthread_cond_broadcast(&gone);
+    pthread_mutex_unlock(&mu);
+    sem_destroy(&w->go);
+    free(w);
+}
+
 /* Wait for the next hand-over; 0 when the thread is to end (idle too
  * long, or the pool stopping).  Called with mu held, returns without. */
 static int wait_for_work(worker *w)
@@ -86,11 +97,7 @@ static void *worker_main(void *arg)
     }
     if (!w->fn) /* ended by wait_for_work: mu is not held */
         pthread_mutex_lock(&mu);
-    nthreads--;
-    pthread_cond_broadcast(&gone);
-    pthread_mutex_unlock(&mu);
-    sem_destroy(&w->go);
-    free(w);
+    worker_gone(w);
     return NULL;
 }
 
@@ -116,11 +123,7 @@ static int spawn(void (*fn)(void *), void *arg)
     if (rc == 0)
         return 0;
     pthread_mutex_lock(&mu);
-    nthreads--;
-    pthread_cond_broadcast(&gone);
-    pthread_mutex_unlock(&mu);
-    sem_destroy(&w->go);
-    free(w);
+    worker_gone(w);
     return -1;
 }
 
