@@ -12,26 +12,31 @@ V=${1:?usage: git_options.sh VTHOST}
 command -v git >/dev/null || { echo "SKIP: git is needed"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq is needed"; exit 77; }
 WS=$(mktemp -d /tmp/vthost-gitopts-XXXXXX)
-trap 'rm -rf "$WS"' EXIT
+# The remote is a writable root of its own: a bare repository inside the
+# workspace or below a writable root is read-only to commands (its hooks
+# run when the user pushes), so a push there never lands whatever the rules.
+R="$WS-remote.git"
+trap 'rm -rf "$WS" "$R"' EXIT
 fails=0
 fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
     GIT_COMMITTER_EMAIL=t@t
-git init -q --bare "$WS/remote.git"
+git init -q --bare "$R"
 git init -q -b main "$WS/repo"
 echo 1 >"$WS/repo/f" && git -C "$WS/repo" add f && git -C "$WS/repo" commit -qm 1
-git -C "$WS/repo" remote add origin ../remote.git
+git -C "$WS/repo" remote add origin "$R"
 git -C "$WS/repo" push -q origin main
 echo 2 >"$WS/repo/f" && git -C "$WS/repo" commit -qam 2
 ln -s repo "$WS/w s" # a directory whose name holds a blank
-base=$(git --git-dir="$WS/remote.git" rev-parse main)
-moved() { [[ $(git --git-dir="$WS/remote.git" rev-parse main) != "$base" ]]; }
-reset_remote() { git --git-dir="$WS/remote.git" update-ref refs/heads/main "$base"; }
+base=$(git --git-dir="$R" rev-parse main)
+moved() { [[ $(git --git-dir="$R" rev-parse main) != "$base" ]]; }
+reset_remote() { git --git-dir="$R" update-ref refs/heads/main "$base"; }
 
 allow='allow = ["exec_command(git *)", "exec_command(sh *)", "exec_command(printf *)"]'
-printf '[permissions]\n%s\ndeny = ["exec_command(git push *)"]\n' "$allow" >"$WS/deny.toml"
-printf '[permissions]\n%s\n' "$allow" >"$WS/open.toml"
+roots=$(printf '[sandbox]\nwritable_roots = ["%s"]\n' "$R")
+printf '%s\n[permissions]\n%s\ndeny = ["exec_command(git push *)"]\n' "$roots" "$allow" >"$WS/deny.toml"
+printf '%s\n[permissions]\n%s\n' "$roots" "$allow" >"$WS/open.toml"
 json() { jq -nc --arg c "$1" '{cmd:$c, workdir:"repo", yield_time_ms:20000}'; }
 decision() { "$V" --workspace "$WS" --config "$WS/deny.toml" explain exec_command "$(json "$1")" | jq -r .decision; }
 # --yes: a person approved whatever asks; deny rules must still hold.
