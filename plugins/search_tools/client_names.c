@@ -2,7 +2,6 @@
  * clientInfo, and each one's character rule (what it turns into '_').
  * Both agree for the names vthost lists, which are [A-Za-z0-9_] only:
  * the rule matters for a server name the user chose. */
-#include <stdio.h>
 #include <string.h>
 #include "client_names.h"
 
@@ -50,9 +49,9 @@ int client_naming_apply(const client_naming *cn, const char *server, const char 
 {
     if (!cn || !server || !name || size == 0)
         return -1;
-    size_t n = (size_t)snprintf(out, size, "mcp__");
-    if (n >= size || append(cn, server, out, size, &n) < 0 || append(cn, "__", out, size, &n) < 0 ||
-        append(cn, name, out, size, &n) < 0) {
+    size_t n = 0; /* "mcp__" is kept as it is by every client's rule */
+    if (append(cn, "mcp__", out, size, &n) < 0 || append(cn, server, out, size, &n) < 0 ||
+        append(cn, "__", out, size, &n) < 0 || append(cn, name, out, size, &n) < 0) {
         out[0] = '\0';
         return -1;
     }
