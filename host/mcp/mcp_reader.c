@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "mcp_reader.h"
 
 #define CHUNK ((size_t)64 * 1024)
@@ -55,17 +56,7 @@ static int make_room(mcp_reader *r)
         r->end -= r->start;
         r->start = 0;
     }
-    if (r->cap - r->end >= CHUNK)
-        return 0;
-    size_t cap = r->cap ? r->cap : CHUNK;
-    while (cap - r->end < CHUNK)
-        cap *= 2;
-    char *nb = realloc(r->buf, cap);
-    if (!nb)
-        return -1;
-    r->buf = nb;
-    r->cap = cap;
-    return 0;
+    return VT_GROW(&r->buf, &r->cap, r->end + CHUNK);
 }
 
 /* Read more input: 1 when bytes arrived or EOF was seen, else a

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <vthost/grow.h>
 #include "digest.h"
 #include "mcp_state.h"
 #include "monotime.h"
@@ -139,14 +140,8 @@ static int use_nonce(const char *nonce, int64_t deadline_ms, const char **why)
         if (strcmp(used_set[i].nonce, nonce) == 0)
             rc = -1, *why = "Invalid params: this requestState was used already; a retry runs "
                             "once: call the tool again without requestState to be asked anew";
-    if (rc == 0 && used_n == used_cap) {
-        size_t cap = used_cap ? used_cap * 2 : 64;
-        used *grown = cap <= USED_MAX ? realloc(used_set, cap * sizeof *grown) : NULL;
-        if (!grown)
-            rc = -1, *why = "Server busy: too many approvals are outstanding; retry later";
-        else
-            used_set = grown, used_cap = cap;
-    }
+    if (rc == 0 && (used_n >= USED_MAX || VT_GROW(&used_set, &used_cap, used_n + 1) != 0))
+        rc = -1, *why = "Server busy: too many approvals are outstanding; retry later";
     if (rc == 0) {
         strcpy(used_set[used_n].nonce, nonce);
         used_set[used_n++].deadline_ms = deadline_ms;

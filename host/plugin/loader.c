@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <vthost/grow.h>
 #include "loader.h"
 #include "log.h"
 #include "paths.h"
@@ -16,7 +17,7 @@
 #include "strutil.h"
 
 static plugin_module **mods;
-static size_t nmods;
+static size_t nmods, mods_cap;
 static size_t next_order;
 /* The table plugins' init receives (host_open passes it in). */
 static const vt_host_api *host_table;
@@ -63,13 +64,11 @@ static int add_module(const char *dir, const char *name)
         return VT_OK;
     }
     plugin_module *m = calloc(1, sizeof *m);
-    plugin_module **grown = realloc(mods, (nmods + 1) * sizeof *grown);
-    if (!m || !grown) {
+    if (!m || VT_GROW(&mods, &mods_cap, nmods + 1) != 0) {
         free(m);
         free(stem);
         return VT_ERR_NOMEM;
     }
-    mods = grown;
     m->stem = stem;
     m->path = paths_join(dir, name);
     mods[nmods++] = m;
@@ -338,6 +337,6 @@ void loader_unmap_all(int keep_mapped)
     }
     free(mods);
     mods = NULL;
-    nmods = 0;
+    nmods = mods_cap = 0;
     next_order = 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "edit_distance.h"
 #include "legacy.h"
 #include "loader.h"
@@ -18,14 +19,14 @@
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static tool_entry **entries;
-static size_t nentries;
+static size_t nentries, entries_cap;
 static const tool_entry **public_order; /* profile order */
 static size_t npublic;
 static uint64_t epoch = 1;
 /* Dynamic entries replaced or removed: kept until registry_clear, since
  * registry_find hands out borrowed pointers that calls in flight hold. */
 static tool_entry **graveyard;
-static size_t ngraveyard;
+static size_t ngraveyard, graveyard_cap;
 
 /* Name index: open addressing over `entries`, rebuilt whenever entries
  * are added or removed (load time only), so lookups stay O(1) with tens
@@ -111,10 +112,8 @@ void registry_entry_free(tool_entry *e) { entry_free(e); }
 
 static int bury_locked(tool_entry *e)
 {
-    tool_entry **g = realloc(graveyard, (ngraveyard + 1) * sizeof *g);
-    if (!g)
+    if (VT_GROW(&graveyard, &graveyard_cap, ngraveyard + 1) != 0)
         return VT_ERR_NOMEM;
-    graveyard = g;
     graveyard[ngraveyard++] = e;
     return VT_OK;
 }
@@ -152,11 +151,9 @@ int registry_dyn_put(tool_entry *fresh, int *was_listed)
             rc = index_rebuild();
         }
     } else {
-        tool_entry **grown = realloc(entries, (nentries + 1) * sizeof *grown);
-        if (!grown) {
+        if (VT_GROW(&entries, &entries_cap, nentries + 1) != 0) {
             rc = VT_ERR_NOMEM;
         } else {
-            entries = grown;
             entries[nentries++] = fresh;
             if ((rc = index_rebuild()) != VT_OK)
                 nentries--;
@@ -285,11 +282,9 @@ int registry_add_module(plugin_module *m, char **err)
         }
     }
     if (rc == VT_OK) {
-        tool_entry **grown = realloc(entries, (nentries + count + 1) * sizeof *grown);
-        if (!grown) {
+        if (VT_GROW(&entries, &entries_cap, nentries + count + 1) != 0) {
             rc = VT_ERR_NOMEM;
         } else {
-            entries = grown;
             memcpy(entries + nentries, fresh, count * sizeof *fresh);
             nentries += count;
             rc = index_rebuild();
@@ -590,12 +585,12 @@ void registry_clear(void)
         entry_free(entries[i]);
     free(entries);
     entries = NULL;
-    nentries = 0;
+    nentries = entries_cap = 0;
     for (size_t i = 0; i < ngraveyard; i++)
         entry_free(graveyard[i]);
     free(graveyard);
     graveyard = NULL;
-    ngraveyard = 0;
+    ngraveyard = graveyard_cap = 0;
     free(index_slots);
     index_slots = NULL;
     index_cap = 0;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "loader.h"
 #include "registry.h"
 #include "registry_dynamic.h"
@@ -19,7 +20,7 @@ typedef struct demand_hook {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static demand_hook *hooks;
-static size_t nhooks;
+static size_t nhooks, hooks_cap;
 static void (*listed_fn)(void *ud);
 static void *listed_ud;
 /* registry_dynamic_demand calls under way (they run hooks outside mu) */
@@ -135,11 +136,9 @@ int registry_dynamic_on_demand(const char *plugin, void (*fn)(void *ud, const ch
     if (!m || !fn)
         return VT_ERR_INVALID;
     pthread_mutex_lock(&mu);
-    demand_hook *grown = realloc(hooks, (nhooks + 1) * sizeof *grown);
-    if (grown) {
-        hooks = grown;
+    int grown = VT_GROW(&hooks, &hooks_cap, nhooks + 1) == 0;
+    if (grown)
         hooks[nhooks++] = (demand_hook){m, fn, ud};
-    }
     pthread_mutex_unlock(&mu);
     return grown ? VT_OK : VT_ERR_NOMEM;
 }
@@ -185,7 +184,7 @@ void registry_dynamic_reset(void)
     pthread_mutex_lock(&mu);
     free(hooks);
     hooks = NULL;
-    nhooks = 0;
+    nhooks = hooks_cap = 0;
     listed_fn = NULL;
     listed_ud = NULL;
     pthread_mutex_unlock(&mu);

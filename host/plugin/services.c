@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "services.h"
 
@@ -12,7 +13,7 @@ typedef struct service {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static service *items;
-static size_t count;
+static size_t count, cap;
 
 int services_publish(const char *name, void *iface)
 {
@@ -24,11 +25,8 @@ int services_publish(const char *name, void *iface)
         if (strcmp(items[i].name, name) == 0)
             rc = VT_ERR_EXISTS;
     if (rc == VT_OK) {
-        service *n = realloc(items, (count + 1) * sizeof *n);
         char *copy = strdup(name);
-        if (n)
-            items = n;
-        if (!n || !copy) {
+        if (VT_GROW(&items, &cap, count + 1) != 0 || !copy) {
             free(copy);
             rc = VT_ERR_NOMEM;
         } else {
@@ -59,6 +57,6 @@ void services_clear(void)
         free(items[i].name);
     free(items);
     items = NULL;
-    count = 0;
+    count = cap = 0;
     pthread_mutex_unlock(&lock);
 }

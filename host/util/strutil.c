@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <vthost/grow.h>
 #include "monotime.h"
 #include "strutil.h"
 
@@ -53,11 +54,9 @@ char *file_read_all(FILE *f)
         if (n == 0)
             break;
         len += n;
-        if (cap - len < 2) {
-            char *g = realloc(buf, cap *= 2);
-            if (!g)
-                free(buf);
-            buf = g;
+        if (cap - len < 2 && VT_GROW(&buf, &cap, len + 2) != 0) {
+            free(buf);
+            buf = NULL;
         }
     }
     if (buf)

@@ -52,7 +52,8 @@ struct ws_index {
     int mode;
     /* the tree; slot 0 is the root */
     wsx_dir *d;
-    uint32_t n, cap, free_head, live_dirs;
+    uint32_t n, free_head, live_dirs;
+    size_t cap; /* of d */
     char *names;
     size_t nlen, ncap;
     int cut; /* deeper than WSX_MAX_DEPTH somewhere */

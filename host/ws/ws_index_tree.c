@@ -64,14 +64,8 @@ uint32_t wsx_add_dir(ws_index *ix, uint32_t parent, const char *name, size_t nl)
         s = ix->free_head;
         ix->free_head = ix->d[s].next;
     } else {
-        if (ix->n == ix->cap) {
-            uint32_t cap = ix->cap ? ix->cap * 2 : 1024;
-            wsx_dir *d = realloc(ix->d, cap * sizeof *d);
-            if (!d)
-                return WSX_NONE;
-            ix->d = d;
-            ix->cap = cap;
-        }
+        if (VT_GROW(&ix->d, &ix->cap, (size_t)ix->n + 1) != 0)
+            return WSX_NONE;
         s = ix->n++;
     }
     wsx_dir *p = parent == WSX_NONE ? NULL : &ix->d[parent];

@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define WSX_MASK                                                                                   \
@@ -74,15 +75,11 @@ void wsx_watch_close(ws_index *ix)
 static int map_wd(ws_index *ix, int wd, uint32_t slot)
 {
     if ((size_t)wd >= ix->wd_cap) {
-        size_t cap = ix->wd_cap ? ix->wd_cap : 1024;
-        while (cap <= (size_t)wd)
-            cap *= 2;
-        int32_t *m = realloc(ix->wd_map, cap * sizeof *m);
-        if (!m)
+        size_t was = ix->wd_cap;
+        if (VT_GROW(&ix->wd_map, &ix->wd_cap, (size_t)wd + 1) != 0)
             return -1;
-        memset(m + ix->wd_cap, 0xff, (cap - ix->wd_cap) * sizeof *m);
-        ix->wd_map = m;
-        ix->wd_cap = cap;
+        /* -1: no slot for the new watch descriptors yet */
+        memset(ix->wd_map + was, 0xff, (ix->wd_cap - was) * sizeof *ix->wd_map);
     }
     int32_t old = ix->wd_map[wd];
     if (old >= 0 && (uint32_t)old != slot && (uint32_t)old < ix->n && ix->d[old].wd == wd)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define SHAPE_SLACK 32
@@ -605,18 +606,11 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t)
     const lang_rules *r = &RULESET[ri];
     /* The shape string keeps SHAPE_SLACK zeroed bytes after its end:
      * PCRE2's JIT reads the subject in 16-byte blocks. */
-    if (t->n + SHAPE_SLACK > t->scap) {
-        size_t nc = (t->n + SHAPE_SLACK) * 2;
-        char *ns = realloc(t->shape, nc);
-        if (ns)
-            t->shape = ns;
-        int *nd = realloc(t->depth, nc * sizeof *nd);
-        if (nd)
-            t->depth = nd;
-        if (!ns || !nd)
-            return VT_ERR_NOMEM;
-        t->scap = nc;
-    }
+    /* shape and depth share scap: both grow from it to the same size */
+    size_t need = t->n + SHAPE_SLACK, shape_cap = t->scap, depth_cap = t->scap;
+    if (VT_GROW(&t->shape, &shape_cap, need) != 0 || VT_GROW(&t->depth, &depth_cap, need) != 0)
+        return VT_ERR_NOMEM;
+    t->scap = shape_cap;
     if (!t->md && !(t->md = pcre2_match_data_create(8, NULL)))
         return VT_ERR_NOMEM;
     char *shape = t->shape;

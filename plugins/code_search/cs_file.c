@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define BUF_SLACK 64 /* bytes after a read file's data, zeroed */
@@ -268,13 +269,8 @@ static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
         close(w->dirfd);
     w->dirfd = -1;
     w->dirlen = (size_t)-1; /* no directory yet */
-    if (n + 1 > w->dircap) {
-        char *d = realloc(w->dir, n + 1);
-        if (!d)
-            return VT_ERR_NOMEM;
-        w->dir = d;
-        w->dircap = n + 1;
-    }
+    if (VT_GROW(&w->dir, &w->dircap, n + 1) != 0)
+        return VT_ERR_NOMEM;
     char path[8192];
     if ((size_t)snprintf(path, sizeof path, "%s/%.*s", root, (int)n, rel) >= sizeof path)
         return 0;

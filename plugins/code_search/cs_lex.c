@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define ALPHA3(c) ['a' + (c)] = 3, ['A' + (c)] = 3
@@ -23,14 +24,9 @@ void cs_tok_grow(cs_toks *t)
 {
     if (t->oom)
         return;
-    size_t nc = t->cap ? t->cap * 2 : 4096;
-    cs_tok *nv = realloc(t->v, nc * sizeof *nv);
-    if (!nv) {
+    /* a first table of 4096 tokens, doubled after */
+    if (VT_GROW(&t->v, &t->cap, t->cap ? t->cap + 1 : 4096) != 0)
         t->oom = 1;
-        return;
-    }
-    t->v = nv;
-    t->cap = nc;
 }
 
 void cs_toks_free(cs_toks *t)

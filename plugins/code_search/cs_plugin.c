@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 static VT_PLUGIN_API(api);
@@ -217,15 +218,13 @@ static cJSON *result_json(const cs_result *r)
 static char *unsupported(uint64_t mask, unsigned what)
 {
     char *s = NULL;
-    size_t len = 0;
+    size_t len = 0, cap = 0;
     for (int l = 0; l < cs_lang_count(); l++) {
         if (!(mask & ((uint64_t)1 << l)) || (cs_lang_support(l) & what))
             continue;
         const char *name = cs_lang_name(l);
-        char *ns = realloc(s, len + strlen(name) + 3);
-        if (!ns)
+        if (VT_GROW(&s, &cap, len + strlen(name) + 3) != 0)
             break;
-        s = ns;
         len += (size_t)sprintf(s + len, "%s%s", len ? ", " : "", name);
     }
     return s;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 
 #define FOLD_OPTS (UTF8PROC_CASEFOLD | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT)
@@ -145,14 +146,8 @@ static int re_next(cs_matcher *m, const char *buf, size_t len, size_t from, size
 
 static int push(cs_span **v, size_t *n, size_t *cap, size_t s, size_t e)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        cs_span *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            return VT_ERR_NOMEM;
-        *v = nv;
-        *cap = nc;
-    }
+    if (VT_GROW(v, cap, *n + 1) != 0)
+        return VT_ERR_NOMEM;
     (*v)[(*n)++] = (cs_span){(uint32_t)s, (uint32_t)e};
     return 0;
 }

@@ -181,15 +181,9 @@ static int list_dir(const char *path, dent **out, size_t *count, unsigned *which
             *which |= 1;
         else if (strcmp(name, ".gitignore") == 0)
             *which |= 2;
-        if (*count == cap) {
-            size_t nc = cap ? cap * 2 : 32;
-            dent *nv = realloc(*out, nc * sizeof *nv);
-            if (!nv) {
-                rc = VT_ERR_NOMEM;
-                break;
-            }
-            *out = nv;
-            cap = nc;
+        if (VT_GROW(out, &cap, *count + 1) != 0) {
+            rc = VT_ERR_NOMEM;
+            break;
         }
         char *nm = strdup(name);
         if (!nm) {

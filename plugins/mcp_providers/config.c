@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "config.h"
 #include "naming.h"
 
@@ -96,12 +97,12 @@ static void free_strings(char **v)
     free(v);
 }
 
-static int push_env(char ***envp, size_t *n, const char *k, const char *v)
+/* Append "k=v" to the NULL-terminated *envp (*n entries, room for *cap). */
+static int push_env(char ***envp, size_t *n, size_t *cap, const char *k, const char *v)
 {
-    char **g = realloc(*envp, (*n + 2) * sizeof *g);
-    if (!g)
+    if (VT_GROW(envp, cap, *n + 2) != 0)
         return -1;
-    *envp = g;
+    char **g = *envp;
     size_t len = strlen(k) + strlen(v) + 2;
     g[*n] = malloc(len);
     if (!g[*n])
@@ -118,6 +119,7 @@ static int build_env(provider *p, const cJSON *env, char **err)
 {
     size_t n = 0;
     char **envp = calloc(1, sizeof *envp);
+    size_t cap = envp ? 1 : 0;
     int has_path = 0, has_home = 0;
     const cJSON *it;
     if (env && !cJSON_IsObject(env)) {
@@ -135,14 +137,14 @@ static int build_env(provider *p, const cJSON *env, char **err)
         }
         has_path |= strcmp(it->string, "PATH") == 0;
         has_home |= strcmp(it->string, "HOME") == 0;
-        push_env(&envp, &n, it->string, it->valuestring);
+        push_env(&envp, &n, &cap, it->string, it->valuestring);
     }
     p->env_configured = n;
     const char *path = getenv("PATH"), *home = getenv("HOME");
     if (!has_path)
-        push_env(&envp, &n, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+        push_env(&envp, &n, &cap, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
     if (!has_home && home)
-        push_env(&envp, &n, "HOME", home);
+        push_env(&envp, &n, &cap, "HOME", home);
     p->envp = envp;
     return 0;
 }

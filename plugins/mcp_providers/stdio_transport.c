@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include "provider.h"
 
 typedef struct stdio_state {
@@ -163,13 +164,10 @@ static char *read_loop(provider *p, int fd, pid_t pid, int pidfd)
                 free(buf);
                 return strdup(why);
             }
-            char *g = realloc(buf, cap * 2);
-            if (!g) {
+            if (VT_GROW(&buf, &cap, len + 1) != 0) {
                 free(buf);
                 return strdup("out of memory");
             }
-            buf = g;
-            cap *= 2;
         }
         if (!dead && !wait_readable(fd, pidfd, pid))
             dead = 1;

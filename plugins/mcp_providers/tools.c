@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include "naming.h"
 #include "tools.h"
 
@@ -159,14 +160,8 @@ void tools_sync(provider *p, cJSON *tools)
         if (!vt[0])
             continue;
         if (!t) {
-            if (g_n == g_cap) {
-                size_t cap = g_cap ? g_cap * 2 : 64;
-                ptool *grown = realloc(g_tools, cap * sizeof *grown);
-                if (!grown)
-                    break;
-                g_tools = grown;
-                g_cap = cap;
-            }
+            if (VT_GROW(&g_tools, &g_cap, g_n + 1) != 0)
+                break;
             t = &g_tools[g_n++];
             memset(t, 0, sizeof *t);
             t->p = p;

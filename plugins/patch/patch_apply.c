@@ -31,7 +31,7 @@ static void bput(builder *b, const char *s, size_t n)
 {
     if (b->oom || n == 0)
         return;
-    if (patch_grow(&b->p, &b->cap, b->len + n) != 0) {
+    if (VT_GROW(&b->p, &b->cap, b->len + n) != 0) {
         b->oom = 1;
         return;
     }

@@ -19,7 +19,7 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (patch_grow(&b->p, &b->cap, b->len + n + 1) != 0) {
+    if (VT_GROW(&b->p, &b->cap, b->len + n + 1) != 0) {
         b->oom = 1;
         return;
     }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <vthost/clock.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
 #include "patch_text.h"
@@ -214,11 +215,11 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
             return VT_ERR_NOMEM;
         }
         if (n + 1 >= cap) {
-            char *q = realloc(buf, cap * 2);
-            if (!q)
+            /* the file grew since fstat */
+            if (VT_GROW(&buf, &cap, n + 2) != 0) {
                 free(buf);
-            buf = q;
-            cap *= 2;
+                buf = NULL;
+            }
             continue;
         }
         ssize_t r = read(fd, buf + n, cap - n - 1);
@@ -398,15 +399,9 @@ static int open_parent(int root, const char *rel, fs_created_dirs *dirs, const c
                     free(dir);
                     return rc;
                 }
-                if (dirs->n == dirs->cap) {
-                    size_t c = dirs->cap ? dirs->cap * 2 : 8;
-                    char **q = realloc(dirs->v, c * sizeof *q);
-                    if (!q) {
-                        free(dir);
-                        return VT_ERR_NOMEM;
-                    }
-                    dirs->v = q;
-                    dirs->cap = c;
+                if (VT_GROW(&dirs->v, &dirs->cap, dirs->n + 1) != 0) {
+                    free(dir);
+                    return VT_ERR_NOMEM;
                 }
                 dirs->v[dirs->n] = strdup(dir);
                 if (dirs->v[dirs->n])

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "patch_parse.h"
 
@@ -72,19 +73,6 @@ static int starts(span x, const char *lit)
 /* Quote a line for an error message; NUL bytes would cut it short. */
 static int shown(span x) { return x.len > 200 ? 200 : (int)x.len; }
 
-static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return arr;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(arr, n * elem);
-    if (q)
-        *cap = n;
-    return q;
-}
-
 static int split_lines(parser *ps, const char *buf, size_t len)
 {
     size_t cap = 0;
@@ -95,10 +83,8 @@ static int split_lines(parser *ps, const char *buf, size_t len)
         span s = {buf + i, e - i};
         if (s.len && s.s[s.len - 1] == '\r')
             s.len--;
-        span *q = grow(ps->ln, &cap, ps->nln + 1, sizeof *q);
-        if (!q)
+        if (VT_GROW(&ps->ln, &cap, ps->nln + 1) != 0)
             return VT_ERR_NOMEM;
-        ps->ln = q;
         ps->ln[ps->nln++] = s;
         i = nl ? e + 1 : len;
     }
@@ -135,10 +121,8 @@ static span heredoc_word(span first)
 static int add_line(parser *ps, char kind, span s)
 {
     patch *p = ps->p;
-    patch_line *q = grow(p->lines, &ps->cap_lines, p->nlines + 1, sizeof *q);
-    if (!q)
+    if (VT_GROW(&p->lines, &ps->cap_lines, p->nlines + 1) != 0)
         return VT_ERR_NOMEM;
-    p->lines = q;
     p->lines[p->nlines++] = (patch_line){kind, s.s, s.len};
     return 0;
 }
@@ -146,10 +130,8 @@ static int add_line(parser *ps, char kind, span s)
 static patch_op *new_op(parser *ps, patch_op_kind kind, span path, size_t line_no)
 {
     patch *p = ps->p;
-    patch_op *q = grow(p->ops, &ps->cap_ops, p->nops + 1, sizeof *q);
-    if (!q)
+    if (VT_GROW(&p->ops, &ps->cap_ops, p->nops + 1) != 0)
         return NULL;
-    p->ops = q;
     patch_op *op = &p->ops[p->nops];
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -286,10 +268,8 @@ static int parse_update(parser *ps, patch_op *op)
                         "Invalid patch hunk on line %zu: Update hunk for '%s' does not "
                         "contain any lines",
                         c.line_no, op->path);
-        patch_chunk *q = grow(p->chunks, &ps->cap_chunks, p->nchunks + 1, sizeof *q);
-        if (!q)
+        if (VT_GROW(&p->chunks, &ps->cap_chunks, p->nchunks + 1) != 0)
             return VT_ERR_NOMEM;
-        p->chunks = q;
         p->chunks[p->nchunks++] = c;
     }
     op->chunk_count = p->nchunks - op->chunk_first;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <utf8proc.h>
 #include <vthost/format.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "patch_text.h"
 
@@ -48,13 +49,9 @@ int text_split(const char *base, size_t size, text_lines *out)
     while (p < end) {
         size_t eol;
         const char *brk = next_break(p, end, has_cr, &eol);
-        if (out->n == cap) {
-            text_line *q = realloc(out->v, (cap *= 2) * sizeof *q);
-            if (!q) {
-                text_lines_free(out);
-                return VT_ERR_NOMEM;
-            }
-            out->v = q;
+        if (VT_GROW(&out->v, &cap, out->n + 1) != 0) {
+            text_lines_free(out);
+            return VT_ERR_NOMEM;
         }
         if (!brk) {
             out->v[out->n++] = (text_line){(size_t)(p - base), (size_t)(end - p), 0};
@@ -146,19 +143,4 @@ char *text_fold(const char *s, size_t len, size_t *out_len)
     o[tl] = '\0';
     *out_len = tl;
     return o;
-}
-
-int patch_grow(char **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 4096;
-    while (c < need)
-        c *= 2;
-    char *q = realloc(*p, c);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }

@@ -44,8 +44,4 @@ void text_trim(const char **s, size_t *len);
  * valid UTF-8 pass through unchanged. */
 char *text_fold(const char *s, size_t len, size_t *out_len);
 
-/* Grow a byte buffer (*p, *cap) to hold at least `need` bytes, doubling
- * from 4 KiB.  0, or -1 when out of memory (the buffer is unchanged). */
-int patch_grow(char **p, size_t *cap, size_t need);
-
 #endif

@@ -2,6 +2,7 @@
  * per document (so removal can keep the statistics exact). */
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "bm25.h"
 #include "lazy_lib.h"
@@ -54,29 +55,15 @@ static uint32_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = realloc(*p, ncap * elem);
-    if (!q)
-        return VT_ERR_NOMEM;
-    *p = q;
-    *cap = ncap;
-    return 0;
-}
-
+/* vt_grow for a table whose capacity is kept in 32 bits (the index
+ * stays small per term and per document). */
 static int grow32(void **p, uint32_t *cap, size_t need, size_t elem)
 {
     size_t c = *cap;
-    int rc = grow(p, &c, need, elem);
-    if (rc == 0 && c > UINT32_MAX)
+    if (vt_grow(p, &c, need, elem) != 0 || c > UINT32_MAX)
         return VT_ERR_NOMEM;
     *cap = (uint32_t)c;
-    return rc;
+    return 0;
 }
 
 /* Slot of `s`: its term's slot, or the empty slot where it belongs. */
@@ -189,7 +176,7 @@ static int add_term(void *vctx, const char *s, size_t n)
     term *t = &ix->terms[id];
     if (t->last_doc != c->doc) {
         if (grow32((void **)&t->p, &t->cap, (size_t)t->np + 1, sizeof(posting)) != 0 ||
-            grow((void **)&ix->fwd, &ix->fwdcap, ix->nfwd + 1, sizeof(uint32_t)) != 0)
+            VT_GROW(&ix->fwd, &ix->fwdcap, ix->nfwd + 1) != 0)
             return VT_ERR_NOMEM;
         t->p[t->np++] = (posting){.doc = c->doc};
         t->last_doc = c->doc;

@@ -1,6 +1,7 @@
 /* Catalog entries -> BM25 documents. */
 #include <stdlib.h>
 #include <string.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "catalog.h"
 
@@ -23,14 +24,8 @@ static int field_add(field_list *fl, const char *text, int is_name)
 {
     if (!text || !*text)
         return 0;
-    if (fl->n == fl->cap) {
-        size_t ncap = fl->cap ? fl->cap * 2 : 16;
-        bm25_field *p = realloc(fl->v, ncap * sizeof *p);
-        if (!p)
-            return VT_ERR_NOMEM;
-        fl->v = p;
-        fl->cap = ncap;
-    }
+    if (VT_GROW(&fl->v, &fl->cap, fl->n + 1) != 0)
+        return VT_ERR_NOMEM;
     fl->v[fl->n++] = (bm25_field){text, strlen(text), is_name};
     return 0;
 }

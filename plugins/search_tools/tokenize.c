@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "tokenize.h"
 
@@ -141,16 +142,17 @@ static int emit_run(tok_state *st)
 
 static int push_cp(tok_state *st, size_t off, size_t len, int cls, int cat)
 {
-    if (st->ncps == st->cap) {
-        size_t ncap = st->cap * 2;
-        cp_info *p = st->cps == st->inline_cps ? malloc(ncap * sizeof *p)
-                                               : realloc(st->cps, ncap * sizeof *p);
-        if (!p)
+    if (st->ncps == st->cap && st->cps == st->inline_cps) {
+        /* the inline array is full: move to the heap, twice its size */
+        cp_info *heap = NULL;
+        size_t heap_cap = 0;
+        if (VT_GROW(&heap, &heap_cap, st->cap * 2) != 0)
             return VT_ERR_NOMEM;
-        if (st->cps == st->inline_cps)
-            memcpy(p, st->inline_cps, sizeof st->inline_cps);
-        st->cps = p;
-        st->cap = ncap;
+        memcpy(heap, st->inline_cps, sizeof st->inline_cps);
+        st->cps = heap;
+        st->cap = heap_cap;
+    } else if (VT_GROW(&st->cps, &st->cap, st->ncps + 1) != 0) {
+        return VT_ERR_NOMEM;
     }
     st->cps[st->ncps++] = (cp_info){off, (uint8_t)len, (uint8_t)cls, (uint8_t)cat};
     return 0;
