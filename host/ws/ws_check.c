@@ -498,6 +498,20 @@ static void sess_begin_locked(void)
     ws_changes_set_writer(cs.sess, "a command session after its call returned");
 }
 
+/* The baseline for what the sessions that still run change from now on,
+ * taken before the current one is judged: a change made while the
+ * judgement runs (the same script writing its next file) is then judged
+ * by the next round instead of slipping unjudged into its baseline. */
+static ws_changes *sess_next_locked(void)
+{
+    ws_changes *cur = cs.sess;
+    cs.sess = NULL;
+    sess_begin_locked();
+    ws_changes *next = cs.sess;
+    cs.sess = cur;
+    return next;
+}
+
 static void sess_drop_locked(void)
 {
     ws_changes_end(cs.sess, NULL, NULL, &(const char *){NULL});
@@ -642,10 +656,11 @@ void ws_check_session_ended(char **report)
     pthread_mutex_lock(&cs.mu);
     if (cs.live > 0)
         cs.live--;
+    ws_changes *next = sess_next_locked(); /* the others that still run */
     sess_judge_locked();
     if (cs.sandboxed)
         full_locked(1);
-    sess_begin_locked(); /* the others that still run */
+    cs.sess = next;
     take_pending(report);
     pthread_mutex_unlock(&cs.mu);
 }
@@ -663,8 +678,9 @@ void ws_check_changed(void)
          * when the user may already have opened the IDE (hook files and
          * repositories, which only the full judgement reads, wait for it) */
         if (!cs.inflight && ws_changes_table_moved(cs.sess)) {
+            ws_changes *next = sess_next_locked();
             sess_judge_locked();
-            sess_begin_locked();
+            cs.sess = next;
         }
     }
     pthread_mutex_unlock(&cs.mu);
