@@ -272,6 +272,28 @@ static cJSON *kept;
 static conf_stamp *kept_st;
 static size_t kept_nst;
 static uint64_t kept_seq;
+/* Every path the kept list has named since the host started: a hook
+ * directory stays judged after its repository's config stops naming it
+ * (a neutralised config loses core.hooksPath, and restoring the original
+ * from .vtcode/set-aside/ would make a hook written meanwhile live). */
+static cJSON *once;
+#define ONCE_MAX 256
+
+static void once_note(const cJSON *list)
+{
+    if (!once && !(once = cJSON_CreateArray()))
+        return;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        int seen = !p;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, once) seen = seen || !strcmp(cJSON_GetStringValue(o), p);
+        if (!seen && cJSON_GetArraySize(once) < ONCE_MAX)
+            cJSON_AddItemToArray(once, cJSON_CreateString(p));
+    }
+}
 
 static int kept_valid(ws_index *ix)
 {
@@ -303,6 +325,7 @@ static const cJSON *kept_list(void)
     kept_st = r.st;
     kept_nst = r.nst;
     cJSON_Delete(repos);
+    once_note(kept);
     return kept;
 }
 
@@ -319,6 +342,7 @@ int ws_gitconf_protected(const char *abs)
             break;
         }
     }
+    cJSON_ArrayForEach(it, once) hit = hit || paths_is_within(cJSON_GetStringValue(it), abs);
     pthread_mutex_unlock(&mu);
     return hit;
 }
@@ -335,6 +359,8 @@ cJSON *ws_gitconf_current(void)
 void ws_gitconf_reset(void)
 {
     pthread_mutex_lock(&mu);
+    cJSON_Delete(once);
+    once = NULL;
     cJSON_Delete(kept);
     stamps_free(kept_st, kept_nst);
     kept = NULL;
