@@ -24,8 +24,8 @@ import subprocess
 import sys
 import time
 
-from sbx_common import (COMMITTER, Served, allow_config, failures, git_env, ok, require_git,
-                        require_landlock, scratch_dir, tag, wait_for)
+from sbx_common import (COMMITTER, Served, allow_config, call_tool, failures, git_env, ok,
+                        require_git, require_landlock, scratch_dir, tag, wait_for)
 
 V = sys.argv[1]
 require_landlock()
@@ -47,15 +47,7 @@ def workspace(name):
 def call(ws, cmd, **extra):
     a = {"cmd": cmd, "yield_time_ms": 20000}
     a.update(extra)
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, "--yes", "call", "exec_command",
-                        json.dumps(a)], capture_output=True, text=True, timeout=120,
-                       stdin=subprocess.DEVNULL, env=GIT_ENV)
-    try:
-        r = json.loads(p.stdout)
-    except ValueError:
-        r = {"output": p.stdout}
-    r["_stderr"] = p.stderr
-    return r
+    return call_tool(V, ws, CFG, "exec_command", a, GIT_ENV, "--yes")
 
 
 def user_git(cwd, *args):

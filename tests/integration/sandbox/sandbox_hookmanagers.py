@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from sbx_common import (COMMITTER, allow_config, failures, git_env, ok, require_git,
+from sbx_common import (COMMITTER, allow_config, call_tool, failures, git_env, ok, require_git,
                         require_landlock, scratch_dir, tag)
 
 V = sys.argv[1]
@@ -57,15 +57,7 @@ for name in %r:
 
 
 def call(ws, tool, args, *opts):
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, *opts, "call", tool,
-                        json.dumps(args)], capture_output=True, text=True, timeout=120,
-                       stdin=subprocess.DEVNULL, env=ENV)
-    try:
-        r = json.loads(p.stdout)
-    except ValueError:
-        r = {"output": p.stdout}
-    r["_stderr"] = p.stderr
-    return r
+    return call_tool(V, ws, CFG, tool, args, ENV, *opts)
 
 
 def warnings(r):

@@ -76,6 +76,20 @@ COMMITTER = dict(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME
                  GIT_COMMITTER_EMAIL="t@e")
 
 
+def call_tool(vthost, ws, config, tool, args, env, *opts):
+    """One `vthost call` of `tool` in `ws` under `config`: its JSON
+    answer (or {"output": what it printed}) with "_stderr" added."""
+    p = subprocess.run([vthost, "--workspace", ws, "--config", config, *opts, "call", tool,
+                        json.dumps(args)], capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL, env=env)
+    try:
+        r = json.loads(p.stdout)
+    except ValueError:
+        r = {"output": p.stdout}
+    r["_stderr"] = p.stderr
+    return r
+
+
 def wait_for(cond, seconds):
     end = time.time() + seconds
     while time.time() < end and not cond():
