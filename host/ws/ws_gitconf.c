@@ -18,53 +18,32 @@
 #include "strutil.h"
 #include "ws_gitdir.h"
 #include "ws_index.h"
+#include "ws_stamp.h"
 
 #define CONF_MAX_BYTES (1u << 20)
 #define CONF_MAX_DEPTH 5
 
-/* A config file read, as it was: the kept list is valid while none of
- * them changed. */
-typedef struct conf_stamp {
+/* A config file read and its stamp as it was: the kept list is valid
+ * while none of them changed. */
+typedef struct conf_read {
     char *path;
-    int exists;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
-} conf_stamp;
+    ws_stamp was;
+} conf_read;
 
 typedef struct reader {
     const char *worktree; /* relative hooks paths are taken from here */
     const char *dir;      /* the directory of the file being read */
     cJSON *out;
     int depth;
-    conf_stamp *st;
+    conf_read *st;
     size_t nst, capst;
 } reader;
 
-static void stamp_take(conf_stamp *s, const char *path)
+static int conf_unchanged(const conf_read *c)
 {
-    struct stat st;
-    s->exists = stat(path, &st) == 0;
-    if (s->exists) {
-        s->dev = st.st_dev;
-        s->ino = st.st_ino;
-        s->size = st.st_size;
-        s->mtime = st.st_mtim;
-        s->ctime = st.st_ctim;
-    }
-}
-
-static int stamp_same(const conf_stamp *s)
-{
-    conf_stamp now = {0};
-    stamp_take(&now, s->path);
-    if (now.exists != s->exists)
-        return 0;
-    return !s->exists ||
-           (now.dev == s->dev && now.ino == s->ino && now.size == s->size &&
-            now.mtime.tv_sec == s->mtime.tv_sec && now.mtime.tv_nsec == s->mtime.tv_nsec &&
-            now.ctime.tv_sec == s->ctime.tv_sec && now.ctime.tv_nsec == s->ctime.tv_nsec);
+    ws_stamp now;
+    ws_stamp_take_follow(c->path, &now);
+    return ws_stamp_same(&c->was, &now);
 }
 
 /* `value` as git takes a path: "~/" from $HOME, relative from `base`;
@@ -166,10 +145,9 @@ static void on_key(void *ctx, const char *section, const char *sub, const char *
 static void read_conf(reader *r, const char *path)
 {
     if (VT_GROW(&r->st, &r->capst, r->nst + 1) == 0) {
-        conf_stamp *s = &r->st[r->nst];
-        memset(s, 0, sizeof *s);
-        if ((s->path = strdup(path))) {
-            stamp_take(s, path);
+        conf_read *c = &r->st[r->nst];
+        if ((c->path = strdup(path))) {
+            ws_stamp_take_follow(path, &c->was);
             r->nst++;
         }
     }
@@ -249,7 +227,7 @@ static cJSON *paths_of(const cJSON *repos, reader *r)
     return r->out;
 }
 
-static void stamps_free(conf_stamp *st, size_t n)
+static void stamps_free(conf_read *st, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(st[i].path);
@@ -269,7 +247,7 @@ cJSON *ws_gitconf_paths(const char *root, const cJSON *repos)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static cJSON *kept;
-static conf_stamp *kept_st;
+static conf_read *kept_st;
 static size_t kept_nst;
 static uint64_t kept_seq;
 /* Every path the kept list has named since the host started: a hook
@@ -300,7 +278,7 @@ static int kept_valid(ws_index *ix)
     if (!kept || ws_index_mark(ix).seq != kept_seq)
         return 0;
     for (size_t i = 0; i < kept_nst; i++)
-        if (!stamp_same(&kept_st[i]))
+        if (!conf_unchanged(&kept_st[i]))
             return 0;
     return 1;
 }

@@ -13,14 +13,18 @@ static void fill(ws_stamp *s, const struct stat *st)
     s->ctime = st->st_ctim;
 }
 
-void ws_stamp_take(const char *path, ws_stamp *s)
+static void take(const char *path, ws_stamp *s, int follow)
 {
     struct stat st;
     memset(s, 0, sizeof *s);
-    s->exists = path && lstat(path, &st) == 0;
+    s->exists = path && (follow ? stat(path, &st) : lstat(path, &st)) == 0;
     if (s->exists)
         fill(s, &st);
 }
+
+void ws_stamp_take(const char *path, ws_stamp *s) { take(path, s, 0); }
+
+void ws_stamp_take_follow(const char *path, ws_stamp *s) { take(path, s, 1); }
 
 void ws_stamp_take_at(int dirfd, const char *rel, ws_stamp *s)
 {

@@ -24,24 +24,18 @@ import subprocess
 import sys
 import time
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (COMMITTER, Served, allow_config, call_tool, failures, git_env, ok,
+                        require_git, require_landlock, scratch_dir, tag, wait_for)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: git is not installed")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-aftermath-")
 MARK = os.path.join(base, "markers")
 os.makedirs(MARK)
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-GIT_ENV = dict((k, v) for k, v in os.environ.items() if k not in ("GIT_PAGER", "PAGER"))
-GIT_ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base,
-              GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
-              GIT_COMMITTER_EMAIL="t@e")
+CFG = allow_config(base, ["exec_command", "write_stdin"])
+GIT_ENV = git_env(base, **COMMITTER)
 
 
 def workspace(name):
@@ -53,15 +47,7 @@ def workspace(name):
 def call(ws, cmd, **extra):
     a = {"cmd": cmd, "yield_time_ms": 20000}
     a.update(extra)
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, "--yes", "call", "exec_command",
-                        json.dumps(a)], capture_output=True, text=True, timeout=120,
-                       stdin=subprocess.DEVNULL, env=GIT_ENV)
-    try:
-        r = json.loads(p.stdout)
-    except ValueError:
-        r = {"output": p.stdout}
-    r["_stderr"] = p.stderr
-    return r
+    return call_tool(V, ws, CFG, "exec_command", a, GIT_ENV, "--yes")
 
 
 def user_git(cwd, *args):
@@ -230,52 +216,9 @@ ok("ide: the warnings name them and where they went",
 
 
 # ---- a session that outlives its call (serve) ---------------------------------------------
-class Serve:
-    def __init__(self, ws):
-        self.p = subprocess.Popen([V, "--workspace", ws, "--config", CFG, "serve"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, env=GIT_ENV)
-        self.n = 0
-        self.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "t", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0",
-                                       "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
-
-    def send(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                return {}
-            m = json.loads(line)
-            if m.get("id") == self.n:
-                return m
-
-    def tool(self, name, args):
-        m = self.send("tools/call", {"name": name, "arguments": args})
-        return m.get("result", {}).get("structuredContent", {}) or m.get("result", {})
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
-
-
 WS = workspace("late")
 m_late = marker("late")
-
-
-def wait_for(cond, seconds):
-    end = time.time() + seconds
-    while time.time() < end and not cond():
-        time.sleep(0.1)
-    return cond()
-
-
-S = Serve(WS)
+S = Served(V, WS, CFG, GIT_ENV)
 r = S.tool("exec_command", {
     "cmd": "sleep 2; t=vtcode; printf '[permissions]\\nallow = [\"*\"]\\n' > $t.toml; "
            "touch wrote; git init -q late && git -C late config core.fsmonitor 'touch %s; false'; "

@@ -20,25 +20,18 @@ import shutil
 import subprocess
 import sys
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (COMMITTER, allow_config, failures, git_env, ok, require_git,
+                        require_landlock, scratch_dir, tag)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: git is not installed")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-gitdirs-")
 MARK = os.path.join(base, "markers")
 os.makedirs(MARK)
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-GIT_ENV = dict((k, v) for k, v in os.environ.items()
-               if k not in ("GIT_CEILING_DIRECTORIES", "GIT_DIR", "GIT_WORK_TREE", "GIT_PAGER",
-                            "PAGER", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"))
-GIT_ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e")
+CFG = allow_config(base, ["exec_command", "write_stdin"])
+GIT_ENV = git_env(base, **COMMITTER)
 # a program writes the files: the command text names no path it checks
 WRITE = ("python3 -c 'import os,sys; [open(p, \"w\").write(t) for p, t in "
          "zip(sys.argv[1::2], sys.argv[2::2])]' ")

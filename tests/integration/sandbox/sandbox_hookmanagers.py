@@ -31,23 +31,16 @@ import subprocess
 import sys
 import tempfile
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (COMMITTER, allow_config, call_tool, failures, git_env, ok, require_git,
+                        require_landlock, scratch_dir, tag)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: git is not installed")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-hookmgr-")
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "apply_patch"]\n')
-ENV = dict((k, v) for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_PAGER", "PAGER", "GIT_CEILING_DIRECTORIES",
-                        "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"))
-ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base, GIT_AUTHOR_NAME="u", GIT_AUTHOR_EMAIL="u@x",
-           GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
+CFG = allow_config(base, ["exec_command", "apply_patch"])
+ENV = git_env(base, **COMMITTER)
 CONFIGS = ["lefthook.yml", ".lefthook.toml", ".config/lefthook.yml", ".pre-commit-config.yaml"]
 # The installed hook: every `run:` / `run =` / `entry:` line of the
 # managers' files in the work tree is run, as lefthook and pre-commit do.
@@ -64,15 +57,7 @@ for name in %r:
 
 
 def call(ws, tool, args, *opts):
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, *opts, "call", tool,
-                        json.dumps(args)], capture_output=True, text=True, timeout=120,
-                       stdin=subprocess.DEVNULL, env=ENV)
-    try:
-        r = json.loads(p.stdout)
-    except ValueError:
-        r = {"output": p.stdout}
-    r["_stderr"] = p.stderr
-    return r
+    return call_tool(V, ws, CFG, tool, args, ENV, *opts)
 
 
 def warnings(r):

@@ -19,62 +19,22 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (Served, allow_config, failures, git_env, ok, require_git,
+                        require_landlock, scratch_dir, tag, wait_for)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: git is not installed")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-owed-")
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-ENV = dict((k, v) for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_PAGER", "PAGER", "GIT_CEILING_DIRECTORIES",
-                        "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"))
-ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base)
+CFG = allow_config(base, ["exec_command", "write_stdin"])
+ENV = git_env(base)
 OWED = os.path.join(base, ".local", "state", "vthost", "owed")
 
 
-def wait_for(cond, seconds):
-    end = time.time() + seconds
-    while time.time() < end and not cond():
-        time.sleep(0.1)
-    return cond()
-
-
-class Serve:
-    def __init__(self, ws):
-        self.n = 0
-        self.p = subprocess.Popen([V, "--workspace", ws, "--config", CFG, "serve"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=ENV)
-        self.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "t", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0",
-                                       "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
-
-    def send(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                return {}
-            m = json.loads(line)
-            if m.get("id") == self.n:
-                return m
-
-    def tool(self, name, args):
-        m = self.send("tools/call", {"name": name, "arguments": args})
-        return m.get("result", {}).get("structuredContent", {}) or m.get("result", {})
+def serve(ws):
+    return Served(V, ws, CFG, ENV, stderr=subprocess.PIPE)
 
 
 def descendants(pid):
@@ -103,7 +63,7 @@ def plant_and_kill(name):
     ws = os.path.join(base, name)
     os.makedirs(ws)
     mark = os.path.join(base, "fsmonitor-%s-%s" % (name, TAG))
-    S = Serve(ws)
+    S = serve(ws)
     r = S.tool("exec_command", {
         "cmd": "sleep 1; git init -q planted && git -C planted config core.fsmonitor "
                "'touch %s; false' && touch planted/done; sleep 60" % mark,
@@ -137,7 +97,7 @@ def user_git_status(ws):
 
 # ---- the next start is `vthost serve` ----------------------------------------------
 ws, mark = plant_and_kill("serve")
-S = Serve(ws)
+S = serve(ws)
 r = S.tool("exec_command", {"cmd": "true", "yield_time_ms": 5000})
 S.p.stdin.close()
 S.p.wait(timeout=60)

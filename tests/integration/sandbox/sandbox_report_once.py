@@ -22,21 +22,16 @@ import subprocess
 import sys
 import time
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (allow_config, failures, git_env, ok, require_git, require_landlock,
+                        scratch_dir, tag)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: no git")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-report-once-")
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "write_stdin", "apply_patch"]\n')
-ENV = dict((k, v) for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"))
-ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base)
+CFG = allow_config(base, ["exec_command", "write_stdin", "apply_patch"])
+ENV = git_env(base)
 MARK = os.path.join(base, "fsmonitor-ran-%s" % TAG)
 PLANT = ("git init -q sub && git -C sub config core.fsmonitor 'touch %s' && echo planted"
          % MARK)

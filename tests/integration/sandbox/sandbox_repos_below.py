@@ -23,26 +23,20 @@ import shutil
 import subprocess
 import sys
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import (allow_config, failures, git_env, ok, require_git, require_landlock,
+                        scratch_dir, tag)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: no git")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-repos-below-")
 WS = os.path.join(base, "ws")
 EXTRA = os.path.join(base, "extra")  # outside the workspace, not under /tmp
 os.makedirs(WS)
 os.makedirs(EXTRA)
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command"]\n'
-            '[sandbox]\nwritable_roots = ["%s"]\n' % EXTRA)
-ENV = dict((k, v) for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"))
-ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base)
+CFG = allow_config(base, ["exec_command"], '[sandbox]\nwritable_roots = ["%s"]\n' % EXTRA)
+ENV = git_env(base)
 
 
 def exec_cmd(cmd):

@@ -27,71 +27,23 @@ import subprocess
 import sys
 import time
 
-from sbx_common import failures, no_userns, ok, require_landlock, scratch_dir, tag
+from sbx_common import (Served, allow_config, failures, git_env, no_userns, ok, require_git,
+                        require_landlock, scratch_dir, tag, wait_for)
 
 V = sys.argv[1]
 require_landlock()
-if not shutil.which("git"):
-    print("SKIP: git is not installed")
-    sys.exit(77)
+require_git()
 TAG = tag()
 base = scratch_dir("vthost-sesschange-")
-CFG = os.path.join(base, "config.toml")
-with open(CFG, "w") as f:
-    f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
-ENV = dict((k, v) for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_PAGER", "PAGER", "GIT_CEILING_DIRECTORIES",
-                        "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"))
-ENV.update(GIT_CONFIG_NOSYSTEM="1", HOME=base)
+CFG = allow_config(base, ["exec_command", "write_stdin"])
+ENV = git_env(base)
 TASKS = b'{"version": "2.0.0", "tasks": [{"label": "the user\'s build", "command": "make"}]}\n'
 HOOK = b"#!/bin/sh\necho the user's hook\n"
 
 
-def wait_for(cond, seconds):
-    end = time.time() + seconds
-    while time.time() < end and not cond():
-        time.sleep(0.1)
-    return cond()
-
-
-class Serve:
-    def __init__(self, ws):
-        self.n = 0
-        self.p = subprocess.Popen([V, "--workspace", ws, "--config", CFG, "serve"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=ENV,
-                                  preexec_fn=no_userns)
-        self.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "t", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0",
-                                       "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
-
-    def send(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                return {}
-            m = json.loads(line)
-            if m.get("id") == self.n:
-                return m
-
-    def tool(self, name, args):
-        m = self.send("tools/call", {"name": name, "arguments": args})
-        return m.get("result", {}).get("structuredContent", {}) or m.get("result", {})
-
-    def close(self):
-        self.p.stdin.close()
-        try:
-            self.p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-        return self.p.stderr.read()
+def serve(ws):
+    """serve as a machine without unprivileged user namespaces has it."""
+    return Served(V, ws, CFG, ENV, preexec_fn=no_userns, stderr=subprocess.PIPE)
 
 
 def git(ws, *args):
@@ -132,7 +84,7 @@ def probe():
     """The sandbox is Landlock alone here, and the entries are writable
     to a command in it (else there is nothing to show)."""
     ws = workspace("probe")
-    S = Serve(ws)
+    S = serve(ws)
     with open(os.path.join(ws, "probe.sh"), "w") as f:
         f.write("echo >> .vscode/tasks.json && echo writable\n")
     r = S.tool("exec_command", {"cmd": "sh probe.sh",
@@ -173,7 +125,7 @@ probe()
 # ---- the session ends; the next call carries the report -----------------------------
 ws = workspace("ended")
 mark = os.path.join(base, "marker-ended-" + TAG)
-S = Serve(ws)
+S = serve(ws)
 r = S.tool("exec_command", {"cmd": attack(ws, mark, "exit 0"), "yield_time_ms": 300})
 ok("ended: the call returns while its session runs", r.get("session_id") is not None,
    json.dumps(r)[:300])
@@ -188,7 +140,7 @@ S.close()
 # ---- the session still runs at the next call --------------------------------------------
 ws = workspace("running")
 mark = os.path.join(base, "marker-running-" + TAG)
-S = Serve(ws)
+S = serve(ws)
 r = S.tool("exec_command", {"cmd": attack(ws, mark, "sleep 60"), "yield_time_ms": 300})
 sid = r.get("session_id")
 ok("running: the call returns while its session runs", sid is not None, json.dumps(r)[:300])
@@ -208,7 +160,7 @@ S.close()
 # ---- in the call itself; git's own writes left alone -------------------------------------------
 ws = workspace("incall")
 mark = os.path.join(base, "marker-incall-" + TAG)
-S = Serve(ws)
+S = serve(ws)
 with open(os.path.join(ws, "arm.sh"), "w") as f:
     f.write("git config core.fsmonitor 'touch %s; false' && echo armed\n" % mark)
 r = S.tool("exec_command", {"cmd": "sh arm.sh", "yield_time_ms": 10000})
@@ -222,7 +174,7 @@ ok("in-call: the result names the repository", ".git" in json.dumps(r.get("warni
 S.close()
 # a session setting an upstream and a remote (git writes config, names no program)
 ws = workspace("tracking")
-S = Serve(ws)
+S = serve(ws)
 with open(os.path.join(ws, "track.sh"), "w") as f:
     f.write("sleep 1\ngit config branch.main.remote origin\n"
             "git config remote.origin.url https://example.invalid/x.git\ntouch .tracked\n")

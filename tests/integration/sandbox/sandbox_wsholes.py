@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import sys
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import call_tool, failures, ok, require_landlock, scratch_dir, tag
 
 V = sys.argv[1]
 require_landlock()
@@ -48,15 +48,7 @@ def workspace(name):
 
 
 def call(ws, tool, args, *opts):
-    p = subprocess.run([V, "--workspace", ws, "--config", CFG, *opts, "call", tool,
-                        json.dumps(args)], capture_output=True, text=True, timeout=120,
-                       stdin=subprocess.DEVNULL, env=ENV)
-    try:
-        r = json.loads(p.stdout)
-    except ValueError:
-        r = {"output": p.stdout}
-    r["_stderr"] = p.stderr
-    return r
+    return call_tool(V, ws, CFG, tool, args, ENV, *opts)
 
 
 def exec_cmd(ws, cmd):

@@ -1,10 +1,11 @@
 """Set-up shared by the sandbox tests: the Landlock check (exit 77 where
 the kernel has none), a scratch directory every user can enter, a tag that
-makes this run's markers unique, trusted --config, the ok/FAIL report, and
-a client of `vthost serve`."""
+makes this run's markers unique, trusted --config, the ok/FAIL report, the
+environment git and vthost get, and a client of `vthost serve`."""
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,12 @@ def require_landlock():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.syscall(444, None, 0, 1) <= 0:  # landlock_create_ruleset(VERSION)
         print("SKIP: this kernel offers no Landlock")
+        sys.exit(77)
+
+
+def require_git():
+    if not shutil.which("git"):
+        print("SKIP: git is not installed")
         sys.exit(77)
 
 
@@ -38,6 +45,56 @@ def trusted_config(ws):
     tightens)."""
     path = os.path.join(ws, "vtcode.toml")
     return ["--config", path] if os.path.exists(path) else []
+
+
+def allow_config(base, tools, extra=""):
+    """A config.toml in `base` allowing `tools` (then `extra` TOML); its
+    path, for --config."""
+    path = os.path.join(base, "config.toml")
+    with open(path, "w") as f:
+        f.write("[permissions]\nallow = [%s]\n" % ", ".join('"%s"' % t for t in tools) + extra)
+    return path
+
+
+# What would point git at another repository or configuration, or vthost
+# at the caller's own state and cache, rather than the test's HOME.
+_UNSET = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
+          "GIT_CEILING_DIRECTORIES", "GIT_PAGER", "PAGER",
+          "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
+
+
+def git_env(home, **more):
+    """The environment for vthost and the user's own git: HOME is `home`,
+    no system git config, none of _UNSET, then `more`."""
+    env = dict((k, v) for k, v in os.environ.items() if k not in _UNSET)
+    env.update(GIT_CONFIG_NOSYSTEM="1", HOME=home, **more)
+    return env
+
+
+# A committer for tests that commit.
+COMMITTER = dict(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
+                 GIT_COMMITTER_EMAIL="t@e")
+
+
+def call_tool(vthost, ws, config, tool, args, env, *opts):
+    """One `vthost call` of `tool` in `ws` under `config`: its JSON
+    answer (or {"output": what it printed}) with "_stderr" added."""
+    p = subprocess.run([vthost, "--workspace", ws, "--config", config, *opts, "call", tool,
+                        json.dumps(args)], capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL, env=env)
+    try:
+        r = json.loads(p.stdout)
+    except ValueError:
+        r = {"output": p.stdout}
+    r["_stderr"] = p.stderr
+    return r
+
+
+def wait_for(cond, seconds):
+    end = time.time() + seconds
+    while time.time() < end and not cond():
+        time.sleep(0.1)
+    return cond()
 
 
 CLONE_NEWUSER = 0x10000000
@@ -81,14 +138,19 @@ def failures():
 
 
 class Served:
-    """`vthost serve` on stdio in `ws` under the trusted configuration,
-    initialized: send() a message, reply(id) waits for the response to
-    request `id` ({} once the server is gone).  `p` is the process."""
+    """`vthost serve` on stdio in `ws`, initialized, under `config` (a
+    path) or else the workspace's trusted configuration; `env`,
+    `preexec_fn` and `stderr` as for Popen.  send() a message, reply(id)
+    waits for the response to request `id` ({} once the server is gone);
+    request() and tool() number their own.  `p` is the process."""
 
-    def __init__(self, vthost, ws):
-        self.p = subprocess.Popen([vthost, "--workspace", ws, *trusted_config(ws), "serve"],
+    def __init__(self, vthost, ws, config=None, env=None, preexec_fn=None,
+                 stderr=subprocess.DEVNULL):
+        conf = ["--config", config] if config else trusted_config(ws)
+        self.p = subprocess.Popen([vthost, "--workspace", ws, *conf, "serve"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
+                                  stderr=stderr, text=True, env=env, preexec_fn=preexec_fn)
+        self.n = 1
         self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                               "clientInfo": {"name": "t", "version": "1"}}})
@@ -107,3 +169,24 @@ class Served:
             m = json.loads(line)
             if m.get("id") == i and ("result" in m or "error" in m):
                 return m
+
+    def request(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        return self.reply(self.n)
+
+    def tool(self, name, args):
+        """A tools/call: its structured content, else its result."""
+        m = self.request("tools/call", {"name": name, "arguments": args})
+        return m.get("result", {}).get("structuredContent", {}) or m.get("result", {})
+
+    def close(self):
+        """End the input and wait (a minute, then kill); what it wrote
+        on stderr when that was a pipe."""
+        self.p.stdin.close()
+        try:
+            self.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        return self.p.stderr.read() if self.p.stderr else ""
