@@ -167,15 +167,12 @@ static int fail(vctx *c, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(vctx *c, const char *path, const char *fmt, ...)
 {
+    char *head = str_printf("Invalid arguments for tool '%s': %s: ", c->tool, path ? path : "root");
     va_list ap;
     va_start(ap, fmt);
-    char *what = str_vprintf(fmt, ap);
+    c->err = str_vprintf_after(head, fmt, ap);
     va_end(ap);
-    if (!what)
-        return VT_ERR_NOMEM;
-    c->err =
-        str_printf("Invalid arguments for tool '%s': %s: %s", c->tool, path ? path : "root", what);
-    free(what);
+    free(head);
     return c->err ? VT_ERR_INVALID : VT_ERR_NOMEM;
 }
 

@@ -75,17 +75,15 @@ static int bad(char **err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int bad(char **err, const char *path, const char *fmt, ...)
 {
+    if (!err)
+        return VT_ERR_INVALID;
+    char *head = path && *path ? str_printf("input schema: %s", path) : strdup("input schema");
     va_list ap;
     va_start(ap, fmt);
-    char *what = str_vprintf(fmt, ap);
+    *err = str_vprintf_after(head, fmt, ap);
     va_end(ap);
-    if (!what)
-        return VT_ERR_NOMEM;
-    if (err)
-        *err = path && *path ? str_printf("input schema: %s%s", path, what)
-                             : str_printf("input schema%s", what);
-    free(what);
-    return VT_ERR_INVALID;
+    free(head);
+    return *err ? VT_ERR_INVALID : VT_ERR_NOMEM;
 }
 
 static char *sub_path(const char *path, const char *kw)

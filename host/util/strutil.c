@@ -16,6 +16,14 @@ char *str_vprintf(const char *fmt, va_list ap)
     return s;
 }
 
+char *str_vprintf_after(const char *head, const char *fmt, va_list ap)
+{
+    char *what = head ? str_vprintf(fmt, ap) : NULL;
+    char *s = what ? str_printf("%s%s", head, what) : NULL;
+    free(what);
+    return s;
+}
+
 char *str_printf(const char *fmt, ...)
 {
     va_list ap;

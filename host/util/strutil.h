@@ -13,6 +13,11 @@ extern "C" {
 /* printf into a new string (malloc'd), or NULL when out of memory. */
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* `head` (may be NULL: NULL is returned) followed by fmt formatted with
+ * ap: a message under a heading built apart.  malloc'd, NULL when out of
+ * memory. */
+char *str_vprintf_after(const char *head, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* The time now in UTC as ISO 8601 with milliseconds
  * ("2026-12-05T00:43:01.123Z"), the stamp of the host's logs. */

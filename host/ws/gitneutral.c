@@ -330,10 +330,10 @@ static int replace_whole(char **out, char **removed)
     return 1;
 }
 
-int gitneutral_config(const char *text, size_t len, char **out, char **removed)
+/* Every line of a config text through config_line; non-zero when the
+ * text is not one git reads (a NUL byte, a line it refuses). */
+static int config_walk(config_state *st, const char *text, size_t len)
 {
-    *out = *removed = NULL;
-    config_state st = {0};
     int bad = memchr(text, '\0', len) != NULL;
     for (const char *p = text, *end = text + len; !bad && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -341,9 +341,18 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed)
         p = nl ? nl + 1 : end;
         if (l.end > l.p && l.end[-1] == '\r')
             l.end--;
-        bad = config_line(&st, &l) != 0;
+        bad = config_line(st, &l) != 0;
     }
-    free(st.cur_sub);
+    free(st->cur_sub);
+    st->cur_sub = NULL;
+    return bad;
+}
+
+int gitneutral_config(const char *text, size_t len, char **out, char **removed)
+{
+    *out = *removed = NULL;
+    config_state st = {0};
+    int bad = config_walk(&st, text, len);
     if (bad || st.kept.failed || st.gone.failed) {
         strbuf_reset(&st.kept);
         strbuf_reset(&st.gone);
@@ -366,16 +375,7 @@ int gitneutral_config(const char *text, size_t len, char **out, char **removed)
 int gitneutral_each(const char *text, size_t len, gitneutral_key_fn fn, void *ctx)
 {
     config_state st = {.each = fn, .ctx = ctx};
-    int bad = memchr(text, '\0', len) != NULL;
-    for (const char *p = text, *end = text + len; !bad && p < end;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        line l = {p, nl ? nl : end};
-        p = nl ? nl + 1 : end;
-        if (l.end > l.p && l.end[-1] == '\r')
-            l.end--;
-        bad = config_line(&st, &l) != 0;
-    }
-    free(st.cur_sub);
+    int bad = config_walk(&st, text, len);
     return bad ? VT_ERR_INVALID : VT_OK;
 }
 
