@@ -22,8 +22,8 @@ import subprocess
 import sys
 import time
 
-from sbx_common import (allow_config, failures, git_env, ok, require_git, require_landlock,
-                        scratch_dir, tag)
+from sbx_common import (Served, allow_config, failures, git_env, ok, require_git,
+                        require_landlock, scratch_dir, tag)
 
 V = sys.argv[1]
 require_landlock()
@@ -91,51 +91,22 @@ ok("apply_patch: the user's git status runs nothing", user_git_status(WS))
 
 # ---- serve -----------------------------------------------------------------------
 WS = workspace("serve")
-S = subprocess.Popen([V, "--workspace", WS, "--config", CFG, "serve"], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
-n = [0]
-
-
-def send(method, params, notify=False):
-    msg = {"jsonrpc": "2.0", "method": method, "params": params}
-    if not notify:
-        n[0] += 1
-        msg["id"] = n[0]
-    S.stdin.write(json.dumps(msg) + "\n")
-    S.stdin.flush()
-    while not notify:
-        line = S.stdout.readline()
-        if not line:
-            return {}
-        m = json.loads(line)
-        if m.get("id") == n[0]:
-            return m
-
-
-def tool(name, args):
-    m = send("tools/call", {"name": name, "arguments": args})
-    return m.get("result", {}).get("structuredContent", {}) or {}
-
-
-send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}})
-send("notifications/initialized", {}, notify=True)
-r = tool("exec_command", {"cmd": PLANT, "yield_time_ms": 20000})
+S = Served(V, WS, config=CFG, env=ENV)
+r = S.tool("exec_command", {"cmd": PLANT, "yield_time_ms": 20000})
 ok("serve: it ran", "planted" in r.get("output", ""), json.dumps(r)[:300])
 ok("serve: named once", told(r) == 1, json.dumps(r.get("warnings"))[:600])
-r2 = tool("exec_command", {"cmd": "true", "yield_time_ms": 20000})
+r2 = S.tool("exec_command", {"cmd": "true", "yield_time_ms": 20000})
 ok("serve: not named again by the next call", told(r2) == 0, json.dumps(r2.get("warnings")))
 
 # a background session makes its repository after its call returned
 shutil.rmtree(os.path.join(WS, "sub"))
-r = tool("exec_command", {"cmd": "sleep 1; " + PLANT, "yield_time_ms": 100})
+r = S.tool("exec_command", {"cmd": "sleep 1; " + PLANT, "yield_time_ms": 100})
 total = told(r)
 for _ in range(6):
     time.sleep(1)
-    total += told(tool("exec_command", {"cmd": "true", "yield_time_ms": 20000}))
+    total += told(S.tool("exec_command", {"cmd": "true", "yield_time_ms": 20000}))
 ok("serve, background: named once over the calls", total == 1, "named %d times" % total)
-S.stdin.close()
-S.wait(timeout=30)
+S.close()
 ok("serve: the user's git status runs nothing", user_git_status(WS))
 
 shutil.rmtree(base, ignore_errors=True)
