@@ -59,23 +59,51 @@ static void stamp_of(int rootfd, const char *root, const char *rel, stamp *s)
 
 static int root_open(const char *root) { return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC); }
 
-/* 1 when a path subject of the call is the row or lies inside it. */
-static int exempted(const char *root, const char *rel, const vt_subjects *s)
+/* The call's path subjects resolved below `root`, once for every row
+ * (resolving per row and subject cost ~100,000 readlink calls for a
+ * patch of 200 files).  NULL-terminated; NULL when there are none. */
+static char **exempt_resolve(const char *root, const vt_subjects *s)
 {
-    if (!s)
-        return 0;
-    char *row = str_printf("%s/%s", root, rel);
-    int hit = 0;
-    for (size_t i = 0; row && i < s->count && !hit; i++) {
+    if (!s || !s->count)
+        return NULL;
+    char **abs = calloc(s->count + 1, sizeof *abs);
+    size_t n = 0;
+    for (size_t i = 0; abs && i < s->count; i++) {
         vt_subject_kind k = s->items[i].kind;
         if (k != VT_SUBJECT_PATH_EDIT && k != VT_SUBJECT_PATH_CREATE && k != VT_SUBJECT_PATH_DELETE)
             continue;
-        char *abs = NULL;
-        if (paths_resolve(root, s->items[i].value, 0, &abs) == VT_OK && abs)
-            hit = paths_is_within(row, abs);
-        free(abs);
+        if (paths_resolve(root, s->items[i].value, 0, &abs[n]) == VT_OK && abs[n])
+            n++;
     }
+    return abs;
+}
+
+static void exempt_free(char **abs)
+{
+    for (size_t i = 0; abs && abs[i]; i++)
+        free(abs[i]);
+    free(abs);
+}
+
+/* 1 when a resolved subject is the row or lies inside it. */
+static int exempted_by(const char *root, const char *rel, char *const *abs)
+{
+    if (!abs || !abs[0])
+        return 0;
+    char *row = str_printf("%s/%s", root, rel);
+    int hit = 0;
+    for (size_t i = 0; row && abs[i] && !hit; i++)
+        hit = paths_is_within(row, abs[i]);
     free(row);
+    return hit;
+}
+
+/* 1 when a path subject of the call is the row or lies inside it. */
+static int exempted(const char *root, const char *rel, const vt_subjects *s)
+{
+    char **abs = exempt_resolve(root, s);
+    int hit = exempted_by(root, rel, abs);
+    exempt_free(abs);
     return hit;
 }
 
@@ -98,10 +126,12 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
             return VT_ERR_NOMEM;
         }
         int rfd = root_open(root);
+        char **abs = exempt_resolve(root, exempt);
         for (size_t i = 0; i < n; i++) {
             stamp_of(rfd, root, ws_conftab[i].path, &c->rows[i]);
-            c->rows[i].exempt = exempted(root, ws_conftab[i].path, exempt);
+            c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, abs);
         }
+        exempt_free(abs);
         if (rfd >= 0)
             close(rfd);
     }
