@@ -4,12 +4,14 @@
 # native binary of the npm package @openai/codex, run under the name
 # apply_patch with the patch on stdin): the yardstick.
 #   1,000 chunks on one 100,000-line file; one chunk in each of 200 files.
-# Runs are paired and alternating (../paired.js): each figure is the
-# median over rounds of vthost's time over Codex's in the same round.
+# Runs are paired and alternating (paired_cpu.py, the spec of
+# ../paired.js): each figure is the median over rounds of vthost's time
+# over Codex's in the same round, for wall time and for CPU time (user +
+# system from wait4; the steadier figure on a loaded machine).
 # Every run starts from a fresh copy of the tree and fresh vthost state
 # (the anti-blind-editing guard counts changes per workspace).
 # Usage: bench_patch.sh [VTHOST]   (default: ../../../build/bin/vthost)
-# Needs node and git; takes the Codex binary from $CODEX_DIR, else from
+# Needs node, python3 and git; takes the Codex binary from $CODEX_DIR, else from
 # the repository's tests/integration/clients/node_modules, else installs
 # @openai/codex@$CODEX_VERSION with npm into $CODEX_DIR (or set
 # CODEX_APPLY_PATCH to an apply_patch binary).
@@ -22,7 +24,7 @@ CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 CODEX_DIR=${CODEX_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vthost-bench/codex-$CODEX_VERSION}
 RUNS=${RUNS:-10}
 
-for tool in node git; do
+for tool in node git python3; do
     command -v $tool >/dev/null || { echo "bench_patch: needs $tool" >&2; exit 2; }
 done
 [ -x "$VTHOST" ] || { echo "bench_patch: no vthost at $VTHOST (build it first)" >&2; exit 2; }
@@ -79,5 +81,5 @@ for c in many_chunks many_files; do
       require("fs").writeFileSync(`${work}/spec.json`, JSON.stringify(spec));
     ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS"
     echo "$c:"
-    node "$HERE/../paired.js" "$WORK/spec.json"
+    python3 "$HERE/paired_cpu.py" "$WORK/spec.json"
 done
