@@ -11,6 +11,8 @@
 # Every run starts from a fresh copy of the tree and fresh vthost state
 # (the anti-blind-editing guard counts changes per workspace).
 # Usage: bench_patch.sh [VTHOST]   (default: ../../../build/bin/vthost)
+# The trees live under $TMPDIR (default /tmp): point it at the filesystem
+# to measure.
 # Needs node, python3 and git; takes the Codex binary from $CODEX_DIR, else from
 # the repository's tests/integration/clients/node_modules, else installs
 # @openai/codex@$CODEX_VERSION with npm into $CODEX_DIR (or set
@@ -46,7 +48,7 @@ if [ -z "${CODEX_APPLY_PATCH:-}" ]; then
     CODEX_APPLY_PATCH="$CODEX_DIR/bin/apply_patch"
 fi
 
-WORK=$(mktemp -d /tmp/vthost-bench-patch.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/vthost-bench-patch.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 node "$HERE/gen_cases.js" "$WORK"
 export XDG_STATE_HOME="$WORK/state" XDG_CACHE_HOME="$WORK/cache"
