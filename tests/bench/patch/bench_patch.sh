@@ -12,7 +12,8 @@
 # (the anti-blind-editing guard counts changes per workspace).
 # Usage: bench_patch.sh [VTHOST]   (default: ../../../build/bin/vthost)
 # The trees live under $TMPDIR (default /tmp): point it at the filesystem
-# to measure.
+# to measure.  VTHOST_BASE=/path/to/other/vthost adds that build to the
+# same rounds (a before/after pair); GIT=0 leaves git apply out.
 # Needs node, python3 and git; takes the Codex binary from $CODEX_DIR, else from
 # the repository's tests/integration/clients/node_modules, else installs
 # @openai/codex@$CODEX_VERSION with npm into $CODEX_DIR (or set
@@ -70,18 +71,20 @@ done
 for c in many_chunks many_files; do
     d="$WORK/$c"
     node -e '
-      const [work, d, vthost, profile, codex, rounds] = process.argv.slice(1);
+      const [work, d, vthost, profile, codex, rounds, base, git] = process.argv.slice(1);
+      const vt = (name, bin) => ({ name, stdin: `${d}/args.json`,
+        argv: [bin, "--workspace", `${work}/w`, "--profile", profile, "--yes", "call", "apply_patch", "-"] });
       const spec = {
         rounds: +rounds, yardstick: "codex_apply_patch",
         prepare: ["sh", "-c", `rm -rf ${work}/w ${work}/state ${work}/cache && cp -a ${d}/base ${work}/w`],
         commands: [
-          { name: "vthost", stdin: `${d}/args.json`,
-            argv: [vthost, "--workspace", `${work}/w`, "--profile", profile, "--yes", "call", "apply_patch", "-"] },
+          vt("vthost", vthost),
+          ...(base ? [vt("vthost_base", base)] : []),
           { name: "codex_apply_patch", stdin: `${d}/patch.txt`, cwd: `${work}/w`, argv: [codex] },
-          { name: "git_apply", cwd: `${work}/w`, argv: ["git", "apply", `${d}/patch.diff`] },
+          ...(git === "0" ? [] : [{ name: "git_apply", cwd: `${work}/w`, argv: ["git", "apply", `${d}/patch.diff`] }]),
         ] };
       require("fs").writeFileSync(`${work}/spec.json`, JSON.stringify(spec));
-    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS"
+    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS" "${VTHOST_BASE:-}" "${GIT:-1}"
     echo "$c:"
     python3 "$HERE/paired_cpu.py" "$WORK/spec.json"
 done
