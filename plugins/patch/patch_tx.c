@@ -1,4 +1,5 @@
 /* Planning and committing a patch (see patch_tx.h). */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
+#include "patch_release.h"
 #include "patch_sync.h"
 #include "patch_text.h"
 #include "patch_tx.h"
@@ -162,6 +164,7 @@ typedef struct journal {
     size_t n;
     char **tmp; /* per entry: its staged temporary file, or NULL */
     int *fd;    /* per entry: the staged file kept open, or -1 */
+    int *hold;  /* per entry: the file it replaces or removes, or -1 */
     fs_dircache cache;
     fs_created_dirs dirs;
     long fail_at; /* test hook: fail the step with this number */
@@ -310,6 +313,18 @@ static int rollback(tx *t, journal *j)
     return bad;
 }
 
+/* Hold every file the patch replaces or removes (see patch_release.h):
+ * the renames and unlinks then do not wait for its blocks and pages to
+ * be freed. */
+static void hold_old(tx *t, journal *j)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const tx_entry *e = &t->e[i];
+        if (e->changed && e->op->kind != PATCH_ADD)
+            j->hold[i] = fs_open_beneath(t->root, e->path, O_PATH, 0);
+    }
+}
+
 int tx_commit(tx *t, char **err)
 {
     *err = NULL;
@@ -317,18 +332,22 @@ int tx_commit(tx *t, char **err)
     j.u = calloc(2 * t->n + 1, sizeof *j.u);
     j.tmp = calloc(t->n + 1, sizeof *j.tmp);
     j.fd = malloc((t->n + 1) * sizeof *j.fd);
-    if (!j.u || !j.tmp || !j.fd) {
+    j.hold = malloc((t->n + 1) * sizeof *j.hold);
+    if (!j.u || !j.tmp || !j.fd || !j.hold) {
         free(j.u);
         free(j.tmp);
         free(j.fd);
+        free(j.hold);
         return VT_ERR_NOMEM;
     }
     for (size_t i = 0; i <= t->n; i++)
-        j.fd[i] = -1;
+        j.fd[i] = j.hold[i] = -1;
     const char *fail_at = getenv("VTHOST_PATCH_FAIL_AT");
     j.fail_at = fail_at ? strtol(fail_at, NULL, 10) : 0;
     int rc = stage_all(t, &j, err);
     close_staged(t, &j);
+    if (rc == 0)
+        hold_old(t, &j);
     for (size_t i = 0; i < t->n && rc == 0; i++)
         rc = publish_entry(t, i, &j, err);
     /* Rollback goes by path: the cached directory descriptors are not
@@ -350,6 +369,7 @@ int tx_commit(tx *t, char **err)
         free(j.tmp[i]);
     free(j.tmp);
     free(j.fd);
+    release_later(j.hold, t->n);
     fs_created_dirs_free(&j.dirs);
     free(j.u);
     return rc;

@@ -17,6 +17,7 @@
 #include "patch_sync.h"
 #include "patch_match.h"
 #include "patch_parse.h"
+#include "patch_release.h"
 #include "patch_text.h"
 
 static int parse(const char *text, patch *p, char **err)
@@ -565,6 +566,29 @@ static void test_mountinfo_ordered(void **state)
     close(fd);
 }
 
+/* Descriptors handed to release_later are all closed once it is waited
+ * for, including a batch that replaced a running one. */
+static void test_release_later(void **state)
+{
+    (void)state;
+    int keep[4];
+    for (int round = 0; round < 2; round++) {
+        int *fds = malloc(3 * sizeof *fds);
+        assert_non_null(fds);
+        fds[0] = open(".", O_PATH | O_CLOEXEC);
+        fds[1] = -1;
+        fds[2] = open(".", O_PATH | O_CLOEXEC);
+        assert_true(fds[0] >= 0 && fds[2] >= 0);
+        keep[2 * round] = fds[0];
+        keep[2 * round + 1] = fds[2];
+        release_later(fds, 3);
+    }
+    release_wait();
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(fcntl(keep[i], F_GETFD), -1);
+    release_wait(); /* nothing running: returns */
+}
+
 static void test_fs_openat2(void **state)
 {
     (void)state;
@@ -593,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_diff_hunks_and_truncation),
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_mountinfo_ordered),
+        cmocka_unit_test(test_release_later),
         cmocka_unit_test(test_fs_openat2),
         cmocka_unit_test(test_fs_walk_fallback),
     };
