@@ -47,7 +47,11 @@ def main():
     wall = {c['name']: [] for c in cmds}
     cpu = {c['name']: [] for c in cmds}
     for r in range(rounds):
-        for c in (cmds if r % 2 == 0 else cmds[::-1]):
+        # Reversed every other round, rotated every two: with three
+        # commands or more, none keeps the middle place.
+        k = (r // 2) % len(cmds)
+        order = cmds[k:] + cmds[:k]
+        for c in (order if r % 2 == 0 else order[::-1]):
             if spec.get('prepare'):
                 run(spec['prepare'])
             w, u = run(c['argv'], c.get('stdin'), c.get('cwd'), tuple(c.get('ok', [0])))
