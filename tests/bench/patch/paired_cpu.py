@@ -4,7 +4,8 @@
 Reads the same SPEC.json as ../paired.js and prints, per command, the
 median wall time and the median CPU time (user + system of the process
 and the children it waited for, from wait4), each with the median over
-rounds of its ratio to the yardstick's figure in the same round.  The
+rounds of its ratio to the yardstick's figure in the same round:
+  NAME  WALL ms   NAME / YARDSTICK = WALL_RATIO (...)   cpu CPU ms: CPU_RATIO  The
 CPU figure is the steadier one on a loaded machine: it does not count
 time spent waiting for the disk or for a core.
 
@@ -58,17 +59,18 @@ def main():
             wall[c['name']].append(w)
             cpu[c['name']].append(u)
     y = spec['yardstick']
+    # The wall part keeps ../paired.js's form (../cost.sh reads it).
     for c in cmds:
         n = c['name']
-        line = f'  {n:<20} wall {median(wall[n]):8.1f} ms  cpu {median(cpu[n]):7.1f} ms'
+        line = f'  {n:<20} {median(wall[n]):8.1f} ms   '
         if n == y:
-            line += '   (yardstick)'
+            line += f'(yardstick)   cpu {median(cpu[n]):.1f} ms'
         else:
             rw = median([a / b for a, b in zip(wall[n], wall[y])])
             rc = median([a / b for a, b in zip(cpu[n], cpu[y]) if b > 0])
-            line += f'   / {y}: wall {rw:.2f}  cpu {rc:.2f}'
+            line += (f'{n} / {y} = {rw:.2f} (median of {rounds} paired ratios)'
+                     f'   cpu {median(cpu[n]):.1f} ms: {rc:.2f}')
         print(line)
-    print(f'  (medians of {rounds} paired, alternating rounds)')
 
 
 if __name__ == '__main__':
