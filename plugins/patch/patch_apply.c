@@ -17,8 +17,8 @@ typedef struct edit {
 } edit;
 
 typedef struct builder {
-    char *p;
-    size_t len, cap;
+    struct iovec *seg; /* the new content's pieces */
+    size_t nseg, cap_seg, len;
     diff_item *items;
     size_t n, cap_items;
     int prev_noeol;
@@ -27,16 +27,23 @@ typedef struct builder {
     int oom;
 } builder;
 
+/* Append n bytes at s as a piece, or extend the last piece when s
+ * follows it (kept lines of the old text run on). */
 static void bput(builder *b, const char *s, size_t n)
 {
     if (b->oom || n == 0)
         return;
-    if (VT_GROW(&b->p, &b->cap, b->len + n) != 0) {
+    b->len += n;
+    struct iovec *last = b->nseg ? &b->seg[b->nseg - 1] : NULL;
+    if (last && (const char *)last->iov_base + last->iov_len == s) {
+        last->iov_len += n;
+        return;
+    }
+    if (VT_GROW(&b->seg, &b->cap_seg, b->nseg + 1) != 0) {
         b->oom = 1;
         return;
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
+    b->seg[b->nseg++] = (struct iovec){(void *)s, n};
 }
 
 static void item(builder *b, char op, const char *s, size_t len, int noeol)
@@ -198,21 +205,23 @@ static int locate(const patch *p, const patch_chunk *c, size_t chunk_no, const c
     }
 }
 
-/* The built text and its diff into `out`; `b` is spent either way. */
+/* The built pieces and the diff into `out`; `b` is spent either way. */
 static int finish(builder *b, file_result *out)
 {
     int rc = b->oom ? VT_ERR_NOMEM : diff_render(b->items, b->n, &out->diff);
     free(b->items);
+    /* An empty content still has its (empty) list. */
+    if (rc == 0 && !b->seg && !(b->seg = malloc(sizeof *b->seg))) {
+        diff_out_free(&out->diff);
+        rc = VT_ERR_NOMEM;
+    }
     if (rc) {
-        free(b->p);
+        free(b->seg);
         return rc;
     }
-    out->data = b->p ? b->p : malloc(1);
+    out->seg = b->seg;
+    out->nseg = b->nseg;
     out->size = b->len;
-    if (!out->data) {
-        diff_out_free(&out->diff);
-        return VT_ERR_NOMEM;
-    }
     return 0;
 }
 
@@ -221,22 +230,18 @@ static int build(const patch *p, const text_lines *f, const edit *ed, size_t ne,
     builder b = {0};
     b.eol = f->eol;
     b.eol_len = f->eol_len;
-    /* Size both buffers once: a 100,000-line file would otherwise be
-     * copied again on every doubling. */
-    size_t added_bytes = 0;
-    for (size_t k = 0; k < ne; k++)
-        for (size_t l = ed[k].first; l < ed[k].first + ed[k].count; l++)
-            if (p->lines[l].kind == '+')
-                added_bytes += p->lines[l].len + 2;
-    b.cap = f->size + added_bytes + 2;
-    b.p = malloc(b.cap);
+    /* Size both lists once, from the chunks (they grow if needed). */
     size_t patch_lines = 0;
     for (size_t k = 0; k < ne; k++)
         patch_lines += ed[k].count;
+    /* An added line is two pieces (text, ending); each chunk starts
+     * about one run of old text. */
+    b.cap_seg = 2 * patch_lines + ne + 4;
+    b.seg = malloc(b.cap_seg * sizeof *b.seg);
     b.cap_items = patch_lines + (ne + 1) * (2 * DIFF_CONTEXT + 1) + 2;
     b.items = malloc(b.cap_items * sizeof *b.items);
-    if (!b.p || !b.items) {
-        free(b.p);
+    if (!b.seg || !b.items) {
+        free(b.seg);
         free(b.items);
         return VT_ERR_NOMEM;
     }
@@ -304,7 +309,8 @@ int apply_add(const patch *p, const patch_op *op, file_result *out)
     b.eol_len = 1;
     for (size_t l = op->first; l < op->first + op->count; l++)
         add(&b, p->lines[l].text, p->lines[l].len);
-    return finish(&b, out);
+    int rc = finish(&b, out);
+    return rc ? rc : file_result_flatten(out);
 }
 
 /* The diff of a whole content removed ('-') or added ('+'). */
@@ -334,9 +340,47 @@ int apply_created_diff(const char *data, size_t len, file_result *out)
     return whole_file_diff('+', data, len, out);
 }
 
+int file_result_flatten(file_result *r)
+{
+    if (r->data || !r->seg)
+        return 0;
+    char *d = malloc(r->size + 1);
+    if (!d)
+        return VT_ERR_NOMEM;
+    size_t o = 0;
+    for (size_t i = 0; i < r->nseg; i++) {
+        memcpy(d + o, r->seg[i].iov_base, r->seg[i].iov_len);
+        o += r->seg[i].iov_len;
+    }
+    d[o] = '\0';
+    r->data = d;
+    /* From here on the pieces are the block: they no longer borrow. */
+    r->nseg = 1;
+    r->seg[0] = (struct iovec){d, o};
+    return 0;
+}
+
+int file_result_same(const file_result *r, const char *old, size_t len)
+{
+    if (r->size != len)
+        return 0;
+    size_t o = 0;
+    for (size_t i = 0; i < r->nseg; i++) {
+        const struct iovec *v = &r->seg[i];
+        /* A kept run usually sits where it was: nothing to compare. */
+        if (v->iov_base != old + o && memcmp(v->iov_base, old + o, v->iov_len) != 0)
+            return 0;
+        o += v->iov_len;
+    }
+    return 1;
+}
+
 void file_result_free(file_result *r)
 {
     free(r->data);
+    free(r->seg);
     r->data = NULL;
+    r->seg = NULL;
+    r->nseg = 0;
     diff_out_free(&r->diff);
 }

@@ -4,12 +4,20 @@
 #define VTPATCH_APPLY_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 #include "patch_diff.h"
 #include "patch_parse.h"
 
+/* The new content is a list of pieces: an update's are runs of the old
+ * text and lines of the patch (borrowed: valid while both are), so that
+ * it is written without being copied first.  `data` holds it in one
+ * block for an added file, and for an update once file_result_flatten
+ * has run. */
 typedef struct file_result {
-    char *data; /* new content (malloc'd); NULL for a deletion */
-    size_t size;
+    struct iovec *seg; /* malloc'd array of pieces; NULL for a deletion */
+    size_t nseg;
+    size_t size; /* bytes in all pieces */
+    char *data;  /* malloc'd, or NULL (see above) */
     diff_out diff;
 } file_result;
 
@@ -26,6 +34,10 @@ int apply_delete(const char *old, size_t old_len, file_result *out);
 /* The diff of creating a file whose content is `data` (out->data stays
  * NULL): a move's destination is reported like an added file. */
 int apply_created_diff(const char *data, size_t len, file_result *out);
+/* Fill r->data with the whole new content (no-op when it is there). */
+int file_result_flatten(file_result *r);
+/* 1 when the new content is byte for byte `old`. */
+int file_result_same(const file_result *r, const char *old, size_t len);
 void file_result_free(file_result *r);
 
 #endif

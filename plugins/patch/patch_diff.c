@@ -7,17 +7,21 @@
 #include "patch_diff.h"
 #include "patch_text.h"
 
+/* The rendered text.  Only the first and last DIFF_MAX_LINES/2 lines
+ * are kept: a first pass counts the lines (`counting`), the second
+ * writes the kept ones and a marker where the middle is left out, so a
+ * large diff is never built whole. */
 typedef struct buf {
     char *p;
     size_t len, cap;
-    size_t *lines; /* start offset of each output line */
-    size_t nlines, lcap;
-    int oom;
+    size_t line;             /* lines started so far */
+    size_t mute_lo, mute_hi; /* lines [mute_lo, mute_hi) are left out */
+    int counting, muted, oom;
 } buf;
 
 static void put(buf *b, const char *s, size_t n)
 {
-    if (b->oom)
+    if (b->oom || b->muted)
         return;
     if (VT_GROW(&b->p, &b->cap, b->len + n + 1) != 0) {
         b->oom = 1;
@@ -30,13 +34,18 @@ static void put(buf *b, const char *s, size_t n)
 
 static void line_start(buf *b)
 {
-    if (b->oom)
-        return;
-    if (VT_GROW(&b->lines, &b->lcap, b->nlines + 1) != 0) {
-        b->oom = 1;
+    size_t i = b->line++;
+    if (b->counting) {
+        b->muted = 1;
         return;
     }
-    b->lines[b->nlines++] = b->len;
+    if (i == b->mute_lo && b->mute_hi > b->mute_lo) {
+        char mark[96];
+        int m = snprintf(mark, sizeof mark, "... %zu lines omitted ...\n", b->mute_hi - b->mute_lo);
+        b->muted = 0;
+        put(b, mark, (size_t)m);
+    }
+    b->muted = i >= b->mute_lo && i < b->mute_hi;
 }
 
 static void emit(buf *b, char op, const char *s, size_t n)
@@ -65,13 +74,15 @@ static void hunk(buf *b, const diff_item *it, size_t lo, size_t hi, size_t old_n
         if (it[i].op != '-')
             nc++;
     }
-    char a[48], c[48], h[112];
-    range(a, sizeof a, old_no, oc);
-    range(c, sizeof c, new_no, nc);
-    int n = snprintf(h, sizeof h, "@@ -%s +%s @@", a, c);
     line_start(b);
-    put(b, h, (size_t)n);
-    put(b, "\n", 1);
+    if (!b->muted) {
+        char a[48], c[48], h[112];
+        range(a, sizeof a, old_no, oc);
+        range(c, sizeof c, new_no, nc);
+        int n = snprintf(h, sizeof h, "@@ -%s +%s @@", a, c);
+        put(b, h, (size_t)n);
+        put(b, "\n", 1);
+    }
     for (size_t i = lo; i < hi; i++) {
         emit(b, it[i].op, it[i].s, it[i].len);
         if (it[i].noeol) {
@@ -83,39 +94,9 @@ static void hunk(buf *b, const diff_item *it, size_t lo, size_t hi, size_t old_n
     }
 }
 
-/* Keep the first and last DIFF_MAX_LINES/2 lines around a marker. */
-static int bound(buf *b, diff_out *out)
+/* One pass over the edit script into b (see buf). */
+static void render(const diff_item *it, size_t n, buf *b, diff_out *out)
 {
-    out->content = b->p ? b->p : strdup("");
-    b->p = NULL;
-    if (!out->content)
-        return VT_ERR_NOMEM;
-    if (b->nlines <= DIFF_MAX_LINES)
-        return 0;
-    size_t half = DIFF_MAX_LINES / 2;
-    size_t head_end = b->lines[half];
-    size_t tail_start = b->lines[b->nlines - half];
-    out->omitted = b->nlines - 2 * half;
-    out->truncated = 1;
-    char mark[96];
-    int m = snprintf(mark, sizeof mark, "... %zu lines omitted ...\n", out->omitted);
-    size_t tail_len = b->len - tail_start;
-    char *c = malloc(head_end + (size_t)m + tail_len + 1);
-    if (!c)
-        return VT_ERR_NOMEM;
-    memcpy(c, out->content, head_end);
-    memcpy(c + head_end, mark, (size_t)m);
-    memcpy(c + head_end + m, out->content + tail_start, tail_len);
-    c[head_end + (size_t)m + tail_len] = '\0';
-    free(out->content);
-    out->content = c;
-    return 0;
-}
-
-int diff_render(const diff_item *it, size_t n, diff_out *out)
-{
-    memset(out, 0, sizeof *out);
-    buf b = {0};
     size_t old_no = 0, new_no = 0; /* lines before item i */
     size_t i = 0;
     while (i < n) {
@@ -151,7 +132,7 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
             hi = j; /* a skipped run is never shown */
         if (hi > n)
             hi = n;
-        hunk(&b, it, lo, hi, old_no - back, new_no - back);
+        hunk(b, it, lo, hi, old_no - back, new_no - back);
         for (size_t k = i; k < hi; k++) {
             if (it[k].op != '+')
                 old_no++;
@@ -164,12 +145,30 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
         }
         i = hi;
     }
-    int rc = b.oom ? VT_ERR_NOMEM : bound(&b, out);
-    free(b.p);
-    free(b.lines);
-    if (rc)
-        diff_out_free(out);
-    return rc;
+}
+
+int diff_render(const diff_item *it, size_t n, diff_out *out)
+{
+    memset(out, 0, sizeof *out);
+    buf b = {.counting = 1};
+    render(it, n, &b, out);
+    size_t total = b.line;
+    memset(out, 0, sizeof *out);
+    b = (buf){0};
+    if (total > DIFF_MAX_LINES) {
+        b.mute_lo = DIFF_MAX_LINES / 2;
+        b.mute_hi = total - DIFF_MAX_LINES / 2;
+        out->omitted = b.mute_hi - b.mute_lo;
+        out->truncated = 1;
+    }
+    render(it, n, &b, out);
+    out->content = b.p ? b.p : strdup("");
+    if (b.oom || !out->content) {
+        free(b.p);
+        out->content = NULL;
+        return VT_ERR_NOMEM;
+    }
+    return 0;
 }
 
 void diff_out_free(diff_out *d)

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <vthost/clock.h>
@@ -471,23 +471,39 @@ static int cached_parent(int root, const char *rel, fs_created_dirs *dirs, fs_di
     return fd;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+/* Write every piece, in as few system calls as the kernel allows. */
+static int writev_all(int fd, const struct iovec *iov, size_t n)
 {
-    while (len) {
-        ssize_t w = write(fd, data, len);
+    struct iovec cur[IOV_MAX];
+    size_t at = 0, skip = 0; /* the next piece, and bytes of it already written */
+    while (at < n) {
+        size_t k = 0;
+        for (size_t i = at; i < n && k < IOV_MAX; i++) {
+            size_t off = i == at ? skip : 0;
+            if (iov[i].iov_len > off)
+                cur[k++] = (struct iovec){(char *)iov[i].iov_base + off, iov[i].iov_len - off};
+        }
+        if (k == 0)
+            break;
+        ssize_t w = writev(fd, cur, (int)k);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
             return -1;
-        data += w;
-        len -= (size_t)w;
+        size_t left = (size_t)w;
+        while (at < n && left >= iov[at].iov_len - skip) {
+            left -= iov[at].iov_len - skip;
+            at++;
+            skip = 0;
+        }
+        skip += left;
     }
     return 0;
 }
 
 /* Create and fill a temporary file in dfd; *tmp receives its name. */
-static int write_temp(int dfd, const char *rel, const char *leaf, const char *data, size_t len,
-                      int mode, int do_sync, char tmp[256], int *keep, char **err)
+static int write_temp(int dfd, const char *rel, const char *leaf, const struct iovec *iov,
+                      size_t niov, int mode, int do_sync, char tmp[256], int *keep, char **err)
 {
     static atomic_uint seq;
     int fd = -1;
@@ -503,7 +519,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const char *da
     if (fd < 0)
         return patch_fail(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
                           strerror(errno));
-    int ok = write_all(fd, data, len) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
+    int ok = writev_all(fd, iov, niov) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
              (!do_sync || fsync(fd) == 0);
     int e = errno;
     if (ok && keep) {
@@ -549,7 +565,8 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
     if (dfd < 0)
         return dfd;
     char tmp[256];
-    int rc = write_temp(dfd, rel, leaf, data, len, mode, 1, tmp, NULL, err);
+    struct iovec one = {(void *)data, len};
+    int rc = write_temp(dfd, rel, leaf, &one, 1, mode, 1, tmp, NULL, err);
     if (rc == 0 && rename_into(dfd, tmp, leaf, noreplace) != 0) {
         rc = rename_error(err, rel, errno);
         unlinkat(dfd, tmp, 0);
@@ -560,7 +577,7 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
     return rc;
 }
 
-int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
+int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode,
              fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err)
 {
     *err = NULL;
@@ -573,7 +590,7 @@ int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
     if (dfd < 0)
         return dfd;
     char tmp[256];
-    int rc = write_temp(dfd, rel, leaf, data, len, mode, 0, tmp, keep_fd, err);
+    int rc = write_temp(dfd, rel, leaf, iov, niov, mode, 0, tmp, keep_fd, err);
     if (rc == 0 && asprintf(tmp_rel, "%.*s%s", (int)(leaf - rel), rel, tmp) < 0) {
         unlinkat(dfd, tmp, 0);
         *tmp_rel = NULL;
@@ -618,60 +635,6 @@ void fs_discard(int root, const char *tmp_rel)
     }
 }
 
-typedef struct sync_job {
-    int root;
-    char *const *rels;
-    const int *fds;
-    size_t n;
-    atomic_size_t next;
-    atomic_int failed; /* index + 1 of the first failure */
-    atomic_int err_no;
-} sync_job;
-
-static void *sync_worker(void *arg)
-{
-    sync_job *j = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->n)
-            return NULL;
-        const char *rel = j->rels[i];
-        int borrowed = j->fds && j->fds[i] >= 0;
-        int fd = borrowed ? j->fds[i]
-                 : *rel   ? fs_open_beneath(j->root, rel, O_RDONLY, 0)
-                          : fcntl(j->root, F_DUPFD_CLOEXEC, 0);
-        int ok = fd >= 0 && fsync(fd) == 0;
-        int e = errno;
-        if (fd >= 0 && !borrowed)
-            close(fd);
-        int none = 0;
-        if (!ok && atomic_compare_exchange_strong(&j->failed, &none, (int)i + 1))
-            atomic_store(&j->err_no, e);
-    }
-}
-
-int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **err)
-{
-    *err = NULL;
-    sync_job j = {.root = root, .rels = rels, .fds = fds, .n = n};
-    /* Concurrent fsyncs share journal commits (ext4, xfs): far fewer
-     * device flushes than one fsync after another. */
-    enum { MAX_WORKERS = 16 };
-    pthread_t th[MAX_WORKERS];
-    size_t nth = n < MAX_WORKERS ? n : MAX_WORKERS, started = 0;
-    for (size_t i = 1; i < nth; i++)
-        if (pthread_create(&th[started], NULL, sync_worker, &j) == 0)
-            started++;
-    sync_worker(&j);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    int f = atomic_load(&j.failed);
-    if (f)
-        return patch_fail(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
-                          strerror(atomic_load(&j.err_no)));
-    return 0;
-}
-
 int fs_unlink(int root, const char *rel, char **err)
 {
     *err = NULL;
@@ -681,8 +644,6 @@ int fs_unlink(int root, const char *rel, char **err)
         return dfd;
     int r = unlinkat(dfd, leaf, 0);
     int e = errno;
-    if (r == 0)
-        fsync(dfd);
     close(dfd);
     if (r != 0)
         return patch_fail(err, VT_ERR_IO, "Cannot delete '%s': %s", rel, strerror(e));

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* Check a patch path and normalise it to a workspace-relative path
  * ("a/./b" -> "a/b").  Refuses empty, absolute, '..' leaving the root,
@@ -61,20 +62,17 @@ typedef struct fs_dircache {
 void fs_dircache_free(fs_dircache *c);
 
 /* Two-phase writing for a whole patch: stage every new content as a
- * temporary file beside its target (*tmp_rel, malloc'd), sync them all
- * together, then publish (rename) each into place.  fs_discard removes
+ * temporary file beside its target (*tmp_rel, malloc'd), sync the ones
+ * that need it together (patch_sync.h), then publish (rename) each into
+ * place.  fs_discard removes
  * a staged file that will not be published.  `cache` may be NULL; with
- * keep_fd non-NULL the staged file stays open for fs_sync_paths. */
-int fs_stage(int root, const char *rel, const char *data, size_t len, int mode,
+ * keep_fd non-NULL the staged file stays open for fs_sync_paths.  The
+ * content is the pieces of `iov` in order. */
+int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode,
              fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err);
 int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, fs_dircache *cache,
                char **err);
 void fs_discard(int root, const char *tmp_rel);
-/* fsync each file or directory in rels (or, where fds is given and
- * fds[i] >= 0, that open descriptor), several at once so the filesystem
- * can commit them together.  Returns the first error. */
-int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **err);
-
 /* Remove the recorded directories, newest first (only if empty). */
 void fs_remove_dirs(int root, fs_created_dirs *dirs);
 void fs_created_dirs_free(fs_created_dirs *dirs);

@@ -53,11 +53,16 @@ int text_split(const char *base, size_t size, text_lines *out)
             text_lines_free(out);
             return VT_ERR_NOMEM;
         }
+        size_t len = (size_t)((brk ? brk : end) - p);
+        if (len > UINT32_MAX) {
+            text_lines_free(out);
+            return VT_ERR_INVALID;
+        }
         if (!brk) {
-            out->v[out->n++] = (text_line){(size_t)(p - base), (size_t)(end - p), 0};
+            out->v[out->n++] = (text_line){(size_t)(p - base), (uint32_t)len, 0};
             break;
         }
-        out->v[out->n++] = (text_line){(size_t)(p - base), (size_t)(brk - p), (uint8_t)eol};
+        out->v[out->n++] = (text_line){(size_t)(p - base), (uint32_t)len, (uint8_t)eol};
         if (out->n == 1 || out->eol_len == 0) {
             out->eol = brk;
             out->eol_len = eol;

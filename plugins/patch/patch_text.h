@@ -12,10 +12,12 @@
  * rather than api->format. */
 int patch_fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* 16 bytes a line (a 100,000-line file's table is 1.6 MB of fresh
+ * pages, not 2.4): a line of 4 GiB or more is refused. */
 typedef struct text_line {
-    size_t off;  /* start in text_lines.base */
-    size_t len;  /* content length, ending excluded */
-    uint8_t eol; /* bytes of its ending: 0, 1 ("\n" or "\r"), 2 ("\r\n") */
+    size_t off;   /* start in text_lines.base */
+    uint32_t len; /* content length, ending excluded */
+    uint8_t eol;  /* bytes of its ending: 0, 1 ("\n" or "\r"), 2 ("\r\n") */
 } text_line;
 
 typedef struct text_lines {
@@ -27,7 +29,8 @@ typedef struct text_lines {
     size_t eol_len;
 } text_lines;
 
-/* Split at "\n", "\r\n" and lone "\r".  base is borrowed. */
+/* Split at "\n", "\r\n" and lone "\r".  base is borrowed.  VT_ERR_INVALID
+ * for a line of 4 GiB or more. */
 int text_split(const char *base, size_t size, text_lines *out);
 void text_lines_free(text_lines *t);
 

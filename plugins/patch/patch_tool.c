@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
+#include "patch_release.h"
 #include "patch_tx.h"
 
 #define PATCH_MAX_BYTES (1024 * 1024)
@@ -315,9 +316,13 @@ static const vt_tool tools[] = {
     {0},
 };
 
+/* The thread closing replaced files must end before the code it runs
+ * is unloaded. */
+static void patch_fini(void) { release_wait(); }
+
 static const vt_plugin plugin = {
-    VT_PLUGIN_HEADER, .name = "patch",  .version = "0.1.0",
-    .license = "MIT", .api_slot = &api, .tools = tools,
+    VT_PLUGIN_HEADER, .name = "patch", .version = "0.1.0", .license = "MIT",
+    .api_slot = &api, .tools = tools,  .fini = patch_fini,
 };
 
 VT_PLUGIN_ENTRY(plugin)

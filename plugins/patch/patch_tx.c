@@ -1,4 +1,5 @@
 /* Planning and committing a patch (see patch_tx.h). */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,8 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
+#include "patch_release.h"
+#include "patch_sync.h"
 #include "patch_text.h"
 #include "patch_tx.h"
 
@@ -120,10 +123,12 @@ static int plan_entry(tx *t, tx_entry *e, char **err)
                 break;
         }
         rc = apply_update(&t->p, e->op, e->path, e->old, e->old_len, &e->res, &why);
+        /* A move reports its destination's whole content as created. */
+        if (rc == 0 && e->dest)
+            rc = file_result_flatten(&e->res);
         if (rc)
             break;
-        e->changed = e->dest != NULL || e->res.size != e->old_len ||
-                     memcmp(e->res.data, e->old, e->old_len) != 0;
+        e->changed = e->dest != NULL || !file_result_same(&e->res, e->old, e->old_len);
         return 0;
     default: return VT_ERR_INTERNAL;
     }
@@ -159,6 +164,7 @@ typedef struct journal {
     size_t n;
     char **tmp; /* per entry: its staged temporary file, or NULL */
     int *fd;    /* per entry: the staged file kept open, or -1 */
+    int *hold;  /* per entry: the file it replaces or removes, or -1 */
     fs_dircache cache;
     fs_created_dirs dirs;
     long fail_at; /* test hook: fail the step with this number */
@@ -193,8 +199,21 @@ static const char *target(const tx_entry *e)
     return e->dest ? e->dest : e->path;
 }
 
+/* Whether entry i's staged file must reach the disk before its rename
+ * so that a crash leaves the old content or the new, never a file
+ * without its data: not when it replaces an existing file on a
+ * filesystem that orders such a rename after the data (patch_sync.h). */
+static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *fsc)
+{
+    const tx_entry *e = &t->e[i];
+    if (e->op->kind != PATCH_UPDATE || e->dest)
+        return 1; /* a new name: nothing older to fall back on */
+    return j->fd[i] < 0 || !fs_rename_is_ordered(j->fd[i], fsc);
+}
+
 /* Phase 1: every new content into a temporary file beside its target,
- * then all of them synced at once.  Nothing visible has changed yet. */
+ * then the ones that need it synced at once.  Nothing visible has
+ * changed yet. */
 static int stage_all(tx *t, journal *j, char **err)
 {
     size_t n = 0;
@@ -206,7 +225,7 @@ static int stage_all(tx *t, journal *j, char **err)
         int mode = e->op->kind == PATCH_ADD ? -1 : (int)e->mode;
         int rc = step(j, err, to);
         if (rc == 0)
-            rc = fs_stage(t->root, to, e->res.data, e->res.size, mode, &j->dirs, &j->cache,
+            rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, &j->dirs, &j->cache,
                           &j->tmp[i], n < KEEP_OPEN_MAX ? &j->fd[i] : NULL, err);
         if (rc)
             return rc;
@@ -217,8 +236,9 @@ static int stage_all(tx *t, journal *j, char **err)
     int rc = VT_ERR_NOMEM;
     if (list && fds) {
         n = 0;
+        fs_order_cache fsc = {0};
         for (size_t i = 0; i < t->n; i++)
-            if (j->tmp[i]) {
+            if (j->tmp[i] && needs_sync(t, i, j, &fsc)) {
                 list[n] = j->tmp[i];
                 fds[n++] = j->fd[i];
             }
@@ -293,52 +313,16 @@ static int rollback(tx *t, journal *j)
     return bad;
 }
 
-static char *parent_of(const char *rel)
+/* Hold every file the patch replaces or removes (see patch_release.h):
+ * the renames and unlinks then do not wait for its blocks and pages to
+ * be freed. */
+static void hold_old(tx *t, journal *j)
 {
-    const char *s = strrchr(rel, '/');
-    return s ? strndup(rel, (size_t)(s - rel)) : strdup("");
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Phase 3: make the renames, unlinks and new directories durable by
- * syncing each directory that holds one (once each). */
-static void sync_dirs(tx *t, journal *j)
-{
-    size_t cap = 2 * t->n + j->dirs.n + 1, n = 0;
-    char **v = malloc(cap * sizeof *v);
-    if (!v)
-        return;
     for (size_t i = 0; i < t->n; i++) {
-        if (!t->e[i].changed)
-            continue;
-        v[n++] = parent_of(t->e[i].path);
-        if (t->e[i].dest)
-            v[n++] = parent_of(t->e[i].dest);
+        const tx_entry *e = &t->e[i];
+        if (e->changed && e->op->kind != PATCH_ADD)
+            j->hold[i] = fs_open_beneath(t->root, e->path, O_PATH, 0);
     }
-    for (size_t i = 0; i < j->dirs.n; i++)
-        v[n++] = parent_of(j->dirs.v[i]);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i])
-            v[m++] = v[i];
-    qsort(v, m, sizeof *v, str_cmp);
-    size_t u = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (u && strcmp(v[u - 1], v[i]) == 0)
-            free(v[i]);
-        else
-            v[u++] = v[i];
-    }
-    char *err = NULL;
-    fs_sync_paths(t->root, v, NULL, u, &err); /* the change is made; this only hardens it */
-    free(err);
-    for (size_t i = 0; i < u; i++)
-        free(v[i]);
-    free(v);
 }
 
 int tx_commit(tx *t, char **err)
@@ -348,22 +332,26 @@ int tx_commit(tx *t, char **err)
     j.u = calloc(2 * t->n + 1, sizeof *j.u);
     j.tmp = calloc(t->n + 1, sizeof *j.tmp);
     j.fd = malloc((t->n + 1) * sizeof *j.fd);
-    if (!j.u || !j.tmp || !j.fd) {
+    j.hold = malloc((t->n + 1) * sizeof *j.hold);
+    if (!j.u || !j.tmp || !j.fd || !j.hold) {
         free(j.u);
         free(j.tmp);
         free(j.fd);
+        free(j.hold);
         return VT_ERR_NOMEM;
     }
     for (size_t i = 0; i <= t->n; i++)
-        j.fd[i] = -1;
+        j.fd[i] = j.hold[i] = -1;
     const char *fail_at = getenv("VTHOST_PATCH_FAIL_AT");
     j.fail_at = fail_at ? strtol(fail_at, NULL, 10) : 0;
     int rc = stage_all(t, &j, err);
     close_staged(t, &j);
+    if (rc == 0)
+        hold_old(t, &j);
     for (size_t i = 0; i < t->n && rc == 0; i++)
         rc = publish_entry(t, i, &j, err);
-    /* Rollback and the directory sync go by path: the cached directory
-     * descriptors are not needed past the renames. */
+    /* Rollback goes by path: the cached directory descriptors are not
+     * needed past the renames. */
     fs_dircache_free(&j.cache);
     if (rc) {
         int bad = rollback(t, &j);
@@ -374,13 +362,14 @@ int tx_commit(tx *t, char **err)
             free(*err);
             *err = msg;
         }
-    } else {
-        sync_dirs(t, &j);
     }
+    /* No directory is synced: until the filesystem commits them, a
+     * crash undoes renames and unlinks, which leaves the old files. */
     for (size_t i = 0; i < t->n; i++)
         free(j.tmp[i]);
     free(j.tmp);
     free(j.fd);
+    release_later(j.hold, t->n);
     fs_created_dirs_free(&j.dirs);
     free(j.u);
     return rc;

@@ -4,12 +4,17 @@
 # native binary of the npm package @openai/codex, run under the name
 # apply_patch with the patch on stdin): the yardstick.
 #   1,000 chunks on one 100,000-line file; one chunk in each of 200 files.
-# Runs are paired and alternating (../paired.js): each figure is the
-# median over rounds of vthost's time over Codex's in the same round.
+# Runs are paired and alternating (paired_cpu.py, the spec of
+# ../paired.js): each figure is the median over rounds of vthost's time
+# over Codex's in the same round, for wall time and for CPU time (user +
+# system from wait4; the steadier figure on a loaded machine).
 # Every run starts from a fresh copy of the tree and fresh vthost state
 # (the anti-blind-editing guard counts changes per workspace).
 # Usage: bench_patch.sh [VTHOST]   (default: ../../../build/bin/vthost)
-# Needs node and git; takes the Codex binary from $CODEX_DIR, else from
+# The trees live under $TMPDIR (default /tmp): point it at the filesystem
+# to measure.  VTHOST_BASE=/path/to/other/vthost adds that build to the
+# same rounds (a before/after pair); GIT=0 leaves git apply out.
+# Needs node, python3 and git; takes the Codex binary from $CODEX_DIR, else from
 # the repository's tests/integration/clients/node_modules, else installs
 # @openai/codex@$CODEX_VERSION with npm into $CODEX_DIR (or set
 # CODEX_APPLY_PATCH to an apply_patch binary).
@@ -22,7 +27,7 @@ CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 CODEX_DIR=${CODEX_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vthost-bench/codex-$CODEX_VERSION}
 RUNS=${RUNS:-10}
 
-for tool in node git; do
+for tool in node git python3; do
     command -v $tool >/dev/null || { echo "bench_patch: needs $tool" >&2; exit 2; }
 done
 [ -x "$VTHOST" ] || { echo "bench_patch: no vthost at $VTHOST (build it first)" >&2; exit 2; }
@@ -44,7 +49,7 @@ if [ -z "${CODEX_APPLY_PATCH:-}" ]; then
     CODEX_APPLY_PATCH="$CODEX_DIR/bin/apply_patch"
 fi
 
-WORK=$(mktemp -d /tmp/vthost-bench-patch.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/vthost-bench-patch.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 node "$HERE/gen_cases.js" "$WORK"
 export XDG_STATE_HOME="$WORK/state" XDG_CACHE_HOME="$WORK/cache"
@@ -66,18 +71,20 @@ done
 for c in many_chunks many_files; do
     d="$WORK/$c"
     node -e '
-      const [work, d, vthost, profile, codex, rounds] = process.argv.slice(1);
+      const [work, d, vthost, profile, codex, rounds, base, git] = process.argv.slice(1);
+      const vt = (name, bin) => ({ name, stdin: `${d}/args.json`,
+        argv: [bin, "--workspace", `${work}/w`, "--profile", profile, "--yes", "call", "apply_patch", "-"] });
       const spec = {
         rounds: +rounds, yardstick: "codex_apply_patch",
         prepare: ["sh", "-c", `rm -rf ${work}/w ${work}/state ${work}/cache && cp -a ${d}/base ${work}/w`],
         commands: [
-          { name: "vthost", stdin: `${d}/args.json`,
-            argv: [vthost, "--workspace", `${work}/w`, "--profile", profile, "--yes", "call", "apply_patch", "-"] },
+          vt("vthost", vthost),
+          ...(base ? [vt("vthost_base", base)] : []),
           { name: "codex_apply_patch", stdin: `${d}/patch.txt`, cwd: `${work}/w`, argv: [codex] },
-          { name: "git_apply", cwd: `${work}/w`, argv: ["git", "apply", `${d}/patch.diff`] },
+          ...(git === "0" ? [] : [{ name: "git_apply", cwd: `${work}/w`, argv: ["git", "apply", `${d}/patch.diff`] }]),
         ] };
       require("fs").writeFileSync(`${work}/spec.json`, JSON.stringify(spec));
-    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS"
+    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS" "${VTHOST_BASE:-}" "${GIT:-1}"
     echo "$c:"
-    node "$HERE/../paired.js" "$WORK/spec.json"
+    python3 "$HERE/paired_cpu.py" "$WORK/spec.json"
 done

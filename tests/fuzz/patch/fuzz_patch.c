@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char *why = NULL;
             if (apply_update(&p, &p.ops[i], p.ops[i].path, sample, sizeof sample - 1, &r, &why) == 0) {
                 /* The result always ends with a line ending. */
+                if (file_result_flatten(&r) != 0)
+                    abort();
                 if (r.size && r.data[r.size - 1] != '\n' && r.data[r.size - 1] != '\r')
                     abort();
                 file_result_free(&r);

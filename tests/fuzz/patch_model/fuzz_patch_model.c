@@ -164,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             put(&want, model.v[i]);
             put(&want, "\n");
         }
+        if (file_result_flatten(&r) != 0)
+            abort();
         if (r.size != want.len || memcmp(r.data, want.buf, want.len) != 0) {
             fprintf(stderr, "result differs from the model\npatch:\n%s\nfile:\n%s\nwant:\n%s\ngot:\n%.*s\n",
                     ptext.buf, file.buf, want.buf, (int)r.size, r.data ? r.data : "");

@@ -9,12 +9,15 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_apply.h"
 #include "patch_fs.h"
+#include "patch_sync.h"
 #include "patch_match.h"
 #include "patch_parse.h"
+#include "patch_release.h"
 #include "patch_text.h"
 
 static int parse(const char *text, patch *p, char **err)
@@ -248,6 +251,8 @@ static char *run_update(const char *file, const char *patch_text, char **diff, c
     assert_int_equal(parse(patch_text, &p, err), 0);
     file_result r;
     int rc = apply_update(&p, &p.ops[0], "f", file, strlen(file), &r, err);
+    if (rc == 0)
+        rc = file_result_flatten(&r); /* the pieces borrow from the patch */
     patch_free(&p);
     if (rc)
         return NULL;
@@ -318,6 +323,44 @@ static void test_update_long_runs(void **state)
                               "@@ -10,4 +10,4 @@\n j\n k\n l\n-m\n\\ No newline at end of file\n+m\n");
     free(out);
     free(diff);
+}
+
+/* An update's content as pieces of the old text and the patch: a
+ * kept run stays one piece where it was, and file_result_same tells
+ * a real change from a rewrite of the same bytes. */
+static void test_update_pieces(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    const char *file = "a\nb\nc\nd\ne\n";
+    patch p;
+    assert_int_equal(parse("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n c\n"
+                           "*** End Patch\n",
+                           &p, &err),
+                     0);
+    file_result r;
+    assert_int_equal(apply_update(&p, &p.ops[0], "f", file, strlen(file), &r, &err), 0);
+    assert_int_equal(r.size, strlen(file));
+    assert_null(r.data);
+    assert_int_equal(r.nseg, 4); /* "a\n", "B", "\n", "c\nd\ne\n" */
+    assert_ptr_equal(r.seg[0].iov_base, file);
+    assert_ptr_equal(r.seg[3].iov_base, file + 4);
+    assert_int_equal(r.seg[3].iov_len, 6);
+    assert_false(file_result_same(&r, file, strlen(file)));
+    assert_int_equal(file_result_flatten(&r), 0);
+    assert_string_equal(r.data, "a\nB\nc\nd\ne\n");
+    file_result_free(&r);
+    patch_free(&p);
+    /* The same line removed and added back: the same bytes. */
+    assert_int_equal(parse("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+b\n c\n"
+                           "*** End Patch\n",
+                           &p, &err),
+                     0);
+    assert_int_equal(apply_update(&p, &p.ops[0], "f", file, strlen(file), &r, &err), 0);
+    assert_true(file_result_same(&r, file, strlen(file)));
+    assert_false(file_result_same(&r, file, strlen(file) - 1));
+    file_result_free(&r);
+    patch_free(&p);
 }
 
 static void test_diff_hunks_and_truncation(void **state)
@@ -439,7 +482,8 @@ static void check_fs(int walk)
     char *tmp = NULL;
     fs_dircache cache = {0};
     int kept = -1;
-    assert_int_equal(fs_stage(root, "d/x.txt", "new\n", 4, 0640, NULL, &cache, &tmp, &kept, &err),
+    struct iovec parts[] = {{"ne", 2}, {"", 0}, {"w\n", 2}};
+    assert_int_equal(fs_stage(root, "d/x.txt", parts, 3, 0640, NULL, &cache, &tmp, &kept, &err),
                      0);
     assert_true(kept >= 0);
     assert_int_equal(fs_sync_paths(root, &tmp, &kept, 1, &err), 0);
@@ -453,6 +497,29 @@ static void check_fs(int walk)
     assert_memory_equal(data, "new\n", 4);
     assert_int_equal(mode, 0640);
     free(data);
+    /* More pieces than one writev takes: all written, in order. */
+    enum { PIECES = 3000 };
+    struct iovec *many = malloc(PIECES * sizeof *many);
+    char *want = malloc(PIECES);
+    assert_non_null(many);
+    assert_non_null(want);
+    for (size_t i = 0; i < PIECES; i++) {
+        want[i] = (char)('a' + i % 26);
+        many[i] = (struct iovec){want + i, i % 7 ? 1 : 0};
+    }
+    assert_int_equal(fs_stage(root, "d/many.txt", many, PIECES, -1, NULL, NULL, &tmp, NULL, &err),
+                     0);
+    assert_int_equal(fs_publish(root, tmp, "d/many.txt", 1, NULL, &err), 0);
+    free(tmp);
+    assert_int_equal(fs_read(root, "d/many.txt", &data, &len, &mode, &err), 0);
+    size_t o = 0;
+    for (size_t i = 0; i < PIECES; i++)
+        if (i % 7)
+            assert_int_equal(data[o++], want[i]);
+    assert_int_equal(len, o);
+    free(data);
+    free(many);
+    free(want);
     assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
     fs_remove_dirs(root, &dirs);
     fs_created_dirs_free(&dirs);
@@ -461,6 +528,65 @@ static void check_fs(int walk)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
     fs_force_walk(0);
+}
+
+/* Which mounts let a replacing rename go without an fsync: only ext4
+ * that keeps the data before the rename (data=ordered or journal, with
+ * auto_da_alloc), judged from the line of the device asked about. */
+static void test_mountinfo_ordered(void **state)
+{
+    (void)state;
+    static const char mi[] =
+        "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+        "28 27 254:1 / /wb rw shared:1 - ext4 /dev/vdb rw,data=writeback\n"
+        "29 27 254:2 / /nada rw - ext4 /dev/vdc rw,noauto_da_alloc,data=ordered\n"
+        "30 27 254:3 / /jrnl rw - ext4 /dev/vdd rw,data=journal\n"
+        "31 27 0:40 / /x rw - xfs /dev/vde rw,attr2\n"
+        "32 27 0:41 / /b rw - btrfs /dev/vdf rw,space_cache=v2\n"
+        "33 27 254:4 / /t rw - tmpfs tmpfs rw\n";
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 0), 1);
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 1), 0);
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 2), 0);
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 3), 1);
+    assert_int_equal(fs_mountinfo_ordered(mi, 0, 40), 0);
+    assert_int_equal(fs_mountinfo_ordered(mi, 0, 41), 0);
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 4), 0);
+    assert_int_equal(fs_mountinfo_ordered(mi, 254, 9), 0); /* not mounted */
+    assert_int_equal(fs_mountinfo_ordered("", 254, 0), 0);
+    assert_int_equal(fs_mountinfo_ordered("27 1 254:0 / / rw - ext4", 254, 0), 0); /* cut short */
+    /* A real directory: a definite answer, the same twice (cached). */
+    fs_order_cache c = {0};
+    int fd = open(".", O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    int a = fs_rename_is_ordered(fd, &c);
+    assert_true(a == 0 || a == 1);
+    assert_int_equal(c.known, 1);
+    assert_int_equal(fs_rename_is_ordered(fd, &c), a);
+    close(fd);
+}
+
+/* Descriptors handed to release_later are all closed once it is waited
+ * for, including a batch that replaced a running one. */
+static void test_release_later(void **state)
+{
+    (void)state;
+    int keep[4];
+    for (int round = 0; round < 2; round++) {
+        int *fds = malloc(3 * sizeof *fds);
+        assert_non_null(fds);
+        fds[0] = open(".", O_PATH | O_CLOEXEC);
+        fds[1] = -1;
+        fds[2] = open(".", O_PATH | O_CLOEXEC);
+        assert_true(fds[0] >= 0 && fds[2] >= 0);
+        keep[2 * round] = fds[0];
+        keep[2 * round + 1] = fds[2];
+        release_later(fds, 3);
+    }
+    release_wait();
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(fcntl(keep[i], F_GETFD), -1);
+    release_wait(); /* nothing running: returns */
 }
 
 static void test_fs_openat2(void **state)
@@ -487,8 +613,11 @@ int main(void)
         cmocka_unit_test(test_match_index_equals_scan),
         cmocka_unit_test(test_update_endings),
         cmocka_unit_test(test_update_long_runs),
+        cmocka_unit_test(test_update_pieces),
         cmocka_unit_test(test_diff_hunks_and_truncation),
         cmocka_unit_test(test_path_check),
+        cmocka_unit_test(test_mountinfo_ordered),
+        cmocka_unit_test(test_release_later),
         cmocka_unit_test(test_fs_openat2),
         cmocka_unit_test(test_fs_walk_fallback),
     };

@@ -1,0 +1,33 @@
+/* Making a patch's writes durable, and knowing when the filesystem does
+ * it without being asked. */
+#ifndef VTPATCH_SYNC_H
+#define VTPATCH_SYNC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* fsync each file or directory in rels (or, where fds is given and
+ * fds[i] >= 0, that open descriptor), several at once so the filesystem
+ * can commit them together.  Returns the first error. */
+int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **err);
+
+/* What is known of one filesystem (by device), filled on first use. */
+typedef struct fs_order_cache {
+    dev_t dev;
+    int known;
+    int ordered;
+} fs_order_cache;
+
+/* 1 when renaming a file over an existing one on fd's filesystem is
+ * committed only after the renamed file's data is on disk, so that a
+ * crash leaves the old content or the new one even without an fsync:
+ * ext4 with a journal in data=ordered or data=journal mode and
+ * auto_da_alloc (the defaults).  0 when not, or when it cannot be told. */
+int fs_rename_is_ordered(int fd, fs_order_cache *c);
+
+/* The test behind fs_rename_is_ordered, on the text of a
+ * /proc/self/mountinfo for the device maj:min: 1 when that device is
+ * mounted as ext4 without data=writeback or noauto_da_alloc. */
+int fs_mountinfo_ordered(const char *mountinfo, unsigned maj, unsigned min);
+
+#endif
