@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <vthost/plugin.h>
 #include "mcp_server.h"
 
 #define HTTP_SESSION_ID_LEN 32
@@ -86,6 +87,17 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
  * connection's socket, watched for the client going away.  Returns the
  * count, -1 at the end of the stream, -2 when the client has gone. */
 ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd);
+/* Wait up to `wait_ms` for the call of POST stream `st` to be over.  1
+ * when it is (its response, or its end, is queued: the whole stream can
+ * be taken at once); 0 as soon as a message that is not the last is
+ * queued (a progress notification, a request to the client: it must go
+ * out while the call runs), the client or session is gone, or the time
+ * is up. */
+int http_stream_settle(http_stream *st, int wait_ms);
+/* The whole of a stream whose call is over (http_stream_settle), as the
+ * bytes http_stream_read would have handed out, appended to *out.  0, or
+ * -1 when out of memory. */
+int http_stream_take_all(http_stream *st, vt_strbuf *out);
 /* JSON mode: wait for the answer.  Returns the response as the engine
  * handed it over (its text: http_answer_text; free with free()) or NULL
  * when the client went away or the session ended. */
