@@ -1,32 +1,33 @@
 /* The access log: see http_log.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 #include "http_log.h"
 #include "strutil.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static FILE *out;
+/* The log's descriptor, written with one write(2) per line and no lock
+ * of its own around the write: appended lines (O_APPEND, or a pipe, a
+ * line under PIPE_BUF) do not interleave.  A lock around the write made
+ * every connection's thread wait for the others' writes (most of the
+ * server's lock waits with 8 clients).  The read side of `fd_lock` only
+ * keeps the descriptor open while a line is written. */
+static pthread_rwlock_t fd_lock = PTHREAD_RWLOCK_INITIALIZER;
+static int out_fd = -1;
+static int to_stderr;
 
 int http_log_open(const char *path)
 {
-    if (!path) {
-        out = stderr;
-        return 0;
-    }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    out = fd >= 0 ? fdopen(fd, "a") : NULL;
-    if (!out) {
-        if (fd >= 0)
-            close(fd);
-        out = stderr;
-        return -1;
-    }
-    setvbuf(out, NULL, _IOLBF, 0);
-    return 0;
+    int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
+    pthread_rwlock_wrlock(&fd_lock);
+    out_fd = fd >= 0 ? fd : STDERR_FILENO;
+    to_stderr = fd < 0;
+    pthread_rwlock_unlock(&fd_lock);
+    return path && fd < 0 ? -1 : 0;
 }
 
 /* The line is written as it is built, in a buffer on the stack: the
@@ -74,6 +75,12 @@ void http_log_write(const http_log_entry *e)
     str_utc_now(when);
     line l;
     l.n = 0;
+    pthread_rwlock_rdlock(&fd_lock);
+    int stderr_line = to_stderr;
+    pthread_rwlock_unlock(&fd_lock);
+    /* The prefix tells the line apart from other stderr lines. */
+    if (stderr_line)
+        put(&l, "vthost access: ", 15);
     put(&l, "{\"time\":\"", 9);
     put(&l, when, strlen(when));
     put(&l, "\"", 1);
@@ -91,27 +98,31 @@ void http_log_write(const http_log_entry *e)
      * the line. */
     long long tenths = e->ms > 0 ? (long long)(e->ms * 10) : 0;
     if (tenths % 10)
-        snprintf(num, sizeof num, ",\"ms\":%lld.%lld}", tenths / 10, tenths % 10);
+        snprintf(num, sizeof num, ",\"ms\":%lld.%lld}\n", tenths / 10, tenths % 10);
     else
-        snprintf(num, sizeof num, ",\"ms\":%lld}", tenths / 10);
+        snprintf(num, sizeof num, ",\"ms\":%lld}\n", tenths / 10);
     put(&l, num, strlen(num));
-    l.buf[l.n] = 0;
-    pthread_mutex_lock(&mu);
-    if (out) {
-        /* One write per line: stderr is unbuffered, and a write per piece
-         * was a system call (and a wake-up of whoever reads it) each.
-         * The prefix tells the line apart from other stderr lines. */
-        fprintf(out, "%s%s\n", out == stderr ? "vthost access: " : "", l.buf);
-        fflush(out);
+    pthread_rwlock_rdlock(&fd_lock);
+    /* One write per line: a write per piece was a system call (and a
+     * wake-up of whoever reads it) each, and pieces of two lines could
+     * interleave. */
+    for (size_t done = 0; out_fd >= 0 && done < l.n;) {
+        ssize_t n = write(out_fd, l.buf + done, l.n - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* the log is not worth failing a request over */
+        done += (size_t)n;
     }
-    pthread_mutex_unlock(&mu);
+    pthread_rwlock_unlock(&fd_lock);
 }
 
 void http_log_close(void)
 {
-    pthread_mutex_lock(&mu);
-    if (out && out != stderr)
-        fclose(out);
-    out = NULL;
-    pthread_mutex_unlock(&mu);
+    pthread_rwlock_wrlock(&fd_lock);
+    if (out_fd >= 0 && out_fd != STDERR_FILENO)
+        close(out_fd);
+    out_fd = -1;
+    to_stderr = 0;
+    pthread_rwlock_unlock(&fd_lock);
 }

@@ -161,8 +161,8 @@ async function httpClient(srv, era) {
       waiter = (text) => {
         const status = Number(text.slice(9, 12));
         if (status >= 300) return reject(new Error(text));
-        const s = text.match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
-        if (!sid && s) sid = s[1];
+        const s = !sid && text.slice(0, text.indexOf("\r\n\r\n")).match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
+        if (s) sid = s[1];
         if (m.id !== undefined && !text.includes('"result"')) return reject(new Error(`no result: ${text}`));
         resolve(text);
       };
