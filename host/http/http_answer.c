@@ -11,6 +11,7 @@
 #include "http_stateless.h"
 #include "json_exact.h"
 #include "mcp_server.h"
+#include "strbuf.h"
 #include "strutil.h"
 
 enum MHD_Result hv_send_text(struct MHD_Connection *c, req *r, int status, const char *type,
@@ -96,6 +97,25 @@ static void sse_free(void *cls)
     free(cls); /* the stream is the request's (closed when it completes) */
 }
 
+/* An SSE response's headers, and the request marked as answered with
+ * one; queued (the response destroyed: libmicrohttpd holds its own
+ * reference). */
+static enum MHD_Result queue_sse(struct MHD_Connection *c, req *r, http_session *s,
+                                 struct MHD_Response *res)
+{
+    hv_mhd->add_response_header(res, "Content-Type", "text/event-stream");
+    hv_mhd->add_response_header(res, "Cache-Control", "no-cache");
+    hv_mhd->add_response_header(res, "X-Accel-Buffering", "no"); /* nginx: do not buffer */
+    if (r->session[0]) /* a stateless request's stream names no session */
+        hv_mhd->add_response_header(res, "Mcp-Session-Id", http_session_id(s));
+    r->status = 200;
+    r->sse = 1;
+    enum MHD_Result rc = hv_mhd->queue_response(c, 200, res);
+    hv_mhd->destroy_response(res);
+    return rc;
+}
+
+/* A stream sent as it comes: each event written as it is queued. */
 static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *s)
 {
     sse *x = malloc(sizeof *x);
@@ -109,16 +129,36 @@ static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *
         free(x);
         return MHD_NO;
     }
-    hv_mhd->add_response_header(res, "Content-Type", "text/event-stream");
-    hv_mhd->add_response_header(res, "Cache-Control", "no-cache");
-    hv_mhd->add_response_header(res, "X-Accel-Buffering", "no"); /* nginx: do not buffer */
-    if (r->session[0]) /* a stateless request's stream names no session */
-        hv_mhd->add_response_header(res, "Mcp-Session-Id", http_session_id(s));
-    r->status = 200;
-    r->sse = 1;
-    enum MHD_Result rc = hv_mhd->queue_response(c, 200, res);
-    hv_mhd->destroy_response(res);
-    return rc;
+    return queue_sse(c, r, s, res);
+}
+
+/* How long a call's SSE answer waits for the call to be over before its
+ * headers go out.  A call over by then is sent whole, headers and every
+ * event in one write with a Content-Length: streamed, a cheap call's
+ * answer was four writes on the socket (headers, priming event, the
+ * response, the last chunk), each a wake-up of the client.  A message
+ * that must reach the client while the call runs (progress, approvals,
+ * elicitations) ends the wait at once, so nothing waits on it; a long
+ * call's headers come this much later, and its events as before. */
+#define SETTLE_MS 20
+
+/* A stream whose call is over, sent whole. */
+static enum MHD_Result send_sse_whole(struct MHD_Connection *c, req *r, http_session *s)
+{
+    vt_strbuf body = VT_STRBUF_INIT;
+    if (http_stream_take_all(r->st, &body) != 0) {
+        strbuf_reset(&body);
+        return MHD_NO;
+    }
+    size_t len = body.len;
+    char *data = strbuf_take(&body);
+    struct MHD_Response *res = hv_mhd->create_response_from_buffer(
+        len, data ? data : (void *)"", data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!res) {
+        free(data);
+        return MHD_NO;
+    }
+    return queue_sse(c, r, s, res);
 }
 
 /* ---- the MCP endpoint --------------------------------------------------- */
@@ -222,8 +262,12 @@ static http_session *post_session(struct MHD_Connection *c, req *r, const char *
 static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_session *s, int call,
                                    int is_init)
 {
-    if (call && accepts(c, "text/event-stream"))
+    if (call && accepts(c, "text/event-stream")) {
+        int settles = r->tool[0] || strcmp(r->rpc, "tools/call") == 0;
+        if (settles && http_stream_settle(r->st, SETTLE_MS))
+            return send_sse_whole(c, r, s);
         return send_sse(c, r, s);
+    }
     struct msg *answer = http_stream_wait_answer(r->st, conn_fd(c));
     const char *text = answer ? http_answer_text(answer) : NULL;
     if (is_init && (!text || !http_stream_answer_ok(r->st))) {
@@ -267,6 +311,8 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
     }
     if (!accepts(c, "text/event-stream"))
         http_stream_json_only(r->st);
+    if (is_call && cJSON_IsString(tool))
+        http_stream_may_run_here(r->st, tool->valuestring);
     /* A subscriptions/listen answer is a stream of notices that lasts
      * until the client closes it. */
     int streamed = is_call || strcmp(name, "subscriptions/listen") == 0;

@@ -8,6 +8,7 @@
 #include "http_session_int.h"
 #include "http_workers.h"
 #include "json_exact.h"
+#include "registry.h"
 #include "registry_view.h"
 
 /* A number id's text: the engine echoes ids exactly as sent (a raw item
@@ -147,8 +148,9 @@ int hs_route_out(void *ud, const mcp_out *o)
     if (o->version && !s->version[0])
         snprintf(s->version, sizeof s->version, "%s", o->version);
     http_stream *to = route_locked(s, o);
-    if (to && to->json_only && o->kind == MCP_OUT_REQUEST) {
-        /* A JSON answer cannot carry a request to the client: the
+    if (to && (to->json_only || to->running_here) && o->kind == MCP_OUT_REQUEST) {
+        /* A JSON answer cannot carry a request to the client, nor can a
+         * stream whose connection's thread is running the call: the
          * engine's request fails at once instead of waiting forever. */
         free(m);
         rc = -1;
@@ -243,6 +245,38 @@ static void call_main(void *arg)
     pthread_mutex_unlock(&hs_mu);
 }
 
+void http_stream_may_run_here(http_stream *st, const char *name)
+{
+    /* Only reading, on this machine: no command to wait for, no other
+     * server to relay for (a dynamic tool is another server's), so its
+     * client going away while it runs costs little, and a stream quiet
+     * while it runs needs no keep-alive. */
+    const uint32_t slow = VT_EFFECT_EXECUTES | VT_EFFECT_NETWORK | VT_EFFECT_MUTATES_WORKSPACE;
+    const tool_entry *e = name ? registry_find(name) : NULL;
+    int here = e && !e->dynamic && (e->t.effects & VT_EFFECT_READ_ONLY) && !(e->t.effects & slow);
+    pthread_mutex_lock(&st->s->mu);
+    st->may_run_here = here;
+    pthread_mutex_unlock(&st->s->mu);
+}
+
+/* Whether the call of `st` runs on this thread: see http_session_submit.
+ * A client that declared no capability is asked nothing (call_client.c
+ * refuses every request but a ping; an approval is not asked at all), so
+ * its call never waits on a message of this stream reaching it, and the
+ * hand-over to a call thread and back (two wake-ups) is saved. */
+static int runs_here(http_session *s, http_stream *st)
+{
+    pthread_mutex_lock(&s->mu);
+    int here = st->may_run_here && !st->progress;
+    pthread_mutex_unlock(&s->mu);
+    if (!here || mcp_server_client_caps(s->eng) != 0)
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    st->running_here = 1; /* a ping to the client fails at once */
+    pthread_mutex_unlock(&s->mu);
+    return 1;
+}
+
 int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
 {
     struct mcp_call *call = NULL;
@@ -253,7 +287,6 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     hs_tl_stream = NULL;
     if (!call)
         return 0;
-    job *j = malloc(sizeof *j);
     pthread_mutex_lock(&hs_mu);
     s->refs++;
     hs_threads++;
@@ -262,17 +295,16 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     st->refs++;
     s->threads++;
     pthread_mutex_unlock(&s->mu);
+    job *j = runs_here(s, st) ? NULL : malloc(sizeof *j);
     if (j) {
         *j = (job){s, st, call, 1};
         if (hs_workers_run(call_main, j) == 0)
             return 1;
-        j->heap = 0;
-        job local = *j;
         free(j);
-        call_main(&local); /* no thread: run it here; the answer still arrives */
-    } else {
-        job local = {s, st, call, 0};
-        call_main(&local);
     }
+    /* Here: a call that waits on nothing of its client, or no thread
+     * to be had (the answer still arrives). */
+    job local = {s, st, call, 0};
+    call_main(&local);
     return 1;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <vthost/plugin.h>
 #include "mcp_server.h"
 
 #define HTTP_SESSION_ID_LEN 32
@@ -80,12 +81,27 @@ http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON 
 /* Hand one parsed message (taken) to the session's engine on behalf of
  * `st` (NULL for a notification or response), with the request's
  * MCP-Protocol-Version header (NULL: none); a tools/call is run on a
- * thread of its own.  Returns 1 when a call was started, else 0. */
+ * thread of its own, or, when `st` may run it here
+ * (http_stream_may_run_here) and the session's client can be asked
+ * nothing (it declared no elicitation, sampling or roots: no approval
+ * can be put to it), on this thread before this returns.  Returns 1 when
+ * a call was started, else 0. */
 int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version);
 /* The next bytes of an SSE stream, waiting for them; `fd` is the
  * connection's socket, watched for the client going away.  Returns the
  * count, -1 at the end of the stream, -2 when the client has gone. */
 ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd);
+/* Wait up to `wait_ms` for the call of POST stream `st` to be over.  1
+ * when it is (its response, or its end, is queued: the whole stream can
+ * be taken at once); 0 as soon as a message that is not the last is
+ * queued (a progress notification, a request to the client: it must go
+ * out while the call runs), the client or session is gone, or the time
+ * is up. */
+int http_stream_settle(http_stream *st, int wait_ms);
+/* The whole of a stream whose call is over (http_stream_settle), as the
+ * bytes http_stream_read would have handed out, appended to *out.  0, or
+ * -1 when out of memory. */
+int http_stream_take_all(http_stream *st, vt_strbuf *out);
 /* JSON mode: wait for the answer.  Returns the response as the engine
  * handed it over (its text: http_answer_text; free with free()) or NULL
  * when the client went away or the session ended. */
@@ -101,6 +117,14 @@ void http_stream_close(http_stream *st);
 /* For the access log: the tool called ("" for none) and the decision
  * ("allow", "deny", "invalid", "unknown", "failed", "cancelled" or ""). */
 void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision);
+
+/* The call of POST stream `st`, a tools/call of tool `name` asking for
+ * no progress, may run on the connection's thread (see
+ * http_session_submit) when nothing of it can wait on the client: the
+ * tool only reads (a plugin's own tool, neither executing nor on the
+ * network).  Whether it does is settled once the engine has taken the
+ * message. */
+void http_stream_may_run_here(http_stream *st, const char *name);
 
 /* The answer goes out as JSON: a request of the call to the client
  * (elicitation, sampling) cannot be delivered and fails at once. */

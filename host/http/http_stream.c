@@ -1,6 +1,7 @@
 /* The streams of an HTTP session: one POSTed request's answer or the
  * session's GET stream, read by the connection's thread (see
  * http_session.h and http_session_int.h). */
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "http_session_int.h"
+#include "strbuf.h"
 
 http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress)
 {
@@ -302,6 +304,34 @@ ssize_t http_stream_read(http_stream *st, char *buf, size_t max, int fd)
                 return -2;
             }
         }
+    }
+}
+
+int http_stream_settle(http_stream *st, int wait_ms)
+{
+    http_session *s = st->s;
+    struct timespec end;
+    mono_deadline_ms(&end, wait_ms);
+    pthread_mutex_lock(&s->mu);
+    int over;
+    while (!(over = st->answered || st->call_over) && !st->head && !st->gone && !s->drained &&
+           mono_cond_wait(&st->cond, &s->mu, &end) != ETIMEDOUT)
+        ;
+    pthread_mutex_unlock(&s->mu);
+    return over;
+}
+
+int http_stream_take_all(http_stream *st, vt_strbuf *out)
+{
+    /* The call is over: the reads below never wait, and the last one
+     * keeps the log for a resume as a streamed answer's would. */
+    char buf[16 * 1024];
+    for (;;) {
+        ssize_t n = http_stream_read(st, buf, sizeof buf, -1);
+        if (n == -1)
+            return 0;
+        if (n < 0 || strbuf_append(out, buf, (size_t)n) != 0)
+            return -1;
     }
 }
 

@@ -14,7 +14,7 @@
 // of HTTP rate / stdio rate (>= 1: HTTP as fast as stdio).  The server's
 // CPU per call (user + system, from /proc) is printed beside it.
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,11 +99,20 @@ async function stdioClient(era) {
 }
 
 // The HTTP server.
+// Its stderr (the access log: a line per request) goes to a file, as it
+// would to a terminal or a journal: read by the clients, each line would
+// wake them once per call and bill the transport for the bench's reading.
 async function httpServer() {
-  const p = spawn(bin, [...base, "--http", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "pipe"], env });
+  const log = join(cfg, "server.log");
+  const fd = openSync(log, "w");
+  const p = spawn(bin, [...base, "--http", "127.0.0.1:0"], { stdio: ["ignore", "ignore", fd], env });
+  closeSync(fd);
   let err = "";
-  p.stderr.on("data", (d) => (err += d));
-  while (!/listening on (\S+),/.test(err)) await new Promise((r) => setTimeout(r, 20));
+  while (!/listening on (\S+),/.test(err)) {
+    if (p.exitCode !== null) throw new Error(`vthost serve --http exited: ${err}`);
+    await new Promise((r) => setTimeout(r, 20));
+    err = readFileSync(log, "utf8");
+  }
   const url = new URL(err.match(/listening on (\S+),/)[1]);
   const token = readFileSync(join(cfg, "vthost", "http-token"), "utf8").trim();
   return { p, url, token, close: () => (p.kill("SIGTERM"), new Promise((r) => p.on("exit", r))) };
@@ -152,8 +161,8 @@ async function httpClient(srv, era) {
       waiter = (text) => {
         const status = Number(text.slice(9, 12));
         if (status >= 300) return reject(new Error(text));
-        const s = text.match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
-        if (!sid && s) sid = s[1];
+        const s = !sid && text.slice(0, text.indexOf("\r\n\r\n")).match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
+        if (s) sid = s[1];
         if (m.id !== undefined && !text.includes('"result"')) return reject(new Error(`no result: ${text}`));
         resolve(text);
       };
@@ -170,6 +179,7 @@ async function httpClient(srv, era) {
 async function run(clients, era, call, pids) {
   let id = 1;
   const c0 = pids.reduce((a, p) => a + cpuTicks(p), 0);
+  const u0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await Promise.all(
     clients.map(async (c) => {
@@ -178,8 +188,9 @@ async function run(clients, era, call, pids) {
   );
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = (pids.reduce((a, p) => a + cpuTicks(p), 0) - c0) * TICK_US;
+  const u = process.cpuUsage(u0);
   const calls = N * clients.length;
-  return { rate: calls / s, cpuUs: cpu / calls };
+  return { rate: calls / s, cpuUs: cpu / calls, clientUs: (u.user + u.system) / calls };
 }
 
 const median = (v) => {
@@ -202,7 +213,7 @@ for (const era of ERAS) {
 
 const workloads = [];
 for (const call of CALLS)
-  for (const k of CLIENTS) for (const era of ERAS) workloads.push({ call, k, era, ratios: [], st: [], ht: [], scpu: [], hcpu: [] });
+  for (const k of CLIENTS) for (const era of ERAS) workloads.push({ call, k, era, ratios: [], st: [], ht: [], scpu: [], hcpu: [], sc: [], hc: [] });
 
 for (let r = 0; r < ROUNDS; r++) {
   for (const w of workloads) {
@@ -215,16 +226,20 @@ for (let r = 0; r < ROUNDS; r++) {
     else (b = await doHttp()), (a = await doStdio());
     w.ratios.push(b.rate / a.rate);
     w.st.push(a.rate), w.ht.push(b.rate), w.scpu.push(a.cpuUs), w.hcpu.push(b.cpuUs);
+    w.sc.push(a.clientUs), w.hc.push(b.clientUs);
   }
 }
 
 const name = (w) => (w.call === "ping" ? (w.era === "2025" ? "ping" : "server/discover") : "tools/call search_tools");
 console.log(`${N} calls per client per run, ${ROUNDS} rounds (paired, alternating); medians`);
-console.log("workload                          clients  era         stdio/s   HTTP/s  HTTP/stdio  server CPU/call stdio  HTTP");
+console.log(
+  "workload                          clients  era         stdio/s   HTTP/s  HTTP/stdio  server CPU/call stdio  HTTP   client CPU/call stdio  HTTP",
+);
 for (const w of workloads) {
   const era = w.era === "2025" ? "2025 sess" : "2026 stateless";
   console.log(
-    `${name(w).padEnd(34)}${String(w.k).padStart(7)}  ${era.padEnd(14)}${median(w.st).toFixed(0).padStart(7)}  ${median(w.ht).toFixed(0).padStart(7)}  ${median(w.ratios).toFixed(2).padStart(9)}x  ${median(w.scpu).toFixed(0).padStart(15)} us ${median(w.hcpu).toFixed(0).padStart(4)} us`,
+    `${name(w).padEnd(34)}${String(w.k).padStart(7)}  ${era.padEnd(14)}${median(w.st).toFixed(0).padStart(7)}  ${median(w.ht).toFixed(0).padStart(7)}  ${median(w.ratios).toFixed(2).padStart(9)}x  ${median(w.scpu).toFixed(0).padStart(15)} us ${median(w.hcpu).toFixed(0).padStart(4)} us` +
+      `${median(w.sc).toFixed(0).padStart(20)} us ${median(w.hc).toFixed(0).padStart(4)} us`,
   );
 }
 

@@ -1,0 +1,97 @@
+/* The access log (http_log.c): each request one line that is one JSON
+ * object, whatever the client put in the fields it names (path, method,
+ * tool): quotes, backslashes and control characters are escaped, never
+ * a second line or a field of the client's making. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+#include "http_log.h"
+
+/* The log's text after writing `e` to a fresh file. */
+static char *log_of(const http_log_entry *e)
+{
+    char path[] = "/tmp/vthost-http-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(http_log_open(path), 0);
+    http_log_write(e);
+    http_log_close();
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    char *text = calloc(1, 8192);
+    size_t n = fread(text, 1, 8191, f);
+    text[n] = 0;
+    fclose(f);
+    unlink(path);
+    return text;
+}
+
+static void test_fields_escaped_one_line(void **state)
+{
+    (void)state;
+    const char *path = "/mcp\",\"status\":200,\"x\":\"\n{\"forged\":1}\\";
+    const char *tool = "t\001\037\x7f\t\"\xc3\xa9";
+    http_log_entry e = {.remote = "127.0.0.1",
+                        .method = "POST",
+                        .path = path,
+                        .status = 401,
+                        .session = "",
+                        .rpc = "tools/call",
+                        .tool = tool,
+                        .decision = "deny",
+                        .ms = 12.34};
+    char *text = log_of(&e);
+    char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    assert_string_equal(nl + 1, ""); /* one line */
+    *nl = 0;
+    cJSON *o = cJSON_Parse(text);
+    assert_non_null(o);
+    assert_string_equal(cJSON_GetObjectItem(o, "path")->valuestring, path);
+    assert_string_equal(cJSON_GetObjectItem(o, "tool")->valuestring, tool);
+    assert_int_equal(cJSON_GetObjectItem(o, "status")->valueint, 401);
+    assert_null(cJSON_GetObjectItem(o, "forged"));
+    assert_null(cJSON_GetObjectItem(o, "session")); /* empty: left out */
+    assert_string_equal(cJSON_GetObjectItem(o, "decision")->valuestring, "deny");
+    assert_true(cJSON_GetObjectItem(o, "ms")->valuedouble > 12.2);
+    assert_true(cJSON_GetObjectItem(o, "ms")->valuedouble < 12.4);
+    assert_non_null(cJSON_GetObjectItem(o, "time"));
+    assert_int_equal(cJSON_GetArraySize(o), 9);
+    cJSON_Delete(o);
+    free(text);
+}
+
+static void test_whole_ms_and_long_fields(void **state)
+{
+    (void)state;
+    char tool[64];
+    memset(tool, '"', sizeof tool - 1); /* every byte escaped */
+    tool[sizeof tool - 1] = 0;
+    http_log_entry e = {.remote = "::1", .method = "GET", .path = "/mcp", .status = 200,
+                        .tool = tool, .ms = 3.0};
+    char *text = log_of(&e);
+    cJSON *o = cJSON_Parse(text);
+    assert_non_null(o);
+    assert_string_equal(cJSON_GetObjectItem(o, "tool")->valuestring, tool);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(o, "ms")));
+    assert_non_null(strstr(text, "\"ms\":3}"));
+    cJSON_Delete(o);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fields_escaped_one_line),
+        cmocka_unit_test(test_whole_ms_and_long_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
