@@ -25,7 +25,7 @@
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
-    w->dirfd = -1;
+    w->dirfd = w->rootfd = -1;
     return cs_matcher_init(&w->m, q);
 }
 
@@ -37,9 +37,11 @@ void cs_worker_free(cs_worker *w)
     free(w->buf);
     if (w->dirfd >= 0)
         close(w->dirfd);
+    if (w->rootfd >= 0)
+        close(w->rootfd);
     free(w->dir);
     memset(w, 0, sizeof *w);
-    w->dirfd = -1;
+    w->dirfd = w->rootfd = -1;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -271,13 +273,14 @@ static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
     w->dirlen = (size_t)-1; /* no directory yet */
     if (VT_GROW(&w->dir, &w->dircap, n + 1) != 0)
         return VT_ERR_NOMEM;
-    char path[8192];
-    if ((size_t)snprintf(path, sizeof path, "%s/%.*s", root, (int)n, rel) >= sizeof path)
+    if (w->rootfd < 0 && (w->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         return 0;
     memcpy(w->dir, rel, n);
     w->dir[n] = '\0';
     w->dirlen = n;
-    w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* Relative to the root, opened once: the root's own components are
+     * not walked again for every directory. */
+    w->dirfd = openat(w->rootfd, n ? w->dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     return 0;
 }
 

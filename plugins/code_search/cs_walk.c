@@ -43,6 +43,7 @@ typedef struct task {
 typedef struct shared {
     const char *root;
     size_t rootlen;
+    int rootfd; /* the root (O_PATH): directories open relative to it */
     uint64_t mask;
     int want_dirs;
     int (*skip)(void *ud, const char *rel, int is_dir);
@@ -167,12 +168,16 @@ typedef struct dent {
  * which ignore files it has.  Listed with getdents64 on a plain
  * descriptor: opendir would also fstat the directory and allocate a
  * buffer, once per directory of the tree, for nothing the walk uses. */
-static int list_dir(const char *path, char *dbuf, dent **out, size_t *count, unsigned *which)
+static int list_dir(int rootfd, const char *rel, char *dbuf, dent **out, size_t *count,
+                    unsigned *which)
 {
     *out = NULL;
     *count = 0;
     *which = 0;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    /* Relative to the root: the kernel walks the directory's own path,
+     * not the root's components again for every directory. */
+    int fd = openat(rootfd, *rel ? rel : ".",
+                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0; /* unreadable directories are skipped, like rg */
     size_t cap = 0;
@@ -270,7 +275,7 @@ static int walk_dir(walker *k, const task *t)
     size_t count;
     unsigned which;
     const frame *fr = t->fr;
-    int rc = list_dir(k->path, k->dbuf, &ents, &count, &which);
+    int rc = list_dir(sh->rootfd, t->rel, k->dbuf, &ents, &count, &which);
     if (rc == 0)
         rc = make_frame(sh, t->rel, n, which, t->fr, &fr);
     size_t base = sh->rootlen + 1 + n + (n ? 1 : 0);
@@ -410,7 +415,10 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask
     } else {
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
-        rc = walk_tree(&sh, srel, threads, out);
+        sh.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        rc = sh.rootfd < 0 ? VT_ERR_NOT_FOUND : walk_tree(&sh, srel, threads, out);
+        if (sh.rootfd >= 0)
+            close(sh.rootfd);
         for (size_t i = 0; i < sh.nq; i++)
             free(sh.q[i].rel);
         free(sh.q);
