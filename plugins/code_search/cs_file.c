@@ -91,20 +91,41 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
     return 1;
 }
 
+/* Every match (up to limit; 0: all) in w->sp, none in a binary file.  A
+ * byte search first asks whether there is any match (most files of a
+ * search have none, and the binary probe would be wasted on them); the
+ * folding search, slow on binary bytes, probes first. */
+static int find_matches(cs_worker *w, const char *buf, size_t len, size_t limit)
+{
+    size_t probe = len < BINARY_PROBE ? len : BINARY_PROBE;
+    int probed = w->m.q->fold_lines;
+    w->nsp = 0;
+    if (probed && memchr(buf, '\0', probe))
+        return 0;
+    int rc = cs_match_all(&w->m, buf, len, probed ? limit : 1, &w->sp, &w->nsp, &w->capsp);
+    if (rc < 0 || w->nsp == 0 || probed)
+        return rc;
+    if (memchr(buf, '\0', probe)) {
+        w->nsp = 0;
+        return 0;
+    }
+    if (limit == 1)
+        return 0;
+    w->nsp = 0;
+    return cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+}
+
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
                 size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
-    if (memchr(buf, '\0', len < BINARY_PROBE ? len : BINARY_PROBE))
-        return 0;
     unsigned code = (1u << CS_DEF) | (1u << CS_USE);
     int classify = lexer != CS_LEX_NONE && (cats & code);
     /* Without code categories every match is text: stop at the cap. */
     size_t limit = classify ? 0 : cap;
     if (!classify && !(cats & (1u << CS_TEXT)))
         return 0;
-    w->nsp = 0;
-    int rc = cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+    int rc = find_matches(w, buf, len, limit);
     if (rc < 0 || w->nsp == 0)
         return rc;
     /* Lexing only decides between identifier and text: skip it when no

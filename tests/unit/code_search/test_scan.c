@@ -43,6 +43,9 @@ static void test_smart_case_unicode(void **state)
     /* All lower-case: case-insensitive with full Unicode folding (ß = ss). */
     expect_search(root, NULL, "straße", TEXT, 20,
                   "T u.txt:1:1 T u.txt:2:1 T u.txt:3:1 T u.txt:5:1");
+    /* A binary file (a NUL in its first 8 KiB) gives no hits, whichever
+     * search finds the match: the byte scan, PCRE2 or the folding one. */
+    tu_write(root, "bin.dat", "strasse Straße STRASSE\0", 24);
     expect_search(root, NULL, "école", TEXT, 20,
                   "T u.txt:4:1 T u.txt:4:8 T u.txt:4:15");
     /* An upper-case letter, ASCII or not, makes it case-sensitive. */
