@@ -434,19 +434,25 @@ typedef struct lang_rules {
     size_t npat;
     int nocase;           /* keywords match in any case (SQL) */
     short slot[KW_SLOTS]; /* index into kws + 1; 0 empty */
+    /* Bit n of edge[0][c] (edge[1][c]): some keyword of n bytes starts
+     * (ends) with the byte c.  Most identifiers fail one of the two and
+     * are known not to be keywords without hashing them. */
+    uint32_t edge[2][256];
 } lang_rules;
 
+/* Designated: the tables built at start-up (slot, edge) start zeroed. */
 #define RULES(k, p)                                                                                \
     {                                                                                              \
-        k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], 0, { 0 }                             \
+        .kws = k, .nkw = sizeof k / sizeof k[0], .pats = p, .npat = sizeof p / sizeof p[0]         \
     }
 #define RULES_NOCASE(k, p)                                                                         \
     {                                                                                              \
-        k, sizeof k / sizeof k[0], p, sizeof p / sizeof p[0], 1, { 0 }                             \
+        .kws = k, .nkw = sizeof k / sizeof k[0], .pats = p, .npat = sizeof p / sizeof p[0],        \
+        .nocase = 1                                                                                \
     }
 #define KWONLY(k)                                                                                  \
     {                                                                                              \
-        k, sizeof k / sizeof k[0], NULL, 0, 0, { 0 }                                               \
+        .kws = k, .nkw = sizeof k / sizeof k[0]                                                    \
     }
 enum {
     R_CPP,
@@ -520,10 +526,20 @@ static void init_rules(void)
     for (int r = 0; r < R_COUNT; r++) {
         lang_rules *lr = &RULESET[r];
         for (size_t i = 0; i < lr->nkw; i++) {
-            unsigned h = kw_hash(lr->kws[i].w, strlen(lr->kws[i].w), lr->nocase) % KW_SLOTS;
+            size_t n = strlen(lr->kws[i].w);
+            unsigned h = kw_hash(lr->kws[i].w, n, lr->nocase) % KW_SLOTS;
             while (lr->slot[h])
                 h = (h + 1) % KW_SLOTS;
             lr->slot[h] = (short)(i + 1);
+            if (n > 0 && n < 32)
+                for (int e = 0; e < 2; e++) {
+                    unsigned char c = (unsigned char)lr->kws[i].w[e ? n - 1 : 0];
+                    lr->edge[e][c] |= 1u << n;
+                    if (lr->nocase && c >= 'a' && c <= 'z')
+                        lr->edge[e][c - 32] |= 1u << n;
+                    if (lr->nocase && c >= 'A' && c <= 'Z')
+                        lr->edge[e][c + 32] |= 1u << n;
+                }
         }
         for (size_t i = 0; i < RULESET[r].npat; i++) {
             pat *p = &RULESET[r].pats[i];
@@ -583,6 +599,9 @@ static int rules_of(int lexer)
 
 static char keyword(const lang_rules *r, const char *s, size_t n)
 {
+    if (n == 0 || n >= 32 || !(r->edge[0][(unsigned char)s[0]] & (1u << n)) ||
+        !(r->edge[1][(unsigned char)s[n - 1]] & (1u << n)))
+        return 'i';
     for (unsigned h = kw_hash(s, n, r->nocase) % KW_SLOTS; r->slot[h]; h = (h + 1) % KW_SLOTS) {
         const kw *k = &r->kws[r->slot[h] - 1];
         if ((r->nocase ? strncasecmp(k->w, s, n) : strncmp(k->w, s, n)) == 0 && k->w[n] == '\0')

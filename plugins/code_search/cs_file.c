@@ -25,7 +25,7 @@
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
-    w->dirfd = -1;
+    w->dirfd = w->rootfd = -1;
     return cs_matcher_init(&w->m, q);
 }
 
@@ -37,9 +37,11 @@ void cs_worker_free(cs_worker *w)
     free(w->buf);
     if (w->dirfd >= 0)
         close(w->dirfd);
+    if (w->rootfd >= 0)
+        close(w->rootfd);
     free(w->dir);
     memset(w, 0, sizeof *w);
-    w->dirfd = -1;
+    w->dirfd = w->rootfd = -1;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -89,20 +91,41 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
     return 1;
 }
 
+/* Every match (up to limit; 0: all) in w->sp, none in a binary file.  A
+ * byte search first asks whether there is any match (most files of a
+ * search have none, and the binary probe would be wasted on them); the
+ * folding search, slow on binary bytes, probes first. */
+static int find_matches(cs_worker *w, const char *buf, size_t len, size_t limit)
+{
+    size_t probe = len < BINARY_PROBE ? len : BINARY_PROBE;
+    int probed = w->m.q->fold_lines;
+    w->nsp = 0;
+    if (probed && memchr(buf, '\0', probe))
+        return 0;
+    int rc = cs_match_all(&w->m, buf, len, probed ? limit : 1, &w->sp, &w->nsp, &w->capsp);
+    if (rc < 0 || w->nsp == 0 || probed)
+        return rc;
+    if (memchr(buf, '\0', probe)) {
+        w->nsp = 0;
+        return 0;
+    }
+    if (limit == 1)
+        return 0;
+    w->nsp = 0;
+    return cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+}
+
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
                 size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
-    if (memchr(buf, '\0', len < BINARY_PROBE ? len : BINARY_PROBE))
-        return 0;
     unsigned code = (1u << CS_DEF) | (1u << CS_USE);
     int classify = lexer != CS_LEX_NONE && (cats & code);
     /* Without code categories every match is text: stop at the cap. */
     size_t limit = classify ? 0 : cap;
     if (!classify && !(cats & (1u << CS_TEXT)))
         return 0;
-    w->nsp = 0;
-    int rc = cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+    int rc = find_matches(w, buf, len, limit);
     if (rc < 0 || w->nsp == 0)
         return rc;
     /* Lexing only decides between identifier and text: skip it when no
@@ -271,13 +294,14 @@ static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
     w->dirlen = (size_t)-1; /* no directory yet */
     if (VT_GROW(&w->dir, &w->dircap, n + 1) != 0)
         return VT_ERR_NOMEM;
-    char path[8192];
-    if ((size_t)snprintf(path, sizeof path, "%s/%.*s", root, (int)n, rel) >= sizeof path)
+    if (w->rootfd < 0 && (w->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         return 0;
     memcpy(w->dir, rel, n);
     w->dir[n] = '\0';
     w->dirlen = n;
-    w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* Relative to the root, opened once: the root's own components are
+     * not walked again for every directory. */
+    w->dirfd = openat(w->rootfd, n ? w->dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     return 0;
 }
 

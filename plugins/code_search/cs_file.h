@@ -30,7 +30,8 @@ typedef struct cs_worker {
     /* The directory of the last file opened (files come in path order, so
      * most files are opened relative to it, without a path walk). */
     int dirfd;
-    char *dir; /* its workspace-relative path */
+    char *dir;  /* its workspace-relative path */
+    int rootfd; /* the workspace root (O_PATH), opened at the first file */
     size_t dirlen, dircap;
 } cs_worker;
 

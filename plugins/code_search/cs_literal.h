@@ -1,5 +1,5 @@
 /* The literal byte search behind a case-insensitive ASCII query:
- * 16 candidate positions at a time are tested for the query's two rarest
+ * 16 (32 with AVX2) candidate positions at a time are tested for the query's two rarest
  * bytes at their offsets (both ASCII cases of a letter when the search
  * ignores case), and only where both are present is the query compared in
  * place.  Same matches as a PCRE2 literal search (ASCII-caseless when
@@ -16,6 +16,7 @@ typedef struct cs_lit {
     size_t at[2];          /* offsets of the two rarest bytes (equal when n is 1) */
     unsigned char want[2]; /* those bytes (lowered when caseless) */
     unsigned char fold[2]; /* 0x20 when either case of the byte matches */
+    int avx2;              /* the CPU has AVX2: 32 starts per step */
 } cs_lit;
 
 /* Prepare the search for the n-byte needle (n >= 1). */

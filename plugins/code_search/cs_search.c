@@ -35,6 +35,7 @@ typedef struct job {
     unsigned cats;    /* requested content categories */
     atomic_uint live; /* categories whose hits may still be returned */
     atomic_size_t next;
+    size_t batch; /* files claimed at once */
     atomic_int stop;
     int rc; /* first error */
     pthread_mutex_t lock;
@@ -44,11 +45,12 @@ typedef struct job {
     int early;        /* stopped early: output is truncated */
 } job;
 
-static void finish_file(job *j, size_t i, int rc)
+/* Files [lo, hi) are scanned (rc: the first error among them). */
+static void finish_files(job *j, size_t lo, size_t hi, int rc)
 {
     size_t max = (size_t)j->opt->max_results;
     pthread_mutex_lock(&j->lock);
-    if (i < j->nfiles) {
+    for (size_t i = lo; i < hi && i < j->nfiles; i++) {
         j->done[i] = 1;
         if (j->hits[i].dropped)
             j->dropped = 1;
@@ -81,31 +83,43 @@ static void finish_file(job *j, size_t i, int rc)
     pthread_mutex_unlock(&j->lock);
 }
 
+static int cancelled(job *j)
+{
+    if (!j->opt->cancelled || !j->opt->cancelled(j->opt->cancel_ud))
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    if (j->rc == 0)
+        j->rc = VT_ERR_CANCELLED;
+    pthread_mutex_unlock(&j->lock);
+    atomic_store(&j->stop, 1);
+    return 1;
+}
+
+/* Files are claimed a batch at a time: neighbours in path order share a
+ * directory, so a worker opens each directory about once instead of at
+ * every file the other worker took in between, and the lock that tracks
+ * the frontier is taken once per batch. */
 static void *worker_main(void *arg)
 {
     job *j = arg;
     cs_worker w;
     if (cs_worker_init(&w, j->q) < 0) {
-        finish_file(j, j->nfiles, VT_ERR_NOMEM);
+        finish_files(j, 0, 0, VT_ERR_NOMEM);
         cs_worker_free(&w);
         return NULL;
     }
     while (!atomic_load(&j->stop)) {
-        size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->nfiles)
+        size_t lo = atomic_fetch_add(&j->next, j->batch);
+        if (lo >= j->nfiles)
             break;
-        if (j->opt->cancelled && j->opt->cancelled(j->opt->cancel_ud)) {
-            pthread_mutex_lock(&j->lock);
-            if (j->rc == 0)
-                j->rc = VT_ERR_CANCELLED;
-            pthread_mutex_unlock(&j->lock);
-            atomic_store(&j->stop, 1);
-            break;
-        }
-        const cs_entry *e = &j->walk->v[j->files[i]];
-        int rc = cs_worker_scan(&w, j->opt->root, e->rel, e->lexer, j->cats, atomic_load(&j->live),
+        size_t hi = lo + j->batch < j->nfiles ? lo + j->batch : j->nfiles, i = lo;
+        int rc = 0;
+        for (; i < hi && rc == 0 && !atomic_load(&j->stop) && !cancelled(j); i++) {
+            const cs_entry *e = &j->walk->v[j->files[i]];
+            rc = cs_worker_scan(&w, j->opt->root, e->rel, e->lexer, j->cats, atomic_load(&j->live),
                                 j->cap, &j->hits[i]);
-        finish_file(j, i, rc);
+        }
+        finish_files(j, lo, i, rc);
     }
     cs_worker_free(&w);
     return NULL;
@@ -159,6 +173,12 @@ static int path_matches(cs_matcher *m, const cs_entry *e, const char *query)
 static int run_scan(job *j)
 {
     int nt = nthreads(j->opt, j->nfiles);
+    /* Small enough that the last batches still share out evenly. */
+    j->batch = j->nfiles / ((size_t)nt * 16);
+    if (j->batch < 1)
+        j->batch = 1;
+    if (j->batch > 32)
+        j->batch = 32;
     if (nt <= 1) {
         worker_main(j);
         return j->rc;

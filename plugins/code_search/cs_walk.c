@@ -22,8 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+
+/* Bytes of directory entries fetched per getdents64 call. */
+#define DENTS_BUF 32768
 
 typedef struct frame {
     const struct frame *up; /* the rules of the directories above */
@@ -39,6 +43,7 @@ typedef struct task {
 typedef struct shared {
     const char *root;
     size_t rootlen;
+    int rootfd; /* the root (O_PATH): directories open relative to it */
     uint64_t mask;
     int want_dirs;
     int (*skip)(void *ud, const char *rel, int is_dir);
@@ -58,6 +63,7 @@ typedef struct walker {
     cs_walk out; /* this thread's entries */
     pcre2_match_data *md;
     char path[8192]; /* root + "/" + rel */
+    char *dbuf;      /* DENTS_BUF bytes for getdents64 */
 } walker;
 
 static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lexer)
@@ -159,40 +165,45 @@ typedef struct dent {
 } dent;
 
 /* The directory's entries (without ".", "..", .git and .env files), and
- * which ignore files it has. */
-static int list_dir(const char *path, dent **out, size_t *count, unsigned *which)
+ * which ignore files it has.  Listed with getdents64 on a plain
+ * descriptor: opendir would also fstat the directory and allocate a
+ * buffer, once per directory of the tree, for nothing the walk uses. */
+static int list_dir(int rootfd, const char *rel, char *dbuf, dent **out, size_t *count,
+                    unsigned *which)
 {
     *out = NULL;
     *count = 0;
     *which = 0;
-    DIR *d = opendir(path);
-    if (!d)
+    /* Relative to the root: the kernel walks the directory's own path,
+     * not the root's components again for every directory. */
+    int fd = openat(rootfd, *rel ? rel : ".",
+                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
         return 0; /* unreadable directories are skipped, like rg */
     size_t cap = 0;
     int rc = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        const char *name = de->d_name;
-        if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-            continue;
-        if (strcmp(name, ".git") == 0 || is_env(name))
-            continue;
-        if (strcmp(name, ".ignore") == 0)
-            *which |= 1;
-        else if (strcmp(name, ".gitignore") == 0)
-            *which |= 2;
-        if (VT_GROW(out, &cap, *count + 1) != 0) {
-            rc = VT_ERR_NOMEM;
-            break;
+    ssize_t got;
+    while (rc == 0 && (got = getdents64(fd, dbuf, DENTS_BUF)) > 0) {
+        for (ssize_t off = 0; off < got && rc == 0;) {
+            const struct dirent64 *de = (const struct dirent64 *)(const void *)(dbuf + off);
+            off += de->d_reclen;
+            const char *name = de->d_name;
+            if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+                continue;
+            if (strcmp(name, ".git") == 0 || is_env(name))
+                continue;
+            if (strcmp(name, ".ignore") == 0)
+                *which |= 1;
+            else if (strcmp(name, ".gitignore") == 0)
+                *which |= 2;
+            char *nm = VT_GROW(out, &cap, *count + 1) == 0 ? strdup(name) : NULL;
+            if (!nm)
+                rc = VT_ERR_NOMEM;
+            else
+                (*out)[(*count)++] = (dent){nm, de->d_type};
         }
-        char *nm = strdup(name);
-        if (!nm) {
-            rc = VT_ERR_NOMEM;
-            break;
-        }
-        (*out)[(*count)++] = (dent){nm, de->d_type};
     }
-    closedir(d);
+    close(fd);
     return rc;
 }
 
@@ -264,7 +275,7 @@ static int walk_dir(walker *k, const task *t)
     size_t count;
     unsigned which;
     const frame *fr = t->fr;
-    int rc = list_dir(k->path, &ents, &count, &which);
+    int rc = list_dir(sh->rootfd, t->rel, k->dbuf, &ents, &count, &which);
     if (rc == 0)
         rc = make_frame(sh, t->rel, n, which, t->fr, &fr);
     size_t base = sh->rootlen + 1 + n + (n ? 1 : 0);
@@ -330,7 +341,7 @@ static int walk_tree(shared *sh, const char *srel, int threads, cs_walk *out)
         rc = VT_ERR_NOMEM;
     for (int i = 0; rc == 0 && i < threads; i++) {
         ks[i].sh = sh;
-        if (!(ks[i].md = cs_ignore_md()))
+        if (!(ks[i].md = cs_ignore_md()) || !(ks[i].dbuf = malloc(DENTS_BUF)))
             rc = VT_ERR_NOMEM;
         else if (i > 0 && pthread_create(&th[i], NULL, walk_main, &ks[i]) == 0)
             started = i;
@@ -361,6 +372,7 @@ static int walk_tree(shared *sh, const char *srel, int threads, cs_walk *out)
             cs_walk_free(w);
         }
         pcre2_match_data_free(ks[i].md);
+        free(ks[i].dbuf);
     }
     free(ks);
     free(th);
@@ -403,7 +415,10 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask
     } else {
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
-        rc = walk_tree(&sh, srel, threads, out);
+        sh.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        rc = sh.rootfd < 0 ? VT_ERR_NOT_FOUND : walk_tree(&sh, srel, threads, out);
+        if (sh.rootfd >= 0)
+            close(sh.rootfd);
         for (size_t i = 0; i < sh.nq; i++)
             free(sh.q[i].rel);
         free(sh.q);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # code_search against ripgrep, whole processes, paired and alternating
-# (../paired.js: each ratio is the median over rounds of code_search's
+# (cpu_paired.py, paired.js's method: each ratio is the median over rounds of code_search's
 # time over rg's in the same round).
 #
 #   tests/bench/code_search/bench.sh [BUILD_DIR] [ROUNDS]
@@ -12,9 +12,12 @@
 #   rg    rg -F -i -n QUERY TREE
 #   text  vthost call code_search {"query":Q,"result_types":["text"],"max_results":100}
 #   all   vthost call code_search {"query":Q,"max_results":100}
+#   old-*  the same calls of $CS_BENCH_OLD (another vthost binary), if set
 # Rare queries (fewer than 100 matches) make both tools read the whole
 # tree; with a common one code_search stops once its bound is met, so
 # those rows show the early stop rather than raw scan speed.
+# Each row gives the wall and the CPU time (user + system, wait4) and
+# their ratios to rg's; on a shared machine the CPU ratio is the steadier.
 set -eu
 BUILD=${1:-build}
 ROUNDS=${2:-10}
@@ -23,6 +26,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 [ -x "$VTHOST" ] || { echo "no vthost at $VTHOST (build first)"; exit 1; }
 command -v rg >/dev/null || { echo "ripgrep (rg) is required"; exit 1; }
 command -v node >/dev/null || { echo "node is required"; exit 1; }
+command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
 
 BASE=${CS_BENCH_DIR:-${TMPDIR:-/tmp}}
 INC=$BASE/cs_bench_include
@@ -54,18 +58,21 @@ echo "include: $(find "$INC" -type f | wc -l) files; 100k: $(find "$BIG" -type f
 # bench TREE QUERY WITH_ALL
 bench() {
     node -e '
-      const [vthost, tree, q, all, rounds, out] = process.argv.slice(1);
-      const call = a => [vthost, "--workspace", tree, "--profile", "advanced", "call",
-                         "code_search", JSON.stringify(a)];
-      const commands = [
-        { name: "rg", argv: ["rg", "-F", "-i", "-n", "--", q, tree], ok: [0, 1] },
-        { name: "text", argv: call({ query: q, result_types: ["text"], max_results: 100 }) },
-      ];
-      if (all === "1") commands.push({ name: "all", argv: call({ query: q, max_results: 100 }) });
+      const [vthost, old, tree, q, all, rounds, out] = process.argv.slice(1);
+      const call = (bin, a) => [bin, "--workspace", tree, "--profile", "advanced", "call",
+                                "code_search", JSON.stringify(a)];
+      const commands = [{ name: "rg", argv: ["rg", "-F", "-i", "-n", "--", q, tree], ok: [0, 1] }];
+      for (const [prefix, bin] of [["", vthost], ["old-", old]]) {
+        if (!bin) continue;
+        commands.push({ name: prefix + "text",
+                        argv: call(bin, { query: q, result_types: ["text"], max_results: 100 }) });
+        if (all === "1")
+          commands.push({ name: prefix + "all", argv: call(bin, { query: q, max_results: 100 }) });
+      }
       require("fs").writeFileSync(out, JSON.stringify({ rounds: +rounds, yardstick: "rg", commands }));
-    ' "$VTHOST" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json"
+    ' "$VTHOST" "${CS_BENCH_OLD:-}" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json"
     echo "$(basename "$1") '$2' (rg hits: $(rg -F -i -n -- "$2" "$1" | wc -l)):"
-    node "$HERE/../paired.js" "$WORK/spec.json"
+    python3 "$HERE/cpu_paired.py" "$WORK/spec.json"
 }
 
 for q in ${CS_BENCH_QUERIES:-pthread_mutex_lock size_t}; do

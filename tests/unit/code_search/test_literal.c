@@ -1,6 +1,6 @@
 /* The two-byte literal search against a plain byte-by-byte reference:
  * every needle length, every alignment, both cases, matches at the very
- * start and end of the buffer and across the 16-byte block boundaries,
+ * start and end of the buffer and across the 16- and 32-byte block boundaries,
  * near misses that share the rare bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +37,11 @@ static void check_all(const char *needle, int caseless, const char *buf, size_t 
     cs_lit l;
     size_t n = strlen(needle);
     cs_lit_init(&l, needle, n, caseless);
+    for (size_t from = 0; from <= len + 1; from++)
+        assert_ptr_equal(cs_lit_find(&l, buf, len, from),
+                         reference(needle, n, caseless, buf, len, from));
+    /* The 16-byte path as well where the CPU would take the 32-byte one. */
+    l.avx2 = 0;
     for (size_t from = 0; from <= len + 1; from++)
         assert_ptr_equal(cs_lit_find(&l, buf, len, from),
                          reference(needle, n, caseless, buf, len, from));

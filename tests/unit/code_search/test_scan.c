@@ -19,6 +19,8 @@
 #include "cs_test_util.h"
 #include "cs_types.h"
 
+#include <vthost/plugin.h>
+
 #define TEXT (1u << CS_TEXT)
 #define DEFS (1u << CS_DEF)
 #define USES (1u << CS_USE)
@@ -43,6 +45,9 @@ static void test_smart_case_unicode(void **state)
     /* All lower-case: case-insensitive with full Unicode folding (ß = ss). */
     expect_search(root, NULL, "straße", TEXT, 20,
                   "T u.txt:1:1 T u.txt:2:1 T u.txt:3:1 T u.txt:5:1");
+    /* A binary file (a NUL in its first 8 KiB) gives no hits, whichever
+     * search finds the match: the byte scan, PCRE2 or the folding one. */
+    tu_write(root, "bin.dat", "strasse Straße STRASSE\0", 24);
     expect_search(root, NULL, "école", TEXT, 20,
                   "T u.txt:4:1 T u.txt:4:8 T u.txt:4:15");
     /* An upper-case letter, ASCII or not, makes it case-sensitive. */
@@ -296,6 +301,53 @@ static void test_lexer_trailing_backslash(void **state)
     cs_toks_free(&t);
 }
 
+/* Workers claim neighbouring files in batches: the output is the same on
+ * one thread and on several, bounded or not; a cancelled search stops
+ * within a file of each worker and says so. */
+static int cancel_after(void *ud)
+{
+    int *calls = ud;
+    return __atomic_add_fetch(calls, 1, __ATOMIC_SEQ_CST) > 40;
+}
+
+static void test_batches_and_cancel(void **state)
+{
+    (void)state;
+    char *root = tu_mkdtemp();
+    char rel[64], body[64];
+    for (int d = 0; d < 40; d++)
+        for (int f = 0; f < 12; f++) {
+            snprintf(rel, sizeof rel, "d%02d/f%02d.c", d, f);
+            snprintf(body, sizeof body, "%*sint needle_%d;\n", f, "", d);
+            tu_write(root, rel, body, -1);
+        }
+    for (int max = 1; max <= 100; max += 33) {
+        char *one = tu_search_paths(root, NULL, "needle", TEXT, max, 0, 1);
+        char *two = tu_search_paths(root, NULL, "needle", TEXT, max, 0, 2);
+        char *four = tu_search_paths(root, NULL, "needle", 0, max, 0, 4);
+        char *four1 = tu_search_paths(root, NULL, "needle", 0, max, 0, 1);
+        assert_non_null(one);
+        assert_string_equal(one, two);
+        assert_string_equal(four, four1);
+        free(one);
+        free(two);
+        free(four);
+        free(four1);
+    }
+    int calls = 0;
+    cs_options o = {.root = root, .scope = root, .query = "needle", .categories = TEXT,
+                    .max_results = 100, .threads = 2, .cancelled = cancel_after,
+                    .cancel_ud = &calls};
+    cs_output out;
+    char *err = NULL;
+    assert_int_equal(cs_search(&o, &out, &err), VT_ERR_CANCELLED);
+    assert_string_equal(err, "cancelled");
+    assert_true(calls <= 41 + 2);
+    free(err);
+    tu_rmrf(root);
+    free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_text_is_one_set),
         cmocka_unit_test(test_empty_scope),
         cmocka_unit_test(test_lexer_trailing_backslash),
+        cmocka_unit_test(test_batches_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
