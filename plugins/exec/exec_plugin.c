@@ -802,6 +802,7 @@ static void exec_fini(void)
     enforce = 0;
     sandbox_free(sandbox_state);
     sandbox_mounts_fini();
+    sandbox_names_fini();
     sandbox_state = NULL;
     sandbox_config_free(&sandbox_cfg);
     env_policy_free(&env_pol);

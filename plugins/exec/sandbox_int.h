@@ -104,6 +104,12 @@ typedef struct sandbox_mnt {
 const sandbox_mnt *sandbox_mounts_hold(size_t *n);
 void sandbox_mounts_release(void);
 
+/* sandbox_names.c: present[i] = 1 when root/names[i] (names ends with
+ * NULL) is a directory or a regular file, by lstat or by what the last
+ * plan saw while the workspace index logged no change since. */
+void sandbox_names_present(const sandbox *sb, const char *root, const char *const *names,
+                           unsigned char *present);
+
 /* sandbox_paths.c: what this call protects and hides (parent side). */
 int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
 

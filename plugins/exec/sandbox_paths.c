@@ -187,17 +187,23 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     while (len > 1 && path[len - 1] == '/')
         path[--len] = '\0';
     int rc = VT_OK;
-    struct stat st;
     if (is_workspace) {
         /* the policy files, then the IDE and agent configuration (which
          * starts programs outside the sandbox just as well) */
         const char *const *names = protected_names(p->sb);
-        for (size_t i = 0; rc == VT_OK && names[i]; i++) {
+        size_t n = 0;
+        while (names[n])
+            n++;
+        unsigned char *present = malloc(n ? n : 1);
+        if (!present)
+            return VT_ERR_NOMEM;
+        sandbox_names_present(p->sb, path, names, present);
+        for (size_t i = 0; rc == VT_OK && i < n; i++) {
             char f[PATH_MAX + 16];
-            snprintf(f, sizeof f, "%s/%s", path, names[i]);
-            if (lstat(f, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+            if (present[i] && snprintf(f, sizeof f, "%s/%s", path, names[i]) < (int)sizeof f)
                 rc = add_ro(p, f);
         }
+        free(present);
     }
     if (rc != VT_OK)
         return rc;
