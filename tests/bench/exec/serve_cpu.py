@@ -6,12 +6,18 @@ command), against the namespaces alone (`unshare -m -p -n -i -u --fork
 shared machine the load falls on the wall figure, much less on CPU.
 
     tests/bench/exec/serve_cpu.py [--rounds R] [--calls N] VTHOST [OLD_VTHOST]
+    tests/bench/exec/serve_cpu.py --perf [--rounds R] [--calls N] VTHOST OLD_VTHOST
 
 Alternating rounds (A, B, A, B, ...) of N calls each; the serve's CPU is
 read from /proc/PID/stat (utime+stime of its threads, cutime+cstime of
 the reaped leaders) before and after a round, the floor's from wait4's
 rusage.  Prints per-call CPU and wall medians and the median of the
-per-round ratios.  Not a test: prints figures only.
+per-round ratios.  /proc counts in clock ticks (10 ms): keep N * the
+per-call CPU well above a second, or use --perf: each round then starts
+both serves under `perf stat -e task-clock` (the whole tree, in
+nanoseconds), alternates batches of 10 calls between them up to N each,
+and the round's ratio is of the two totals (start-up included, so keep
+N in the hundreds).  Not a test: prints figures only.
 """
 import argparse
 import os
@@ -51,16 +57,66 @@ def floor_round(ws, env, n):
     return cpu / n, (time.perf_counter() - t0) * 1e3 / n
 
 
+class PerfServe(Serve):
+    """A serve under `perf stat -e task-clock` (inherited by every thread
+    and child); close() returns the tree's CPU in milliseconds."""
+
+    def __init__(self, vt, ws, env, out):
+        self.out = out
+        self.p = subprocess.Popen(["perf", "stat", "-x,", "-e", "task-clock", "-o", out, vt,
+                                   "--approval", "sandboxed", "serve"], cwd=ws, env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.id = 0
+        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "serve_cpu", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self):
+        super().close()
+        with open(self.out) as f:
+            for line in f:
+                if "task-clock" in line:
+                    return float(line.split(",")[0])
+        sys.exit("perf stat gave no task-clock")
+
+
+def perf_rounds(a, ws, env, root):
+    ratios, ta, tb = [], [], []
+    for r in range(a.rounds):
+        sa = PerfServe(os.path.realpath(a.vthost), ws, env, os.path.join(root, "a%d" % r))
+        sb = PerfServe(os.path.realpath(a.old), ws, env, os.path.join(root, "b%d" % r))
+        for _ in range(max(1, a.calls // 10)):
+            for s in (sa, sb):
+                for _ in range(10):
+                    s.call()
+        n = max(1, a.calls // 10) * 10
+        ca, cb = sa.close() / n, sb.close() / n
+        ta.append(ca)
+        tb.append(cb)
+        ratios.append(ca / cb)
+    print(f"serve exec_command true / old build, perf stat task-clock: {a.rounds} rounds of "
+          f"{a.calls} calls each")
+    print(f"  CPU  {statistics.median(ta):6.3f} ms / {statistics.median(tb):6.3f} ms = "
+          f"{statistics.median(ratios):5.3f}x  (per-round ratios "
+          f"{' '.join('%.3f' % x for x in sorted(ratios))})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("vthost")
     ap.add_argument("old", nargs="?")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--calls", type=int, default=100)
+    ap.add_argument("--perf", action="store_true")
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="vthost-servecpu-")
     try:
         ws, env = scratch(root, "ws")
+        if a.perf:
+            if not a.old:
+                sys.exit("--perf compares two builds: VTHOST OLD_VTHOST")
+            return perf_rounds(a, ws, env, root)
         sa = Serve(os.path.realpath(a.vthost), ws, env)
         sb = Serve(os.path.realpath(a.old), ws, env) if a.old else None
         A = lambda: serve_round(sa, a.calls)
