@@ -237,6 +237,17 @@ ws_index_epoch ws_index_epoch_now(ws_index *ix, const char *root)
     return e;
 }
 
+int ws_index_watched(ws_index *ix, const char *name)
+{
+    if (!ix || !name || strchr(name, '/'))
+        return 0;
+    pthread_mutex_lock(&ix->mu);
+    uint32_t slot = !ix->built || !ix->n ? WSX_NONE : !*name ? 0 : wsx_find_child(ix, 0, name);
+    int w = slot != WSX_NONE && ix->d[slot].wd >= 0;
+    pthread_mutex_unlock(&ix->mu);
+    return w;
+}
+
 int ws_index_epoch_same(ws_index_epoch a, ws_index_epoch b)
 {
     return a.exact && b.exact && a.id == b.id && a.seq == b.seq && a.builds == b.builds;

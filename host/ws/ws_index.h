@@ -82,6 +82,10 @@ typedef struct ws_index_epoch {
 /* Not exact unless `ix` is the index of `root`. */
 ws_index_epoch ws_index_epoch_now(ws_index *ix, const char *root);
 int ws_index_epoch_same(ws_index_epoch a, ws_index_epoch b);
+/* 1 when the index has an inotify watch on the workspace ("") or on its
+ * top-level directory `name`: a directory it could not watch (unreadable
+ * to the host) gives no events. */
+int ws_index_watched(ws_index *ix, const char *name);
 
 /* The changes since `m`: their number (each path once; with
  * `project_only`, only paths outside tools' and build directories) and

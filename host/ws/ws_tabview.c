@@ -50,7 +50,7 @@ static void stamp_row(int rfd, const char *root, const char *rel, ws_stamp *s)
 /* DIR_* of the directory part of `rel` (DIR_REAL for a top-level row);
  * `memo`/`memo_kind` keep the last one asked (rows of one directory are
  * neighbours in the table). */
-static unsigned char dir_kind(int rfd, const char *rel, char *memo, size_t cap,
+static unsigned char dir_kind(ws_index *ix, int rfd, const char *rel, char *memo, size_t cap,
                               unsigned char *memo_kind)
 {
     const char *slash = strchr(rel, '/');
@@ -67,7 +67,8 @@ static unsigned char dir_kind(int rfd, const char *rel, char *memo, size_t cap,
     if (fstatat(rfd, memo, &st, AT_SYMLINK_NOFOLLOW) != 0)
         *memo_kind = errno == ENOENT ? DIR_ABSENT : DIR_OTHER;
     else
-        *memo_kind = S_ISDIR(st.st_mode) ? DIR_REAL : DIR_OTHER;
+        /* a directory the index does not watch sends no events */
+        *memo_kind = S_ISDIR(st.st_mode) && ws_index_watched(ix, memo) ? DIR_REAL : DIR_OTHER;
     return *memo_kind;
 }
 
@@ -101,7 +102,7 @@ void ws_tabview_take(const char *root, ws_stamp *out)
     pthread_mutex_lock(&tv.mu);
     /* the epoch before the stamps: a change after it moves the next one */
     ws_index_epoch ep = ws_index_epoch_now(ix, root);
-    int keep = ix && ep.exact && kept_for(root, ix);
+    int keep = ix && ep.exact && ws_index_watched(ix, "") && kept_for(root, ix);
     int reuse = keep && tv.valid && ws_index_epoch_same(tv.ep, ep);
     int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     char memo[256] = "";
@@ -115,7 +116,7 @@ void ws_tabview_take(const char *root, ws_stamp *out)
         /* a row's directory changes only with an event in the root, which
          * moves the epoch: kept while it does not */
         if (keep && !reuse)
-            tv.dir[i] = dir_kind(rfd, ws_conftab[i].path, memo, sizeof memo, &memo_kind);
+            tv.dir[i] = dir_kind(ix, rfd, ws_conftab[i].path, memo, sizeof memo, &memo_kind);
     }
     if (rfd >= 0)
         close(rfd);

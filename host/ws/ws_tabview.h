@@ -8,8 +8,9 @@
  * index's epoch has not moved since (no change logged, no rebuild, the
  * index exact throughout: ws_index_epoch_same) and the row's directory
  * is one the index watches: the workspace itself, or a subdirectory
- * that was absent or a real directory (never a link, whose target the
- * index does not watch).  Rows that exist are stamped every time: a file
+ * that was absent or a real directory the index holds a watch on (never
+ * a link, whose target the index does not watch, nor a directory the
+ * host could not read, which inotify cannot watch).  Rows that exist are stamped every time: a file
  * written through a mapping or a hard link elsewhere changes without an
  * event in its directory.  Without an index, or with any doubt, every
  * row is stamped. */
