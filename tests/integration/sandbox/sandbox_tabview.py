@@ -26,7 +26,10 @@ import shutil
 import sys
 import tempfile
 
-from sbx_common import Served, allow_config, failures, ok, require_landlock, scratch_dir
+import subprocess
+
+from sbx_common import (Served, allow_config, failures, no_userns, ok, require_landlock,
+                        scratch_dir)
 
 V = sys.argv[1]
 require_landlock()
@@ -97,6 +100,25 @@ r, w = run("echo '{}' > %s/mcp.json && echo wrote" % OUT)
 ok("a command writes .cursor/mcp.json by the link's target: caught and named",
    ".cursor/mcp.json was made by the call" in json.dumps(r), json.dumps(r)[:300])
 
+S.close()
+
+# ---- a directory the index cannot watch ------------------------------------
+WS2 = os.path.join(base, "ws2")
+os.makedirs(os.path.join(WS2, ".claude"))
+os.chown(os.path.join(WS2, ".claude"), 4321, 4321)
+os.chmod(os.path.join(WS2, ".claude"), 0o733)
+S = Served(V, WS2, config=CFG, env=ENV, preexec_fn=no_userns, stderr=subprocess.PIPE)
+r, _ = run("ls .claude >/dev/null 2>&1 && echo readable || echo unreadable")
+if r.get("sandbox") != "workspace-write" or "unreadable" not in r.get("output", ""):
+    print("note: no unprivileged host with an unreadable directory here: the unwatched "
+          "directory case is not tried (%s)" % json.dumps(r)[:200])
+else:
+    run("true")
+    r, w = run("d=claude; echo '{}' > \".$d/settings.json\" && echo made")
+    said = json.dumps(r)
+    ok("a command makes .claude/settings.json in a directory inotify cannot watch: caught",
+       ".claude/settings.json" in said and ("made by the call" in said or
+                                            "appeared" in said), said[:400])
 S.close()
 shutil.rmtree(base, ignore_errors=True)
 shutil.rmtree(OUT, ignore_errors=True)
