@@ -17,6 +17,7 @@
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_stamp.h"
+#include "ws_tabview.h"
 
 typedef struct stamp {
     ws_stamp s;
@@ -43,21 +44,24 @@ static size_t nrows(void)
     return n;
 }
 
-/* `rel` below the root open at `rootfd`, or by its path when the root
- * could not be opened (never "absent" for want of a descriptor: a row
- * absent before and present after is set aside). */
-static void stamp_of(int rootfd, const char *root, const char *rel, stamp *s)
+/* `rel` below `root` by its path: the table by the view (table_now)
+ * when there was memory for it. */
+static void stamp_of(const char *root, const char *rel, stamp *s)
 {
-    if (rootfd >= 0) {
-        ws_stamp_take_at(rootfd, rel, &s->s);
-        return;
-    }
     char *p = str_printf("%s/%s", root, rel);
     ws_stamp_take(p, &s->s);
     free(p);
 }
 
-static int root_open(const char *root) { return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC); }
+/* Every row as it is now (ws_tabview.h: rows the workspace index vouches
+ * absent are not stat'ed again), malloc'd; NULL without memory. */
+static ws_stamp *table_now(const char *root)
+{
+    ws_stamp *v = calloc(nrows() + 1, sizeof *v);
+    if (v)
+        ws_tabview_take(root, v);
+    return v;
+}
 
 /* The call's path subjects resolved below `root`, once for every row
  * (resolving per row and subject cost ~100,000 readlink calls for a
@@ -125,15 +129,17 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
             free(c);
             return VT_ERR_NOMEM;
         }
-        int rfd = root_open(root);
+        ws_stamp *now = table_now(root);
         char **abs = exempt_resolve(root, exempt);
         for (size_t i = 0; i < n; i++) {
-            stamp_of(rfd, root, ws_conftab[i].path, &c->rows[i]);
+            if (now)
+                c->rows[i].s = now[i];
+            else
+                stamp_of(root, ws_conftab[i].path, &c->rows[i]);
             c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, abs);
         }
         exempt_free(abs);
-        if (rfd >= 0)
-            close(rfd);
+        free(now);
     }
     ws_index *ix = ws_index_current();
     if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS | WS_CH_ARMED)) &&
@@ -161,12 +167,15 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
 static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
 {
     const char *gone_dir = NULL;
-    int rfd = root_open(c->root);
+    ws_stamp *all = table_now(c->root);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
         const stamp *was = &c->rows[i];
         stamp now = {0};
-        stamp_of(rfd, c->root, r->path, &now);
+        if (all)
+            now.s = all[i];
+        else
+            stamp_of(c->root, r->path, &now);
         if (!now.s.exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
@@ -185,22 +194,24 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         if (r->kind == WS_CONF_DIR)
             gone_dir = r->path;
     }
-    if (rfd >= 0)
-        close(rfd);
+    free(all);
 }
 
 int ws_changes_table_moved(const ws_changes *c)
 {
     if (!c || !(c->what & WS_CH_TABLE))
         return 0;
-    int rfd = root_open(c->root), moved = 0;
+    ws_stamp *all = table_now(c->root);
+    int moved = 0;
     for (size_t i = 0; !moved && ws_conftab[i].path; i++) {
         stamp now = {0};
-        stamp_of(rfd, c->root, ws_conftab[i].path, &now);
+        if (all)
+            now.s = all[i];
+        else
+            stamp_of(c->root, ws_conftab[i].path, &now);
         moved = !ws_stamp_same(&c->rows[i].s, &now.s);
     }
-    if (rfd >= 0)
-        close(rfd);
+    free(all);
     return moved;
 }
 

@@ -23,8 +23,12 @@
 #include "ws_inert.h"
 #include "ws_layout.h"
 #include "ws_repos.h"
+#include "ws_tabview.h"
 
 #define BASE_MAX 100000
+/* the table rows stamped on the stack (ws_tabview.h); a longer table is
+ * stat'ed row by row */
+#define CFG_VIEW_MAX 128
 
 typedef struct check_id {
     dev_t dev;
@@ -266,13 +270,18 @@ static void neutralise_gitdir(const char *gitdir, const char *pointer, int depth
  * command made cannot be told from what was there. */
 static void config_check(char **report)
 {
+    /* on the stack: this step must not fail for lack of memory */
+    ws_stamp now[CFG_VIEW_MAX];
+    int viewed = ws_tabview_rows() <= CFG_VIEW_MAX;
+    if (viewed)
+        ws_tabview_take(cs.root, now);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         if (!cs.cfg_lost && i < cs.ncfg && cs.cfg_base[i])
             continue;
         char path[PATH_MAX], why[512];
         struct stat st;
         if (snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path ||
-            lstat(path, &st) != 0)
+            (viewed ? !now[i].exists : lstat(path, &st) != 0))
             continue;
         snprintf(why, sizeof why,
                  cs.cfg_lost ? "may have appeared while a command ran (%s runs what it names; "
@@ -289,9 +298,7 @@ static void config_check(char **report)
  * that, cs.cfg_lost: the next judgement fails closed (config_check). */
 static void config_base(void)
 {
-    size_t n = 0;
-    while (ws_conftab[n].path)
-        n++;
+    size_t n = ws_tabview_rows();
     if (cs.ncfg != n) {
         free(cs.cfg_base);
         cs.ncfg = 0;
@@ -303,21 +310,21 @@ static void config_base(void)
     cs.cfg_lost = 0;
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
-    int rfd = open(cs.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* On the stack: this step must not fail for lack of memory. */
+    ws_stamp now[CFG_VIEW_MAX];
+    if (n <= CFG_VIEW_MAX) {
+        ws_tabview_take(cs.root, now);
+        for (size_t i = 0; i < n; i++)
+            b[i] = (unsigned char)now[i].exists;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        if (rfd >= 0) {
-            b[i] = fstatat(rfd, ws_conftab[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-            continue;
-        }
-        /* On the stack: this step must not fail for lack of memory. */
         char path[PATH_MAX];
         b[i] =
             snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) < (int)sizeof path &&
             lstat(path, &st) == 0;
     }
-    if (rfd >= 0)
-        close(rfd);
 }
 
 static void late_toml(char **report)
@@ -557,6 +564,7 @@ void ws_check_close(char **report)
     free(cs.root);
     free(cs.cfg_base);
     cs.cfg_base = NULL;
+    ws_tabview_reset();
     cs.ncfg = 0;
     cs.cfg_lost = 0;
     cs.base = NULL;

@@ -33,6 +33,7 @@ static void full_build(ws_index *ix)
     wsx_build(ix);
     ix->build_ms = now_ms() - t0;
     ix->built = 1;
+    ix->builds++;
     ix->dirty = 1;
     host_log(VT_LOG_DEBUG, NULL,
              "workspace index of %s: %u directories, %zu watches, %zu KiB, built in %.1f ms",
@@ -97,6 +98,8 @@ int ws_index_open(const char *root, int mode, ws_index **out)
         free(ix);
         return VT_ERR_NOMEM;
     }
+    static _Atomic uint64_t opened;
+    ix->id = ++opened;
     ix->rootlen = strlen(root);
     while (ix->rootlen > 1 && ix->root[ix->rootlen - 1] == '/')
         ix->root[--ix->rootlen] = '\0';
@@ -210,6 +213,44 @@ int ws_index_event_driven(ws_index *ix)
     int r = ix->watching && ix->built && !ix->degraded && !ix->lost;
     pthread_mutex_unlock(&ix->mu);
     return r;
+}
+
+ws_index_epoch ws_index_epoch_now(ws_index *ix, const char *root)
+{
+    ws_index_epoch e = {0, 0, 0, 0};
+    if (!ix || !root || strcmp(root, ix->root))
+        return e;
+    pthread_mutex_lock(&ix->mu);
+    /* what the kernel queued up to now is applied first: a change made
+     * before this call then always moves the epoch */
+    if (ix->watching && ix->built && !ix->degraded)
+        wsx_drain(ix);
+    /* the log made now: a change that could not be logged for want of
+     * memory would leave the sequence where it was */
+    if (!ix->log)
+        ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log);
+    e.exact = ix->watching && ix->built && !ix->degraded && !ix->lost && ix->log;
+    e.seq = ix->seq;
+    e.builds = ix->builds;
+    e.id = ix->id;
+    pthread_mutex_unlock(&ix->mu);
+    return e;
+}
+
+int ws_index_watched(ws_index *ix, const char *name)
+{
+    if (!ix || !name || strchr(name, '/'))
+        return 0;
+    pthread_mutex_lock(&ix->mu);
+    uint32_t slot = !ix->built || !ix->n ? WSX_NONE : !*name ? 0 : wsx_find_child(ix, 0, name);
+    int w = slot != WSX_NONE && ix->d[slot].wd >= 0;
+    pthread_mutex_unlock(&ix->mu);
+    return w;
+}
+
+int ws_index_epoch_same(ws_index_epoch a, ws_index_epoch b)
+{
+    return a.exact && b.exact && a.id == b.id && a.seq == b.seq && a.builds == b.builds;
 }
 
 ws_mark ws_index_mark(ws_index *ix)

@@ -67,6 +67,26 @@ int ws_index_event_driven(ws_index *ix);
 
 ws_mark ws_index_mark(ws_index *ix);
 
+/* Where the index stands, for a caller that keeps what it last saw of
+ * the workspace (ws_tabview.h): which index, its change sequence and
+ * its rebuilds.  Events the kernel queued before the
+ * call are applied first.  Two epochs are the same only when both are
+ * exact (event-driven, the change log there) and no change was logged
+ * and no rebuild happened in between: then no entry was made, removed,
+ * renamed, written or changed in any directory the index watches (every
+ * one but a repository's insides). */
+typedef struct ws_index_epoch {
+    uint64_t id, seq, builds;
+    int exact;
+} ws_index_epoch;
+/* Not exact unless `ix` is the index of `root`. */
+ws_index_epoch ws_index_epoch_now(ws_index *ix, const char *root);
+int ws_index_epoch_same(ws_index_epoch a, ws_index_epoch b);
+/* 1 when the index has an inotify watch on the workspace ("") or on its
+ * top-level directory `name`: a directory it could not watch (unreadable
+ * to the host) gives no events. */
+int ws_index_watched(ws_index *ix, const char *name);
+
 /* The changes since `m`: their number (each path once; with
  * `project_only`, only paths outside tools' and build directories) and
  * up to `max_names` workspace-relative paths in names[] (malloc'd, the

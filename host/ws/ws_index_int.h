@@ -78,6 +78,8 @@ struct ws_index {
     pthread_t thread;
     int thread_on, stop_pipe[2];
     double build_ms;
+    uint64_t builds; /* full builds so far: a rebuild breaks an epoch */
+    uint64_t id;     /* which index of this process (epochs of two never match) */
 };
 
 /* ws_index.c */

@@ -801,6 +801,8 @@ static void exec_fini(void)
     extra_approved_fini();
     enforce = 0;
     sandbox_free(sandbox_state);
+    sandbox_mounts_fini();
+    sandbox_names_fini();
     sandbox_state = NULL;
     sandbox_config_free(&sandbox_cfg);
     env_policy_free(&env_pol);

@@ -72,6 +72,10 @@ typedef struct sandbox_plan sandbox_plan;
 int sandbox_prepare(const sandbox_config *cfg, const char *workspace, sandbox **out, char **warning,
                     char **err);
 void sandbox_free(sandbox *sb);
+/* Free what plans keep between calls (the mount table, the protected
+ * names seen at the root): at the end. */
+void sandbox_mounts_fini(void);
+void sandbox_names_fini(void);
 /* The host's policy files and directories (absolute, NULL-ended;
  * copied): those that exist inside a writable place are mounted
  * read-only for every command, like .vtcode/ and vtcode.toml. */

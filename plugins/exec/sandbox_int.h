@@ -94,6 +94,22 @@ int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
  * shapes (the test compares them). */
 int sandbox_seccomp_build_as(int network_access, int tree, struct sock_fprog *out);
 
+/* sandbox_mounts.c: the host's mount table (/proc/self/mountinfo), read
+ * again only when it changed.  hold() returns it and its length, locked
+ * until release(); sandbox_mounts_fini (sandbox.h) frees it. */
+typedef struct sandbox_mnt {
+    char dev[32];
+    char *root, *point; /* the filesystem's path mounted, and where */
+} sandbox_mnt;
+const sandbox_mnt *sandbox_mounts_hold(size_t *n);
+void sandbox_mounts_release(void);
+
+/* sandbox_names.c: present[i] = 1 when root/names[i] (names ends with
+ * NULL) is a directory or a regular file, by lstat or by what the last
+ * plan saw while the workspace index logged no change since. */
+void sandbox_names_present(const sandbox *sb, const char *root, const char *const *names,
+                           unsigned char *present);
+
 /* sandbox_paths.c: what this call protects and hides (parent side). */
 int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p);
 

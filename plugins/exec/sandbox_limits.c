@@ -232,19 +232,61 @@ void sandbox_cgroup_gone_free(sandbox *sb)
     sb->gone = NULL;
 }
 
+/* 1 when no process is in the cgroup `dir` (its cgroup.procs reads
+ * empty, in v1 and v2 alike). */
+static int cgroup_empty(const char *dir)
+{
+    char *procs = fmt2(dir, "/cgroup.procs");
+    int fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+    char c;
+    int empty = fd >= 0 && read(fd, &c, 1) == 0;
+    if (fd >= 0)
+        close(fd);
+    free(procs);
+    return empty;
+}
+
+/* A cgroup a finished session left, for the next session instead of a
+ * new one made and the old removed (both cost the kernel more than the
+ * check): its supervisor has exited, so every process of that session
+ * was killed with its PID namespace, and none is left in it.  Nothing
+ * can join an empty cgroup but by a write to its files, which only the
+ * host can make.  NULL when there is none (g->mu held). */
+static char *take_spare(struct cgroup_gone *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        gone_entry *e = &g->e[i];
+        if (!supervisor_gone(e->pidfd) || !cgroup_empty(e->dir))
+            continue;
+        char *dir = e->dir;
+        if (e->pidfd >= 0)
+            close(e->pidfd);
+        g->e[i] = g->e[--g->n];
+        return dir;
+    }
+    return NULL;
+}
+
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
 {
     static atomic_uint seq;
     if (!sb->cgroup_base || !sb->max_processes)
         return VT_OK;
+    if (sb->gone) {
+        pthread_mutex_lock(&sb->gone->mu);
+        p->cgroup = take_spare(sb->gone);
+        pthread_mutex_unlock(&sb->gone->mu);
+    }
     sandbox_cgroup_sweep(sb, 0);
-    char name[64];
-    snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
-    p->cgroup = fmt2(sb->cgroup_base, name);
-    if (!p->cgroup)
-        return VT_ERR_NOMEM;
-    if (mkdir(p->cgroup, 0755) != 0)
-        return VT_ERR_IO;
+    if (!p->cgroup) {
+        char name[64];
+        snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
+        p->cgroup = fmt2(sb->cgroup_base, name);
+        if (!p->cgroup)
+            return VT_ERR_NOMEM;
+        if (mkdir(p->cgroup, 0755) != 0)
+            return VT_ERR_IO;
+    }
     /* The session leader joins by itself before anything else runs in it,
      * single-threaded (a clone child), so moving its one thread moves the
      * whole process.  In v1 that is a write to `tasks`, which skips the

@@ -187,17 +187,23 @@ static int protect_root(sandbox_plan *p, walk *w, const char *root, int is_works
     while (len > 1 && path[len - 1] == '/')
         path[--len] = '\0';
     int rc = VT_OK;
-    struct stat st;
     if (is_workspace) {
         /* the policy files, then the IDE and agent configuration (which
          * starts programs outside the sandbox just as well) */
         const char *const *names = protected_names(p->sb);
-        for (size_t i = 0; rc == VT_OK && names[i]; i++) {
+        size_t n = 0;
+        while (names[n])
+            n++;
+        unsigned char *present = malloc(n ? n : 1);
+        if (!present)
+            return VT_ERR_NOMEM;
+        sandbox_names_present(p->sb, path, names, present);
+        for (size_t i = 0; rc == VT_OK && i < n; i++) {
             char f[PATH_MAX + 16];
-            snprintf(f, sizeof f, "%s/%s", path, names[i]);
-            if (lstat(f, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+            if (present[i] && snprintf(f, sizeof f, "%s/%s", path, names[i]) < (int)sizeof f)
                 rc = add_ro(p, f);
         }
+        free(present);
     }
     if (rc != VT_OK)
         return rc;
@@ -336,68 +342,7 @@ static int add_hide(sandbox_plan *p, const char *path)
  * workspace's inode, whichever the path), and the read-only mount covers
  * one path only.  So every other path to a protected object (and to a
  * masked socket) is found in mountinfo and covered too. */
-typedef struct mnt {
-    char dev[32];
-    char *root, *point; /* the filesystem's path mounted, and where */
-} mnt;
-
-static void unescape(char *s)
-{
-    char *o = s;
-    for (; *s; s++) {
-        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-            s[3] >= '0' && s[3] <= '7') {
-            *o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-            s += 3;
-        } else {
-            *o++ = *s;
-        }
-    }
-    *o = '\0';
-}
-
-static void mounts_free(mnt *m, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(m[i].root);
-        free(m[i].point);
-    }
-    free(m);
-}
-
-static mnt *mounts_read(size_t *out_n)
-{
-    *out_n = 0;
-    FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f)
-        return NULL;
-    mnt *m = NULL;
-    size_t n = 0, cap_m = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        char dev[32], root[PATH_MAX], point[PATH_MAX];
-        if (sscanf(line, "%*s %*s %31s %4095s %4095s", dev, root, point) != 3)
-            continue;
-        if (VT_GROW(&m, &cap_m, n + 1) != 0)
-            break;
-        unescape(root);
-        unescape(point);
-        snprintf(m[n].dev, sizeof m[n].dev, "%s", dev);
-        m[n].root = strdup(root);
-        m[n].point = strdup(point);
-        if (!m[n].root || !m[n].point) {
-            free(m[n].root);
-            free(m[n].point);
-            break;
-        }
-        n++;
-    }
-    free(line);
-    fclose(f);
-    *out_n = n;
-    return m;
-}
+typedef sandbox_mnt mnt;
 
 /* `path` below `prefix` ("/" holds everything): what follows it, else NULL. */
 static const char *below(const char *path, const char *prefix)
@@ -454,7 +399,7 @@ static int add_ro_cb(sandbox_plan *p, const char *path) { return add_ro(p, path)
 static int protect_aliases(sandbox_plan *p)
 {
     size_t n = 0;
-    mnt *m = mounts_read(&n);
+    const mnt *m = sandbox_mounts_hold(&n);
     int rc = VT_OK;
     if (n > 1) {
         size_t nro = p->nro, nhide = p->nhide, ndata = p->ndata;
@@ -465,7 +410,7 @@ static int protect_aliases(sandbox_plan *p)
         for (size_t i = 0; rc == VT_OK && i < ndata; i++)
             rc = add_aliases(p, m, n, p->data[i], sandbox_data_add);
     }
-    mounts_free(m, n);
+    sandbox_mounts_release();
     return rc;
 }
 

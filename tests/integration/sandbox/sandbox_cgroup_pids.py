@@ -16,7 +16,10 @@ max_processes = 32 and the test checks, while it runs and after:
   - the guard was never hit (the bound was vthost's, not the guard's);
   - after the call nothing of the session is left (G's pids.current is 0
     once vthost is gone), the session cgroups were removed, and this
-    machine still forks.
+    machine still forks;
+  - under `vthost serve`, where a finished session's empty cgroup is
+    taken for the next one, the bombs of three calls in a row are each
+    bounded the same, and the cgroups are removed when serve ends.
 Exit 77 with the reason where it cannot run: not root, or no pids
 controller in either hierarchy.
 
@@ -31,7 +34,7 @@ import sys
 import threading
 import time
 
-from sbx_common import failures, ok, require_landlock, scratch_dir, tag
+from sbx_common import Served, failures, ok, require_landlock, scratch_dir, tag
 
 V = sys.argv[1]
 MAX = 32
@@ -230,6 +233,29 @@ try:
     ok("the session cgroups were removed",
        not any(os.path.exists(d) for d in seen["cgroups"]), str(seen["cgroups"]))
     ok("this machine still forks", subprocess.run(["true"]).returncode == 0)
+
+    # Under serve a finished session's empty cgroup is taken for the next
+    # session: each bomb of consecutive calls is bounded all the same.
+    S = Served(V, WS, config=cfg, preexec_fn=enter_deleg)
+    seen.update(cgroups=set(), max_current=0, events_max=0, pids_max=set())
+    stop.clear()
+    t = threading.Thread(target=watch)
+    t.start()
+    peaks = []
+    for i in range(3):
+        r = S.tool("exec_command", {"cmd": cmd, "yield_time_ms": 30000})
+        out = r.get("output", "")
+        peaks.append(int(out.split("peak ")[1].split()[0]) if "peak " in out else -1)
+        S.tool("exec_command", {"cmd": "true", "yield_time_ms": 30000})
+    stop.set()
+    t.join()
+    S.close()
+    ok("serve: every bomb of consecutive calls saw at most %d processes" % MAX,
+       all(0 < x <= MAX for x in peaks), str(peaks))
+    ok("serve: never more than %d processes in a session's cgroup" % MAX,
+       0 < seen["max_current"] <= MAX and seen["pids_max"] == {str(MAX)}, str(seen))
+    ok("serve: the session cgroups were removed once it ended",
+       not any(os.path.exists(d) for d in seen["cgroups"]), str(seen["cgroups"]))
 finally:
     stop.set()
     cleanup()
