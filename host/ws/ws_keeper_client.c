@@ -222,10 +222,16 @@ void wsx_keeper_start(ws_index *ix)
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     pid_t pid;
     extern char **environ;
-    /* it forks the keeper and ends at once (ws_keeper_main) */
-    if (posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ) == 0)
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-        }
+    /* this executable by its path (under valgrind /proc/self/exe is the
+     * tool); it forks the keeper and ends at once (ws_keeper_main) */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        if (posix_spawn(&pid, self, &fa, &at, argv, environ) == 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+    }
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
 }

@@ -147,6 +147,32 @@ ok("a .git made by a command during a call is read-only to the next command",
    not attempt(ws, "d8/d888/during/.git/hooks"))
 ok("... and the keeper still vouches", vouched(call(ws, "true")[1]))
 
+# ---- a command goes for the keeper: its pid, its socket ----------------
+ATTACK = r"""
+import os, signal, socket, sys
+sock, lock = sys.argv[1], sys.argv[2]
+try:
+    os.kill(int(open(lock).read()), signal.SIGKILL)
+except Exception as e:
+    print("kill:", e)
+for name in (sock, lock):
+    try:
+        os.unlink(name)
+    except Exception as e:
+        print("unlink:", e)
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(sock)
+    print("BOUND")
+except Exception as e:
+    print("bind:", e)
+"""
+ino = os.stat(sock).st_ino
+out, err = call(ws, "python3 -c '%s' %s %s" % (ATTACK.replace("'", "'\\''"), sock, lock))
+ok("a command cannot bind the keeper's socket path", "BOUND" not in out, out[-300:])
+ok("... nor replace or remove it", os.path.exists(sock) and os.stat(sock).st_ino == ino)
+ok("... nor kill the keeper", os.path.exists("/proc/%d/cmdline" % kpid) and keeper_files(ws))
+
 # ---- a keeper killed between calls, and during one ------------------------
 os.kill(kpid, signal.SIGKILL)
 wait_for(lambda: not os.path.exists("/proc/%d/status" % kpid) or
