@@ -61,6 +61,8 @@ void ws_index_key(const char *root, char buf[17])
 
 static char *cache_file(ws_index *ix)
 {
+    if (ix->cache_path)
+        return strdup(ix->cache_path);
     char *dir = ws_index_cache_dir(), key[17], *f = NULL;
     ws_index_key(ix->root, key);
     if (dir && asprintf(&f, "%s/wsindex/%s.idx", dir, key) < 0)

@@ -86,6 +86,8 @@ struct ws_index {
     uint64_t stamp_seq;  /* ... (a keeper's own saves; 0 for a call's) */
     uint64_t file_id;    /* read from the header of the last file read */
     uint64_t file_seq;
+    const char *cache_path; /* the file read and written instead of the
+                               default (the keeper's own; not owned) */
 };
 
 /* ws_index.c */

@@ -23,7 +23,7 @@ typedef struct keeper {
     ws_index *ix;
     uint64_t id, saved_seq;
     int saved;
-    char sock[512], lock[512];
+    wsk_files f;
     int lfd, sfd;
     struct stat sock_st, root_st;
 } keeper;
@@ -124,7 +124,7 @@ static void serve(keeper *k, int fd)
 /* The lock taken (another keeper: 1), the pid written into it. */
 static int take_lock(keeper *k)
 {
-    k->lfd = open(k->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    k->lfd = open(k->f.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (k->lfd < 0)
         return -1;
     if (flock(k->lfd, LOCK_EX | LOCK_NB) != 0)
@@ -139,17 +139,17 @@ static int take_lock(keeper *k)
 static int bind_socket(keeper *k)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(k->sock) >= sizeof a.sun_path)
+    if (strlen(k->f.sock) >= sizeof a.sun_path)
         return -1;
-    memcpy(a.sun_path, k->sock, strlen(k->sock) + 1);
+    memcpy(a.sun_path, k->f.sock, strlen(k->f.sock) + 1);
     k->sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (k->sfd < 0)
         return -1;
-    unlink(k->sock); /* a dead keeper's: the lock says none is alive */
+    unlink(k->f.sock); /* a dead keeper's: the lock says none is alive */
     mode_t old = umask(077);
     int rc = bind(k->sfd, (struct sockaddr *)&a, sizeof a);
     umask(old);
-    if (rc || listen(k->sfd, 16) || lstat(k->sock, &k->sock_st))
+    if (rc || listen(k->sfd, 16) || lstat(k->f.sock, &k->sock_st))
         return -1;
     return 0;
 }
@@ -161,7 +161,7 @@ static int still_wanted(keeper *k)
     struct stat st;
     if (stat(k->ix->root, &st) || st.st_ino != k->root_st.st_ino || st.st_dev != k->root_st.st_dev)
         return 0;
-    return lstat(k->sock, &st) == 0 && st.st_ino == k->sock_st.st_ino &&
+    return lstat(k->f.sock, &st) == 0 && st.st_ino == k->sock_st.st_ino &&
            st.st_dev == k->sock_st.st_dev;
 }
 
@@ -200,23 +200,25 @@ int ws_keeper_main(int argc, char **argv)
     if (getrandom(&k.id, sizeof k.id, 0) != sizeof k.id)
         return 1;
     k.id |= 1; /* never 0: a call's own save */
-    if (stat(argv[0], &k.root_st) || !S_ISDIR(k.root_st.st_mode) ||
-        wsk_paths(argv[0], 1, k.sock, k.lock, sizeof k.sock) || take_lock(&k) != 0) {
+    if (stat(argv[0], &k.root_st) || !S_ISDIR(k.root_st.st_mode) || wsk_paths(argv[0], 1, &k.f) ||
+        take_lock(&k) != 0) {
         if (k.lfd >= 0)
             close(k.lfd);
         return 0;
     }
     int rc = 1;
     const char *why = NULL;
-    if (ws_index_open(argv[0], WS_INDEX_LIVE, &k.ix) == VT_OK &&
-        ws_index_refresh(k.ix, 1, &why) == VT_OK && !why && ws_index_event_driven(k.ix) &&
-        bind_socket(&k) == 0) {
-        run(&k, idle_s ? idle_s : 1);
-        rc = 0;
+    if (ws_index_open(argv[0], WS_INDEX_LIVE, &k.ix) == VT_OK) {
+        k.ix->cache_path = k.f.idx; /* its own: no call's save replaces it */
+        if (ws_index_refresh(k.ix, 1, &why) == VT_OK && !why && ws_index_event_driven(k.ix) &&
+            bind_socket(&k) == 0) {
+            run(&k, idle_s ? idle_s : 1);
+            rc = 0;
+        }
     }
     struct stat st;
-    if (k.sfd >= 0 && lstat(k.sock, &st) == 0 && st.st_ino == k.sock_st.st_ino)
-        unlink(k.sock);
+    if (k.sfd >= 0 && lstat(k.f.sock, &st) == 0 && st.st_ino == k.sock_st.st_ino)
+        unlink(k.f.sock);
     if (k.sfd >= 0)
         close(k.sfd);
     if (k.ix) {

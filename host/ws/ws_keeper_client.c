@@ -30,8 +30,9 @@ void ws_keeper_configure(int on, uint32_t dirs, uint32_t idle)
 
 void ws_keeper_allow_start(void) { allowed = 1; }
 
-int wsk_paths(const char *root, int make, char *sock, char *lock, size_t cap)
+int wsk_paths(const char *root, int make, wsk_files *f)
 {
+    const size_t cap = sizeof f->sock;
     char *cache = ws_index_cache_dir(), key[17];
     char *dir = cache ? paths_join(cache, "keeper") : NULL;
     free(cache);
@@ -44,9 +45,10 @@ int wsk_paths(const char *root, int make, char *sock, char *lock, size_t cap)
         lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 077);
     ws_index_key(root, key);
     ok = ok &&
-         (size_t)snprintf(sock, cap, "%s/%s-1.sock", dir, key) <
+         (size_t)snprintf(f->sock, cap, "%s/%s-1.sock", dir, key) <
              sizeof(((struct sockaddr_un *)0)->sun_path) &&
-         (size_t)snprintf(lock, cap, "%s/%s-1.lock", dir, key) < cap;
+         (size_t)snprintf(f->lock, cap, "%s/%s-1.lock", dir, key) < cap &&
+         (size_t)snprintf(f->idx, cap, "%s/%s-1.idx", dir, key) < cap;
     free(dir);
     return ok ? 0 : -1;
 }
@@ -63,13 +65,11 @@ static pid_t lock_pid(const char *lock)
     return v > 0 ? (pid_t)v : -1;
 }
 
-/* A connection to the keeper of `root`, its peer checked to be the
- * process holding the lock, as this user; -1 when none answers. */
-static int dial(const char *root)
+/* A connection to the keeper at `f`, its peer checked to be the process
+ * holding the lock, as this user; -1 when none answers. */
+static int dial(const wsk_files *f)
 {
-    char sock[512], lock[512];
-    if (wsk_paths(root, 0, sock, lock, sizeof sock))
-        return -1;
+    const char *sock = f->sock;
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     if (strlen(sock) >= sizeof a.sun_path)
         return -1;
@@ -84,7 +84,7 @@ static int dial(const char *root)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) ||
         connect(fd, (struct sockaddr *)&a, sizeof a) ||
         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid() ||
-        cr.pid != lock_pid(lock)) {
+        cr.pid != lock_pid(f->lock)) {
         close(fd);
         return -1;
     }
@@ -128,10 +128,10 @@ static ssize_t rd_until(rd *r, char *out, size_t cap, int end)
 
 /* Ask "vouch, and what changed since `since`"; the header into *r, the
  * changes into ix's log as they come. */
-static int ask(ws_index *ix, uint64_t id, uint64_t since, wsk_reply *r)
+static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, wsk_reply *r)
 {
     rd *in = malloc(sizeof *in);
-    int fd = in ? dial(ix->root) : -1;
+    int fd = in ? dial(f) : -1;
     if (fd < 0) {
         free(in);
         return -1;
@@ -167,12 +167,13 @@ static int knobbed(const ws_index *ix) { return ix->max_watches || ix->max_queue
 
 int wsx_keeper_sync(ws_index *ix)
 {
-    if (!enabled || knobbed(ix))
+    wsk_files f;
+    if (!enabled || knobbed(ix) || wsk_paths(ix->root, 0, &f))
         return -1;
     for (int tries = 0; tries < 3; tries++) {
         int first = !ix->remote;
         wsk_reply r = {0};
-        if (ask(ix, first ? 0 : ix->keeper_id, first ? 0 : ix->keeper_seq, &r) != 0)
+        if (ask(ix, &f, first ? 0 : ix->keeper_id, first ? 0 : ix->keeper_seq, &r) != 0)
             return -1;
         if (!first && (r.id != ix->keeper_id || !r.complete))
             return -1; /* another keeper, or its journal has a gap */
@@ -183,7 +184,10 @@ int wsx_keeper_sync(ws_index *ix)
          * ask again (the changes so far are taken) */
         if (!first)
             ix->keeper_seq = r.seq;
-        if (wsx_cache_read(ix) == 0 && ix->file_id == r.id && ix->file_seq == r.seq) {
+        ix->cache_path = f.idx; /* the keeper's file, this once */
+        int read = wsx_cache_read(ix);
+        ix->cache_path = NULL;
+        if (read == 0 && ix->file_id == r.id && ix->file_seq == r.seq) {
             ix->remote = 1;
             ix->keeper_id = r.id;
             ix->keeper_seq = r.seq;

@@ -12,11 +12,16 @@
 #define WSK_PROTO "VTKEEP1"
 #define WSK_TIMEOUT_MS 3000
 
-/* The keeper's files for `root`: "<cache>/vthost/keeper/<key>-1.sock"
- * and "...-1.lock" into the buffers, the directory made 0700 and checked
- * to be the user's own, not a link, closed to others.  -1 otherwise
- * (or when the socket's path is too long for sun_path). */
-int wsk_paths(const char *root, int make, char *sock, char *lock, size_t cap);
+/* The keeper's files for `root`, "<cache>/vthost/keeper/<key>-1.sock",
+ * "...-1.lock" and "...-1.idx" (its index, apart from the one calls
+ * write, so that no call's save replaces what it vouches for), the
+ * directory made 0700 when `make`, and checked to be the user's own,
+ * not a link, closed to others.  -1 otherwise (or when the socket's
+ * path is too long for sun_path).  Each buffer holds `cap` bytes. */
+typedef struct wsk_files {
+    char sock[512], lock[512], idx[512];
+} wsk_files;
+int wsk_paths(const char *root, int make, wsk_files *f);
 
 /* One change as the keeper sends it: kind, dir, noise (one byte each)
  * and the workspace-relative path ending in a NUL. */

@@ -204,8 +204,9 @@ ok("... and the .git the command made is read-only to the next command",
 
 # ---- impostors -----------------------------------------------------------
 def stamp_of_file(ws):
-    d = os.path.join(CACHE, "vthost", "wsindex")
-    f = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".idx")][0]
+    """The keeper's index file: its magic and stamp."""
+    d = os.path.join(CACHE, "vthost", "keeper")
+    f = [os.path.join(d, n) for n in os.listdir(d) if n.endswith("-1.idx")][0]
     head = open(f, "rb").read(40)
     return f, head[:8], struct.unpack("<QQ", head[24:40])
 
