@@ -15,6 +15,7 @@
 #include "paths.h"
 #include "serve_workspace.h"
 #include "text_escape.h"
+#include "ws_keeper.h"
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V', OPT_LONG_BASE = 256 };
 
@@ -306,6 +307,11 @@ int main(int argc, char **argv)
         check_command_line,
         run_command,
     };
+    /* the workspace keeper a call started (docs/internals.md): nothing
+     * of the CLI, no plugins */
+    if (argc >= 2 && !strcmp(argv[1], WS_KEEPER_ARG))
+        return ws_keeper_main(argc - 2, argv + 2);
+    ws_keeper_allow_start();
     cli_run r = {.argc = argc, .argv = argv, .co = {.answer = -1}};
     r.ho.log_level = VT_LOG_WARNING;
     r.dirs = calloc((size_t)argc + 1, sizeof *r.dirs);

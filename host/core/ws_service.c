@@ -8,6 +8,7 @@
 #include <vthost/services.h>
 #include "call.h"
 #include "events_service.h"
+#include "host.h"
 #include "host_events.h"
 #include "log.h"
 #include "services.h"
@@ -19,6 +20,7 @@
 #include "ws_gitdir.h"
 #include "ws_index.h"
 #include "ws_inert.h"
+#include "ws_keeper.h"
 #include "ws_layout.h"
 #include "ws_owed.h"
 #include "ws_repos.h"
@@ -197,6 +199,38 @@ static const vt_wsindex_v1 service = {
     .repositories_below = svc_repositories_below,
 };
 
+/* [workspace] keeper, keeper_min_dirs, keeper_idle_seconds. */
+static int keeper_key(const cJSON *t, const char *key, double lo, double hi, double *v, char **err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(t, key);
+    if (!j)
+        return VT_OK;
+    if (!cJSON_IsNumber(j) || j->valuedouble < lo || j->valuedouble > hi ||
+        j->valuedouble != (double)(int64_t)j->valuedouble) {
+        *err = str_printf("key 'workspace.%s' must be an integer from %.0f to %.0f", key, lo, hi);
+        return VT_ERR_INVALID;
+    }
+    *v = j->valuedouble;
+    return VT_OK;
+}
+
+static int keeper_configure(char **err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(host_config(), "workspace");
+    const cJSON *on = cJSON_GetObjectItemCaseSensitive(t, "keeper");
+    double dirs = 2000, idle = 600;
+    if (on && !cJSON_IsBool(on)) {
+        *err = str_printf("key 'workspace.keeper' must be true or false");
+        return VT_ERR_INVALID;
+    }
+    int rc = keeper_key(t, "keeper_min_dirs", 0, 4e9, &dirs, err);
+    if (rc == VT_OK)
+        rc = keeper_key(t, "keeper_idle_seconds", 1, 86400 * 7, &idle, err);
+    if (rc == VT_OK)
+        ws_keeper_configure(!on || cJSON_IsTrue(on), (uint32_t)dirs, (uint32_t)idle);
+    return rc;
+}
+
 int ws_service_open(const char *workspace, int live, char **err)
 {
     ws_service_close();
@@ -209,6 +243,9 @@ int ws_service_open(const char *workspace, int live, char **err)
         *err = strdup("out of memory listing the workspace's protected names");
         return VT_ERR_NOMEM;
     }
+    rc = keeper_configure(err);
+    if (rc)
+        return rc;
     ws_index *ix = NULL;
     rc = ws_index_open(workspace, live ? WS_INDEX_LIVE : WS_INDEX_ONE_SHOT, &ix);
     if (rc)

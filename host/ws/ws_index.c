@@ -3,6 +3,7 @@
 #include "monotime.h"
 #include "ws_gitdir.h"
 #include "ws_index_int.h"
+#include "ws_keeper_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,10 @@ void ws_index_set_current(ws_index *ix) { current = ix; }
 ws_index *ws_index_current(void) { return current; }
 
 /* ---- life ---------------------------------------------------------------- */
+
+#define WHY_KEEPER                                                                                 \
+    "the workspace keeper could not vouch for the changes since the last check; walked the "       \
+    "whole workspace"
 
 static double now_ms(void) { return (double)mono_now_us() / 1e3; }
 
@@ -161,6 +166,23 @@ int ws_index_refresh(ws_index *ix, int watch, const char **fell_back)
         start_live(ix);
         if (ix->degraded)
             why = ix->degraded_why;
+    } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->built && wsx_keeper_sync(ix) == 0) {
+        /* the workspace's keeper vouched for its file: nothing to check */
+        ix->built = ix->loaded = 1;
+        host_log(VT_LOG_DEBUG, NULL,
+                 "workspace index of %s: %u directories vouched for by the workspace keeper",
+                 ix->root, ix->live_dirs);
+    } else if (ix->mode == WS_INDEX_ONE_SHOT && ix->remote) {
+        if (wsx_keeper_sync(ix) != 0) {
+            /* its word is gone: every mark so far sees a gap, and the
+             * tree (perhaps half read) is walked again, watched */
+            ix->remote = 0;
+            why = WHY_KEEPER;
+            wsx_mark_lost(ix);
+            if (!ix->degraded && wsx_watch_init(ix) == 0)
+                ix->watching = 1;
+            full_build(ix);
+        }
     } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->built) {
         /* Watched from the first use on, whatever it is for: a later
          * refresh in this process (the end of the call) is then a drain;
@@ -179,6 +201,8 @@ int ws_index_refresh(ws_index *ix, int watch, const char **fell_back)
         ix->built = ix->loaded = 1;
         if (ix->degraded)
             why = ix->degraded_why;
+        else
+            wsx_keeper_start(ix); /* the next call need not do this */
     } else if (ix->mode == WS_INDEX_ONE_SHOT && !ix->watching && !ix->degraded) {
         /* loaded without watches: checked again by mtimes (watched from
          * now on when asked) */
@@ -210,7 +234,7 @@ int ws_index_event_driven(ws_index *ix)
     if (!ix)
         return 0;
     pthread_mutex_lock(&ix->mu);
-    int r = ix->watching && ix->built && !ix->degraded && !ix->lost;
+    int r = (ix->watching || ix->remote) && ix->built && !ix->degraded && !ix->lost;
     pthread_mutex_unlock(&ix->mu);
     return r;
 }
@@ -323,7 +347,7 @@ cJSON *ws_index_changes_json(ws_index *ix, uint64_t since, int *complete)
         *complete = 0;
         first = ix->dropped_seq + 1;
     }
-    if (!ix->watching || ix->degraded || ix->lost)
+    if ((!ix->watching && !ix->remote) || ix->degraded || ix->lost)
         *complete = 0;
     uint64_t k = ix->seq >= first ? ix->seq - first + 1 : 0;
     for (uint64_t s = first; s <= ix->seq; s++) {

@@ -21,7 +21,7 @@
 #include <vthost/plugin.h>
 #include "paths.h"
 
-#define MAGIC "VTWSIX2" /* 2: directories with a HEAD flagged */
+#define MAGIC "VTWSIX3" /* 2: directories with a HEAD flagged; 3: the keeper's stamp */
 #define UNSTABLE_NS 2000000000LL
 #define MAX_FILE (1u << 30)
 
@@ -36,6 +36,10 @@ typedef struct head {
     char magic[8];
     uint32_t ndirs, rootlen;
     uint64_t names_len;
+    /* the keeper that wrote the file and its change count then (0, 0:
+     * written by a call), so that a call it vouches for loads the file
+     * without checking a directory (ws_keeper.h) */
+    uint64_t keeper_id, keeper_seq;
 } head;
 
 char *ws_index_cache_dir(void) { return paths_xdg_vthost("XDG_CACHE_HOME", ".cache"); }
@@ -57,6 +61,8 @@ void ws_index_key(const char *root, char buf[17])
 
 static char *cache_file(ws_index *ix)
 {
+    if (ix->cache_path)
+        return strdup(ix->cache_path);
     char *dir = ws_index_cache_dir(), key[17], *f = NULL;
     ws_index_key(ix->root, key);
     if (dir && asprintf(&f, "%s/wsindex/%s.idx", dir, key) < 0)
@@ -156,8 +162,12 @@ void wsx_cache_save(ws_index *ix)
     uint32_t nout = 0;
     size_t nlen = 0;
     if (r && names && flatten(ix, r, names, &nout, &nlen) == 0) {
-        head h = {
-            .magic = MAGIC, .ndirs = nout, .rootlen = (uint32_t)ix->rootlen, .names_len = nlen};
+        head h = {.magic = MAGIC,
+                  .ndirs = nout,
+                  .rootlen = (uint32_t)ix->rootlen,
+                  .names_len = nlen,
+                  .keeper_id = ix->stamp_id,
+                  .keeper_seq = ix->stamp_seq};
         write_file(file, ix, &h, r, names);
     }
     free(r);
@@ -219,12 +229,14 @@ static int parse(ws_index *ix, const char *buf, size_t len, rec **recs_out, uint
         free(slot);
         return -1;
     }
+    ix->file_id = h.keeper_id;
+    ix->file_seq = h.keeper_seq;
     *recs_out = r;
     *slots_out = slot;
     return (int)h.ndirs;
 }
 
-int wsx_cache_load(ws_index *ix, int watch)
+int wsx_cache_read(ws_index *ix)
 {
     char *file = cache_file(ix);
     size_t len = 0;
@@ -242,7 +254,12 @@ int wsx_cache_load(ws_index *ix, int watch)
     if (n < 0)
         return -1;
     ix->dirty = 0;
-    return wsx_validate(ix, watch);
+    return 0;
+}
+
+int wsx_cache_load(ws_index *ix, int watch)
+{
+    return wsx_cache_read(ix) == 0 ? wsx_validate(ix, watch) : -1;
 }
 
 /* The directories as they are now, parents first (what a re-read adds

@@ -80,6 +80,16 @@ struct ws_index {
     double build_ms;
     uint64_t builds; /* full builds so far: a rebuild breaks an epoch */
     uint64_t id;     /* which index of this process (epochs of two never match) */
+    /* the workspace keeper (ws_keeper.h) */
+    int remote;          /* one-shot: kept current by the keeper's journal */
+    uint64_t keeper_id;  /* the keeper vouching, and its change count */
+    uint64_t keeper_seq; /* as of this process's last sync */
+    uint64_t stamp_id;   /* written into the cache file's header ... */
+    uint64_t stamp_seq;  /* ... (a keeper's own saves; 0 for a call's) */
+    uint64_t file_id;    /* read from the header of the last file read */
+    uint64_t file_seq;
+    const char *cache_path; /* the file read and written instead of the
+                               default (the keeper's own; not owned) */
 };
 
 /* ws_index.c */
@@ -119,6 +129,9 @@ void wsx_watch_close(ws_index *ix);
 
 /* ws_index_cache.c */
 int wsx_cache_load(ws_index *ix, int watch);
+/* The cache file's tree into ix with nothing checked (its header's
+ * keeper stamp into file_id, file_seq), or -1. */
+int wsx_cache_read(ws_index *ix);
 /* Check every directory against its recorded inode and mtime (watching
  * each first when `watch`): gone ones dropped, changed ones re-read. */
 int wsx_validate(ws_index *ix, int watch);

@@ -1,0 +1,235 @@
+/* The workspace keeper's process (ws_keeper.h): one live index of its
+ * workspace, a socket that callers ask, an end when idle or when the
+ * workspace goes. */
+#include "monotime.h"
+#include "ws_keeper.h"
+#include "ws_keeper_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+
+typedef struct keeper {
+    ws_index *ix;
+    uint64_t id, saved_seq;
+    int saved;
+    wsk_files f;
+    int lfd, sfd;
+    struct stat sock_st, root_st;
+} keeper;
+
+/* The file stamped with this keeper and its change count, written when
+ * the index moved since the last one.  Caller holds mu. */
+static void save_stamped(keeper *k)
+{
+    ws_index *ix = k->ix;
+    if (k->saved && k->saved_seq == ix->seq && !ix->dirty)
+        return;
+    ix->stamp_id = k->id;
+    ix->stamp_seq = ix->seq;
+    wsx_cache_save(ix);
+    ix->dirty = 0;
+    k->saved = 1;
+    k->saved_seq = ix->seq;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+    const char *s = p;
+    while (n) {
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The changes after `since` (each path's last one), as records. */
+static int send_changes(int fd, ws_index *ix, uint64_t first)
+{
+    for (uint64_t s = first; s <= ix->seq; s++) {
+        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        if (!c->path)
+            continue;
+        unsigned char h[3] = {c->kind, c->dir, c->noise};
+        if (send_all(fd, h, 3) || send_all(fd, c->path, strlen(c->path) + 1))
+            return -1;
+    }
+    return 0;
+}
+
+static size_t count_changes(ws_index *ix, uint64_t first)
+{
+    size_t n = 0;
+    for (uint64_t s = first; s <= ix->seq; s++)
+        n += ix->log && ix->log[s % WSX_LOG_CAP].path != NULL;
+    return n;
+}
+
+/* One request: "VTKEEP1 SYNC <id> <since>\n". */
+static void serve(keeper *k, int fd)
+{
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    struct timeval tv = {WSK_TIMEOUT_MS / 1000, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid())
+        return;
+    char req[128];
+    ssize_t n = recv(fd, req, sizeof req - 1, 0);
+    unsigned long long id = 0, since = 0;
+    if (n <= 0)
+        return;
+    req[n] = '\0';
+    if (sscanf(req, WSK_PROTO " SYNC %llx %llu", &id, &since) != 2) {
+        send_all(fd, "NO request\n", 11);
+        return;
+    }
+    const char *why = NULL;
+    ws_index *ix = k->ix;
+    ws_index_refresh(ix, 1, &why); /* the queue read dry: the barrier */
+    pthread_mutex_lock(&ix->mu);
+    if (ix->degraded || !ix->watching || why) {
+        pthread_mutex_unlock(&ix->mu);
+        send_all(fd, "NO degraded\n", 12);
+        return;
+    }
+    save_stamped(k);
+    uint64_t first = since + 1;
+    int complete = id == k->id && since <= ix->seq && ix->dropped_seq < first;
+    size_t nc = complete ? count_changes(ix, first) : 0;
+    char head[160];
+    int hl = snprintf(head, sizeof head, WSK_PROTO " OK %llx %llu %d %zu\n",
+                      (unsigned long long)k->id, (unsigned long long)ix->seq, complete, nc);
+    if (send_all(fd, head, (size_t)hl) == 0 && nc)
+        send_changes(fd, ix, first);
+    pthread_mutex_unlock(&ix->mu);
+}
+
+/* The lock taken (another keeper: 1), the pid written into it. */
+static int take_lock(keeper *k)
+{
+    k->lfd = open(k->f.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (k->lfd < 0)
+        return -1;
+    if (flock(k->lfd, LOCK_EX | LOCK_NB) != 0)
+        return 1;
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (ftruncate(k->lfd, 0) || pwrite(k->lfd, pid, (size_t)n, 0) != n)
+        return -1;
+    return 0;
+}
+
+static int bind_socket(keeper *k)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(k->f.sock) >= sizeof a.sun_path)
+        return -1;
+    memcpy(a.sun_path, k->f.sock, strlen(k->f.sock) + 1);
+    k->sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (k->sfd < 0)
+        return -1;
+    unlink(k->f.sock); /* a dead keeper's: the lock says none is alive */
+    mode_t old = umask(077);
+    int rc = bind(k->sfd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (rc || listen(k->sfd, 16) || lstat(k->f.sock, &k->sock_st))
+        return -1;
+    return 0;
+}
+
+/* Still the keeper: the workspace root and our socket are where they
+ * were (a replaced or removed socket means callers cannot reach us). */
+static int still_wanted(keeper *k)
+{
+    struct stat st;
+    if (stat(k->ix->root, &st) || st.st_ino != k->root_st.st_ino || st.st_dev != k->root_st.st_dev)
+        return 0;
+    return lstat(k->f.sock, &st) == 0 && st.st_ino == k->sock_st.st_ino &&
+           st.st_dev == k->sock_st.st_dev;
+}
+
+static void run(keeper *k, unsigned idle_s)
+{
+    uint64_t last = mono_now_us();
+    while (still_wanted(k) && mono_now_us() - last < (uint64_t)idle_s * 1000000u) {
+        struct pollfd p = {.fd = k->sfd, .events = POLLIN};
+        int r = poll(&p, 1, 1000);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        int c = accept4(k->sfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0)
+            continue;
+        serve(k, c);
+        close(c);
+        last = mono_now_us();
+        if (!ws_index_event_driven(k->ix)) /* nothing left to vouch with */
+            break;
+    }
+}
+
+int ws_keeper_main(int argc, char **argv)
+{
+    if (argc != 2 || argv[0][0] != '/')
+        return 2;
+    unsigned idle_s = (unsigned)strtoul(argv[1], NULL, 10);
+    /* the caller waits for this process only: the keeper is its child,
+     * left to init when it ends */
+    pid_t child = fork();
+    if (child != 0)
+        return child < 0;
+    keeper k = {.lfd = -1, .sfd = -1};
+    if (getrandom(&k.id, sizeof k.id, 0) != sizeof k.id)
+        return 1;
+    k.id |= 1; /* never 0: a call's own save */
+    if (stat(argv[0], &k.root_st) || !S_ISDIR(k.root_st.st_mode) || wsk_paths(argv[0], 1, &k.f) ||
+        take_lock(&k) != 0) {
+        if (k.lfd >= 0)
+            close(k.lfd);
+        return 0;
+    }
+    int rc = 1;
+    const char *why = NULL;
+    if (ws_index_open(argv[0], WS_INDEX_LIVE, &k.ix) == VT_OK) {
+        k.ix->cache_path = k.f.idx; /* its own: no call's save replaces it */
+        if (ws_index_refresh(k.ix, 1, &why) == VT_OK && !why && ws_index_event_driven(k.ix) &&
+            bind_socket(&k) == 0) {
+            run(&k, idle_s ? idle_s : 1);
+            rc = 0;
+        }
+    }
+    struct stat st;
+    if (k.sfd >= 0 && lstat(k.f.sock, &st) == 0 && st.st_ino == k.sock_st.st_ino)
+        unlink(k.f.sock);
+    if (k.sfd >= 0)
+        close(k.sfd);
+    if (k.ix) {
+        /* no last save: the workspace may be going (a file written into
+         * a cache being removed), and the file stays what the last caller
+         * was told */
+        pthread_mutex_lock(&k.ix->mu);
+        k.ix->degraded = 1;
+        pthread_mutex_unlock(&k.ix->mu);
+    }
+    ws_index_close(k.ix);
+    close(k.lfd);
+    return rc;
+}

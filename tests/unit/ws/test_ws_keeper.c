@@ -1,0 +1,159 @@
+/* The workspace keeper in-process: a keeper (ws_keeper_main, forked) on a
+ * real tree vouches for a one-shot index, reports a repository made
+ * between and after asks with a complete change log, and once killed
+ * makes the next refresh walk, say so and mark the log incomplete. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "ws_index.h"
+#include "ws_keeper.h"
+
+static char root[PATH_MAX], cache[PATH_MAX];
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+    char cmd[PATH_MAX * 4];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **st)
+{
+    (void)st;
+    char t[] = "/tmp/vthost-wskeep-XXXXXX", c[] = "/tmp/vthost-wskcache-XXXXXX";
+    if (!mkdtemp(t) || !mkdtemp(c) || !realpath(t, root) || !realpath(c, cache))
+        return -1;
+    setenv("XDG_CACHE_HOME", cache, 1);
+    char cmd[PATH_MAX * 4];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/.git' '%s/a/b' '%s/c'", root, root, root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[PATH_MAX * 3];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, cache);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int has_repo(ws_index *ix, const char *rel)
+{
+    cJSON *arr = ws_index_repositories(ix, &(int){0});
+    char want[PATH_MAX * 2];
+    snprintf(want, sizeof want, "%s/%s/.git", root, rel);
+    const cJSON *it;
+    int found = 0;
+    cJSON_ArrayForEach(it, arr)
+    found |= !strcmp(cJSON_GetObjectItem(it, "path")->valuestring, want);
+    cJSON_Delete(arr);
+    return found;
+}
+
+/* The keeper's pid from its lock, waiting for its socket (its build). */
+static pid_t keeper_pid(void)
+{
+    char cmd[PATH_MAX * 3], buf[32] = {0};
+    for (int i = 0; i < 200; i++) {
+        snprintf(cmd, sizeof cmd, "test -S %s/vthost/keeper/*-1.sock && cat %s/vthost/keeper/*-1.lock",
+                 cache, cache);
+        FILE *p = popen(cmd, "r");
+        size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+        if (p)
+            pclose(p);
+        if (n && atoi(buf) > 0)
+            return atoi(buf);
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    return -1;
+}
+
+static void start_keeper(void)
+{
+    pid_t me = getpid();
+    char *argv[] = {root, "30", NULL};
+    int rc = ws_keeper_main(2, argv);
+    if (getpid() != me) /* the keeper itself, at its end */
+        _exit(rc);
+    assert_int_equal(rc, 0);
+}
+
+static void test_vouched_then_killed(void **st)
+{
+    (void)st;
+    ws_keeper_configure(1, 0, 30);
+    start_keeper();
+    pid_t kp = keeper_pid();
+    assert_true(kp > 0);
+
+    /* made before the first ask: in the tree it vouches for */
+    sh("mkdir -p '%s/a/b/r1/.git'", root);
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    const char *why = NULL;
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(ws_index_event_driven(ix));
+    assert_true(has_repo(ix, "a/b/r1"));
+
+    /* made between two asks (a command's doing): in the change log */
+    ws_mark m = ws_index_mark(ix);
+    sh("mkdir -p '%s/c/r2/.git' && echo x > '%s/c/f.c'", root, root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(has_repo(ix, "c/r2"));
+    char *names[16] = {0};
+    int complete = 0;
+    size_t n = ws_index_changes(ix, m, 1, names, 16, &complete);
+    assert_true(complete);
+    int saw = 0;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        saw |= !strcmp(names[i], "c/f.c");
+        free(names[i]);
+    }
+    assert_true(saw);
+
+    /* killed: the next refresh walks, says so, the log has a gap */
+    m = ws_index_mark(ix);
+    assert_int_equal(kill(kp, SIGKILL), 0);
+    for (int i = 0; i < 100 && kill(kp, 0) == 0; i++)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    sh("mkdir -p '%s/c/r3/.git'", root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "keeper could not vouch"));
+    assert_true(has_repo(ix, "c/r3"));
+    ws_index_changes(ix, m, 1, NULL, 0, &complete);
+    assert_false(complete);
+    ws_index_close(ix);
+
+    /* no keeper: a one-shot index checks by itself and is not vouched */
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    assert_int_equal(ws_index_refresh(ix, 0, &why), 0);
+    assert_true(has_repo(ix, "c/r3"));
+    ws_index_close(ix);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vouched_then_killed),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
