@@ -480,7 +480,9 @@ static int step_sandbox_preset(host_start *s)
 static int step_ws_service(host_start *s)
 {
     int rc = host_data_publish();
-    return rc || s->o->list_only ? rc : ws_service_open(the_host.workspace, s->o->serve, s->err);
+    return rc || s->o->list_only
+               ? rc
+               : ws_service_open(the_host.workspace, s->o->serve, the_host.config, s->err);
 }
 
 static int step_load(host_start *s)

@@ -8,7 +8,6 @@
 #include <vthost/services.h>
 #include "call.h"
 #include "events_service.h"
-#include "host.h"
 #include "host_events.h"
 #include "log.h"
 #include "services.h"
@@ -214,9 +213,9 @@ static int keeper_key(const cJSON *t, const char *key, double lo, double hi, dou
     return VT_OK;
 }
 
-static int keeper_configure(char **err)
+static int keeper_configure(const cJSON *config, char **err)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(host_config(), "workspace");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "workspace");
     const cJSON *on = cJSON_GetObjectItemCaseSensitive(t, "keeper");
     double dirs = 2000, idle = 600;
     if (on && !cJSON_IsBool(on)) {
@@ -231,7 +230,7 @@ static int keeper_configure(char **err)
     return rc;
 }
 
-int ws_service_open(const char *workspace, int live, char **err)
+int ws_service_open(const char *workspace, int live, const cJSON *config, char **err)
 {
     ws_service_close();
     /* before anything is read from or written to them */
@@ -243,7 +242,7 @@ int ws_service_open(const char *workspace, int live, char **err)
         *err = strdup("out of memory listing the workspace's protected names");
         return VT_ERR_NOMEM;
     }
-    rc = keeper_configure(err);
+    rc = keeper_configure(config, err);
     if (rc)
         return rc;
     ws_index *ix = NULL;

@@ -224,7 +224,7 @@ int main(void)
     unsetenv("XDG_CACHE_HOME");
     unsetenv("XDG_CONFIG_HOME");
     char *err = NULL;
-    if (ws_service_open(ws, 0, &err) != VT_OK) {
+    if (ws_service_open(ws, 0, NULL, &err) != VT_OK) {
         fprintf(stderr, "ws_service_open: %s\n", err ? err : "failed");
         return 1;
     }
