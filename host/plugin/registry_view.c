@@ -78,7 +78,9 @@ uint64_t registry_view_epoch(uint64_t base)
     view *v = find_locked(viewer);
     uint64_t n = v ? v->n : 0;
     pthread_mutex_unlock(&mu);
-    return mix(mix(base) ^ mix(viewer + 0x9e3779b97f4a7c15ULL * (n + 1)));
+    /* 53 bits: the epoch reaches clients as a JSON number (a double),
+     * which holds an integer exactly only up to 2^53 */
+    return mix(mix(base) ^ mix(viewer + 0x9e3779b97f4a7c15ULL * (n + 1))) & ((1ULL << 53) - 1);
 }
 
 void registry_view_forget(uint64_t client)
