@@ -143,7 +143,11 @@ void ws_index_close(ws_index *ix)
             wsx_cache_save(ix);
     }
     wsx_watch_close(ix);
-    for (size_t i = 0; ix->log && i < WSX_LOG_CAP; i++)
+    /* Only the slots of sequence numbers 1..seq were ever written: the
+     * rest of the 2 MiB ring was never touched, and reading it would fault
+     * in every page of it at each one-shot call's exit. */
+    size_t used = ix->seq < WSX_LOG_CAP ? (size_t)ix->seq + 1 : WSX_LOG_CAP;
+    for (size_t i = 0; ix->log && i < used; i++)
         free(ix->log[i].path);
     free(ix->log);
     free(ix->d);

@@ -93,6 +93,10 @@ int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
  * numbers (tree 1, what sandbox_seccomp_build gives): one program, two
  * shapes (the test compares them). */
 int sandbox_seccomp_build_as(int network_access, int tree, struct sock_fprog *out);
+/* The tree programs as the build's libseccomp made them (seccomp_gen.c;
+ * present when VTHOST_SECCOMP_PREBUILT is defined). */
+extern const struct sock_filter sandbox_bpf_prebuilt_off[], sandbox_bpf_prebuilt_on[];
+extern const unsigned short sandbox_bpf_prebuilt_off_len, sandbox_bpf_prebuilt_on_len;
 
 /* sandbox_mounts.c: the host's mount table (/proc/self/mountinfo), read
  * again only when it changed.  hold() returns it and its length, locked

@@ -181,11 +181,33 @@ static void test_network_on(void **state)
     compare(1);
 }
 
+/* The program a call gets (made at build time where the build can) is
+ * the one libseccomp makes here from the same rules, instruction for
+ * instruction: a rule changed without the build regenerating it, or a
+ * different libseccomp at run time, shows up here. */
+static void test_prebuilt_is_current(void **state)
+{
+    (void)state;
+    for (int network = 0; network < 2; network++) {
+        struct sock_fprog now, used;
+        int rc = sandbox_seccomp_build_as(network, 1, &now);
+        if (rc == VT_ERR_UNSUPPORTED)
+            skip();
+        assert_int_equal(rc, VT_OK);
+        assert_int_equal(sandbox_seccomp_build(network, &used), VT_OK);
+        assert_int_equal(used.len, now.len);
+        assert_memory_equal(used.filter, now.filter, now.len * sizeof *now.filter);
+        free(now.filter);
+        free(used.filter);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_network_off),
         cmocka_unit_test(test_network_on),
+        cmocka_unit_test(test_prebuilt_is_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
