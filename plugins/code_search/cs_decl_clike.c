@@ -462,3 +462,39 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
         }
     }
 }
+
+static int word_in(const char *buf, const cs_tok *tk, const char *const *words)
+{
+    size_t n = tk->end - tk->start;
+    for (; *words; words++)
+        if (strlen(*words) == n && memcmp(buf + tk->start, *words, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Mirrors the C/C++ rules: a name is marked only
+ *   after define or namespace (Pd(i), M(i)), whatever follows;
+ *   before '<', '{' or ':' (a type's name), or a name after struct, class,
+ *   union, enum, ')' or ']' (struct S final {, attributes between);
+ *   before '(' (functions), '=', ';', ',', '[' (variables, typedefs,
+ *   using), or ')' after '*' (function pointers: (*name));
+ *   in an enum body at a statement start or after ',' (enumerators),
+ *   whatever follows; a statement starts after ';', '{', '}', ')' or a
+ *   directive.
+ * Anything else (Type name, Type *p, (Type)x, f(int a, Type b)) is a
+ * usage. */
+int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum_seen)
+{
+    static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};
+    static const char *const lead_kw[] = {"define", "namespace", NULL};
+    if (k == 0 || k + 1 >= t->n)
+        return 1;
+    char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
+    if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
+        return 1;
+    if (enum_seen && in(prev, ";{})Q,"))
+        return 1;
+    if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
+        return 1;
+    return prev == 'i' && word_in(buf, &t->v[k - 1], lead_kw);
+}
