@@ -472,6 +472,26 @@ static int word_in(const char *buf, const cs_tok *tk, const char *const *words)
     return 0;
 }
 
+/* Is token k inside a '(' or '[' opened in its own statement?  Then the
+ * walk's paren depth there is at least 1 and no enumerator rule applies
+ * (f(int a, size_t b)).  Scans back to the nearest unmatched opener; a
+ * statement boundary (';', a brace, a directive's end) or a long way
+ * back answers no. */
+static int in_parens(const cs_toks *t, size_t k)
+{
+    int d = 0;
+    for (size_t j = k, steps = 0; j-- > 0 && steps < 512; steps++) {
+        char c = t->v[j].kind;
+        if (c == ')' || c == ']')
+            d++;
+        else if ((c == '(' || c == '[') && d-- == 0)
+            return 1;
+        else if (in(c, ";{}Q"))
+            return 0;
+    }
+    return 0;
+}
+
 /* Mirrors the C/C++ rules: a name is marked only
  *   after define or namespace (Pd(i), M(i)), whatever follows;
  *   before '<', '{' or ':' (a type's name), or a name after struct, class,
@@ -492,7 +512,7 @@ int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum
     char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
     if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
         return 1;
-    if (enum_seen && in(prev, ";{})Q,"))
+    if (enum_seen && in(prev, ";{})Q,") && !in_parens(t, k))
         return 1;
     if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
         return 1;
