@@ -81,7 +81,7 @@ static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexe
 {
     if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
         return 1;
-    int enum_seen = memmem(buf, len, "enum", 4) != NULL;
+    int enum_seen = cs_decl_clike_enum_seen(buf, len, &w->toks);
     for (size_t i = 0; i < w->nsp; i++) {
         const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
         if (tk && cs_decl_clike_possible(buf, &w->toks, (size_t)(tk - w->toks.v), enum_seen))

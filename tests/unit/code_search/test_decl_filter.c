@@ -33,6 +33,10 @@ static const char EDGES[] =
     "template <class T> struct size_t<T *> { };\n"
     "enum e { size_t, b = size_t, size_t __attribute__((deprecated)), c };\n"
     "enum f {\n#if X\n size_t\n#endif\n};\n"
+    "enum g { a = sizeof(struct { int x; }), size_t };\n"
+    "enum h\n#define Y {\n{ size_t };\n"
+    "typedef enum { size_t } k;\n"
+    "struct m { size_t a; enum { size_t } e; size_t b; };\n"
     "size_t size_t;\n"
     "int a, size_t;\n"
     "int size_t[4];\n"
@@ -47,7 +51,7 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = memmem(buf, len, "enum", 4) != NULL;
+        int enum_seen = cs_decl_clike_enum_seen(buf, len, &t);
         for (size_t k = 0; k < t.n; k++)
             if (t.v[k].def && t.v[k].kind == 'i' &&
                 !cs_decl_clike_possible(buf, &t, k, enum_seen) && ++bad)
