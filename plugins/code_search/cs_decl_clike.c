@@ -462,3 +462,115 @@ void cs_decl_structural(int lexer, const char *buf, const char *shape, const int
         }
     }
 }
+
+static int word_in(const char *buf, const cs_tok *tk, const char *const *words)
+{
+    size_t n = tk->end - tk->start;
+    for (; *words; words++)
+        if (strlen(*words) == n && memcmp(buf + tk->start, *words, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Is token k inside a '(' or '[' opened in its own statement?  Then the
+ * walk's paren depth there is at least 1 and no enumerator rule applies
+ * (f(int a, size_t b)).  Scans back to the nearest unmatched opener; a
+ * statement boundary (';', a brace, a directive's end) or a long way
+ * back answers no. */
+static int in_parens(const cs_toks *t, size_t k)
+{
+    int d = 0;
+    for (size_t j = k, steps = 0; j-- > 0 && steps < 512; steps++) {
+        char c = t->v[j].kind;
+        if (c == ')' || c == ']')
+            d++;
+        else if ((c == '(' || c == '[') && d-- == 0)
+            return 1;
+        else if (in(c, ";{}Q"))
+            return 0;
+    }
+    return 0;
+}
+
+/* Could the statement start at token k be in an enum body?  The walk's
+ * level there is the innermost '{' before k still open (braces inside
+ * directives skipped, as the walk skips them); its kind is K_ENUM only
+ * when enum stands in that brace's statement, which starts after the last
+ * ';', directive or open '{' before it (balanced braces between belong to
+ * it).  Without enum there, no.  Far scans answer yes. */
+static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
+{
+    size_t j = k, steps = 0;
+    int bd = 0;
+    for (;; steps++) { /* back to the innermost open '{' */
+        if (j == 0)
+            return 0; /* file level */
+        char c = t->v[--j].kind;
+        if (steps > 4096)
+            return 1;
+        if (c == 'Q')
+            while (j > 0 && t->v[j].kind != 'P')
+                j--;
+        else if (c == '}')
+            bd++;
+        else if (c == '{' && bd-- == 0)
+            break;
+    }
+    bd = 0;
+    while (j-- > 0 && steps++ < 8192) {
+        const cs_tok *tk = &t->v[j];
+        if (tk->kind == '}')
+            bd++;
+        else if (tk->kind == '{' && bd-- == 0)
+            return 0;
+        else if (bd == 0 && (tk->kind == ';' || tk->kind == 'Q'))
+            return 0;
+        else if (tk->kind == 'Q')
+            while (j > 0 && t->v[j].kind != 'P')
+                j--;
+        else if (tk->kind == 'i' && tk->end - tk->start == 4 &&
+                 memcmp(buf + tk->start, "enum", 4) == 0)
+            return 1;
+    }
+    return steps >= 8192;
+}
+
+/* Mirrors the C/C++ rules: a name is marked only
+ *   after define or namespace (Pd(i), M(i)), whatever follows;
+ *   before '<', '{' or ':' (a type's name), or a name after struct, class,
+ *   union, enum, ')' or ']' (struct S final {, attributes between);
+ *   before '(' (functions), '=', ';', ',', '[' (variables, typedefs,
+ *   using), or ')' after '*' (function pointers: (*name));
+ *   in an enum body at a statement start or after ',' (enumerators),
+ *   whatever follows; a statement starts after ';', '{', '}', ')' or a
+ *   directive.
+ * Anything else (Type name, Type *p, (Type)x, f(int a, Type b)) is a
+ * usage. */
+int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum_seen)
+{
+    static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};
+    static const char *const lead_kw[] = {"define", "namespace", NULL};
+    if (k == 0 || k + 1 >= t->n)
+        return 1;
+    char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
+    if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
+        return 1;
+    if (enum_seen && in(prev, ";{})Q,") && !in_parens(t, k) &&
+        (enum_seen > 1 || maybe_enum_body(buf, t, k)))
+        return 1;
+    if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
+        return 1;
+    return prev == 'i' && word_in(buf, &t->v[k - 1], lead_kw);
+}
+
+int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t)
+{
+    if (!memmem(buf, len, "enum", 4))
+        return 0;
+    /* Nested deeper than the walk's stack, its levels no longer follow
+     * the braces: count them all as if that deep. */
+    size_t braces = 0;
+    for (size_t k = 0; k < t->n; k++)
+        braces += t->v[k].kind == '{';
+    return braces + 2 >= MAX_LEVELS ? 2 : 1;
+}

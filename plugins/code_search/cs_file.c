@@ -72,6 +72,24 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
     return NULL;
 }
 
+/* Must the lexed tokens be marked for declarations?  Not when every
+ * match is sure to be a usage or text: marking costs as much as lexing,
+ * and a common word is mostly used, seldom declared.  Unmarked tokens
+ * keep def 0.  Only C and C++ have such a test (their headers are where
+ * common type names abound). */
+static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexer)
+{
+    if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
+        return 1;
+    int enum_seen = cs_decl_clike_enum_seen(buf, len, &w->toks);
+    for (size_t i = 0; i < w->nsp; i++) {
+        const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
+        if (tk && cs_decl_clike_possible(buf, &w->toks, (size_t)(tk - w->toks.v), enum_seen))
+            return 1;
+    }
+    return 0;
+}
+
 /* Could [s, e) be a whole identifier token?  Not when an identifier
  * character touches either end ('$' joins identifiers in JS/TS only). */
 static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
@@ -136,8 +154,9 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
             classify = word_bounded(buf, len, w->sp[i], lexer);
     }
     if (classify) {
-        if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0 ||
-            (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)
+        if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0)
+            return rc;
+        if (decl_needed(w, buf, len, lexer) && (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)
             return rc;
     }
     out->v = calloc(w->nsp < 3 * cap ? w->nsp : 3 * cap, sizeof *out->v);

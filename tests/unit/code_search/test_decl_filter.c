@@ -1,0 +1,168 @@
+/* The declaration pre-check of C and C++ (cs_decl_clike_possible): a
+ * file whose matches all fail it is not marked, so it must never say 0
+ * for a token the full marking calls a declaration.  Checked token by
+ * token on the fixtures, on a file of the forms at the edges of its
+ * rules, and on every C/C++ file under the directories listed in
+ * $CS_DECL_FILTER_TREES (colon-separated; /usr/include is a good one);
+ * then through a whole search. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cs_lex.h"
+#include "cs_test_util.h"
+#include "cs_types.h"
+
+/* Declaration forms next to their usages, the edges of every rule. */
+static const char EDGES[] =
+    "#define size_t unsigned long\n"
+    "typedef unsigned long size_t;\n"
+    "typedef int (*size_t)(int);\n"
+    "struct size_t final { int a; };\n"
+    "struct __attribute__((packed)) size_t x { int b; };\n"
+    "namespace size_t { }\n"
+    "using size_t = unsigned;\n"
+    "template <class T> struct size_t<T *> { };\n"
+    "enum e { size_t, b = size_t, size_t __attribute__((deprecated)), c };\n"
+    "enum f {\n#if X\n size_t\n#endif\n};\n"
+    "enum g { a = sizeof(struct { int x; }), size_t };\n"
+    "enum h\n#define Y {\n{ size_t };\n"
+    "typedef enum { size_t } k;\n"
+    "struct m { size_t a; enum { size_t } e; size_t b; };\n"
+    "size_t size_t;\n"
+    "int a, size_t;\n"
+    "int size_t[4];\n"
+    "int (*size_t)(void);\n"
+    "size_t f(size_t n, size_t m) { return (size_t)n * sizeof(size_t); }\n"
+    "static inline size_t *g(const size_t *p, size_t) { size_t q = 0; return 0; }\n";
+
+/* Every token marked a declaration must pass the pre-check; returns the
+ * number of tokens that failed (and prints them). */
+static int check_buf(const char *name, const char *buf, size_t len, int lexer)
+{
+    cs_toks t = {0};
+    int bad = 0;
+    if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
+        int enum_seen = cs_decl_clike_enum_seen(buf, len, &t);
+        for (size_t k = 0; k < t.n; k++)
+            if (t.v[k].def && t.v[k].kind == 'i' &&
+                !cs_decl_clike_possible(buf, &t, k, enum_seen) && ++bad)
+                print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
+                            (int)(t.v[k].end - t.v[k].start), buf + t.v[k].start, t.v[k].start);
+    }
+    cs_toks_free(&t);
+    return bad;
+}
+
+static int check_file(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    int lexer = -1;
+    if (cs_lang_of_file(slash ? slash + 1 : path, &lexer) < 0 ||
+        (lexer != CS_LEX_C && lexer != CS_LEX_CPP))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, r;
+    char chunk[65536];
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + r + 64 > cap) {
+            cap = (len + r + 64) * 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        memcpy(buf + len, chunk, r);
+        len += r;
+    }
+    fclose(f);
+    int bad = 0;
+    if (buf) {
+        memset(buf + len, 0, 64);
+        if (!memchr(buf, '\0', len < 8192 ? len : 8192))
+            bad = check_buf(path, buf, len, lexer);
+    }
+    free(buf);
+    return bad;
+}
+
+static int check_tree(const char *dir, size_t *files)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int bad = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            bad += check_tree(path, files);
+        else if (S_ISREG(st.st_mode) && ++*files)
+            bad += check_file(path);
+    }
+    closedir(d);
+    return bad;
+}
+
+static void test_never_misses_a_declaration(void **state)
+{
+    (void)state;
+    assert_int_equal(check_buf("edges.c", EDGES, sizeof EDGES - 1, CS_LEX_C), 0);
+    assert_int_equal(check_buf("edges.cpp", EDGES, sizeof EDGES - 1, CS_LEX_CPP), 0);
+    size_t files = 0;
+    assert_int_equal(check_tree(CS_FIXTURES, &files), 0);
+    const char *trees = getenv("CS_DECL_FILTER_TREES");
+    if (trees && *trees) {
+        char *copy = strdup(trees), *save = NULL;
+        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            assert_int_equal(check_tree(p, &files), 0);
+        free(copy);
+    }
+    print_message("checked %zu files\n", files);
+}
+
+/* The plain usages are still usages and the declarations still found,
+ * in a file with enum and one without. */
+static void test_search(void **state)
+{
+    (void)state;
+    char *root = tu_mkdtemp();
+    tu_write(root, "a.h",
+             "typedef unsigned long size_t;\n"
+             "size_t f(size_t n, const size_t *p);\n"
+             "static size_t g(int a, size_t b) { return (size_t)a; }\n",
+             -1);
+    tu_write(root, "b.h", "enum { x, size_t };\nint h(int a, size_t b);\n", -1);
+    tu_write(root, "c.h", "int k(int a, size_t b);\nstruct s { size_t len; };\n", -1);
+    char *got = tu_search_paths(root, NULL, "size_t", 0, 100, 0, 1);
+    assert_non_null(got);
+    assert_string_equal(got, "D a.h:1:23 D b.h:1:11 U a.h:2:1 U a.h:2:10 U a.h:2:26 U a.h:3:8 "
+                             "U a.h:3:24 U a.h:3:44 U b.h:2:14 U c.h:1:14 U c.h:2:12");
+    free(got);
+    tu_rmrf(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_never_misses_a_declaration),
+        cmocka_unit_test(test_search),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
