@@ -14,11 +14,11 @@
 // of HTTP rate / stdio rate (>= 1: HTTP as fast as stdio).  The server's
 // CPU per call (user + system, from /proc) is printed beside it.
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { INIT, TICK_US, cpuTicks, httpClient, median, message, startHttpServer } from "./mcp_wire.mjs";
 
 const [bin, catalog, nArg, rArg, sArg] = process.argv.slice(2);
 if (!bin || !catalog) {
@@ -42,32 +42,6 @@ writeFileSync(join(cfg, "vthost", "http.toml"), `max_sessions_per_client = ${SES
 writeFileSync(join(ws, "vtcode.toml"), '[permissions]\nallow = ["search_tools"]\n');
 const env = { ...process.env, XDG_CONFIG_HOME: cfg };
 const base = ["--workspace", ws, "--config", join(ws, "vtcode.toml"), "--plugin-dir", catalog, "serve"];
-
-const MODERN = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-};
-const SEARCH = { name: "search_tools", arguments: { query: "github pull request", limit: 3, detail_level: "name" } };
-// The message of workload `call` in `era`, id `id`.
-function message(era, call, id) {
-  if (era === "2025")
-    return call === "ping"
-      ? { jsonrpc: "2.0", id, method: "ping" }
-      : { jsonrpc: "2.0", id, method: "tools/call", params: SEARCH };
-  return call === "ping"
-    ? { jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }
-    : { jsonrpc: "2.0", id, method: "tools/call", params: { ...SEARCH, _meta: META } };
-}
-const INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
-
-function cpuTicks(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const v = f.slice(f.lastIndexOf(")") + 2).split(" ");
-  return Number(v[11]) + Number(v[12]); // utime + stime
-}
-const TICK_US = 1e6 / 100; // USER_HZ
 
 function rssKb(pid) {
   return Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
@@ -98,82 +72,10 @@ async function stdioClient(era) {
   };
 }
 
-// The HTTP server.
-// Its stderr (the access log: a line per request) goes to a file, as it
-// would to a terminal or a journal: read by the clients, each line would
-// wake them once per call and bill the transport for the bench's reading.
-async function httpServer() {
-  const log = join(cfg, "server.log");
-  const fd = openSync(log, "w");
-  const p = spawn(bin, [...base, "--http", "127.0.0.1:0"], { stdio: ["ignore", "ignore", fd], env });
-  closeSync(fd);
-  let err = "";
-  while (!/listening on (\S+),/.test(err)) {
-    if (p.exitCode !== null) throw new Error(`vthost serve --http exited: ${err}`);
-    await new Promise((r) => setTimeout(r, 20));
-    err = readFileSync(log, "utf8");
-  }
-  const url = new URL(err.match(/listening on (\S+),/)[1]);
-  const token = readFileSync(join(cfg, "vthost", "http-token"), "utf8").trim();
-  return { p, url, token, close: () => (p.kill("SIGTERM"), new Promise((r) => p.on("exit", r))) };
-}
-
-// A client on its own keep-alive connection, writing each request whole
-// and reading its response to the end (Content-Length or the last
-// chunk): as light as the stdio side's line reader, so the figure is the
-// transport's, not an HTTP client library's.
-async function httpClient(srv, era) {
-  const sock = net.connect(Number(srv.url.port), srv.url.hostname);
-  sock.setNoDelay(true);
-  await new Promise((r, j) => sock.once("connect", r).once("error", j));
-  let buf = "";
-  let waiter = null;
-  const complete = () => {
-    const h = buf.indexOf("\r\n\r\n");
-    if (h < 0) return -1;
-    const head = buf.slice(0, h);
-    const cl = head.match(/\r\ncontent-length: *(\d+)/i);
-    if (cl) return buf.length >= h + 4 + Number(cl[1]) ? h + 4 + Number(cl[1]) : -1;
-    const end = buf.indexOf("\r\n0\r\n\r\n", h);
-    return end < 0 ? -1 : end + 7;
-  };
-  sock.setEncoding("latin1");
-  sock.on("data", (d) => {
-    buf += d;
-    const n = waiter ? complete() : -1;
-    if (n >= 0) {
-      const text = buf.slice(0, n);
-      buf = buf.slice(n);
-      const w = waiter;
-      waiter = null;
-      w(text);
-    }
-  });
-  let sid = null;
-  const post = (m) =>
-    new Promise((resolve, reject) => {
-      const body = JSON.stringify(m);
-      let head =
-        `POST ${srv.url.pathname} HTTP/1.1\r\nHost: ${srv.url.host}\r\nAuthorization: Bearer ${srv.token}\r\n` +
-        `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
-      if (era === "2026") head += `MCP-Protocol-Version: ${MODERN}\r\n`;
-      else if (sid) head += `Mcp-Session-Id: ${sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n`;
-      waiter = (text) => {
-        const status = Number(text.slice(9, 12));
-        if (status >= 300) return reject(new Error(text));
-        const s = !sid && text.slice(0, text.indexOf("\r\n\r\n")).match(/\r\nmcp-session-id: *([0-9a-f]+)/i);
-        if (s) sid = s[1];
-        if (m.id !== undefined && !text.includes('"result"')) return reject(new Error(`no result: ${text}`));
-        resolve(text);
-      };
-      sock.write(head + "\r\n" + body);
-    });
-  if (era === "2025") {
-    await post(INIT);
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
-  }
-  return { send: post, close: () => sock.destroy() };
-}
+// The HTTP server, its access log in a file.
+const httpServer = () =>
+  startHttpServer(bin, [...base, "--http", "127.0.0.1:0"], env, join(cfg, "server.log"),
+                  join(cfg, "vthost", "http-token"));
 
 // `clients` each send N messages in turn; returns calls per second.
 async function run(clients, era, call, pids) {
@@ -193,10 +95,6 @@ async function run(clients, era, call, pids) {
   return { rate: calls / s, cpuUs: cpu / calls, clientUs: (u.user + u.system) / calls };
 }
 
-const median = (v) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const srv = await httpServer();
 const pools = {}; // era -> { stdio: [...], http: [...] } of max(CLIENTS) clients
