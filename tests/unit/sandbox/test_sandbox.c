@@ -19,30 +19,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
-#include "opened_lib.h"
 #include "sandbox_int.h"
-
-/* The host table the sandbox's libseccomp binding (seccomp_lib.c) uses:
- * the host's own library opener. */
-static void test_log(int level, const char *plugin, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void test_log(int level, const char *plugin, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "[%d %s] ", level, plugin);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-static const vt_host_api test_api = {
-    .struct_size = sizeof(vt_host_api),
-    .log = test_log,
-    .free = free,
-    .open_library = opened_lib_bind,
-};
-const vt_host_api *api = &test_api;
 
 static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
 static int port;

@@ -18,29 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <vthost/plugin.h>
-#include "opened_lib.h"
 #include "sandbox_int.h"
-
-static void test_log(int level, const char *plugin, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void test_log(int level, const char *plugin, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "[%d %s] ", level, plugin);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-static const vt_host_api test_api = {
-    .struct_size = sizeof(vt_host_api),
-    .log = test_log,
-    .free = free,
-    .open_library = opened_lib_bind,
-};
-const vt_host_api *api = &test_api;
 
 /* Classic BPF as seccomp runs it over `d`; the return value, or a value
  * no filter returns when the program leaves its bounds. */
