@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "ws_index.h"
+#include "ws_test_sh.h"
 
 static char root[PATH_MAX], cache[PATH_MAX];
 
@@ -81,17 +82,6 @@ static int has_repo(ws_index *ix, const char *rel, const char *kind)
     }
     cJSON_Delete(arr);
     return found;
-}
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-    char cmd[PATH_MAX * 4];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    assert_int_equal(system(cmd), 0);
 }
 
 static void test_one_shot_finds_everything(void **st)

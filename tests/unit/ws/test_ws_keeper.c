@@ -19,19 +19,9 @@
 #include <vthost/plugin.h>
 #include "ws_index.h"
 #include "ws_keeper.h"
+#include "ws_test_sh.h"
 
 static char root[PATH_MAX], cache[PATH_MAX];
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-    char cmd[PATH_MAX * 4];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    assert_int_equal(system(cmd), 0);
-}
 
 static int setup(void **st)
 {
