@@ -92,8 +92,10 @@ def scratch(root, name, files=0):
 class Serve:
     """One `vthost serve` on stdio; call() times one exec_command true."""
 
-    def __init__(self, vt, ws, env):
-        self.p = subprocess.Popen([vt, "--approval", "sandboxed", "serve"], cwd=ws, env=env,
+    def __init__(self, vt, ws, env, wrap=()):
+        """wrap: a command (and its options) that runs the server, such as
+        `perf stat ...`."""
+        self.p = subprocess.Popen([*wrap, vt, "--approval", "sandboxed", "serve"], cwd=ws, env=env,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.id = 0

@@ -63,14 +63,7 @@ class PerfServe(Serve):
 
     def __init__(self, vt, ws, env, out):
         self.out = out
-        self.p = subprocess.Popen(["perf", "stat", "-x,", "-e", "task-clock", "-o", out, vt,
-                                   "--approval", "sandboxed", "serve"], cwd=ws, env=env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.id = 0
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "serve_cpu", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        super().__init__(vt, ws, env, wrap=["perf", "stat", "-x,", "-e", "task-clock", "-o", out])
 
     def close(self):
         super().close()
