@@ -12,6 +12,7 @@
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
 #include "beneath.h"
+#include "json_exact.h"
 #include "log.h"
 #include "monotime.h"
 #include "paths.h"
@@ -324,10 +325,7 @@ static int read_key(const cJSON *t, const char *key, const char *file, double lo
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!v)
         return VT_OK;
-    /* The range first, written so that NaN fails it: only then is the
-     * cast defined. */
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
-        v->valuedouble != (double)(int64_t)v->valuedouble) {
+    if (!json_integer_within(v, lo, hi)) {
         *err = str_printf("%s: key 'tools.spool.%s' must be an integer from %.0f to %.0f", file,
                           key, lo, hi);
         return VT_ERR_INVALID;

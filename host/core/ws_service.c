@@ -9,6 +9,7 @@
 #include "call.h"
 #include "events_service.h"
 #include "host_events.h"
+#include "json_exact.h"
 #include "log.h"
 #include "services.h"
 #include "strutil.h"
@@ -204,8 +205,7 @@ static int keeper_key(const cJSON *t, const char *key, double lo, double hi, dou
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!j)
         return VT_OK;
-    if (!cJSON_IsNumber(j) || j->valuedouble < lo || j->valuedouble > hi ||
-        j->valuedouble != (double)(int64_t)j->valuedouble) {
+    if (!json_integer_within(j, lo, hi)) {
         *err = str_printf("key 'workspace.%s' must be an integer from %.0f to %.0f", key, lo, hi);
         return VT_ERR_INVALID;
     }

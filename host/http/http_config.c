@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "http_config.h"
 #include "http_fetch.h"
+#include "json_exact.h"
 #include "paths.h"
 #include "strutil.h"
 #include "toml_reader.h"
@@ -115,8 +116,7 @@ static int get_int(reader *r, const cJSON *t, const char *key, long lo, long hi,
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!v)
         return 0;
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo && v->valuedouble <= (double)hi) ||
-        v->valuedouble != (double)(long)v->valuedouble) {
+    if (!json_integer_within(v, (double)lo, (double)hi)) {
         *r->err = str_printf("%s: %s must be an integer from %ld to %ld", r->file, key, lo, hi);
         return -1;
     }

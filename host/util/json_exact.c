@@ -1,5 +1,6 @@
 /* Exact-number JSON parsing: see json_exact.h. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "json_exact.h"
 
@@ -171,6 +172,15 @@ bool json_is_integer_literal(const cJSON *v)
         return !strpbrk(lex, ".eE") && strcmp(lex, "-0") != 0;
     double d = v->valuedouble;
     return isfinite(d) && floor(d) == d && !(d == 0 && signbit(d));
+}
+
+bool json_integer_within(const cJSON *v, double lo, double hi)
+{
+    if (!cJSON_IsNumber(v))
+        return false;
+    double d = v->valuedouble;
+    /* written so that NaN fails the range: only then is the cast defined */
+    return d >= lo && d <= hi && d == (double)(int64_t)d;
 }
 
 cJSON *json_copy_exact(const cJSON *v)

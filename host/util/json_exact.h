@@ -32,6 +32,11 @@ const char *json_number_lexeme(const cJSON *v);
  * and not negative zero. */
 bool json_is_integer_literal(const cJSON *v);
 
+/* True for a number that is a whole value from `lo` to `hi` (a
+ * configuration key's range).  NaN and the infinities fail, and the range
+ * is tested before the value is cast, so the cast is always defined. */
+bool json_integer_within(const cJSON *v, double lo, double hi);
+
 /* A copy of `v` that prints exactly as it was sent: a number with a
  * lexeme becomes a raw item holding that text.  Caller owns it. */
 cJSON *json_copy_exact(const cJSON *v);
