@@ -36,14 +36,6 @@ struct ws_changes {
     const char *writer;        /* who made the changes, for the reasons */
 };
 
-static size_t nrows(void)
-{
-    size_t n = 0;
-    while (ws_conftab[n].path)
-        n++;
-    return n;
-}
-
 /* `rel` below `root` by its path: the table by the view (table_now)
  * when there was memory for it. */
 static void stamp_of(const char *root, const char *rel, stamp *s)
@@ -57,7 +49,7 @@ static void stamp_of(const char *root, const char *rel, stamp *s)
  * absent are not stat'ed again), malloc'd; NULL without memory. */
 static ws_stamp *table_now(const char *root)
 {
-    ws_stamp *v = calloc(nrows() + 1, sizeof *v);
+    ws_stamp *v = calloc(ws_tabview_rows() + 1, sizeof *v);
     if (v)
         ws_tabview_take(root, v);
     return v;
@@ -124,7 +116,7 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
     c->writer = "the call";
     c->exempt = exempt;
     if (what & WS_CH_TABLE) {
-        size_t n = nrows();
+        size_t n = ws_tabview_rows();
         if (!(c->rows = calloc(n, sizeof *c->rows))) {
             free(c);
             return VT_ERR_NOMEM;
