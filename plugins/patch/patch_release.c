@@ -39,6 +39,13 @@ static void join_locked(void)
 
 void release_later(int *fds, size_t n)
 {
+    size_t held = 0;
+    for (size_t i = 0; i < n; i++)
+        held += fds[i] >= 0;
+    if (!held) { /* a patch that only added files: no thread for nothing */
+        free(fds);
+        return;
+    }
     batch *b = malloc(sizeof *b);
     if (!b) {
         for (size_t i = 0; i < n; i++)
