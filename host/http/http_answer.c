@@ -152,6 +152,8 @@ static enum MHD_Result send_sse_whole(struct MHD_Connection *c, req *r, http_ses
     }
     size_t len = body.len;
     char *data = strbuf_take(&body);
+    if (len && !data) /* the stream's bytes are taken: no empty 200 instead */
+        return MHD_NO;
     struct MHD_Response *res = hv_mhd->create_response_from_buffer(
         len, data ? data : (void *)"", data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!res) {
