@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
@@ -181,6 +182,24 @@ static int step(journal *j, char **err, const char *path)
 
 /* Staged files kept open (to sync without reopening) up to this many. */
 #define KEEP_OPEN_MAX 256
+/* Replaced files held open across their renames (see hold_old) up to
+ * this many, and only from this size: a small file's blocks are freed
+ * in microseconds, a descriptor per file of a patch of thousands would
+ * exhaust the long-running host's. */
+#define HOLD_MAX 64
+#define HOLD_MIN_BYTES (256u * 1024u)
+
+/* How many descriptors one commit may keep open at once: a quarter of
+ * RLIMIT_NOFILE (the rest is the host's, the directories' and the
+ * walk's), at most `cap`. */
+static size_t fd_budget(size_t cap)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return cap;
+    size_t quarter = (size_t)(rl.rlim_cur / 4);
+    return quarter < cap ? quarter : cap;
+}
 
 static void close_staged(tx *t, journal *j)
 {
@@ -216,7 +235,7 @@ static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *f
  * changed yet. */
 static int stage_all(tx *t, journal *j, char **err)
 {
-    size_t n = 0;
+    size_t n = 0, keep = fd_budget(KEEP_OPEN_MAX);
     for (size_t i = 0; i < t->n; i++) {
         const tx_entry *e = &t->e[i];
         const char *to = target(e);
@@ -226,7 +245,7 @@ static int stage_all(tx *t, journal *j, char **err)
         int rc = step(j, err, to);
         if (rc == 0)
             rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, &j->dirs, &j->cache,
-                          &j->tmp[i], n < KEEP_OPEN_MAX ? &j->fd[i] : NULL, err);
+                          &j->tmp[i], n < keep ? &j->fd[i] : NULL, err);
         if (rc)
             return rc;
         n++;
@@ -313,15 +332,20 @@ static int rollback(tx *t, journal *j)
     return bad;
 }
 
-/* Hold every file the patch replaces or removes (see patch_release.h):
- * the renames and unlinks then do not wait for its blocks and pages to
- * be freed. */
+/* Hold the large files the patch replaces or removes (see
+ * patch_release.h): the renames and unlinks then do not wait for their
+ * blocks and pages to be freed.  Bounded by fd_budget: a held
+ * descriptor is an optimisation, a descriptor missing at a rename is a
+ * failed patch. */
 static void hold_old(tx *t, journal *j)
 {
-    for (size_t i = 0; i < t->n; i++) {
+    size_t held = 0, max = fd_budget(HOLD_MAX);
+    for (size_t i = 0; i < t->n && held < max; i++) {
         const tx_entry *e = &t->e[i];
-        if (e->changed && e->op->kind != PATCH_ADD)
+        if (e->changed && e->op->kind != PATCH_ADD && e->old_len >= HOLD_MIN_BYTES) {
             j->hold[i] = fs_open_beneath(t->root, e->path, O_PATH, 0);
+            held += j->hold[i] >= 0;
+        }
     }
 }
 
