@@ -24,6 +24,9 @@ typedef struct fs_order_cache {
  * ext4 with a journal in data=ordered or data=journal mode and
  * auto_da_alloc (the defaults).  0 when not, or when it cannot be told. */
 int fs_rename_is_ordered(int fd, fs_order_cache *c);
+/* Close what fs_rename_is_ordered keeps between patches (the judgement
+ * of each filesystem, kept until the mount table changes). */
+void fs_order_fini(void);
 
 /* The test behind fs_rename_is_ordered, on the text of a
  * /proc/self/mountinfo for the device maj:min: 1 when that device is

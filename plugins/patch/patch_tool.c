@@ -9,6 +9,7 @@
 #include <vthost/plugin.h>
 #include "patch_fs.h"
 #include "patch_release.h"
+#include "patch_sync.h"
 #include "patch_tx.h"
 
 #define PATCH_MAX_BYTES (1024 * 1024)
@@ -318,7 +319,11 @@ static const vt_tool tools[] = {
 
 /* The thread closing replaced files must end before the code it runs
  * is unloaded. */
-static void patch_fini(void) { release_wait(); }
+static void patch_fini(void)
+{
+    release_wait();
+    fs_order_fini();
+}
 
 static const vt_plugin plugin = {
     VT_PLUGIN_HEADER, .name = "patch", .version = "0.1.0", .license = "MIT",
