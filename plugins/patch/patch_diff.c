@@ -15,6 +15,7 @@ typedef struct buf {
     char *p;
     size_t len, cap;
     size_t line;             /* lines started so far */
+    size_t adds, dels;       /* '+' and '-' lines (counted when counting) */
     size_t mute_lo, mute_hi; /* lines [mute_lo, mute_hi) are left out */
     int counting, muted, oom;
 } buf;
@@ -95,7 +96,7 @@ static void hunk(buf *b, const diff_item *it, size_t lo, size_t hi, size_t old_n
 }
 
 /* One pass over the edit script into b (see buf). */
-static void render(const diff_item *it, size_t n, buf *b, diff_out *out)
+static void render(const diff_item *it, size_t n, buf *b)
 {
     size_t old_no = 0, new_no = 0; /* lines before item i */
     size_t i = 0;
@@ -138,10 +139,10 @@ static void render(const diff_item *it, size_t n, buf *b, diff_out *out)
                 old_no++;
             if (it[k].op != '-')
                 new_no++;
-            if (it[k].op == '+')
-                out->additions++;
-            if (it[k].op == '-')
-                out->deletions++;
+            if (b->counting) {
+                b->adds += it[k].op == '+';
+                b->dels += it[k].op == '-';
+            }
         }
         i = hi;
     }
@@ -149,11 +150,10 @@ static void render(const diff_item *it, size_t n, buf *b, diff_out *out)
 
 int diff_render(const diff_item *it, size_t n, diff_out *out)
 {
-    memset(out, 0, sizeof *out);
     buf b = {.counting = 1};
-    render(it, n, &b, out);
+    render(it, n, &b);
     size_t total = b.line;
-    memset(out, 0, sizeof *out);
+    *out = (diff_out){.additions = b.adds, .deletions = b.dels};
     b = (buf){0};
     if (total > DIFF_MAX_LINES) {
         b.mute_lo = DIFF_MAX_LINES / 2;
@@ -161,7 +161,7 @@ int diff_render(const diff_item *it, size_t n, diff_out *out)
         out->omitted = b.mute_hi - b.mute_lo;
         out->truncated = 1;
     }
-    render(it, n, &b, out);
+    render(it, n, &b);
     out->content = b.p ? b.p : strdup("");
     if (b.oom || !out->content) {
         free(b.p);
