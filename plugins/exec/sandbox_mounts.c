@@ -3,32 +3,27 @@
  *
  * Every plan looks for other mounts that reach what it protects (a bind
  * mount of a parent of the workspace): reading and parsing mountinfo for
- * every command cost more than the lookups.  An open /proc/self/mountinfo
- * reports POLLPRI|POLLERR to poll(2) when a mount or unmount happened in
- * this mount namespace since the last poll of that descriptor (mounts
- * propagated into it included; proc(5)).  So the table is kept with that
- * descriptor, polled without waiting before each use, and read again when
- * it says so.  The poll comes first and the read after it: a change
- * between them is either in the read or reported by the next poll. */
+ * every command cost more than the lookups.  So the table is kept with a
+ * <vthost/mount_watch.h> watch, polled without waiting before each use,
+ * and read again when it reports a change.
+ */
 #include "sandbox_int.h"
 
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <vthost/grow.h>
+#include <vthost/mount_watch.h>
 
 static struct {
     pthread_mutex_t mu;
-    int fd; /* the descriptor polled, -1 until the first use */
+    vt_mount_watch watch;
     sandbox_mnt *m;
     size_t n;
-    int fresh; /* m was read after fd's last report */
-} mt = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+    int fresh; /* m was read after the watch's last report */
+} mt = {.mu = PTHREAD_MUTEX_INITIALIZER, .watch = {.fd = -1}};
 
 static void unescape(char *s)
 {
@@ -98,13 +93,7 @@ static int mounts_read(sandbox_mnt **out, size_t *out_n)
 /* 1 when the table kept is the current one (mt.mu held). */
 static int unchanged(void)
 {
-    if (mt.fd < 0) {
-        mt.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-        return 0;
-    }
-    struct pollfd p = {.fd = mt.fd, .events = POLLPRI};
-    int r = poll(&p, 1, 0);
-    if (r < 0 || (p.revents & (POLLPRI | POLLERR | POLLNVAL)))
+    if (vt_mount_watch_changed(&mt.watch))
         mt.fresh = 0;
     return mt.fresh;
 }
@@ -116,7 +105,7 @@ const sandbox_mnt *sandbox_mounts_hold(size_t *n)
         mounts_free(mt.m, mt.n);
         /* kept only when read whole and a descriptor reports changes; a
          * partial table serves this plan and is read again next time */
-        mt.fresh = mounts_read(&mt.m, &mt.n) == 0 && mt.fd >= 0;
+        mt.fresh = mounts_read(&mt.m, &mt.n) == 0 && vt_mount_watch_active(&mt.watch);
     }
     *n = mt.n;
     return mt.m;
@@ -131,8 +120,6 @@ void sandbox_mounts_fini(void)
     mt.m = NULL;
     mt.n = 0;
     mt.fresh = 0;
-    if (mt.fd >= 0)
-        close(mt.fd);
-    mt.fd = -1;
+    vt_mount_watch_close(&mt.watch);
     pthread_mutex_unlock(&mt.mu);
 }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <vthost/grow.h>
+#include <vthost/mount_watch.h>
 #include <vthost/plugin.h>
 #include "patch_fs.h"
 #include "patch_sync.h"
@@ -176,34 +176,17 @@ static int has_journal(unsigned maj, unsigned min)
     return yes;
 }
 
-/* The judgement of each filesystem seen, kept while the mount table
- * stays as it was: an open /proc/self/mountinfo reports POLLPRI|POLLERR
- * to poll(2) after any mount, unmount or remount in this mount namespace
- * (proc(5); the exec plugin's sandbox_mounts.c keeps its table the same
- * way).  The poll comes before the judging: a remount between them is
- * reported by the next poll.  A filesystem's journal and data mode
- * change only by a mount. */
+/* The judgement of each filesystem seen, kept until the mount table
+ * changes (<vthost/mount_watch.h>): a filesystem's journal and data mode
+ * change only by a mount or remount. */
 enum { KNOWN_MAX = 8 };
 static struct {
     pthread_mutex_t mu;
-    int fd; /* polled for changes; -1 until the first use */
+    vt_mount_watch watch;
     size_t n, next;
     dev_t dev[KNOWN_MAX];
     unsigned char ordered[KNOWN_MAX];
-} known = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
-
-/* With known.mu held: forget everything if the mount table changed. */
-static void known_check(void)
-{
-    if (known.fd < 0) {
-        known.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-        known.n = 0;
-        return;
-    }
-    struct pollfd p = {.fd = known.fd, .events = POLLPRI};
-    if (poll(&p, 1, 0) != 0)
-        known.n = 0;
-}
+} known = {.mu = PTHREAD_MUTEX_INITIALIZER, .watch = {.fd = -1}};
 
 static int judge(int fd, dev_t dev)
 {
@@ -225,14 +208,15 @@ int fs_rename_is_ordered(int fd, fs_order_cache *c)
     if (c && c->known && c->dev == st.st_dev)
         return c->ordered;
     pthread_mutex_lock(&known.mu);
-    known_check();
+    if (vt_mount_watch_changed(&known.watch))
+        known.n = 0;
     int ordered = -1;
     for (size_t i = 0; i < known.n && ordered < 0; i++)
         if (known.dev[i] == st.st_dev)
             ordered = known.ordered[i];
     if (ordered < 0) {
         ordered = judge(fd, st.st_dev);
-        if (known.fd >= 0) { /* kept only while changes can be seen */
+        if (vt_mount_watch_active(&known.watch)) { /* kept only while changes can be seen */
             size_t i = known.n < KNOWN_MAX ? known.n++ : known.next++ % KNOWN_MAX;
             known.dev[i] = st.st_dev;
             known.ordered[i] = (unsigned char)ordered;
@@ -247,9 +231,7 @@ int fs_rename_is_ordered(int fd, fs_order_cache *c)
 void fs_order_fini(void)
 {
     pthread_mutex_lock(&known.mu);
-    if (known.fd >= 0)
-        close(known.fd);
-    known.fd = -1;
+    vt_mount_watch_close(&known.watch);
     known.n = 0;
     pthread_mutex_unlock(&known.mu);
 }
