@@ -207,7 +207,9 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
         close(fd);
         return patch_fail(err, VT_ERR_INVALID, "'%s' is not a regular file", rel);
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    /* Room for the content, the read that finds its end and the NUL: one
+     * byte less made every read grow (and copy) the buffer at its end. */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *buf = malloc(cap);
     for (;;) {
         if (!buf) {
