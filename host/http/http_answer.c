@@ -313,8 +313,6 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
     }
     if (!accepts(c, "text/event-stream"))
         http_stream_json_only(r->st);
-    if (is_call && cJSON_IsString(tool))
-        http_stream_may_run_here(r->st, tool->valuestring);
     /* A subscriptions/listen answer is a stream of notices that lasts
      * until the client closes it. */
     int streamed = is_call || strcmp(name, "subscriptions/listen") == 0;
