@@ -69,18 +69,18 @@ static void field(line *l, const char *key, const char *v)
     put(l, "\"", 1);
 }
 
+/* What tells an access line apart from other stderr lines. */
+#define STDERR_PREFIX "vthost access: "
+#define PREFIX_LEN (sizeof STDERR_PREFIX - 1)
+
 void http_log_write(const http_log_entry *e)
 {
     char when[STR_UTC_NOW_SIZE];
     str_utc_now(when);
     line l;
-    l.n = 0;
-    pthread_rwlock_rdlock(&fd_lock);
-    int stderr_line = to_stderr;
-    pthread_rwlock_unlock(&fd_lock);
-    /* The prefix tells the line apart from other stderr lines. */
-    if (stderr_line)
-        put(&l, "vthost access: ", 15);
+    /* Room for the prefix is kept at the front, filled in or skipped
+     * once the descriptor is read: one lock per line. */
+    l.n = PREFIX_LEN;
     put(&l, "{\"time\":\"", 9);
     put(&l, when, strlen(when));
     put(&l, "\"", 1);
@@ -103,10 +103,13 @@ void http_log_write(const http_log_entry *e)
         snprintf(num, sizeof num, ",\"ms\":%lld}\n", tenths / 10);
     put(&l, num, strlen(num));
     pthread_rwlock_rdlock(&fd_lock);
+    size_t from = to_stderr ? 0 : PREFIX_LEN;
+    if (to_stderr)
+        memcpy(l.buf, STDERR_PREFIX, PREFIX_LEN);
     /* One write per line: a write per piece was a system call (and a
      * wake-up of whoever reads it) each, and pieces of two lines could
      * interleave. */
-    for (size_t done = 0; out_fd >= 0 && done < l.n;) {
+    for (size_t done = from; out_fd >= 0 && done < l.n;) {
         ssize_t n = write(out_fd, l.buf + done, l.n - done);
         if (n < 0 && errno == EINTR)
             continue;
