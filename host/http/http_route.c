@@ -266,7 +266,7 @@ static int only_reads(const cJSON *msg)
     return e && !e->dynamic && (e->t.effects & VT_EFFECT_READ_ONLY) && !(e->t.effects & slow);
 }
 
-int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
+void http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
 {
     struct mcp_call *call = NULL;
     /* A POST stream's progress token is set when it opens, by this
@@ -278,7 +278,7 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     registry_view_as(0);
     hs_tl_stream = NULL;
     if (!call)
-        return 0;
+        return;
     /* Whether the call runs on this thread.  A client that declared no
      * capability is asked nothing (call_client.c refuses every request
      * but a ping; an approval is not asked at all), so its call never
@@ -299,12 +299,11 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     if (j) {
         *j = (job){s, st, call, 1};
         if (hs_workers_run(call_main, j) == 0)
-            return 1;
+            return;
         free(j);
     }
     /* Here: a call that waits on nothing of its client, or no thread
      * to be had (the answer still arrives). */
     job local = {s, st, call, 0};
     call_main(&local);
-    return 1;
 }
