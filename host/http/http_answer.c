@@ -259,14 +259,20 @@ static http_session *post_session(struct MHD_Connection *c, req *r, const char *
     return s;
 }
 
-/* A request's answer: an SSE stream for a call when the client takes
- * one, else the JSON response once it is there. */
-static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_session *s, int call,
-                                   int is_init)
+/* A request's answer: an SSE stream for a tools/call or a
+ * subscriptions/listen (`name`) when the client takes one, else the JSON
+ * response once it is there. */
+static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_session *s,
+                                   const char *name, int is_init)
 {
-    if (call && accepts(c, "text/event-stream")) {
-        int settles = r->tool[0] || strcmp(r->rpc, "tools/call") == 0;
-        if (settles && http_stream_settle(r->st, SETTLE_MS))
+    int is_call = strcmp(name, "tools/call") == 0;
+    int listen = strcmp(name, "subscriptions/listen") == 0;
+    if ((is_call || listen) && accepts(c, "text/event-stream")) {
+        /* A call's stream ends with its call, so a call over soon is
+         * sent whole; a subscriptions/listen stream lasts until its
+         * client closes it, and waiting would only hold back its
+         * headers. */
+        if (is_call && http_stream_settle(r->st, SETTLE_MS))
             return send_sse_whole(c, r, s);
         return send_sse(c, r, s);
     }
@@ -313,13 +319,8 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
     }
     if (!accepts(c, "text/event-stream"))
         http_stream_json_only(r->st);
-    if (is_call && cJSON_IsString(tool))
-        http_stream_may_run_here(r->st, tool->valuestring);
-    /* A subscriptions/listen answer is a stream of notices that lasts
-     * until the client closes it. */
-    int streamed = is_call || strcmp(name, "subscriptions/listen") == 0;
-    int call = http_session_submit(s, r->st, msg, header(c, "MCP-Protocol-Version"));
-    return post_answer(c, r, s, call || streamed, is_init);
+    http_session_submit(s, r->st, msg, header(c, "MCP-Protocol-Version"));
+    return post_answer(c, r, s, name, is_init);
 }
 
 /* A request that belongs to no session: one naming 2026-07-28 in its

@@ -36,6 +36,9 @@ typedef struct conn {
     int in_request;   /* headers complete, request not yet answered */
     int authed;
     int closing; /* shut down by the guard, not yet reported closed */
+    /* Who is at the other end, judged at the first request; only the
+     * connection's own thread touches it (no lock). */
+    http_peer_verdict verdict;
 } conn;
 
 static const mhd_lib *M;
@@ -180,6 +183,12 @@ static conn *entry_of(struct MHD_Connection *c)
     const union MHD_ConnectionInfo *i =
         M->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return i ? i->socket_context : NULL;
+}
+
+http_peer_verdict *http_guard_peer(struct MHD_Connection *c)
+{
+    conn *e = entry_of(c);
+    return e ? &e->verdict : NULL;
 }
 
 void http_guard_request(struct MHD_Connection *c)

@@ -11,6 +11,7 @@
 #ifndef VTHOST_HTTP_GUARD_H
 #define VTHOST_HTTP_GUARD_H
 
+#include "http_peer.h"
 #include "mhd_lib.h"
 
 typedef struct http_guard_limits {
@@ -25,6 +26,11 @@ void http_guard_init(const mhd_lib *lib, const http_guard_limits *lim);
  * (MHD_CONNECTION_NOTIFY_CLOSED); *socket_context is the guard's. */
 void http_guard_connection(struct MHD_Connection *c, void **socket_context,
                            enum MHD_ConnectionNotificationCode code);
+
+/* Where the connection keeps the verdict on who is at its other end
+ * (http_peer_check), for its own thread; NULL for a connection the
+ * guard does not hold (out of memory when it was accepted: shut down). */
+http_peer_verdict *http_guard_peer(struct MHD_Connection *c);
 
 /* A request's headers are complete: its deadline no longer runs. */
 void http_guard_request(struct MHD_Connection *c);

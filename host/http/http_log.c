@@ -47,6 +47,23 @@ static void put(line *l, const char *s, size_t len)
     l->n += len;
 }
 
+/* A number in decimal, without printf (a line's printf calls were most
+ * of its CPU). */
+static void put_number(line *l, long long v)
+{
+    char d[24];
+    size_t i = sizeof d;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do
+        d[--i] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        d[--i] = '-';
+    put(l, d + i, sizeof d - i);
+}
+
+static int plain(unsigned char c) { return c >= 0x20 && c != 0x7f && c != '"' && c != '\\'; }
+
 /* `"key":"value"` with the value escaped as JSON does; nothing when the
  * value is empty.  Room for the closing bytes is always kept: a field
  * too long for the line is cut short, the line stays one JSON object. */
@@ -54,41 +71,52 @@ static void field(line *l, const char *key, const char *v)
 {
     if (!v || !*v)
         return;
-    char part[40];
-    put(l, part, (size_t)snprintf(part, sizeof part, ",\"%s\":\"", key));
-    for (const unsigned char *p = (const unsigned char *)v; *p && l->n < sizeof l->buf - 128; p++) {
-        if (*p == '"' || *p == '\\') {
-            char esc[2] = {'\\', (char)*p};
-            put(l, esc, 2);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            put(l, part, (size_t)snprintf(part, sizeof part, "\\u%04x", *p));
-        } else {
-            put(l, (const char *)p, 1);
+    put(l, ",\"", 2);
+    put(l, key, strlen(key));
+    put(l, "\":\"", 3);
+    const size_t end = sizeof l->buf - 128;
+    const unsigned char *p = (const unsigned char *)v;
+    while (*p && l->n < end) {
+        const unsigned char *run = p;
+        while (plain(*p))
+            p++;
+        size_t len = (size_t)(p - run);
+        put(l, (const char *)run, len < end - l->n ? len : end - l->n);
+        if (!*p || l->n >= end)
+            break;
+        static const char hex[] = "0123456789abcdef";
+        char esc[6] = {'\\', (char)*p};
+        if (*p < 0x20 || *p == 0x7f) {
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[*p >> 4];
+            esc[5] = hex[*p & 15];
         }
+        put(l, esc, esc[1] == 'u' ? 6 : 2);
+        p++;
     }
     put(l, "\"", 1);
 }
+
+/* What tells an access line apart from other stderr lines. */
+#define STDERR_PREFIX "vthost access: "
+#define PREFIX_LEN (sizeof STDERR_PREFIX - 1)
 
 void http_log_write(const http_log_entry *e)
 {
     char when[STR_UTC_NOW_SIZE];
     str_utc_now(when);
     line l;
-    l.n = 0;
-    pthread_rwlock_rdlock(&fd_lock);
-    int stderr_line = to_stderr;
-    pthread_rwlock_unlock(&fd_lock);
-    /* The prefix tells the line apart from other stderr lines. */
-    if (stderr_line)
-        put(&l, "vthost access: ", 15);
+    /* Room for the prefix is kept at the front, filled in or skipped
+     * once the descriptor is read: one lock per line. */
+    l.n = PREFIX_LEN;
     put(&l, "{\"time\":\"", 9);
     put(&l, when, strlen(when));
     put(&l, "\"", 1);
     field(&l, "remote", e->remote);
     field(&l, "method", e->method);
     field(&l, "path", e->path);
-    char num[64];
-    put(&l, num, (size_t)snprintf(num, sizeof num, ",\"status\":%d", e->status));
+    put(&l, ",\"status\":", 10);
+    put_number(&l, e->status);
     field(&l, "session", e->session);
     field(&l, "rpc", e->rpc);
     field(&l, "tool", e->tool);
@@ -97,16 +125,21 @@ void http_log_write(const http_log_entry *e)
      * printing (a printf and a scanf back) cost more than the rest of
      * the line. */
     long long tenths = e->ms > 0 ? (long long)(e->ms * 10) : 0;
-    if (tenths % 10)
-        snprintf(num, sizeof num, ",\"ms\":%lld.%lld}\n", tenths / 10, tenths % 10);
-    else
-        snprintf(num, sizeof num, ",\"ms\":%lld}\n", tenths / 10);
-    put(&l, num, strlen(num));
+    put(&l, ",\"ms\":", 6);
+    put_number(&l, tenths / 10);
+    if (tenths % 10) {
+        char frac[2] = {'.', (char)('0' + tenths % 10)};
+        put(&l, frac, 2);
+    }
+    put(&l, "}\n", 2);
     pthread_rwlock_rdlock(&fd_lock);
+    size_t from = to_stderr ? 0 : PREFIX_LEN;
+    if (to_stderr)
+        memcpy(l.buf, STDERR_PREFIX, PREFIX_LEN);
     /* One write per line: a write per piece was a system call (and a
      * wake-up of whoever reads it) each, and pieces of two lines could
      * interleave. */
-    for (size_t done = 0; out_fd >= 0 && done < l.n;) {
+    for (size_t done = from; out_fd >= 0 && done < l.n;) {
         ssize_t n = write(out_fd, l.buf + done, l.n - done);
         if (n < 0 && errno == EINTR)
             continue;

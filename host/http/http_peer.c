@@ -18,12 +18,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "http_peer.h"
@@ -31,8 +29,6 @@
 #include "log.h"
 #include "text_escape.h"
 
-#define WHY_MAX 320
-#define CACHE_SLOTS 64
 #define DIAG_TIMEOUT_MS 1000
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -271,49 +267,30 @@ static int decide(int fd, char *why, size_t size, char *peer_text, size_t peer_s
     return judge_owners(inode, uid, why, size);
 }
 
-/* The verdicts of open connections, by descriptor and socket inode: a
- * connection's later requests are not judged again.  The inode tells a
- * new connection on a reused descriptor apart. */
-static struct {
-    int used, fd;
-    dev_t dev;
-    ino_t ino;
-    int rc;
-    char why[WHY_MAX];
-} cache[CACHE_SLOTS];
-static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-
-int http_peer_check(int fd, char *why, size_t size)
+int http_peer_check(int fd, http_peer_verdict *kept, char *why, size_t size)
 {
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, size, "Forbidden: cannot tell who is at the other end of this connection");
-        host_log(VT_LOG_WARNING, "http", "refused a connection: %s", why);
-        return VT_ERR_DENIED;
+    if (kept && kept->known) {
+        if (kept->rc)
+            snprintf(why, size, "%s", kept->why);
+        return kept->rc;
     }
-    size_t slot = (size_t)fd % CACHE_SLOTS;
-    pthread_mutex_lock(&cache_mu);
-    int hit = cache[slot].used && cache[slot].fd == fd && cache[slot].ino == st.st_ino &&
-              cache[slot].dev == st.st_dev;
-    int rc = hit ? cache[slot].rc : 0;
-    if (hit && rc)
-        snprintf(why, size, "%s", cache[slot].why);
-    pthread_mutex_unlock(&cache_mu);
-    if (hit)
-        return rc;
-
-    char text[WHY_MAX] = "", peer[INET6_ADDRSTRLEN + 16];
-    rc = decide(fd, text, sizeof text, peer, sizeof peer);
+    char text[HTTP_PEER_WHY_MAX] = "", peer[INET6_ADDRSTRLEN + 16];
+    int rc;
+    if (fd < 0) {
+        snprintf(text, sizeof text,
+                 "Forbidden: cannot tell who is at the other end of this connection");
+        snprintf(peer, sizeof peer, "an unknown address");
+        rc = VT_ERR_DENIED;
+    } else {
+        rc = decide(fd, text, sizeof text, peer, sizeof peer);
+    }
     if (rc)
         host_log(VT_LOG_WARNING, "http", "refused a connection from %s: %s", peer, text);
-    pthread_mutex_lock(&cache_mu);
-    cache[slot].used = 1;
-    cache[slot].fd = fd;
-    cache[slot].dev = st.st_dev;
-    cache[slot].ino = st.st_ino;
-    cache[slot].rc = rc;
-    snprintf(cache[slot].why, sizeof cache[slot].why, "%s", text);
-    pthread_mutex_unlock(&cache_mu);
+    if (kept) {
+        kept->rc = rc;
+        snprintf(kept->why, sizeof kept->why, "%s", text);
+        kept->known = 1;
+    }
     if (rc)
         snprintf(why, size, "%s", text);
     return rc;

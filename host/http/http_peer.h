@@ -18,11 +18,25 @@
 
 #include <stddef.h>
 
+/* A connection's verdict, kept with the connection (its socket context)
+ * for its later requests: the socket at the other end of a TCP
+ * connection is fixed when it connects, so who made it is judged once.
+ * (Its holder could hand it on later, but only a holder that was
+ * served, which could as well pass requests on itself.)  Each request's
+ * credentials are still checked on their own. */
+#define HTTP_PEER_WHY_MAX 320
+typedef struct http_peer_verdict {
+    int known; /* judged: rc and why hold */
+    int rc;
+    char why[HTTP_PEER_WHY_MAX];
+} http_peer_verdict;
+
 /* 0 when the client on the accepted TCP connection `fd` may be served;
  * VT_ERR_DENIED when it may not, with *why (at most `size` bytes) the
  * sentence that says so (the 403 answer's message), and the refusal in
- * the server log.  The verdict is kept for the connection's later
- * requests. */
-int http_peer_check(int fd, char *why, size_t size);
+ * the server log.  With `kept` (the connection's own, zeroed when it
+ * was accepted), a verdict already there is the answer, and a new one
+ * is kept there; NULL judges afresh. */
+int http_peer_check(int fd, http_peer_verdict *kept, char *why, size_t size);
 
 #endif

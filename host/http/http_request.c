@@ -104,8 +104,8 @@ static enum MHD_Result resource_metadata(struct MHD_Connection *c, req *r)
  * (http_peer.h).  1 with the refusal queued into *rc, else 0. */
 static int refuse_own_process(struct MHD_Connection *c, req *r, enum MHD_Result *rc)
 {
-    char why[320];
-    if (http_peer_check(conn_fd(c), why, sizeof why) == 0)
+    char why[HTTP_PEER_WHY_MAX];
+    if (http_peer_check(conn_fd(c), http_guard_peer(c), why, sizeof why) == 0)
         return 0;
     r->started = 1;
     *rc = hv_send_error(c, r, 403, -32600, why, NULL);

@@ -245,48 +245,47 @@ static void call_main(void *arg)
     pthread_mutex_unlock(&hs_mu);
 }
 
-void http_stream_may_run_here(http_stream *st, const char *name)
+/* Whether the tools/call `msg` (still the caller's) may run on the
+ * connection's thread: the tool only reads, on this machine -- no
+ * command to wait for, no other server to relay for (a dynamic tool is
+ * another server's) -- so its client going away while it runs costs
+ * little, and a stream quiet while it runs needs no keep-alive.  Judged
+ * from the message itself before the engine takes it (the whole name:
+ * a copy cut short could name another tool). */
+static int only_reads(const cJSON *msg)
 {
-    /* Only reading, on this machine: no command to wait for, no other
-     * server to relay for (a dynamic tool is another server's), so its
-     * client going away while it runs costs little, and a stream quiet
-     * while it runs needs no keep-alive. */
-    const uint32_t slow = VT_EFFECT_EXECUTES | VT_EFFECT_NETWORK | VT_EFFECT_MUTATES_WORKSPACE;
-    const tool_entry *e = name ? registry_find(name) : NULL;
-    int here = e && !e->dynamic && (e->t.effects & VT_EFFECT_READ_ONLY) && !(e->t.effects & slow);
-    pthread_mutex_lock(&st->s->mu);
-    st->may_run_here = here;
-    pthread_mutex_unlock(&st->s->mu);
-}
-
-/* Whether the call of `st` runs on this thread: see http_session_submit.
- * A client that declared no capability is asked nothing (call_client.c
- * refuses every request but a ping; an approval is not asked at all), so
- * its call never waits on a message of this stream reaching it, and the
- * hand-over to a call thread and back (two wake-ups) is saved. */
-static int runs_here(http_session *s, http_stream *st)
-{
-    pthread_mutex_lock(&s->mu);
-    int here = st->may_run_here && !st->progress;
-    pthread_mutex_unlock(&s->mu);
-    if (!here || mcp_server_client_caps(s->eng) != 0)
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+    if (!cJSON_IsString(method) || strcmp(method->valuestring, "tools/call") != 0)
         return 0;
-    pthread_mutex_lock(&s->mu);
-    st->running_here = 1; /* a ping to the client fails at once */
-    pthread_mutex_unlock(&s->mu);
-    return 1;
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+    if (!cJSON_IsString(name))
+        return 0;
+    const uint32_t slow = VT_EFFECT_EXECUTES | VT_EFFECT_NETWORK | VT_EFFECT_MUTATES_WORKSPACE;
+    const tool_entry *e = registry_find(name->valuestring);
+    return e && !e->dynamic && (e->t.effects & VT_EFFECT_READ_ONLY) && !(e->t.effects & slow);
 }
 
-int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
+void http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version)
 {
     struct mcp_call *call = NULL;
+    /* A POST stream's progress token is set when it opens, by this
+     * thread: a call asking for progress streams it. */
+    int reads = st && !st->progress && only_reads(msg);
     hs_tl_stream = st;
     registry_view_as(s->client_id); /* tools/list: the client's own */
     mcp_server_handle_json(s->eng, msg, s->owner, header_version, &call);
     registry_view_as(0);
     hs_tl_stream = NULL;
     if (!call)
-        return 0;
+        return;
+    /* Whether the call runs on this thread.  A client that declared no
+     * capability is asked nothing (call_client.c refuses every request
+     * but a ping; an approval is not asked at all), so its call never
+     * waits on a message of this stream reaching it, and the hand-over
+     * to a call thread and back (two wake-ups) is saved.  The engine has
+     * the message's capabilities now (a 2026-07-28 request's are in it). */
+    int here = reads && mcp_server_client_caps(s->eng) == 0;
     pthread_mutex_lock(&hs_mu);
     s->refs++;
     hs_threads++;
@@ -294,17 +293,17 @@ int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char
     pthread_mutex_lock(&s->mu);
     st->refs++;
     s->threads++;
+    st->running_here = here; /* a ping to the client fails at once */
     pthread_mutex_unlock(&s->mu);
-    job *j = runs_here(s, st) ? NULL : malloc(sizeof *j);
+    job *j = here ? NULL : malloc(sizeof *j);
     if (j) {
         *j = (job){s, st, call, 1};
         if (hs_workers_run(call_main, j) == 0)
-            return 1;
+            return;
         free(j);
     }
     /* Here: a call that waits on nothing of its client, or no thread
      * to be had (the answer still arrives). */
     job local = {s, st, call, 0};
     call_main(&local);
-    return 1;
 }

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,14 +108,36 @@ static int serve_open(const char *listen, const char *token_file, int *created, 
     return 0;
 }
 
+/* Whether announce() is done: the URLs clients are told and the banner
+ * are set after the daemon starts (they name the port it bound), and no
+ * connection is served before they are. */
+static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static int ready;
+
+static void set_ready(int value)
+{
+    pthread_mutex_lock(&ready_mu);
+    ready = value;
+    pthread_cond_broadcast(&ready_cond);
+    pthread_mutex_unlock(&ready_mu);
+}
+
 /* Every connection, as it is accepted and as it closes: the one place
  * where checks on a connection as a whole hook in (libmicrohttpd takes a
  * single such callback).  Runs on the listening thread for a new
- * connection, before the connection's own thread starts. */
+ * connection, before the connection's own thread starts: waiting here
+ * for announce() makes everything it set visible to that thread. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
     (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        pthread_mutex_lock(&ready_mu);
+        while (!ready)
+            pthread_cond_wait(&ready_cond, &ready_mu);
+        pthread_mutex_unlock(&ready_mu);
+    }
     http_guard_connection(c, socket_context, code);
 }
 
@@ -205,10 +228,12 @@ static void catalog_for_client(const char *name, const char *version)
     }
 }
 
-/* Serve until SIGTERM or SIGINT, expiring idle sessions; then accept
- * nothing new, let running calls finish within the grace period, cancel
- * them and end every session. */
-static void serve_until_signal(struct MHD_Daemon *d)
+/* The front's shared state: the engines' host operations, the session
+ * limits, the catalog's listing.  Set before the daemon starts, so that
+ * its connection threads (started after) see it whole: a client that
+ * read the port from the line announce() prints could otherwise send a
+ * request before the limits or the call operations were set. */
+static void front_init(void)
 {
     /* One workspace for every client: roots never move it. */
     mcp_roots_enable(0);
@@ -227,7 +252,13 @@ static void serve_until_signal(struct MHD_Daemon *d)
                        .idle_commands_s = hv_cfg.idle_commands_s};
     http_sessions_init(&ops, &lim);
     registry_dynamic_on_listed_change(http_sessions_tools_changed, NULL);
+}
 
+/* Serve until SIGTERM or SIGINT, expiring idle sessions; then accept
+ * nothing new, let running calls finish within the grace period, cancel
+ * them and end every session. */
+static void serve_until_signal(struct MHD_Daemon *d)
+{
     serve_signals saved;
     serve_signals_catch(on_signal, &saved);
     for (;;) {
@@ -267,15 +298,19 @@ int http_serve(const char *listen, const char *token_file)
     int rc = serve_open(listen, token_file, &created, &cert, &key);
     if (rc)
         return rc;
+    front_init();
+    set_ready(0);
     struct MHD_Daemon *d = daemon_start(cert, key);
     if (d) {
         announce(d, created);
+        set_ready(1);
         serve_until_signal(d);
     } else {
         fprintf(stderr,
                 "vthost serve --http: cannot listen on %s: %s (in use, or not an "
                 "address of this machine)\n",
                 hv_cfg.listen, strerror(errno));
+        registry_dynamic_on_listed_change(NULL, NULL);
         rc = 1;
     }
     http_log_close();

@@ -80,13 +80,13 @@ void http_session_end(http_session *s);
 http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress);
 /* Hand one parsed message (taken) to the session's engine on behalf of
  * `st` (NULL for a notification or response), with the request's
- * MCP-Protocol-Version header (NULL: none); a tools/call is run on a
- * thread of its own, or, when `st` may run it here
- * (http_stream_may_run_here) and the session's client can be asked
- * nothing (it declared no elicitation, sampling or roots: no approval
- * can be put to it), on this thread before this returns.  Returns 1 when
- * a call was started, else 0. */
-int http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version);
+ * MCP-Protocol-Version header (NULL: none).  A tools/call runs on a
+ * thread of its own or, on this thread before this returns, when the
+ * tool only reads (a plugin's own tool, neither executing nor on the
+ * network), `st` asked for no progress and the session's client can be
+ * asked nothing (it declared no elicitation, sampling or roots: no
+ * approval can be put to it). */
+void http_session_submit(http_session *s, http_stream *st, cJSON *msg, const char *header_version);
 /* The next bytes of an SSE stream, waiting for them; `fd` is the
  * connection's socket, watched for the client going away.  Returns the
  * count, -1 at the end of the stream, -2 when the client has gone. */
@@ -117,14 +117,6 @@ void http_stream_close(http_stream *st);
 /* For the access log: the tool called ("" for none) and the decision
  * ("allow", "deny", "invalid", "unknown", "failed", "cancelled" or ""). */
 void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const char **decision);
-
-/* The call of POST stream `st`, a tools/call of tool `name` asking for
- * no progress, may run on the connection's thread (see
- * http_session_submit) when nothing of it can wait on the client: the
- * tool only reads (a plugin's own tool, neither executing nor on the
- * network).  Whether it does is settled once the engine has taken the
- * message. */
-void http_stream_may_run_here(http_stream *st, const char *name);
 
 /* The answer goes out as JSON: a request of the call to the client
  * (elicitation, sampling) cannot be delivered and fails at once. */

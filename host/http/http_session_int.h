@@ -57,8 +57,8 @@ struct http_stream {
     http_sse_log *log; /* resumable: events sent, for a resume */
     int primed;        /* the priming event is out */
     int json_only;     /* answered with JSON: requests to the client fail */
-    int may_run_here;  /* its call may run on the connection's thread */
-    int running_here;  /* ... and does: requests to the client fail */
+    int running_here;  /* its call runs on the connection's thread: requests
+                        * to the client fail */
     int detached;      /* its connection dropped; held for a resume */
     int call_over;     /* its call ended without a response (cancelled) */
     int64_t hold_until;

@@ -1,8 +1,9 @@
 // Two builds' HTTP transport side by side: the same cheap calls over
 // keep-alive to `vthost serve --http` of build A and of build B, runs
 // alternating, each workload's figure the median over rounds of B's
-// calls per second / A's, with each server's CPU per call (user + system
-// from /proc over the run) and the client's.  For a before/after of a
+// calls per second / A's, with each server's CPU per call (its threads'
+// schedstat over the run), B's over A's paired by round, and the
+// client's.  For a before/after of a
 // change to the HTTP front; http_bench.mjs compares HTTP with stdio.
 // Not a ctest test.
 //
@@ -13,7 +14,7 @@
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cpuTicks, httpClient, median, message, startHttpServer } from "./mcp_wire.mjs";
+import { cpuNs, httpClient, median, message, startHttpServer } from "./mcp_wire.mjs";
 
 const [binA, binB, catalog, nArg, rArg] = process.argv.slice(2);
 if (!binA || !binB || !catalog) {
@@ -41,7 +42,7 @@ async function server(bin) {
 
 async function run(clients, era, call, pid) {
   let id = 1;
-  const c0 = cpuTicks(pid);
+  const c0 = cpuNs(pid);
   const u0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await Promise.all(clients.map(async (c) => {
@@ -50,7 +51,7 @@ async function run(clients, era, call, pid) {
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const calls = N * clients.length;
   const u = process.cpuUsage(u0);
-  return { rate: calls / s, cpu: ((cpuTicks(pid) - c0) * 1e4) / calls, client: (u.user + u.system) / calls };
+  return { rate: calls / s, cpu: (cpuNs(pid) - c0) / 1e3 / calls, client: (u.user + u.system) / calls };
 }
 
 const srvs = [await server(binA), await server(binB)];
@@ -61,23 +62,23 @@ for (const era of ERAS)
     for (const c of pools[k][era]) for (let i = 0; i < 30; i++) await c.send(message(era, i % 2 ? "ping" : "search", 9000 + i));
   }
 const rows = [];
-for (const call of CALLS) for (const k of CLIENTS) for (const era of ERAS) rows.push({ call, k, era, r: [], a: [], b: [] });
+for (const call of CALLS) for (const k of CLIENTS) for (const era of ERAS) rows.push({ call, k, era, r: [], c: [], a: [], b: [] });
 for (let round = 0; round < ROUNDS; round++)
   for (const w of rows) {
     const go = (i) => run(pools[i][w.era].slice(0, w.k), w.era, w.call, srvs[i].p.pid);
     let a, b;
     if (round % 2 === 0) (a = await go(0)), (b = await go(1));
     else (b = await go(1)), (a = await go(0));
-    w.r.push(b.rate / a.rate), w.a.push(a), w.b.push(b);
+    w.r.push(b.rate / a.rate), w.c.push(b.cpu / a.cpu), w.a.push(a), w.b.push(b);
   }
 console.log(`${N} calls per client per run, ${ROUNDS} rounds (paired, alternating); medians; load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
-console.log("workload                 clients  era   A calls/s  B calls/s   B/A   server CPU/call A    B   client CPU/call A    B");
+console.log("workload                 clients  era   A calls/s  B calls/s   B/A   server CPU/call A    B    B/A   client CPU/call A    B");
 const md = (v, f) => median(v.map(f));
 for (const w of rows) {
   const name = w.call === "ping" ? (w.era === "2025" ? "ping" : "server/discover") : "tools/call search_tools";
   console.log(
     `${name.padEnd(25)}${String(w.k).padStart(7)}  ${w.era}  ${md(w.a, (x) => x.rate).toFixed(0).padStart(9)}  ${md(w.b, (x) => x.rate).toFixed(0).padStart(9)}  ${median(w.r).toFixed(2)}x` +
-      `  ${md(w.a, (x) => x.cpu).toFixed(1).padStart(12)} us ${md(w.b, (x) => x.cpu).toFixed(1).padStart(5)} us  ${md(w.a, (x) => x.client).toFixed(1).padStart(12)} us ${md(w.b, (x) => x.client).toFixed(1).padStart(5)} us`,
+      `  ${md(w.a, (x) => x.cpu).toFixed(1).padStart(12)} us ${md(w.b, (x) => x.cpu).toFixed(1).padStart(5)} us  ${median(w.c).toFixed(2)}x  ${md(w.a, (x) => x.client).toFixed(1).padStart(12)} us ${md(w.b, (x) => x.client).toFixed(1).padStart(5)} us`,
   );
 }
 for (const k of [0, 1]) for (const era of ERAS) for (const c of pools[k][era]) c.close();

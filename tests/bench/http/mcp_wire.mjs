@@ -2,7 +2,7 @@
 // eras, a `vthost serve --http` started with its access log in a file, a
 // raw keep-alive client, a process's CPU ticks and a median.
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readdirSync } from "node:fs";
 import net from "node:net";
 
 export const MODERN = "2026-07-28";
@@ -38,6 +38,23 @@ export function cpuTicks(pid) {
   return Number(v[11]) + Number(v[12]);
 }
 export const TICK_US = 1e6 / 100;
+
+// The CPU time of process `pid`'s threads alive now, in nanoseconds
+// (/proc/PID/task/TID/schedstat: exact, where the ticks above are 10 ms).
+// A thread that ends between two readings takes its time with it: for
+// servers whose threads outlive a run (keep-alive connections, kept
+// workers).
+export function cpuNs(pid) {
+  let ns = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      /* ended while read */
+    }
+  }
+  return ns;
+}
 
 export const median = (v) => {
   const s = [...v].sort((a, b) => a - b);

@@ -87,11 +87,50 @@ static void test_whole_ms_and_long_fields(void **state)
     free(text);
 }
 
+/* Logged to stderr, a line starts with its prefix (other stderr lines
+ * are the server's own); logged to a file, it does not. */
+static void test_stderr_line_prefixed(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/vthost-http-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    assert_true(dup2(fd, STDERR_FILENO) >= 0);
+    close(fd);
+    assert_int_equal(http_log_open(NULL), 0);
+    http_log_entry e = {.remote = "127.0.0.1", .method = "GET", .path = "/healthz", .status = 200};
+    http_log_write(&e);
+    http_log_close();
+    assert_true(dup2(saved, STDERR_FILENO) >= 0);
+    close(saved);
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    unlink(path);
+    const char *prefix = "vthost access: ";
+    assert_int_equal(strncmp(text, prefix, strlen(prefix)), 0);
+    cJSON *o = cJSON_Parse(text + strlen(prefix));
+    assert_non_null(o);
+    assert_string_equal(cJSON_GetObjectItem(o, "path")->valuestring, "/healthz");
+    cJSON_Delete(o);
+
+    http_log_entry plain = {.path = "/mcp", .status = 200};
+    char *file_text = log_of(&plain);
+    assert_int_equal(file_text[0], '{');
+    free(file_text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_escaped_one_line),
         cmocka_unit_test(test_whole_ms_and_long_fields),
+        cmocka_unit_test(test_stderr_line_prefixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

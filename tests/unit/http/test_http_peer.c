@@ -45,7 +45,7 @@ static int dial(const struct sockaddr_in *at)
 static int check(int fd, char *why, size_t size)
 {
     why[0] = 0;
-    return http_peer_check(fd, why, size);
+    return http_peer_check(fd, NULL, why, size);
 }
 
 static void test_own_connection_refused(void **state)
@@ -56,8 +56,12 @@ static void test_own_connection_refused(void **state)
     char why[320];
     assert_int_equal(check(s, why, sizeof why), VT_ERR_DENIED);
     assert_non_null(strstr(why, "this vthost itself"));
-    /* the connection's verdict is kept */
-    assert_int_equal(check(s, why, sizeof why), VT_ERR_DENIED);
+    /* the connection's verdict is kept, and given again with its reason */
+    http_peer_verdict kept = {0};
+    assert_int_equal(http_peer_check(s, &kept, why, sizeof why), VT_ERR_DENIED);
+    assert_true(kept.known);
+    why[0] = 0;
+    assert_int_equal(http_peer_check(-1, &kept, why, sizeof why), VT_ERR_DENIED);
     assert_non_null(strstr(why, "this vthost itself"));
     close(s);
     close(c);
@@ -134,7 +138,10 @@ static void test_outsider_served(void **state)
     char b, why[320];
     assert_int_equal(read(ready[0], &b, 1), 1);
     int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
-    assert_int_equal(check(s, why, sizeof why), 0);
+    http_peer_verdict kept = {0};
+    assert_int_equal(http_peer_check(s, &kept, why, sizeof why), 0);
+    assert_true(kept.known);
+    assert_int_equal(http_peer_check(-1, &kept, why, sizeof why), 0); /* not judged again */
     close(release[1]); /* the grandchild ends on EOF */
     close(s);
     close(l);

@@ -205,24 +205,22 @@ static void code_search_is_never_in_the_default_catalog(void **state)
     assert_false(listed_has("code_search", NULL));
 }
 
-/* Concurrent searches share one cached index; every expansion lands. */
+/* Concurrent searches share one cached index; every expansion lands.
+ * Each thread's arguments are parsed before the threads start: cJSON
+ * keeps a parse's error position in a global, so parses on several
+ * threads at once race on it (helgrind says so), and the race would be
+ * the test's, not the host's. */
 static void *searcher(void *arg)
 {
-    const char *q = arg;
-    char json[200];
-    snprintf(json, sizeof json, "{\"query\":\"%s\",\"limit\":2}", q);
-    cJSON *args = cJSON_Parse(json);
+    const cJSON *args = arg;
     for (int i = 0; i < 10; i++) {
         call_request req = {.tool = "search_tools", .args = args};
         call_result r = {0};
-        if (pipeline_call(&req, &r) != 0 || r.status != CALL_OK) {
-            call_result_free(&r);
-            cJSON_Delete(args);
-            return (void *)1;
-        }
+        int bad = pipeline_call(&req, &r) != 0 || r.status != CALL_OK;
         call_result_free(&r);
+        if (bad)
+            return (void *)1;
     }
-    cJSON_Delete(args);
     return NULL;
 }
 
@@ -231,12 +229,20 @@ static void concurrent_searches_are_consistent(void **state)
     (void)state;
     const char *qs[] = {"database table sql", "browser page", "slack docker", "jira linear"};
     pthread_t th[4];
+    cJSON *args[4];
+    for (int i = 0; i < 4; i++) {
+        char json[200];
+        snprintf(json, sizeof json, "{\"query\":\"%s\",\"limit\":2}", qs[i]);
+        args[i] = cJSON_Parse(json);
+        assert_non_null(args[i]);
+    }
     for (int i = 0; i < 4; i++)
-        assert_int_equal(pthread_create(&th[i], NULL, searcher, (void *)qs[i]), 0);
+        assert_int_equal(pthread_create(&th[i], NULL, searcher, args[i]), 0);
     for (int i = 0; i < 4; i++) {
         void *ret;
         pthread_join(th[i], &ret);
         assert_null(ret);
+        cJSON_Delete(args[i]);
     }
     /* The catalog's marks agree with the listed set. */
     cJSON *cat = host_api()->catalog_list();
