@@ -188,33 +188,6 @@ void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd)
     pthread_mutex_unlock(&g->mu);
 }
 
-void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
-{
-    struct cgroup_gone *g = sb->gone;
-    if (!g)
-        return;
-    pthread_mutex_lock(&g->mu);
-    for (int t = 0;; t++) {
-        size_t k = 0;
-        for (size_t i = 0; i < g->n; i++) {
-            gone_entry *e = &g->e[i];
-            if (supervisor_gone(e->pidfd) && (rmdir(e->dir) == 0 || errno != EBUSY)) {
-                free(e->dir);
-                if (e->pidfd >= 0)
-                    close(e->pidfd);
-            } else {
-                g->e[k++] = *e;
-            }
-        }
-        g->n = k;
-        if (!g->n || t * 2 >= wait_ms)
-            break;
-        struct timespec ts = {0, 2000000L};
-        nanosleep(&ts, NULL);
-    }
-    pthread_mutex_unlock(&g->mu);
-}
-
 void sandbox_cgroup_gone_free(sandbox *sb)
 {
     if (!sb->gone)
@@ -232,39 +205,71 @@ void sandbox_cgroup_gone_free(sandbox *sb)
     sb->gone = NULL;
 }
 
-/* 1 when no process is in the cgroup `dir` (its cgroup.procs reads
- * empty, in v1 and v2 alike). */
-static int cgroup_empty(const char *dir)
+/* Whether a process is in the cgroup `dir`: 0 none (its cgroup.procs
+ * reads empty, in v1 and v2 alike), 1 some, -1 cannot tell (gone). */
+static int cgroup_busy(const char *dir)
 {
     char *procs = fmt2(dir, "/cgroup.procs");
     int fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
-    char c;
-    int empty = fd >= 0 && read(fd, &c, 1) == 0;
-    if (fd >= 0)
-        close(fd);
     free(procs);
-    return empty;
+    if (fd < 0)
+        return -1;
+    char c;
+    int busy = read(fd, &c, 1) != 0;
+    close(fd);
+    return busy;
 }
 
-/* A cgroup a finished session left, for the next session instead of a
- * new one made and the old removed (both cost the kernel more than the
- * check): its supervisor has exited, so every process of that session
- * was killed with its PID namespace, and none is left in it.  Nothing
- * can join an empty cgroup but by a write to its files, which only the
- * host can make.  NULL when there is none (g->mu held). */
-static char *take_spare(struct cgroup_gone *g)
+static void gone_drop(gone_entry *e)
 {
+    free(e->dir);
+    if (e->pidfd >= 0)
+        close(e->pidfd);
+}
+
+/* One pass over the removed sessions' cgroups (g->mu held): those whose
+ * supervisor has exited and that hold no process are removed, or, with
+ * `take`, the first of them is handed back for the next session instead
+ * of a new one made and the old removed (both cost the kernel more than
+ * the check).  Its supervisor has exited, so every process of that
+ * session was killed with its PID namespace and none is left in it;
+ * nothing can join an empty cgroup but by a write to its files, which
+ * only the host can make.  Returns the cgroup taken, or NULL. */
+static char *sweep_locked(struct cgroup_gone *g, int take)
+{
+    char *spare = NULL;
+    size_t k = 0;
     for (size_t i = 0; i < g->n; i++) {
         gone_entry *e = &g->e[i];
-        if (!supervisor_gone(e->pidfd) || !cgroup_empty(e->dir))
-            continue;
-        char *dir = e->dir;
-        if (e->pidfd >= 0)
-            close(e->pidfd);
-        g->e[i] = g->e[--g->n];
-        return dir;
+        int busy = supervisor_gone(e->pidfd) ? cgroup_busy(e->dir) : 1;
+        if (busy == 0 && take && !spare) {
+            spare = e->dir;
+            e->dir = NULL;
+            gone_drop(e);
+        } else if (busy <= 0 && (rmdir(e->dir) == 0 || errno != EBUSY)) {
+            gone_drop(e);
+        } else {
+            g->e[k++] = *e;
+        }
     }
-    return NULL;
+    g->n = k;
+    return spare;
+}
+
+void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
+{
+    struct cgroup_gone *g = sb->gone;
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->mu);
+    for (int t = 0;; t++) {
+        (void)sweep_locked(g, 0);
+        if (!g->n || t * 2 >= wait_ms)
+            break;
+        struct timespec ts = {0, 2000000L};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_unlock(&g->mu);
 }
 
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
@@ -274,10 +279,9 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
         return VT_OK;
     if (sb->gone) {
         pthread_mutex_lock(&sb->gone->mu);
-        p->cgroup = take_spare(sb->gone);
+        p->cgroup = sweep_locked(sb->gone, 1);
         pthread_mutex_unlock(&sb->gone->mu);
     }
-    sandbox_cgroup_sweep(sb, 0);
     if (!p->cgroup) {
         char name[64];
         snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));

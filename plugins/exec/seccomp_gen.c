@@ -14,16 +14,9 @@
 #include <stdlib.h>
 #include <vthost/plugin.h>
 
-seccomp_lib libseccomp = {
-    .init = seccomp_init,
-    .release = seccomp_release,
-    .arch_native = seccomp_arch_native,
-    .arch_add = seccomp_arch_add,
-    .attr_set = seccomp_attr_set,
-    .syscall_resolve_name = seccomp_syscall_resolve_name,
-    .rule_add_array = seccomp_rule_add_array,
-    .export_bpf = seccomp_export_bpf,
-};
+/* The same table the plugin binds at run time, here linked. */
+#define SECCOMP_LIB_LINKED(member, fn) .member = fn,
+seccomp_lib libseccomp = {SECCOMP_LIB_FUNCTIONS(SECCOMP_LIB_LINKED)};
 
 int seccomp_lib_bind(void) { return VT_OK; }
 

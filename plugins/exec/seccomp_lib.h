@@ -6,22 +6,31 @@
 
 #include <seccomp.h>
 
+/* Every function of the table, named once: the struct, the run-time
+ * binding (seccomp_lib.c) and the build-time generator's table linked
+ * to the library (seccomp_gen.c) are all made from this list, so a
+ * function added here is set everywhere. */
+#define SECCOMP_LIB_FUNCTIONS(X)                                                                   \
+    X(api_get, seccomp_api_get)                                                                    \
+    X(init, seccomp_init)                                                                          \
+    X(release, seccomp_release)                                                                    \
+    X(arch_native, seccomp_arch_native)                                                            \
+    X(arch_add, seccomp_arch_add)                                                                  \
+    X(attr_set, seccomp_attr_set)                                                                  \
+    X(syscall_resolve_name, seccomp_syscall_resolve_name)                                          \
+    X(rule_add, seccomp_rule_add)                                                                  \
+    X(rule_add_array, seccomp_rule_add_array)                                                      \
+    X(export_bpf, seccomp_export_bpf)                                                              \
+    X(notify_alloc, seccomp_notify_alloc)                                                          \
+    X(notify_free, seccomp_notify_free)                                                            \
+    X(notify_receive, seccomp_notify_receive)                                                      \
+    X(notify_respond, seccomp_notify_respond)                                                      \
+    X(notify_id_valid, seccomp_notify_id_valid)
+
+#define SECCOMP_LIB_MEMBER(member, fn) __typeof__(fn) *member;
+
 typedef struct seccomp_lib {
-    __typeof__(seccomp_api_get) *api_get;
-    __typeof__(seccomp_init) *init;
-    __typeof__(seccomp_release) *release;
-    __typeof__(seccomp_arch_native) *arch_native;
-    __typeof__(seccomp_arch_add) *arch_add;
-    __typeof__(seccomp_attr_set) *attr_set;
-    __typeof__(seccomp_syscall_resolve_name) *syscall_resolve_name;
-    __typeof__(seccomp_rule_add) *rule_add;
-    __typeof__(seccomp_rule_add_array) *rule_add_array;
-    __typeof__(seccomp_export_bpf) *export_bpf;
-    __typeof__(seccomp_notify_alloc) *notify_alloc;
-    __typeof__(seccomp_notify_free) *notify_free;
-    __typeof__(seccomp_notify_receive) *notify_receive;
-    __typeof__(seccomp_notify_respond) *notify_respond;
-    __typeof__(seccomp_notify_id_valid) *notify_id_valid;
+    SECCOMP_LIB_FUNCTIONS(SECCOMP_LIB_MEMBER)
 } seccomp_lib;
 
 extern seccomp_lib libseccomp;

@@ -17,7 +17,10 @@ per-call CPU well above a second, or use --perf: each round then starts
 both serves under `perf stat -e task-clock` (the whole tree, in
 nanoseconds), alternates batches of 10 calls between them up to N each,
 and the round's ratio is of the two totals (start-up included, so keep
-N in the hundreds).  Not a test: prints figures only.
+N in the hundreds).  --old-env KEY=VALUE sets a variable for the second
+serve only: `--perf --old-env SHELL=/usr/bin/true VTHOST VTHOST` is what
+the user's shell costs a call of `true` (the second serve runs
+`/usr/bin/true -c true`).  Not a test: prints figures only.
 """
 import argparse
 import os
@@ -76,9 +79,10 @@ class PerfServe(Serve):
 
 def perf_rounds(a, ws, env, root):
     ratios, ta, tb = [], [], []
+    env_b = dict(env, **dict(kv.split("=", 1) for kv in a.old_env))
     for r in range(a.rounds):
         sa = PerfServe(os.path.realpath(a.vthost), ws, env, os.path.join(root, "a%d" % r))
-        sb = PerfServe(os.path.realpath(a.old), ws, env, os.path.join(root, "b%d" % r))
+        sb = PerfServe(os.path.realpath(a.old), ws, env_b, os.path.join(root, "b%d" % r))
         for _ in range(max(1, a.calls // 10)):
             for s in (sa, sb):
                 for _ in range(10):
@@ -88,7 +92,8 @@ def perf_rounds(a, ws, env, root):
         ta.append(ca)
         tb.append(cb)
         ratios.append(ca / cb)
-    print(f"serve exec_command true / old build, perf stat task-clock: {a.rounds} rounds of "
+    other = "the same with " + " ".join(a.old_env) if a.old_env else "old build"
+    print(f"serve exec_command true / {other}, perf stat task-clock: {a.rounds} rounds of "
           f"{a.calls} calls each")
     print(f"  CPU  {statistics.median(ta):6.3f} ms / {statistics.median(tb):6.3f} ms = "
           f"{statistics.median(ratios):5.3f}x  (per-round ratios "
@@ -102,6 +107,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--perf", action="store_true")
+    ap.add_argument("--old-env", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --perf: set in the second serve's environment only (the same "
+                    "build twice with SHELL=/usr/bin/true gives what the shell costs a call)")
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="vthost-servecpu-")
     try:
