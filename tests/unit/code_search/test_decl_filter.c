@@ -51,10 +51,10 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = cs_decl_clike_enum_seen(buf, len, &t);
+        int enum_seen = -1;
         for (size_t k = 0; k < t.n; k++)
             if (t.v[k].def && t.v[k].kind == 'i' &&
-                !cs_decl_clike_possible(buf, &t, k, enum_seen) && ++bad)
+                !cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
                             (int)(t.v[k].end - t.v[k].start), buf + t.v[k].start, t.v[k].start);
     }
