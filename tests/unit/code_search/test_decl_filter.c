@@ -2,7 +2,8 @@
  * file whose matches all fail it is not marked, so it must never say 0
  * for a token the full marking calls a declaration.  Checked token by
  * token on the fixtures, on a file of the forms at the edges of its
- * rules, and on every C/C++ file under the directories listed in
+ * rules, on random programs of the pieces the rules look at, on vthost's
+ * own sources, and on every C/C++ file under the directories listed in
  * $CS_DECL_FILTER_TREES (colon-separated; /usr/include is a good one);
  * then through a whole search. */
 #define _GNU_SOURCE
@@ -126,6 +127,13 @@ static void test_never_misses_a_declaration(void **state)
     assert_int_equal(check_buf("edges.cpp", EDGES, sizeof EDGES - 1, CS_LEX_CPP), 0);
     size_t files = 0;
     assert_int_equal(check_tree(CS_FIXTURES, &files), 0);
+    /* vthost's own sources: real C of many forms, always at hand. */
+    static const char *const own[] = {"host", "plugins", "sdk", "tests/unit"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", CS_SOURCE_DIR, own[i]);
+        assert_int_equal(check_tree(dir, &files), 0);
+    }
     const char *trees = getenv("CS_DECL_FILTER_TREES");
     if (trees && *trees) {
         char *copy = strdup(trees), *save = NULL;
@@ -134,6 +142,51 @@ static void test_never_misses_a_declaration(void **state)
         free(copy);
     }
     print_message("checked %zu files\n", files);
+}
+
+/* Pieces of C and C++ that the declaration rules look at: names, the
+ * keywords they test, every punctuator they branch on, directives. */
+static const char *const PIECES[] = {
+    "size_t", "a", "T", "size_t", "int", "unsigned", "struct", "union", "enum", "class",
+    "typedef", "namespace", "using", "static", "const", "extern", "template", "final",
+    "__attribute__((x))", "__declspec(y)", "operator", "return", "sizeof", "{", "}", "(", ")",
+    "[", "]", ";", ",", "=", "*", "&", "<", ">", ":", "::", "~", "->", ".", "\"C\"", "0", "(*",
+    ")(int)", "size_t)",
+    "\n#define size_t ", "\n#define F(x) ", "\n#if X\n", "\n#endif\n", "\n", "/* c */",
+};
+
+/* Random programs made of PIECES (a fixed seed: the same ones every run):
+ * whatever a rule added to the marking, some of them exercise it, and a
+ * declaration it finds that the pre-check refuses fails here, not only on
+ * the trees CS_DECL_FILTER_TREES names. */
+static void test_random_programs(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    const size_t npieces = sizeof PIECES / sizeof *PIECES;
+    char buf[2048];
+    int bad = 0;
+    for (int prog = 0; prog < 40000 && bad < 5; prog++) {
+        size_t len = 0;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int count = 4 + (int)((seed >> 33) % 40);
+        for (int i = 0; i < count; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const char *p = PIECES[(seed >> 33) % npieces];
+            size_t n = strlen(p);
+            if (len + n + 2 + 64 >= sizeof buf)
+                break;
+            memcpy(buf + len, p, n);
+            len += n;
+            buf[len++] = ' ';
+        }
+        memset(buf + len, 0, 64);
+        int lexer = prog % 2 ? CS_LEX_CPP : CS_LEX_C;
+        bad += check_buf(prog % 2 ? "random.cpp" : "random.c", buf, len, lexer);
+        if (bad)
+            print_error("program %d: %.*s\n", prog, (int)len, buf);
+    }
+    assert_int_equal(bad, 0);
 }
 
 /* The plain usages are still usages and the declarations still found,
@@ -162,6 +215,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_never_misses_a_declaration),
+        cmocka_unit_test(test_random_programs),
         cmocka_unit_test(test_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
