@@ -545,7 +545,9 @@ static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
  *   whatever follows; a statement starts after ';', '{', '}', ')' or a
  *   directive.
  * Anything else (Type name, Type *p, (Type)x, f(int a, Type b)) is a
- * usage. */
+ * usage.  cs_decl_raw.c reads the same rules from the bytes before
+ * lexing: a rule added to the marking goes into both (test_decl_filter
+ * fails otherwise). */
 int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, int *enum_seen)
 {
     static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};

@@ -107,6 +107,29 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
     return 1;
 }
 
+/* Can lexing be skipped?  When no hit but a definition can still be kept
+ * (usages and text are no longer live: other files hold enough of them)
+ * and no match of a C or C++ file can be a declaration by the bytes
+ * around it, every match would only be noticed; set *dropped as the full
+ * classification would.  Not when usages are requested without text:
+ * whether a match is a usage (counts) or a comment (does not) needs the
+ * lexer. */
+static int lexing_needless(const char *buf, size_t len, const cs_span *sp, size_t n, int lexer,
+                           unsigned cats, unsigned live, int *dropped)
+{
+    unsigned use = 1u << CS_USE, text = 1u << CS_TEXT;
+    if ((lexer != CS_LEX_C && lexer != CS_LEX_CPP) || (live & cats & (use | text)) ||
+        ((cats & use) && !(cats & text)))
+        return 0;
+    int enum_in_file = -1;
+    for (size_t i = 0; i < n && (cats & (1u << CS_DEF)); i++)
+        if (word_bounded(buf, len, sp[i], lexer) &&
+            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, &enum_in_file))
+            return 0;
+    *dropped = (cats & text) != 0;
+    return 1;
+}
+
 /* Every match (up to limit; 0: all) in w->sp, none in a binary file.  A
  * byte search first looks for one match (most files of a search have
  * none, and the binary probe would be wasted on them), probes, then goes
@@ -153,6 +176,8 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
         for (size_t i = 0; i < w->nsp && !classify; i++)
             classify = word_bounded(buf, len, w->sp[i], lexer);
     }
+    if (classify && lexing_needless(buf, len, w->sp, w->nsp, lexer, cats, live, &out->dropped))
+        return 0;
     if (classify) {
         if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0)
             return rc;

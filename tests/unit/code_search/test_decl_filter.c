@@ -1,6 +1,7 @@
-/* The declaration pre-check of C and C++ (cs_decl_clike_possible): a
- * file whose matches all fail it is not marked, so it must never say 0
- * for a token the full marking calls a declaration.  Checked token by
+/* The declaration pre-checks of C and C++ (cs_decl_clike_possible on
+ * tokens, cs_decl_clike_raw_possible on bytes before lexing): a file
+ * whose matches all fail one is not marked (or not lexed), so neither
+ * may say 0 for a token the full marking calls a declaration.  Checked token by
  * token on the fixtures, on a file of the forms at the edges of its
  * rules, on random programs of the pieces the rules look at, on vthost's
  * own sources, and on every C/C++ file under the directories listed in
@@ -43,7 +44,12 @@ static const char EDGES[] =
     "int size_t[4];\n"
     "int (*size_t)(void);\n"
     "size_t f(size_t n, size_t m) { return (size_t)n * sizeof(size_t); }\n"
-    "static inline size_t *g(const size_t *p, size_t) { size_t q = 0; return 0; }\n";
+    "static inline size_t *g(const size_t *p, size_t) { size_t q = 0; return 0; }\n"
+    /* what the lexer hides from the bytes: a directive's '(' or a
+     * continued directive before an enumerator, a '(' in a literal */
+    "enum i {\n#define F(x\n a, size_t };\n"
+    "enum j {\n#define X \\\n a\n size_t };\n"
+    "enum l { a = \"(\", size_t, b = '[', size_t };\n";
 
 /* Every token marked a declaration must pass the pre-check; returns the
  * number of tokens that failed (and prints them). */
@@ -52,12 +58,18 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = -1;
-        for (size_t k = 0; k < t.n; k++)
-            if (t.v[k].def && t.v[k].kind == 'i' &&
-                !cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
+        int enum_seen = -1, enum_in_file = -1;
+        for (size_t k = 0; k < t.n; k++) {
+            const cs_tok *tk = &t.v[k];
+            if (!tk->def || tk->kind != 'i')
+                continue;
+            if (!cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
-                            (int)(t.v[k].end - t.v[k].start), buf + t.v[k].start, t.v[k].start);
+                            (int)(tk->end - tk->start), buf + tk->start, tk->start);
+            if (!cs_decl_clike_raw_possible(buf, len, tk->start, tk->end, &enum_in_file) && ++bad)
+                print_error("%s: declaration '%.*s' at byte %u fails the raw pre-check\n", name,
+                            (int)(tk->end - tk->start), buf + tk->start, tk->start);
+        }
     }
     cs_toks_free(&t);
     return bad;
@@ -153,6 +165,7 @@ static const char *const PIECES[] = {
     "[", "]", ";", ",", "=", "*", "&", "<", ">", ":", "::", "~", "->", ".", "\"C\"", "0", "(*",
     ")(int)", "size_t)",
     "\n#define size_t ", "\n#define F(x) ", "\n#if X\n", "\n#endif\n", "\n", "/* c */",
+    "// c struct\n", "\\\n", "\n#define G(", "\"(\"", "'['",
 };
 
 /* Random programs made of PIECES (a fixed seed: the same ones every run):
