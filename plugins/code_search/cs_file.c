@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/grow.h>
@@ -22,26 +21,16 @@
 #define BIG_READ (8u << 20)  /* read into a buffer of its own */
 #define BIG_MAX (1ull << 30) /* not searched from this size on */
 #define FIRST_READ (256u << 10)
-/* A literal query reads this much first; a larger file is then mapped
- * and searched in place, and read only when it has a match: most files
- * of a search have none, and their data is never copied (on
- * /usr/include 0.88-0.94x the CPU of reading every file; mapping from
- * 16 or 32 KiB on saved nothing measurable). */
-#define MAP_FROM (4u << 10)
-#define NOT_MAPPED 1
 
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
     w->dirfd = -1;
-    w->guard.slot = -2;
     return cs_matcher_init(&w->m, q);
 }
 
 void cs_worker_free(cs_worker *w)
 {
-    if (w->guard.slot >= 0)
-        cs_guard_release(&w->guard);
     cs_matcher_free(&w->m);
     free(w->sp);
     cs_toks_free(&w->toks);
@@ -51,7 +40,6 @@ void cs_worker_free(cs_worker *w)
     free(w->dir);
     memset(w, 0, sizeof *w);
     w->dirfd = -1;
-    w->guard.slot = -2;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -311,50 +299,6 @@ static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats
     return cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out);
 }
 
-/* Has the mapped file p[0, size) a match of the literal query, and no
- * binary bytes (a binary file gives no hits, as in cs_buf_scan)?
- * Searched under the SIGBUS guard: a file cut short meanwhile counts as
- * a match (the caller then reads what is left). */
-static int mapped_match(cs_worker *w, const char *p, size_t size, size_t page)
-{
-    volatile int found = 1;
-    if (sigsetjmp(w->guard.jb, 0) == 0) {
-        cs_guard_arm(&w->guard, p, (size + page - 1) / page * page);
-        /* Nothing between arm and disarm allocates or locks. */
-        found = cs_lit_find(&w->m.q->lit, p, size, 0) &&
-                !memchr(p, '\0', size < BINARY_PROBE ? size : BINARY_PROBE);
-        cs_guard_disarm(&w->guard);
-    } else {
-        cs_guard_recovered(&w->guard);
-    }
-    return found;
-}
-
-/* A file of more than MAP_FROM bytes, the first `got` of them in w->buf:
- * mapped and searched in place; read (scan_large) only when it has a
- * match.  NOT_MAPPED when it cannot be mapped: no guard, a size whose
- * last page leaves no room for the vectorised search's overreach. */
-static int scan_mapped(cs_worker *w, int fd, size_t got, int lexer, unsigned cats, unsigned live,
-                       size_t cap, cs_file_hits *out)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= BIG_MAX)
-        return 0;
-    size_t size = (size_t)st.st_size, page = (size_t)sysconf(_SC_PAGESIZE);
-    if (size <= got || size % page == 0 || size % page > page - BUF_SLACK)
-        return NOT_MAPPED;
-    if (w->guard.slot == -2)
-        cs_guard_claim(&w->guard);
-    if (w->guard.slot < 0)
-        return NOT_MAPPED;
-    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED)
-        return NOT_MAPPED;
-    int found = mapped_match(w, p, size, page);
-    munmap(p, size);
-    return found ? scan_large(w, fd, got, lexer, cats, live, cap, out) : 0;
-}
-
 int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned cats, unsigned live,
                  size_t cap, cs_file_hits *out)
 {
@@ -370,14 +314,10 @@ int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned 
     /* Most files fit in one read, and a regular file's read comes back
      * short only at its end: no fstat for them.  A directory or FIFO in
      * a file's place fails or reads nothing. */
-    size_t first = w->m.q->lower ? MAP_FROM : FIRST_READ;
-    ssize_t r = read(fd, w->buf, first);
+    ssize_t r = read(fd, w->buf, FIRST_READ);
     int rc = 0;
-    if (r == (ssize_t)first) {
-        rc =
-            first == MAP_FROM ? scan_mapped(w, fd, first, lexer, cats, live, cap, out) : NOT_MAPPED;
-        if (rc == NOT_MAPPED)
-            rc = scan_large(w, fd, first, lexer, cats, live, cap, out);
+    if (r == (ssize_t)FIRST_READ) {
+        rc = scan_large(w, fd, FIRST_READ, lexer, cats, live, cap, out);
     } else if (r > 0) {
         memset(w->buf + r, 0, BUF_SLACK);
         rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);

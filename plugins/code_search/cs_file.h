@@ -2,7 +2,6 @@
 #ifndef CS_FILE_H
 #define CS_FILE_H
 
-#include "cs_guard.h"
 #include "cs_lex.h"
 #include "cs_query.h"
 
@@ -33,7 +32,6 @@ typedef struct cs_worker {
     int dirfd;
     char *dir; /* its workspace-relative path */
     size_t dirlen, dircap;
-    cs_guard guard; /* for mapped reads; slot -2 until first needed */
 } cs_worker;
 
 int cs_worker_init(cs_worker *w, const cs_query *q);

@@ -1,7 +1,6 @@
 /* The code_search plugin: schema, argument checks, permission subjects and
  * the JSON response around the search core (cs_search). */
 #include "cs.h"
-#include "cs_guard.h"
 #include "cs_lex.h"
 #include "cs_types.h"
 
@@ -467,11 +466,7 @@ static int cs_run(vt_call *call, const cJSON *args, cJSON **result)
     return 0;
 }
 
-static void cs_fini(void)
-{
-    cs_decl_release();
-    cs_guard_uninstall();
-}
+static void cs_fini(void) { cs_decl_release(); }
 
 static const char OUTPUT_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
