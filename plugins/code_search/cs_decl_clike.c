@@ -545,8 +545,10 @@ static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
  *   whatever follows; a statement starts after ';', '{', '}', ')' or a
  *   directive.
  * Anything else (Type name, Type *p, (Type)x, f(int a, Type b)) is a
- * usage. */
-int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum_seen)
+ * usage.  cs_decl_raw.c reads the same rules from the bytes before
+ * lexing: a rule added to the marking goes into both (test_decl_filter
+ * fails otherwise). */
+int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, int *enum_seen)
 {
     static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};
     static const char *const lead_kw[] = {"define", "namespace", NULL};
@@ -555,12 +557,16 @@ int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum
     char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
     if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
         return 1;
-    if (enum_seen && in(prev, ";{})Q,") && !in_parens(t, k) &&
-        (enum_seen > 1 || maybe_enum_body(buf, t, k)))
-        return 1;
     if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
         return 1;
-    return prev == 'i' && word_in(buf, &t->v[k - 1], lead_kw);
+    if (prev == 'i' && word_in(buf, &t->v[k - 1], lead_kw))
+        return 1;
+    /* The enumerator rule last: only it needs the file-wide enum_seen. */
+    if (!in(prev, ";{})Q,") || in_parens(t, k))
+        return 0;
+    if (*enum_seen < 0)
+        *enum_seen = cs_decl_clike_enum_seen(buf, len, t);
+    return *enum_seen && (*enum_seen > 1 || maybe_enum_body(buf, t, k));
 }
 
 int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t)

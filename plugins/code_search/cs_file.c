@@ -25,7 +25,7 @@
 int cs_worker_init(cs_worker *w, const cs_query *q)
 {
     memset(w, 0, sizeof *w);
-    w->dirfd = w->rootfd = -1;
+    w->dirfd = -1;
     return cs_matcher_init(&w->m, q);
 }
 
@@ -37,11 +37,9 @@ void cs_worker_free(cs_worker *w)
     free(w->buf);
     if (w->dirfd >= 0)
         close(w->dirfd);
-    if (w->rootfd >= 0)
-        close(w->rootfd);
     free(w->dir);
     memset(w, 0, sizeof *w);
-    w->dirfd = w->rootfd = -1;
+    w->dirfd = -1;
 }
 
 void cs_file_hits_free(cs_file_hits *h)
@@ -81,10 +79,10 @@ static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexe
 {
     if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
         return 1;
-    int enum_seen = cs_decl_clike_enum_seen(buf, len, &w->toks);
+    int enum_seen = -1; /* computed when a match first needs it */
     for (size_t i = 0; i < w->nsp; i++) {
         const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
-        if (tk && cs_decl_clike_possible(buf, &w->toks, (size_t)(tk - w->toks.v), enum_seen))
+        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), &enum_seen))
             return 1;
     }
     return 0;
@@ -109,10 +107,34 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
     return 1;
 }
 
+/* Can lexing be skipped?  When no hit but a definition can still be kept
+ * (usages and text are no longer live: other files hold enough of them)
+ * and no match of a C or C++ file can be a declaration by the bytes
+ * around it, every match would only be noticed; set *dropped as the full
+ * classification would.  Not when usages are requested without text:
+ * whether a match is a usage (counts) or a comment (does not) needs the
+ * lexer. */
+static int lexing_needless(const char *buf, size_t len, const cs_span *sp, size_t n, int lexer,
+                           unsigned cats, unsigned live, int *dropped)
+{
+    unsigned use = 1u << CS_USE, text = 1u << CS_TEXT;
+    if ((lexer != CS_LEX_C && lexer != CS_LEX_CPP) || (live & cats & (use | text)) ||
+        ((cats & use) && !(cats & text)))
+        return 0;
+    int enum_in_file = -1;
+    for (size_t i = 0; i < n && (cats & (1u << CS_DEF)); i++)
+        if (word_bounded(buf, len, sp[i], lexer) &&
+            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, &enum_in_file))
+            return 0;
+    *dropped = (cats & text) != 0;
+    return 1;
+}
+
 /* Every match (up to limit; 0: all) in w->sp, none in a binary file.  A
- * byte search first asks whether there is any match (most files of a
- * search have none, and the binary probe would be wasted on them); the
- * folding search, slow on binary bytes, probes first. */
+ * byte search first looks for one match (most files of a search have
+ * none, and the binary probe would be wasted on them), probes, then goes
+ * on from that match: one pass over the file.  The folding search, slow
+ * on binary bytes, probes first. */
 static int find_matches(cs_worker *w, const char *buf, size_t len, size_t limit)
 {
     size_t probe = len < BINARY_PROBE ? len : BINARY_PROBE;
@@ -129,8 +151,9 @@ static int find_matches(cs_worker *w, const char *buf, size_t len, size_t limit)
     }
     if (limit == 1)
         return 0;
-    w->nsp = 0;
-    return cs_match_all(&w->m, buf, len, limit, &w->sp, &w->nsp, &w->capsp);
+    cs_span first = w->sp[0];
+    size_t from = first.end > first.start ? first.end : first.start + 1;
+    return cs_match_from(&w->m, buf, len, from, limit, &w->sp, &w->nsp, &w->capsp);
 }
 
 int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned cats, unsigned live,
@@ -153,6 +176,8 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
         for (size_t i = 0; i < w->nsp && !classify; i++)
             classify = word_bounded(buf, len, w->sp[i], lexer);
     }
+    if (classify && lexing_needless(buf, len, w->sp, w->nsp, lexer, cats, live, &out->dropped))
+        return 0;
     if (classify) {
         if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0)
             return rc;
@@ -301,9 +326,10 @@ int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned 
     return rc;
 }
 
-/* Make w->dirfd the directory `rel` (length n) of `root`: -1 when it
- * cannot be opened (its files then give no hits, like unreadable ones). */
-static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
+/* Make w->dirfd the directory `rel` (length n) below `rootfd`: -1 when
+ * it cannot be opened (its files then give no hits, like unreadable
+ * ones). */
+static int worker_dir(cs_worker *w, int rootfd, const char *rel, size_t n)
 {
     if (w->dir && w->dirlen == n && memcmp(w->dir, rel, n) == 0)
         return 0;
@@ -313,24 +339,22 @@ static int worker_dir(cs_worker *w, const char *root, const char *rel, size_t n)
     w->dirlen = (size_t)-1; /* no directory yet */
     if (VT_GROW(&w->dir, &w->dircap, n + 1) != 0)
         return VT_ERR_NOMEM;
-    if (w->rootfd < 0 && (w->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return 0;
     memcpy(w->dir, rel, n);
     w->dir[n] = '\0';
     w->dirlen = n;
-    /* Relative to the root, opened once: the root's own components are
-     * not walked again for every directory. */
-    w->dirfd = openat(w->rootfd, n ? w->dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* Relative to the root, opened once for the whole search: the root's
+     * own components are not walked again for every directory. */
+    w->dirfd = openat(rootfd, n ? w->dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     return 0;
 }
 
-int cs_worker_scan(cs_worker *w, const char *root, const char *rel, int lexer, unsigned cats,
+int cs_worker_scan(cs_worker *w, int rootfd, const char *rel, int lexer, unsigned cats,
                    unsigned live, size_t cap, cs_file_hits *out)
 {
     memset(out, 0, sizeof *out);
     const char *slash = strrchr(rel, '/');
     size_t n = slash ? (size_t)(slash - rel) : 0;
-    int rc = worker_dir(w, root, rel, n);
+    int rc = worker_dir(w, rootfd, rel, n);
     if (rc < 0 || w->dirfd < 0)
         return rc;
     return cs_file_scan(w, w->dirfd, slash ? slash + 1 : rel, lexer, cats, live, cap, out);

@@ -30,15 +30,15 @@ typedef struct cs_worker {
     /* The directory of the last file opened (files come in path order, so
      * most files are opened relative to it, without a path walk). */
     int dirfd;
-    char *dir;  /* its workspace-relative path */
-    int rootfd; /* the workspace root (O_PATH), opened at the first file */
+    char *dir; /* its workspace-relative path */
     size_t dirlen, dircap;
 } cs_worker;
 
 int cs_worker_init(cs_worker *w, const cs_query *q);
-/* The workspace-relative file `rel` of the workspace `root`: scanned as
- * cs_file_scan does, its directory opened once for all its files. */
-int cs_worker_scan(cs_worker *w, const char *root, const char *rel, int lexer, unsigned cats,
+/* The workspace-relative file `rel` of the workspace root open at
+ * `rootfd`: scanned as cs_file_scan does, its directory opened once for
+ * all its files. */
+int cs_worker_scan(cs_worker *w, int rootfd, const char *rel, int lexer, unsigned cats,
                    unsigned live, size_t cap, cs_file_hits *out);
 void cs_worker_free(cs_worker *w);
 

@@ -162,9 +162,9 @@ int cs_ignore_parse(cs_ignore *ig, const char *text, size_t len)
     return 0;
 }
 
-int cs_ignore_load(cs_ignore *ig, const char *path)
+int cs_ignore_load(cs_ignore *ig, int dirfd, const char *name)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0;
     struct stat st;

@@ -20,8 +20,9 @@ typedef struct cs_ignore {
 /* Parse gitignore text, appending rules.  Bad patterns are skipped, as
  * git does.  Returns 0 or VT_ERR_NOMEM. */
 int cs_ignore_parse(cs_ignore *ig, const char *text, size_t len);
-/* Load a file's rules; a missing file gives no rules. */
-int cs_ignore_load(cs_ignore *ig, const char *path);
+/* Load the rules of the file `name` of the directory open at `dirfd`; a
+ * missing file gives no rules. */
+int cs_ignore_load(cs_ignore *ig, int dirfd, const char *name);
 /* `rel` is relative to the directory holding the rules.  Returns 1 when
  * the last matching rule ignores it, 0 when it re-includes it, -1 when no
  * rule matches.  md comes from cs_ignore_md(). */

@@ -42,8 +42,15 @@ int cs_decl_mark(int lexer, const char *buf, cs_toks *t);
 /* C and C++ (lexed by cs_lex): could cs_decl_mark mark the identifier
  * token k a declaration's name?  0 only when no rule can: a cheap look at
  * its neighbours, so a file whose matches all answer 0 need not be marked
- * at all.  enum_seen: from cs_decl_clike_enum_seen. */
-int cs_decl_clike_possible(const char *buf, const cs_toks *t, size_t k, int enum_seen);
+ * at all.  *enum_seen is cs_decl_clike_enum_seen's answer for the file
+ * of `len` bytes, or -1 until a token first needs it (then it is filled
+ * in): pass the same one for every token of a file. */
+int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, int *enum_seen);
+/* The same question for the match [s, e) of buf before any lexing, from
+ * the bytes around it: 1 whenever cs_decl_clike_possible could say 1 for
+ * a token there (and more often).  *enum_in_file: -1 at first, filled in
+ * when needed; the same one for every match of a file. */
+int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, int *enum_in_file);
 /* enum_seen for cs_decl_clike_possible: 0 when the file never says enum,
  * 2 when its braces may nest beyond what the brace walk tracks, else 1. */
 int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t);

@@ -245,10 +245,16 @@ static int fold_matches(cs_matcher *m, const char *buf, size_t ls, size_t le, si
 int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_span **v, size_t *n,
                  size_t *cap)
 {
+    return cs_match_from(m, buf, len, 0, limit, v, n, cap);
+}
+
+int cs_match_from(cs_matcher *m, const char *buf, size_t len, size_t from, size_t limit,
+                  cs_span **v, size_t *n, size_t *cap)
+{
     const cs_query *q = m->q;
     size_t s, e;
     if (q->lower) {
-        size_t pos = 0;
+        size_t pos = from;
         const char *hit;
         while ((hit = cs_lit_find(&q->lit, buf, len, pos))) {
             s = (size_t)(hit - buf);
@@ -261,7 +267,7 @@ int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_sp
         return 0;
     }
     if (!q->fold_lines) {
-        size_t pos = 0;
+        size_t pos = from;
         while (pos < len && re_next(m, buf, len, pos, &s, &e)) {
             if (push(v, n, cap, s, e) < 0)
                 return VT_ERR_NOMEM;
@@ -273,6 +279,8 @@ int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_sp
     }
     /* Folding: only lines with a non-ASCII byte or a byte hit of an ASCII
      * folded query can match; jump from one such line to the next. */
+    if (from > 0)
+        return VT_ERR_INVALID;
     size_t hi = find_high(buf, 0, len);
     size_t hit = q->re && re_next(m, buf, len, 0, &s, &e) ? s : len;
     while (hi < len || hit < len) {

@@ -49,6 +49,12 @@ void cs_matcher_free(cs_matcher *m);
  * `limit` in total in *n (0: no limit).  Returns 0 or VT_ERR_NOMEM. */
 int cs_match_all(cs_matcher *m, const char *buf, size_t len, size_t limit, cs_span **v, size_t *n,
                  size_t *cap);
+/* The same from offset `from` on: where a call with a limit stopped (the
+ * end of its last match, or one past it when that match was empty), so
+ * the two calls find what one would.  Byte searches only: a folding query
+ * (q->fold_lines) takes 0 alone (else VT_ERR_INVALID). */
+int cs_match_from(cs_matcher *m, const char *buf, size_t len, size_t from, size_t limit,
+                  cs_span **v, size_t *n, size_t *cap);
 /* 1 when s contains the query, else 0. */
 int cs_match_any(cs_matcher *m, const char *s, size_t len);
 

@@ -14,6 +14,7 @@
 #include "cs_query.h"
 #include "cs_walk.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ typedef struct job {
     const cs_options *opt;
     const cs_query *q;
     cs_walk *walk;
+    int rootfd;    /* opt->root, opened once for the walk and every worker */
     size_t *files; /* indices of file entries in walk */
     size_t nfiles;
     cs_file_hits *hits; /* one slot per file */
@@ -116,7 +118,7 @@ static void *worker_main(void *arg)
         int rc = 0;
         for (; i < hi && rc == 0 && !atomic_load(&j->stop) && !cancelled(j); i++) {
             const cs_entry *e = &j->walk->v[j->files[i]];
-            rc = cs_worker_scan(&w, j->opt->root, e->rel, e->lexer, j->cats, atomic_load(&j->live),
+            rc = cs_worker_scan(&w, j->rootfd, e->rel, e->lexer, j->cats, atomic_load(&j->live),
                                 j->cap, &j->hits[i]);
         }
         finish_files(j, lo, i, rc);
@@ -311,14 +313,20 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     int want_paths = (cats & (1u << CS_PATH)) != 0;
     unsigned content = cats & 7u;
     cs_walk walk;
-    rc = cs_walk_run_filtered(opt->root, opt->scope, opt->lang_mask, want_paths && !opt->lang_mask,
-                              opt->skip_path, opt->skip_ud, nthreads(opt, SIZE_MAX), &walk);
+    int rootfd = open(opt->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    rc = rootfd < 0 ? VT_ERR_NOT_FOUND
+                    : cs_walk_run_filtered(opt->root, rootfd, opt->scope, opt->lang_mask,
+                                           want_paths && !opt->lang_mask, opt->skip_path,
+                                           opt->skip_ud, nthreads(opt, SIZE_MAX), &walk);
     if (rc < 0) {
+        if (rootfd >= 0)
+            close(rootfd);
         cs_query_free(&q);
         *err = strdup(rc == VT_ERR_NOMEM ? "out of memory" : "cannot walk the search path");
         return rc;
     }
-    job j = {.opt = opt, .q = &q, .walk = &walk, .cap = (size_t)opt->max_results + 1};
+    job j = {
+        .opt = opt, .q = &q, .walk = &walk, .rootfd = rootfd, .cap = (size_t)opt->max_results + 1};
     sort_item *items = NULL;
     size_t nitems = 0;
     rc = job_prepare(&j, content);
@@ -333,6 +341,7 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     free(items);
     job_release(&j);
     cs_walk_free(&walk);
+    close(rootfd);
     cs_query_free(&q);
     if (rc < 0) {
         cs_output_free(out);

@@ -41,9 +41,7 @@ typedef struct task {
 } task;
 
 typedef struct shared {
-    const char *root;
-    size_t rootlen;
-    int rootfd; /* the root (O_PATH): directories open relative to it */
+    int rootfd; /* the root: directories open relative to it */
     uint64_t mask;
     int want_dirs;
     int (*skip)(void *ud, const char *rel, int is_dir);
@@ -62,7 +60,7 @@ typedef struct walker {
     shared *sh;
     cs_walk out; /* this thread's entries */
     pcre2_match_data *md;
-    char path[8192]; /* root + "/" + rel */
+    char path[8192]; /* the workspace-relative path of the entry */
     char *dbuf;      /* DENTS_BUF bytes for getdents64 */
 } walker;
 
@@ -77,10 +75,11 @@ static int push_entry(cs_walk *w, const char *rel, int is_dir, int lang, int lex
     return 0;
 }
 
-/* The rule set of directory `rel` (length n, "" for the root) below
- * `up`: bit 0 of `which` loads .ignore, bit 1 .gitignore.  NULL without
- * either (nothing to match: `up` serves); the set is kept in sh->frames. */
-static int make_frame(shared *sh, const char *rel, size_t n, unsigned which, const frame *up,
+/* The rule set of the directory open at `dirfd` (workspace-relative
+ * path of length n, 0 for the root) below `up`: bit 0 of `which` loads
+ * .ignore, bit 1 .gitignore.  NULL without either (nothing to match: `up`
+ * serves); the set is kept in sh->frames. */
+static int make_frame(shared *sh, int dirfd, size_t n, unsigned which, const frame *up,
                       const frame **out)
 {
     *out = up;
@@ -94,20 +93,8 @@ static int make_frame(shared *sh, const char *rel, size_t n, unsigned which, con
     static const char *const names[2] = {".ignore", ".gitignore"};
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++) {
-        if (!(which & (1u << i)))
-            continue;
-        size_t len = sh->rootlen + 1 + n + 1 + strlen(names[i]) + 1;
-        char *p = malloc(len);
-        if (!p) {
-            rc = VT_ERR_NOMEM;
-            break;
-        }
-        if (n)
-            snprintf(p, len, "%.*s/%.*s/%s", (int)sh->rootlen, sh->root, (int)n, rel, names[i]);
-        else
-            snprintf(p, len, "%.*s/%s", (int)sh->rootlen, sh->root, names[i]);
-        rc = cs_ignore_load(&f->rules[i], p);
-        free(p);
+        if (which & (1u << i))
+            rc = cs_ignore_load(&f->rules[i], dirfd, names[i]);
     }
     if (rc == 0) {
         pthread_mutex_lock(&sh->mu);
@@ -164,22 +151,15 @@ typedef struct dent {
     int type;
 } dent;
 
-/* The directory's entries (without ".", "..", .git and .env files), and
- * which ignore files it has.  Listed with getdents64 on a plain
- * descriptor: opendir would also fstat the directory and allocate a
- * buffer, once per directory of the tree, for nothing the walk uses. */
-static int list_dir(int rootfd, const char *rel, char *dbuf, dent **out, size_t *count,
-                    unsigned *which)
+/* The entries of the directory open at `fd` (without ".", "..", .git and
+ * .env files), and which ignore files it has.  Listed with getdents64 on
+ * a plain descriptor: opendir would also fstat the directory and allocate
+ * a buffer, once per directory of the tree, for nothing the walk uses. */
+static int list_dir(int fd, char *dbuf, dent **out, size_t *count, unsigned *which)
 {
     *out = NULL;
     *count = 0;
     *which = 0;
-    /* Relative to the root: the kernel walks the directory's own path,
-     * not the root's components again for every directory. */
-    int fd = openat(rootfd, *rel ? rel : ".",
-                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return 0; /* unreadable directories are skipped, like rg */
     size_t cap = 0;
     int rc = 0;
     ssize_t got;
@@ -203,7 +183,6 @@ static int list_dir(int rootfd, const char *rel, char *dbuf, dent **out, size_t 
                 (*out)[(*count)++] = (dent){nm, de->d_type};
         }
     }
-    close(fd);
     return rc;
 }
 
@@ -222,20 +201,23 @@ static int push_task(shared *sh, char *rel, const frame *fr)
     return rc;
 }
 
-/* One entry `name` of the directory whose path is in k->path up to
- * `base` (where the name goes), under the rules `fr`. */
-static int walk_entry(walker *k, const frame *fr, size_t base, const char *name, int type)
+/* One entry `name` of the directory open at `dirfd`, whose relative path
+ * is in k->path up to `base` (where the name goes), under the rules
+ * `fr`. */
+static int walk_entry(walker *k, const frame *fr, int dirfd, size_t base, const char *name,
+                      int type)
 {
     shared *sh = k->sh;
     char *path = k->path;
     size_t nl = strlen(name);
     if (base + nl + 2 >= sizeof k->path)
         return 0;
-    path[base - 1] = '/';
+    if (base)
+        path[base - 1] = '/';
     memcpy(path + base, name, nl + 1);
     if (type == DT_UNKNOWN) {
         struct stat st;
-        if (lstat(path, &st) < 0)
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             return 0;
         type = S_ISDIR(st.st_mode)   ? DT_DIR
                : S_ISREG(st.st_mode) ? DT_REG
@@ -244,8 +226,8 @@ static int walk_entry(walker *k, const frame *fr, size_t base, const char *name,
     }
     if (type != DT_DIR && type != DT_REG)
         return 0; /* symlinks are not followed; devices are skipped */
-    const char *rel = path + sh->rootlen + 1;
-    size_t rlen = base + nl - (sh->rootlen + 1);
+    const char *rel = path;
+    size_t rlen = base + nl;
     if (ignored(k, fr, rel, rlen, type == DT_DIR))
         return 0;
     if (sh->skip && sh->skip(sh->skip_ud, rel, type == DT_DIR))
@@ -259,31 +241,36 @@ static int walk_entry(walker *k, const frame *fr, size_t base, const char *name,
     return rc == 0 ? push_task(sh, sub, fr) : rc;
 }
 
-/* List directory t->rel: its own rules, then its entries. */
+/* List directory t->rel: its own rules, then its entries.  Everything in
+ * it (ignore files, entries of unknown type) is reached relative to its
+ * descriptor, never by a path walked again from the root. */
 static int walk_dir(walker *k, const task *t)
 {
     shared *sh = k->sh;
     size_t n = strlen(t->rel);
-    if (sh->rootlen + 1 + n + 2 >= sizeof k->path)
+    if (n + 2 >= sizeof k->path)
         return 0;
-    memcpy(k->path, sh->root, sh->rootlen);
-    k->path[sh->rootlen] = '/';
-    memcpy(k->path + sh->rootlen + 1, t->rel, n + 1);
-    if (!n)
-        k->path[sh->rootlen] = '\0';
+    memcpy(k->path, t->rel, n + 1);
+    /* Relative to the root: the kernel walks the directory's own path,
+     * not the root's components again for every directory. */
+    int fd = openat(sh->rootfd, n ? t->rel : ".",
+                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0; /* unreadable directories are skipped, like rg */
     dent *ents;
     size_t count;
     unsigned which;
     const frame *fr = t->fr;
-    int rc = list_dir(sh->rootfd, t->rel, k->dbuf, &ents, &count, &which);
+    int rc = list_dir(fd, k->dbuf, &ents, &count, &which);
     if (rc == 0)
-        rc = make_frame(sh, t->rel, n, which, t->fr, &fr);
-    size_t base = sh->rootlen + 1 + n + (n ? 1 : 0);
+        rc = make_frame(sh, fd, n, which, t->fr, &fr);
+    size_t base = n + (n ? 1 : 0);
     for (size_t e = 0; rc == 0 && e < count; e++)
-        rc = walk_entry(k, fr, base, ents[e].name, ents[e].type);
+        rc = walk_entry(k, fr, fd, base, ents[e].name, ents[e].type);
     for (size_t e = 0; e < count; e++)
         free(ents[e].name);
     free(ents);
+    close(fd);
     return rc;
 }
 
@@ -316,6 +303,20 @@ static void *walk_main(void *arg)
     return NULL;
 }
 
+/* The rule set of the directory srel[0, n) above the scope, below `*fr`. */
+static int ancestor_frame(shared *sh, const char *srel, size_t n, const frame **fr)
+{
+    char *dir = strndup(srel, n);
+    if (!dir)
+        return VT_ERR_NOMEM;
+    int fd = openat(sh->rootfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    free(dir);
+    int rc = make_frame(sh, fd, n, fd >= 0 ? 3 : 0, *fr, fr);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 /* The rule sets of the root and of every directory above the scope
  * `srel` (walk_dir adds the scope's own), then the walk on `threads`
  * threads; every thread's entries are moved to `out`. */
@@ -325,10 +326,10 @@ static int walk_tree(shared *sh, const char *srel, int threads, cs_walk *out)
     const frame *fr = NULL;
     int rc = 0;
     if (srlen)
-        rc = make_frame(sh, "", 0, 3, NULL, &fr);
+        rc = make_frame(sh, sh->rootfd, 0, 3, NULL, &fr);
     for (size_t i = 0; rc == 0 && i < srlen; i++)
         if (srel[i] == '/')
-            rc = make_frame(sh, srel, i, 3, fr, &fr);
+            rc = ancestor_frame(sh, srel, i, &fr);
     char *top = rc == 0 ? strdup(srel) : NULL;
     if (rc == 0)
         rc = top ? push_task(sh, top, fr) : VT_ERR_NOMEM;
@@ -382,27 +383,30 @@ static int walk_tree(shared *sh, const char *srel, int threads, cs_walk *out)
 int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
                 cs_walk *out)
 {
-    return cs_walk_run_filtered(root, scope, lang_mask, want_dirs, NULL, NULL, 1, out);
+    memset(out, 0, sizeof *out);
+    int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return VT_ERR_NOT_FOUND;
+    int rc = cs_walk_run_filtered(root, rootfd, scope, lang_mask, want_dirs, NULL, NULL, 1, out);
+    close(rootfd);
+    return rc;
 }
 
-int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
-                         int (*skip)(void *, const char *, int), void *ud, int threads,
-                         cs_walk *out)
+int cs_walk_run_filtered(const char *root, int rootfd, const char *scope, uint64_t lang_mask,
+                         int want_dirs, int (*skip)(void *, const char *, int), void *ud,
+                         int threads, cs_walk *out)
 {
     memset(out, 0, sizeof *out);
-    shared sh = {.root = root,
-                 .rootlen = strlen(root),
-                 .mask = lang_mask,
-                 .want_dirs = want_dirs,
-                 .skip = skip,
-                 .skip_ud = ud};
-    while (sh.rootlen > 1 && root[sh.rootlen - 1] == '/')
-        sh.rootlen--;
+    shared sh = {
+        .rootfd = rootfd, .mask = lang_mask, .want_dirs = want_dirs, .skip = skip, .skip_ud = ud};
+    size_t rootlen = strlen(root);
+    while (rootlen > 1 && root[rootlen - 1] == '/')
+        rootlen--;
     size_t slen = strlen(scope);
-    if (slen < sh.rootlen || strncmp(scope, root, sh.rootlen) != 0 ||
-        (slen > sh.rootlen && scope[sh.rootlen] != '/') || slen + 2 >= 8192)
+    if (slen < rootlen || strncmp(scope, root, rootlen) != 0 ||
+        (slen > rootlen && scope[rootlen] != '/') || slen + 2 >= 8192)
         return VT_ERR_OUTSIDE;
-    const char *srel = slen > sh.rootlen ? scope + sh.rootlen + 1 : "";
+    const char *srel = slen > rootlen ? scope + rootlen + 1 : "";
     struct stat st;
     int rc = 0;
     if (lstat(scope, &st) < 0) {
@@ -415,10 +419,7 @@ int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask
     } else {
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
-        sh.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        rc = sh.rootfd < 0 ? VT_ERR_NOT_FOUND : walk_tree(&sh, srel, threads, out);
-        if (sh.rootfd >= 0)
-            close(sh.rootfd);
+        rc = walk_tree(&sh, srel, threads, out);
         for (size_t i = 0; i < sh.nq; i++)
             free(sh.q[i].rel);
         free(sh.q);

@@ -23,12 +23,14 @@ typedef struct cs_walk {
  * when want_dirs.  Symlinks are never followed.  Returns 0 or negative. */
 int cs_walk_run(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
                 cs_walk *out);
-/* The same on `threads` threads, leaving out every path for which
- * skip(ud, rel, is_dir) is non-zero (a skipped directory is not entered);
- * skip is called from any of them at once. */
-int cs_walk_run_filtered(const char *root, const char *scope, uint64_t lang_mask, int want_dirs,
-                         int (*skip)(void *, const char *, int), void *ud, int threads,
-                         cs_walk *out);
+/* The same with `root` already open at `rootfd` (O_PATH will do: every
+ * directory and ignore file is opened relative to it), on `threads`
+ * threads, leaving out every path for which skip(ud, rel, is_dir) is
+ * non-zero (a skipped directory is not entered); skip is called from any
+ * of them at once. */
+int cs_walk_run_filtered(const char *root, int rootfd, const char *scope, uint64_t lang_mask,
+                         int want_dirs, int (*skip)(void *, const char *, int), void *ud,
+                         int threads, cs_walk *out);
 void cs_walk_free(cs_walk *w);
 
 #endif

@@ -1,8 +1,10 @@
-/* The declaration pre-check of C and C++ (cs_decl_clike_possible): a
- * file whose matches all fail it is not marked, so it must never say 0
- * for a token the full marking calls a declaration.  Checked token by
+/* The declaration pre-checks of C and C++ (cs_decl_clike_possible on
+ * tokens, cs_decl_clike_raw_possible on bytes before lexing): a file
+ * whose matches all fail one is not marked (or not lexed), so neither
+ * may say 0 for a token the full marking calls a declaration.  Checked token by
  * token on the fixtures, on a file of the forms at the edges of its
- * rules, and on every C/C++ file under the directories listed in
+ * rules, on random programs of the pieces the rules look at, on vthost's
+ * own sources, and on every C/C++ file under the directories listed in
  * $CS_DECL_FILTER_TREES (colon-separated; /usr/include is a good one);
  * then through a whole search. */
 #define _GNU_SOURCE
@@ -42,7 +44,12 @@ static const char EDGES[] =
     "int size_t[4];\n"
     "int (*size_t)(void);\n"
     "size_t f(size_t n, size_t m) { return (size_t)n * sizeof(size_t); }\n"
-    "static inline size_t *g(const size_t *p, size_t) { size_t q = 0; return 0; }\n";
+    "static inline size_t *g(const size_t *p, size_t) { size_t q = 0; return 0; }\n"
+    /* what the lexer hides from the bytes: a directive's '(' or a
+     * continued directive before an enumerator, a '(' in a literal */
+    "enum i {\n#define F(x\n a, size_t };\n"
+    "enum j {\n#define X \\\n a\n size_t };\n"
+    "enum l { a = \"(\", size_t, b = '[', size_t };\n";
 
 /* Every token marked a declaration must pass the pre-check; returns the
  * number of tokens that failed (and prints them). */
@@ -51,12 +58,18 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = cs_decl_clike_enum_seen(buf, len, &t);
-        for (size_t k = 0; k < t.n; k++)
-            if (t.v[k].def && t.v[k].kind == 'i' &&
-                !cs_decl_clike_possible(buf, &t, k, enum_seen) && ++bad)
+        int enum_seen = -1, enum_in_file = -1;
+        for (size_t k = 0; k < t.n; k++) {
+            const cs_tok *tk = &t.v[k];
+            if (!tk->def || tk->kind != 'i')
+                continue;
+            if (!cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
-                            (int)(t.v[k].end - t.v[k].start), buf + t.v[k].start, t.v[k].start);
+                            (int)(tk->end - tk->start), buf + tk->start, tk->start);
+            if (!cs_decl_clike_raw_possible(buf, len, tk->start, tk->end, &enum_in_file) && ++bad)
+                print_error("%s: declaration '%.*s' at byte %u fails the raw pre-check\n", name,
+                            (int)(tk->end - tk->start), buf + tk->start, tk->start);
+        }
     }
     cs_toks_free(&t);
     return bad;
@@ -126,6 +139,13 @@ static void test_never_misses_a_declaration(void **state)
     assert_int_equal(check_buf("edges.cpp", EDGES, sizeof EDGES - 1, CS_LEX_CPP), 0);
     size_t files = 0;
     assert_int_equal(check_tree(CS_FIXTURES, &files), 0);
+    /* vthost's own sources: real C of many forms, always at hand. */
+    static const char *const own[] = {"host", "plugins", "sdk", "tests/unit"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", CS_SOURCE_DIR, own[i]);
+        assert_int_equal(check_tree(dir, &files), 0);
+    }
     const char *trees = getenv("CS_DECL_FILTER_TREES");
     if (trees && *trees) {
         char *copy = strdup(trees), *save = NULL;
@@ -134,6 +154,52 @@ static void test_never_misses_a_declaration(void **state)
         free(copy);
     }
     print_message("checked %zu files\n", files);
+}
+
+/* Pieces of C and C++ that the declaration rules look at: names, the
+ * keywords they test, every punctuator they branch on, directives. */
+static const char *const PIECES[] = {
+    "size_t", "a", "T", "size_t", "int", "unsigned", "struct", "union", "enum", "class",
+    "typedef", "namespace", "using", "static", "const", "extern", "template", "final",
+    "__attribute__((x))", "__declspec(y)", "operator", "return", "sizeof", "{", "}", "(", ")",
+    "[", "]", ";", ",", "=", "*", "&", "<", ">", ":", "::", "~", "->", ".", "\"C\"", "0", "(*",
+    ")(int)", "size_t)",
+    "\n#define size_t ", "\n#define F(x) ", "\n#if X\n", "\n#endif\n", "\n", "/* c */",
+    "// c struct\n", "\\\n", "\n#define G(", "\"(\"", "'['",
+};
+
+/* Random programs made of PIECES (a fixed seed: the same ones every run):
+ * whatever a rule added to the marking, some of them exercise it, and a
+ * declaration it finds that the pre-check refuses fails here, not only on
+ * the trees CS_DECL_FILTER_TREES names. */
+static void test_random_programs(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    const size_t npieces = sizeof PIECES / sizeof *PIECES;
+    char buf[2048];
+    int bad = 0;
+    for (int prog = 0; prog < 40000 && bad < 5; prog++) {
+        size_t len = 0;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int count = 4 + (int)((seed >> 33) % 40);
+        for (int i = 0; i < count; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const char *p = PIECES[(seed >> 33) % npieces];
+            size_t n = strlen(p);
+            if (len + n + 2 + 64 >= sizeof buf)
+                break;
+            memcpy(buf + len, p, n);
+            len += n;
+            buf[len++] = ' ';
+        }
+        memset(buf + len, 0, 64);
+        int lexer = prog % 2 ? CS_LEX_CPP : CS_LEX_C;
+        bad += check_buf(prog % 2 ? "random.cpp" : "random.c", buf, len, lexer);
+        if (bad)
+            print_error("program %d: %.*s\n", prog, (int)len, buf);
+    }
+    assert_int_equal(bad, 0);
 }
 
 /* The plain usages are still usages and the declarations still found,
@@ -162,6 +228,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_never_misses_a_declaration),
+        cmocka_unit_test(test_random_programs),
         cmocka_unit_test(test_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
