@@ -96,61 +96,52 @@ static void put_answer(vt_strbuf *b, keeper *k, uint64_t first, int complete)
     }
 }
 
-/* One request: "VTKEEP1 SYNC <id> <since>\n".  The answer is built under
- * the index's lock and sent after it is released: the draining thread
- * (and every other caller) never waits on how fast this caller reads. */
-static void serve(keeper *k, int fd)
+/* The answer to one request, "VTKEEP1 SYNC <id> <since>\n" (req, NUL
+ * ended), into *out (malloc'd; NULL for want of memory: no answer).  It
+ * is built under the index's lock and sent after it is released: the
+ * draining thread (and every other caller) never waits on how fast a
+ * caller reads. */
+static size_t answer(keeper *k, const char *req, char **out)
 {
-    struct ucred cr;
-    socklen_t cl = sizeof cr;
-    struct timeval tv = {WSK_TIMEOUT_MS / 1000, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid())
-        return;
-    char req[128];
-    ssize_t n = recv(fd, req, sizeof req - 1, 0);
     unsigned long long id = 0, since = 0;
-    if (n <= 0)
-        return;
-    uint64_t deadline = mono_now_us() + WSK_TIMEOUT_MS * 1000u;
-    req[n] = '\0';
-    if (sscanf(req, WSK_PROTO " SYNC %llx %llu", &id, &since) != 2) {
-        send_by(fd, "NO request\n", 11, deadline);
-        return;
-    }
-    const char *why = NULL;
-    ws_index *ix = k->ix;
-    ws_index_refresh(ix, 1, &why); /* the queue read dry: the barrier */
-    pthread_mutex_lock(&ix->mu);
-    if (ix->degraded || !ix->watching || why) {
-        pthread_mutex_unlock(&ix->mu);
-        send_by(fd, "NO degraded\n", 12, deadline);
-        return;
-    }
-    save_stamped(k);
-    uint64_t first = since + 1;
-    int complete = id == k->id && since <= ix->seq && ix->dropped_seq < first;
     vt_strbuf b = VT_STRBUF_INIT;
-    put_answer(&b, k, first, complete);
-    pthread_mutex_unlock(&ix->mu);
+    if (sscanf(req, WSK_PROTO " SYNC %llx %llu", &id, &since) != 2) {
+        strbuf_append(&b, "NO request\n", 11);
+    } else {
+        const char *why = NULL;
+        ws_index *ix = k->ix;
+        ws_index_refresh(ix, 1, &why); /* the queue read dry: the barrier */
+        pthread_mutex_lock(&ix->mu);
+        if (ix->degraded || !ix->watching || why) {
+            strbuf_append(&b, "NO degraded\n", 12);
+        } else {
+            save_stamped(k);
+            uint64_t first = since + 1;
+            int complete = id == k->id && since <= ix->seq && ix->dropped_seq < first;
+            put_answer(&b, k, first, complete);
+        }
+        pthread_mutex_unlock(&ix->mu);
+    }
     size_t len = b.len;
-    char *out = strbuf_take(&b); /* NULL for want of memory: no answer */
-    if (out)
-        send_by(fd, out, len, deadline);
-    free(out);
+    *out = strbuf_take(&b);
+    return *out ? len : 0;
 }
 
-typedef struct ask {
+/* What is left of one answer that could not be sent whole at once. */
+typedef struct rest {
     keeper *k;
     int fd;
-} ask;
+    char *out;
+    size_t len, off;
+} rest;
 
-static void *ask_thread(void *arg)
+static void *rest_thread(void *arg)
 {
-    ask *a = arg;
+    rest *a = arg;
     keeper *k = a->k;
-    serve(k, a->fd);
+    send_by(a->fd, a->out + a->off, a->len - a->off, mono_now_us() + WSK_TIMEOUT_MS * 1000u);
     close(a->fd);
+    free(a->out);
     free(a);
     pthread_mutex_lock(&k->amu);
     k->asking--;
@@ -159,13 +150,13 @@ static void *ask_thread(void *arg)
     return NULL;
 }
 
-/* Connection `c` answered on a thread of its own (a caller that asks and
- * then never reads holds only that one); past WSK_MAX_ASKS at once, or
- * without a thread, it is closed unanswered and its caller checks the
- * workspace itself. */
-static void take_ask(keeper *k, int c)
+/* The rest of an answer sent on a thread of its own (a caller that asks
+ * and then reads slowly or not at all holds only that one); past
+ * WSK_MAX_ASKS at once, or without a thread, it is dropped and its caller
+ * checks the workspace itself. */
+static void send_rest(keeper *k, int fd, char *out, size_t len, size_t off)
 {
-    ask *a = malloc(sizeof *a);
+    rest *a = malloc(sizeof *a);
     pthread_attr_t at;
     pthread_t t;
     pthread_mutex_lock(&k->amu);
@@ -174,10 +165,10 @@ static void take_ask(keeper *k, int c)
         k->asking++;
     pthread_mutex_unlock(&k->amu);
     if (room) {
-        *a = (ask){k, c};
+        *a = (rest){k, fd, out, len, off};
         pthread_attr_init(&at);
         pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        room = pthread_create(&t, &at, ask_thread, a) == 0;
+        room = pthread_create(&t, &at, rest_thread, a) == 0;
         pthread_attr_destroy(&at);
         if (room)
             return;
@@ -186,7 +177,32 @@ static void take_ask(keeper *k, int c)
         pthread_mutex_unlock(&k->amu);
     }
     free(a);
+    free(out);
+    close(fd);
+}
+
+/* Connection `c`: its request answered, sent here when the answer fits
+ * in the socket (the usual case), else the rest handed to a thread; the
+ * connection is closed or handed on.  1 (nothing done) when no request
+ * has arrived yet. */
+static int take_ask(keeper *k, int c)
+{
+    char req[128], *out = NULL;
+    ssize_t n = recv(c, req, sizeof req - 1, MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN)
+        return 1;
+    if (n > 0) {
+        req[n] = '\0';
+        size_t len = answer(k, req, &out);
+        ssize_t w = out ? send(c, out, len, MSG_DONTWAIT | MSG_NOSIGNAL) : -1;
+        if (out && ((w >= 0 && (size_t)w < len) || (w < 0 && errno == EAGAIN))) {
+            send_rest(k, c, out, len, w > 0 ? (size_t)w : 0);
+            return 0;
+        }
+    }
+    free(out);
     close(c);
+    return 0;
 }
 
 /* The lock taken (another keeper: 1), the pid written into it. */
@@ -252,23 +268,69 @@ static int cannot_vouch(keeper *k)
     return degraded;
 }
 
+/* Connections accepted whose request has not arrived: polled with the
+ * socket, each dropped WSK_TIMEOUT_MS after it was accepted (a caller
+ * that connects and says nothing holds no one up). */
+typedef struct waiting {
+    int fd[WSK_MAX_ASKS];
+    uint64_t until[WSK_MAX_ASKS];
+    int n;
+} waiting;
+
+static void drop_waiting(waiting *w, int i, int answer, keeper *k)
+{
+    if (!answer || take_ask(k, w->fd[i]) != 0)
+        close(w->fd[i]);
+    w->n--;
+    w->fd[i] = w->fd[w->n];
+    w->until[i] = w->until[w->n];
+}
+
+/* A new connection: a caller of this user, answered at once when its
+ * request is there, else waited for. */
+static void accept_one(keeper *k, waiting *w)
+{
+    int c = accept4(k->sfd, NULL, NULL, SOCK_CLOEXEC);
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    if (c < 0)
+        return;
+    if (w->n == WSK_MAX_ASKS || getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) ||
+        cr.uid != getuid()) {
+        close(c);
+        return;
+    }
+    if (take_ask(k, c) == 0)
+        return;
+    w->fd[w->n] = c;
+    w->until[w->n++] = mono_now_us() + WSK_TIMEOUT_MS * 1000u;
+}
+
 static void run(keeper *k, unsigned idle_s)
 {
     uint64_t last = mono_now_us();
+    waiting w = {.n = 0};
     while (still_wanted(k) && mono_now_us() - last < (uint64_t)idle_s * 1000000u &&
            !cannot_vouch(k)) {
-        struct pollfd p = {.fd = k->sfd, .events = POLLIN};
-        int r = poll(&p, 1, 1000);
+        struct pollfd p[1 + WSK_MAX_ASKS] = {{.fd = k->sfd, .events = POLLIN}};
+        for (int i = 0; i < w.n; i++)
+            p[1 + i] = (struct pollfd){.fd = w.fd[i], .events = POLLIN};
+        int r = poll(p, (nfds_t)(1 + w.n), w.n ? 100 : 1000);
         if (r < 0 && errno != EINTR)
             break;
-        if (r <= 0)
-            continue;
-        int c = accept4(k->sfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0)
-            continue;
-        take_ask(k, c);
-        last = mono_now_us();
+        uint64_t now = mono_now_us();
+        for (int i = w.n - 1; i >= 0; i--)
+            if (r > 0 && p[1 + i].revents)
+                drop_waiting(&w, i, 1, k);
+            else if (now >= w.until[i])
+                drop_waiting(&w, i, 0, k);
+        if (r > 0 && p[0].revents) {
+            accept_one(k, &w);
+            last = now;
+        }
     }
+    while (w.n)
+        drop_waiting(&w, w.n - 1, 0, k);
 }
 
 int ws_keeper_main(int argc, char **argv)
