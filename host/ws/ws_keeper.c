@@ -249,8 +249,8 @@ static int still_wanted(keeper *k)
            st.st_dev == k->sock_st.st_dev;
 }
 
-/* 1 when the index can no longer be kept by events (degraded: the
- * keeper ends, so that the next call starts one that can).  Events lost
+/* 1 when the index can no longer be kept by events or saved (degraded,
+ * cut: the keeper ends, so that the next call starts one that can).  Events lost
  * to an overflow are made good here by a rebuild, not at the next ask,
  * whose caller would wait for it (a caller whose last ask predates the
  * loss is told the journal is incomplete either way). */
@@ -263,7 +263,9 @@ static int cannot_vouch(keeper *k)
     if (lost)
         ws_index_refresh(ix, 1, NULL);
     pthread_mutex_lock(&ix->mu);
-    int degraded = ix->degraded || !ix->watching;
+    /* cut (a tree deeper than the index keeps): its file is never
+     * written, so no caller could believe a word of it */
+    int degraded = ix->degraded || !ix->watching || ix->cut;
     pthread_mutex_unlock(&ix->mu);
     return degraded;
 }

@@ -9,7 +9,9 @@ the workspace by events, tried with the built vthost:
     event queue overflowing (the call after it is vouched for too); a
     repository made meanwhile stays read-only to the next command;
   - a keeper whose index degrades (the inotify watch limit reached) ends
-    by itself, and the next call starts a fresh keeper that vouches.
+    by itself, and the next call starts a fresh keeper that vouches; so
+    does one whose tree grows deeper than the index keeps (its file can
+    no longer be written).
 
 The keeper runs under the index's test knobs (a queue of 2,000 events, a
 watch limit just above the workspace's directories), started directly
@@ -169,6 +171,16 @@ k = keeper_files(ws)
 ok("... another process", k is not None and k[2] != kpid)
 
 stop_keeper(ws)
+
+# ---- a keeper whose tree grew deeper than the index keeps ------------------
+deep = workspace("deep", 1200)
+call(deep, "true")
+ok("a keeper vouches for another workspace", keeper_up(deep))
+dk = keeper_files(deep)
+os.makedirs(os.path.join(deep, *(["a"] * 140)))
+ok("a keeper whose tree was cut (its file no longer written) ends by itself",
+   dk is not None and wait_for(lambda: ended(dk[2]), 5))
+stop_keeper(deep)
 shutil.rmtree(base, ignore_errors=True)
 print("keeper_stall: %d failed" % failures())
 sys.exit(1 if failures() else 0)
