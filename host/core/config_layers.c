@@ -12,6 +12,7 @@
 #include "permission.h"
 #include "shell_profile.h"
 #include "strutil.h"
+#include "ws_service.h"
 
 /* A copy of `b` merged over `a` (tables merged key by key, anything else
  * replaced); `a` is consumed. */
@@ -159,7 +160,7 @@ int config_check_keys(const cJSON *config, const char *file, char **err)
                           file);
         return VT_ERR_INVALID;
     }
-    return VT_OK;
+    return ws_service_check_keys(config, file, err);
 }
 
 static int file_exists(const char *p)

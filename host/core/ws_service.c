@@ -213,20 +213,49 @@ static int keeper_key(const cJSON *t, const char *key, double lo, double hi, dou
     return VT_OK;
 }
 
-static int keeper_configure(const cJSON *config, char **err)
+/* [workspace] of `config` (a layer, or the merged configuration):
+ * whether keepers are on and their two numbers, defaults kept for keys
+ * that are absent. */
+static int keeper_read(const cJSON *config, int *on, double *dirs, double *idle, char **err)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "workspace");
-    const cJSON *on = cJSON_GetObjectItemCaseSensitive(t, "keeper");
-    double dirs = 2000, idle = 600;
-    if (on && !cJSON_IsBool(on)) {
+    if (t && !cJSON_IsObject(t)) {
+        *err = str_printf("key 'workspace' must be a table: write [workspace] on a line of its "
+                          "own, then its keys (keeper, keeper_min_dirs, keeper_idle_seconds)");
+        return VT_ERR_INVALID;
+    }
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(t, "keeper");
+    if (k && !cJSON_IsBool(k)) {
         *err = str_printf("key 'workspace.keeper' must be true or false");
         return VT_ERR_INVALID;
     }
-    int rc = keeper_key(t, "keeper_min_dirs", 0, 4e9, &dirs, err);
+    *on = !k || cJSON_IsTrue(k);
+    int rc = keeper_key(t, "keeper_min_dirs", 0, 4e9, dirs, err);
     if (rc == VT_OK)
-        rc = keeper_key(t, "keeper_idle_seconds", 1, 86400 * 7, &idle, err);
+        rc = keeper_key(t, "keeper_idle_seconds", 1, 86400 * 7, idle, err);
+    return rc;
+}
+
+static int keeper_configure(const cJSON *config, char **err)
+{
+    int on = 1;
+    double dirs = 2000, idle = 600;
+    int rc = keeper_read(config, &on, &dirs, &idle, err);
     if (rc == VT_OK)
-        ws_keeper_configure(!on || cJSON_IsTrue(on), (uint32_t)dirs, (uint32_t)idle);
+        ws_keeper_configure(on, (uint32_t)dirs, (uint32_t)idle);
+    return rc;
+}
+
+int ws_service_check_keys(const cJSON *layer, const char *file, char **err)
+{
+    int on = 1;
+    double dirs = 0, idle = 0;
+    int rc = keeper_read(layer, &on, &dirs, &idle, err);
+    if (rc != VT_OK && *err && file) {
+        char *e = *err;
+        *err = str_printf("%s: %s", file, e);
+        free(e);
+    }
     return rc;
 }
 

@@ -13,6 +13,9 @@
  * vthost's data directories cannot be trusted (ws_datadir.h) or a key
  * is malformed. */
 int ws_service_open(const char *workspace, int live, const cJSON *config, char **err);
+/* The [workspace] keys of one configuration layer, read from `file`: 0,
+ * or an error naming the file and the key (*err malloc'd). */
+int ws_service_check_keys(const cJSON *layer, const char *file, char **err);
 void ws_service_close(void);
 /* Bring the index current for `call` (may be NULL); a fallback to a
  * full walk adds a warning to the call. */

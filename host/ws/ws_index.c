@@ -253,11 +253,7 @@ ws_index_epoch ws_index_epoch_now(ws_index *ix, const char *root)
      * before this call then always moves the epoch */
     if (ix->watching && ix->built && !ix->degraded)
         wsx_drain(ix);
-    /* the log made now: a change that could not be logged for want of
-     * memory would leave the sequence where it was */
-    if (!ix->log)
-        ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log);
-    e.exact = ix->watching && ix->built && !ix->degraded && !ix->lost && ix->log;
+    e.exact = ix->watching && ix->built && !ix->degraded && !ix->lost;
     e.seq = ix->seq;
     e.builds = ix->builds;
     e.id = ix->id;

@@ -71,7 +71,7 @@ ws_mark ws_index_mark(ws_index *ix);
  * the workspace (ws_tabview.h): which index, its change sequence and
  * its rebuilds.  Events the kernel queued before the
  * call are applied first.  Two epochs are the same only when both are
- * exact (event-driven, the change log there) and no change was logged
+ * exact (event-driven, no change lost) and no change was logged
  * and no rebuild happened in between: then no entry was made, removed,
  * renamed, written or changed in any directory the index watches (every
  * one but a repository's insides). */

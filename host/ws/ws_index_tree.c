@@ -168,10 +168,21 @@ void wsx_reset_tree(ws_index *ix)
 
 /* ---- the change log ------------------------------------------------------ */
 
+static const char WHY_NOLOG[] =
+    "the workspace index's change log could not be allocated (out of memory), so changes "
+    "may have been missed: this call walked the whole workspace";
+
 void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
 {
-    if (!ix->log && !(ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log)))
+    if (!ix->log && !(ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log))) {
+        /* a change that cannot be logged is a change lost: the sequence
+         * moves past a gap, so no reader takes "nothing logged" for
+         * "nothing changed", and the next refresh walks */
+        ix->lost = 1;
+        ix->lost_why = WHY_NOLOG;
+        wsx_mark_lost(ix);
         return;
+    }
     const char *base = strrchr(rel, '/');
     base = base ? base + 1 : rel;
     ix->seq++;

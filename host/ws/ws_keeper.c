@@ -2,6 +2,7 @@
  * workspace, a socket that callers ask, an end when idle or when the
  * workspace goes. */
 #include "monotime.h"
+#include "strbuf.h"
 #include "ws_keeper.h"
 #include "ws_keeper_int.h"
 
@@ -26,7 +27,13 @@ typedef struct keeper {
     wsk_files f;
     int lfd, sfd;
     struct stat sock_st, root_st;
+    /* answers in flight, each on a thread of its own */
+    pthread_mutex_t amu;
+    pthread_cond_t acv;
+    int asking;
 } keeper;
+
+#define WSK_MAX_ASKS 8
 
 /* The file stamped with this keeper and its change count, written when
  * the index moved since the last one.  Caller holds mu. */
@@ -43,12 +50,23 @@ static void save_stamped(keeper *k)
     k->saved_seq = ix->seq;
 }
 
-static int send_all(int fd, const void *p, size_t n)
+/* All of p to fd by `deadline` (monotonic µs), or -1: a caller that
+ * reads slowly or not at all cannot hold the answer's thread longer. */
+static int send_by(int fd, const void *p, size_t n, uint64_t deadline)
 {
     const char *s = p;
     while (n) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
+        uint64_t now = mono_now_us();
+        if (now >= deadline)
+            return -1;
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int r = poll(&pf, 1, (int)((deadline - now + 999) / 1000));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (w <= 0)
             return -1;
@@ -58,67 +76,133 @@ static int send_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-/* The changes after `since` (each path's last one), as records. */
-static int send_changes(int fd, ws_index *ix, uint64_t first)
+/* The answer: the head and the changes after `first - 1` (each path's
+ * last one) as records.  Caller holds mu. */
+static void put_answer(vt_strbuf *b, keeper *k, uint64_t first, int complete)
 {
-    for (uint64_t s = first; s <= ix->seq; s++) {
+    ws_index *ix = k->ix;
+    size_t nc = 0;
+    for (uint64_t s = first; complete && s <= ix->seq; s++)
+        nc += ix->log && ix->log[s % WSX_LOG_CAP].path != NULL;
+    strbuf_printf(b, WSK_PROTO " OK %llx %llu %d %zu\n", (unsigned long long)k->id,
+                  (unsigned long long)ix->seq, complete, nc);
+    for (uint64_t s = first; nc && s <= ix->seq; s++) {
         const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
         if (!c->path)
             continue;
-        unsigned char h[3] = {c->kind, c->dir, c->noise};
-        if (send_all(fd, h, 3) || send_all(fd, c->path, strlen(c->path) + 1))
-            return -1;
+        char h[3] = {(char)c->kind, (char)c->dir, (char)c->noise};
+        strbuf_append(b, h, 3);
+        strbuf_append(b, c->path, strlen(c->path) + 1);
     }
-    return 0;
 }
 
-static size_t count_changes(ws_index *ix, uint64_t first)
+/* The answer to one request, "VTKEEP1 SYNC <id> <since>\n" (req, NUL
+ * ended), into *out (malloc'd; NULL for want of memory: no answer).  It
+ * is built under the index's lock and sent after it is released: the
+ * draining thread (and every other caller) never waits on how fast a
+ * caller reads. */
+static size_t answer(keeper *k, const char *req, char **out)
 {
-    size_t n = 0;
-    for (uint64_t s = first; s <= ix->seq; s++)
-        n += ix->log && ix->log[s % WSX_LOG_CAP].path != NULL;
-    return n;
-}
-
-/* One request: "VTKEEP1 SYNC <id> <since>\n". */
-static void serve(keeper *k, int fd)
-{
-    struct ucred cr;
-    socklen_t cl = sizeof cr;
-    struct timeval tv = {WSK_TIMEOUT_MS / 1000, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid())
-        return;
-    char req[128];
-    ssize_t n = recv(fd, req, sizeof req - 1, 0);
     unsigned long long id = 0, since = 0;
-    if (n <= 0)
-        return;
-    req[n] = '\0';
+    vt_strbuf b = VT_STRBUF_INIT;
     if (sscanf(req, WSK_PROTO " SYNC %llx %llu", &id, &since) != 2) {
-        send_all(fd, "NO request\n", 11);
-        return;
-    }
-    const char *why = NULL;
-    ws_index *ix = k->ix;
-    ws_index_refresh(ix, 1, &why); /* the queue read dry: the barrier */
-    pthread_mutex_lock(&ix->mu);
-    if (ix->degraded || !ix->watching || why) {
+        strbuf_append(&b, "NO request\n", 11);
+    } else {
+        const char *why = NULL;
+        ws_index *ix = k->ix;
+        ws_index_refresh(ix, 1, &why); /* the queue read dry: the barrier */
+        pthread_mutex_lock(&ix->mu);
+        if (ix->degraded || !ix->watching || why) {
+            strbuf_append(&b, "NO degraded\n", 12);
+        } else {
+            save_stamped(k);
+            uint64_t first = since + 1;
+            int complete = id == k->id && since <= ix->seq && ix->dropped_seq < first;
+            put_answer(&b, k, first, complete);
+        }
         pthread_mutex_unlock(&ix->mu);
-        send_all(fd, "NO degraded\n", 12);
-        return;
     }
-    save_stamped(k);
-    uint64_t first = since + 1;
-    int complete = id == k->id && since <= ix->seq && ix->dropped_seq < first;
-    size_t nc = complete ? count_changes(ix, first) : 0;
-    char head[160];
-    int hl = snprintf(head, sizeof head, WSK_PROTO " OK %llx %llu %d %zu\n",
-                      (unsigned long long)k->id, (unsigned long long)ix->seq, complete, nc);
-    if (send_all(fd, head, (size_t)hl) == 0 && nc)
-        send_changes(fd, ix, first);
-    pthread_mutex_unlock(&ix->mu);
+    size_t len = b.len;
+    *out = strbuf_take(&b);
+    return *out ? len : 0;
+}
+
+/* What is left of one answer that could not be sent whole at once. */
+typedef struct rest {
+    keeper *k;
+    int fd;
+    char *out;
+    size_t len, off;
+} rest;
+
+static void *rest_thread(void *arg)
+{
+    rest *a = arg;
+    keeper *k = a->k;
+    send_by(a->fd, a->out + a->off, a->len - a->off, mono_now_us() + WSK_TIMEOUT_MS * 1000u);
+    close(a->fd);
+    free(a->out);
+    free(a);
+    pthread_mutex_lock(&k->amu);
+    k->asking--;
+    pthread_cond_signal(&k->acv);
+    pthread_mutex_unlock(&k->amu);
+    return NULL;
+}
+
+/* The rest of an answer sent on a thread of its own (a caller that asks
+ * and then reads slowly or not at all holds only that one); past
+ * WSK_MAX_ASKS at once, or without a thread, it is dropped and its caller
+ * checks the workspace itself. */
+static void send_rest(keeper *k, int fd, char *out, size_t len, size_t off)
+{
+    rest *a = malloc(sizeof *a);
+    pthread_attr_t at;
+    pthread_t t;
+    pthread_mutex_lock(&k->amu);
+    int room = k->asking < WSK_MAX_ASKS && a;
+    if (room)
+        k->asking++;
+    pthread_mutex_unlock(&k->amu);
+    if (room) {
+        *a = (rest){k, fd, out, len, off};
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        room = pthread_create(&t, &at, rest_thread, a) == 0;
+        pthread_attr_destroy(&at);
+        if (room)
+            return;
+        pthread_mutex_lock(&k->amu);
+        k->asking--;
+        pthread_mutex_unlock(&k->amu);
+    }
+    free(a);
+    free(out);
+    close(fd);
+}
+
+/* Connection `c`: its request answered, sent here when the answer fits
+ * in the socket (the usual case), else the rest handed to a thread; the
+ * connection is closed or handed on.  1 (nothing done) when no request
+ * has arrived yet. */
+static int take_ask(keeper *k, int c)
+{
+    char req[128], *out = NULL;
+    ssize_t n = recv(c, req, sizeof req - 1, MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN)
+        return 1;
+    if (n > 0) {
+        req[n] = '\0';
+        size_t len = answer(k, req, &out);
+        ssize_t w = out ? send(c, out, len, MSG_DONTWAIT | MSG_NOSIGNAL) : -1;
+        if (out && ((w >= 0 && (size_t)w < len) || (w < 0 && errno == EAGAIN))) {
+            send_rest(k, c, out, len, w > 0 ? (size_t)w : 0);
+            return 0;
+        }
+    }
+    free(out);
+    close(c);
+    return 0;
 }
 
 /* The lock taken (another keeper: 1), the pid written into it. */
@@ -165,25 +249,90 @@ static int still_wanted(keeper *k)
            st.st_dev == k->sock_st.st_dev;
 }
 
+/* 1 when the index can no longer be kept by events or saved (degraded,
+ * cut: the keeper ends, so that the next call starts one that can).  Events lost
+ * to an overflow are made good here by a rebuild, not at the next ask,
+ * whose caller would wait for it (a caller whose last ask predates the
+ * loss is told the journal is incomplete either way). */
+static int cannot_vouch(keeper *k)
+{
+    ws_index *ix = k->ix;
+    pthread_mutex_lock(&ix->mu);
+    int lost = ix->lost && !ix->degraded;
+    pthread_mutex_unlock(&ix->mu);
+    if (lost)
+        ws_index_refresh(ix, 1, NULL);
+    pthread_mutex_lock(&ix->mu);
+    /* cut (a tree deeper than the index keeps): its file is never
+     * written, so no caller could believe a word of it */
+    int degraded = ix->degraded || !ix->watching || ix->cut;
+    pthread_mutex_unlock(&ix->mu);
+    return degraded;
+}
+
+/* Connections accepted whose request has not arrived: polled with the
+ * socket, each dropped WSK_TIMEOUT_MS after it was accepted (a caller
+ * that connects and says nothing holds no one up). */
+typedef struct waiting {
+    int fd[WSK_MAX_ASKS];
+    uint64_t until[WSK_MAX_ASKS];
+    int n;
+} waiting;
+
+static void drop_waiting(waiting *w, int i, int answer, keeper *k)
+{
+    if (!answer || take_ask(k, w->fd[i]) != 0)
+        close(w->fd[i]);
+    w->n--;
+    w->fd[i] = w->fd[w->n];
+    w->until[i] = w->until[w->n];
+}
+
+/* A new connection: a caller of this user, answered at once when its
+ * request is there, else waited for. */
+static void accept_one(keeper *k, waiting *w)
+{
+    int c = accept4(k->sfd, NULL, NULL, SOCK_CLOEXEC);
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    if (c < 0)
+        return;
+    if (w->n == WSK_MAX_ASKS || getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) ||
+        cr.uid != getuid()) {
+        close(c);
+        return;
+    }
+    if (take_ask(k, c) == 0)
+        return;
+    w->fd[w->n] = c;
+    w->until[w->n++] = mono_now_us() + WSK_TIMEOUT_MS * 1000u;
+}
+
 static void run(keeper *k, unsigned idle_s)
 {
     uint64_t last = mono_now_us();
-    while (still_wanted(k) && mono_now_us() - last < (uint64_t)idle_s * 1000000u) {
-        struct pollfd p = {.fd = k->sfd, .events = POLLIN};
-        int r = poll(&p, 1, 1000);
+    waiting w = {.n = 0};
+    while (still_wanted(k) && mono_now_us() - last < (uint64_t)idle_s * 1000000u &&
+           !cannot_vouch(k)) {
+        struct pollfd p[1 + WSK_MAX_ASKS] = {{.fd = k->sfd, .events = POLLIN}};
+        for (int i = 0; i < w.n; i++)
+            p[1 + i] = (struct pollfd){.fd = w.fd[i], .events = POLLIN};
+        int r = poll(p, (nfds_t)(1 + w.n), w.n ? 100 : 1000);
         if (r < 0 && errno != EINTR)
             break;
-        if (r <= 0)
-            continue;
-        int c = accept4(k->sfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0)
-            continue;
-        serve(k, c);
-        close(c);
-        last = mono_now_us();
-        if (!ws_index_event_driven(k->ix)) /* nothing left to vouch with */
-            break;
+        uint64_t now = mono_now_us();
+        for (int i = w.n - 1; i >= 0; i--)
+            if (r > 0 && p[1 + i].revents)
+                drop_waiting(&w, i, 1, k);
+            else if (now >= w.until[i])
+                drop_waiting(&w, i, 0, k);
+        if (r > 0 && p[0].revents) {
+            accept_one(k, &w);
+            last = now;
+        }
     }
+    while (w.n)
+        drop_waiting(&w, w.n - 1, 0, k);
 }
 
 int ws_keeper_main(int argc, char **argv)
@@ -197,6 +346,8 @@ int ws_keeper_main(int argc, char **argv)
     if (child != 0)
         return child < 0;
     keeper k = {.lfd = -1, .sfd = -1};
+    pthread_mutex_init(&k.amu, NULL);
+    pthread_cond_init(&k.acv, NULL);
     if (getrandom(&k.id, sizeof k.id, 0) != sizeof k.id)
         return 1;
     k.id |= 1; /* never 0: a call's own save */
@@ -221,6 +372,13 @@ int ws_keeper_main(int argc, char **argv)
         unlink(k.f.sock);
     if (k.sfd >= 0)
         close(k.sfd);
+    /* the answers in flight use the index: each ends by its deadline */
+    pthread_mutex_lock(&k.amu);
+    while (k.asking)
+        pthread_cond_wait(&k.acv, &k.amu);
+    pthread_mutex_unlock(&k.amu);
+    pthread_cond_destroy(&k.acv);
+    pthread_mutex_destroy(&k.amu);
     if (k.ix) {
         /* no last save: the workspace may be going (a file written into
          * a cache being removed), and the file stays what the last caller

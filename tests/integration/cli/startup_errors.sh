@@ -121,6 +121,14 @@ for cmd in spool tools; do
     expect 2 "key 'tools.spool.max_age_days' must be an integer from 0 to 36500" "36500" \
         --config "$(cfg spool '[tools.spool]\nmax_age_days = "x"\n')" "$cmd"
 done
+# [workspace] (the keeper's keys): not a table, or a key of the wrong type
+for cmd in tools "call exec_command" serve; do
+    read -r -a c <<<"$cmd"
+    expect 2 "wsnum.toml: key 'workspace' must be a table" "write [workspace] on a line" \
+        --config "$(cfg wsnum 'workspace = 5\n')" "${c[@]}"
+    expect 2 "wskeep.toml: key 'workspace.keeper' must be true or false" "true or false" \
+        --config "$(cfg wskeep '[workspace]\nkeeper = 3\n')" "${c[@]}"
+done
 # A key a plugin reads, refused by the plugin's init: the same kind of
 # mistake as one the host reads.
 for cmd in tools "call exec_command" serve; do

@@ -1,0 +1,102 @@
+/* A change the index cannot log is a change lost, never "nothing
+ * changed": when the change log's allocation fails (calloc failing,
+ * injected by the linker's --wrap), a file written in the workspace
+ * still moves the index's epoch, its readers see an incomplete list
+ * with a change in it, and the next refresh walks and says why.  Once
+ * memory is back the log follows changes exactly again. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vthost/plugin.h>
+#include "ws_index.h"
+#include "ws_index_int.h"
+#include "ws_test_sh.h"
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+/* While set, every allocation of the change log fails. */
+static int fail_log;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    if (fail_log && n == WSX_LOG_CAP && size == sizeof(wsx_change))
+        return NULL;
+    return __real_calloc(n, size);
+}
+
+static char root[PATH_MAX], cache[PATH_MAX];
+
+static int setup(void **st)
+{
+    (void)st;
+    char t[] = "/tmp/vthost-wsnomem-XXXXXX", c[] = "/tmp/vthost-wsnomemc-XXXXXX";
+    if (!mkdtemp(t) || !mkdtemp(c) || !realpath(t, root) || !realpath(c, cache))
+        return -1;
+    setenv("XDG_CACHE_HOME", cache, 1);
+    sh("mkdir -p '%s/src/deep' && echo 'int a;' > '%s/src/a.c'", root, root);
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    sh("rm -rf '%s' '%s'", root, cache);
+    return 0;
+}
+
+static void test_unlogged_change_is_lost_not_unchanged(void **st)
+{
+    (void)st;
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_LIVE, &ix), 0);
+    const char *why = NULL;
+    fail_log = 1;
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(ws_index_event_driven(ix));
+    ws_mark m = ws_index_mark(ix);
+    ws_index_epoch e1 = ws_index_epoch_now(ix, root);
+
+    sh("echo 'int b;' > '%s/src/deep/b.c'", root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    /* the call that could not trust the log is told it walked */
+    assert_non_null(why);
+    assert_non_null(strstr(why, "change log could not be allocated"));
+    int complete = 1;
+    assert_true(ws_index_changes(ix, m, 1, NULL, 0, &complete) >= 1);
+    assert_false(complete);
+    ws_index_epoch e2 = ws_index_epoch_now(ix, root);
+    assert_false(ws_index_epoch_same(e1, e2));
+
+    /* memory back: changes are logged and listed exactly again */
+    fail_log = 0;
+    m = ws_index_mark(ix);
+    sh("echo 'int c;' > '%s/src/c.c'", root);
+    why = NULL;
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    char *names[4] = {0};
+    size_t n = ws_index_changes(ix, m, 1, names, 4, &complete);
+    assert_true(complete);
+    assert_int_equal(n, 1);
+    assert_string_equal(names[0], "src/c.c");
+    free(names[0]);
+    ws_index_close(ix);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unlogged_change_is_lost_not_unchanged),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
