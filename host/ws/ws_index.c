@@ -153,6 +153,7 @@ void ws_index_close(ws_index *ix)
     free(ix->d);
     free(ix->names);
     free(ix->wd_map);
+    free(ix->evbuf);
     free(ix->root);
     pthread_mutex_destroy(&ix->mu);
     free(ix);

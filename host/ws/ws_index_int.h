@@ -60,6 +60,7 @@ struct ws_index {
     /* inotify */
     int ifd;         /* -1: none */
     int32_t *wd_map; /* wd -> dir slot */
+    char *evbuf;     /* wsx_drain's read buffer (WSX_EVBUF bytes), kept: see there */
     size_t wd_cap;
     size_t watches, max_watches;
     size_t max_queued;    /* test knob: a drain reading more overflows */

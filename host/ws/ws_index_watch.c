@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,15 +245,30 @@ static void apply(ws_index *ix, const struct inotify_event *ev)
         follow_dir(ix, slot, ev->name, added, removed);
 }
 
+/* Big enough for a burst of events in one read.  Kept with the index,
+ * not on the stack: a 64 KiB stack array is touched page by page by the
+ * stack-clash probes at every drain, and in serve each touched page is a
+ * copy-on-write fault while a session leader shares the host's pages
+ * (about 40 faults a call).  A read writes only the pages it fills. */
+#define WSX_EVBUF 65536
+
+/* Called with the index's lock held (or from ws_index_close, alone). */
 void wsx_drain(ws_index *ix)
 {
     if (ix->ifd < 0)
         return;
-    char buf[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
+    /* Any buffer holding one event with the longest name will do: when
+     * the kept one cannot be had, a small one on the stack. */
+    char small[sizeof(struct inotify_event) + NAME_MAX + 1]
+        __attribute__((aligned(__alignof__(struct inotify_event))));
+    if (!ix->evbuf)
+        ix->evbuf = malloc(WSX_EVBUF);
+    char *buf = ix->evbuf ? ix->evbuf : small;
+    size_t size = ix->evbuf ? WSX_EVBUF : sizeof small;
     size_t events = 0;
     int overflowed = 0;
     for (;;) {
-        ssize_t r = read(ix->ifd, buf, sizeof buf);
+        ssize_t r = read(ix->ifd, buf, size);
         if (r <= 0)
             break;
         for (char *p = buf; p < buf + r;) {
