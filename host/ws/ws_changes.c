@@ -27,13 +27,13 @@ typedef struct stamp {
 struct ws_changes {
     const char *root;
     int what;
-    stamp *rows;               /* one per ws_conftab row */
-    uint64_t mark;             /* the index's change sequence before the call */
-    int marked;                /* the index was there to mark */
-    cJSON *repos;              /* the repositories the index knew before the call */
-    const vt_subjects *exempt; /* the call's path subjects (borrowed) */
-    ws_armed *armed;           /* WS_CH_ARMED's stamps */
-    const char *writer;        /* who made the changes, for the reasons */
+    stamp *rows;        /* one per ws_conftab row */
+    uint64_t mark;      /* the index's change sequence before the call */
+    int marked;         /* the index was there to mark */
+    cJSON *repos;       /* the repositories the index knew before the call */
+    char **exempt;      /* the call's path subjects resolved at its start */
+    ws_armed *armed;    /* WS_CH_ARMED's stamps */
+    const char *writer; /* who made the changes, for the reasons */
 };
 
 /* `rel` below `root` by its path: the table by the view (table_now)
@@ -55,7 +55,7 @@ static ws_stamp *table_now(const char *root)
     return v;
 }
 
-/* The call's path subjects resolved below `root`, once for every row
+/* The call's path subjects resolved below `root`, once for the call
  * (resolving per row and subject cost ~100,000 readlink calls for a
  * patch of 200 files).  NULL-terminated; NULL when there are none. */
 static char **exempt_resolve(const char *root, const vt_subjects *s)
@@ -94,15 +94,6 @@ static int exempted_by(const char *root, const char *rel, char *const *abs)
     return hit;
 }
 
-/* 1 when a path subject of the call is the row or lies inside it. */
-static int exempted(const char *root, const char *rel, const vt_subjects *s)
-{
-    char **abs = exempt_resolve(root, s);
-    int hit = exempted_by(root, rel, abs);
-    exempt_free(abs);
-    return hit;
-}
-
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out)
 {
     *out = NULL;
@@ -114,23 +105,26 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
     c->root = root;
     c->what = what;
     c->writer = "the call";
-    c->exempt = exempt;
+    /* Resolved now, not after the call: a link the call makes later must
+     * not carry a subject onto a table row or a hook path.  Without
+     * memory for them nothing is exempted (fail closed). */
+    if (what & (WS_CH_TABLE | WS_CH_HOOKS))
+        c->exempt = exempt_resolve(root, exempt);
     if (what & WS_CH_TABLE) {
         size_t n = ws_tabview_rows();
         if (!(c->rows = calloc(n, sizeof *c->rows))) {
+            exempt_free(c->exempt);
             free(c);
             return VT_ERR_NOMEM;
         }
         ws_stamp *now = table_now(root);
-        char **abs = exempt_resolve(root, exempt);
         for (size_t i = 0; i < n; i++) {
             if (now)
                 c->rows[i].s = now[i];
             else
                 stamp_of(root, ws_conftab[i].path, &c->rows[i]);
-            c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, abs);
+            c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, c->exempt);
         }
-        exempt_free(abs);
         free(now);
     }
     ws_index *ix = ws_index_current();
@@ -332,13 +326,14 @@ static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx
 }
 
 /* An entry the call wrote in a hook directory or an included config
- * file of a repository (not one it named: that was asked for). */
+ * file of a repository (not one it named, as resolved at the call's
+ * start: that was asked for). */
 static void hooks_judge(ws_changes *c, const char *rel, ws_found_fn fn, void *ctx)
 {
     char *abs = str_printf("%s/%s", c->root, rel);
     struct stat st;
     if (abs && lstat(abs, &st) == 0 && ws_gitconf_protected(abs) &&
-        !exempted(c->root, rel, c->exempt))
+        !exempted_by(c->root, rel, c->exempt))
         fn(ctx, WS_FOUND_ASIDE, abs,
            "was written in a hook directory or an included config file a repository's "
            "configuration names (git runs or reads it)");
@@ -409,6 +404,7 @@ void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     found_to f = {fn, ctx};
     ws_armed_end(c->armed, fn ? armed_found : NULL, &f);
     free(c->rows);
+    exempt_free(c->exempt);
     cJSON_Delete(c->repos);
     free(c);
 }

@@ -46,10 +46,11 @@ enum ws_found_kind {
 typedef struct ws_changes ws_changes;
 
 /* Before the call: the baseline of `what` (enum ws_changes_what) in the
- * workspace `root` (borrowed for the call's length).  Table rows that
- * `exempt` (may be NULL) names as path subjects were asked for by the
- * permission engine and are left to that answer.  *out is NULL when
- * there is nothing to find. */
+ * workspace `root` (borrowed for the call's length).  Table rows and
+ * hook paths that `exempt` (may be NULL) names as path subjects were
+ * asked for by the permission engine and are left to that answer; the
+ * subjects are resolved now, so that a link the call makes cannot carry
+ * one onto another path.  *out is NULL when there is nothing to find. */
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out);
 
 /* Who the reasons name as having made the changes (static; "the call"
