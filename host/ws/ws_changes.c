@@ -325,14 +325,31 @@ static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx
     cJSON_Delete(now);
 }
 
+/* 1 when `abs` is, or lies inside, a path of `prot`
+ * (ws_gitconf_protected_paths; NULL: asked of ws_gitconf_protected). */
+static int hook_path(const cJSON *prot, const char *abs)
+{
+    if (!prot)
+        return ws_gitconf_protected(abs);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, prot)
+    {
+        if (paths_is_within(cJSON_GetStringValue(it), abs))
+            return 1;
+    }
+    return 0;
+}
+
 /* An entry the call wrote in a hook directory or an included config
  * file of a repository (not one it named, as resolved at the call's
- * start: that was asked for). */
-static void hooks_judge(ws_changes *c, const char *rel, ws_found_fn fn, void *ctx)
+ * start: that was asked for).  `prot`: the protected paths, taken once
+ * for all the call's changes. */
+static void hooks_judge(ws_changes *c, const cJSON *prot, const char *rel, ws_found_fn fn,
+                        void *ctx)
 {
     char *abs = str_printf("%s/%s", c->root, rel);
     struct stat st;
-    if (abs && lstat(abs, &st) == 0 && ws_gitconf_protected(abs) &&
+    if (abs && hook_path(prot, abs) && lstat(abs, &st) == 0 &&
         !exempted_by(c->root, rel, c->exempt))
         fn(ctx, WS_FOUND_ASIDE, abs,
            "was written in a hook directory or an included config file a repository's "
@@ -352,6 +369,10 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     }
     int complete = 1;
     cJSON *arr = ws_index_changes_json(ix, c->mark, &complete);
+    /* the protected paths once, not per change (each asking stats every
+     * repository's config files) */
+    cJSON *prot = (c->what & WS_CH_HOOKS) && arr ? ws_gitconf_protected_paths() : NULL;
+    int hooks = (c->what & WS_CH_HOOKS) && (!prot || cJSON_GetArraySize(prot) > 0);
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
     {
@@ -368,9 +389,10 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
         }
         if (c->what & WS_CH_GITDIRS)
             gitdir_judge_change(c, rel, dir && strcmp(kind, "write"), fn, ctx);
-        if (c->what & WS_CH_HOOKS)
-            hooks_judge(c, rel, fn, ctx);
+        if (hooks)
+            hooks_judge(c, prot, rel, fn, ctx);
     }
+    cJSON_Delete(prot);
     cJSON_Delete(arr);
     if (!complete && (c->what & WS_CH_GITDIRS))
         gitdir_relist(c, ix, fn, ctx);
