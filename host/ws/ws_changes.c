@@ -28,6 +28,7 @@ struct ws_changes {
     const char *root;
     int what;
     stamp *rows;        /* one per ws_conftab row */
+    ws_stamp *now;      /* as many: the rows as they are now (table_now) */
     uint64_t mark;      /* the index's change sequence before the call */
     int marked;         /* the index was there to mark */
     cJSON *repos;       /* the repositories the index knew before the call */
@@ -36,23 +37,12 @@ struct ws_changes {
     const char *writer; /* who made the changes, for the reasons */
 };
 
-/* `rel` below `root` by its path: the table by the view (table_now)
- * when there was memory for it. */
-static void stamp_of(const char *root, const char *rel, stamp *s)
+/* Every row as it is now, in c->now (ws_tabview.h: rows the workspace
+ * index vouches absent are not stat'ed again). */
+static const ws_stamp *table_now(ws_changes *c)
 {
-    char *p = str_printf("%s/%s", root, rel);
-    ws_stamp_take(p, &s->s);
-    free(p);
-}
-
-/* Every row as it is now (ws_tabview.h: rows the workspace index vouches
- * absent are not stat'ed again), malloc'd; NULL without memory. */
-static ws_stamp *table_now(const char *root)
-{
-    ws_stamp *v = calloc(ws_tabview_rows() + 1, sizeof *v);
-    if (v)
-        ws_tabview_take(root, v);
-    return v;
+    ws_tabview_take(c->root, c->now);
+    return c->now;
 }
 
 /* The call's path subjects resolved below `root`, once for the call
@@ -112,20 +102,20 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
         c->exempt = exempt_resolve(root, exempt);
     if (what & WS_CH_TABLE) {
         size_t n = ws_tabview_rows();
-        if (!(c->rows = calloc(n, sizeof *c->rows))) {
+        c->rows = calloc(n, sizeof *c->rows);
+        c->now = calloc(n, sizeof *c->now);
+        if (!c->rows || !c->now) {
+            free(c->rows);
+            free(c->now);
             exempt_free(c->exempt);
             free(c);
             return VT_ERR_NOMEM;
         }
-        ws_stamp *now = table_now(root);
+        const ws_stamp *now = table_now(c);
         for (size_t i = 0; i < n; i++) {
-            if (now)
-                c->rows[i].s = now[i];
-            else
-                stamp_of(root, ws_conftab[i].path, &c->rows[i]);
+            c->rows[i].s = now[i];
             c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, c->exempt);
         }
-        free(now);
     }
     ws_index *ix = ws_index_current();
     if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS | WS_CH_ARMED)) &&
@@ -153,21 +143,17 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
 static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
 {
     const char *gone_dir = NULL;
-    ws_stamp *all = table_now(c->root);
+    const ws_stamp *all = table_now(c);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
         const stamp *was = &c->rows[i];
-        stamp now = {0};
-        if (all)
-            now.s = all[i];
-        else
-            stamp_of(c->root, r->path, &now);
-        if (!now.s.exists || was->exempt)
+        const ws_stamp *now = &all[i];
+        if (!now->exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
         if (gone_dir && !strncmp(r->path, gone_dir, gl) && r->path[gl] == '/')
             continue;
-        int made = !was->s.exists, changed = was->s.exists && !ws_stamp_same(&was->s, &now.s);
+        int made = !was->s.exists, changed = was->s.exists && !ws_stamp_same(&was->s, now);
         if (r->kind == WS_CONF_DIR ? !made : !(made || changed))
             continue;
         char *abs = str_printf("%s/%s", c->root, r->path);
@@ -180,24 +166,16 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         if (r->kind == WS_CONF_DIR)
             gone_dir = r->path;
     }
-    free(all);
 }
 
-int ws_changes_table_moved(const ws_changes *c)
+int ws_changes_table_moved(ws_changes *c)
 {
     if (!c || !(c->what & WS_CH_TABLE))
         return 0;
-    ws_stamp *all = table_now(c->root);
+    const ws_stamp *all = table_now(c);
     int moved = 0;
-    for (size_t i = 0; !moved && ws_conftab[i].path; i++) {
-        stamp now = {0};
-        if (all)
-            now.s = all[i];
-        else
-            stamp_of(c->root, ws_conftab[i].path, &now);
-        moved = !ws_stamp_same(&c->rows[i].s, &now.s);
-    }
-    free(all);
+    for (size_t i = 0; !moved && ws_conftab[i].path; i++)
+        moved = !ws_stamp_same(&c->rows[i].s, &all[i]);
     return moved;
 }
 
@@ -426,6 +404,7 @@ void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     found_to f = {fn, ctx};
     ws_armed_end(c->armed, fn ? armed_found : NULL, &f);
     free(c->rows);
+    free(c->now);
     exempt_free(c->exempt);
     cJSON_Delete(c->repos);
     free(c);

@@ -59,7 +59,7 @@ void ws_changes_set_writer(ws_changes *c, const char *writer);
 
 /* 1 when a row of the table (WS_CH_TABLE) is not as stamped at the
  * start: worth judging now. */
-int ws_changes_table_moved(const ws_changes *c);
+int ws_changes_table_moved(ws_changes *c);
 
 typedef void (*ws_found_fn)(void *ctx, int kind, const char *abs, const char *why);
 

@@ -26,9 +26,6 @@
 #include "ws_tabview.h"
 
 #define BASE_MAX 100000
-/* the table rows stamped on the stack (ws_tabview.h); a longer table is
- * stat'ed row by row */
-#define CFG_VIEW_MAX 128
 
 typedef struct check_id {
     dev_t dev;
@@ -271,17 +268,14 @@ static void neutralise_gitdir(const char *gitdir, const char *pointer, int depth
 static void config_check(char **report)
 {
     /* on the stack: this step must not fail for lack of memory */
-    ws_stamp now[CFG_VIEW_MAX];
-    int viewed = ws_tabview_rows() <= CFG_VIEW_MAX;
-    if (viewed)
-        ws_tabview_take(cs.root, now);
+    ws_stamp now[WS_TABVIEW_MAX];
+    ws_tabview_take(cs.root, now);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         if (!cs.cfg_lost && i < cs.ncfg && cs.cfg_base[i])
             continue;
         char path[PATH_MAX], why[512];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path ||
-            (viewed ? !now[i].exists : lstat(path, &st) != 0))
+        if (!now[i].exists ||
+            snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path)
             continue;
         snprintf(why, sizeof why,
                  cs.cfg_lost ? "may have appeared while a command ran (%s runs what it names; "
@@ -311,20 +305,10 @@ static void config_base(void)
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
     /* On the stack: this step must not fail for lack of memory. */
-    ws_stamp now[CFG_VIEW_MAX];
-    if (n <= CFG_VIEW_MAX) {
-        ws_tabview_take(cs.root, now);
-        for (size_t i = 0; i < n; i++)
-            b[i] = (unsigned char)now[i].exists;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        char path[PATH_MAX];
-        b[i] =
-            snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) < (int)sizeof path &&
-            lstat(path, &st) == 0;
-    }
+    ws_stamp now[WS_TABVIEW_MAX];
+    ws_tabview_take(cs.root, now);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)now[i].exists;
 }
 
 static void late_toml(char **report)
