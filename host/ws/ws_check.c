@@ -16,6 +16,7 @@
 #include "beneath.h"
 #include "strutil.h"
 #include "ws_after.h"
+#include "ws_bare.h"
 #include "ws_changes.h"
 #include "ws_conftab.h"
 #include "ws_gitdir.h"
@@ -321,23 +322,7 @@ static void late_toml(char **report)
     free(w);
 }
 
-/* The directory of a logged change that git takes for a git directory:
- * HEAD or config in it, or hooks/NAME two levels down. */
-static void bare_one(const char *rel, char **report)
-{
-    char *dir = str_printf("%s/%s", cs.root, rel);
-    for (int up = 0; dir && up < 2; up++) {
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-            break;
-        *slash = '\0';
-        if (strlen(dir) > strlen(cs.root) && ws_gitdir_judge(dir, NULL) == 1) {
-            neutralise_gitdir(dir, NULL, 0, report);
-            break;
-        }
-    }
-    free(dir);
-}
+static void bare_found(void *ctx, const char *abs) { neutralise_gitdir(abs, NULL, 0, ctx); }
 
 /* Bare repositories in subdirectories: git finds one from every
  * directory below it that has no .git, and no .git entry names it.  The
@@ -350,13 +335,7 @@ static void bare_check(char **report)
         return;
     int complete = 1;
     cJSON *arr = ws_index_changes_json(ix, cs.mark, &complete);
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-        if (rel && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo")))
-            bare_one(rel, report);
-    }
+    ws_bare_find(cs.root, arr, bare_found, report);
     if (arr && !complete)
         append_once(report, "changes in the workspace were too many to follow: a bare "
                             "repository made in a subdirectory may not be neutralised");
