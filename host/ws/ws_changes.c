@@ -86,20 +86,25 @@ static int exempted_by(const char *root, const char *rel, char *const *abs)
 
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out)
 {
-    *out = NULL;
-    if (!root || !what)
-        return VT_OK;
-    ws_changes *c = calloc(1, sizeof *c);
-    if (!c)
-        return VT_ERR_NOMEM;
-    c->root = root;
-    c->what = what;
-    c->writer = "the call";
     /* Resolved now, not after the call: a link the call makes later must
      * not carry a subject onto a table row or a hook path.  Without
      * memory for them nothing is exempted (fail closed). */
-    if (what & (WS_CH_TABLE | WS_CH_HOOKS))
-        c->exempt = exempt_resolve(root, exempt);
+    char **abs = root && what ? exempt_resolve(root, exempt) : NULL;
+    return ws_changes_begin_resolved(root, what, abs, out);
+}
+
+int ws_changes_begin_resolved(const char *root, int what, char **exempt, ws_changes **out)
+{
+    *out = NULL;
+    ws_changes *c = root && what ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        exempt_free(exempt);
+        return root && what ? VT_ERR_NOMEM : VT_OK;
+    }
+    c->root = root;
+    c->what = what;
+    c->writer = "the call";
+    c->exempt = exempt;
     if (what & WS_CH_TABLE) {
         size_t n = ws_tabview_rows();
         c->rows = calloc(n, sizeof *c->rows);

@@ -53,6 +53,12 @@ typedef struct ws_changes ws_changes;
  * one onto another path.  *out is NULL when there is nothing to find. */
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out);
 
+/* As ws_changes_begin, for a caller that resolved the path subjects
+ * below `root` already (paths_resolve, flags 0): `exempt` (a
+ * NULL-terminated array of malloc'd paths, or NULL) is taken, even when
+ * this fails. */
+int ws_changes_begin_resolved(const char *root, int what, char **exempt, ws_changes **out);
+
 /* Who the reasons name as having made the changes (static; "the call"
  * unless set). */
 void ws_changes_set_writer(ws_changes *c, const char *writer);
