@@ -144,11 +144,13 @@ static int add_path(ws_after *a, const char *abs)
 static void note(cand *c)
 {
     struct stat st;
-    c->was_git = ws_gitdir_judge(c->path, NULL);
-    if (stat(c->path, &st) == 0) {
-        c->dev = st.st_dev;
-        c->ino = st.st_ino;
-    }
+    if (stat(c->path, &st) != 0)
+        return;
+    c->dev = st.st_dev;
+    c->ino = st.st_ino;
+    /* only a directory has a HEAD below it (most candidates are the
+     * files a patch names) */
+    c->was_git = S_ISDIR(st.st_mode) && ws_gitdir_judge(c->path, NULL);
 }
 
 /* The candidates the call's path subjects name, as they are now; the
