@@ -354,7 +354,9 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     cJSON *arr = ws_index_changes_json(ix, c->mark, &complete);
     /* the protected paths once, not per change (each asking stats every
      * repository's config files) */
-    cJSON *prot = (c->what & WS_CH_HOOKS) && arr ? ws_gitconf_protected_paths() : NULL;
+    cJSON *prot = (c->what & WS_CH_HOOKS) && cJSON_GetArraySize(arr) > 0
+                      ? ws_gitconf_protected_paths()
+                      : NULL;
     int hooks = (c->what & WS_CH_HOOKS) && (!prot || cJSON_GetArraySize(prot) > 0);
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
