@@ -144,25 +144,34 @@ static int add_path(ws_after *a, const char *abs)
 static void note(cand *c)
 {
     struct stat st;
-    c->was_git = ws_gitdir_judge(c->path, NULL);
-    if (stat(c->path, &st) == 0) {
-        c->dev = st.st_dev;
-        c->ino = st.st_ino;
-    }
+    if (stat(c->path, &st) != 0)
+        return;
+    c->dev = st.st_dev;
+    c->ino = st.st_ino;
+    /* only a directory has a HEAD below it (most candidates are the
+     * files a patch names) */
+    c->was_git = S_ISDIR(st.st_mode) && ws_gitdir_judge(c->path, NULL);
 }
 
-/* The candidates the call's path subjects name, as they are now. */
-static int path_subjects_add(ws_after *a, const vt_subjects *s)
+/* The candidates the call's path subjects name, as they are now; the
+ * subjects resolved go to *res (NULL-terminated, for ws_changes: one
+ * resolution for both), or *res is NULL without memory for them. */
+static int path_subjects_add(ws_after *a, const vt_subjects *s, char ***res)
 {
     int rc = VT_OK;
+    size_t nres = 0;
+    *res = s && s->count ? calloc(s->count + 1, sizeof **res) : NULL;
     for (size_t i = 0; s && i < s->count && rc == VT_OK; i++) {
         vt_subject_kind k = s->items[i].kind;
         if (k != VT_SUBJECT_PATH_EDIT && k != VT_SUBJECT_PATH_CREATE && k != VT_SUBJECT_PATH_DELETE)
             continue;
         char *abs = NULL;
-        if (paths_resolve(root_dir, s->items[i].value, 0, &abs) == VT_OK)
+        if (paths_resolve(root_dir, s->items[i].value, 0, &abs) == VT_OK && abs)
             rc = add_path(a, abs);
-        free(abs);
+        if (*res && abs)
+            (*res)[nres++] = abs;
+        else
+            free(abs);
     }
     for (size_t i = 0; i < a->n; i++)
         note(&a->v[i]);
@@ -178,13 +187,15 @@ int ws_after_begin(const vt_subjects *s, unsigned effects, ws_after **out)
     ws_after *a = calloc(1, sizeof *a);
     if (!a)
         return VT_ERR_NOMEM;
-    int rc = writes ? path_subjects_add(a, s) : VT_OK;
+    char **res = NULL;
+    int rc = writes ? path_subjects_add(a, s, &res) : VT_OK;
     /* a command's new repositories are judged by ws_check.h below the
      * sandbox's writable roots; the table, links and the repositories
      * that were there (writable to commands where the sandbox has no
      * mount namespaces) here */
     int what = WS_CH_TABLE | WS_CH_LINKS | WS_CH_HOOKS | WS_CH_ARMED | (writes ? WS_CH_GITDIRS : 0);
-    int crc = ws_changes_begin(root_dir, what, writes ? s : NULL, &a->ch);
+    int crc = res || !writes ? ws_changes_begin_resolved(root_dir, what, res, &a->ch)
+                             : ws_changes_begin(root_dir, what, s, &a->ch);
     *out = a;
     return rc != VT_OK ? rc : crc;
 }

@@ -27,35 +27,25 @@ typedef struct stamp {
 struct ws_changes {
     const char *root;
     int what;
-    stamp *rows;               /* one per ws_conftab row */
-    uint64_t mark;             /* the index's change sequence before the call */
-    int marked;                /* the index was there to mark */
-    cJSON *repos;              /* the repositories the index knew before the call */
-    const vt_subjects *exempt; /* the call's path subjects (borrowed) */
-    ws_armed *armed;           /* WS_CH_ARMED's stamps */
-    const char *writer;        /* who made the changes, for the reasons */
+    stamp *rows;        /* one per ws_conftab row */
+    ws_stamp *now;      /* as many: the rows as they are now (table_now) */
+    uint64_t mark;      /* the index's change sequence before the call */
+    int marked;         /* the index was there to mark */
+    cJSON *repos;       /* the repositories the index knew before the call */
+    char **exempt;      /* the call's path subjects resolved at its start */
+    ws_armed *armed;    /* WS_CH_ARMED's stamps */
+    const char *writer; /* who made the changes, for the reasons */
 };
 
-/* `rel` below `root` by its path: the table by the view (table_now)
- * when there was memory for it. */
-static void stamp_of(const char *root, const char *rel, stamp *s)
+/* Every row as it is now, in c->now (ws_tabview.h: rows the workspace
+ * index vouches absent are not stat'ed again). */
+static const ws_stamp *table_now(ws_changes *c)
 {
-    char *p = str_printf("%s/%s", root, rel);
-    ws_stamp_take(p, &s->s);
-    free(p);
+    ws_tabview_take(c->root, c->now);
+    return c->now;
 }
 
-/* Every row as it is now (ws_tabview.h: rows the workspace index vouches
- * absent are not stat'ed again), malloc'd; NULL without memory. */
-static ws_stamp *table_now(const char *root)
-{
-    ws_stamp *v = calloc(ws_tabview_rows() + 1, sizeof *v);
-    if (v)
-        ws_tabview_take(root, v);
-    return v;
-}
-
-/* The call's path subjects resolved below `root`, once for every row
+/* The call's path subjects resolved below `root`, once for the call
  * (resolving per row and subject cost ~100,000 readlink calls for a
  * patch of 200 files).  NULL-terminated; NULL when there are none. */
 static char **exempt_resolve(const char *root, const vt_subjects *s)
@@ -94,44 +84,43 @@ static int exempted_by(const char *root, const char *rel, char *const *abs)
     return hit;
 }
 
-/* 1 when a path subject of the call is the row or lies inside it. */
-static int exempted(const char *root, const char *rel, const vt_subjects *s)
-{
-    char **abs = exempt_resolve(root, s);
-    int hit = exempted_by(root, rel, abs);
-    exempt_free(abs);
-    return hit;
-}
-
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out)
 {
+    /* Resolved now, not after the call: a link the call makes later must
+     * not carry a subject onto a table row or a hook path.  Without
+     * memory for them nothing is exempted (fail closed). */
+    char **abs = root && what ? exempt_resolve(root, exempt) : NULL;
+    return ws_changes_begin_resolved(root, what, abs, out);
+}
+
+int ws_changes_begin_resolved(const char *root, int what, char **exempt, ws_changes **out)
+{
     *out = NULL;
-    if (!root || !what)
-        return VT_OK;
-    ws_changes *c = calloc(1, sizeof *c);
-    if (!c)
-        return VT_ERR_NOMEM;
+    ws_changes *c = root && what ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        exempt_free(exempt);
+        return root && what ? VT_ERR_NOMEM : VT_OK;
+    }
     c->root = root;
     c->what = what;
     c->writer = "the call";
     c->exempt = exempt;
     if (what & WS_CH_TABLE) {
         size_t n = ws_tabview_rows();
-        if (!(c->rows = calloc(n, sizeof *c->rows))) {
+        c->rows = calloc(n, sizeof *c->rows);
+        c->now = calloc(n, sizeof *c->now);
+        if (!c->rows || !c->now) {
+            free(c->rows);
+            free(c->now);
+            exempt_free(c->exempt);
             free(c);
             return VT_ERR_NOMEM;
         }
-        ws_stamp *now = table_now(root);
-        char **abs = exempt_resolve(root, exempt);
+        const ws_stamp *now = table_now(c);
         for (size_t i = 0; i < n; i++) {
-            if (now)
-                c->rows[i].s = now[i];
-            else
-                stamp_of(root, ws_conftab[i].path, &c->rows[i]);
-            c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, abs);
+            c->rows[i].s = now[i];
+            c->rows[i].exempt = exempted_by(root, ws_conftab[i].path, c->exempt);
         }
-        exempt_free(abs);
-        free(now);
     }
     ws_index *ix = ws_index_current();
     if (ix && (what & (WS_CH_LINKS | WS_CH_GITDIRS | WS_CH_HOOKS | WS_CH_ARMED)) &&
@@ -159,21 +148,17 @@ int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_c
 static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
 {
     const char *gone_dir = NULL;
-    ws_stamp *all = table_now(c->root);
+    const ws_stamp *all = table_now(c);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         const ws_conf_row *r = &ws_conftab[i];
         const stamp *was = &c->rows[i];
-        stamp now = {0};
-        if (all)
-            now.s = all[i];
-        else
-            stamp_of(c->root, r->path, &now);
-        if (!now.s.exists || was->exempt)
+        const ws_stamp *now = &all[i];
+        if (!now->exists || was->exempt)
             continue;
         size_t gl = gone_dir ? strlen(gone_dir) : 0;
         if (gone_dir && !strncmp(r->path, gone_dir, gl) && r->path[gl] == '/')
             continue;
-        int made = !was->s.exists, changed = was->s.exists && !ws_stamp_same(&was->s, &now.s);
+        int made = !was->s.exists, changed = was->s.exists && !ws_stamp_same(&was->s, now);
         if (r->kind == WS_CONF_DIR ? !made : !(made || changed))
             continue;
         char *abs = str_printf("%s/%s", c->root, r->path);
@@ -186,24 +171,16 @@ static void table_end(ws_changes *c, ws_found_fn fn, void *ctx)
         if (r->kind == WS_CONF_DIR)
             gone_dir = r->path;
     }
-    free(all);
 }
 
-int ws_changes_table_moved(const ws_changes *c)
+int ws_changes_table_moved(ws_changes *c)
 {
     if (!c || !(c->what & WS_CH_TABLE))
         return 0;
-    ws_stamp *all = table_now(c->root);
+    const ws_stamp *all = table_now(c);
     int moved = 0;
-    for (size_t i = 0; !moved && ws_conftab[i].path; i++) {
-        stamp now = {0};
-        if (all)
-            now.s = all[i];
-        else
-            stamp_of(c->root, ws_conftab[i].path, &now);
-        moved = !ws_stamp_same(&c->rows[i].s, &now.s);
-    }
-    free(all);
+    for (size_t i = 0; !moved && ws_conftab[i].path; i++)
+        moved = !ws_stamp_same(&c->rows[i].s, &all[i]);
     return moved;
 }
 
@@ -331,14 +308,32 @@ static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx
     cJSON_Delete(now);
 }
 
+/* 1 when `abs` is, or lies inside, a path of `prot`
+ * (ws_gitconf_protected_paths; NULL: asked of ws_gitconf_protected). */
+static int hook_path(const cJSON *prot, const char *abs)
+{
+    if (!prot)
+        return ws_gitconf_protected(abs);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, prot)
+    {
+        if (paths_is_within(cJSON_GetStringValue(it), abs))
+            return 1;
+    }
+    return 0;
+}
+
 /* An entry the call wrote in a hook directory or an included config
- * file of a repository (not one it named: that was asked for). */
-static void hooks_judge(ws_changes *c, const char *rel, ws_found_fn fn, void *ctx)
+ * file of a repository (not one it named, as resolved at the call's
+ * start: that was asked for).  `prot`: the protected paths, taken once
+ * for all the call's changes. */
+static void hooks_judge(ws_changes *c, const cJSON *prot, const char *rel, ws_found_fn fn,
+                        void *ctx)
 {
     char *abs = str_printf("%s/%s", c->root, rel);
     struct stat st;
-    if (abs && lstat(abs, &st) == 0 && ws_gitconf_protected(abs) &&
-        !exempted(c->root, rel, c->exempt))
+    if (abs && hook_path(prot, abs) && lstat(abs, &st) == 0 &&
+        !exempted_by(c->root, rel, c->exempt))
         fn(ctx, WS_FOUND_ASIDE, abs,
            "was written in a hook directory or an included config file a repository's "
            "configuration names (git runs or reads it)");
@@ -357,6 +352,12 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     }
     int complete = 1;
     cJSON *arr = ws_index_changes_json(ix, c->mark, &complete);
+    /* the protected paths once, not per change (each asking stats every
+     * repository's config files) */
+    cJSON *prot = (c->what & WS_CH_HOOKS) && cJSON_GetArraySize(arr) > 0
+                      ? ws_gitconf_protected_paths()
+                      : NULL;
+    int hooks = (c->what & WS_CH_HOOKS) && (!prot || cJSON_GetArraySize(prot) > 0);
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
     {
@@ -373,9 +374,10 @@ static void log_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
         }
         if (c->what & WS_CH_GITDIRS)
             gitdir_judge_change(c, rel, dir && strcmp(kind, "write"), fn, ctx);
-        if (c->what & WS_CH_HOOKS)
-            hooks_judge(c, rel, fn, ctx);
+        if (hooks)
+            hooks_judge(c, prot, rel, fn, ctx);
     }
+    cJSON_Delete(prot);
     cJSON_Delete(arr);
     if (!complete && (c->what & WS_CH_GITDIRS))
         gitdir_relist(c, ix, fn, ctx);
@@ -409,6 +411,8 @@ void ws_changes_end(ws_changes *c, ws_found_fn fn, void *ctx, const char **note)
     found_to f = {fn, ctx};
     ws_armed_end(c->armed, fn ? armed_found : NULL, &f);
     free(c->rows);
+    free(c->now);
+    exempt_free(c->exempt);
     cJSON_Delete(c->repos);
     free(c);
 }

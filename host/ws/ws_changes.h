@@ -46,11 +46,18 @@ enum ws_found_kind {
 typedef struct ws_changes ws_changes;
 
 /* Before the call: the baseline of `what` (enum ws_changes_what) in the
- * workspace `root` (borrowed for the call's length).  Table rows that
- * `exempt` (may be NULL) names as path subjects were asked for by the
- * permission engine and are left to that answer.  *out is NULL when
- * there is nothing to find. */
+ * workspace `root` (borrowed for the call's length).  Table rows and
+ * hook paths that `exempt` (may be NULL) names as path subjects were
+ * asked for by the permission engine and are left to that answer; the
+ * subjects are resolved now, so that a link the call makes cannot carry
+ * one onto another path.  *out is NULL when there is nothing to find. */
 int ws_changes_begin(const char *root, int what, const vt_subjects *exempt, ws_changes **out);
+
+/* As ws_changes_begin, for a caller that resolved the path subjects
+ * below `root` already (paths_resolve, flags 0): `exempt` (a
+ * NULL-terminated array of malloc'd paths, or NULL) is taken, even when
+ * this fails. */
+int ws_changes_begin_resolved(const char *root, int what, char **exempt, ws_changes **out);
 
 /* Who the reasons name as having made the changes (static; "the call"
  * unless set). */
@@ -58,7 +65,7 @@ void ws_changes_set_writer(ws_changes *c, const char *writer);
 
 /* 1 when a row of the table (WS_CH_TABLE) is not as stamped at the
  * start: worth judging now. */
-int ws_changes_table_moved(const ws_changes *c);
+int ws_changes_table_moved(ws_changes *c);
 
 typedef void (*ws_found_fn)(void *ctx, int kind, const char *abs, const char *why);
 

@@ -16,6 +16,7 @@
 #include "beneath.h"
 #include "strutil.h"
 #include "ws_after.h"
+#include "ws_bare.h"
 #include "ws_changes.h"
 #include "ws_conftab.h"
 #include "ws_gitdir.h"
@@ -26,9 +27,6 @@
 #include "ws_tabview.h"
 
 #define BASE_MAX 100000
-/* the table rows stamped on the stack (ws_tabview.h); a longer table is
- * stat'ed row by row */
-#define CFG_VIEW_MAX 128
 
 typedef struct check_id {
     dev_t dev;
@@ -271,17 +269,14 @@ static void neutralise_gitdir(const char *gitdir, const char *pointer, int depth
 static void config_check(char **report)
 {
     /* on the stack: this step must not fail for lack of memory */
-    ws_stamp now[CFG_VIEW_MAX];
-    int viewed = ws_tabview_rows() <= CFG_VIEW_MAX;
-    if (viewed)
-        ws_tabview_take(cs.root, now);
+    ws_stamp now[WS_TABVIEW_MAX];
+    ws_tabview_take(cs.root, now);
     for (size_t i = 0; ws_conftab[i].path; i++) {
         if (!cs.cfg_lost && i < cs.ncfg && cs.cfg_base[i])
             continue;
         char path[PATH_MAX], why[512];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path ||
-            (viewed ? !now[i].exists : lstat(path, &st) != 0))
+        if (!now[i].exists ||
+            snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) >= (int)sizeof path)
             continue;
         snprintf(why, sizeof why,
                  cs.cfg_lost ? "may have appeared while a command ran (%s runs what it names; "
@@ -311,20 +306,10 @@ static void config_base(void)
     unsigned char *b = cs.cfg_base;
     cs.ncfg = n;
     /* On the stack: this step must not fail for lack of memory. */
-    ws_stamp now[CFG_VIEW_MAX];
-    if (n <= CFG_VIEW_MAX) {
-        ws_tabview_take(cs.root, now);
-        for (size_t i = 0; i < n; i++)
-            b[i] = (unsigned char)now[i].exists;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        char path[PATH_MAX];
-        b[i] =
-            snprintf(path, sizeof path, "%s/%s", cs.root, ws_conftab[i].path) < (int)sizeof path &&
-            lstat(path, &st) == 0;
-    }
+    ws_stamp now[WS_TABVIEW_MAX];
+    ws_tabview_take(cs.root, now);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)now[i].exists;
 }
 
 static void late_toml(char **report)
@@ -337,23 +322,7 @@ static void late_toml(char **report)
     free(w);
 }
 
-/* The directory of a logged change that git takes for a git directory:
- * HEAD or config in it, or hooks/NAME two levels down. */
-static void bare_one(const char *rel, char **report)
-{
-    char *dir = str_printf("%s/%s", cs.root, rel);
-    for (int up = 0; dir && up < 2; up++) {
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-            break;
-        *slash = '\0';
-        if (strlen(dir) > strlen(cs.root) && ws_gitdir_judge(dir, NULL) == 1) {
-            neutralise_gitdir(dir, NULL, 0, report);
-            break;
-        }
-    }
-    free(dir);
-}
+static void bare_found(void *ctx, const char *abs) { neutralise_gitdir(abs, NULL, 0, ctx); }
 
 /* Bare repositories in subdirectories: git finds one from every
  * directory below it that has no .git, and no .git entry names it.  The
@@ -366,13 +335,7 @@ static void bare_check(char **report)
         return;
     int complete = 1;
     cJSON *arr = ws_index_changes_json(ix, cs.mark, &complete);
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-        if (rel && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo")))
-            bare_one(rel, report);
-    }
+    ws_bare_find(cs.root, arr, bare_found, report);
     if (arr && !complete)
         append_once(report, "changes in the workspace were too many to follow: a bare "
                             "repository made in a subdirectory may not be neutralised");

@@ -20,6 +20,7 @@
 #include "ws_conftab.h"
 
 #include <string.h>
+#include "ws_tabview.h"
 
 const ws_conf_row ws_conftab[] = {
     {".vscode", WS_CONF_DIR, "VS Code"},
@@ -103,6 +104,8 @@ const ws_conf_row ws_conftab[] = {
     {"captainhook.json", WS_CONF_ENTRY, "CaptainHook"},
     {NULL, 0, NULL},
 };
+_Static_assert(sizeof ws_conftab / sizeof ws_conftab[0] - 1 <= WS_TABVIEW_MAX,
+               "the configuration table outgrew WS_TABVIEW_MAX (ws_tabview.h): raise it");
 
 int ws_conftab_protected_name(const char *name, size_t len)
 {

@@ -325,6 +325,35 @@ int ws_gitconf_protected(const char *abs)
     return hit;
 }
 
+static int add_string(cJSON *arr, const char *p)
+{
+    cJSON *s = p ? cJSON_CreateString(p) : NULL;
+    if (s && cJSON_AddItemToArray(arr, s))
+        return 0;
+    cJSON_Delete(s);
+    return -1;
+}
+
+cJSON *ws_gitconf_protected_paths(void)
+{
+    pthread_mutex_lock(&mu);
+    const cJSON *list = kept_list(), *it;
+    cJSON *out = cJSON_CreateArray();
+    int ok = out != NULL;
+    cJSON_ArrayForEach(it, list)
+    {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        ok = ok && (!p || add_string(out, p) == 0);
+    }
+    cJSON_ArrayForEach(it, once) ok = ok && add_string(out, cJSON_GetStringValue(it)) == 0;
+    pthread_mutex_unlock(&mu);
+    if (!ok) {
+        cJSON_Delete(out);
+        out = NULL;
+    }
+    return out;
+}
+
 cJSON *ws_gitconf_current(void)
 {
     pthread_mutex_lock(&mu);

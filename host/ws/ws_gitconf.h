@@ -35,6 +35,11 @@ cJSON *ws_gitconf_paths(const char *root, const cJSON *repos);
  * changes.  Thread-safe. */
 int ws_gitconf_protected(const char *abs);
 
+/* Every path ws_gitconf_protected tests `abs` against, now: a new array
+ * of strings, or NULL without memory.  For a caller that tests many
+ * paths at one moment (the after-call check of a call's changes). */
+cJSON *ws_gitconf_protected_paths(void);
+
 /* The list ws_gitconf_protected uses, for the after-call check: a new
  * array as ws_gitconf_paths gives (empty without an index). */
 cJSON *ws_gitconf_current(void);

@@ -20,6 +20,11 @@
 #include <stddef.h>
 #include "ws_stamp.h"
 
+/* The most rows the table may have: callers stamp it into arrays of this
+ * length on the stack, where the stamping must not fail for lack of
+ * memory (ws_conftab.c fails the build past it). */
+#define WS_TABVIEW_MAX 128
+
 /* The number of rows of the table (the length of out[] below). */
 size_t ws_tabview_rows(void);
 
