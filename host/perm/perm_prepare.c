@@ -1,6 +1,7 @@
 /* The permission engine's first stage: a call's subjects prepared for
  * matching (commands normalised with their variants, paths resolved
  * lexically and through links, protected and policy paths marked). */
+#include "paths.h"
 #include "perm_config.h"
 #include "perm_engine.h"
 #include "perm_match.h"
@@ -24,13 +25,40 @@ static int is_edit(vt_subject_kind k)
     return k >= VT_SUBJECT_PATH_EDIT && k <= VT_SUBJECT_PATH_DELETE;
 }
 
+/* The hook directories and included config files the repositories'
+ * configuration names (ws_gitconf.h), taken once per decision: a patch's
+ * hundreds of paths are tested against one list instead of each asking
+ * for it again (each ask re-validates the configuration files). */
+typedef struct gitconf_list {
+    cJSON *paths; /* NULL: not taken yet, or taken without memory */
+    int taken;
+} gitconf_list;
+
+static int gitconf_protected(gitconf_list *g, const char *abs)
+{
+    if (!g->taken) {
+        g->paths = ws_gitconf_protected_paths();
+        g->taken = 1;
+    }
+    if (!g->paths)
+        return ws_gitconf_protected(abs); /* without memory: ask each time */
+    const cJSON *it;
+    cJSON_ArrayForEach(it, g->paths)
+    {
+        const char *p = cJSON_GetStringValue(it);
+        if (p && paths_is_within(p, abs))
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 when `abs` is a protected path of the workspace: a name of the
  * host's table of what starts programs outside the sandbox when a person
  * or another program later works in the workspace (ws_conftab.h:
  * repositories, vthost's own directory, IDE and agent configuration), at
  * any depth; or a hook directory or included config file a repository's
  * configuration names (ws_gitconf.h). */
-static int perm_path_protected(const char *workspace, const char *abs)
+static int perm_path_protected(gitconf_list *g, const char *workspace, const char *abs)
 {
     const char *rel = perm_path_below(workspace, abs);
     if (!rel)
@@ -44,7 +72,7 @@ static int perm_path_protected(const char *workspace, const char *abs)
         while (*p == '/')
             p++;
     }
-    return ws_gitconf_protected(abs);
+    return gitconf_protected(g, abs);
 }
 
 /* ---- preparation ------------------------------------------------------ */
@@ -64,6 +92,7 @@ typedef struct dir_cache {
     dir_entry e[16];
     size_t n;
     int list_dirs;
+    gitconf_list gitconf; /* the decision's protected repository paths */
 } dir_cache;
 
 static void dir_cache_free(dir_cache *c)
@@ -73,6 +102,7 @@ static void dir_cache_free(dir_cache *c)
         free(c->e[i].real);
         perm_strings_free(c->e[i].links, c->e[i].nlinks);
     }
+    cJSON_Delete(c->gitconf.paths);
 }
 
 static void list_links(dir_entry *e)
@@ -218,8 +248,8 @@ static int prepare_path(perm_eval *ev, dir_cache *dc, perm_subj *d, vt_subject_k
     d->rel_lex = perm_path_below(ev->cwd_lex, d->lex);
     d->rel_res = perm_path_below(ev->cwd_res, d->res);
     d->inside = perm_path_within(st->workspace, d->lex) && perm_path_within(st->workspace, d->res);
-    d->protect = is_edit(kind) && (perm_path_protected(st->workspace, d->lex) ||
-                                   perm_path_protected(st->workspace, d->res));
+    d->protect = is_edit(kind) && (perm_path_protected(&dc->gitconf, st->workspace, d->lex) ||
+                                   perm_path_protected(&dc->gitconf, st->workspace, d->res));
     if (is_edit(kind))
         d->policy = perm_policy_hit(st, d->lex, d->res);
     return 0;
