@@ -115,6 +115,19 @@ static enum MHD_Result queue_sse(struct MHD_Connection *c, req *r, http_session 
     return rc;
 }
 
+/* A stateless request whose answer is in hand is over: its engine ends
+ * now, before the answer is queued, and no longer counts against its
+ * client's limit.  Ended only when the answer's bytes had left (the
+ * connection's completion), a client that sends its next request the
+ * moment it has read an answer could find the slot still taken and get
+ * 429.  The stream keeps its own reference to the session; its close
+ * ends nothing twice. */
+static void stateless_over(const req *r, http_session *s)
+{
+    if (!r->session[0])
+        http_session_end(s);
+}
+
 /* A stream sent as it comes: each event written as it is queued. */
 static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *s)
 {
@@ -154,6 +167,7 @@ static enum MHD_Result send_sse_whole(struct MHD_Connection *c, req *r, http_ses
     char *data = strbuf_take(&body);
     if (len && !data) /* the stream's bytes are taken: no empty 200 instead */
         return MHD_NO;
+    stateless_over(r, s);
     struct MHD_Response *res = hv_mhd->create_response_from_buffer(
         len, data ? data : (void *)"", data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!res) {
@@ -278,6 +292,8 @@ static enum MHD_Result post_answer(struct MHD_Connection *c, req *r, http_sessio
     }
     struct msg *answer = http_stream_wait_answer(r->st, conn_fd(c));
     const char *text = answer ? http_answer_text(answer) : NULL;
+    if (text)
+        stateless_over(r, s);
     if (is_init && (!text || !http_stream_answer_ok(r->st))) {
         http_session_end(s); /* a failed initialize leaves no session */
         r->session[0] = 0;

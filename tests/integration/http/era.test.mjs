@@ -154,3 +154,17 @@ test("stateless requests are held to the client's limits: 429 with Retry-After w
   const after = await post(s3, modern(3, "tools/list"), { headers: H26 });
   assert.equal(after.status, 200, after.text);
 });
+
+test("a stateless request's slot is free once its answer is read: back-to-back requests at a limit of one", async () => {
+  const s4 = await startServer({ httpToml: "max_sessions_per_client = 1\nmax_calls_per_session = 1\n" });
+  // Each request is sent the moment the previous answer has been read: a
+  // slot released only after the answer's bytes have left would refuse
+  // some of them with 429.
+  for (let i = 0; i < 60; i++) {
+    const json = i % 3 === 2;
+    const r = await post(s4, modern(10 + i, i % 3 ? "tools/call" : "tools/list",
+      i % 3 ? { name: "search_tools", arguments: { query: "file" } } : {}),
+      { headers: json ? { ...H26, Accept: "application/json" } : H26 });
+    assert.equal(r.status, 200, `request ${i}: ${r.text}`);
+  }
+});
