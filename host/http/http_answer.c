@@ -78,6 +78,7 @@ enum MHD_Result hv_send_unauthorized(struct MHD_Connection *c, req *r, int statu
 typedef struct sse {
     http_stream *st;
     int fd;
+    http_session *stateless; /* a stateless request's session, else NULL */
 } sse;
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -85,8 +86,13 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     sse *x = cls;
     ssize_t n = http_stream_read(x->st, buf, max, x->fd);
-    if (n == -1)
+    if (n == -1) {
+        /* every event is out: the client reads the end of the answer
+         * only after this (see stateless_over) */
+        if (x->stateless)
+            http_session_answered(x->stateless);
         return MHD_CONTENT_READER_END_OF_STREAM;
+    }
     if (n < 0)
         return MHD_CONTENT_READER_END_WITH_ERROR;
     return n;
@@ -115,17 +121,13 @@ static enum MHD_Result queue_sse(struct MHD_Connection *c, req *r, http_session 
     return rc;
 }
 
-/* A stateless request whose answer is in hand is over: its engine ends
- * now, before the answer is queued, and no longer counts against its
- * client's limit.  Ended only when the answer's bytes had left (the
- * connection's completion), a client that sends its next request the
- * moment it has read an answer could find the slot still taken and get
- * 429.  The stream keeps its own reference to the session; its close
- * ends nothing twice. */
+/* A stateless request whose answer is in hand no longer holds one of its
+ * client's slots (http_session_answered); its engine still ends when the
+ * connection completes. */
 static void stateless_over(const req *r, http_session *s)
 {
     if (!r->session[0])
-        http_session_end(s);
+        http_session_answered(s);
 }
 
 /* A stream sent as it comes: each event written as it is queued. */
@@ -136,6 +138,7 @@ static enum MHD_Result send_sse(struct MHD_Connection *c, req *r, http_session *
         return MHD_NO;
     x->st = r->st;
     x->fd = conn_fd(c);
+    x->stateless = r->session[0] ? NULL : s; /* the stream holds a reference */
     struct MHD_Response *res =
         hv_mhd->create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, x, sse_free);
     if (!res) {

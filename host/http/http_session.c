@@ -183,7 +183,7 @@ int http_session_stateless(const char *owner, uint64_t client_id, http_session *
     long mine = 0;
     pthread_mutex_lock(&hs_mu);
     for (http_session *o = hs_stateless; o; o = o->next)
-        mine += strcmp(o->owner, s->owner) == 0;
+        mine += !o->answered && strcmp(o->owner, s->owner) == 0;
     if (mine < cap) {
         s->next = hs_stateless;
         hs_stateless = s;
@@ -195,6 +195,13 @@ int http_session_stateless(const char *owner, uint64_t client_id, http_session *
         return 429;
     }
     return 0;
+}
+
+void http_session_answered(http_session *s)
+{
+    pthread_mutex_lock(&hs_mu);
+    s->answered = 1;
+    pthread_mutex_unlock(&hs_mu);
 }
 
 http_session *http_session_find(const char *id, const char *owner)

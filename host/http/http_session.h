@@ -61,6 +61,11 @@ int http_session_create(const char *owner, http_session **out);
  * many requests open as its sessions could run calls
  * (max_per_owner * max_calls), or 500. */
 int http_session_stateless(const char *owner, uint64_t client_id, http_session **out);
+/* A stateless request's answer is in hand: it stops counting against its
+ * client's limit now, not when its bytes have left and its engine ends
+ * (a client sending its next request the moment it has read the answer
+ * would otherwise meet a slot still taken). */
+void http_session_answered(http_session *s);
 /* The session `id` when it exists and belongs to `owner` (a reference),
  * else NULL: unknown, ended, expired or someone else's look the same. */
 http_session *http_session_find(const char *id, const char *owner);

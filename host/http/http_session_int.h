@@ -86,6 +86,8 @@ struct http_session {
     int refs;             /* under hs_mu */
     int ended;            /* under hs_mu and mu */
     int stateless;        /* one 2026-07-28 request's engine, on hs_stateless */
+    int answered;         /* stateless: its answer is in hand (hs_mu); it no
+                             longer counts against its client's limit */
     int64_t last_used_ms; /* under hs_mu */
     pthread_mutex_t mu;
     http_stream *streams; /* under mu */
