@@ -1,7 +1,6 @@
 /* The permission engine's first stage: a call's subjects prepared for
  * matching (commands normalised with their variants, paths resolved
  * lexically and through links, protected and policy paths marked). */
-#include "paths.h"
 #include "perm_config.h"
 #include "perm_engine.h"
 #include "perm_match.h"
@@ -37,19 +36,10 @@ typedef struct gitconf_list {
 static int gitconf_protected(gitconf_list *g, const char *abs)
 {
     if (!g->taken) {
-        g->paths = ws_gitconf_protected_paths();
+        g->paths = ws_gitconf_protected_paths(); /* NULL without memory: asked per path */
         g->taken = 1;
     }
-    if (!g->paths)
-        return ws_gitconf_protected(abs); /* without memory: ask each time */
-    const cJSON *it;
-    cJSON_ArrayForEach(it, g->paths)
-    {
-        const char *p = cJSON_GetStringValue(it);
-        if (p && paths_is_within(p, abs))
-            return 1;
-    }
-    return 0;
+    return ws_gitconf_protected_in(g->paths, abs);
 }
 
 /* 1 when `abs` is a protected path of the workspace: a name of the

@@ -308,21 +308,6 @@ static void gitdir_relist(ws_changes *c, ws_index *ix, ws_found_fn fn, void *ctx
     cJSON_Delete(now);
 }
 
-/* 1 when `abs` is, or lies inside, a path of `prot`
- * (ws_gitconf_protected_paths; NULL: asked of ws_gitconf_protected). */
-static int hook_path(const cJSON *prot, const char *abs)
-{
-    if (!prot)
-        return ws_gitconf_protected(abs);
-    const cJSON *it;
-    cJSON_ArrayForEach(it, prot)
-    {
-        if (paths_is_within(cJSON_GetStringValue(it), abs))
-            return 1;
-    }
-    return 0;
-}
-
 /* An entry the call wrote in a hook directory or an included config
  * file of a repository (not one it named, as resolved at the call's
  * start: that was asked for).  `prot`: the protected paths, taken once
@@ -332,7 +317,7 @@ static void hooks_judge(ws_changes *c, const cJSON *prot, const char *rel, ws_fo
 {
     char *abs = str_printf("%s/%s", c->root, rel);
     struct stat st;
-    if (abs && hook_path(prot, abs) && lstat(abs, &st) == 0 &&
+    if (abs && ws_gitconf_protected_in(prot, abs) && lstat(abs, &st) == 0 &&
         !exempted_by(c->root, rel, c->exempt))
         fn(ctx, WS_FOUND_ASIDE, abs,
            "was written in a hook directory or an included config file a repository's "

@@ -354,6 +354,20 @@ cJSON *ws_gitconf_protected_paths(void)
     return out;
 }
 
+int ws_gitconf_protected_in(const cJSON *paths, const char *abs)
+{
+    if (!paths)
+        return ws_gitconf_protected(abs);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, paths)
+    {
+        const char *p = cJSON_GetStringValue(it);
+        if (p && paths_is_within(p, abs))
+            return 1;
+    }
+    return 0;
+}
+
 cJSON *ws_gitconf_current(void)
 {
     pthread_mutex_lock(&mu);

@@ -40,6 +40,11 @@ int ws_gitconf_protected(const char *abs);
  * paths at one moment (the after-call check of a call's changes). */
 cJSON *ws_gitconf_protected_paths(void);
 
+/* ws_gitconf_protected against a list ws_gitconf_protected_paths gave:
+ * 1 when `abs` is, or lies inside, one of `paths`; with `paths` NULL
+ * (taken without memory), asked of ws_gitconf_protected. */
+int ws_gitconf_protected_in(const cJSON *paths, const char *abs);
+
 /* The list ws_gitconf_protected uses, for the after-call check: a new
  * array as ws_gitconf_paths gives (empty without an index). */
 cJSON *ws_gitconf_current(void);
