@@ -106,6 +106,9 @@ void wsx_note_fallback(ws_index *ix, const char *why);
 /* Events were lost: every mark before now sees an incomplete log with
  * at least one project change. */
 void wsx_mark_lost(ws_index *ix);
+/* Events were lost for the reason `why` (static): wsx_mark_lost, and the
+ * next refresh rebuilds and says why. */
+void wsx_lose(ws_index *ix, const char *why);
 
 /* ws_index_scan.c: read the directory `slot` (its entries' flags, its
  * subdirectories added and read in turn).  `log_new`: every entry found

@@ -178,9 +178,7 @@ void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
         /* a change that cannot be logged is a change lost: the sequence
          * moves past a gap, so no reader takes "nothing logged" for
          * "nothing changed", and the next refresh walks */
-        ix->lost = 1;
-        ix->lost_why = WHY_NOLOG;
-        wsx_mark_lost(ix);
+        wsx_lose(ix, WHY_NOLOG);
         return;
     }
     const char *base = strrchr(rel, '/');
@@ -209,6 +207,13 @@ void wsx_mark_lost(ws_index *ix)
     ix->seq++;
     ix->project++;
     ix->dropped_seq = ix->seq;
+}
+
+void wsx_lose(ws_index *ix, const char *why)
+{
+    ix->lost = 1;
+    ix->lost_why = why;
+    wsx_mark_lost(ix);
 }
 
 void wsx_note_fallback(ws_index *ix, const char *why)

@@ -129,13 +129,6 @@ int wsx_watch_rel(ws_index *ix, uint32_t slot, const char *rel)
     return map_wd(ix, wd, slot);
 }
 
-static void lose(ws_index *ix)
-{
-    ix->lost = 1;
-    ix->lost_why = WHY_OVERFLOW;
-    wsx_mark_lost(ix);
-}
-
 static uint8_t git_kind(ws_index *ix, uint32_t slot, const char *name, int isdir)
 {
     if (isdir)
@@ -213,7 +206,7 @@ static void follow_dir(ws_index *ix, uint32_t slot, const char *name, int added,
 static void apply(ws_index *ix, const struct inotify_event *ev)
 {
     if (ev->mask & IN_Q_OVERFLOW) {
-        lose(ix);
+        wsx_lose(ix, WHY_OVERFLOW);
         return;
     }
     if (ev->wd < 0 || (size_t)ev->wd >= ix->wd_cap || ix->wd_map[ev->wd] < 0)
@@ -231,7 +224,7 @@ static void apply(ws_index *ix, const struct inotify_event *ev)
         /* the directory itself: its parent reports it by name; the root
          * moving or going away leaves nothing to trust */
         if (slot == 0 && (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)))
-            lose(ix);
+            wsx_lose(ix, WHY_OVERFLOW);
         return;
     }
     int isdir = (ev->mask & IN_ISDIR) != 0;
@@ -278,7 +271,7 @@ void wsx_drain(ws_index *ix)
                 continue;
             if (ix->max_queued && ++events > ix->max_queued) {
                 overflowed = 1; /* as the kernel would have, with this small a queue */
-                lose(ix);
+                wsx_lose(ix, WHY_OVERFLOW);
                 continue;
             }
             apply(ix, ev);
