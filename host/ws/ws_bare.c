@@ -34,28 +34,38 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The directory part of each change's path ("" at the root), malloc'd,
- * *n of them; NULL without memory. */
+/* The directory part of change `it`'s path ("" at the root), malloc'd;
+ * NULL for a change inside a repository, or without memory (*nomem set). */
+static char *dir_of(const cJSON *it, int *nomem)
+{
+    const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+    if (!rel || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo")))
+        return NULL;
+    const char *slash = strrchr(rel, '/');
+    char *d = strndup(rel, slash ? (size_t)(slash - rel) : 0);
+    *nomem |= !d;
+    return d;
+}
+
+/* Each change's directory, *n of them, malloc'd; NULL without memory. */
 static char **dirs_of(const cJSON *arr, size_t *n)
 {
     *n = 0;
     size_t cap = (size_t)cJSON_GetArraySize(arr);
     char **v = calloc(cap ? cap : 1, sizeof *v);
+    int nomem = !v;
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
     {
-        const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-        if (!v || !rel || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo")))
-            continue;
-        const char *slash = strrchr(rel, '/');
-        if (!(v[*n] = strndup(rel, slash ? (size_t)(slash - rel) : 0))) {
-            while (*n)
-                free(v[--*n]);
-            free(v);
-            v = NULL;
-            continue;
-        }
-        ++*n;
+        char *d = nomem ? NULL : dir_of(it, &nomem);
+        if (d)
+            v[(*n)++] = d;
+    }
+    if (nomem && v) {
+        while (*n)
+            free(v[--*n]);
+        free(v);
+        v = NULL;
     }
     return v;
 }
@@ -69,15 +79,10 @@ void ws_bare_find(const char *root, const cJSON *arr, void (*fn)(void *, const c
         const cJSON *it;
         cJSON_ArrayForEach(it, arr)
         {
-            const char *rel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
-            char *d = rel && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "repo"))
-                          ? str_printf("%s/%s", root, rel)
-                          : NULL;
-            char *slash = d ? strrchr(d, '/') : NULL;
-            if (slash && (size_t)(slash - d) > strlen(root)) {
-                *slash = '\0';
-                bare_dir(root, d + strlen(root) + 1, fn, ctx);
-            }
+            int nomem = 0;
+            char *d = dir_of(it, &nomem);
+            if (d)
+                bare_dir(root, d, fn, ctx);
             free(d);
         }
         return;
