@@ -27,7 +27,8 @@ typedef struct keeper {
     wsk_files f;
     int lfd, sfd;
     struct stat sock_st, root_st;
-    /* answers in flight, each on a thread of its own */
+    /* the rests of answers too long to send at once, each on a thread of
+     * its own (send_rest) */
     pthread_mutex_t amu;
     pthread_cond_t acv;
     int asking;
@@ -372,7 +373,8 @@ int ws_keeper_main(int argc, char **argv)
         unlink(k.f.sock);
     if (k.sfd >= 0)
         close(k.sfd);
-    /* the answers in flight use the index: each ends by its deadline */
+    /* the threads sending the rests of answers use this keeper (its
+     * lock and condition): each ends by its deadline */
     pthread_mutex_lock(&k.amu);
     while (k.asking)
         pthread_cond_wait(&k.acv, &k.amu);
