@@ -36,6 +36,8 @@ typedef struct wsk_reply {
  * 0 when the changes since the last sync are applied (tree and log);
  * -1: the keeper could not vouch (the caller checks everything). */
 int wsx_keeper_sync(ws_index *ix);
+/* The connection wsx_keeper_sync keeps for ix closed (ws_index_close). */
+void wsx_keeper_hangup(ws_index *ix);
 /* The keeper of ix's workspace started in the background when it is big
  * enough and keepers are on (after a full check). */
 void wsx_keeper_start(ws_index *ix);
