@@ -21,7 +21,9 @@
 #include <vthost/plugin.h>
 #include "paths.h"
 
-#define MAGIC "VTWSIX3" /* 2: directories with a HEAD flagged; 3: the keeper's stamp */
+/* 2: directories with a HEAD flagged; 3: the keeper's stamp; 4: the
+ * checksum by words (sum) */
+#define MAGIC "VTWSIX4"
 #define UNSTABLE_NS 2000000000LL
 #define MAX_FILE (1u << 30)
 
@@ -51,6 +53,25 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
     for (size_t i = 0; i < n; i++)
         h = (h ^ s[i]) * 1099511628211ull;
     return h;
+}
+
+/* The file's checksum over one of its parts, carried on from `h`: FNV-1a
+ * on 64-bit words in four lanes, the tail by bytes.  A one-shot call
+ * vouched for by the keeper checks a file of some 400 KB per 100,000
+ * files; by bytes that took a millisecond, a twelfth of the call. */
+static uint64_t sum(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *s = p;
+    const uint64_t prime = 1099511628211ull;
+    uint64_t l[4] = {h, h ^ 0x9e3779b97f4a7c15ull, h + 1, h + 2};
+    size_t i = 0;
+    for (; i + sizeof l <= n; i += sizeof l) {
+        uint64_t w[4];
+        memcpy(w, s + i, sizeof w);
+        for (int k = 0; k < 4; k++)
+            l[k] = (l[k] ^ w[k]) * prime;
+    }
+    return fnv(s + i, n - i, fnv(l, sizeof l, h));
 }
 
 void ws_index_key(const char *root, char buf[17])
@@ -133,14 +154,14 @@ static void write_file(const char *file, const ws_index *ix, const head *h, cons
     }
     uint32_t nout = h->ndirs;
     size_t nlen = h->names_len;
-    uint64_t sum = 1469598103934665603ull;
-    sum = fnv(h, sizeof *h, sum);
-    sum = fnv(ix->root, ix->rootlen, sum);
-    sum = fnv(r, nout * sizeof *r, sum);
-    sum = fnv(names, nlen, sum);
+    uint64_t ck = 1469598103934665603ull;
+    ck = sum(h, sizeof *h, ck);
+    ck = sum(ix->root, ix->rootlen, ck);
+    ck = sum(r, nout * sizeof *r, ck);
+    ck = sum(names, nlen, ck);
     int w = fwrite(h, sizeof *h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
             fwrite(r, sizeof *r, nout, f) == nout && fwrite(names, 1, nlen, f) == nlen &&
-            fwrite(&sum, sizeof sum, 1, f) == 1;
+            fwrite(&ck, sizeof ck, 1, f) == 1;
     if (fclose(f) != 0 || !w || rename(tmp, file) != 0)
         unlink(tmp);
     free(tmp);
@@ -193,9 +214,14 @@ static int parse(ws_index *ix, const char *buf, size_t len, rec **recs_out, uint
     size_t need = sizeof h + h.rootlen + (size_t)h.ndirs * sizeof(rec) + h.names_len + 8;
     if (need != len || memcmp(buf + sizeof h, ix->root, ix->rootlen))
         return -1;
-    uint64_t sum;
-    memcpy(&sum, buf + len - 8, 8);
-    if (fnv(buf, len - 8, 1469598103934665603ull) != sum)
+    uint64_t want, ck = 1469598103934665603ull;
+    size_t recs = (size_t)h.ndirs * sizeof(rec);
+    memcpy(&want, buf + len - 8, 8);
+    ck = sum(buf, sizeof h, ck);
+    ck = sum(buf + sizeof h, h.rootlen, ck);
+    ck = sum(buf + sizeof h + h.rootlen, recs, ck);
+    ck = sum(buf + sizeof h + h.rootlen + recs, h.names_len, ck);
+    if (ck != want)
         return -1;
     rec *r = malloc((size_t)h.ndirs * sizeof *r);
     uint32_t *slot = malloc((size_t)h.ndirs * sizeof *slot);

@@ -45,10 +45,10 @@ int wsk_paths(const char *root, int make, wsk_files *f)
         lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 077);
     ws_index_key(root, key);
     ok = ok &&
-         (size_t)snprintf(f->sock, cap, "%s/%s-1.sock", dir, key) <
+         (size_t)snprintf(f->sock, cap, "%s/%s-" WSK_GEN ".sock", dir, key) <
              sizeof(((struct sockaddr_un *)0)->sun_path) &&
-         (size_t)snprintf(f->lock, cap, "%s/%s-1.lock", dir, key) < cap &&
-         (size_t)snprintf(f->idx, cap, "%s/%s-1.idx", dir, key) < cap;
+         (size_t)snprintf(f->lock, cap, "%s/%s-" WSK_GEN ".lock", dir, key) < cap &&
+         (size_t)snprintf(f->idx, cap, "%s/%s-" WSK_GEN ".idx", dir, key) < cap;
     free(dir);
     return ok ? 0 : -1;
 }

@@ -64,7 +64,7 @@ static pid_t keeper_pid(void)
 {
     char cmd[PATH_MAX * 3], buf[32] = {0};
     for (int i = 0; i < 200; i++) {
-        snprintf(cmd, sizeof cmd, "test -S %s/vthost/keeper/*-1.sock && cat %s/vthost/keeper/*-1.lock",
+        snprintf(cmd, sizeof cmd, "test -S %s/vthost/keeper/*-2.sock && cat %s/vthost/keeper/*-2.lock",
                  cache, cache);
         FILE *p = popen(cmd, "r");
         size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
