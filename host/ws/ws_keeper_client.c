@@ -97,6 +97,7 @@ static int dial(const wsk_files *f)
  * after-call checks and the sandbox's plan) cost one connect. */
 typedef struct wsk_conn {
     int fd, got; /* got: a byte of the current answer arrived */
+    pid_t pid;   /* the process that dialled it */
     wsk_files f; /* the keeper's files, as checked when it was dialled */
     size_t pos, len;
     char buf[8192];
@@ -179,6 +180,11 @@ static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, ws
     char req[128];
     int n = snprintf(req, sizeof req, WSK_PROTO " SYNC %llx %llu\n", (unsigned long long)id,
                      (unsigned long long)since);
+    /* a child forked with the index dials its own: two processes taking
+     * turns on one stream could each read the other's answer (one asked
+     * earlier, so not a barrier for the other) */
+    if (ix->keeper_conn && ix->keeper_conn->pid != getpid())
+        wsx_keeper_hangup(ix); /* our copy only */
     for (int tries = 0; tries < 2; tries++) {
         int kept = ix->keeper_conn != NULL;
         if (!kept) {
@@ -188,6 +194,7 @@ static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, ws
                 return -1;
             }
             c->pos = c->len = 0;
+            c->pid = getpid();
             c->f = *f;
             ix->keeper_conn = c;
         }

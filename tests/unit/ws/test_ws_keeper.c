@@ -1,9 +1,9 @@
 /* The workspace keeper in-process: a keeper (ws_keeper_main, forked) on a
  * real tree vouches for a one-shot index, reports a repository made
  * between and after asks with a complete change log (the asks of one
- * process sharing one connection, dialled again once the keeper closed
- * it), and once killed makes the next refresh walk, say so and mark the
- * log incomplete. */
+ * process sharing one connection, a forked child dialling its own, one
+ * dialled again once the keeper closed it), and once killed makes the
+ * next refresh walk, say so and mark the log incomplete. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +145,25 @@ static void test_vouched_then_killed(void **st)
         free(names[i]);
     }
     assert_true(saw);
+
+    /* a child forked with the index asks on a connection of its own, and
+     * the parent's stays in step: each hears of the other's repository */
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        sh("mkdir -p '%s/c/r5/.git'", root);
+        int good = ws_index_refresh(ix, 1, &why) == 0 && !why && has_repo(ix, "c/r5") &&
+                   my_socket() != conn && my_socket() != 0;
+        _exit(good ? 0 : 1);
+    }
+    int status = -1;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    sh("mkdir -p '%s/c/r6/.git'", root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(has_repo(ix, "c/r5") && has_repo(ix, "c/r6"));
+    assert_true(my_socket() == conn);
 
     /* the connection left idle past the keeper's time is closed by it:
      * the next ask dials again, and still hears of what changed */
