@@ -143,6 +143,7 @@ void ws_index_close(ws_index *ix)
             wsx_cache_save(ix);
     }
     wsx_watch_close(ix);
+    wsx_keeper_hangup(ix);
     /* Only the slots of sequence numbers 1..seq were ever written: the
      * rest of the 2 MiB ring was never touched, and reading it would fault
      * in every page of it at each one-shot call's exit. */

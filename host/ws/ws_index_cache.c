@@ -17,11 +17,14 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <vthost/grow.h>
 #include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "paths.h"
 
-#define MAGIC "VTWSIX3" /* 2: directories with a HEAD flagged; 3: the keeper's stamp */
+/* 2: directories with a HEAD flagged; 3: the keeper's stamp; 4: the
+ * checksum by words (sum) */
+#define MAGIC "VTWSIX4"
 #define UNSTABLE_NS 2000000000LL
 #define MAX_FILE (1u << 30)
 
@@ -51,6 +54,25 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
     for (size_t i = 0; i < n; i++)
         h = (h ^ s[i]) * 1099511628211ull;
     return h;
+}
+
+/* The file's checksum over one of its parts, carried on from `h`: FNV-1a
+ * on 64-bit words in four lanes, the tail by bytes.  A one-shot call
+ * vouched for by the keeper checks a file of some 400 KB per 100,000
+ * files; by bytes that took a millisecond, a twelfth of the call. */
+static uint64_t sum(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *s = p;
+    const uint64_t prime = 1099511628211ull;
+    uint64_t l[4] = {h, h ^ 0x9e3779b97f4a7c15ull, h + 1, h + 2};
+    size_t i = 0;
+    for (; i + sizeof l <= n; i += sizeof l) {
+        uint64_t w[4];
+        memcpy(w, s + i, sizeof w);
+        for (int k = 0; k < 4; k++)
+            l[k] = (l[k] ^ w[k]) * prime;
+    }
+    return fnv(s + i, n - i, fnv(l, sizeof l, h));
 }
 
 void ws_index_key(const char *root, char buf[17])
@@ -133,14 +155,14 @@ static void write_file(const char *file, const ws_index *ix, const head *h, cons
     }
     uint32_t nout = h->ndirs;
     size_t nlen = h->names_len;
-    uint64_t sum = 1469598103934665603ull;
-    sum = fnv(h, sizeof *h, sum);
-    sum = fnv(ix->root, ix->rootlen, sum);
-    sum = fnv(r, nout * sizeof *r, sum);
-    sum = fnv(names, nlen, sum);
+    uint64_t ck = 1469598103934665603ull;
+    ck = sum(h, sizeof *h, ck);
+    ck = sum(ix->root, ix->rootlen, ck);
+    ck = sum(r, nout * sizeof *r, ck);
+    ck = sum(names, nlen, ck);
     int w = fwrite(h, sizeof *h, 1, f) == 1 && fwrite(ix->root, 1, ix->rootlen, f) == ix->rootlen &&
             fwrite(r, sizeof *r, nout, f) == nout && fwrite(names, 1, nlen, f) == nlen &&
-            fwrite(&sum, sizeof sum, 1, f) == 1;
+            fwrite(&ck, sizeof ck, 1, f) == 1;
     if (fclose(f) != 0 || !w || rename(tmp, file) != 0)
         unlink(tmp);
     free(tmp);
@@ -183,56 +205,71 @@ static int valid_name(const char *s, size_t max)
 }
 
 /* The file's tree into ix (empty), or -1. */
-static int parse(ws_index *ix, const char *buf, size_t len, rec **recs_out, uint32_t **slots_out)
+/* The header of the file in buf (len bytes) into *h when the file is
+ * whole: its sizes add up, its root is ix's, its checksum holds. */
+static int file_ok(const ws_index *ix, const char *buf, size_t len, head *h)
+{
+    memcpy(h, buf, sizeof *h);
+    if (memcmp(h->magic, MAGIC, sizeof h->magic) || h->rootlen != ix->rootlen || !h->ndirs ||
+        h->ndirs > (len / sizeof(rec)) || h->names_len > len)
+        return 0;
+    size_t recs = (size_t)h->ndirs * sizeof(rec);
+    if (sizeof *h + h->rootlen + recs + h->names_len + 8 != len ||
+        memcmp(buf + sizeof *h, ix->root, ix->rootlen))
+        return 0;
+    uint64_t want, ck = 1469598103934665603ull;
+    memcpy(&want, buf + len - 8, 8);
+    ck = sum(buf, sizeof *h, ck);
+    ck = sum(buf + sizeof *h, h->rootlen, ck);
+    ck = sum(buf + sizeof *h + h->rootlen, recs, ck);
+    ck = sum(buf + sizeof *h + h->rootlen + recs, h->names_len, ck);
+    return ck == want;
+}
+
+/* The file's tree into ix (emptied first), or -1.  The records are read
+ * where they lie in buf (one at a time: they need not be aligned there)
+ * and the tree's arrays sized once: a 100,000-file workspace's file is
+ * loaded at every call the keeper vouches for. */
+static int parse(ws_index *ix, const char *buf, size_t len)
 {
     head h;
-    memcpy(&h, buf, sizeof h);
-    if (memcmp(h.magic, MAGIC, sizeof h.magic) || h.rootlen != ix->rootlen || !h.ndirs ||
-        h.ndirs > (len / sizeof(rec)) || h.names_len > len)
+    if (!file_ok(ix, buf, len, &h))
         return -1;
-    size_t need = sizeof h + h.rootlen + (size_t)h.ndirs * sizeof(rec) + h.names_len + 8;
-    if (need != len || memcmp(buf + sizeof h, ix->root, ix->rootlen))
-        return -1;
-    uint64_t sum;
-    memcpy(&sum, buf + len - 8, 8);
-    if (fnv(buf, len - 8, 1469598103934665603ull) != sum)
-        return -1;
-    rec *r = malloc((size_t)h.ndirs * sizeof *r);
+    const char *recs = buf + sizeof h + h.rootlen;
+    const char *names = recs + (size_t)h.ndirs * sizeof(rec);
     uint32_t *slot = malloc((size_t)h.ndirs * sizeof *slot);
-    if (!r || !slot) {
-        free(r);
-        free(slot);
+    if (!slot)
         return -1;
-    }
-    memcpy(r, buf + sizeof h + h.rootlen, (size_t)h.ndirs * sizeof *r);
-    const char *names = buf + sizeof h + h.rootlen + (size_t)h.ndirs * sizeof *r;
-    int ok = r[0].parent == WSX_NONE;
     wsx_reset_tree(ix);
+    /* the root is in already; a failure here only means growing later */
+    (void)VT_GROW(&ix->d, &ix->cap, (size_t)h.ndirs);
+    (void)VT_GROW(&ix->names, &ix->ncap, ix->nlen + h.names_len);
     slot[0] = 0;
-    for (uint32_t i = 1; ok && i < h.ndirs; i++) {
-        ok = r[i].parent < i && r[i].name < h.names_len &&
-             valid_name(names + r[i].name, h.names_len - r[i].name) &&
-             ix->d[slot[r[i].parent]].depth < WSX_MAX_DEPTH;
-        if (ok) {
-            const char *nm = names + r[i].name;
-            slot[i] = wsx_add_dir(ix, slot[r[i].parent], nm, strlen(nm));
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < h.ndirs; i++) {
+        rec r;
+        memcpy(&r, recs + (size_t)i * sizeof r, sizeof r);
+        if (i == 0) {
+            ok = r.parent == WSX_NONE;
+        } else {
+            ok = r.parent < i && r.name < h.names_len &&
+                 valid_name(names + r.name, h.names_len - r.name) &&
+                 ix->d[slot[r.parent]].depth < WSX_MAX_DEPTH;
+            const char *nm = names + r.name;
+            slot[i] = ok ? wsx_add_dir(ix, slot[r.parent], nm, strlen(nm)) : WSX_NONE;
             ok = slot[i] != WSX_NONE;
         }
+        if (ok) {
+            ix->d[slot[i]].flags = r.flags & (uint8_t)~WSX_FREE;
+            ix->d[slot[i]].ino = r.ino;
+            ix->d[slot[i]].mtime_ns = r.mtime_ns;
+        }
     }
-    for (uint32_t i = 0; ok && i < h.ndirs; i++) {
-        ix->d[slot[i]].flags = r[i].flags & (uint8_t)~WSX_FREE;
-        ix->d[slot[i]].ino = r[i].ino;
-        ix->d[slot[i]].mtime_ns = r[i].mtime_ns;
-    }
-    if (!ok) {
-        free(r);
-        free(slot);
+    free(slot);
+    if (!ok)
         return -1;
-    }
     ix->file_id = h.keeper_id;
     ix->file_seq = h.keeper_seq;
-    *recs_out = r;
-    *slots_out = slot;
     return (int)h.ndirs;
 }
 
@@ -245,12 +282,8 @@ int wsx_cache_read(ws_index *ix)
     if (file)
         vt_own_file_read(file, 022, sizeof(head), MAX_FILE, &buf, &len);
     free(file);
-    rec *r = NULL;
-    uint32_t *slot = NULL;
-    int n = buf ? parse(ix, buf, len, &r, &slot) : -1;
+    int n = buf ? parse(ix, buf, len) : -1;
     free(buf);
-    free(r);
-    free(slot);
     if (n < 0)
         return -1;
     ix->dirty = 0;

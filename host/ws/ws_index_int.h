@@ -91,6 +91,9 @@ struct ws_index {
     uint64_t file_seq;
     const char *cache_path; /* the file read and written instead of the
                                default (the keeper's own; not owned) */
+    /* one-shot: the connection this process's asks of the keeper share
+     * (NULL: none; ws_keeper_client.c) */
+    struct wsk_conn *keeper_conn;
 };
 
 /* ws_index.c */

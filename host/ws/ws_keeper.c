@@ -35,6 +35,8 @@ typedef struct keeper {
 } keeper;
 
 #define WSK_MAX_ASKS 8
+/* connections held at once, waiting for a request (each a descriptor) */
+#define WSK_MAX_CONNS 32
 
 /* The file stamped with this keeper and its change count, written when
  * the index moved since the last one.  Caller holds mu. */
@@ -183,9 +185,9 @@ static void send_rest(keeper *k, int fd, char *out, size_t len, size_t off)
 }
 
 /* Connection `c`: its request answered, sent here when the answer fits
- * in the socket (the usual case), else the rest handed to a thread; the
- * connection is closed or handed on.  1 (nothing done) when no request
- * has arrived yet. */
+ * in the socket (the usual case), else the rest handed to a thread (which
+ * closes it).  1: no request has arrived yet; 2: answered whole, the
+ * connection kept for the caller's next ask; 0: closed or handed on. */
 static int take_ask(keeper *k, int c)
 {
     char req[128], *out = NULL;
@@ -200,8 +202,10 @@ static int take_ask(keeper *k, int c)
             send_rest(k, c, out, len, w > 0 ? (size_t)w : 0);
             return 0;
         }
+        free(out);
+        if (w >= 0 && (size_t)w == len)
+            return 2;
     }
-    free(out);
     close(c);
     return 0;
 }
@@ -271,22 +275,51 @@ static int cannot_vouch(keeper *k)
     return degraded;
 }
 
-/* Connections accepted whose request has not arrived: polled with the
- * socket, each dropped WSK_TIMEOUT_MS after it was accepted (a caller
- * that connects and says nothing holds no one up). */
+/* Connections waiting for a request: new ones, and those answered and
+ * kept for their caller's next ask.  Polled with the socket, each closed
+ * WSK_TIMEOUT_MS after it was accepted or last answered (a caller that
+ * connects and says nothing holds no one up; its caller dials again). */
 typedef struct waiting {
-    int fd[WSK_MAX_ASKS];
-    uint64_t until[WSK_MAX_ASKS];
+    int fd[WSK_MAX_CONNS];
+    uint64_t until[WSK_MAX_CONNS];
     int n;
 } waiting;
 
-static void drop_waiting(waiting *w, int i, int answer, keeper *k)
+static void unwait(waiting *w, int i)
 {
-    if (!answer || take_ask(k, w->fd[i]) != 0)
-        close(w->fd[i]);
     w->n--;
     w->fd[i] = w->fd[w->n];
     w->until[i] = w->until[w->n];
+}
+
+/* c waits for its next request; with the table full, the connection
+ * nearest its deadline is closed to make room (its caller dials again),
+ * so that idle kept connections never turn a new caller away. */
+static void wait_on(waiting *w, int c)
+{
+    if (w->n == WSK_MAX_CONNS) {
+        int old = 0;
+        for (int i = 1; i < w->n; i++)
+            if (w->until[i] < w->until[old])
+                old = i;
+        close(w->fd[old]);
+        unwait(w, old);
+    }
+    w->fd[w->n] = c;
+    w->until[w->n++] = mono_now_us() + WSK_TIMEOUT_MS * 1000u;
+}
+
+/* Entry i answered (`answer`: it is readable) or dropped (its time is
+ * up).  An answered one kept goes to the end of the table. */
+static void drop_waiting(waiting *w, int i, int answer, keeper *k)
+{
+    int c = w->fd[i];
+    unwait(w, i);
+    int rc = answer ? take_ask(k, c) : 1;
+    if (rc == 1)
+        close(c);
+    else if (rc == 2)
+        wait_on(w, c);
 }
 
 /* A new connection: a caller of this user, answered at once when its
@@ -298,15 +331,22 @@ static void accept_one(keeper *k, waiting *w)
     socklen_t cl = sizeof cr;
     if (c < 0)
         return;
-    if (w->n == WSK_MAX_ASKS || getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) ||
-        cr.uid != getuid()) {
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != getuid()) {
         close(c);
         return;
     }
-    if (take_ask(k, c) == 0)
-        return;
-    w->fd[w->n] = c;
-    w->until[w->n++] = mono_now_us() + WSK_TIMEOUT_MS * 1000u;
+    if (take_ask(k, c) != 0)
+        wait_on(w, c);
+}
+
+/* The poll's wait (ms): up to the nearest deadline, at most a second. */
+static int poll_ms(const waiting *w)
+{
+    uint64_t now = mono_now_us(), next = now + 1000000u;
+    for (int i = 0; i < w->n; i++)
+        if (w->until[i] < next)
+            next = w->until[i];
+    return next > now ? (int)((next - now + 999) / 1000) : 0;
 }
 
 static void run(keeper *k, unsigned idle_s)
@@ -315,18 +355,22 @@ static void run(keeper *k, unsigned idle_s)
     waiting w = {.n = 0};
     while (still_wanted(k) && mono_now_us() - last < (uint64_t)idle_s * 1000000u &&
            !cannot_vouch(k)) {
-        struct pollfd p[1 + WSK_MAX_ASKS] = {{.fd = k->sfd, .events = POLLIN}};
+        struct pollfd p[1 + WSK_MAX_CONNS] = {{.fd = k->sfd, .events = POLLIN}};
         for (int i = 0; i < w.n; i++)
             p[1 + i] = (struct pollfd){.fd = w.fd[i], .events = POLLIN};
-        int r = poll(p, (nfds_t)(1 + w.n), w.n ? 100 : 1000);
+        int r = poll(p, (nfds_t)(1 + w.n), poll_ms(&w));
         if (r < 0 && errno != EINTR)
             break;
         uint64_t now = mono_now_us();
+        /* from the end: an entry moved into slot i, or one kept and put
+         * last, has been looked at already */
         for (int i = w.n - 1; i >= 0; i--)
-            if (r > 0 && p[1 + i].revents)
+            if (r > 0 && p[1 + i].revents) {
                 drop_waiting(&w, i, 1, k);
-            else if (now >= w.until[i])
+                last = now;
+            } else if (now >= w.until[i]) {
                 drop_waiting(&w, i, 0, k);
+            }
         if (r > 0 && p[0].revents) {
             accept_one(k, &w);
             last = now;

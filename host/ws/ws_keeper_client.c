@@ -45,10 +45,10 @@ int wsk_paths(const char *root, int make, wsk_files *f)
         lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 077);
     ws_index_key(root, key);
     ok = ok &&
-         (size_t)snprintf(f->sock, cap, "%s/%s-1.sock", dir, key) <
+         (size_t)snprintf(f->sock, cap, "%s/%s-" WSK_GEN ".sock", dir, key) <
              sizeof(((struct sockaddr_un *)0)->sun_path) &&
-         (size_t)snprintf(f->lock, cap, "%s/%s-1.lock", dir, key) < cap &&
-         (size_t)snprintf(f->idx, cap, "%s/%s-1.idx", dir, key) < cap;
+         (size_t)snprintf(f->lock, cap, "%s/%s-" WSK_GEN ".lock", dir, key) < cap &&
+         (size_t)snprintf(f->idx, cap, "%s/%s-" WSK_GEN ".idx", dir, key) < cap;
     free(dir);
     return ok ? 0 : -1;
 }
@@ -91,14 +91,29 @@ static int dial(const wsk_files *f)
     return fd;
 }
 
-/* A buffered reader of the keeper's answer. */
-typedef struct rd {
-    int fd;
+/* The connection a process's asks share, and a buffered reader of the
+ * keeper's answers on it.  The keeper keeps it open for WSK_TIMEOUT_MS
+ * after each answer, so one call's asks (a dozen, from the guard, the
+ * after-call checks and the sandbox's plan) cost one connect. */
+typedef struct wsk_conn {
+    int fd, got; /* got: a byte of the current answer arrived */
+    pid_t pid;   /* the process that dialled it */
+    wsk_files f; /* the keeper's files, as checked when it was dialled */
     size_t pos, len;
     char buf[8192];
-} rd;
+} wsk_conn;
 
-static int rd_byte(rd *r)
+void wsx_keeper_hangup(ws_index *ix)
+{
+    if (!ix->keeper_conn)
+        return;
+    if (ix->keeper_conn->fd >= 0)
+        close(ix->keeper_conn->fd);
+    free(ix->keeper_conn);
+    ix->keeper_conn = NULL;
+}
+
+static int rd_byte(wsk_conn *r)
 {
     while (r->pos == r->len) {
         ssize_t n = recv(r->fd, r->buf, sizeof r->buf, 0);
@@ -106,6 +121,7 @@ static int rd_byte(rd *r)
             continue;
         if (n <= 0)
             return -1;
+        r->got = 1;
         r->pos = 0;
         r->len = (size_t)n;
     }
@@ -113,7 +129,7 @@ static int rd_byte(rd *r)
 }
 
 /* Bytes up to and with `end` into out (room cap); their number, or -1. */
-static ssize_t rd_until(rd *r, char *out, size_t cap, int end)
+static ssize_t rd_until(wsk_conn *r, char *out, size_t cap, int end)
 {
     for (size_t n = 0; n < cap; n++) {
         int c = rd_byte(r);
@@ -126,23 +142,18 @@ static ssize_t rd_until(rd *r, char *out, size_t cap, int end)
     return -1;
 }
 
-/* Ask "vouch, and what changed since `since`"; the header into *r, the
- * changes into ix's log as they come. */
-static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, wsk_reply *r)
+/* One request `req` (n bytes) sent on c and its answer read: the header
+ * into *r, the changes into ix's log as they come.  0, or -1 (c->got
+ * says whether any of the answer had arrived). */
+static int exchange(ws_index *ix, wsk_conn *c, const char *req, size_t n, wsk_reply *r)
 {
-    rd *in = malloc(sizeof *in);
-    int fd = in ? dial(f) : -1;
-    if (fd < 0) {
-        free(in);
-        return -1;
-    }
-    in->fd = fd;
-    in->pos = in->len = 0;
     char line[4200];
-    int n = snprintf(line, sizeof line, WSK_PROTO " SYNC %llx %llu\n", (unsigned long long)id,
-                     (unsigned long long)since);
     unsigned long long rid = 0, rseq = 0;
-    ssize_t hl = send(fd, line, (size_t)n, MSG_NOSIGNAL) == n ? rd_until(in, line, 160, '\n') : -1;
+    c->got = 0;
+    if (c->pos != c->len) /* bytes nobody asked for: not a keeper's answer */
+        return -1;
+    ssize_t hl =
+        send(c->fd, req, n, MSG_NOSIGNAL) == (ssize_t)n ? rd_until(c, line, 160, '\n') : -1;
     if (hl > 0)
         line[hl - 1] = '\0';
     int ok = hl > 0 && sscanf(line, WSK_PROTO " OK %llx %llu %d %zu", &rid, &rseq, &r->complete,
@@ -150,25 +161,65 @@ static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, ws
     r->id = rid;
     r->seq = rseq;
     for (size_t i = 0; ok && i < r->nchanges; i++) {
-        int kind = rd_byte(in), dir = rd_byte(in), noise = rd_byte(in);
+        int kind = rd_byte(c), dir = rd_byte(c), noise = rd_byte(c);
         ok = kind >= 0 && kind <= WSX_K_ATTRIB && dir >= 0 && noise >= 0 &&
-             rd_until(in, line, sizeof line, '\0') > 1;
+             rd_until(c, line, sizeof line, '\0') > 1;
         if (ok)
             wsx_log_change(ix, line, kind, dir != 0, noise != 0);
     }
-    close(fd);
-    free(in);
-    return ok ? 0 : -1;
+    /* a whole answer leaves nothing unread: anything more is not one */
+    return ok && c->pos == c->len ? 0 : -1;
+}
+
+/* Ask "vouch, and what changed since `since`" on ix's connection, dialled
+ * when there is none.  A kept connection the keeper closed before any of
+ * its answer came (its idle time, a full table, an answer sent by a
+ * thread) is dialled again once; any other failure: -1. */
+static int ask(ws_index *ix, const wsk_files *f, uint64_t id, uint64_t since, wsk_reply *r)
+{
+    char req[128];
+    int n = snprintf(req, sizeof req, WSK_PROTO " SYNC %llx %llu\n", (unsigned long long)id,
+                     (unsigned long long)since);
+    /* a child forked with the index dials its own: two processes taking
+     * turns on one stream could each read the other's answer (one asked
+     * earlier, so not a barrier for the other) */
+    if (ix->keeper_conn && ix->keeper_conn->pid != getpid())
+        wsx_keeper_hangup(ix); /* our copy only */
+    for (int tries = 0; tries < 2; tries++) {
+        int kept = ix->keeper_conn != NULL;
+        if (!kept) {
+            wsk_conn *c = malloc(sizeof *c);
+            if (!c || (c->fd = dial(f)) < 0) {
+                free(c);
+                return -1;
+            }
+            c->pos = c->len = 0;
+            c->pid = getpid();
+            c->f = *f;
+            ix->keeper_conn = c;
+        }
+        if (exchange(ix, ix->keeper_conn, req, (size_t)n, r) == 0)
+            return 0;
+        int got = ix->keeper_conn->got;
+        wsx_keeper_hangup(ix);
+        if (!kept || got)
+            return -1;
+    }
+    return -1;
 }
 
 /* The test knobs emulating a small inotify limit or queue: a keeper
  * could not keep such a workspace, so it is not asked. */
 static int knobbed(const ws_index *ix) { return ix->max_watches || ix->max_queued; }
 
-int wsx_keeper_sync(ws_index *ix)
+static int sync_with(ws_index *ix)
 {
     wsk_files f;
-    if (!enabled || knobbed(ix) || wsk_paths(ix->root, 0, &f))
+    if (!enabled || knobbed(ix))
+        return -1;
+    if (ix->keeper_conn)
+        f = ix->keeper_conn->f; /* checked at its dial, in this process */
+    else if (wsk_paths(ix->root, 0, &f))
         return -1;
     for (int tries = 0; tries < 3; tries++) {
         int first = !ix->remote;
@@ -195,6 +246,14 @@ int wsx_keeper_sync(ws_index *ix)
             return 0;
         }
     }
+    return -1;
+}
+
+int wsx_keeper_sync(ws_index *ix)
+{
+    if (sync_with(ix) == 0)
+        return 0;
+    wsx_keeper_hangup(ix); /* not asked again in this process */
     return -1;
 }
 

@@ -123,7 +123,7 @@ ok("... and the .git the command made is read-only to the next command",
 def stamp_of_file(ws):
     """The keeper's index file: its magic and stamp."""
     d = os.path.join(CACHE, "vthost", "keeper")
-    f = [os.path.join(d, n) for n in os.listdir(d) if n.endswith("-1.idx")][0]
+    f = [os.path.join(d, n) for n in os.listdir(d) if n.endswith("-2.idx")][0]
     head = open(f, "rb").read(40)
     return f, head[:8], struct.unpack("<QQ", head[24:40])
 
@@ -205,7 +205,7 @@ while True:
 fake.stdout.readline()
 f, magic, _ = stamp_of_file(ws)
 data = bytearray(open(f, "rb").read())
-data[:8] = b"VTWSIX2\0"
+data[:8] = b"VTWSIX3\0"
 open(f, "wb").write(bytes(data))
 rel = outside_repo(ws, "d12/d1200/oldformat")
 out, err = call(ws, "true")

@@ -73,7 +73,7 @@ def keeper_files(ws):
     """The keeper's socket and lock for ws (as vthost names them)."""
     d = os.path.join(CACHE, "vthost", "keeper")
     for n in os.listdir(d) if os.path.isdir(d) else []:
-        if n.endswith("-1.lock"):
+        if n.endswith("-2.lock"):
             stem = os.path.join(d, n[:-len(".lock")])
             pid = open(stem + ".lock").read().strip()
             if pid and os.path.exists("/proc/%s/cmdline" % pid):

@@ -1,7 +1,8 @@
 /* The workspace index on a real tree: repositories (nested, gitfiles,
  * links) and policy files found, followed by inotify (a .git made in a
  * directory created after the build), the change log, the cache (saved,
- * reused, a corrupt one rebuilt) and the forced fallbacks (watch limit,
+ * reused, a corrupt one rebuilt, a flipped bit caught by its checksum)
+ * and the forced fallbacks (watch limit,
  * queue overflow) that walk instead of missing anything. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "ws_index.h"
+#include "ws_index_int.h"
 #include "ws_test_sh.h"
 
 static char root[PATH_MAX], cache[PATH_MAX];
@@ -128,6 +130,60 @@ static void test_one_shot_finds_everything(void **st)
     sh("rm -rf '%s/late'", root);
 }
 
+/* Whether the cache file `f` of `root` reads back (wsx_cache_read). */
+static int cache_reads(void)
+{
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    int rc = wsx_cache_read(ix);
+    ws_index_close(ix);
+    return rc;
+}
+
+/* The checksum catches one flipped bit anywhere: in each part of the
+ * file (header, root, records, names), in a whole word of a lane and in
+ * the tail summed by bytes; the file as written reads back. */
+static void test_cache_checksum(void **st)
+{
+    (void)st;
+    sh("mkdir -p '%s/ck/a1/b1' '%s/ck/a2/b2' '%s/ck/a3'", root, root, root);
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    assert_int_equal(ws_index_refresh(ix, 0, NULL), 0);
+    ix->dirty = 1;
+    wsx_cache_save(ix);
+    ws_index_close(ix);
+    char key[17], f[PATH_MAX * 2];
+    ws_index_key(root, key);
+    snprintf(f, sizeof f, "%s/vthost/wsindex/%s.idx", cache, key);
+    FILE *fp = fopen(f, "rb");
+    assert_non_null(fp);
+    static unsigned char orig[1 << 16];
+    size_t n = fread(orig, 1, sizeof orig, fp);
+    fclose(fp);
+    assert_true(n > 200 && n < sizeof orig);
+    assert_int_equal(cache_reads(), 0);
+    /* bytes nothing but the checksum guards: the header's last (the
+     * keeper's stamp; the header ends where the root starts), an inode
+     * and an mtime of the second record (parent, name, flags, pad, ino,
+     * mtime: 32 bytes each), a letter of the last name, the sum itself */
+    const unsigned char *r = memmem(orig, n, root, strlen(root));
+    assert_non_null(r);
+    size_t hl = (size_t)(r - orig), recs = hl + strlen(root);
+    size_t at[] = {hl - 1, recs + 32 + 16, recs + 32 + 24, n - 10, n - 1};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        orig[at[i]] ^= 0x10;
+        fp = fopen(f, "wb");
+        assert_non_null(fp);
+        assert_int_equal(fwrite(orig, 1, n, fp), n);
+        fclose(fp);
+        orig[at[i]] ^= 0x10;
+        if (cache_reads() == 0)
+            fail_msg("a bit flipped at byte %zu of %zu was not caught", at[i], n);
+    }
+    sh("rm -rf '%s/ck'", root);
+}
+
 static void test_live_follows_changes(void **st)
 {
     (void)st;
@@ -218,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_shot_finds_everything),
+        cmocka_unit_test(test_cache_checksum),
         cmocka_unit_test(test_live_follows_changes),
         cmocka_unit_test(test_watch_limit_walks),
         cmocka_unit_test(test_overflow_walks),

@@ -1,12 +1,15 @@
 /* The workspace keeper in-process: a keeper (ws_keeper_main, forked) on a
  * real tree vouches for a one-shot index, reports a repository made
- * between and after asks with a complete change log, and once killed
- * makes the next refresh walk, say so and mark the log incomplete. */
+ * between and after asks with a complete change log (the asks of one
+ * process sharing one connection, a forked child dialling its own, one
+ * dialled again once the keeper closed it), and once killed makes the
+ * next refresh walk, say so and mark the log incomplete. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,7 +64,7 @@ static pid_t keeper_pid(void)
 {
     char cmd[PATH_MAX * 3], buf[32] = {0};
     for (int i = 0; i < 200; i++) {
-        snprintf(cmd, sizeof cmd, "test -S %s/vthost/keeper/*-1.sock && cat %s/vthost/keeper/*-1.lock",
+        snprintf(cmd, sizeof cmd, "test -S %s/vthost/keeper/*-2.sock && cat %s/vthost/keeper/*-2.lock",
                  cache, cache);
         FILE *p = popen(cmd, "r");
         size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
@@ -72,6 +75,26 @@ static pid_t keeper_pid(void)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     }
     return -1;
+}
+
+/* The inode of this process's one socket (its connection to the keeper),
+ * 0 when it has none; fails the test when it has several. */
+static unsigned long my_socket(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    unsigned long ino = 0;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d))) {
+        char p[300], l[64] = {0};
+        snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
+        if (readlink(p, l, sizeof l - 1) > 0 && sscanf(l, "socket:[%lu]", &ino) == 1)
+            n++;
+    }
+    closedir(d);
+    assert_true(n <= 1);
+    return n ? ino : 0;
 }
 
 static void start_keeper(void)
@@ -101,13 +124,17 @@ static void test_vouched_then_killed(void **st)
     assert_null(why);
     assert_true(ws_index_event_driven(ix));
     assert_true(has_repo(ix, "a/b/r1"));
+    unsigned long conn = my_socket();
+    assert_true(conn != 0);
 
-    /* made between two asks (a command's doing): in the change log */
+    /* made between two asks (a command's doing): in the change log, told
+     * on the connection of the first ask */
     ws_mark m = ws_index_mark(ix);
     sh("mkdir -p '%s/c/r2/.git' && echo x > '%s/c/f.c'", root, root);
     assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
     assert_null(why);
     assert_true(has_repo(ix, "c/r2"));
+    assert_true(my_socket() == conn);
     char *names[16] = {0};
     int complete = 0;
     size_t n = ws_index_changes(ix, m, 1, names, 16, &complete);
@@ -118,6 +145,37 @@ static void test_vouched_then_killed(void **st)
         free(names[i]);
     }
     assert_true(saw);
+
+    /* a child forked with the index asks on a connection of its own, and
+     * the parent's stays in step: each hears of the other's repository */
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        sh("mkdir -p '%s/c/r5/.git'", root);
+        int good = ws_index_refresh(ix, 1, &why) == 0 && !why && has_repo(ix, "c/r5") &&
+                   my_socket() != conn && my_socket() != 0;
+        _exit(good ? 0 : 1);
+    }
+    int status = -1;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    sh("mkdir -p '%s/c/r6/.git'", root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(has_repo(ix, "c/r5") && has_repo(ix, "c/r6"));
+    assert_true(my_socket() == conn);
+
+    /* the connection left idle past the keeper's time is closed by it:
+     * the next ask dials again, and still hears of what changed */
+    nanosleep(&(struct timespec){3, 400000000}, NULL);
+    m = ws_index_mark(ix);
+    sh("mkdir -p '%s/c/r4/.git'", root);
+    assert_int_equal(ws_index_refresh(ix, 1, &why), 0);
+    assert_null(why);
+    assert_true(has_repo(ix, "c/r4"));
+    ws_index_changes(ix, m, 1, NULL, 0, &complete);
+    assert_true(complete);
+    assert_true(my_socket() != conn && my_socket() != 0);
 
     /* killed: the next refresh walks, says so, the log has a gap */
     m = ws_index_mark(ix);
