@@ -70,9 +70,9 @@ static int raw_in_parens(const char *buf, size_t s)
  * the neighbours' first and last bytes stand for their tokens.  Where a
  * byte could belong to something the lexer skips (a comment, a line
  * continuation, a byte >= 0x80) or a directive could end between (a 'Q'
- * token), the answer is yes; the enumerator rule asks whether the file
- * says enum anywhere and the match is outside parentheses. */
-int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, int *enum_in_file)
+ * token), the answer is yes; the enumerator rule asks whether the match
+ * is outside parentheses and may be in an enum body (cs_raw_enum_body). */
+int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, cs_raw_enum *re)
 {
     static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};
     static const char *const lead_kw[] = {"define", "namespace", NULL};
@@ -91,12 +91,8 @@ int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, 
         return 1;
     if (in((char)nc, "<{:(=;,[") || (nc == ')' && pc == '*'))
         return 1;
-    if (in((char)pc, ";{}),") && !raw_in_parens(buf, s)) {
-        if (*enum_in_file < 0)
-            *enum_in_file = memmem(buf, len, "enum", 4) != NULL;
-        if (*enum_in_file)
-            return 1;
-    }
+    if (in((char)pc, ";{}),") && !raw_in_parens(buf, s) && cs_raw_enum_body(re, buf, len, s))
+        return 1;
     int next_id = cs_id_start(nc) != 0;
     if (next_id && (pc == ')' || pc == ']'))
         return 1;

@@ -121,10 +121,11 @@ static int lexing_needless(const char *buf, size_t len, const cs_span *sp, size_
     if ((lexer != CS_LEX_C && lexer != CS_LEX_CPP) || (live & cats & (use | text)) ||
         ((cats & use) && !(cats & text)))
         return 0;
-    int enum_in_file = -1;
+    cs_raw_enum re;
+    cs_raw_enum_init(&re, lexer);
     for (size_t i = 0; i < n && (cats & (1u << CS_DEF)); i++)
         if (word_bounded(buf, len, sp[i], lexer) &&
-            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, &enum_in_file))
+            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, &re))
             return 0;
     *dropped = (cats & text) != 0;
     return 1;
