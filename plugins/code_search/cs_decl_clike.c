@@ -539,8 +539,9 @@ static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
  *   after define or namespace (Pd(i), M(i)), whatever follows;
  *   before '<', '{' or ':' (a type's name), or a name after struct, class,
  *   union, enum, ')' or ']' (struct S final {, attributes between);
- *   before '(' (functions), '=', ';', ',', '[' (variables, typedefs,
- *   using), or ')' after '*' (function pointers: (*name));
+ *   before '(' after an identifier, '*', '&', '>', ':', '~' or ')' or at a
+ *   statement start (functions), before '=', ';', ',', '[' (variables,
+ *   typedefs, using), or ')' after '*' (function pointers: (*name));
  *   in an enum body at a statement start or after ',' (enumerators),
  *   whatever follows; a statement starts after ';', '{', '}', ')' or a
  *   directive.
@@ -555,7 +556,11 @@ int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t
     if (k == 0 || k + 1 >= t->n)
         return 1;
     char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
-    if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
+    if (in(next, "<{:=;,[") || (next == ')' && prev == '*'))
+        return 1;
+    /* name '(' is a function only after a type-like token or at a
+     * statement start (try_function); f(a, size_t(x)) is a usage */
+    if (next == '(' && in(prev, "i*&>:~);{}Q"))
         return 1;
     if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
         return 1;
@@ -571,7 +576,7 @@ int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t
 
 int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t)
 {
-    if (!memmem(buf, len, "enum", 4))
+    if (!cs_says_enum(buf, len))
         return 0;
     /* Nested deeper than the walk's stack, its levels no longer follow
      * the braces: count them all as if that deep. */

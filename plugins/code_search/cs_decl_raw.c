@@ -89,7 +89,9 @@ int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, 
         return 1;
     if (nl && raw_line_hides(buf, i - 1))
         return 1;
-    if (in((char)nc, "<{:(=;,[") || (nc == ')' && pc == '*'))
+    if (in((char)nc, "<{:=;,[") || (nc == ')' && pc == '*'))
+        return 1;
+    if (nc == '(' && (cs_id_char(pc) || in((char)pc, "*&>:~);{}")))
         return 1;
     if (in((char)pc, ";{}),") && !raw_in_parens(buf, s) && cs_raw_enum_body(re, buf, len, s))
         return 1;

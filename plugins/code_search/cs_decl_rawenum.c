@@ -19,6 +19,7 @@
  *   - the walk keeps MAX_LEVELS levels: deeper than CS_RAW_LEVELS, the
  *     rest of the file answers yes. */
 #include "cs_lex.h"
+#include "cs_literal.h"
 #include "cs_types.h"
 
 #include <string.h>
@@ -151,10 +152,19 @@ static void scan_to(cs_raw_enum *r, const char *b, size_t len, size_t s)
     r->pos = i;
 }
 
+int cs_says_enum(const char *buf, size_t len)
+{
+    /* Most files never say it, and the whole file is searched: the
+     * vectorised literal search, not memmem. */
+    cs_lit l;
+    cs_lit_init(&l, "enum", 4, 0);
+    return cs_lit_find(&l, buf, len, 0) != NULL;
+}
+
 int cs_raw_enum_body(cs_raw_enum *r, const char *buf, size_t len, size_t s)
 {
     if (r->state < 0)
-        r->state = memmem(buf, len, "enum", 4) ? 1 : 0;
+        r->state = cs_says_enum(buf, len);
     if (r->state != 1)
         return r->state == 2;
     if (s < r->last) { /* out of order: read again from the start */

@@ -62,6 +62,8 @@ typedef struct cs_raw_enum {
     unsigned char lvl[CS_RAW_LEVELS];
 } cs_raw_enum;
 void cs_raw_enum_init(cs_raw_enum *r, int lexer);
+/* Do the bytes say enum anywhere (a comment or a longer word too)? */
+int cs_says_enum(const char *buf, size_t len);
 /* Could the match at s (a token start, matches in increasing order) be
  * in an enum body, as the declaration walk sees it? */
 int cs_raw_enum_body(cs_raw_enum *r, const char *buf, size_t len, size_t s);

@@ -49,7 +49,12 @@ static const char EDGES[] =
      * continued directive before an enumerator, a '(' in a literal */
     "enum i {\n#define F(x\n a, size_t };\n"
     "enum j {\n#define X \\\n a\n size_t };\n"
-    "enum l { a = \"(\", size_t, b = '[', size_t };\n";
+    "enum l { a = \"(\", size_t, b = '[', size_t };\n"
+    /* constructors: a name and '(' at a statement start in a class body */
+    "struct c { size_t() {} };\n"
+    "struct d { int a; size_t() : a(0) {} };\n"
+    "struct e { void f() {} size_t() {} };\n"
+    "struct f {\n#if X\n#endif\n size_t() {} };\n";
 
 /* Enum bodies each on its own (one file each: an earlier form must not
  * make up for a later one).  Braces the raw pre-check's scan must not
