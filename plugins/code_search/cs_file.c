@@ -75,17 +75,15 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
  * and a common word is mostly used, seldom declared.  Unmarked tokens
  * keep def 0.  Only C and C++ have such a test (their headers are where
  * common type names abound). */
-static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexer,
-                       const cs_raw_enum *re)
+static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexer, cs_raw_enum *re)
 {
     if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
         return 1;
-    /* computed when a match first needs it, unless the raw pre-check
-     * already found the file never says enum */
-    int enum_seen = re->state == 0 ? 0 : -1;
+    /* re: the raw pre-check's, which may already know the file never
+     * says enum */
     for (size_t i = 0; i < w->nsp; i++) {
         const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
-        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), &enum_seen))
+        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), re))
             return 1;
     }
     return 0;

@@ -54,12 +54,19 @@ static const char EDGES[] =
     "struct c { size_t() {} };\n"
     "struct d { int a; size_t() : a(0) {} };\n"
     "struct e { void f() {} size_t() {} };\n"
-    "struct f {\n#if X\n#endif\n size_t() {} };\n";
+    "struct f {\n#if X\n#endif\n size_t() {} };\n"
+    /* brackets that leave paren depth 0 for a variable or typedef name */
+    "typedef int t1[size_t, 2];\n"
+    "typedef ) (size_t, t2);\n"
+    "f ( ] int size_t, y;\n"
+    "F(x) int size_t;\n"
+    "G(x)\nint size_t = 1, b;\n";
 
-/* Enum bodies each on its own (one file each: an earlier form must not
- * make up for a later one).  Braces the raw pre-check's scan must not
+/* Forms each on its own (one file each: an earlier form must not make
+ * up for a later one).  Braces the raw pre-check's enum scan must not
  * count, in a comment, a literal or a directive; an enum inside braces
- * that the statement still holds; a C++ raw string it cannot follow. */
+ * that the statement still holds; a C++ raw string it cannot follow;
+ * literals left open to the end of their line. */
 static const char *const ENUM_EDGES[] = {
     "enum n { /* } */ a, size_t };\n",
     "enum n { // }\n a, size_t };\n",
@@ -72,6 +79,11 @@ static const char *const ENUM_EDGES[] = {
     "enum r { a = 1'0 }; enum s { size_t };\n",
     "enum u { a = sizeof R\"x(\" } \")x\", size_t };\n",
     "#include <a/*>\nenum v { a, size_t };\n/* */\n",
+    "enum w { a = \"x (\n, size_t };\n",
+    "enum w { a = 'x (\n, size_t };\n",
+    /* a statement's start inside a literal left open to the line's end */
+    "\"x; (\nint size_t, b;\n",
+    "'x; (\nint size_t, b;\n",
 };
 
 /* Every token marked a declaration must pass the pre-check; returns the
@@ -81,14 +93,14 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = -1;
-        cs_raw_enum re;
+        cs_raw_enum tre, re; /* the token and the raw pre-check's */
+        cs_raw_enum_init(&tre, lexer);
         cs_raw_enum_init(&re, lexer);
         for (size_t k = 0; k < t.n; k++) {
             const cs_tok *tk = &t.v[k];
             if (!tk->def || tk->kind != 'i')
                 continue;
-            if (!cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
+            if (!cs_decl_clike_possible(buf, len, &t, k, &tre) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
                             (int)(tk->end - tk->start), buf + tk->start, tk->start);
             if (!cs_decl_clike_raw_possible(buf, len, tk->start, tk->end, &re) && ++bad)
