@@ -552,5 +552,5 @@ int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t
     /* The enumerator rule last: only it follows the file's braces. */
     if (!in(prev, ";{})Q,") || in_parens(t, k))
         return 0;
-    return cs_raw_enum_body(re, buf, len, t->v[k].start);
+    return cs_tok_enum_body(re, buf, len, t, k);
 }

@@ -180,3 +180,33 @@ int cs_raw_enum_body(cs_raw_enum *r, const char *buf, size_t len, size_t s)
      * there, and any answer serves. */
     return r->sp > 0 && (r->lvl[r->sp - 1] & L_ENUM);
 }
+
+/* The same brace scan over tokens already lexed (the token pre-check):
+ * r->pos counts tokens.  Exact where the byte scan mirrors the lexer;
+ * directives ('P' to 'Q') are read as the byte scan reads them. */
+int cs_tok_enum_body(cs_raw_enum *r, const char *buf, size_t len, const cs_toks *t, size_t k)
+{
+    if (r->state < 0)
+        r->state = cs_says_enum(buf, len);
+    if (r->state != 1)
+        return r->state == 2;
+    if (k < r->last) {
+        cs_raw_enum_init(r, r->cpp ? CS_LEX_CPP : CS_LEX_C);
+        r->state = 1;
+    }
+    r->last = k;
+    for (; r->pos < k && r->state == 1; r->pos++) {
+        const cs_tok *tk = &t->v[r->pos];
+        if (tk->kind == 'P') {
+            r->directive = 1;
+        } else if (tk->kind == 'Q') {
+            r->directive = r->cur = 0;
+        } else if (tk->kind == 'i') {
+            if (tk->end - tk->start == 4 && memcmp(buf + tk->start, "enum", 4) == 0)
+                saw_enum(r);
+        } else {
+            punct(r, (unsigned char)tk->kind);
+        }
+    }
+    return r->state == 2 || (r->sp > 0 && (r->lvl[r->sp - 1] & L_ENUM));
+}

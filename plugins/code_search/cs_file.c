@@ -79,11 +79,14 @@ static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexe
 {
     if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
         return 1;
-    /* re: the raw pre-check's, which may already know the file never
-     * says enum */
+    /* The raw pre-check may already know the file never says enum. */
+    cs_raw_enum tre;
+    cs_raw_enum_init(&tre, lexer);
+    if (re->state == 0)
+        tre.state = 0;
     for (size_t i = 0; i < w->nsp; i++) {
         const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
-        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), re))
+        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), &tre))
             return 1;
     }
     return 0;

@@ -60,11 +60,15 @@ int cs_says_enum(const char *buf, size_t len);
 /* Could the match at s (a token start, matches in increasing order) be
  * in an enum body, as the declaration walk sees it? */
 int cs_raw_enum_body(cs_raw_enum *r, const char *buf, size_t len, size_t s);
+/* The same question for token k of t (tokens in increasing order; a
+ * cs_raw_enum of its own, not one cs_raw_enum_body has used). */
+int cs_tok_enum_body(cs_raw_enum *r, const char *buf, size_t len, const cs_toks *t, size_t k);
 /* C and C++ (lexed by cs_lex): could cs_decl_mark mark the identifier
  * token k a declaration's name?  0 only when no rule can: a cheap look at
  * its neighbours, so a file whose matches all answer 0 need not be marked
  * at all.  `re`: cs_raw_enum_init'd for the file of `len` bytes, the
- * same one for every token of a file, tokens in order. */
+ * same one for every token of a file, tokens in order (state 0 when the
+ * file is known never to say enum). */
 int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k,
                            cs_raw_enum *re);
 /* The same question for the match [s, e) of buf before any lexing, from
