@@ -81,6 +81,13 @@ static const char *const ENUM_EDGES[] = {
     "#include <a/*>\nenum v { a, size_t };\n/* */\n",
     "enum w { a = \"x (\n, size_t };\n",
     "enum w { a = 'x (\n, size_t };\n",
+    /* comments between an enumerator and the ',' before it, where the
+     * byte pre-check must find where the comment really starts */
+    "enum y { a,\n/* c */\n/* d */\nsize_t };\n",
+    "enum y { a,\n/*/ x\n/* y */\nsize_t };\n",
+    "enum y { a = \"/*\", /* x */\nsize_t };\n",
+    "enum y { a = 1 //\n/* c */ , /* d */\nsize_t };\n",
+    "enum y { a =\n/* c */ b,\n/* d */\nsize_t };\n",
     /* a statement's start inside a literal left open to the line's end */
     "\"x; (\nint size_t, b;\n",
     "'x; (\nint size_t, b;\n",
