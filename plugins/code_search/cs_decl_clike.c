@@ -492,55 +492,36 @@ static int in_parens(const cs_toks *t, size_t k)
     return 0;
 }
 
-/* Could the statement start at token k be in an enum body?  The walk's
- * level there is the innermost '{' before k still open (braces inside
- * directives skipped, as the walk skips them); its kind is K_ENUM only
- * when enum stands in that brace's statement, which starts after the last
- * ';', directive or open '{' before it (balanced braces between belong to
- * it).  Without enum there, no.  Far scans answer yes. */
-static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
+/* cs_parens_hold on tokens: the brackets between the start of token k's
+ * statement and k; 0 when a '}' (the statement may go on from before its
+ * block), a directive or a long way lies between. */
+static int parens_hold(const cs_toks *t, size_t k)
 {
-    size_t j = k, steps = 0;
-    int bd = 0;
-    for (;; steps++) { /* back to the innermost open '{' */
-        if (j == 0)
-            return 0; /* file level */
-        char c = t->v[--j].kind;
-        if (steps > 4096)
-            return 1;
-        if (c == 'Q')
-            while (j > 0 && t->v[j].kind != 'P')
-                j--;
-        else if (c == '}')
-            bd++;
-        else if (c == '{' && bd-- == 0)
+    char rev[256];
+    size_t n = 0;
+    for (size_t j = k, steps = 0; j-- > 0; steps++) {
+        char c = t->v[j].kind;
+        if (c == ';' || c == '{' || c == 'Q')
             break;
-    }
-    bd = 0;
-    while (j-- > 0 && steps++ < 8192) {
-        const cs_tok *tk = &t->v[j];
-        if (tk->kind == '}')
-            bd++;
-        else if (tk->kind == '{' && bd-- == 0)
+        if (c == '}' || c == 'P' || steps >= 4096)
             return 0;
-        else if (bd == 0 && (tk->kind == ';' || tk->kind == 'Q'))
-            return 0;
-        else if (tk->kind == 'Q')
-            while (j > 0 && t->v[j].kind != 'P')
-                j--;
-        else if (tk->kind == 'i' && tk->end - tk->start == 4 &&
-                 memcmp(buf + tk->start, "enum", 4) == 0)
-            return 1;
+        if (in(c, "()[]")) {
+            if (n == sizeof rev)
+                return 0;
+            rev[n++] = c;
+        }
     }
-    return steps >= 8192;
+    return cs_parens_hold(rev, n);
 }
 
 /* Mirrors the C/C++ rules: a name is marked only
  *   after define or namespace (Pd(i), M(i)), whatever follows;
  *   before '<', '{' or ':' (a type's name), or a name after struct, class,
  *   union, enum, ')' or ']' (struct S final {, attributes between);
- *   before '(' (functions), '=', ';', ',', '[' (variables, typedefs,
- *   using), or ')' after '*' (function pointers: (*name));
+ *   before '(' after an identifier, '*', '&', '>', ':', '~' or ')' or at a
+ *   statement start (functions), before '=' after an identifier (using),
+ *   before '=', ';', ',', '[' outside brackets (variables, typedefs), or
+ *   ')' after '*' (function pointers: (*name));
  *   in an enum body at a statement start or after ',' (enumerators),
  *   whatever follows; a statement starts after ';', '{', '}', ')' or a
  *   directive.
@@ -548,35 +529,28 @@ static int maybe_enum_body(const char *buf, const cs_toks *t, size_t k)
  * usage.  cs_decl_raw.c reads the same rules from the bytes before
  * lexing: a rule added to the marking goes into both (test_decl_filter
  * fails otherwise). */
-int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, int *enum_seen)
+int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, cs_raw_enum *re)
 {
     static const char *const type_kw[] = {"struct", "class", "union", "enum", NULL};
     static const char *const lead_kw[] = {"define", "namespace", NULL};
     if (k == 0 || k + 1 >= t->n)
         return 1;
     char prev = t->v[k - 1].kind, next = t->v[k + 1].kind;
-    if (in(next, "<{:(=;,[") || (next == ')' && prev == '*'))
+    if (in(next, "<{:") || (next == ')' && prev == '*') || (next == '=' && prev == 'i'))
+        return 1;
+    /* variables and typedef names: at paren depth 0 only (f(int, size_t)) */
+    if (in(next, "=;,[") && !parens_hold(t, k))
+        return 1;
+    /* name '(' is a function only after a type-like token or at a
+     * statement start (try_function); f(a, size_t(x)) is a usage */
+    if (next == '(' && in(prev, "i*&>:~);{}Q"))
         return 1;
     if (next == 'i' && (in(prev, ")]") || (prev == 'i' && word_in(buf, &t->v[k - 1], type_kw))))
         return 1;
     if (prev == 'i' && word_in(buf, &t->v[k - 1], lead_kw))
         return 1;
-    /* The enumerator rule last: only it needs the file-wide enum_seen. */
+    /* The enumerator rule last: only it follows the file's braces. */
     if (!in(prev, ";{})Q,") || in_parens(t, k))
         return 0;
-    if (*enum_seen < 0)
-        *enum_seen = cs_decl_clike_enum_seen(buf, len, t);
-    return *enum_seen && (*enum_seen > 1 || maybe_enum_body(buf, t, k));
-}
-
-int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t)
-{
-    if (!memmem(buf, len, "enum", 4))
-        return 0;
-    /* Nested deeper than the walk's stack, its levels no longer follow
-     * the braces: count them all as if that deep. */
-    size_t braces = 0;
-    for (size_t k = 0; k < t->n; k++)
-        braces += t->v[k].kind == '{';
-    return braces + 2 >= MAX_LEVELS ? 2 : 1;
+    return cs_tok_enum_body(re, buf, len, t, k);
 }

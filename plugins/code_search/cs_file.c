@@ -75,14 +75,18 @@ static const cs_tok *token_at(const cs_toks *t, uint32_t s, uint32_t e)
  * and a common word is mostly used, seldom declared.  Unmarked tokens
  * keep def 0.  Only C and C++ have such a test (their headers are where
  * common type names abound). */
-static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexer)
+static int decl_needed(const cs_worker *w, const char *buf, size_t len, int lexer, cs_raw_enum *re)
 {
     if (lexer != CS_LEX_C && lexer != CS_LEX_CPP)
         return 1;
-    int enum_seen = -1; /* computed when a match first needs it */
+    /* The raw pre-check may already know the file never says enum. */
+    cs_raw_enum tre;
+    cs_raw_enum_init(&tre, lexer);
+    if (re->state == 0)
+        tre.state = 0;
     for (size_t i = 0; i < w->nsp; i++) {
         const cs_tok *tk = token_at(&w->toks, w->sp[i].start, w->sp[i].end);
-        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), &enum_seen))
+        if (tk && cs_decl_clike_possible(buf, len, &w->toks, (size_t)(tk - w->toks.v), &tre))
             return 1;
     }
     return 0;
@@ -115,16 +119,15 @@ static int word_bounded(const char *buf, size_t len, cs_span sp, int lexer)
  * whether a match is a usage (counts) or a comment (does not) needs the
  * lexer. */
 static int lexing_needless(const char *buf, size_t len, const cs_span *sp, size_t n, int lexer,
-                           unsigned cats, unsigned live, int *dropped)
+                           unsigned cats, unsigned live, cs_raw_enum *re, int *dropped)
 {
     unsigned use = 1u << CS_USE, text = 1u << CS_TEXT;
     if ((lexer != CS_LEX_C && lexer != CS_LEX_CPP) || (live & cats & (use | text)) ||
         ((cats & use) && !(cats & text)))
         return 0;
-    int enum_in_file = -1;
     for (size_t i = 0; i < n && (cats & (1u << CS_DEF)); i++)
         if (word_bounded(buf, len, sp[i], lexer) &&
-            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, &enum_in_file))
+            cs_decl_clike_raw_possible(buf, len, sp[i].start, sp[i].end, re))
             return 0;
     *dropped = (cats & text) != 0;
     return 1;
@@ -176,12 +179,14 @@ int cs_buf_scan(cs_worker *w, const char *buf, size_t len, int lexer, unsigned c
         for (size_t i = 0; i < w->nsp && !classify; i++)
             classify = word_bounded(buf, len, w->sp[i], lexer);
     }
-    if (classify && lexing_needless(buf, len, w->sp, w->nsp, lexer, cats, live, &out->dropped))
+    cs_raw_enum re; /* the raw pre-check's scan, and whether the file says enum */
+    cs_raw_enum_init(&re, lexer);
+    if (classify && lexing_needless(buf, len, w->sp, w->nsp, lexer, cats, live, &re, &out->dropped))
         return 0;
     if (classify) {
         if ((rc = cs_lex(lexer, buf, len, &w->toks)) < 0)
             return rc;
-        if (decl_needed(w, buf, len, lexer) && (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)
+        if (decl_needed(w, buf, len, lexer, &re) && (rc = cs_decl_mark(lexer, buf, &w->toks)) < 0)
             return rc;
     }
     out->v = calloc(w->nsp < 3 * cap ? w->nsp : 3 * cap, sizeof *out->v);

@@ -39,21 +39,51 @@ typedef struct cs_toks {
 int cs_lex(int lexer, const char *buf, size_t len, cs_toks *t);
 /* Mark declaration names (tok.def) in a lexed stream. */
 int cs_decl_mark(int lexer, const char *buf, cs_toks *t);
+/* Where a file's enum bodies may be, for the raw pre-check: a scan of
+ * the bytes that skips comments, literals and directives as cs_lex does
+ * and follows the braces, run once per file as far as its matches go.
+ * Set up with cs_raw_enum_init for each file; nothing to free. */
+#define CS_RAW_LEVELS 240
+typedef struct cs_raw_enum {
+    int state;   /* -1 not started, 0 no enum in the file, 1 scanning, 2 assume any */
+    int cpp;     /* lexed as C++ (raw strings, literal prefixes) */
+    size_t pos;  /* read up to here */
+    size_t last; /* the last match asked about */
+    int line_start, directive, directive_name;
+    int cur; /* the statement being read may hold enum */
+    int sp;
+    unsigned char lvl[CS_RAW_LEVELS];
+} cs_raw_enum;
+void cs_raw_enum_init(cs_raw_enum *r, int lexer);
+/* Do the bytes say enum anywhere (a comment or a longer word too)? */
+int cs_says_enum(const char *buf, size_t len);
+/* Could the match at s (a token start, matches in increasing order) be
+ * in an enum body, as the declaration walk sees it? */
+int cs_raw_enum_body(cs_raw_enum *r, const char *buf, size_t len, size_t s);
+/* The same question for token k of t (tokens in increasing order; a
+ * cs_raw_enum of its own, not one cs_raw_enum_body has used). */
+int cs_tok_enum_body(cs_raw_enum *r, const char *buf, size_t len, const cs_toks *t, size_t k);
 /* C and C++ (lexed by cs_lex): could cs_decl_mark mark the identifier
  * token k a declaration's name?  0 only when no rule can: a cheap look at
  * its neighbours, so a file whose matches all answer 0 need not be marked
- * at all.  *enum_seen is cs_decl_clike_enum_seen's answer for the file
- * of `len` bytes, or -1 until a token first needs it (then it is filled
- * in): pass the same one for every token of a file. */
-int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k, int *enum_seen);
+ * at all.  `re`: cs_raw_enum_init'd for the file of `len` bytes, the
+ * same one for every token of a file, tokens in order (state 0 when the
+ * file is known never to say enum). */
+int cs_decl_clike_possible(const char *buf, size_t len, const cs_toks *t, size_t k,
+                           cs_raw_enum *re);
 /* The same question for the match [s, e) of buf before any lexing, from
  * the bytes around it: 1 whenever cs_decl_clike_possible could say 1 for
- * a token there (and more often).  *enum_in_file: -1 at first, filled in
- * when needed; the same one for every match of a file. */
-int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, int *enum_in_file);
-/* enum_seen for cs_decl_clike_possible: 0 when the file never says enum,
- * 2 when its braces may nest beyond what the brace walk tracks, else 1. */
-int cs_decl_clike_enum_seen(const char *buf, size_t len, const cs_toks *t);
+ * a token there (and more often).  `re`: cs_raw_enum_init'd for the
+ * file, the same one for every match of a file, matches in order. */
+int cs_decl_clike_raw_possible(const char *buf, size_t len, size_t s, size_t e, cs_raw_enum *re);
+/* Is a token surely inside brackets for every rule of the marking that
+ * wants paren depth 0 (variables, typedef names)?  `rev` holds the
+ * brackets ('(', ')', '[', ']') between the start of its statement (a
+ * ';', '{' or directive end, with no '}' between) and it, last first.
+ * Yes when the walk's depth (both kinds, never below 0) is above 0 there
+ * and never fell back to 0 on the way (a macro statement may restart
+ * there), and typedef_names' count of '(' alone is not 0. */
+int cs_parens_hold(const char *rev, size_t n);
 void cs_toks_free(cs_toks *t);
 /* Free the compiled declaration patterns (at unload; no search may run
  * afterwards). */

@@ -49,7 +49,49 @@ static const char EDGES[] =
      * continued directive before an enumerator, a '(' in a literal */
     "enum i {\n#define F(x\n a, size_t };\n"
     "enum j {\n#define X \\\n a\n size_t };\n"
-    "enum l { a = \"(\", size_t, b = '[', size_t };\n";
+    "enum l { a = \"(\", size_t, b = '[', size_t };\n"
+    /* constructors: a name and '(' at a statement start in a class body */
+    "struct c { size_t() {} };\n"
+    "struct d { int a; size_t() : a(0) {} };\n"
+    "struct e { void f() {} size_t() {} };\n"
+    "struct f {\n#if X\n#endif\n size_t() {} };\n"
+    /* brackets that leave paren depth 0 for a variable or typedef name */
+    "typedef int t1[size_t, 2];\n"
+    "typedef ) (size_t, t2);\n"
+    "f ( ] int size_t, y;\n"
+    "F(x) int size_t;\n"
+    "G(x)\nint size_t = 1, b;\n";
+
+/* Forms each on its own (one file each: an earlier form must not make
+ * up for a later one).  Braces the raw pre-check's enum scan must not
+ * count, in a comment, a literal or a directive; an enum inside braces
+ * that the statement still holds; a C++ raw string it cannot follow;
+ * literals left open to the end of their line. */
+static const char *const ENUM_EDGES[] = {
+    "enum n { /* } */ a, size_t };\n",
+    "enum n { // }\n a, size_t };\n",
+    "enum o { a = \"}\", size_t };\n",
+    "enum o { a = '}', size_t };\n",
+    "enum q {\n#define Z }\n a, size_t };\n",
+    "enum q {\n#define Z {\n a, size_t };\nstruct z { int a; };\n",
+    "x = { enum p e; } { size_t };\n",
+    "enum r { a = 1'0, size_t, b = '}', size_t };\n",
+    "enum r { a = 1'0 }; enum s { size_t };\n",
+    "enum u { a = sizeof R\"x(\" } \")x\", size_t };\n",
+    "#include <a/*>\nenum v { a, size_t };\n/* */\n",
+    "enum w { a = \"x (\n, size_t };\n",
+    "enum w { a = 'x (\n, size_t };\n",
+    /* comments between an enumerator and the ',' before it, where the
+     * byte pre-check must find where the comment really starts */
+    "enum y { a,\n/* c */\n/* d */\nsize_t };\n",
+    "enum y { a,\n/*/ x\n/* y */\nsize_t };\n",
+    "enum y { a = \"/*\", /* x */\nsize_t };\n",
+    "enum y { a = 1 //\n/* c */ , /* d */\nsize_t };\n",
+    "enum y { a =\n/* c */ b,\n/* d */\nsize_t };\n",
+    /* a statement's start inside a literal left open to the line's end */
+    "\"x; (\nint size_t, b;\n",
+    "'x; (\nint size_t, b;\n",
+};
 
 /* Every token marked a declaration must pass the pre-check; returns the
  * number of tokens that failed (and prints them). */
@@ -58,15 +100,17 @@ static int check_buf(const char *name, const char *buf, size_t len, int lexer)
     cs_toks t = {0};
     int bad = 0;
     if (cs_lex(lexer, buf, len, &t) == 0 && cs_decl_mark(lexer, buf, &t) == 0) {
-        int enum_seen = -1, enum_in_file = -1;
+        cs_raw_enum tre, re; /* the token and the raw pre-check's */
+        cs_raw_enum_init(&tre, lexer);
+        cs_raw_enum_init(&re, lexer);
         for (size_t k = 0; k < t.n; k++) {
             const cs_tok *tk = &t.v[k];
             if (!tk->def || tk->kind != 'i')
                 continue;
-            if (!cs_decl_clike_possible(buf, len, &t, k, &enum_seen) && ++bad)
+            if (!cs_decl_clike_possible(buf, len, &t, k, &tre) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the pre-check\n", name,
                             (int)(tk->end - tk->start), buf + tk->start, tk->start);
-            if (!cs_decl_clike_raw_possible(buf, len, tk->start, tk->end, &enum_in_file) && ++bad)
+            if (!cs_decl_clike_raw_possible(buf, len, tk->start, tk->end, &re) && ++bad)
                 print_error("%s: declaration '%.*s' at byte %u fails the raw pre-check\n", name,
                             (int)(tk->end - tk->start), buf + tk->start, tk->start);
         }
@@ -137,6 +181,11 @@ static void test_never_misses_a_declaration(void **state)
     (void)state;
     assert_int_equal(check_buf("edges.c", EDGES, sizeof EDGES - 1, CS_LEX_C), 0);
     assert_int_equal(check_buf("edges.cpp", EDGES, sizeof EDGES - 1, CS_LEX_CPP), 0);
+    for (size_t i = 0; i < sizeof ENUM_EDGES / sizeof *ENUM_EDGES; i++) {
+        assert_int_equal(check_buf("enum.c", ENUM_EDGES[i], strlen(ENUM_EDGES[i]), CS_LEX_C), 0);
+        assert_int_equal(check_buf("enum.cpp", ENUM_EDGES[i], strlen(ENUM_EDGES[i]), CS_LEX_CPP),
+                         0);
+    }
     size_t files = 0;
     assert_int_equal(check_tree(CS_FIXTURES, &files), 0);
     /* vthost's own sources: real C of many forms, always at hand. */
@@ -165,7 +214,7 @@ static const char *const PIECES[] = {
     "[", "]", ";", ",", "=", "*", "&", "<", ">", ":", "::", "~", "->", ".", "\"C\"", "0", "(*",
     ")(int)", "size_t)",
     "\n#define size_t ", "\n#define F(x) ", "\n#if X\n", "\n#endif\n", "\n", "/* c */",
-    "// c struct\n", "\\\n", "\n#define G(", "\"(\"", "'['",
+    "// c struct\n", "\\\n", "\n#define G(", "\"(\"", "'['", "\"}\"", "'{'", "/* } */", "// {\n",
 };
 
 /* Random programs made of PIECES (a fixed seed: the same ones every run):
