@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_release.h"
 #include "patch_sync.h"
@@ -404,7 +405,7 @@ void tx_free(tx *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->e[i].path);
         free(t->e[i].dest);
-        free(t->e[i].old);
+        pbuf_free(t->e[i].old);
         file_result_free(&t->e[i].res);
     }
     free(t->e);

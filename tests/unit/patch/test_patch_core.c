@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_apply.h"
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_sync.h"
 #include "patch_match.h"
@@ -451,7 +452,7 @@ static void check_fs(int walk)
     assert_int_equal(fs_read(root, "a.txt", &data, &len, &mode, &err), 0);
     assert_int_equal(len, 2);
     assert_int_equal(mode, 0750);
-    free(data);
+    pbuf_free(data);
     const char *refused[] = {"ln", "dl/x.txt", "out/hostname"};
     for (size_t i = 0; i < 3; i++) {
         assert_int_equal(fs_read(root, refused[i], &data, &len, &mode, &err), VT_ERR_DENIED);
@@ -496,7 +497,7 @@ static void check_fs(int walk)
     assert_int_equal(fs_read(root, "d/x.txt", &data, &len, &mode, &err), 0);
     assert_memory_equal(data, "new\n", 4);
     assert_int_equal(mode, 0640);
-    free(data);
+    pbuf_free(data);
     /* More pieces than one writev takes: all written, in order. */
     enum { PIECES = 3000 };
     struct iovec *many = malloc(PIECES * sizeof *many);
@@ -517,7 +518,7 @@ static void check_fs(int walk)
         if (i % 7)
             assert_int_equal(data[o++], want[i]);
     assert_int_equal(len, o);
-    free(data);
+    pbuf_free(data);
     free(many);
     free(want);
     assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
@@ -528,6 +529,61 @@ static void check_fs(int walk)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
     fs_force_walk(0);
+}
+
+/* Whole-file buffers: small ones from malloc, large ones mapped (huge
+ * pages where offered); every byte usable, growth keeps the content and
+ * crosses from one kind to the other; a file of several megabytes reads
+ * back whole through fs_read. */
+static void test_pbuf(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {0, 1, 4096, (1u << 20) - 1, 1u << 20, (3u << 20) + 17};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        char *b = pbuf_alloc(sizes[i]);
+        assert_non_null(b);
+        memset(b, 'x', sizes[i]);
+        pbuf_free(b);
+    }
+    pbuf_free(NULL);
+    size_t cap = 100;
+    char *b = pbuf_alloc(cap);
+    assert_non_null(b);
+    memcpy(b, "keep me", 7);
+    assert_int_equal(pbuf_grow(&b, &cap, 7, 50), 0);
+    assert_int_equal(cap, 100);
+    assert_int_equal(pbuf_grow(&b, &cap, 7, (2u << 20) + 5), 0);
+    assert_true(cap >= (2u << 20) + 5);
+    assert_memory_equal(b, "keep me", 7);
+    b[cap - 1] = 'z';
+    pbuf_free(b);
+
+    char dir[] = "/tmp/vtpatch-pbuf-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/big", dir);
+    size_t n = (5u << 20) + 3;
+    char *want = malloc(n);
+    assert_non_null(want);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (char)('a' + (i * 7) % 26);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(want, 1, n, f), n);
+    fclose(f);
+    int root = open(dir, O_RDONLY | O_DIRECTORY);
+    char *data = NULL, *err = NULL;
+    size_t len = 0;
+    mode_t mode;
+    assert_int_equal(fs_read(root, "big", &data, &len, &mode, &err), 0);
+    assert_int_equal(len, n);
+    assert_memory_equal(data, want, n);
+    assert_int_equal(data[n], '\0');
+    pbuf_free(data);
+    free(want);
+    close(root);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* Which mounts let a replacing rename go without an fsync: only ext4
@@ -618,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_mountinfo_ordered),
         cmocka_unit_test(test_release_later),
+        cmocka_unit_test(test_pbuf),
         cmocka_unit_test(test_fs_openat2),
         cmocka_unit_test(test_fs_walk_fallback),
     };
