@@ -1,4 +1,5 @@
 /* Whole-file buffers (see patch_buf.h). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,37 @@
 /* Room before the data for the mapping's length (0: from malloc),
  * keeping the data aligned for any type. */
 #define HEAD 64
+/* One freed mapping up to this size is kept for the next large read: a
+ * server patching the same large file again and again would otherwise
+ * fault in and zero fresh huge pages at every call, where malloc would
+ * have reused its heap. */
+#define SPARE_MAX ((size_t)32 << 20)
+
+static struct {
+    pthread_mutex_t mu;
+    char *base;
+    size_t len;
+} spare = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* The kept mapping when it holds `len` bytes, else NULL. */
+static char *take_spare(size_t len)
+{
+    char *got = NULL;
+    pthread_mutex_lock(&spare.mu);
+    if (spare.base && spare.len >= len) {
+        got = spare.base;
+        spare.base = NULL;
+    }
+    pthread_mutex_unlock(&spare.mu);
+    return got;
+}
 
 static char *map_huge(size_t total)
 {
     size_t len = (total + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
+    char *kept = take_spare(len);
+    if (kept)
+        return kept;
     /* Map one huge page more and trim, so the kept part is aligned to
      * a huge page (mmap only promises 4 KiB). */
     char *m = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -53,10 +81,34 @@ void pbuf_free(char *buf)
         return;
     char *base = buf - HEAD;
     size_t len = *(size_t *)base;
-    if (len)
-        munmap(base, len);
-    else
+    if (!len) {
         free(base);
+        return;
+    }
+    char *drop = base;
+    if (len <= SPARE_MAX) {
+        pthread_mutex_lock(&spare.mu);
+        if (!spare.base || spare.len < len) { /* keep the larger */
+            drop = spare.base;
+            size_t dlen = spare.len;
+            spare.base = base;
+            spare.len = len;
+            len = dlen;
+        }
+        pthread_mutex_unlock(&spare.mu);
+    }
+    if (drop)
+        munmap(drop, len);
+}
+
+void pbuf_fini(void)
+{
+    pthread_mutex_lock(&spare.mu);
+    if (spare.base)
+        munmap(spare.base, spare.len);
+    spare.base = NULL;
+    spare.len = 0;
+    pthread_mutex_unlock(&spare.mu);
 }
 
 int pbuf_grow(char **buf, size_t *cap, size_t used, size_t need)

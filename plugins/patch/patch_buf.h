@@ -13,7 +13,10 @@ char *pbuf_alloc(size_t size);
 /* Make *buf (from pbuf_alloc, *cap bytes) hold at least `need` bytes,
  * keeping its first `used` bytes.  0 or VT_ERR_NOMEM (*buf unchanged). */
 int pbuf_grow(char **buf, size_t *cap, size_t used, size_t need);
-/* Free a buffer from pbuf_alloc (NULL is ignored). */
+/* Free a buffer from pbuf_alloc (NULL is ignored).  The largest freed
+ * mapping (up to 32 MiB, as glibc keeps its heap) is kept for the next pbuf_alloc. */
 void pbuf_free(char *buf);
+/* Unmap the kept mapping (before the plugin is unloaded). */
+void pbuf_fini(void);
 
 #endif

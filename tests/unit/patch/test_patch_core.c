@@ -557,6 +557,20 @@ static void test_pbuf(void **state)
     assert_memory_equal(b, "keep me", 7);
     b[cap - 1] = 'z';
     pbuf_free(b);
+    /* The freed mapping serves the next large buffer that fits; a larger
+     * one is mapped anew; both freed, the larger is kept; all usable. */
+    char *x = pbuf_alloc(3u << 20), *y = pbuf_alloc(5u << 20);
+    assert_non_null(x);
+    assert_non_null(y);
+    memset(x, 'x', 3u << 20);
+    memset(y, 'y', 5u << 20);
+    pbuf_free(x);
+    pbuf_free(y);
+    char *z = pbuf_alloc(4u << 20);
+    assert_non_null(z);
+    memset(z, 'z', 4u << 20);
+    pbuf_free(z);
+    pbuf_fini();
 
     char dir[] = "/tmp/vtpatch-pbuf-XXXXXX";
     assert_non_null(mkdtemp(dir));
