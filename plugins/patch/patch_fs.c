@@ -16,6 +16,7 @@
 #include <vthost/clock.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_text.h"
 
@@ -210,7 +211,7 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
     /* Room for the content, the read that finds its end and the NUL: one
      * byte less made every read grow (and copy) the buffer at its end. */
     size_t cap = (size_t)st.st_size + 2, n = 0;
-    char *buf = malloc(cap);
+    char *buf = pbuf_alloc(cap);
     for (;;) {
         if (!buf) {
             close(fd);
@@ -218,8 +219,8 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
         }
         if (n + 1 >= cap) {
             /* the file grew since fstat */
-            if (VT_GROW(&buf, &cap, n + 2) != 0) {
-                free(buf);
+            if (pbuf_grow(&buf, &cap, n, n + 2) != 0) {
+                pbuf_free(buf);
                 buf = NULL;
             }
             continue;
@@ -229,7 +230,7 @@ int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, c
             continue;
         if (r < 0) {
             int e = errno;
-            free(buf);
+            pbuf_free(buf);
             close(fd);
             return patch_fail(err, VT_ERR_IO, "Cannot read '%s': %s", rel, strerror(e));
         }

@@ -29,8 +29,9 @@ int fs_open_beneath(int root, const char *rel, int flags, mode_t mode);
 /* Use the O_NOFOLLOW walk even where openat2 exists (for tests). */
 void fs_force_walk(int on);
 
-/* Read a regular file.  VT_ERR_NOT_FOUND when missing; other refusals
- * (symlink, directory, not regular) set *err. */
+/* Read a regular file into *data (NUL-terminated; free it with
+ * pbuf_free, patch_buf.h).  VT_ERR_NOT_FOUND when missing; other
+ * refusals (symlink, directory, not regular) set *err. */
 int fs_read(int root, const char *rel, char **data, size_t *len, mode_t *mode, char **err);
 
 /* 0 when nothing exists at rel (and no symlink on the existing part of

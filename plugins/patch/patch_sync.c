@@ -185,47 +185,51 @@ static struct {
     vt_mount_watch watch;
     size_t n, next;
     dev_t dev[KNOWN_MAX];
-    unsigned char ordered[KNOWN_MAX];
+    unsigned char need[KNOWN_MAX]; /* fs_sync_need's answer */
 } known = {.mu = PTHREAD_MUTEX_INITIALIZER, .watch = {.fd = -1}};
 
 static int judge(int fd, dev_t dev)
 {
     struct statfs sf;
-    if (fstatfs(fd, &sf) != 0 || sf.f_type != EXT4_SUPER_MAGIC)
-        return 0;
+    if (fstatfs(fd, &sf) != 0)
+        return FS_SYNC_ALWAYS;
+    if (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC)
+        return FS_VOLATILE;
+    if (sf.f_type != EXT4_SUPER_MAGIC)
+        return FS_SYNC_ALWAYS;
     char *mi = slurp("/proc/self/mountinfo");
     int ordered = mi && fs_mountinfo_ordered(mi, major(dev), minor(dev)) &&
                   has_journal(major(dev), minor(dev));
     free(mi);
-    return ordered;
+    return ordered ? FS_RENAME_ORDERED : FS_SYNC_ALWAYS;
 }
 
-int fs_rename_is_ordered(int fd, fs_order_cache *c)
+int fs_sync_need(int fd, fs_order_cache *c)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return 0;
+        return FS_SYNC_ALWAYS;
     if (c && c->known && c->dev == st.st_dev)
-        return c->ordered;
+        return c->need;
     pthread_mutex_lock(&known.mu);
     if (vt_mount_watch_changed(&known.watch))
         known.n = 0;
-    int ordered = -1;
-    for (size_t i = 0; i < known.n && ordered < 0; i++)
+    int need = -1;
+    for (size_t i = 0; i < known.n && need < 0; i++)
         if (known.dev[i] == st.st_dev)
-            ordered = known.ordered[i];
-    if (ordered < 0) {
-        ordered = judge(fd, st.st_dev);
+            need = known.need[i];
+    if (need < 0) {
+        need = judge(fd, st.st_dev);
         if (vt_mount_watch_active(&known.watch)) { /* kept only while changes can be seen */
             size_t i = known.n < KNOWN_MAX ? known.n++ : known.next++ % KNOWN_MAX;
             known.dev[i] = st.st_dev;
-            known.ordered[i] = (unsigned char)ordered;
+            known.need[i] = (unsigned char)need;
         }
     }
     pthread_mutex_unlock(&known.mu);
     if (c)
-        *c = (fs_order_cache){st.st_dev, 1, ordered};
-    return ordered;
+        *c = (fs_order_cache){st.st_dev, 1, need};
+    return need;
 }
 
 void fs_order_fini(void)

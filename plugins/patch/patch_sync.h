@@ -15,20 +15,30 @@ int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **
 typedef struct fs_order_cache {
     dev_t dev;
     int known;
-    int ordered;
+    int need; /* fs_sync_need's answer */
 } fs_order_cache;
 
-/* 1 when renaming a file over an existing one on fd's filesystem is
- * committed only after the renamed file's data is on disk, so that a
- * crash leaves the old content or the new one even without an fsync:
- * ext4 with a journal in data=ordered or data=journal mode and
- * auto_da_alloc (the defaults).  0 when not, or when it cannot be told. */
-int fs_rename_is_ordered(int fd, fs_order_cache *c);
-/* Close what fs_rename_is_ordered keeps between patches (the judgement
+/* What a crash can do to a file staged on fd's filesystem: */
+enum {
+    /* a file not synced can be found empty or torn: sync before rename */
+    FS_SYNC_ALWAYS = 0,
+    /* renaming over an existing file is committed only after the
+     * renamed file's data is on disk, so a crash leaves the old content
+     * or the new one even without an fsync: ext4 with a journal in
+     * data=ordered or data=journal mode and auto_da_alloc (the
+     * defaults).  A file under a new name still needs the sync. */
+    FS_RENAME_ORDERED = 1,
+    /* nothing outlives a crash (tmpfs, ramfs): no sync is of any use */
+    FS_VOLATILE = 2,
+};
+/* One of the above for fd's filesystem; FS_SYNC_ALWAYS when it cannot
+ * be told. */
+int fs_sync_need(int fd, fs_order_cache *c);
+/* Close what fs_sync_need keeps between patches (the judgement
  * of each filesystem, kept until the mount table changes). */
 void fs_order_fini(void);
 
-/* The test behind fs_rename_is_ordered, on the text of a
+/* The test behind FS_RENAME_ORDERED, on the text of a
  * /proc/self/mountinfo for the device maj:min: 1 when that device is
  * mounted as ext4 without data=writeback or noauto_da_alloc. */
 int fs_mountinfo_ordered(const char *mountinfo, unsigned maj, unsigned min);

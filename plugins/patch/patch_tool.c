@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_release.h"
 #include "patch_sync.h"
@@ -323,6 +324,7 @@ static void patch_fini(void)
 {
     release_wait();
     fs_order_fini();
+    pbuf_fini();
 }
 
 static const vt_plugin plugin = {

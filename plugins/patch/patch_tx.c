@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_release.h"
 #include "patch_sync.h"
@@ -220,14 +221,18 @@ static const char *target(const tx_entry *e)
 
 /* Whether entry i's staged file must reach the disk before its rename
  * so that a crash leaves the old content or the new, never a file
- * without its data: not when it replaces an existing file on a
- * filesystem that orders such a rename after the data (patch_sync.h). */
+ * without its data: not on a filesystem that a crash empties anyway,
+ * nor when it replaces an existing file on one that orders such a
+ * rename after the data (patch_sync.h). */
 static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *fsc)
 {
     const tx_entry *e = &t->e[i];
+    int need = j->fd[i] < 0 ? FS_SYNC_ALWAYS : fs_sync_need(j->fd[i], fsc);
+    if (need == FS_VOLATILE)
+        return 0;
     if (e->op->kind != PATCH_UPDATE || e->dest)
         return 1; /* a new name: nothing older to fall back on */
-    return j->fd[i] < 0 || !fs_rename_is_ordered(j->fd[i], fsc);
+    return need != FS_RENAME_ORDERED;
 }
 
 /* Phase 1: every new content into a temporary file beside its target,
@@ -404,7 +409,7 @@ void tx_free(tx *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->e[i].path);
         free(t->e[i].dest);
-        free(t->e[i].old);
+        pbuf_free(t->e[i].old);
         file_result_free(&t->e[i].res);
     }
     free(t->e);

@@ -13,7 +13,8 @@
 # Usage: bench_patch.sh [VTHOST]   (default: ../../../build/bin/vthost)
 # The trees live under $TMPDIR (default /tmp): point it at the filesystem
 # to measure.  VTHOST_BASE=/path/to/other/vthost adds that build to the
-# same rounds (a before/after pair); GIT=0 leaves git apply out.
+# same rounds (a before/after pair), and YARDSTICK=vthost_base makes
+# the ratios that build's instead of Codex's; GIT=0 leaves git apply out.
 # Needs node, python3 and git; takes the Codex binary from $CODEX_DIR, else from
 # the repository's tests/integration/clients/node_modules, else installs
 # @openai/codex@$CODEX_VERSION with npm into $CODEX_DIR (or set
@@ -31,6 +32,10 @@ for tool in node git python3; do
     command -v $tool >/dev/null || { echo "bench_patch: needs $tool" >&2; exit 2; }
 done
 [ -x "$VTHOST" ] || { echo "bench_patch: no vthost at $VTHOST (build it first)" >&2; exit 2; }
+if [ "${YARDSTICK:-}" = vthost_base ] && [ -z "${VTHOST_BASE:-}" ]; then
+    echo "bench_patch: YARDSTICK=vthost_base needs VTHOST_BASE=/path/to/the/other/vthost" >&2
+    exit 2
+fi
 
 find_codex() {
     find "$CODEX_DIR/node_modules" "$ROOT/tests/integration/clients/node_modules/" -type f -path '*/vendor/*' \( -path '*/codex/codex' -o -path '*/bin/codex' \) 2>/dev/null | head -1
@@ -71,11 +76,11 @@ done
 for c in many_chunks many_files; do
     d="$WORK/$c"
     node -e '
-      const [work, d, vthost, profile, codex, rounds, base, git] = process.argv.slice(1);
+      const [work, d, vthost, profile, codex, rounds, base, git, yard] = process.argv.slice(1);
       const vt = (name, bin) => ({ name, stdin: `${d}/args.json`,
         argv: [bin, "--workspace", `${work}/w`, "--profile", profile, "--yes", "call", "apply_patch", "-"] });
       const spec = {
-        rounds: +rounds, yardstick: "codex_apply_patch",
+        rounds: +rounds, yardstick: yard || "codex_apply_patch",
         prepare: ["sh", "-c", `rm -rf ${work}/w ${work}/state ${work}/cache && cp -a ${d}/base ${work}/w`],
         commands: [
           vt("vthost", vthost),
@@ -84,7 +89,7 @@ for c in many_chunks many_files; do
           ...(git === "0" ? [] : [{ name: "git_apply", cwd: `${work}/w`, argv: ["git", "apply", `${d}/patch.diff`] }]),
         ] };
       require("fs").writeFileSync(`${work}/spec.json`, JSON.stringify(spec));
-    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS" "${VTHOST_BASE:-}" "${GIT:-1}"
+    ' "$WORK" "$d" "$VTHOST" "$PROFILE" "$CODEX_APPLY_PATCH" "$RUNS" "${VTHOST_BASE:-}" "${GIT:-1}" "${YARDSTICK:-}"
     echo "$c:"
     python3 "$HERE/paired_cpu.py" "$WORK/spec.json"
 done

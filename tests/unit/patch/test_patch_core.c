@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include "patch_apply.h"
+#include "patch_buf.h"
 #include "patch_fs.h"
 #include "patch_sync.h"
 #include "patch_match.h"
@@ -451,7 +454,7 @@ static void check_fs(int walk)
     assert_int_equal(fs_read(root, "a.txt", &data, &len, &mode, &err), 0);
     assert_int_equal(len, 2);
     assert_int_equal(mode, 0750);
-    free(data);
+    pbuf_free(data);
     const char *refused[] = {"ln", "dl/x.txt", "out/hostname"};
     for (size_t i = 0; i < 3; i++) {
         assert_int_equal(fs_read(root, refused[i], &data, &len, &mode, &err), VT_ERR_DENIED);
@@ -496,7 +499,7 @@ static void check_fs(int walk)
     assert_int_equal(fs_read(root, "d/x.txt", &data, &len, &mode, &err), 0);
     assert_memory_equal(data, "new\n", 4);
     assert_int_equal(mode, 0640);
-    free(data);
+    pbuf_free(data);
     /* More pieces than one writev takes: all written, in order. */
     enum { PIECES = 3000 };
     struct iovec *many = malloc(PIECES * sizeof *many);
@@ -517,7 +520,7 @@ static void check_fs(int walk)
         if (i % 7)
             assert_int_equal(data[o++], want[i]);
     assert_int_equal(len, o);
-    free(data);
+    pbuf_free(data);
     free(many);
     free(want);
     assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
@@ -528,6 +531,75 @@ static void check_fs(int walk)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
     fs_force_walk(0);
+}
+
+/* Whole-file buffers: small ones from malloc, large ones mapped (huge
+ * pages where offered); every byte usable, growth keeps the content and
+ * crosses from one kind to the other; a file of several megabytes reads
+ * back whole through fs_read. */
+static void test_pbuf(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {0, 1, 4096, (1u << 20) - 1, 1u << 20, (3u << 20) + 17};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        char *b = pbuf_alloc(sizes[i]);
+        assert_non_null(b);
+        memset(b, 'x', sizes[i]);
+        pbuf_free(b);
+    }
+    pbuf_free(NULL);
+    size_t cap = 100;
+    char *b = pbuf_alloc(cap);
+    assert_non_null(b);
+    memcpy(b, "keep me", 7);
+    assert_int_equal(pbuf_grow(&b, &cap, 7, 50), 0);
+    assert_int_equal(cap, 100);
+    assert_int_equal(pbuf_grow(&b, &cap, 7, (2u << 20) + 5), 0);
+    assert_true(cap >= (2u << 20) + 5);
+    assert_memory_equal(b, "keep me", 7);
+    b[cap - 1] = 'z';
+    pbuf_free(b);
+    /* The freed mapping serves the next large buffer that fits; a larger
+     * one is mapped anew; both freed, the larger is kept; all usable. */
+    char *x = pbuf_alloc(3u << 20), *y = pbuf_alloc(5u << 20);
+    assert_non_null(x);
+    assert_non_null(y);
+    memset(x, 'x', 3u << 20);
+    memset(y, 'y', 5u << 20);
+    pbuf_free(x);
+    pbuf_free(y);
+    char *z = pbuf_alloc(4u << 20);
+    assert_non_null(z);
+    memset(z, 'z', 4u << 20);
+    pbuf_free(z);
+    pbuf_fini();
+
+    char dir[] = "/tmp/vtpatch-pbuf-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/big", dir);
+    size_t n = (5u << 20) + 3;
+    char *want = malloc(n);
+    assert_non_null(want);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (char)('a' + (i * 7) % 26);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(want, 1, n, f), n);
+    fclose(f);
+    int root = open(dir, O_RDONLY | O_DIRECTORY);
+    char *data = NULL, *err = NULL;
+    size_t len = 0;
+    mode_t mode;
+    assert_int_equal(fs_read(root, "big", &data, &len, &mode, &err), 0);
+    assert_int_equal(len, n);
+    assert_memory_equal(data, want, n);
+    assert_int_equal(data[n], '\0');
+    pbuf_free(data);
+    free(want);
+    close(root);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* Which mounts let a replacing rename go without an fsync: only ext4
@@ -559,11 +631,20 @@ static void test_mountinfo_ordered(void **state)
     fs_order_cache c = {0};
     int fd = open(".", O_RDONLY | O_DIRECTORY);
     assert_true(fd >= 0);
-    int a = fs_rename_is_ordered(fd, &c);
-    assert_true(a == 0 || a == 1);
+    int a = fs_sync_need(fd, &c);
+    assert_true(a == FS_SYNC_ALWAYS || a == FS_RENAME_ORDERED || a == FS_VOLATILE);
     assert_int_equal(c.known, 1);
-    assert_int_equal(fs_rename_is_ordered(fd, &c), a);
+    assert_int_equal(fs_sync_need(fd, &c), a);
     close(fd);
+    /* A filesystem in memory (tmpfs at /dev/shm, where there is one):
+     * nothing of it survives a crash, so nothing is synced; the cache
+     * of another device does not answer for it. */
+    struct statfs sf;
+    fd = open("/dev/shm", O_RDONLY | O_DIRECTORY);
+    if (fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC)
+        assert_int_equal(fs_sync_need(fd, &c), FS_VOLATILE);
+    if (fd >= 0)
+        close(fd);
 }
 
 /* Descriptors handed to release_later are all closed once it is waited
@@ -618,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_path_check),
         cmocka_unit_test(test_mountinfo_ordered),
         cmocka_unit_test(test_release_later),
+        cmocka_unit_test(test_pbuf),
         cmocka_unit_test(test_fs_openat2),
         cmocka_unit_test(test_fs_walk_fallback),
     };
