@@ -32,9 +32,13 @@ static int join(char *out, size_t cap, const char *dir, size_t dl, const char *w
 static int candidate(const char *p, int fd_at, int searching)
 {
     int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     struct stat st;
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    /* A directory on PATH it may not look into: the shells go on; a
+     * file it may not read: the shell runs it (or says why not). */
+    if (fd < 0)
+        return searching && errno == EACCES && stat(p, &st) != 0 ? 0 : -1;
     unsigned char head[4] = {0};
     int r = -1;
     if (fstat(fd, &st) != 0)
