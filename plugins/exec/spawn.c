@@ -319,28 +319,47 @@ static void wakeups(const child_plan *c, int leader)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
 }
 
-static void say_errno(const char *a, const char *b, const char *c, int e)
+/* strerror's words for what an exec can fail with, without its locale
+ * machinery (this runs between vfork and exec). */
+static const char *exec_error(int e)
 {
-    const char *parts[] = {a, b, c, ": ", strerror(e), "\n"};
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        ssize_t r = write(2, parts[i], strlen(parts[i]));
-        (void)r;
+    switch (e) {
+    case EPERM: return "Operation not permitted";
+    case EACCES: return "Permission denied";
+    case ENOENT: return "No such file or directory";
+    case ENOTDIR: return "Not a directory";
+    case ENOEXEC: return "Exec format error";
+    case ETXTBSY: return "Text file busy";
+    case E2BIG: return "Argument list too long";
+    case ENOMEM: return "Cannot allocate memory";
+    case ELOOP: return "Too many levels of symbolic links";
+    default: return "Input/output error";
     }
 }
 
 /* In the vfork child: the program the search found, run as the shell
  * would have run it; a refusal or a failure is reported in the words of
- * the shell it stands in for, with its status (126; 127 once gone). */
+ * the shell it stands in for (bash names the path it ran, dash the word
+ * it was given), with its status (126; 127 once gone). */
 static _Noreturn void direct_exec(const child_plan *c, const char *given)
 {
     syscall(SYS_execveat, DIRECT_FD, "", c->req->direct_argv, c->req->envp, AT_EMPTY_PATH);
     int e = errno;
-    const char *sh = c->req->argv[0];
-    if (c->req->direct_under) /* bash */
-        say_errno("bash: line 1: ", given, "", e);
-    else
-        say_errno(sh, ": 1: ", c->req->direct_argv[0], e);
-    _exit(e == ENOENT ? 127 : 126);
+    int bash = c->req->direct_under != NULL; /* only bash gets "_" */
+    const char *what = bash                          ? exec_error(e)
+                       : e == ENOENT || e == ENOTDIR ? "not found"
+                                                     : exec_error(e);
+    const char *parts[] = {c->req->argv[0],
+                           bash ? ": line 1: " : ": 1: ",
+                           bash ? given : c->req->direct_argv[0],
+                           ": ",
+                           what,
+                           "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        ssize_t r = write(2, parts[i], strlen(parts[i]));
+        (void)r;
+    }
+    _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
 /* Where the leader (or the supervisor) looks for the words' program, in

@@ -106,6 +106,15 @@ for prog in ./notrm ./lnrm "$WS/notrm"; do
     [[ -e $WS/victim ]] && ok "$prog (rm by identity) is denied" ||
         { fail "$prog -f victim" "it ran: $out"; touch "$WS/victim"; }
 done
+# a refusal reads as the shell's would have
+for sh in "$BASH_REAL" "$DASH_REAL"; do
+    [[ $sh == "$BASH_REAL" ]] && want="$sh: line 1: ./notrm: Operation not permitted" ||
+        want="$sh: 1: ./notrm: Operation not permitted"
+    out=$(call "$sh" './notrm -f victim')
+    [[ $(jq -r .output <<<"$out") == "$want" && $out == *'"exit_code":126'* ]] &&
+        ok "a refusal under $(basename "$sh") in the shell's words" ||
+        fail "refusal under $sh" "want '$want', got $out"
+done
 # a program on PATH in a directory the command can write, by a copy's name
 mkdir -p "$WS/bin"
 cp "$(readlink -f "$(command -v rm)")" "$WS/bin/zap"
@@ -116,4 +125,15 @@ out=$(call "$BASH_REAL" 'zap -f victim')
 [[ -e $WS/victim ]] && ok "a copy of rm found on PATH is denied" ||
     fail "zap -f victim" "it ran: $out"
 [[ $out == *denied_execs* ]] || fail "zap -f victim" "the refusal is not reported: $out"
+# a program in a directory the session masks (vthost's own state) is not
+# found there: the leader searches the session's view of the files
+conf
+ST=$(mktemp -d /tmp/vthost-plainexec-st-XXXXXX)
+mkdir -p "$ST/vthost"
+cp "$(readlink -f "$(command -v touch)")" "$ST/vthost/evil"
+out=$(XDG_STATE_HOME=$ST SHELL=$BASH_REAL "$V" --workspace "$WS" --config "$WS/vtcode.toml" \
+    call --yes exec_command "$(json "$ST/vthost/evil $WS/masked_ran")" 2>&1)
+rm -rf "$ST"
+[[ ! -e $WS/masked_ran ]] && ok "a program in a masked directory does not run" ||
+    fail "a program in vthost's masked state directory" "it ran: $out"
 exit $((fails > 0))
