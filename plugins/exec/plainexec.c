@@ -18,8 +18,8 @@ static int plain_byte(unsigned char c)
 /* Names the shell runs itself, or treats as syntax, whatever PATH holds
  * (POSIX keywords, special built-ins and intrinsic utilities, bash's and
  * dash's own), and those whose external program behaves otherwise (echo,
- * printf, test, pwd).  `true` and `false` are not here: their programs
- * do what the built-ins do. */
+ * printf, test, pwd).  `true` and `false` are not here: without
+ * arguments their programs do what the built-ins do. */
 static const char *const shell_own[] = {
     "!",        "{",        "}",         "case",   "do",    "done",    "elif",    "else",
     "esac",     "fi",       "for",       "if",     "in",    "then",    "until",   "while",
@@ -89,7 +89,9 @@ int plain_words(const char *cmd, char ***argv)
         return 0;
     /* An assignment word (NAME=v cmd), a job (%1) or the shell's own
      * name: the shell's meaning, not a program's. */
-    if (strchr(v[0], '=') || v[0][0] == '%' || shell_owns(v[0])) {
+    /* true and false as built-ins ignore their arguments (--help) */
+    int bare_only = !strcmp(v[0], "true") || !strcmp(v[0], "false");
+    if (strchr(v[0], '=') || v[0][0] == '%' || shell_owns(v[0]) || (bare_only && n > 1)) {
         plain_words_free(v);
         return 0;
     }

@@ -42,7 +42,7 @@ static void test_words(void **state)
         "ls ~/x", "ls $HOME", "ls ${X}", "ls `x`", "ls $(x)", "ls 'a'", "ls \"a\"", "ls \\a",
         "ls {a,b}", "X=1 ls", "ls; ls", "ls && ls", "ls | ls", "ls & ls", "ls > f", "ls < f",
         "ls # c", "ls\nls", "ls\rx", "%1", "if", "[[", "ls (x)", "ls !x", "l\xc3\xa9", "chdir /",
-        "umask", "ulimit -n", "wait", "set -e", "type ls", "hash", "local x", NULL};
+        "umask", "ulimit -n", "wait", "set -e", "type ls", "hash", "local x", "true --help", "false --version", NULL};
     for (const char *const *c = shelled; *c; c++) {
         v = (char **)1;
         if (plain_words(*c, &v) != 0)
