@@ -693,7 +693,9 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             else
                 api->call_warn(call, "%s", sandbox_warning);
         }
-        rc = plain_prepare(cmd, sh.path, abs, &env, &direct, &req.direct_under);
+        /* a shell the call names is run as asked */
+        if (!str_arg(args, "shell"))
+            rc = plain_prepare(cmd, sh.path, abs, &env, &direct, &req.direct_under);
         if (rc != VT_OK)
             rc = api->call_error(call, rc, "out of memory");
         req.direct_argv = direct;

@@ -39,6 +39,11 @@ out=$(call "$SH/bash" 'true')
     fail "plain 'true'" "the shell ran"
 out=$(call "$SH/bash" 'false')
 [[ $out == *'"exit_code":1'* ]] || fail "false keeps its status" "$out"
+# a shell the call names runs as asked
+before=$(runs)
+out=$(SHELL=$BASH_REAL "$V" --workspace "$WS" --config "$WS/vtcode.toml" call --yes exec_command \
+    "$(jq -nc --arg s "$SH/bash" '{cmd:"true", shell:$s}')" 2>&1)
+[[ $(runs) -gt $before ]] && ok "the call's own shell runs" || fail "shell argument" "$out"
 # under dash (which does not exec its last command) the program's parent
 # is the session leader itself
 stat=$(call "$DASH_REAL" 'cat /proc/self/stat' | jq -r .output)
