@@ -111,6 +111,15 @@ for prog in ./notrm ./lnrm "$WS/notrm"; do
     [[ -e $WS/victim ]] && ok "$prog (rm by identity) is denied" ||
         { fail "$prog -f victim" "it ran: $out"; touch "$WS/victim"; }
 done
+# the same without the sandbox (the supervisor, not a session leader,
+# runs the program)
+conf 'deny = ["exec_command(rm *)"]
+[sandbox]
+mode = "danger-full-access"'
+out=$(call "$BASH_REAL" './notrm -f victim')
+[[ -e $WS/victim ]] && ok "./notrm is denied without the sandbox" ||
+    { fail "./notrm -f victim, danger-full-access" "it ran: $out"; touch "$WS/victim"; }
+conf 'deny = ["exec_command(rm *)"]'
 # a refusal reads as the shell's would have
 for sh in "$BASH_REAL" "$DASH_REAL"; do
     [[ $sh == "$BASH_REAL" ]] && want="$sh: line 1: ./notrm: Operation not permitted" ||
