@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
 
@@ -224,11 +225,31 @@ int plain_env(plain_shell sh, const char *workdir, char ***env, char **under)
     return VT_OK;
 }
 
+/* Whether a program run from its descriptor (execveat AT_EMPTY_PATH, as
+ * the leader runs it) is named by its file in /proc/PID/comm, ps and
+ * pkill: Linux 6.14 on; before, it was named by the descriptor's number,
+ * which the shell's exec by path never shows.  Read once. */
+static int exec_names_program(void)
+{
+    static int known = -1; /* -1: not read yet */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+        k = uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+            (major > 6 || (major == 6 && minor >= 14));
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
+}
+
 int plain_prepare(const char *cmd, const char *shell_path, const char *workdir, char ***env,
                   char ***argv, char **under)
 {
     *argv = NULL;
     *under = NULL;
+    if (!exec_names_program())
+        return VT_OK;
     plain_shell sh = plain_shell_of(shell_path, *env);
     if (sh == PLAIN_NONE || !plain_words(cmd, argv))
         return VT_OK;

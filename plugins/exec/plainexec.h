@@ -37,7 +37,9 @@ plain_shell plain_shell_of(const char *shell_path, char *const *env);
 #define PLAIN_UNDER_BYTES 4200
 int plain_env(plain_shell sh, const char *workdir, char ***env, char **under);
 
-/* All of the above for one call: when `cmd` may run without the shell
+/* All of the above for one call (on Linux 6.14 and later, where a
+ * program run from its descriptor keeps its own name in ps): when `cmd`
+ * may run without the shell
  * `shell_path`, *argv gets its words and *env what that shell would have
  * passed on (*under: see plain_env); else *argv stays NULL and *env as
  * it was.  0 or VT_ERR_NOMEM. */

@@ -39,6 +39,9 @@ out=$(call "$SH/bash" 'true')
     fail "plain 'true'" "the shell ran"
 out=$(call "$SH/bash" 'false')
 [[ $out == *'"exit_code":1'* ]] || fail "false keeps its status" "$out"
+# the program keeps its own name (ps, pkill), not its descriptor's number
+comm=$(call "$DASH_REAL" 'cat /proc/self/comm' | jq -r .output)
+[[ $comm == cat ]] && ok "the program is named by its file" || fail "comm" "'$comm'"
 # a shell the call names runs as asked
 before=$(runs)
 out=$(SHELL=$BASH_REAL "$V" --workspace "$WS" --config "$WS/vtcode.toml" call --yes exec_command \
