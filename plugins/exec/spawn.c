@@ -406,6 +406,8 @@ static pid_t start_command(const child_plan *c, int start, const char *direct)
         _exit(127);
     }
     keyboard_release();
+    if (direct)
+        close(DIRECT_FD); /* run by now, or never */
     close(0);
     close(1);
     close(2);
