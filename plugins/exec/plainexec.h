@@ -58,4 +58,8 @@ int plain_prepare(const char *cmd, const char *shell_path, const char *workdir, 
 int plain_find(const char *word, const char *path, const char *workdir, int fd_at, char *given,
                char *abs, size_t cap);
 
+/* strerror's words for what an exec can fail with, without its locale
+ * machinery (for the vfork child that reports a failed exec). */
+const char *plain_exec_error(int e);
+
 #endif

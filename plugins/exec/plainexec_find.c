@@ -90,3 +90,19 @@ int plain_find(const char *word, const char *path, const char *workdir, int fd_a
         p = e + 1;
     }
 }
+
+const char *plain_exec_error(int e)
+{
+    switch (e) {
+    case EPERM: return "Operation not permitted";
+    case EACCES: return "Permission denied";
+    case ENOENT: return "No such file or directory";
+    case ENOTDIR: return "Not a directory";
+    case ENOEXEC: return "Exec format error";
+    case ETXTBSY: return "Text file busy";
+    case E2BIG: return "Argument list too long";
+    case ENOMEM: return "Cannot allocate memory";
+    case ELOOP: return "Too many levels of symbolic links";
+    default: return "Input/output error";
+    }
+}

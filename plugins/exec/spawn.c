@@ -319,24 +319,6 @@ static void wakeups(const child_plan *c, int leader)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
 }
 
-/* strerror's words for what an exec can fail with, without its locale
- * machinery (this runs between vfork and exec). */
-static const char *exec_error(int e)
-{
-    switch (e) {
-    case EPERM: return "Operation not permitted";
-    case EACCES: return "Permission denied";
-    case ENOENT: return "No such file or directory";
-    case ENOTDIR: return "Not a directory";
-    case ENOEXEC: return "Exec format error";
-    case ETXTBSY: return "Text file busy";
-    case E2BIG: return "Argument list too long";
-    case ENOMEM: return "Cannot allocate memory";
-    case ELOOP: return "Too many levels of symbolic links";
-    default: return "Input/output error";
-    }
-}
-
 /* In the vfork child: the program the search found, run as the shell
  * would have run it; a refusal or a failure is reported in the words of
  * the shell it stands in for (bash names the path it ran, dash the word
@@ -346,9 +328,9 @@ static _Noreturn void direct_exec(const child_plan *c, const char *given)
     syscall(SYS_execveat, DIRECT_FD, "", c->req->direct_argv, c->req->envp, AT_EMPTY_PATH);
     int e = errno;
     int bash = c->req->direct_under != NULL; /* only bash gets "_" */
-    const char *what = bash                          ? exec_error(e)
+    const char *what = bash                          ? plain_exec_error(e)
                        : e == ENOENT || e == ENOTDIR ? "not found"
-                                                     : exec_error(e);
+                                                     : plain_exec_error(e);
     const char *parts[] = {c->req->argv[0],
                            bash ? ": line 1: " : ": 1: ",
                            bash ? given : c->req->direct_argv[0],
