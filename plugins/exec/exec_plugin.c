@@ -13,6 +13,7 @@
 #include "exec_netproxy.h"
 #include "execwatch.h"
 #include "extra_approved.h"
+#include "plainexec.h"
 #include "sandbox.h"
 #include "session.h"
 #include "shellenv.h"
@@ -504,7 +505,8 @@ static int watch_start(vt_call *call, int confined, spawn_req *req, execwatch **
                         .writable = writable_dirs(1, req->extra),
                         .denied = *denied,
                         .shell_path = req->path,
-                        .shell_argv = req->argv};
+                        .shell_argv = req->argv,
+                        .direct_argv = req->direct_argv};
     if (execwatch_start(&o, w, &req->watch_sock) != VT_OK)
         return api->call_error(call, VT_ERR_IO, "cannot start the run-time command checks");
     req->shell_fd = execwatch_shell_fd(*w, &req->shell_script);
@@ -679,6 +681,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     int escalated = level == 2;
     sandbox_extra extra = {0};
     netproxy *np = NULL;
+    char **direct = NULL;
     rc = prepare_run(call, args, level, &req, &extra);
     if (rc == VT_OK && !escalated && sandbox_proxy(sandbox_state, req.extra))
         rc = exec_netproxy_begin(call, &sandbox_cfg.network, &req, &env, &np);
@@ -690,12 +693,21 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
             else
                 api->call_warn(call, "%s", sandbox_warning);
         }
-        rc = run_checked(call, args, cmd, &req, result);
+        /* a shell the call names is run as asked */
+        if (!str_arg(args, "shell"))
+            rc = plain_prepare(cmd, sh.path, abs, &env, &direct, &req.direct_under);
+        if (rc != VT_OK)
+            rc = api->call_error(call, rc, "out of memory");
+        req.direct_argv = direct;
+        req.envp = env;
     }
+    if (rc == VT_OK)
+        rc = run_checked(call, args, cmd, &req, result);
     exec_netproxy_end(call, np, &req, rc == VT_OK ? *result : NULL);
     if (rc == VT_OK && *result)
         add_sandbox_fields(*result, escalated, req.extra);
     extra_free(&extra);
+    plain_words_free(direct);
     env_free(env);
     shell_cmd_free(&sh);
     api->free(abs);

@@ -88,7 +88,7 @@ int execwatch_prepare(void)
     return sandbox_bpf_export(ctx, rc, &filter);
 }
 
-int execwatch_child_install(int sock)
+int execwatch_child_install(int sock, int prog_fd, const char *given, const char *abs)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
@@ -96,24 +96,33 @@ int execwatch_child_install(int sock)
                           &filter);
     if (fd < 0)
         return -errno;
-    char cbuf[CMSG_SPACE(sizeof(int))];
+    int fds[2] = {fd, prog_fd};
+    size_t nfd = prog_fd >= 0 ? 2 : 1;
+    char cbuf[CMSG_SPACE(sizeof fds)];
     memset(cbuf, 0, sizeof cbuf);
-    char byte = 'L';
-    struct iovec iov = {&byte, 1};
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+    /* 'L': the listener alone; 'D': and the program, "given\0abs\0" */
+    char byte = prog_fd >= 0 ? 'D' : 'L';
+    struct iovec iov[3] = {{&byte, 1}, {(void *)given, 0}, {(void *)abs, 0}};
+    if (prog_fd >= 0) {
+        iov[1].iov_len = strlen(given) + 1;
+        iov[2].iov_len = strlen(abs) + 1;
+    }
+    struct msghdr m = {.msg_iov = iov,
+                       .msg_iovlen = prog_fd >= 0 ? 3 : 1,
+                       .msg_control = cbuf,
+                       .msg_controllen = CMSG_SPACE(nfd * sizeof(int))};
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
     ssize_t r;
     do
         r = sendmsg(sock, &m, MSG_NOSIGNAL);
     while (r < 0 && errno == EINTR);
-    int e = r == 1 ? 0 : -errno;
+    int e = r > 0 ? 0 : -errno;
     close(fd); /* the supervisor must not answer its own traps */
-    return e ? e : (r == 1 ? 0 : -EIO);
+    return e ? e : (r > 0 ? 0 : -EIO);
 }
 
 /* ---- lifetime ---------------------------------------------------------- */
@@ -125,8 +134,13 @@ static void watch_free(execwatch *w)
     ew_strv_free(w->writable);
     ew_ident_free(w->ident);
     ew_strv_free(w->shell_argv);
+    ew_strv_free(w->direct_argv);
+    free(w->direct_given);
+    free(w->direct_abs);
     if (w->shell_fd >= 0)
         close(w->shell_fd);
+    if (w->direct_fd >= 0)
+        close(w->direct_fd);
     if (w->sock >= 0)
         close(w->sock);
     if (w->listener >= 0)
@@ -202,6 +216,22 @@ cJSON *execwatch_programs(execwatch *w, int *complete)
 
 /* ---- the thread ------------------------------------------------------------ */
 
+/* The program of plain words the supervisor found, sent with the
+ * listener: its file (kept high) and "given\0abs\0". */
+static int take_direct(execwatch *w, int fd, const char *body, size_t n)
+{
+    const char *end = memchr(body, 0, n);
+    if (!w->direct_argv || !end || !memchr(end + 1, 0, n - (size_t)(end + 1 - body))) {
+        close(fd);
+        return -1;
+    }
+    w->direct_fd = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+    close(fd);
+    w->direct_given = strdup(body);
+    w->direct_abs = strdup(end + 1);
+    return w->direct_fd < 0 || !w->direct_given || !w->direct_abs ? -1 : 0;
+}
+
 static int receive_listener(execwatch *w)
 {
     for (;;) {
@@ -214,19 +244,25 @@ static int receive_listener(execwatch *w)
         }
         if (f[1].revents)
             return -1;
-        char cbuf[CMSG_SPACE(sizeof(int))], byte;
-        struct iovec iov = {&byte, 1};
+        char cbuf[CMSG_SPACE(2 * sizeof(int))], byte;
+        char body[2 * PATH_MAX + 2];
+        struct iovec iov[2] = {{&byte, 1}, {body, sizeof body - 1}};
         struct msghdr m = {
-            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+            .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
         ssize_t r = recvmsg(w->sock, &m, MSG_CMSG_CLOEXEC);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             return -1; /* the supervisor is gone before it started the shell */
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-        if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        size_t nfd = byte == 'D' ? 2 : 1;
+        if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(nfd * sizeof(int)))
             return -1;
-        memcpy(&w->listener, CMSG_DATA(c), sizeof(int));
+        int fds[2] = {-1, -1};
+        memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
+        w->listener = fds[0];
+        if (nfd == 2)
+            return take_direct(w, fds[1], body, (size_t)r - 1);
         return 0;
     }
 }
@@ -300,7 +336,9 @@ static void *thread_main(void *arg)
      * own copy); a session kept for its output must not keep it open. */
     if (w->shell_fd >= 0)
         close(w->shell_fd);
-    w->listener = w->sock = w->stop[0] = w->stop[1] = w->shell_fd = -1;
+    if (w->direct_fd >= 0)
+        close(w->direct_fd);
+    w->listener = w->sock = w->stop[0] = w->stop[1] = w->shell_fd = w->direct_fd = -1;
     w->done = 1;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
@@ -370,12 +408,13 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     w->api = o->api;
     w->policy = o->policy;
     w->writable = o->writable;
-    w->sock = w->listener = w->stop[0] = w->stop[1] = w->shell_fd = -1;
+    w->sock = w->listener = w->stop[0] = w->stop[1] = w->shell_fd = w->direct_fd = -1;
     w->refs = 2;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     if (ew_ident_new(o->denied, getenv("PATH"), &w->ident) != VT_OK ||
-        open_shell(w, o->shell_path, o->shell_argv) != VT_OK) {
+        open_shell(w, o->shell_path, o->shell_argv) != VT_OK ||
+        (o->direct_argv && !(w->direct_argv = ew_strv_dup(o->direct_argv, 0)))) {
         watch_free(w);
         return VT_ERR_NOMEM;
     }

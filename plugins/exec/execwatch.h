@@ -25,9 +25,11 @@ void execwatch_fini(void);
 
 /* In the supervisor child, after no_new_privs and the sandbox, before
  * the shell starts: install the filter and send its listener over `sock`
- * (which stays open until the supervisor exits).  Async-signal-safe.
+ * (which stays open until the supervisor exits), with the program of
+ * plain words it found (plainexec.h) when `prog_fd` >= 0: its open file,
+ * its path as found (`given`) and absolute (`abs`).  Async-signal-safe.
  * Returns 0 or -errno. */
-int execwatch_child_install(int sock);
+int execwatch_child_install(int sock, int prog_fd, const char *given, const char *abs);
 
 typedef struct execwatch execwatch;
 
@@ -50,11 +52,19 @@ typedef struct execwatch_opts {
      * is read again between the judgement and the exec. */
     const char *shell_path;
     char *const *shell_argv;
+    /* The words the supervisor may run without the shell (plainexec.h),
+     * or NULL: when it does, it sends the program's file with the
+     * listener and runs it with execveat(EXECWATCH_DIRECT_FD, "", words,
+     * envp, AT_EMPTY_PATH); that first execve is judged as a program the
+     * shell runs for the text, by that file and these words. */
+    char *const *direct_argv;
 } execwatch_opts;
 
 /* Where the supervisor keeps the shell's file until it runs it with
  * execveat(EXECWATCH_SHELL_FD, "", argv, envp, AT_EMPTY_PATH). */
 #define EXECWATCH_SHELL_FD 6
+/* Where it keeps the program of plain words it runs without the shell. */
+#define EXECWATCH_DIRECT_FD 9
 
 /* Start a watcher; *child_sock is the descriptor for spawn_req.watch_sock
  * (close it once the command was spawned).  On failure the policy and

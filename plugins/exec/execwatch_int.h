@@ -38,7 +38,10 @@ struct execwatch {
     ew_ident *ident; /* the denied programs' files, or NULL */
     int shell_fd;    /* the shell's file (execwatch_opts.shell_path), or -1 */
     int shell_script;
-    char **shell_argv; /* its argv, for the deny rules */
+    char **shell_argv;               /* its argv, for the deny rules */
+    char **direct_argv;              /* execwatch_opts.direct_argv, copied, or NULL */
+    int direct_fd;                   /* the program the supervisor found for them, or -1 */
+    char *direct_given, *direct_abs; /* its path as found, and absolute */
     execwatch *next;
 };
 

@@ -402,6 +402,61 @@ static int judge_shell_file(execwatch *w, judgement *j)
     return rc;
 }
 
+/* The supervisor starting the program of plain words it found in the
+ * session (plainexec.h): execveat(EXECWATCH_DIRECT_FD, "", ...).  The
+ * registers say which call it is. */
+static int runs_direct_file(const execwatch *w, const struct seccomp_notif *n, int at)
+{
+    return w->direct_fd >= 0 && at && (int)n->data.args[0] == EXECWATCH_DIRECT_FD &&
+           ((int)n->data.args[4] & AT_EMPTY_PATH);
+}
+
+/* That program, judged as the shell's execve of it would be (the text's
+ * own program: every rule, recorded, its children no longer the text's)
+ * by what the supervisor sent: the very file the kernel runs, opened in
+ * the session's view of the files, its path as found, and the words the
+ * host split.  The supervisor's memory cannot be read (not dumpable) and
+ * need not be: nothing of the command runs yet. */
+static int judge_direct_file(execwatch *w, judgement *j)
+{
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", w->direct_fd);
+    ssize_t len = readlink(link, real, sizeof real - 1);
+    if (len <= 0 || real[0] != '/') {
+        j->why = strdup("the program's file has no name the rules can judge");
+        return VT_ERR_DENIED;
+    }
+    real[len] = '\0';
+    j->given = strdup(w->direct_given);
+    j->abs = strdup(w->direct_abs);
+    j->real = strdup(real);
+    j->argv0 = strdup(w->direct_argv[0]);
+    j->args = ew_strv_dup(w->direct_argv, 1);
+    j->root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (!j->given || !j->abs || !j->real || !j->argv0 || !j->args) {
+        j->why = strdup("out of memory");
+        return VT_ERR_DENIED;
+    }
+    int trusted;
+    j->name = rule_name(w, j->given, j->abs, j->real, &trusted);
+    if ((w->ident && deny_identity(w, fcntl(w->direct_fd, F_DUPFD_CLOEXEC, 0), j->real, j->args,
+                                   &j->why) != VT_OK) ||
+        (strcmp(base_of(j->real), j->name) &&
+         deny_as(w, base_of(j->real), j->real, j->args, &j->why) != VT_OK) ||
+        deny_inner(w, j->pid, j->root, j->real, j->name, j->argv0, j->args, 0, &j->why) != VT_OK)
+        return VT_ERR_DENIED;
+    vt_exec_program prog = {.struct_size = sizeof prog,
+                            .name = j->name,
+                            .path = j->abs,
+                            .args = (const char *const *)j->args,
+                            .by_shell = 1};
+    if (ask_policy(w, &prog, &j->why) != VT_OK)
+        return VT_ERR_DENIED;
+    mark(w, w->shell, w->shell_start);
+    record_program(w, j->name, j->args);
+    return VT_OK;
+}
+
 /* The directory a relative path starts from, and the lexical absolute
  * path; -1 (j->why set) when they cannot be had. */
 static int locate_program(judgement *j)
@@ -554,6 +609,8 @@ int ew_judge(execwatch *w, const struct seccomp_notif *n, int at, int first)
                    .root = -1};
     if (first && runs_shell_file(w, n, at))
         return judge_done(w, &j, judge_shell_file(w, &j) == VT_OK);
+    if (first && runs_direct_file(w, n, at))
+        return judge_done(w, &j, judge_direct_file(w, &j) == VT_OK);
     uint64_t path_addr = at ? n->data.args[1] : n->data.args[0];
     uint64_t argv_addr = at ? n->data.args[2] : n->data.args[1];
     int cut = 0;

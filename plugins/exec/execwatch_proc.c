@@ -53,6 +53,21 @@ void ew_strv_free(char **v)
     free(v);
 }
 
+char **ew_strv_dup(char *const *v, size_t from)
+{
+    size_t n = 0;
+    while (v[n])
+        n++;
+    from = from < n ? from : n;
+    char **d = calloc(n - from + 1, sizeof *d);
+    for (size_t i = from; d && i < n; i++)
+        if (!(d[i - from] = strdup(v[i]))) {
+            ew_strv_free(d);
+            return NULL;
+        }
+    return d;
+}
+
 char **ew_read_args(pid_t pid, uint64_t addr, int *cut, char **argv0)
 {
     *cut = 0;

@@ -23,6 +23,8 @@ char *ew_read_string(pid_t pid, uint64_t addr, size_t max);
  * loaders run by it. */
 char **ew_read_args(pid_t pid, uint64_t addr, int *cut, char **argv0);
 void ew_strv_free(char **v);
+/* A copy of the NULL-terminated `v` (from index `from`), or NULL. */
+char **ew_strv_dup(char *const *v, size_t from);
 
 /* The target of /proc/PID/<what> (cwd, root, fd/N).  malloc'd or NULL. */
 char *ew_proc_link(pid_t pid, const char *what);

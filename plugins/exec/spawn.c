@@ -24,11 +24,13 @@
  * Between fork and exec only async-signal-safe calls are made (the host
  * is multi-threaded). */
 #include "execwatch.h"
+#include "plainexec.h"
 #include "sandbox.h"
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -176,6 +178,9 @@ static _Noreturn void end_group(pid_t cmd)
 /* The filtering proxy's hand-over socket (SANDBOX_NETPROXY_FD, 8) is the
  * last fixed one. */
 #define LAST_FD SANDBOX_NETPROXY_FD
+/* A program run without the shell (plainexec.h), opened after
+ * child_setup closed everything above LAST_FD. */
+#define DIRECT_FD EXECWATCH_DIRECT_FD
 
 /* Whether the host is gone: its lifeline reads EOF (or errors). */
 static int lifeline_cut(int timeout_ms)
@@ -314,17 +319,67 @@ static void wakeups(const child_plan *c, int leader)
     prctl(PR_SET_PDEATHSIG, c->death_sig);
 }
 
+/* In the vfork child: the program the search found, run as the shell
+ * would have run it; a refusal or a failure is reported in the words of
+ * the shell it stands in for (bash names the path it ran, dash the word
+ * it was given), with its status (126; 127 once gone). */
+static _Noreturn void direct_exec(const child_plan *c, const char *given)
+{
+    syscall(SYS_execveat, DIRECT_FD, "", c->req->direct_argv, c->req->envp, AT_EMPTY_PATH);
+    int e = errno;
+    int bash = c->req->direct_under != NULL; /* only bash gets "_" */
+    const char *what = bash                          ? plain_exec_error(e)
+                       : e == ENOENT || e == ENOTDIR ? "not found"
+                                                     : plain_exec_error(e);
+    const char *parts[] = {c->req->argv[0],
+                           bash ? ": line 1: " : ": 1: ",
+                           bash ? given : c->req->direct_argv[0],
+                           ": ",
+                           what,
+                           "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        ssize_t r = write(2, parts[i], strlen(parts[i]));
+        (void)r;
+    }
+    _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
+}
+
+/* Where the leader (or the supervisor) looks for the words' program, in
+ * the command's view of the files, before the run-time checks start:
+ * the path found in given (NULL when the shell runs the text), and
+ * bash's "_" set to it. */
+static const char *env_path(char *const *envp);
+
+static const char *find_direct(const child_plan *c, char *given, char *abs)
+{
+    const spawn_req *r = c->req;
+    if (!r->direct_argv || !plain_find(r->direct_argv[0], env_path(r->envp), r->workdir, DIRECT_FD,
+                                       given, abs, PATH_MAX))
+        return NULL;
+    if (r->direct_under) {
+        size_t n = strlen(given);
+        if (n + 3 > PLAIN_UNDER_BYTES) {
+            close(DIRECT_FD);
+            return NULL;
+        }
+        memcpy(r->direct_under + 2, given, n + 1);
+    }
+    return given;
+}
+
 /* The command itself, vfork'd with the keyboard held across (`start` 0:
  * none, and -1 returned); then the caller's own stdio is closed, so that
  * the command's holders alone decide when its output ends. */
-static pid_t start_command(const child_plan *c, int start)
+static pid_t start_command(const child_plan *c, int start, const char *direct)
 {
     sigset_t before;
     keyboard_hold(&before);
     pid_t pid = start ? vfork() : -1;
     if (pid == 0) {
         keyboard_child(&before);
-        /* the very file the watcher judged, whatever its path names now */
+        /* the very file the search found (and the watcher judged) */
+        if (direct)
+            direct_exec(c, direct);
         if (c->req->shell_fd > 2)
             syscall(SYS_execveat, SHELL_FD, "", c->req->argv, c->req->envp, AT_EMPTY_PATH);
         else
@@ -333,6 +388,8 @@ static pid_t start_command(const child_plan *c, int start)
         _exit(127);
     }
     keyboard_release();
+    if (direct)
+        close(DIRECT_FD); /* run by now, or never */
     close(0);
     close(1);
     close(2);
@@ -387,13 +444,16 @@ static _Noreturn void supervise(const child_plan *c)
         say("vthost: cannot enter ", c->req->workdir);
         _exit(126);
     }
-    if (c->req->watch_sock > 2 && execwatch_child_install(WATCH_FD) != 0) {
+    char given[PATH_MAX], abs[PATH_MAX];
+    const char *direct = find_direct(c, given, abs);
+    if (c->req->watch_sock > 2 &&
+        execwatch_child_install(WATCH_FD, direct ? DIRECT_FD : -1, given, abs) != 0) {
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
     wakeups(c, 0);
     int host_gone = lifeline_cut(0);
-    pid_t child = start_command(c, !host_gone);
+    pid_t child = start_command(c, !host_gone, direct);
     if (host_gone)
         end_group(child);
     if (child < 0)
@@ -476,11 +536,14 @@ static _Noreturn void lead_session(const child_plan *c)
      * which a listener filter needs), right before the shell is exec'd,
      * so every execve of the session is judged.  Only one listener filter
      * may exist per task chain; the sandbox's filter has none. */
-    if (c->req->watch_sock > 2 && execwatch_child_install(WATCH_FD) != 0) {
+    char given[PATH_MAX], abs[PATH_MAX];
+    const char *direct = find_direct(c, given, abs);
+    if (c->req->watch_sock > 2 &&
+        execwatch_child_install(WATCH_FD, direct ? DIRECT_FD : -1, given, abs) != 0) {
         say("vthost: cannot start the run-time command checks", NULL);
         _exit(126);
     }
-    pid_t shell = start_command(c, 1);
+    pid_t shell = start_command(c, 1, direct);
     sigset_t waits, none;
     sigemptyset(&none);
     /* Signals are taken only inside ppoll, after a look at what they

@@ -30,6 +30,11 @@ typedef struct spawn_req {
                                 the sandbox's session, or NULL */
     uint64_t client;                   /* vt_host_api.call_client_id: the sandbox shows only this
                         client's spooled output (0: all) */
+    char *const *direct_argv;          /* plain words the leader runs without the shell
+                                          when it finds their program (plainexec.h),
+                                          or NULL: always the shell */
+    char *direct_under;                /* the environment's "_=" entry the leader fills
+                                          with the program's path (plain_env), or NULL */
     int netproxy_fd;                   /* > 2: the filtering proxy's hand-over socket
                          (netproxy_start), kept by the session leader
                          (sandbox_proxy); 0: none */
