@@ -32,11 +32,22 @@ runs() { if [[ -e $WS/shell_ran ]]; then wc -l < "$WS/shell_ran"; else echo 0; f
 conf
 
 # plain words: the shell does not run, the program does
+# Before Linux 6.14 a program run from its descriptor is named by the
+# descriptor's number (ps, pkill), so vthost keeps the shell there: the
+# same texts must then run it.
+read -r kmaj kmin _ <<<"$(uname -r | tr '.-' '  ')"
+direct=0
+((kmaj > 6 || (kmaj == 6 && kmin >= 14))) && direct=1
 before=$(runs)
 out=$(call "$SH/bash" 'true')
 [[ $out == *'"exit_code":0'* ]] || fail "true" "$out"
-[[ $(runs) == "$before" ]] && ok "plain 'true' runs without the shell" ||
-    fail "plain 'true'" "the shell ran"
+if ((direct)); then
+    [[ $(runs) == "$before" ]] && ok "plain 'true' runs without the shell" ||
+        fail "plain 'true'" "the shell ran"
+else
+    [[ $(runs) -gt $before ]] && ok "before Linux 6.14 plain 'true' runs through the shell" ||
+        fail "plain 'true' on Linux $(uname -r)" "the shell did not run"
+fi
 out=$(call "$SH/bash" 'false')
 [[ $out == *'"exit_code":1'* ]] || fail "false keeps its status" "$out"
 # the program keeps its own name (ps, pkill), not its descriptor's number
@@ -51,8 +62,10 @@ out=$(SHELL=$BASH_REAL "$V" --workspace "$WS" --config "$WS/vtcode.toml" call --
 # is the session leader itself
 stat=$(call "$DASH_REAL" 'cat /proc/self/stat' | jq -r .output)
 ppid=$(sed 's/.*) //' <<<"$stat" | cut -d' ' -f2)
-[[ $ppid == 1 ]] && ok "cat's parent is the session leader" ||
-    fail "cat /proc/self/stat under dash" "parent $ppid: $stat"
+if ((direct)); then
+    [[ $ppid == 1 ]] && ok "cat's parent is the session leader" ||
+        fail "cat /proc/self/stat under dash" "parent $ppid: $stat"
+fi
 
 # anything the shell would treat otherwise goes through it
 for cmd in 'true *' 'true ~' "true 'a'" 'true "a"' 'true \a' 'X=1 true' 'echo hi' 'pwd' \
