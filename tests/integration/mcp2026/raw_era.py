@@ -327,6 +327,9 @@ def test_roots(start):
     try:
         s = Server(start, workspace=False)
         caps = {"roots": {}, "elicitation": {}}
+        d = s.request("server/discover", {"_meta": meta(caps)}).get("result", {})
+        check(os.path.realpath(start) in d.get("instructions", ""),
+              f"before the roots, the instructions name the working directory: {d}")
         args = {"cmd": "pwd; echo run >> count.txt"}
         r = approval_call(s, args, caps=caps).get("result", {})
         reqs = r.get("inputRequests", {})
@@ -375,9 +378,16 @@ def test_listen(ws, catalog):
         check(p.get("_meta", {}).get(SUB) == "sub-1", f"the acknowledgement names the subscription: {p}")
         check(p.get("notifications") == {"toolsListChanged": True},
               f"only what is honoured is acknowledged: {p.get('notifications')}")
+    said = s.request("server/discover", {"_meta": meta({})}).get("result", {}).get("instructions", "")
     r = s.request("tools/call", {"name": "search_tools", "arguments": {"query": "GitHub pull request review"},
                                  "_meta": meta({})})
     check(r.get("result", {}).get("resultType") == "complete", f"search_tools ran: {r}")
+    listed = [t["name"] for t in s.request("tools/list", {"_meta": meta({})}).get("result", {}).get("tools", [])]
+    now = s.request("server/discover", {"_meta": meta({})}).get("result", {}).get("instructions", "")
+    found = [n for n in listed if n not in said]
+    if catalog:
+        check(found and all(n in now for n in found),
+              f"discover names the tools the search listed ({found}) after it: {now}")
     changed = [n for n in s.notes if n.get("method") == "notifications/tools/list_changed"]
     if catalog:
         check(changed and changed[0].get("params", {}).get("_meta", {}).get(SUB) == "sub-1",
