@@ -55,7 +55,7 @@ static int capture(void *ud, const mcp_out *o)
 }
 
 #define DISCOVER                                                                                   \
-    "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"server/discover\",\"params\":{\"_meta\":{"          \
+    "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"server/discover\",\"params\":{\"_meta\":{"        \
     "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                                  \
     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}"
 
@@ -84,8 +84,8 @@ static void read_answer(const answer *a, int id, uint64_t *gen, uint64_t *who, u
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "resultType")), "complete");
     const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(r, "instructions"));
     assert_non_null(text);
-    assert_int_equal(sscanf(text, "gen=%" SCNu64 " viewer=%" SCNu64 " epoch=%" SCNu64, gen, who, ep),
-                     3);
+    assert_int_equal(
+        sscanf(text, "gen=%" SCNu64 " viewer=%" SCNu64 " epoch=%" SCNu64, gen, who, ep), 3);
     cJSON_Delete(m);
 }
 
