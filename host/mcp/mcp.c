@@ -12,6 +12,7 @@
 #include "host.h"
 #include "mcp.h"
 #include "mcp_discover_cache.h"
+#include "mcp_roots.h"
 #include "mcp_server.h"
 #include "permission.h"
 #include "pipeline.h"
@@ -288,10 +289,11 @@ static char *instructions(void)
 }
 
 /* instructions() reads the host (reopened only by serve_workspace), the
- * workspace label and the tools this thread's client sees listed. */
+ * workspace label (also whether a client declared roots, its workspace
+ * then still to come) and the tools this thread's client sees listed. */
 static void instructions_stamp(uint64_t stamp[MCP_STAMP_WORDS])
 {
-    stamp[0] = serve_workspace_generation();
+    stamp[0] = serve_workspace_generation() << 1 | (uint64_t)(mcp_roots_expected() != 0);
     stamp[1] = registry_viewer();
     stamp[2] = registry_epoch(); /* the viewer's: moves with its finds */
 }

@@ -358,6 +358,21 @@ def test_roots(start):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_discover_after_roots_declared(start):
+    """Without --workspace, a 2025-era initialize that declares roots makes
+    the workspace the client's to give: a discover on the same process
+    says so, though an earlier one named the working directory."""
+    s = Server(start, workspace=False)
+    d = s.request("server/discover", {"_meta": meta({})}).get("result", {})
+    check(os.path.realpath(start) in d.get("instructions", ""), f"first the working directory: {d}")
+    s.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+                             "clientInfo": {"name": "legacy", "version": "1"}})
+    d = s.request("server/discover", {"_meta": meta({})}).get("result", {})
+    check("the client's first root" in d.get("instructions", ""),
+          f"after roots are declared, the root is to come: {d.get('instructions')}")
+    s.close()
+
+
 def test_listen(ws, catalog):
     cfg = os.path.join(ws, "vtcode.toml")
     with open(cfg, "w") as f:
@@ -408,7 +423,8 @@ def main():
         print(f"usage: raw_era.py VTHOST_BIN (got {BIN!r})", file=sys.stderr)
         return 1
     tests = [("discover and versions", test_discover_and_versions), ("approvals", test_approvals),
-             ("expiry", test_expiry), ("roots", test_roots)]
+             ("expiry", test_expiry), ("roots", test_roots),
+             ("discover after roots declared", test_discover_after_roots_declared)]
     for name, fn in tests:
         ws = tempfile.mkdtemp(prefix="vthost-era-")
         try:
