@@ -329,7 +329,7 @@ static enum MHD_Result post_request(struct MHD_Connection *c, req *r, http_sessi
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
     if (is_call && cJSON_IsString(tool))
-        snprintf(r->tool, sizeof r->tool, "%s", tool->valuestring);
+        str_copy(r->tool, sizeof r->tool, tool->valuestring);
     r->st = http_stream_open(s, cJSON_GetObjectItemCaseSensitive(msg, "id"),
                              cJSON_GetObjectItemCaseSensitive(meta, "progressToken"));
     if (!r->st) {
@@ -416,7 +416,7 @@ static http_session *post_route(struct MHD_Connection *c, req *r, const cJSON *m
     http_session *s =
         is_init ? post_new_session(c, r, r->owner, rc) : post_session(c, r, r->owner, rc);
     if (s)
-        snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+        str_copy(r->session, sizeof r->session, http_session_id(s));
     return s;
 }
 
@@ -429,8 +429,8 @@ enum MHD_Result hv_mcp_post(struct MHD_Connection *c, req *r)
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     char name[48];
-    snprintf(name, sizeof name, "%s", cJSON_IsString(method) ? method->valuestring : "");
-    snprintf(r->rpc, sizeof r->rpc, "%s", name);
+    str_copy(name, sizeof name, cJSON_IsString(method) ? method->valuestring : "");
+    str_copy(r->rpc, sizeof r->rpc, name);
     int is_request = method && id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
     if (id && !is_request && method) {
         cJSON_Delete(msg);
@@ -495,7 +495,7 @@ enum MHD_Result hv_mcp_get_or_delete(struct MHD_Connection *c, req *r, const cha
     if (!s)
         return hv_send_error(c, r, 404, -32001,
                              "Session not found: it ended or expired; initialize a new one", NULL);
-    snprintf(r->session, sizeof r->session, "%s", http_session_id(s));
+    str_copy(r->session, sizeof r->session, http_session_id(s));
     enum MHD_Result rc;
     if (del) {
         http_session_end(s);

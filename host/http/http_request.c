@@ -136,8 +136,8 @@ static enum MHD_Result request_begin(struct MHD_Connection *c, const char *url, 
     if (!r)
         return MHD_NO;
     mono_now(&r->t0);
-    snprintf(r->method, sizeof r->method, "%s", method);
-    snprintf(r->path, sizeof r->path, "%s", url);
+    str_copy(r->method, sizeof r->method, method);
+    str_copy(r->path, sizeof r->path, url);
     *con_cls = r;
     http_guard_request(c);
     enum MHD_Result refused;

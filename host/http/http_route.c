@@ -10,6 +10,7 @@
 #include "json_exact.h"
 #include "registry.h"
 #include "registry_view.h"
+#include "strutil.h"
 
 /* A number id's text: the engine echoes ids exactly as sent (a raw item
  * holding the lexeme), the front keeps the parsed number. */
@@ -146,7 +147,7 @@ int hs_route_out(void *ud, const mcp_out *o)
     int response = o->kind == MCP_OUT_RESULT || o->kind == MCP_OUT_ERROR;
     pthread_mutex_lock(&s->mu);
     if (o->version && !s->version[0])
-        snprintf(s->version, sizeof s->version, "%s", o->version);
+        str_copy(s->version, sizeof s->version, o->version);
     http_stream *to = route_locked(s, o);
     if (to && (to->json_only || to->running_here) && o->kind == MCP_OUT_REQUEST) {
         /* A JSON answer cannot carry a request to the client, nor can a
@@ -196,7 +197,7 @@ int hs_session_call(const call_request *req, call_result *out)
         tell_listeners(st->s);
     if (st) {
         pthread_mutex_lock(&st->s->mu);
-        snprintf(st->tool, sizeof st->tool, "%s", req->tool ? req->tool : "");
+        str_copy(st->tool, sizeof st->tool, req->tool ? req->tool : "");
         st->status = (int)out->status + 1;
         pthread_mutex_unlock(&st->s->mu);
     }

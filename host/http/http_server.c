@@ -36,6 +36,7 @@
 #include "http_server_int.h"
 #include "http_stateless.h"
 #include "mcp.h"
+#include "mcp_discover_cache.h"
 #include "mcp_roots.h"
 #include "registry.h"
 #include "registry_dynamic.h"
@@ -276,6 +277,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
     http_sessions_shutdown(hv_cfg.shutdown_grace_s * 1000);
     http_stateless_reset();
     hv_mhd->stop_daemon(d);
+    mcp_discover_forget();
     registry_dynamic_on_listed_change(NULL, NULL);
     serve_signals_restore(&saved);
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "http_session_int.h"
 #include "strbuf.h"
+#include "strutil.h"
 
 http_stream *http_stream_open(http_session *s, const cJSON *req_id, const cJSON *progress)
 {
@@ -394,7 +395,7 @@ void http_stream_outcome(http_stream *st, char *tool, size_t tool_size, const ch
     static const char *const names[] = {"",        "allow",   "failed",   "deny",
                                         "invalid", "unknown", "cancelled"};
     pthread_mutex_lock(&st->s->mu);
-    snprintf(tool, tool_size, "%s", st->tool);
+    str_copy(tool, tool_size, st->tool);
     int k = st->status;
     if (st->gone && !st->answered && st->req_id)
         k = 6; /* its client went away: cancelled */

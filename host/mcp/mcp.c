@@ -11,12 +11,15 @@
 #include "call_client.h"
 #include "host.h"
 #include "mcp.h"
+#include "mcp_discover_cache.h"
+#include "mcp_roots.h"
 #include "mcp_server.h"
 #include "permission.h"
 #include "pipeline.h"
 #include "profile.h"
 #include "registry.h"
 #include "registry_dynamic.h"
+#include "registry_view.h"
 #include "render.h"
 #include "serve_signals.h"
 #include "serve_workspace.h"
@@ -285,6 +288,16 @@ static char *instructions(void)
     return text;
 }
 
+/* instructions() reads the host (reopened only by serve_workspace), the
+ * workspace label (also whether a client declared roots, its workspace
+ * then still to come) and the tools this thread's client sees listed. */
+static void instructions_stamp(uint64_t stamp[MCP_STAMP_WORDS])
+{
+    stamp[0] = serve_workspace_generation() << 1 | (uint64_t)(mcp_roots_expected() != 0);
+    stamp[1] = registry_viewer();
+    stamp[2] = registry_epoch(); /* the viewer's: moves with its finds */
+}
+
 /* Protocol traffic moves to private descriptors; fd 0 becomes /dev/null
  * and fd 1 a copy of stderr, so that neither a child process nor a stray
  * printf in a plugin can read or corrupt the JSON-RPC stream. */
@@ -309,7 +322,8 @@ void mcp_host_ops(mcp_ops *ops)
                      .list_tools = list_tools,
                      .render = render_text,
                      .instructions = instructions,
-                     .list_ttl_ms = list_ttl_ms};
+                     .list_ttl_ms = list_ttl_ms,
+                     .instructions_stamp = instructions_stamp};
 }
 
 int mcp_host_max_calls(void) { return max_concurrent_calls(); }
@@ -342,7 +356,8 @@ int mcp_serve(void)
                    .render = render_text,
                    .instructions = instructions,
                    .client_info = client_info,
-                   .list_ttl_ms = list_ttl_ms};
+                   .list_ttl_ms = list_ttl_ms,
+                   .instructions_stamp = instructions_stamp};
     mcp_server *s = mcp_server_new(in_fd, out_fd, &ops);
     if (!s) {
         fprintf(stderr, "vthost serve: out of memory\n");
@@ -368,6 +383,7 @@ int mcp_serve(void)
         g_server = NULL;
         mcp_server_free(s);
     }
+    mcp_discover_forget();
     /* else: a call ignored its cancellation and still uses the server;
      * it stays allocated (and keeps the log sink) until the process
      * exits after host_close; so do its descriptors. */

@@ -5,6 +5,7 @@
  * still add tools), and a subscriptions/listen stream hears of changes. */
 #include <stdlib.h>
 #include "mcp_discover.h"
+#include "mcp_discover_cache.h"
 #include "mcp_era.h"
 
 /* The advertisement changes only when the workspace is reopened. */
@@ -27,7 +28,7 @@ static void cache_hints(cJSON *r, int ttl_ms)
     cJSON_AddStringToObject(r, "cacheScope", "private");
 }
 
-void mcp_discover(struct mcp_server *s, const cJSON *id)
+static cJSON *discover_result(struct mcp_server *s)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "supportedVersions"),
@@ -42,7 +43,36 @@ void mcp_discover(struct mcp_server *s, const cJSON *id)
         cJSON_AddStringToObject(r, "instructions", text);
     free(text);
     cache_hints(r, DISCOVER_TTL_MS);
-    mcp_send_result(s, id, mcp_era_result(r, NULL));
+    return mcp_era_result(r, NULL);
+}
+
+/* The answer takes nothing from the request: constants, the server's
+ * name and version, and the instructions.  So it is kept serialized while
+ * the instructions' stamp holds (ops.instructions_stamp: the host, the
+ * workspace label, the client's view of the catalog) and sent as it is;
+ * without a stamp it is built each time. */
+void mcp_discover(struct mcp_server *s, const cJSON *id)
+{
+    uint64_t stamp[MCP_STAMP_WORDS];
+    int keep = s->ops.instructions_stamp != NULL;
+    if (keep) {
+        s->ops.instructions_stamp(stamp); /* before the instructions it vouches for */
+        cJSON *kept = mcp_discover_cached(s->ops.instructions, stamp);
+        if (kept) {
+            mcp_send_result(s, id, kept);
+            return;
+        }
+    }
+    cJSON *r = discover_result(s);
+    char *text = keep && r ? cJSON_PrintUnformatted(r) : NULL;
+    cJSON *raw = text ? cJSON_CreateRaw(text) : NULL;
+    if (raw) {
+        cJSON_Delete(r);
+        r = raw;
+        mcp_discover_keep(s->ops.instructions, stamp, text);
+    }
+    free(text);
+    mcp_send_result(s, id, r);
 }
 
 void mcp_discover_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params)

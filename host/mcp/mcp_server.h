@@ -6,10 +6,14 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "call_types.h"
 
 /* What the engine needs from the host.  `call` is required; the others
  * may be NULL. */
+/* The words of an instructions stamp (mcp_ops.instructions_stamp). */
+#define MCP_STAMP_WORDS 3
+
 typedef struct mcp_ops {
     /* Run one tool call (pipeline_call). */
     int (*call)(const call_request *req, call_result *out);
@@ -27,6 +31,10 @@ typedef struct mcp_ops {
     /* How long a 2026-07-28 client may take tools/list as fresh (its
      * ttlMs hint), in ms; NULL: 0, always re-list. */
     int (*list_ttl_ms)(void);
+    /* What the instructions depend on: equal stamps, equal instructions
+     * (server/discover answers from its cache while the stamp holds).
+     * Read before the instructions it vouches for.  NULL: no cache. */
+    void (*instructions_stamp)(uint64_t stamp[MCP_STAMP_WORDS]);
 } mcp_ops;
 
 typedef struct mcp_server mcp_server;

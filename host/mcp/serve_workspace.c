@@ -22,6 +22,9 @@
 static const host_options *opts;
 static int explicit_ws, told;
 static atomic_int settled; /* read by serve_workspace_label without the gate */
+/* Moves after each change of what serve_workspace_label or the reopened
+ * host says (read without the gate). */
+static atomic_uint_fast64_t generation = 1;
 static char *refusal;
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t host_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -90,6 +93,7 @@ static int reopen_on(const char *dir)
             host_log(VT_LOG_ERROR, "serve", "cannot reopen the host: %s", err ? err : "");
         free(err);
     }
+    atomic_fetch_add(&generation, 1); /* after the host it names is open */
     pthread_rwlock_unlock(&host_lock);
     return rc == 0;
 }
@@ -160,6 +164,7 @@ const char *serve_workspace_gate(int *reopened)
         }
         cJSON_Delete(roots);
         settled = 1;
+        atomic_fetch_add(&generation, 1);
         mcp_roots_settled();
     }
     if (refusal && !told) {
@@ -176,6 +181,8 @@ const char *serve_workspace_label(void)
         return "given by the client's first root";
     return host_workspace() ? host_workspace() : ".";
 }
+
+uint64_t serve_workspace_generation(void) { return atomic_load(&generation); }
 
 void serve_workspace_read_lock(void) { pthread_rwlock_rdlock(&host_lock); }
 void serve_workspace_read_unlock(void) { pthread_rwlock_unlock(&host_lock); }

@@ -4,6 +4,7 @@
 #ifndef VTHOST_SERVE_WORKSPACE_H
 #define VTHOST_SERVE_WORKSPACE_H
 
+#include <stdint.h>
 #include "host.h"
 
 /* Before host_open: remember the options (borrowed until the server ends)
@@ -21,6 +22,10 @@ void serve_workspace_read_unlock(void);
 /* The workspace as the initialize instructions name it: the directory,
  * or "the client's first root" while that is still to come. */
 const char *serve_workspace_label(void);
+/* A number that moves after the label changes or the host is reopened
+ * (its profile, configuration and tools with it); read it before what it
+ * vouches for. */
+uint64_t serve_workspace_generation(void);
 /* A directory that is never a workspace unless named explicitly. */
 int serve_workspace_refused(const char *canonical);
 

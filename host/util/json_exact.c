@@ -122,6 +122,9 @@ static bool attach(cJSON *v, scan *s, int in_object, int depth)
 cJSON *json_parse_exact(const char *text, size_t len, const char **end)
 {
     const char *stop = NULL;
+    /* The error position comes back in `stop`, this thread's own: cJSON
+     * also writes it to a process-wide global that parses on other threads
+     * overwrite (never read here: tests/suppressions/helgrind.supp). */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &stop, 0);
     if (end)
         *end = stop;

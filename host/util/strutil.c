@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <vthost/grow.h>
@@ -33,14 +34,39 @@ char *str_printf(const char *fmt, ...)
     return s;
 }
 
+size_t str_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}
+
 void str_utc_now(char out[STR_UTC_NOW_SIZE])
 {
+    /* The date and time to the second, kept per thread while the second
+     * lasts: gmtime_r takes glibc's time-zone lock and strftime reads the
+     * locale, and an HTTP server writes an access line per request. */
+    static _Thread_local time_t sec;
+    static _Thread_local char head[STR_UTC_NOW_SIZE - 5];
+    static _Thread_local size_t head_len;
     struct timespec now;
-    struct tm tm;
     wall_now(&now);
-    gmtime_r(&now.tv_sec, &tm);
-    size_t n = strftime(out, STR_UTC_NOW_SIZE, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, STR_UTC_NOW_SIZE - n, ".%03ldZ", now.tv_nsec / 1000000L);
+    if (!head_len || now.tv_sec != sec) {
+        struct tm tm;
+        gmtime_r(&now.tv_sec, &tm);
+        head_len = strftime(head, sizeof head, "%Y-%m-%dT%H:%M:%S", &tm);
+        sec = now.tv_sec;
+    }
+    memcpy(out, head, head_len);
+    long ms = now.tv_nsec / 1000000L;
+    char *p = out + head_len;
+    *p++ = '.';
+    *p++ = (char)('0' + ms / 100);
+    *p++ = (char)('0' + ms / 10 % 10);
+    *p++ = (char)('0' + ms % 10);
+    *p++ = 'Z';
+    *p = '\0';
 }
 
 size_t file_size_hint(FILE *f, size_t fallback)

@@ -19,6 +19,11 @@ char *str_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 
 char *str_vprintf_after(const char *head, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
+/* `src` into `dst` of `size` bytes (size > 0), cut to size - 1 bytes and
+ * always terminated, as snprintf(dst, size, "%s", src) without its
+ * formatting machinery.  Returns the bytes copied. */
+size_t str_copy(char *dst, size_t size, const char *src);
+
 /* The time now in UTC as ISO 8601 with milliseconds
  * ("2026-12-05T00:43:01.123Z"), the stamp of the host's logs. */
 #define STR_UTC_NOW_SIZE 32

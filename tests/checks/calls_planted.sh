@@ -69,6 +69,8 @@ plant plugins/exec/session.c $'static void planted(vt_call *c) { api->note(c, VT
     "the command-ran note sent as JSON text" "jsonnote: allowed only in host/call/guard.c"
 plant plugins/stdin/stdin_plugin.c $'static void planted(vt_call *c) { api->note(c, 3, "{}", 0); }' \
     "the JSON note sent by its number" "plugins/stdin/stdin_plugin.c:"
+plant plugins/mcp_providers/cache.c $'static const char *planted(void) { return cJSON_GetErrorPtr(); }' \
+    "cJSON's process-wide parse error read" "cjson_error_ptr: not to be used in this tree"
 # a commented-out call is not a call
 cp "$s/host/core/host.c" "$tmp/saved"
 printf '%s\n' '/* clock_gettime(CLOCK_MONOTONIC, &t) is monotime.c'"'"'s job */' >> "$s/host/core/host.c"

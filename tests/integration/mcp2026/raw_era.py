@@ -327,6 +327,9 @@ def test_roots(start):
     try:
         s = Server(start, workspace=False)
         caps = {"roots": {}, "elicitation": {}}
+        d = s.request("server/discover", {"_meta": meta(caps)}).get("result", {})
+        check(os.path.realpath(start) in d.get("instructions", ""),
+              f"before the roots, the instructions name the working directory: {d}")
         args = {"cmd": "pwd; echo run >> count.txt"}
         r = approval_call(s, args, caps=caps).get("result", {})
         reqs = r.get("inputRequests", {})
@@ -355,6 +358,21 @@ def test_roots(start):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_discover_after_roots_declared(start):
+    """Without --workspace, a 2025-era initialize that declares roots makes
+    the workspace the client's to give: a discover on the same process
+    says so, though an earlier one named the working directory."""
+    s = Server(start, workspace=False)
+    d = s.request("server/discover", {"_meta": meta({})}).get("result", {})
+    check(os.path.realpath(start) in d.get("instructions", ""), f"first the working directory: {d}")
+    s.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+                             "clientInfo": {"name": "legacy", "version": "1"}})
+    d = s.request("server/discover", {"_meta": meta({})}).get("result", {})
+    check("the client's first root" in d.get("instructions", ""),
+          f"after roots are declared, the root is to come: {d.get('instructions')}")
+    s.close()
+
+
 def test_listen(ws, catalog):
     cfg = os.path.join(ws, "vtcode.toml")
     with open(cfg, "w") as f:
@@ -375,9 +393,16 @@ def test_listen(ws, catalog):
         check(p.get("_meta", {}).get(SUB) == "sub-1", f"the acknowledgement names the subscription: {p}")
         check(p.get("notifications") == {"toolsListChanged": True},
               f"only what is honoured is acknowledged: {p.get('notifications')}")
+    said = s.request("server/discover", {"_meta": meta({})}).get("result", {}).get("instructions", "")
     r = s.request("tools/call", {"name": "search_tools", "arguments": {"query": "GitHub pull request review"},
                                  "_meta": meta({})})
     check(r.get("result", {}).get("resultType") == "complete", f"search_tools ran: {r}")
+    listed = [t["name"] for t in s.request("tools/list", {"_meta": meta({})}).get("result", {}).get("tools", [])]
+    now = s.request("server/discover", {"_meta": meta({})}).get("result", {}).get("instructions", "")
+    found = [n for n in listed if n not in said]
+    if catalog:
+        check(found and all(n in now for n in found),
+              f"discover names the tools the search listed ({found}) after it: {now}")
     changed = [n for n in s.notes if n.get("method") == "notifications/tools/list_changed"]
     if catalog:
         check(changed and changed[0].get("params", {}).get("_meta", {}).get(SUB) == "sub-1",
@@ -398,7 +423,8 @@ def main():
         print(f"usage: raw_era.py VTHOST_BIN (got {BIN!r})", file=sys.stderr)
         return 1
     tests = [("discover and versions", test_discover_and_versions), ("approvals", test_approvals),
-             ("expiry", test_expiry), ("roots", test_roots)]
+             ("expiry", test_expiry), ("roots", test_roots),
+             ("discover after roots declared", test_discover_after_roots_declared)]
     for name, fn in tests:
         ws = tempfile.mkdtemp(prefix="vthost-era-")
         try:
