@@ -349,6 +349,21 @@ typedef struct judgement {
     const char *name; /* the name the rules judge it by */
 } judgement;
 
+/* The path of one of the watcher's own descriptors, as the rules judge
+ * it; VT_ERR_DENIED with j->why = `nameless` when it has none. */
+static int own_fd_path(int fd, char real[PATH_MAX], const char *nameless, judgement *j)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t len = readlink(link, real, PATH_MAX - 1);
+    if (len <= 0 || real[0] != '/') {
+        j->why = strdup(nameless);
+        return VT_ERR_DENIED;
+    }
+    real[len] = '\0';
+    return VT_OK;
+}
+
 /* The supervisor starting the shell from the file the watcher opened:
  * execveat(EXECWATCH_SHELL_FD, "", ..., AT_EMPTY_PATH).  The registers
  * say which call it is even where its memory cannot be read. */
@@ -368,14 +383,9 @@ static int runs_shell_file(const execwatch *w, const struct seccomp_notif *n, in
  * the watcher was given. */
 static int judge_shell_file(execwatch *w, judgement *j)
 {
-    char link[64], real[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", w->shell_fd);
-    ssize_t len = readlink(link, real, sizeof real - 1);
-    if (len <= 0 || real[0] != '/') {
-        j->why = strdup("the shell's file has no name the rules can judge");
+    char real[PATH_MAX];
+    if (own_fd_path(w->shell_fd, real, "the shell's file has no name the rules can judge", j))
         return VT_ERR_DENIED;
-    }
-    real[len] = '\0';
     j->abs = strdup(real);
     if (!j->abs) {
         j->why = strdup("out of memory");
@@ -419,14 +429,9 @@ static int runs_direct_file(const execwatch *w, const struct seccomp_notif *n, i
  * need not be: nothing of the command runs yet. */
 static int judge_direct_file(execwatch *w, judgement *j)
 {
-    char link[64], real[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", w->direct_fd);
-    ssize_t len = readlink(link, real, sizeof real - 1);
-    if (len <= 0 || real[0] != '/') {
-        j->why = strdup("the program's file has no name the rules can judge");
+    char real[PATH_MAX];
+    if (own_fd_path(w->direct_fd, real, "the program's file has no name the rules can judge", j))
         return VT_ERR_DENIED;
-    }
-    real[len] = '\0';
     j->given = strdup(w->direct_given);
     j->abs = strdup(w->direct_abs);
     j->real = strdup(real);

@@ -22,7 +22,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_paired import run  # noqa: E402
 
 
 def evict(tree):
@@ -36,24 +38,6 @@ def evict(tree):
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
-
-
-def run(argv, env):
-    t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fd = os.open(os.devnull, os.O_RDWR)
-            os.dup2(fd, 0)
-            os.dup2(fd, 1)
-            os.execvpe(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    wall = (time.monotonic() - t0) * 1e3
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"cold_busy: {' '.join(argv)} failed")
-    return wall, (ru.ru_utime + ru.ru_stime) * 1e3
 
 
 def spinners(n):
@@ -93,7 +77,7 @@ def main():
             for name, argv in cmds if r % 2 == 0 else list(reversed(cmds)):
                 if not a.warm:
                     evict(tree)
-                w, c = run(argv, env)
+                w, c = run(argv, (0, 1), env)
                 wall[name].append(w)
                 cpu[name].append(c)
     finally:
