@@ -28,7 +28,7 @@ static int fail_log;
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    if (fail_log && n == WSX_LOG_CAP && size == sizeof(wsx_change))
+    if (fail_log && n == WSX_LOG_MIN && size == sizeof(wsx_change))
         return NULL;
     return __real_calloc(n, size);
 }
