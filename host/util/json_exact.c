@@ -119,6 +119,24 @@ static bool attach(cJSON *v, scan *s, int in_object, int depth)
     return true;
 }
 
+/* Whether `v` holds anything attach() changes: a number, or a top-level
+ * "id" string.  A document of strings, booleans and nulls (a patch, a
+ * command) skips the second pass over its text, which for a long string
+ * costs as much as cJSON's parse of it. */
+static bool needs_attach(const cJSON *v, int in_object, int depth)
+{
+    for (; v; v = v->next) {
+        if (cJSON_IsNumber(v))
+            return true;
+        if (cJSON_IsString(v) && depth == 0 && in_object && v->string &&
+            strcmp(v->string, "id") == 0)
+            return true;
+        if (v->child && needs_attach(v->child, cJSON_IsObject(v), depth + 1))
+            return true;
+    }
+    return false;
+}
+
 cJSON *json_parse_exact(const char *text, size_t len, const char **end)
 {
     const char *stop = NULL;
@@ -131,7 +149,7 @@ cJSON *json_parse_exact(const char *text, size_t len, const char **end)
     if (!root)
         return NULL;
     scan s = {text, stop ? stop : text + len};
-    if (!attach(root, &s, 0, -1)) {
+    if (needs_attach(root, 0, -1) && !attach(root, &s, 0, -1)) {
         cJSON_Delete(root);
         return NULL;
     }

@@ -144,11 +144,7 @@ void ws_index_close(ws_index *ix)
     }
     wsx_watch_close(ix);
     wsx_keeper_hangup(ix);
-    /* Only the slots of sequence numbers 1..seq were ever written: the
-     * rest of the 2 MiB ring was never touched, and reading it would fault
-     * in every page of it at each one-shot call's exit. */
-    size_t used = ix->seq < WSX_LOG_CAP ? (size_t)ix->seq + 1 : WSX_LOG_CAP;
-    for (size_t i = 0; ix->log && i < used; i++)
+    for (size_t i = 0; ix->log && i < ix->log_cap; i++)
         free(ix->log[i].path);
     free(ix->log);
     free(ix->d);
@@ -295,7 +291,7 @@ ws_mark ws_index_mark(ws_index *ix)
 static int seen_later(ws_index *ix, uint64_t from, uint64_t upto, const char *p)
 {
     for (uint64_t s = from; s <= upto; s++)
-        if (ix->log[s % WSX_LOG_CAP].path && !strcmp(ix->log[s % WSX_LOG_CAP].path, p))
+        if (wsx_log_at(ix, s)->path && !strcmp(wsx_log_at(ix, s)->path, p))
             return 1;
     return 0;
 }
@@ -317,7 +313,7 @@ size_t ws_index_changes(ws_index *ix, ws_mark m, int project_only, char **names,
      * cheap count for big ones */
     uint64_t k = ix->seq >= first ? ix->seq - first + 1 : 0;
     for (uint64_t s = first; s <= ix->seq; s++) {
-        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        const wsx_change *c = wsx_log_at(ix, s);
         if (!c->path || (project_only && c->noise))
             continue;
         if (k <= 4096 && seen_later(ix, s + 1, ix->seq, c->path))
@@ -353,7 +349,7 @@ cJSON *ws_index_changes_json(ws_index *ix, uint64_t since, int *complete)
         *complete = 0;
     uint64_t k = ix->seq >= first ? ix->seq - first + 1 : 0;
     for (uint64_t s = first; s <= ix->seq; s++) {
-        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        const wsx_change *c = wsx_log_at(ix, s);
         if (!c->path)
             continue;
         if (k <= 4096 && seen_later(ix, s + 1, ix->seq, c->path))
@@ -448,7 +444,7 @@ void ws_index_get_stats(ws_index *ix, ws_index_stats *out)
     pthread_mutex_lock(&ix->mu);
     out->dirs = ix->live_dirs;
     out->bytes = sizeof *ix + (size_t)ix->cap * sizeof *ix->d + ix->ncap +
-                 ix->wd_cap * sizeof *ix->wd_map + (ix->log ? WSX_LOG_CAP * sizeof *ix->log : 0);
+                 ix->wd_cap * sizeof *ix->wd_map + ix->log_cap * sizeof *ix->log;
     out->watches = ix->watches;
     out->build_ms = ix->build_ms;
     out->live = ix->mode == WS_INDEX_LIVE;

@@ -12,7 +12,11 @@
 
 #define WSX_NONE UINT32_MAX
 #define WSX_MAX_DEPTH 128
+/* The change log's most entries; it starts small and doubles up to this
+ * as changes come (a one-shot call logs a handful, and a 2 MiB ring
+ * zeroed up front was most of its page faults). */
 #define WSX_LOG_CAP 65536u
+#define WSX_LOG_MIN 64u
 
 /* What a directory holds, as far as the index cares. */
 enum {
@@ -72,8 +76,9 @@ struct ws_index {
     int built, loaded, watching;
     int dirty;   /* differs from the cache file */
     int loading; /* no slot reuse: the cache's numbering holds */
-    /* the change log: a ring */
+    /* the change log: a ring of log_cap entries (a power of two) */
     wsx_change *log;
+    size_t log_cap;
     uint64_t seq, project, dropped_seq;
     /* live: the draining thread */
     pthread_t thread;
@@ -103,6 +108,12 @@ uint32_t wsx_find_child(ws_index *ix, uint32_t parent, const char *name);
 /* The workspace-relative path of `slot` ("" for the root) into buf. */
 size_t wsx_path(ws_index *ix, uint32_t slot, char *buf, size_t cap);
 void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise);
+
+/* The ring's slot for sequence number `s` (ix->log is set). */
+static inline wsx_change *wsx_log_at(const ws_index *ix, uint64_t s)
+{
+    return &ix->log[s & (ix->log_cap - 1)];
+}
 void wsx_reset_tree(ws_index *ix);
 uint8_t wsx_name_flag(const char *name, unsigned char type);
 void wsx_note_fallback(ws_index *ix, const char *why);

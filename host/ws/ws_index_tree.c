@@ -174,21 +174,45 @@ static const char WHY_NOLOG[] =
     "the workspace index's change log could not be allocated (out of memory), so changes "
     "may have been missed: this call walked the whole workspace";
 
+/* Doubles the ring (up to WSX_LOG_CAP) when the slot the next change
+ * takes still holds a change: the live entries are the last log_cap
+ * sequence numbers, which land in distinct slots of the bigger ring too.
+ * When it cannot grow, the old entry is overwritten and counted dropped,
+ * as a full ring's is. */
+static void log_grow(ws_index *ix)
+{
+    size_t cap = ix->log_cap * 2;
+    wsx_change *n = calloc(cap, sizeof *n);
+    if (!n)
+        return;
+    for (size_t i = 0; i < ix->log_cap; i++)
+        if (ix->log[i].path)
+            n[ix->log[i].seq & (cap - 1)] = ix->log[i];
+    free(ix->log);
+    ix->log = n;
+    ix->log_cap = cap;
+}
+
 void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
 {
-    if (!ix->log && !(ix->log = calloc(WSX_LOG_CAP, sizeof *ix->log))) {
-        /* a change that cannot be logged is a change lost: the sequence
-         * moves past a gap, so no reader takes "nothing logged" for
-         * "nothing changed", and the next refresh walks */
-        wsx_lose(ix, WHY_NOLOG);
-        return;
+    if (!ix->log) {
+        if (!(ix->log = calloc(WSX_LOG_MIN, sizeof *ix->log))) {
+            /* a change that cannot be logged is a change lost: the
+             * sequence moves past a gap, so no reader takes "nothing
+             * logged" for "nothing changed", and the next refresh walks */
+            wsx_lose(ix, WHY_NOLOG);
+            return;
+        }
+        ix->log_cap = WSX_LOG_MIN;
     }
+    if (wsx_log_at(ix, ix->seq + 1)->path && ix->log_cap < WSX_LOG_CAP)
+        log_grow(ix);
     const char *base = strrchr(rel, '/');
     base = base ? base + 1 : rel;
     ix->seq++;
     if (!noise)
         ix->project++;
-    wsx_change *c = &ix->log[ix->seq % WSX_LOG_CAP];
+    wsx_change *c = wsx_log_at(ix, ix->seq);
     if (c->path && c->seq > ix->dropped_seq)
         ix->dropped_seq = c->seq;
     free(c->path);

@@ -86,11 +86,11 @@ static void put_answer(vt_strbuf *b, keeper *k, uint64_t first, int complete)
     ws_index *ix = k->ix;
     size_t nc = 0;
     for (uint64_t s = first; complete && s <= ix->seq; s++)
-        nc += ix->log && ix->log[s % WSX_LOG_CAP].path != NULL;
+        nc += ix->log && wsx_log_at(ix, s)->path != NULL;
     strbuf_printf(b, WSK_PROTO " OK %llx %llu %d %zu\n", (unsigned long long)k->id,
                   (unsigned long long)ix->seq, complete, nc);
     for (uint64_t s = first; nc && s <= ix->seq; s++) {
-        const wsx_change *c = &ix->log[s % WSX_LOG_CAP];
+        const wsx_change *c = wsx_log_at(ix, s);
         if (!c->path)
             continue;
         char h[3] = {(char)c->kind, (char)c->dir, (char)c->noise};

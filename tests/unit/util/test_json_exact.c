@@ -57,6 +57,37 @@ static void test_nul_string_id_kept_whole(void **state)
     cJSON_Delete(v);
 }
 
+/* A document without numbers skips the pass that attaches lexemes: the
+ * top-level "id" holding \u0000 is still kept whole, and a number behind
+ * a long string with escaped quotes still gets its own text. */
+static void test_number_free_documents(void **state)
+{
+    (void)state;
+    cJSON *v = parse("{\"id\":\"a\\u0000b\",\"p\":[\"x\",true,null]}");
+    assert_non_null(v);
+    assert_true(cJSON_IsRaw(cJSON_GetObjectItem(v, "id")));
+    cJSON_Delete(v);
+    v = parse("{\"s\":\"1 \\\" 2\",\"t\":{\"u\":[false,\"3\"]}}");
+    assert_non_null(v);
+    assert_string_equal(cJSON_GetObjectItem(v, "s")->valuestring, "1 \" 2");
+    cJSON_Delete(v);
+    size_t n = 100000;
+    char *doc = malloc(n + 64);
+    assert_non_null(doc);
+    strcpy(doc, "{\"s\":\"");
+    size_t at = strlen(doc);
+    for (size_t i = 0; i < n; i += 4, at += 4)
+        memcpy(doc + at, i % 8 ? "\\\"7 " : "9.5 ", 4);
+    strcpy(doc + at, "\",\"n\":1.0}");
+    v = parse(doc);
+    assert_non_null(v);
+    assert_string_equal(json_number_lexeme(cJSON_GetObjectItem(v, "n")), "1.0");
+    cJSON_Delete(v);
+    strcpy(doc + at, "\",\"n\":01}");
+    assert_null(parse(doc));
+    free(doc);
+}
+
 static void test_integer_literals(void **state)
 {
     (void)state;
@@ -115,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_lexemes_in_document_order),
         cmocka_unit_test(test_integer_literals),
         cmocka_unit_test(test_nul_string_id_kept_whole),
+        cmocka_unit_test(test_number_free_documents),
         cmocka_unit_test(test_not_json_numbers_refused),
         cmocka_unit_test(test_whole_document),
     };

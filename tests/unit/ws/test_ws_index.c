@@ -270,6 +270,42 @@ static void test_overflow_walks(void **st)
     sh("rm -rf '%s/o1'", root);
 }
 
+/* The change log starts small and grows as changes come: a list read
+ * across the growth holds every change after the mark, in full, and
+ * only a ring that reached its cap and wrapped says it is incomplete. */
+static void test_change_log_grows(void **st)
+{
+    (void)st;
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    ws_mark m0 = ws_index_mark(ix), m1 = m0;
+    char p[32];
+    for (unsigned i = 0; i < 1000; i++) {
+        if (i == 10)
+            m1 = ws_index_mark(ix);
+        snprintf(p, sizeof p, "g/%u", i);
+        wsx_log_change(ix, p, WSX_K_CREATE, 0, 0);
+    }
+    char *names[1000] = {0};
+    int complete = 0;
+    assert_int_equal(ws_index_changes(ix, m1, 1, names, 1000, &complete), 990);
+    assert_true(complete);
+    for (unsigned i = 0; i < 990; i++) {
+        snprintf(p, sizeof p, "g/%u", i + 10);
+        assert_string_equal(names[i], p);
+        free(names[i]);
+    }
+    assert_int_equal(ws_index_changes(ix, m0, 1, NULL, 0, &complete), 1000);
+    assert_true(complete);
+    /* past the cap the oldest are overwritten, and a mark before them
+     * is told so */
+    for (unsigned i = 0; i < WSX_LOG_CAP; i++)
+        wsx_log_change(ix, "g/again", WSX_K_WRITE, 0, 0);
+    ws_index_changes(ix, m0, 1, NULL, 0, &complete);
+    assert_false(complete);
+    ws_index_close(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_live_follows_changes),
         cmocka_unit_test(test_watch_limit_walks),
         cmocka_unit_test(test_overflow_walks),
+        cmocka_unit_test(test_change_log_grows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

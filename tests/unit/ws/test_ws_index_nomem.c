@@ -23,12 +23,13 @@
 void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 
-/* While set, every allocation of the change log fails. */
-static int fail_log;
+/* While set, every allocation of the change log fails; fail_grow, every
+ * growth of it. */
+static int fail_log, fail_grow;
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    if (fail_log && n == WSX_LOG_CAP && size == sizeof(wsx_change))
+    if (size == sizeof(wsx_change) && ((fail_log && n == WSX_LOG_MIN) || (fail_grow && n > WSX_LOG_MIN)))
         return NULL;
     return __real_calloc(n, size);
 }
@@ -93,10 +94,37 @@ static void test_unlogged_change_is_lost_not_unchanged(void **st)
     ws_index_close(ix);
 }
 
+/* A log that cannot grow overwrites its oldest entry, as a full one
+ * does: a mark from before it is told the list is incomplete, and a
+ * mark after it still gets every change. */
+static void test_log_that_cannot_grow_drops_visibly(void **st)
+{
+    (void)st;
+    ws_index *ix = NULL;
+    assert_int_equal(ws_index_open(root, WS_INDEX_ONE_SHOT, &ix), 0);
+    ws_mark m0 = ws_index_mark(ix), m1 = m0;
+    fail_grow = 1;
+    char p[32];
+    for (unsigned i = 0; i < WSX_LOG_MIN + 20; i++) {
+        if (i == 30)
+            m1 = ws_index_mark(ix);
+        snprintf(p, sizeof p, "f/%u", i);
+        wsx_log_change(ix, p, WSX_K_WRITE, 0, 0);
+    }
+    fail_grow = 0;
+    int complete = 1;
+    ws_index_changes(ix, m0, 1, NULL, 0, &complete);
+    assert_false(complete);
+    assert_int_equal(ws_index_changes(ix, m1, 1, NULL, 0, &complete), WSX_LOG_MIN + 20 - 30);
+    assert_true(complete);
+    ws_index_close(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unlogged_change_is_lost_not_unchanged),
+        cmocka_unit_test(test_log_that_cannot_grow_drops_visibly),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
