@@ -173,6 +173,9 @@ void wsx_reset_tree(ws_index *ix)
 static const char WHY_NOLOG[] =
     "the workspace index's change log could not be allocated (out of memory), so changes "
     "may have been missed: this call walked the whole workspace";
+static const char WHY_NOPATH[] =
+    "a change in the workspace could not be logged (out of memory), so changes may have "
+    "been missed: this call walked the whole workspace";
 
 /* Doubles the ring (up to WSX_LOG_CAP) when the slot the next change
  * takes still holds a change: the live entries are the last log_cap
@@ -205,6 +208,11 @@ void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
         }
         ix->log_cap = WSX_LOG_MIN;
     }
+    char *path = strdup(rel);
+    if (!path) {
+        wsx_lose(ix, WHY_NOPATH); /* lost, not "nothing changed": as above */
+        return;
+    }
     if (wsx_log_at(ix, ix->seq + 1)->path && ix->log_cap < WSX_LOG_CAP)
         log_grow(ix);
     const char *base = strrchr(rel, '/');
@@ -218,7 +226,7 @@ void wsx_log_change(ws_index *ix, const char *rel, int kind, int dir, int noise)
     free(c->path);
     *c = (wsx_change){.seq = ix->seq,
                       .project = ix->project,
-                      .path = strdup(rel),
+                      .path = path,
                       .kind = (uint8_t)kind,
                       .dir = (uint8_t)dir,
                       .repo = !strcmp(base, ".git") || strstr(rel, ".git/") == rel ||
