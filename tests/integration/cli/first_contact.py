@@ -7,10 +7,12 @@
 
 usage: first_contact.py VTHOST
 """
+import atexit
 import json
 import os
 import pty
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import tty
 
 vthost = sys.argv[1]
 ws = tempfile.mkdtemp(prefix="vthost-first-")
+atexit.register(shutil.rmtree, ws, ignore_errors=True)
 env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(ws, ".cfg"), HOME=ws)
 failures = []
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -11,11 +11,10 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createSign, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { startServer, cleanup, post, initSession, sleep, text } from "./http_lib.mjs";
+import { startServer, cleanup, post, initSession, sleep, text, scratchDir } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -30,7 +29,7 @@ const { Client, StreamableHTTPClientTransport } = await import(pathToFileURL(joi
 const ISS = "https://auth.vthost.test";
 const AUD = "https://vthost.test/mcp";
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const dir = mkdtempSync(join(tmpdir(), "vthost-handles-"));
+const dir = scratchDir("vthost-handles-");
 writeFileSync(join(dir, "jwks.json"), JSON.stringify({ keys: [{ ...publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "RS256" }] }));
 const b64u = (x) => Buffer.from(x).toString("base64url");
 function jwt(sub) {

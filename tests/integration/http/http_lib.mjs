@@ -16,6 +16,14 @@ export const sdk = (p) => import(pathToFileURL(join(nodeModules, "@modelcontextp
 export { ALLOW_ALL };
 
 const cleanups = [];
+
+// A scratch directory of the test's own, removed with everything else at
+// cleanup().
+export function scratchDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 export async function cleanup() {
   for (const f of cleanups.splice(0)) await f();
 }

@@ -10,11 +10,10 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createSign, createHmac } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, cleanup, post, initSession, INIT, bin, sleep } from "./http_lib.mjs";
+import { startServer, cleanup, post, initSession, INIT, bin, sleep, scratchDir } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -24,7 +23,7 @@ const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const rsaJwk = { ...rsa.publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "RS256" };
 const ecJwk = { ...ec.publicKey.export({ format: "jwk" }), kid: "e1", use: "sig" }; // ES256 by its curve
-const dir = mkdtempSync(join(tmpdir(), "vthost-jose-"));
+const dir = scratchDir("vthost-jose-");
 writeFileSync(join(dir, "jwks.json"), JSON.stringify({ keys: [rsaJwk, ecJwk] }));
 // The PEM vthost builds from the JWKS's RSA key: public by design.
 const publicPem = rsa.publicKey.export({ type: "spki", format: "pem" });
@@ -154,7 +153,7 @@ test("two subjects sharing an 80-character prefix are two principals (sessions a
 });
 
 test("jwks_url: plain http only when the parsed host is this machine", () => {
-  const cfg = mkdtempSync(join(tmpdir(), "vthost-jwks-"));
+  const cfg = scratchDir("vthost-jwks-");
   mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
   const run = (u) => {
     writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_url = "${u}"\n`);
@@ -204,7 +203,7 @@ test("every algorithm verifies with the key that fixes it: RS512, ES384, ES512, 
 });
 
 test("a key file that does not fit is refused at start: a JWKS naming a member twice, a PEM key of another curve", () => {
-  const cfg = mkdtempSync(join(tmpdir(), "vthost-keys-"));
+  const cfg = scratchDir("vthost-keys-");
   mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
   const run = (oauth) => {
     writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\n${oauth}\n`);
@@ -225,7 +224,7 @@ test("a key file that does not fit is refused at start: a JWKS naming a member t
 });
 
 test("public_url: plain http only when the parsed host is this machine", () => {
-  const cfg = mkdtempSync(join(tmpdir(), "vthost-public-"));
+  const cfg = scratchDir("vthost-public-");
   mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
   const run = (u) => {
     writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${u}"\n`);

@@ -5,12 +5,11 @@
 // file, and listening beyond loopback without TLS.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { startServer, cleanup, post, initSession, INIT, bin, sleep } from "./http_lib.mjs";
+import { startServer, cleanup, post, initSession, INIT, bin, sleep, scratchDir } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -159,7 +158,7 @@ test("the access log names sessions, tools and decisions, never tokens", async (
 });
 
 test("a token file readable by others is refused; one given with --token-file is used", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "vthost-tok-"));
+  const dir = scratchDir("vthost-tok-");
   const f = join(dir, "tok");
   writeFileSync(f, "s3cret-token-of-the-test-0123456789\n");
   chmodSync(f, 0o644);
@@ -175,7 +174,7 @@ test("a token file readable by others is refused; one given with --token-file is
 });
 
 test("listening beyond loopback without TLS is refused before binding", () => {
-  const dir = mkdtempSync(join(tmpdir(), "vthost-nl-"));
+  const dir = scratchDir("vthost-nl-");
   const r = spawnSync(bin, ["serve", "--http", "0.0.0.0:0"], { encoding: "utf8", timeout: 10000, cwd: dir, env: { ...process.env, XDG_CONFIG_HOME: dir } });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /refusing to listen on 0\.0\.0\.0:0 without TLS/);

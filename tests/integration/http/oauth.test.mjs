@@ -5,12 +5,11 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createSign, createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, connect, cleanup, post, initSession, INIT, text, bin, sleep } from "./http_lib.mjs";
+import { startServer, connect, cleanup, post, initSession, INIT, text, bin, sleep, scratchDir } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -21,7 +20,7 @@ const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const jwk = { ...publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "RS256" };
 const ecJwk = { ...ec.publicKey.export({ format: "jwk" }), kid: "e1", use: "sig" };
-const dir = mkdtempSync(join(tmpdir(), "vthost-oauth-"));
+const dir = scratchDir("vthost-oauth-");
 writeFileSync(join(dir, "jwks.json"), JSON.stringify({ keys: [jwk, ecJwk] }));
 
 const b64u = (x) => Buffer.from(x).toString("base64url");
@@ -213,7 +212,7 @@ test("jwks_url: keys fetched at start, fetched again for a rotated key (rate-lim
 });
 
 test("jwks_url: a URL that cannot be fetched, or plain http to another machine, is refused at start", () => {
-  const cfg = mkdtempSync(join(tmpdir(), "vthost-jwks-"));
+  const cfg = scratchDir("vthost-jwks-");
   mkdirSync(join(cfg, "vthost"), { mode: 0o700 });
   const run = (u) => {
     writeFileSync(join(cfg, "vthost", "http.toml"), `public_url = "${AUD}"\n[oauth]\nissuer = "${ISS}"\njwks_url = "${u}"\n`);

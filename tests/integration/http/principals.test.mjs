@@ -6,17 +6,16 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createSign } from "node:crypto";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, cleanup, post, initSession, sleep } from "./http_lib.mjs";
+import { startServer, cleanup, post, initSession, sleep, scratchDir } from "./http_lib.mjs";
 
 after(cleanup);
 
 const ISS = "https://auth.vthost.test";
 const AUD = "https://vthost.test/mcp";
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const dir = mkdtempSync(join(tmpdir(), "vthost-principals-"));
+const dir = scratchDir("vthost-principals-");
 writeFileSync(join(dir, "jwks.json"), JSON.stringify({ keys: [{ ...publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "RS256" }] }));
 
 const b64u = (x) => Buffer.from(x).toString("base64url");

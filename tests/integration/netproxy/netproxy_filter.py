@@ -18,8 +18,10 @@ they serve: a path that must not be reached must not be in the record.
 
 Usage: netproxy_filter.py VTHOST
 """
+import atexit
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,6 +36,7 @@ if not os.path.exists("/proc/self/ns/net"):
     sys.exit(77)
 
 tls_dir = tempfile.mkdtemp(prefix="vthost-np-tls-")
+atexit.register(shutil.rmtree, tls_dir, ignore_errors=True)
 port = serve()
 tls_port = serve(tls_dir)
 url = f"http://reg.test:{port}"
