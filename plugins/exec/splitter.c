@@ -3,6 +3,7 @@
  * command/process substitution, redirections, here-documents and the
  * scripts of `sh -c`.  It errs towards SPLIT_OPAQUE: anything it cannot
  * see into must never be approvable by an allow rule. */
+#include "shell_words.h"
 #include "splitter.h"
 
 #include <stdlib.h>
@@ -638,9 +639,6 @@ static void skip_heredocs(parser *p)
     p->nhd = 0;
 }
 
-static const char *const SKIP_WORDS[] = {"{",  "}",  "!",    "if",    "then",  "else", "elif",
-                                         "fi", "do", "done", "while", "until", "time", NULL};
-
 static int in_list(const char *w, const char *const *list)
 {
     for (; *list; list++)
@@ -795,16 +793,14 @@ static void finish_command(parser *p, word *ws, int nw)
     if (name == nw)
         return; /* assignments only: nothing runs (substitutions were seen) */
     /* Builtins that define aliases, traps, hashed paths or arithmetic, or
-     * read a script: what runs afterwards is not what the text shows. */
-    static const char *const REDEFINE[] = {"unset", "alias", "enable", "shopt",  "source", ".",
-                                           "hash",  "trap",  "let",    "coproc", NULL};
-    static const char *const DECLARE[] = {"export",   "declare", "typeset", "local",
-                                          "readonly", "printf",  "read",    NULL};
+     * read a script, or set the variables they name: what runs afterwards
+     * is not what the text shows. */
     const char *cmd0 = sb_str(&ws[name].lit);
+    unsigned own = ws[name].has_exp ? 0 : shell_word(cmd0);
     int opaque = 0;
-    if (!ws[name].has_exp && in_list(cmd0, REDEFINE))
+    if (own & SW_REDEFINES)
         opaque = 1;
-    else if (!ws[name].has_exp && in_list(cmd0, DECLARE))
+    else if (own & SW_DECLARES)
         for (int k = name + 1; !opaque && k < nw; k++)
             opaque = (strcmp(cmd0, "printf") &&
                       (ws[k].has_exp || sensitive_var(sb_str(&ws[k].lit), ws[k].lit.len) ||
@@ -979,7 +975,7 @@ static int command_word(parser *p, command_state *cs, word *w)
     int keyword = ws->n == 0 && !w->has_exp && !w->quoted;
     if (keyword && (!strcmp(t, "while") || !strcmp(t, "until")))
         emit(p, SPLIT_OPAQUE, "loop");
-    if (keyword && in_list(t, SKIP_WORDS)) {
+    if (keyword && (shell_word(t) & SW_FRAME)) {
         cs->after_time = !strcmp(t, "time");
         word_free(w);
         return STEP_NEXT;
