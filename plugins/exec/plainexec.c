@@ -1,6 +1,7 @@
 #include "plainexec.h"
 #include "shell_words.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,11 @@ static const char *env_get(char *const *env, const char *name)
 
 plain_shell plain_shell_of(const char *shell_path, char *const *env)
 {
-    const char *b = strrchr(shell_path, '/');
-    b = b ? b + 1 : shell_path;
-    plain_shell sh = !strcmp(b, "bash")                       ? PLAIN_BASH
-                     : !strcmp(b, "dash") || !strcmp(b, "sh") ? PLAIN_DASH
-                                                              : PLAIN_NONE;
+    /* By the file the path leads to, whatever name it is called by (a
+     * link named sh may be bash; a file named sh may be either). */
+    char real[PATH_MAX];
+    const char *b = realpath(shell_path, real) ? strrchr(real, '/') + 1 : "";
+    plain_shell sh = !strcmp(b, "bash") ? PLAIN_BASH : !strcmp(b, "dash") ? PLAIN_DASH : PLAIN_NONE;
     const char *path = env_get(env, "PATH");
     if (sh == PLAIN_NONE || !path || !*path)
         return PLAIN_NONE;

@@ -21,7 +21,8 @@ void plain_words_free(char **argv);
 /* Which shell's start-up the direct run stands in for. */
 typedef enum plain_shell { PLAIN_NONE = 0, PLAIN_BASH = 1, PLAIN_DASH = 2 } plain_shell;
 
-/* PLAIN_BASH or PLAIN_DASH when `shell_path` (resolved) is bash, or sh or
+/* PLAIN_BASH or PLAIN_DASH when the file `shell_path` leads to (links
+ * followed: /bin/sh is dash or bash by what it links to) is bash or
  * dash, and its -c would read no start-up file and import no function
  * or option from `env` (no BASH_ENV, ENV, BASH_FUNC_*, SHELLOPTS,
  * BASHOPTS, EXECIGNORE) and `env` has a PATH to search; else PLAIN_NONE. */
