@@ -65,9 +65,9 @@ typedef struct word {
     int quoted;
 } word;
 
-static void word_free(word *w) { free(w->lit.p); }
+static void split_word_free(word *w) { free(w->lit.p); }
 
-static void emit(parser *p, split_kind kind, const char *text)
+static void split_emit(parser *p, split_kind kind, const char *text)
 {
     split_list *l = p->out;
     if (p->oom)
@@ -103,29 +103,29 @@ static int is_name_start(int c)
 }
 static int is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
-static void parse_list(parser *p, int term);
+static void split_parse_list(parser *p, int term);
 static void split_text(parser *parent, const char *text, size_t len);
 
 /* $( ... ) after the "$(": the inner list, then the ")". */
-static void parse_subst(parser *p)
+static void split_parse_subst(parser *p)
 {
     if (p->depth >= MAX_DEPTH) {
         p->error = 1;
         return;
     }
     p->depth++;
-    parse_list(p, ')');
+    split_parse_list(p, ')');
     p->depth--;
 }
 
 /* $(( ... )) after the "$((": arithmetic, not a command; whatever it
  * nests is out of reach, so a substitution inside is opaque. */
-static void skip_arith(parser *p, size_t start)
+static void split_skip_arith(parser *p, size_t start)
 {
     int level = 2;
     /* Arithmetic evaluates variables whose values may hold a[$(...)]:
      * what runs depends on values the text does not show. */
-    emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
+    split_emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
     while (p->i < p->n && level > 0) {
         char c = p->s[p->i++];
         if (c == '(')
@@ -133,7 +133,7 @@ static void skip_arith(parser *p, size_t start)
         else if (c == ')')
             level--;
         else if (c == '`' || (c == '$' && peek(p, 0) == '('))
-            emit(p, SPLIT_OPAQUE, "command substitution inside arithmetic");
+            split_emit(p, SPLIT_OPAQUE, "command substitution inside arithmetic");
     }
     if (level > 0)
         p->error = 1;
@@ -236,7 +236,7 @@ static void parse_brace_param(parser *p, word *w)
     else if (ok)
         ok = strchr("}-=+?#%/^,", p->s[j]) != NULL;
     if (!ok)
-        emit(p, SPLIT_OPAQUE, "parameter expansion the splitter does not model");
+        split_emit(p, SPLIT_OPAQUE, "parameter expansion the splitter does not model");
     while (level > 0) {
         int c = peek(p, 0);
         if (c < 0) {
@@ -292,7 +292,7 @@ static void parse_dollar_in(parser *p, word *w)
     if (c == '[') {
         /* $[ ... ]: old arithmetic */
         w->has_exp = 1;
-        emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
+        split_emit(p, SPLIT_OPAQUE, "arithmetic evaluation");
         while (peek(p, 0) >= 0 && peek(p, 0) != ']')
             p->i++;
         if (peek(p, 0) < 0)
@@ -304,11 +304,11 @@ static void parse_dollar_in(parser *p, word *w)
     if (c == '(' && peek(p, 1) == '(') {
         w->has_exp = 1;
         p->i += 2;
-        skip_arith(p, p->i);
+        split_skip_arith(p, p->i);
     } else if (c == '(') {
         w->has_exp = 1;
         p->i++;
-        parse_subst(p);
+        split_parse_subst(p);
     } else if (c == '{') {
         w->has_exp = 1;
         p->i++;
@@ -348,7 +348,7 @@ static void parse_dollar_in(parser *p, word *w)
 }
 
 /* One word, up to the next unquoted metacharacter. */
-static void parse_word(parser *p, word *w)
+static void split_parse_word(parser *p, word *w)
 {
     memset(w, 0, sizeof *w);
     w->start = p->i;
@@ -358,7 +358,7 @@ static void parse_word(parser *p, word *w)
             /* <(...) or >(...): process substitution. */
             w->has_exp = 1;
             p->i += 2;
-            parse_subst(p);
+            split_parse_subst(p);
             continue;
         }
         if (is_meta(c) || p->error)
@@ -427,7 +427,7 @@ static int safe_char(int c)
 
 /* The normalised form of a word: its source text when it expands, else
  * its literal text, single-quoted when the shell would need quotes. */
-static void word_render(const parser *p, const word *w, sbuf *out)
+static void split_word_render(const parser *p, const word *w, sbuf *out)
 {
     if (w->has_exp || w->glob) {
         sb_putn(out, p->s + w->start, w->end - w->start);
@@ -452,7 +452,7 @@ static void word_render(const parser *p, const word *w, sbuf *out)
     sb_putc(out, '\'');
 }
 
-static int is_assignment(const parser *p, const word *w)
+static int split_is_assignment(const parser *p, const word *w)
 {
     const char *s = p->s + w->start;
     size_t n = w->end - w->start, i = 0;
@@ -470,7 +470,7 @@ static int is_assignment(const parser *p, const word *w)
     return i < n && s[i] == '=';
 }
 
-static void skip_blanks(parser *p)
+static void split_skip_blanks(parser *p)
 {
     for (;;) {
         int c = peek(p, 0);
@@ -483,7 +483,7 @@ static void skip_blanks(parser *p)
     }
 }
 
-static void skip_comment(parser *p)
+static void split_skip_comment(parser *p)
 {
     while (peek(p, 0) >= 0 && peek(p, 0) != '\n')
         p->i++;
@@ -531,7 +531,7 @@ static size_t redirect_op(const parser *p, size_t at, char *kind, int *strip)
 }
 
 /* The start of a redirection at p->i: [n] or {name} then an operator. */
-static size_t redirect_at(const parser *p, char *kind, int *strip)
+static size_t split_redirect_at(const parser *p, char *kind, int *strip)
 {
     size_t at = p->i;
     if (peek(p, 0) == '{') {
@@ -555,16 +555,16 @@ static size_t redirect_at(const parser *p, char *kind, int *strip)
     return 0;
 }
 
-static void parse_redirect(parser *p, size_t len, char kind, int strip)
+static void split_parse_redirect(parser *p, size_t len, char kind, int strip)
 {
     p->i += len;
-    skip_blanks(p);
+    split_skip_blanks(p);
     if (is_meta(peek(p, 0))) {
         p->error = 1;
         return;
     }
     word w;
-    parse_word(p, &w);
+    split_parse_word(p, &w);
     sbuf t = {0};
     if (kind == 'h') {
         if (p->nhd < MAX_HEREDOCS) {
@@ -575,20 +575,20 @@ static void parse_redirect(parser *p, size_t len, char kind, int strip)
             /* bash's delimiter is the word's text, unexpanded: whatever
              * the splitter reads as the delimiter may not be it. */
             if (w.has_exp || w.glob)
-                emit(p, SPLIT_OPAQUE, "here-document whose delimiter holds an expansion");
+                split_emit(p, SPLIT_OPAQUE, "here-document whose delimiter holds an expansion");
             if (!h->delim)
                 p->oom = 1;
         } else {
             p->error = 1;
         }
-        word_free(&w);
+        split_word_free(&w);
         return;
     }
     if (kind == 's') {
-        word_free(&w);
+        split_word_free(&w);
         return;
     }
-    word_render(p, &w, &t);
+    split_word_render(p, &w, &t);
     const char *lit = sb_str(&w.lit);
     if (kind == 'd' || kind == 'D') {
         /* >&N, >&- duplicate descriptors; >&word redirects to a file. */
@@ -599,17 +599,17 @@ static void parse_redirect(parser *p, size_t len, char kind, int strip)
         kind = dup ? 'x' : (kind == 'd' ? 'w' : 'r');
     }
     if (kind == 'w' && !harmless_target(lit))
-        emit(p, SPLIT_WRITE, sb_str(&t));
+        split_emit(p, SPLIT_WRITE, sb_str(&t));
     else if (kind == 'r')
-        emit(p, SPLIT_READ, sb_str(&t));
+        split_emit(p, SPLIT_READ, sb_str(&t));
     if (t.oom)
         p->oom = 1;
     free(t.p);
-    word_free(&w);
+    split_word_free(&w);
 }
 
 /* Here-document bodies start after the newline that ends their command. */
-static void skip_heredocs(parser *p)
+static void split_skip_heredocs(parser *p)
 {
     for (int k = 0; k < p->nhd; k++) {
         heredoc *h = &p->hd[k];
@@ -632,7 +632,7 @@ static void skip_heredocs(parser *p)
                     substitutes = 1;
         }
         if (h->expands && substitutes)
-            emit(p, SPLIT_OPAQUE, "expansion inside a here-document");
+            split_emit(p, SPLIT_OPAQUE, "expansion inside a here-document");
         free(h->delim);
         h->delim = NULL;
     }
@@ -780,14 +780,14 @@ static int rc_shell(const parser *p, word *ws, int nw, int name)
 }
 
 /* Emit one finished simple command. */
-static void finish_command(parser *p, word *ws, int nw)
+static void split_finish_command(parser *p, word *ws, int nw)
 {
     int name = 0;
-    while (name < nw && is_assignment(p, &ws[name]))
+    while (name < nw && split_is_assignment(p, &ws[name]))
         name++;
     for (int k = 0; k < name; k++)
         if (sensitive_assignment(p, &ws[k])) {
-            emit(p, SPLIT_OPAQUE, "assignment to a variable that changes what programs do");
+            split_emit(p, SPLIT_OPAQUE, "assignment to a variable that changes what programs do");
             break;
         }
     if (name == nw)
@@ -807,33 +807,33 @@ static void finish_command(parser *p, word *ws, int nw)
                        sensitive_assignment(p, &ws[k]))) ||
                      !strcmp(sb_str(&ws[k].lit), "-v") || !strcmp(sb_str(&ws[k].lit), "-n");
     if (opaque)
-        emit(p, SPLIT_OPAQUE, "builtin that changes what later commands run");
+        split_emit(p, SPLIT_OPAQUE, "builtin that changes what later commands run");
     if (rc_shell(p, ws, nw, name))
-        emit(p, SPLIT_OPAQUE, "interactive or login shell (reads start-up files)");
+        split_emit(p, SPLIT_OPAQUE, "interactive or login shell (reads start-up files)");
     sbuf text = {0};
     for (int k = 0; k < nw; k++) {
         if (k)
             sb_putc(&text, ' ');
-        word_render(p, &ws[k], &text);
+        split_word_render(p, &ws[k], &text);
     }
     const char *nm = sb_str(&ws[name].lit);
     int script = shell_script_index(ws, nw, name, 0);
     if (ws[name].has_exp || (ws[name].glob && strcmp(nm, "[") && strcmp(nm, "[["))) {
-        emit(p, SPLIT_OPAQUE, sb_str(&text));
+        split_emit(p, SPLIT_OPAQUE, sb_str(&text));
     } else if (!strcmp(nm, "eval") || (script >= 0 && (script >= nw || ws[script].has_exp))) {
         /* Program text nobody can read here (eval, `| bash`, bash -c
          * "$x"): opaque, and the shell itself a command that needs a
          * rule of its own.  The run-time checks see only the programs it
          * executes, not its builtins (redirections, source, enable -f). */
-        emit(p, SPLIT_OPAQUE, sb_str(&text));
-        emit(p, SPLIT_COMMAND, sb_str(&text));
+        split_emit(p, SPLIT_OPAQUE, sb_str(&text));
+        split_emit(p, SPLIT_COMMAND, sb_str(&text));
     } else if (script >= 0) {
         if (p->depth >= MAX_DEPTH)
             p->error = 1;
         else
             split_text(p, sb_str(&ws[script].lit), ws[script].lit.len);
     } else {
-        emit(p, SPLIT_COMMAND, sb_str(&text));
+        split_emit(p, SPLIT_COMMAND, sb_str(&text));
         /* A wrapper's shell script (sudo/timeout/xargs/find -exec ...
          * sh -c SCRIPT) is split too: more subjects, never fewer. */
         for (int k = name + 1; k < nw && !p->error; k++) {
@@ -841,7 +841,7 @@ static void finish_command(parser *p, word *ws, int nw)
             if (sc < 0)
                 continue;
             if (sc >= nw || ws[sc].has_exp)
-                emit(p, SPLIT_OPAQUE, sb_str(&text));
+                split_emit(p, SPLIT_OPAQUE, sb_str(&text));
             else if (p->depth >= MAX_DEPTH)
                 p->error = 1;
             else
@@ -858,9 +858,9 @@ static void finish_command(parser *p, word *ws, int nw)
 static void parse_dbracket(parser *p, word *first)
 {
     sbuf text = {0};
-    word_render(p, first, &text);
+    split_word_render(p, first, &text);
     for (;;) {
-        skip_blanks(p);
+        split_skip_blanks(p);
         int c = peek(p, 0);
         if (c < 0 || c == '\n') {
             p->error = 1;
@@ -878,16 +878,16 @@ static void parse_dbracket(parser *p, word *first)
             sb_putn(&text, p->s + st, p->i - st);
             continue;
         }
-        parse_word(p, &w);
+        split_parse_word(p, &w);
         sb_putc(&text, ' ');
-        word_render(p, &w, &text);
+        split_word_render(p, &w, &text);
         int end = !w.has_exp && !strcmp(sb_str(&w.lit), "]]");
-        word_free(&w);
+        split_word_free(&w);
         if (end || p->error)
             break;
     }
     if (!p->error)
-        emit(p, SPLIT_COMMAND, sb_str(&text));
+        split_emit(p, SPLIT_COMMAND, sb_str(&text));
     free(text.p);
 }
 
@@ -910,7 +910,7 @@ static word *words_next(parser *p, words *ws)
 static void words_clear(words *ws)
 {
     for (int k = 0; k < ws->n; k++)
-        word_free(&ws->w[k]);
+        split_word_free(&ws->w[k]);
     ws->n = 0;
 }
 
@@ -923,7 +923,8 @@ static int arith_command(parser *p)
         if (p->s[j] == '(')
             level++;
         else if (p->s[j] == ')' && --level == 1)
-            return j + 1 < p->n && p->s[j + 1] == ')' ? (p->i += 2, skip_arith(p, p->i), 1) : 0;
+            return j + 1 < p->n && p->s[j + 1] == ')' ? (p->i += 2, split_skip_arith(p, p->i), 1)
+                                                      : 0;
     }
     return 0;
 }
@@ -947,13 +948,13 @@ static int command_paren(parser *p, command_state *cs)
     }
     if (ws->n == 0) { /* subshell */
         p->i++;
-        parse_subst(p);
+        split_parse_subst(p);
         return STEP_NEXT;
     }
     if (ws->n == 1 && !ws->w[0].has_exp) { /* name () body */
-        emit(p, SPLIT_OPAQUE, "function definition");
+        split_emit(p, SPLIT_OPAQUE, "function definition");
         p->i++;
-        skip_blanks(p);
+        split_skip_blanks(p);
         if (peek(p, 0) != ')') {
             p->error = 1;
             return STEP_STOP;
@@ -974,34 +975,34 @@ static int command_word(parser *p, command_state *cs, word *w)
     const char *t = sb_str(&w->lit);
     int keyword = ws->n == 0 && !w->has_exp && !w->quoted;
     if (keyword && (!strcmp(t, "while") || !strcmp(t, "until")))
-        emit(p, SPLIT_OPAQUE, "loop");
+        split_emit(p, SPLIT_OPAQUE, "loop");
     if (keyword && (shell_word(t) & SW_FRAME)) {
         cs->after_time = !strcmp(t, "time");
-        word_free(w);
+        split_word_free(w);
         return STEP_NEXT;
     }
     if (cs->after_time && ws->n == 0 && t[0] == '-' && !w->has_exp) {
-        word_free(w); /* time -p */
+        split_word_free(w); /* time -p */
         return STEP_NEXT;
     }
     cs->after_time = 0;
     if (keyword && !strcmp(t, "case")) {
         /* case patterns reuse ")" and ";;": not worth the risk. */
-        word_free(w);
-        emit(p, SPLIT_OPAQUE, p->s);
+        split_word_free(w);
+        split_emit(p, SPLIT_OPAQUE, p->s);
         p->error = 2;
         return STEP_STOP;
     }
     if (keyword && !strcmp(t, "[[")) {
         parse_dbracket(p, w);
-        word_free(w);
+        split_word_free(w);
         cs->discard = 1;
         return STEP_NEXT;
     }
     if (keyword && (!strcmp(t, "for") || !strcmp(t, "select") || !strcmp(t, "function"))) {
         /* a loop variable or a function body: names and values the
          * text does not show (`for x do ... done` even hides its body) */
-        emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");
+        split_emit(p, SPLIT_OPAQUE, !strcmp(t, "function") ? "function definition" : "loop");
         cs->discard = 1;
     }
     ws->n++;
@@ -1009,7 +1010,7 @@ static int command_word(parser *p, command_state *cs, word *w)
     if (cs->discard && ws->n == 2 && !strcmp(sb_str(&ws->w[0].lit), "function")) {
         words_clear(ws);
         cs->discard = 0;
-        skip_blanks(p);
+        split_skip_blanks(p);
         if (peek(p, 0) == '(' && peek(p, 1) == ')')
             p->i += 2;
     }
@@ -1020,21 +1021,21 @@ static void parse_command(parser *p)
 {
     command_state cs = {0};
     for (;;) {
-        skip_blanks(p);
+        split_skip_blanks(p);
         int c = peek(p, 0);
         if (p->error || p->oom)
             break;
         if (c == '&' && peek(p, 1) == '>') {
             char kind;
             int strip;
-            size_t rlen = redirect_at(p, &kind, &strip);
-            parse_redirect(p, rlen, kind, strip);
+            size_t rlen = split_redirect_at(p, &kind, &strip);
+            split_parse_redirect(p, rlen, kind, strip);
             continue;
         }
         if (c < 0 || c == ';' || c == '&' || c == '|' || c == '\n' || c == ')')
             break;
         if (c == '#') {
-            skip_comment(p);
+            split_skip_comment(p);
             continue;
         }
         if (c == '(') {
@@ -1044,30 +1045,30 @@ static void parse_command(parser *p)
         }
         char kind;
         int strip;
-        size_t rlen = redirect_at(p, &kind, &strip);
+        size_t rlen = split_redirect_at(p, &kind, &strip);
         if (rlen) {
-            parse_redirect(p, rlen, kind, strip);
+            split_parse_redirect(p, rlen, kind, strip);
             continue;
         }
         word *w = words_next(p, &cs.ws);
         if (!w)
             break;
-        parse_word(p, w);
+        split_parse_word(p, w);
         if (p->error) {
-            word_free(w);
+            split_word_free(w);
             break;
         }
         if (command_word(p, &cs, w) == STEP_STOP)
             break;
     }
     if (!cs.discard && !p->error && !p->oom)
-        finish_command(p, cs.ws.w, cs.ws.n);
+        split_finish_command(p, cs.ws.w, cs.ws.n);
     words_clear(&cs.ws);
     free(cs.ws.w);
 }
 
 /* A list of commands up to `term` (')' consumed) or the end (term 0). */
-static void parse_list(parser *p, int term)
+static void split_parse_list(parser *p, int term)
 {
     for (;;) {
         parse_command(p);
@@ -1087,7 +1088,7 @@ static void parse_list(parser *p, int term)
             return;
         }
         if (c == '\n' && p->nhd)
-            skip_heredocs(p);
+            split_skip_heredocs(p);
         /* ; & | && || |& ;; ;& all just separate commands here */
         if ((c == '&' || c == '|' || c == ';') && (peek(p, 0) == c || peek(p, 0) == '&'))
             p->i++;
@@ -1101,13 +1102,13 @@ static void split_text(parser *parent, const char *text, size_t len)
         parent->error = 1;
         return;
     }
-    parse_list(&q, 0);
+    split_parse_list(&q, 0);
     for (int k = 0; k < q.nhd; k++)
         free(q.hd[k].delim);
     if (q.error == 1) {
         sbuf t = {0};
         sb_puts(&t, text);
-        emit(parent, SPLIT_OPAQUE, sb_str(&t));
+        split_emit(parent, SPLIT_OPAQUE, sb_str(&t));
         free(t.p);
     }
     if (q.oom || parent->out == NULL)
@@ -1121,14 +1122,14 @@ int split_shell(const char *cmd, split_list *out)
      * a word, where the splitter's reading may differ: opaque. */
     for (const char *c = cmd; *c; c++)
         if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f) {
-            emit(&p, SPLIT_OPAQUE, "control character in the command text");
+            split_emit(&p, SPLIT_OPAQUE, "control character in the command text");
             break;
         }
-    parse_list(&p, 0);
+    split_parse_list(&p, 0);
     for (int k = 0; k < p.nhd; k++)
         free(p.hd[k].delim);
     if (p.error == 1)
-        emit(&p, SPLIT_OPAQUE, cmd);
+        split_emit(&p, SPLIT_OPAQUE, cmd);
     return p.oom ? VT_ERR_NOMEM : VT_OK;
 }
 
@@ -1152,7 +1153,7 @@ int split_words(const char *text, split_list *out)
     while (rc == VT_OK) {
         while (peek(&p, 0) == '\n')
             p.i++;
-        skip_blanks(&p);
+        split_skip_blanks(&p);
         int c = peek(&p, 0);
         if (c < 0)
             break;
@@ -1163,16 +1164,16 @@ int split_words(const char *text, split_list *out)
         if (c == '\n')
             continue;
         word w;
-        parse_word(&p, &w);
+        split_parse_word(&p, &w);
         if (p.error || w.end == w.start) {
             rc = VT_ERR_INVALID;
         } else {
             split_list *keep = p.out;
             p.out = out;
-            emit(&p, word_expands(&p, &w) ? SPLIT_WORD_EXPANDS : SPLIT_WORD, sb_str(&w.lit));
+            split_emit(&p, word_expands(&p, &w) ? SPLIT_WORD_EXPANDS : SPLIT_WORD, sb_str(&w.lit));
             p.out = keep;
         }
-        word_free(&w);
+        split_word_free(&w);
         if (p.oom)
             rc = VT_ERR_NOMEM;
     }
