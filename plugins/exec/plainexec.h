@@ -12,8 +12,8 @@
 /* The words of `cmd` (a malloc'd NULL-terminated array of malloc'd
  * strings, *argv) when it is plain words the shell would run as one
  * external program: only the bytes [A-Za-z0-9_./:=,+@%^-] and blanks,
- * the first word no keyword, builtin or assignment (`true` and `false`
- * only without arguments).  0 and *argv NULL
+ * the first word no keyword, builtin (shell_words.h) or assignment
+ * (`true` and `false` only without arguments).  0 and *argv NULL
  * otherwise (or when out of memory: the shell then runs it). */
 int plain_words(const char *cmd, char ***argv);
 void plain_words_free(char **argv);
