@@ -9,8 +9,10 @@
 #include <vthost/plugin.h>
 
 #include <vthost/services.h>
+#include "exec_args.h"
 #include "exec_config.h"
 #include "exec_netproxy.h"
+#include "exec_schema.h"
 #include "execwatch.h"
 #include "extra_approved.h"
 #include "plainexec.h"
@@ -33,53 +35,6 @@ static char *sandbox_warning;  /* what this machine cannot protect */
 static char *sandbox_error;    /* why sandboxed commands cannot run */
 static shell_profile profile;
 static unsigned short pty_rows = 24, pty_cols = 80;
-
-static const char DESC_UNIX[] =
-    "Runs a shell command through the active shell profile (Unix-like: $SHELL -c, "
-    "else bash, else sh). Returns the output (stdout and stderr merged), exit_code "
-    "once the command has exited, else a session_id: feed or poll a running command "
-    "with write_stdin. Set tty for programs that need an interactive terminal. Long "
-    "output is cut to max_output_tokens; the complete text is kept at spool_path.\n"
-    "Example: {\"cmd\":\"rg -n \\\"ToolProfile\\\" vtcode-core\",\"workdir\":\"/repo\"}";
-
-static const char DESC_PWSH[] =
-    "Runs a command through the active shell profile (PowerShell: pwsh -NoProfile "
-    "-Command). Use native PowerShell syntax. Returns the output, exit_code once the "
-    "command has exited, else a session_id: feed or poll a running command with "
-    "write_stdin. Set tty for programs that need an interactive terminal. Long output "
-    "is cut to max_output_tokens; the complete text is kept at spool_path.\n"
-    "Example: {\"cmd\":\"Select-String -Path vtcode-core/**/*.rs -Pattern "
-    "ToolProfile\",\"workdir\":\"C:\\\\repo\"}";
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"cmd\":{\"type\":\"string\",\"description\":\"Command text, run through the active "
-    "shell profile.\"},"
-    "\"workdir\":{\"type\":\"string\",\"description\":\"Working directory, relative to the "
-    "workspace root or absolute; it must be inside the workspace.\"},"
-    "\"tty\":{\"type\":\"boolean\",\"description\":\"Allocate a PTY when the command needs "
-    "an interactive terminal (default false).\"},"
-    "\"yield_time_ms\":{\"type\":\"integer\",\"description\":\"How long to wait for output "
-    "before returning (default 10000, clamped to 250..30000).\"},"
-    "\"shell\":{\"type\":\"string\",\"description\":\"Shell binary to use instead of the "
-    "profile's.\"},"
-    "\"sandbox_permissions\":{\"type\":\"string\",\"enum\":[\"use_default\","
-    "\"with_additional_permissions\",\"require_escalated\",\"bypass_sandbox\"],"
-    "\"description\":\"require_escalated (alias bypass_sandbox) asks to run outside the "
-    "sandbox; with_additional_permissions asks to run in the sandbox extended by "
-    "additional_permissions (default use_default).\"},"
-    "\"additional_permissions\":{\"type\":\"object\",\"description\":\"With "
-    "with_additional_permissions: what the sandbox adds for this call.\",\"properties\":{"
-    "\"file_system\":{\"type\":\"object\",\"properties\":{\"write\":{\"type\":"
-    "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Existing directories "
-    "or files (absolute, or relative to the workspace) made writable.\"}},"
-    "\"additionalProperties\":false},"
-    "\"network\":{\"type\":\"object\",\"properties\":{\"enabled\":{\"type\":"
-    "\"boolean\",\"description\":\"true: network access for this call.\"}},"
-    "\"additionalProperties\":false}},\"additionalProperties\":false},"
-    "\"justification\":{\"type\":\"string\",\"description\":\"Why escalation or the "
-    "additional permissions are needed; required with every value but use_default.\"}"
-    "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
 
 static int enforce; /* run-time enforcement of every execve (execwatch.h) */
 
@@ -199,172 +154,22 @@ static void strv_free(char **v)
     free(v);
 }
 
-static const char *str_arg(const cJSON *args, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static int blank(const char *s)
-{
-    for (; s && *s; s++)
-        if (!strchr(" \t\r\n", *s))
-            return 0;
-    return 1;
-}
-
-/* sandbox_permissions: 0 use_default, 1 with_additional_permissions,
- * 2 require_escalated (or its alias bypass_sandbox), -1 invalid. */
-static int sp_level(const cJSON *args)
-{
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(args, "sandbox_permissions");
-    if (!sp)
-        return 0;
-    if (!cJSON_IsString(sp))
-        return -1;
-    if (!strcmp(sp->valuestring, "use_default"))
-        return 0;
-    if (!strcmp(sp->valuestring, "with_additional_permissions"))
-        return 1;
-    if (!strcmp(sp->valuestring, "require_escalated") || !strcmp(sp->valuestring, "bypass_sandbox"))
-        return 2;
-    return -1;
-}
-
-static void extra_free(sandbox_extra *x)
-{
-    for (size_t i = 0; i < x->nwrite; i++)
-        free(x->write[i]);
-    free(x->write);
-    free(x->ids);
-    memset(x, 0, sizeof *x);
-}
-
-/* additional_permissions, checked and resolved: every write path exists
- * and is named by its canonical path (what the prompt shows is what the
- * sandbox opens).  On error *err says why (malloc'd). */
-static int extra_parse(const cJSON *args, sandbox_extra *x, char **err)
-{
-    memset(x, 0, sizeof *x);
-    *err = NULL;
-    const cJSON *ap = cJSON_GetObjectItemCaseSensitive(args, "additional_permissions");
-    const cJSON *it;
-    if (!cJSON_IsObject(ap)) {
-        *err = strdup("additional_permissions: required (an object with file_system.write "
-                      "and/or network.enabled) when sandbox_permissions is "
-                      "\"with_additional_permissions\"");
-        return VT_ERR_INVALID;
-    }
-    cJSON_ArrayForEach(it,
-                       ap) if (strcmp(it->string, "file_system") && strcmp(it->string, "network"))
-    {
-        if (asprintf(err, "additional_permissions: unknown key '%s' (file_system, network)",
-                     it->string) < 0)
-            *err = NULL;
-        return VT_ERR_INVALID;
-    }
-    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(ap, "file_system");
-    const cJSON *net = cJSON_GetObjectItemCaseSensitive(ap, "network");
-    const cJSON *wr = cJSON_GetObjectItemCaseSensitive(fs, "write");
-    const cJSON *en = cJSON_GetObjectItemCaseSensitive(net, "enabled");
-    if ((fs && !cJSON_IsObject(fs)) || (net && !cJSON_IsObject(net)) ||
-        (wr && !cJSON_IsArray(wr)) || (en && !cJSON_IsBool(en))) {
-        *err = strdup("additional_permissions: file_system must be {\"write\": [paths]} and "
-                      "network {\"enabled\": true|false}");
-        return VT_ERR_INVALID;
-    }
-    cJSON_ArrayForEach(it, fs) if (strcmp(it->string, "write"))
-    {
-        *err = strdup("additional_permissions.file_system: only \"write\" is accepted "
-                      "(everything is readable in the sandbox already)");
-        return VT_ERR_INVALID;
-    }
-    cJSON_ArrayForEach(it, net) if (strcmp(it->string, "enabled"))
-    {
-        *err = strdup("additional_permissions.network: only \"enabled\" is accepted");
-        return VT_ERR_INVALID;
-    }
-    x->network = cJSON_IsTrue(en);
-    int n = cJSON_GetArraySize(wr);
-    x->write = calloc(n ? (size_t)n : 1, sizeof *x->write);
-    if (!x->write)
-        return VT_ERR_NOMEM;
-    cJSON_ArrayForEach(it, wr)
-    {
-        /* Inside or outside the workspace: relative to its root. */
-        char *abs = NULL;
-        if (cJSON_IsString(it) && it->valuestring[0] == '/')
-            abs = strdup(it->valuestring);
-        else if (cJSON_IsString(it) && it->valuestring[0] &&
-                 asprintf(&abs, "%s/%s", api->workspace_root(), it->valuestring) < 0)
-            abs = NULL;
-        char *real = abs ? realpath(abs, NULL) : NULL;
-        free(abs);
-        if (!real) {
-            if (asprintf(err,
-                         "additional_permissions.file_system.write: '%s' is not an "
-                         "existing path",
-                         cJSON_IsString(it) ? it->valuestring : "?") < 0)
-                *err = NULL;
-            extra_free(x);
-            return VT_ERR_INVALID;
-        }
-        int dup = 0;
-        for (size_t i = 0; i < x->nwrite && !dup; i++)
-            dup = !strcmp(x->write[i], real);
-        if (dup)
-            free(real);
-        else
-            x->write[x->nwrite++] = real;
-    }
-    if (!x->nwrite && !x->network) {
-        *err = strdup("additional_permissions: adds nothing (name file_system.write paths "
-                      "or network.enabled: true)");
-        extra_free(x);
-        return VT_ERR_INVALID;
-    }
-    return VT_OK;
-}
-
-/* What an approval of additional permissions grants, in words. */
-static char *extra_describe(const sandbox_extra *x, const char *why)
-{
-    size_t n = 128 + (why ? strlen(why) : 0);
-    for (size_t i = 0; i < x->nwrite; i++)
-        n += strlen(x->write[i]) + 2;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    size_t k = (size_t)snprintf(s, n, "in the sandbox with additional permissions:");
-    if (x->nwrite) {
-        k += (size_t)snprintf(s + k, n - k, " write to ");
-        for (size_t i = 0; i < x->nwrite; i++)
-            k += (size_t)snprintf(s + k, n - k, "%s%s", i ? ", " : "", x->write[i]);
-        if (x->network)
-            k += (size_t)snprintf(s + k, n - k, ";");
-    }
-    if (x->network)
-        k += (size_t)snprintf(s + k, n - k, " network access");
-    snprintf(s + k, n - k, ". Justification: %s", why ? why : "");
-    return s;
-}
-
 static int exec_preflight(vt_call *call, const cJSON *args)
 {
-    const char *cmd = str_arg(args, "cmd");
-    if (!cmd || blank(cmd))
+    const char *cmd = args_str(args, "cmd");
+    if (!cmd || args_blank(cmd))
         return api->call_error(call, VT_ERR_INVALID, "cmd: must be a non-empty command");
-    int level = sp_level(args);
+    int level = args_level(args);
     if (level < 0)
         return api->call_error(call, VT_ERR_INVALID,
                                "sandbox_permissions: must be \"use_default\", "
                                "\"with_additional_permissions\", \"require_escalated\" or "
                                "\"bypass_sandbox\"");
-    if (level > 0 && blank(str_arg(args, "justification")))
+    if (level > 0 && args_blank(args_str(args, "justification")))
         return api->call_error(call, VT_ERR_INVALID,
                                "justification: required and non-empty when "
                                "sandbox_permissions is \"%s\"",
-                               str_arg(args, "sandbox_permissions"));
+                               args_str(args, "sandbox_permissions"));
     if (level != 1 && cJSON_GetObjectItemCaseSensitive(args, "additional_permissions"))
         return api->call_error(call, VT_ERR_INVALID,
                                "additional_permissions: only with sandbox_permissions "
@@ -372,16 +177,16 @@ static int exec_preflight(vt_call *call, const cJSON *args)
     if (level == 1) {
         sandbox_extra x;
         char *err = NULL;
-        int rc = extra_parse(args, &x, &err);
+        int rc = args_extra_parse(args, &x, &err);
         if (rc != VT_OK) {
             rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
             free(err);
             return rc;
         }
-        extra_free(&x);
+        args_extra_free(&x);
     }
-    const char *shell = str_arg(args, "shell");
-    if (shell && blank(shell))
+    const char *shell = args_str(args, "shell");
+    if (shell && args_blank(shell))
         return api->call_error(call, VT_ERR_INVALID, "shell: must name a shell binary");
     return VT_OK;
 }
@@ -391,7 +196,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     int rc = VT_OK;
     checks_ensure();
     /* The working directory first: relative paths below start from it. */
-    const char *wd = str_arg(args, "workdir");
+    const char *wd = args_str(args, "workdir");
     if (wd) {
         char *abs = NULL;
         if (api->resolve_path(wd, 0, &abs) == VT_OK && abs)
@@ -402,7 +207,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     }
     split_list l = {0};
     if (rc == VT_OK)
-        rc = split_shell(str_arg(args, "cmd") ? str_arg(args, "cmd") : "", &l);
+        rc = split_shell(args_str(args, "cmd") ? args_str(args, "cmd") : "", &l);
     static const vt_subject_kind kinds[] = {[SPLIT_COMMAND] = VT_SUBJECT_COMMAND,
                                             [SPLIT_OPAQUE] = VT_SUBJECT_OPAQUE,
                                             [SPLIT_WRITE] = VT_SUBJECT_PATH_EDIT,
@@ -418,7 +223,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
     split_list_free(&l);
     /* The shell is a subject: another interpreter turns the text into
      * code, and a workspace executable could be anything. */
-    const char *shell = str_arg(args, "shell");
+    const char *shell = args_str(args, "shell");
     if (rc == VT_OK && shell) {
         char **wr = writable_dirs(1, NULL);
         int own = wr && shell_is_profile_shell(profile, shell, (const char *const *)wr);
@@ -433,17 +238,17 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
             free(subj);
         }
     }
-    const char *why = str_arg(args, "justification");
-    int level = sp_level(args);
+    const char *why = args_str(args, "justification");
+    int level = args_level(args);
     if (rc == VT_OK && level == 2)
         rc = api->subject_add(out, VT_SUBJECT_ESCALATION, why ? why : "");
     if (rc == VT_OK && level == 1) {
         /* Asked like an escalation, naming exactly what is added. */
         sandbox_extra x;
         char *err = NULL;
-        rc = extra_parse(args, &x, &err);
+        rc = args_extra_parse(args, &x, &err);
         free(err);
-        char *what = rc == VT_OK ? extra_describe(&x, why) : NULL;
+        char *what = rc == VT_OK ? args_extra_describe(&x, why) : NULL;
         if (rc == VT_OK)
             rc = what ? api->subject_add(out, VT_SUBJECT_ESCALATION, what) : VT_ERR_NOMEM;
         /* what the question shows is what the run may grant (a call
@@ -451,7 +256,7 @@ static int exec_subjects(vt_call *call, const cJSON *args, vt_subjects *out)
         if (rc == VT_OK && !(VT_HAS(api, call_explaining) && api->call_explaining(call)))
             extra_approved_remember(api->call_id(call), &x);
         free(what);
-        extra_free(&x);
+        args_extra_free(&x);
     }
     return rc;
 }
@@ -559,7 +364,7 @@ static int prepare_run(vt_call *call, const cJSON *args, int level, spawn_req *r
     int rc = VT_OK;
     if (level == 1) {
         char *err = NULL;
-        if ((rc = extra_parse(args, extra, &err)) != VT_OK)
+        if ((rc = args_extra_parse(args, extra, &err)) != VT_OK)
             rc = api->call_error(call, rc, "%s", err ? err : "out of memory");
         free(err);
         req->extra = extra;
@@ -645,17 +450,17 @@ static void add_sandbox_fields(cJSON *result, int escalated, const sandbox_extra
 
 static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
 {
-    const char *cmd = str_arg(args, "cmd");
+    const char *cmd = args_str(args, "cmd");
     const cJSON *tty_v = cJSON_GetObjectItemCaseSensitive(args, "tty");
     int tty = cJSON_IsTrue(tty_v);
     char *abs = NULL;
-    int rc = resolve_workdir(call, str_arg(args, "workdir"), &abs);
+    int rc = resolve_workdir(call, args_str(args, "workdir"), &abs);
     if (rc != VT_OK)
         return rc;
 
     shell_cmd sh;
     const char *what = NULL;
-    if (shell_resolve(profile, str_arg(args, "shell"), cmd, &sh, &what) != VT_OK) {
+    if (shell_resolve(profile, args_str(args, "shell"), cmd, &sh, &what) != VT_OK) {
         api->free(abs);
         return api->call_error(call, VT_ERR_NOT_FOUND,
                                "no such shell: %s was not found (as a path or on PATH)", what);
@@ -677,7 +482,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     /* An escalated call, or one with additional permissions, reaches run
      * only once the user approved it: the permission engine always asks
      * for them. */
-    int level = sp_level(args);
+    int level = args_level(args);
     int escalated = level == 2;
     sandbox_extra extra = {0};
     netproxy *np = NULL;
@@ -694,7 +499,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
                 api->call_warn(call, "%s", sandbox_warning);
         }
         /* a shell the call names is run as asked */
-        if (!str_arg(args, "shell"))
+        if (!args_str(args, "shell"))
             rc = plain_prepare(cmd, sh.path, abs, &env, &direct, &req.direct_under);
         if (rc != VT_OK)
             rc = api->call_error(call, rc, "out of memory");
@@ -706,7 +511,7 @@ static int exec_run(vt_call *call, const cJSON *args, cJSON **result)
     exec_netproxy_end(call, np, &req, rc == VT_OK ? *result : NULL);
     if (rc == VT_OK && *result)
         add_sandbox_fields(*result, escalated, req.extra);
-    extra_free(&extra);
+    args_extra_free(&extra);
     plain_words_free(direct);
     env_free(env);
     shell_cmd_free(&sh);
@@ -733,12 +538,12 @@ static const char *const handles[] = {"session_id", NULL};
 static const char *describe(const char *tool)
 {
     (void)tool;
-    return profile == SHELL_POWERSHELL ? DESC_PWSH : DESC_UNIX;
+    return profile == SHELL_POWERSHELL ? EXEC_DESC_PWSH : EXEC_DESC_UNIX;
 }
 
 static const vt_tool tools[] = {{.name = "exec_command",
-                                 .description = DESC_UNIX,
-                                 .input_schema = SCHEMA,
+                                 .description = EXEC_DESC_UNIX,
+                                 .input_schema = EXEC_SCHEMA,
                                  .title = "Run a shell command",
                                  .output_schema = VT_SESSIONS_RESPONSE_SCHEMA,
                                  .effects = VT_EFFECT_EXECUTES,

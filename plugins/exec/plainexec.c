@@ -1,5 +1,7 @@
 #include "plainexec.h"
+#include "shell_words.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,32 +16,6 @@ static int plain_byte(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            (c && strchr("_./:=,+@%^-", c));
-}
-
-/* Names the shell runs itself, or treats as syntax, whatever PATH holds
- * (POSIX keywords, special built-ins and intrinsic utilities, bash's and
- * dash's own), and those whose external program behaves otherwise (echo,
- * printf, test, pwd).  `true` and `false` are not here: without
- * arguments their programs do what the built-ins do. */
-static const char *const shell_own[] = {
-    "!",        "{",        "}",         "case",   "do",    "done",    "elif",    "else",
-    "esac",     "fi",       "for",       "if",     "in",    "then",    "until",   "while",
-    "break",    ":",        "continue",  ".",      "eval",  "exec",    "exit",    "export",
-    "readonly", "return",   "set",       "shift",  "times", "trap",    "unset",   "alias",
-    "bg",       "cd",       "command",   "fc",     "fg",    "getopts", "hash",    "jobs",
-    "kill",     "read",     "type",      "ulimit", "umask", "unalias", "wait",    "source",
-    "declare",  "typeset",  "local",     "let",    "shopt", "enable",  "builtin", "caller",
-    "compgen",  "complete", "compopt",   "bind",   "dirs",  "disown",  "help",    "history",
-    "logout",   "mapfile",  "readarray", "popd",   "pushd", "suspend", "coproc",  "select",
-    "function", "time",     "[[",        "]]",     "chdir", "echo",    "printf",  "test",
-    "[",        "pwd",      NULL};
-
-static int shell_owns(const char *w)
-{
-    for (const char *const *s = shell_own; *s; s++)
-        if (!strcmp(*s, w))
-            return 1;
-    return 0;
 }
 
 void plain_words_free(char **argv)
@@ -89,10 +65,9 @@ int plain_words(const char *cmd, char ***argv)
     if (!v)
         return 0;
     /* An assignment word (NAME=v cmd), a job (%1) or the shell's own
-     * name: the shell's meaning, not a program's. */
-    /* true and false as built-ins ignore their arguments (--help) */
-    int bare_only = !strcmp(v[0], "true") || !strcmp(v[0], "false");
-    if (strchr(v[0], '=') || v[0][0] == '%' || shell_owns(v[0]) || (bare_only && n > 1)) {
+     * name (`true --help` too: the built-in ignores its arguments): the
+     * shell's meaning, not a program's. */
+    if (strchr(v[0], '=') || v[0][0] == '%' || shell_word_own(v[0], n > 1)) {
         plain_words_free(v);
         return 0;
     }
@@ -111,11 +86,11 @@ static const char *env_get(char *const *env, const char *name)
 
 plain_shell plain_shell_of(const char *shell_path, char *const *env)
 {
-    const char *b = strrchr(shell_path, '/');
-    b = b ? b + 1 : shell_path;
-    plain_shell sh = !strcmp(b, "bash")                       ? PLAIN_BASH
-                     : !strcmp(b, "dash") || !strcmp(b, "sh") ? PLAIN_DASH
-                                                              : PLAIN_NONE;
+    /* By the file the path leads to, whatever name it is called by (a
+     * link named sh may be bash; a file named sh may be either). */
+    char real[PATH_MAX];
+    const char *b = realpath(shell_path, real) ? strrchr(real, '/') + 1 : "";
+    plain_shell sh = !strcmp(b, "bash") ? PLAIN_BASH : !strcmp(b, "dash") ? PLAIN_DASH : PLAIN_NONE;
     const char *path = env_get(env, "PATH");
     if (sh == PLAIN_NONE || !path || !*path)
         return PLAIN_NONE;

@@ -12,8 +12,8 @@
 /* The words of `cmd` (a malloc'd NULL-terminated array of malloc'd
  * strings, *argv) when it is plain words the shell would run as one
  * external program: only the bytes [A-Za-z0-9_./:=,+@%^-] and blanks,
- * the first word no keyword, builtin or assignment (`true` and `false`
- * only without arguments).  0 and *argv NULL
+ * the first word no keyword, builtin (shell_words.h) or assignment
+ * (`true` and `false` only without arguments).  0 and *argv NULL
  * otherwise (or when out of memory: the shell then runs it). */
 int plain_words(const char *cmd, char ***argv);
 void plain_words_free(char **argv);
@@ -21,7 +21,8 @@ void plain_words_free(char **argv);
 /* Which shell's start-up the direct run stands in for. */
 typedef enum plain_shell { PLAIN_NONE = 0, PLAIN_BASH = 1, PLAIN_DASH = 2 } plain_shell;
 
-/* PLAIN_BASH or PLAIN_DASH when `shell_path` (resolved) is bash, or sh or
+/* PLAIN_BASH or PLAIN_DASH when the file `shell_path` leads to (links
+ * followed: /bin/sh is dash or bash by what it links to) is bash or
  * dash, and its -c would read no start-up file and import no function
  * or option from `env` (no BASH_ENV, ENV, BASH_FUNC_*, SHELLOPTS,
  * BASHOPTS, EXECIGNORE) and `env` has a PATH to search; else PLAIN_NONE. */

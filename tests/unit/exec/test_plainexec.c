@@ -57,7 +57,6 @@ static void test_shells(void **state)
     char *plain[] = {"PATH=/usr/bin", "HOME=/h", NULL};
     assert_int_equal(plain_shell_of("/usr/bin/bash", plain), PLAIN_BASH);
     assert_int_equal(plain_shell_of("/usr/bin/dash", plain), PLAIN_DASH);
-    assert_int_equal(plain_shell_of("/bin/sh", plain), PLAIN_DASH);
     assert_int_equal(plain_shell_of("/usr/bin/zsh", plain), PLAIN_NONE);
     assert_int_equal(plain_shell_of("/usr/bin/fish", plain), PLAIN_NONE);
     assert_int_equal(plain_shell_of("/usr/bin/ksh", plain), PLAIN_NONE);
@@ -70,6 +69,44 @@ static void test_shells(void **state)
     }
     char *nopath[] = {"HOME=/h", NULL};
     assert_int_equal(plain_shell_of("/usr/bin/bash", nopath), PLAIN_NONE);
+}
+
+static void link_as(const char *dir, const char *name, const char *to, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+    assert_int_equal(symlink(to, out), 0);
+}
+
+/* A shell is judged by the file its path leads to, not by the name it is
+ * called: a link named sh to bash starts as bash (SHLVL, `_`), one named
+ * bash to dash as dash; a file named sh may be either (not judged). */
+static void test_shells_by_file(void **state)
+{
+    (void)state;
+    char bash[4096], dash[4096];
+    if (!realpath("/bin/bash", bash) || !realpath("/bin/dash", dash))
+        skip();
+    char dir[] = "/tmp/vthost-plainsh-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *plain[] = {"PATH=/usr/bin", NULL};
+    char sh_link[600], bash_link[600], chain[600], sh_file[600];
+    link_as(dir, "sh", bash, sh_link, sizeof sh_link);
+    link_as(dir, "bash", dash, bash_link, sizeof bash_link);
+    link_as(dir, "dash", bash_link, chain, sizeof chain); /* dash -> bash -> dash */
+    assert_int_equal(plain_shell_of(sh_link, plain), PLAIN_BASH);
+    assert_int_equal(plain_shell_of(bash_link, plain), PLAIN_DASH);
+    assert_int_equal(plain_shell_of(chain, plain), PLAIN_DASH);
+    snprintf(sh_file, sizeof sh_file, "%s/sub", dir);
+    assert_int_equal(mkdir(sh_file, 0755), 0);
+    snprintf(sh_file, sizeof sh_file, "%s/sub/sh", dir);
+    int fd = open(sh_file, O_WRONLY | O_CREAT, 0755);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(plain_shell_of(sh_file, plain), PLAIN_NONE);
+    assert_int_equal(plain_shell_of("/no/such/bash", plain), PLAIN_NONE);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static char **env_of(const char *const *src)
@@ -189,6 +226,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_shells),
+        cmocka_unit_test(test_shells_by_file),
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_find),
     };
