@@ -302,7 +302,7 @@ static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats
     }
     memset(w->buf + got, 0, BUF_SLACK);
     if (w->fresh)
-        cs_index_note(w->fresh, w->old, fd, w->buf, got, w->limit);
+        cs_index_note(w->fresh, w->old, fd, w->buf, got, w->limit, w->budget);
     return cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out);
 }
 
@@ -329,7 +329,7 @@ int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned 
         memset(w->buf + r, 0, BUF_SLACK);
         /* The entry is made while the bytes are in the cache. */
         if (w->fresh)
-            cs_index_note(w->fresh, w->old, fd, w->buf, (size_t)r, w->limit);
+            cs_index_note(w->fresh, w->old, fd, w->buf, (size_t)r, w->limit, w->budget);
         if (r > 0)
             rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);
     }

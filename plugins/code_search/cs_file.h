@@ -39,6 +39,7 @@ typedef struct cs_worker {
     cs_fresh *fresh;
     const cs_ientry *old;
     int64_t limit;
+    cs_ixbudget *budget;
 } cs_worker;
 
 int cs_worker_init(cs_worker *w, const cs_query *q);

@@ -7,6 +7,7 @@
 #ifndef CS_INDEX_H
 #define CS_INDEX_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -49,6 +50,19 @@ typedef struct cs_fresh {
 #define CS_IX_MAX_FILES 2000000u
 #define CS_IX_MAX_BYTES (256ull << 20)
 
+/* What one search may spend on making entries: hashing the trigrams of a
+ * file costs more than searching it, so a search makes entries for about
+ * CS_IX_SHARE of the bytes it covers (read or left out thanks to the
+ * index), plus CS_IX_SLACK; the index is complete after a few searches. */
+#define CS_IX_SHARE_PCT 12u
+#define CS_IX_SLACK (1u << 20)
+typedef struct cs_ixbudget {
+    atomic_uint_least64_t seen, spent; /* bytes covered; bytes entered */
+} cs_ixbudget;
+void cs_ixbudget_seen(cs_ixbudget *b, uint64_t len);
+/* 1 when an entry for len more bytes fits (then they are counted). */
+int cs_ixbudget_spend(cs_ixbudget *b, uint64_t len);
+
 void cs_ident_of(const struct stat *st, cs_ident *id);
 int cs_ident_eq(const cs_ident *a, const cs_ident *b);
 
@@ -67,9 +81,11 @@ int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t
  * (`buf`): the entry for them in *f, or none when the file's times are
  * not older than `limit` (seconds since the epoch; a change within the
  * clock's granularity could go unseen) or its size is not len.  `old`
- * (or NULL): the entry the index had, kept when the identity is its. */
+ * (or NULL): the entry the index had, kept when the identity is its.
+ * `budget` (or NULL: no limit): when it is spent, *f is left as not
+ * read (the old entry stays, checked before any use). */
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit);
+                   int64_t limit, cs_ixbudget *budget);
 void cs_fresh_free(cs_fresh *f);
 
 #endif

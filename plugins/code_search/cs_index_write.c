@@ -108,11 +108,29 @@ void cs_fresh_free(cs_fresh *f)
     memset(f, 0, sizeof *f);
 }
 
+void cs_ixbudget_seen(cs_ixbudget *b, uint64_t len)
+{
+    atomic_fetch_add_explicit(&b->seen, len, memory_order_relaxed);
+}
+
+int cs_ixbudget_spend(cs_ixbudget *b, uint64_t len)
+{
+    uint64_t seen = atomic_load_explicit(&b->seen, memory_order_relaxed);
+    uint64_t cap = seen / 100 * CS_IX_SHARE_PCT + CS_IX_SLACK;
+    uint64_t spent = atomic_fetch_add_explicit(&b->spent, len, memory_order_relaxed);
+    if (spent + len <= cap)
+        return 1;
+    atomic_fetch_sub_explicit(&b->spent, len, memory_order_relaxed);
+    return 0;
+}
+
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit)
+                   int64_t limit, cs_ixbudget *budget)
 {
     struct stat st;
     cs_ident id;
+    if (budget)
+        cs_ixbudget_seen(budget, len);
     f->state = -1;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != len)
         return;
@@ -124,6 +142,10 @@ void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, s
     f->id = id;
     if (old && cs_ident_eq(&old->id, &id)) {
         f->state = 1;
+        return;
+    }
+    if (budget && !cs_ixbudget_spend(budget, len)) {
+        f->state = 0;
         return;
     }
     size_t probe = len < BINARY_PROBE ? len : BINARY_PROBE;

@@ -52,12 +52,14 @@ int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *r
     const cs_ientry *o = r->old[i];
     if (o && !cs_tri_may_match(&r->trq, o) && cs_worker_unchanged(w, rootfd, rel, o)) {
         r->fresh[i].state = 1;
+        cs_ixbudget_seen(&r->budget, o->id.size);
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         return 1;
     }
     w->fresh = &r->fresh[i];
     w->old = o;
     w->limit = r->limit;
+    w->budget = &r->budget;
     return 0;
 }
 

@@ -23,6 +23,7 @@ typedef struct cs_ixrun {
     int64_t limit;         /* racy limit: times from this second on are too new */
     int full;              /* the walk covered the whole workspace */
     atomic_size_t skipped; /* files left unread */
+    cs_ixbudget budget;
 } cs_ixrun;
 
 /* Start (r->on stays 0 when opt has no index directory).  files: the

@@ -134,15 +134,15 @@ static void test_note_racy_and_size(void **state)
     assert_true(fd >= 0);
     int64_t now = (int64_t)time(NULL);
     cs_fresh f = {0};
-    cs_index_note(&f, NULL, fd, text, strlen(text), now - 2);
+    cs_index_note(&f, NULL, fd, text, strlen(text), now - 2, NULL);
     assert_int_equal(f.state, -1); /* written just now */
-    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, now + 10);
+    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, now + 10, NULL);
     assert_int_equal(f.state, -1); /* not the whole file */
-    cs_index_note(&f, NULL, fd, text, strlen(text), now + 10);
+    cs_index_note(&f, NULL, fd, text, strlen(text), now + 10, NULL);
     assert_int_equal(f.state, 2);
     cs_ientry old = {.rel = "x", .id = f.id, .log2 = f.log2, .bits = f.bits};
     cs_fresh g = {0};
-    cs_index_note(&g, &old, fd, text, strlen(text), now + 10);
+    cs_index_note(&g, &old, fd, text, strlen(text), now + 10, NULL);
     assert_int_equal(g.state, 1); /* the same identity: the old entry holds */
     cs_fresh_free(&g);
     cs_fresh_free(&f);
