@@ -54,7 +54,8 @@ static char *image(const char *root, const cs_ientry *v, size_t n, size_t *len)
         size_t sl = strlen(e->rel) + 1;
         memcpy(strs + so, e->rel, sl);
         so += sl;
-        memcpy(w + wo, e->bits, words_of(e) * 8);
+        if (words_of(e))
+            memcpy(w + wo, e->bits, words_of(e) * 8);
         wo += words_of(e);
     }
     h.sum = cs_index_checksum(p, (size_t)total - sizeof h);

@@ -16,7 +16,9 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
                    const size_t *files, size_t nfiles)
 {
     memset(r, 0, sizeof *r);
-    if (!opt->index_dir)
+    /* Above the bound the index would never be written: no search then
+     * pays for entries. */
+    if (!opt->index_dir || nfiles > CS_IX_MAX_FILES)
         return 0;
     /* Files' times are the wall clock's (coarse) seconds. */
     r->limit = (int64_t)time(NULL) - RACY_MARGIN;

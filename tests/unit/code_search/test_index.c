@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs.h"
 #include "cs_index.h"
 #include "cs_query.h"
 #include "cs_tri.h"
@@ -218,6 +219,78 @@ static void test_file_damage_ignored(void **state)
     rmdir(dir);
 }
 
+/* The whole search with the index, against the same search without it:
+ * made, used, and after an edit. */
+static char *search_text(const char *root, const char *ixdir, const char *query)
+{
+    cs_options o = {.root = root, .scope = root, .query = query, .max_results = 100,
+                    .index_dir = ixdir};
+    cs_output out;
+    char *err = NULL;
+    assert_int_equal(cs_search(&o, &out, &err), 0);
+    size_t cap = 64 + out.n * 64, n = 0;
+    char *s = malloc(cap);
+    s[0] = '\0';
+    for (size_t i = 0; i < out.n; i++)
+        n += (size_t)snprintf(s + n, cap - n, "%d %s %u %u;", out.v[i].cat, out.v[i].path,
+                              out.v[i].line, out.v[i].col);
+    cs_output_free(&out);
+    return s;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = write_file(p, text);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static void test_search_with_index(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cs_ixws_XXXXXX", ixdir[] = "/tmp/cs_ixdir_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    assert_non_null(mkdtemp(ixdir));
+    char name[32];
+    for (int i = 0; i < 30; i++) {
+        snprintf(name, sizeof name, "f%02d.c", i);
+        put(root, name, i == 7 ? "int needle_word;\n" : "int other_word;\n");
+    }
+    put(root, "bin.dat", "needle_word\0\n");
+    sleep(3); /* older than the racy margin */
+    const char *qs[] = {"needle_word", "Needle_word", "ne", "other", "naïve"};
+    for (int round = 0; round < 3; round++) {
+        if (round == 2)
+            put(root, "f11.c", "int needle_word;\n"); /* the same size, just now */
+        for (size_t k = 0; k < 5; k++) {
+            char *with = search_text(root, ixdir, qs[k]);
+            char *without = search_text(root, NULL, qs[k]);
+            assert_string_equal(with, without);
+            free(with);
+            free(without);
+        }
+    }
+    char *path = cs_index_path(ixdir, root);
+    cs_index ix;
+    assert_int_equal(cs_index_load(path, root, &ix), 0);
+    assert_int_equal(ix.n, 30); /* f11.c is too new to enter */
+    cs_index_free(&ix);
+    unlink(path);
+    free(path);
+    for (int i = 0; i < 30; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/f%02d.c", root, i);
+        unlink(p);
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/bin.dat", root);
+    unlink(p);
+    rmdir(root);
+    rmdir(ixdir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_tri_rules_out_absent),
         cmocka_unit_test(test_note_racy_and_size),
         cmocka_unit_test(test_file_damage_ignored),
+        cmocka_unit_test(test_search_with_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
