@@ -5,9 +5,11 @@
 #include "cs_tri.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
 
@@ -103,6 +105,32 @@ int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t
     return rc;
 }
 
+/* Is the file open at fd on a local filesystem whose ctime every change
+ * of content moves?  Not a network one: NFS, for one, may answer lstat
+ * from attributes cached for up to a minute while another machine
+ * changes the file, where an open and read would see the change.  Files
+ * elsewhere get no entry: they are always read.  Asked per entry made
+ * (a mount may change between searches). */
+static int local_fs(int fd)
+{
+    struct statfs sf;
+    int ok = 0;
+    if (fstatfs(fd, &sf) == 0) {
+        switch ((unsigned long)sf.f_type) {
+        case EXT4_SUPER_MAGIC: /* ext2 and ext3 too */
+        case XFS_SUPER_MAGIC:
+        case BTRFS_SUPER_MAGIC:
+        case TMPFS_MAGIC:
+        case F2FS_SUPER_MAGIC:
+        case OVERLAYFS_SUPER_MAGIC:
+        case 0x2fc12fc1ul: /* zfs */
+        case 0xca451a4eul: /* bcachefs */ ok = 1; break;
+        default: ok = 0;
+        }
+    }
+    return ok;
+}
+
 void cs_fresh_free(cs_fresh *f)
 {
     free(f->bits);
@@ -145,6 +173,8 @@ void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, s
         f->state = 1;
         return;
     }
+    if (!local_fs(fd))
+        return;
     if (budget && !cs_ixbudget_spend(budget, len)) {
         f->state = 0;
         return;
