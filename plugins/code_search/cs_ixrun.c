@@ -1,7 +1,6 @@
 /* One search's use of the content index (see cs_ixrun.h). */
 #include "cs_ixrun.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,9 +27,10 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
     r->path = cs_index_path(opt->index_dir, opt->root);
     r->old = calloc(nfiles + 1, sizeof *r->old);
     r->fresh = calloc(nfiles + 1, sizeof *r->fresh);
+    /* Out of memory here costs the index, not the search. */
     if (!r->path || !r->old || !r->fresh || cs_index_load(r->path, opt->root, &r->ix) < 0) {
         cs_ixrun_end(r, walk, files, nfiles, 0);
-        return VT_ERR_NOMEM;
+        return 0;
     }
     /* Both lists are in strcmp order: one merge pairs them. */
     size_t k = 0;
@@ -55,7 +55,6 @@ int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *r
     if (o && !cs_tri_may_match(&r->trq, o) && cs_worker_unchanged(w, rootfd, rel, o)) {
         r->fresh[i].state = 1;
         cs_ixbudget_seen(&r->budget, o->id.size);
-        atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         return 1;
     }
     w->fresh = &r->fresh[i];

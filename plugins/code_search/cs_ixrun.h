@@ -4,8 +4,6 @@
 #ifndef CS_IXRUN_H
 #define CS_IXRUN_H
 
-#include <stdatomic.h>
-
 #include "cs.h"
 #include "cs_file.h"
 #include "cs_index.h"
@@ -20,14 +18,14 @@ typedef struct cs_ixrun {
     const cs_ientry **old; /* per file of the search: its loaded entry or NULL */
     cs_fresh *fresh;       /* per file: what this search learnt */
     cs_trq trq;
-    int64_t limit;         /* racy limit: times from this second on are too new */
-    int full;              /* the walk covered the whole workspace */
-    atomic_size_t skipped; /* files left unread */
+    int64_t limit; /* racy limit: times from this second on are too new */
+    int full;      /* the walk covered the whole workspace */
     cs_ixbudget budget;
 } cs_ixrun;
 
-/* Start (r->on stays 0 when opt has no index directory).  files: the
- * walk's file entries in path order.  Returns 0 or VT_ERR_NOMEM. */
+/* Start (r->on stays 0 without an index directory, above the index's
+ * bound or out of memory: the search then reads every file).  files:
+ * the walk's file entries in path order.  Returns 0. */
 int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const cs_walk *walk,
                    const size_t *files, size_t nfiles);
 /* Before file i (`rel`) is scanned: 1 when the index vouches that it
