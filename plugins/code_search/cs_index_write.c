@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,12 @@ int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t
         unlink(path);
         return VT_ERR_NOMEM;
     }
+    /* A name of this process and this save: concurrent saves, in this
+     * process or others, never share a temporary file. */
+    static atomic_uint seq;
     char *tmp = NULL;
-    unsigned long long salt = (unsigned long long)(uintptr_t)img ^ (unsigned long long)getpid();
-    int rc = asprintf(&tmp, "%s.%d.%llx.tmp", path, (int)getpid(), salt) < 0 ? VT_ERR_NOMEM : 0;
+    unsigned k = atomic_fetch_add(&seq, 1);
+    int rc = asprintf(&tmp, "%s.%d.%u.tmp", path, (int)getpid(), k) < 0 ? VT_ERR_NOMEM : 0;
     int fd = rc == 0 ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
     if (rc == 0 && fd < 0)
         rc = VT_ERR_IO;
