@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <vthost/plugin.h>
@@ -84,13 +85,18 @@ char *cs_index_path(const char *dir, const char *root)
 
 void cs_index_free(cs_index *ix)
 {
-    free(ix->buf);
+    if (ix->buf)
+        munmap(ix->buf, ix->buflen);
     free(ix->v);
     memset(ix, 0, sizeof *ix);
 }
 
-/* The whole file into a new buffer of *len bytes (8-byte aligned by
- * malloc); NULL when it cannot be read or is larger than the limit. */
+/* The whole file into a new mapping of *len bytes (page-aligned);
+ * NULL when it cannot be read or is larger than the limit.  The mapping
+ * is anonymous and populated at once: the file's pages are copied, so a
+ * file truncated meanwhile cannot raise SIGBUS, and the kernel fills the
+ * page tables in one pass rather than at a fault per page (a few
+ * milliseconds for a 6 MB index). */
 static char *read_all(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -98,22 +104,27 @@ static char *read_all(const char *path, size_t *len)
         return NULL;
     struct stat st;
     char *buf = NULL;
+    size_t size = 0, got = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)sizeof(ix_header) &&
-        (uint64_t)st.st_size <= CS_IX_MAX_BYTES)
-        buf = malloc((size_t)st.st_size);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+        (uint64_t)st.st_size <= CS_IX_MAX_BYTES) {
+        size = (size_t)st.st_size;
+        buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                   -1, 0);
+        if (buf == MAP_FAILED)
+            buf = NULL;
+    }
+    while (buf && got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
         if (r <= 0)
             break;
         got += (size_t)r;
     }
     close(fd);
-    if (buf && got != (size_t)st.st_size) {
-        free(buf);
+    if (buf && got != size) {
+        munmap(buf, size);
         buf = NULL;
     }
-    *len = got;
+    *len = size;
     return buf;
 }
 
@@ -180,6 +191,7 @@ int cs_index_load(const char *path, const char *root, cs_index *out)
     memset(out, 0, sizeof *out);
     size_t len = 0;
     out->buf = read_all(path, &len);
+    out->buflen = len;
     if (!out->buf)
         return 0;
     int rc = parse(out, len, root);

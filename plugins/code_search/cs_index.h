@@ -32,7 +32,8 @@ typedef struct cs_ientry {
 } cs_ientry;
 
 typedef struct cs_index {
-    char *buf;    /* the file as read; entries point into it */
+    char *buf; /* the file as read (a mapping); entries point into it */
+    size_t buflen;
     cs_ientry *v; /* sorted by rel (strcmp) */
     size_t n;
 } cs_index;
