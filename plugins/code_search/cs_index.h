@@ -55,7 +55,7 @@ typedef struct cs_fresh {
  * file costs more than searching it, so a search makes entries for about
  * CS_IX_SHARE of the bytes it covers (read or left out thanks to the
  * index), plus CS_IX_SLACK; the index is complete after a few searches. */
-#define CS_IX_SHARE_PCT 12u
+#define CS_IX_SHARE_PCT 10u
 #define CS_IX_SLACK (1u << 20)
 typedef struct cs_ixbudget {
     atomic_uint_least64_t seen, spent; /* bytes covered; bytes entered */

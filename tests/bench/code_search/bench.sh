@@ -15,7 +15,7 @@
 #   noidx-text  text with the content index off (VTHOST_CODE_SEARCH_INDEX=off)
 #   old-*  the same calls of $CS_BENCH_OLD (another vthost binary), if set
 # The content index is made before the rounds (each search enters a
-# share of what it reads: $CS_BENCH_INDEX_WARM calls, default 12), so the
+# share of what it reads: $CS_BENCH_INDEX_WARM calls, default 14), so the
 # rows show searches with the index complete; index_cost.py measures the
 # first call, with no index yet.
 # Rare queries (fewer than 100 matches) make both tools read the whole
@@ -79,7 +79,7 @@ bench() {
       }
       require("fs").writeFileSync(out, JSON.stringify({ rounds: +rounds, yardstick: "rg", commands }));
     ' "$VTHOST" "${CS_BENCH_OLD:-}" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json"
-    for _ in $(seq "${CS_BENCH_INDEX_WARM:-12}"); do
+    for _ in $(seq "${CS_BENCH_INDEX_WARM:-14}"); do
         "$VTHOST" --workspace "$1" --profile advanced call code_search \
             "{\"query\":\"$2\",\"max_results\":100}" >/dev/null
     done

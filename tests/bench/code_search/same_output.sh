@@ -18,7 +18,7 @@ if [ "$1" = --index ]; then
     NEW=$2
     OLD="env VTHOST_CODE_SEARCH_INDEX=off $2"
     TREE=${3:-/usr/include}
-    for _ in $(seq 12); do
+    for _ in $(seq 14); do
         "$NEW" --workspace "$TREE" --profile advanced call code_search \
             '{"query":"no_such_word_anywhere","max_results":100}' >/dev/null
     done
