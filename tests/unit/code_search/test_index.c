@@ -151,6 +151,32 @@ static void test_note_racy_and_size(void **state)
     unlink(path);
 }
 
+/* A search enters a share of what it covers: past it, a file read is
+ * left as not read (state 0: any old entry stays, checked before use). */
+static void test_budget_share(void **state)
+{
+    (void)state;
+    cs_ixbudget b;
+    atomic_init(&b.seen, 0);
+    atomic_init(&b.spent, 0);
+    assert_true(cs_ixbudget_spend(&b, CS_IX_SLACK));
+    assert_false(cs_ixbudget_spend(&b, 1));
+    cs_ixbudget_seen(&b, 100u << 20);
+    assert_true(cs_ixbudget_spend(&b, (100u << 20) / 100 * CS_IX_SHARE_PCT));
+    assert_false(cs_ixbudget_spend(&b, 1));
+    char path[] = "/tmp/cs_budget_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "int needle_word;\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    cs_fresh f = {0};
+    cs_index_note(&f, NULL, fd, text, strlen(text), (int64_t)time(NULL) + 10, &b);
+    assert_int_equal(f.state, 0);
+    assert_null(f.bits);
+    close(fd);
+    unlink(path);
+}
+
 /* A small index image, saved and loaded back. */
 static char *saved_index(const char *dir, const char *root, uint64_t *bits, size_t *len)
 {
@@ -297,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_tri_never_rules_out_a_match),
         cmocka_unit_test(test_tri_rules_out_absent),
         cmocka_unit_test(test_note_racy_and_size),
+        cmocka_unit_test(test_budget_share),
         cmocka_unit_test(test_file_damage_ignored),
         cmocka_unit_test(test_search_with_index),
     };
