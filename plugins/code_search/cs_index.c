@@ -112,6 +112,8 @@ static char *read_all(const char *path, size_t *len)
                    -1, 0);
         if (buf == MAP_FAILED)
             buf = NULL;
+        else
+            cs_index_touch(fd, &st);
     }
     while (buf && got < size) {
         ssize_t r = read(fd, buf + got, size - got);

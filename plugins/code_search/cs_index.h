@@ -78,6 +78,12 @@ void cs_index_free(cs_index *ix);
  * negative; nothing is left behind on failure. */
 int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t n);
 
+/* Remove the index files of `dir` neither written nor used for 30 days
+ * and temporary files older than an hour. */
+void cs_index_sweep(const char *dir);
+/* Mark the index open at fd (st: its fstat) as used. */
+void cs_index_touch(int fd, const struct stat *st);
+
 /* After `len` bytes of the regular file open at `fd` were read whole
  * (`buf`): the entry for them in *f, or none when the file's times are
  * not older than `limit` (seconds since the epoch; a change within the

@@ -24,6 +24,7 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
     r->root = opt->root;
     r->full = strcmp(opt->scope, opt->root) == 0 && opt->lang_mask == 0;
     cs_trq_init(&r->trq, q);
+    r->dir = opt->index_dir;
     r->path = cs_index_path(opt->index_dir, opt->root);
     r->old = calloc(nfiles + 1, sizeof *r->old);
     r->fresh = calloc(nfiles + 1, sizeof *r->fresh);
@@ -122,8 +123,10 @@ void cs_ixrun_end(cs_ixrun *r, const cs_walk *walk, const size_t *files, size_t 
         int changed = 0;
         cs_ientry *v = merge(r, walk, files, nfiles, &n, &changed);
         /* A failure to write leaves the index as it was: only slower. */
-        if (v && changed)
+        if (v && changed) {
             (void)cs_index_save(r->path, r->root, v, n);
+            cs_index_sweep(r->dir);
+        }
         free(v);
     }
     for (size_t i = 0; r->fresh && i < nfiles; i++)

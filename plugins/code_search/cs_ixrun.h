@@ -13,6 +13,7 @@
 typedef struct cs_ixrun {
     int on;
     const char *root;      /* the workspace root (borrowed) */
+    const char *dir;       /* the index directory (borrowed) */
     char *path;            /* the index file */
     cs_index ix;           /* as loaded */
     const cs_ientry **old; /* per file of the search: its loaded entry or NULL */

@@ -285,6 +285,17 @@ static void test_search_with_index(void **state)
         put(root, name, i == 7 ? "int needle_word;\n" : "int other_word;\n");
     }
     put(root, "bin.dat", "needle_word\0\n");
+    /* The sweep after a save: old index and temporary files go. */
+    const char *aged[] = {"code_search-0123.idx", "code_search-0123.idx.9.0.tmp",
+                          "code_search-4567.idx", "notes.idx"};
+    const int age[] = {40 * 86400, 7200, 0, 40 * 86400};
+    for (int i = 0; i < 4; i++) {
+        put(ixdir, aged[i], "x");
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", ixdir, aged[i]);
+        struct timespec ts[2] = {{time(NULL) - age[i], 0}, {time(NULL) - age[i], 0}};
+        assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    }
     sleep(3); /* older than the racy margin */
     const char *qs[] = {"needle_word", "Needle_word", "ne", "other", "naïve"};
     for (int round = 0; round < 3; round++) {
@@ -313,8 +324,13 @@ static void test_search_with_index(void **state)
     char p[512];
     snprintf(p, sizeof p, "%s/bin.dat", root);
     unlink(p);
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", ixdir, aged[i]);
+        assert_int_equal(access(p, F_OK) == 0, i >= 2); /* only the recent and foreign stay */
+        unlink(p);
+    }
     rmdir(root);
-    rmdir(ixdir);
+    assert_int_equal(rmdir(ixdir), 0);
 }
 
 int main(void)
