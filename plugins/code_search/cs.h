@@ -26,6 +26,9 @@ typedef struct cs_options {
      * several at once. */
     int (*skip_path)(void *ud, const char *rel, int is_dir);
     void *skip_ud;
+    /* Optional: the directory of the content index (cs_index.h); NULL:
+     * every file is read. */
+    const char *index_dir;
 } cs_options;
 
 typedef struct cs_result {

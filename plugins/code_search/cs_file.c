@@ -272,7 +272,7 @@ static int scan_big(cs_worker *w, int fd, size_t got, size_t size, int lexer, un
     }
     memset(buf + got, 0, BUF_SLACK);
     int rc = cs_buf_scan(w, buf, got, lexer, cats, live, cap, out);
-    free(buf);
+    free(buf); /* no index entry: a file this big is always read */
     return rc;
 }
 
@@ -301,6 +301,8 @@ static int scan_large(cs_worker *w, int fd, size_t got, int lexer, unsigned cats
         got += (size_t)r;
     }
     memset(w->buf + got, 0, BUF_SLACK);
+    if (w->fresh)
+        cs_index_note(w->fresh, w->old, fd, w->buf, got, w->limit, w->budget);
     return cs_buf_scan(w, w->buf, got, lexer, cats, live, cap, out);
 }
 
@@ -323,9 +325,13 @@ int cs_file_scan(cs_worker *w, int dirfd, const char *name, int lexer, unsigned 
     int rc = 0;
     if (r == (ssize_t)FIRST_READ) {
         rc = scan_large(w, fd, FIRST_READ, lexer, cats, live, cap, out);
-    } else if (r > 0) {
+    } else if (r >= 0) {
         memset(w->buf + r, 0, BUF_SLACK);
-        rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);
+        /* The entry is made while the bytes are in the cache. */
+        if (w->fresh)
+            cs_index_note(w->fresh, w->old, fd, w->buf, (size_t)r, w->limit, w->budget);
+        if (r > 0)
+            rc = cs_buf_scan(w, w->buf, (size_t)r, lexer, cats, live, cap, out);
     }
     close(fd);
     return rc;
@@ -363,4 +369,18 @@ int cs_worker_scan(cs_worker *w, int rootfd, const char *rel, int lexer, unsigne
     if (rc < 0 || w->dirfd < 0)
         return rc;
     return cs_file_scan(w, w->dirfd, slash ? slash + 1 : rel, lexer, cats, live, cap, out);
+}
+
+int cs_worker_unchanged(cs_worker *w, int rootfd, const char *rel, const cs_ientry *old)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash ? (size_t)(slash - rel) : 0;
+    struct stat st;
+    if (worker_dir(w, rootfd, rel, n) < 0 || w->dirfd < 0 ||
+        fstatat(w->dirfd, slash ? slash + 1 : rel, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    cs_ident id;
+    cs_ident_of(&st, &id);
+    return cs_ident_eq(&id, &old->id);
 }

@@ -2,6 +2,7 @@
 #ifndef CS_FILE_H
 #define CS_FILE_H
 
+#include "cs_index.h"
 #include "cs_lex.h"
 #include "cs_query.h"
 
@@ -32,6 +33,13 @@ typedef struct cs_worker {
     int dirfd;
     char *dir; /* its workspace-relative path */
     size_t dirlen, dircap;
+    /* With a content index: where the entry of the file being scanned
+     * goes (NULL: none is made), the index's old entry for it, and the
+     * racy limit (cs_index_note). */
+    cs_fresh *fresh;
+    const cs_ientry *old;
+    int64_t limit;
+    cs_ixbudget *budget;
 } cs_worker;
 
 int cs_worker_init(cs_worker *w, const cs_query *q);
@@ -41,6 +49,9 @@ int cs_worker_init(cs_worker *w, const cs_query *q);
 int cs_worker_scan(cs_worker *w, int rootfd, const char *rel, int lexer, unsigned cats,
                    unsigned live, size_t cap, cs_file_hits *out);
 void cs_worker_free(cs_worker *w);
+/* Is the file `rel` below `rootfd` still the content of `old` (a fresh
+ * lstat of it, relative to its directory, gives old's identity)? */
+int cs_worker_unchanged(cs_worker *w, int rootfd, const char *rel, const cs_ientry *old);
 
 /* Scan the file `name` of the directory open at `dirfd` (or AT_FDCWD) for hits of the categories `cats` (bits of enum
  * cs_cat).  Hits of `live` categories are kept, at most `cap` per category,

@@ -4,12 +4,14 @@
 #include "cs_lex.h"
 #include "cs_types.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
+#include <vthost/services.h>
 
 static VT_PLUGIN_API(api);
 
@@ -358,6 +360,21 @@ static int read_request(vt_call *call, const cJSON *args, cs_request *rq)
     return 0;
 }
 
+/* The content index's directory (the host's cache directory; the command
+ * sandbox masks it), or NULL: none, or VTHOST_CODE_SEARCH_INDEX=off. */
+static char *index_dir(void)
+{
+    const char *env = getenv("VTHOST_CODE_SEARCH_INDEX");
+    if (env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0))
+        return NULL;
+    const vt_host_data_v1 *hd = api->service_lookup(VT_HOST_DATA_SERVICE);
+    char *dir = NULL;
+    if (!hd || hd->struct_size < offsetof(vt_host_data_v1, cache_dir) + sizeof hd->cache_dir ||
+        !hd->cache_dir || hd->cache_dir(&dir) != VT_OK)
+        return NULL;
+    return dir;
+}
+
 /* The search in the request's scope, with the call's cancellation and
  * the host's path denials; a failure is the call's error. */
 static int search_scope(vt_call *call, const cs_request *rq, cs_output *res)
@@ -378,8 +395,11 @@ static int search_scope(vt_call *call, const cs_request *rq, cs_output *res)
                       .cancel_ud = call,
                       .skip_path = VT_HAS(api, path_denied) ? denied_path : NULL,
                       .skip_ud = call};
+    char *ixdir = index_dir();
+    opt.index_dir = ixdir;
     char *err = NULL;
     rc = cs_search(&opt, res, &err);
+    free(ixdir); /* the host's cache_dir hands out malloc'd memory */
     api->free(abs);
     if (rc < 0) {
         rc = api->call_error(call, rc, "code_search: %s", err ? err : "failed");

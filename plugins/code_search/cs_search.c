@@ -11,6 +11,7 @@
  * remaining files are skipped. */
 #include "cs.h"
 #include "cs_file.h"
+#include "cs_ixrun.h"
 #include "cs_query.h"
 #include "cs_walk.h"
 
@@ -45,6 +46,7 @@ typedef struct job {
     size_t prefix[3]; /* their kept hits per category */
     int dropped;      /* some file noticed a hit it did not keep */
     int early;        /* stopped early: output is truncated */
+    cs_ixrun ix;      /* the content index */
 } job;
 
 /* Files [lo, hi) are scanned (rc: the first error among them). */
@@ -118,6 +120,8 @@ static void *worker_main(void *arg)
         int rc = 0;
         for (; i < hi && rc == 0 && !atomic_load(&j->stop) && !cancelled(j); i++) {
             const cs_entry *e = &j->walk->v[j->files[i]];
+            if (cs_ixrun_skip(&j->ix, &w, j->rootfd, i, e->rel))
+                continue;
             rc = cs_worker_scan(&w, j->rootfd, e->rel, e->lexer, j->cats, atomic_load(&j->live),
                                 j->cap, &j->hits[i]);
         }
@@ -331,7 +335,10 @@ int cs_search(const cs_options *opt, cs_output *out, char **err)
     size_t nitems = 0;
     rc = job_prepare(&j, content);
     if (rc >= 0 && content)
+        rc = cs_ixrun_begin(&j.ix, opt, &q, &walk, j.files, j.nfiles);
+    if (rc >= 0 && content)
         rc = run_scan(&j);
+    cs_ixrun_end(&j.ix, &walk, j.files, j.nfiles, rc >= 0);
     if (rc >= 0)
         rc = gather_items(&j, want_paths, &items, &nitems);
     if (rc >= 0 && nitems > 1)

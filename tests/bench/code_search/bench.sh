@@ -12,7 +12,12 @@
 #   rg    rg -F -i -n QUERY TREE
 #   text  vthost call code_search {"query":Q,"result_types":["text"],"max_results":100}
 #   all   vthost call code_search {"query":Q,"max_results":100}
+#   noidx-text  text with the content index off (VTHOST_CODE_SEARCH_INDEX=off)
 #   old-*  the same calls of $CS_BENCH_OLD (another vthost binary), if set
+# The content index is made before the rounds (each search enters a
+# share of what it reads: $CS_BENCH_INDEX_WARM calls, default 14), so the
+# rows show searches with the index complete; index_cost.py measures the
+# first call, with no index yet.
 # Rare queries (fewer than 100 matches) make both tools read the whole
 # tree; with a common one code_search stops once its bound is met, so
 # those rows show the early stop rather than raw scan speed.
@@ -68,9 +73,16 @@ bench() {
                         argv: call(bin, { query: q, result_types: ["text"], max_results: 100 }) });
         if (all === "1")
           commands.push({ name: prefix + "all", argv: call(bin, { query: q, max_results: 100 }) });
+        if (prefix === "")
+          commands.push({ name: "noidx-text", argv: ["env", "VTHOST_CODE_SEARCH_INDEX=off",
+                          ...call(bin, { query: q, result_types: ["text"], max_results: 100 })] });
       }
       require("fs").writeFileSync(out, JSON.stringify({ rounds: +rounds, yardstick: "rg", commands }));
     ' "$VTHOST" "${CS_BENCH_OLD:-}" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json"
+    for _ in $(seq "${CS_BENCH_INDEX_WARM:-14}"); do
+        "$VTHOST" --workspace "$1" --profile advanced call code_search \
+            "{\"query\":\"$2\",\"max_results\":100}" >/dev/null
+    done
     echo "$(basename "$1") '$2' (rg hits: $(rg -F -i -n -- "$2" "$1" | wc -l)):"
     python3 "$HERE/cpu_paired.py" "$WORK/spec.json"
 }

@@ -4,23 +4,39 @@
 # a single result).
 #
 #   tests/bench/code_search/same_output.sh NEW_VTHOST OLD_VTHOST [TREE]
+#   tests/bench/code_search/same_output.sh --index VTHOST [TREE]
+#
+# --index compares one build with its content index (made complete first)
+# against the same build with the index off (VTHOST_CODE_SEARCH_INDEX=off).
 #
 # TREE defaults to /usr/include.  Prints one line per call and exits 1 at
 # the first difference (both answers are left in $TMPDIR for diff).
 set -eu
-NEW=$1
-OLD=$2
-TREE=${3:-/usr/include}
 WORK=$(mktemp -d)
 export XDG_STATE_HOME="$WORK/state" XDG_CACHE_HOME="$WORK/cache"
+if [ "$1" = --index ]; then
+    NEW=$2
+    OLD="env VTHOST_CODE_SEARCH_INDEX=off $2"
+    TREE=${3:-/usr/include}
+    for _ in $(seq 14); do
+        "$NEW" --workspace "$TREE" --profile advanced call code_search \
+            '{"query":"no_such_word_anywhere","max_results":100}' >/dev/null
+    done
+    echo "index: $(du -k "$XDG_CACHE_HOME"/vthost/code_search-*.idx | cut -f1) KiB"
+else
+    NEW=$1
+    OLD=$2
+    TREE=${3:-/usr/include}
+fi
 status=0
-for q in pthread_mutex_lock size_t uint32_t enum define Struct errno x ab 'ä' 'İ' '(void)' 'struct stat'; do
+for q in pthread_mutex_lock size_t uint32_t enum define Struct errno x ab 'ä' 'İ' '(void)' 'struct stat' \
+    PTHREAD_MUTEX_INITIALIZER Mutex 'sys/types' 'é' 'naïve'; do
     for args in '"max_results":100' '"max_results":7' '"result_types":["text"],"max_results":100' \
         '"result_types":["definition"],"max_results":100' '"result_types":["usage","path"],"max_results":100' \
         '"result_types":["definition","text"],"max_results":100,"path":"linux"'; do
         call="{\"query\":$(printf '%s' "$q" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))'),$args}"
         "$NEW" --workspace "$TREE" --profile advanced call code_search "$call" >"$WORK/new" 2>&1 || true
-        "$OLD" --workspace "$TREE" --profile advanced call code_search "$call" >"$WORK/old" 2>&1 || true
+        $OLD --workspace "$TREE" --profile advanced call code_search "$call" >"$WORK/old" 2>&1 || true
         if cmp -s "$WORK/new" "$WORK/old"; then
             echo "same  $call ($(wc -c <"$WORK/new") bytes)"
         else

@@ -8,7 +8,10 @@ FIXTURES=$2
 command -v jq >/dev/null || { echo "jq is required (apt-get install -y jq)"; exit 1; }
 
 WS=$(mktemp -d "${TMPDIR:-/tmp}/cs_cli_XXXXXX")
-trap 'rm -rf "$WS"' EXIT
+# The content index goes to a cache of its own, not the user's.
+CACHE=$(mktemp -d "${TMPDIR:-/tmp}/cs_cli_cache_XXXXXX")
+export XDG_CACHE_HOME="$CACHE"
+trap 'rm -rf "$WS" "$CACHE"' EXIT
 cp -r "$FIXTURES"/. "$WS"/
 mkdir -p "$WS/ignored" "$WS/src/deep" "$WS/secret"
 printf 'ignored/\n*.tmp\n' > "$WS/.gitignore"
