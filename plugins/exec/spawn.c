@@ -6,6 +6,7 @@
 #include "sandbox.h"
 #include "spawn.h"
 #include "spawn_int.h"
+#include "zygote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -243,7 +244,13 @@ static int fork_child(const spawn_req *req, spawn_proc *out)
     sigset_t kbd, mask;
     spawn_keyboard_set(&kbd);
     pthread_sigmask(SIG_BLOCK, &kbd, &mask); /* inherited: see keyboard_set */
-    pid_t pid = leader ? clone_leader(plan, &pidfd) : fork();
+    pid_t pid = -1;
+    if (!leader)
+        pid = fork();
+    else if ((rc = zygote_clone(&c, lifeline[0], &pid, &pidfd)) == VT_ERR_UNSUPPORTED)
+        pid = clone_leader(plan, &pidfd);
+    else if (rc != VT_OK)
+        pid = -1;
     if (pid == 0) {
         if (leader)
             spawn_lead_session(&c);
@@ -277,6 +284,7 @@ int spawn_init(void)
 
 void spawn_fini(void)
 {
+    zygote_fini();
     /* Cutting the lifeline tells every supervisor still alive (there
      * should be none: the sessions were ended first) that the host is
      * gone. */

@@ -72,6 +72,9 @@ def samples(path):
 
 
 def phase(comm, frames, leader):
+    if comm == "vthost-maker":  # the exec plugin's leader maker (zygote.c)
+        return ("maker: the leader's clone" if "clone_for_host" in frames
+                else "maker: request, answer")
     if comm != "vthost":
         return "the command ($SHELL -c true)"
     rules, rest = (LEADER, "leader: wait, reap, exit") if leader else (HOST, None)
