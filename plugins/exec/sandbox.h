@@ -194,6 +194,11 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
 /* The descriptor of this call's Landlock ruleset (close-on-exec). */
 int sandbox_plan_ruleset_fd(const sandbox_plan *p);
 
+/* Empty the capability bounding set (all an exec could ever grant)
+ * where this process may: 1 when something was dropped
+ * (sandbox_limits.c).  The leader maker does it once for its leaders. */
+int sandbox_bset_drop(void);
+
 /* A plan as bytes (sandbox_wire.c), for a leader made by another
  * process (zygote.c): everything the session leader reads of it but the
  * configuration (the same `sb` on both sides) and the Landlock ruleset
