@@ -106,7 +106,8 @@ def main():
         all_ = list(samples(data))
         # a thread is a session leader (or its vfork child before the
         # exec) when any of its stacks passes through lead_session
-        leaders = {t for c, t, fr in all_ if "lead_session" in fr}
+        leaders = {t for c, t, fr in all_
+                   if "lead_session" in fr or "spawn_lead_session" in fr}
         count = collections.Counter(phase(c, fr, t in leaders) for c, t, fr in all_)
         total = sum(count.values())
         print(f"serve exec_command true, {a.vthost}: {a.calls} calls, {total} samples "
