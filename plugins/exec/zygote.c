@@ -162,7 +162,15 @@ static pid_t clone_for_host(int flags, int *pidfd)
     a.flags = (uint64_t)(unsigned)flags | CLONE_PARENT | CLONE_PIDFD;
     a.pidfd = (uint64_t)(uintptr_t)pidfd;
     a.exit_signal = 0; /* CLONE_PARENT: the maker's own, SIGCHLD */
-    return (pid_t)syscall(SYS_clone3, &a, sizeof a);
+    long r = syscall(SYS_clone3, &a, sizeof a);
+    if (r < 0 && errno == ENOSYS) {
+        /* before Linux 5.3, or under valgrind: clone, then pidfd_open */
+        r = syscall(SYS_clone, (unsigned long)(unsigned)flags | CLONE_PARENT, NULL, NULL, NULL,
+                    NULL);
+        if (r > 0)
+            *pidfd = (int)syscall(SYS_pidfd_open, (pid_t)r, 0);
+    }
+    return (pid_t)r;
 }
 
 /* One request: read, clone, answer.  -1 once the host is gone. */
