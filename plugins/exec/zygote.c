@@ -70,6 +70,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int sock = -1;
 static pid_t maker = -1;
 static uint64_t made_for; /* the key the running maker was forked with */
+static int unable;        /* a maker could not set itself up: none again */
 /* In the maker: the host's name, which a leader takes back. */
 static char host_name[16];
 
@@ -231,7 +232,9 @@ static int maker_setup(int s, int life)
         return -1;
     if (syscall(SYS_close_range, 3, Z_SOCK - 1, 0) < 0 ||
         syscall(SYS_close_range, Z_LIFE + 1, ~0U, 0) < 0)
-        return -1;
+        for (int fd = 3; fd < 4096; fd++) /* before Linux 5.9 */
+            if (fd != Z_SOCK && fd != Z_LIFE)
+                close(fd);
     fcntl(Z_SOCK, F_SETFD, FD_CLOEXEC);
     fcntl(Z_LIFE, F_SETFD, FD_CLOEXEC);
     struct sigaction sa;
@@ -251,6 +254,9 @@ static int maker_setup(int s, int life)
 static _Noreturn void maker_main(int s, int life, const sandbox *sb, uint64_t key)
 {
     if (maker_setup(s, life) != 0)
+        _exit(126);
+    /* ready: the host clones leaders itself until it reads this */
+    if (write(Z_SOCK, "r", 1) != 1)
         _exit(126);
     /* "vthost-maker" in ps (and to tests counting a call's processes) */
     prctl(PR_GET_NAME, host_name);
@@ -296,6 +302,14 @@ static int maker_start(const sandbox *sb, uint64_t key, int lifeline)
     sock = sv[0];
     maker = pid;
     made_for = key;
+    char ready = 0;
+    ssize_t n;
+    while ((n = read(sock, &ready, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1 || ready != 'r') {
+        maker_end(); /* it could not set itself up: the host clones */
+        return VT_ERR_UNSUPPORTED;
+    }
     return VT_OK;
 }
 
@@ -375,8 +389,14 @@ int zygote_clone(const child_plan *c, int lifeline, pid_t *pid, int *pidfd)
     for (int attempt = 0; attempt < 2 && !w.failed; attempt++) {
         if (sock >= 0 && made_for != key)
             maker_end();
-        if (sock < 0 && maker_start(sb, key, lifeline) != VT_OK)
-            break;
+        if (sock < 0) {
+            if (unable)
+                break;
+            int st = maker_start(sb, key, lifeline);
+            unable = st == VT_ERR_UNSUPPORTED;
+            if (st != VT_OK)
+                break;
+        }
         if (send_request(&w, fds, nfd) != 0) {
             maker_end(); /* it was gone before this request: a new one, once */
             continue;

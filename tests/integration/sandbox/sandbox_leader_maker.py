@@ -11,9 +11,10 @@ is tried for real:
    process of the session holds either end of the maker's socket.
 2. It dies with serve: serve killed with SIGKILL, the maker is gone
    within 2 s.
-3. Without clone3 (a kernel before 5.3, or valgrind: a seccomp filter
-   in serve answers ENOSYS) the maker clones with clone, and commands
-   run and report their status as before.
+3. Without clone3 and close_range (a kernel before 5.3, or valgrind: a
+   seccomp filter in serve answers ENOSYS) the maker clones with clone
+   and closes descriptors one by one, and commands run and report their
+   status as before.
 4. A leader it makes is the one the host made before: a command reports
    its credentials, capabilities, signal state, limits, umask, working
    directory and environment, and the session leader's own; the same
@@ -202,10 +203,12 @@ def test_dies_with_serve():
 
 
 def no_clone3():
-    """preexec_fn: clone3 answers ENOSYS in serve and all it starts."""
+    """preexec_fn: clone3 and close_range answer ENOSYS in serve and all
+    it starts (a kernel before 5.3)."""
     libc = ctypes.CDLL(None, use_errno=True)
     ins = [(0x20, 0, 0, 0),                  # A = the syscall's number
-           (0x15, 0, 1, 435),                # clone3?
+           (0x15, 1, 0, 435),                # clone3?
+           (0x15, 0, 1, 436),                # close_range?
            (0x06, 0, 0, 0x00050000 | 38),    # ENOSYS
            (0x06, 0, 0, 0x7fff0000)]         # allow
     filt = (ctypes.c_uint64 * len(ins))(*[c | jt << 16 | jf << 24 | k << 32
