@@ -6,8 +6,10 @@
  * faults; cloned from this small process, only the maker's few pages are
  * shared, and the host's pages never are.
  *
- * What it is: a fork of the host, taken once the sandbox's configuration
- * and the run-time checks' filter exist (both fixed for the plugin's
+ * What it is: a fork of the host, taken at the second command that needs
+ * a leader (a one-shot call has one: the host clones it), once the
+ * sandbox's configuration and the run-time checks' filter exist (both
+ * fixed for the plugin's
  * life: the maker reads them from its own copy, and each request names
  * the configuration it was made for).  It has the host's credentials,
  * limits, umask and working directory as they were then, and nothing
@@ -71,6 +73,7 @@ static int sock = -1;
 static pid_t maker = -1;
 static uint64_t made_for; /* the key the running maker was forked with */
 static int unable;        /* a maker could not set itself up: none again */
+static unsigned asked;    /* leaders asked for so far */
 /* In the maker: the host's name, which a leader takes back. */
 static char host_name[16];
 
@@ -390,7 +393,10 @@ int zygote_clone(const child_plan *c, int lifeline, pid_t *pid, int *pidfd)
         if (sock >= 0 && made_for != key)
             maker_end();
         if (sock < 0) {
-            if (unable)
+            /* The first leader is the host's own: a one-shot call has
+             * only one, and a maker (a fork of the host) would only add
+             * to it. */
+            if (unable || asked++ == 0)
                 break;
             int st = maker_start(sb, key, lifeline);
             unable = st == VT_ERR_UNSUPPORTED;

@@ -1,5 +1,5 @@
 /* The leader maker: a small process, forked from the host once (at the
- * first command that gets a session leader), that clones each command's
+ * second command that gets a session leader), that clones each command's
  * session leader on the host's request.  Cloning from it copies its few
  * pages instead of the host's page tables, and the host's own pages are
  * never shared copy-on-write with a leader (zygote.c says why each
