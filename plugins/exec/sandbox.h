@@ -194,6 +194,24 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
 /* The descriptor of this call's Landlock ruleset (close-on-exec). */
 int sandbox_plan_ruleset_fd(const sandbox_plan *p);
 
+/* Empty the capability bounding set (all an exec could ever grant)
+ * where this process may: 1 when something was dropped
+ * (sandbox_limits.c).  The leader maker does it once for its leaders. */
+int sandbox_bset_drop(void);
+
+/* A plan as bytes (sandbox_wire.c), for a leader made by another
+ * process (zygote.c): everything the session leader reads of it but the
+ * configuration (the same `sb` on both sides) and the Landlock ruleset
+ * (a descriptor, passed beside the bytes). */
+struct wire_out;
+struct wire_in;
+void sandbox_plan_pack(const sandbox_plan *p, struct wire_out *w);
+/* The plan read back, its strings in r's buffer; NULL when malformed or
+ * out of memory.  Freed by sandbox_plan_unpacked_free only (it owns no
+ * cgroup, ruleset or string). */
+sandbox_plan *sandbox_plan_unpack(struct wire_in *r, const sandbox *sb, int ruleset_fd);
+void sandbox_plan_unpacked_free(sandbox_plan *p);
+
 /* The best Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);
 

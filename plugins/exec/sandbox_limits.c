@@ -363,6 +363,22 @@ int sandbox_limits_apply(const sandbox_plan *p, const char **what)
     return 0;
 }
 
+int sandbox_bset_drop(void)
+{
+    /* Each drop is a new set of credentials: the ones already gone (a
+     * leader from the leader maker, which dropped them once) are only
+     * read. */
+    int dropped = 0;
+    for (int cap = 0; cap < 64; cap++) {
+        int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+        if (in < 0)
+            break; /* EINVAL: past the last capability */
+        if (in && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+            dropped = 1;
+    }
+    return dropped;
+}
+
 /* Root's command is as weak as anyone's: lock root's special treatment
  * off, empty the bounding and ambient sets, then every other set. */
 int sandbox_caps_drop(void)
@@ -371,13 +387,7 @@ int sandbox_caps_drop(void)
         (void)prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
                                            SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
                                            SECBIT_KEEP_CAPS_LOCKED);
-    int dropped = 0;
-    for (int cap = 0; cap < 64; cap++) {
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
-            dropped = 1;
-        else if (errno == EINVAL)
-            break;
-    }
+    int dropped = sandbox_bset_drop();
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         return -errno;
     struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};

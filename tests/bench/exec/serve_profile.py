@@ -72,6 +72,9 @@ def samples(path):
 
 
 def phase(comm, frames, leader):
+    if comm == "vthost-maker":  # the exec plugin's leader maker (zygote.c)
+        return ("maker: the leader's clone" if "clone_for_host" in frames
+                else "maker: request, answer")
     if comm != "vthost":
         return "the command ($SHELL -c true)"
     rules, rest = (LEADER, "leader: wait, reap, exit") if leader else (HOST, None)
@@ -103,7 +106,8 @@ def main():
         all_ = list(samples(data))
         # a thread is a session leader (or its vfork child before the
         # exec) when any of its stacks passes through lead_session
-        leaders = {t for c, t, fr in all_ if "lead_session" in fr}
+        leaders = {t for c, t, fr in all_
+                   if "lead_session" in fr or "spawn_lead_session" in fr}
         count = collections.Counter(phase(c, fr, t in leaders) for c, t, fr in all_)
         total = sum(count.values())
         print(f"serve exec_command true, {a.vthost}: {a.calls} calls, {total} samples "

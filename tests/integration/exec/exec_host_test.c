@@ -122,7 +122,9 @@ static int count_fds(void)
     return n;
 }
 
-/* Children of this process that are zombies, or (any state) all children. */
+/* Children of this process that are zombies, or (any state) all children;
+ * the exec plugin's leader maker (zygote.c), which lives as long as the
+ * plugin, is not one of a call's. */
 static int count_children(int zombies_only)
 {
     int n = 0;
@@ -141,6 +143,8 @@ static int count_children(int zombies_only)
         char *rp = strrchr(buf, ')');
         char state;
         int ppid;
+        if (strstr(buf, " (vthost-maker) ") == buf + strcspn(buf, " "))
+            continue;
         if (rp && sscanf(rp + 2, "%c %d", &state, &ppid) == 2 && ppid == getpid() &&
             (!zombies_only || state == 'Z'))
             n++;
