@@ -22,7 +22,9 @@ test("every request's line is in the log when the server stops, in order, before
   const lines = srv.stderr().split("\n");
   const pings = lines.filter((l) => l.startsWith("vthost access: ") && l.includes('"rpc":"ping"'));
   assert.equal(pings.length, N, "one line per ping");
-  for (const l of pings) JSON.parse(l.slice("vthost access: ".length)); // whole lines, none cut into another
+  for (const l of pings) { // whole lines, none cut into another, naming the client's address
+    assert.equal(JSON.parse(l.slice("vthost access: ".length)).remote, "127.0.0.1", l);
+  }
   const stopping = lines.findIndex((l) => l.startsWith("vthost: stopping"));
   assert.ok(stopping > lines.lastIndexOf(pings[N - 1]), "the stop line comes after every request's line");
   const init = lines.findIndex((l) => l.includes('"rpc":"initialize"'));
@@ -42,4 +44,18 @@ test("to a file: a line is there within moments of its request, without a stop",
   }
   assert.match(text, /"rpc":"initialize"/);
   assert.ok(Date.now() - t0 < 1000, `written after ${Date.now() - t0} ms`);
+});
+
+test("over IPv6 the line names the client's IPv6 address", async (t) => {
+  let srv;
+  try {
+    srv = await startServer({ listen: "[::1]:0" });
+  } catch (e) {
+    return t.skip(`no IPv6 loopback here: ${e.message.split("\n")[0]}`);
+  }
+  await initSession(srv);
+  await srv.stop();
+  const line = srv.stderr().split("\n").find((l) => l.startsWith("vthost access: ") && l.includes('"rpc":"initialize"'));
+  assert.ok(line, srv.stderr());
+  assert.equal(JSON.parse(line.slice("vthost access: ".length)).remote, "::1");
 });
