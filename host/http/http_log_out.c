@@ -11,9 +11,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "http_log_out.h"
-#include "monotime.h"
 
 /* Room for ~350 lines: more than 10 ms of requests on this front. */
 #define BUF_SIZE (64 * 1024)
@@ -61,21 +61,21 @@ void http_log_out_flush(void)
 }
 
 /* Sleeps until a line is pending, lets it wait out the delay (lines
- * added meanwhile join it), writes them all; until stopped. */
+ * added meanwhile join it), writes them all; until stopped.  The delay
+ * is a plain sleep, nothing to wake it early: a full buffer is written
+ * by whoever fills it, and a stop writes the rest itself. */
 static void *flusher_main(void *arg)
 {
     (void)arg;
+    const struct timespec delay = {0, HTTP_LOG_OUT_DELAY_MS * 1000000L};
     pthread_mutex_lock(&buf_mu);
     while (!stopping) {
         if (!pending->len) {
             pthread_cond_wait(&wake, &buf_mu);
             continue;
         }
-        struct timespec deadline;
-        mono_deadline_ms(&deadline, HTTP_LOG_OUT_DELAY_MS);
-        while (!stopping && mono_cond_wait(&wake, &buf_mu, &deadline) != ETIMEDOUT)
-            ;
         pthread_mutex_unlock(&buf_mu);
+        nanosleep(&delay, NULL);
         http_log_out_flush();
         pthread_mutex_lock(&buf_mu);
     }
