@@ -19,6 +19,7 @@
  * waiting for headers at the address holding the most of them, so a
  * stranger's flood evicts its own connections first and a client that
  * sends its headers at once is always served. */
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +40,10 @@ typedef struct conn {
     /* Who is at the other end, judged at the first request; only the
      * connection's own thread touches it (no lock). */
     http_peer_verdict verdict;
+    /* The peer's address as the access log writes it, formatted once
+     * when the connection is accepted, before its thread starts (an
+     * inet_ntop, which formats with sprintf, was one per request). */
+    char peer_text[INET6_ADDRSTRLEN];
 } conn;
 
 static const mhd_lib *M;
@@ -131,6 +136,7 @@ static void on_started(struct MHD_Connection *c, void **socket_context)
         socklen_t len = addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                                                  : sizeof(struct sockaddr_in);
         memcpy(&e->peer, addr->client_addr, len);
+        http_guard_address_text(addr->client_addr, e->peer_text, sizeof e->peer_text);
     }
     e->since_us = mono_now_us();
     pthread_mutex_lock(&lock);
@@ -183,6 +189,21 @@ static conn *entry_of(struct MHD_Connection *c)
     const union MHD_ConnectionInfo *i =
         M->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return i ? i->socket_context : NULL;
+}
+
+void http_guard_address_text(const struct sockaddr *sa, char *out, size_t size)
+{
+    out[0] = 0;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
+const char *http_guard_peer_text(struct MHD_Connection *c)
+{
+    conn *e = entry_of(c);
+    return e ? e->peer_text : NULL;
 }
 
 http_peer_verdict *http_guard_peer(struct MHD_Connection *c)

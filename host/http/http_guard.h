@@ -11,6 +11,8 @@
 #ifndef VTHOST_HTTP_GUARD_H
 #define VTHOST_HTTP_GUARD_H
 
+#include <stddef.h>
+#include <sys/socket.h>
 #include "http_peer.h"
 #include "mhd_lib.h"
 
@@ -31,6 +33,15 @@ void http_guard_connection(struct MHD_Connection *c, void **socket_context,
  * (http_peer_check), for its own thread; NULL for a connection the
  * guard does not hold (out of memory when it was accepted: shut down). */
 http_peer_verdict *http_guard_peer(struct MHD_Connection *c);
+
+/* The connection's peer address as text (no port), for the access log:
+ * formatted when the connection was accepted.  NULL for a connection the
+ * guard does not hold. */
+const char *http_guard_peer_text(struct MHD_Connection *c);
+
+/* An IPv4 or IPv6 address as text into out[size] ("" for another
+ * family). */
+void http_guard_address_text(const struct sockaddr *sa, char *out, size_t size);
 
 /* A request's headers are complete: its deadline no longer runs. */
 void http_guard_request(struct MHD_Connection *c);

@@ -1,5 +1,4 @@
 /* The access log: see http_log.h. */
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,14 +7,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "http_log.h"
+#include "http_log_out.h"
 #include "strutil.h"
 
-/* The log's descriptor, written with one write(2) per line and no lock
- * of its own around the write: appended lines (O_APPEND, or a pipe, a
- * line under PIPE_BUF) do not interleave.  A lock around the write made
- * every connection's thread wait for the others' writes (most of the
- * server's lock waits with 8 clients).  The read side of `fd_lock` only
- * keeps the descriptor open while a line is written. */
+/* The log's descriptor, its lines gathered and written together
+ * (http_log_out.c).  The read side of `fd_lock` keeps the descriptor
+ * open, and the output started, while a line is added. */
 static pthread_rwlock_t fd_lock = PTHREAD_RWLOCK_INITIALIZER;
 static int out_fd = -1;
 static int to_stderr;
@@ -24,8 +21,13 @@ int http_log_open(const char *path)
 {
     int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
     pthread_rwlock_wrlock(&fd_lock);
+    if (out_fd >= 0) /* opened again: the old one's lines first */
+        http_log_out_stop();
+    if (out_fd >= 0 && out_fd != STDERR_FILENO)
+        close(out_fd);
     out_fd = fd >= 0 ? fd : STDERR_FILENO;
     to_stderr = fd < 0;
+    http_log_out_start(out_fd);
     pthread_rwlock_unlock(&fd_lock);
     return path && fd < 0 ? -1 : 0;
 }
@@ -136,26 +138,26 @@ void http_log_write(const http_log_entry *e)
     size_t from = to_stderr ? 0 : PREFIX_LEN;
     if (to_stderr)
         memcpy(l.buf, STDERR_PREFIX, PREFIX_LEN);
-    /* One write per line: a write per piece was a system call (and a
-     * wake-up of whoever reads it) each, and pieces of two lines could
-     * interleave. */
-    for (size_t done = from; out_fd >= 0 && done < l.n;) {
-        ssize_t n = write(out_fd, l.buf + done, l.n - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* the log is not worth failing a request over */
-        done += (size_t)n;
-    }
+    if (out_fd >= 0)
+        http_log_out_add(l.buf + from, l.n - from);
     pthread_rwlock_unlock(&fd_lock);
 }
 
 void http_log_close(void)
 {
     pthread_rwlock_wrlock(&fd_lock);
+    if (out_fd >= 0)
+        http_log_out_stop(); /* every line written before the descriptor goes */
     if (out_fd >= 0 && out_fd != STDERR_FILENO)
         close(out_fd);
     out_fd = -1;
     to_stderr = 0;
+    pthread_rwlock_unlock(&fd_lock);
+}
+
+void http_log_flush(void)
+{
+    pthread_rwlock_rdlock(&fd_lock);
+    http_log_out_flush();
     pthread_rwlock_unlock(&fd_lock);
 }

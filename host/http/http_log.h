@@ -18,9 +18,14 @@ typedef struct http_log_entry {
 } http_log_entry;
 
 /* Log to `path` (appended, created 0600), or stderr when NULL.  Returns
- * 0, or -1 when the file cannot be opened. */
+ * 0, or -1 when the file cannot be opened.  Lines are written in the
+ * order of their requests' ends, within HTTP_LOG_OUT_DELAY_MS
+ * (http_log_out.h) of it; every line is out once http_log_close returns. */
 int http_log_open(const char *path);
 void http_log_write(const http_log_entry *e);
 void http_log_close(void);
+
+/* Write every line so far now: before a message that must follow them. */
+void http_log_flush(void);
 
 #endif

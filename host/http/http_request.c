@@ -1,7 +1,6 @@
 /* The phases of one request of `vthost serve --http`: judged when its
  * headers are complete (own process, Origin, credentials, version,
  * announced size), its body read, answered, logged (see http_server.c). */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,25 +201,20 @@ void hv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         http_stream_outcome(r->st, tool, sizeof tool, &decision);
         http_stream_close(r->st);
         if (!tool[0])
-            snprintf(tool, sizeof tool, "%s", r->tool);
+            str_copy(tool, sizeof tool, r->tool);
     }
     char remote[64] = "";
+    const char *peer = http_guard_peer_text(c);
     const union MHD_ConnectionInfo *ci =
-        hv_mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (ci && ci->client_addr) {
-        const struct sockaddr *sa = ci->client_addr;
-        if (sa->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, remote, sizeof remote);
-        else if (sa->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, remote,
-                      sizeof remote);
-    }
+        peer ? NULL : hv_mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr)
+        http_guard_address_text(ci->client_addr, remote, sizeof remote);
     int status = r->status;
     if (r->timed_out)
         status = 408;
     else if (!status || toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
         status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? 408 : status ? status : 499;
-    http_log_entry e = {.remote = remote,
+    http_log_entry e = {.remote = peer ? peer : remote,
                         .method = r->method,
                         .path = r->path,
                         .status = status,

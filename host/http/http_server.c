@@ -270,6 +270,7 @@ static void serve_until_signal(struct MHD_Daemon *d)
         http_jwt_tick();
         http_guard_sweep();
     }
+    http_log_flush(); /* the requests served so far come before this line */
     fprintf(stderr, "vthost: stopping (%d session(s))\n", http_sessions_count());
     MHD_socket lfd = hv_mhd->quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)

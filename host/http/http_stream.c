@@ -102,11 +102,16 @@ static void piece_drop_locked(http_stream *st)
 
 /* A finished resumable stream's log is kept for the resume window
  * (kept_log); the oldest kept goes when the session keeps as many as it
- * may hold streams.  Caller holds s->mu. */
+ * may hold streams.  Only a primed one: a request answered with JSON
+ * sent no event id, so no Last-Event-ID can name its stream, and keeping
+ * its log pushed a finished call's log out of the keep after 16 such
+ * answers (and cost an allocation and a walk of the keep per request).
+ * Caller holds s->mu. */
 static void keep_log_locked(http_session *s, http_stream *st)
 {
     piece_drop_locked(st);
-    kept_log *k = st->log && hs_limits.resume_s > 0 && !s->ended ? malloc(sizeof *k) : NULL;
+    kept_log *k =
+        st->log && st->primed && hs_limits.resume_s > 0 && !s->ended ? malloc(sizeof *k) : NULL;
     if (!k)
         return;
     *k = (kept_log){s->kept, st->log, st->no, now_ms() + (int64_t)hs_limits.resume_s * 1000};

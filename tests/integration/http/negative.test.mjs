@@ -9,7 +9,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { startServer, cleanup, post, initSession, INIT, bin, sleep, scratchDir } from "./http_lib.mjs";
+import { startServer, cleanup, post, initSession, INIT, bin, sleep, scratchDir, waitFor } from "./http_lib.mjs";
 
 after(cleanup);
 
@@ -148,6 +148,8 @@ test("a body trickling in past request_timeout_seconds is cut off (408 in the lo
 });
 
 test("the access log names sessions, tools and decisions, never tokens", async () => {
+  // lines are written within 10 ms of their requests' ends
+  await waitFor(() => [401, 413, 429].every((c) => srv.stderr().includes(`"status":${c}`)), 3000, "the access lines");
   const err = srv.stderr();
   assert.match(err, /vthost access: \{.*"status":401/);
   assert.match(err, /"status":413/);

@@ -149,6 +149,38 @@ test("resuming a finished stream replays what is kept and ends cleanly, not 404"
   await never.text();
 });
 
+// A request answered with JSON gave its client no event id, so nothing of
+// it can be resumed: it keeps no log, and a run of such answers (pings,
+// tools/list) does not push a finished call's log out of the session's
+// keep, whose room is HTTP_SSE_MAX_HELD (16) logs.
+test("JSON answers after a finished call leave its stream resumable", async () => {
+  const srv = await startServer();
+  const session = await session25(srv);
+  const call = { jsonrpc: "2.0", id: 61, method: "tools/call", params: { name: "exec_command", arguments: { cmd: "echo KEPT-$((60+1))" } } };
+  const res = await fetch(srv.url, {
+    method: "POST",
+    headers: headers(srv, session, { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }),
+    body: JSON.stringify(call),
+    signal: AbortSignal.timeout(15000),
+  });
+  const [prime] = events(await res.text());
+  assert.ok(prime?.id && prime.data === "", "a priming event");
+  for (let i = 0; i < 40; i++) {
+    const r = await post(srv, { jsonrpc: "2.0", id: 100 + i, method: "ping" }, { session });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.headers.get("content-type"), /application\/json/);
+  }
+  const again = await fetch(srv.url, {
+    headers: headers(srv, session, { Accept: "text/event-stream", "Last-Event-ID": prime.id }),
+    signal: AbortSignal.timeout(5000),
+  });
+  const body = await again.text();
+  assert.equal(again.status, 200, body);
+  const answer = events(body).filter((e) => e.data).map((e) => JSON.parse(e.data)).find((m) => m.id === 61);
+  assert.ok(answer, `the call's answer is replayed after 40 JSON answers: ${JSON.stringify(body)}`);
+  assert.match(JSON.stringify(answer.result), /KEPT-61/);
+});
+
 test("the GET stream is primed too, and a foreign Last-Event-ID is refused clearly", async () => {
   const srv = await startServer();
   const session = await session25(srv);

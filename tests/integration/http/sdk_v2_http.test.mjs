@@ -62,7 +62,9 @@ test("negotiates 2026-07-28 over HTTP and runs every default tool", async () => 
   assert.equal(readFileSync(join(srv.ws, "notes/v2.txt"), "utf8"), "from the v2 client\n");
   const s = await c.callTool({ name: "search_tools", arguments: { query: "read a file" } });
   assert.ok(!s.isError, text(s));
-  // no session was made for it
+  // no session was made for it (every earlier line is out once the
+  // search's is)
+  await waitFor(() => /"tool":"search_tools"/.test(srv.stderr()), 3000, "the search's access line");
   assert.doesNotMatch(srv.stderr(), /"rpc":"initialize"/);
 });
 

@@ -2,6 +2,7 @@
  * object, whatever the client put in the fields it names (path, method,
  * tool): quotes, backslashes and control characters are escaped, never
  * a second line or a field of the client's making. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,12 +126,92 @@ static void test_stderr_line_prefixed(void **state)
     free(file_text);
 }
 
+/* Lines are gathered and written together: from 8 threads, far more than
+ * the gathering buffer holds, every line reaches the file whole, each
+ * thread's in the order it wrote them, by the time the log is closed. */
+#define THREADS 8
+#define PER_THREAD 3000
+
+static void *writer(void *arg)
+{
+    char path[32];
+    for (int i = 0; i < PER_THREAD; i++) {
+        snprintf(path, sizeof path, "/t%d/%d", (int)(intptr_t)arg, i);
+        http_log_entry e = {.remote = "127.0.0.1", .method = "POST", .path = path, .status = 200};
+        http_log_write(&e);
+    }
+    return NULL;
+}
+
+static void test_many_threads_none_lost_in_order(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/vthost-http-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(http_log_open(path), 0);
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, writer, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    http_log_close();
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    int next[THREADS] = {0};
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *o = cJSON_Parse(line);
+        assert_non_null(o); /* whole, never two lines run together */
+        int th = -1, seq = -1;
+        assert_int_equal(sscanf(cJSON_GetObjectItem(o, "path")->valuestring, "/t%d/%d", &th, &seq),
+                         2);
+        assert_true(th >= 0 && th < THREADS);
+        assert_int_equal(seq, next[th]); /* in its thread's order, none skipped */
+        next[th]++;
+        n++;
+        cJSON_Delete(o);
+    }
+    fclose(f);
+    unlink(path);
+    assert_int_equal(n, THREADS * PER_THREAD);
+}
+
+/* A line is written without a close: the gathered lines go out within
+ * moments (10 ms) of the first of them. */
+static void test_line_out_without_close(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/vthost-http-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(http_log_open(path), 0);
+    http_log_entry e = {.remote = "::1", .method = "GET", .path = "/healthz", .status = 200};
+    http_log_write(&e);
+    char text[4096];
+    ssize_t got = 0;
+    for (int i = 0; i < 200 && got <= 0; i++) { /* up to 2 s on a loaded machine */
+        usleep(10 * 1000);
+        got = pread(fd, text, sizeof text - 1, 0);
+    }
+    assert_true(got > 0);
+    text[got] = 0;
+    assert_non_null(strstr(text, "\"path\":\"/healthz\""));
+    http_log_close();
+    close(fd);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_escaped_one_line),
         cmocka_unit_test(test_whole_ms_and_long_fields),
         cmocka_unit_test(test_stderr_line_prefixed),
+        cmocka_unit_test(test_many_threads_none_lost_in_order),
+        cmocka_unit_test(test_line_out_without_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
