@@ -2,7 +2,7 @@
  * from the subjects hook (whose text the question shows) to the run:
  * the paths as shown and what each was then (device and inode).  The run
  * grants those objects only: a path swapped for a link, or for another
- * directory, while the question was open is refused (sandbox.c). */
+ * directory, while the question was open is refused (sandbox_landlock.c). */
 #ifndef VTHOST_EXEC_EXTRA_APPROVED_H
 #define VTHOST_EXEC_EXTRA_APPROVED_H
 

@@ -1,15 +1,15 @@
-/* Command sandbox: configuration, preparation (Landlock ruleset,
- * seccomp filter, namespaces probe, pids cgroup), the per-call plan, and
- * the child-side steps in their order.  See sandbox.h for the split
- * between parent and child; the pieces live in sandbox_seccomp.c,
- * sandbox_paths.c and sandbox_limits.c. */
+/* Command sandbox: preparation (seccomp filter, namespaces probe, pids
+ * cgroup, the Landlock probe), the per-call plan, and the child-side
+ * steps in their order.  See sandbox.h for the split between parent and
+ * child; the pieces live in sandbox_config.c, sandbox_landlock.c,
+ * sandbox_seccomp.c, sandbox_paths.c, sandbox_limits.c and
+ * sandbox_denial.c. */
 #include "sandbox_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
-#include <linux/landlock.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -35,32 +35,6 @@
 #include <vthost/plugin.h>
 #include <vthost/services.h>
 
-/* Rights newer than Debian 12's kernel headers. */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
-
-/* Landlock scopes and network rights, newer than Debian 12's headers:
- * the ruleset attribute is passed with the size this kernel knows. */
-struct ruleset_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net;
-    uint64_t scoped;
-};
-#define LL_NET_BIND_TCP (1ULL << 0)
-#define LL_NET_CONNECT_TCP (1ULL << 1)
-#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define LL_SCOPE_SIGNAL (1ULL << 1)
-
 const char *sandbox_mode_name(sandbox_mode m)
 {
     switch (m) {
@@ -78,351 +52,6 @@ char *sandbox_fmt(const char *f, ...)
     char *s = vt_vformat(f, ap);
     va_end(ap);
     return s;
-}
-
-/* ---- configuration ------------------------------------------------------ */
-
-static int parse_mode(const cJSON *t, sandbox_config *out, char **err)
-{
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(t, "mode");
-    if (!mode)
-        return VT_OK;
-    const char *m = cJSON_IsString(mode) ? mode->valuestring : "";
-    if (!strcmp(m, "workspace-write"))
-        out->mode = SANDBOX_WORKSPACE_WRITE;
-    else if (!strcmp(m, "read-only"))
-        out->mode = SANDBOX_READ_ONLY;
-    else if (!strcmp(m, "danger-full-access"))
-        out->mode = SANDBOX_FULL_ACCESS;
-    else {
-        *err = strdup("vtcode.toml: key 'sandbox.mode' must be \"workspace-write\", "
-                      "\"read-only\" or \"danger-full-access\"");
-        return VT_ERR_INVALID;
-    }
-    return VT_OK;
-}
-
-/* network_access and fallback: the two switches. */
-static int parse_switches(const cJSON *t, sandbox_config *out, char **err)
-{
-    const cJSON *net = cJSON_GetObjectItemCaseSensitive(t, "network_access");
-    if (net && !cJSON_IsBool(net)) {
-        *err = strdup("vtcode.toml: key 'sandbox.network_access' must be true or false");
-        return VT_ERR_INVALID;
-    }
-    out->network_access = cJSON_IsTrue(net);
-    const cJSON *fb = cJSON_GetObjectItemCaseSensitive(t, "fallback");
-    if (fb) {
-        if (!cJSON_IsString(fb) ||
-            (strcmp(fb->valuestring, "unsandboxed") && strcmp(fb->valuestring, "refuse"))) {
-            *err = strdup("vtcode.toml: key 'sandbox.fallback' must be \"refuse\" or "
-                          "\"unsandboxed\"");
-            return VT_ERR_INVALID;
-        }
-        out->fallback_unsandboxed = !strcmp(fb->valuestring, "unsandboxed");
-    }
-    return VT_OK;
-}
-
-static int is_whole_in(const cJSON *v, double lo, double hi)
-{
-    return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi &&
-           v->valuedouble == (double)(long)v->valuedouble;
-}
-
-/* The resource limits: processes, CPU seconds, and the sizes in MiB. */
-static int parse_limits(const cJSON *t, sandbox_config *out, char **err)
-{
-    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(t, "max_processes");
-    if (mp) {
-        if (!is_whole_in(mp, 16, 1000000)) {
-            *err = strdup("vtcode.toml: key 'sandbox.max_processes' must be an integer "
-                          "from 16 to 1000000 (processes and threads per command session)");
-            return VT_ERR_INVALID;
-        }
-        out->max_processes = (unsigned)mp->valuedouble;
-    }
-    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(t, "cpu_time_seconds");
-    if (cpu) {
-        if (!is_whole_in(cpu, 0, 31536000)) {
-            *err = strdup("vtcode.toml: key 'sandbox.cpu_time_seconds' must be an integer "
-                          "number of seconds, 0 for no limit");
-            return VT_ERR_INVALID;
-        }
-        out->cpu_time_seconds = (unsigned)cpu->valuedouble;
-    }
-    static const struct {
-        const char *key, *what;
-        size_t at;
-    } mib[] = {
-        {"max_memory_mb", "of data memory (RLIMIT_DATA) per process",
-         offsetof(sandbox_config, max_memory_mb)},
-        {"max_file_size_mb", "of the largest file a process writes (RLIMIT_FSIZE)",
-         offsetof(sandbox_config, max_file_size_mb)},
-    };
-    for (size_t i = 0; i < sizeof mib / sizeof *mib; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, mib[i].key);
-        if (!v)
-            continue;
-        if (!is_whole_in(v, 0, 16777216)) {
-            if (asprintf(err,
-                         "vtcode.toml: key 'sandbox.%s' must be an integer number of MiB "
-                         "%s, from 1 to 16777216, or 0 for no limit",
-                         mib[i].key, mib[i].what) < 0)
-                *err = NULL;
-            return VT_ERR_INVALID;
-        }
-        *(unsigned *)((char *)out + mib[i].at) = (unsigned)v->valuedouble;
-    }
-    return VT_OK;
-}
-
-/* The writable roots, canonical; on an error *out is freed whole. */
-static int parse_writable_roots(const cJSON *t, sandbox_config *out, char **err)
-{
-    const cJSON *roots = cJSON_GetObjectItemCaseSensitive(t, "writable_roots");
-    if (roots && !cJSON_IsArray(roots)) {
-        *err = strdup("vtcode.toml: key 'sandbox.writable_roots' must be an array of "
-                      "directory paths");
-        return VT_ERR_INVALID;
-    }
-    const cJSON *r;
-    cJSON_ArrayForEach(r, roots)
-    {
-        if (!cJSON_IsString(r) || r->valuestring[0] != '/') {
-            *err = strdup("vtcode.toml: key 'sandbox.writable_roots' must hold absolute "
-                          "directory paths");
-            sandbox_config_free(out);
-            return VT_ERR_INVALID;
-        }
-        /* As written, not resolved: a link on the way is refused when a
-         * call is planned (sandbox_fd.c), never followed, since a command
-         * may have planted it (a root under /tmp swapped for a link to
-         * $HOME); a root that does not exist then grants nothing. */
-        char norm[PATH_MAX];
-        char *canon =
-            sandbox_path_normalize(r->valuestring, norm, sizeof norm) == 0 ? strdup(norm) : NULL;
-        if (!canon) {
-            *err = strdup("vtcode.toml: key 'sandbox.writable_roots' holds a path that is too "
-                          "long");
-            sandbox_config_free(out);
-            return VT_ERR_INVALID;
-        }
-        if (VT_GROW(&out->writable_roots, &out->cap_writable, out->nwritable + 1) != 0) {
-            free(canon);
-            sandbox_config_free(out);
-            return VT_ERR_NOMEM;
-        }
-        out->writable_roots[out->nwritable++] = canon;
-    }
-    return VT_OK;
-}
-
-int sandbox_config_parse(const cJSON *config, sandbox_config *out, char **err)
-{
-    memset(out, 0, sizeof *out);
-    out->max_processes = SANDBOX_DEFAULT_PROCESSES;
-    out->cpu_time_seconds = SANDBOX_DEFAULT_CPU_SECONDS;
-    out->max_memory_mb = SANDBOX_DEFAULT_MEMORY_MB;
-    out->max_file_size_mb = SANDBOX_DEFAULT_FILE_SIZE_MB;
-    *err = NULL;
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(config, "sandbox");
-    if (!t)
-        return VT_OK;
-    if (!cJSON_IsObject(t)) {
-        *err = strdup("vtcode.toml: key 'sandbox' must be a table");
-        return VT_ERR_INVALID;
-    }
-    int rc = parse_mode(t, out, err);
-    if (rc == VT_OK)
-        rc = parse_switches(t, out, err);
-    if (rc == VT_OK)
-        rc = parse_limits(t, out, err);
-    if (rc == VT_OK)
-        rc = parse_writable_roots(t, out, err);
-    if (rc == VT_OK && (rc = netproxy_rules_parse(config, &out->network, err)) != VT_OK)
-        sandbox_config_free(out);
-    return rc;
-}
-
-void sandbox_config_free(sandbox_config *c)
-{
-    for (size_t i = 0; i < c->nwritable; i++)
-        free(c->writable_roots[i]);
-    free(c->writable_roots);
-    netproxy_rules_free(&c->network);
-    memset(c, 0, sizeof *c);
-}
-
-/* ---- Landlock ------------------------------------------------------------ */
-
-int sandbox_landlock_abi(void)
-{
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi < 0 ? 0 : (int)abi;
-}
-
-static uint64_t handled_rights(int abi)
-{
-    uint64_t r =
-        LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
-        LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-        LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-        LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-        LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-    if (abi >= 2)
-        r |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3)
-        r |= LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (abi >= 5)
-        r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    return r;
-}
-
-#define TERMINAL_RIGHTS                                                                            \
-    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |  \
-     LANDLOCK_ACCESS_FS_IOCTL_DEV)
-
-#define FILE_RIGHTS                                                                                \
-    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |   \
-     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
-
-/* Allow `rights` beneath the object open at `fd` (an O_PATH descriptor). */
-static int allow_fd(int ruleset, int fd, uint64_t rights, uint64_t handled)
-{
-    struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        rights &= FILE_RIGHTS;
-    struct landlock_path_beneath_attr attr = {
-        .allowed_access = rights & handled,
-        .parent_fd = fd,
-    };
-    long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0);
-    return rc < 0 ? VT_ERR_IO : VT_OK;
-}
-
-/* Allow `rights` beneath `path`; a path that does not exist is skipped. */
-int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled)
-{
-    int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0)
-        return VT_OK;
-    int rc = allow_fd(ruleset, fd, rights, handled);
-    close(fd);
-    return rc;
-}
-
-/* Writing granted beneath a place a command may write (`what` names it
- * in a refusal), from a descriptor opened without following any link
- * (sandbox_fd.c): a place that does not exist grants nothing; one
- * reached through a link now, or (`want`, may be NULL) no longer the
- * object approved, refuses the call with p->truncated saying why (`p`
- * NULL, the probe at prepare: skipped, the call's plan refuses). */
-static int grant_place(int rs, const char *what, const char *path, const struct stat *want,
-                       uint64_t handled, sandbox_plan *p)
-{
-    struct stat st;
-    int fd = sandbox_fd_open(path, &st);
-    if (fd == -ENOENT)
-        return VT_OK;
-    char *why = NULL;
-    if (fd < 0)
-        why = p ? sandbox_fd_refusal(what, path, fd) : NULL;
-    else if (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino))
-        why = p ? sandbox_fmt("cannot run the command: %s (%s) is no longer the directory "
-                              "that was approved (it was replaced since the question was "
-                              "asked); nothing was granted. Ask again for the path as it is "
-                              "now",
-                              what, path)
-                : NULL;
-    else {
-        int rc = allow_fd(rs, fd, handled, handled);
-        close(fd);
-        return rc;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (!p)
-        return VT_OK;
-    free(p->truncated);
-    p->truncated = why;
-    return VT_ERR_DENIED;
-}
-
-/* The Landlock ruleset of one call: reading and executing everywhere,
- * the terminals, and in workspace-write the workspace, the writable
- * roots, /tmp and $TMPDIR, plus the call's additional writable paths.
- * A ruleset per call (a few system calls) lets a call's additional
- * permissions extend it, and lets the session leader add its own
- * /dev/pts instance before applying it. */
-static int build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_plan *p, int *out)
-{
-    int abi = sb->landlock_abi;
-    uint64_t handled = handled_rights(abi);
-    struct ruleset_attr attr = {.handled_access_fs = handled};
-    size_t size = sizeof attr.handled_access_fs;
-    int network = sb->network_access || (extra && extra->network);
-    /* ABI 4: TCP bind/connect, refused outright with the network off
-     * (seccomp refuses the sockets too: two locks). */
-    if (abi >= 4 && !network) {
-        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
-        size = offsetof(struct ruleset_attr, scoped);
-    }
-    /* ABI 6: no signal to, no abstract socket of, a process outside. */
-    if (abi >= 6) {
-        attr.scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET;
-        size = sizeof attr;
-    }
-    int low = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-    if (low < 0)
-        return VT_ERR_UNSUPPORTED;
-    /* Kept above the low descriptors a child rearranges before exec. */
-    int rs = fcntl(low, F_DUPFD_CLOEXEC, 64);
-    close(low);
-    if (rs < 0)
-        return VT_ERR_IO;
-    uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                    LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    /* With namespaces vthost's own data is masked by mounts; without,
-     * it is left out of the grant (`p` NULL: the probe at prepare). */
-    int rc = sb->namespaces ? sandbox_allow_path(rs, "/", read, handled)
-                            : sandbox_data_allow_read(rs, p, read, handled);
-    /* /dev/pts is not here: the session leader mounts a fresh instance
-     * and allows that one (other terminals of the machine are not in
-     * it); without namespaces the host's is allowed. */
-    const char *terminals[] = {"/dev/null",
-                               "/dev/tty",
-                               "/dev/zero",
-                               "/dev/full",
-                               sb->namespaces ? NULL : "/dev/pts",
-                               sb->namespaces ? NULL : "/dev/ptmx"};
-    for (size_t i = 0; rc == VT_OK && i < sizeof terminals / sizeof *terminals; i++)
-        if (terminals[i])
-            rc = sandbox_allow_path(rs, terminals[i], TERMINAL_RIGHTS, handled);
-    /* /tmp by its name: a command cannot replace it (its parent is not
-     * writable); every other place by what it is (grant_place). */
-    if (sb->mode == SANDBOX_WORKSPACE_WRITE) {
-        const char *tmpdir = getenv("TMPDIR");
-        for (size_t i = 0; rc == VT_OK && i < sb->nroots; i++)
-            rc = grant_place(rs, i ? "the writable root" : "the workspace", sb->roots[i], NULL,
-                             handled, p);
-        if (rc == VT_OK)
-            rc = sandbox_allow_path(rs, "/tmp", handled, handled);
-        if (rc == VT_OK && tmpdir && tmpdir[0] == '/')
-            rc = grant_place(rs, "$TMPDIR", tmpdir, NULL, handled, p);
-    }
-    for (size_t i = 0; rc == VT_OK && extra && i < extra->nwrite; i++)
-        rc = grant_place(rs, "the approved additional write path", extra->write[i],
-                         extra->ids ? &extra->ids[i] : NULL, handled, p);
-    /* The filtering proxy's port: the one TCP connection allowed. */
-    if (rc == VT_OK && sandbox_proxy(sb, extra) && abi >= 4)
-        rc = sandbox_netproxy_allow(rs);
-    if (rc != VT_OK) {
-        close(rs);
-        return rc;
-    }
-    *out = rs;
-    return VT_OK;
 }
 
 /* ---- namespaces ------------------------------------------------------------ */
@@ -564,7 +193,7 @@ static int build_fixed_parts(sandbox *sb, const sandbox_config *cfg, const char 
         /* Built once: a call's ruleset is made the same way (checked here). */
         *step = "Landlock ruleset";
         int probe = -1;
-        rc = build_ruleset(sb, NULL, NULL, &probe);
+        rc = sandbox_build_ruleset(sb, NULL, NULL, &probe);
         if (probe >= 0)
             close(probe);
     }
@@ -717,7 +346,7 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->proxy = sandbox_proxy(sb, extra);
     int rc = sandbox_data_plan(sb, p);
     if (rc == VT_OK)
-        rc = build_ruleset(sb, extra, p, &p->ruleset_fd);
+        rc = sandbox_build_ruleset(sb, extra, p, &p->ruleset_fd);
     if (rc != VT_OK && why) {
         *why = p->truncated; /* why the command must not run */
         p->truncated = NULL;
@@ -892,7 +521,7 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
             if (fd < 0)
                 return -errno;
             struct landlock_path_beneath_attr a = {
-                .allowed_access = TERMINAL_RIGHTS & handled_rights(sb->landlock_abi),
+                .allowed_access = TERMINAL_RIGHTS & sandbox_handled_rights(sb->landlock_abi),
                 .parent_fd = fd};
             long r = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &a, 0);
             close(fd);
@@ -910,50 +539,4 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
         return -errno;
     return 0;
-}
-
-/* ---- denial detection ------------------------------------------------------------- */
-
-static const char *const denial_words[] = {
-    "Permission denied",
-    "Operation not permitted",
-    "Read-only file system",
-    "PermissionError",
-    "[Errno 1]",
-    "[Errno 13]",
-    "[Errno 30]",
-    "EACCES",
-    "EPERM",
-    "EROFS",
-};
-
-void sandbox_denial_feed(sandbox_denial_scan *s, const char *buf, size_t len)
-{
-    if (s->seen || !len)
-        return;
-    /* Look across the chunk boundary: carry + the start of this chunk. */
-    char joined[128];
-    size_t head = len < sizeof joined - s->ncarry ? len : sizeof joined - s->ncarry;
-    memcpy(joined, s->carry, s->ncarry);
-    memcpy(joined + s->ncarry, buf, head);
-    for (size_t i = 0; i < sizeof denial_words / sizeof *denial_words && !s->seen; i++) {
-        size_t wl = strlen(denial_words[i]);
-        if (memmem(joined, s->ncarry + head, denial_words[i], wl) ||
-            memmem(buf, len, denial_words[i], wl))
-            s->seen = 1;
-    }
-    size_t keep = len < sizeof s->carry ? len : sizeof s->carry;
-    if (len < sizeof s->carry && s->ncarry + len > sizeof s->carry) {
-        size_t drop = s->ncarry + len - sizeof s->carry;
-        memmove(s->carry, s->carry + drop, s->ncarry - drop);
-        s->ncarry -= drop;
-        memcpy(s->carry + s->ncarry, buf, len);
-        s->ncarry += len;
-    } else if (len < sizeof s->carry) {
-        memcpy(s->carry + s->ncarry, buf, len);
-        s->ncarry += len;
-    } else {
-        memcpy(s->carry, buf + len - keep, keep);
-        s->ncarry = keep;
-    }
 }

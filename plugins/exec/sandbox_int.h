@@ -5,6 +5,7 @@
 #define VTHOST_EXEC_SANDBOX_INT_H
 
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -164,8 +165,13 @@ int sandbox_writable(const sandbox *sb, const sandbox_extra *extra, const char *
 /* sandbox_paths.c: mkdir -p with 0700 (the user's and the host's own
  * directories). */
 void sandbox_mkdir_parents(const char *path);
-/* sandbox.c: Landlock's rule for `path` (skipped when it does not exist). */
+/* sandbox_landlock.c: Landlock's rule for `path` (skipped when it does not exist). */
 int sandbox_allow_path(int ruleset, const char *path, uint64_t rights, uint64_t handled);
+/* sandbox_landlock.c: the filesystem rights Landlock handles at `abi`,
+ * and the ruleset of one call in *out (`p` NULL: the probe at prepare;
+ * else a refusal says why in p->truncated). */
+uint64_t sandbox_handled_rights(int abi);
+int sandbox_build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox_plan *p, int *out);
 
 /* sandbox_fd.c, child side (async-signal-safe): bind the object at
  * `path` onto itself read-only (recursively) by descriptor, opened in the
@@ -200,5 +206,25 @@ int sandbox_netproxy_enter(const sandbox_plan *p, const char **what);
 /* sandbox.c: printf to a new string (malloc'd), or NULL.  The sandbox's
  * files run without the host too (unit tests), so not api->format. */
 char *sandbox_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
+/* Rights newer than Debian 12's kernel headers. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+
+/* What the terminals are granted (sandbox_landlock.c, and the session
+ * leader's own /dev/pts in sandbox.c). */
+#define TERMINAL_RIGHTS                                                                            \
+    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |  \
+     LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 #endif
