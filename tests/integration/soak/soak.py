@@ -271,6 +271,8 @@ def main():
         verdict.append(f"{peak_threads} threads")
     if end["children"]:
         verdict.append(f"{end['children']} children left at idle")
+    if end["makers"] > 1:
+        verdict.append(f"{end['makers']} leader makers at idle (one at most)")
     if max(r["spool"] for r in rows) > opt.dir_mib + 4 * opt.clients:
         verdict.append(f"spool {max(r['spool'] for r in rows):.1f} MiB over its {opt.dir_mib} MiB cap")
     if conn.dups:
