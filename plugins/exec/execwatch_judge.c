@@ -377,7 +377,7 @@ static int runs_shell_file(const execwatch *w, const struct seccomp_notif *n, in
  * EXECWATCH_SHELL_FD: the watcher's own descriptor of it, as root and as
  * a user alike.  Its path is no use: inside the session a denied
  * program's path is already covered by the mask, and an unprivileged
- * host's session leader is not dumpable (spawn.c), so the memory of the
+ * host's session leader is not dumpable (spawn_child.c), so the memory of the
  * shell it vforks cannot be read until this execve.  The supervisor (our
  * code; nothing of the command runs yet) makes the call with the argv
  * the watcher was given. */

@@ -3,7 +3,7 @@
  * no start-up file, no imported function), the session leader runs the
  * program itself, found on PATH the way the shell finds it
  * (docs/tools.md, exec_command).  Pure host-side decisions; the search
- * and the exec are in spawn.c. */
+ * and the exec are in spawn_child.c. */
 #ifndef VTHOST_EXEC_PLAINEXEC_H
 #define VTHOST_EXEC_PLAINEXEC_H
 
@@ -33,7 +33,7 @@ plain_shell plain_shell_of(const char *shell_path, char *const *env);
  * names `workdir` already, else `workdir`); for bash also SHLVL as bash
  * passes it on when it execs its last command, OLDPWD only when it names
  * a directory, and "_" (the program's path, which only the search
- * knows: a slot of PLAIN_UNDER_BYTES, returned in *under, that spawn.c
+ * knows: a slot of PLAIN_UNDER_BYTES, returned in *under, that spawn_child.c
  * fills).  0 or VT_ERR_NOMEM. */
 #define PLAIN_UNDER_BYTES 4200
 int plain_env(plain_shell sh, const char *workdir, char ***env, char **under);
@@ -47,7 +47,7 @@ int plain_env(plain_shell sh, const char *workdir, char ***env, char **under);
 int plain_prepare(const char *cmd, const char *shell_path, const char *workdir, char ***env,
                   char ***argv, char **under);
 
-/* In the session leader or supervisor (spawn.c), after confinement, in
+/* In the session leader or supervisor (spawn_child.c), after confinement, in
  * the command's working directory, async-signal-safe: `argv[0]` found
  * as the shell finds a program (a word with a slash as a path from the
  * working directory, else the first executable regular file along

@@ -1,6 +1,7 @@
-/* Starting one command: the only place that forks.  Everything the child
- * does before exec lives in spawn.c, so that confinement (Landlock,
- * seccomp) has one place to go. */
+/* Starting one command: the only place that starts a session leader
+ * (cloned by the host, or in serve by the leader maker, zygote.c).
+ * Everything the child does before exec lives in spawn_child.c, so that
+ * confinement (Landlock, seccomp) has one place to go. */
 #ifndef VTHOST_EXEC_SPAWN_H
 #define VTHOST_EXEC_SPAWN_H
 
