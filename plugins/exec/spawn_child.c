@@ -419,6 +419,21 @@ static int wait_child(pid_t child)
     }
 }
 
+/* The last step before the command starts, the same for the leader and
+ * the supervisor: find a plain command's program (find_direct), then
+ * start the run-time checks, which judge that program's exec as the
+ * text's; dies when the checks cannot start. */
+static const char *find_and_watch(const child_plan *c, char *given, char *abs)
+{
+    const char *direct = find_direct(c, given, abs);
+    if (c->req->watch_sock > 2 &&
+        execwatch_child_install(WATCH_FD, direct ? DIRECT_FD : -1, given, abs) != 0) {
+        say("vthost: cannot start the run-time command checks", NULL);
+        _exit(126);
+    }
+    return direct;
+}
+
 _Noreturn void spawn_supervise(const child_plan *c)
 {
     if (child_setup(c) < 0)
@@ -432,12 +447,7 @@ _Noreturn void spawn_supervise(const child_plan *c)
         _exit(126);
     }
     char given[PATH_MAX], abs[PATH_MAX];
-    const char *direct = find_direct(c, given, abs);
-    if (c->req->watch_sock > 2 &&
-        execwatch_child_install(WATCH_FD, direct ? DIRECT_FD : -1, given, abs) != 0) {
-        say("vthost: cannot start the run-time command checks", NULL);
-        _exit(126);
-    }
+    const char *direct = find_and_watch(c, given, abs);
     wakeups(c, 0);
     int host_gone = lifeline_cut(0);
     pid_t child = start_command(c, !host_gone, direct);
@@ -524,12 +534,7 @@ _Noreturn void spawn_lead_session(const child_plan *c)
      * so every execve of the session is judged.  Only one listener filter
      * may exist per task chain; the sandbox's filter has none. */
     char given[PATH_MAX], abs[PATH_MAX];
-    const char *direct = find_direct(c, given, abs);
-    if (c->req->watch_sock > 2 &&
-        execwatch_child_install(WATCH_FD, direct ? DIRECT_FD : -1, given, abs) != 0) {
-        say("vthost: cannot start the run-time command checks", NULL);
-        _exit(126);
-    }
+    const char *direct = find_and_watch(c, given, abs);
     pid_t shell = start_command(c, 1, direct);
     sigset_t waits, none;
     sigemptyset(&none);
