@@ -103,10 +103,12 @@ void cs_index_touch(int fd, const struct stat *st);
  * not older than `limit` (seconds since the epoch; a change within the
  * clock's granularity could go unseen) or its size is not len.  `old`
  * (or NULL): the entry the index had, kept when the identity is its.
- * `budget` (or NULL: no limit): when it is spent, *f is left as not
- * read (the old entry stays, checked before any use). */
+ * `budget` (or NULL: no limit): the entry is charged `cost` bytes (what
+ * making all of it costs, in bytes' worth of trigrams); when it is
+ * spent, *f is left as not read (the old entry stays, checked before
+ * any use). */
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit, cs_ixbudget *budget);
+                   uint64_t cost, int64_t limit, cs_ixbudget *budget);
 void cs_fresh_free(cs_fresh *f);
 
 #endif

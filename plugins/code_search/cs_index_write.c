@@ -172,7 +172,7 @@ int cs_ixbudget_spend(cs_ixbudget *b, uint64_t len)
 }
 
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit, cs_ixbudget *budget)
+                   uint64_t cost, int64_t limit, cs_ixbudget *budget)
 {
     struct stat st;
     cs_ident id;
@@ -193,7 +193,7 @@ void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, s
     }
     if (!local_fs(fd))
         return;
-    if (budget && !cs_ixbudget_spend(budget, len)) {
+    if (budget && !cs_ixbudget_spend(budget, cost)) {
         f->state = 0;
         return;
     }

@@ -136,15 +136,15 @@ static void test_note_racy_and_size(void **state)
     assert_true(fd >= 0);
     int64_t now = (int64_t)time(NULL);
     cs_fresh f = {0};
-    cs_index_note(&f, NULL, fd, text, strlen(text), now - 2, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), now - 2, NULL);
     assert_int_equal(f.state, -1); /* written just now */
-    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, now + 10, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, strlen(text) - 1, now + 10, NULL);
     assert_int_equal(f.state, -1); /* not the whole file */
-    cs_index_note(&f, NULL, fd, text, strlen(text), now + 10, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), now + 10, NULL);
     assert_int_equal(f.state, 2);
     cs_ientry old = {.rel = "x", .id = f.id, .log2 = f.log2, .bits = f.bits};
     cs_fresh g = {0};
-    cs_index_note(&g, &old, fd, text, strlen(text), now + 10, NULL);
+    cs_index_note(&g, &old, fd, text, strlen(text), strlen(text), now + 10, NULL);
     assert_int_equal(g.state, 1); /* the same identity: the old entry holds */
     cs_fresh_free(&g);
     cs_fresh_free(&f);
@@ -171,7 +171,7 @@ static void test_budget_share(void **state)
     const char *text = "int needle_word;\n";
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     cs_fresh f = {0};
-    cs_index_note(&f, NULL, fd, text, strlen(text), (int64_t)time(NULL) + 10, &b);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), (int64_t)time(NULL) + 10, &b);
     assert_int_equal(f.state, 0);
     assert_null(f.bits);
     close(fd);
