@@ -92,6 +92,26 @@ def forge_empty(path):
     os.rename(tmp, path)
 
 
+def forge_no_names(path, build_flip):
+    """Rewrite the index so that every file declares nothing, with a valid
+    checksum, and its build field changed by build_flip: what an index
+    written by a build with other declaration rules may say."""
+    data = bytearray(open(path, "rb").read())
+    _t, _s, nent, rootlen, _sb, words, build = struct.unpack_from("<QQIIQQQ", data, 8)
+    recs = HEADER + (rootlen + 7) // 8 * 8
+    start = len(data) - words * 8
+    for i in range(nent):
+        dlog2, _z, doff = struct.unpack_from("<IIQ", data, recs + 96 * i + 80)
+        if dlog2:
+            at = start + doff * 8
+            data[at:at + (1 << dlog2) // 8] = bytes((1 << dlog2) // 8)
+    struct.pack_into("<Q", data, 48, build ^ build_flip)
+    struct.pack_into("<Q", data, 16, checksum(bytes(data[HEADER:])))
+    tmp = path + ".forge"
+    open(tmp, "wb").write(data)
+    os.rename(tmp, path)
+
+
 def write(ws, rel, text):
     p = os.path.join(ws, rel)
     os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -170,8 +190,11 @@ def edits(ws, env, cache):
     with open(p, "r+") as f:
         f.write(LATE_DECL)
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
-    for q in ({"query": "common_w", "max_results": 2},
-              {"query": "common_w", "result_types": ["definition"]}):
+    # Definitions alone first: such a search always leaves files out by
+    # their names, and the first search that reads the edited file drops
+    # its entry (its ctime is too new to enter).
+    for q in ({"query": "common_w", "result_types": ["definition"]},
+              {"query": "common_w", "max_results": 2}):
         same(f"declaration by a same-size edit, times put back: {json.dumps(q)}", ws, env, q,
              ["src/z_late.c"])
     # A declaring file renamed over one that declares nothing.
@@ -228,6 +251,13 @@ def damaged(ws, env, cache):
         same(f"index {name}, text", ws, env, {"query": "plain_3", "result_types": ["text"]})
         with open(path, "wb") as f:
             f.write(good)
+    # An index of another build whose rules found no declarations: not
+    # used, so no definition is hidden.
+    forge_no_names(path, 1)
+    same("index of another build that declares nothing", ws, env,
+         {"query": "needle_word", "result_types": ["definition"]}, ["dirA/x.c"])
+    with open(path, "wb") as f:
+        f.write(good)
 
 
 def forged(ws, env, cache):
