@@ -18,6 +18,7 @@
 #include "cs.h"
 #include "cs_decls.h"
 #include "cs_index.h"
+#include "cs_index_fmt.h"
 #include "cs_lex.h"
 #include "cs_query.h"
 #include "cs_test_util.h"
@@ -183,6 +184,75 @@ static void test_set_rules_out(void **state)
     cs_toks_free(&t);
 }
 
+/* An index file whose checksum is right but whose name-set fields are
+ * not (forged, or written by a broken writer) is ignored whole: never an
+ * out-of-bounds read. */
+static void test_forged_set_fields_ignored(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    assert_non_null(dir);
+    uint64_t bits[4] = {1, 2, 3, 4}, dbits[1] = {5};
+    cs_ientry v[1] = {{.rel = "a.c",
+                       .id = {1, 2, 3, 4, 5, 6, 7},
+                       .flags = CS_IX_DECLS,
+                       .log2 = CS_IX_LOG_MIN,
+                       .bits = bits,
+                       .dlog2 = CS_IX_DLOG_MIN,
+                       .dbits = dbits}};
+    char *path = cs_index_path(dir, "/r");
+    uint64_t build = cs_decls_build();
+    assert_int_equal(cs_index_save(path, "/r", build, v, 1), 0);
+    size_t len;
+    char *good = slurp(path, &len);
+    size_t rec = sizeof(ix_header) + 8; /* the root "/r" padded to 8 */
+    struct {
+        size_t off;
+        uint32_t value;
+    } bad[] = {
+        {offsetof(ix_rec, dlog2), CS_IX_DLOG_MIN - 1}, {offsetof(ix_rec, dlog2), CS_IX_DLOG_MAX + 1},
+        {offsetof(ix_rec, dlog2), CS_IX_DLOG_MIN + 1}, /* beyond the words */
+        {offsetof(ix_rec, zero), 1},
+        {offsetof(ix_rec, dbitoff), 1000},
+        {offsetof(ix_rec, flags), CS_IX_DECLS | CS_IX_BINARY},
+        {offsetof(ix_rec, flags), 4},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *img = malloc(len);
+        memcpy(img, good, len);
+        memcpy(img + rec + bad[k].off, &bad[k].value, 4);
+        ix_header h;
+        memcpy(&h, img, sizeof h);
+        h.sum = cs_index_checksum(img + sizeof h, len - sizeof h);
+        memcpy(img, &h, sizeof h);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(img, 1, len, f), len);
+        fclose(f);
+        cs_index ix;
+        assert_int_equal(cs_index_load(path, "/r", build, &ix), 0);
+        if (ix.n != 0)
+            fail_msg("forged field %zu (offset %zu) accepted", k, bad[k].off);
+        cs_index_free(&ix);
+        free(img);
+    }
+    /* The intact image loads, and only for its own build. */
+    FILE *f = fopen(path, "wb");
+    assert_int_equal(fwrite(good, 1, len, f), len);
+    fclose(f);
+    cs_index ix;
+    assert_int_equal(cs_index_load(path, "/r", build, &ix), 0);
+    assert_int_equal(ix.n, 1);
+    assert_int_equal(ix.v[0].dbits[0], 5);
+    cs_index_free(&ix);
+    assert_int_equal(cs_index_load(path, "/r", build ^ 1, &ix), 0);
+    assert_int_equal(ix.n, 0);
+    free(good);
+    free(path);
+    tu_rmrf(dir);
+    free(dir);
+}
+
 static char *search(const char *root, const char *ixdir, const char *query, unsigned cats,
                     int max)
 {
@@ -246,6 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_admits_every_declared_name),
         cmocka_unit_test(test_set_rules_out),
+        cmocka_unit_test(test_forged_set_fields_ignored),
         cmocka_unit_test(test_search_same_with_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
