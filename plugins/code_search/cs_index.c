@@ -2,14 +2,16 @@
  *
  * Layout, little-endian as the host writes it (the file never leaves the
  * machine), every part 8-byte aligned:
- *   header   magic "VTCSIX1\n", u64 total length, u64 checksum of all that
+ *   header   magic "VTCSIX2\n", u64 total length, u64 checksum of all that
  *            follows the header, u32 entries, u32 root length,
- *            u64 string bytes, u64 bitmap words
+ *            u64 string bytes, u64 bitmap words, u64 the writer's build
+ *            (cs_decls_build: another build's file is ignored whole)
  *   root     the workspace root's real path (padded to 8)
  *   entries  per file: u64 dev, ino, size; i64 mtime s/ns, ctime s/ns;
- *            u32 flags, log2; u64 path offset, bitmap word offset
+ *            u32 flags, log2; u64 path offset, bitmap word offset;
+ *            u32 names' log2 (0: none), u32 0; u64 names' word offset
  *   strings  the paths, each NUL-terminated (padded to 8)
- *   bitmaps  u64 words
+ *   bitmaps  u64 words (trigrams and declared names)
  * A reader checks every length and offset, the checksum and that paths
  * are sorted before it uses anything. */
 #include "cs_index.h"
@@ -131,14 +133,40 @@ static char *read_all(const char *path, size_t *len)
 }
 
 /* The header's parts fit the file's length exactly. */
-static int header_ok(const ix_header *h, size_t len, const char *root)
+static int header_ok(const ix_header *h, size_t len, const char *root, uint64_t build)
 {
-    if (memcmp(h->magic, CS_IX_MAGIC, 8) != 0 || h->total != len || h->nent > CS_IX_MAX_FILES ||
-        h->rootlen != strlen(root) || h->strbytes > len || h->words > len / 8)
+    if (memcmp(h->magic, CS_IX_MAGIC, 8) != 0 || h->build != build || build == 0 ||
+        h->total != len || h->nent > CS_IX_MAX_FILES || h->rootlen != strlen(root) ||
+        h->strbytes > len || h->words > len / 8)
         return 0;
     uint64_t need = sizeof *h + PAD8(h->rootlen) + (uint64_t)h->nent * sizeof(ix_rec) +
                     PAD8(h->strbytes) + h->words * 8;
     return need == len;
+}
+
+/* Does the bitmap of 1 << log2 bits at word `off` lie within nwords? */
+static int bits_in(uint64_t off, uint32_t log2, uint64_t nwords)
+{
+    return off <= nwords && nwords - off >= ((uint64_t)1 << log2) / 64;
+}
+
+/* The declared names of record r (flag CS_IX_DECLS) into e. */
+static int names_of(const ix_rec *r, const uint64_t *words, uint64_t nwords, cs_ientry *e)
+{
+    e->dlog2 = 0;
+    e->dbits = NULL;
+    if (r->zero != 0)
+        return 0;
+    if (!(r->flags & CS_IX_DECLS))
+        return r->dlog2 == 0 && r->dbitoff == 0;
+    if (r->dlog2 == 0)
+        return r->dbitoff == 0;
+    if (r->dlog2 < CS_IX_DLOG_MIN || r->dlog2 > CS_IX_DLOG_MAX ||
+        !bits_in(r->dbitoff, r->dlog2, nwords))
+        return 0;
+    e->dlog2 = r->dlog2;
+    e->dbits = words + r->dbitoff;
+    return 1;
 }
 
 /* Entry i from its record, checked against the string and bitmap areas. */
@@ -152,22 +180,21 @@ static int entry_of(const ix_rec *r, const char *strs, uint64_t strbytes, const 
     e->flags = r->flags;
     e->log2 = r->log2;
     e->bits = NULL;
-    if (r->flags & ~CS_IX_BINARY)
+    if ((r->flags & ~(CS_IX_BINARY | CS_IX_DECLS)) || !names_of(r, words, nwords, e))
         return 0;
     if (r->flags & CS_IX_BINARY)
-        return 1;
-    if (r->log2 < CS_IX_LOG_MIN || r->log2 > CS_IX_LOG_MAX || r->bitoff > nwords ||
-        nwords - r->bitoff < ((uint64_t)1 << r->log2) / 64)
+        return !(r->flags & CS_IX_DECLS);
+    if (r->log2 < CS_IX_LOG_MIN || r->log2 > CS_IX_LOG_MAX || !bits_in(r->bitoff, r->log2, nwords))
         return 0;
     e->bits = words + r->bitoff;
     return 1;
 }
 
-static int parse(cs_index *ix, size_t len, const char *root)
+static int parse(cs_index *ix, size_t len, const char *root, uint64_t build)
 {
     ix_header h;
     memcpy(&h, ix->buf, sizeof h);
-    if (!header_ok(&h, len, root))
+    if (!header_ok(&h, len, root, build))
         return 0;
     const char *p = ix->buf + sizeof h;
     if (memcmp(p, root, h.rootlen) != 0 || cs_index_checksum(p, len - sizeof h) != h.sum)
@@ -188,7 +215,7 @@ static int parse(cs_index *ix, size_t len, const char *root)
     return 1;
 }
 
-int cs_index_load(const char *path, const char *root, cs_index *out)
+int cs_index_load(const char *path, const char *root, uint64_t build, cs_index *out)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
@@ -196,7 +223,7 @@ int cs_index_load(const char *path, const char *root, cs_index *out)
     out->buflen = len;
     if (!out->buf)
         return 0;
-    int rc = parse(out, len, root);
+    int rc = parse(out, len, root, build);
     if (rc <= 0) {
         cs_index_free(out);
         return rc < 0 ? rc : 0;

@@ -20,6 +20,12 @@ typedef struct cs_ident {
 } cs_ident;
 
 #define CS_IX_BINARY 1u /* NUL in the first 8 KiB: no content results */
+/* The entry holds the names the file declares (cs_decls.h): a search
+ * that can only still return definitions need not read a file that
+ * declares no name equal to the query. */
+#define CS_IX_DECLS 2u
+#define CS_IX_DLOG_MIN 6u
+#define CS_IX_DLOG_MAX 20u
 #define CS_IX_LOG_MIN 8u
 #define CS_IX_LOG_MAX 17u
 
@@ -29,6 +35,10 @@ typedef struct cs_ientry {
     uint32_t flags;
     uint32_t log2;        /* the bitmap has 1 << log2 bits (no bitmap for binary) */
     const uint64_t *bits; /* hashed trigrams of the content */
+    /* With CS_IX_DECLS: hashed declared names, 1 << dlog2 bits, or none
+     * (dlog2 0) when the file declares nothing. */
+    uint32_t dlog2;
+    const uint64_t *dbits;
 } cs_ientry;
 
 typedef struct cs_index {
@@ -44,6 +54,8 @@ typedef struct cs_fresh {
     cs_ident id;
     uint32_t flags, log2;
     uint64_t *bits; /* malloc'd (state 2) */
+    uint32_t dlog2;
+    uint64_t *dbits; /* malloc'd (state 2 with CS_IX_DECLS) */
 } cs_fresh;
 
 /* Limits: an index above them is neither written nor read (every file is
@@ -69,14 +81,16 @@ int cs_ident_eq(const cs_ident *a, const cs_ident *b);
 
 /* The index file for the workspace `root` in `dir`: a new string. */
 char *cs_index_path(const char *dir, const char *root);
-/* Load `path`; a missing, truncated, corrupted, foreign or oversized file
- * gives an empty index (0).  Returns 0 or VT_ERR_NOMEM. */
-int cs_index_load(const char *path, const char *root, cs_index *out);
+/* Load `path`; a missing, truncated, corrupted, foreign or oversized file,
+ * or one written by another build (`build`: cs_decls_build(); declared
+ * names depend on the rules of the build that found them), gives an
+ * empty index (0).  Returns 0 or VT_ERR_NOMEM. */
+int cs_index_load(const char *path, const char *root, uint64_t build, cs_index *out);
 void cs_index_free(cs_index *ix);
 /* Write the n entries (sorted by rel, strictly) to `path` atomically (a
  * temporary file in the same directory, then rename).  Returns 0 or
  * negative; nothing is left behind on failure. */
-int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t n);
+int cs_index_save(const char *path, const char *root, uint64_t build, const cs_ientry *v, size_t n);
 
 /* Remove the index files of `dir` neither written nor used for 30 days
  * and temporary files older than an hour. */
@@ -89,10 +103,12 @@ void cs_index_touch(int fd, const struct stat *st);
  * not older than `limit` (seconds since the epoch; a change within the
  * clock's granularity could go unseen) or its size is not len.  `old`
  * (or NULL): the entry the index had, kept when the identity is its.
- * `budget` (or NULL: no limit): when it is spent, *f is left as not
- * read (the old entry stays, checked before any use). */
+ * `budget` (or NULL: no limit): the entry is charged `cost` bytes (what
+ * making all of it costs, in bytes' worth of trigrams); when it is
+ * spent, *f is left as not read (the old entry stays, checked before
+ * any use). */
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit, cs_ixbudget *budget);
+                   uint64_t cost, int64_t limit, cs_ixbudget *budget);
 void cs_fresh_free(cs_fresh *f);
 
 #endif

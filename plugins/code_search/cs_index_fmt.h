@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CS_IX_MAGIC "VTCSIX1\n"
+#define CS_IX_MAGIC "VTCSIX2\n"
 
 typedef struct ix_header {
     char magic[8];
     uint64_t total, sum;
     uint32_t nent, rootlen;
     uint64_t strbytes, words;
+    uint64_t build; /* cs_decls_build() of the writer */
 } ix_header;
 
 typedef struct ix_rec {
@@ -20,6 +21,8 @@ typedef struct ix_rec {
     int64_t msec, mnsec, csec, cnsec;
     uint32_t flags, log2;
     uint64_t stroff, bitoff;
+    uint32_t dlog2, zero; /* zero: 0 */
+    uint64_t dbitoff;
 } ix_rec;
 
 #define PAD8(n) (((n) + 7u) & ~(uint64_t)7u)

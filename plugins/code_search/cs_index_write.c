@@ -21,14 +21,19 @@ static size_t words_of(const cs_ientry *e)
     return (e->flags & CS_IX_BINARY) ? 0 : ((size_t)1 << e->log2) / 64;
 }
 
+static size_t dwords_of(const cs_ientry *e)
+{
+    return (e->flags & CS_IX_DECLS) && e->dlog2 ? ((size_t)1 << e->dlog2) / 64 : 0;
+}
+
 /* The whole file image in a new buffer of *len bytes; NULL when out of
  * memory or above the limits. */
-static char *image(const char *root, const cs_ientry *v, size_t n, size_t *len)
+static char *image(const char *root, uint64_t build, const cs_ientry *v, size_t n, size_t *len)
 {
     uint64_t strbytes = 0, words = 0;
     for (size_t i = 0; i < n; i++) {
         strbytes += strlen(v[i].rel) + 1;
-        words += words_of(&v[i]);
+        words += words_of(&v[i]) + dwords_of(&v[i]);
     }
     size_t rootlen = strlen(root);
     uint64_t total = sizeof(ix_header) + PAD8(rootlen) + (uint64_t)n * sizeof(ix_rec) +
@@ -42,7 +47,8 @@ static char *image(const char *root, const cs_ientry *v, size_t n, size_t *len)
                    .nent = (uint32_t)n,
                    .rootlen = (uint32_t)rootlen,
                    .strbytes = strbytes,
-                   .words = words};
+                   .words = words,
+                   .build = build};
     memcpy(h.magic, CS_IX_MAGIC, 8);
     char *p = buf + sizeof h;
     memcpy(p, root, rootlen);
@@ -52,14 +58,21 @@ static char *image(const char *root, const cs_ientry *v, size_t n, size_t *len)
     uint64_t so = 0, wo = 0;
     for (size_t i = 0; i < n; i++) {
         const cs_ientry *e = &v[i];
-        recs[i] = (ix_rec){e->id.dev,   e->id.ino, e->id.size, e->id.msec, e->id.mnsec, e->id.csec,
-                           e->id.cnsec, e->flags,  e->log2,    so,         wo};
+        recs[i] = (ix_rec){e->id.dev,  e->id.ino,   e->id.size, e->id.msec, e->id.mnsec,
+                           e->id.csec, e->id.cnsec, e->flags,   e->log2,    so,
+                           wo,         0,           0,          0};
         size_t sl = strlen(e->rel) + 1;
         memcpy(strs + so, e->rel, sl);
         so += sl;
         if (words_of(e))
             memcpy(w + wo, e->bits, words_of(e) * 8);
         wo += words_of(e);
+        if (dwords_of(e)) {
+            recs[i].dlog2 = e->dlog2;
+            recs[i].dbitoff = wo;
+            memcpy(w + wo, e->dbits, dwords_of(e) * 8);
+            wo += dwords_of(e);
+        }
     }
     h.sum = cs_index_checksum(p, (size_t)total - sizeof h);
     memcpy(buf, &h, sizeof h);
@@ -79,10 +92,10 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int cs_index_save(const char *path, const char *root, const cs_ientry *v, size_t n)
+int cs_index_save(const char *path, const char *root, uint64_t build, const cs_ientry *v, size_t n)
 {
     size_t len = 0;
-    char *img = image(root, v, n, &len);
+    char *img = image(root, build, v, n, &len);
     if (!img) {
         /* Above the limits: no index rather than a stale one. */
         unlink(path);
@@ -138,6 +151,7 @@ static int local_fs(int fd)
 void cs_fresh_free(cs_fresh *f)
 {
     free(f->bits);
+    free(f->dbits);
     memset(f, 0, sizeof *f);
 }
 
@@ -158,7 +172,7 @@ int cs_ixbudget_spend(cs_ixbudget *b, uint64_t len)
 }
 
 void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, size_t len,
-                   int64_t limit, cs_ixbudget *budget)
+                   uint64_t cost, int64_t limit, cs_ixbudget *budget)
 {
     struct stat st;
     cs_ident id;
@@ -179,7 +193,7 @@ void cs_index_note(cs_fresh *f, const cs_ientry *old, int fd, const char *buf, s
     }
     if (!local_fs(fd))
         return;
-    if (budget && !cs_ixbudget_spend(budget, len)) {
+    if (budget && !cs_ixbudget_spend(budget, cost)) {
         f->state = 0;
         return;
     }

@@ -19,17 +19,23 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
      * pays for entries. */
     if (!opt->index_dir || nfiles > CS_IX_MAX_FILES)
         return 0;
+    /* An index is only written and read by one build (cs_index_load). */
+    r->build = cs_decls_build();
+    if (r->build == 0)
+        return 0;
     /* Files' times are the wall clock's (coarse) seconds. */
     r->limit = (int64_t)time(NULL) - RACY_MARGIN;
     r->root = opt->root;
     r->full = strcmp(opt->scope, opt->root) == 0 && opt->lang_mask == 0;
     cs_trq_init(&r->trq, q);
+    cs_dq_init(&r->dq, q);
     r->dir = opt->index_dir;
     r->path = cs_index_path(opt->index_dir, opt->root);
     r->old = calloc(nfiles + 1, sizeof *r->old);
     r->fresh = calloc(nfiles + 1, sizeof *r->fresh);
     /* Out of memory here costs the index, not the search. */
-    if (!r->path || !r->old || !r->fresh || cs_index_load(r->path, opt->root, &r->ix) < 0) {
+    if (!r->path || !r->old || !r->fresh ||
+        cs_index_load(r->path, opt->root, r->build, &r->ix) < 0) {
         cs_ixrun_end(r, walk, files, nfiles, 0);
         return 0;
     }
@@ -47,13 +53,14 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
     return 0;
 }
 
-int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *rel)
+int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *rel, int defs_only)
 {
     w->fresh = NULL;
     if (!r->on)
         return 0;
     const cs_ientry *o = r->old[i];
-    if (o && !cs_tri_may_match(&r->trq, o) && cs_worker_unchanged(w, rootfd, rel, o)) {
+    if (o && (!cs_tri_may_match(&r->trq, o) || (defs_only && !cs_decls_may(&r->dq, o))) &&
+        cs_worker_unchanged(w, rootfd, rel, o)) {
         r->fresh[i].state = 1;
         cs_ixbudget_seen(&r->budget, o->id.size);
         return 1;
@@ -71,7 +78,7 @@ static int new_entry(const cs_ixrun *r, const char *rel, size_t i, cs_ientry *e,
 {
     const cs_fresh *f = &r->fresh[i];
     if (f->state == 2) {
-        *e = (cs_ientry){rel, f->id, f->flags, f->log2, f->bits};
+        *e = (cs_ientry){rel, f->id, f->flags, f->log2, f->bits, f->dlog2, f->dbits};
         *changed = 1;
         return 1;
     }
@@ -124,7 +131,7 @@ void cs_ixrun_end(cs_ixrun *r, const cs_walk *walk, const size_t *files, size_t 
         cs_ientry *v = merge(r, walk, files, nfiles, &n, &changed);
         /* A failure to write leaves the index as it was: only slower. */
         if (v && changed) {
-            (void)cs_index_save(r->path, r->root, v, n);
+            (void)cs_index_save(r->path, r->root, r->build, v, n);
             cs_index_sweep(r->dir);
         }
         free(v);

@@ -5,6 +5,7 @@
 #define CS_IXRUN_H
 
 #include "cs.h"
+#include "cs_decls.h"
 #include "cs_file.h"
 #include "cs_index.h"
 #include "cs_tri.h"
@@ -19,8 +20,10 @@ typedef struct cs_ixrun {
     const cs_ientry **old; /* per file of the search: its loaded entry or NULL */
     cs_fresh *fresh;       /* per file: what this search learnt */
     cs_trq trq;
-    int64_t limit; /* racy limit: times from this second on are too new */
-    int full;      /* the walk covered the whole workspace */
+    cs_dq dq;
+    uint64_t build; /* cs_decls_build() */
+    int64_t limit;  /* racy limit: times from this second on are too new */
+    int full;       /* the walk covered the whole workspace */
     cs_ixbudget budget;
 } cs_ixrun;
 
@@ -31,8 +34,11 @@ int cs_ixrun_begin(cs_ixrun *r, const cs_options *opt, const cs_query *q, const 
                    const size_t *files, size_t nfiles);
 /* Before file i (`rel`) is scanned: 1 when the index vouches that it
  * holds no match (then it is not read), else 0 with the worker set to
- * make its entry. */
-int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *rel);
+ * make its entry.  defs_only: the caller knows that no hit of the file
+ * but a definition could change the answer (no other category can still
+ * be returned, and a hit it would only notice changes nothing); then a
+ * file vouched to declare no name equal to the query is not read either. */
+int cs_ixrun_skip(cs_ixrun *r, cs_worker *w, int rootfd, size_t i, const char *rel, int defs_only);
 /* After the search: write the index back if it changed (ok: the search
  * ran to its end or its early stop, not an error), then free. */
 void cs_ixrun_end(cs_ixrun *r, const cs_walk *walk, const size_t *files, size_t nfiles, int ok);

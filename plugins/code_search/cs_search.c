@@ -42,11 +42,12 @@ typedef struct job {
     atomic_int stop;
     int rc; /* first error */
     pthread_mutex_t lock;
-    size_t frontier;  /* files [0, frontier) are done */
-    size_t prefix[3]; /* their kept hits per category */
-    int dropped;      /* some file noticed a hit it did not keep */
-    int early;        /* stopped early: output is truncated */
-    cs_ixrun ix;      /* the content index */
+    size_t frontier;    /* files [0, frontier) are done */
+    size_t prefix[3];   /* their kept hits per category */
+    int dropped;        /* some file noticed a hit it did not keep */
+    atomic_int noticed; /* dropped, read without the lock */
+    int early;          /* stopped early: output is truncated */
+    cs_ixrun ix;        /* the content index */
 } job;
 
 /* Files [lo, hi) are scanned (rc: the first error among them). */
@@ -59,6 +60,8 @@ static void finish_files(job *j, size_t lo, size_t hi, int rc)
         if (j->hits[i].dropped)
             j->dropped = 1;
     }
+    if (j->dropped)
+        atomic_store(&j->noticed, 1);
     if (rc < 0 && j->rc == 0)
         j->rc = rc;
     while (j->frontier < j->nfiles && j->done[j->frontier]) {
@@ -85,6 +88,19 @@ static void finish_files(job *j, size_t lo, size_t hi, int rc)
         atomic_store(&j->stop, 1);
     }
     pthread_mutex_unlock(&j->lock);
+}
+
+/* Can only a definition of the next file still change the answer?  When
+ * no other requested category is live, and a hit that would only be
+ * noticed (not kept) changes nothing: none can arise (definitions alone
+ * are requested: a file with no definition gives nothing) or the output
+ * is already truncated by another file's. */
+static int defs_only(job *j, unsigned live)
+{
+    unsigned def = 1u << CS_DEF;
+    if (live & j->cats & ~def)
+        return 0;
+    return j->cats == def || atomic_load(&j->noticed);
 }
 
 static int cancelled(job *j)
@@ -120,10 +136,11 @@ static void *worker_main(void *arg)
         int rc = 0;
         for (; i < hi && rc == 0 && !atomic_load(&j->stop) && !cancelled(j); i++) {
             const cs_entry *e = &j->walk->v[j->files[i]];
-            if (cs_ixrun_skip(&j->ix, &w, j->rootfd, i, e->rel))
+            unsigned live = atomic_load(&j->live);
+            if (cs_ixrun_skip(&j->ix, &w, j->rootfd, i, e->rel, defs_only(j, live)))
                 continue;
-            rc = cs_worker_scan(&w, j->rootfd, e->rel, e->lexer, j->cats, atomic_load(&j->live),
-                                j->cap, &j->hits[i]);
+            rc =
+                cs_worker_scan(&w, j->rootfd, e->rel, e->lexer, j->cats, live, j->cap, &j->hits[i]);
         }
         finish_files(j, lo, i, rc);
     }

@@ -14,8 +14,11 @@
 #   all   vthost call code_search {"query":Q,"max_results":100}
 #   noidx-text  text with the content index off (VTHOST_CODE_SEARCH_INDEX=off)
 #   old-*  the same calls of $CS_BENCH_OLD (another vthost binary), if set
+#          (with a cache directory of its own: an index is only used by
+#          the build that wrote it)
+# CS_BENCH_BIG=0 leaves out the 100k tree.
 # The content index is made before the rounds (each search enters a
-# share of what it reads: $CS_BENCH_INDEX_WARM calls, default 14), so the
+# share of what it reads: $CS_BENCH_INDEX_WARM calls, default 24), so the
 # rows show searches with the index complete; index_cost.py measures the
 # first call, with no index yet.
 # Rare queries (fewer than 100 matches) make both tools read the whole
@@ -63,8 +66,9 @@ echo "include: $(find "$INC" -type f | wc -l) files; 100k: $(find "$BIG" -type f
 # bench TREE QUERY WITH_ALL
 bench() {
     node -e '
-      const [vthost, old, tree, q, all, rounds, out] = process.argv.slice(1);
-      const call = (bin, a) => [bin, "--workspace", tree, "--profile", "advanced", "call",
+      const [vthost, old, tree, q, all, rounds, out, cacheOld] = process.argv.slice(1);
+      const call = (bin, a) => [...(bin === old ? ["env", `XDG_CACHE_HOME=${cacheOld}`] : []),
+                                bin, "--workspace", tree, "--profile", "advanced", "call",
                                 "code_search", JSON.stringify(a)];
       const commands = [{ name: "rg", argv: ["rg", "-F", "-i", "-n", "--", q, tree], ok: [0, 1] }];
       for (const [prefix, bin] of [["", vthost], ["old-", old]]) {
@@ -78,9 +82,12 @@ bench() {
                           ...call(bin, { query: q, result_types: ["text"], max_results: 100 })] });
       }
       require("fs").writeFileSync(out, JSON.stringify({ rounds: +rounds, yardstick: "rg", commands }));
-    ' "$VTHOST" "${CS_BENCH_OLD:-}" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json"
-    for _ in $(seq "${CS_BENCH_INDEX_WARM:-14}"); do
+    ' "$VTHOST" "${CS_BENCH_OLD:-}" "$1" "$2" "$3" "$ROUNDS" "$WORK/spec.json" "$WORK/cache-old"
+    for _ in $(seq "${CS_BENCH_INDEX_WARM:-24}"); do
         "$VTHOST" --workspace "$1" --profile advanced call code_search \
+            "{\"query\":\"$2\",\"max_results\":100}" >/dev/null
+        [ -z "${CS_BENCH_OLD:-}" ] || XDG_CACHE_HOME="$WORK/cache-old" "$CS_BENCH_OLD" \
+            --workspace "$1" --profile advanced call code_search \
             "{\"query\":\"$2\",\"max_results\":100}" >/dev/null
     done
     echo "$(basename "$1") '$2' (rg hits: $(rg -F -i -n -- "$2" "$1" | wc -l)):"
@@ -90,4 +97,4 @@ bench() {
 for q in ${CS_BENCH_QUERIES:-pthread_mutex_lock size_t}; do
     bench "$INC" "$q" 1
 done
-bench "$BIG" "${CS_BENCH_BIG_QUERY:-step_9999_9}" 0
+[ "${CS_BENCH_BIG:-1}" = 0 ] || bench "$BIG" "${CS_BENCH_BIG_QUERY:-step_9999_9}" 0

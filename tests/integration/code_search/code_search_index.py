@@ -21,6 +21,9 @@ VTHOST = sys.argv[1]
 FAILS = []
 # The index leaves out files whose times are within 2 s of the search.
 SETTLE = 3.2
+# The index file's header: magic, total, checksum, entries, root length,
+# string bytes, bitmap words, the writer's build.
+HEADER = 56
 
 
 def call(ws, env, args, index=True):
@@ -83,7 +86,27 @@ def forge_empty(path):
     assert total == len(data)
     start = len(data) - words * 8
     data[start:] = bytes(words * 8)
-    struct.pack_into("<Q", data, 16, checksum(bytes(data[48:])))
+    struct.pack_into("<Q", data, 16, checksum(bytes(data[HEADER:])))
+    tmp = path + ".forge"
+    open(tmp, "wb").write(data)
+    os.rename(tmp, path)
+
+
+def forge_no_names(path, build_flip):
+    """Rewrite the index so that every file declares nothing, with a valid
+    checksum, and its build field changed by build_flip: what an index
+    written by a build with other declaration rules may say."""
+    data = bytearray(open(path, "rb").read())
+    _t, _s, nent, rootlen, _sb, words, build = struct.unpack_from("<QQIIQQQ", data, 8)
+    recs = HEADER + (rootlen + 7) // 8 * 8
+    start = len(data) - words * 8
+    for i in range(nent):
+        dlog2, _z, doff = struct.unpack_from("<IIQ", data, recs + 96 * i + 80)
+        if dlog2:
+            at = start + doff * 8
+            data[at:at + (1 << dlog2) // 8] = bytes((1 << dlog2) // 8)
+    struct.pack_into("<Q", data, 48, build ^ build_flip)
+    struct.pack_into("<Q", data, 16, checksum(bytes(data[HEADER:])))
     tmp = path + ".forge"
     open(tmp, "wb").write(data)
     os.rename(tmp, path)
@@ -106,11 +129,22 @@ def setup(ws):
     write(ws, "dirA/x.c", "int qqqqqqqqqqq;\n")
     write(ws, "dirB/x.c", "int needle_word;\n")
     write(ws, "bin/blob.dat", "needle_word\0binary\n")
+    # A word used before it is declared, in path order: once the first
+    # files hold max_results usages, only definitions can still be
+    # returned, and files that declare no such name are left out.
+    for i in range(6):
+        write(ws, f"src/a_use{i}.c", f"void u{i}(void) {{ common_w(); common_w(); }}\n")
+    write(ws, "src/z_decl.c", "int COMMON_W;\n")
+    write(ws, "src/z_late.c", LATE_USE)
+    write(ws, "src/z_moved.c", "int common_w;\n")
     old = time.time() - 3600
     for d, _dirs, files in os.walk(ws):
         for f in files:
             os.utime(os.path.join(d, f), (old, old))
 
+
+LATE_USE = "void g(void) { common_w(); }\n"
+LATE_DECL = "int common_w; /* a declaration */\n"[: len(LATE_USE) - 1] + "\n"
 
 QUERIES = [
     {"query": "needle_word"},
@@ -124,6 +158,12 @@ QUERIES = [
     {"query": "naïve_word"},
     {"query": "NAÏVE_WORD"},
     {"query": "plain_3"},
+    {"query": "needle_word", "result_types": ["definition"]},
+    {"query": "common_w", "max_results": 2},
+    {"query": "COMMON_W", "max_results": 2},
+    {"query": "common_w", "result_types": ["definition", "usage"], "max_results": 2},
+    {"query": "common_w", "result_types": ["definition"]},
+    {"query": "common", "result_types": ["definition"]},
 ]
 
 
@@ -142,6 +182,25 @@ def edits(ws, env, cache):
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert os.stat(p).st_size == st.st_size
     same("same-size edit, times put back", ws, env, {"query": "needle_word"}, ["src/same.c"])
+    # A use turned into a declaration, the same way: the names recorded
+    # for the file no longer hold.
+    p = os.path.join(ws, "src/z_late.c")
+    st = os.stat(p)
+    assert len(LATE_DECL) == len(LATE_USE)
+    with open(p, "r+") as f:
+        f.write(LATE_DECL)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    # Definitions alone first: such a search always leaves files out by
+    # their names, and the first search that reads the edited file drops
+    # its entry (its ctime is too new to enter).
+    for q in ({"query": "common_w", "result_types": ["definition"]},
+              {"query": "common_w", "max_results": 2}):
+        same(f"declaration by a same-size edit, times put back: {json.dumps(q)}", ws, env, q,
+             ["src/z_late.c"])
+    # A declaring file renamed over one that declares nothing.
+    os.rename(os.path.join(ws, "src/z_moved.c"), os.path.join(ws, "src/a_use5.c"))
+    same("declaring file renamed over a using one", ws, env,
+         {"query": "common_w", "result_types": ["definition"]}, ["src/a_use5.c"])
     # Replaced by rename, with the old size and times.
     p = os.path.join(ws, "src/ren.c")
     st = os.stat(p)
@@ -180,8 +239,9 @@ def damaged(ws, env, cache):
         "a flipped byte": good[:-9] + bytes([good[-9] ^ 0x40]) + good[-8:],
         "bitmaps zeroed, checksum not": good[: len(good) - words * 8] + bytes(words * 8),
         "foreign format": b"NOTANIDX" + good[8:],
-        "another root": good[:48] + b"X" + good[49:],
-        "header only": good[:48],
+        "another build": good[:48] + bytes([good[48] ^ 1]) + good[49:],
+        "another root": good[:HEADER] + b"X" + good[HEADER + 1:],
+        "header only": good[:HEADER],
     }
     for name, data in cases.items():
         with open(path, "wb") as f:
@@ -191,6 +251,13 @@ def damaged(ws, env, cache):
         same(f"index {name}, text", ws, env, {"query": "plain_3", "result_types": ["text"]})
         with open(path, "wb") as f:
             f.write(good)
+    # An index of another build whose rules found no declarations: not
+    # used, so no definition is hidden.
+    forge_no_names(path, 1)
+    same("index of another build that declares nothing", ws, env,
+         {"query": "needle_word", "result_types": ["definition"]}, ["dirA/x.c"])
+    with open(path, "wb") as f:
+        f.write(good)
 
 
 def forged(ws, env, cache):

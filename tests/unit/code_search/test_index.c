@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cs.h"
+#include "cs_decls.h"
 #include "cs_index.h"
 #include "cs_query.h"
 #include "cs_tri.h"
@@ -135,15 +136,15 @@ static void test_note_racy_and_size(void **state)
     assert_true(fd >= 0);
     int64_t now = (int64_t)time(NULL);
     cs_fresh f = {0};
-    cs_index_note(&f, NULL, fd, text, strlen(text), now - 2, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), now - 2, NULL);
     assert_int_equal(f.state, -1); /* written just now */
-    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, now + 10, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text) - 1, strlen(text) - 1, now + 10, NULL);
     assert_int_equal(f.state, -1); /* not the whole file */
-    cs_index_note(&f, NULL, fd, text, strlen(text), now + 10, NULL);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), now + 10, NULL);
     assert_int_equal(f.state, 2);
     cs_ientry old = {.rel = "x", .id = f.id, .log2 = f.log2, .bits = f.bits};
     cs_fresh g = {0};
-    cs_index_note(&g, &old, fd, text, strlen(text), now + 10, NULL);
+    cs_index_note(&g, &old, fd, text, strlen(text), strlen(text), now + 10, NULL);
     assert_int_equal(g.state, 1); /* the same identity: the old entry holds */
     cs_fresh_free(&g);
     cs_fresh_free(&f);
@@ -170,24 +171,36 @@ static void test_budget_share(void **state)
     const char *text = "int needle_word;\n";
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     cs_fresh f = {0};
-    cs_index_note(&f, NULL, fd, text, strlen(text), (int64_t)time(NULL) + 10, &b);
+    cs_index_note(&f, NULL, fd, text, strlen(text), strlen(text), (int64_t)time(NULL) + 10, &b);
     assert_int_equal(f.state, 0);
     assert_null(f.bits);
     close(fd);
     unlink(path);
 }
 
-/* A small index image, saved and loaded back. */
+/* A small index image, saved and loaded back: a file with declared
+ * names, a binary one, one that declares nothing. */
+static uint64_t names_bits[1 << (CS_IX_DLOG_MIN - 6)] = {0x8001};
 static char *saved_index(const char *dir, const char *root, uint64_t *bits, size_t *len)
 {
     cs_ientry v[3] = {
-        {.rel = "a.c", .id = {1, 2, 3, 4, 5, 6, 7}, .log2 = CS_IX_LOG_MIN, .bits = bits},
+        {.rel = "a.c",
+         .id = {1, 2, 3, 4, 5, 6, 7},
+         .flags = CS_IX_DECLS,
+         .log2 = CS_IX_LOG_MIN,
+         .bits = bits,
+         .dlog2 = CS_IX_DLOG_MIN,
+         .dbits = names_bits},
         {.rel = "b/bin", .id = {1, 9, 3, 4, 5, 6, 7}, .flags = CS_IX_BINARY},
-        {.rel = "b/c.c", .id = {1, 8, 3, 4, 5, 6, 7}, .log2 = CS_IX_LOG_MIN, .bits = bits},
+        {.rel = "b/c.c",
+         .id = {1, 8, 3, 4, 5, 6, 7},
+         .flags = CS_IX_DECLS,
+         .log2 = CS_IX_LOG_MIN,
+         .bits = bits},
     };
     char *path = cs_index_path(dir, root);
     assert_non_null(path);
-    assert_int_equal(cs_index_save(path, root, v, 3), 0);
+    assert_int_equal(cs_index_save(path, root, cs_decls_build(), v, 3), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     *len = (size_t)st.st_size;
@@ -197,7 +210,7 @@ static char *saved_index(const char *dir, const char *root, uint64_t *bits, size
 static void load_expect(const char *path, const char *root, size_t want)
 {
     cs_index ix;
-    assert_int_equal(cs_index_load(path, root, &ix), 0);
+    assert_int_equal(cs_index_load(path, root, cs_decls_build(), &ix), 0);
     assert_int_equal(ix.n, want);
     cs_index_free(&ix);
 }
@@ -214,12 +227,18 @@ static void test_file_damage_ignored(void **state)
     size_t len;
     char *path = saved_index(dir, "/work/root", bits, &len);
     cs_index ix;
-    assert_int_equal(cs_index_load(path, "/work/root", &ix), 0);
+    assert_int_equal(cs_index_load(path, "/work/root", cs_decls_build(), &ix), 0);
     assert_int_equal(ix.n, 3);
     assert_string_equal(ix.v[1].rel, "b/bin");
     assert_int_equal(ix.v[1].flags, CS_IX_BINARY);
     assert_int_equal(ix.v[2].id.ino, 8);
     assert_int_equal(ix.v[2].bits[1], 0x5a5a);
+    assert_int_equal(ix.v[0].flags, CS_IX_DECLS);
+    assert_int_equal(ix.v[0].dlog2, CS_IX_DLOG_MIN);
+    assert_int_equal(ix.v[0].dbits[0], 0x8001);
+    assert_int_equal(ix.v[2].flags, CS_IX_DECLS);
+    assert_int_equal(ix.v[2].dlog2, 0);
+    assert_null(ix.v[2].dbits);
     cs_index_free(&ix);
     load_expect(path, "/work/other", 0);
     char *good = malloc(len);
@@ -311,7 +330,7 @@ static void test_search_with_index(void **state)
     }
     char *path = cs_index_path(ixdir, root);
     cs_index ix;
-    assert_int_equal(cs_index_load(path, root, &ix), 0);
+    assert_int_equal(cs_index_load(path, root, cs_decls_build(), &ix), 0);
     assert_int_equal(ix.n, 30); /* f11.c is too new to enter */
     cs_index_free(&ix);
     unlink(path);
