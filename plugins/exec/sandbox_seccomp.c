@@ -3,7 +3,13 @@
  * Refusals return EPERM (ENOSYS for clone3), never kill: tools see an
  * ordinary error and can say so.  The filter covers every syscall ABI an
  * x86-64 kernel accepts (x86-64, x32, i386), so a 32-bit binary is
- * filtered the same way. */
+ * filtered the same way.
+ *
+ * It is also made in two parts that stack to the same decisions: the
+ * base, which the leader maker attaches once and its leaders inherit
+ * (a reference: the kernel neither copies nor checks it again), and the
+ * top, which such a leader attaches after its own set-up (alone, or in
+ * the run-time checks' listener filter). */
 #include "sandbox_int.h"
 #include "seccomp_lib.h"
 
