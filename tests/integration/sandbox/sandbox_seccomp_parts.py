@@ -15,6 +15,8 @@ for real, from inside commands:
    escaped call would leave exists afterwards.  With the run-time
    checks on and off (VTHOST_NO_EXEC_CHECKS=1): their listener filter
    knows only x86-64 and kills a 32-bit call, the same in every mode.
+   With the network on ([sandbox] network_access), sockets are allowed
+   and everything else is refused as before.
 2. The maker itself runs under the base filter (`Seccomp: 2`,
    no_new_privs) and a leader it made holds the maker's filter and one
    of its own (the top; with the run-time checks, their listener
@@ -48,6 +50,10 @@ shutil.copy(PROBE, os.path.join(WS, "seccomp_probe"))
 CFG = os.path.join(base, "config.toml")
 with open(CFG, "w") as f:
     f.write('[permissions]\nallow = ["exec_command"]\n')
+# the same with the network on: the parts chosen for it leave sockets be
+CFG_NET = os.path.join(base, "config-net.toml")
+with open(CFG_NET, "w") as f:
+    f.write('[permissions]\nallow = ["exec_command"]\n[sandbox]\nnetwork_access = true\n')
 ENV = dict(os.environ, HOME=base)
 ENV.pop("VTHOST_NO_LEADER_MAKER", None)
 
@@ -101,8 +107,8 @@ def maker_of(serve_pid):
     return found[0] if len(found) == 1 else None
 
 
-def under_serve(run, extra_env):
-    s = Served(V, WS, CFG, env=dict(ENV, **extra_env))
+def under_serve(run, extra_env, cfg):
+    s = Served(V, WS, cfg, env=dict(ENV, **extra_env))
     try:
         s.tool("exec_command", {"cmd": "true"})  # the host's own leader
         r = s.tool("exec_command", {"cmd": probe_cmd(run)})
@@ -112,29 +118,35 @@ def under_serve(run, extra_env):
         s.close()
 
 
-def one_shot(run, extra_env):
-    r = call_tool(V, WS, CFG, "exec_command", {"cmd": probe_cmd(run)}, dict(ENV, **extra_env))
+def one_shot(run, extra_env, cfg):
+    r = call_tool(V, WS, cfg, "exec_command", {"cmd": probe_cmd(run)}, dict(ENV, **extra_env))
     return parse(r.get("output", "") if isinstance(r, dict) else str(r))
 
 
-def expected(abi, name):
+def expected(abi, name, network):
     """The errno the filter gives, or the kernel behind it (a kernel
-    without x32 answers an allowed x32 call ENOSYS)."""
-    if name in ALLOWED:
+    without x32 answers an allowed x32 call ENOSYS; a packet socket
+    needs a capability the command does not have)."""
+    if network and name == "socket-packet":
+        return (0, EPERM, ENOSYS) if abi == "x32" else (0, EPERM)
+    if name in ALLOWED or (network and name.startswith("socket")):
         return (0, ENOSYS) if abi == "x32" else (0,)
     return (ENOSYS,) if name == "clone3" else (EPERM,)
 
 
-def check(checks):
+def check(checks, network=False):
     """Every mode once, with the run-time checks on or off (their own
     listener filter knows only x86-64: a 32-bit call is killed there, in
-    every mode alike; without them the sandbox's filter alone answers)."""
+    every mode alike; without them the sandbox's filter alone answers),
+    with the network off or on."""
     env = {} if checks else {"VTHOST_NO_EXEC_CHECKS": "1"}
-    sfx = "" if checks else "-nochecks"
-    say = (lambda t: t) if checks else (lambda t: t + " (run-time checks off)")
-    (made, mstat) = under_serve("made" + sfx, env)
-    (cloned, nostat) = under_serve("cloned" + sfx, dict(env, VTHOST_NO_LEADER_MAKER="1"))
-    shot = one_shot("shot" + sfx, env)
+    cfg = CFG_NET if network else CFG
+    sfx = ("" if checks else "-nochecks") + ("-net" if network else "")
+    notes = ([] if checks else ["run-time checks off"]) + (["network on"] if network else [])
+    say = lambda t: t + (" (%s)" % ", ".join(notes) if notes else "")
+    (made, mstat) = under_serve("made" + sfx, env, cfg)
+    (cloned, nostat) = under_serve("cloned" + sfx, dict(env, VTHOST_NO_LEADER_MAKER="1"), cfg)
+    shot = one_shot("shot" + sfx, env, cfg)
 
     ok(say("serve has a leader maker"), mstat is not None)
     ok(say("VTHOST_NO_LEADER_MAKER=1: no maker"), nostat is None)
@@ -155,8 +167,8 @@ def check(checks):
         abis = ("x86-64",) if checks else ("x86-64", "x32", "i386")
         ok(say("%s: the probe ran on %s" % (what, ", ".join(abis))),
            all(sum(1 for k in got if k[0] == a) > 40 for a in abis), out[-2000:])
-        wrong = ["%s %s: errno %d, want %s" % (a, n, e, expected(a, n))
-                 for (a, n), e in sorted(got.items()) if e not in expected(a, n)]
+        wrong = ["%s %s: errno %d, want %s" % (a, n, e, expected(a, n, network))
+                 for (a, n), e in sorted(got.items()) if e not in expected(a, n, network)]
         ok(say("%s: every refused call refused with its errno, the allowed ones allowed" % what),
            not wrong, "\n".join(wrong[:40]))
     killed = lambda o: re.findall(r"^\S+ killed \d+$", o, re.M)
@@ -171,12 +183,16 @@ def check(checks):
 try:
     check(True)
     check(False)
+    check(True, network=True)
+    check(False, network=True)
     left = []
     for root, _, files in os.walk(WS):
         for f in files:
             name = re.sub(r"^(escaped|nodeat|node)-(x86-64|x32|i386)-", "", f)
             if name == f or name in ALLOWED or name + "at" in ALLOWED:
                 continue
+            if name.startswith("socket") and root.endswith("-net"):
+                continue  # allowed with the network on
             left.append(os.path.relpath(os.path.join(root, f), WS))
     ok("no file of an escaped call exists", not left, " ".join(sorted(left)[:40]))
 finally:
