@@ -70,6 +70,8 @@ static void join_ended(void)
 
 int execwatch_available(void) { return filter.len > 0; }
 
+const struct sock_fprog *execwatch_filter(void) { return &filter; }
+
 int execwatch_prepare(void)
 {
     if (filter.len)
@@ -92,8 +94,9 @@ int execwatch_child_install(int sock, int prog_fd, const char *given, const char
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
+    /* with the sandbox's top part where the confinement left it here */
     int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                          &filter);
+                          sandbox_seccomp_listener(&filter));
     if (fd < 0)
         return -errno;
     int fds[2] = {fd, prog_fd};

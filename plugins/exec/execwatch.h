@@ -19,6 +19,8 @@
 int execwatch_prepare(void);
 /* 1 once execwatch_prepare succeeded. */
 int execwatch_available(void);
+/* The filter itself (tests compare programs made with it). */
+const struct sock_fprog *execwatch_filter(void);
 /* Stop every watcher still running (their commands' later execs then
  * fail) and free the filter.  Call at plugin fini. */
 void execwatch_fini(void);

@@ -113,8 +113,7 @@ void sandbox_free(sandbox *sb)
         return;
     sandbox_cgroup_gone_free(sb);
     free(sb->vtcode_dir);
-    free(sb->seccomp.filter);
-    free(sb->seccomp_net.filter);
+    sandbox_seccomp_free(sb);
     for (size_t i = 0; i < sb->nroots; i++)
         free(sb->roots[i]);
     free(sb->roots);
@@ -198,12 +197,8 @@ static int build_fixed_parts(sandbox *sb, const sandbox_config *cfg, const char 
             close(probe);
     }
     if (rc == VT_OK) {
-        /* Both filters once: a call with additional network access
-         * takes the second. */
         *step = "seccomp filter";
-        rc = sandbox_seccomp_build(cfg->network_access, &sb->seccomp);
-        if (rc == VT_OK && !cfg->network_access)
-            rc = sandbox_seccomp_build(1, &sb->seccomp_net);
+        rc = sandbox_seccomp_prepare(sb, cfg->network_access);
     }
     return rc;
 }
@@ -532,11 +527,5 @@ int sandbox_confine(const sandbox_plan *p, int ruleset_fd, const char *workdir, 
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         return -errno;
     *what = "seccomp filter";
-    /* With the proxy, inet sockets too: the namespace holds only the
-     * loopback and Landlock only the proxy's port. */
-    const struct sock_fprog *f =
-        (p->network || p->proxy) && sb->seccomp_net.len ? &sb->seccomp_net : &sb->seccomp;
-    if (f->len && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, f, 0, 0) != 0)
-        return -errno;
-    return 0;
+    return sandbox_seccomp_enter(p);
 }

@@ -199,6 +199,26 @@ int sandbox_plan_ruleset_fd(const sandbox_plan *p);
  * (sandbox_limits.c).  The leader maker does it once for its leaders. */
 int sandbox_bset_drop(void);
 
+/* In the leader maker, once: no_new_privs and the base part of the
+ * seccomp filter (sandbox_seccomp.c), which every leader it clones then
+ * inherits instead of attaching the whole filter itself.  0 or a
+ * negative errno (then leaders attach the whole, as the host's do). */
+int sandbox_seccomp_base_enter(const sandbox *sb);
+/* The run-time checks' listener filter (execwatch.c) with the top part
+ * of the seccomp filter added, so that a leader the maker cloned
+ * attaches one filter, not two: built in the host before the maker is
+ * forked (VT_OK, or an error and leaders attach both).  In the leader,
+ * before its confinement: sandbox_seccomp_watch_follows() when the
+ * listener will be attached; execwatch_child_install then attaches
+ * sandbox_seccomp_listener(its own), which is the combined program where
+ * the confinement left the top part to it, else its own. */
+struct sock_fprog;
+int sandbox_seccomp_watch_prepare(void);
+const struct sock_fprog *sandbox_seccomp_watch_program(int network);
+void sandbox_seccomp_watch_free(void); /* at the plugin's end (zygote_fini) */
+void sandbox_seccomp_watch_follows(void);
+const struct sock_fprog *sandbox_seccomp_listener(const struct sock_fprog *plain);
+
 /* A plan as bytes (sandbox_wire.c), for a leader made by another
  * process (zygote.c): everything the session leader reads of it but the
  * configuration (the same `sb` on both sides) and the Landlock ruleset

@@ -19,7 +19,11 @@ struct sandbox {
     struct sock_fprog seccomp_net; /* the same with the network allowed (built
                                     when the configuration turns it off, for
                                     calls that add it), else empty */
-    char **roots;                  /* workspace + writable roots: where .git is looked for */
+    /* The whole filter in two parts (sandbox_seccomp.c): the base, which
+     * the leader maker attaches once for every leader it clones, and the
+     * top, which such a leader attaches after its set-up. */
+    struct sock_fprog seccomp_base, seccomp_top, seccomp_top_net;
+    char **roots; /* workspace + writable roots: where .git is looked for */
     size_t nroots, cap_roots;
     int namespaces; /* PID + mount namespace per session */
     int proxy;      /* domains listed with the network off (sandbox_netproxy.c) */
@@ -88,16 +92,29 @@ struct sandbox_plan {
     size_t ndata, cap_data, cap_data_dir;
 };
 
-/* sandbox_seccomp.c: the filter, as BPF (out->filter malloc'd). */
-int sandbox_seccomp_build(int network_access, struct sock_fprog *out);
+/* sandbox_seccomp.c.  The filter is whole, or in two parts whose stack
+ * decides as the whole does: the base (no syscall a leader's set-up or
+ * the maker calls) and the top (those, and the network). */
+enum { SANDBOX_SECCOMP_WHOLE, SANDBOX_SECCOMP_BASE, SANDBOX_SECCOMP_TOP };
+/* One part as BPF (out->filter malloc'd); the base ignores the network. */
+int sandbox_seccomp_build(int network_access, int part, struct sock_fprog *out);
 /* The same laid out as a chain (tree 0) or a binary tree of syscall
  * numbers (tree 1, what sandbox_seccomp_build gives): one program, two
  * shapes (the test compares them). */
-int sandbox_seccomp_build_as(int network_access, int tree, struct sock_fprog *out);
+int sandbox_seccomp_build_as(int network_access, int tree, int part, struct sock_fprog *out);
+/* Every program a sandbox needs into sb (seccomp*), once. */
+int sandbox_seccomp_prepare(sandbox *sb, int network_access);
+void sandbox_seccomp_free(sandbox *sb);
+/* In a session leader (or supervisor) at the end of its confinement:
+ * the top part where the maker attached the base, else the whole. */
+int sandbox_seccomp_enter(const sandbox_plan *p);
 /* The tree programs as the build's libseccomp made them (seccomp_gen.c;
  * present when VTHOST_SECCOMP_PREBUILT is defined). */
-extern const struct sock_filter sandbox_bpf_prebuilt_off[], sandbox_bpf_prebuilt_on[];
-extern const unsigned short sandbox_bpf_prebuilt_off_len, sandbox_bpf_prebuilt_on_len;
+extern const struct sock_filter sandbox_bpf_prebuilt_off[], sandbox_bpf_prebuilt_on[],
+    sandbox_bpf_prebuilt_base[], sandbox_bpf_prebuilt_top_off[], sandbox_bpf_prebuilt_top_on[];
+extern const unsigned short sandbox_bpf_prebuilt_off_len, sandbox_bpf_prebuilt_on_len,
+    sandbox_bpf_prebuilt_base_len, sandbox_bpf_prebuilt_top_off_len,
+    sandbox_bpf_prebuilt_top_on_len;
 
 /* sandbox_mounts.c: the host's mount table (/proc/self/mountinfo), read
  * again only when it changed.  hold() returns it and its length, locked

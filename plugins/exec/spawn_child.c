@@ -525,6 +525,8 @@ _Noreturn void spawn_lead_session(const child_plan *c)
     wakeups(c, 1);
     if (lifeline_cut(0))
         _exit(137); /* the host died before the parent-death signal was set */
+    if (c->req->watch_sock > 2)
+        sandbox_seccomp_watch_follows(); /* the listener may carry the filter's top */
     confine_or_die(c);
     /* The session's processes share the leader's domain; not being
      * dumpable keeps them from ptracing it (it holds the status pipe). */

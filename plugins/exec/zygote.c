@@ -223,7 +223,7 @@ static int serve_one(const sandbox *sb, uint64_t key)
  * leader that cannot set up says so there, as one cloned by the host
  * does), default signal handling with the keyboard's blocked (a leader
  * expects them blocked from its start: spawn_child.c). */
-static int maker_setup(int s, int life)
+static int maker_setup(int s, int life, const sandbox *sb)
 {
     /* first out of the way of each other's places */
     s = fcntl(s, F_DUPFD_CLOEXEC, Z_RECEIVED);
@@ -251,12 +251,17 @@ static int maker_setup(int s, int life)
      * leader, which then skips 41 changes of its credentials (a leader in
      * a user namespace starts with a full set there and drops it). */
     (void)sandbox_bset_drop();
+    /* Attached here once, the base of the seccomp filter is every
+     * leader's by inheritance (a reference, not a copy); a leader then
+     * attaches only the small top part.  Without it, leaders attach the
+     * whole filter. */
+    (void)sandbox_seccomp_base_enter(sb);
     return sigprocmask(SIG_SETMASK, &kbd, NULL);
 }
 
 static _Noreturn void maker_main(int s, int life, const sandbox *sb, uint64_t key)
 {
-    if (maker_setup(s, life) != 0)
+    if (maker_setup(s, life, sb) != 0)
         _exit(126);
     /* ready: the host clones leaders itself until it reads this */
     if (write(Z_SOCK, "r", 1) != 1)
@@ -291,6 +296,10 @@ static void maker_end(void)
 
 static int maker_start(const sandbox *sb, uint64_t key, int lifeline)
 {
+    /* Its leaders attach the checks' listener with the top of the
+     * seccomp filter in it (without it, the two apart). */
+    if (execwatch_available())
+        (void)sandbox_seccomp_watch_prepare();
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return VT_ERR_IO;
@@ -426,5 +435,6 @@ void zygote_fini(void)
 {
     pthread_mutex_lock(&mu);
     maker_end();
+    sandbox_seccomp_watch_free();
     pthread_mutex_unlock(&mu);
 }
