@@ -113,7 +113,7 @@ static int plan_one(const sandbox *sb, sandbox_plan *p, const char *path, int is
     if (is_dir && stat(path, &st) != 0 && errno == ENOENT)
         make_through(path, 0);
     char real[PATH_MAX];
-    if (!realpath(path, real))
+    if (!sandbox_realpath(path, real))
         return VT_OK; /* not there, and not to be made: nothing to read */
     for (size_t r = 0; r < sb->nroots; r++)
         if (within(sb->roots[r], real)) {

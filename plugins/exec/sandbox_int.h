@@ -185,6 +185,9 @@ int sandbox_build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox
  * when the mount API that takes descriptors is missing or refused (the
  * caller then binds by name what it found to be the planned object). */
 int sandbox_fd_bind_ro(const char *path, const sandbox_ident *id);
+/* realpath(3) into `out` (PATH_MAX), cheaper for a path that is already
+ * canonical and reached without a symbolic link. */
+char *sandbox_realpath(const char *path, char *out);
 /* The same checks without the mount: 0 when `path` is still `id`, 1
  * when it is gone, else sandbox_fd_bind_ro's errors. */
 int sandbox_fd_check(const char *path, const sandbox_ident *id);
