@@ -458,9 +458,19 @@ static int enter_mounts(const sandbox_plan *p, const char **what)
             return -errno;
     *what = "read-only bind mount of a repository or policy file";
     for (size_t i = 0; i < p->nro; i++) {
+        /* Under a mask of vthost's own data (its configuration
+         * directory is a policy path too): the mask, mounted last, is
+         * all a command sees there, so the bind (three mount calls and
+         * one more mount to copy and tear down) is left out; the check
+         * that the object is still the planned one stays. */
+        int hidden = sandbox_data_hides(p, p->ro[i]);
+        if (hidden && !p->ro_id[i].exact)
+            continue;
         /* By descriptor: what the plan protected, not whatever a command
          * of another session has put at its name since. */
-        int r = p->ro_id[i].exact ? sandbox_fd_bind_ro(p->ro[i], &p->ro_id[i]) : -ENOSYS;
+        int r = !p->ro_id[i].exact ? -ENOSYS
+                : hidden           ? sandbox_fd_check(p->ro[i], &p->ro_id[i])
+                                   : sandbox_fd_bind_ro(p->ro[i], &p->ro_id[i]);
         if (r == 0 || r == 1)
             continue;
         if (r == -ESTALE || r == -ELOOP || r == -ENOTDIR) {

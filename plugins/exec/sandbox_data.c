@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <vthost/grow.h>
 #include <vthost/plugin.h>
@@ -111,7 +113,7 @@ static int plan_one(const sandbox *sb, sandbox_plan *p, const char *path, int is
     if (is_dir && stat(path, &st) != 0 && errno == ENOENT)
         make_through(path, 0);
     char real[PATH_MAX];
-    if (!realpath(path, real))
+    if (!sandbox_realpath(path, real))
         return VT_OK; /* not there, and not to be made: nothing to read */
     for (size_t r = 0; r < sb->nroots; r++)
         if (within(sb->roots[r], real)) {
@@ -221,19 +223,65 @@ int sandbox_data_allow_read(int rs, const sandbox_plan *p, uint64_t rights, uint
     return rc == VT_OK ? allow_except(rs, p, "/", rights, handled, 0) : rc;
 }
 
+int sandbox_data_hides(const sandbox_plan *p, const char *path)
+{
+    for (size_t i = 0; i < p->ndata; i++)
+        if (p->data_dir[i] ? within(path, p->data[i]) : !strcmp(path, p->data[i]))
+            return 1;
+    return 0;
+}
+
+/* An empty read-only tmpfs at `path`. */
+static int new_mask(const char *path)
+{
+    return mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                 "size=4k,mode=0500");
+}
+
+/* A copy of the mask `src` (a descriptor of its root) at `path`: -1 with
+ * errno, as mount(2).  By descriptor: the path it was mounted at may be
+ * covered by a later mask of a directory above it. */
+static int copy_mask(int src, const char *path)
+{
+    int t =
+        (int)syscall(SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+    if (t < 0)
+        return -1;
+    int r = (int)syscall(SYS_move_mount, t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+    int e = errno;
+    close(t);
+    errno = e;
+    return r;
+}
+
 int sandbox_data_enter(const sandbox_plan *p, const char **what)
 {
     *what = "masking vthost's own data";
-    for (size_t i = 0; i < p->ndata; i++) {
-        int r = p->data_dir[i]
-                    ? mount("tmpfs", p->data[i], "tmpfs",
-                            MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500")
-                    : mount("/dev/null", p->data[i], NULL, MS_BIND, NULL);
+    /* One empty read-only tmpfs for every directory: the first is
+     * mounted, the others are copies of that mount (which keep its
+     * read-only, nosuid, nodev and noexec flags).  A new superblock per
+     * directory was most of what the masks cost a call. */
+    int src = -1, rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->ndata; i++) {
+        const char *at = p->data[i];
+        int r;
+        if (!p->data_dir[i]) {
+            r = mount("/dev/null", at, NULL, MS_BIND, NULL);
+        } else if (src < 0) {
+            if ((r = new_mask(at)) == 0)
+                src = open(at, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        } else {
+            r = copy_mask(src, at);
+            if (r != 0 && errno != ENOENT)
+                r = new_mask(at); /* the mount API that takes descriptors is refused */
+        }
         /* gone since the plan, or already behind its directory's mask */
         if (r != 0 && errno != ENOENT)
-            return -errno;
+            rc = -errno;
     }
-    return 0;
+    if (src >= 0)
+        close(src);
+    return rc;
 }
 
 void sandbox_data_free(sandbox_plan *p)

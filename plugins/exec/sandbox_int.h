@@ -174,6 +174,10 @@ int sandbox_data_add(sandbox_plan *p, const char *path);
 int sandbox_data_allow_read(int ruleset, const sandbox_plan *p, uint64_t rights, uint64_t handled);
 /* Child side, last of the session's mounts: 0 or -errno with *what. */
 int sandbox_data_enter(const sandbox_plan *p, const char **what);
+/* Child side: 1 when `path` (a protected path of the plan) lies under one
+ * of the data's masks, so that a read-only bind of it would be covered
+ * and never seen (async-signal-safe). */
+int sandbox_data_hides(const sandbox_plan *p, const char *path);
 void sandbox_data_free(sandbox_plan *p);
 
 /* sandbox_paths.c: whether a command of this sandbox may write `path`
@@ -198,6 +202,12 @@ int sandbox_build_ruleset(const sandbox *sb, const sandbox_extra *extra, sandbox
  * when the mount API that takes descriptors is missing or refused (the
  * caller then binds by name what it found to be the planned object). */
 int sandbox_fd_bind_ro(const char *path, const sandbox_ident *id);
+/* realpath(3) into `out` (PATH_MAX), cheaper for a path that is already
+ * canonical and reached without a symbolic link. */
+char *sandbox_realpath(const char *path, char *out);
+/* The same checks without the mount: 0 when `path` is still `id`, 1
+ * when it is gone, else sandbox_fd_bind_ro's errors. */
+int sandbox_fd_check(const char *path, const sandbox_ident *id);
 /* sandbox_fd.c: why a call is refused when `path` (`what` says which place it is)
  * could not be opened so (err: sandbox_fd_open's); malloc'd. */
 char *sandbox_fd_refusal(const char *what, const char *path, int err);

@@ -458,7 +458,7 @@ static int protect_git_config(const sandbox *sb, sandbox_plan *p)
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
         char real[PATH_MAX];
         struct stat st;
-        if (!path || !realpath(path, real) || lstat(real, &st) != 0 ||
+        if (!path || !sandbox_realpath(path, real) || lstat(real, &st) != 0 ||
             !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) || !sandbox_writable(sb, p->extra, real))
             continue;
         if ((rc = add_ro(p, real)) != VT_OK)
@@ -490,7 +490,7 @@ int sandbox_paths_plan(const sandbox *sb, sandbox_plan *p)
      * they lead, not by their text (~/.config may be a link into /tmp). */
     for (size_t i = 0; rc == VT_OK && i < sb->npolicy; i++) {
         char real[PATH_MAX];
-        const char *f = realpath(sb->policy[i], real) ? real : sb->policy[i];
+        const char *f = sandbox_realpath(sb->policy[i], real) ? real : sb->policy[i];
         struct stat st;
         if (sandbox_writable(sb, p->extra, f) && lstat(f, &st) == 0 &&
             (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))

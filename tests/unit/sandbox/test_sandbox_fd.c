@@ -92,12 +92,43 @@ static void test_links_are_refused(void **st)
     free(why);
 }
 
+/* The same answer as realpath(3) for every kind of path a plan
+ * resolves: canonical, through a link (last, on the way, relative),
+ * with "..", "." and "//", missing, and a missing name after a link. */
+static void test_realpath_as_libc(void **st)
+{
+    (void)st;
+    const char *rel[] = {"tmp/real", "tmp/x",       "tmp/x/", "tmp/rel",      "tmp/./real",
+                         "tmp//real", "tmp/x/../tmp", "home",  "tmp/missing", "tmp/x/missing",
+                         "tmp/rel/missing", "tmp/real/..", ""};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        char want[PATH_MAX], got[PATH_MAX];
+        const char *path = at(rel[i]);
+        errno = 0;
+        char *w = realpath(path, want);
+        int we = errno;
+        errno = 0;
+        char *g = sandbox_realpath(path, got);
+        if (!w) {
+            assert_null(g);
+            assert_int_equal(errno, we);
+        } else {
+            assert_non_null(g);
+            assert_string_equal(got, want);
+        }
+    }
+    char got[PATH_MAX];
+    assert_non_null(sandbox_realpath("/", got));
+    assert_string_equal(got, "/");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_open_real_directory),
         cmocka_unit_test(test_links_are_refused),
+        cmocka_unit_test(test_realpath_as_libc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
