@@ -7,15 +7,17 @@
  * day), so a load costs nothing more; on a noatime mount an unchanged
  * workspace's file may go and is then built again once.  The directory
  * is read at most once a day, when a stamp file there is older than
- * that: a save costs one stat more. */
+ * that: a save costs one stat more (some 2 us). */
 #include "ws_index_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "paths.h"
 
 #define DAY (24 * 3600)
 #define IDX_MAX_AGE (30 * DAY) /* not written nor read for that long */
@@ -33,14 +35,20 @@ static int ours(const char *name, int *tmp)
     return !*tmp || (pid[0] == '.' && pid[1] && strspn(pid + 1, "0123456789") == strlen(pid + 1));
 }
 
+/* Whether the stamp `st` (of the last sweep) is fresh: less than a day
+ * old, and not in the future. */
+static int fresh(const struct stat *st, time_t now)
+{
+    return S_ISREG(st->st_mode) && now - st->st_mtime < DAY && st->st_mtime <= now + 60;
+}
+
 /* Whether the last sweep of `dfd` is a day old or more (or never was);
  * the stamp is moved to now when it is.  A stamp that cannot be written
  * means no sweep: otherwise every save would read the directory. */
 static int due(int dfd, time_t now)
 {
     struct stat st;
-    if (fstatat(dfd, STAMP, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-        now - st.st_mtime < DAY && st.st_mtime <= now + 60)
+    if (fstatat(dfd, STAMP, &st, AT_SYMLINK_NOFOLLOW) == 0 && fresh(&st, now))
         return 0;
     int fd = openat(dfd, STAMP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -52,8 +60,15 @@ static int due(int dfd, time_t now)
 
 void wsx_cache_sweep(const char *dir, const char *keep)
 {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     time_t now = time(NULL);
+    /* the usual case, a sweep made today, in one stat */
+    char *stamp = paths_join(dir, STAMP);
+    struct stat st;
+    int today = stamp && lstat(stamp, &st) == 0 && fresh(&st, now);
+    free(stamp);
+    if (today)
+        return;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *d = dfd >= 0 && due(dfd, now) ? fdopendir(dfd) : NULL;
     if (!d) {
         if (dfd >= 0)
