@@ -3,7 +3,7 @@
  * temporary file left for more than an hour; fresh files, a file read
  * lately, the saving workspace's file, links, directories and files not
  * named like ours stay; the directory is read at most once a day (its
- * stamp file). */
+ * stamp file), and not at all when it is a link. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,11 +147,28 @@ static void test_sweep_at_most_once_a_day(void **st)
     assert_false(there(OLD));
 }
 
+/* A cache directory that is a link (planted, or made by hand) is not
+ * swept: what it leads to is not known to be ours. */
+static void test_linked_directory_not_swept(void **st)
+{
+    (void)st;
+    char real[PATH_MAX + 64], victim[PATH_MAX + 96];
+    snprintf(real, sizeof real, "%s/elsewhere", cache);
+    snprintf(victim, sizeof victim, "%s/" OLD, real);
+    sh("rm -rf '%s' && mkdir -p '%s' && echo theirs > '%s' && touch -d '40 days ago' '%s' && "
+       "ln -s '%s' '%s'",
+       dir, real, victim, victim, real, dir);
+    age(".swept", 1, DAY + 60, DAY + 60); /* through the link: due */
+    one_call();
+    assert_int_equal(access(victim, F_OK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_takes_only_old_files_of_ours),
         cmocka_unit_test(test_sweep_at_most_once_a_day),
+        cmocka_unit_test(test_linked_directory_not_swept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
