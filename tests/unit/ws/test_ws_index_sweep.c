@@ -147,6 +147,42 @@ static void test_sweep_at_most_once_a_day(void **st)
     assert_false(there(OLD));
 }
 
+/* A sweep removes at most 1,000 files; the rest go at the next one, an
+ * hour later rather than a day. */
+static void test_sweep_bounded(void **st)
+{
+    (void)st;
+    char p[PATH_MAX * 2];
+    time_t t = time(NULL) - 40L * DAY;
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    for (int i = 0; i < 1100; i++) {
+        snprintf(p, sizeof p, "%s/%016x.idx", dir, 0x100000 + i);
+        FILE *f = fopen(p, "w");
+        assert_non_null(f);
+        fclose(f);
+        assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    }
+    age(".swept", 1, DAY + 60, DAY + 60);
+    one_call();
+    int left = 0;
+    for (int i = 0; i < 1100; i++) {
+        snprintf(p, sizeof p, "%s/%016x.idx", dir, 0x100000 + i);
+        left += access(p, F_OK) == 0;
+    }
+    assert_int_equal(left, 100);
+    struct stat s;
+    snprintf(p, sizeof p, "%s/.swept", dir);
+    assert_int_equal(stat(p, &s), 0);
+    long due_in = s.st_mtime + DAY - time(NULL);
+    assert_true(due_in > 3500 && due_in <= 3600);
+    age(".swept", 0, DAY + 60, DAY + 60); /* an hour later */
+    one_call();
+    for (int i = 0; i < 1100; i++) {
+        snprintf(p, sizeof p, "%s/%016x.idx", dir, 0x100000 + i);
+        assert_int_not_equal(access(p, F_OK), 0);
+    }
+}
+
 /* A cache directory that is a link (planted, or made by hand) is not
  * swept: what it leads to is not known to be ours. */
 static void test_linked_directory_not_swept(void **st)
@@ -168,6 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_takes_only_old_files_of_ours),
         cmocka_unit_test(test_sweep_at_most_once_a_day),
+        cmocka_unit_test(test_sweep_bounded),
         cmocka_unit_test(test_linked_directory_not_swept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
