@@ -191,6 +191,12 @@ void wsx_cache_save(ws_index *ix)
                   .keeper_id = ix->stamp_id,
                   .keeper_seq = ix->stamp_seq};
         write_file(file, ix, &h, r, names);
+        /* a new workspace's file is what makes the directory grow */
+        if (!ix->cache_path) {
+            *slash = '\0';
+            wsx_cache_sweep(file, slash + 1);
+            *slash = '/';
+        }
     }
     free(r);
     free(names);

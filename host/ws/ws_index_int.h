@@ -1,8 +1,9 @@
 /* The workspace index's insides, shared by ws_index_tree.c (the tree of
  * directories and the change log, which the others build on), ws_index.c
  * (the queries, an index's life, the draining thread), ws_index_scan.c
- * (reading directories), ws_index_watch.c (inotify) and ws_index_cache.c
- * (the one-shot file, the host's cache and state directories). */
+ * (reading directories), ws_index_watch.c (inotify), ws_index_cache.c
+ * (the one-shot file, the host's cache and state directories) and
+ * ws_index_sweep.c (old files of that cache removed). */
 #ifndef VTHOST_WS_INDEX_INT_H
 #define VTHOST_WS_INDEX_INT_H
 
@@ -154,5 +155,11 @@ int wsx_cache_read(ws_index *ix);
  * each first when `watch`): gone ones dropped, changed ones re-read. */
 int wsx_validate(ws_index *ix, int watch);
 void wsx_cache_save(ws_index *ix);
+
+/* ws_index_sweep.c: the files of the cache directory `dir` (wsindex/)
+ * neither written nor read for 30 days removed, and a save's leftover
+ * temporary files after an hour; `keep` (a file name) stays whatever its
+ * age.  At most once a day per directory (a stamp file there). */
+void wsx_cache_sweep(const char *dir, const char *keep);
 
 #endif

@@ -9,7 +9,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireClients, vthostBin, makeWorkspace, removeWorkspace, serverArgs, serverEnv } from "../mcp/lib.mjs";
@@ -168,6 +168,31 @@ async function httpProvider() {
   return { port, stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() };
 }
 
+// The TCP connections process `pid` holds to `port`, as "LOCALPORT:STATE"
+// (/proc/net/tcp: 01 established, 08 close-wait, ...): whether a stream
+// the provider still counts open (its `streams`, by vthost's port) is
+// still vthost's, or only the provider's.
+function heldTo(pid, port) {
+  const mine = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/);
+      if (m) mine.add(m[1]);
+    } catch {}
+  }
+  const states = [];
+  for (const f of ["tcp", "tcp6"]) {
+    let t = "";
+    try { t = readFileSync(`/proc/${pid}/net/${f}`, "utf8"); } catch { continue; }
+    for (const line of t.split("\n").slice(1)) {
+      const c = line.trim().split(/\s+/);
+      if (c.length > 9 && parseInt(c[2].split(":")[1], 16) === Number(port) && mine.has(c[9]))
+        states.push(`${parseInt(c[1].split(":")[1], 16)}:${c[3]}`);
+    }
+  }
+  return states;
+}
+
 test("HTTP: a flood of 20,000 requests on the call's stream ends at its timeout, nothing relayed after", async () => {
   const { port, stats } = await httpProvider();
   const ws = workspace({ extra: `
@@ -178,9 +203,22 @@ endpoint = "http://127.0.0.1:${port}/mcp"
   const c = await connect(ws);
   assert.ok((await search(c, "hostile http flood")).includes("mcp__web__flood"));
   await floodNeverAnswered(c, "mcp__web__flood", 20000);
-  // vthost left the stream: it does not read the rest of the flood
-  await waitFor(async () => (await stats()).open === 0, 5000, "vthost to close the flood's stream");
-  const s = await stats();
+  // vthost stopped at the deadline: one request relayed (refused at the
+  // deadline), none of the rest answered
+  let s = await stats();
+  assert.ok(s.answered === 0 && s.refused >= 1 && s.refused < 20000, JSON.stringify(s));
+  // and left the stream.  Its close is seen at once when the machine is
+  // quiet; the bound leaves room for a loaded one, and a wait that runs
+  // out says whose the connection still is.
+  const left = Date.now();
+  try {
+    await waitFor(async () => (await stats()).open === 0, 15000, "vthost to close the flood's stream");
+  } catch (e) {
+    s = await stats();
+    assert.fail(`${e.message} (${Date.now() - left} ms after the call's end and 1.5 s): provider ${JSON.stringify(s)}; ` +
+      `vthost (pid ${c.pid}) holds ${JSON.stringify(heldTo(c.pid, port))} to its port`);
+  }
+  s = await stats();
   assert.ok(s.answered === 0 && s.refused >= 1 && s.refused < 20000, JSON.stringify(s));
 
   // an answering client: at most max_relayed_requests_per_call (16) prompts

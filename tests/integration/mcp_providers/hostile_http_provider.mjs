@@ -3,11 +3,12 @@
 // event stream of n requests for the client, written in large chunks
 // that cut events anywhere, and never the call's answer.  vthost's
 // answers (POSTed) are counted: GET /stats says
-// {"answered": R, "refused": C, "codes": {...}, "last": "...", "open": S}
-// (S: flood streams still open).  Prints "listening PORT".
+// {"answered": R, "refused": C, "codes": {...}, "last": "...", "open": S,
+// "streams": [P...]} (S: flood streams still open, P: their client-side
+// ports).  Prints "listening PORT".
 import { createServer } from "node:http";
 
-const stats = { answered: 0, refused: 0, codes: {}, last: "", open: 0 };
+const stats = { answered: 0, refused: 0, codes: {}, last: "", open: 0, streams: [] };
 const tools = [{ name: "flood", description: "Flood the client over HTTP: hostile http flood.",
   inputSchema: { type: "object", properties: { n: { type: "integer" }, method: { type: "string" } } } }];
 
@@ -33,7 +34,12 @@ const http = createServer(async (req, res) => {
     const params = { message: "http flood?", requestedSchema: { type: "object", properties: { a: { type: "string" } } } };
     res.writeHead(200, { "content-type": "text/event-stream" });
     stats.open++;
-    res.on("close", () => stats.open--);
+    const from = req.socket.remotePort;
+    stats.streams.push(from);
+    res.on("close", () => {
+      stats.open--;
+      stats.streams.splice(stats.streams.indexOf(from), 1);
+    });
     let i = 0;
     const burst = () => {
       if (res.destroyed) return;
