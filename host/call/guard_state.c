@@ -31,36 +31,31 @@ void guard_state_reset_local(void)
     pthread_mutex_unlock(&local_mu);
 }
 
-/* $XDG_STATE_HOME/vthost/guard/<key>.json (0700 directories: host
+/* $XDG_STATE_HOME/vthost/guard/<key>.json, made as needed (0700: host
  * data, never the repository's, and outside what commands may write:
- * the sandbox keeps it read-only where they could); *dir gets the
- * directory.  Both malloc'd. */
-static char *state_path(const char *workspace, char **dir)
+ * the sandbox keeps it read-only where they could). */
+static char *state_path(const char *workspace)
 {
-    char *state = ws_index_state_dir(), key[17];
+    char *dir = ws_index_state_dir(), key[17], *f = NULL;
     ws_index_key(workspace, key);
-    *dir = state ? str_printf("%s/guard", state) : NULL;
-    free(state);
-    return *dir ? str_printf("%s/%s.json", *dir, key) : NULL;
+    char *sub = dir ? str_printf("%s/guard", dir) : NULL;
+    if (sub && paths_mkdirs(sub, 0700) == VT_OK)
+        f = str_printf("%s/%s.json", sub, key);
+    free(sub);
+    free(dir);
+    return f;
 }
 
-/* The directories are made only when the open says one is missing: the
- * file exists after the first call, and making each component again
- * cost a lookup per level on every call. */
 static int open_state(const char *workspace)
 {
-    char *dir = NULL, *f = state_path(workspace, &dir);
-    int fd = -1, e = ENOENT;
-    if (f) {
-        fd = open(f, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        e = errno;
-        if (fd < 0 && e == ENOENT && paths_mkdirs(dir, 0700) == VT_OK) {
-            fd = open(f, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-            e = errno;
-        }
+    char *f = state_path(workspace);
+    if (!f) {
+        errno = ENOENT;
+        return -1;
     }
+    int fd = open(f, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int e = errno;
     free(f);
-    free(dir);
     errno = e;
     return fd;
 }
