@@ -22,7 +22,12 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char *root_dir;
-static char *record;  /* this process's record while it stands, else NULL */
+static char *record;        /* this process's record file while it exists, else NULL */
+static int record_fd = -1;  /* open on it, for the next arming */
+static int armed;           /* the record owes a check (it holds the text) */
+static char record_key[17]; /* the workspace key the record is named by */
+static pid_t self_pid;      /* the process `self_start` was read for */
+static unsigned long long self_start;
 static int64_t *live; /* sessions still running, by the last responses */
 static size_t nlive, caplive;
 static size_t inflight; /* calls that run commands, begun and not ended */
@@ -72,42 +77,83 @@ void ws_owed_open(const char *root)
     pthread_mutex_unlock(&mu);
 }
 
-/* Write this process's record, with mu held. */
-static int record_write(void)
+/* The record's text: the workspace and the time a check is owed since. */
+static char *record_text(void)
 {
-    char *dir = owed_dir(1), key[17];
-    if (!dir)
-        return VT_ERR_IO;
-    ws_index_key(root_dir, key);
-    pid_t pid = getpid();
-    char *name = str_printf("%s/%s-%d-%llu", dir, key, (int)pid, start_time(pid));
-    char *tmp = name ? str_printf("%s.new", name) : NULL;
     struct timespec now;
     wall_now(&now);
     /* a second before now: status-change times lag the wall clock by a
      * tick, and a check that starts a little early loses nothing */
     record_since = (struct timespec){now.tv_sec - 1, now.tv_nsec};
-    char *text = str_printf("workspace\t%s\nsince\t%lld %ld\n", root_dir,
-                            (long long)record_since.tv_sec, record_since.tv_nsec);
-    int rc = VT_ERR_IO;
-    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-    if (fd >= 0 && text) {
-        size_t n = strlen(text);
-        rc = write(fd, text, n) == (ssize_t)n ? VT_OK : VT_ERR_IO;
+    return str_printf("workspace\t%s\nsince\t%lld %ld\n", root_dir, (long long)record_since.tv_sec,
+                      record_since.tv_nsec);
+}
+
+/* Drop the record file (mu held). */
+static void record_drop(void)
+{
+    if (record)
+        unlink(record);
+    if (record_fd >= 0)
+        close(record_fd);
+    free(record);
+    record = NULL;
+    record_fd = -1;
+    armed = 0;
+}
+
+/* This process's record file, empty (owing nothing), made when it is
+ * not there: the first call makes it, later calls only write into it.
+ * A file someone removed since (no link left) is made again. */
+static int record_file(void)
+{
+    struct stat st;
+    char key[17];
+    ws_index_key(root_dir, key);
+    /* removed since, or named for the workspace before a change of roots */
+    if (record_fd >= 0 &&
+        (fstat(record_fd, &st) != 0 || st.st_nlink == 0 || strcmp(key, record_key) != 0))
+        record_drop();
+    if (record_fd >= 0)
+        return VT_OK;
+    char *dir = owed_dir(1);
+    if (!dir)
+        return VT_ERR_IO;
+    pid_t pid = getpid();
+    if (pid != self_pid) {
+        self_start = start_time(pid);
+        self_pid = pid;
     }
-    if (fd >= 0)
-        close(fd);
-    if (rc == VT_OK && rename(tmp, name) != 0)
-        rc = VT_ERR_IO;
-    if (rc != VT_OK && tmp)
-        unlink(tmp);
-    if (rc == VT_OK) {
-        record = name;
-        name = NULL;
-    }
+    char *name = str_printf("%s/%s-%d-%llu", dir, key, (int)pid, self_start);
     free(dir);
-    free(name);
-    free(tmp);
+    /* made empty: a crash before the text is in owes nothing, as no
+     * session has started yet */
+    int fd = name ? open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    if (fd < 0) {
+        free(name);
+        return VT_ERR_IO;
+    }
+    record = name;
+    record_fd = fd;
+    memcpy(record_key, key, sizeof key);
+    return VT_OK;
+}
+
+/* Arm this process's record: a check is owed from now (mu held).  The
+ * text goes into the empty file in one write; the recovery reads only
+ * records of processes that are gone, so none is read half written. */
+static int record_write(void)
+{
+    int rc = record_file();
+    char *text = rc == VT_OK ? record_text() : NULL;
+    if (rc == VT_OK) {
+        size_t n = text ? strlen(text) : 0;
+        rc = text && pwrite(record_fd, text, n, 0) == (ssize_t)n ? VT_OK : VT_ERR_IO;
+    }
+    if (rc == VT_OK)
+        armed = 1;
+    else
+        record_drop();
     free(text);
     return rc;
 }
@@ -117,7 +163,7 @@ int ws_owed_call_begin(unsigned effects)
     if (!(effects & VT_EFFECT_EXECUTES))
         return VT_OK;
     pthread_mutex_lock(&mu);
-    int rc = !root_dir || record ? VT_OK : record_write();
+    int rc = !root_dir || armed ? VT_OK : record_write();
     inflight++;
     pthread_mutex_unlock(&mu);
     return rc;
@@ -135,13 +181,15 @@ static void live_set(int64_t id, int running)
         live[nlive++] = id;
 }
 
-/* No session left and no call under way: nothing is owed (mu held). */
+/* No session left and no call under way: nothing is owed (mu held).
+ * The file stays, emptied, for the next call to arm again; one that
+ * cannot be emptied goes. */
 static void clear_locked(void)
 {
-    if (record && !nlive && !sessions && !inflight) {
-        unlink(record);
-        free(record);
-        record = NULL;
+    if (armed && !nlive && !sessions && !inflight) {
+        armed = 0;
+        if (ftruncate(record_fd, 0) != 0)
+            record_drop();
     }
 }
 
@@ -166,7 +214,7 @@ void ws_owed_session_started(void)
     sessions++;
     /* normally written when its call began; a session started some
      * other way arms the record now */
-    if (root_dir && !record && record_write() != VT_OK)
+    if (root_dir && !armed && record_write() != VT_OK)
         host_log(VT_LOG_WARNING, "workspace",
                  "a check owed after a crash could not be recorded under "
                  "$XDG_STATE_HOME/vthost/owed/: if vthost is killed while this session runs, "
@@ -186,7 +234,7 @@ void ws_owed_session_ended(void)
 void ws_owed_close(void)
 {
     pthread_mutex_lock(&mu);
-    if (record && (nlive || sessions) && root_dir) {
+    if (armed && (nlive || sessions) && root_dir) {
         /* sessions still ran: their ends may not have been judged */
         char *r = NULL;
         ws_owed_check(root_dir, &record_since, &r);
@@ -194,10 +242,7 @@ void ws_owed_close(void)
             host_log(VT_LOG_WARNING, "workspace", "at exit: %s", r);
         free(r);
     }
-    if (record)
-        unlink(record);
-    free(record);
-    record = NULL;
+    record_drop();
     free(live);
     live = NULL;
     nlive = caplive = inflight = sessions = 0;
@@ -232,13 +277,16 @@ static int owner_alive(const char *name)
 }
 
 /* The time a record `fd` owes a check since, when it is a regular file of
- * this user naming this workspace: 0, else -1. */
+ * this user naming this workspace: 0; 1 when it is such a file left
+ * empty (its process ended owing nothing: ws_owed.h); else -1. */
 static int record_read(int fd, struct timespec *since)
 {
     struct stat st;
     char buf[PATH_MAX + 128];
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
         return -1;
+    if (st.st_size == 0)
+        return 1;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     if (n <= 0)
         return -1;
@@ -260,10 +308,14 @@ static int recover_one(int dirfd, const char *name, char **report)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct timespec since;
-    int ok = fd >= 0 && record_read(fd, &since) == 0;
+    int r = fd >= 0 ? record_read(fd, &since) : -1;
     if (fd >= 0)
         close(fd);
-    if (!ok) {
+    if (r == 1) {
+        unlinkat(dirfd, name, 0);
+        return 0;
+    }
+    if (r != 0) {
         host_log(VT_LOG_WARNING, "workspace",
                  "ignored %s in vthost's owed checks: not a record of this user for this "
                  "workspace (remove it)",
