@@ -34,7 +34,8 @@ import subprocess
 import sys
 import time
 
-from sbx_common import Served, failures, ok, require_landlock, scratch_dir, tag, wait_for
+from sbx_common import (Served, children, failures, ok, require_landlock, scratch_dir, tag,
+                        wait_for)
 
 V = os.path.abspath(sys.argv[1])
 require_landlock()
@@ -48,24 +49,6 @@ with open(CFG, "w") as f:
     f.write('[permissions]\nallow = ["exec_command", "write_stdin"]\n')
 ENV = dict(os.environ, HOME=base)
 ENV.pop("VTHOST_NO_LEADER_MAKER", None)
-
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            kids = [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-    # the other threads' children too (the maker's parent is the thread
-    # that forked it)
-    for t in os.listdir("/proc/%d/task" % pid):
-        if int(t) != pid:
-            try:
-                with open("/proc/%d/task/%s/children" % (pid, t)) as f:
-                    kids += [int(x) for x in f.read().split()]
-            except OSError:
-                pass
-    return kids
 
 
 def pidns(pid):

@@ -33,7 +33,7 @@ import re
 import shutil
 import sys
 
-from sbx_common import Served, call_tool, failures, ok, require_landlock, scratch_dir
+from sbx_common import Served, call_tool, children, failures, ok, require_landlock, scratch_dir
 
 V = os.path.abspath(sys.argv[1])
 # the probe is built beside vthost (build/bin) unless named
@@ -80,17 +80,6 @@ def parse(out):
         if m:
             filters = int(m.group(1))
     return got, filters, out
-
-
-def children(pid):
-    kids = []
-    for t in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
-                kids += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return kids
 
 
 def status_of(pid):

@@ -90,6 +90,23 @@ def call_tool(vthost, ws, config, tool, args, env, *opts):
     return r
 
 
+
+def children(pid):
+    """The children of every thread of `pid` (a child's parent is the
+    thread that forked it: the leader maker's is a worker thread)."""
+    kids = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return kids
+    for t in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                kids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return kids
+
 def wait_for(cond, seconds):
     end = time.time() + seconds
     while time.time() < end and not cond():
