@@ -29,6 +29,14 @@ check_not "bare start: no toml++" "libtomlplusplus" "$objs"
 if ! ldd "$V" | grep -q 'libstdc++'; then
     check_not "bare start: no C++ runtime" "libstdc++" "$objs"
 fi
+# The host's Unicode folding is linked in (host/CMakeLists.txt): a
+# listing from the cache opens no plugin and maps no libutf8proc.
+if [ "${VTHOST_TEST_STATIC_UTF8PROC:-}" = 1 ]; then
+    "$V" tools >/dev/null
+    objs=$(LD_DEBUG=files "$V" tools 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u)
+    check_not "a cached listing: no plugin opened" "exec.so" "$objs"
+    check_not "a cached listing: no libutf8proc" "libutf8proc" "$objs"
+fi
 objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.
