@@ -37,6 +37,12 @@ if [ "${VTHOST_TEST_STATIC_UTF8PROC:-}" = 1 ]; then
     check_not "a cached listing: no plugin opened" "exec.so" "$objs"
     check_not "a cached listing: no libutf8proc" "libutf8proc" "$objs"
 fi
+# cJSON is opened by the first JSON call (util/cjson_lazy.c): a listing
+# from the cache makes none.
+"$V" tools >/dev/null
+objs=$(LD_DEBUG=files "$V" tools 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u)
+check_not "a cached listing: no libcjson" "libcjson" "$objs"
+check "a listing made afresh opens libcjson" "libcjson" "$(loaded "$V" tools)"
 objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.
