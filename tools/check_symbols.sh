@@ -55,6 +55,10 @@ for layer in "${layers[@]}"; do
         exit 2
     fi
     while read -r sym; do
+        # util/cjson_lazy.c and utf8proc_lazy.c define the libraries' own
+        # names, forwarding to them opened on first use: a plugin's
+        # cJSON_* or utf8proc_* is the library's
+        [[ $layer == util && ($sym == cJSON_* || $sym == utf8proc_*) ]] && continue
         [[ -z ${defl[$sym]:-} ]] && defl[$sym]=$layer
     done < <(nm --defined-only "$lib" 2> /dev/null | awk 'NF >= 3 && $(NF-1) ~ /^[TDBRWVGS]$/ {print $NF}' | sort -u)
 done

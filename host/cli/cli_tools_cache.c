@@ -1,33 +1,29 @@
 /* `vthost tools` from a cache validated by the state of its inputs.
  *
- * The key is text: every input file's device, inode, mode, owner, size,
- * mtime and ctime (ctime cannot be set back by a user: a file rewritten
- * with its old mtime still changes it), the options, the working
- * directory and the environment that place those files.  The cache file
- * holds the whole key, compared byte for byte, then the listing: a
- * different key, a missing file or one that is not the user's own
- * private regular file is a miss, and the start runs as always. */
-#include <dirent.h>
+ * The key (cli_tools_key.c) is the state of every input file after the
+ * options and environment that place them.  The cache file holds the
+ * whole key, compared byte for byte, then the listing: a different key,
+ * a missing file or one that is not the user's own private regular file
+ * is a miss, and the start runs as always. */
+#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vthost/own_file.h>
 #include <vthost/plugin.h>
 #include "cli_tools_cache.h"
+#include "cli_tools_key.h"
 #include "host_data.h"
 #include "log.h"
 #include "monotime.h"
 #include "paths.h"
-#include "perm_trust.h"
 #include "strbuf.h"
 #include "strutil.h"
 
-#define MAGIC "vthost-tools 2"
+#define MAGIC "vthost-tools 3"
 #define MAX_CACHE_FILE (1u << 20)
 /* A change within one timestamp tick of the last one leaves the same
  * times behind: a listing made from files this fresh is not kept. */
@@ -52,152 +48,6 @@ static void forget(void)
     memset(&C, 0, sizeof C);
 }
 
-static int64_t ns_of(struct timespec t) { return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec; }
-
-/* A file's state as the key holds it. */
-typedef struct key_rec {
-    uint64_t dev, ino, size;
-    int64_t mtime_ns, ctime_ns;
-    uint32_t mode, uid;
-} key_rec;
-
-/* `path` (stat, or lstat when !follow) and its state, or its absence: a
- * NUL-ended name and a fixed record, appended as bytes (printf would
- * cost more than the rest of the lookup). */
-static void key_stat(vt_strbuf *k, const char *what, const char *path, int follow)
-{
-    struct stat st;
-    key_rec r;
-    memset(&r, 0, sizeof r);
-    if (path && (follow ? stat(path, &st) : lstat(path, &st)) == 0) {
-        r = (key_rec){.dev = st.st_dev,
-                      .ino = st.st_ino,
-                      .size = (uint64_t)st.st_size,
-                      .mtime_ns = ns_of(st.st_mtim),
-                      .ctime_ns = ns_of(st.st_ctim),
-                      .mode = st.st_mode,
-                      .uid = st.st_uid};
-        if (r.mtime_ns > C.newest_ns)
-            C.newest_ns = r.mtime_ns;
-        if (r.ctime_ns > C.newest_ns)
-            C.newest_ns = r.ctime_ns;
-    }
-    strbuf_append(k, what, strlen(what) + 1);
-    strbuf_append(k, path ? path : "", path ? strlen(path) + 1 : 1);
-    strbuf_append(k, (const char *)&r, sizeof r);
-}
-
-/* A directory and everything in it (an entry added, removed, replaced or
- * rewritten changes the key). */
-static void key_dir(vt_strbuf *k, const char *what, const char *dir)
-{
-    key_stat(k, what, dir, 1);
-    struct dirent **names;
-    int n = dir ? scandir(dir, &names, NULL, alphasort) : -1;
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        if (strcmp(nm, ".") && strcmp(nm, "..")) {
-            char *p = paths_join(dir, nm);
-            key_stat(k, what, p, 1);
-            free(p);
-        }
-        free(names[i]);
-    }
-    if (n >= 0)
-        free(names);
-}
-
-static void key_text(vt_strbuf *k, const char *what, const char *value)
-{
-    strbuf_append(k, what, strlen(what) + 1);
-    if (value)
-        strbuf_append(k, value, strlen(value) + 1);
-    else
-        strbuf_append(k, "\n(none)", 8); /* no value: not the string "(none)" */
-}
-
-/* The executable's own path, as the host finds its install from it. */
-static char *exe_path(void)
-{
-    char buf[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return NULL;
-    buf[n] = '\0';
-    return strrchr(buf, '/') ? strdup(buf) : NULL;
-}
-
-/* Where the options and the environment place the inputs: also the
- * name of the cache file (one per workspace and option set). */
-static void key_identity(vt_strbuf *k, const host_options *ho, const char *format, const char *ws)
-{
-    char cwd[PATH_MAX];
-    key_text(k, "cwd", getcwd(cwd, sizeof cwd) ? cwd : NULL);
-    key_text(k, "workspace", ws);
-    key_text(k, "format", format);
-    key_text(k, "profile", ho->profile);
-    key_text(k, "config", ho->config_path);
-    key_text(k, "approval", ho->approval);
-    for (size_t i = 0; i < ho->plugin_dir_count; i++)
-        key_text(k, "plugin-dir", ho->plugin_dirs[i]);
-    key_text(k, "VTHOST_PLUGIN_PATH", getenv("VTHOST_PLUGIN_PATH"));
-    key_text(k, "HOME", getenv("HOME"));
-    char *cfg = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
-    char *state = paths_xdg_vthost("XDG_STATE_HOME", ".local/state");
-    key_text(k, "config-dir", cfg);
-    key_text(k, "state-dir", state);
-    free(cfg);
-    free(state);
-}
-
-/* The state of every file a listing is made from. */
-static void key_files(vt_strbuf *k, const host_options *ho, const char *ws, char *exe)
-{
-    char *p;
-    key_stat(k, "exe", exe, 1);
-    *strrchr(exe, '/') = '\0'; /* from here on, its directory */
-    p = str_printf("%s/../%s", exe, VTHOST_PROFILE_SUBDIR);
-    key_dir(k, "profiles", p);
-    free(p);
-    if (ho->profile && strchr(ho->profile, '/'))
-        key_stat(k, "profile-file", ho->profile, 1);
-    p = str_printf("%s/../lib/vthost/private/toml-reader.mod", exe);
-    key_stat(k, "toml", p, 1);
-    free(p);
-    p = str_printf("%s/../%s", exe, VTHOST_PLUGIN_SUBDIR);
-    key_dir(k, "plugins", p);
-    free(p);
-    for (size_t i = 0; i < ho->plugin_dir_count; i++)
-        key_dir(k, "plugins", ho->plugin_dirs[i]);
-    char *env = getenv("VTHOST_PLUGIN_PATH") ? strdup(getenv("VTHOST_PLUGIN_PATH")) : NULL;
-    char *save = NULL;
-    for (char *t = env ? strtok_r(env, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-        key_dir(k, "plugins", t);
-    free(env);
-    p = perm_trust_user_config();
-    key_stat(k, "user-config", p, 1);
-    free(p);
-    char *cfg = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
-    p = cfg ? str_printf("%s/agents", cfg) : NULL;
-    key_dir(k, "user-agents", p);
-    free(p);
-    free(cfg);
-    key_stat(k, "config", ho->config_path, 1);
-    p = paths_join(ws, "vtcode.toml");
-    key_stat(k, "ws-config", p, 0);
-    key_stat(k, "ws-config", p, 1);
-    char *refused = perm_trust_refused(p);
-    key_text(k, "refused", refused);
-    free(refused);
-    free(p);
-    p = paths_join(ws, ".vtcode");
-    key_stat(k, "ws-vtcode", p, 0);
-    free(p);
-    p = paths_join(ws, ".vtcode/agents");
-    key_dir(k, "ws-agents", p);
-    free(p);
-}
-
 static uint64_t fnv(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
@@ -206,21 +56,72 @@ static uint64_t fnv(const char *s, size_t n)
     return h;
 }
 
+/* The decimal number at *p followed by `end`, past which *p moves; -1
+ * when there is none or it does not fit. */
+static int parse_size(const char **p, const char *limit, char end, size_t *v)
+{
+    const char *s = *p;
+    size_t n = 0;
+    if (s >= limit || *s < '0' || *s > '9')
+        return -1;
+    for (; s < limit && *s >= '0' && *s <= '9'; s++) {
+        if (n > (SIZE_MAX - 9) / 10)
+            return -1;
+        n = n * 10 + (size_t)(*s - '0');
+    }
+    if (s >= limit || *s != end)
+        return -1;
+    *p = s + 1;
+    *v = n;
+    return 0;
+}
+
+/* All of `buf` to `fd` (the listing goes out in one write, without
+ * stdio's buffer and its checks of the descriptor). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 /* Prints the listing of `text` when its key is `key`; 1 when printed. */
 static int replay(const char *text, size_t len, const char *key, size_t key_len)
 {
+    const char *p = text, *limit = text + len;
     size_t klen, olen, slen;
-    int at = 0;
-    if (sscanf(text, MAGIC " %zu %zu %zu\n%n", &klen, &olen, &slen, &at) != 3 || at <= 0)
+    if (len < sizeof MAGIC || memcmp(p, MAGIC " ", sizeof MAGIC) != 0)
         return 0;
-    size_t off = (size_t)at;
-    if (off > len || klen > len - off || olen > len - off - klen ||
-        slen != len - off - klen - olen || key_len != klen || memcmp(text + off, key, klen) != 0)
+    p += sizeof MAGIC;
+    if (parse_size(&p, limit, ' ', &klen) || parse_size(&p, limit, ' ', &olen) ||
+        parse_size(&p, limit, '\n', &slen))
+        return 0;
+    size_t off = (size_t)(p - text);
+    if (klen > len - off || olen > len - off - klen || slen != len - off - klen - olen ||
+        key_len != klen || memcmp(text + off, key, klen) != 0)
         return 0;
     const char *out = text + off + klen, *said = out + olen;
-    if (slen && fwrite(said, 1, slen, stderr) != slen)
+    if (slen && write_all(STDERR_FILENO, said, slen) != 0)
         return 0;
-    return fwrite(out, 1, olen, stdout) == olen && fflush(stdout) == 0;
+    return write_all(STDOUT_FILENO, out, olen) == 0;
+}
+
+/* <dir>/tools/<the identity's hash in hex> */
+static char *cache_file(const char *dir, const char *ident, size_t len)
+{
+    char name[6 + 16 + 1] = "tools/";
+    uint64_t h = fnv(ident, len);
+    for (int i = 15; i >= 0; i--, h >>= 4)
+        name[6 + i] = "0123456789abcdef"[h & 15];
+    name[22] = '\0';
+    return paths_join(dir, name);
 }
 
 int tools_cache_lookup(const host_options *ho, const char *format)
@@ -229,23 +130,20 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     /* an agent's file or a verbose log are more than this key follows */
     if (ho->agent || ho->log_level < VT_LOG_WARNING)
         return 0;
-    char *ws = realpath(ho->workspace ? ho->workspace : ".", NULL);
-    char *exe = exe_path(), *dir = NULL;
-    vt_strbuf k = VT_STRBUF_INIT;
     /* where host_data_cache_dir keeps it; made only when a listing is
      * stored (a lookup makes nothing) */
-    dir = paths_xdg_vthost("XDG_CACHE_HOME", ".cache");
-    if (!ws || !exe || !dir)
-        goto out;
-    key_identity(&k, ho, format ? format : "names", ws);
-    if (k.failed || !k.data)
-        goto out;
-    C.file = str_printf("%s/tools/%016llx", dir, (unsigned long long)fnv(k.data, k.len));
-    key_files(&k, ho, ws, exe);
-    C.klen = k.len;
-    C.key = k.failed ? NULL : strbuf_take(&k);
-    strbuf_reset(&k);
-    C.warnings = host_log_warnings();
+    char *dir = paths_xdg_vthost("XDG_CACHE_HOME", ".cache");
+    tools_key k = {.text = VT_STRBUF_INIT};
+    if (!dir || tools_key_build(&k, ho, format ? format : "names") != 0) {
+        strbuf_reset(&k.text);
+        free(dir);
+        return 0;
+    }
+    C.file = cache_file(dir, k.text.data, k.ident_len);
+    free(dir);
+    C.klen = k.text.len;
+    C.key = strbuf_take(&k.text);
+    C.newest_ns = k.newest_ns;
     size_t len = 0;
     char *text = NULL;
     if (C.file && C.key)
@@ -254,16 +152,9 @@ int tools_cache_lookup(const host_options *ho, const char *format)
     free(text);
     if (hit) /* nothing to store */
         forget();
-    free(ws);
-    free(exe);
-    free(dir);
+    else /* nothing was said while the key was made: what is said from here on is counted */
+        C.warnings = host_log_warnings();
     return hit;
-out:
-    strbuf_reset(&k);
-    free(ws);
-    free(exe);
-    free(dir);
-    return 0;
 }
 
 void tools_cache_said_begin(void)

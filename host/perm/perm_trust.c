@@ -19,7 +19,7 @@
 char *perm_trust_user_config(void)
 {
     char *dir = paths_xdg_dir("XDG_CONFIG_HOME", ".config", "vtcode");
-    char *file = dir ? str_printf("%s/vtcode.toml", dir) : NULL;
+    char *file = dir ? paths_join(dir, "vtcode.toml") : NULL;
     free(dir);
     return file;
 }

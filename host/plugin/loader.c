@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <vthost/grow.h>
+#include "cjson_lazy.h"
 #include "loader.h"
 #include "log.h"
 #include "paths.h"
@@ -198,6 +199,7 @@ static void load_descriptor(plugin_module *m)
 {
     if (m->desc) /* read already (loader_read_all) */
         return;
+    cjson_lazy_open(); /* the plugin's cJSON references find the host's copy */
     dlerror();
     m->handle = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
     if (!m->handle) {

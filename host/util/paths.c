@@ -169,14 +169,16 @@ int paths_resolve(const char *root, const char *path, unsigned flags, char **out
 
 char *paths_xdg_dir(const char *var, const char *fallback, const char *name)
 {
+    /* joined by hand, not by printf: a start that only looks files up
+     * (`vthost tools` from its cache) then never faults printf's code in */
     const char *v = getenv(var), *home = getenv("HOME");
-    char *r = NULL;
-    if (v && v[0] == '/') {
-        if (asprintf(&r, "%s/%s", v, name) < 0)
-            r = NULL;
-    } else if (home && home[0] == '/' && asprintf(&r, "%s/%s/%s", home, fallback, name) < 0) {
-        r = NULL;
-    }
+    if (v && v[0] == '/')
+        return paths_join(v, name);
+    if (!home || home[0] != '/')
+        return NULL;
+    char *base = paths_join(home, fallback);
+    char *r = base ? paths_join(base, name) : NULL;
+    free(base);
     return r;
 }
 

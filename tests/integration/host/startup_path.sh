@@ -29,6 +29,15 @@ check_not "bare start: no toml++" "libtomlplusplus" "$objs"
 if ! ldd "$V" | grep -q 'libstdc++'; then
     check_not "bare start: no C++ runtime" "libstdc++" "$objs"
 fi
+# cJSON and libutf8proc are opened by the host's first call of theirs
+# (util/cjson_lazy.c, util/utf8proc_lazy.c): a listing from the cache
+# makes none, and opens no plugin.
+"$V" tools >/dev/null
+objs=$(LD_DEBUG=files "$V" tools 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u)
+check_not "a cached listing: no plugin opened" "exec.so" "$objs"
+check_not "a cached listing: no libutf8proc" "libutf8proc" "$objs"
+check_not "a cached listing: no libcjson" "libcjson" "$objs"
+check "a listing made afresh opens libcjson" "libcjson" "$(loaded "$V" tools)"
 objs=$(loaded "$V" call search_tools '{"query":"patch"}')
 check_not "one-shot call: no TOML reader module" "toml-reader.mod" "$objs"
 # Libraries opened on first use, and a module the profile leaves closed.

@@ -71,6 +71,35 @@ check "a replaced module: refused" "exec" "$out"
 cp "$T/exec.so" "$T/inst/lib/vthost/plugins/exec.so"
 check_eq "the module restored" "$listing" "$("$I" tools 2>&1)"
 
+# a new entry in the plugin directory or an agent file: the listing is
+# made afresh (its plugins opened), not replayed
+sleep 2.2
+"$I" tools >/dev/null 2>&1 # kept again
+check_not "before the new entries: from the cache" "exec.so" "$(loaded "$I" tools)"
+printf 'junk' >"$T/inst/lib/vthost/plugins/zz_new.so"
+check "a new file among the plugins: not from the cache" "exec.so" "$(loaded "$I" tools)"
+rm -f "$T/inst/lib/vthost/plugins/zz_new.so"
+sleep 2.2
+"$I" tools >/dev/null 2>&1
+for d in "$T/ws/.vtcode/agents" "$XDG_CONFIG_HOME/vtcode/agents"; do
+    mkdir -p "$d"
+    printf -- '---\npermissions:\n  default: deny\n---\n' >"$d/new.md"
+    check "a new agent file in ${d#"$T"/}: not from the cache" "exec.so" "$(loaded "$I" tools)"
+    rm -rf "$d"
+done
+rm -rf "$T/ws/.vtcode"
+
+# two installations listing the same workspace keep a listing each
+# (the executable's path names the cache file)
+cp -r "$T/inst" "$T/inst2"
+sleep 2.2
+"$I" tools >/dev/null 2>&1
+"$T/inst2/bin/vthost" tools >/dev/null 2>&1
+check_not "after another installation's listing: still from the cache" "exec.so" \
+    "$(loaded "$I" tools)"
+check_eq "... and the same" "$listing" "$("$I" tools 2>&1)"
+rm -rf "$T/inst2"
+
 # an untrusted workspace's vtcode.toml: its warning is said again with the
 # listing from the cache, word for word
 printf '[tools]\nprofile = "advanced"\n' >"$T/ws/vtcode.toml"
