@@ -2,6 +2,11 @@
 #include "cs_test_util.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -99,4 +104,24 @@ char *tu_search_paths(const char *root, const char *scope, const char *query,
                       unsigned cats, int max, uint64_t mask, int threads)
 {
     return run(root, scope, query, cats, max, mask, threads, 1);
+}
+
+char *tu_search_indexed(const char *root, const char *ixdir, const char *query,
+                        unsigned cats, int max)
+{
+    cs_options o = {.root = root, .scope = root, .query = query, .categories = cats,
+                    .max_results = max, .index_dir = ixdir};
+    cs_output out;
+    char *err = NULL;
+    assert_int_equal(cs_search(&o, &out, &err), 0);
+    size_t cap = 64 + out.n * 512, n = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    s[0] = '\0';
+    for (size_t i = 0; i < out.n; i++)
+        n += (size_t)snprintf(s + n, cap - n, "%d %s %u %u;", out.v[i].cat, out.v[i].path,
+                              out.v[i].line, out.v[i].col);
+    snprintf(s + n, cap - n, "%s", out.truncated ? "+" : "");
+    cs_output_free(&out);
+    return s;
 }

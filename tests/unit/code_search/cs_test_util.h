@@ -18,5 +18,10 @@ char *tu_search(const char *root, const char *scope, const char *query,
 /* Like tu_search, but prefixes every location with its path: "D a.c:1:2". */
 char *tu_search_paths(const char *root, const char *scope, const char *query,
                       unsigned cats, int max, uint64_t lang_mask, int threads);
+/* A search through the content index in `ixdir` (NULL: none), in the
+ * form "cat path line col;" per result and "+" when truncated, so that
+ * searches with and without the index compare as strings (malloc'd). */
+char *tu_search_indexed(const char *root, const char *ixdir, const char *query,
+                        unsigned cats, int max);
 
 #endif

@@ -253,25 +253,6 @@ static void test_forged_set_fields_ignored(void **state)
     free(dir);
 }
 
-static char *search(const char *root, const char *ixdir, const char *query, unsigned cats,
-                    int max)
-{
-    cs_options o = {.root = root, .scope = root, .query = query, .categories = cats,
-                    .max_results = max, .index_dir = ixdir};
-    cs_output out;
-    char *err = NULL;
-    assert_int_equal(cs_search(&o, &out, &err), 0);
-    size_t cap = 64 + out.n * 512, n = 0;
-    char *s = malloc(cap);
-    s[0] = '\0';
-    for (size_t i = 0; i < out.n; i++)
-        n += (size_t)snprintf(s + n, cap - n, "%d %s %u %u;", out.v[i].cat, out.v[i].path,
-                              out.v[i].line, out.v[i].col);
-    snprintf(s + n, cap - n, "%s", out.truncated ? "+" : "");
-    cs_output_free(&out);
-    return s;
-}
-
 /* Every declared name of the fixtures, as definitions alone and as a
  * search bounded to one result (whose later files may only add
  * definitions): the same with the index as without. */
@@ -285,7 +266,7 @@ static void test_search_same_with_sets(void **state)
     walk_ud u = {all, 0, ws};
     for_each_fixture(visit, &u);
     sleep(3); /* older than the racy margin */
-    free(search(ws, ixdir, "x", CS_CAT_ALL, 100)); /* reads every file: the index */
+    free(tu_search_indexed(ws, ixdir, "x", CS_CAT_ALL, 100)); /* reads every file: the index */
     const unsigned def = 1u << CS_DEF;
     const unsigned cats[] = {def, CS_CAT_ALL, def | (1u << CS_USE)};
     for (size_t i = 0; i < all->n; i++) {
@@ -296,8 +277,8 @@ static void test_search_same_with_sets(void **state)
                 *p = (char)(*p + 32);
         for (size_t c = 0; c < 3; c++) {
             const char *q = c == 1 ? lower : all->v[i];
-            char *with = search(ws, ixdir, q, cats[c], c ? 1 : 100);
-            char *without = search(ws, NULL, q, cats[c], c ? 1 : 100);
+            char *with = tu_search_indexed(ws, ixdir, q, cats[c], c ? 1 : 100);
+            char *without = tu_search_indexed(ws, NULL, q, cats[c], c ? 1 : 100);
             if (strcmp(with, without) != 0)
                 fail_msg("%s (%u): with the index %s, without %s", q, cats[c], with, without);
             free(with);

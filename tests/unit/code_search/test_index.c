@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cs.h"
+#include "cs_test_util.h"
 #include "cs_decls.h"
 #include "cs_index.h"
 #include "cs_query.h"
@@ -264,25 +265,6 @@ static void test_file_damage_ignored(void **state)
     rmdir(dir);
 }
 
-/* The whole search with the index, against the same search without it:
- * made, used, and after an edit. */
-static char *search_text(const char *root, const char *ixdir, const char *query)
-{
-    cs_options o = {.root = root, .scope = root, .query = query, .max_results = 100,
-                    .index_dir = ixdir};
-    cs_output out;
-    char *err = NULL;
-    assert_int_equal(cs_search(&o, &out, &err), 0);
-    size_t cap = 64 + out.n * 64, n = 0;
-    char *s = malloc(cap);
-    s[0] = '\0';
-    for (size_t i = 0; i < out.n; i++)
-        n += (size_t)snprintf(s + n, cap - n, "%d %s %u %u;", out.v[i].cat, out.v[i].path,
-                              out.v[i].line, out.v[i].col);
-    cs_output_free(&out);
-    return s;
-}
-
 static void put(const char *dir, const char *name, const char *text)
 {
     char p[512];
@@ -292,6 +274,8 @@ static void put(const char *dir, const char *name, const char *text)
     close(fd);
 }
 
+/* The whole search with the index, against the same search without it:
+ * made, used, and after an edit. */
 static void test_search_with_index(void **state)
 {
     (void)state;
@@ -321,8 +305,8 @@ static void test_search_with_index(void **state)
         if (round == 2)
             put(root, "f11.c", "int needle_word;\n"); /* the same size, just now */
         for (size_t k = 0; k < 5; k++) {
-            char *with = search_text(root, ixdir, qs[k]);
-            char *without = search_text(root, NULL, qs[k]);
+            char *with = tu_search_indexed(root, ixdir, qs[k], 0, 100);
+            char *without = tu_search_indexed(root, NULL, qs[k], 0, 100);
             assert_string_equal(with, without);
             free(with);
             free(without);
