@@ -21,8 +21,12 @@ doc_command() {
 mkdir -p "$T/bin"
 ln -s "$V" "$T/bin/vthost"
 export PATH="$T/bin:$BIN:$PATH"
+# A user's own home, as the agent CLIs see it: they start vthost with an
+# environment of their own, without the cache and state homes ctest sets,
+# so vthost run by hand here must use the same places under HOME.
 fresh_home() {
     export HOME="$T/home-$1" XDG_CONFIG_HOME="$T/home-$1/.config"
+    unset XDG_CACHE_HOME XDG_STATE_HOME
     mkdir -p "$HOME"
 }
 project() { mkdir -p "$T/$1" && cd "$T/$1"; }
