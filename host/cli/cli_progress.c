@@ -1,7 +1,6 @@
 /* The progress line of `vthost call` (see cli_progress.h).  A thread
  * wakes once a second; the line is written with write(2) in one piece,
  * so it never interleaves with the call's own output mid-line. */
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli_progress.h"
+#include "fd_write.h"
 #include "monotime.h"
 
 #define PROGRESS_AFTER_S 2 /* a call shorter than this shows nothing */
@@ -28,19 +28,7 @@ static double elapsed(void)
     return (double)(now.tv_sec - started.tv_sec) + (now.tv_nsec - started.tv_nsec) / 1e9;
 }
 
-static void put(const char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
+static void put(const char *s) { (void)fd_write_all(STDERR_FILENO, s, strlen(s)); }
 
 /* Erase the line (caller holds lock). */
 static void erase(void)

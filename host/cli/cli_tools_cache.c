@@ -5,7 +5,6 @@
  * whole key, compared byte for byte, then the listing: a different key,
  * a missing file or one that is not the user's own private regular file
  * is a miss, and the start runs as always. */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <vthost/plugin.h>
 #include "cli_tools_cache.h"
 #include "cli_tools_key.h"
+#include "fd_write.h"
 #include "host_data.h"
 #include "log.h"
 #include "monotime.h"
@@ -76,22 +76,6 @@ static int parse_size(const char **p, const char *limit, char end, size_t *v)
     return 0;
 }
 
-/* All of `buf` to `fd` (the listing goes out in one write, without
- * stdio's buffer and its checks of the descriptor). */
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Prints the listing of `text` when its key is `key`; 1 when printed. */
 static int replay(const char *text, size_t len, const char *key, size_t key_len)
 {
@@ -108,9 +92,9 @@ static int replay(const char *text, size_t len, const char *key, size_t key_len)
         key_len != klen || memcmp(text + off, key, klen) != 0)
         return 0;
     const char *out = text + off + klen, *said = out + olen;
-    if (slen && write_all(STDERR_FILENO, said, slen) != 0)
+    if (slen && fd_write_all(STDERR_FILENO, said, slen) != 0)
         return 0;
-    return write_all(STDOUT_FILENO, out, olen) == 0;
+    return fd_write_all(STDOUT_FILENO, out, olen) == 0;
 }
 
 /* <dir>/tools/<the identity's hash in hex> */

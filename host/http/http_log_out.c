@@ -8,11 +8,11 @@
  * writer is the flusher thread once a line has waited
  * HTTP_LOG_OUT_DELAY_MS, or a thread that finds the buffer full, or
  * http_log_out_flush/stop. */
-#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fd_write.h"
 #include "http_log_out.h"
 
 /* Room for ~350 lines: more than 10 ms of requests on this front. */
@@ -36,15 +36,8 @@ static int out_fd = -1;
 
 static void write_all(const char *p, size_t n)
 {
-    while (out_fd >= 0 && n) {
-        ssize_t w = write(out_fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* the log is not worth failing a request over */
-        p += w;
-        n -= (size_t)w;
-    }
+    if (out_fd >= 0)
+        (void)fd_write_all(out_fd, p, n); /* the log is not worth failing a request over */
 }
 
 void http_log_out_flush(void)

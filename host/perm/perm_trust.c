@@ -1,4 +1,5 @@
 /* Workspace trust: reading [trust] and adding to it in place. */
+#include "fd_write.h"
 #include "paths.h"
 #include "perm_strict.h"
 #include "perm_trust.h"
@@ -201,14 +202,8 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
         return VT_ERR_NOMEM;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     int rc = fd < 0 ? VT_ERR_IO : 0;
-    size_t len = strlen(text), off = 0;
-    while (rc == 0 && off < len) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n <= 0)
-            rc = VT_ERR_IO;
-        else
-            off += (size_t)n;
-    }
+    if (rc == 0 && fd_write_all(fd, text, strlen(text)) != 0)
+        rc = VT_ERR_IO;
     if (fd >= 0) {
         if (rc == 0 && fsync(fd) != 0)
             rc = VT_ERR_IO;
