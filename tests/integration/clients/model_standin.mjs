@@ -22,6 +22,7 @@ const script = JSON.parse(readFileSync(scriptFile, "utf8"));
 const log = (o) => appendFileSync(logFile, JSON.stringify(o) + "\n");
 const seenResults = new Set();
 let searches = 0; // ToolSearch calls made: a bound, so a stand-in never loops
+const searchesFor = new Map(); // script step -> ToolSearch calls made for it
 
 const textOf = (c) =>
   typeof c === "string"
@@ -78,17 +79,25 @@ function anthropic(body, res) {
   }
   // Side requests (titles, summaries, quota checks) carry no tools.
   let step = null;
+  let delay = 0;
   if (offered.length) {
     log({ offered });
     const want = script[results];
     const rx = want && new RegExp(want.tool);
-    if (want && !offered.some((n) => rx.test(n)) && offered.includes("ToolSearch") && searches++ < 3) {
+    if (want && !offered.some((n) => rx.test(n)) && offered.includes("ToolSearch") && searches++ < 6) {
       const text = stringsOf([body.messages, body.system]).join("\n");
       // A step may name what to select, as a model does that applies the
       // client's prefix to a name search_tools returned.
       const named = want.select ?? [...new Set(text.match(/[A-Za-z0-9_]+/g) ?? [])].find((n) => rx.test(n));
       if (named) {
-        log({ search: named });
+        // Claude Code re-reads a server's tool list when the server says
+        // it changed, while the turn goes on: a search that came too early
+        // finds nothing.  A model looks again a while later (its own
+        // answer takes seconds); the stand-in waits 1 s before it does.
+        const tries = searchesFor.get(results) ?? 0;
+        searchesFor.set(results, tries + 1);
+        if (tries) delay = 1000;
+        log({ search: named, tries: tries + 1 });
         step = { name: "ToolSearch", input: { query: `select:${named}` }, id: `toolu_q${Date.now()}` };
       }
     }
@@ -97,6 +106,11 @@ function anthropic(body, res) {
       if (step) step.id = `toolu_s${results}_${Date.now()}`;
     }
   }
+  if (delay) setTimeout(() => anthropicAnswer(body, res, step), delay);
+  else anthropicAnswer(body, res, step);
+}
+
+function anthropicAnswer(body, res, step) {
   const id = `msg_${Date.now()}`;
   const usage = { input_tokens: 10, output_tokens: 5 };
   const block = step
