@@ -12,13 +12,14 @@
 // round runs every workload once over stdio and once over HTTP, the order
 // alternating from round to round; the figure is the median over rounds
 // of HTTP rate / stdio rate (>= 1: HTTP as fast as stdio).  The server's
-// CPU per call (user + system, from /proc) is printed beside it.
+// CPU per call (its threads' /proc/PID/task/TID/schedstat, nanoseconds)
+// is printed beside it.
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { INIT, TICK_US, cpuTicks, httpClient, median, message, startHttpServer } from "./mcp_wire.mjs";
+import { INIT, cpuNs, httpClient, median, message, startHttpServer } from "./mcp_wire.mjs";
 
 const [bin, catalog, nArg, rArg, sArg] = process.argv.slice(2);
 if (!bin || !catalog) {
@@ -80,7 +81,7 @@ const httpServer = () =>
 // `clients` each send N messages in turn; returns calls per second.
 async function run(clients, era, call, pids) {
   let id = 1;
-  const c0 = pids.reduce((a, p) => a + cpuTicks(p), 0);
+  const c0 = pids.reduce((a, p) => a + cpuNs(p), 0);
   const u0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await Promise.all(
@@ -89,7 +90,7 @@ async function run(clients, era, call, pids) {
     }),
   );
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = (pids.reduce((a, p) => a + cpuTicks(p), 0) - c0) * TICK_US;
+  const cpu = (pids.reduce((a, p) => a + cpuNs(p), 0) - c0) / 1e3;
   const u = process.cpuUsage(u0);
   const calls = N * clients.length;
   return { rate: calls / s, cpuUs: cpu / calls, clientUs: (u.user + u.system) / calls };

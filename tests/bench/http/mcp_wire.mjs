@@ -1,6 +1,6 @@
 // What the HTTP benchmarks share: the workloads' messages in both protocol
 // eras, a `vthost serve --http` started with its access log in a file, a
-// raw keep-alive client, a process's CPU ticks and a median.
+// raw keep-alive client, a process's CPU time and a median.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, readdirSync } from "node:fs";
 import net from "node:net";
@@ -31,16 +31,9 @@ export const INIT = {
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
 };
 
-// utime + stime of process `pid`, in clock ticks (USER_HZ, 100 a second).
-export function cpuTicks(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const v = f.slice(f.lastIndexOf(")") + 2).split(" ");
-  return Number(v[11]) + Number(v[12]);
-}
-export const TICK_US = 1e6 / 100;
-
 // The CPU time of process `pid`'s threads alive now, in nanoseconds
-// (/proc/PID/task/TID/schedstat: exact, where the ticks above are 10 ms).
+// (/proc/PID/task/TID/schedstat: exact, where /proc/PID/stat's ticks are
+// 10 ms, three or four of them in a one-client run).
 // A thread that ends between two readings takes its time with it: for
 // servers whose threads outlive a run (keep-alive connections, kept
 // workers).
