@@ -224,15 +224,24 @@ static const char *target(const tx_entry *e)
  * without its data: not on a filesystem that a crash empties anyway,
  * nor when it replaces an existing file on one that orders such a
  * rename after the data (patch_sync.h). */
+static int replaces(const tx_entry *e)
+{
+    return e->op->kind == PATCH_UPDATE && !e->dest; /* else a new name: nothing older */
+}
+
 static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *fsc)
 {
-    const tx_entry *e = &t->e[i];
     int need = j->fd[i] < 0 ? FS_SYNC_ALWAYS : fs_sync_need(j->fd[i], fsc);
-    if (need == FS_VOLATILE)
+    return fs_sync_wanted(need, replaces(&t->e[i]));
+}
+
+/* fs_stage's `kick` for entry e: the workspace root's filesystem stands
+ * for the target's (a wrong guess only costs the early start). */
+static size_t kick_for(const tx *t, const tx_entry *e, fs_order_cache *fsc)
+{
+    if (e->res.size < FS_KICK_MIN)
         return 0;
-    if (e->op->kind != PATCH_UPDATE || e->dest)
-        return 1; /* a new name: nothing older to fall back on */
-    return need != FS_RENAME_ORDERED;
+    return fs_sync_wanted(fs_sync_need(t->root, fsc), replaces(e)) ? FS_KICK_SLICE : 0;
 }
 
 /* Phase 1: every new content into a temporary file beside its target,
@@ -241,6 +250,7 @@ static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *f
 static int stage_all(tx *t, journal *j, char **err)
 {
     size_t n = 0, keep = fd_budget(KEEP_OPEN_MAX);
+    fs_order_cache root_fs = {0};
     for (size_t i = 0; i < t->n; i++) {
         const tx_entry *e = &t->e[i];
         const char *to = target(e);
@@ -249,8 +259,8 @@ static int stage_all(tx *t, journal *j, char **err)
         int mode = e->op->kind == PATCH_ADD ? -1 : (int)e->mode;
         int rc = step(j, err, to);
         if (rc == 0)
-            rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, &j->dirs, &j->cache,
-                          &j->tmp[i], n < keep ? &j->fd[i] : NULL, err);
+            rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, kick_for(t, e, &root_fs),
+                          &j->dirs, &j->cache, &j->tmp[i], n < keep ? &j->fd[i] : NULL, err);
         if (rc)
             return rc;
         n++;
