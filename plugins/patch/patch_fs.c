@@ -475,6 +475,17 @@ static int cached_parent(int root, const char *rel, fs_created_dirs *dirs, fs_di
     return fd;
 }
 
+/* The temporary file is made with the mode it must end with (so that it
+ * is never more open than that, and no chmod follows); a mode the umask
+ * or a default ACL changed is set afterwards. */
+static int set_mode(int fd, int mode)
+{
+    struct stat st;
+    if (mode < 0 || (fstat(fd, &st) == 0 && (st.st_mode & 07777) == (mode_t)mode))
+        return 0;
+    return fchmod(fd, (mode_t)mode);
+}
+
 /* Create and fill a temporary file in dfd; *tmp receives its name.
  * `kick`: see fs_writev_all. */
 static int write_temp(int dfd, const char *rel, const char *leaf, const struct iovec *iov,
@@ -488,15 +499,16 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const struct i
         vt_clock_now(&ts);
         snprintf(tmp, 256, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
                  atomic_fetch_add(&seq, 1), ts.tv_nsec);
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    mode < 0 ? 0666 : (mode_t)mode);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd < 0)
         return patch_fail(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
                           strerror(errno));
-    int ok = fs_writev_all(fd, iov, niov, kick) == 0 &&
-             (mode < 0 || fchmod(fd, (mode_t)mode) == 0) && (!do_sync || fsync(fd) == 0);
+    int ok = fs_writev_all(fd, iov, niov, kick) == 0 && set_mode(fd, mode) == 0 &&
+             (!do_sync || fsync(fd) == 0);
     int e = errno;
     if (ok && keep) {
         *keep = fd; /* the caller syncs and closes it */

@@ -538,6 +538,16 @@ static void check_fs(int walk)
     assert_int_equal(len, 13);
     assert_memory_equal(data, "0123456789abc", 13);
     pbuf_free(data);
+    /* The file is made with its mode; one the umask narrows is set after. */
+    mode_t was = umask(022);
+    assert_int_equal(
+        fs_stage(root, "d/open.txt", parts, 3, 0666, 0, NULL, NULL, &tmp, NULL, &err), 0);
+    umask(was);
+    assert_int_equal(fs_publish(root, tmp, "d/open.txt", 1, NULL, &err), 0);
+    free(tmp);
+    assert_int_equal(fs_read(root, "d/open.txt", &data, &len, &mode, &err), 0);
+    assert_int_equal(mode, 0666);
+    pbuf_free(data);
     assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
     fs_remove_dirs(root, &dirs);
     fs_created_dirs_free(&dirs);
