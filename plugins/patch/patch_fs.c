@@ -475,9 +475,11 @@ static int cached_parent(int root, const char *rel, fs_created_dirs *dirs, fs_di
     return fd;
 }
 
-/* The temporary file is made with the mode it must end with (so that it
- * is never more open than that, and no chmod follows); a mode the umask
- * or a default ACL changed is set afterwards. */
+/* The temporary file is made with the permission bits it must end with
+ * (so that it is never more open than that, and usually no chmod
+ * follows); a mode the umask or a default ACL changed, and the setuid,
+ * setgid and sticky bits (only once the content is whole), are set
+ * afterwards. */
 static int set_mode(int fd, int mode)
 {
     struct stat st;
@@ -500,7 +502,7 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const struct i
         snprintf(tmp, 256, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
                  atomic_fetch_add(&seq, 1), ts.tv_nsec);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    mode < 0 ? 0666 : (mode_t)mode);
+                    mode < 0 ? 0666 : (mode_t)mode & 0777);
         if (fd < 0 && errno != EEXIST)
             break;
     }

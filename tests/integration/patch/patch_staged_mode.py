@@ -4,9 +4,10 @@ itself: the temporary file it is staged in has the file's permission
 bits from its creation, before any byte of the content is written.  An
 LD_PRELOAD shim (fsync_fail.c, VTPATCH_STAGED_MODES) records the
 temporary's mode at every write to it; a private file (0600), a
-group-readable one (0640) and an executable (0755) are updated, and an
-update under a umask that narrows the file's mode (0666 under 022)
-must still end with the file's own mode.
+group-readable one (0640), an executable (0755) and a setuid one
+(4755, whose setuid bit must come only once the content is whole) are
+updated, and an update under a umask that narrows the file's mode (0666
+under 022) must still end with the file's own mode.
 
     patch_staged_mode.py path/to/vthost path/to/fsync_fail.so
 """
@@ -28,7 +29,7 @@ def ok(name, cond, detail=""):
     failed += 0 if cond else 1
 
 
-for mode in (0o600, 0o640, 0o755, 0o666):
+for mode in (0o600, 0o640, 0o755, 0o4755, 0o666):
     ws = tempfile.mkdtemp(prefix="vthost-patch-mode-")
     path = os.path.join(ws, "secret.txt")
     with open(path, "w") as f:
@@ -60,6 +61,8 @@ for mode in (0o600, 0o640, 0o755, 0o666):
     wider = [m for m in seen if m & ~mode]
     ok(tag + ": the temporary was never more open than the file", not wider,
        "staged as %s" % " ".join("%04o" % m for m in seen))
+    ok(tag + ": no setuid, setgid or sticky bit while the content is written",
+       not [m for m in seen if m & 0o7000], "staged as %s" % " ".join("%04o" % m for m in seen))
     for x in (ws, ws + ".state", ws + ".cache", modes):
         if os.path.isdir(x):
             shutil.rmtree(x, ignore_errors=True)
