@@ -219,16 +219,15 @@ static const char *target(const tx_entry *e)
     return e->dest ? e->dest : e->path;
 }
 
+/* An update that goes over its own file; else a new name, with nothing
+ * older to fall back on. */
+static int replaces(const tx_entry *e) { return e->op->kind == PATCH_UPDATE && !e->dest; }
+
 /* Whether entry i's staged file must reach the disk before its rename
  * so that a crash leaves the old content or the new, never a file
  * without its data: not on a filesystem that a crash empties anyway,
  * nor when it replaces an existing file on one that orders such a
  * rename after the data (patch_sync.h). */
-static int replaces(const tx_entry *e)
-{
-    return e->op->kind == PATCH_UPDATE && !e->dest; /* else a new name: nothing older */
-}
-
 static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *fsc)
 {
     int need = j->fd[i] < 0 ? FS_SYNC_ALWAYS : fs_sync_need(j->fd[i], fsc);
