@@ -13,8 +13,12 @@ on a fresh copy of the tree with fresh XDG state and cache directories
 (as bench_patch.sh does), records the probes with `perf record`, and
 prints the median of each phase over the runs, for each build, and the
 median wall time from exec to exit.  uprobes cost a few microseconds a
-hit, so the total is a little above an unprobed run's; read the phases
-against each other.  The probes are removed at the end.
+hit and perf's recording changes the scheduling, so the total is above
+an unprobed run's and work a thread does beside the main one (the
+release of replaced files, the syncs) can shift between phases: read the
+phases against each other, and confirm a change's effect on the whole
+call with bench_patch.sh (YARDSTICK=vthost_base VTHOST_BASE=OLD, in both
+orders).  The probes are removed at the end.
 
 Needs root (uprobes), perf and node.  The trees live under $TMPDIR
 (default /tmp): point it at the filesystem to measure.
