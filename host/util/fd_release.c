@@ -6,11 +6,15 @@
  * that descriptor and a pipe, waits until this process has dropped its
  * own, closes it and exits; its parent (the middle process) ends at once,
  * so it belongs to init, which reaps it, and this process waits for
- * nothing but the middle's exit. */
+ * nothing but the middle's exit.  The middle is a vfork child: it borrows
+ * this process's memory instead of copying it, so the only copy made is
+ * the grandchild's, and the middle's exit has nothing to tear down. */
 #include "fd_release.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -49,6 +53,15 @@ static void close_others(int a, int b)
     syscall(SYS_close_range, hi + 1, ~0U, 0);
 }
 
+static long raw_fork(void)
+{
+#ifdef SYS_fork
+    return syscall(SYS_fork);
+#else
+    return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
+}
+
 void fd_release_detached(int fd)
 {
     int p[2];
@@ -58,11 +71,21 @@ void fd_release_detached(int fd)
         close(fd);
         return;
     }
-    pid_t mid = fork();
+    /* No signal handler may run in the middle: it would run on this
+     * thread's stack, in this process's memory. */
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &was);
+    pid_t mid = vfork();
     if (mid == 0) {
-        /* async-signal-safe calls only from here: the host has threads */
-        if (fork() != 0)
+        /* This process's memory, borrowed until _exit: a raw fork only
+         * (glibc's fork would run atfork handlers and write its own
+         * state, which is the parent's here). */
+        if (raw_fork() != 0)
             _exit(0);
+        /* The grandchild, with a copy of its own; async-signal-safe
+         * calls only from here: the host has threads. */
+        pthread_sigmask(SIG_SETMASK, &was, NULL);
         forget_command_line();
         close_others(fd, p[0]);
         char c;
@@ -71,6 +94,7 @@ void fd_release_detached(int fd)
         close(fd); /* the last reference: the kernel's wait is here */
         _exit(0);
     }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
     int st;
     if (mid > 0)
         while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {

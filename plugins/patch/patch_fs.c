@@ -18,6 +18,7 @@
 #include <vthost/plugin.h>
 #include "patch_buf.h"
 #include "patch_fs.h"
+#include "patch_sync.h"
 #include "patch_text.h"
 
 int fs_path_check(const char *path, char **norm, char **err)
@@ -474,39 +475,24 @@ static int cached_parent(int root, const char *rel, fs_created_dirs *dirs, fs_di
     return fd;
 }
 
-/* Write every piece, in as few system calls as the kernel allows. */
-static int writev_all(int fd, const struct iovec *iov, size_t n)
+/* The temporary file is made with the permission bits it must end with
+ * (so that it is never more open than that, and usually no chmod
+ * follows); a mode the umask or a default ACL changed, and the setuid,
+ * setgid and sticky bits (only once the content is whole), are set
+ * afterwards. */
+static int set_mode(int fd, int mode)
 {
-    struct iovec cur[IOV_MAX];
-    size_t at = 0, skip = 0; /* the next piece, and bytes of it already written */
-    while (at < n) {
-        size_t k = 0;
-        for (size_t i = at; i < n && k < IOV_MAX; i++) {
-            size_t off = i == at ? skip : 0;
-            if (iov[i].iov_len > off)
-                cur[k++] = (struct iovec){(char *)iov[i].iov_base + off, iov[i].iov_len - off};
-        }
-        if (k == 0)
-            break;
-        ssize_t w = writev(fd, cur, (int)k);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        size_t left = (size_t)w;
-        while (at < n && left >= iov[at].iov_len - skip) {
-            left -= iov[at].iov_len - skip;
-            at++;
-            skip = 0;
-        }
-        skip += left;
-    }
-    return 0;
+    struct stat st;
+    if (mode < 0 || (fstat(fd, &st) == 0 && (st.st_mode & 07777) == (mode_t)mode))
+        return 0;
+    return fchmod(fd, (mode_t)mode);
 }
 
-/* Create and fill a temporary file in dfd; *tmp receives its name. */
+/* Create and fill a temporary file in dfd; *tmp receives its name.
+ * `kick`: see fs_writev_all. */
 static int write_temp(int dfd, const char *rel, const char *leaf, const struct iovec *iov,
-                      size_t niov, int mode, int do_sync, char tmp[256], int *keep, char **err)
+                      size_t niov, int mode, int do_sync, size_t kick, char tmp[256], int *keep,
+                      char **err)
 {
     static atomic_uint seq;
     int fd = -1;
@@ -515,14 +501,15 @@ static int write_temp(int dfd, const char *rel, const char *leaf, const struct i
         vt_clock_now(&ts);
         snprintf(tmp, 256, ".%.180s.vtpatch-%d-%u-%ld", leaf, (int)getpid(),
                  atomic_fetch_add(&seq, 1), ts.tv_nsec);
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    mode < 0 ? 0666 : (mode_t)mode & 0777);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd < 0)
         return patch_fail(err, VT_ERR_IO, "Cannot create a temporary file next to '%s': %s", rel,
                           strerror(errno));
-    int ok = writev_all(fd, iov, niov) == 0 && (mode < 0 || fchmod(fd, (mode_t)mode) == 0) &&
+    int ok = fs_writev_all(fd, iov, niov, kick) == 0 && set_mode(fd, mode) == 0 &&
              (!do_sync || fsync(fd) == 0);
     int e = errno;
     if (ok && keep) {
@@ -569,7 +556,7 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
         return dfd;
     char tmp[256];
     struct iovec one = {(void *)data, len};
-    int rc = write_temp(dfd, rel, leaf, &one, 1, mode, 1, tmp, NULL, err);
+    int rc = write_temp(dfd, rel, leaf, &one, 1, mode, 1, 0, tmp, NULL, err);
     if (rc == 0 && rename_into(dfd, tmp, leaf, noreplace) != 0) {
         rc = rename_error(err, rel, errno);
         unlinkat(dfd, tmp, 0);
@@ -580,7 +567,7 @@ int fs_write(int root, const char *rel, const char *data, size_t len, int mode, 
     return rc;
 }
 
-int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode,
+int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode, size_t kick,
              fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err)
 {
     *err = NULL;
@@ -593,7 +580,7 @@ int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, in
     if (dfd < 0)
         return dfd;
     char tmp[256];
-    int rc = write_temp(dfd, rel, leaf, iov, niov, mode, 0, tmp, keep_fd, err);
+    int rc = write_temp(dfd, rel, leaf, iov, niov, mode, 0, kick, tmp, keep_fd, err);
     if (rc == 0 && asprintf(tmp_rel, "%.*s%s", (int)(leaf - rel), rel, tmp) < 0) {
         unlinkat(dfd, tmp, 0);
         *tmp_rel = NULL;

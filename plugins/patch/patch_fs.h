@@ -68,8 +68,9 @@ void fs_dircache_free(fs_dircache *c);
  * place.  fs_discard removes
  * a staged file that will not be published.  `cache` may be NULL; with
  * keep_fd non-NULL the staged file stays open for fs_sync_paths.  The
- * content is the pieces of `iov` in order. */
-int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode,
+ * content is the pieces of `iov` in order; `kick` as fs_writev_all's
+ * `slice` (patch_sync.h): 0, or the file will be synced. */
+int fs_stage(int root, const char *rel, const struct iovec *iov, size_t niov, int mode, size_t kick,
              fs_created_dirs *dirs, fs_dircache *cache, char **tmp_rel, int *keep_fd, char **err);
 int fs_publish(int root, const char *tmp_rel, const char *rel, int noreplace, fs_dircache *cache,
                char **err);

@@ -2,6 +2,7 @@
  * patch_sync.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,6 +71,59 @@ int fs_sync_paths(int root, char *const *rels, const int *fds, size_t n, char **
     if (f)
         return patch_fail(err, VT_ERR_IO, "Cannot sync '%s' to disk: %s", rels[f - 1],
                           strerror(atomic_load(&j.err_no)));
+    return 0;
+}
+
+int fs_sync_wanted(int need, int replaces)
+{
+    if (need == FS_VOLATILE)
+        return 0;
+    return !replaces || need != FS_RENAME_ORDERED;
+}
+
+/* Fill cur[] with the pieces from iov[at] (skip bytes of it already
+ * written), at most `max` bytes (0: no limit); returns how many. */
+static size_t next_batch(struct iovec cur[IOV_MAX], const struct iovec *iov, size_t n, size_t at,
+                         size_t skip, size_t max)
+{
+    size_t k = 0, bytes = 0;
+    for (size_t i = at; i < n && k < IOV_MAX && (!max || bytes < max); i++) {
+        size_t off = i == at ? skip : 0, len = iov[i].iov_len - off;
+        if (max && len > max - bytes)
+            len = max - bytes;
+        if (len)
+            cur[k++] = (struct iovec){(char *)iov[i].iov_base + off, len};
+        bytes += len;
+    }
+    return k;
+}
+
+int fs_writev_all(int fd, const struct iovec *iov, size_t n, size_t slice)
+{
+    struct iovec cur[IOV_MAX];
+    size_t at = 0, skip = 0; /* the next piece, and bytes of it already written */
+    off_t done = 0;
+    while (at < n) {
+        size_t k = next_batch(cur, iov, n, at, skip, slice);
+        if (k == 0)
+            break;
+        ssize_t w = writev(fd, cur, (int)k);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        /* only a hint: a failure here leaves the sync to do it all */
+        if (slice && w > 0)
+            sync_file_range(fd, done, w, SYNC_FILE_RANGE_WRITE);
+        done += w;
+        size_t left = (size_t)w;
+        while (at < n && left >= iov[at].iov_len - skip) {
+            left -= iov[at].iov_len - skip;
+            at++;
+            skip = 0;
+        }
+        skip += left;
+    }
     return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* fsync each file or directory in rels (or, where fds is given and
  * fds[i] >= 0, that open descriptor), several at once so the filesystem
@@ -37,6 +38,24 @@ int fs_sync_need(int fd, fs_order_cache *c);
 /* Close what fs_sync_need keeps between patches (the judgement
  * of each filesystem, kept until the mount table changes). */
 void fs_order_fini(void);
+
+/* Whether a file staged on a filesystem of kind `need` (above) must
+ * be synced before its rename; `replaces`: it goes over an existing file
+ * of the same name (an update in place, not an added file or a move). */
+int fs_sync_wanted(int need, int replaces);
+
+/* A staged file that will be synced and is at least this large is
+ * written in slices of FS_KICK_SLICE bytes, each handed to the disk as
+ * soon as it is in the page cache: the sync before the rename then waits
+ * for the last slice only, not for the whole file. */
+#define FS_KICK_MIN (1u << 20)
+#define FS_KICK_SLICE (1u << 20)
+
+/* Write every piece to fd, in as few system calls as the kernel allows;
+ * with slice > 0, at most `slice` bytes a call, each started on its way
+ * to the disk (sync_file_range, no wait) once written.  0 or -1 with
+ * errno. */
+int fs_writev_all(int fd, const struct iovec *iov, size_t n, size_t slice);
 
 /* The test behind FS_RENAME_ORDERED, on the text of a
  * /proc/self/mountinfo for the device maj:min: 1 when that device is

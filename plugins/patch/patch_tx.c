@@ -219,6 +219,10 @@ static const char *target(const tx_entry *e)
     return e->dest ? e->dest : e->path;
 }
 
+/* An update that goes over its own file; else a new name, with nothing
+ * older to fall back on. */
+static int replaces(const tx_entry *e) { return e->op->kind == PATCH_UPDATE && !e->dest; }
+
 /* Whether entry i's staged file must reach the disk before its rename
  * so that a crash leaves the old content or the new, never a file
  * without its data: not on a filesystem that a crash empties anyway,
@@ -226,13 +230,17 @@ static const char *target(const tx_entry *e)
  * rename after the data (patch_sync.h). */
 static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *fsc)
 {
-    const tx_entry *e = &t->e[i];
     int need = j->fd[i] < 0 ? FS_SYNC_ALWAYS : fs_sync_need(j->fd[i], fsc);
-    if (need == FS_VOLATILE)
+    return fs_sync_wanted(need, replaces(&t->e[i]));
+}
+
+/* fs_stage's `kick` for entry e: the workspace root's filesystem stands
+ * for the target's (a wrong guess only costs the early start). */
+static size_t kick_for(const tx *t, const tx_entry *e, fs_order_cache *fsc)
+{
+    if (e->res.size < FS_KICK_MIN)
         return 0;
-    if (e->op->kind != PATCH_UPDATE || e->dest)
-        return 1; /* a new name: nothing older to fall back on */
-    return need != FS_RENAME_ORDERED;
+    return fs_sync_wanted(fs_sync_need(t->root, fsc), replaces(e)) ? FS_KICK_SLICE : 0;
 }
 
 /* Phase 1: every new content into a temporary file beside its target,
@@ -241,6 +249,7 @@ static int needs_sync(const tx *t, size_t i, const journal *j, fs_order_cache *f
 static int stage_all(tx *t, journal *j, char **err)
 {
     size_t n = 0, keep = fd_budget(KEEP_OPEN_MAX);
+    fs_order_cache root_fs = {0};
     for (size_t i = 0; i < t->n; i++) {
         const tx_entry *e = &t->e[i];
         const char *to = target(e);
@@ -249,8 +258,8 @@ static int stage_all(tx *t, journal *j, char **err)
         int mode = e->op->kind == PATCH_ADD ? -1 : (int)e->mode;
         int rc = step(j, err, to);
         if (rc == 0)
-            rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, &j->dirs, &j->cache,
-                          &j->tmp[i], n < keep ? &j->fd[i] : NULL, err);
+            rc = fs_stage(t->root, to, e->res.seg, e->res.nseg, mode, kick_for(t, e, &root_fs),
+                          &j->dirs, &j->cache, &j->tmp[i], n < keep ? &j->fd[i] : NULL, err);
         if (rc)
             return rc;
         n++;

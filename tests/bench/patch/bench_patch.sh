@@ -37,8 +37,11 @@ if [ "${YARDSTICK:-}" = vthost_base ] && [ -z "${VTHOST_BASE:-}" ]; then
     exit 2
 fi
 
+# Succeeds with no output when nothing is found: under pipefail a
+# missing directory (find's status 1) or head closing the pipe early
+# must not end the script.
 find_codex() {
-    find "$CODEX_DIR/node_modules" "$ROOT/tests/integration/clients/node_modules/" -type f -path '*/vendor/*' \( -path '*/codex/codex' -o -path '*/bin/codex' \) 2>/dev/null | head -1
+    { find "$CODEX_DIR/node_modules" "$ROOT/tests/integration/clients/node_modules/" -type f -path '*/vendor/*' \( -path '*/codex/codex' -o -path '*/bin/codex' \) 2>/dev/null || true; } | head -1
 }
 if [ -z "${CODEX_APPLY_PATCH:-}" ]; then
     bin=$(find_codex || true)

@@ -3,7 +3,10 @@
  * made on one of apply_patch's staged temporaries (a name holding
  * ".vtpatch-"); every other call goes to the C library.  The number of
  * such calls is counted in VTPATCH_FSYNC_COUNT (a file, one line
- * appended per call), so the test knows how many a patch makes. */
+ * appended per call), so the test knows how many a patch makes.
+ * For patch_staged_mode.py: with VTPATCH_STAGED_MODES set, each write
+ * to a staged temporary first appends the file's permission bits, as
+ * they are when the content arrives, to that file (one octal line). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* The build hides symbols by default; these two must interpose. */
@@ -65,4 +70,28 @@ SHIM int fdatasync(int fd)
     }
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     return real(fd);
+}
+
+/* The staged file's mode when content is written to it. */
+static void note_mode(int fd)
+{
+    const char *out = getenv("VTPATCH_STAGED_MODES");
+    struct stat st;
+    if (!out || !is_staged(fd) || fstat(fd, &st) != 0)
+        return;
+    int ofd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (ofd >= 0) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "%o\n", (unsigned)(st.st_mode & 07777));
+        (void)!write(ofd, line, (size_t)n);
+        close(ofd);
+    }
+}
+
+SHIM ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+    note_mode(fd);
+    ssize_t (*real)(int, const struct iovec *, int) =
+        (ssize_t(*)(int, const struct iovec *, int))dlsym(RTLD_NEXT, "writev");
+    return real(fd, iov, n);
 }

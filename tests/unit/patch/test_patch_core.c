@@ -486,8 +486,8 @@ static void check_fs(int walk)
     fs_dircache cache = {0};
     int kept = -1;
     struct iovec parts[] = {{"ne", 2}, {"", 0}, {"w\n", 2}};
-    assert_int_equal(fs_stage(root, "d/x.txt", parts, 3, 0640, NULL, &cache, &tmp, &kept, &err),
-                     0);
+    assert_int_equal(
+        fs_stage(root, "d/x.txt", parts, 3, 0640, 0, NULL, &cache, &tmp, &kept, &err), 0);
     assert_true(kept >= 0);
     assert_int_equal(fs_sync_paths(root, &tmp, &kept, 1, &err), 0);
     close(kept);
@@ -510,19 +510,44 @@ static void check_fs(int walk)
         want[i] = (char)('a' + i % 26);
         many[i] = (struct iovec){want + i, i % 7 ? 1 : 0};
     }
-    assert_int_equal(fs_stage(root, "d/many.txt", many, PIECES, -1, NULL, NULL, &tmp, NULL, &err),
-                     0);
-    assert_int_equal(fs_publish(root, tmp, "d/many.txt", 1, NULL, &err), 0);
-    free(tmp);
-    assert_int_equal(fs_read(root, "d/many.txt", &data, &len, &mode, &err), 0);
-    size_t o = 0;
-    for (size_t i = 0; i < PIECES; i++)
-        if (i % 7)
-            assert_int_equal(data[o++], want[i]);
-    assert_int_equal(len, o);
-    pbuf_free(data);
+    /* Whole, and in slices handed to the disk early (fs_writev_all):
+     * slices that end inside a piece and hold several. */
+    static const char *const many_names[] = {"d/many.txt", "d/sliced.txt"};
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(fs_stage(root, many_names[k], many, PIECES, -1, k ? 5 : 0, NULL, NULL,
+                                  &tmp, NULL, &err),
+                         0);
+        assert_int_equal(fs_publish(root, tmp, many_names[k], 1, NULL, &err), 0);
+        free(tmp);
+        assert_int_equal(fs_read(root, many_names[k], &data, &len, &mode, &err), 0);
+        size_t o = 0;
+        for (size_t i = 0; i < PIECES; i++)
+            if (i % 7)
+                assert_int_equal(data[o++], want[i]);
+        assert_int_equal(len, o);
+        pbuf_free(data);
+    }
     free(many);
     free(want);
+    struct iovec long_piece[] = {{"0123456789", 10}, {"", 0}, {"abc", 3}};
+    assert_int_equal(
+        fs_stage(root, "d/long.txt", long_piece, 3, -1, 4, NULL, NULL, &tmp, NULL, &err), 0);
+    assert_int_equal(fs_publish(root, tmp, "d/long.txt", 1, NULL, &err), 0);
+    free(tmp);
+    assert_int_equal(fs_read(root, "d/long.txt", &data, &len, &mode, &err), 0);
+    assert_int_equal(len, 13);
+    assert_memory_equal(data, "0123456789abc", 13);
+    pbuf_free(data);
+    /* The file is made with its mode; one the umask narrows is set after. */
+    mode_t was = umask(022);
+    assert_int_equal(
+        fs_stage(root, "d/open.txt", parts, 3, 0666, 0, NULL, NULL, &tmp, NULL, &err), 0);
+    umask(was);
+    assert_int_equal(fs_publish(root, tmp, "d/open.txt", 1, NULL, &err), 0);
+    free(tmp);
+    assert_int_equal(fs_read(root, "d/open.txt", &data, &len, &mode, &err), 0);
+    assert_int_equal(mode, 0666);
+    pbuf_free(data);
     assert_int_equal(fs_unlink(root, "n/m/f.txt", &err), 0);
     fs_remove_dirs(root, &dirs);
     fs_created_dirs_free(&dirs);
