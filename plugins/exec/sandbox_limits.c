@@ -145,12 +145,17 @@ char *sandbox_cgroup_find(void)
  * cgroup is taken for the next session.  A file of a removed cgroup
  * fails every read and write (ENODEV), also when another cgroup has
  * been made under the same name since, so neither check can pass on
- * another cgroup than the one the host made. */
+ * another cgroup than the one the host made.  Only the first KEEP_FILES
+ * waiting cgroups keep their files (the next to be taken is the first
+ * empty one): a burst of sessions costs no descriptors beyond those. */
+#define KEEP_FILES 1
+
 typedef struct gone_entry {
     char *dir;
     char *join; /* the file a leader joins by (tasks or cgroup.procs) */
     int pidfd;  /* the supervisor's, or -1 */
     int procs_fd, max_fd;
+    int keep; /* may keep its files open */
 } gone_entry;
 
 struct cgroup_gone {
@@ -192,8 +197,8 @@ static void gone_drop(gone_entry *e)
 void sandbox_cgroup_release(sandbox_plan *p)
 {
     struct cgroup_gone *g = p->sb ? p->sb->gone : NULL;
-    gone_entry e = {p->cgroup, p->cgroup_procs, p->supervisor_pidfd, p->cgroup_procs_fd,
-                    p->cgroup_max_fd};
+    gone_entry e = {p->cgroup,          p->cgroup_procs,  p->supervisor_pidfd,
+                    p->cgroup_procs_fd, p->cgroup_max_fd, 1};
     p->cgroup = p->cgroup_procs = NULL;
     p->supervisor_pidfd = p->cgroup_procs_fd = p->cgroup_max_fd = -1;
     if (!e.dir) {
@@ -205,6 +210,15 @@ void sandbox_cgroup_release(sandbox_plan *p)
         return;
     }
     pthread_mutex_lock(&g->mu);
+    size_t keeping = 0;
+    for (size_t i = 0; i < g->n; i++)
+        keeping += g->e[i].keep;
+    if (keeping >= KEEP_FILES) {
+        close_if(e.procs_fd);
+        close_if(e.max_fd);
+        e.procs_fd = e.max_fd = -1;
+        e.keep = 0;
+    }
     if (VT_GROW(&g->e, &g->cap, g->n + 1) == 0)
         g->e[g->n++] = e;
     else
@@ -239,6 +253,10 @@ static int cgroup_busy(gone_entry *e)
     }
     char c;
     ssize_t n = pread(e->procs_fd, &c, 1, 0);
+    if (!e->keep) {
+        close(e->procs_fd);
+        e->procs_fd = -1;
+    }
     return n < 0 ? -1 : n != 0;
 }
 
@@ -318,7 +336,7 @@ static int take_spare(const sandbox *sb, sandbox_plan *p)
     if (p->cgroup_procs && write_max(sb, p) == 0)
         return 1;
     rmdir(p->cgroup); /* fails with ENOENT when it is gone: fine */
-    e = (gone_entry){p->cgroup, p->cgroup_procs, -1, p->cgroup_procs_fd, p->cgroup_max_fd};
+    e = (gone_entry){p->cgroup, p->cgroup_procs, -1, p->cgroup_procs_fd, p->cgroup_max_fd, 0};
     gone_drop(&e);
     p->cgroup = p->cgroup_procs = NULL;
     p->cgroup_procs_fd = p->cgroup_max_fd = -1;
@@ -356,6 +374,11 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
         rmdir(p->cgroup);
         return p->cgroup_procs ? VT_ERR_IO : VT_ERR_NOMEM;
     }
+    /* opened now, for the check before it is taken again: the files a
+     * kept cgroup holds are those of its first session */
+    char *procs = fmt2(p->cgroup, "/cgroup.procs");
+    p->cgroup_procs_fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+    free(procs);
     return VT_OK;
 }
 
