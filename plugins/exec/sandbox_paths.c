@@ -41,10 +41,13 @@ unsigned long sandbox_mount_flags(unsigned long st_flags)
     return f;
 }
 
-static unsigned long mount_flags_of(const char *path)
+/* The mount flags of `path`'s mount; `fd`: that object, opened without
+ * a link on the way (sandbox_fd_open), or -1: asked by the path. */
+static unsigned long mount_flags_of(const char *path, int fd)
 {
     struct statvfs sv;
-    return statvfs(path, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
+    int rc = fd >= 0 ? fstatvfs(fd, &sv) : statvfs(path, &sv);
+    return rc == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
 }
 
 static int add_ro(sandbox_plan *p, const char *path)
@@ -70,9 +73,9 @@ static int add_ro(sandbox_plan *p, const char *path)
     struct stat st;
     int fd = sandbox_fd_open(path, &st);
     p->ro_id[p->nro] = (sandbox_ident){fd >= 0 ? st.st_dev : 0, fd >= 0 ? st.st_ino : 0, fd >= 0};
+    p->ro_flags[p->nro] = mount_flags_of(path, fd);
     if (fd >= 0)
         close(fd);
-    p->ro_flags[p->nro] = mount_flags_of(path);
     p->ro[p->nro++] = c;
     return VT_OK;
 }
