@@ -348,17 +348,19 @@ static int sessions_live(void)
 
 /* What commands still running from earlier calls changed since the last
  * look (0 when none runs, or the index cannot say). */
-static void free_names(char **names);
+static void free_names(char **names, size_t n);
 
-static size_t background_changes(char **names)
+/* *names: NULL when nothing runs, else NAMES_READ slots the caller frees. */
+static size_t background_changes(char ***names)
 {
     size_t n = 0;
+    *names = NULL;
     pthread_mutex_lock(&bg_watch.mu);
     ws_index *ix = ws_index_current();
-    if (bg_watch.on && ix) {
+    if (bg_watch.on && ix && (*names = calloc(NAMES_READ, sizeof **names))) {
         int complete = 1;
         ws_index_refresh(ix, 1, NULL);
-        n = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
+        n = ws_index_changes(ix, bg_watch.mark, 1, *names, NAMES_READ, &complete);
         bg_watch.mark = ws_index_mark(ix);
         if (!sessions_live())
             bg_watch.on = 0;
@@ -392,8 +394,8 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
     if (!g)
         return 0;
     guard_state_lock(guard_cfg.workspace, &g->st);
-    char **bg = calloc(NAMES_READ, sizeof *bg);
-    size_t nbg = bg ? background_changes(bg) : 0;
+    char **bg;
+    size_t nbg = background_changes(&bg);
     if (nbg) {
         /* a verification this call sees end must come after these */
         size_t named = nbg < NAMES_READ ? nbg : NAMES_READ;
@@ -409,7 +411,7 @@ int guard_begin(vt_call *call, const vt_subjects *subjects, cJSON **blocked)
                   list ? list : "");
         free(list);
     }
-    free_names(bg);
+    free_names(bg, nbg);
     g->pending_before = g->st.pending;
     int over = g->st.pending >= guard_cfg.threshold;
     char *because = over && !mutator ? would_mutate(subjects) : NULL;
@@ -470,9 +472,12 @@ static size_t verification_sources(char **names, size_t changed)
     return n;
 }
 
-static void free_names(char **names)
+/* `names` as filled by a count of `n` (names are set from the first
+ * slot on; the first may hold a note when none is counted). */
+static void free_names(char **names, size_t n)
 {
-    for (size_t i = 0; names && i < NAMES_READ; i++)
+    size_t set = n < NAMES_READ ? n : NAMES_READ;
+    for (size_t i = 0; names && i < (set ? set : 1); i++)
         free(names[i]);
     free(names);
 }
@@ -488,7 +493,7 @@ void guard_end(vt_call *call)
         free(g);
         return;
     }
-    size_t changed = watch_end(call, g, names);
+    size_t changed = watch_end(call, g, names), named = changed;
     background_after(g);
     size_t sources = g->verified && changed ? verification_sources(names, changed) : 0;
     if (sources) {
@@ -536,7 +541,7 @@ void guard_end(vt_call *call)
                       list ? list : "", now);
         free(list);
     }
-    free_names(names);
+    free_names(names, named);
     free(g);
 }
 
@@ -555,7 +560,7 @@ static size_t background_sources(void)
         size_t changed = ws_index_changes(ix, bg_watch.mark, 1, names, NAMES_READ, &complete);
         n = changed ? verification_sources(names, changed) : 0;
         bg_watch.mark = ws_index_mark(ix);
-        free_names(names);
+        free_names(names, changed);
     }
     pthread_mutex_unlock(&bg_watch.mu);
     return n;

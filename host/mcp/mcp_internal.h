@@ -125,12 +125,14 @@ struct mcp_server {
     void *sink_ud;
 
     pthread_mutex_t lock;      /* everything below */
-    pthread_cond_t lead_cond;  /* followers waiting to lead */
     pthread_cond_t reply_cond; /* waiters for client replies */
     pthread_cond_t exit_cond;  /* worker threads ending */
-    int has_leader, idle, threads, stopping;
-    int standby, standby_sleeping; /* see mcp_server.c */
-    int64_t last_call_us;          /* when the last call started */
+    int has_leader, threads, stopping;
+    int waiting;      /* threads waiting for input in epoll_wait (mcp_server.c) */
+    int ep;           /* that epoll: the input (one-shot), the wake pipe, kick */
+    int kick;         /* eventfd: a waiter must lead now, or -1 */
+    int input_polled; /* the input is in the epoll (else: always readable) */
+    atomic_int ready; /* an input event no read has used yet (mcp_reader) */
     int ncalls;
     mcp_call *calls;
     mcp_pending *pending;

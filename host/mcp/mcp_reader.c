@@ -77,6 +77,19 @@ static int fill(mcp_reader *r)
         r->end += n;
         return 1;
     }
+    if (r->ready) {
+        if (!atomic_exchange(r->ready, 0))
+            return MCP_READ_AGAIN;
+        ssize_t n;
+        while ((n = read(r->fd, r->buf + r->end, r->cap - r->end)) < 0 && errno == EINTR)
+            ;
+        if (n < 0)
+            return errno == EAGAIN ? MCP_READ_AGAIN : MCP_READ_ERROR;
+        if (n == 0)
+            r->eof = 1;
+        r->end += (size_t)n;
+        return 1;
+    }
     for (;;) {
         struct pollfd p[2] = {{.fd = r->fd, .events = POLLIN},
                               {.fd = r->wake_fd, .events = POLLIN}};
@@ -112,6 +125,11 @@ static void emit(mcp_reader *r, size_t stop, size_t next, const char **line, siz
     *line = r->buf + r->start;
     *len = n;
     r->start = next;
+}
+
+int mcp_reader_has_line(const mcp_reader *r)
+{
+    return r->eof || (r->end > r->start && memchr(r->buf + r->start, '\n', r->end - r->start));
 }
 
 int mcp_reader_next(mcp_reader *r, const char **line, size_t *len)

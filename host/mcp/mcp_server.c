@@ -6,21 +6,28 @@
  * the call itself, so the thread that read a call runs it: no hand-off
  * between threads on a call's path.
  *
- * Leadership is given up quietly (no wake-up on the call's path): one
- * idle thread, the standby, polls every STANDBY_POLL_US while calls are
- * coming in and takes over reading when the leader is busy in a call.
- * So a call waiting 30 s for output (or for the user's approval) never
- * stops the reading: ping, replies and other calls are answered within
- * a millisecond, while a quick call is over before the standby looks and
- * its thread simply goes on reading.  After a quiet second the standby
- * sleeps and is woken explicitly.  Threads beyond a few idle ones end,
- * and sequential calls create none. */
+ * Leadership is given up quietly (no wake-up, no timer on the call's
+ * path).  Every thread that is not leading or running a call waits in
+ * epoll_wait on one epoll holding the input, registered one-shot, and
+ * the wake pipe.  The kernel wakes one waiter per event, the one that
+ * began waiting last; the input is armed again each time a leader gives
+ * up leadership (one epoll_ctl).  So while a leader reads, no waiter is
+ * woken; when the leader turns to a call and more input arrives (a
+ * ping, a client's reply, another call), a waiter takes over reading at
+ * once, however long the call takes; and a quick call is over before
+ * any input comes, its thread waiting again first in line for the next.
+ * Input that is already there when a call starts (a whole line read
+ * ahead, or an input that cannot be polled, such as a regular file)
+ * kicks a waiter through an eventfd.  Threads beyond a few waiting ones
+ * end, and sequential calls create none. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "mcp_internal.h"
@@ -28,12 +35,10 @@
 #include "mcp_tasks.h"
 #include "monotime.h"
 
-/* Idle followers beyond this end themselves. */
+/* Threads waiting for input beyond this end themselves. */
 #define MAX_IDLE 4
-/* How often the standby looks whether the leader is busy in a call, and
- * how long after the last call it keeps looking before it sleeps. */
-#define STANDBY_POLL_US 1000
-#define QUIET_US 1000000
+/* What an epoll event is. */
+enum { EV_INPUT = 1, EV_WAKE, EV_KICK };
 
 mcp_server *mcp_server_alloc(const mcp_ops *ops)
 {
@@ -44,22 +49,23 @@ mcp_server *mcp_server_alloc(const mcp_ops *ops)
     s->out_fd = -1;
     s->wake[0] = s->wake[1] = -1;
     s->out_wake[0] = s->out_wake[1] = -1;
+    s->ep = s->kick = -1;
     s->max_calls = MCP_MAX_CALLS;
     s->input_ttl_ms = 600000;
     mcp_reader_init_fd(&s->rd, -1, -1, MCP_MAX_LINE);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
-    /* Timed waits (standby polling, shutdown) count on the monotonic clock. */
+    /* Timed waits (shutdown, client replies) count on the monotonic clock. */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->lead_cond, &ca);
     pthread_cond_init(&s->reply_cond, &ca); /* client requests time out */
     pthread_cond_init(&s->exit_cond, &ca);
     pthread_cond_init(&s->room_cond, &ca);
     pthread_cond_init(&s->out_cond, NULL);
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop_requested, 0);
+    atomic_init(&s->ready, 0);
     atomic_init(&s->log_level, VT_LOG_WARNING);
     atomic_init(&s->initialized, 0);
     atomic_init(&s->modern_seen, 0);
@@ -115,11 +121,14 @@ void mcp_server_free(mcp_server *s)
         close(s->out_wake[0]);
         close(s->out_wake[1]);
     }
+    if (s->ep >= 0)
+        close(s->ep);
+    if (s->kick >= 0)
+        close(s->kick);
     pthread_cond_destroy(&s->room_cond);
     pthread_cond_destroy(&s->out_cond);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->lead_cond);
     pthread_cond_destroy(&s->reply_cond);
     pthread_cond_destroy(&s->exit_cond);
     free(s);
@@ -133,16 +142,17 @@ static void begin_stop(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
-    pthread_cond_broadcast(&s->lead_cond);
     pthread_cond_broadcast(&s->reply_cond);
     pthread_mutex_unlock(&s->lock);
     mcp_server_wake(s);
 }
 
-/* Read and answer messages until a tools/call needs running (returned)
- * or the server stops (NULL). */
-static mcp_call *lead(mcp_server *s)
+/* Read and answer messages until a tools/call needs running (returned),
+ * the input has nothing more for now (NULL, *more set), or the server
+ * stops (NULL). */
+static mcp_call *lead(mcp_server *s, int *more)
 {
+    *more = 0;
     for (;;) {
         const char *line;
         size_t len;
@@ -158,6 +168,9 @@ static mcp_call *lead(mcp_server *s)
         } else if (rc == MCP_READ_TOO_LONG) {
             mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
                            "Invalid Request: message exceeds the 16 MiB line limit");
+        } else if (rc == MCP_READ_AGAIN) {
+            *more = 1;
+            return NULL;
         } else {
             begin_stop(s);
             return NULL;
@@ -181,50 +194,83 @@ static int spawn_locked(mcp_server *s)
     return rc == 0 ? 0 : -1;
 }
 
-/* The leader starts a call: leave reading to the standby, or make sure
- * some thread will pick it up.  Caller holds s->lock. */
-static void release_leadership_locked(mcp_server *s)
+/* The next input event goes to one waiter. */
+static void arm_input(mcp_server *s)
 {
-    s->has_leader = 0;
-    s->last_call_us = mono_now_us();
-    if (s->standby && !s->standby_sleeping)
-        return; /* it is polling and will notice if the call takes long */
-    if (s->idle > 0)
-        pthread_cond_signal(&s->lead_cond);
-    else
-        spawn_locked(s); /* on failure: reading resumes after the call */
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.u32 = EV_INPUT};
+    if (s->input_polled)
+        (void)epoll_ctl(s->ep, EPOLL_CTL_MOD, s->rd.fd, &ev);
 }
 
-/* Wait until leadership is free.  One waiter is the standby: it polls
- * while calls are coming in and sleeps after a quiet second.  Returns 0
- * to lead, -1 to end this thread.  Caller holds s->lock. */
+/* Whether a thread taking leadership now has something to read. */
+static int input_here(mcp_server *s)
+{
+    return !s->input_polled || atomic_load(&s->ready) || mcp_reader_has_line(&s->rd);
+}
+
+/* The leader gives up leadership, to wait for input itself or (`call`)
+ * to run a call.  Caller holds s->lock. */
+static void release_leadership_locked(mcp_server *s, int call)
+{
+    s->has_leader = 0;
+    arm_input(s);
+    if (!call)
+        return;
+    if (!input_here(s) && s->waiting > 0)
+        return; /* a waiter gets the next input event */
+    if (s->waiting > 0) {
+        uint64_t one = 1;
+        ssize_t n = write(s->kick, &one, sizeof one);
+        (void)n; /* a full counter wakes them all the same */
+    } else {
+        spawn_locked(s); /* on failure: reading resumes after the call */
+    }
+}
+
+/* Take the events of one wait.  Caller holds s->lock. */
+static void took_events(mcp_server *s, const struct epoll_event *ev, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (ev[i].data.u32 == EV_INPUT) {
+            atomic_store(&s->ready, 1);
+        } else if (ev[i].data.u32 == EV_KICK) {
+            uint64_t v;
+            ssize_t r = read(s->kick, &v, sizeof v);
+            (void)r; /* EAGAIN: another waiter took it */
+        } else if (!s->stopping) {
+            /* the wake pipe: a stop request or a signal; as the reader
+             * would have seen it */
+            s->stopping = 1;
+            pthread_cond_broadcast(&s->reply_cond);
+        }
+    }
+}
+
+/* Wait until this thread can lead with something to read.  Returns 0
+ * with leadership taken, -1 to end this thread.  Caller holds s->lock. */
 static int wait_to_lead(mcp_server *s)
 {
-    int standby = 0;
-    while (s->has_leader && !s->stopping) {
-        if (!s->standby) {
-            s->standby = 1;
-            standby = 1;
-        }
-        if (!standby && s->idle >= MAX_IDLE)
+    for (;;) {
+        if (s->stopping)
             return -1;
-        s->idle++;
-        if (standby && mono_now_us() - s->last_call_us < QUIET_US) {
-            struct timespec t;
-            mono_deadline_us(&t, STANDBY_POLL_US);
-            pthread_cond_timedwait(&s->lead_cond, &s->lock, &t);
-        } else {
-            if (standby)
-                s->standby_sleeping = 1;
-            pthread_cond_wait(&s->lead_cond, &s->lock);
-            if (standby)
-                s->standby_sleeping = 0;
+        if (!s->has_leader && input_here(s)) {
+            s->has_leader = 1;
+            return 0;
         }
-        s->idle--;
+        if (s->waiting >= MAX_IDLE)
+            return -1;
+        s->waiting++;
+        pthread_mutex_unlock(&s->lock);
+        struct epoll_event ev[3];
+        int n = epoll_wait(s->ep, ev, 3, -1);
+        pthread_mutex_lock(&s->lock);
+        s->waiting--;
+        if (n < 0 && errno != EINTR) {
+            s->stopping = 1; /* cannot wait: as if the input ended */
+            pthread_cond_broadcast(&s->reply_cond);
+        }
+        took_events(s, ev, n > 0 ? n : 0);
     }
-    if (standby)
-        s->standby = 0;
-    return s->stopping ? -1 : 0;
 }
 
 /* Lead, run calls, follow; until the server stops. */
@@ -232,15 +278,17 @@ static void serve(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
     while (wait_to_lead(s) == 0) {
-        s->has_leader = 1;
         pthread_mutex_unlock(&s->lock);
-        mcp_call *call = lead(s);
+        int more;
+        mcp_call *call = lead(s, &more);
         pthread_mutex_lock(&s->lock);
-        if (!call) {
+        if (!call && !more) {
             s->has_leader = 0;
             break;
         }
-        release_leadership_locked(s);
+        release_leadership_locked(s, call != NULL);
+        if (!call)
+            continue;
         pthread_mutex_unlock(&s->lock);
         mcp_call_run(s, call);
         pthread_mutex_lock(&s->lock);
@@ -276,10 +324,31 @@ static void wait_workers(mcp_server *s, int ms, int watch)
     }
 }
 
+/* The epoll the waiting threads share (see the top of this file).  An
+ * input epoll refuses (a regular file, /dev/null) is always readable:
+ * the reader then polls it itself, and never waits. */
+static int input_wait_start(mcp_server *s)
+{
+    s->ep = epoll_create1(EPOLL_CLOEXEC);
+    s->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event wake = {.events = EPOLLIN, .data.u32 = EV_WAKE};
+    struct epoll_event kick = {.events = EPOLLIN, .data.u32 = EV_KICK};
+    struct epoll_event in = {.events = EPOLLIN | EPOLLONESHOT, .data.u32 = EV_INPUT};
+    if (s->ep < 0 || s->kick < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->wake[0], &wake) < 0 ||
+        epoll_ctl(s->ep, EPOLL_CTL_ADD, s->kick, &kick) < 0)
+        return -1;
+    s->input_polled = epoll_ctl(s->ep, EPOLL_CTL_ADD, s->rd.fd, &in) == 0;
+    if (s->input_polled)
+        s->rd.ready = &s->ready;
+    return 0;
+}
+
 int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
 {
     /* The first leader is a worker like every other; this thread only
      * watches for the end, so that a call it ran could never delay it. */
+    if (input_wait_start(s) < 0)
+        return -1;
     if (mcp_out_start(s) < 0)
         return -1;
     pthread_mutex_lock(&s->lock);
@@ -295,7 +364,6 @@ int mcp_server_run(mcp_server *s, int drain_ms, int grace_ms)
         ;
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
-    pthread_cond_broadcast(&s->lead_cond);
     pthread_cond_broadcast(&s->reply_cond);
     /* End of input: calls already read may still finish and answer. */
     if (!atomic_load(&s->stop_requested))

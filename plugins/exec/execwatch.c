@@ -144,6 +144,8 @@ static void watch_free(execwatch *w)
         close(w->shell_fd);
     if (w->direct_fd >= 0)
         close(w->direct_fd);
+    if (w->shell_pidfd >= 0)
+        close(w->shell_pidfd);
     if (w->sock >= 0)
         close(w->sock);
     if (w->listener >= 0)
@@ -299,10 +301,10 @@ static void serve(execwatch *w)
         if (!w->shell) {
             /* The first execve is the supervisor starting the shell the
              * call's permission check judged by name: deny rules only. */
-            pid_t pp;
             w->shell = (pid_t)req->pid;
-            if (ew_proc_stat(w->shell, &pp, &w->shell_start, NULL) < 0)
-                w->shell_start = 0;
+            w->shell_pidfd = (int)syscall(SYS_pidfd_open, w->shell, 0);
+            if (w->shell_pidfd < 0)
+                (void)ew_shell_start(w); /* without a pidfd: now, while it waits here */
             refuse = ew_judge(w, req, req->data.nr == nr_execveat, 1);
         } else {
             refuse = ew_judge(w, req, req->data.nr == nr_execveat, 0);
@@ -341,7 +343,10 @@ static void *thread_main(void *arg)
         close(w->shell_fd);
     if (w->direct_fd >= 0)
         close(w->direct_fd);
+    if (w->shell_pidfd >= 0)
+        close(w->shell_pidfd);
     w->listener = w->sock = w->stop[0] = w->stop[1] = w->shell_fd = w->direct_fd = -1;
+    w->shell_pidfd = -1;
     w->done = 1;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
@@ -412,6 +417,7 @@ int execwatch_start(const execwatch_opts *o, execwatch **out, int *child_sock)
     w->policy = o->policy;
     w->writable = o->writable;
     w->sock = w->listener = w->stop[0] = w->stop[1] = w->shell_fd = w->direct_fd = -1;
+    w->shell_pidfd = -1;
     w->refs = 2;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);

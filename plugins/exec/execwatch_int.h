@@ -29,10 +29,13 @@ struct execwatch {
     int asking; /* decisions in flight that may prompt */
     int done;   /* the thread stopped serving */
     cJSON *denied;
-    cJSON *programs;  /* the text's own programs, argv arrays (bounded) */
-    int programs_cut; /* more ran than `programs` holds */
-    pid_t shell;      /* the first program: the command's shell */
-    unsigned long long shell_start;
+    cJSON *programs;                /* the text's own programs, argv arrays (bounded) */
+    int programs_cut;               /* more ran than `programs` holds */
+    pid_t shell;                    /* the first program: the command's shell */
+    unsigned long long shell_start; /* once read (ew_shell_start) */
+    int shell_start_read;
+    int shell_pidfd;  /* the shell until its start time is read, or -1 */
+    int shell_marked; /* its children are no longer the text's own */
     program_mark *marks;
     size_t nmarks, capmarks;
     ew_ident *ident; /* the denied programs' files, or NULL */
@@ -49,5 +52,11 @@ struct execwatch {
  * (EPERM: refused).  `at`: the call is execveat; `first`: it is the first
  * one, the supervisor starting the command's shell. */
 int ew_judge(execwatch *w, const struct seccomp_notif *n, int at, int first);
+
+/* The shell's start time (what tells it from a later process of its
+ * pid), read on the first need: most commands run no second program.
+ * 0 when it cannot be had, or the shell ended before (no live process
+ * descends from it then).  The serving thread's only. */
+unsigned long long ew_shell_start(execwatch *w);
 
 #endif

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,29 @@ static int known_shell(const char *name)
     return 0;
 }
 
-static int marked(const execwatch *w, pid_t pid, unsigned long long start)
+unsigned long long ew_shell_start(execwatch *w)
 {
+    if (w->shell_start_read)
+        return w->shell_start;
+    pid_t pp;
+    if (ew_proc_stat(w->shell, &pp, &w->shell_start, NULL) < 0)
+        w->shell_start = 0;
+    /* Read from the pid: still the shell's only if the shell has not
+     * ended since its first execve (a pidfd is readable once it has). */
+    struct pollfd f = {.fd = w->shell_pidfd, .events = POLLIN};
+    if (w->shell_pidfd >= 0 && poll(&f, 1, 0) != 0)
+        w->shell_start = 0;
+    if (w->shell_pidfd >= 0)
+        close(w->shell_pidfd);
+    w->shell_pidfd = -1;
+    w->shell_start_read = 1;
+    return w->shell_start;
+}
+
+static int marked(execwatch *w, pid_t pid, unsigned long long start)
+{
+    if (w->shell_marked && pid == w->shell && start == ew_shell_start(w))
+        return 1;
     for (size_t i = 0; i < w->nmarks; i++)
         if (w->marks[i].pid == pid && w->marks[i].start == start)
             return 1;
@@ -107,7 +129,7 @@ static void mark(execwatch *w, pid_t pid, unsigned long long start)
  * thread's execve turns its whole process (which keeps its pid and start
  * time) into the new program, so a thread of an allowed program is that
  * program, not the shell. */
-static int by_shell(const execwatch *w, pid_t pid, pid_t *self, unsigned long long *self_start)
+static int by_shell(execwatch *w, pid_t pid, pid_t *self, unsigned long long *self_start)
 {
     *self = pid;
     *self_start = 0;
@@ -132,7 +154,7 @@ static int by_shell(const execwatch *w, pid_t pid, pid_t *self, unsigned long lo
         }
         if (marked(w, cur, st))
             return 0;
-        if (cur == w->shell && st == w->shell_start)
+        if (cur == w->shell && st == ew_shell_start(w))
             return 1;
         cur = pp;
     }
@@ -457,7 +479,7 @@ static int judge_direct_file(execwatch *w, judgement *j)
                             .by_shell = 1};
     if (ask_policy(w, &prog, &j->why) != VT_OK)
         return VT_ERR_DENIED;
-    mark(w, w->shell, w->shell_start);
+    w->shell_marked = 1; /* marked by its identity, read when it is needed */
     record_program(w, j->name, j->args);
     return VT_OK;
 }

@@ -308,8 +308,7 @@ void sandbox_plan_free(sandbox_plan *p)
         free(p->pin[i]);
     free(p->pin);
     free(p->hide);
-    sandbox_cgroup_release(p->sb, p->cgroup, p->supervisor_pidfd);
-    free(p->cgroup_procs);
+    sandbox_cgroup_release(p);
     free(p->truncated);
     if (p->ruleset_fd >= 0)
         close(p->ruleset_fd);
@@ -335,6 +334,7 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
     p->sb = sb;
     p->tty = tty;
     p->supervisor_pidfd = -1;
+    p->cgroup_procs_fd = p->cgroup_max_fd = -1;
     p->ruleset_fd = -1;
     p->extra = extra;
     p->network = sb->network_access || (extra && extra->network);
@@ -356,6 +356,9 @@ int sandbox_plan_make(const sandbox *sb, int tty, const sandbox_extra *extra, sa
         free(p->cgroup);
         free(p->cgroup_procs);
         p->cgroup = p->cgroup_procs = NULL;
+        if (p->cgroup_max_fd >= 0)
+            close(p->cgroup_max_fd);
+        p->cgroup_max_fd = -1;
         if (!p->truncated)
             p->truncated = strdup("cannot create this session's pids cgroup: its process "
                                   "count is not bounded");

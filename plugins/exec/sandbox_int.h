@@ -74,6 +74,8 @@ struct sandbox_plan {
     size_t nmask, cap_mask;
     char *cgroup;               /* this session's pids cgroup directory, or NULL */
     char *cgroup_procs;         /* the file it joins by: tasks (v1), cgroup.procs */
+    int cgroup_procs_fd;        /* the host's: its cgroup.procs and pids.max, */
+    int cgroup_max_fd;          /* kept open for the next session, or -1 */
     char *truncated;            /* why protection is incomplete, or NULL */
     int supervisor_pidfd;       /* set by sandbox_plan_started, else -1 */
     int ruleset_fd;             /* this call's Landlock ruleset */
@@ -145,11 +147,11 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p);
 /* A session's cgroup outlives its supervisor (which reports the shell's
  * status without waiting for the namespace's slow teardown): the host
  * removes it once the supervisor (`pidfd`, or -1) has exited and the
- * cgroup is empty, at the next call or at the end.  `dir` and `pidfd`
- * are taken over.  `wait_ms`: how long the sweep may wait for
+ * cgroup is empty, at the next call or at the end.  The plan's cgroup,
+ * its files and the supervisor's pidfd are taken over.  `wait_ms`: how long the sweep may wait for
  * busy ones. */
 int sandbox_cgroup_gone_init(sandbox *sb);
-void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd);
+void sandbox_cgroup_release(sandbox_plan *p);
 void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms);
 void sandbox_cgroup_gone_free(sandbox *sb);
 int sandbox_limits_apply(const sandbox_plan *p, const char **what);

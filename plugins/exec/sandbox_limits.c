@@ -139,10 +139,23 @@ char *sandbox_cgroup_find(void)
 
 /* A removed session's cgroup waits here until its supervisor has
  * exited (its pidfd is readable: before that, it may not have
- * joined yet) and the cgroup is empty (rmdir succeeds). */
+ * joined yet) and the cgroup is empty (rmdir succeeds).  The host keeps
+ * two of its files open (-1 until opened): cgroup.procs, read from
+ * offset 0 for the emptiness check, and pids.max, written again when the
+ * cgroup is taken for the next session.  A file of a removed cgroup
+ * fails every read and write (ENODEV), also when another cgroup has
+ * been made under the same name since, so neither check can pass on
+ * another cgroup than the one the host made.  Only the first KEEP_FILES
+ * waiting cgroups keep their files (the next to be taken is the first
+ * empty one): a burst of sessions costs no descriptors beyond those. */
+#define KEEP_FILES 1
+
 typedef struct gone_entry {
     char *dir;
-    int pidfd; /* the supervisor's, or -1 */
+    char *join; /* the file a leader joins by (tasks or cgroup.procs) */
+    int pidfd;  /* the supervisor's, or -1 */
+    int procs_fd, max_fd;
+    int keep; /* may keep its files open */
 } gone_entry;
 
 struct cgroup_gone {
@@ -166,25 +179,50 @@ static int supervisor_gone(int pidfd)
     return pidfd < 0 || poll(&f, 1, 0) > 0;
 }
 
-void sandbox_cgroup_release(const sandbox *sb, char *dir, int pidfd)
+static void close_if(int fd)
 {
-    struct cgroup_gone *g = sb->gone;
-    if (!dir)
+    if (fd >= 0)
+        close(fd);
+}
+
+static void gone_drop(gone_entry *e)
+{
+    free(e->dir);
+    free(e->join);
+    close_if(e->pidfd);
+    close_if(e->procs_fd);
+    close_if(e->max_fd);
+}
+
+void sandbox_cgroup_release(sandbox_plan *p)
+{
+    struct cgroup_gone *g = p->sb ? p->sb->gone : NULL;
+    gone_entry e = {p->cgroup,          p->cgroup_procs,  p->supervisor_pidfd,
+                    p->cgroup_procs_fd, p->cgroup_max_fd, 1};
+    p->cgroup = p->cgroup_procs = NULL;
+    p->supervisor_pidfd = p->cgroup_procs_fd = p->cgroup_max_fd = -1;
+    if (!e.dir) {
+        gone_drop(&e);
         return;
-    if (!g || (supervisor_gone(pidfd) && (rmdir(dir) == 0 || errno != EBUSY))) {
-        free(dir);
-        if (pidfd >= 0)
-            close(pidfd);
+    }
+    if (!g || (supervisor_gone(e.pidfd) && (rmdir(e.dir) == 0 || errno != EBUSY))) {
+        gone_drop(&e);
         return;
     }
     pthread_mutex_lock(&g->mu);
-    if (VT_GROW(&g->e, &g->cap, g->n + 1) == 0) {
-        g->e[g->n++] = (gone_entry){dir, pidfd};
-    } else {
-        free(dir); /* out of memory: a later start's sweep removes it */
-        if (pidfd >= 0)
-            close(pidfd);
+    size_t keeping = 0;
+    for (size_t i = 0; i < g->n; i++)
+        keeping += g->e[i].keep;
+    if (keeping >= KEEP_FILES) {
+        close_if(e.procs_fd);
+        close_if(e.max_fd);
+        e.procs_fd = e.max_fd = -1;
+        e.keep = 0;
     }
+    if (VT_GROW(&g->e, &g->cap, g->n + 1) == 0)
+        g->e[g->n++] = e;
+    else
+        gone_drop(&e); /* out of memory: a later start's sweep removes it */
     pthread_mutex_unlock(&g->mu);
 }
 
@@ -194,37 +232,32 @@ void sandbox_cgroup_gone_free(sandbox *sb)
         return;
     /* The sessions were ended: their inits are exiting. */
     sandbox_cgroup_sweep(sb, 1000);
-    for (size_t i = 0; i < sb->gone->n; i++) {
-        free(sb->gone->e[i].dir);
-        if (sb->gone->e[i].pidfd >= 0)
-            close(sb->gone->e[i].pidfd);
-    }
+    for (size_t i = 0; i < sb->gone->n; i++)
+        gone_drop(&sb->gone->e[i]);
     free(sb->gone->e);
     pthread_mutex_destroy(&sb->gone->mu);
     free(sb->gone);
     sb->gone = NULL;
 }
 
-/* Whether a process is in the cgroup `dir`: 0 none (its cgroup.procs
+/* Whether a process is in the cgroup `e`: 0 none (its cgroup.procs
  * reads empty, in v1 and v2 alike), 1 some, -1 cannot tell (gone). */
-static int cgroup_busy(const char *dir)
+static int cgroup_busy(gone_entry *e)
 {
-    char *procs = fmt2(dir, "/cgroup.procs");
-    int fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
-    free(procs);
-    if (fd < 0)
-        return -1;
+    if (e->procs_fd < 0) {
+        char *procs = fmt2(e->dir, "/cgroup.procs");
+        e->procs_fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+        free(procs);
+        if (e->procs_fd < 0)
+            return -1;
+    }
     char c;
-    int busy = read(fd, &c, 1) != 0;
-    close(fd);
-    return busy;
-}
-
-static void gone_drop(gone_entry *e)
-{
-    free(e->dir);
-    if (e->pidfd >= 0)
-        close(e->pidfd);
+    ssize_t n = pread(e->procs_fd, &c, 1, 0);
+    if (!e->keep) {
+        close(e->procs_fd);
+        e->procs_fd = -1;
+    }
+    return n < 0 ? -1 : n != 0;
 }
 
 /* One pass over the removed sessions' cgroups (g->mu held): those whose
@@ -234,18 +267,17 @@ static void gone_drop(gone_entry *e)
  * the check).  Its supervisor has exited, so every process of that
  * session was killed with its PID namespace and none is left in it;
  * nothing can join an empty cgroup but by a write to its files, which
- * only the host can make.  Returns the cgroup taken, or NULL. */
-static char *sweep_locked(struct cgroup_gone *g, int take)
+ * only the host can make.  Returns whether one was taken (into *spare). */
+static int sweep_locked(struct cgroup_gone *g, gone_entry *spare)
 {
-    char *spare = NULL;
+    int taken = 0;
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++) {
         gone_entry *e = &g->e[i];
-        int busy = supervisor_gone(e->pidfd) ? cgroup_busy(e->dir) : 1;
-        if (busy == 0 && take && !spare) {
-            spare = e->dir;
-            e->dir = NULL;
-            gone_drop(e);
+        int busy = supervisor_gone(e->pidfd) ? cgroup_busy(e) : 1;
+        if (busy == 0 && spare && !taken) {
+            *spare = *e;
+            taken = 1;
         } else if (busy <= 0 && (rmdir(e->dir) == 0 || errno != EBUSY)) {
             gone_drop(e);
         } else {
@@ -253,7 +285,7 @@ static char *sweep_locked(struct cgroup_gone *g, int take)
         }
     }
     g->n = k;
-    return spare;
+    return taken;
 }
 
 void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
@@ -263,7 +295,7 @@ void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
         return;
     pthread_mutex_lock(&g->mu);
     for (int t = 0;; t++) {
-        (void)sweep_locked(g, 0);
+        (void)sweep_locked(g, NULL);
         if (!g->n || t * 2 >= wait_ms)
             break;
         struct timespec ts = {0, 2000000L};
@@ -272,25 +304,59 @@ void sandbox_cgroup_sweep(const sandbox *sb, int wait_ms)
     pthread_mutex_unlock(&g->mu);
 }
 
+/* Bound the cgroup by a write to its pids.max (kept open).  0, or -1
+ * when it cannot be written (for a kept file: the cgroup was removed). */
+static int write_max(const sandbox *sb, sandbox_plan *p)
+{
+    if (p->cgroup_max_fd < 0) {
+        char *max = fmt2(p->cgroup, "/pids.max");
+        p->cgroup_max_fd = max ? open(max, O_WRONLY | O_CLOEXEC) : -1;
+        free(max);
+    }
+    char text[16];
+    int n = snprintf(text, sizeof text, "%u\n", sb->max_processes);
+    return p->cgroup_max_fd >= 0 && pwrite(p->cgroup_max_fd, text, (size_t)n, 0) == n ? 0 : -1;
+}
+
+/* The previous session's empty cgroup, bounded again: 1, or 0 when
+ * there is none fit (one that was removed meanwhile is let go). */
+static int take_spare(const sandbox *sb, sandbox_plan *p)
+{
+    gone_entry e;
+    pthread_mutex_lock(&sb->gone->mu);
+    int taken = sweep_locked(sb->gone, &e);
+    pthread_mutex_unlock(&sb->gone->mu);
+    if (!taken)
+        return 0;
+    close_if(e.pidfd);
+    p->cgroup = e.dir;
+    p->cgroup_procs = e.join;
+    p->cgroup_procs_fd = e.procs_fd;
+    p->cgroup_max_fd = e.max_fd;
+    if (p->cgroup_procs && write_max(sb, p) == 0)
+        return 1;
+    rmdir(p->cgroup); /* fails with ENOENT when it is gone: fine */
+    e = (gone_entry){p->cgroup, p->cgroup_procs, -1, p->cgroup_procs_fd, p->cgroup_max_fd, 0};
+    gone_drop(&e);
+    p->cgroup = p->cgroup_procs = NULL;
+    p->cgroup_procs_fd = p->cgroup_max_fd = -1;
+    return 0;
+}
+
 int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
 {
     static atomic_uint seq;
     if (!sb->cgroup_base || !sb->max_processes)
         return VT_OK;
-    if (sb->gone) {
-        pthread_mutex_lock(&sb->gone->mu);
-        p->cgroup = sweep_locked(sb->gone, 1);
-        pthread_mutex_unlock(&sb->gone->mu);
-    }
-    if (!p->cgroup) {
-        char name[64];
-        snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
-        p->cgroup = fmt2(sb->cgroup_base, name);
-        if (!p->cgroup)
-            return VT_ERR_NOMEM;
-        if (mkdir(p->cgroup, 0755) != 0)
-            return VT_ERR_IO;
-    }
+    if (sb->gone && take_spare(sb, p))
+        return VT_OK;
+    char name[64];
+    snprintf(name, sizeof name, "/vthost-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
+    p->cgroup = fmt2(sb->cgroup_base, name);
+    if (!p->cgroup)
+        return VT_ERR_NOMEM;
+    if (mkdir(p->cgroup, 0755) != 0)
+        return VT_ERR_IO;
     /* The session leader joins by itself before anything else runs in it,
      * single-threaded (a clone child), so moving its one thread moves the
      * whole process.  In v1 that is a write to `tasks`, which skips the
@@ -304,20 +370,15 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
         free(tasks);
         p->cgroup_procs = fmt2(p->cgroup, "/cgroup.procs");
     }
-    if (!p->cgroup_procs) {
+    if (!p->cgroup_procs || write_max(sb, p) != 0) {
         rmdir(p->cgroup);
-        return VT_ERR_NOMEM;
+        return p->cgroup_procs ? VT_ERR_IO : VT_ERR_NOMEM;
     }
-    char *max = fmt2(p->cgroup, "/pids.max");
-    FILE *f = max ? fopen(max, "we") : NULL;
-    int ok = f && fprintf(f, "%u\n", sb->max_processes) > 0;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    free(max);
-    if (!ok) {
-        rmdir(p->cgroup);
-        return VT_ERR_IO;
-    }
+    /* opened now, for the check before it is taken again: the files a
+     * kept cgroup holds are those of its first session */
+    char *procs = fmt2(p->cgroup, "/cgroup.procs");
+    p->cgroup_procs_fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+    free(procs);
     return VT_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,13 @@ unsigned long sandbox_mount_flags(unsigned long st_flags)
     return f;
 }
 
-static unsigned long mount_flags_of(const char *path)
+/* The mount flags of `path`'s mount; `fd`: that object, opened without
+ * a link on the way (sandbox_fd_open), or -1: asked by the path. */
+static unsigned long mount_flags_of(const char *path, int fd)
 {
     struct statvfs sv;
-    return statvfs(path, &sv) == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
+    int rc = fd >= 0 ? fstatvfs(fd, &sv) : statvfs(path, &sv);
+    return rc == 0 ? sandbox_mount_flags(sv.f_flag) : 0;
 }
 
 static int add_ro(sandbox_plan *p, const char *path)
@@ -69,9 +73,9 @@ static int add_ro(sandbox_plan *p, const char *path)
     struct stat st;
     int fd = sandbox_fd_open(path, &st);
     p->ro_id[p->nro] = (sandbox_ident){fd >= 0 ? st.st_dev : 0, fd >= 0 ? st.st_ino : 0, fd >= 0};
+    p->ro_flags[p->nro] = mount_flags_of(path, fd);
     if (fd >= 0)
         close(fd);
-    p->ro_flags[p->nro] = mount_flags_of(path);
     p->ro[p->nro++] = c;
     return VT_OK;
 }
@@ -414,17 +418,55 @@ static int protect_aliases(sandbox_plan *p)
     return rc;
 }
 
+/* /proc/net/unix of the host's network namespace, opened once: a read
+ * from offset 0 lists the sockets bound at that moment (the table is
+ * made by the read, not by the open), so keeping it open saves each
+ * call the open and the stdio around it and nothing goes stale. */
+static struct unix_table {
+    pthread_mutex_t mu;
+    int fd; /* -1: not open (yet) */
+    char *buf;
+    size_t cap;
+} unix_table = {PTHREAD_MUTEX_INITIALIZER, -1, NULL, 0};
+
+/* The whole table, read now, into unix_table.buf (NUL-terminated);
+ * its length, or -1 when it cannot be read.  Caller holds mu. */
+static ssize_t unix_table_read(void)
+{
+    struct unix_table *t = &unix_table;
+    if (t->fd < 0)
+        t->fd = open("/proc/net/unix", O_RDONLY | O_CLOEXEC);
+    if (t->fd < 0)
+        return -1;
+    size_t len = 0;
+    for (;;) {
+        if (len + 4096 > t->cap && VT_GROW(&t->buf, &t->cap, len + 4096) != 0)
+            break;
+        ssize_t n = pread(t->fd, t->buf + len, t->cap - len - 1, (off_t)len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    if (!t->buf)
+        return -1;
+    t->buf[len] = '\0';
+    return (ssize_t)len;
+}
+
 /* Path sockets bound in this network namespace (/proc/net/unix). */
 static int hide_sockets(sandbox_plan *p, const char *workspace)
 {
-    FILE *f = fopen("/proc/net/unix", "re");
-    if (!f)
-        return VT_OK;
-    char line[PATH_MAX + 128];
+    pthread_mutex_lock(&unix_table.mu);
     int rc = VT_OK;
-    while (rc == VT_OK && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
+    char *line = unix_table_read() < 0 ? NULL : unix_table.buf;
+    while (rc == VT_OK && line && *line) {
+        char *end = line + strcspn(line, "\n");
+        char *next = *end ? end + 1 : end;
+        *end = '\0';
         char *path = strstr(line, " /");
+        line = next;
         if (!path || p->nhide >= MAX_HIDDEN)
             continue;
         path++;
@@ -435,7 +477,7 @@ static int hide_sockets(sandbox_plan *p, const char *workspace)
             continue;
         rc = add_hide(p, path);
     }
-    fclose(f);
+    pthread_mutex_unlock(&unix_table.mu);
     return rc;
 }
 

@@ -88,6 +88,7 @@ sandbox_plan *sandbox_plan_unpack(wire_in *r, const sandbox *sb, int ruleset_fd)
         return NULL;
     p->sb = sb;
     p->supervisor_pidfd = -1;
+    p->cgroup_procs_fd = p->cgroup_max_fd = -1;
     p->ruleset_fd = ruleset_fd;
     p->tty = (int)wire_get_u64(r);
     int ok = get_ro(r, p) == 0 && (p->pin = wire_get_strv(r, &p->npin)) &&

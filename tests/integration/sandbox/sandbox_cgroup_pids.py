@@ -19,7 +19,9 @@ max_processes = 32 and the test checks, while it runs and after:
     machine still forks;
   - under `vthost serve`, where a finished session's empty cgroup is
     taken for the next one, the bombs of three calls in a row are each
-    bounded the same, and the cgroups are removed when serve ends.
+    bounded the same, also after that kept cgroup was removed between
+    calls or swapped for an unbounded one of the same name, and the
+    cgroups are removed when serve ends.
 Exit 77 with the reason where it cannot run: not root, or no pids
 controller in either hierarchy.
 
@@ -247,6 +249,41 @@ try:
         out = r.get("output", "")
         peaks.append(int(out.split("peak ")[1].split()[0]) if "peak " in out else -1)
         S.tool("exec_command", {"cmd": "true", "yield_time_ms": 30000})
+    # The host keeps the finished session's cgroup for the next one and
+    # bounds it again through the pids.max it keeps open.  Between calls
+    # the cgroup is removed, or swapped for an unbounded one of the same
+    # name: the next session is bounded all the same.
+    for how in ("swapped", "removed"):
+        spares = []
+        for _ in range(5):  # kept unless the namespace was gone at the release
+            time.sleep(0.3)
+            spares = [d for d in glob.glob(os.path.join(D, "vthost-*"))
+                      if not read(os.path.join(d, "cgroup.procs")).strip()]
+            if spares:
+                break
+            S.tool("exec_command", {"cmd": "true", "yield_time_ms": 30000})
+        ok("serve: a finished session's cgroup was kept for the next (%s)" % how, spares != [],
+           str(glob.glob(os.path.join(D, "*"))))
+        for d in spares:
+            try:
+                os.rmdir(d)
+                if how == "swapped":
+                    os.mkdir(d)
+                    write(os.path.join(d, "pids.max"), "max")
+            except OSError as e:
+                ok("serve: %s %s" % (how, d), False, str(e))
+        r = S.tool("exec_command", {"cmd": cmd, "yield_time_ms": 30000})
+        out = r.get("output", "")
+        peak = int(out.split("peak ")[1].split()[0]) if "peak " in out else -1
+        ok("serve: after its kept cgroup was %s, a bomb saw at most %d processes" % (how, MAX),
+           0 < peak <= MAX, out[-400:])
+        ok("serve: after its kept cgroup was %s, no warning" % how,
+           "not bounded" not in json.dumps(r.get("warnings", "")), json.dumps(r))
+        S.tool("exec_command", {"cmd": "true", "yield_time_ms": 30000})
+        for d in spares:
+            if how == "swapped" and os.path.isdir(d) and \
+                    not read(os.path.join(d, "cgroup.procs")).strip():
+                os.rmdir(d)  # the test's own, if vthost left it
     stop.set()
     t.join()
     S.close()

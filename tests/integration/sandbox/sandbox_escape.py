@@ -259,6 +259,31 @@ ok("no connection reported inside", "connected" not in r.get("output", ""), r.ge
 r = call(py("import socket, os\ns = socket.socket(socket.AF_UNIX); s.bind('own.sock'); s.listen(1)\n"
             "c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); print('own ok')"))
 ok("workspace socket usable", "own ok" in r.get("output", ""), r.get("output", ""))
+# under serve, a path socket bound between two calls is masked in the
+# next one (the host lists the bound sockets anew for every call)
+srv = Served(V, WS)
+srv.tool("exec_command", {"cmd": "true", "yield_time_ms": 5000})
+for k in range(2):
+    later = os.path.join(OUT, "later%d.sock" % k)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(later)
+    s.listen(8)
+    if os.getuid() == 0:
+        os.chmod(later, 0o777)
+    listeners.append(s)
+    label = "later%d" % k
+    threads.append(threading.Thread(target=accept_all, args=(s, label)))
+    threads[-1].start()
+    code = ("import socket\n"
+            "s = socket.socket(socket.AF_UNIX)\n"
+            "try: s.connect(%r); print('connected')\n"
+            "except OSError as e: print('refused', e.errno)\n") % later
+    r = srv.tool("exec_command", {"cmd": py(code), "yield_time_ms": 5000})
+    time.sleep(0.4)
+    ok("serve: path socket bound before call %d unreachable" % (k + 2),
+       label not in seen and "refused" in json.dumps(r), json.dumps(r))
+srv.p.stdin.close()
+srv.p.wait(timeout=30)
 stop.set()
 for t in threads:
     t.join()

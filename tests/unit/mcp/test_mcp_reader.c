@@ -1,6 +1,7 @@
 /* The MCP line reader: framing, CR handling, oversized lines skipped
  * with bounded memory, and reading from a real pipe. */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +133,43 @@ static void test_pipe_eof(void **state)
     close(p[0]);
 }
 
+/* With a caller that waits for input (`ready`): one read per 1 taken,
+ * MCP_READ_AGAIN instead of a wait, a partial line kept across. */
+static void test_ready_reads_once_per_event(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    atomic_int ready;
+    atomic_init(&ready, 0);
+    mcp_reader r;
+    mcp_reader_init_fd(&r, p[0], -1, 0);
+    r.ready = &ready;
+    const char *line;
+    size_t len;
+    assert_int_equal(mcp_reader_next(&r, &line, &len), MCP_READ_AGAIN);
+    assert_int_equal(write(p[1], "one\ntw", 6), 6);
+    assert_false(mcp_reader_has_line(&r));
+    /* bytes there but no event taken: nothing is read */
+    assert_int_equal(mcp_reader_next(&r, &line, &len), MCP_READ_AGAIN);
+    atomic_store(&ready, 1);
+    expect_line(&r, "one");
+    assert_int_equal(atomic_load(&ready), 0);
+    assert_false(mcp_reader_has_line(&r));
+    assert_int_equal(mcp_reader_next(&r, &line, &len), MCP_READ_AGAIN);
+    assert_int_equal(write(p[1], "o\nthree\n", 8), 8);
+    atomic_store(&ready, 1);
+    expect_line(&r, "two");
+    assert_true(mcp_reader_has_line(&r)); /* "three" read with it */
+    expect_line(&r, "three");
+    close(p[1]);
+    atomic_store(&ready, 1);
+    assert_int_equal(mcp_reader_next(&r, &line, &len), MCP_READ_EOF);
+    assert_true(mcp_reader_has_line(&r));
+    mcp_reader_free(&r);
+    close(p[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_limit_exact_fits),
         cmocka_unit_test(test_pipe_and_wake),
         cmocka_unit_test(test_pipe_eof),
+        cmocka_unit_test(test_ready_reads_once_per_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

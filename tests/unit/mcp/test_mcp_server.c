@@ -21,6 +21,7 @@
 
 static mcp_server *g_srv;
 static atomic_int slow_done;   /* 1 ran out, 2 saw its cancel */
+static int g_release[2] = {-1, -1}; /* "block" returns once this is readable */
 
 static void sleep_ms(int ms)
 {
@@ -55,6 +56,13 @@ static int fake_call(const call_request *req, call_result *out)
             sleep_ms(1);
         }
         atomic_store(&slow_done, 1);
+    } else if (strcmp(t, "block") == 0) {
+        /* a call that waits without waking (as a command's output is
+         * waited for), until released or cancelled */
+        struct pollfd p = {.fd = g_release[0], .events = POLLIN};
+        for (int i = 0; i < 30 && !atomic_load(req->cancel); i++)
+            if (poll(&p, 1, 100) > 0)
+                break;
     } else if (strcmp(t, "progress") == 0) {
         req->fe->progress(req->fe->ctx, 1, 3, "one");
         req->fe->progress(req->fe->ctx, 1, 3, "repeat is dropped");
@@ -471,7 +479,7 @@ static double cpu_ms(void)
 static void test_idle_standby_does_not_spin(void **state)
 {
     (void)state;
-    /* Right after a call the standby polls; it must sleep between looks. */
+    /* Right after a call the threads wait for input: none may spin. */
     send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
     cJSON_Delete(must_recv());
     double c0 = cpu_ms();
@@ -482,13 +490,53 @@ static void test_idle_standby_does_not_spin(void **state)
     expect_ping("2");
 }
 
+static long wakeups(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_nvcsw;
+}
+
+static void test_no_wakeups_between_and_during_calls(void **state)
+{
+    (void)state;
+    /* Between quick calls, and while a call waits, when no input comes
+     * the engine's threads sleep: nothing polls for input on a timer (a
+     * thread is woken by the input itself, a ping answered at once). */
+    for (int i = 0; i < 3; i++) {
+        send_line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}");
+        cJSON_Delete(must_recv());
+    }
+    long w0 = wakeups();
+    sleep_ms(300);
+    long idle = wakeups() - w0;
+    if (idle > 30)
+        fail_msg("%ld wake-ups of the process in 300 ms after a call", idle);
+    assert_int_equal(pipe(g_release), 0);
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{\"name\":\"block\"}}");
+    expect_ping("1");
+    w0 = wakeups();
+    sleep_ms(300);
+    long woke = wakeups() - w0;
+    expect_ping("2");
+    assert_int_equal(write(g_release[1], "x", 1), 1);
+    cJSON *m = must_recv();
+    assert_string_equal(get(m, "id")->valuestring, "b");
+    cJSON_Delete(m);
+    close(g_release[0]);
+    close(g_release[1]);
+    g_release[0] = g_release[1] = -1;
+    /* the call's own 100 ms looks, the test's sleep: a few */
+    if (woke > 30)
+        fail_msg("%ld wake-ups of the process in 300 ms while a call waited", woke);
+}
+
 static void test_ping_during_call_after_quiet_period(void **state)
 {
     (void)state;
     /* Two long calls outlast a quiet second, then end one after the
-     * other (the first thread back becomes the sleeping standby, the
-     * second an ordinary follower): a new long call must still leave
-     * someone reading. */
+     * other (both threads back wait for input): a new long call must
+     * still leave someone reading. */
     send_line("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
     send_line("{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}");
     expect_ping("1");
@@ -913,6 +961,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pipelined_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ping_during_call_after_quiet_period, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_standby_does_not_spin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_wakeups_between_and_during_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elicitation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_elicitation_without_capability, setup, teardown),
