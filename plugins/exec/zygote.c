@@ -8,12 +8,12 @@
  * pages are copied, and the host's pages are never shared.
  *
  * What it is: a program of its own (vthost-leader-maker, built from the
- * exec plugin's leader code), opened by descriptor when the plugin loads
- * and run by the host at the second command that needs a leader (a
- * one-shot call has one: the host clones it), once the sandbox's
- * configuration and the run-time checks' filter exist (both fixed for
- * the plugin's life: the host sends them first, and each request names
- * the configuration it was made for).  It has the host's credentials,
+ * exec plugin's leader code, in libexec/vthost/), opened by descriptor
+ * when the plugin loads and run by the host at the second command that
+ * needs a leader (a one-shot call has one: the host clones it), once the
+ * sandbox's configuration and the run-time checks' filter exist (both
+ * fixed for the plugin's life: the host sends them first, and each
+ * request names the configuration it was made for).  It has the host's credentials,
  * limits, umask and working directory as they were then, and nothing
  * more: no environment, no descriptor but its socket and the lifeline's
  * read end (the host's child closes every other before the exec), stdin
@@ -86,9 +86,10 @@ void zygote_init(void)
     if (program >= 0 || !dladdr((void *)zygote_init, &info) || !info.dli_fname ||
         !realpath(info.dli_fname, dir))
         return;
-    /* lib/vthost/plugins/exec.so -> lib/vthost/vthost-leader-maker */
+    /* lib/vthost/plugins/exec.so -> libexec/vthost/vthost-leader-maker */
     char *plugins = dirname(dir);
-    if (snprintf(path, sizeof path, "%s/../%s", plugins, ZYGOTE_PROGRAM) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/../../../libexec/vthost/%s", plugins, ZYGOTE_PROGRAM) >=
+        (int)sizeof path)
         return;
     program = open(path, O_PATH | O_CLOEXEC);
 }

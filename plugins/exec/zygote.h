@@ -24,9 +24,9 @@ int zygote_clone(const child_plan *c, int lifeline, pid_t *pid, int *pidfd);
 /* End the maker (spawn_fini): its socket closes, it exits, it is reaped. */
 void zygote_fini(void);
 
-/* At the plugin's load (spawn_init): open the maker's program, which
- * lies beside the plugins' directory (lib/vthost/vthost-leader-maker), so
- * that the program run later is the one there now.  Without it, the host
+/* At the plugin's load (spawn_init): open the maker's program
+ * (libexec/vthost/vthost-leader-maker in the plugin's prefix), so that
+ * the program run later is the one there now.  Without it, the host
  * clones every leader itself. */
 void zygote_init(void);
 

@@ -274,10 +274,10 @@ def test_own_program():
     prefix = os.path.join(base, "prefix")
     os.makedirs(os.path.join(prefix, "bin"))
     shutil.copy2(V, os.path.join(prefix, "bin"))
-    for d in ("lib", "share"):
+    for d in ("lib", "libexec", "share"):
         if os.path.isdir(os.path.join(build, d)):
             shutil.copytree(os.path.join(build, d), os.path.join(prefix, d), symlinks=True)
-    program = os.path.join(prefix, "lib", "vthost", "vthost-leader-maker")
+    program = os.path.join(prefix, "libexec", "vthost", "vthost-leader-maker")
     ok("the build has the maker's program", os.path.isfile(program))
     st = os.stat(program)
     swapped = os.path.join(base, "swapped-maker-%s" % TAG)
