@@ -25,7 +25,8 @@ is tried for real:
    script that writes a marker after the first command and before the
    maker starts; the commands after it run, made by a maker whose
    executable is the original file (not vthost, not the script), with a
-   handful of mappings; the marker is absent.
+   handful of mappings; the marker is absent.  Without the file, the
+   host clones every leader itself and commands run as before.
 
 Exit 77 without Landlock or namespaces.
 
@@ -304,6 +305,17 @@ def test_own_program():
             ok("the maker has few mappings (%d)" % n, n < 50)
         time.sleep(0.2)
         ok("the swapped-in file never ran", not os.path.exists(swapped))
+    finally:
+        s.close()
+    # no program at all: the host clones every leader itself
+    os.unlink(program)
+    s = Served(os.path.join(prefix, "bin", "vthost"), WS, CFG, env=ENV)
+    try:
+        for k in range(3):
+            r = s.tool("exec_command", {"cmd": "echo alone-%d; exit 3" % k})
+            ok("without the program: command %d runs, its status kept" % k,
+               "alone-%d" % k in r.get("output", "") and r.get("exit_code") == 3, str(r))
+        ok("without the program: no maker", maker_of(s.p.pid) is None)
     finally:
         s.close()
 
