@@ -238,6 +238,9 @@ void sandbox_plan_unpacked_free(sandbox_plan *p);
  * (strings in r's buffer, programs copied); NULL when malformed. */
 void sandbox_pack(const sandbox *sb, struct wire_out *w);
 sandbox *sandbox_unpack(struct wire_in *r);
+/* What sandbox_unpack returned (not sandbox_free: its strings are the
+ * buffer's). */
+void sandbox_unpacked_config_free(sandbox *sb);
 /* A BPF program as bytes, and back into *out (malloc'd; an empty program
  * for none): 0, or -1 when malformed or out of memory. */
 void sandbox_bpf_pack(const struct sock_fprog *f, struct wire_out *w);

@@ -188,7 +188,21 @@ sandbox *sandbox_unpack(wire_in *r)
                               &sb->seccomp_top_net};
     for (size_t i = 0; ok && i < sizeof f / sizeof *f; i++)
         ok = sandbox_bpf_unpack(r, f[i]) == 0;
-    if (!ok || r->bad)
-        return NULL; /* the maker ends: what it took is the process's */
-    return sb;
+    if (ok && !r->bad)
+        return sb;
+    sandbox_unpacked_config_free(sb);
+    return NULL;
+}
+
+void sandbox_unpacked_config_free(sandbox *sb)
+{
+    if (!sb)
+        return;
+    struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base, &sb->seccomp_top,
+                              &sb->seccomp_top_net};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        free(f[i]->filter);
+    free(sb->roots);
+    free(sb->policy);
+    free(sb);
 }
