@@ -72,6 +72,14 @@ int execwatch_available(void) { return filter.len > 0; }
 
 const struct sock_fprog *execwatch_filter(void) { return &filter; }
 
+void execwatch_adopt(struct sock_fprog *f)
+{
+    free(filter.filter);
+    filter = *f;
+    f->filter = NULL;
+    f->len = 0;
+}
+
 int execwatch_prepare(void)
 {
     if (filter.len)

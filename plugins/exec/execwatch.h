@@ -21,6 +21,9 @@ int execwatch_prepare(void);
 int execwatch_available(void);
 /* The filter itself (tests compare programs made with it). */
 const struct sock_fprog *execwatch_filter(void);
+/* In the exec'd leader maker: the filter the host built, taken over
+ * (*f is emptied). */
+void execwatch_adopt(struct sock_fprog *f);
 /* Stop every watcher still running (their commands' later execs then
  * fail) and free the filter.  Call at plugin fini. */
 void execwatch_fini(void);

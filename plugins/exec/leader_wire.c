@@ -91,3 +91,23 @@ char **wire_get_strv(wire_in *r, size_t *n)
         *n = (size_t)k;
     return v;
 }
+
+void wire_put_bytes(wire_out *w, const void *p, size_t n)
+{
+    wire_put_u64(w, n);
+    if (n)
+        put(w, p, n);
+}
+
+const void *wire_get_bytes(wire_in *r, size_t *n)
+{
+    uint64_t k = wire_get_u64(r);
+    if (r->bad || k > (uint64_t)(r->end - r->p)) {
+        r->bad = 1;
+        return NULL;
+    }
+    const void *p = r->p;
+    r->p += k;
+    *n = (size_t)k;
+    return p;
+}

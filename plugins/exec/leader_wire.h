@@ -19,6 +19,8 @@ void wire_put_u64(wire_out *w, uint64_t v);
 void wire_put_str(wire_out *w, const char *s);
 /* n strings (n < 0: up to v's NULL); read back NULL-terminated. */
 void wire_put_strv(wire_out *w, char *const *v, long n);
+/* n bytes as they are (read back in place, unaligned). */
+void wire_put_bytes(wire_out *w, const void *p, size_t n);
 
 typedef struct wire_in {
     char *p, *end;
@@ -30,5 +32,8 @@ char *wire_get_str(wire_in *r);
 /* A malloc'd NULL-terminated array of strings in r's buffer (*n: their
  * count, may be NULL); NULL when bad or out of memory (r->bad set). */
 char **wire_get_strv(wire_in *r, size_t *n);
+/* What wire_put_bytes wrote, in r's buffer (*n: its length); NULL with
+ * r->bad set when it runs past the end. */
+const void *wire_get_bytes(wire_in *r, size_t *n);
 
 #endif

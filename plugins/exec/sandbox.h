@@ -231,6 +231,23 @@ void sandbox_plan_pack(const sandbox_plan *p, struct wire_out *w);
  * cgroup, ruleset or string). */
 sandbox_plan *sandbox_plan_unpack(struct wire_in *r, const sandbox *sb, int ruleset_fd);
 void sandbox_plan_unpacked_free(sandbox_plan *p);
+/* The configuration as bytes, for the exec'd leader maker: what a
+ * session leader reads of it (mode, namespaces, id maps, limits, roots,
+ * the seccomp programs), not the host's pointers (index, host data, the
+ * cgroups owed).  sandbox_unpack reads it back as a sandbox of its own
+ * (strings in r's buffer, programs copied); NULL when malformed. */
+void sandbox_pack(const sandbox *sb, struct wire_out *w);
+sandbox *sandbox_unpack(struct wire_in *r);
+/* What sandbox_unpack returned (not sandbox_free: its strings are the
+ * buffer's). */
+void sandbox_unpacked_config_free(sandbox *sb);
+/* A BPF program as bytes, and back into *out (malloc'd; an empty program
+ * for none): 0, or -1 when malformed or out of memory. */
+void sandbox_bpf_pack(const struct sock_fprog *f, struct wire_out *w);
+int sandbox_bpf_unpack(struct wire_in *r, struct sock_fprog *out);
+/* In the exec'd maker: the listener's program with the top part that
+ * sandbox_seccomp_watch_prepare built in the host (taken over). */
+void sandbox_seccomp_watch_adopt(int network, struct sock_fprog *f);
 
 /* The best Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);

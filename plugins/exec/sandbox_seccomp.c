@@ -314,6 +314,14 @@ void sandbox_seccomp_watch_free(void)
     }
 }
 
+void sandbox_seccomp_watch_adopt(int network, struct sock_fprog *f)
+{
+    free(watch_top[network != 0].filter);
+    watch_top[network != 0] = *f;
+    f->filter = NULL;
+    f->len = 0;
+}
+
 const struct sock_fprog *sandbox_seccomp_watch_program(int network)
 {
     return &watch_top[network != 0];

@@ -6,6 +6,7 @@
 #include "sandbox_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void put_list(wire_out *w, char *const *v, size_t n) { wire_put_strv(w, v, (long)n); }
 
@@ -108,4 +109,101 @@ sandbox_plan *sandbox_plan_unpack(wire_in *r, const sandbox *sb, int ruleset_fd)
         return NULL;
     }
     return p;
+}
+
+/* ---- the configuration, for the exec'd leader maker --------------------- */
+
+void sandbox_bpf_pack(const struct sock_fprog *f, wire_out *w)
+{
+    wire_put_bytes(w, f->filter, (size_t)f->len * sizeof *f->filter);
+}
+
+int sandbox_bpf_unpack(wire_in *r, struct sock_fprog *out)
+{
+    size_t n = 0;
+    const void *p = wire_get_bytes(r, &n);
+    out->len = 0;
+    out->filter = NULL;
+    if (!p || n % sizeof *out->filter || n / sizeof *out->filter > 0xffff)
+        return -1;
+    if (!n)
+        return 0;
+    if (!(out->filter = malloc(n)))
+        return -1;
+    memcpy(out->filter, p, n);
+    out->len = (unsigned short)(n / sizeof *out->filter);
+    return 0;
+}
+
+void sandbox_pack(const sandbox *sb, wire_out *w)
+{
+    uint64_t v[] = {sb->mode,      sb->network_access, sb->landlock_abi,  sb->namespaces,
+                    sb->proxy,     sb->own_userns,     sb->max_processes, sb->cpu_seconds,
+                    sb->memory_mb, sb->file_size_mb};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        wire_put_u64(w, v[i]);
+    wire_put_str(w, sb->uid_map);
+    wire_put_str(w, sb->gid_map);
+    wire_put_str(w, sb->cgroup_base);
+    wire_put_str(w, sb->vtcode_dir);
+    put_list(w, sb->roots, sb->nroots);
+    put_list(w, sb->policy, sb->npolicy);
+    const struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base,
+                                    &sb->seccomp_top, &sb->seccomp_top_net};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        sandbox_bpf_pack(f[i], w);
+}
+
+/* The id maps, fixed-size in the struct. */
+static int get_map(wire_in *r, char *to, size_t cap)
+{
+    const char *s = wire_get_str(r);
+    if (!s || strlen(s) >= cap)
+        return -1;
+    strcpy(to, s);
+    return 0;
+}
+
+sandbox *sandbox_unpack(wire_in *r)
+{
+    sandbox *sb = calloc(1, sizeof *sb);
+    if (!sb)
+        return NULL;
+    sb->mode = (sandbox_mode)wire_get_u64(r);
+    sb->network_access = (int)wire_get_u64(r);
+    sb->landlock_abi = (int)wire_get_u64(r);
+    sb->namespaces = (int)wire_get_u64(r);
+    sb->proxy = (int)wire_get_u64(r);
+    sb->own_userns = (int)wire_get_u64(r);
+    sb->max_processes = (unsigned)wire_get_u64(r);
+    sb->cpu_seconds = (unsigned)wire_get_u64(r);
+    sb->memory_mb = (unsigned)wire_get_u64(r);
+    sb->file_size_mb = (unsigned)wire_get_u64(r);
+    int ok = get_map(r, sb->uid_map, sizeof sb->uid_map) == 0 &&
+             get_map(r, sb->gid_map, sizeof sb->gid_map) == 0;
+    sb->cgroup_base = wire_get_str(r);
+    sb->vtcode_dir = wire_get_str(r);
+    ok = ok && (sb->roots = wire_get_strv(r, &sb->nroots)) &&
+         (sb->policy = wire_get_strv(r, &sb->npolicy));
+    struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base, &sb->seccomp_top,
+                              &sb->seccomp_top_net};
+    for (size_t i = 0; ok && i < sizeof f / sizeof *f; i++)
+        ok = sandbox_bpf_unpack(r, f[i]) == 0;
+    if (ok && !r->bad)
+        return sb;
+    sandbox_unpacked_config_free(sb);
+    return NULL;
+}
+
+void sandbox_unpacked_config_free(sandbox *sb)
+{
+    if (!sb)
+        return;
+    struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base, &sb->seccomp_top,
+                              &sb->seccomp_top_net};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        free(f[i]->filter);
+    free(sb->roots);
+    free(sb->policy);
+    free(sb);
 }

@@ -277,6 +277,7 @@ fail:
 
 int spawn_init(void)
 {
+    zygote_init();
     if (lifeline[0] >= 0)
         return VT_OK;
     return pipe2(lifeline, O_CLOEXEC) == 0 ? VT_OK : VT_ERR_IO;

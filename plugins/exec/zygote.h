@@ -24,6 +24,20 @@ int zygote_clone(const child_plan *c, int lifeline, pid_t *pid, int *pidfd);
 /* End the maker (spawn_fini): its socket closes, it exits, it is reaped. */
 void zygote_fini(void);
 
+/* At the plugin's load (spawn_init): open the maker's program
+ * (libexec/vthost/vthost-leader-maker in the plugin's prefix), so that
+ * the program run later is the one there now.  Without it, the host
+ * clones every leader itself. */
+void zygote_init(void);
+
+/* The maker's descriptors (zygote_maker.c), above the leader's fixed ones
+ * and below where the received ones are moved. */
+#define ZYGOTE_SOCK_FD 60
+#define ZYGOTE_LIFE_FD 61
+#define ZYGOTE_PROGRAM_FD 62 /* the host's child only, until its exec */
+#define ZYGOTE_RECEIVED_FD 64
+#define ZYGOTE_PROGRAM "vthost-leader-maker"
+
 /* zygote_plan.c: a child_plan as bytes and descriptors, and back. */
 struct wire_out;
 struct wire_in;

@@ -20,6 +20,13 @@ is tried for real:
    its credentials, capabilities, signal state, limits, umask, working
    directory and environment, and the session leader's own; the same
    under VTHOST_NO_LEADER_MAKER=1 (the host clones the leader itself).
+5. It is its own program, the one the plugin saw when it loaded: in a
+   copy of the build, the maker's file is replaced (renamed over) by a
+   script that writes a marker after the first command and before the
+   maker starts; the commands after it run, made by a maker whose
+   executable is the original file (not vthost, not the script), with
+   far fewer mappings than serve; the marker is absent.  Without the file, the
+   host clones every leader itself and commands run as before.
 
 Exit 77 without Landlock or namespaces.
 
@@ -250,7 +257,12 @@ def test_same_state():
     ok("VTHOST_NO_LEADER_MAKER=1: no maker", none is None)
     # the switch itself is in the second serve's (and so the command's)
     # environment
-    same = lambda t: re.sub(r"\r|VTHOST_NO_LEADER_MAKER=1\n", "", t)
+    # glibc's own handlers of its internal signals (32 and 33), which its
+    # sigaction never resets: a leader the host clones keeps the host's;
+    # the maker is a program of its own that never installed them
+    sig = lambda m: "SigCgt:\t%016x" % (int(m.group(1), 16) & ~(3 << 31))
+    same = lambda t: re.sub(r"SigCgt:\t([0-9a-f]+)", sig,
+                            re.sub(r"\r|VTHOST_NO_LEADER_MAKER=1\n", "", t))
     for name, a, b in (("pipes", made[0], cloned[0]), ("a terminal", made[1], cloned[1])):
         a, b = same(a), same(b)
         ok("with %s: the same state as a leader the host clones" % name,
@@ -258,7 +270,58 @@ def test_same_state():
            "\n--- made:\n%s\n--- cloned:\n%s" % (a[:3000], b[:3000]))
 
 
+def test_own_program():
+    build = os.path.dirname(os.path.dirname(V))
+    prefix = os.path.join(base, "prefix")
+    os.makedirs(os.path.join(prefix, "bin"))
+    shutil.copy2(V, os.path.join(prefix, "bin"))
+    for d in ("lib", "libexec", "share"):
+        if os.path.isdir(os.path.join(build, d)):
+            shutil.copytree(os.path.join(build, d), os.path.join(prefix, d), symlinks=True)
+    program = os.path.join(prefix, "libexec", "vthost", "vthost-leader-maker")
+    ok("the build has the maker's program", os.path.isfile(program))
+    st = os.stat(program)
+    swapped = os.path.join(base, "swapped-maker-%s" % TAG)
+    s = Served(os.path.join(prefix, "bin", "vthost"), WS, CFG, env=ENV)
+    try:
+        r = s.tool("exec_command", {"cmd": "echo first"})
+        ok("a first command runs (before the swap)", "first" in r.get("output", ""), str(r))
+        tmp = program + ".new"
+        with open(tmp, "w") as f:
+            f.write("#!/bin/sh\ntouch '%s'\nexec sleep 30\n" % swapped)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, program)
+        for k in range(3):
+            r = s.tool("exec_command", {"cmd": "echo after-%d" % k})
+            ok("command %d after the swap runs" % k, "after-%d" % k in r.get("output", ""), str(r))
+        maker = maker_of(s.p.pid)
+        ok("serve has a leader maker", maker is not None)
+        if maker is not None:
+            exe = os.stat("/proc/%d/exe" % maker)
+            ok("the maker runs the program the plugin opened (not vthost, not the new file)",
+               (exe.st_dev, exe.st_ino) == (st.st_dev, st.st_ino))
+            n, host = (len(open("/proc/%d/maps" % p).read().splitlines())
+                       for p in (maker, s.p.pid))
+            ok("the maker has far fewer mappings than serve (%d, %d)" % (n, host), 3 * n < 2 * host)
+        time.sleep(0.2)
+        ok("the swapped-in file never ran", not os.path.exists(swapped))
+    finally:
+        s.close()
+    # no program at all: the host clones every leader itself
+    os.unlink(program)
+    s = Served(os.path.join(prefix, "bin", "vthost"), WS, CFG, env=ENV)
+    try:
+        for k in range(3):
+            r = s.tool("exec_command", {"cmd": "echo alone-%d; exit 3" % k})
+            ok("without the program: command %d runs, its status kept" % k,
+               "alone-%d" % k in r.get("output", "") and r.get("exit_code") == 3, str(r))
+        ok("without the program: no maker", maker_of(s.p.pid) is None)
+    finally:
+        s.close()
+
+
 try:
+    test_own_program()
     test_unreachable()
     test_dies_with_serve()
     test_without_clone3()

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 #include <vthost/services.h>
+#include "leader_wire.h"
 #include "sandbox_int.h"
 
 static char ws[PATH_MAX], sibling[PATH_MAX], extra[PATH_MAX];
@@ -334,6 +335,79 @@ static void test_cgroup_lines(void **state)
     assert_int_equal(sandbox_cgroup_line("garbage", dir, sizeof dir, &v2), 0);
 }
 
+static void same_prog(const struct sock_fprog *a, const struct sock_fprog *b)
+{
+    assert_int_equal(a->len, b->len);
+    if (a->len)
+        assert_memory_equal(a->filter, b->filter, a->len * sizeof *a->filter);
+}
+
+static void same_strv(char **a, size_t na, char **b, size_t nb)
+{
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_string_equal(a[i], b[i]);
+}
+
+/* The configuration the exec'd leader maker receives (sandbox_wire.c):
+ * every field a leader reads comes back equal, the seccomp programs
+ * instruction for instruction; any shorter message is refused. */
+static void test_config_wire(void **st)
+{
+    (void)st;
+    sandbox *sb = make("workspace-write", 0, extra);
+    sb->max_processes = 77;
+    sb->cpu_seconds = 5;
+    sb->memory_mb = 512;
+    sb->file_size_mb = 9;
+    wire_out w = {0};
+    sandbox_pack(sb, &w);
+    assert_false(w.failed);
+    wire_in r = {w.buf, w.buf + w.len, 0};
+    sandbox *back = sandbox_unpack(&r);
+    assert_non_null(back);
+    assert_true(r.p == r.end);
+    assert_int_equal(back->mode, sb->mode);
+    assert_int_equal(back->network_access, sb->network_access);
+    assert_int_equal(back->landlock_abi, sb->landlock_abi);
+    assert_int_equal(back->namespaces, sb->namespaces);
+    assert_int_equal(back->proxy, sb->proxy);
+    assert_int_equal(back->own_userns, sb->own_userns);
+    assert_int_equal(back->max_processes, 77);
+    assert_int_equal(back->cpu_seconds, 5);
+    assert_int_equal(back->memory_mb, 512);
+    assert_int_equal(back->file_size_mb, 9);
+    assert_string_equal(back->uid_map, sb->uid_map);
+    assert_string_equal(back->gid_map, sb->gid_map);
+    if (sb->cgroup_base)
+        assert_string_equal(back->cgroup_base, sb->cgroup_base);
+    else
+        assert_null(back->cgroup_base);
+    if (sb->vtcode_dir)
+        assert_string_equal(back->vtcode_dir, sb->vtcode_dir);
+    else
+        assert_null(back->vtcode_dir);
+    same_strv(back->roots, back->nroots, sb->roots, sb->nroots);
+    assert_true(sb->nroots >= 2); /* the workspace and the extra root */
+    same_strv(back->policy, back->npolicy, sb->policy, sb->npolicy);
+    same_prog(&back->seccomp, &sb->seccomp);
+    same_prog(&back->seccomp_net, &sb->seccomp_net);
+    same_prog(&back->seccomp_base, &sb->seccomp_base);
+    same_prog(&back->seccomp_top, &sb->seccomp_top);
+    same_prog(&back->seccomp_top_net, &sb->seccomp_top_net);
+    assert_true(sb->seccomp.len > 0 && sb->seccomp_base.len > 0);
+    assert_null(back->index);
+    assert_null(back->host_data);
+    /* the host's pointers stay behind */
+    sandbox_unpacked_config_free(back);
+    for (size_t cut = 0; cut < w.len; cut++) {
+        wire_in t = {w.buf, w.buf + cut, 0};
+        assert_null(sandbox_unpack(&t));
+    }
+    free(w.buf);
+    sandbox_free(sb);
+}
+
 int main(void)
 {
     if (sandbox_landlock_abi() <= 0) {
@@ -351,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_denial_scan),
         cmocka_unit_test(test_cgroup_lines),
+        cmocka_unit_test(test_config_wire),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
