@@ -620,6 +620,7 @@ static void exec_fini(void)
     sandbox_free(sandbox_state);
     sandbox_mounts_fini();
     sandbox_names_fini();
+    sandbox_paths_fini();
     sandbox_state = NULL;
     sandbox_config_free(&sandbox_cfg);
     env_policy_free(&env_pol);

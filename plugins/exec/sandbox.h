@@ -76,6 +76,8 @@ void sandbox_free(sandbox *sb);
  * names seen at the root): at the end. */
 void sandbox_mounts_fini(void);
 void sandbox_names_fini(void);
+/* Close and free the socket table kept open between plans: at the end. */
+void sandbox_paths_fini(void);
 /* The host's policy files and directories (absolute, NULL-ended;
  * copied): those that exist inside a writable place are mounted
  * read-only for every command, like .vtcode/ and vtcode.toml. */

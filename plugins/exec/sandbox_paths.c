@@ -455,6 +455,19 @@ static ssize_t unix_table_read(void)
     return (ssize_t)len;
 }
 
+void sandbox_paths_fini(void)
+{
+    struct unix_table *t = &unix_table;
+    pthread_mutex_lock(&t->mu);
+    if (t->fd >= 0)
+        close(t->fd);
+    free(t->buf);
+    t->fd = -1;
+    t->buf = NULL;
+    t->cap = 0;
+    pthread_mutex_unlock(&t->mu);
+}
+
 /* Path sockets bound in this network namespace (/proc/net/unix). */
 static int hide_sockets(sandbox_plan *p, const char *workspace)
 {
