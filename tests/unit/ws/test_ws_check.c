@@ -4,7 +4,10 @@
  * session makes is still set aside at its end (and the user's own rows,
  * which can no longer be told from new ones, go aside too, named in the
  * report), instead of no row being judged that round.  With memory, only
- * the new row goes. */
+ * the new row goes.  A gitfile a session's command writes, naming a git
+ * directory outside the workspace, is set aside at the session's end
+ * by where the name leads, not by how it reads: named directly, through
+ * a symbolic link, or from inside the workspace with "..". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +121,78 @@ static void test_baseline_with_memory(void **state)
     free(report);
 }
 
+/* A session's command writes a gitfile naming a git directory outside
+ * the workspace by `name` (made by make_name in `out`, a directory the
+ * command also made): at the session's end the gitfile is set aside,
+ * whatever name leads there. */
+static void gitfile_round(const char *wsname, const char *outname,
+                          void (*make_name)(const char *ws, const char *out, char *name,
+                                            size_t size))
+{
+    char ws[PATH_MAX + 64], out[PATH_MAX + 64], name[3 * PATH_MAX], text[4 * PATH_MAX];
+    snprintf(ws, sizeof ws, "%s/%s", top, wsname);
+    snprintf(out, sizeof out, "%s/%s", top, outname);
+    assert_int_equal(mkdir(ws, 0755), 0);
+    mk(ws, "README", "hello\n");
+    ws_check_open(ws);
+    const char *roots[] = {ws, NULL};
+    assert_int_equal(ws_check_arm(roots), 0);
+    ws_check_session_started();
+    assert_int_equal(mkdir(out, 0755), 0);
+    mk(out, "HEAD", "ref: refs/heads/main\n");
+    mk(out, "objects/k", "");
+    mk(out, "refs/k", "");
+    make_name(ws, out, name, sizeof name);
+    snprintf(text, sizeof text, "gitdir: %s\n", name);
+    mk(ws, "w/.git", text);
+    char *report = NULL;
+    ws_check_session_ended(&report);
+    char *closing = NULL;
+    ws_check_close(&closing);
+    free(closing);
+    assert_non_null(report);
+    assert_non_null(strstr(report, "outside the workspace"));
+    assert_false(there(ws, "w/.git"));
+    free(report);
+}
+
+static void through_link(const char *ws, const char *out, char *name, size_t size)
+{
+    (void)ws;
+    snprintf(name, size, "%s-link", out);
+    assert_int_equal(symlink(out, name), 0);
+}
+
+/* named from inside the workspace: only the resolved name is outside */
+static void with_dotdot(const char *ws, const char *out, char *name, size_t size)
+{
+    snprintf(name, size, "%s/../%s", ws, strrchr(out, '/') + 1);
+}
+
+static void canonical(const char *ws, const char *out, char *name, size_t size)
+{
+    (void)ws;
+    snprintf(name, size, "%s", out);
+}
+
+static void test_gitfile_outside_set_aside(void **state)
+{
+    (void)state;
+    gitfile_round("gf-plain", "out-plain", canonical);
+}
+
+static void test_gitfile_through_link_set_aside(void **state)
+{
+    (void)state;
+    gitfile_round("gf-link", "out-link", through_link);
+}
+
+static void test_gitfile_dotdot_set_aside(void **state)
+{
+    (void)state;
+    gitfile_round("gf-dotdot", "out-dotdot", with_dotdot);
+}
+
 int main(void)
 {
     snprintf(top, sizeof top, "/tmp/vthost-ws-check-XXXXXX");
@@ -126,6 +201,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_baseline_without_memory_fails_closed),
         cmocka_unit_test(test_baseline_with_memory),
+        cmocka_unit_test(test_gitfile_outside_set_aside),
+        cmocka_unit_test(test_gitfile_through_link_set_aside),
+        cmocka_unit_test(test_gitfile_dotdot_set_aside),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[PATH_MAX + 16];
