@@ -11,6 +11,7 @@
 #include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
+#include "crypto_lib.h"
 #include "http_workers.h"
 #include "monotime.h"
 
@@ -95,8 +96,10 @@ static void *worker_main(void *arg)
         if (stopping || nidle >= IDLE_MAX || !wait_for_work(w))
             break;
     }
-    if (!w->fn) /* ended by wait_for_work: mu is not held */
-        pthread_mutex_lock(&mu);
+    if (w->fn) /* ended in the loop: mu is held */
+        pthread_mutex_unlock(&mu);
+    crypto_thread_end(); /* before the count says this thread is gone */
+    pthread_mutex_lock(&mu);
     worker_gone(w);
     return NULL;
 }

@@ -30,6 +30,7 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "crypto_lib.h"
 #include "mcp_internal.h"
 #include "mcp_listen.h"
 #include "mcp_tasks.h"
@@ -300,6 +301,7 @@ static void *worker_main(void *arg)
 {
     mcp_server *s = arg;
     serve(s);
+    crypto_thread_end(); /* before the count says this thread is gone */
     pthread_mutex_lock(&s->lock);
     s->threads--;
     pthread_cond_broadcast(&s->exit_cond);

@@ -5,6 +5,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,11 @@ static struct {
     unsigned char *(*hmac)(const EVP_MD *md, const void *key, int key_len, const unsigned char *d,
                            size_t n, unsigned char *out, unsigned int *out_len);
     void (*err_clear)(void);
+    void (*thread_stop)(void);
 } cr;
+/* Set once every pointer above is bound: read by threads that never
+ * called crypto_lib_open (crypto_thread_end). */
+static atomic_int cr_bound;
 static char *cr_error;
 static pthread_once_t cr_once = PTHREAD_ONCE_INIT;
 
@@ -59,9 +64,18 @@ static void bind_crypto(void)
         {"EVP_sha512", (void **)&cr.sha512},
         {"HMAC", (void **)&cr.hmac},
         {"ERR_clear_error", (void **)&cr.err_clear},
+        {"OPENSSL_thread_stop", (void **)&cr.thread_stop},
         {NULL, NULL},
     };
     opened_lib_bind(VTHOST_CRYPTO_SONAME, syms, &cr_error);
+    if (!cr_error && cr.thread_stop)
+        atomic_store_explicit(&cr_bound, 1, memory_order_release);
+}
+
+void crypto_thread_end(void)
+{
+    if (atomic_load_explicit(&cr_bound, memory_order_acquire))
+        cr.thread_stop();
 }
 
 int crypto_lib_open(char **err)

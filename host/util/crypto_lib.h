@@ -23,6 +23,13 @@ enum crypto_family {
  * what failed. */
 int crypto_lib_open(char **err);
 
+/* Free the calling thread's libcrypto state (its error queue, ...) now,
+ * if libcrypto was opened.  For a detached thread that is about to say
+ * it has ended: the library would free that state after the thread's
+ * function returns, racing its own clean-up at the process's exit,
+ * which then loses it. */
+void crypto_thread_end(void);
+
 /* A public key from DER SubjectPublicKeyInfo, or from PEM text
  * ("-----BEGIN PUBLIC KEY-----").  NULL when it is not one. */
 crypto_key *crypto_key_from_der(const unsigned char *der, size_t n);
