@@ -59,11 +59,6 @@
 #include <unistd.h>
 #include <vthost/plugin.h>
 
-typedef struct reply {
-    int32_t err; /* 0 or a negative errno */
-    int32_t pid;
-} reply;
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int sock = -1;
 static pid_t maker = -1;
@@ -227,7 +222,7 @@ static int send_request(const wire_out *w, const int *fds, int nfd)
  * clone, or 1 when the maker is gone (no answer). */
 static int recv_reply(pid_t *pid, int *pidfd)
 {
-    reply rp;
+    zygote_reply rp;
     char cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec iov = {&rp, sizeof rp};
     struct msghdr m = {

@@ -9,6 +9,7 @@
 
 #include "spawn_int.h"
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Clone c's session leader (in the namespaces sandbox_clone_flags
@@ -44,6 +45,13 @@ struct wire_in;
 /* The descriptors of c the leader needs, in the order zygote_plan_read
  * wants them back: returns their count (at most ZYGOTE_MAX_FDS). */
 #define ZYGOTE_MAX_FDS 8
+
+/* The maker's answer to one request (its pidfd rides along by
+ * SCM_RIGHTS). */
+typedef struct zygote_reply {
+    int32_t err; /* 0 or a negative errno */
+    int32_t pid;
+} zygote_reply;
 int zygote_plan_write(const child_plan *c, uint64_t key, struct wire_out *w,
                       int fds[ZYGOTE_MAX_FDS]);
 

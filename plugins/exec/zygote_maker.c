@@ -36,11 +36,6 @@ const vt_host_api *api;
 
 #define Z_MAX_BYTES (64u << 20)
 
-typedef struct reply {
-    int32_t err; /* 0 or a negative errno */
-    int32_t pid;
-} reply;
-
 /* What the host sent first, for the maker's life. */
 static struct maker_state {
     uint64_t key;
@@ -50,7 +45,7 @@ static struct maker_state {
 
 static int send_reply(int32_t err, pid_t pid, int pidfd)
 {
-    reply rp = {err, (int32_t)pid};
+    zygote_reply rp = {err, (int32_t)pid};
     struct iovec iov = {&rp, sizeof rp};
     char cbuf[CMSG_SPACE(sizeof(int))];
     memset(cbuf, 0, sizeof cbuf);
