@@ -72,13 +72,7 @@ int execwatch_available(void) { return filter.len > 0; }
 
 const struct sock_fprog *execwatch_filter(void) { return &filter; }
 
-void execwatch_adopt(struct sock_fprog *f)
-{
-    free(filter.filter);
-    filter = *f;
-    f->filter = NULL;
-    f->len = 0;
-}
+void execwatch_adopt(struct sock_fprog *f) { sandbox_bpf_adopt(&filter, f); }
 
 int execwatch_prepare(void)
 {

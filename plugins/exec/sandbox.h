@@ -247,6 +247,8 @@ void sandbox_unpacked_config_free(sandbox *sb);
  * for none): 0, or -1 when malformed or out of memory. */
 void sandbox_bpf_pack(const struct sock_fprog *f, struct wire_out *w);
 int sandbox_bpf_unpack(struct wire_in *r, struct sock_fprog *out);
+/* *to freed and replaced by *from, which is emptied (ownership moves). */
+void sandbox_bpf_adopt(struct sock_fprog *to, struct sock_fprog *from);
 /* In the exec'd maker: the listener's program with the top part that
  * sandbox_seccomp_watch_prepare built in the host (taken over). */
 void sandbox_seccomp_watch_adopt(int network, struct sock_fprog *f);

@@ -314,12 +314,17 @@ void sandbox_seccomp_watch_free(void)
     }
 }
 
+void sandbox_bpf_adopt(struct sock_fprog *to, struct sock_fprog *from)
+{
+    free(to->filter);
+    *to = *from;
+    from->filter = NULL;
+    from->len = 0;
+}
+
 void sandbox_seccomp_watch_adopt(int network, struct sock_fprog *f)
 {
-    free(watch_top[network != 0].filter);
-    watch_top[network != 0] = *f;
-    f->filter = NULL;
-    f->len = 0;
+    sandbox_bpf_adopt(&watch_top[network != 0], f);
 }
 
 const struct sock_fprog *sandbox_seccomp_watch_program(int network)

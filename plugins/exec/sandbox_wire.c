@@ -113,6 +113,13 @@ sandbox_plan *sandbox_plan_unpack(wire_in *r, const sandbox *sb, int ruleset_fd)
 
 /* ---- the configuration, for the exec'd leader maker --------------------- */
 
+/* The configuration's seccomp programs, in their order on the wire. */
+#define SANDBOX_PROGRAMS(sb)                                                                       \
+    {                                                                                              \
+        &(sb)->seccomp, &(sb)->seccomp_net, &(sb)->seccomp_base, &(sb)->seccomp_top,               \
+            &(sb)->seccomp_top_net                                                                 \
+    }
+
 void sandbox_bpf_pack(const struct sock_fprog *f, wire_out *w)
 {
     wire_put_bytes(w, f->filter, (size_t)f->len * sizeof *f->filter);
@@ -148,8 +155,7 @@ void sandbox_pack(const sandbox *sb, wire_out *w)
     wire_put_str(w, sb->vtcode_dir);
     put_list(w, sb->roots, sb->nroots);
     put_list(w, sb->policy, sb->npolicy);
-    const struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base,
-                                    &sb->seccomp_top, &sb->seccomp_top_net};
+    const struct sock_fprog *f[] = SANDBOX_PROGRAMS(sb);
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         sandbox_bpf_pack(f[i], w);
 }
@@ -185,8 +191,7 @@ sandbox *sandbox_unpack(wire_in *r)
     sb->vtcode_dir = wire_get_str(r);
     ok = ok && (sb->roots = wire_get_strv(r, &sb->nroots)) &&
          (sb->policy = wire_get_strv(r, &sb->npolicy));
-    struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base, &sb->seccomp_top,
-                              &sb->seccomp_top_net};
+    struct sock_fprog *f[] = SANDBOX_PROGRAMS(sb);
     for (size_t i = 0; ok && i < sizeof f / sizeof *f; i++)
         ok = sandbox_bpf_unpack(r, f[i]) == 0;
     if (ok && !r->bad)
@@ -199,8 +204,7 @@ void sandbox_unpacked_config_free(sandbox *sb)
 {
     if (!sb)
         return;
-    struct sock_fprog *f[] = {&sb->seccomp, &sb->seccomp_net, &sb->seccomp_base, &sb->seccomp_top,
-                              &sb->seccomp_top_net};
+    struct sock_fprog *f[] = SANDBOX_PROGRAMS(sb);
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         free(f[i]->filter);
     free(sb->roots);
