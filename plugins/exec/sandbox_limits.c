@@ -185,6 +185,15 @@ static void close_if(int fd)
         close(fd);
 }
 
+/* The cgroup `dir`'s cgroup.procs, open for reading, or -1. */
+static int open_procs(const char *dir)
+{
+    char *procs = fmt2(dir, "/cgroup.procs");
+    int fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+    free(procs);
+    return fd;
+}
+
 static void gone_drop(gone_entry *e)
 {
     free(e->dir);
@@ -244,13 +253,8 @@ void sandbox_cgroup_gone_free(sandbox *sb)
  * reads empty, in v1 and v2 alike), 1 some, -1 cannot tell (gone). */
 static int cgroup_busy(gone_entry *e)
 {
-    if (e->procs_fd < 0) {
-        char *procs = fmt2(e->dir, "/cgroup.procs");
-        e->procs_fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
-        free(procs);
-        if (e->procs_fd < 0)
-            return -1;
-    }
+    if (e->procs_fd < 0 && (e->procs_fd = open_procs(e->dir)) < 0)
+        return -1;
     char c;
     ssize_t n = pread(e->procs_fd, &c, 1, 0);
     if (!e->keep) {
@@ -376,9 +380,7 @@ int sandbox_cgroup_make(const sandbox *sb, sandbox_plan *p)
     }
     /* opened now, for the check before it is taken again: the files a
      * kept cgroup holds are those of its first session */
-    char *procs = fmt2(p->cgroup, "/cgroup.procs");
-    p->cgroup_procs_fd = procs ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
-    free(procs);
+    p->cgroup_procs_fd = open_procs(p->cgroup);
     return VT_OK;
 }
 
