@@ -59,6 +59,15 @@ static int make_room(mcp_reader *r)
     return VT_GROW(&r->buf, &r->cap, r->end + CHUNK);
 }
 
+/* A read of n >= 0 bytes into the buffer's end taken in: 1. */
+static int took(mcp_reader *r, ssize_t n)
+{
+    if (n == 0)
+        r->eof = 1;
+    r->end += (size_t)n;
+    return 1;
+}
+
 /* Read more input: 1 when bytes arrived or EOF was seen, else a
  * negative mcp_read_result. */
 static int fill(mcp_reader *r)
@@ -85,10 +94,7 @@ static int fill(mcp_reader *r)
             ;
         if (n < 0)
             return errno == EAGAIN ? MCP_READ_AGAIN : MCP_READ_ERROR;
-        if (n == 0)
-            r->eof = 1;
-        r->end += (size_t)n;
-        return 1;
+        return took(r, n);
     }
     for (;;) {
         struct pollfd p[2] = {{.fd = r->fd, .events = POLLIN},
@@ -110,10 +116,7 @@ static int fill(mcp_reader *r)
                 continue;
             return MCP_READ_ERROR;
         }
-        if (n == 0)
-            r->eof = 1;
-        r->end += (size_t)n;
-        return 1;
+        return took(r, n);
     }
 }
 
